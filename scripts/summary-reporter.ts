@@ -1,0 +1,22 @@
+/**
+ * Prints one plain closing line, `tests: N passed, N failed, N skipped`, after the default reporter,
+ * so any log reader can tell how many tests ran without knowing vitest's format.
+ */
+import type { Reporter, TestModule } from 'vitest/node'
+
+export default class SummaryReporter implements Reporter {
+  onTestRunEnd(testModules: ReadonlyArray<TestModule>): void {
+    let passed = 0
+    let failed = 0
+    let skipped = 0
+    for (const module of testModules) {
+      for (const test of module.children.allTests()) {
+        const state = test.result().state
+        if (state === 'passed') passed++
+        else if (state === 'failed') failed++
+        else skipped++
+      }
+    }
+    process.stdout.write(`\ntests: ${passed} passed, ${failed} failed, ${skipped} skipped\n`)
+  }
+}

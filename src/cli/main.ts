@@ -1,0 +1,49 @@
+/**
+ * `charpipe <command>`: each command lives in its own module, loaded only when asked for, so
+ * `charpipe mock-llm` does not load SQLite and `charpipe validate` does not load the server.
+ */
+export interface CommandModule {
+  /** One line for the help text. */
+  summary: string
+  usage: string
+  /** Returns the process exit code. */
+  run(args: string[]): Promise<number>
+}
+
+const commands: Record<string, () => Promise<CommandModule>> = {
+  serve: () => import('./commands/serve.js'),
+  chat: () => import('./commands/chat.js'),
+  preview: () => import('./commands/preview.js'),
+  doctor: () => import('./commands/doctor.js'),
+  'mock-llm': () => import('./commands/mock-llm.js'),
+  validate: () => import('./commands/validate.js'),
+}
+
+async function printHelp(): Promise<void> {
+  const lines = ['usage: charpipe <command> [options]', '', 'commands:']
+  for (const [name, load] of Object.entries(commands)) {
+    const command = await load()
+    lines.push(`  ${name.padEnd(10)} ${command.summary}`)
+  }
+  lines.push('', 'Run `charpipe <command> --help` for its options.')
+  console.log(lines.join('\n'))
+}
+
+export async function main(argv: string[]): Promise<number> {
+  const [name, ...rest] = argv
+  if (!name || name === '--help' || name === '-h' || name === 'help') {
+    await printHelp()
+    return name ? 0 : 1
+  }
+  const load = commands[name]
+  if (!load) {
+    console.error(`charpipe: unknown command "${name}". Commands: ${Object.keys(commands).join(', ')}`)
+    return 2
+  }
+  const command = await load()
+  if (rest.includes('--help') || rest.includes('-h')) {
+    console.log(`usage: ${command.usage}\n\n${command.summary}`)
+    return 0
+  }
+  return command.run(rest)
+}

@@ -1,0 +1,33 @@
+export { findConfigErrors, findConfigWarnings } from './check-config.js'
+export { substituteEnvVariables } from './env-substitution.js'
+export {
+  type ConfigCheck,
+  defaultConfig,
+  type LoadConfigResult,
+  loadConfig,
+  type ParseConfigOptions,
+  type ParseConfigResult,
+  parseConfig,
+  parseConfigText,
+} from './load-config.js'
+export { collectSecrets, maskSecrets, restoreMaskedSecrets } from './mask-secrets.js'
+export {
+  type ApiType,
+  builtinProviders,
+  lookupProvider,
+  type ProviderInfo,
+  type ResolvedProviderSettings,
+  resolveProviderSettings,
+} from './provider-registry.js'
+export {
+  type CharacterConfig,
+  type CharpipeConfig,
+  type CharpipeConfigInput,
+  configSchema,
+  type FallbackProviderConfig,
+  type ProcessorSettings,
+  type ReplyFormat,
+  type SentenceConfig,
+  type SpeechFilter,
+  secretFieldPaths,
+} from './schema.js'

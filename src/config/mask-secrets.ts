@@ -1,0 +1,76 @@
+/**
+ * Secrets in the config are shown as `***` everywhere (admin API, web page, logs). A `***` sent back
+ * by the web page means "keep what is stored", so saving a form never wipes a key it could not see.
+ */
+import { MASK } from '../shared/redact.js'
+import { type CharpipeConfig, secretFieldPaths } from './schema.js'
+
+type Visitor = (holder: Record<string, unknown>, key: string) => void
+
+function visitSecretFields(value: unknown, visit: Visitor): void {
+  for (const path of secretFieldPaths) walk(value, path, 0, visit)
+}
+
+function walk(value: unknown, path: readonly string[], depth: number, visit: Visitor): void {
+  if (value === null || typeof value !== 'object') return
+  const key = path[depth]!
+  if (key === '*') {
+    if (Array.isArray(value)) for (const item of value) walk(item, path, depth + 1, visit)
+    return
+  }
+  const holder = value as Record<string, unknown>
+  if (depth === path.length - 1) {
+    if (key in holder) visit(holder, key)
+    return
+  }
+  walk(holder[key], path, depth + 1, visit)
+}
+
+/** A deep copy with every non-empty secret replaced by `***`. */
+export function maskSecrets<T>(config: T): T {
+  const copy = structuredClone(config)
+  visitSecretFields(copy, (holder, key) => {
+    if (typeof holder[key] === 'string' && holder[key] !== '') holder[key] = MASK
+  })
+  return copy
+}
+
+/**
+ * Puts the stored secrets back where `incoming` says `***`. Array entries (fallbacks) are matched by
+ * position. Returns a new object; `incoming` is not changed.
+ */
+export function restoreMaskedSecrets<T>(incoming: T, stored: unknown): T {
+  const copy = structuredClone(incoming)
+  for (const path of secretFieldPaths) restoreAlong(copy, stored, path, 0)
+  return copy
+}
+
+function restoreAlong(target: unknown, source: unknown, path: readonly string[], depth: number): void {
+  if (target === null || typeof target !== 'object') return
+  const key = path[depth]!
+  if (key === '*') {
+    if (!Array.isArray(target)) return
+    for (const [index, item] of target.entries()) {
+      restoreAlong(item, Array.isArray(source) ? source[index] : undefined, path, depth + 1)
+    }
+    return
+  }
+  const holder = target as Record<string, unknown>
+  const sourceHolder =
+    source !== null && typeof source === 'object' ? (source as Record<string, unknown>) : undefined
+  if (depth === path.length - 1) {
+    if (holder[key] === MASK) holder[key] = sourceHolder?.[key] ?? ''
+    return
+  }
+  restoreAlong(holder[key], sourceHolder?.[key], path, depth + 1)
+}
+
+/** Every non-empty secret value in a config (for log and error scrubbing). */
+export function collectSecrets(config: CharpipeConfig): string[] {
+  const values: string[] = []
+  visitSecretFields(config, (holder, key) => {
+    const value = holder[key]
+    if (typeof value === 'string' && value !== '' && value !== MASK) values.push(value)
+  })
+  return values
+}

@@ -1,0 +1,309 @@
+/**
+ * The config.yaml schema: the single source of truth for its fields, defaults and descriptions.
+ * The loader, the admin API, the web page's forms, `config.schema.json` and docs/config.md all read
+ * this one declaration. Sections use `.prefault({})` so a missing section still gets every inner
+ * default; objects are strict so a misspelt key is reported instead of silently ignored.
+ */
+import { z } from 'zod'
+
+const secret = (description: string) =>
+  z.string().default('').describe(`${description} \`\${ENV_VAR}\` is replaced from the environment.`)
+
+export const serverSchema = z
+  .strictObject({
+    host: z.string().min(1).default('127.0.0.1').describe('Interface to listen on.'),
+    port: z.int().min(0).max(65535).default(8080).describe('TCP port (0 picks a free one).'),
+    token: secret(
+      'Bearer token required by the API, WebSocket and admin calls when set. Required on a non-loopback host.',
+    ),
+    max_body_bytes: z
+      .int()
+      .positive()
+      .default(10 * 1024 * 1024)
+      .describe('Largest accepted HTTP body or WebSocket frame.'),
+  })
+  .describe('The HTTP/WebSocket server (`charpipe serve`).')
+
+export const fallbackProviderSchema = z.strictObject({
+  provider: z.string().min(1).describe('Registry name, or any name with base_url (OpenAI-compatible).'),
+  model: z.string().default('').describe("Model id; empty: the provider's default."),
+  base_url: z.string().default('').describe("API base URL; empty: the provider's default."),
+  api_key: secret('API key.'),
+})
+
+export const processorSettingsSchema = z
+  .looseObject({
+    enabled: z.boolean().optional().describe('Run this processor.'),
+    priority: z.number().optional().describe('Lower runs first.'),
+  })
+  .describe("A processor's settings: `enabled`, `priority` and its own options (see its configFields).")
+
+const processorMapSchema = z.record(z.string(), processorSettingsSchema).default({})
+
+export const llmSchema = z
+  .strictObject({
+    provider: z
+      .string()
+      .min(1)
+      .default('mock')
+      .describe(
+        'Registry name (deepseek, moonshot, doubao, ollama, openai, anthropic, openclaw, custom, mock) or any name with base_url.',
+      ),
+    model: z.string().default('').describe("Model id; empty: the provider's default."),
+    base_url: z.string().default('').describe("API base URL; empty: the provider's default."),
+    api_key: secret('API key.'),
+    temperature: z.number().min(0).max(2).default(0.8).describe('Sampling temperature.'),
+    max_tokens: z.int().positive().default(1024).describe('Most tokens the model may write in one reply.'),
+    context_window: z
+      .int()
+      .nonnegative()
+      .default(0)
+      .describe("The model's context window in tokens; 0: the registry's value for the provider."),
+    timeout_ms: z.int().positive().default(120_000).describe('No first chunk by then: abort the request.'),
+    stall_timeout_ms: z
+      .int()
+      .positive()
+      .default(30_000)
+      .describe('No chunk for this long in the middle of a stream: abort it.'),
+    max_retries: z
+      .int()
+      .min(0)
+      .max(10)
+      .default(2)
+      .describe('Retries before the first chunk (network, 408, 409, 429, 5xx).'),
+    function_calling: z
+      .boolean()
+      .default(true)
+      .describe('The model supports native tool calls; off: tools are described in the system prompt.'),
+    max_tool_steps: z
+      .int()
+      .min(1)
+      .max(50)
+      .default(5)
+      .describe('Most model calls in one turn while tools are being called.'),
+    vision: z.boolean().default(false).describe('The model accepts images.'),
+    fallbacks: z
+      .array(fallbackProviderSchema)
+      .default([])
+      .describe('Providers tried in order when this one fails before its first chunk.'),
+    processors: processorMapSchema.describe(
+      "Model-level processor defaults; the character's pipeline.processors entry wins per id.",
+    ),
+  })
+  .describe('The language model.')
+
+export const openclawSchema = z
+  .strictObject({
+    url: z.string().min(1).default('http://localhost:18789').describe('Gateway base URL.'),
+    token: secret('Gateway bearer token.'),
+    session_key: z.string().default('main').describe('Sent as x-openclaw-session-key.'),
+    agent_id: z
+      .string()
+      .default('')
+      .describe('Sent as x-openclaw-agent-id when set; empty: the gateway default agent.'),
+    timeout_ms: z.int().positive().default(120_000).describe('No first chunk by then: abort the request.'),
+  })
+  .describe('An OpenClaw gateway (provider `openclaw`).')
+
+export const injectedMessageSchema = z.strictObject({
+  role: z.enum(['user', 'assistant']).describe('Who says it.'),
+  content: z.string().describe('What is said.'),
+})
+
+export const replyFormatSchema = z
+  .enum(['json', 'prefix', 'auto', 'plain'])
+  .describe(
+    'json: {"emotion","text"}; prefix: {"emotion"} then plain text; auto: either; plain: no emotion parsing.',
+  )
+
+export const characterSchema = z
+  .strictObject({
+    name: z.string().default('小助手').describe("The character's name ({{char}})."),
+    user_name: z.string().default('用户').describe("The user's name ({{user}})."),
+    persona: z
+      .string()
+      .default('')
+      .describe('Who the character is: personality, background, manner of speech.'),
+    reply_format: replyFormatSchema.default('auto'),
+    default_emotion: z.string().min(1).default('平静').describe('Emotion when the model gives none.'),
+    emotions: z
+      .array(z.string().min(1))
+      .default(['开心', '平静', '难过', '生气', '惊讶', '害怕', '害羞'])
+      .describe('Emotion labels the model may use.'),
+    inline_emotion_tags: z
+      .boolean()
+      .default(false)
+      .describe('Parse inline tags such as [开心] or <|ACT {"emotion":…}|> inside the text.'),
+    emotion_aliases: z
+      .record(z.string(), z.string())
+      .default({
+        happy: '开心',
+        joy: '开心',
+        neutral: '平静',
+        calm: '平静',
+        sad: '难过',
+        angry: '生气',
+        surprised: '惊讶',
+        fear: '害怕',
+        shy: '害羞',
+      })
+      .describe('Maps labels a model may write instead (happy) to configured ones (开心).'),
+    user_emotion_map: z
+      .record(z.string(), z.string())
+      .default({
+        happy: '愉快',
+        sad: '难过',
+        angry: '生气',
+        surprised: '惊讶',
+        fearful: '害怕',
+        disgusted: '厌恶',
+      })
+      .describe('Maps the speech recogniser emotion to the words appended as [用户语气：…].'),
+    injected_history: z
+      .array(injectedMessageSchema)
+      .default([])
+      .describe('Example dialogue placed after the system prompt and before the history.'),
+  })
+  .describe('The character.')
+
+export const historySchema = z
+  .strictObject({
+    store: z
+      .enum(['sqlite', 'redis', 'postgres', 'memory'])
+      .default('sqlite')
+      .describe('Where conversation history is kept.'),
+    max_turns: z.int().min(0).default(10).describe('Recent turns sent to the model.'),
+    reset: z
+      .strictObject({
+        policy: z
+          .enum(['none', 'turns', 'tokens'])
+          .default('none')
+          .describe('When to start a fresh history.'),
+        max_turns: z
+          .int()
+          .min(0)
+          .default(0)
+          .describe('policy turns: reset once a session has this many turns.'),
+        max_tokens: z
+          .int()
+          .min(0)
+          .default(0)
+          .describe('policy tokens: reset once the history holds this many tokens.'),
+      })
+      .prefault({}),
+  })
+  .describe('Conversation history.')
+
+export const conversationSchema = z
+  .strictObject({
+    on_new_input: z
+      .enum(['interrupt', 'queue'])
+      .default('interrupt')
+      .describe('A new input while a reply runs: interrupt it, or queue behind it.'),
+  })
+  .describe('Turn taking.')
+
+export const embeddingsSchema = z.strictObject({
+  provider: z.string().default('openai').describe('Registry name or any name with base_url.'),
+  model: z.string().default('text-embedding-3-small').describe('Embedding model id.'),
+  base_url: z.string().default('').describe("Embeddings API base URL; empty: the provider's default."),
+  api_key: secret('API key.'),
+})
+
+export const memorySchema = z
+  .strictObject({
+    enabled: z.boolean().default(true).describe('Store turns as long-term memories and retrieve them.'),
+    top_k: z.int().min(0).default(3).describe('Memories placed in the system prompt.'),
+    extract: z
+      .boolean()
+      .default(false)
+      .describe('Let the model extract facts from turns instead of storing raw turns.'),
+    embeddings: embeddingsSchema
+      .nullable()
+      .default(null)
+      .describe('An OpenAI-compatible embeddings endpoint; null: keyword retrieval only.'),
+  })
+  .describe('Long-term memory.')
+
+export const speechFilterSchema = z.enum(['markdown', 'emoji', 'stage_directions'])
+
+export const sentenceSchema = z
+  .strictObject({
+    min_chars: z.int().min(0).default(0).describe('Merge a shorter sentence into the next one (0: off).'),
+    max_chars: z.int().min(0).default(0).describe('Cut a longer sentence at a comma (0: off).'),
+    first_clause_chars: z
+      .int()
+      .min(0)
+      .default(0)
+      .describe('Emit the first clause of a reply at a comma once it has this many characters (0: off).'),
+    speech_filters: z
+      .array(speechFilterSchema)
+      .default(['markdown'])
+      .describe('Cleaning of sentence text for speech: markdown, emoji, stage_directions.'),
+  })
+  .describe('Sentence splitting for speech synthesis.')
+
+export const assetsSchema = z
+  .strictObject({
+    dirs: z.array(z.string()).default([]).describe('Local folders the pipeline may read attachments from.'),
+    max_bytes: z
+      .int()
+      .positive()
+      .default(10 * 1024 * 1024)
+      .describe('Largest attachment read.'),
+  })
+  .describe('Local files.')
+
+export const storageSchema = z
+  .strictObject({
+    sqlite_path: z.string().min(1).default('./data/charpipe.db').describe('SQLite database file.'),
+    redis_url: secret('Redis URL (history.store: redis).'),
+    postgres_url: secret('PostgreSQL URL (history.store: postgres).'),
+  })
+  .describe('Storage back ends.')
+
+export const pipelineSchema = z
+  .strictObject({
+    processors: processorMapSchema.describe(
+      'Per processor id: {enabled, priority, ...options}. Replaces the llm.processors entry of the same id.',
+    ),
+  })
+  .describe('The context pipeline.')
+
+export const configSchema = z
+  .strictObject({
+    server: serverSchema.prefault({}),
+    llm: llmSchema.prefault({}),
+    openclaw: openclawSchema.prefault({}),
+    character: characterSchema.prefault({}),
+    history: historySchema.prefault({}),
+    conversation: conversationSchema.prefault({}),
+    memory: memorySchema.prefault({}),
+    sentence: sentenceSchema.prefault({}),
+    assets: assetsSchema.prefault({}),
+    storage: storageSchema.prefault({}),
+    pipeline: pipelineSchema.prefault({}),
+  })
+  .describe('charpipe configuration (config.yaml).')
+
+/** The parsed config with every default filled in. */
+export type CharpipeConfig = z.infer<typeof configSchema>
+/** What a user may write: every field optional. */
+export type CharpipeConfigInput = z.input<typeof configSchema>
+export type FallbackProviderConfig = z.infer<typeof fallbackProviderSchema>
+export type ProcessorSettings = z.infer<typeof processorSettingsSchema>
+export type CharacterConfig = z.infer<typeof characterSchema>
+export type SentenceConfig = z.infer<typeof sentenceSchema>
+export type ReplyFormat = z.infer<typeof replyFormatSchema>
+export type SpeechFilter = z.infer<typeof speechFilterSchema>
+
+/** Paths of the fields that hold secrets (masked as `***` wherever the config is shown). */
+export const secretFieldPaths = [
+  ['server', 'token'],
+  ['llm', 'api_key'],
+  ['llm', 'fallbacks', '*', 'api_key'],
+  ['openclaw', 'token'],
+  ['memory', 'embeddings', 'api_key'],
+  ['storage', 'redis_url'],
+  ['storage', 'postgres_url'],
+] as const

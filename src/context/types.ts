@@ -1,0 +1,124 @@
+/**
+ * The processor contract of the context pipeline (SPEC R3.1, seed 003). A processor is an id, a
+ * priority and one `execute` function over a mutable context; the pipeline runs the enabled ones in
+ * priority order. `configFields` describe a processor's options so the web page can build its form.
+ */
+import type { ApiType } from '../config/provider-registry.js'
+import type { CharacterConfig, CharpipeConfig, ProcessorSettings } from '../config/schema.js'
+import type { HistoryStore, MemoryRetriever } from '../memory/types.js'
+import type { Logger } from '../shared/logger.js'
+import type { ChatMessage } from '../shared/messages.js'
+
+/** What the user said in one turn. */
+export interface TurnInput {
+  /** Session id; `default` when not given. */
+  session: string
+  text: string
+  /** Emotion label from speech recognition (`happy`, `neutral`, …). */
+  emotion?: string
+  /** Image URLs, `data:` URIs or local paths inside `assets.dirs`. */
+  images?: string[]
+  /** Local file paths inside `assets.dirs` (text files are read into the message). */
+  files?: string[]
+}
+
+export interface ModelCapabilities {
+  provider: string
+  apiType: ApiType
+  model: string
+  /** Accepts image parts. */
+  vision: boolean
+  /** Native tool calling. */
+  functionCalling: boolean
+  /** Accepts a `system` role (Anthropic takes it as a separate parameter, which counts as yes). */
+  systemRole: boolean
+  contextWindow: number
+  /** Tokens reserved for the reply. */
+  maxTokens: number
+}
+
+export interface TokenCounter {
+  /** Tokens of a piece of text for the current model (exact for OpenAI models, estimated otherwise). */
+  countText(text: string): number
+  /** Tokens of a whole message including per-message overhead; cached per message object. */
+  countMessage(message: ChatMessage): number
+}
+
+/** Turns an image into a short description for models without vision. */
+export interface ImageDescriber {
+  describe(image: { url: string; mediaType?: string }, options: { signal?: AbortSignal }): Promise<string>
+}
+
+export interface PipelineServices {
+  history: HistoryStore
+  memory?: MemoryRetriever
+  tokenCounter: TokenCounter
+  imageDescriber?: ImageDescriber
+  logger: Logger
+}
+
+export interface PipelineLog {
+  processorId: string
+  level: 'debug' | 'info' | 'warn' | 'error'
+  message: string
+  details?: unknown
+}
+
+export interface PipelineContext {
+  /** The messages being built; processors change this array in place. */
+  messages: ChatMessage[]
+  readonly input: TurnInput
+  readonly character: CharacterConfig
+  /** The whole config the turn runs on (read-only). */
+  readonly config: CharpipeConfig
+  readonly capabilities: ModelCapabilities
+  readonly services: PipelineServices
+  /** When the turn started (ms since the epoch); macros use it so one turn sees one time. */
+  readonly timestamp: number
+  readonly signal?: AbortSignal
+  /** Blackboard for processors to pass data along (e.g. retrieved memories with scores). */
+  sharedData: Map<string, unknown>
+  logs: PipelineLog[]
+}
+
+export type ProcessorFieldType = 'text' | 'textarea' | 'number' | 'boolean' | 'select' | 'json'
+
+export interface ProcessorConfigField {
+  key: string
+  label: string
+  type?: ProcessorFieldType
+  description?: string
+  placeholder?: string
+  default?: unknown
+  options?: { label: string; value: unknown }[]
+}
+
+export interface ContextProcessor {
+  /** Unique id, e.g. `session-loader`; the key in `pipeline.processors`. */
+  id: string
+  name: string
+  description: string
+  /** Lower runs first. */
+  priority: number
+  /** Core processors are never skipped on error: their failure fails the turn. */
+  isCore?: boolean
+  defaultEnabled?: boolean
+  configFields?: ProcessorConfigField[]
+  /** Validates this processor's settings at config load; returns problems as `message`s. */
+  validateSettings?(settings: ProcessorSettings): string[]
+  execute(context: PipelineContext, settings: ProcessorSettings): Promise<void> | void
+}
+
+/** A message of the final context with its source and token count, as the preview shows it. */
+export interface PreviewMessage {
+  role: ChatMessage['role']
+  content: ChatMessage['content']
+  source: string
+  tokens: number
+}
+
+export interface PreviewResult {
+  messages: PreviewMessage[]
+  total_tokens: number
+  logs: PipelineLog[]
+}

@@ -1,0 +1,46 @@
+/**
+ * The public face of the library (PROTOCOL.md "Library"): `createCharpipe(config)` returns a
+ * `Charpipe`. The server, the CLI and users' programs drive the product only through this.
+ */
+import type { CharpipeConfig } from '../config/schema.js'
+import type { PreviewResult, TurnInput } from '../context/types.js'
+import type { HistoryStore, StoredMessage } from '../memory/types.js'
+import type { CharpipeEvent, CharpipeEventOf, CharpipeEventType } from '../shared/events.js'
+
+export interface GenerateInput extends Partial<Pick<TurnInput, 'session'>>, Omit<TurnInput, 'session'> {}
+
+export interface GenerateOptions {
+  /** Aborting ends the turn as interrupted (the reply is stored as far as it got). */
+  signal?: AbortSignal
+}
+
+export interface InterruptOptions {
+  /** What the user actually heard; the stored reply is cut there. */
+  heard?: string
+}
+
+export type CharpipeListener<T extends CharpipeEventType> = (event: CharpipeEventOf<T>) => void
+
+export interface Charpipe {
+  /** Runs one turn; yields its events, `llm_done` exactly once and last. Leaving the loop early interrupts the turn. */
+  generate(input: GenerateInput, options?: GenerateOptions): AsyncIterable<CharpipeEvent>
+  /** Subscribes to the events of every turn (also accepts LLM_CHUNK, LLM_SENTENCE, LLM_DONE, …). Returns an unsubscribe function. */
+  on<T extends CharpipeEventType>(type: T | string, listener: CharpipeListener<T>): () => void
+  off<T extends CharpipeEventType>(type: T | string, listener: CharpipeListener<T>): void
+  /** Interrupts the running turn of a session (barge-in). Resolves when the turn has ended. */
+  interrupt(session: string, options?: InterruptOptions): Promise<void>
+  /** Applies a new config from the next turn on; running turns finish on the config they started with. */
+  reload(config: CharpipeConfig): Promise<void>
+  /** The context that would be sent for `input`, without calling the model. */
+  preview(input: GenerateInput): Promise<PreviewResult>
+  /** Stored history of a session, oldest first. */
+  history(session: string, options?: { limit?: number; beforeId?: string }): Promise<StoredMessage[]>
+  clearSession(session: string): Promise<void>
+  /** Sessions with a running turn. */
+  activeSessions(): string[]
+  readonly config: CharpipeConfig
+  /** Interrupts running turns (stored as interrupted), closes stores and providers. */
+  close(): Promise<void>
+}
+
+export type { HistoryStore }

@@ -1,0 +1,86 @@
+/**
+ * Storage contracts. The context pipeline reads through these; the engine writes through them.
+ * Implementations: SQLite (default), Redis, PostgreSQL, in-memory (tests, `history.store: memory`).
+ */
+
+/** Whose conversation: one character talking with one session (a user, a room, a device). */
+export interface ConversationScope {
+  character: string
+  session: string
+}
+
+export interface StoredMessage {
+  /** Store-assigned id (monotonic within a session). */
+  id?: string
+  role: 'user' | 'assistant'
+  content: string
+  /** Assistant: the reply's emotion. User: the recognised emotion label, if any. */
+  emotion?: string
+  /** Assistant replies cut short by barge-in: stored as far as they were spoken. */
+  interrupted?: boolean
+  /** Milliseconds since the epoch. */
+  createdAt: number
+  /** Turn id the message belongs to. */
+  turn?: string
+  /** Attachment references (image URLs, local asset paths) that came with a user message. */
+  attachments?: string[]
+}
+
+export interface CompletedTurn {
+  turn: string
+  user: StoredMessage
+  /** Absent when the turn produced no reply at all (error before any text). */
+  assistant?: StoredMessage
+}
+
+export interface ListMessagesOptions {
+  /** Most messages returned (newest last). */
+  limit?: number
+  /** Only messages with an id before this one (paging back). */
+  beforeId?: string
+}
+
+export interface HistoryStore {
+  /** The last `maxTurns` turns, oldest first, as messages. Must not scan the whole session. */
+  loadRecent(scope: ConversationScope, maxTurns: number): Promise<StoredMessage[]>
+  /** Stores a finished turn atomically (both messages or neither). */
+  appendTurn(scope: ConversationScope, turn: CompletedTurn): Promise<void>
+  listMessages(scope: ConversationScope, options?: ListMessagesOptions): Promise<StoredMessage[]>
+  /** Number of stored turns in a session (for reset policies). */
+  countTurns(scope: ConversationScope): Promise<number>
+  /** Removes a session's history. */
+  clearSession(scope: ConversationScope): Promise<void>
+  listSessions(character: string): Promise<string[]>
+  close(): Promise<void>
+}
+
+export interface MemoryRecord {
+  id: string
+  /** Who the memory belongs to; by default the session id. */
+  scope: string
+  text: string
+  speaker?: string
+  /** Milliseconds since the epoch. */
+  time: number
+  metadata?: Record<string, unknown>
+}
+
+export interface MemoryHit extends MemoryRecord {
+  score: number
+  /** `memory` (past conversation) or `knowledge` (knowledge base chunk). */
+  kind: 'memory' | 'knowledge'
+  /** Where a knowledge chunk came from (document name). */
+  sourceName?: string
+}
+
+export interface MemorySearchOptions {
+  scope: string
+  k: number
+  /** Token budget for the whole selection; hits beyond it are dropped. */
+  tokenBudget?: number
+}
+
+/** What the context pipeline needs from long-term memory. */
+export interface MemoryRetriever {
+  search(query: string, options: MemorySearchOptions): Promise<MemoryHit[]>
+}

@@ -1,0 +1,48 @@
+/**
+ * The provider contract: a chat request in, an async iterable of provider events out. Every provider
+ * (OpenAI-compatible, Anthropic, OpenClaw, mock) implements this one interface; the retry/fallback
+ * loop wraps it. Failures are thrown as `CharpipeError`s (see shared/errors.ts); an abort through
+ * `signal` closes the HTTP request at once and ends the iterable with an `AbortedError`.
+ */
+import type { ChatMessage, ToolDefinition } from '../shared/messages.js'
+
+export interface ChatRequest {
+  /** Final messages from the context pipeline (already formatted for this provider's rules). */
+  messages: ChatMessage[]
+  tools?: ToolDefinition[]
+  temperature?: number
+  maxTokens?: number
+  /** Overrides the provider's configured model for this request. */
+  model?: string
+}
+
+export interface StreamChatOptions {
+  signal?: AbortSignal
+}
+
+export interface Usage {
+  inputTokens: number
+  outputTokens: number
+  /** Tokens spent on reasoning, when the provider reports them. */
+  reasoningTokens?: number
+  cachedInputTokens?: number
+}
+
+export type FinishReason = 'stop' | 'length' | 'tool-calls' | 'content-filter' | 'error' | 'other'
+
+export type ProviderEvent =
+  /** Text the character says. */
+  | { type: 'text-delta'; text: string }
+  /** Model reasoning (DeepSeek reasoning_content, <think>…</think>): never spoken. */
+  | { type: 'reasoning-delta'; text: string }
+  /** A complete tool call, emitted once its arguments have fully arrived. */
+  | { type: 'tool-call'; id: string; name: string; arguments: unknown; rawArguments: string }
+  | { type: 'usage'; usage: Usage }
+  | { type: 'finish'; reason: FinishReason }
+
+export interface ChatProvider {
+  /** Registry name, e.g. `deepseek`. */
+  readonly name: string
+  readonly model: string
+  streamChat(request: ChatRequest, options?: StreamChatOptions): AsyncIterable<ProviderEvent>
+}

@@ -1,0 +1,120 @@
+/**
+ * One error model for the whole pipeline. Every failure a caller can see carries a stable `code`
+ * (the same strings the WebSocket `llm_error` event uses), and `isRetryable` tells the retry loop
+ * whether trying again could help. `isInstance` works across two installed copies of the package.
+ */
+export type CharpipeErrorCode =
+  | 'upstream_unreachable'
+  | 'upstream_http'
+  | 'upstream_timeout'
+  | 'upstream_stream'
+  | 'aborted'
+  | 'bad_request'
+  | 'invalid_config'
+  | 'interrupted_by_new_input'
+  | 'internal'
+
+const marker = Symbol.for('charpipe.error')
+
+export interface CharpipeErrorOptions extends ErrorOptions {
+  /** HTTP status of the upstream answer, when there was one. */
+  status?: number
+  /** Whether trying the same request again could succeed. */
+  retryable?: boolean
+  /** Seconds the upstream asked us to wait (`Retry-After`), when it said. */
+  retryAfterSeconds?: number
+}
+
+export class CharpipeError extends Error {
+  readonly [marker] = true
+  readonly code: CharpipeErrorCode
+  readonly status: number | undefined
+  readonly isRetryable: boolean
+  readonly retryAfterSeconds: number | undefined
+
+  constructor(code: CharpipeErrorCode, message: string, options: CharpipeErrorOptions = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause })
+    this.name = 'CharpipeError'
+    this.code = code
+    this.status = options.status
+    this.isRetryable = options.retryable ?? false
+    this.retryAfterSeconds = options.retryAfterSeconds
+  }
+
+  static isInstance(value: unknown): value is CharpipeError {
+    return typeof value === 'object' && value !== null && marker in value
+  }
+}
+
+/** Retryable HTTP statuses before the first chunk (SPEC R1.5). */
+export function isRetryableStatus(status: number): boolean {
+  return status === 408 || status === 409 || status === 429 || status >= 500
+}
+
+export class UpstreamHttpError extends CharpipeError {
+  /** A short excerpt of the response body, with secrets removed. */
+  readonly bodyExcerpt: string
+
+  constructor(status: number, bodyExcerpt: string, options: Omit<CharpipeErrorOptions, 'status'> = {}) {
+    super('upstream_http', `upstream answered HTTP ${status}${bodyExcerpt ? `: ${bodyExcerpt}` : ''}`, {
+      retryable: isRetryableStatus(status),
+      ...options,
+      status,
+    })
+    this.name = 'UpstreamHttpError'
+    this.bodyExcerpt = bodyExcerpt
+  }
+}
+
+export class UpstreamUnreachableError extends CharpipeError {
+  constructor(url: string, options: CharpipeErrorOptions = {}) {
+    super('upstream_unreachable', `cannot reach ${url}`, { retryable: true, ...options })
+    this.name = 'UpstreamUnreachableError'
+  }
+}
+
+export class UpstreamTimeoutError extends CharpipeError {
+  constructor(message: string, options: CharpipeErrorOptions = {}) {
+    super('upstream_timeout', message, { retryable: true, ...options })
+    this.name = 'UpstreamTimeoutError'
+  }
+}
+
+export class UpstreamStreamError extends CharpipeError {
+  constructor(message: string, options: CharpipeErrorOptions = {}) {
+    super('upstream_stream', message, options)
+    this.name = 'UpstreamStreamError'
+  }
+}
+
+export class AbortedError extends CharpipeError {
+  constructor(message = 'aborted', options: CharpipeErrorOptions = {}) {
+    super('aborted', message, options)
+    this.name = 'AbortedError'
+  }
+}
+
+export interface ConfigIssue {
+  /** Dotted path of the field, e.g. `llm.timeout_ms` or `character.injected_history.2.role`. */
+  path: string
+  message: string
+}
+
+export class InvalidConfigError extends CharpipeError {
+  readonly issues: ConfigIssue[]
+
+  constructor(issues: ConfigIssue[], options: { source?: string } & ErrorOptions = {}) {
+    const where = options.source ? ` in ${options.source}` : ''
+    const list = issues.map((issue) => `  - ${issue.path || '(root)'}: ${issue.message}`).join('\n')
+    super('invalid_config', `invalid config${where}:\n${list}`, options)
+    this.name = 'InvalidConfigError'
+    this.issues = issues
+  }
+}
+
+export class BadRequestError extends CharpipeError {
+  constructor(message: string, options: CharpipeErrorOptions = {}) {
+    super('bad_request', message, options)
+    this.name = 'BadRequestError'
+  }
+}

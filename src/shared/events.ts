@@ -1,0 +1,82 @@
+/**
+ * The events of one turn, as PROTOCOL.md fixes them for the WebSocket, SSE and the library iterator.
+ * Every event carries `session` and `turn`; `llm_done` comes exactly once per turn and always last.
+ */
+import type { CharpipeErrorCode } from './errors.js'
+
+interface TurnEventBase {
+  session: string
+  /** Turn id, unique within the process. */
+  turn: string
+}
+
+export interface LlmChunkEvent extends TurnEventBase {
+  type: 'llm_chunk'
+  /** Display text delta: emotion JSON and inline tags removed. */
+  text: string
+}
+
+export interface LlmEmotionEvent extends TurnEventBase {
+  type: 'llm_emotion'
+  emotion: string
+}
+
+export interface LlmSentenceEvent extends TurnEventBase {
+  type: 'llm_sentence'
+  index: number
+  /** Speech text: what a TTS engine should read (speech filters applied). */
+  text: string
+  emotion: string
+}
+
+export interface ToolCallEvent extends TurnEventBase {
+  type: 'tool_call'
+  id: string
+  name: string
+  arguments: unknown
+}
+
+export interface ToolResultEvent extends TurnEventBase {
+  type: 'tool_result'
+  id: string
+  result: unknown
+}
+
+export interface LlmErrorEvent extends TurnEventBase {
+  type: 'llm_error'
+  code: CharpipeErrorCode
+  message: string
+  status?: number
+}
+
+export interface LlmDoneEvent extends TurnEventBase {
+  type: 'llm_done'
+  /** The full display text of the reply (as far as it got). */
+  text: string
+  emotion: string
+  interrupted: boolean
+}
+
+export type CharpipeEvent =
+  | LlmChunkEvent
+  | LlmEmotionEvent
+  | LlmSentenceEvent
+  | ToolCallEvent
+  | ToolResultEvent
+  | LlmErrorEvent
+  | LlmDoneEvent
+
+export type CharpipeEventType = CharpipeEvent['type']
+
+export type CharpipeEventOf<T extends CharpipeEventType> = Extract<CharpipeEvent, { type: T }>
+
+/** Names used by integrators porting from event-bus designs (`LLM_CHUNK`, …). */
+export const legacyEventNames = {
+  LLM_CHUNK: 'llm_chunk',
+  LLM_EMOTION: 'llm_emotion',
+  LLM_SENTENCE: 'llm_sentence',
+  LLM_DONE: 'llm_done',
+  LLM_ERROR: 'llm_error',
+  TOOL_CALL: 'tool_call',
+  TOOL_RESULT: 'tool_result',
+} as const satisfies Record<string, CharpipeEventType>

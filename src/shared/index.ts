@@ -1,0 +1,18 @@
+export {
+  AbortedError,
+  BadRequestError,
+  CharpipeError,
+  type CharpipeErrorCode,
+  type ConfigIssue,
+  InvalidConfigError,
+  isRetryableStatus,
+  UpstreamHttpError,
+  UpstreamStreamError,
+  UpstreamTimeoutError,
+  UpstreamUnreachableError,
+} from './errors.js'
+export type * from './events.js'
+export { legacyEventNames } from './events.js'
+export { createLogger, getLogger, type Logger, registerSecrets, setLogger } from './logger.js'
+export type * from './messages.js'
+export { messageText } from './messages.js'
