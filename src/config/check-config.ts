@@ -24,7 +24,8 @@ export function findConfigErrors(config: CharpipeConfig): ConfigIssue[] {
     }
   }
   checkProvider(config.llm, 'llm')
-  for (const [index, fallback] of config.llm.fallbacks.entries()) checkProvider(fallback, `llm.fallbacks.${index}`)
+  for (const [index, fallback] of config.llm.fallbacks.entries())
+    checkProvider(fallback, `llm.fallbacks.${index}`)
   if (config.memory.embeddings) checkProvider(config.memory.embeddings, 'memory.embeddings')
   if (!config.character.emotions.includes(config.character.default_emotion)) {
     issues.push({
