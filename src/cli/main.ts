@@ -16,6 +16,7 @@ const commands: Record<string, () => Promise<CommandModule>> = {
   preview: () => import('./commands/preview.js'),
   doctor: () => import('./commands/doctor.js'),
   'mock-llm': () => import('./commands/mock-llm.js'),
+  kb: () => import('./commands/kb.js'),
   validate: () => import('./commands/validate.js'),
 }
 

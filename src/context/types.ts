@@ -122,3 +122,44 @@ export interface PreviewResult {
   total_tokens: number
   logs: PipelineLog[]
 }
+
+/** A processor as listed by `GET /api/processors` and the web page. */
+export interface ProcessorInfo {
+  id: string
+  name: string
+  description: string
+  /** Effective priority (configured or the processor's own). */
+  priority: number
+  enabled: boolean
+  isCore: boolean
+  configFields: ProcessorConfigField[]
+  /** Effective settings after the merge of llm.processors and pipeline.processors. */
+  settings: ProcessorSettings
+}
+
+export interface BuildContextOptions {
+  input: TurnInput
+  config: CharpipeConfig
+  capabilities: ModelCapabilities
+  services: PipelineServices
+  signal?: AbortSignal
+  /** Defaults to now. */
+  timestamp?: number
+}
+
+export interface BuildContextResult {
+  /** Final messages, ready for the provider. */
+  messages: ChatMessage[]
+  logs: PipelineLog[]
+  sharedData: Map<string, unknown>
+}
+
+export interface ContextPipeline {
+  /** Runs the enabled processors in priority order. */
+  build(options: BuildContextOptions): Promise<BuildContextResult>
+  /** Like build, with source tags and token counts per message (R3.5). */
+  preview(options: BuildContextOptions): Promise<PreviewResult>
+  listProcessors(config: CharpipeConfig): ProcessorInfo[]
+  /** Adds a processor to this pipeline (plugins). Replaces one with the same id. */
+  register(processor: ContextProcessor): void
+}

@@ -3,8 +3,8 @@
  * `Charpipe`. The server, the CLI and users' programs drive the product only through this.
  */
 import type { CharpipeConfig } from '../config/schema.js'
-import type { PreviewResult, TurnInput } from '../context/types.js'
-import type { HistoryStore, StoredMessage } from '../memory/types.js'
+import type { PreviewResult, ProcessorInfo, TurnInput } from '../context/types.js'
+import type { HistoryStore, MemoryStore, StoredMessage } from '../memory/types.js'
 import type { CharpipeEvent, CharpipeEventOf, CharpipeEventType } from '../shared/events.js'
 
 export interface GenerateInput extends Partial<Pick<TurnInput, 'session'>>, Omit<TurnInput, 'session'> {}
@@ -38,7 +38,11 @@ export interface Charpipe {
   clearSession(session: string): Promise<void>
   /** Sessions with a running turn. */
   activeSessions(): string[]
+  /** Context processors with their effective settings (for the admin API and the web page). */
+  listProcessors(): ProcessorInfo[]
   readonly config: CharpipeConfig
+  /** Long-term memory and knowledge base; undefined when `memory.enabled` is false. */
+  readonly memory: MemoryStore | undefined
   /** Interrupts running turns (stored as interrupted), closes stores and providers. */
   close(): Promise<void>
 }

@@ -50,6 +50,11 @@ export interface HistoryStore {
   countTurns(scope: ConversationScope): Promise<number>
   /** Removes a session's history. */
   clearSession(scope: ConversationScope): Promise<void>
+  /**
+   * Starts a fresh context (history reset policies): later `loadRecent` calls return only what is
+   * stored after this point; `listMessages` still shows everything.
+   */
+  resetContext(scope: ConversationScope): Promise<void>
   listSessions(character: string): Promise<string[]>
   close(): Promise<void>
 }
@@ -83,4 +88,56 @@ export interface MemorySearchOptions {
 /** What the context pipeline needs from long-term memory. */
 export interface MemoryRetriever {
   search(query: string, options: MemorySearchOptions): Promise<MemoryHit[]>
+}
+
+export interface AddMemoryInput {
+  scope: string
+  text: string
+  speaker?: string
+  /** Milliseconds since the epoch; default now. */
+  time?: number
+  metadata?: Record<string, unknown>
+  /** Turn id the memory came from. */
+  sourceTurn?: string
+}
+
+export interface MemoryChange {
+  id: string
+  memoryId: string
+  event: 'add' | 'update' | 'delete'
+  oldText?: string
+  newText?: string
+  /** Milliseconds since the epoch. */
+  time: number
+}
+
+export interface KnowledgeDocument {
+  id: string
+  name: string
+  chunks: number
+  /** Milliseconds since the epoch. */
+  createdAt: number
+}
+
+/**
+ * Long-term memory and the knowledge base (SPEC R4.3): the operations users know from memory
+ * libraries, scoped by a string (the session id unless the caller says otherwise). `search` returns
+ * memories and knowledge chunks ranked together.
+ */
+export interface MemoryStore extends MemoryRetriever {
+  add(input: AddMemoryInput): Promise<MemoryRecord>
+  get(id: string): Promise<MemoryRecord | undefined>
+  list(options: { scope?: string; limit?: number; offset?: number }): Promise<MemoryRecord[]>
+  update(
+    id: string,
+    patch: Partial<Pick<MemoryRecord, 'text' | 'speaker' | 'time' | 'metadata'>>,
+  ): Promise<MemoryRecord | undefined>
+  delete(id: string): Promise<boolean>
+  deleteAll(scope: string): Promise<number>
+  /** Every change of one memory, oldest first. */
+  history(id: string): Promise<MemoryChange[]>
+  addKnowledge(document: { name: string; text: string }): Promise<KnowledgeDocument>
+  listKnowledge(): Promise<KnowledgeDocument[]>
+  removeKnowledge(id: string): Promise<boolean>
+  close(): Promise<void>
 }

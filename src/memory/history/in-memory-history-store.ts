@@ -1,0 +1,103 @@
+/**
+ * A history store held in process memory: the store behind `history.store: memory`, and the fake
+ * that other parts' tests use. Same contract as the persistent stores, including `resetContext`.
+ */
+import type {
+  CompletedTurn,
+  ConversationScope,
+  HistoryStore,
+  ListMessagesOptions,
+  StoredMessage,
+} from '../types.js'
+
+interface SessionHistory {
+  messages: StoredMessage[]
+  turns: number
+  /** Index into `messages` where the current context starts (after a reset). */
+  contextStart: number
+}
+
+const scopeKey = (scope: ConversationScope) => `${scope.character}\u0000${scope.session}`
+
+export function createInMemoryHistoryStore(): HistoryStore {
+  const sessions = new Map<string, SessionHistory & { scope: ConversationScope }>()
+  let nextId = 1
+
+  const sessionOf = (scope: ConversationScope) => {
+    const key = scopeKey(scope)
+    let session = sessions.get(key)
+    if (!session) {
+      session = { scope: { ...scope }, messages: [], turns: 0, contextStart: 0 }
+      sessions.set(key, session)
+    }
+    return session
+  }
+
+  return {
+    async loadRecent(scope, maxTurns) {
+      const session = sessions.get(scopeKey(scope))
+      if (!session || maxTurns <= 0) return []
+      // Walk back from the end counting user messages, so the cost is the size of the window.
+      let start = session.messages.length
+      let turns = 0
+      while (start > session.contextStart && turns < maxTurns) {
+        start--
+        if (session.messages[start]!.role === 'user') turns++
+      }
+      return session.messages.slice(Math.max(start, session.contextStart)).map((message) => ({ ...message }))
+    },
+
+    async appendTurn(scope, turn: CompletedTurn) {
+      const session = sessionOf(scope)
+      const stamp = (message: StoredMessage): StoredMessage => ({
+        ...message,
+        id: String(nextId++),
+        turn: turn.turn,
+      })
+      session.messages.push(stamp(turn.user))
+      if (turn.assistant) session.messages.push(stamp(turn.assistant))
+      session.turns++
+    },
+
+    async listMessages(scope, options: ListMessagesOptions = {}) {
+      const session = sessions.get(scopeKey(scope))
+      if (!session) return []
+      let messages = session.messages
+      if (options.beforeId !== undefined) {
+        const before = Number(options.beforeId)
+        messages = messages.filter((message) => Number(message.id) < before)
+      }
+      if (options.limit !== undefined) messages = messages.slice(-options.limit)
+      return messages.map((message) => ({ ...message }))
+    },
+
+    async countTurns(scope) {
+      const session = sessions.get(scopeKey(scope))
+      if (!session) return 0
+      let turns = 0
+      for (let index = session.contextStart; index < session.messages.length; index++) {
+        if (session.messages[index]!.role === 'user') turns++
+      }
+      return turns
+    },
+
+    async clearSession(scope) {
+      sessions.delete(scopeKey(scope))
+    },
+
+    async resetContext(scope) {
+      const session = sessionOf(scope)
+      session.contextStart = session.messages.length
+    },
+
+    async listSessions(character) {
+      return [...sessions.values()]
+        .filter((session) => session.scope.character === character)
+        .map((session) => session.scope.session)
+    },
+
+    async close() {
+      sessions.clear()
+    },
+  }
+}
