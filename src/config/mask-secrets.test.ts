@@ -1,0 +1,59 @@
+import { describe, expect, it } from 'vitest'
+import { createLogger } from '../shared/logger.js'
+import { defaultConfig, parseConfig } from './load-config.js'
+import { collectSecrets, maskSecrets, restoreMaskedSecrets } from './mask-secrets.js'
+
+const withSecrets = () =>
+  parseConfig(
+    {
+      server: { token: 'server-token-1234' },
+      llm: {
+        provider: 'deepseek',
+        api_key: 'sk-deepseek-abcdef',
+        fallbacks: [{ provider: 'anthropic', api_key: 'sk-ant-fallback-99' }, { provider: 'ollama' }],
+      },
+      openclaw: { token: 'claw-token-5678' },
+      storage: { redis_url: 'redis://:hunter2@127.0.0.1:6379' },
+    },
+    { logger: createLogger({ level: 'silent' }), environment: {} },
+  ).config
+
+describe('maskSecrets', () => {
+  it('replaces every non-empty secret with *** and leaves the rest', () => {
+    const masked = maskSecrets(withSecrets())
+    expect(masked.server.token).toBe('***')
+    expect(masked.llm.api_key).toBe('***')
+    expect(masked.llm.fallbacks[0]?.api_key).toBe('***')
+    expect(masked.llm.fallbacks[1]?.api_key).toBe('')
+    expect(masked.openclaw.token).toBe('***')
+    expect(masked.storage.redis_url).toBe('***')
+    expect(masked.storage.postgres_url).toBe('')
+    expect(masked.llm.provider).toBe('deepseek')
+    const text = JSON.stringify(masked)
+    for (const secret of collectSecrets(withSecrets())) expect(text).not.toContain(secret)
+  })
+
+  it('does not change its input', () => {
+    const config = withSecrets()
+    maskSecrets(config)
+    expect(config.llm.api_key).toBe('sk-deepseek-abcdef')
+  })
+})
+
+describe('restoreMaskedSecrets', () => {
+  it('a *** sent back keeps the stored secret; a new value replaces it', () => {
+    const stored = withSecrets()
+    const incoming = maskSecrets(stored)
+    incoming.openclaw.token = 'new-claw-token'
+    const restored = restoreMaskedSecrets(incoming, stored)
+    expect(restored.llm.api_key).toBe('sk-deepseek-abcdef')
+    expect(restored.llm.fallbacks[0]?.api_key).toBe('sk-ant-fallback-99')
+    expect(restored.server.token).toBe('server-token-1234')
+    expect(restored.openclaw.token).toBe('new-claw-token')
+  })
+
+  it('a *** with nothing stored becomes empty rather than a literal ***', () => {
+    const restored = restoreMaskedSecrets({ llm: { api_key: '***' } }, defaultConfig())
+    expect(restored.llm.api_key).toBe('')
+  })
+})
