@@ -1,0 +1,65 @@
+import { spawnSync } from 'node:child_process'
+import { mkdtemp, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { describe, expect, it } from 'vitest'
+
+const root = join(import.meta.dirname, '..', '..')
+
+function runCli(args: string[]) {
+  return spawnSync(process.execPath, ['--import', 'tsx', join(root, 'src/cli/entry.ts'), ...args], {
+    cwd: root,
+    encoding: 'utf8',
+    env: { ...process.env, CHARPIPE_LOG_LEVEL: 'warn' },
+  })
+}
+
+async function writeConfig(text: string) {
+  const path = join(await mkdtemp(join(tmpdir(), 'charpipe-cli-')), 'config.yaml')
+  await writeFile(path, text)
+  return path
+}
+
+describe('charpipe validate', () => {
+  it('a bad config exits non-zero listing every problem by path', async () => {
+    const path = await writeConfig(
+      [
+        'server:',
+        '  port: 99999',
+        'llm:',
+        '  provider: my-box',
+        '  temperature: hot',
+        'character:',
+        '  reply_format: xml',
+      ].join('\n'),
+    )
+    const result = runCli(['validate', '--config', path])
+    expect(result.status).not.toBe(0)
+    for (const field of ['server.port', 'llm.temperature', 'character.reply_format']) {
+      expect(result.stderr).toContain(field)
+    }
+    expect(result.stderr).toContain(path)
+  })
+
+  it('an unknown provider without base_url is reported once the types are right', async () => {
+    const result = runCli(['validate', '--config', await writeConfig('llm:\n  provider: my-box\n')])
+    expect(result.status).not.toBe(0)
+    expect(result.stderr).toMatch(/llm\.base_url: provider "my-box" is not in the registry/)
+  })
+
+  it('a good config passes and shows its soft warnings', async () => {
+    const path = await writeConfig(
+      'character:\n  injected_history:\n    - role: user\n      content: 你好\n    - role: assistant\n      content: 你好呀\n    - role: user\n      content: 再见\n',
+    )
+    const result = runCli(['validate', '--config', path])
+    expect(result.status).toBe(0)
+    expect(result.stdout).toContain('valid')
+    expect(result.stdout).toContain('warning: character.injected_history')
+  })
+
+  it('an unknown command exits 2 and names the commands', () => {
+    const result = runCli(['frobnicate'])
+    expect(result.status).toBe(2)
+    expect(result.stderr).toContain('unknown command "frobnicate"')
+  })
+})
