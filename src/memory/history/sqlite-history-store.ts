@@ -1,0 +1,202 @@
+/**
+ * The default history store: one SQLite file (better-sqlite3). better-sqlite3 is synchronous, so
+ * every call here is one short indexed statement or one small transaction; nothing scans a session.
+ */
+import { mkdirSync } from 'node:fs'
+import { dirname, resolve } from 'node:path'
+import Database from 'better-sqlite3'
+import { BadRequestError } from '../../shared/errors.js'
+import { getLogger, type Logger } from '../../shared/logger.js'
+import type { CompletedTurn, ConversationScope, HistoryStore, StoredMessage } from '../types.js'
+import { describeError, HistoryStoreError } from './history-store-error.js'
+import { sqliteHistoryQueries } from './sqlite-history-queries.js'
+import { applySqliteHistoryMigrations } from './sqlite-migrations.js'
+import {
+  convertRowToStoredMessage,
+  convertStoredMessageToValues,
+  type StoredMessageRow,
+} from './stored-message-row.js'
+import { validateCompletedTurn, validateMaxTurns, validateScope } from './validate-completed-turn.js'
+
+export interface SqliteHistoryStoreOptions {
+  /** The database file; its folder is created when missing. `:memory:` for a throwaway database. */
+  path: string
+  logger?: Logger
+  /**
+   * `normal` (default): in WAL mode a commit survives a crash or kill of the process; only a power
+   * loss or OS crash may drop the last commits, and never corrupts the file. `full` syncs the WAL on
+   * every commit, so commits survive power loss too, at the cost of one fsync per turn.
+   * @default 'normal'
+   */
+  synchronous?: 'normal' | 'full'
+  /**
+   * How long a write waits for another process holding the lock. It blocks the event loop while it
+   * waits, so keep it short.
+   * @default 2000
+   */
+  busyTimeoutMs?: number
+}
+
+function openDatabase(options: SqliteHistoryStoreOptions, logger: Logger): Database.Database {
+  let database: Database.Database | undefined
+  try {
+    if (options.path !== ':memory:') mkdirSync(dirname(resolve(options.path)), { recursive: true })
+    database = new Database(options.path, { timeout: options.busyTimeoutMs ?? 2000 })
+    database.pragma('journal_mode = WAL')
+    database.pragma(`synchronous = ${options.synchronous === 'full' ? 'FULL' : 'NORMAL'}`)
+    database.pragma('foreign_keys = ON')
+    const migrated = applySqliteHistoryMigrations(database, logger)
+    logger.debug({ path: options.path, schema: migrated.to }, 'history database open')
+    return database
+  } catch (error) {
+    database?.close()
+    throw new HistoryStoreError(`cannot open the history database ${options.path}: ${describeError(error)}`, {
+      cause: error,
+    })
+  }
+}
+
+/** Creates a SQLite history store (WAL, migrations, one transaction per turn). */
+export function createSqliteHistoryStore(options: SqliteHistoryStoreOptions): HistoryStore {
+  if (!options || typeof options.path !== 'string' || options.path.length === 0) {
+    throw new HistoryStoreError('createSqliteHistoryStore: path must be a non-empty string')
+  }
+  const logger = options.logger ?? getLogger('history')
+  const database = openDatabase(options, logger)
+
+  // Prepared once: better-sqlite3 statements are compiled SQL that can be run many times.
+  const statements = {
+    bumpSession: database.prepare<
+      { character: string; session: string; now: number },
+      { id: number; turn_count: number }
+    >(
+      `INSERT INTO history_sessions (character, session, turn_count, context_start_turn, created_at, updated_at)
+       VALUES (@character, @session, 1, 0, @now, @now)
+       ON CONFLICT (character, session) DO UPDATE SET turn_count = turn_count + 1, updated_at = excluded.updated_at
+       RETURNING id, turn_count`,
+    ),
+    insertMessage: database.prepare(
+      `INSERT INTO history_messages (session_id, turn_seq, turn, role, content, emotion, interrupted, created_at, attachments)
+       VALUES (@sessionId, @turnSeq, @turn, @role, @content, @emotion, @interrupted, @createdAt, @attachments)`,
+    ),
+    loadRecent: database.prepare<{ character: string; session: string; maxTurns: number }, StoredMessageRow>(
+      sqliteHistoryQueries.loadRecent,
+    ),
+    listMessages: database.prepare<
+      { character: string; session: string; beforeId: number; limit: number },
+      StoredMessageRow
+    >(sqliteHistoryQueries.listMessages),
+    countTurns: database.prepare<[string, string], { turns: number }>(
+      'SELECT turn_count - context_start_turn AS turns FROM history_sessions WHERE character = ? AND session = ?',
+    ),
+    findSession: database.prepare<[string, string], { id: number }>(
+      'SELECT id FROM history_sessions WHERE character = ? AND session = ?',
+    ),
+    deleteMessages: database.prepare('DELETE FROM history_messages WHERE session_id = ?'),
+    deleteSession: database.prepare('DELETE FROM history_sessions WHERE id = ?'),
+    resetContext: database.prepare(
+      `UPDATE history_sessions SET context_start_turn = turn_count, updated_at = ?
+       WHERE character = ? AND session = ?`,
+    ),
+    listSessions: database.prepare<[string], { session: string }>(
+      'SELECT session FROM history_sessions WHERE character = ? ORDER BY id',
+    ),
+  }
+
+  const insertMessage = (sessionId: number, turnSeq: number, turn: string, message: StoredMessage) => {
+    const values = convertStoredMessageToValues(message)
+    statements.insertMessage.run({
+      sessionId,
+      turnSeq,
+      turn,
+      ...values,
+      interrupted: values.interrupted ? 1 : 0,
+    })
+  }
+
+  // One transaction per turn: both messages and the session's turn counter commit together or not at
+  // all. IMMEDIATE takes the write lock up front, so a second process waits instead of failing late.
+  const appendTurn = database.transaction((scope: ConversationScope, turn: CompletedTurn) => {
+    const session = statements.bumpSession.get({ ...pickScope(scope), now: Date.now() })!
+    insertMessage(session.id, session.turn_count, turn.turn, turn.user)
+    if (turn.assistant) insertMessage(session.id, session.turn_count, turn.turn, turn.assistant)
+  })
+
+  const clearSession = database.transaction((scope: ConversationScope) => {
+    const session = statements.findSession.get(scope.character, scope.session)
+    if (!session) return
+    statements.deleteMessages.run(session.id)
+    statements.deleteSession.run(session.id)
+  })
+
+  const ensureOpen = () => {
+    if (!database.open) throw new HistoryStoreError(`the history database ${options.path} is closed`)
+  }
+
+  return {
+    async loadRecent(scope, maxTurns) {
+      validateScope(scope)
+      validateMaxTurns(maxTurns)
+      ensureOpen()
+      if (maxTurns <= 0) return []
+      return statements.loadRecent.all({ ...pickScope(scope), maxTurns }).map(convertRowToStoredMessage)
+    },
+
+    async appendTurn(scope, turn) {
+      validateCompletedTurn(scope, turn)
+      ensureOpen()
+      appendTurn.immediate(scope, turn)
+    },
+
+    async listMessages(scope, listOptions = {}) {
+      validateScope(scope)
+      ensureOpen()
+      const beforeId =
+        listOptions.beforeId === undefined ? Number.MAX_SAFE_INTEGER : parseMessageId(listOptions.beforeId)
+      const limit = listOptions.limit ?? -1
+      if (!Number.isInteger(limit)) throw new BadRequestError('listMessages: limit must be a whole number')
+      if (listOptions.limit !== undefined && limit <= 0) return []
+      const rows = statements.listMessages.all({ ...pickScope(scope), beforeId, limit })
+      return rows.reverse().map(convertRowToStoredMessage)
+    },
+
+    async countTurns(scope) {
+      validateScope(scope)
+      ensureOpen()
+      return statements.countTurns.get(scope.character, scope.session)?.turns ?? 0
+    },
+
+    async clearSession(scope) {
+      validateScope(scope)
+      ensureOpen()
+      clearSession.immediate(scope)
+    },
+
+    async resetContext(scope) {
+      validateScope(scope)
+      ensureOpen()
+      statements.resetContext.run(Date.now(), scope.character, scope.session)
+    },
+
+    async listSessions(character) {
+      ensureOpen()
+      return statements.listSessions.all(character).map((row) => row.session)
+    },
+
+    async close() {
+      if (database.open) database.close()
+    },
+  }
+}
+
+const pickScope = (scope: ConversationScope) => ({ character: scope.character, session: scope.session })
+
+function parseMessageId(id: string): number {
+  const value = Number(id)
+  if (!/^\d+$/.test(id) || !Number.isSafeInteger(value)) {
+    throw new BadRequestError(
+      `listMessages: beforeId must be a message id (digits), got ${JSON.stringify(id)}`,
+    )
+  }
+  return value
+}
