@@ -68,6 +68,8 @@ export interface MemoryRecord {
   /** Milliseconds since the epoch. */
   time: number
   metadata?: Record<string, unknown>
+  /** Turn id the memory came from, when it came from a turn. */
+  sourceTurn?: string
 }
 
 export interface MemoryHit extends MemoryRecord {

@@ -1,0 +1,77 @@
+/**
+ * LoCoMo retrieval: every conversation's turns stored as memories (one scope per conversation),
+ * each question searched in its own conversation with the store's default ranking and no
+ * embeddings; recall@5/10/25 of the evidence turns against the paper's DRAGON retriever.
+ *
+ *   node --import tsx bench/locomo.bench.ts
+ */
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { dirname, join, resolve } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { createSqliteMemoryStore } from '../src/memory/long-term/create-sqlite-memory-store.js'
+import { loadLocomo } from './locomo/load-locomo.js'
+import { measureRecall, type QuestionOutcome } from './locomo/measure-recall.js'
+
+const ks = [5, 10, 25]
+const dragon: Record<number, number> = { 5: 58.8, 10: 67.5, 25: 79.9 }
+const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..')
+const zipPath = join(repoRoot, '..', 'shared', 'datasets', 'locomo', 'locomo10.zip')
+
+const conversations = loadLocomo(zipPath)
+const folder = mkdtempSync(join(tmpdir(), 'locomo-bench-'))
+const outcomes: QuestionOutcome[] = []
+let skipped = 0
+let turns = 0
+try {
+  for (const conversation of conversations) {
+    const lastTime = Math.max(...conversation.turns.map((turn) => turn.time))
+    // Questions are asked after the last session: the clock stands a day later.
+    const store = createSqliteMemoryStore({
+      path: join(folder, `${conversation.id}.db`),
+      now: () => lastTime + 86_400_000,
+    })
+    for (const turn of conversation.turns) {
+      await store.add({
+        scope: conversation.id,
+        text: turn.text,
+        speaker: turn.speaker,
+        time: turn.time,
+        metadata: { diaId: turn.diaId },
+      })
+    }
+    for (const question of conversation.questions) {
+      const hits = await store.search(question.question, { scope: conversation.id, k: Math.max(...ks) })
+      outcomes.push({
+        category: question.category,
+        evidence: question.evidence,
+        retrieved: hits.map((hit) => String(hit.metadata?.diaId)),
+      })
+    }
+    skipped += conversation.skipped
+    turns += conversation.turns.length
+    await store.close()
+  }
+} finally {
+  rmSync(folder, { recursive: true, force: true })
+}
+
+console.log(
+  `LoCoMo: ${conversations.length} conversations, ${turns} turns, ${outcomes.length} questions, ${skipped} skipped`,
+)
+const rows = measureRecall(outcomes, ks)
+console.table(
+  Object.fromEntries([
+    ...rows.map((row) => [
+      row.label,
+      {
+        questions: row.questions,
+        ...Object.fromEntries(ks.map((k) => [`R@${k}`, row.recall[k]?.toFixed(1)])),
+      },
+    ]),
+    [
+      'DRAGON (paper)',
+      { questions: '', ...Object.fromEntries(ks.map((k) => [`R@${k}`, dragon[k]?.toFixed(1)])) },
+    ],
+  ]),
+)

@@ -1,0 +1,363 @@
+/**
+ * Long-term memory and the knowledge base in SQLite (better-sqlite3, WAL), in the same database
+ * file as the history. Every write is one transaction that also records the change log and keeps
+ * the FTS index in step. Vectors, when an embeddings client is given, are computed before the
+ * transaction so no lock is held across a network call.
+ */
+import { randomUUID } from 'node:crypto'
+import { mkdirSync } from 'node:fs'
+import { dirname } from 'node:path'
+import Database from 'better-sqlite3'
+import { countTokens } from 'gpt-tokenizer'
+import { BadRequestError } from '../../shared/errors.js'
+import { getLogger, type Logger } from '../../shared/logger.js'
+import type { AddMemoryInput, KnowledgeDocument, MemoryChange, MemoryRecord, MemoryStore } from '../types.js'
+import { chunkKnowledgeText } from './chunk-knowledge-text.js'
+import type { EmbeddingsClient } from './create-openai-embeddings.js'
+import {
+  convertRowToRecord,
+  convertScopeToKey,
+  knowledgeScope,
+  knowledgeScopeKey,
+  type MemoryItemRow,
+} from './memory-item-row.js'
+import { defaultMemoryRanking, type MemoryRankingOptions } from './memory-ranking.js'
+import { migrateMemorySchema } from './migrate-memory-schema.js'
+import { encodeVector } from './scan-vectors.js'
+import { createMemorySearcher } from './search-memory-items.js'
+import { segmentText } from './segment-text.js'
+import { validateAddInput, validatePatch } from './validate-memory-input.js'
+
+export interface CreateSqliteMemoryStoreOptions {
+  /** Database file (created with its folder when missing), or `:memory:`. */
+  path: string
+  /** Vector retrieval fused with BM25; keyword retrieval only when absent. */
+  embeddings?: EmbeddingsClient
+  /** Ranking rules; unset fields keep `defaultMemoryRanking`. */
+  ranking?: Partial<MemoryRankingOptions>
+  /**
+   * Index each memory together with the one stored before it in its scope (a reply is found by the
+   * question it answers). @default true
+   */
+  neighbourContext?: boolean
+  logger?: Logger
+  /** Clock in milliseconds since the epoch (tests). */
+  now?: () => number
+}
+
+const itemSelect =
+  'SELECT seq, id, kind, scope, text, speaker, time, metadata, source_turn, document_id, context, token_count FROM memory_items'
+
+export function createSqliteMemoryStore(options: CreateSqliteMemoryStoreOptions): MemoryStore {
+  if (!options?.path) throw new BadRequestError('memory store: path is required')
+  if (options.path !== ':memory:') mkdirSync(dirname(options.path), { recursive: true })
+  const database = new Database(options.path)
+  database.pragma('journal_mode = WAL')
+  database.pragma('synchronous = NORMAL')
+  database.pragma('busy_timeout = 5000')
+  migrateMemorySchema(database)
+  const now = options.now ?? Date.now
+  const logger = options.logger ?? getLogger('memory')
+  const ranking = { ...defaultMemoryRanking, ...options.ranking }
+  const neighbourContext = options.neighbourContext ?? true
+  const embeddings = options.embeddings
+  const searcher = createMemorySearcher({ database, ranking, embeddings, now, logger })
+  let closed = false
+
+  const statements = {
+    insertItem: database.prepare(
+      `INSERT INTO memory_items (id, kind, scope, text, speaker, time, metadata, source_turn, document_id, context, token_count, created_at, updated_at)
+       VALUES (@id, @kind, @scope, @text, @speaker, @time, @metadata, @source_turn, @document_id, @context, @token_count, @now, @now)`,
+    ),
+    insertFts: database.prepare(
+      'INSERT INTO memory_fts (rowid, scope_key, speaker, body, context) VALUES (?, ?, ?, ?, ?)',
+    ),
+    deleteFts: database.prepare('DELETE FROM memory_fts WHERE rowid = ?'),
+    insertVector: database.prepare(
+      'INSERT OR REPLACE INTO memory_vectors (seq, model, vector) VALUES (?, ?, ?)',
+    ),
+    deleteVector: database.prepare('DELETE FROM memory_vectors WHERE seq = ?'),
+    getMemory: database.prepare(`${itemSelect} WHERE id = ? AND kind = 'memory'`),
+    previousInScope: database.prepare(
+      `SELECT text FROM memory_items WHERE kind = 'memory' AND scope = ? ORDER BY seq DESC LIMIT 1`,
+    ),
+    updateItem: database.prepare(
+      `UPDATE memory_items SET text = @text, speaker = @speaker, time = @time, metadata = @metadata,
+       token_count = @token_count, updated_at = @now WHERE seq = @seq`,
+    ),
+    deleteItem: database.prepare('DELETE FROM memory_items WHERE seq = ?'),
+    logChange: database.prepare(
+      'INSERT INTO memory_changes (memory_id, event, old_text, new_text, time) VALUES (?, ?, ?, ?, ?)',
+    ),
+    history: database.prepare('SELECT * FROM memory_changes WHERE memory_id = ? ORDER BY id'),
+    scopeItems: database.prepare(`${itemSelect} WHERE kind = 'memory' AND scope = ?`),
+    insertDocument: database.prepare(
+      'INSERT INTO knowledge_documents (id, name, chunks, created_at) VALUES (?, ?, ?, ?)',
+    ),
+    listDocuments: database.prepare('SELECT * FROM knowledge_documents ORDER BY created_at, id'),
+    documentChunks: database.prepare(`${itemSelect} WHERE document_id = ?`),
+    deleteDocument: database.prepare('DELETE FROM knowledge_documents WHERE id = ?'),
+  }
+
+  function assertOpen(): void {
+    if (closed) throw new BadRequestError('memory store is closed')
+  }
+
+  function indexItem(row: Omit<MemoryItemRow, 'seq'>, seq: number): void {
+    const scopeKey = row.kind === 'knowledge' ? knowledgeScopeKey : convertScopeToKey(row.scope)
+    statements.insertFts.run(
+      seq,
+      scopeKey,
+      segmentText(row.speaker ?? '').join(' '),
+      segmentText(row.text).join(' '),
+      segmentText(row.context).join(' '),
+    )
+  }
+
+  function insertItem(row: Omit<MemoryItemRow, 'seq'>, vector: Float32Array | undefined, at: number): number {
+    const seq = Number(statements.insertItem.run({ ...row, now: at }).lastInsertRowid)
+    indexItem(row, seq)
+    if (vector && embeddings) statements.insertVector.run(seq, embeddings.model, encodeVector(vector))
+    return seq
+  }
+
+  function removeItem(row: MemoryItemRow): void {
+    statements.deleteFts.run(row.seq)
+    statements.deleteVector.run(row.seq)
+    statements.deleteItem.run(row.seq)
+  }
+
+  async function embedQuietly(texts: string[]): Promise<(Float32Array | undefined)[]> {
+    if (!embeddings || texts.length === 0) return texts.map(() => undefined)
+    try {
+      return await embeddings.embed(texts)
+    } catch (error) {
+      // The memory is still stored and found by keywords; only its vector is missing.
+      logger.warn({ err: error }, 'memory: embeddings failed; storing without vectors')
+      return texts.map(() => undefined)
+    }
+  }
+
+  return {
+    search(query, searchOptions) {
+      assertOpen()
+      return searcher.search(query, searchOptions)
+    },
+
+    async add(input: AddMemoryInput): Promise<MemoryRecord> {
+      assertOpen()
+      validateAddInput(input)
+      const [vector] = await embedQuietly([input.text])
+      assertOpen()
+      const at = now()
+      const id = `mem_${randomUUID()}`
+      database.transaction(() => {
+        const previous = neighbourContext
+          ? (statements.previousInScope.get(input.scope) as { text: string } | undefined)
+          : undefined
+        insertItem(
+          {
+            id,
+            kind: 'memory',
+            scope: input.scope,
+            text: input.text,
+            speaker: input.speaker ?? null,
+            time: input.time ?? at,
+            metadata: input.metadata === undefined ? null : JSON.stringify(input.metadata),
+            source_turn: input.sourceTurn ?? null,
+            document_id: null,
+            context: previous?.text ?? '',
+            token_count: countTokens(input.text),
+          },
+          vector,
+          at,
+        )
+        statements.logChange.run(id, 'add', null, input.text, at)
+      })()
+      searcher.noteChange()
+      return convertRowToRecord(statements.getMemory.get(id) as MemoryItemRow)
+    },
+
+    async get(id) {
+      assertOpen()
+      const row = statements.getMemory.get(String(id)) as MemoryItemRow | undefined
+      return row && convertRowToRecord(row)
+    },
+
+    async list(listOptions = {}) {
+      assertOpen()
+      const limit = listOptions.limit ?? 100
+      const offset = listOptions.offset ?? 0
+      if (!Number.isInteger(limit) || limit < 0) throw new BadRequestError('memory list: limit must be >= 0')
+      if (!Number.isInteger(offset) || offset < 0)
+        throw new BadRequestError('memory list: offset must be >= 0')
+      const filtered = listOptions.scope !== undefined
+      const rows = database
+        .prepare(
+          `${itemSelect} WHERE kind = 'memory'${filtered ? ' AND scope = ?' : ''} ORDER BY seq DESC LIMIT ? OFFSET ?`,
+        )
+        .all(...(filtered ? [listOptions.scope] : []), limit, offset) as MemoryItemRow[]
+      return rows.map(convertRowToRecord)
+    },
+
+    async update(id, patch) {
+      assertOpen()
+      validatePatch(patch)
+      const existing = statements.getMemory.get(String(id)) as MemoryItemRow | undefined
+      if (!existing) return undefined
+      const textChanged = patch.text !== undefined && patch.text !== existing.text
+      const [vector] = textChanged ? await embedQuietly([patch.text as string]) : [undefined]
+      assertOpen()
+      const at = now()
+      const updated = database.transaction(() => {
+        const row = statements.getMemory.get(String(id)) as MemoryItemRow | undefined
+        if (!row) return undefined
+        const next: MemoryItemRow = {
+          ...row,
+          text: patch.text ?? row.text,
+          speaker: patch.speaker === undefined ? row.speaker : patch.speaker,
+          time: patch.time ?? row.time,
+          metadata: patch.metadata === undefined ? row.metadata : JSON.stringify(patch.metadata),
+        }
+        next.token_count = countTokens(next.text)
+        statements.updateItem.run({ ...next, now: at })
+        statements.deleteFts.run(row.seq)
+        indexItem(next, row.seq)
+        if (textChanged) {
+          statements.deleteVector.run(row.seq)
+          if (vector && embeddings)
+            statements.insertVector.run(row.seq, embeddings.model, encodeVector(vector))
+        }
+        statements.logChange.run(row.id, 'update', row.text, next.text, at)
+        return next
+      })()
+      searcher.noteChange()
+      return updated && convertRowToRecord(updated)
+    },
+
+    async delete(id) {
+      assertOpen()
+      const at = now()
+      const deleted = database.transaction(() => {
+        const row = statements.getMemory.get(String(id)) as MemoryItemRow | undefined
+        if (!row) return false
+        removeItem(row)
+        statements.logChange.run(row.id, 'delete', row.text, null, at)
+        return true
+      })()
+      searcher.noteChange()
+      return deleted
+    },
+
+    async deleteAll(scope) {
+      assertOpen()
+      if (typeof scope !== 'string') throw new BadRequestError('memory deleteAll: scope must be a string')
+      const at = now()
+      const count = database.transaction(() => {
+        const rows = statements.scopeItems.all(scope) as MemoryItemRow[]
+        for (const row of rows) {
+          removeItem(row)
+          statements.logChange.run(row.id, 'delete', row.text, null, at)
+        }
+        return rows.length
+      })()
+      searcher.noteChange()
+      return count
+    },
+
+    async history(id) {
+      assertOpen()
+      const rows = statements.history.all(String(id)) as {
+        id: number
+        memory_id: string
+        event: MemoryChange['event']
+        old_text: string | null
+        new_text: string | null
+        time: number
+      }[]
+      return rows.map((row) => {
+        const change: MemoryChange = {
+          id: String(row.id),
+          memoryId: row.memory_id,
+          event: row.event,
+          time: row.time,
+        }
+        if (row.old_text !== null) change.oldText = row.old_text
+        if (row.new_text !== null) change.newText = row.new_text
+        return change
+      })
+    },
+
+    async addKnowledge(document) {
+      assertOpen()
+      if (!document || typeof document.name !== 'string' || !document.name.trim()) {
+        throw new BadRequestError('knowledge: name must be a non-empty string')
+      }
+      if (typeof document.text !== 'string' || !document.text.trim()) {
+        throw new BadRequestError(`knowledge: "${document.name}" has no text`)
+      }
+      const chunks = chunkKnowledgeText(document.text)
+      const vectors = await embedQuietly(chunks.map((chunk) => chunk.text))
+      assertOpen()
+      const at = now()
+      const id = `kb_${randomUUID()}`
+      database.transaction(() => {
+        statements.insertDocument.run(id, document.name, chunks.length, at)
+        chunks.forEach((chunk, index) => {
+          insertItem(
+            {
+              id: `${id}#${index}`,
+              kind: 'knowledge',
+              scope: knowledgeScope,
+              text: chunk.text,
+              speaker: null,
+              time: at,
+              metadata: JSON.stringify({ document: id, chunk: index, headings: chunk.headings }),
+              source_turn: null,
+              document_id: id,
+              context: [document.name, ...chunk.headings].join(' > '),
+              token_count: countTokens(chunk.text),
+            },
+            vectors[index],
+            at,
+          )
+        })
+      })()
+      searcher.noteChange()
+      return { id, name: document.name, chunks: chunks.length, createdAt: at }
+    },
+
+    async listKnowledge(): Promise<KnowledgeDocument[]> {
+      assertOpen()
+      const rows = statements.listDocuments.all() as {
+        id: string
+        name: string
+        chunks: number
+        created_at: number
+      }[]
+      return rows.map((row) => ({
+        id: row.id,
+        name: row.name,
+        chunks: row.chunks,
+        createdAt: row.created_at,
+      }))
+    },
+
+    async removeKnowledge(id) {
+      assertOpen()
+      const removed = database.transaction(() => {
+        const chunks = statements.documentChunks.all(String(id)) as MemoryItemRow[]
+        for (const chunk of chunks) removeItem(chunk)
+        return statements.deleteDocument.run(String(id)).changes > 0
+      })()
+      searcher.noteChange()
+      return removed
+    },
+
+    async close() {
+      if (closed) return
+      closed = true
+      database.close()
+    },
+  }
+}

@@ -1,0 +1,42 @@
+/** The `memory_items` row and its conversion to the public record shapes. */
+import { createHash } from 'node:crypto'
+import type { MemoryHit, MemoryRecord } from '../types.js'
+
+export interface MemoryItemRow {
+  seq: number
+  id: string
+  kind: 'memory' | 'knowledge'
+  scope: string
+  text: string
+  speaker: string | null
+  time: number
+  metadata: string | null
+  source_turn: string | null
+  document_id: string | null
+  context: string
+  token_count: number
+}
+
+/** Knowledge chunks are shared by every scope; they sit under this scope value. */
+export const knowledgeScope = ''
+/** The FTS token that marks knowledge chunks in the `scope_key` column. */
+export const knowledgeScopeKey = 'kbknowledge'
+
+/** A scope as one FTS token, so the scope filter runs inside the full-text index. */
+export function convertScopeToKey(scope: string): string {
+  return `s${createHash('sha1').update(scope).digest('hex').slice(0, 20)}`
+}
+
+export function convertRowToRecord(row: MemoryItemRow): MemoryRecord {
+  const record: MemoryRecord = { id: row.id, scope: row.scope, text: row.text, time: row.time }
+  if (row.speaker !== null) record.speaker = row.speaker
+  if (row.metadata !== null) record.metadata = JSON.parse(row.metadata) as Record<string, unknown>
+  if (row.source_turn !== null) record.sourceTurn = row.source_turn
+  return record
+}
+
+export function convertRowToHit(row: MemoryItemRow, score: number, sourceName?: string): MemoryHit {
+  const hit: MemoryHit = { ...convertRowToRecord(row), score, kind: row.kind }
+  if (sourceName !== undefined) hit.sourceName = sourceName
+  return hit
+}

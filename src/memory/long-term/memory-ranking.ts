@@ -1,0 +1,77 @@
+/**
+ * How a retrieved snippet's final score is made (seed 002): relevance (BM25, or BM25 fused with
+ * vector similarity) times three factors — time decay, keyword boost and length penalty. Each
+ * factor is a pure function of its inputs so the rules can be tested one by one.
+ */
+
+/** Tunable ranking rules; every field has a default (`defaultMemoryRanking`). */
+export interface MemoryRankingOptions {
+  /** Age at which the decaying share of a memory's score halves, in days. */
+  halfLifeDays: number
+  /** Share of the score that decays with age (0: no decay, 1: fully). Knowledge never decays. */
+  decayWeight: number
+  /** Extra weight for snippets that contain the query's rare terms (0: off). */
+  keywordBoost: number
+  /** A term is rare when it occurs in at most this share of stored snippets. */
+  rareTermShare: number
+  /** Snippets with fewer index terms than this are penalised ("ok", "haha"). */
+  shortTerms: number
+  /** Snippets with more index terms than this are penalised. */
+  longTerms: number
+  /** BM25 weight of the speaker's name against the snippet's own words (1). */
+  speakerWeight: number
+  /** BM25 weight of neighbouring text (the previous turn, a chunk's headings). */
+  contextWeight: number
+  /** Character-shingle Jaccard similarity above which a snippet counts as a near-duplicate. */
+  duplicateThreshold: number
+  /** Candidates fetched from each retriever before the final ranking. */
+  candidates: number
+}
+
+export const defaultMemoryRanking: MemoryRankingOptions = {
+  halfLifeDays: 30,
+  decayWeight: 0.1,
+  keywordBoost: 0.3,
+  rareTermShare: 0.02,
+  shortTerms: 3,
+  longTerms: 150,
+  speakerWeight: 0.5,
+  contextWeight: 0.3,
+  duplicateThreshold: 0.85,
+  candidates: 60,
+}
+
+const dayMs = 24 * 60 * 60 * 1000
+
+/** 1 for a memory made now, falling towards `1 - decayWeight` as it ages. */
+export function computeTimeDecay(ageMs: number, options: MemoryRankingOptions): number {
+  if (options.decayWeight <= 0 || options.halfLifeDays <= 0) return 1
+  const age = Math.max(0, ageMs) / dayMs
+  return 1 - options.decayWeight + options.decayWeight * 0.5 ** (age / options.halfLifeDays)
+}
+
+/** Below 1 for snippets too short to say anything or too long to be about one thing. */
+export function computeLengthPenalty(termCount: number, options: MemoryRankingOptions): number {
+  if (termCount < options.shortTerms) return 0.5 + (0.5 * termCount) / options.shortTerms
+  if (termCount > options.longTerms) return Math.sqrt(options.longTerms / termCount)
+  return 1
+}
+
+export interface KeywordBoostInput {
+  /** Rare query terms with their inverse document frequency. */
+  rareTerms: ReadonlyMap<string, number>
+  /** The snippet's terms. */
+  snippetTerms: ReadonlySet<string>
+}
+
+/** 1 plus `keywordBoost` times the IDF-weighted share of the query's rare terms the snippet has. */
+export function computeKeywordBoost(input: KeywordBoostInput, options: MemoryRankingOptions): number {
+  if (options.keywordBoost <= 0 || input.rareTerms.size === 0) return 1
+  let total = 0
+  let matched = 0
+  for (const [term, idf] of input.rareTerms) {
+    total += idf
+    if (input.snippetTerms.has(term)) matched += idf
+  }
+  return total > 0 ? 1 + (options.keywordBoost * matched) / total : 1
+}

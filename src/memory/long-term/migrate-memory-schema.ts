@@ -1,0 +1,73 @@
+/**
+ * The long-term memory tables live in the same SQLite file as the history, so they keep their own
+ * version table (`memory_schema_version`) instead of `user_version`, which the history store owns.
+ * Each migration runs once, in order, inside a transaction.
+ */
+import type Database from 'better-sqlite3'
+
+const migrations: string[] = [
+  `CREATE TABLE memory_items (
+     seq INTEGER PRIMARY KEY,
+     id TEXT NOT NULL UNIQUE,
+     kind TEXT NOT NULL CHECK (kind IN ('memory', 'knowledge')),
+     scope TEXT NOT NULL,
+     text TEXT NOT NULL,
+     speaker TEXT,
+     time INTEGER NOT NULL,
+     metadata TEXT,
+     source_turn TEXT,
+     document_id TEXT,
+     context TEXT NOT NULL DEFAULT '',
+     token_count INTEGER NOT NULL,
+     created_at INTEGER NOT NULL,
+     updated_at INTEGER NOT NULL
+   );
+   CREATE INDEX memory_items_by_scope ON memory_items (kind, scope, seq);
+   CREATE INDEX memory_items_by_document ON memory_items (document_id) WHERE document_id IS NOT NULL;
+   CREATE VIRTUAL TABLE memory_fts USING fts5 (
+     scope_key, speaker, body, context, tokenize = 'unicode61 remove_diacritics 2'
+   );
+   CREATE VIRTUAL TABLE memory_fts_terms USING fts5vocab (memory_fts, 'row');
+   CREATE TABLE memory_vectors (
+     seq INTEGER PRIMARY KEY,
+     model TEXT NOT NULL,
+     vector BLOB NOT NULL
+   );
+   CREATE TABLE memory_changes (
+     id INTEGER PRIMARY KEY,
+     memory_id TEXT NOT NULL,
+     event TEXT NOT NULL CHECK (event IN ('add', 'update', 'delete')),
+     old_text TEXT,
+     new_text TEXT,
+     time INTEGER NOT NULL
+   );
+   CREATE INDEX memory_changes_by_memory ON memory_changes (memory_id, id);
+   CREATE TABLE knowledge_documents (
+     id TEXT PRIMARY KEY,
+     name TEXT NOT NULL,
+     chunks INTEGER NOT NULL,
+     created_at INTEGER NOT NULL
+   );`,
+]
+
+/** Brings the memory tables up to the latest version; returns the version reached. */
+export function migrateMemorySchema(database: Database.Database): number {
+  database.exec('CREATE TABLE IF NOT EXISTS memory_schema_version (version INTEGER NOT NULL)')
+  const row = database.prepare('SELECT max(version) AS version FROM memory_schema_version').get() as {
+    version: number | null
+  }
+  let version = row.version ?? 0
+  if (version > migrations.length) {
+    throw new Error(
+      `the memory tables are at version ${version}, newer than this charpipe understands (${migrations.length})`,
+    )
+  }
+  for (; version < migrations.length; version++) {
+    const migration = migrations[version] as string
+    database.transaction(() => {
+      database.exec(migration)
+      database.prepare('INSERT INTO memory_schema_version (version) VALUES (?)').run(version + 1)
+    })()
+  }
+  return version
+}

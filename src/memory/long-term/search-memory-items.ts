@@ -1,0 +1,153 @@
+/**
+ * Retrieval over the memory tables: BM25 from SQLite FTS5 (an OR of the query's terms, so a query
+ * never comes back empty just because one word is missing), optionally fused with a brute-force
+ * cosine scan of stored vectors, then re-scored with time decay, keyword boost and length penalty,
+ * and finally selected under `k`, the token budget and the near-duplicate rule.
+ */
+import type Database from 'better-sqlite3'
+import { BadRequestError } from '../../shared/errors.js'
+import type { Logger } from '../../shared/logger.js'
+import type { MemoryHit, MemorySearchOptions } from '../types.js'
+import type { EmbeddingsClient } from './create-openai-embeddings.js'
+import { fuseRanks } from './fuse-ranks.js'
+import {
+  convertRowToHit,
+  convertScopeToKey,
+  knowledgeScopeKey,
+  type MemoryItemRow,
+} from './memory-item-row.js'
+import {
+  computeKeywordBoost,
+  computeLengthPenalty,
+  computeTimeDecay,
+  type MemoryRankingOptions,
+} from './memory-ranking.js'
+import { scanVectors } from './scan-vectors.js'
+import { segmentText } from './segment-text.js'
+import { selectMemoryHits } from './select-memory-hits.js'
+
+export interface MemorySearcherOptions {
+  database: Database.Database
+  ranking: MemoryRankingOptions
+  embeddings?: EmbeddingsClient
+  now: () => number
+  logger: Logger
+}
+
+export interface MemorySearcher {
+  search(query: string, options: MemorySearchOptions): Promise<MemoryHit[]>
+  /** Called after every write: the stored-item count used for term rarity is cached. */
+  noteChange(): void
+}
+
+type RankedRow = MemoryItemRow & { source_name: string | null }
+
+const itemColumns =
+  'i.seq, i.id, i.kind, i.scope, i.text, i.speaker, i.time, i.metadata, i.source_turn, i.document_id, i.context, i.token_count, d.name AS source_name'
+
+export function createMemorySearcher(options: MemorySearcherOptions): MemorySearcher {
+  const { database, ranking } = options
+  const weights = `bm25(0.0, ${ranking.speakerWeight}, 1.0, ${ranking.contextWeight})`
+  const ftsStatement = database.prepare(
+    `SELECT ${itemColumns}, f.rank AS rank
+     FROM (SELECT rowid, rank FROM memory_fts WHERE memory_fts MATCH ? AND rank MATCH '${weights}'
+           ORDER BY rank LIMIT ?) AS f
+     JOIN memory_items i ON i.seq = f.rowid
+     LEFT JOIN knowledge_documents d ON d.id = i.document_id
+     ORDER BY f.rank`,
+  )
+  const rowStatement = database.prepare(
+    `SELECT ${itemColumns} FROM memory_items i LEFT JOIN knowledge_documents d ON d.id = i.document_id WHERE i.seq = ?`,
+  )
+  const countStatement = database.prepare('SELECT count(*) AS count FROM memory_items')
+  let itemCount: number | undefined
+
+  function findRareTerms(terms: string[]): Map<string, number> {
+    const rare = new Map<string, number>()
+    if (ranking.keywordBoost <= 0 || terms.length === 0) return rare
+    itemCount ??= (countStatement.get() as { count: number }).count
+    const total = Math.max(1, itemCount)
+    const placeholders = terms.map(() => '?').join(', ')
+    const rows = database
+      .prepare(`SELECT term, doc FROM memory_fts_terms WHERE term IN (${placeholders})`)
+      .all(...terms) as { term: string; doc: number }[]
+    for (const row of rows) {
+      if (row.doc / total <= ranking.rareTermShare) rare.set(row.term, Math.log(1 + total / row.doc))
+    }
+    return rare
+  }
+
+  async function rankByVector(query: string, scope: string, limit: number): Promise<number[]> {
+    const embeddings = options.embeddings
+    if (!embeddings) return []
+    try {
+      const [vector] = await embeddings.embed([query])
+      if (!vector) return []
+      return scanVectors(database, { model: embeddings.model, scope, vector, limit })
+    } catch (error) {
+      // Keyword retrieval still answers when the embeddings endpoint is down.
+      options.logger.warn({ err: error }, 'memory search: embeddings failed; using keyword ranking only')
+      return []
+    }
+  }
+
+  return {
+    noteChange() {
+      itemCount = undefined
+    },
+    async search(query, searchOptions) {
+      validateSearch(query, searchOptions)
+      const { scope, k } = searchOptions
+      if (k === 0) return []
+      let terms = [...new Set(segmentText(query))]
+      if (terms.length === 0) terms = [...new Set(segmentText(query, { keepStopwords: true }))]
+      if (terms.length === 0) return []
+      const limit = Math.max(ranking.candidates, k * 3)
+      const match = `scope_key : ("${convertScopeToKey(scope)}" OR "${knowledgeScopeKey}") AND {speaker body context} : (${terms.map((term) => `"${term}"`).join(' OR ')})`
+      const ftsRows = ftsStatement.all(match, limit) as (RankedRow & { rank: number })[]
+      const rows = new Map<number, RankedRow>(ftsRows.map((row) => [row.seq, row]))
+      let relevance = new Map<number, number>(ftsRows.map((row) => [row.seq, -row.rank]))
+      const vectorSeqs = await rankByVector(query, scope, limit)
+      if (vectorSeqs.length) {
+        relevance = fuseRanks([ftsRows.map((row) => row.seq), vectorSeqs])
+        for (const seq of vectorSeqs) {
+          if (!rows.has(seq)) {
+            const row = rowStatement.get(seq) as RankedRow | undefined
+            if (row) rows.set(seq, row)
+          }
+        }
+      }
+      const rareTerms = findRareTerms(terms)
+      const now = options.now()
+      const scored = [...rows.values()].map((row) => {
+        const snippetTerms = segmentText(row.text)
+        const decay = row.kind === 'memory' ? computeTimeDecay(now - row.time, ranking) : 1
+        const boost = computeKeywordBoost({ rareTerms, snippetTerms: new Set(snippetTerms) }, ranking)
+        const penalty = computeLengthPenalty(snippetTerms.length, ranking)
+        const score = (relevance.get(row.seq) ?? 0) * decay * boost * penalty
+        return { row, score, text: row.text, tokens: row.token_count }
+      })
+      scored.sort((left, right) => right.score - left.score || right.row.time - left.row.time)
+      const selected = selectMemoryHits(scored, {
+        k,
+        tokenBudget: searchOptions.tokenBudget,
+        duplicateThreshold: ranking.duplicateThreshold,
+      })
+      return selected.map((item) => convertRowToHit(item.row, item.score, item.row.source_name ?? undefined))
+    },
+  }
+}
+
+function validateSearch(query: string, options: MemorySearchOptions): void {
+  if (typeof query !== 'string') throw new BadRequestError('memory search: query must be a string')
+  if (!options || typeof options.scope !== 'string') {
+    throw new BadRequestError('memory search: scope must be a string')
+  }
+  if (!Number.isInteger(options.k) || options.k < 0) {
+    throw new BadRequestError(`memory search: k must be a whole number >= 0, got ${String(options.k)}`)
+  }
+  const budget = options.tokenBudget
+  if (budget !== undefined && (typeof budget !== 'number' || !(budget >= 0))) {
+    throw new BadRequestError(`memory search: tokenBudget must be a number >= 0, got ${String(budget)}`)
+  }
+}

@@ -1,0 +1,62 @@
+/**
+ * The last step of retrieval: walk the ranked candidates best first, skip near-duplicates of what
+ * is already taken (Jaccard similarity of character shingles) and anything that no longer fits the
+ * token budget, until `k` snippets are taken.
+ */
+
+export interface SelectableHit {
+  text: string
+  tokens: number
+}
+
+export interface SelectMemoryHitsOptions {
+  k: number
+  /** Total tokens the selection may use; unlimited when absent. */
+  tokenBudget?: number
+  /** Similarity above which a candidate is dropped as a near-duplicate. */
+  duplicateThreshold: number
+}
+
+export function selectMemoryHits<Hit extends SelectableHit>(
+  ranked: readonly Hit[],
+  options: SelectMemoryHitsOptions,
+): Hit[] {
+  const selected: Hit[] = []
+  const shingleSets: Set<string>[] = []
+  let budget = options.tokenBudget ?? Number.POSITIVE_INFINITY
+  for (const hit of ranked) {
+    if (selected.length >= options.k) break
+    if (hit.tokens > budget) continue
+    const shingles = collectShingles(hit.text)
+    if (shingleSets.some((taken) => measureJaccard(taken, shingles) > options.duplicateThreshold)) continue
+    selected.push(hit)
+    shingleSets.push(shingles)
+    budget -= hit.tokens
+  }
+  return selected
+}
+
+/** Character 3-shingles of the text with case, spacing and punctuation folded away. */
+export function collectShingles(text: string): Set<string> {
+  const folded = [
+    ...text
+      .normalize('NFKC')
+      .toLowerCase()
+      .replace(/[^\p{L}\p{N}]+/gu, ''),
+  ]
+  const shingles = new Set<string>()
+  if (folded.length < 3) {
+    if (folded.length) shingles.add(folded.join(''))
+    return shingles
+  }
+  for (let index = 0; index + 3 <= folded.length; index++)
+    shingles.add(folded.slice(index, index + 3).join(''))
+  return shingles
+}
+
+export function measureJaccard(left: ReadonlySet<string>, right: ReadonlySet<string>): number {
+  if (left.size === 0 && right.size === 0) return 1
+  let shared = 0
+  for (const shingle of left) if (right.has(shingle)) shared++
+  return shared / (left.size + right.size - shared)
+}

@@ -1,0 +1,42 @@
+/** Checks of caller input, each naming the field that is wrong. */
+import { BadRequestError } from '../../shared/errors.js'
+import type { AddMemoryInput, MemoryRecord } from '../types.js'
+
+type MemoryPatch = Partial<Pick<MemoryRecord, 'text' | 'speaker' | 'time' | 'metadata'>>
+
+export function validateAddInput(input: AddMemoryInput): void {
+  if (!input || typeof input !== 'object') throw new BadRequestError('memory add: input must be an object')
+  if (typeof input.scope !== 'string') throw new BadRequestError('memory add: scope must be a string')
+  validateText('memory add', input.text)
+  validateOptionalFields('memory add', input)
+  if (input.sourceTurn !== undefined && typeof input.sourceTurn !== 'string') {
+    throw new BadRequestError('memory add: sourceTurn must be a string')
+  }
+}
+
+export function validatePatch(patch: MemoryPatch): void {
+  if (!patch || typeof patch !== 'object') throw new BadRequestError('memory update: patch must be an object')
+  if (patch.text !== undefined) validateText('memory update', patch.text)
+  validateOptionalFields('memory update', patch)
+}
+
+function validateText(action: string, text: unknown): void {
+  if (typeof text !== 'string' || !text.trim())
+    throw new BadRequestError(`${action}: text must be a non-empty string`)
+}
+
+function validateOptionalFields(action: string, fields: MemoryPatch): void {
+  if (fields.speaker !== undefined && typeof fields.speaker !== 'string') {
+    throw new BadRequestError(`${action}: speaker must be a string`)
+  }
+  if (fields.time !== undefined && !(Number.isFinite(fields.time) && fields.time >= 0)) {
+    throw new BadRequestError(`${action}: time must be milliseconds since the epoch`)
+  }
+  const metadata = fields.metadata
+  if (
+    metadata !== undefined &&
+    (metadata === null || typeof metadata !== 'object' || Array.isArray(metadata))
+  ) {
+    throw new BadRequestError(`${action}: metadata must be a JSON object`)
+  }
+}
