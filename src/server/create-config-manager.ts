@@ -1,0 +1,159 @@
+/**
+ * The server's view of config.yaml: what runs now, changes through `PUT /api/config`, and hand edits
+ * of the file picked up by a watch. Every change is validated with the one schema (and the extra
+ * checks) before anything is written or applied; an invalid one changes nothing.
+ */
+import { type FSWatcher, watch } from 'node:fs'
+import { readFile } from 'node:fs/promises'
+import { basename, dirname } from 'node:path'
+import { type ConfigCheck, parseConfig, parseConfigText } from '../config/load-config.js'
+import { maskSecrets, restoreMaskedSecrets } from '../config/mask-secrets.js'
+import type { CharpipeConfig } from '../config/schema.js'
+import { BadRequestError, CharpipeError, InvalidConfigError } from '../shared/errors.js'
+import type { Logger } from '../shared/logger.js'
+import { applyConfigChanges, collectConfigChanges, isPlainObject } from './collect-config-changes.js'
+import { applyChangesToYaml, writeFileAtomically } from './write-config-file.js'
+
+export interface ConfigManager {
+  /** The running config. */
+  current(): CharpipeConfig
+  /** The running config with every secret replaced by `***`. */
+  masked(): CharpipeConfig
+  /** Validates, writes and applies a full or partial config; throws InvalidConfigError and changes nothing when invalid. */
+  update(body: unknown): Promise<CharpipeConfig>
+  /** Re-reads the file (what the watch calls); returns whether a new config was applied. */
+  reloadFromFile(): Promise<boolean>
+  /** Starts watching the file for hand edits. */
+  watchFile(): void
+  close(): void
+}
+
+export interface CreateConfigManagerOptions {
+  configPath: string
+  config: CharpipeConfig
+  /** Applies a validated config to the running product (the next turn uses it). */
+  apply: (config: CharpipeConfig) => Promise<void>
+  checks?: ConfigCheck[]
+  logger: Logger
+  /** Quiet time after the last file event before the file is read. @default 250 */
+  debounceMs?: number
+}
+
+export function createConfigManager(options: CreateConfigManagerOptions): ConfigManager {
+  const { configPath, logger } = options
+  let running = options.config
+  // The text last read or written by us: a watch event for the same text is our own write.
+  let knownText: string | undefined
+  let queue: Promise<unknown> = Promise.resolve()
+  let watcher: FSWatcher | undefined
+  let timer: NodeJS.Timeout | undefined
+
+  const serialize = <T>(task: () => Promise<T>): Promise<T> => {
+    const result = queue.then(task, task)
+    queue = result.catch(() => undefined)
+    return result
+  }
+
+  const readText = async (): Promise<string | undefined> => {
+    try {
+      return await readFile(configPath, 'utf8')
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined
+      throw error
+    }
+  }
+
+  const validate = (raw: unknown, source: string) =>
+    parseConfig(raw, { source, checks: options.checks, logger }).config
+
+  const update = (body: unknown) =>
+    serialize(async () => {
+      if (!isPlainObject(body)) throw new BadRequestError('the body must be a JSON object of config sections')
+      const text = (await readText()) ?? ''
+      const stored = text.trim() === '' ? {} : parseConfigText(text, configPath)
+      const restored = restoreMaskedSecrets(body, mergeSections(running, stored))
+      const changes = collectConfigChanges({ incoming: restored, stored, effective: running })
+      const config = validate(applyConfigChanges(stored, changes), 'PUT /api/config')
+      if (changes.length > 0) {
+        const next = applyChangesToYaml(text, changes)
+        await writeFileAtomically(configPath, next)
+        knownText = next
+        logger.info({ fields: changes.map((change) => change.path.join('.')) }, 'config updated')
+      }
+      await options.apply(config)
+      running = config
+      return config
+    })
+
+  const reloadFromFile = () =>
+    serialize(async () => {
+      const text = await readText()
+      if (text === undefined) {
+        logger.warn({ path: configPath }, 'config file removed; keeping the running config')
+        return false
+      }
+      if (text === knownText) return false
+      knownText = text
+      let config: CharpipeConfig
+      try {
+        config = validate(parseConfigText(text, configPath), configPath)
+      } catch (error) {
+        if (CharpipeError.isInstance(error)) {
+          const issues = error instanceof InvalidConfigError ? error.issues : undefined
+          logger.error(
+            { path: configPath, issues },
+            `config file changed but is not valid; keeping the running config: ${error.message}`,
+          )
+          return false
+        }
+        throw error
+      }
+      await options.apply(config)
+      running = config
+      logger.info({ path: configPath }, 'config file changed; applied from the next turn')
+      return true
+    })
+
+  return {
+    current: () => running,
+    masked: () => maskSecrets(running),
+    update,
+    reloadFromFile,
+    watchFile() {
+      if (watcher) return
+      void readText().then((text) => {
+        knownText ??= text
+      })
+      const name = basename(configPath)
+      try {
+        // The folder, not the file: an atomic save (ours or an editor's) replaces the file's inode.
+        watcher = watch(dirname(configPath), (_event, changed) => {
+          if (changed && changed.toString() !== name) return
+          clearTimeout(timer)
+          timer = setTimeout(() => {
+            reloadFromFile().catch((error: unknown) => logger.error({ error }, 'config reload failed'))
+          }, options.debounceMs ?? 250)
+        })
+        watcher.on('error', (error) => logger.warn({ error }, 'config file watch stopped'))
+      } catch (error) {
+        logger.warn({ error, path: configPath }, 'cannot watch the config file; hand edits need a restart')
+      }
+    },
+    close() {
+      clearTimeout(timer)
+      watcher?.close()
+      watcher = undefined
+    },
+  }
+}
+
+// Secrets a `***` may refer to: the file's value (which keeps `${ENV}` references) over the running one.
+function mergeSections(running: CharpipeConfig, stored: Record<string, unknown>): Record<string, unknown> {
+  const result: Record<string, unknown> = {}
+  for (const [section, value] of Object.entries(running)) {
+    const fromFile = stored[section]
+    result[section] =
+      isPlainObject(value) && isPlainObject(fromFile) ? { ...value, ...fromFile } : (fromFile ?? value)
+  }
+  return result
+}

@@ -1,0 +1,64 @@
+/**
+ * Prometheus metrics of one server (its own registry, so several servers in one process do not
+ * collide): turns, errors by code, time to first chunk and first sentence, active sessions and
+ * connections.
+ */
+import { Counter, Gauge, Histogram, Registry } from 'prom-client'
+
+export interface ServerMetrics {
+  registry: Registry
+  turns: Counter<'endpoint'>
+  errors: Counter<'code'>
+  timeToFirstChunk: Histogram
+  timeToFirstSentence: Histogram
+  connections: Gauge
+}
+
+export interface CreateServerMetricsOptions {
+  /** Sessions with a running turn, read at scrape time. */
+  countActiveSessions: () => number
+}
+
+const latencyBuckets = [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 30]
+
+export function createServerMetrics(options: CreateServerMetricsOptions): ServerMetrics {
+  const registry = new Registry()
+  const turns = new Counter({
+    name: 'charpipe_turns_total',
+    help: 'Turns started, by endpoint (ws, sse, openai).',
+    labelNames: ['endpoint'] as const,
+    registers: [registry],
+  })
+  const errors = new Counter({
+    name: 'charpipe_errors_total',
+    help: 'Turn errors (llm_error events), by code.',
+    labelNames: ['code'] as const,
+    registers: [registry],
+  })
+  const timeToFirstChunk = new Histogram({
+    name: 'charpipe_time_to_first_chunk_seconds',
+    help: 'From the start of a turn to its first llm_chunk.',
+    buckets: latencyBuckets,
+    registers: [registry],
+  })
+  const timeToFirstSentence = new Histogram({
+    name: 'charpipe_time_to_first_sentence_seconds',
+    help: 'From the start of a turn to its first llm_sentence.',
+    buckets: latencyBuckets,
+    registers: [registry],
+  })
+  const connections = new Gauge({
+    name: 'charpipe_websocket_connections',
+    help: 'Open WebSocket connections.',
+    registers: [registry],
+  })
+  new Gauge({
+    name: 'charpipe_active_sessions',
+    help: 'Sessions with a running turn.',
+    registers: [registry],
+    collect() {
+      this.set(options.countActiveSessions())
+    },
+  })
+  return { registry, turns, errors, timeToFirstChunk, timeToFirstSentence, connections }
+}

@@ -1,0 +1,167 @@
+/**
+ * The charpipe HTTP and WebSocket server as a Hono app: every endpoint of PROTOCOL.md, auth, body
+ * limits, metrics, the config admin API with hot reload, and the web page. `startServer` puts it on
+ * a port; tests and embedders may also use `app.request()` directly.
+ */
+import type { Server } from 'node:http'
+import { createNodeWebSocket } from '@hono/node-ws'
+import { Hono } from 'hono'
+import { bodyLimit } from 'hono/body-limit'
+import { type ConfigCheck, loadConfig } from '../config/load-config.js'
+import type { CharpipeConfig } from '../config/schema.js'
+import type { Charpipe } from '../engine/types.js'
+import { getLogger, type Logger } from '../shared/logger.js'
+import { requireToken } from './check-token.js'
+import { type ConfigManager, createConfigManager } from './create-config-manager.js'
+import { createServerMetrics, type ServerMetrics } from './create-server-metrics.js'
+import { respondBadRequest, respondWithError } from './error-response.js'
+import { registerAdminRoutes } from './routes/admin-routes.js'
+import { registerChatRoute } from './routes/chat-route.js'
+import { registerDoctorRoute } from './routes/doctor-route.js'
+import { registerMemoryRoutes } from './routes/memory-routes.js'
+import { registerOpenAiCompletionsRoute } from './routes/openai-completions-route.js'
+import { createWebSocketEvents } from './routes/websocket-route.js'
+import { createStaticFileHandler, findDefaultStaticDir } from './serve-static-files.js'
+import type { ServerDependencies } from './server-dependencies.js'
+
+export interface CreateServerOptions {
+  /** A ready product to serve; the caller keeps ownership (`close()` does not close it). */
+  charpipe?: Charpipe
+  /** Or a factory: called once with the config; the server closes what it made. */
+  createCharpipe?: (config: CharpipeConfig) => Promise<Charpipe>
+  /** The config file `PUT /api/config` writes and the watch follows. */
+  configPath: string
+  /** The running config; read from `configPath` when not given. */
+  config?: CharpipeConfig
+  logger?: Logger
+  /** Folder of the built web page. @default the package's `dist/web` */
+  staticDir?: string
+  /** Follow hand edits of the config file. @default true */
+  watchConfig?: boolean
+  /** Extra config checks (e.g. processors validating their settings) run on every change. */
+  configChecks?: ConfigCheck[]
+}
+
+export interface CharpipeServer {
+  app: Hono
+  charpipe: Charpipe
+  configManager: ConfigManager
+  metrics: ServerMetrics
+  /** Connects the WebSocket upgrade handling to a Node HTTP server. */
+  injectWebSocket(server: Server): void
+  /** Interrupts running turns, closes sockets and the watch, and closes the product if the server made it. */
+  close(): Promise<void>
+}
+
+export async function createServer(options: CreateServerOptions): Promise<CharpipeServer> {
+  const logger = options.logger ?? getLogger('server')
+  const config = options.config ?? (await loadConfig(options.configPath, { logger })).config
+  const ownsCharpipe = !options.charpipe
+  const charpipe = options.charpipe ?? (await createOwnedCharpipe(options, config))
+  const configManager = createConfigManager({
+    configPath: options.configPath,
+    config,
+    apply: (next) => charpipe.reload(next),
+    checks: options.configChecks,
+    logger,
+  })
+  const metrics = createServerMetrics({ countActiveSessions: () => charpipe.activeSessions().length })
+  const dependencies: ServerDependencies = { charpipe, configManager, metrics, logger }
+  const readConfig = () => configManager.current()
+
+  const app = new Hono()
+  const nodeWebSocket = createNodeWebSocket({ app })
+  const sockets = new Set<() => void>()
+
+  app.onError((error, context) => {
+    logger.error({ error, path: context.req.path }, 'request failed')
+    return respondWithError(context, error)
+  })
+
+  app.get('/healthz', (context) => context.json({ ok: true }))
+
+  const auth = requireToken({ readToken: () => readConfig().server.token })
+  for (const path of ['/api/*', '/v1/*', '/ws', '/metrics']) app.use(path, auth)
+
+  const limitBody = async (
+    context: Parameters<Parameters<typeof app.use>[1]>[0],
+    next: () => Promise<void>,
+  ) => {
+    const maxSize = readConfig().server.max_body_bytes
+    return bodyLimit({
+      maxSize,
+      onError: (limited) =>
+        respondBadRequest(limited, `the body is larger than server.max_body_bytes (${maxSize} bytes)`, 413),
+    })(context, next)
+  }
+  app.use('/api/*', limitBody)
+  app.use('/v1/*', limitBody)
+
+  registerChatRoute(app, dependencies)
+  registerOpenAiCompletionsRoute(app, dependencies)
+  registerAdminRoutes(app, dependencies)
+  registerDoctorRoute(app, dependencies)
+  registerMemoryRoutes(app, dependencies)
+
+  app.get(
+    '/ws',
+    async (_context, next) => {
+      // Frames a little over the limit get a clear error frame; far over it, ws closes the socket (1009).
+      nodeWebSocket.wss.options.maxPayload = readConfig().server.max_body_bytes * 2 + 1024
+      await next()
+    },
+    nodeWebSocket.upgradeWebSocket(() =>
+      createWebSocketEvents({
+        charpipe,
+        metrics,
+        logger,
+        readMaxFrameBytes: () => readConfig().server.max_body_bytes,
+        track: (close) => {
+          sockets.add(close)
+          return () => sockets.delete(close)
+        },
+      }),
+    ),
+  )
+
+  app.get('/metrics', async (context) =>
+    context.body(await metrics.registry.metrics(), 200, { 'content-type': metrics.registry.contentType }),
+  )
+
+  app.all('/api/*', (context) =>
+    context.json(
+      { error: { code: 'not_found', message: `no endpoint ${context.req.method} ${context.req.path}` } },
+      404,
+    ),
+  )
+  app.all('/v1/*', (context) =>
+    context.json(
+      { error: { code: 'not_found', message: `no endpoint ${context.req.method} ${context.req.path}` } },
+      404,
+    ),
+  )
+  app.get('*', createStaticFileHandler(options.staticDir ?? findDefaultStaticDir()))
+
+  if (options.watchConfig !== false) configManager.watchFile()
+
+  return {
+    app,
+    charpipe,
+    configManager,
+    metrics,
+    injectWebSocket: (server) => nodeWebSocket.injectWebSocket(server),
+    async close() {
+      configManager.close()
+      if (ownsCharpipe) await charpipe.close()
+      else await Promise.all(charpipe.activeSessions().map((session) => charpipe.interrupt(session)))
+      for (const close of sockets) close()
+      sockets.clear()
+    },
+  }
+}
+
+async function createOwnedCharpipe(options: CreateServerOptions, config: CharpipeConfig): Promise<Charpipe> {
+  if (!options.createCharpipe)
+    throw new TypeError('createServer needs a `charpipe` or a `createCharpipe` factory')
+  return options.createCharpipe(config)
+}

@@ -1,0 +1,8 @@
+/** `charpipe/server`: the HTTP and WebSocket server of PROTOCOL.md. */
+export { isTokenValid } from './check-token.js'
+export type { ConfigManager } from './create-config-manager.js'
+export { type CharpipeServer, type CreateServerOptions, createServer } from './create-server.js'
+export type { ServerMetrics } from './create-server-metrics.js'
+export { convertErrorToResponseBody, mapErrorCodeToStatus } from './error-response.js'
+export { isLoopbackHost } from './is-loopback-host.js'
+export { type StartServerOptions, type StartServerResult, startServer } from './start-server.js'

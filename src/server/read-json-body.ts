@@ -1,0 +1,36 @@
+/**
+ * Reads a JSON body and validates it with a zod schema; anything wrong becomes a `bad_request`
+ * answer that names the problem (not JSON, which field, what was expected).
+ */
+import type { Context } from 'hono'
+import type { z } from 'zod'
+import { respondBadRequest } from './error-response.js'
+import { formatZodIssues } from './request-schemas.js'
+
+export type ReadJsonBodyResult<T> = { ok: true; value: T } | { ok: false; response: Response }
+
+/** Parses the request body as JSON and checks it against `schema`. */
+export async function readJsonBody<T extends z.ZodType>(
+  context: Context,
+  schema: T,
+): Promise<ReadJsonBodyResult<z.infer<T>>> {
+  const text = await context.req.text()
+  let value: unknown
+  try {
+    value = JSON.parse(text)
+  } catch (error) {
+    return {
+      ok: false,
+      response: respondBadRequest(
+        context,
+        text.trim() === ''
+          ? 'the body is empty: expected a JSON object'
+          : `the body is not valid JSON: ${(error as Error).message}`,
+      ),
+    }
+  }
+  const parsed = schema.safeParse(value)
+  if (!parsed.success)
+    return { ok: false, response: respondBadRequest(context, formatZodIssues(parsed.error)) }
+  return { ok: true, value: parsed.data }
+}

@@ -1,0 +1,98 @@
+/**
+ * Zod schemas of every WebSocket frame and HTTP body the server accepts, so a bad one is answered
+ * with `bad_request` and a message naming the field.
+ */
+import { z } from 'zod'
+
+const sessionField = z.string().min(1).max(200).describe('Session id; default `default`.')
+const imagesField = z.array(z.string().min(1)).max(16)
+
+export const userInputFrameSchema = z.strictObject({
+  type: z.literal('user_input'),
+  session: sessionField.optional(),
+  text: z.string(),
+  emotion: z.string().max(100).optional(),
+  images: imagesField.optional(),
+})
+
+export const interruptFrameSchema = z.strictObject({
+  type: z.literal('interrupt'),
+  session: sessionField.optional(),
+  heard: z.string().optional(),
+})
+
+export const clientFrameSchema = z.discriminatedUnion('type', [userInputFrameSchema, interruptFrameSchema])
+export type ClientFrame = z.infer<typeof clientFrameSchema>
+
+export const chatBodySchema = z.strictObject({
+  session: sessionField.optional(),
+  text: z.string(),
+  emotion: z.string().max(100).optional(),
+  images: imagesField.optional(),
+})
+
+export const previewBodySchema = z.strictObject({
+  session: sessionField.optional(),
+  text: z.string(),
+  emotion: z.string().max(100).optional(),
+  images: imagesField.optional(),
+})
+
+const contentPartSchema = z.looseObject({
+  type: z.string(),
+  text: z.string().optional(),
+  image_url: z.union([z.string(), z.looseObject({ url: z.string() })]).optional(),
+})
+
+export const openAiMessageSchema = z.looseObject({
+  role: z.string(),
+  content: z.union([z.string(), z.array(contentPartSchema), z.null()]).optional(),
+})
+
+/** The fields we read of an OpenAI chat completion request; the others are accepted and ignored. */
+export const openAiCompletionBodySchema = z.looseObject({
+  model: z.string().optional(),
+  messages: z.array(openAiMessageSchema).min(1),
+  stream: z.boolean().nullable().optional(),
+  stream_options: z.looseObject({ include_usage: z.boolean().optional() }).nullable().optional(),
+  user: z.string().min(1).max(200).optional(),
+})
+export type OpenAiCompletionBody = z.infer<typeof openAiCompletionBodySchema>
+
+export const addMemoryBodySchema = z.strictObject({
+  scope: z.string().min(1).optional(),
+  text: z.string().min(1),
+  speaker: z.string().optional(),
+  time: z.iso.datetime({ offset: true }).optional(),
+  metadata: z.record(z.string(), z.unknown()).optional(),
+})
+
+export const patchMemoryBodySchema = z.strictObject({
+  text: z.string().min(1).optional(),
+  speaker: z.string().optional(),
+  time: z.iso.datetime({ offset: true }).optional(),
+  metadata: z.record(z.string(), z.unknown()).optional(),
+})
+
+export const addKnowledgeBodySchema = z.strictObject({
+  name: z.string().min(1),
+  text: z.string().min(1),
+})
+
+export const memorySearchQuerySchema = z.object({
+  q: z.string().min(1),
+  scope: z.string().min(1).optional(),
+  k: z.coerce.number().int().min(1).max(100).optional(),
+})
+
+/** One line naming each problem by field: `text: expected string, received undefined`. */
+export function formatZodIssues(error: z.ZodError): string {
+  return error.issues
+    .map((issue) => {
+      const path = issue.path.map(String).join('.')
+      if (issue.code === 'unrecognized_keys') return `unknown field ${issue.keys.join(', ')}`
+      if (issue.code === 'invalid_union' && path === 'type') return 'type: unknown frame type'
+      return path ? `${path}: ${issue.message}` : issue.message
+    })
+    .join('; ')
+}

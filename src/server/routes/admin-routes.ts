@@ -1,0 +1,98 @@
+/**
+ * The admin API: config (masked, validated, hot-applied), processors, context preview, session
+ * history and the provider registry for the web page's picker.
+ */
+import type { Hono } from 'hono'
+import { z } from 'zod'
+import { builtinProviders } from '../../config/provider-registry.js'
+import { respondWithError } from '../error-response.js'
+import { readJsonBody } from '../read-json-body.js'
+import { previewBodySchema } from '../request-schemas.js'
+import type { ServerDependencies } from '../server-dependencies.js'
+
+const anyJson = z.unknown()
+
+export function registerAdminRoutes(app: Hono, dependencies: ServerDependencies): void {
+  const { charpipe, configManager } = dependencies
+
+  app.get('/api/config', (context) => context.json(configManager.masked()))
+
+  app.put('/api/config', async (context) => {
+    const body = await readJsonBody(context, anyJson)
+    if (!body.ok) return body.response
+    try {
+      await configManager.update(body.value)
+      return context.json(configManager.masked())
+    } catch (error) {
+      return respondWithError(context, error)
+    }
+  })
+
+  app.get('/api/processors', (context) =>
+    context.json(
+      charpipe.listProcessors().map((processor) => ({
+        id: processor.id,
+        name: processor.name,
+        description: processor.description,
+        priority: processor.priority,
+        enabled: processor.enabled,
+        isCore: processor.isCore,
+        configFields: processor.configFields,
+        settings: processor.settings,
+      })),
+    ),
+  )
+
+  app.post('/api/preview', async (context) => {
+    const body = await readJsonBody(context, previewBodySchema)
+    if (!body.ok) return body.response
+    try {
+      return context.json(await charpipe.preview({ ...body.value, session: body.value.session ?? 'default' }))
+    } catch (error) {
+      return respondWithError(context, error)
+    }
+  })
+
+  app.get('/api/sessions/:id/messages', async (context) => {
+    const limitText = context.req.query('limit')
+    const limit = limitText === undefined ? undefined : Number(limitText)
+    if (limit !== undefined && (!Number.isInteger(limit) || limit < 1)) {
+      return context.json(
+        { error: { code: 'bad_request', message: 'limit: expected a positive integer' } },
+        400,
+      )
+    }
+    try {
+      const messages = await charpipe.history(context.req.param('id'), {
+        limit,
+        beforeId: context.req.query('before'),
+      })
+      return context.json({ session: context.req.param('id'), messages })
+    } catch (error) {
+      return respondWithError(context, error)
+    }
+  })
+
+  app.delete('/api/sessions/:id', async (context) => {
+    try {
+      await charpipe.clearSession(context.req.param('id'))
+      return context.json({ deleted: true, session: context.req.param('id') })
+    } catch (error) {
+      return respondWithError(context, error)
+    }
+  })
+
+  app.get('/api/providers', (context) =>
+    context.json(
+      builtinProviders.map((provider) => ({
+        name: provider.name,
+        label: provider.label,
+        apiType: provider.apiType,
+        defaultBaseUrl: provider.defaultBaseUrl,
+        defaultModel: provider.defaultModel,
+        requiresApiKey: provider.requiresApiKey,
+        contextWindow: provider.contextWindow,
+      })),
+    ),
+  )
+}

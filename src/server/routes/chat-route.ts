@@ -1,0 +1,40 @@
+/**
+ * `POST /api/chat`: one turn as Server-Sent Events, one message per turn event
+ * (`event: <type>`, `data: <json>`). A client that goes away interrupts the turn.
+ */
+import type { Hono } from 'hono'
+import { streamSSE } from 'hono/streaming'
+import { readJsonBody } from '../read-json-body.js'
+import { chatBodySchema } from '../request-schemas.js'
+import type { ServerDependencies } from '../server-dependencies.js'
+import { streamTurn } from '../stream-turn.js'
+
+export function registerChatRoute(app: Hono, dependencies: ServerDependencies): void {
+  app.post('/api/chat', async (context) => {
+    const body = await readJsonBody(context, chatBodySchema)
+    if (!body.ok) return body.response
+    const controller = new AbortController()
+    const input = { ...body.value, session: body.value.session ?? 'default' }
+    return streamSSE(
+      context,
+      async (stream) => {
+        stream.onAbort(() => controller.abort())
+        const events = streamTurn({
+          charpipe: dependencies.charpipe,
+          input,
+          signal: controller.signal,
+          metrics: dependencies.metrics,
+          endpoint: 'sse',
+        })
+        for await (const event of events) {
+          await stream.writeSSE({ event: event.type, data: JSON.stringify(event) })
+        }
+      },
+      async (error, stream) => {
+        dependencies.logger.error({ error }, 'chat turn failed')
+        const payload = { type: 'error', code: 'internal', message: 'the turn failed; see the server log' }
+        await stream.writeSSE({ event: 'error', data: JSON.stringify(payload) })
+      },
+    )
+  })
+}

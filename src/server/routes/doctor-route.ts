@@ -1,0 +1,52 @@
+/**
+ * `POST /api/doctor`: the web page's "test connection". The body may carry unsaved `llm` settings
+ * (a `***` key means the stored one); the answer lists each check as `{name, ok, message}`.
+ */
+import type { Hono } from 'hono'
+import { parseConfig } from '../../config/load-config.js'
+import { restoreMaskedSecrets } from '../../config/mask-secrets.js'
+import { CharpipeError } from '../../shared/errors.js'
+import { checkProviderConnection, type DoctorCheck } from '../check-provider-connection.js'
+import { isPlainObject } from '../collect-config-changes.js'
+import { respondBadRequest } from '../error-response.js'
+import type { ServerDependencies } from '../server-dependencies.js'
+
+export function registerDoctorRoute(app: Hono, dependencies: ServerDependencies): void {
+  app.post('/api/doctor', async (context) => {
+    const text = await context.req.text()
+    let body: unknown = {}
+    if (text.trim() !== '') {
+      try {
+        body = JSON.parse(text)
+      } catch (error) {
+        return respondBadRequest(context, `the body is not valid JSON: ${(error as Error).message}`)
+      }
+    }
+    if (!isPlainObject(body))
+      return respondBadRequest(context, 'the body must be a JSON object such as {"llm": {…}}')
+    const running = dependencies.configManager.current()
+    const overrides = restoreMaskedSecrets(body, running)
+    const checks: DoctorCheck[] = []
+    let candidate = running
+    try {
+      const merged = { ...structuredClone(running), ...mergeSection(running, overrides) }
+      candidate = parseConfig(merged, { source: 'POST /api/doctor', logger: dependencies.logger }).config
+      checks.push({ name: 'config', ok: true, message: 'the config is valid' })
+    } catch (error) {
+      const message = CharpipeError.isInstance(error) ? error.message : 'the config could not be read'
+      checks.push({ name: 'config', ok: false, message })
+      return context.json({ ok: false, checks })
+    }
+    checks.push(await checkProviderConnection({ llm: candidate.llm, openclaw: candidate.openclaw }))
+    return context.json({ ok: checks.every((check) => check.ok), checks })
+  })
+}
+
+function mergeSection(running: Record<string, unknown> | object, overrides: Record<string, unknown>) {
+  const result: Record<string, unknown> = {}
+  for (const [section, value] of Object.entries(overrides)) {
+    const base = (running as Record<string, unknown>)[section]
+    result[section] = isPlainObject(base) && isPlainObject(value) ? { ...base, ...value } : value
+  }
+  return result
+}

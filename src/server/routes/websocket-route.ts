@@ -1,0 +1,126 @@
+/**
+ * `GET /ws`: JSON text frames in (`user_input`, `interrupt`), turn events out. Several sessions may
+ * share one socket; a frame that is not valid gets an `error` frame naming the problem and the
+ * connection stays open. Turns still running when the socket closes are interrupted.
+ */
+import type { WSContext, WSEvents } from 'hono/ws'
+import type { Charpipe } from '../../engine/types.js'
+import type { Logger } from '../../shared/logger.js'
+import type { ServerMetrics } from '../create-server-metrics.js'
+import { type ClientFrame, clientFrameSchema, formatZodIssues } from '../request-schemas.js'
+import { streamTurn } from '../stream-turn.js'
+
+export interface CreateWebSocketEventsOptions {
+  charpipe: Charpipe
+  metrics: ServerMetrics
+  logger: Logger
+  /** Largest accepted frame, read per frame so a config change applies at once. */
+  readMaxFrameBytes: () => number
+  /** Called for every open socket so the server can close them on shutdown. */
+  track: (close: () => void) => () => void
+}
+
+const OPEN = 1
+
+export function createWebSocketEvents(options: CreateWebSocketEventsOptions): WSEvents {
+  const { charpipe, metrics, logger } = options
+  const running = new Set<AbortController>()
+  let untrack: (() => void) | undefined
+
+  const send = (socket: WSContext, payload: unknown) => {
+    if (socket.readyState === OPEN) socket.send(JSON.stringify(payload))
+  }
+  const sendBadRequest = (socket: WSContext, message: string) =>
+    send(socket, { type: 'error', code: 'bad_request', message })
+
+  const runTurn = async (socket: WSContext, frame: Extract<ClientFrame, { type: 'user_input' }>) => {
+    const controller = new AbortController()
+    running.add(controller)
+    try {
+      const input = {
+        session: frame.session ?? 'default',
+        text: frame.text,
+        emotion: frame.emotion,
+        images: frame.images,
+      }
+      for await (const event of streamTurn({
+        charpipe,
+        input,
+        signal: controller.signal,
+        metrics,
+        endpoint: 'ws',
+      })) {
+        send(socket, event)
+      }
+    } catch (error) {
+      logger.error({ error }, 'websocket turn failed')
+      send(socket, { type: 'error', code: 'internal', message: 'the turn failed; see the server log' })
+    } finally {
+      running.delete(controller)
+    }
+  }
+
+  const parseFrame = (socket: WSContext, data: unknown): ClientFrame | undefined => {
+    if (typeof data !== 'string') {
+      sendBadRequest(socket, 'binary frames are not accepted: send JSON text frames')
+      return undefined
+    }
+    const limit = options.readMaxFrameBytes()
+    const size = Buffer.byteLength(data)
+    if (size > limit) {
+      sendBadRequest(socket, `the frame is ${size} bytes, more than server.max_body_bytes (${limit})`)
+      return undefined
+    }
+    let value: unknown
+    try {
+      value = JSON.parse(data)
+    } catch (error) {
+      sendBadRequest(socket, `the frame is not valid JSON: ${(error as Error).message}`)
+      return undefined
+    }
+    if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+      sendBadRequest(socket, 'a frame must be a JSON object with a "type" (user_input or interrupt)')
+      return undefined
+    }
+    const parsed = clientFrameSchema.safeParse(value)
+    if (!parsed.success) {
+      const type = (value as { type?: unknown }).type
+      const known = type === 'user_input' || type === 'interrupt'
+      sendBadRequest(
+        socket,
+        known
+          ? `${type} frame: ${formatZodIssues(parsed.error)}`
+          : `type: unknown frame type ${JSON.stringify(type ?? null)}; expected user_input or interrupt`,
+      )
+      return undefined
+    }
+    return parsed.data
+  }
+
+  return {
+    onOpen(_event, socket) {
+      metrics.connections.inc()
+      untrack = options.track(() => socket.close(1001, 'server shutting down'))
+    },
+    onMessage(event, socket) {
+      const frame = parseFrame(socket, event.data)
+      if (!frame) return
+      if (frame.type === 'user_input') {
+        void runTurn(socket, frame)
+        return
+      }
+      charpipe.interrupt(frame.session ?? 'default', { heard: frame.heard }).catch((error: unknown) => {
+        logger.error({ error }, 'interrupt failed')
+        send(socket, { type: 'error', code: 'internal', message: 'the interrupt failed; see the server log' })
+      })
+    },
+    onClose() {
+      metrics.connections.dec()
+      untrack?.()
+      for (const controller of running) controller.abort()
+    },
+    onError(event) {
+      logger.warn({ error: (event as ErrorEvent).error }, 'websocket error')
+    },
+  }
+}

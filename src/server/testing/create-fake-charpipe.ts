@@ -1,0 +1,268 @@
+/**
+ * A `Charpipe` that runs, for the server's tests and benchmarks: realistic event sequences
+ * (emotion, chunks, sentences, done), per-session turns one at a time with a new input interrupting
+ * the running one, `heard` cutting the stored reply, history kept across `reload`, and errors on
+ * request. The reply names the configured provider, so a provider switch shows in the next turn.
+ *
+ * Input text markers: `!error CODE` answers `llm_error` with that code; `!slow` streams one chunk
+ * every 20 ms (long enough to interrupt).
+ */
+import type { CharpipeConfig } from '../../config/schema.js'
+import type { PreviewResult, ProcessorInfo } from '../../context/types.js'
+import type {
+  Charpipe,
+  CharpipeListener,
+  GenerateInput,
+  GenerateOptions,
+  InterruptOptions,
+} from '../../engine/types.js'
+import type { MemoryStore, StoredMessage } from '../../memory/types.js'
+import type { CharpipeErrorCode } from '../../shared/errors.js'
+import type { CharpipeEvent, CharpipeEventType } from '../../shared/events.js'
+import { createFakeMemoryStore } from './fake-memory-store.js'
+
+export interface CreateFakeCharpipeOptions {
+  config: CharpipeConfig
+  /** Delay between chunks in ms. @default 0 */
+  chunkDelayMs?: number
+  memory?: MemoryStore | false
+}
+
+export interface FakeCharpipe extends Charpipe {
+  /** Every config passed to `reload`, in order. */
+  readonly reloads: CharpipeConfig[]
+  readonly closed: boolean
+}
+
+interface RunningTurn {
+  controller: AbortController
+  heard?: string
+  reason?: 'new_input' | 'interrupt'
+  ended: Promise<void>
+}
+
+const sleep = (ms: number, signal: AbortSignal) =>
+  new Promise<void>((resolve) => {
+    if (signal.aborted) return resolve()
+    const timer = setTimeout(resolve, ms)
+    signal.addEventListener('abort', () => {
+      clearTimeout(timer)
+      resolve()
+    })
+  })
+
+export function createFakeCharpipe(options: CreateFakeCharpipeOptions): FakeCharpipe {
+  let config = options.config
+  let closed = false
+  let turnCounter = 0
+  const reloads: CharpipeConfig[] = []
+  const histories = new Map<string, StoredMessage[]>()
+  const running = new Map<string, RunningTurn>()
+  const listeners = new Map<string, Set<(event: CharpipeEvent) => void>>()
+  const memory = options.memory === false ? undefined : (options.memory ?? createFakeMemoryStore())
+
+  const emit = (event: CharpipeEvent) => {
+    for (const listener of listeners.get(event.type) ?? []) listener(event)
+  }
+
+  async function* runTurn(input: GenerateInput, signal?: AbortSignal): AsyncGenerator<CharpipeEvent> {
+    const session = input.session ?? 'default'
+    const previous = running.get(session)
+    if (previous) {
+      previous.reason = 'new_input'
+      previous.controller.abort()
+      await previous.ended
+    }
+    const turn = `turn-${++turnCounter}`
+    let finish!: () => void
+    const state: RunningTurn = {
+      controller: new AbortController(),
+      ended: new Promise((resolve) => (finish = resolve)),
+    }
+    running.set(session, state)
+    const onOuterAbort = () => {
+      state.reason ??= 'interrupt'
+      state.controller.abort()
+    }
+    signal?.addEventListener('abort', onOuterAbort)
+    const history = histories.get(session) ?? []
+    histories.set(session, history)
+    const turnConfig = config
+    const emotion = turnConfig.character.emotions[0] ?? turnConfig.character.default_emotion
+    const base = { session, turn }
+    let spoken = ''
+    let display = ''
+    let ended = false
+    try {
+      const errorCode = input.text.match(/^!error (\w+)/)?.[1] as CharpipeErrorCode | undefined
+      if (errorCode) {
+        yield { ...base, type: 'llm_error', code: errorCode, message: `fake ${errorCode}`, status: 502 }
+        yield {
+          ...base,
+          type: 'llm_done',
+          text: '',
+          emotion: turnConfig.character.default_emotion,
+          interrupted: false,
+        }
+        ended = true
+        return
+      }
+      const delay = input.text.startsWith('!slow') ? 20 : (options.chunkDelayMs ?? 0)
+      const turnNumber = history.filter((message) => message.role === 'user').length + 1
+      const sentences = [
+        `[${turnConfig.llm.provider}] 你说的是「${input.text}」。`,
+        `这是第${turnNumber}轮${input.text.startsWith('!slow') ? '，我会慢慢地说很多很多话' : ''}。`,
+      ]
+      yield { ...base, type: 'llm_emotion', emotion }
+      for (const [index, sentence] of sentences.entries()) {
+        for (let offset = 0; offset < sentence.length; offset += 4) {
+          if (delay > 0) await sleep(delay, state.controller.signal)
+          if (state.controller.signal.aborted) break
+          const text = sentence.slice(offset, offset + 4)
+          display += text
+          yield { ...base, type: 'llm_chunk', text }
+        }
+        if (state.controller.signal.aborted) break
+        spoken += sentence
+        yield { ...base, type: 'llm_sentence', index, text: sentence, emotion }
+      }
+      const interrupted = state.controller.signal.aborted
+      if (interrupted && state.reason === 'new_input') {
+        yield {
+          ...base,
+          type: 'llm_error',
+          code: 'interrupted_by_new_input',
+          message: 'a new input interrupted this reply',
+        }
+      }
+      const stored = interrupted ? (state.heard ?? spoken) : display
+      history.push(
+        {
+          role: 'user',
+          content: input.text,
+          emotion: input.emotion,
+          createdAt: Date.now(),
+          turn,
+          id: `${history.length + 1}`,
+        },
+        {
+          role: 'assistant',
+          content: stored,
+          emotion,
+          interrupted,
+          createdAt: Date.now(),
+          turn,
+          id: `${history.length + 2}`,
+        },
+      )
+      yield { ...base, type: 'llm_done', text: display, emotion, interrupted }
+      ended = true
+    } finally {
+      if (!ended) {
+        history.push({
+          role: 'assistant',
+          content: state.heard ?? spoken,
+          emotion,
+          interrupted: true,
+          createdAt: Date.now(),
+          turn,
+        })
+      }
+      signal?.removeEventListener('abort', onOuterAbort)
+      if (running.get(session) === state) running.delete(session)
+      finish()
+    }
+  }
+
+  const charpipe: FakeCharpipe = {
+    get reloads() {
+      return reloads
+    },
+    get closed() {
+      return closed
+    },
+    get config() {
+      return config
+    },
+    memory,
+    async *generate(input: GenerateInput, generateOptions?: GenerateOptions) {
+      if (closed) throw new Error('closed')
+      for await (const event of runTurn(input, generateOptions?.signal)) {
+        emit(event)
+        yield event
+      }
+    },
+    on<T extends CharpipeEventType>(type: T | string, listener: CharpipeListener<T>) {
+      const set = listeners.get(type) ?? new Set()
+      listeners.set(type, set)
+      set.add(listener as (event: CharpipeEvent) => void)
+      return () => set.delete(listener as (event: CharpipeEvent) => void)
+    },
+    off<T extends CharpipeEventType>(type: T | string, listener: CharpipeListener<T>) {
+      listeners.get(type)?.delete(listener as (event: CharpipeEvent) => void)
+    },
+    async interrupt(session: string, interruptOptions?: InterruptOptions) {
+      const state = running.get(session)
+      if (!state) return
+      state.heard = interruptOptions?.heard
+      state.reason = 'interrupt'
+      state.controller.abort()
+      await state.ended
+    },
+    async reload(next: CharpipeConfig) {
+      reloads.push(next)
+      config = next
+    },
+    async preview(input: GenerateInput): Promise<PreviewResult> {
+      const history = histories.get(input.session ?? 'default') ?? []
+      const messages = [
+        {
+          role: 'system' as const,
+          content: config.character.persona || config.character.name,
+          source: 'persona',
+        },
+        ...history.map((message) => ({ role: message.role, content: message.content, source: 'history' })),
+        { role: 'user' as const, content: input.text, source: 'input' },
+      ].map((message) => ({ ...message, tokens: Math.ceil(message.content.length / 2) }))
+      return { messages, total_tokens: messages.reduce((sum, message) => sum + message.tokens, 0), logs: [] }
+    },
+    async history(session: string, historyOptions?: { limit?: number }) {
+      const history = histories.get(session) ?? []
+      return historyOptions?.limit ? history.slice(-historyOptions.limit) : [...history]
+    },
+    async clearSession(session: string) {
+      histories.delete(session)
+    },
+    activeSessions: () => [...running.keys()],
+    listProcessors(): ProcessorInfo[] {
+      return [
+        {
+          id: 'persona',
+          name: 'Persona',
+          description: 'The character card.',
+          priority: 10,
+          enabled: true,
+          isCore: true,
+          configFields: [],
+          settings: {},
+        },
+        {
+          id: 'session-loader',
+          name: 'History',
+          description: 'Recent turns.',
+          priority: 20,
+          enabled: true,
+          isCore: true,
+          configFields: [],
+          settings: {},
+        },
+      ]
+    },
+    async close() {
+      closed = true
+      await Promise.all([...running.keys()].map((session) => charpipe.interrupt(session)))
+      await memory?.close()
+    },
+  }
+  return charpipe
+}

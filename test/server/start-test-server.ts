@@ -1,0 +1,87 @@
+/**
+ * Starts the server on 127.0.0.1:0 with a config file in a fresh temporary folder, the fake
+ * Charpipe (or a given factory) and a logger whose lines the test can read.
+ */
+import { mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { Writable } from 'node:stream'
+import { loadConfig } from '../../src/config/load-config.js'
+import type { CharpipeConfig } from '../../src/config/schema.js'
+import type { Charpipe } from '../../src/engine/types.js'
+import { type StartServerResult, startServer } from '../../src/server/index.js'
+import { createFakeCharpipe, type FakeCharpipe } from '../../src/server/testing/create-fake-charpipe.js'
+import { createLogger } from '../../src/shared/logger.js'
+
+export interface TestServer extends StartServerResult {
+  configPath: string
+  folder: string
+  /** Every log line the server printed. */
+  logLines: string[]
+  charpipe: Charpipe
+  fake: FakeCharpipe | undefined
+  /** Headers with the bearer token, when one is set. */
+  headers: Record<string, string>
+  stop(): Promise<void>
+}
+
+export interface StartTestServerOptions {
+  /** config.yaml text; no file when undefined. */
+  configText?: string
+  token?: string
+  createCharpipe?: (config: CharpipeConfig) => Promise<Charpipe>
+  chunkDelayMs?: number
+  memory?: false
+  staticDir?: string
+  watchConfig?: boolean
+}
+
+export async function startTestServer(options: StartTestServerOptions = {}): Promise<TestServer> {
+  const folder = await mkdtemp(join(tmpdir(), 'charpipe-server-'))
+  const configPath = join(folder, 'config.yaml')
+  if (options.configText !== undefined) await writeFile(configPath, options.configText)
+  const logLines: string[] = []
+  const destination = new Writable({
+    write(chunk, _encoding, callback) {
+      logLines.push(...chunk.toString().split('\n').filter(Boolean))
+      callback()
+    },
+  })
+  const logger = createLogger({ level: 'debug', destination })
+  const { config } = await loadConfig(configPath, { logger })
+  let fake: FakeCharpipe | undefined
+  const factory =
+    options.createCharpipe ??
+    (async (initial: CharpipeConfig) => {
+      fake = createFakeCharpipe({
+        config: initial,
+        chunkDelayMs: options.chunkDelayMs,
+        memory: options.memory,
+      })
+      return fake
+    })
+  const started = await startServer({
+    configPath,
+    config,
+    createCharpipe: factory,
+    logger,
+    host: '127.0.0.1',
+    port: 0,
+    staticDir: options.staticDir ?? join(folder, 'web'),
+    watchConfig: options.watchConfig,
+  })
+  const token = options.token ?? config.server.token
+  return {
+    ...started,
+    configPath,
+    folder,
+    logLines,
+    charpipe: started.server.charpipe,
+    fake,
+    headers: token ? { authorization: `Bearer ${token}` } : {},
+    async stop() {
+      await started.close()
+      await rm(folder, { recursive: true, force: true })
+    },
+  }
+}
