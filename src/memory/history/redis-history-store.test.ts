@@ -1,0 +1,93 @@
+import { randomUUID } from 'node:crypto'
+import { Redis } from 'ioredis'
+import { afterAll, describe, expect, it } from 'vitest'
+import { buildTurn, describeHistoryStoreContract } from './history-store-contract.js'
+import { loadOptionalPeer } from './load-optional-peer.js'
+import { createRedisHistoryStore } from './redis-history-store.js'
+
+const url = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379'
+// A prefix of its own per run, so the suite never touches other keys and can remove all of its own.
+const keyPrefix = `charpipe-test-${randomUUID()}:`
+
+async function probeRedis(): Promise<string | undefined> {
+  const client = new Redis(url, {
+    lazyConnect: true,
+    connectTimeout: 1000,
+    maxRetriesPerRequest: 0,
+    retryStrategy: () => null,
+  })
+  client.on('error', () => {})
+  try {
+    await client.connect()
+    await client.ping()
+    return undefined
+  } catch (error) {
+    return `Redis not reachable at ${url} (${(error as Error).message})`
+  } finally {
+    client.disconnect()
+  }
+}
+
+// Under CI the service must be there: never skip, let the suite fail instead.
+const skipReason = process.env.CI === 'true' ? undefined : await probeRedis()
+if (skipReason) console.warn(`redis history store tests skipped: ${skipReason}`)
+
+afterAll(async () => {
+  if (skipReason) return
+  const client = new Redis(url)
+  let cursor = '0'
+  do {
+    const [next, keys] = await client.scan(cursor, 'MATCH', `${keyPrefix}*`, 'COUNT', 1000)
+    if (keys.length) await client.del(...keys)
+    cursor = next
+  } while (cursor !== '0')
+  await client.quit()
+})
+
+describeHistoryStoreContract({
+  name: 'redis',
+  createStore: () => createRedisHistoryStore({ url, keyPrefix }),
+  reopenStore: () => createRedisHistoryStore({ url, keyPrefix }),
+  validatesInput: true,
+  skipReason,
+})
+
+describe.skipIf(skipReason !== undefined)('createRedisHistoryStore', () => {
+  it('keeps a session in one list under charpipe:history:{character}:session, and leaves a given client open', async () => {
+    const client = new Redis(url)
+    const store = await createRedisHistoryStore({ client, keyPrefix })
+    const scope = { character: `小助手-${randomUUID()}`, session: 'user:1' }
+    await store.appendTurn(scope, buildTurn(1))
+    await store.close()
+    const key = `${keyPrefix}history:{${scope.character}}:user%3A1`
+    expect(await client.type(key)).toBe('list')
+    const entries = (await client.lrange(key, 0, -1)).map((json) => JSON.parse(json))
+    expect(entries.map((entry) => [entry.role, entry.content])).toEqual([
+      ['user', '问题 1'],
+      ['assistant', '回答 1'],
+    ])
+    expect(await client.smembers(`${keyPrefix}history-sessions:{${scope.character}}`)).toEqual(['user:1'])
+    await client.quit()
+  })
+})
+
+describe('createRedisHistoryStore without a server', () => {
+  it('names the host, not the password, when it cannot connect', async () => {
+    const attempt = createRedisHistoryStore({ url: 'redis://someone:hunter2secret@127.0.0.1:1' })
+    await expect(attempt).rejects.toThrow(/cannot connect to Redis at redis:\/\/127\.0\.0\.1:1/)
+    await expect(attempt).rejects.not.toThrow(/hunter2secret/)
+  })
+
+  it('asks for a url or a client', async () => {
+    await expect(createRedisHistoryStore({})).rejects.toThrow(/give url \(storage\.redis_url\) or client/)
+  })
+
+  it('says which package to install when an optional peer is missing', async () => {
+    await expect(
+      loadOptionalPeer({
+        packageName: 'charpipe-peer-that-is-not-installed',
+        neededFor: 'history.store: redis',
+      }),
+    ).rejects.toThrow('install charpipe-peer-that-is-not-installed to use history.store: redis')
+  })
+})

@@ -1,0 +1,201 @@
+/**
+ * History in Redis (seed 002): one list per character and session holding the messages as JSON in
+ * order, a small hash beside it with the reset marker, and a set of sessions per character. A
+ * message's id is its position in the list plus one, so ids grow within a session without a counter.
+ *
+ * Keys: `{prefix}history:{character}:session`, `…:meta` and `{prefix}history-sessions:{character}`.
+ * The braces are a Redis Cluster hash tag: every key of one character lands in the same slot, so the
+ * MULTI of a turn works on a cluster too.
+ */
+import type { ChainableCommander, Redis } from 'ioredis'
+import { BadRequestError } from '../../shared/errors.js'
+import { getLogger, type Logger, scrubSecrets } from '../../shared/logger.js'
+import type { ConversationScope, HistoryStore, StoredMessage } from '../types.js'
+import { describeError, describeServerUrl, HistoryStoreError } from './history-store-error.js'
+import { loadOptionalPeer } from './load-optional-peer.js'
+import { validateCompletedTurn, validateMaxTurns, validateScope } from './validate-completed-turn.js'
+
+export interface RedisHistoryStoreOptions {
+  /** `redis://[user:password@]host:port[/db]`. Either this or `client`. */
+  url?: string
+  /** An ioredis client the caller owns (and closes). */
+  client?: Redis
+  /**
+   * Put before every key, to share one Redis between deployments or tests.
+   * @default 'charpipe:'
+   */
+  keyPrefix?: string
+  logger?: Logger
+}
+
+// Percent-encode the characters that would make two scopes share a key (the separator, the escape
+// itself and the hash-tag braces).
+const escapeKeyPart = (part: string) =>
+  part.replace(/[%:{}]/g, (character) => `%${character.charCodeAt(0).toString(16).toUpperCase()}`)
+
+// Moves the reset marker to the current end of the list, atomically with respect to appends.
+const resetScript = `
+local length = redis.call('LLEN', KEYS[1])
+if length == 0 then return 0 end
+redis.call('HSET', KEYS[2], 'contextStart', length, 'contextTurns', 0)
+return length`
+
+type StoredJson = Omit<StoredMessage, 'id'>
+
+async function connectClient(url: string, logger: Logger): Promise<Redis> {
+  const ioredis = await loadOptionalPeer<typeof import('ioredis')>({
+    packageName: 'ioredis',
+    neededFor: 'history.store: redis',
+  })
+  const where = describeServerUrl(url)
+  const client = new ioredis.Redis(url, { lazyConnect: true, maxRetriesPerRequest: 2, connectTimeout: 5000 })
+  client.on('error', (error: Error) =>
+    logger.warn({ where, error: scrubSecrets(error.message) }, 'redis error'),
+  )
+  try {
+    await client.connect()
+  } catch (error) {
+    client.disconnect()
+    throw new HistoryStoreError(
+      `cannot connect to Redis at ${where}: ${scrubSecrets(describeError(error))}`,
+      {
+        cause: error,
+      },
+    )
+  }
+  return client
+}
+
+async function runMulti(commands: ChainableCommander): Promise<unknown[]> {
+  const results = await commands.exec()
+  if (!results) throw new HistoryStoreError('redis transaction was aborted')
+  return results.map(([error, value]) => {
+    if (error) throw new HistoryStoreError(`redis command failed: ${error.message}`, { cause: error })
+    return value
+  })
+}
+
+function parseMessage(json: string, index: number): StoredMessage {
+  return { ...(JSON.parse(json) as StoredJson), id: String(index + 1) }
+}
+
+/** Creates a Redis history store; connects (or takes `client`) before it resolves. */
+export async function createRedisHistoryStore(options: RedisHistoryStoreOptions): Promise<HistoryStore> {
+  const logger = options.logger ?? getLogger('history')
+  if (!options.client && !options.url) {
+    throw new HistoryStoreError('createRedisHistoryStore: give url (storage.redis_url) or client')
+  }
+  const ownsClient = !options.client
+  const client = options.client ?? (await connectClient(options.url!, logger))
+  const prefix = options.keyPrefix ?? 'charpipe:'
+
+  const keysOf = (scope: ConversationScope) => {
+    const tag = `{${escapeKeyPart(scope.character)}}`
+    const list = `${prefix}history:${tag}:${escapeKeyPart(scope.session)}`
+    return { list, meta: `${list}:meta`, sessions: `${prefix}history-sessions:${tag}` }
+  }
+
+  const toJson = (message: StoredMessage, turn: string) => {
+    const { id: _id, ...rest } = message
+    return JSON.stringify({ ...rest, turn })
+  }
+
+  return {
+    async loadRecent(scope, maxTurns) {
+      validateScope(scope)
+      validateMaxTurns(maxTurns)
+      if (maxTurns <= 0) return []
+      const keys = keysOf(scope)
+      // Each turn is one or two messages, so the last 2N entries always hold the last N turns.
+      const [length, contextStart, tail] = (await runMulti(
+        client
+          .multi()
+          .llen(keys.list)
+          .hget(keys.meta, 'contextStart')
+          .lrange(keys.list, -2 * maxTurns, -1),
+      )) as [number, string | null, string[]]
+      const firstIndex = Math.max(0, length - tail.length)
+      const floor = Number(contextStart ?? 0)
+      const messages = tail.map((json, offset) => parseMessage(json, firstIndex + offset))
+      let start = messages.length
+      let turns = 0
+      while (start > 0 && turns < maxTurns && firstIndex + start - 1 >= floor) {
+        start--
+        if (messages[start]!.role === 'user') turns++
+      }
+      return messages.slice(start)
+    },
+
+    async appendTurn(scope, turn) {
+      validateCompletedTurn(scope, turn)
+      const keys = keysOf(scope)
+      const entries = [toJson(turn.user, turn.turn)]
+      if (turn.assistant) entries.push(toJson(turn.assistant, turn.turn))
+      // MULTI: both messages, the turn counter and the session set change together or not at all.
+      await runMulti(
+        client
+          .multi()
+          .rpush(keys.list, ...entries)
+          .hincrby(keys.meta, 'contextTurns', 1)
+          .sadd(keys.sessions, scope.session),
+      )
+    },
+
+    async listMessages(scope, listOptions = {}) {
+      validateScope(scope)
+      const keys = keysOf(scope)
+      const limit = listOptions.limit
+      if (limit !== undefined && (!Number.isInteger(limit) || limit <= 0)) {
+        if (Number.isInteger(limit)) return []
+        throw new BadRequestError('listMessages: limit must be a whole number')
+      }
+      if (listOptions.beforeId !== undefined) {
+        const beforeId = listOptions.beforeId
+        if (!/^\d+$/.test(beforeId)) {
+          throw new BadRequestError(
+            `listMessages: beforeId must be a message id (digits), got ${JSON.stringify(beforeId)}`,
+          )
+        }
+        const end = Number(beforeId) - 2
+        if (end < 0) return []
+        const start = limit === undefined ? 0 : Math.max(0, end - limit + 1)
+        const page = await client.lrange(keys.list, start, end)
+        return page.map((json, offset) => parseMessage(json, start + offset))
+      }
+      const [length, page] = (await runMulti(
+        client
+          .multi()
+          .llen(keys.list)
+          .lrange(keys.list, limit === undefined ? 0 : -limit, -1),
+      )) as [number, string[]]
+      const start = length - page.length
+      return page.map((json, offset) => parseMessage(json, start + offset))
+    },
+
+    async countTurns(scope) {
+      validateScope(scope)
+      return Number((await client.hget(keysOf(scope).meta, 'contextTurns')) ?? 0)
+    },
+
+    async clearSession(scope) {
+      validateScope(scope)
+      const keys = keysOf(scope)
+      await runMulti(client.multi().del(keys.list, keys.meta).srem(keys.sessions, scope.session))
+    },
+
+    async resetContext(scope) {
+      validateScope(scope)
+      const keys = keysOf(scope)
+      await client.eval(resetScript, 2, keys.list, keys.meta)
+    },
+
+    async listSessions(character) {
+      const members = await client.smembers(keysOf({ character, session: '' }).sessions)
+      return members.sort()
+    },
+
+    async close() {
+      if (ownsClient && client.status !== 'end') await client.quit()
+    },
+  }
+}
