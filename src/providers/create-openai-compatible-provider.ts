@@ -1,0 +1,80 @@
+/**
+ * OpenAI-compatible providers (OpenAI, DeepSeek, Moonshot, Doubao, Ollama, custom and unknown names)
+ * through the official `openai` SDK. The SDK builds and sends the request and turns non-2xx answers
+ * into errors; its own retries are off (ours run once, in `createResilientProvider`). The streamed
+ * body is read by our strict SSE reader rather than the SDK's `Stream`, which silently ends on a
+ * caller's abort, accepts a body that stops without `[DONE]`, and skips lines that are no SSE at all:
+ * each of those must become a clear error here.
+ */
+import OpenAI from 'openai'
+import { getLogger } from '../shared/logger.js'
+import {
+  type ChatProviderSettings,
+  defaultStallTimeoutMs,
+  defaultTimeoutMs,
+} from './chat-provider-settings.js'
+import { convertToOpenAIMessages, convertToOpenAITools } from './convert-to-openai-messages.js'
+import { convertToUpstreamError, logUpstreamFailure } from './convert-to-upstream-error.js'
+import { createOpenAIStreamReader, type OpenAIStreamReader } from './create-openai-stream-reader.js'
+import { createRequestTimer } from './create-request-timer.js'
+import type { ChatProvider, ChatRequest, ProviderEvent, StreamChatOptions } from './types.js'
+
+/** Joins a base URL and a path without doubling or dropping the slash. */
+export function joinUrl(baseUrl: string, path: string): string {
+  return `${baseUrl.replace(/\/+$/, '')}/${path.replace(/^\/+/, '')}`
+}
+
+export function createOpenAICompatibleProvider(settings: ChatProviderSettings): ChatProvider {
+  const logger = settings.logger ?? getLogger('providers')
+  const timeoutMs = settings.timeoutMs ?? defaultTimeoutMs
+  const stallTimeoutMs = settings.stallTimeoutMs ?? defaultStallTimeoutMs
+  const client = new OpenAI({
+    baseURL: settings.baseUrl,
+    // Local servers (Ollama, custom) need no key, but the SDK refuses to start without one.
+    apiKey: settings.apiKey || 'no-key',
+    maxRetries: 0,
+    // Our timer owns the first-chunk timeout; the SDK's only guards against a hung connect.
+    timeout: timeoutMs + 1000,
+    logLevel: 'off',
+    ...(settings.fetch ? { fetch: settings.fetch } : {}),
+  })
+  const url = joinUrl(settings.baseUrl, 'chat/completions')
+
+  return {
+    name: settings.name,
+    model: settings.model,
+    async *streamChat(request: ChatRequest, options: StreamChatOptions = {}): AsyncIterable<ProviderEvent> {
+      const timer = createRequestTimer({ signal: options.signal, timeoutMs, stallTimeoutMs })
+      let reader: OpenAIStreamReader | undefined
+      let responded = false
+      try {
+        const body: OpenAI.ChatCompletionCreateParamsStreaming = {
+          model: request.model || settings.model,
+          messages: convertToOpenAIMessages(request.messages) as OpenAI.ChatCompletionMessageParam[],
+          stream: true,
+          stream_options: { include_usage: true },
+        }
+        const temperature = request.temperature ?? settings.temperature
+        if (temperature !== undefined) body.temperature = temperature
+        const maxTokens = request.maxTokens ?? settings.maxTokens
+        if (maxTokens !== undefined) body.max_tokens = maxTokens
+        if (request.tools?.length) body.tools = convertToOpenAITools(request.tools)
+        const response = await client.chat.completions.create(body, { signal: timer.signal }).asResponse()
+        responded = true
+        reader = createOpenAIStreamReader({ body: response.body, timer })
+        for (;;) {
+          const batch = await reader.next()
+          if (!batch) return
+          for (let index = 0; index < batch.length; index++) yield batch[index]!
+        }
+      } catch (error) {
+        const failure = convertToUpstreamError(error, { url, timer, responded })
+        logUpstreamFailure(logger, failure, { provider: settings.name, url })
+        throw failure
+      } finally {
+        reader?.cancel()
+        timer.dispose()
+      }
+    },
+  }
+}

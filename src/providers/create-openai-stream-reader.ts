@@ -1,0 +1,94 @@
+/**
+ * Reads an OpenAI-format SSE body (`data: {chunk}` … `data: [DONE]`) into batches of provider
+ * events, one batch per network read. Batches instead of an async generator keep the per-chunk cost
+ * to one generator layer in the provider. A body that ends with neither `[DONE]` nor a
+ * `finish_reason` was cut midway and fails with `upstream_stream`.
+ */
+import { UpstreamStreamError } from '../shared/errors.js'
+import { redactText } from '../shared/redact.js'
+import { createOpenAIChunkParser } from './create-openai-chunk-parser.js'
+import type { RequestTimer } from './create-request-timer.js'
+import { createSseDecoder } from './create-sse-decoder.js'
+import type { ProviderEvent } from './types.js'
+
+export interface OpenAIStreamReader {
+  /** The events of the next network read (possibly none), or `undefined` once the stream is over. */
+  next(): Promise<ProviderEvent[] | undefined>
+  /** Stops reading and releases the body. */
+  cancel(): void
+}
+
+export interface CreateOpenAIStreamReaderOptions {
+  body: ReadableStream<Uint8Array> | null
+  timer: RequestTimer
+}
+
+function excerpt(text: string): string {
+  const short = text.length > 80 ? `${text.slice(0, 80)}…` : text
+  return JSON.stringify(redactText(short))
+}
+
+export function createOpenAIStreamReader(options: CreateOpenAIStreamReaderOptions): OpenAIStreamReader {
+  if (!options.body) throw new UpstreamStreamError('upstream answered without a body')
+  const reader = options.body.getReader()
+  const textDecoder = new TextDecoder()
+  const parser = createOpenAIChunkParser()
+  const { timer } = options
+  let out: ProviderEvent[] = []
+  let sawDone = false
+  let over = false
+
+  const sse = createSseDecoder((event) => {
+    if (sawDone) return
+    timer.markChunk()
+    const data = event.data
+    if (data === '[DONE]') {
+      sawDone = true
+      return
+    }
+    if (event.event === 'error') {
+      throw new UpstreamStreamError(`upstream reported an error mid-stream: ${excerpt(data)}`)
+    }
+    let chunk: unknown
+    try {
+      chunk = JSON.parse(data)
+    } catch {
+      throw new UpstreamStreamError(`upstream sent a data line that is not JSON: ${excerpt(data)}`)
+    }
+    parser.push(chunk, out)
+  })
+
+  const finish = (batch: ProviderEvent[]) => {
+    over = true
+    if (!sawDone && !parser.finished) {
+      throw new UpstreamStreamError('upstream stream ended before the reply was complete (no [DONE])')
+    }
+    parser.end(batch)
+    return batch
+  }
+
+  return {
+    async next() {
+      if (over) return undefined
+      const batch: ProviderEvent[] = []
+      out = batch
+      const { value, done } = await reader.read()
+      if (done) {
+        sse.push(textDecoder.decode())
+        sse.end()
+        return finish(batch)
+      }
+      sse.push(textDecoder.decode(value, { stream: true }))
+      // After [DONE] nothing more counts; a gateway that keeps the connection open must not hang us.
+      if (sawDone) {
+        reader.cancel().catch(() => {})
+        return finish(batch)
+      }
+      return batch
+    },
+    cancel() {
+      over = true
+      reader.cancel().catch(() => {})
+    },
+  }
+}

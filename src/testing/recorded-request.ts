@@ -1,0 +1,62 @@
+/**
+ * One request as the mock model server saw it, kept for assertions: what was sent, and whether the
+ * client hung up before the reply was complete (an abort must close the connection at once).
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http'
+
+export interface RecordedRequest {
+  method: string
+  /** Path with query string, e.g. `/v1/chat/completions`. */
+  path: string
+  /** Header names in lower case; repeated headers joined with `, `. */
+  headers: Record<string, string>
+  /** The parsed JSON body, or `undefined` when it was empty or not JSON. */
+  body: unknown
+  rawBody: string
+  /** Set once the connection closed before the reply was fully written. */
+  closedEarly: boolean
+  /** Resolves when the exchange is over (reply finished or connection closed). */
+  readonly closed: Promise<void>
+}
+
+async function readBody(incoming: IncomingMessage): Promise<string> {
+  const chunks: Buffer[] = []
+  for await (const chunk of incoming) chunks.push(chunk as Buffer)
+  return Buffer.concat(chunks).toString('utf8')
+}
+
+export async function createRecordedRequest(
+  incoming: IncomingMessage,
+  response: ServerResponse,
+): Promise<RecordedRequest> {
+  const headers: Record<string, string> = {}
+  for (const [name, value] of Object.entries(incoming.headers)) {
+    if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(', ') : value
+  }
+  let markClosed: () => void = () => {}
+  const closed = new Promise<void>((resolve) => {
+    markClosed = resolve
+  })
+  const record: RecordedRequest = {
+    method: incoming.method ?? 'GET',
+    path: incoming.url ?? '/',
+    headers,
+    body: undefined,
+    rawBody: '',
+    closedEarly: false,
+    closed,
+  }
+  response.once('close', () => {
+    if (!response.writableFinished) record.closedEarly = true
+    markClosed()
+  })
+  record.rawBody = await readBody(incoming)
+  if (record.rawBody) {
+    try {
+      record.body = JSON.parse(record.rawBody)
+    } catch {
+      record.body = undefined
+    }
+  }
+  return record
+}
