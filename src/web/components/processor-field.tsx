@@ -1,0 +1,169 @@
+/**
+ * One option of a processor, rendered from its `configFields` entry (text, textarea, number,
+ * boolean, select, json). A json option holding a list of objects (regex rules, depth injections)
+ * gets the row editor, with the raw JSON one click away.
+ */
+import type { ComponentChildren } from 'preact'
+import { useState } from 'preact/hooks'
+import { type ConfigIssue, findIssuesFor } from '../lib/config-issues.js'
+import type { JsonSchemaNode } from '../lib/json-schema-node.js'
+import { FieldShell } from './field-shell.js'
+import { JsonTextArea } from './json-text-area.js'
+import { ObjectListEditor } from './object-list-editor.js'
+import { readNumberInput } from './schema-field.js'
+
+/** The `ProcessorConfigField` shape of `GET /api/processors`. */
+export interface ProcessorFieldInfo {
+  key: string
+  label: string
+  type?: 'text' | 'textarea' | 'number' | 'boolean' | 'select' | 'json'
+  description?: string
+  placeholder?: string
+  default?: unknown
+  options?: { label: string; value: unknown }[]
+}
+
+/** Row templates for list options whose list is still empty. */
+const knownItemTemplates: Record<string, Record<string, unknown>> = {
+  rules: { pattern: '', flags: 'g', replacement: '', scope: 'input', enabled: true },
+  injections: { role: 'system', content: '', depth: 0 },
+}
+const knownEnums: Record<string, string[]> = {
+  scope: ['input', 'history', 'output-display'],
+  role: ['system', 'user', 'assistant'],
+}
+
+/** A schema for the rows of a list option, from the rows themselves (or a known template). */
+export function inferItemNode(key: string, rows: unknown[]): JsonSchemaNode | undefined {
+  const objects = rows.filter(
+    (row): row is Record<string, unknown> => row !== null && typeof row === 'object',
+  )
+  if (objects.length !== rows.length) return undefined
+  const samples = objects.length > 0 ? objects : knownItemTemplates[key] ? [knownItemTemplates[key]] : []
+  if (samples.length === 0) return undefined
+  const properties: Record<string, JsonSchemaNode> = {}
+  for (const sample of samples) {
+    for (const [property, value] of Object.entries(sample)) {
+      if (properties[property]) continue
+      const type = typeof value === 'boolean' ? 'boolean' : typeof value === 'number' ? 'number' : 'string'
+      if (value !== null && typeof value === 'object') return undefined
+      const template = knownItemTemplates[key]?.[property]
+      properties[property] = {
+        type,
+        enum: knownEnums[property],
+        default: template ?? (type === 'boolean' ? true : undefined),
+      }
+    }
+  }
+  return { type: 'object', properties }
+}
+
+export interface ProcessorFieldProps {
+  path: string
+  field: ProcessorFieldInfo
+  value: unknown
+  onChange(value: unknown): void
+  issues: ConfigIssue[]
+}
+
+export function ProcessorField(props: ProcessorFieldProps) {
+  const { field } = props
+  const [raw, setRaw] = useState(false)
+  const value = props.value ?? field.default
+  const errors = findIssuesFor(props.issues, props.path, { below: field.type !== 'json' })
+  const shell = (control: ComponentChildren, wide = false) => (
+    <FieldShell path={props.path} label={field.label} hint={field.description} errors={errors} wide={wide}>
+      {control}
+    </FieldShell>
+  )
+  switch (field.type) {
+    case 'boolean':
+      return shell(
+        <input
+          type="checkbox"
+          name={props.path}
+          id={`f-${props.path}`}
+          checked={Boolean(value)}
+          onChange={(event) => props.onChange(event.currentTarget.checked)}
+        />,
+      )
+    case 'number':
+      return shell(
+        <input
+          type="number"
+          name={props.path}
+          id={`f-${props.path}`}
+          step="any"
+          placeholder={field.placeholder}
+          value={value === undefined ? '' : String(value)}
+          onInput={(event) => props.onChange(readNumberInput(event.currentTarget.value))}
+        />,
+      )
+    case 'select': {
+      const options = field.options ?? []
+      const index = options.findIndex((option) => JSON.stringify(option.value) === JSON.stringify(value))
+      return shell(
+        <select
+          name={props.path}
+          id={`f-${props.path}`}
+          value={String(index)}
+          onChange={(event) => props.onChange(options[Number(event.currentTarget.value)]?.value)}
+        >
+          {index === -1 ? <option value="-1">—</option> : null}
+          {options.map((option, at) => (
+            <option value={String(at)}>{option.label}</option>
+          ))}
+        </select>,
+      )
+    }
+    case 'textarea':
+      return shell(
+        <textarea
+          name={props.path}
+          id={`f-${props.path}`}
+          rows={4}
+          placeholder={field.placeholder}
+          value={String(value ?? '')}
+          onInput={(event) => props.onChange(event.currentTarget.value)}
+        />,
+        true,
+      )
+    case 'json': {
+      const rows = Array.isArray(value) ? value : undefined
+      const itemNode = rows ? inferItemNode(field.key, rows) : undefined
+      const toggle = itemNode ? (
+        <button type="button" class="small link" onClick={() => setRaw(!raw)}>
+          {raw ? '表格编辑 (rows)' : 'JSON 编辑 (raw JSON)'}
+        </button>
+      ) : null
+      return shell(
+        <div>
+          {toggle}
+          {itemNode && !raw ? (
+            <ObjectListEditor
+              path={props.path}
+              itemNode={itemNode}
+              value={rows as Record<string, unknown>[]}
+              onChange={props.onChange}
+              issues={props.issues}
+            />
+          ) : (
+            <JsonTextArea path={props.path} value={value} onChange={props.onChange} />
+          )}
+        </div>,
+        true,
+      )
+    }
+    default:
+      return shell(
+        <input
+          type="text"
+          name={props.path}
+          id={`f-${props.path}`}
+          placeholder={field.placeholder}
+          value={String(value ?? '')}
+          onInput={(event) => props.onChange(event.currentTarget.value)}
+        />,
+      )
+  }
+}

@@ -1,0 +1,128 @@
+/**
+ * The chat view's state and how each WebSocket frame changes it: a turn is matched by its `turn` id
+ * (the first event of a new id claims the oldest turn still waiting for one), chunks grow its
+ * subtitles, sentences arrive with their emotion, and `llm_done` closes it.
+ */
+import type { ServerFrame } from './create-chat-socket.js'
+
+export interface SentenceView {
+  index: number
+  text: string
+  emotion: string
+}
+
+export interface TurnView {
+  /** Server turn id; absent until the first event of the turn arrives. */
+  id?: string
+  userText: string
+  userEmotion?: string
+  imageCount: number
+  subtitles: string
+  sentences: SentenceView[]
+  emotion?: string
+  status: 'waiting' | 'streaming' | 'done'
+  interrupted: boolean
+  errors: string[]
+}
+
+export interface ChatState {
+  turns: TurnView[]
+  /** The character's current emotion (shown large). */
+  emotion?: string
+  /** Frame-level errors (`error` frames) and sending problems. */
+  errors: string[]
+}
+
+export const initialChatState: ChatState = { turns: [], errors: [] }
+
+export function addUserTurn(
+  state: ChatState,
+  input: { text: string; emotion?: string; imageCount: number },
+): ChatState {
+  const turn: TurnView = {
+    userText: input.text,
+    userEmotion: input.emotion,
+    imageCount: input.imageCount,
+    subtitles: '',
+    sentences: [],
+    status: 'waiting',
+    interrupted: false,
+    errors: [],
+  }
+  return { ...state, turns: [...state.turns, turn] }
+}
+
+function describeError(frame: ServerFrame): string {
+  const status = frame.status === undefined ? '' : ` (HTTP ${String(frame.status)})`
+  return `${String(frame.code ?? 'error')}: ${String(frame.message ?? '')}${status}`
+}
+
+function applyToTurn(turn: TurnView, frame: ServerFrame): TurnView {
+  const next: TurnView = { ...turn, status: turn.status === 'done' ? 'done' : 'streaming' }
+  switch (frame.type) {
+    case 'llm_chunk':
+      next.subtitles = turn.subtitles + String(frame.text ?? '')
+      break
+    case 'llm_emotion':
+      next.emotion = String(frame.emotion ?? '')
+      break
+    case 'llm_sentence':
+      next.sentences = [
+        ...turn.sentences,
+        {
+          index: Number(frame.index ?? turn.sentences.length),
+          text: String(frame.text ?? ''),
+          emotion: String(frame.emotion ?? ''),
+        },
+      ]
+      next.emotion = String(frame.emotion ?? turn.emotion ?? '')
+      break
+    case 'llm_error':
+      next.errors = [...turn.errors, describeError(frame)]
+      break
+    case 'llm_done':
+      next.status = 'done'
+      next.subtitles = typeof frame.text === 'string' ? frame.text : turn.subtitles
+      next.emotion = typeof frame.emotion === 'string' && frame.emotion ? frame.emotion : turn.emotion
+      next.interrupted = frame.interrupted === true
+      break
+  }
+  return next
+}
+
+const emotionFrames = new Set(['llm_emotion', 'llm_sentence', 'llm_done'])
+
+/** Applies one server frame for `session`; frames of other sessions are ignored. */
+export function applyChatFrame(state: ChatState, frame: ServerFrame, session: string): ChatState {
+  if (frame.type === 'error') return { ...state, errors: [...state.errors, describeError(frame)] }
+  if (frame.session !== undefined && frame.session !== session) return state
+  if (!frame.type.startsWith('llm_') && !frame.type.startsWith('tool_')) return state
+  const turns = [...state.turns]
+  let index = turns.findIndex((turn) => turn.id !== undefined && turn.id === frame.turn)
+  if (index === -1) {
+    index = turns.findIndex((turn) => turn.id === undefined)
+    if (index === -1) {
+      // A turn started elsewhere (another tab, an API client) on this session.
+      turns.push({
+        userText: '',
+        imageCount: 0,
+        subtitles: '',
+        sentences: [],
+        status: 'waiting',
+        interrupted: false,
+        errors: [],
+      })
+      index = turns.length - 1
+    }
+    turns[index] = { ...(turns[index] as TurnView), id: frame.turn }
+  }
+  const updated = applyToTurn(turns[index] as TurnView, frame)
+  turns[index] = updated
+  const emotion = emotionFrames.has(frame.type) && updated.emotion ? updated.emotion : state.emotion
+  return { ...state, turns, emotion }
+}
+
+/** True while a reply is running (the Interrupt button is useful). */
+export function isReplyRunning(state: ChatState): boolean {
+  return state.turns.some((turn) => turn.status !== 'done')
+}

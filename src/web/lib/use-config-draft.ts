@@ -1,0 +1,89 @@
+/**
+ * A panel's working copy of some config sections. Saving sends `PUT /api/config` with only the
+ * sections that changed; the server validates and either applies (the masked config comes back and
+ * replaces the draft) or answers 400 with field issues, which the panel shows next to the fields.
+ */
+import { useEffect, useState } from 'preact/hooks'
+import { showToast } from '../components/toast.js'
+import { ApiError, requestJson } from './api-client.js'
+import type { ConfigIssue } from './config-issues.js'
+import { getAtPath, isJsonEqual, setAtPath } from './object-path.js'
+
+export type ConfigObject = Record<string, unknown>
+
+export interface ConfigDraftOptions {
+  config: ConfigObject
+  sections: string[]
+  onSaved(config: ConfigObject): void
+}
+
+export interface ConfigDraftResult {
+  draft: ConfigObject
+  get(path: string): unknown
+  set(path: string, value: unknown): void
+  changedSections: string[]
+  issues: ConfigIssue[]
+  saving: boolean
+  errorMessage: string
+  save(): Promise<boolean>
+  reset(): void
+}
+
+function pickSections(config: ConfigObject, sections: string[]): ConfigObject {
+  return Object.fromEntries(sections.map((section) => [section, structuredClone(config[section])]))
+}
+
+export function useConfigDraft(options: ConfigDraftOptions): ConfigDraftResult {
+  const [draft, setDraft] = useState(() => pickSections(options.config, options.sections))
+  const [issues, setIssues] = useState<ConfigIssue[]>([])
+  const [saving, setSaving] = useState(false)
+  const [errorMessage, setErrorMessage] = useState('')
+  useEffect(() => {
+    setDraft(pickSections(options.config, options.sections))
+  }, [options.config])
+
+  const changedSections = options.sections.filter(
+    (section) => !isJsonEqual(draft[section], options.config[section]),
+  )
+
+  const save = async (): Promise<boolean> => {
+    if (changedSections.length === 0) {
+      showToast('没有改动 (nothing changed)')
+      return true
+    }
+    setSaving(true)
+    setErrorMessage('')
+    try {
+      const body = Object.fromEntries(changedSections.map((section) => [section, draft[section]]))
+      const saved = await requestJson<ConfigObject>('PUT', '/api/config', body)
+      setIssues([])
+      options.onSaved(saved)
+      showToast('已保存，下一轮对话生效 (saved, applies from the next turn)')
+      return true
+    } catch (error) {
+      const apiError = error instanceof ApiError ? error : undefined
+      setIssues(apiError?.issues ?? [])
+      setErrorMessage(apiError ? `保存失败 (not saved): ${apiError.message}` : String(error))
+      showToast('保存失败，未做任何修改 (not saved)', 'error')
+      return false
+    } finally {
+      setSaving(false)
+    }
+  }
+
+  return {
+    draft,
+    get: (path) => getAtPath(draft, path),
+    set: (path, value) => setDraft((current) => setAtPath(current, path, value)),
+    changedSections,
+    issues,
+    saving,
+    errorMessage,
+    save,
+    reset: () => {
+      setDraft(pickSections(options.config, options.sections))
+      setIssues([])
+      setErrorMessage('')
+    },
+  }
+}

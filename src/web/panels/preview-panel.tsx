@@ -1,0 +1,116 @@
+/** Context preview: the messages the model would get for a text, with source tags and token counts. */
+import { useState } from 'preact/hooks'
+import { requestJson } from '../lib/api-client.js'
+import { readContentText } from '../lib/read-response-list.js'
+import { UserEmotionSelect } from './user-emotion-select.js'
+
+interface PreviewMessage {
+  role: string
+  content: unknown
+  source?: string
+  tokens?: number
+}
+
+interface PreviewLog {
+  processorId?: string
+  level?: string
+  message?: string
+}
+
+interface PreviewAnswer {
+  messages: PreviewMessage[]
+  total_tokens: number
+  logs?: PreviewLog[]
+}
+
+export function PreviewPanel(props: { session: string; emotionKeys: string[] }) {
+  const [text, setText] = useState('你好')
+  const [emotion, setEmotion] = useState('')
+  const [session, setSession] = useState(props.session)
+  const [answer, setAnswer] = useState<PreviewAnswer | undefined>()
+  const [errorMessage, setErrorMessage] = useState('')
+  const [loading, setLoading] = useState(false)
+
+  const run = async (event?: Event) => {
+    event?.preventDefault()
+    setLoading(true)
+    setErrorMessage('')
+    try {
+      const body: Record<string, unknown> = { session, text }
+      if (emotion) body.emotion = emotion
+      setAnswer(await requestJson<PreviewAnswer>('POST', '/api/preview', body))
+    } catch (error) {
+      setErrorMessage(error instanceof Error ? error.message : String(error))
+    } finally {
+      setLoading(false)
+    }
+  }
+
+  return (
+    <section class="panel" data-panel="preview">
+      <h2>上下文预览 Context preview</h2>
+      <form class="inline-form" onSubmit={run}>
+        <input
+          type="text"
+          name="preview-text"
+          placeholder="输入一句话 (a user message)"
+          value={text}
+          onInput={(event) => setText(event.currentTarget.value)}
+        />
+        <input
+          type="text"
+          name="preview-session"
+          class="narrow"
+          title="会话 (session)"
+          value={session}
+          onInput={(event) => setSession(event.currentTarget.value)}
+        />
+        <UserEmotionSelect
+          name="preview-emotion"
+          keys={props.emotionKeys}
+          value={emotion}
+          onChange={setEmotion}
+        />
+        <button type="submit" class="primary" data-action="preview" disabled={loading}>
+          {loading ? '生成中…' : '预览 (preview)'}
+        </button>
+      </form>
+      {errorMessage ? (
+        <div class="error-box" role="alert">
+          {errorMessage}
+        </div>
+      ) : null}
+      {answer ? (
+        <div class="preview-result">
+          <p class="total" data-total-tokens={answer.total_tokens}>
+            共 {answer.messages.length} 条消息，合计 <strong>{answer.total_tokens}</strong> tokens
+          </p>
+          <ol class="preview-messages">
+            {answer.messages.map((message) => (
+              <li class={`preview-message role-${message.role}`} data-source={message.source ?? ''}>
+                <div class="preview-meta">
+                  <span class="badge role">{message.role}</span>
+                  <span class="badge source">{message.source ?? '—'}</span>
+                  <span class="tokens">{message.tokens ?? '?'} tokens</span>
+                </div>
+                <pre class="preview-content">{readContentText(message.content)}</pre>
+              </li>
+            ))}
+          </ol>
+          {answer.logs && answer.logs.length > 0 ? (
+            <details class="preview-logs" open>
+              <summary>处理器日志 (processor logs): {answer.logs.length}</summary>
+              <ul>
+                {answer.logs.map((log) => (
+                  <li class={`log-${log.level ?? 'info'}`}>
+                    <code>{log.processorId}</code> [{log.level}] {log.message}
+                  </li>
+                ))}
+              </ul>
+            </details>
+          ) : null}
+        </div>
+      ) : null}
+    </section>
+  )
+}
