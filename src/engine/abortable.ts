@@ -1,0 +1,55 @@
+/**
+ * Barge-in must end a turn within milliseconds whatever the upstream does, so every await of the turn
+ * is raced against its AbortSignal instead of trusting each stage to notice the abort in time.
+ */
+import { AbortedError } from '../shared/errors.js'
+
+function abortError(signal: AbortSignal): AbortedError {
+  return new AbortedError('the turn was interrupted', { cause: signal.reason })
+}
+
+/** Resolves like `promise`, or rejects with `AbortedError` as soon as `signal` aborts. */
+export function raceAbort<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) {
+    promise.catch(() => {})
+    return Promise.reject(abortError(signal))
+  }
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(abortError(signal))
+    signal.addEventListener('abort', onAbort, { once: true })
+    promise.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort)
+        resolve(value)
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', onAbort)
+        reject(error)
+      },
+    )
+  })
+}
+
+/**
+ * Iterates `iterable` until it ends or `signal` aborts (then throws `AbortedError` at once). The
+ * source is told to stop with `return()`, not awaited: a source that ignores it cannot hold us.
+ */
+export async function* iterateUntilAborted<T>(
+  iterable: AsyncIterable<T>,
+  signal: AbortSignal,
+): AsyncGenerator<T> {
+  const iterator = iterable[Symbol.asyncIterator]()
+  let finished = false
+  try {
+    while (true) {
+      const result = await raceAbort(iterator.next(), signal)
+      if (result.done) {
+        finished = true
+        return
+      }
+      yield result.value
+    }
+  } finally {
+    if (!finished) void Promise.resolve(iterator.return?.()).catch(() => {})
+  }
+}

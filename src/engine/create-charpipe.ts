@@ -1,0 +1,253 @@
+/**
+ * `createCharpipe(config)`: the library's entry point (PROTOCOL.md "Library"). It owns the current
+ * runtime (swapped by `reload`), the per-session lanes, the event bus and the tool registry, and
+ * hands each turn to `executeTurn`.
+ */
+import { randomUUID } from 'node:crypto'
+import { loadConfig, parseConfig } from '../config/load-config.js'
+import type { CharpipeConfig } from '../config/schema.js'
+import type { ContextPipeline } from '../context/types.js'
+import type { HistoryStore, MemoryStore } from '../memory/types.js'
+import { BadRequestError } from '../shared/errors.js'
+import type { CharpipeEvent } from '../shared/events.js'
+import { getLogger, type Logger } from '../shared/logger.js'
+import { createToolRegistry } from '../tools/tool-registry.js'
+import type { Tool } from '../tools/types.js'
+import type { EngineParts } from './engine-parts.js'
+import {
+  createEngineRuntime,
+  type EngineRuntime,
+  type ProviderOption,
+  releaseRuntimeParts,
+} from './engine-runtime.js'
+import { createEventBus } from './event-bus.js'
+import { createEventChannel } from './event-channel.js'
+import { executeTurn } from './execute-turn.js'
+import { conversationScopeOf } from './persist-turn.js'
+import { toCharpipeError } from './run-turn.js'
+import { abortTurn, createSessionLanes, type TurnHandle } from './session-lanes.js'
+import type { EmitTurnEvent } from './turn-reply.js'
+import type { Charpipe, GenerateInput, GenerateOptions, InterruptOptions } from './types.js'
+import { validateGenerateInput } from './validate-generate-input.js'
+
+export interface CreateCharpipeOptions {
+  /** A history store to use instead of the one `history.store` names (the caller closes it). */
+  historyStore?: HistoryStore
+  /** A long-term memory store to use instead of the configured one (the caller closes it). */
+  memoryStore?: MemoryStore
+  /** A provider instance, or a factory called whenever the provider config changes. */
+  provider?: ProviderOption
+  logger?: Logger
+  /** Tools the model may call (ReAct loop, SPEC R1.4). */
+  tools?: readonly Tool[]
+  /** Replaces individual stages (tests, custom integrations). */
+  parts?: Partial<EngineParts>
+  /** A context pipeline to use instead of the builtin one. */
+  pipeline?: ContextPipeline
+}
+
+export type CharpipeConfigSource = CharpipeConfig | { configPath: string }
+
+async function resolveConfig(source: CharpipeConfigSource, logger: Logger): Promise<CharpipeConfig> {
+  if (
+    source &&
+    typeof source === 'object' &&
+    'configPath' in source &&
+    typeof source.configPath === 'string'
+  ) {
+    return (await loadConfig(source.configPath)).config
+  }
+  return parseConfig(source, { source: 'createCharpipe', logger }).config
+}
+
+const partNames = [
+  'createProvider',
+  'createContextPipeline',
+  'createModelCapabilities',
+  'createTokenCounter',
+  'createReplyParser',
+  'replyParserOptionsFromConfig',
+  'applyDisplayRegexRules',
+  'createHistoryStore',
+  'createHistoryResetPolicy',
+  'createMemoryStore',
+  'rememberTurn',
+] as const satisfies readonly (keyof EngineParts)[]
+
+/** The builtin stages are loaded only when some are not replaced (they pull in SQLite and the SDKs). */
+async function loadParts(overrides: Partial<EngineParts> = {}): Promise<EngineParts> {
+  if (partNames.every((name) => typeof overrides[name] === 'function')) return overrides as EngineParts
+  const { defaultEngineParts } = await import('./default-engine-parts.js')
+  return { ...defaultEngineParts, ...overrides }
+}
+
+/** Creates the character engine from a config object or a config file path. */
+export async function createCharpipe(
+  source: CharpipeConfigSource,
+  options: CreateCharpipeOptions = {},
+): Promise<Charpipe> {
+  const logger = options.logger ?? getLogger('engine')
+  const parts = await loadParts(options.parts)
+  const owned = { historyStore: options.historyStore, memoryStore: options.memoryStore }
+  const registry = createToolRegistry(options.tools)
+  const pipeline = options.pipeline ?? parts.createContextPipeline()
+  const bus = createEventBus(logger)
+  const lanes = createSessionLanes()
+  const retired = new Set<EngineRuntime>()
+  const injected = { provider: options.provider, ...owned }
+  let current = await createEngineRuntime({
+    ...injected,
+    config: await resolveConfig(source, logger),
+    parts,
+    logger,
+  })
+  let reloading: Promise<void> = Promise.resolve()
+  let closed = false
+
+  const releaseRuntime = (runtime: EngineRuntime) => {
+    runtime.activeTurns--
+    if (runtime.activeTurns === 0 && retired.delete(runtime)) {
+      void releaseRuntimeParts(runtime, current, owned, logger)
+    }
+  }
+
+  const startTurn = (raw: GenerateInput, push: (event: CharpipeEvent) => void, close: () => void) => {
+    const turn = randomUUID()
+    let session = typeof raw?.session === 'string' && raw.session ? raw.session : 'default'
+    let doneEmitted = false
+    const emit: EmitTurnEvent = (partial) => {
+      // Exactly one llm_done, always last: nothing of this turn goes out after it.
+      if (doneEmitted) return
+      const event = { ...partial, session, turn } as CharpipeEvent
+      if (event.type === 'llm_done') doneEmitted = true
+      bus.emit(event)
+      push(event)
+      if (doneEmitted) close()
+    }
+    const handle: TurnHandle = {
+      session,
+      turn,
+      controller: new AbortController(),
+      running: false,
+      ended: Promise.resolve(),
+    }
+    const closeWithError = (error: unknown) => {
+      const { code, message } = toCharpipeError(error)
+      emit({ type: 'llm_error', code, message })
+      emit({
+        type: 'llm_done',
+        text: '',
+        emotion: current.config.character.default_emotion,
+        interrupted: false,
+      })
+    }
+    try {
+      if (closed) throw new BadRequestError('this charpipe instance is closed')
+      const input = validateGenerateInput(raw)
+      session = input.session
+      const previous = lanes.enter(handle, current.config.conversation.on_new_input)
+      handle.ended = executeTurn({
+        handle,
+        input,
+        previous,
+        parts,
+        pipeline,
+        registry,
+        logger,
+        emit,
+        acquireRuntime: () => {
+          current.activeTurns++
+          return current
+        },
+        releaseRuntime,
+      }).finally(() => {
+        if (!doneEmitted) closeWithError(new Error('the turn ended without a result'))
+        lanes.leave(handle)
+      })
+    } catch (error) {
+      closeWithError(error)
+    }
+    return { handle, isDone: () => doneEmitted }
+  }
+
+  async function* generate(input: GenerateInput, generateOptions: GenerateOptions = {}) {
+    const channel = createEventChannel<CharpipeEvent>()
+    const { handle, isDone } = startTurn(input, channel.push, channel.close)
+    const signal = generateOptions.signal
+    const onAbort = () => abortTurn(handle, { kind: 'signal' })
+    if (signal?.aborted) onAbort()
+    signal?.addEventListener('abort', onAbort, { once: true })
+    try {
+      yield* channel
+    } finally {
+      signal?.removeEventListener('abort', onAbort)
+      // Leaving the loop early interrupts the turn (STYLE.md §5).
+      if (!isDone()) abortTurn(handle, { kind: 'consumer' })
+    }
+  }
+
+  const interruptHandles = async (handles: TurnHandle[], options: InterruptOptions = {}) => {
+    for (const handle of handles) {
+      abortTurn(handle, handle.running ? { kind: 'interrupt', heard: options.heard } : { kind: 'interrupt' })
+    }
+    await Promise.all(handles.map((handle) => handle.ended))
+  }
+
+  const charpipe: Charpipe = {
+    generate: (input, generateOptions) => generate(input, generateOptions),
+    on: (type, listener) => bus.on(type, listener),
+    off: (type, listener) => bus.off(type, listener),
+    interrupt: (session, interruptOptions) => interruptHandles(lanes.turnsOf(session), interruptOptions),
+    reload(config) {
+      const next = reloading.then(async () => {
+        if (closed) throw new BadRequestError('this charpipe instance is closed')
+        const parsed = parseConfig(config, { source: 'reload', logger }).config
+        const previous = current
+        current = await createEngineRuntime({ ...injected, config: parsed, parts, logger, previous })
+        if (previous.activeTurns === 0) await releaseRuntimeParts(previous, current, owned, logger)
+        else retired.add(previous)
+        logger.info('config reloaded; applies from the next turn')
+      })
+      reloading = next.catch(() => {})
+      return next
+    },
+    async preview(input) {
+      const turnInput = validateGenerateInput(input)
+      const runtime = current
+      return pipeline.preview({
+        input: turnInput,
+        config: runtime.config,
+        capabilities: runtime.capabilities,
+        services: {
+          history: runtime.historyStore,
+          memory: runtime.memoryStore,
+          tokenCounter: runtime.tokenCounter,
+          logger: logger.child({ module: 'context' }),
+        },
+      })
+    },
+    history: (session, historyOptions) =>
+      current.historyStore.listMessages(conversationScopeOf(current, session), historyOptions),
+    clearSession: (session) => current.historyStore.clearSession(conversationScopeOf(current, session)),
+    activeSessions: () => lanes.sessions(),
+    listProcessors: () => pipeline.listProcessors(current.config),
+    get config() {
+      return current.config
+    },
+    get memory() {
+      return current.memoryStore
+    },
+    async close() {
+      if (closed) return
+      closed = true
+      await reloading
+      const handles = lanes.all()
+      for (const handle of handles) abortTurn(handle, { kind: 'close' })
+      await Promise.all(handles.map((handle) => handle.ended))
+      for (const runtime of retired) await releaseRuntimeParts(runtime, current, owned, logger)
+      retired.clear()
+      await releaseRuntimeParts(current, undefined, owned, logger)
+    },
+  }
+  return charpipe
+}

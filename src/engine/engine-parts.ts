@@ -1,0 +1,45 @@
+/**
+ * The stages the engine composes, as one object so tests (and integrators) can swap any of them. The
+ * defaults come from the other folders' entry points (`defaultEngineParts`); the engine itself only
+ * sequences them, holds per-session order and turns failures into events.
+ */
+import type { CharpipeConfig } from '../config/schema.js'
+import type { ContextPipeline, ModelCapabilities, TokenCounter } from '../context/types.js'
+import type { HistoryStore, MemoryStore, StoredMessage } from '../memory/types.js'
+import type { ChatProvider } from '../providers/types.js'
+import type { ReplyParser, ReplyParserOptions } from '../reply/types.js'
+import type { Logger } from '../shared/logger.js'
+
+export interface HistoryResetPolicy {
+  shouldReset(state: { turns: number; messages: StoredMessage[] }): boolean
+}
+
+export interface RememberTurnInput {
+  scope: string
+  user: string
+  assistant: string
+  turn: string
+  time: number
+  speakerNames: { user: string; assistant: string }
+}
+
+export interface EngineParts {
+  createProvider(config: CharpipeConfig, options: { logger: Logger }): ChatProvider
+  createContextPipeline(): ContextPipeline
+  createModelCapabilities(config: CharpipeConfig): ModelCapabilities
+  createTokenCounter(capabilities: ModelCapabilities): TokenCounter
+  createReplyParser(options: ReplyParserOptions): ReplyParser
+  replyParserOptionsFromConfig(
+    config: CharpipeConfig,
+    log?: (level: 'debug' | 'warn', message: string) => void,
+  ): ReplyParserOptions
+  /** The regex rules with scope `output-display`, applied to a reply's display text. */
+  applyDisplayRegexRules(text: string, config: CharpipeConfig): string
+  createHistoryStore(config: CharpipeConfig, options: { logger: Logger }): Promise<HistoryStore>
+  createHistoryResetPolicy(
+    reset: CharpipeConfig['history']['reset'],
+    countTokens?: (text: string) => number,
+  ): HistoryResetPolicy
+  createMemoryStore(config: CharpipeConfig, options: { logger: Logger }): Promise<MemoryStore | undefined>
+  rememberTurn(store: MemoryStore, input: RememberTurnInput): Promise<void>
+}

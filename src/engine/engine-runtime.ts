@@ -1,0 +1,122 @@
+/**
+ * Everything a turn runs on, built from one config: provider, capabilities, token counter, parser
+ * options and stores. A turn captures the runtime current when it starts and keeps it to the end, so
+ * `reload` never changes a running turn. Parts whose config sections did not change are carried over
+ * (same provider, same open stores), so a persona edit does not reconnect anything.
+ */
+import type { CharpipeConfig } from '../config/schema.js'
+import type { ModelCapabilities, TokenCounter } from '../context/types.js'
+import type { HistoryStore, MemoryStore } from '../memory/types.js'
+import type { ChatProvider } from '../providers/types.js'
+import type { ReplyParserOptions } from '../reply/types.js'
+import type { Logger } from '../shared/logger.js'
+import type { EngineParts, HistoryResetPolicy } from './engine-parts.js'
+
+/** A provider given by the caller: one instance, or a factory called on every provider change. */
+export type ProviderOption = ChatProvider | ((config: CharpipeConfig) => ChatProvider)
+
+export interface EngineRuntime {
+  readonly config: CharpipeConfig
+  readonly provider: ChatProvider
+  readonly capabilities: ModelCapabilities
+  readonly tokenCounter: TokenCounter
+  readonly parserOptions: ReplyParserOptions
+  readonly historyStore: HistoryStore
+  readonly memoryStore: MemoryStore | undefined
+  readonly resetPolicy: HistoryResetPolicy
+  /** Turns running on this runtime; a retired runtime releases its own parts at zero. */
+  activeTurns: number
+}
+
+export interface CreateEngineRuntimeOptions {
+  config: CharpipeConfig
+  parts: EngineParts
+  logger: Logger
+  previous?: EngineRuntime
+  provider?: ProviderOption
+  historyStore?: HistoryStore
+  memoryStore?: MemoryStore
+}
+
+function sameJson(left: unknown, right: unknown): boolean {
+  return JSON.stringify(left) === JSON.stringify(right)
+}
+
+/** The provider depends on `llm` (except the processors map) and `openclaw`. */
+export function isSameProviderConfig(left: CharpipeConfig, right: CharpipeConfig): boolean {
+  const { processors: _left, ...leftLlm } = left.llm
+  const { processors: _right, ...rightLlm } = right.llm
+  return sameJson(leftLlm, rightLlm) && sameJson(left.openclaw, right.openclaw)
+}
+
+export function isSameHistoryStoreConfig(left: CharpipeConfig, right: CharpipeConfig): boolean {
+  return left.history.store === right.history.store && sameJson(left.storage, right.storage)
+}
+
+export function isSameMemoryStoreConfig(left: CharpipeConfig, right: CharpipeConfig): boolean {
+  return sameJson(left.memory, right.memory) && sameJson(left.storage, right.storage)
+}
+
+function buildProvider(options: CreateEngineRuntimeOptions): ChatProvider {
+  const { config, previous, provider } = options
+  if (previous && isSameProviderConfig(previous.config, config)) return previous.provider
+  if (typeof provider === 'function') return provider(config)
+  if (provider) return provider
+  return options.parts.createProvider(config, { logger: options.logger.child({ module: 'providers' }) })
+}
+
+export async function createEngineRuntime(options: CreateEngineRuntimeOptions): Promise<EngineRuntime> {
+  const { config, parts, previous, logger } = options
+  const capabilities = parts.createModelCapabilities(config)
+  const tokenCounter = parts.createTokenCounter(capabilities)
+  const parserLogger = logger.child({ module: 'reply' })
+  const parserOptions = parts.replyParserOptionsFromConfig(config, (level, message) =>
+    level === 'warn' ? parserLogger.warn(message) : parserLogger.debug(message),
+  )
+  const storeOptions = { logger }
+  const historyStore =
+    options.historyStore ??
+    (previous && isSameHistoryStoreConfig(previous.config, config)
+      ? previous.historyStore
+      : await parts.createHistoryStore(config, storeOptions))
+  let memoryStore = options.memoryStore
+  if (!memoryStore && config.memory.enabled) {
+    memoryStore =
+      previous?.memoryStore && isSameMemoryStoreConfig(previous.config, config)
+        ? previous.memoryStore
+        : await parts.createMemoryStore(config, storeOptions)
+  }
+  return {
+    config,
+    provider: buildProvider(options),
+    capabilities,
+    tokenCounter,
+    parserOptions,
+    historyStore,
+    memoryStore,
+    resetPolicy: parts.createHistoryResetPolicy(config.history.reset, (text) => tokenCounter.countText(text)),
+    activeTurns: 0,
+  }
+}
+
+/** Closes what `retired` holds that `current` (and the caller) does not; errors are logged. */
+export async function releaseRuntimeParts(
+  retired: EngineRuntime,
+  current: EngineRuntime | undefined,
+  owned: { historyStore?: HistoryStore; memoryStore?: MemoryStore },
+  logger: Logger,
+): Promise<void> {
+  const closing: Promise<unknown>[] = []
+  if (retired.historyStore !== current?.historyStore && retired.historyStore !== owned.historyStore) {
+    closing.push(retired.historyStore.close())
+  }
+  const memory = retired.memoryStore
+  if (memory && memory !== current?.memoryStore && memory !== owned.memoryStore) closing.push(memory.close())
+  const provider = retired.provider as ChatProvider & { close?: () => unknown }
+  if (provider !== current?.provider && typeof provider.close === 'function') {
+    closing.push(Promise.resolve(provider.close()))
+  }
+  for (const result of await Promise.allSettled(closing)) {
+    if (result.status === 'rejected') logger.error({ err: result.reason }, 'closing a store failed')
+  }
+}

@@ -1,0 +1,122 @@
+/**
+ * The life of one turn after `generate` is called: wait for the session's lane, run, store, close
+ * with exactly one `llm_done` — whatever happened. Interruptions by a new input are announced with
+ * `llm_error` `interrupted_by_new_input`; upstream failures with their own code.
+ */
+import type { ContextPipeline, TurnInput } from '../context/types.js'
+import type { Logger } from '../shared/logger.js'
+import type { ToolRegistry } from '../tools/tool-registry.js'
+import { raceAbort } from './abortable.js'
+import type { EngineParts } from './engine-parts.js'
+import type { EngineRuntime } from './engine-runtime.js'
+import { rememberCompletedTurn, storeTurn } from './persist-turn.js'
+import { readInterruptReason, runTurn, type TurnOutcome } from './run-turn.js'
+import type { TurnHandle } from './session-lanes.js'
+import type { EmitTurnEvent } from './turn-reply.js'
+
+export interface ExecuteTurnOptions {
+  handle: TurnHandle
+  input: TurnInput
+  /** Resolves when the session's previous turn is finished. */
+  previous: Promise<void>
+  parts: EngineParts
+  pipeline: ContextPipeline
+  registry: ToolRegistry
+  logger: Logger
+  emit: EmitTurnEvent
+  /** Takes the current runtime for this turn (counted until `releaseRuntime`). */
+  acquireRuntime(): EngineRuntime
+  releaseRuntime(runtime: EngineRuntime): void
+}
+
+function emitClosing(options: ExecuteTurnOptions, outcome: TurnOutcome): void {
+  if (outcome.reason?.kind === 'new_input') {
+    options.emit({
+      type: 'llm_error',
+      code: 'interrupted_by_new_input',
+      message: 'a new input interrupted this reply',
+    })
+  }
+  if (outcome.error) {
+    const { code, message, status } = outcome.error
+    options.emit({ type: 'llm_error', code, message, ...(status === undefined ? {} : { status }) })
+  }
+}
+
+function emitDone(options: ExecuteTurnOptions, runtime: EngineRuntime, outcome: TurnOutcome): void {
+  options.emit({
+    type: 'llm_done',
+    text: options.parts.applyDisplayRegexRules(outcome.displayText, runtime.config),
+    emotion: outcome.emotion,
+    interrupted: outcome.interrupted,
+  })
+}
+
+export async function executeTurn(options: ExecuteTurnOptions): Promise<void> {
+  const { handle, input } = options
+  const signal = handle.controller.signal
+  const startedAt = Date.now()
+  let runtime: EngineRuntime | undefined
+  try {
+    try {
+      await raceAbort(options.previous, signal)
+    } catch {
+      // Aborted before it could start: close the stream now, store after the turn before it.
+      runtime = options.acquireRuntime()
+      const outcome: TurnOutcome = {
+        displayText: '',
+        emotion: runtime.config.character.default_emotion,
+        sentences: [],
+        interrupted: true,
+        reason: readInterruptReason(signal),
+      }
+      emitClosing(options, outcome)
+      emitDone(options, runtime, outcome)
+      await options.previous
+      await storeTurn({
+        runtime,
+        parts: options.parts,
+        input,
+        turn: handle.turn,
+        startedAt,
+        outcome,
+        logger: options.logger,
+      })
+      return
+    }
+    handle.running = true
+    runtime = options.acquireRuntime()
+    const outcome = await runTurn({
+      runtime,
+      pipeline: options.pipeline,
+      parts: options.parts,
+      registry: options.registry,
+      input,
+      turn: handle.turn,
+      timestamp: startedAt,
+      signal,
+      emit: options.emit,
+      logger: options.logger,
+    })
+    emitClosing(options, outcome)
+    const persist = {
+      runtime,
+      parts: options.parts,
+      input,
+      turn: handle.turn,
+      startedAt,
+      outcome,
+      logger: options.logger,
+    }
+    const storeError = await storeTurn(persist)
+    if (storeError) options.emit({ type: 'llm_error', code: storeError.code, message: storeError.message })
+    emitDone(options, runtime, outcome)
+    await rememberCompletedTurn(persist)
+  } catch (error) {
+    // Only a bug gets here; the caller still closes the stream with `llm_done`.
+    options.logger.error({ err: error, turn: handle.turn }, 'the turn failed unexpectedly')
+    options.emit({ type: 'llm_error', code: 'internal', message: 'the turn failed unexpectedly' })
+  } finally {
+    if (runtime) options.releaseRuntime(runtime)
+  }
+}

@@ -1,0 +1,116 @@
+/**
+ * After a turn: store the user message and the reply (R4.1), apply the history reset policy (R4.2),
+ * then feed long-term memory (R4.3). An interrupted reply is stored as far as it was spoken — the
+ * sentences already emitted, or exactly what the client says was heard — with no `...` padding, so
+ * the model never learns to answer with silence. Failures are returned or logged, never thrown.
+ */
+import type { TurnInput } from '../context/types.js'
+import type { ConversationScope, StoredMessage } from '../memory/types.js'
+import { CharpipeError } from '../shared/errors.js'
+import type { Logger } from '../shared/logger.js'
+import type { EngineParts } from './engine-parts.js'
+import type { EngineRuntime } from './engine-runtime.js'
+import type { TurnOutcome } from './run-turn.js'
+import { joinSentences } from './turn-reply.js'
+
+export interface PersistTurnOptions {
+  runtime: EngineRuntime
+  parts: EngineParts
+  input: TurnInput
+  turn: string
+  startedAt: number
+  outcome: TurnOutcome
+  logger: Logger
+}
+
+/** Most turns read back to evaluate a token-based reset (the context after a reset is small). */
+const resetWindowTurns = 1000
+
+export function conversationScopeOf(runtime: EngineRuntime, session: string): ConversationScope {
+  return { character: runtime.config.character.name, session }
+}
+
+/** The reply text as it should be remembered. */
+export function selectStoredReply(outcome: TurnOutcome): string {
+  if (outcome.reason?.kind === 'interrupt' && outcome.reason.heard !== undefined) return outcome.reason.heard
+  if (outcome.interrupted || outcome.error) return joinSentences(outcome.sentences)
+  return outcome.displayText
+}
+
+function buildUserMessage(input: TurnInput, startedAt: number): StoredMessage {
+  const attachments = [...(input.images ?? []), ...(input.files ?? [])]
+  return {
+    role: 'user',
+    content: input.text,
+    createdAt: startedAt,
+    ...(input.emotion ? { emotion: input.emotion } : {}),
+    ...(attachments.length > 0 ? { attachments } : {}),
+  }
+}
+
+async function applyResetPolicy(options: PersistTurnOptions, scope: ConversationScope): Promise<void> {
+  const { runtime } = options
+  const reset = runtime.config.history.reset
+  if (reset.policy === 'none') return
+  const window = reset.policy === 'turns' ? reset.max_turns + 1 : resetWindowTurns
+  const messages = await runtime.historyStore.loadRecent(scope, window)
+  const turns = messages.filter((message) => message.role === 'user').length
+  if (runtime.resetPolicy.shouldReset({ turns, messages })) {
+    await runtime.historyStore.resetContext(scope)
+    options.logger.info({ session: scope.session, turns }, 'history context reset by policy')
+  }
+}
+
+/** Stores the turn and applies the reset policy; returns the failure instead of throwing. */
+export async function storeTurn(options: PersistTurnOptions): Promise<CharpipeError | undefined> {
+  const { runtime, input, outcome } = options
+  const scope = conversationScopeOf(runtime, input.session)
+  const reply = selectStoredReply(outcome)
+  const assistant: StoredMessage | undefined = reply.trim()
+    ? {
+        role: 'assistant',
+        content: reply,
+        emotion: outcome.emotion,
+        createdAt: Date.now(),
+        ...(outcome.interrupted ? { interrupted: true } : {}),
+      }
+    : undefined
+  try {
+    await runtime.historyStore.appendTurn(scope, {
+      turn: options.turn,
+      user: buildUserMessage(input, options.startedAt),
+      ...(assistant ? { assistant } : {}),
+    })
+    await applyResetPolicy(options, scope)
+    return undefined
+  } catch (error) {
+    options.logger.error(
+      { err: error, session: input.session, turn: options.turn },
+      'storing the turn failed',
+    )
+    const reason = error instanceof Error ? error.message : String(error)
+    return new CharpipeError('internal', `the turn could not be stored: ${reason}`, { cause: error })
+  }
+}
+
+/** Long-term memory after the turn; a failure only costs this memory, so it is logged. */
+export async function rememberCompletedTurn(options: PersistTurnOptions): Promise<void> {
+  const { runtime, input } = options
+  const store = runtime.memoryStore
+  if (!store || !runtime.config.memory.enabled || !input.text.trim()) return
+  try {
+    await options.parts.rememberTurn(store, {
+      scope: input.session,
+      user: input.text,
+      assistant: selectStoredReply(options.outcome),
+      turn: options.turn,
+      time: options.startedAt,
+      speakerNames: { user: runtime.config.character.user_name, assistant: runtime.config.character.name },
+    })
+  } catch (error) {
+    options.logger.error(
+      { err: error, session: input.session },
+      'storing the turn in long-term memory failed',
+    )
+  }
+}

@@ -1,0 +1,134 @@
+/**
+ * The ReAct loop (SPEC R1.4, seeds 002 and 004): call the model; when it asks for tools, run them,
+ * give it the results and call it again, until it answers without a call. Tools go to the model
+ * natively (`tools` / `tool-call` events) when `function_calling` is on, otherwise they are described
+ * in the system prompt and calls are read from the model's JSON text.
+ *
+ * `max_tool_steps` bounds the rounds in which tools run; the call after the last round goes out
+ * without tools so the model has to answer in words.
+ */
+import type { ChatProvider, ChatRequest } from '../providers/types.js'
+import type { Logger } from '../shared/logger.js'
+import type { ChatMessage, ToolCall } from '../shared/messages.js'
+import {
+  createToolCallTextDetector,
+  parseToolCallText,
+  renderToolResultText,
+  type ToolCallTextDetector,
+} from '../tools/tool-call-text.js'
+import type { ToolRegistry } from '../tools/tool-registry.js'
+import { iterateUntilAborted, raceAbort } from './abortable.js'
+
+export type StepEvent =
+  /** Text the character says (already free of reasoning and of tool-call JSON). */
+  | { type: 'text-delta'; text: string }
+  /** One model call ended: flush what was said in it. */
+  | { type: 'step-end' }
+  | { type: 'tool_call'; id: string; name: string; arguments: unknown }
+  | { type: 'tool_result'; id: string; result: unknown }
+
+export interface RunModelStepsOptions {
+  provider: ChatProvider
+  messages: ChatMessage[]
+  registry: ToolRegistry
+  /** Native tool calls (true) or tools described in the prompt (false). */
+  nativeTools: boolean
+  maxToolSteps: number
+  temperature?: number
+  maxTokens?: number
+  signal: AbortSignal
+  session: string
+  turn: string
+  logger: Logger
+}
+
+interface StepResult {
+  text: string
+  calls: ToolCall[]
+}
+
+async function* streamOneStep(
+  options: RunModelStepsOptions,
+  request: ChatRequest,
+  toolsOffered: boolean,
+  result: StepResult,
+): AsyncGenerator<StepEvent> {
+  const detector: ToolCallTextDetector | undefined =
+    toolsOffered && !options.nativeTools ? createToolCallTextDetector() : undefined
+  const stream = options.provider.streamChat(request, { signal: options.signal })
+  for await (const event of iterateUntilAborted(stream, options.signal)) {
+    if (event.type === 'text-delta') {
+      result.text += event.text
+      const released = detector ? detector.push(event.text) : event.text
+      if (released) yield { type: 'text-delta', text: released }
+    } else if (event.type === 'tool-call') {
+      if (toolsOffered && options.nativeTools) {
+        result.calls.push({ id: event.id, name: event.name, arguments: event.arguments })
+      } else {
+        options.logger.warn({ tool: event.name }, 'the model called a tool that was not offered; ignored')
+      }
+    }
+    // Reasoning never reaches speech; usage and finish carry nothing the reply needs.
+  }
+  if (!detector || detector.state === 'text') return
+  const held = detector.heldText
+  const calls = parseToolCallText(held)
+  if (calls) {
+    result.calls.push(...calls)
+  } else if (held) {
+    if (detector.state === 'call')
+      options.logger.warn('the model wrote a tool call that does not parse; spoken as text')
+    yield { type: 'text-delta', text: held }
+  }
+}
+
+function appendToolMessages(
+  options: RunModelStepsOptions,
+  messages: ChatMessage[],
+  step: StepResult,
+  results: { call: ToolCall; result: unknown }[],
+  lastRound: boolean,
+): void {
+  if (options.nativeTools) {
+    messages.push({ role: 'assistant', content: step.text, toolCalls: step.calls, source: 'tool' })
+    for (const { call, result } of results) {
+      messages.push({ role: 'tool', content: JSON.stringify(result), toolCallId: call.id, source: 'tool' })
+    }
+    return
+  }
+  messages.push({ role: 'assistant', content: step.text, source: 'tool' })
+  const lines = results.map(({ call, result }) => renderToolResultText(call, result))
+  if (lastRound) lines.push('工具调用次数已用完，请直接回答。')
+  messages.push({ role: 'user', content: lines.join('\n'), source: 'tool' })
+}
+
+export async function* runModelSteps(options: RunModelStepsOptions): AsyncGenerator<StepEvent> {
+  const messages = [...options.messages]
+  const definitions = options.registry.definitions()
+  for (let round = 0; ; round++) {
+    const toolsOffered = definitions.length > 0 && round < options.maxToolSteps
+    const request: ChatRequest = {
+      messages,
+      temperature: options.temperature,
+      maxTokens: options.maxTokens,
+      ...(toolsOffered && options.nativeTools ? { tools: definitions } : {}),
+    }
+    const step: StepResult = { text: '', calls: [] }
+    yield* streamOneStep(options, request, toolsOffered, step)
+    yield { type: 'step-end' }
+    if (step.calls.length === 0) return
+
+    const results: { call: ToolCall; result: unknown }[] = []
+    for (const call of step.calls) {
+      yield { type: 'tool_call', id: call.id, name: call.name, arguments: call.arguments }
+      const run = await raceAbort(
+        options.registry.run(call, { signal: options.signal, session: options.session, turn: options.turn }),
+        options.signal,
+      )
+      if (run.isError) options.logger.warn({ tool: call.name, result: run.result }, 'a tool failed')
+      results.push({ call, result: run.result })
+      yield { type: 'tool_result', id: call.id, result: run.result }
+    }
+    appendToolMessages(options, messages, step, results, round + 1 >= options.maxToolSteps)
+  }
+}

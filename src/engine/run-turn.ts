@@ -1,0 +1,127 @@
+/**
+ * One turn, once it holds its session's lane: context pipeline → provider (with the ReAct loop) →
+ * reply parser → events. It never throws: the outcome says whether the turn completed, was
+ * interrupted (and why) or failed, and the caller emits the closing `llm_error` / `llm_done`.
+ */
+import type { ContextPipeline, TurnInput } from '../context/types.js'
+import { CharpipeError } from '../shared/errors.js'
+import { type Logger, scrubSecrets } from '../shared/logger.js'
+import type { ChatMessage } from '../shared/messages.js'
+import { renderToolPrompt } from '../tools/tool-call-text.js'
+import type { ToolRegistry } from '../tools/tool-registry.js'
+import { raceAbort } from './abortable.js'
+import type { EngineParts } from './engine-parts.js'
+import type { EngineRuntime } from './engine-runtime.js'
+import { runModelSteps } from './run-model-steps.js'
+import { createTurnReply, type EmitTurnEvent } from './turn-reply.js'
+
+/** Why a turn was cut short; carried as the AbortSignal's reason. */
+export type InterruptReason =
+  | { kind: 'interrupt'; heard?: string }
+  | { kind: 'new_input' }
+  | { kind: 'signal' }
+  | { kind: 'consumer' }
+  | { kind: 'close' }
+
+export interface TurnOutcome {
+  displayText: string
+  emotion: string
+  sentences: readonly string[]
+  interrupted: boolean
+  reason?: InterruptReason
+  error?: CharpipeError
+}
+
+export interface RunTurnOptions {
+  runtime: EngineRuntime
+  pipeline: ContextPipeline
+  parts: EngineParts
+  registry: ToolRegistry
+  input: TurnInput
+  turn: string
+  timestamp: number
+  signal: AbortSignal
+  emit: EmitTurnEvent
+  logger: Logger
+}
+
+export function toCharpipeError(error: unknown): CharpipeError {
+  if (CharpipeError.isInstance(error)) return error
+  const message = error instanceof Error ? error.message : String(error)
+  return new CharpipeError('internal', scrubSecrets(message || 'unexpected failure'), { cause: error })
+}
+
+export function readInterruptReason(signal: AbortSignal): InterruptReason {
+  const reason = signal.reason as InterruptReason | undefined
+  return reason && typeof reason === 'object' && 'kind' in reason ? reason : { kind: 'signal' }
+}
+
+/** Tools for a model without function calling go at the end of the (first) system message. */
+function addToolPrompt(messages: ChatMessage[], registry: ToolRegistry): ChatMessage[] {
+  const prompt = renderToolPrompt(registry.definitions())
+  const index = messages.findIndex((message) => message.role === 'system')
+  if (index < 0) return [{ role: 'system', content: prompt, source: 'system' }, ...messages]
+  const system = messages[index]!
+  const content =
+    typeof system.content === 'string'
+      ? `${system.content}\n\n${prompt}`
+      : [...system.content, { type: 'text' as const, text: `\n\n${prompt}` }]
+  return messages.map((message, position) => (position === index ? { ...message, content } : message))
+}
+
+export async function runTurn(options: RunTurnOptions): Promise<TurnOutcome> {
+  const { runtime, signal, emit } = options
+  const reply = createTurnReply(options.parts, runtime.parserOptions, emit)
+  const outcome = (extra: Partial<TurnOutcome>): TurnOutcome => ({
+    displayText: reply.displayText,
+    emotion: reply.emotion,
+    sentences: reply.sentences,
+    interrupted: false,
+    ...extra,
+  })
+  try {
+    const built = await raceAbort(
+      options.pipeline.build({
+        input: options.input,
+        config: runtime.config,
+        capabilities: runtime.capabilities,
+        services: {
+          history: runtime.historyStore,
+          memory: runtime.memoryStore,
+          tokenCounter: runtime.tokenCounter,
+          logger: options.logger.child({ module: 'context' }),
+        },
+        signal,
+        timestamp: options.timestamp,
+      }),
+      signal,
+    )
+    const nativeTools = runtime.capabilities.functionCalling
+    const messages =
+      options.registry.size > 0 && !nativeTools
+        ? addToolPrompt(built.messages, options.registry)
+        : built.messages
+    const steps = runModelSteps({
+      provider: runtime.provider,
+      messages,
+      registry: options.registry,
+      nativeTools,
+      maxToolSteps: runtime.config.llm.max_tool_steps,
+      temperature: runtime.config.llm.temperature,
+      maxTokens: runtime.config.llm.max_tokens,
+      signal,
+      session: options.input.session,
+      turn: options.turn,
+      logger: options.logger,
+    })
+    for await (const event of steps) {
+      if (event.type === 'text-delta') reply.push(event.text)
+      else if (event.type === 'step-end') reply.endStep()
+      else emit(event)
+    }
+    return outcome({})
+  } catch (error) {
+    if (signal.aborted) return outcome({ interrupted: true, reason: readInterruptReason(signal) })
+    return outcome({ error: toCharpipeError(error) })
+  }
+}

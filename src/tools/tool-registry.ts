@@ -1,0 +1,75 @@
+/**
+ * A small tool registry: checks names once, hands the definitions to the model and runs calls so
+ * that nothing a tool does (unknown name, bad arguments, a throw) escapes as an exception: the
+ * failure becomes the tool result and the model can react to it (seed 002's ReAct loop).
+ */
+import { BadRequestError } from '../shared/errors.js'
+import type { ToolCall, ToolDefinition } from '../shared/messages.js'
+import type { Tool, ToolExecuteOptions, ToolRunResult } from './types.js'
+
+const toolNamePattern = /^[A-Za-z0-9_-]{1,64}$/
+
+export interface ToolRegistry {
+  readonly size: number
+  get(name: string): Tool | undefined
+  list(): Tool[]
+  /** Definitions as the providers take them. */
+  definitions(): ToolDefinition[]
+  /** Runs one call; never throws (errors become `{error}` results). */
+  run(call: ToolCall, options: ToolExecuteOptions): Promise<ToolRunResult>
+}
+
+function describeError(error: unknown): string {
+  if (error instanceof Error) return error.message || error.name
+  return String(error)
+}
+
+/** Builds a registry; rejects duplicate or invalid names and missing `execute` with a clear error. */
+export function createToolRegistry(tools: readonly Tool[] = []): ToolRegistry {
+  const byName = new Map<string, Tool>()
+  for (const [index, tool] of tools.entries()) {
+    if (!tool || typeof tool !== 'object') throw new BadRequestError(`tools[${index}] is not an object`)
+    if (typeof tool.name !== 'string' || !toolNamePattern.test(tool.name)) {
+      throw new BadRequestError(
+        `tools[${index}].name ${JSON.stringify(tool.name)} is invalid: use 1-64 letters, digits, _ or -`,
+      )
+    }
+    if (typeof tool.execute !== 'function') {
+      throw new BadRequestError(`tools[${index}] (${tool.name}) has no execute function`)
+    }
+    if (byName.has(tool.name)) throw new BadRequestError(`tools: the name ${tool.name} is used twice`)
+    byName.set(tool.name, tool)
+  }
+
+  return {
+    get size() {
+      return byName.size
+    },
+    get: (name) => byName.get(name),
+    list: () => [...byName.values()],
+    definitions: () =>
+      [...byName.values()].map((tool) => ({
+        name: tool.name,
+        description: tool.description ?? '',
+        parameters: tool.parameters ?? { type: 'object', properties: {} },
+      })),
+    async run(call, options) {
+      const tool = byName.get(call.name)
+      const base = { id: call.id, name: call.name }
+      if (!tool) {
+        const known = [...byName.keys()].join(', ') || 'none'
+        return { ...base, result: { error: `unknown tool ${call.name}; available: ${known}` }, isError: true }
+      }
+      const args = call.arguments ?? {}
+      if (typeof args !== 'object' || Array.isArray(args)) {
+        return { ...base, result: { error: 'arguments must be a JSON object' }, isError: true }
+      }
+      try {
+        const result = await tool.execute(args as Record<string, unknown>, options)
+        return { ...base, result: result === undefined ? null : result, isError: false }
+      } catch (error) {
+        return { ...base, result: { error: describeError(error) }, isError: true }
+      }
+    },
+  }
+}
