@@ -93,6 +93,12 @@ export interface ProcessorConfigField {
   options?: { label: string; value: unknown }[]
 }
 
+/** A problem in one processor's settings; `path` is relative to its entry (`rules.0.pattern`). */
+export interface ProcessorSettingsIssue {
+  path: string
+  message: string
+}
+
 export interface ContextProcessor {
   /** Unique id, e.g. `session-loader`; the key in `pipeline.processors`. */
   id: string
@@ -104,8 +110,11 @@ export interface ContextProcessor {
   isCore?: boolean
   defaultEnabled?: boolean
   configFields?: ProcessorConfigField[]
-  /** Validates this processor's settings at config load; returns problems as `message`s. */
-  validateSettings?(settings: ProcessorSettings): string[]
+  /**
+   * Validates this processor's settings at config load; returns problems as `message`s, or as
+   * `{path, message}` with a path relative to the processor's entry (e.g. `rules.0.pattern`).
+   */
+  validateSettings?(settings: ProcessorSettings): (string | ProcessorSettingsIssue)[]
   execute(context: PipelineContext, settings: ProcessorSettings): Promise<void> | void
 }
 

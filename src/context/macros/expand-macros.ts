@@ -1,0 +1,89 @@
+/**
+ * Macros (SPEC R3.6): a service the assembler and the regex processor call, not a pipeline step
+ * (seed 003 §3.2). One turn sees one time: everything derives from the turn's timestamp.
+ * Unknown macros are left as written so a typo stays visible in the preview.
+ */
+export interface MacroValues {
+  char: string
+  user: string
+  /** The turn's time, ms since the epoch. */
+  timestamp: number
+  /** When the last stored message was written; undefined for a new conversation. */
+  lastMessageAt?: number
+  lastUserMessage: string
+  /** IANA time zone for time/date/weekday; the process's zone when absent. */
+  timeZone?: string
+  /** Source of randomness for `{{random:…}}` (tests pass a fixed one). */
+  random?: () => number
+}
+
+const weekdays = ['星期日', '星期一', '星期二', '星期三', '星期四', '星期五', '星期六']
+
+function partsOf(timestamp: number, timeZone: string | undefined): Record<string, string> {
+  const format = new Intl.DateTimeFormat('en-US', {
+    timeZone,
+    year: 'numeric',
+    month: '2-digit',
+    day: '2-digit',
+    hour: '2-digit',
+    minute: '2-digit',
+    weekday: 'short',
+    hourCycle: 'h23',
+  })
+  const parts: Record<string, string> = {}
+  for (const part of format.formatToParts(timestamp)) parts[part.type] = part.value
+  return parts
+}
+
+const weekdayIndex: Record<string, number> = { Sun: 0, Mon: 1, Tue: 2, Wed: 3, Thu: 4, Fri: 5, Sat: 6 }
+
+/** A duration in Chinese words, coarse to fine: `2天3小时`, `5分钟`, `刚刚`. */
+export function formatIdleDuration(milliseconds: number): string {
+  const minutes = Math.floor(milliseconds / 60_000)
+  if (minutes < 1) return '刚刚'
+  const days = Math.floor(minutes / 1440)
+  const hours = Math.floor((minutes % 1440) / 60)
+  const rest = minutes % 60
+  if (days > 0) return hours > 0 ? `${days}天${hours}小时` : `${days}天`
+  if (hours > 0) return rest > 0 ? `${hours}小时${rest}分钟` : `${hours}小时`
+  return `${rest}分钟`
+}
+
+const macroPattern = /\{\{\s*([a-zA-Z_]+)\s*(?::([^}]*))?\}\}/g
+
+/** Replaces the macros in `text`. */
+export function expandMacros(text: string, values: MacroValues): string {
+  if (!text.includes('{{')) return text
+  let parts: Record<string, string> | undefined
+  const dateParts = () => {
+    parts ??= partsOf(values.timestamp, values.timeZone)
+    return parts
+  }
+  return text.replace(macroPattern, (whole, name: string, argument: string | undefined) => {
+    switch (name) {
+      case 'char':
+        return values.char
+      case 'user':
+        return values.user
+      case 'time':
+        return `${dateParts().hour}:${dateParts().minute}`
+      case 'date':
+        return `${dateParts().year}-${dateParts().month}-${dateParts().day}`
+      case 'weekday':
+        return weekdays[weekdayIndex[dateParts().weekday ?? ''] ?? 0]!
+      case 'idle_duration':
+        return values.lastMessageAt === undefined
+          ? '初次见面'
+          : formatIdleDuration(values.timestamp - values.lastMessageAt)
+      case 'lastUserMessage':
+        return values.lastUserMessage
+      case 'random': {
+        const choices = (argument ?? '').split(',').map((choice) => choice.trim())
+        if (argument === undefined || choices.length === 0) return whole
+        return choices[Math.floor((values.random ?? Math.random)() * choices.length)] ?? ''
+      }
+      default:
+        return whole
+    }
+  })
+}

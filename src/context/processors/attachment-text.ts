@@ -1,0 +1,122 @@
+/**
+ * attachment-text (250): text files are read into their message (from `assets.dirs` only, within
+ * `assets.max_bytes`, UTF-8 only) so the limiter counts them. Images stay native parts for vision
+ * models; for the rest the image describer turns them into `[图片:描述]` (`[回复图片:描述]` for an
+ * image being replied to), or a clear placeholder says that the model cannot see it.
+ */
+import type { ChatMessage, ContentPart, ImagePart } from '../../shared/messages.js'
+import { decodeTextFile } from '../assets/decode-text-file.js'
+import { readLocalAsset } from '../assets/read-local-asset.js'
+import type { ContextProcessor, PipelineContext } from '../types.js'
+import { readBoolean } from './read-settings.js'
+
+const descriptionCacheLimit = 500
+// Past images come back every turn with their message; describing them once is enough.
+const descriptionCache = new Map<string, string>()
+
+function rememberDescription(key: string, description: string): void {
+  if (descriptionCache.size >= descriptionCacheLimit) {
+    const oldest = descriptionCache.keys().next().value
+    if (oldest !== undefined) descriptionCache.delete(oldest)
+  }
+  descriptionCache.set(key, description)
+}
+
+function logWarning(context: PipelineContext, message: string): void {
+  context.logs.push({ processorId: 'attachment-text', level: 'warn', message })
+  context.services.logger.warn({ processor: 'attachment-text' }, message)
+}
+
+async function readFilePart(context: PipelineContext, part: Extract<ContentPart, { type: 'file' }>) {
+  const result = await readLocalAsset({
+    reference: part.assetRef,
+    dirs: context.config.assets.dirs,
+    maxBytes: context.config.assets.max_bytes,
+  })
+  const name = part.name ?? part.assetRef
+  if (!result.ok) {
+    logWarning(context, result.reason)
+    return `[文件:${name}（无法读取）]`
+  }
+  const text = decodeTextFile(result.bytes)
+  if (text === undefined) {
+    logWarning(context, `file "${name}" is not UTF-8 text; left out of the prompt`)
+    return `[文件:${name}（非文本文件，未读取）]`
+  }
+  return `[文件:${name}]\n${text}\n[/文件]`
+}
+
+async function imageUrlFor(context: PipelineContext, part: ImagePart): Promise<ImagePart | undefined> {
+  if (part.url) return part
+  const result = await readLocalAsset({
+    reference: part.assetRef ?? '',
+    dirs: context.config.assets.dirs,
+    maxBytes: context.config.assets.max_bytes,
+  })
+  if (!result.ok) {
+    logWarning(context, result.reason)
+    return undefined
+  }
+  const mediaType = result.mediaType ?? part.mediaType ?? 'application/octet-stream'
+  return { ...part, mediaType, url: `data:${mediaType};base64,${result.bytes.toString('base64')}` }
+}
+
+async function describeImage(context: PipelineContext, part: ImagePart): Promise<string> {
+  const label = part.inReplyTo ? '回复图片' : '图片'
+  const describer = context.services.imageDescriber
+  if (!describer) return `[${label}:当前模型看不到图片，且未配置图片描述]`
+  const key = part.url ?? part.assetRef ?? ''
+  const cached = descriptionCache.get(key)
+  if (cached !== undefined) return `[${label}:${cached}]`
+  const image = await imageUrlFor(context, part)
+  if (!image?.url) return `[${label}:无法读取]`
+  try {
+    const description = (
+      await describer.describe({ url: image.url, mediaType: image.mediaType }, { signal: context.signal })
+    ).trim()
+    rememberDescription(key, description)
+    return `[${label}:${description}]`
+  } catch (error) {
+    logWarning(context, `image description failed: ${error instanceof Error ? error.message : String(error)}`)
+    return `[${label}:描述失败]`
+  }
+}
+
+async function convertParts(context: PipelineContext, message: ChatMessage, describe: boolean) {
+  if (typeof message.content === 'string') return
+  const parts: ContentPart[] = []
+  let changed = false
+  for (const part of message.content) {
+    if (part.type === 'file') {
+      parts.push({ type: 'text', text: await readFilePart(context, part) })
+      changed = true
+    } else if (part.type === 'image' && describe) {
+      parts.push({ type: 'text', text: await describeImage(context, part) })
+      changed = true
+    } else {
+      parts.push(part)
+    }
+  }
+  if (changed) message.content = parts
+}
+
+export const attachmentText: ContextProcessor = {
+  id: 'attachment-text',
+  name: '附件文本提取',
+  description:
+    'Reads text attachments into the prompt; describes images for models without vision ([图片:描述]).',
+  priority: 250,
+  defaultEnabled: true,
+  configFields: [
+    {
+      key: 'describe_images',
+      label: 'Describe images for non-vision models',
+      type: 'boolean',
+      default: true,
+    },
+  ],
+  async execute(context, settings) {
+    const describe = !context.capabilities.vision && readBoolean(settings, 'describe_images', true)
+    for (const message of context.messages) await convertParts(context, message, describe)
+  },
+}

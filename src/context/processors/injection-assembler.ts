@@ -1,0 +1,141 @@
+/**
+ * injection-assembler (300): puts the context in its order (SPEC R3.3, seed 000):
+ * `[system, ...injected_history, ...recent_history, user_input]`, where the system prompt is the
+ * name, persona and reply-format instructions with retrieved memories (and knowledge) at its end.
+ * Anchors go before/after the persona and the history; depth injections sit inside the history,
+ * counted from its end. Macros are expanded in everything the assembler writes (not in what the
+ * user or the history says).
+ */
+import type { MemoryHit } from '../../memory/types.js'
+import type { ChatMessage, MessageSource } from '../../shared/messages.js'
+import { buildSystemPrompt } from '../assembler/build-system-prompt.js'
+import { formatKnowledge, formatMemories } from '../assembler/format-memories.js'
+import {
+  type AnchorPosition,
+  checkInjections,
+  type InjectionRole,
+  readAnchors,
+  readDepthInjections,
+} from '../assembler/read-injections.js'
+import { createMacroValues } from '../macros/create-macro-values.js'
+import { expandMacros } from '../macros/expand-macros.js'
+import type { ContextProcessor } from '../types.js'
+import { memoryHitsKey } from './memory-retriever.js'
+import { checkType, readString } from './read-settings.js'
+
+export const injectionAssembler: ContextProcessor = {
+  id: 'injection-assembler',
+  name: '注入组装器',
+  description:
+    'System prompt (name, persona, reply format, memories), example dialogue, depth and anchor injections, macros.',
+  priority: 300,
+  isCore: true,
+  defaultEnabled: true,
+  configFields: [
+    {
+      key: 'system_prompt',
+      label: 'System prompt template',
+      type: 'textarea',
+      default: '',
+      description: 'Replaces the name and persona part of the system prompt; macros such as {{char}} work.',
+    },
+    {
+      key: 'depth_injections',
+      label: 'Depth injections',
+      type: 'json',
+      default: [],
+      description:
+        'List of {content, role: system|user|assistant, depth} (0 = after the newest history message).',
+    },
+    {
+      key: 'anchors',
+      label: 'Anchors',
+      type: 'json',
+      default: [],
+      description:
+        'List of {position: before_persona|after_persona|before_history|after_history, role, content}.',
+    },
+    { key: 'memory_header', label: 'Memory header', type: 'text', default: '【相关记忆】' },
+    { key: 'knowledge_header', label: 'Knowledge header', type: 'text', default: '【相关资料】' },
+    {
+      key: 'time_zone',
+      label: 'Time zone',
+      type: 'text',
+      default: '',
+      placeholder: 'Asia/Shanghai',
+      description: 'For {{time}}, {{date}} and {{weekday}}; empty: the server zone.',
+    },
+  ],
+  validateSettings(settings) {
+    const issues = [...checkInjections(settings)]
+    for (const key of ['system_prompt', 'memory_header', 'knowledge_header', 'time_zone']) {
+      const issue = checkType(settings, key, 'string')
+      if (issue) issues.push(issue)
+    }
+    const timeZone = settings.time_zone
+    if (typeof timeZone === 'string' && timeZone) {
+      try {
+        new Intl.DateTimeFormat('en-US', { timeZone })
+      } catch {
+        issues.push({ path: 'time_zone', message: `unknown time zone "${timeZone}"` })
+      }
+    }
+    return issues
+  },
+  execute(context, settings) {
+    const timeZone = readString(settings, 'time_zone', '') || undefined
+    const macroValues = createMacroValues(context, { timeZone })
+    const expand = (text: string) => expandMacros(text, macroValues)
+    const make = (role: InjectionRole, content: string, source: MessageSource): ChatMessage => ({
+      role,
+      content: expand(content),
+      source,
+    })
+    const anchors = readAnchors(settings)
+    const anchorsAt = (position: AnchorPosition) =>
+      anchors
+        .filter((anchor) => anchor.position === position)
+        .map((anchor) => make(anchor.role, anchor.content, 'anchor'))
+
+    const history: ChatMessage[] = []
+    const inputs: ChatMessage[] = []
+    const others: ChatMessage[] = []
+    for (const message of context.messages) {
+      if (message.source === 'history') history.push(message)
+      else if (message.source === 'input') inputs.push(message)
+      else others.push(message)
+    }
+
+    const hits = (context.sharedData.get(memoryHitsKey) as MemoryHit[] | undefined) ?? []
+    const memoryText = formatMemories(hits, readString(settings, 'memory_header', '【相关记忆】'))
+    const knowledgeText = formatKnowledge(hits, readString(settings, 'knowledge_header', '【相关资料】'))
+    const systemPrompt = buildSystemPrompt(context.character, readString(settings, 'system_prompt', ''))
+
+    const depthInjections = readDepthInjections(settings)
+    const historyWithDepth: ChatMessage[] = []
+    for (let index = 0; index <= history.length; index++) {
+      for (const injection of depthInjections) {
+        if (Math.max(0, history.length - injection.depth) === index)
+          historyWithDepth.push(make(injection.role, injection.content, 'depth-injection'))
+      }
+      if (index < history.length) historyWithDepth.push(history[index]!)
+    }
+
+    context.messages = [
+      ...anchorsAt('before_persona'),
+      make('system', systemPrompt, 'system'),
+      ...anchorsAt('after_persona'),
+      // Memories are past words of the conversation: quoted as they are, macros not expanded.
+      ...(memoryText ? [{ role: 'system' as const, content: memoryText, source: 'memory' as const }] : []),
+      ...(knowledgeText
+        ? [{ role: 'system' as const, content: knowledgeText, source: 'knowledge' as const }]
+        : []),
+      ...context.character.injected_history.map((entry) => make(entry.role, entry.content, 'injected')),
+      ...others,
+      ...anchorsAt('before_history'),
+      ...historyWithDepth,
+      ...anchorsAt('after_history'),
+      ...inputs,
+    ]
+  },
+}

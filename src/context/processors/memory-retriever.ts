@@ -1,0 +1,57 @@
+/**
+ * memory-retriever (150): the top `memory.top_k` long-term memories and knowledge chunks for the
+ * input. They go on `sharedData` for the assembler (end of the system prompt, seed 000) and into
+ * the logs with kind, source and score for the preview.
+ */
+import type { MemoryHit } from '../../memory/types.js'
+import type { ContextProcessor } from '../types.js'
+import { checkType, readNumber } from './read-settings.js'
+
+/** sharedData key: the retrieved `MemoryHit[]`, best first. */
+export const memoryHitsKey = 'memory.hits'
+
+export const memoryRetriever: ContextProcessor = {
+  id: 'memory-retriever',
+  name: '长期记忆检索',
+  description: 'Retrieves relevant long-term memories and knowledge for the input (memory.top_k).',
+  priority: 150,
+  defaultEnabled: true,
+  configFields: [
+    { key: 'top_k', label: 'Memories', type: 'number', description: 'Overrides memory.top_k when set.' },
+    {
+      key: 'token_budget',
+      label: 'Token budget',
+      type: 'number',
+      default: 800,
+      description: 'Most tokens the retrieved memories may take.',
+    },
+  ],
+  validateSettings(settings) {
+    return [checkType(settings, 'top_k', 'number'), checkType(settings, 'token_budget', 'number')].filter(
+      (issue) => issue !== undefined,
+    )
+  },
+  async execute(context, settings) {
+    const retriever = context.services.memory
+    const k = readNumber(settings, 'top_k', context.config.memory.top_k)
+    if (!context.config.memory.enabled || !retriever || k <= 0 || !context.input.text.trim()) return
+    const hits: MemoryHit[] = await retriever.search(context.input.text, {
+      scope: context.input.session,
+      k,
+      tokenBudget: readNumber(settings, 'token_budget', 800),
+    })
+    const selected = hits.slice(0, k)
+    context.sharedData.set(memoryHitsKey, selected)
+    context.logs.push({
+      processorId: 'memory-retriever',
+      level: 'info',
+      message: `retrieved ${selected.length} of top ${k}`,
+      details: selected.map((hit) => ({
+        kind: hit.kind,
+        source: hit.sourceName ?? hit.kind,
+        score: Number(hit.score.toFixed(4)),
+        text: hit.text,
+      })),
+    })
+  },
+}

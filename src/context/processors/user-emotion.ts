@@ -1,0 +1,49 @@
+/**
+ * user-emotion (350, SPEC R2.5, seed 000): the emotion the speech recogniser heard is appended to
+ * the input as `[用户语气：<word>]`, mapped through `character.user_emotion_map`. Nothing is added
+ * for an empty or neutral label; a label the map does not know is passed through as it is.
+ */
+import type { ChatMessage } from '../../shared/messages.js'
+import type { ContextProcessor } from '../types.js'
+
+/** The words appended for `emotion`, or undefined when nothing should be appended. */
+export function formatUserEmotion(
+  emotion: string | undefined,
+  map: Record<string, string>,
+): string | undefined {
+  const label = emotion?.trim()
+  if (!label || label.toLowerCase() === 'neutral') return undefined
+  const mapped = map[label] ?? map[label.toLowerCase()] ?? label
+  return `[用户语气：${mapped}]`
+}
+
+function appendText(message: ChatMessage, suffix: string): void {
+  if (typeof message.content === 'string') {
+    message.content = `${message.content}${suffix}`
+    return
+  }
+  const parts = [...message.content]
+  const lastText = parts.findLastIndex((part) => part.type === 'text')
+  if (lastText === -1) parts.unshift({ type: 'text', text: suffix })
+  else {
+    const part = parts[lastText] as { type: 'text'; text: string }
+    parts[lastText] = { type: 'text', text: `${part.text}${suffix}` }
+  }
+  message.content = parts
+}
+
+export const userEmotion: ContextProcessor = {
+  id: 'user-emotion',
+  name: '用户情感注入',
+  description:
+    'Appends the recognised user emotion to the input as [用户语气：…] (character.user_emotion_map).',
+  priority: 350,
+  defaultEnabled: true,
+  execute(context) {
+    const tag = formatUserEmotion(context.input.emotion, context.character.user_emotion_map)
+    if (!tag) return
+    const input = context.messages.findLast((message) => message.source === 'input')
+    if (!input) return
+    appendText(input, tag)
+  },
+}

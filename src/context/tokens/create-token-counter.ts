@@ -1,0 +1,75 @@
+/**
+ * Token counting for the limiter and the preview: exact for OpenAI models (gpt-tokenizer, with the
+ * encoding the model uses), a calibrated estimate for the rest. Counts are cached per message
+ * object, keyed also on its content so a processor that replaces the content gets a fresh count.
+ */
+import { createRequire } from 'node:module'
+import type { ChatMessage } from '../../shared/messages.js'
+import type { ModelCapabilities, TokenCounter } from '../types.js'
+import { estimateTokens } from './estimate-tokens.js'
+
+type Encoding = 'o200k_base' | 'cl100k_base'
+
+/** Role markers and separators each chat message costs on top of its text (OpenAI: 3-4). */
+const messageOverhead = 4
+/** What an image part costs: OpenAI's high-detail 1024×1024 tile count (765) rounded up. */
+const imageTokens = 800
+
+const require = createRequire(import.meta.url)
+const encoders = new Map<Encoding, (text: string) => number>()
+
+// Loaded on first use: the encodings take a few hundred milliseconds to parse and most models
+// never need them.
+function loadEncoder(encoding: Encoding): (text: string) => number {
+  let count = encoders.get(encoding)
+  if (!count) {
+    const module = require(`gpt-tokenizer/cjs/encoding/${encoding}`) as { countTokens(text: string): number }
+    count = (text: string) => module.countTokens(text)
+    encoders.set(encoding, count)
+  }
+  return count
+}
+
+/** The OpenAI encoding a model name uses, or undefined when it is not an OpenAI model. */
+export function findOpenAIEncoding(model: string): Encoding | undefined {
+  const name = model.toLowerCase().replace(/^openai\//, '')
+  if (/^(gpt-4o|gpt-4\.1|gpt-4\.5|gpt-5|o1|o3|o4|chatgpt-4o|gpt-oss)/.test(name)) return 'o200k_base'
+  if (/^(gpt-4|gpt-3\.5|text-embedding)/.test(name)) return 'cl100k_base'
+  return undefined
+}
+
+interface CachedCount {
+  content: ChatMessage['content']
+  tokens: number
+}
+
+/** A counter for the model of `capabilities`. */
+export function createTokenCounter(capabilities: Pick<ModelCapabilities, 'model' | 'apiType'>): TokenCounter {
+  const encoding = capabilities.apiType === 'openai' ? findOpenAIEncoding(capabilities.model) : undefined
+  const countText = encoding ? loadEncoder(encoding) : estimateTokens
+  const cache = new WeakMap<ChatMessage, CachedCount>()
+
+  const countContent = (content: ChatMessage['content']): number => {
+    if (typeof content === 'string') return countText(content)
+    let tokens = 0
+    for (const part of content) {
+      if (part.type === 'text') tokens += countText(part.text)
+      else if (part.type === 'image') tokens += imageTokens
+      else tokens += countText(part.name ?? part.assetRef)
+    }
+    return tokens
+  }
+
+  return {
+    countText,
+    countMessage(message) {
+      const cached = cache.get(message)
+      if (cached && cached.content === message.content) return cached.tokens
+      let tokens = messageOverhead + countContent(message.content)
+      for (const call of message.toolCalls ?? [])
+        tokens += countText(call.name + JSON.stringify(call.arguments))
+      cache.set(message, { content: message.content, tokens })
+      return tokens
+    },
+  }
+}
