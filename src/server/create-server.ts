@@ -9,6 +9,7 @@ import { Hono } from 'hono'
 import { bodyLimit } from 'hono/body-limit'
 import { type ConfigCheck, loadConfig } from '../config/load-config.js'
 import type { CharpipeConfig } from '../config/schema.js'
+import { checkPipelineConfig } from '../context/index.js'
 import type { Charpipe } from '../engine/types.js'
 import { getLogger, type Logger } from '../shared/logger.js'
 import { requireToken } from './check-token.js'
@@ -38,7 +39,7 @@ export interface CreateServerOptions {
   staticDir?: string
   /** Follow hand edits of the config file. @default true */
   watchConfig?: boolean
-  /** Extra config checks (e.g. processors validating their settings) run on every change. */
+  /** Extra config checks run on every change. @default the pipeline's processor settings check */
   configChecks?: ConfigCheck[]
 }
 
@@ -62,7 +63,7 @@ export async function createServer(options: CreateServerOptions): Promise<Charpi
     configPath: options.configPath,
     config,
     apply: (next) => charpipe.reload(next),
-    checks: options.configChecks,
+    checks: options.configChecks ?? [checkPipelineConfig],
     logger,
   })
   const metrics = createServerMetrics({ countActiveSessions: () => charpipe.activeSessions().length })

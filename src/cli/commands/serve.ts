@@ -1,7 +1,96 @@
-// Placeholder until this command lands; replaced by its implementation.
-export const summary = '(not built yet)'
-export const usage = 'charpipe serve'
-export async function run(_args: string[]): Promise<number> {
-  console.error('charpipe serve is not available in this build')
-  return 1
+/**
+ * `charpipe serve [--config FILE] [--host H] [--port N]`: the HTTP and WebSocket server. Prints one
+ * `listening on http://HOST:PORT` line when ready; SIGTERM/SIGINT stop accepting, end running turns
+ * (stored as interrupted), close the stores and exit 0.
+ */
+import { parseArgs } from 'node:util'
+import type { ConfigCheck } from '../../config/load-config.js'
+import { checkPipelineConfig } from '../../context/index.js'
+import { createCharpipe } from '../../engine/index.js'
+import { isLoopbackHost, startServer } from '../../server/index.js'
+import { getLogger } from '../../shared/logger.js'
+import { DEFAULT_CONFIG_PATH, loadCliConfig, runCommand } from '../load-cli-config.js'
+
+export const summary = 'Run the HTTP/WebSocket server (chat, OpenAI-compatible API, admin API, web page)'
+export const usage = 'charpipe serve [--config FILE] [--host H] [--port N]'
+
+function readPort(text: string | undefined): number | undefined {
+  if (text === undefined) return undefined
+  const port = Number(text)
+  if (!Number.isInteger(port) || port < 0 || port > 65535) {
+    throw new Error(`--port must be a whole number from 0 to 65535, got "${text}"`)
+  }
+  return port
+}
+
+export function run(args: string[]): Promise<number> {
+  return runCommand(async () => {
+    let values: { config: string; host?: string; port?: string }
+    let port: number | undefined
+    try {
+      values = parseArgs({
+        args,
+        options: {
+          config: { type: 'string', default: DEFAULT_CONFIG_PATH },
+          host: { type: 'string' },
+          port: { type: 'string' },
+        },
+      }).values as typeof values
+      port = readPort(values.port)
+    } catch (error) {
+      console.error(`charpipe serve: ${(error as Error).message}\nusage: ${usage}`)
+      return 2
+    }
+    const loaded = await loadCliConfig(values.config)
+    const host = values.host ?? loaded.config.server.host
+    if (!isLoopbackHost(host) && !loaded.config.server.token) {
+      console.error(
+        `charpipe serve: refusing to listen on ${host} without a token: anyone who can reach it could use the API. ` +
+          'Set server.token in the config (e.g. token: "${CHARPIPE_TOKEN}"), or listen on 127.0.0.1.',
+      )
+      return 2
+    }
+    // On an open interface the token may not be removed through the admin API either.
+    const keepToken: ConfigCheck = (config) =>
+      isLoopbackHost(host) || config.server.token
+        ? []
+        : [{ path: 'server.token', message: `required while the server listens on ${host}` }]
+    const logger = getLogger('server')
+    let started: Awaited<ReturnType<typeof startServer>>
+    try {
+      started = await startServer({
+        configPath: loaded.path,
+        config: loaded.config,
+        createCharpipe: (config) => createCharpipe(config, { logger: getLogger('engine') }),
+        configChecks: [checkPipelineConfig, keepToken],
+        logger,
+        host,
+        port: port ?? loaded.config.server.port,
+      })
+    } catch (error) {
+      const reason =
+        (error as NodeJS.ErrnoException).code === 'EADDRINUSE'
+          ? 'the port is in use'
+          : (error as Error).message
+      console.error(`charpipe serve: cannot start on ${host}:${port ?? loaded.config.server.port}: ${reason}`)
+      return 1
+    }
+    console.log(`charpipe listening on ${started.url}`)
+    await new Promise<void>((resolve) => {
+      const stop = (signal: string) => {
+        process.off('SIGTERM', onTerm)
+        process.off('SIGINT', onInt)
+        logger.info({ signal }, 'shutting down')
+        started.close().then(resolve, (error: unknown) => {
+          logger.error({ error }, 'shutdown did not finish cleanly')
+          resolve()
+        })
+      }
+      const onTerm = () => stop('SIGTERM')
+      const onInt = () => stop('SIGINT')
+      process.on('SIGTERM', onTerm)
+      process.on('SIGINT', onInt)
+    })
+    return 0
+  })
 }
