@@ -4,6 +4,7 @@
  */
 import type { ApiType } from '../config/provider-registry.js'
 import type { Logger } from '../shared/logger.js'
+import type { ChatRequest } from './types.js'
 
 export interface OpenClawSettings {
   /** Sent as `x-openclaw-session-key`. */
@@ -44,6 +45,8 @@ export interface ChatProviderSettings {
   openclaw?: OpenClawSettings
   /** For `apiType: 'mock'`. */
   mock?: MockProviderSettings
+  /** Extra headers for one request (OpenAI-compatible providers), e.g. a gateway's routing header. */
+  requestHeaders?: (request: ChatRequest) => Record<string, string> | undefined
   logger?: Logger
   /** Replaces the global `fetch` (tests, proxies). */
   fetch?: typeof fetch

@@ -59,7 +59,10 @@ export function createOpenAICompatibleProvider(settings: ChatProviderSettings): 
         const maxTokens = request.maxTokens ?? settings.maxTokens
         if (maxTokens !== undefined) body.max_tokens = maxTokens
         if (request.tools?.length) body.tools = convertToOpenAITools(request.tools)
-        const response = await client.chat.completions.create(body, { signal: timer.signal }).asResponse()
+        const headers = settings.requestHeaders?.(request)
+        const response = await client.chat.completions
+          .create(body, { signal: timer.signal, ...(headers ? { headers } : {}) })
+          .asResponse()
         responded = true
         reader = createOpenAIStreamReader({ body: response.body, timer })
         for (;;) {

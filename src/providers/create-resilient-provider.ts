@@ -1,0 +1,122 @@
+/**
+ * The one retry loop (SPEC R1.5): a primary provider and its fallbacks behind one `ChatProvider`.
+ * Before the first event is passed on, a retryable failure (network, 408, 409, 429, 5xx, timeout)
+ * is retried with exponential backoff and jitter, honouring `Retry-After`; once the retries are used
+ * up, or for a failure that retrying cannot fix, the next fallback is tried. Once an event has been
+ * passed on, a failure is final, so no text is ever repeated. A caller's abort is never retried.
+ */
+import { AbortedError, CharpipeError } from '../shared/errors.js'
+import { getLogger, type Logger } from '../shared/logger.js'
+import type { ChatProvider, ChatRequest, ProviderEvent, StreamChatOptions } from './types.js'
+
+export interface CreateResilientProviderOptions {
+  primary: ChatProvider
+  /** Tried in order once the primary has failed before its first event. */
+  fallbacks?: ChatProvider[]
+  /** Retries per provider, before its first event. @default 2 */
+  maxRetries?: number
+  /** First backoff delay; doubles on each retry. @default 500 */
+  baseDelayMs?: number
+  /** Longest wait, also for a `Retry-After`. @default 30000 */
+  maxDelayMs?: number
+  logger?: Logger
+  /** Waits between attempts (tests pass one that records the delays). */
+  sleep?: (milliseconds: number, signal?: AbortSignal) => Promise<void>
+  /** Random source for the jitter, in [0, 1). @default Math.random */
+  random?: () => number
+}
+
+/** Waits, or rejects with `AbortedError` as soon as `signal` fires. */
+export function sleepWithSignal(milliseconds: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(new AbortedError())
+    const onAbort = () => {
+      clearTimeout(timer)
+      reject(new AbortedError())
+    }
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort)
+      resolve()
+    }, milliseconds)
+    signal?.addEventListener('abort', onAbort, { once: true })
+  })
+}
+
+function toCharpipeError(error: unknown): CharpipeError {
+  if (CharpipeError.isInstance(error)) return error
+  return new CharpipeError('internal', error instanceof Error ? error.message : String(error), {
+    cause: error,
+  })
+}
+
+export function createResilientProvider(options: CreateResilientProviderOptions): ChatProvider {
+  const providers = [options.primary, ...(options.fallbacks ?? [])]
+  const maxRetries = options.maxRetries ?? 2
+  const baseDelayMs = options.baseDelayMs ?? 500
+  const maxDelayMs = options.maxDelayMs ?? 30_000
+  const logger = options.logger ?? getLogger('providers')
+  const sleep = options.sleep ?? sleepWithSignal
+  const random = options.random ?? Math.random
+
+  const backoffDelay = (attempt: number, failure: CharpipeError) => {
+    if (failure.retryAfterSeconds !== undefined) return Math.min(maxDelayMs, failure.retryAfterSeconds * 1000)
+    const exponential = baseDelayMs * 2 ** attempt
+    // Full jitter in the upper half, so retries from many turns do not arrive in step.
+    return Math.min(maxDelayMs, Math.round(exponential / 2 + (random() * exponential) / 2))
+  }
+
+  return {
+    name: options.primary.name,
+    model: options.primary.model,
+    async *streamChat(
+      request: ChatRequest,
+      streamOptions: StreamChatOptions = {},
+    ): AsyncIterable<ProviderEvent> {
+      const { signal } = streamOptions
+      let lastFailure: CharpipeError | undefined
+      for (let position = 0; position < providers.length; position++) {
+        const provider = providers[position]!
+        for (let attempt = 0; ; attempt++) {
+          let passedOn = false
+          try {
+            for await (const event of provider.streamChat(request, streamOptions)) {
+              passedOn = true
+              yield event
+            }
+            return
+          } catch (error) {
+            const failure = toCharpipeError(error)
+            if (signal?.aborted || failure.code === 'aborted') {
+              throw failure.code === 'aborted'
+                ? failure
+                : new AbortedError('the request was aborted', { cause: error })
+            }
+            if (passedOn) throw failure
+            lastFailure = failure
+            if (!failure.isRetryable || attempt >= maxRetries) break
+            const delay = backoffDelay(attempt, failure)
+            logger.warn(
+              {
+                provider: provider.name,
+                code: failure.code,
+                status: failure.status,
+                attempt: attempt + 1,
+                delayMs: delay,
+              },
+              `retrying ${provider.name} in ${delay} ms after ${failure.code}`,
+            )
+            await sleep(delay, signal)
+          }
+        }
+        const next = providers[position + 1]
+        if (next) {
+          logger.warn(
+            { provider: provider.name, fallback: next.name, code: lastFailure?.code },
+            `${provider.name} failed before its first chunk; falling back to ${next.name}`,
+          )
+        }
+      }
+      throw lastFailure ?? new CharpipeError('internal', 'no provider to call')
+    },
+  }
+}

@@ -1,0 +1,26 @@
+/**
+ * Providers: a chat request in, provider events out (text, reasoning, complete tool calls, usage,
+ * finish), for OpenAI-compatible APIs, Anthropic, the OpenClaw gateway and the builtin mock, behind
+ * one retry and fallback loop.
+ */
+export type {
+  ChatProviderSettings,
+  MockProviderSettings,
+  OpenClawSettings,
+} from './chat-provider-settings.js'
+export { convertToAnthropicMessages, convertToAnthropicTools } from './convert-to-anthropic-messages.js'
+export { convertToOpenAIMessages, convertToOpenAITools } from './convert-to-openai-messages.js'
+export { createChatProvider } from './create-chat-provider.js'
+export {
+  type CreateProviderFromConfigOptions,
+  createProviderFromConfig,
+} from './create-provider-from-config.js'
+export { type CreateResilientProviderOptions, createResilientProvider } from './create-resilient-provider.js'
+export type {
+  ChatProvider,
+  ChatRequest,
+  FinishReason,
+  ProviderEvent,
+  StreamChatOptions,
+  Usage,
+} from './types.js'
