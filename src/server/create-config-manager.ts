@@ -3,7 +3,7 @@
  * of the file picked up by a watch. Every change is validated with the one schema (and the extra
  * checks) before anything is written or applied; an invalid one changes nothing.
  */
-import { type FSWatcher, watch } from 'node:fs'
+import { type FSWatcher, readFileSync, watch } from 'node:fs'
 import { readFile } from 'node:fs/promises'
 import { basename, dirname } from 'node:path'
 import { type ConfigCheck, parseConfig, parseConfigText } from '../config/load-config.js'
@@ -121,9 +121,12 @@ export function createConfigManager(options: CreateConfigManagerOptions): Config
     reloadFromFile,
     watchFile() {
       if (watcher) return
-      void readText().then((text) => {
-        knownText ??= text
-      })
+      try {
+        // Read now, not later: an edit made right after start must not be taken for the original.
+        knownText ??= readFileSync(configPath, 'utf8')
+      } catch {
+        // No file yet: the first one written is new.
+      }
       const name = basename(configPath)
       try {
         // The folder, not the file: an atomic save (ours or an editor's) replaces the file's inode.

@@ -1,0 +1,161 @@
+import { readFile, writeFile } from 'node:fs/promises'
+import { afterEach, describe, expect, it } from 'vitest'
+import { startTestServer, type TestServer } from './start-test-server.js'
+import { openTestSocket } from './websocket-client.js'
+
+let server: TestServer | undefined
+afterEach(async () => {
+  await server?.stop()
+  server = undefined
+  delete process.env.CHARPIPE_TEST_KEY
+})
+
+const configText = `# The character's brain
+llm:
+  provider: deepseek   # cheap and good
+  api_key: sk-stored-secret-1234567890
+  temperature: 0.7
+character:
+  # who she is
+  name: 小雪
+memory:
+  enabled: true
+`
+
+const putConfig = (body: unknown) =>
+  fetch(`${server!.url}/api/config`, {
+    method: 'PUT',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  })
+
+describe('GET/PUT /api/config', () => {
+  it('shows the config with secrets masked', async () => {
+    server = await startTestServer({ configText })
+    const config = await (await fetch(`${server.url}/api/config`)).json()
+    expect(config.llm).toMatchObject({ provider: 'deepseek', api_key: '***', temperature: 0.7 })
+    expect(config.character.name).toBe('小雪')
+    expect(JSON.stringify(config)).not.toContain('sk-stored-secret')
+  })
+
+  it('applies a valid partial change: written to the file with its comments, applied, answered masked', async () => {
+    server = await startTestServer({ configText })
+    const response = await putConfig({ character: { persona: '温柔的猫娘' }, llm: { temperature: 0.3 } })
+    expect(response.status).toBe(200)
+    const answer = await response.json()
+    expect(answer.character).toMatchObject({ name: '小雪', persona: '温柔的猫娘' })
+    expect(answer.llm.api_key).toBe('***')
+    const file = await readFile(server.configPath, 'utf8')
+    expect(file).toContain("# The character's brain")
+    expect(file).toContain('# cheap and good')
+    expect(file).toContain('# who she is')
+    expect(file).toContain('temperature: 0.3')
+    expect(file).toContain('persona: 温柔的猫娘')
+    expect(file).toContain('api_key: sk-stored-secret-1234567890')
+    expect(server.fake!.reloads.at(-1)!.character.persona).toBe('温柔的猫娘')
+    expect(server.charpipe.config.llm.temperature).toBe(0.3)
+  })
+
+  it('keeps the stored secret when the body says "***", and a full masked config round-trips without changes', async () => {
+    server = await startTestServer({ configText })
+    const masked = await (await fetch(`${server.url}/api/config`)).json()
+    const before = await readFile(server.configPath, 'utf8')
+    const response = await putConfig(masked)
+    expect(response.status).toBe(200)
+    expect(await readFile(server.configPath, 'utf8')).toBe(before)
+    expect(server.fake!.reloads.at(-1)!.llm.api_key).toBe('sk-stored-secret-1234567890')
+    await putConfig({ llm: { api_key: '***', model: 'deepseek-reasoner' } })
+    const file = await readFile(server.configPath, 'utf8')
+    expect(file).toContain('api_key: sk-stored-secret-1234567890')
+    expect(file).toContain('model: deepseek-reasoner')
+  })
+
+  it('keeps ${ENV} references in the file as references', async () => {
+    process.env.CHARPIPE_TEST_KEY = 'sk-from-environment-abcdef'
+    server = await startTestServer({
+      configText: 'llm:\n  provider: openai\n  api_key: ${CHARPIPE_TEST_KEY}\n',
+    })
+    expect(server.charpipe.config.llm.api_key).toBe('sk-from-environment-abcdef')
+    const masked = await (await fetch(`${server.url}/api/config`)).json()
+    await putConfig({ ...masked, character: { ...masked.character, name: '阿狸' } })
+    const file = await readFile(server.configPath, 'utf8')
+    expect(file).toContain('api_key: ${CHARPIPE_TEST_KEY}')
+    expect(file).toContain('name: 阿狸')
+    expect(file).not.toContain('sk-from-environment')
+    expect(server.charpipe.config.llm.api_key).toBe('sk-from-environment-abcdef')
+  })
+
+  it('rejects an invalid change with invalid_config issues by path and changes nothing', async () => {
+    server = await startTestServer({ configText })
+    const reloadsBefore = server.fake!.reloads.length
+    const response = await putConfig({
+      llm: { temperature: 5, colour: 'red' },
+      character: { reply_format: 'xml' },
+    })
+    expect(response.status).toBe(400)
+    const answer = (await response.json()) as {
+      error: { code: string; issues: { path: string; message: string }[] }
+    }
+    expect(answer.error.code).toBe('invalid_config')
+    const paths = answer.error.issues.map((issue) => issue.path)
+    expect(paths).toEqual(expect.arrayContaining(['llm.temperature', 'llm.colour', 'character.reply_format']))
+    expect(await readFile(server.configPath, 'utf8')).toBe(configText)
+    expect(server.fake!.reloads.length).toBe(reloadsBefore)
+    expect(server.charpipe.config.llm.temperature).toBe(0.7)
+  })
+
+  it('rejects a body that is not an object, and unknown processors through the pipeline check', async () => {
+    server = await startTestServer({ configText })
+    const notObject = await putConfig([1, 2])
+    expect(notObject.status).toBe(400)
+    expect(((await notObject.json()) as { error: { code: string } }).error.code).toBe('bad_request')
+    const unknownProcessor = await putConfig({
+      pipeline: { processors: { 'no-such-processor': { enabled: true } } },
+    })
+    expect(unknownProcessor.status).toBe(400)
+    const answer = (await unknownProcessor.json()) as { error: { issues: { path: string }[] } }
+    expect(answer.error.issues[0]!.path).toBe('pipeline.processors.no-such-processor')
+  })
+
+  it('switches the provider for the next turn and keeps the history', async () => {
+    server = await startTestServer({ configText: 'llm:\n  provider: mock\n' })
+    const client = await openTestSocket(`${server.url}/ws`, server.headers)
+    client.send({ type: 'user_input', session: 'switch', text: 'before' })
+    const first = await client.waitForTurn('switch')
+    expect(first.at(-1)!.text).toContain('[mock]')
+    const response = await putConfig({ llm: { provider: 'ollama' } })
+    expect(response.status).toBe(200)
+    const from = client.frames.length
+    client.send({ type: 'user_input', session: 'switch', text: 'after' })
+    const second = await client.waitForTurn('switch', from)
+    expect(second.at(-1)!.text).toContain('[ollama]')
+    expect(second.at(-1)!.text).toContain('第2轮')
+    const history = await (await fetch(`${server.url}/api/sessions/switch/messages`)).json()
+    expect(history.messages.map((message: { content: string }) => message.content)).toContain('before')
+    await client.close()
+  })
+
+  it('creates the file when none existed', async () => {
+    server = await startTestServer()
+    const response = await putConfig({ character: { name: '新角色' } })
+    expect(response.status).toBe(200)
+    expect(await readFile(server.configPath, 'utf8')).toContain('name: 新角色')
+  })
+
+  it('picks up hand edits of the file, and keeps the old config when the edit is invalid', async () => {
+    server = await startTestServer({ configText })
+    await writeFile(server.configPath, configText.replace('name: 小雪', 'name: 小月'))
+    await expect.poll(() => server!.charpipe.config.character.name, { timeout: 5000 }).toBe('小月')
+    await writeFile(server.configPath, configText.replace('temperature: 0.7', 'temperature: hot'))
+    await expect
+      .poll(
+        () => server!.logLines.some((line) => line.includes('not valid') && line.includes('llm.temperature')),
+        {
+          timeout: 5000,
+        },
+      )
+      .toBe(true)
+    expect(server.charpipe.config.character.name).toBe('小月')
+    expect(server.charpipe.config.llm.temperature).toBe(0.7)
+  })
+})
