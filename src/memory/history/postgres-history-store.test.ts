@@ -1,0 +1,86 @@
+import { randomBytes } from 'node:crypto'
+import pg from 'pg'
+import { afterAll, describe, expect, it } from 'vitest'
+import { buildTurn, describeHistoryStoreContract } from './history-store-contract.js'
+import { createPostgresHistoryStore } from './postgres-history-store.js'
+
+const url = process.env.POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test'
+// A schema of its own per run, dropped afterwards, so the suite never touches other tables.
+const schema = `charpipe_test_${randomBytes(6).toString('hex')}`
+
+async function probePostgres(): Promise<string | undefined> {
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 1000 })
+  try {
+    await client.connect()
+    await client.query('SELECT 1')
+    return undefined
+  } catch (error) {
+    return `PostgreSQL not reachable at ${url} (${(error as Error).message})`
+  } finally {
+    await client.end().catch(() => {})
+  }
+}
+
+// Under CI the service must be there: never skip, let the suite fail instead.
+const skipReason = process.env.CI === 'true' ? undefined : await probePostgres()
+if (skipReason) console.warn(`postgres history store tests skipped: ${skipReason}`)
+
+afterAll(async () => {
+  if (skipReason) return
+  const client = new pg.Client({ connectionString: url })
+  await client.connect()
+  await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`)
+  await client.end()
+})
+
+describeHistoryStoreContract({
+  name: 'postgres',
+  createStore: () => createPostgresHistoryStore({ url, schema }),
+  reopenStore: () => createPostgresHistoryStore({ url, schema }),
+  validatesInput: true,
+  skipReason,
+})
+
+describe.skipIf(skipReason !== undefined)('createPostgresHistoryStore', () => {
+  it('migrates once even when several servers start together, and uses the window index', async () => {
+    const pool = new pg.Pool({ connectionString: url, max: 6 })
+    const stores = await Promise.all(
+      Array.from({ length: 4 }, () => createPostgresHistoryStore({ pool, schema: `${schema}_race` })),
+    )
+    const scope = { character: '小助手', session: 'user-1' }
+    await stores[0]!.appendTurn(scope, buildTurn(1))
+    expect((await stores[3]!.loadRecent(scope, 1)).map((message) => message.content)).toEqual([
+      '问题 1',
+      '回答 1',
+    ])
+    const versions = await pool.query(`SELECT version FROM "${schema}_race".charpipe_schema_versions`)
+    expect(versions.rows).toEqual([{ version: 1 }])
+    // With sequential scans priced out, the planner must have an index that serves the window.
+    const client = await pool.connect()
+    await client.query('SET enable_seqscan = off')
+    const plan = await client.query(
+      `EXPLAIN SELECT id FROM "${schema}_race".history_messages WHERE session_id = 1 AND turn_seq > 5 ORDER BY turn_seq, id`,
+    )
+    client.release()
+    const text = plan.rows.map((row) => row['QUERY PLAN']).join('\n')
+    expect(text).toMatch(/Index (Only )?Scan using history_messages_by_turn/)
+    expect(text).not.toMatch(/Sort/)
+    await Promise.all(stores.map((store) => store.close()))
+    await pool.query(`DROP SCHEMA "${schema}_race" CASCADE`)
+    await pool.end()
+  })
+})
+
+describe('createPostgresHistoryStore without a server', () => {
+  it('names the host, not the password, when it cannot connect', async () => {
+    const attempt = createPostgresHistoryStore({ url: 'postgres://someone:hunter2secret@127.0.0.1:1/test' })
+    await expect(attempt).rejects.toThrow(
+      /cannot open PostgreSQL history at postgres:\/\/127\.0\.0\.1:1\/test/,
+    )
+    await expect(attempt).rejects.not.toThrow(/hunter2secret/)
+  })
+
+  it('asks for a url or a pool', async () => {
+    await expect(createPostgresHistoryStore({})).rejects.toThrow(/give url \(storage\.postgres_url\) or pool/)
+  })
+})

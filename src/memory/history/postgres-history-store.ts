@@ -1,0 +1,193 @@
+/**
+ * History in PostgreSQL, for several servers sharing one conversation store. Same tables and the same
+ * indexed window as the SQLite store; each turn is one transaction whose session-row upsert also
+ * serialises concurrent writers of one session.
+ */
+import type { Pool } from 'pg'
+import { BadRequestError } from '../../shared/errors.js'
+import { getLogger, type Logger, scrubSecrets } from '../../shared/logger.js'
+import type { ConversationScope, HistoryStore, StoredMessage } from '../types.js'
+import { describeError, describeServerUrl, HistoryStoreError } from './history-store-error.js'
+import { loadOptionalPeer } from './load-optional-peer.js'
+import { applyPostgresHistoryMigrations, quoteIdentifier } from './postgres-migrations.js'
+import {
+  convertRowToStoredMessage,
+  convertStoredMessageToValues,
+  type StoredMessageRow,
+} from './stored-message-row.js'
+import { validateCompletedTurn, validateMaxTurns, validateScope } from './validate-completed-turn.js'
+
+export interface PostgresHistoryStoreOptions {
+  /** `postgres://user:password@host:port/database`. Either this or `pool`. */
+  url?: string
+  /** A pg Pool the caller owns (and ends). */
+  pool?: Pool
+  /**
+   * The schema that holds the tables; created when missing.
+   * @default 'public'
+   */
+  schema?: string
+  logger?: Logger
+}
+
+const messageColumns =
+  'm.id, m.turn, m.role, m.content, m.emotion, m.interrupted, m.created_at, m.attachments'
+
+async function createPool(url: string, logger: Logger): Promise<Pool> {
+  const pg = await loadOptionalPeer<typeof import('pg')>({
+    packageName: 'pg',
+    neededFor: 'history.store: postgres',
+  })
+  const Pool = pg.Pool ?? (pg as unknown as { default: typeof import('pg') }).default.Pool
+  const pool = new Pool({ connectionString: url, connectionTimeoutMillis: 5000, max: 5 })
+  pool.on('error', (error) =>
+    logger.warn({ error: scrubSecrets(error.message) }, 'postgres idle client error'),
+  )
+  return pool
+}
+
+/** Creates a PostgreSQL history store; connects and migrates before it resolves. */
+export async function createPostgresHistoryStore(
+  options: PostgresHistoryStoreOptions,
+): Promise<HistoryStore> {
+  const logger = options.logger ?? getLogger('history')
+  if (!options.pool && !options.url) {
+    throw new HistoryStoreError('createPostgresHistoryStore: give url (storage.postgres_url) or pool')
+  }
+  const schema = options.schema ?? 'public'
+  const ownsPool = !options.pool
+  const pool = options.pool ?? (await createPool(options.url!, logger))
+  try {
+    await applyPostgresHistoryMigrations(pool, schema, logger)
+  } catch (error) {
+    if (ownsPool) await pool.end().catch(() => {})
+    if (HistoryStoreError.isInstance(error)) throw error
+    const where = options.url ? describeServerUrl(options.url) : 'the given pool'
+    throw new HistoryStoreError(
+      `cannot open PostgreSQL history at ${where}: ${scrubSecrets(describeError(error))}`,
+      {
+        cause: error,
+      },
+    )
+  }
+
+  const tables = quoteIdentifier(schema)
+  const sql = {
+    bumpSession: `INSERT INTO ${tables}.history_sessions ("character", session, turn_count, context_start_turn, created_at, updated_at)
+      VALUES ($1, $2, 1, 0, $3, $3)
+      ON CONFLICT ("character", session)
+      DO UPDATE SET turn_count = history_sessions.turn_count + 1, updated_at = EXCLUDED.updated_at
+      RETURNING id, turn_count`,
+    insertMessage: `INSERT INTO ${tables}.history_messages
+      (session_id, turn_seq, turn, role, content, emotion, interrupted, created_at, attachments)
+      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+    loadRecent: `SELECT ${messageColumns} FROM ${tables}.history_sessions s
+      JOIN ${tables}.history_messages m
+        ON m.session_id = s.id AND m.turn_seq > GREATEST(s.context_start_turn, s.turn_count - $3)
+      WHERE s."character" = $1 AND s.session = $2
+      ORDER BY m.turn_seq, m.id`,
+    listMessages: `SELECT ${messageColumns} FROM ${tables}.history_sessions s
+      JOIN ${tables}.history_messages m ON m.session_id = s.id AND ($3::bigint IS NULL OR m.id < $3::bigint)
+      WHERE s."character" = $1 AND s.session = $2
+      ORDER BY m.id DESC LIMIT $4`,
+    countTurns: `SELECT turn_count - context_start_turn AS turns FROM ${tables}.history_sessions
+      WHERE "character" = $1 AND session = $2`,
+    clearSession: `DELETE FROM ${tables}.history_sessions WHERE "character" = $1 AND session = $2`,
+    resetContext: `UPDATE ${tables}.history_sessions SET context_start_turn = turn_count, updated_at = $3
+      WHERE "character" = $1 AND session = $2`,
+    listSessions: `SELECT session FROM ${tables}.history_sessions WHERE "character" = $1 ORDER BY id`,
+  }
+  const messageValues = (sessionId: string, turnSeq: number, turn: string, message: StoredMessage) => {
+    const values = convertStoredMessageToValues(message)
+    return [
+      sessionId,
+      turnSeq,
+      turn,
+      values.role,
+      values.content,
+      values.emotion,
+      values.interrupted,
+      values.createdAt,
+      values.attachments,
+    ]
+  }
+  const scopeValues = (scope: ConversationScope) => [scope.character, scope.session]
+
+  return {
+    async loadRecent(scope, maxTurns) {
+      validateScope(scope)
+      validateMaxTurns(maxTurns)
+      if (maxTurns <= 0) return []
+      const result = await pool.query<StoredMessageRow>(sql.loadRecent, [...scopeValues(scope), maxTurns])
+      return result.rows.map(convertRowToStoredMessage)
+    },
+
+    async appendTurn(scope, turn) {
+      validateCompletedTurn(scope, turn)
+      const client = await pool.connect()
+      try {
+        await client.query('BEGIN')
+        const session = await client.query<{ id: string; turn_count: number }>(sql.bumpSession, [
+          ...scopeValues(scope),
+          Date.now(),
+        ])
+        const { id, turn_count: turnSeq } = session.rows[0]!
+        await client.query(sql.insertMessage, messageValues(id, turnSeq, turn.turn, turn.user))
+        if (turn.assistant)
+          await client.query(sql.insertMessage, messageValues(id, turnSeq, turn.turn, turn.assistant))
+        await client.query('COMMIT')
+      } catch (error) {
+        await client.query('ROLLBACK').catch(() => {})
+        throw error
+      } finally {
+        client.release()
+      }
+    },
+
+    async listMessages(scope, listOptions = {}) {
+      validateScope(scope)
+      const { beforeId, limit } = listOptions
+      if (beforeId !== undefined && !/^\d+$/.test(beforeId)) {
+        throw new BadRequestError(
+          `listMessages: beforeId must be a message id (digits), got ${JSON.stringify(beforeId)}`,
+        )
+      }
+      if (limit !== undefined && !Number.isInteger(limit)) {
+        throw new BadRequestError('listMessages: limit must be a whole number')
+      }
+      if (limit !== undefined && limit <= 0) return []
+      const result = await pool.query<StoredMessageRow>(sql.listMessages, [
+        ...scopeValues(scope),
+        beforeId ?? null,
+        limit ?? null,
+      ])
+      return result.rows.reverse().map(convertRowToStoredMessage)
+    },
+
+    async countTurns(scope) {
+      validateScope(scope)
+      const result = await pool.query<{ turns: number }>(sql.countTurns, scopeValues(scope))
+      return result.rows[0]?.turns ?? 0
+    },
+
+    async clearSession(scope) {
+      validateScope(scope)
+      // One statement: the messages go with the session row (ON DELETE CASCADE).
+      await pool.query(sql.clearSession, scopeValues(scope))
+    },
+
+    async resetContext(scope) {
+      validateScope(scope)
+      await pool.query(sql.resetContext, [...scopeValues(scope), Date.now()])
+    },
+
+    async listSessions(character) {
+      const result = await pool.query<{ session: string }>(sql.listSessions, [character])
+      return result.rows.map((row) => row.session)
+    },
+
+    async close() {
+      if (ownsPool && !pool.ended) await pool.end()
+    },
+  }
+}

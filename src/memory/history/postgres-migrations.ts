@@ -1,0 +1,78 @@
+/**
+ * Numbered schema migrations of the PostgreSQL history tables, in the schema the store is given. All
+ * pending migrations run in one transaction under an advisory lock, so several servers starting at
+ * once against one database migrate it exactly once.
+ */
+import type { Pool } from 'pg'
+import type { Logger } from '../../shared/logger.js'
+import { HistoryStoreError } from './history-store-error.js'
+
+/** Index `n` holds migration `n + 1`; `@schema` is replaced by the quoted schema name. */
+export const postgresHistoryMigrations: readonly string[] = [
+  `CREATE TABLE @schema.history_sessions (
+     id BIGSERIAL PRIMARY KEY,
+     "character" TEXT NOT NULL,
+     session TEXT NOT NULL,
+     turn_count INTEGER NOT NULL DEFAULT 0,
+     context_start_turn INTEGER NOT NULL DEFAULT 0,
+     created_at BIGINT NOT NULL,
+     updated_at BIGINT NOT NULL,
+     UNIQUE ("character", session)
+   );
+   CREATE TABLE @schema.history_messages (
+     id BIGSERIAL PRIMARY KEY,
+     session_id BIGINT NOT NULL REFERENCES @schema.history_sessions (id) ON DELETE CASCADE,
+     turn_seq INTEGER NOT NULL,
+     turn TEXT NOT NULL,
+     role TEXT NOT NULL CHECK (role IN ('user', 'assistant')),
+     content TEXT NOT NULL,
+     emotion TEXT,
+     interrupted BOOLEAN NOT NULL DEFAULT FALSE,
+     created_at BIGINT NOT NULL,
+     attachments TEXT
+   );
+   CREATE INDEX history_messages_by_turn ON @schema.history_messages (session_id, turn_seq, id);
+   CREATE INDEX history_messages_by_session ON @schema.history_messages (session_id, id);`,
+]
+
+export function quoteIdentifier(name: string): string {
+  return `"${name.replace(/"/g, '""')}"`
+}
+
+export async function applyPostgresHistoryMigrations(pool: Pool, schema: string, logger?: Logger) {
+  const quoted = quoteIdentifier(schema)
+  const client = await pool.connect()
+  try {
+    await client.query('BEGIN')
+    await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`charpipe:history:${schema}`])
+    await client.query(`CREATE SCHEMA IF NOT EXISTS ${quoted}`)
+    await client.query(`CREATE TABLE IF NOT EXISTS ${quoted}.charpipe_schema_versions (
+      component TEXT PRIMARY KEY, version INTEGER NOT NULL, applied_at BIGINT NOT NULL)`)
+    const found = await client.query<{ version: number }>(
+      `SELECT version FROM ${quoted}.charpipe_schema_versions WHERE component = 'history'`,
+    )
+    const from = found.rows[0]?.version ?? 0
+    const latest = postgresHistoryMigrations.length
+    if (from > latest) {
+      throw new HistoryStoreError(
+        `history schema version ${from} in ${schema} is newer than this charpipe knows (${latest}); upgrade charpipe`,
+      )
+    }
+    for (let version = from + 1; version <= latest; version++) {
+      await client.query(postgresHistoryMigrations[version - 1]!.replaceAll('@schema', quoted))
+      logger?.info({ component: 'history', schema, version }, 'applied history schema migration')
+    }
+    await client.query(
+      `INSERT INTO ${quoted}.charpipe_schema_versions (component, version, applied_at) VALUES ('history', $1, $2)
+       ON CONFLICT (component) DO UPDATE SET version = EXCLUDED.version, applied_at = EXCLUDED.applied_at`,
+      [latest, Date.now()],
+    )
+    await client.query('COMMIT')
+    return { from, to: latest }
+  } catch (error) {
+    await client.query('ROLLBACK').catch(() => {})
+    throw error
+  } finally {
+    client.release()
+  }
+}
