@@ -97,7 +97,7 @@ export function SchemaField(props: SchemaFieldProps) {
         <textarea
           name={props.path}
           id={`f-${props.path}`}
-          rows={6}
+          rows={key === 'persona' ? 6 : 2}
           placeholder={props.placeholder}
           value={String(props.value ?? '')}
           onInput={(event) => props.onChange(event.currentTarget.value)}

@@ -1,0 +1,186 @@
+/**
+ * The web page in a real browser (Debian's chromium through playwright-core) against the server with
+ * the mock model: chat with subtitles, sentences, emotions and the done state; interrupting a long
+ * reply; persona and processor changes seen in the context preview; an invalid value refused next to
+ * its field with the config file unchanged; memory add, search and delete; phone and desktop layouts.
+ */
+import { readFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
+import type { Browser, Page } from 'playwright-core'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { buildWeb } from '../../scripts/build-web.js'
+import {
+  findBrowserSkipReason,
+  launchBrowser,
+  type ServerUnderTest,
+  startServerUnderTest,
+} from './web-test-harness.js'
+
+const skipReason = findBrowserSkipReason()
+if (skipReason) console.warn(skipReason)
+
+/** A reply long enough to interrupt: the mock model streams it slowly (see the mock reply marker). */
+const longReplyRequest =
+  '讲一个很长的故事 [[mock-reply:{"text":"{\\"emotion\\":\\"开心\\",\\"text\\":\\"' +
+  '从前有一座山。'.repeat(60) +
+  '\\"}","chunkSize":2,"delayMs":40}]]'
+
+describe.skipIf(skipReason !== undefined)('web page in a browser', () => {
+  let server: ServerUnderTest
+  let browser: Browser
+  let page: Page
+
+  beforeAll(async () => {
+    await buildWeb()
+    server = await startServerUnderTest()
+    browser = await launchBrowser()
+    page = await browser.newPage({ viewport: { width: 1280, height: 800 } })
+    page.on('pageerror', (error) => console.error(`page error: ${error.message}`))
+  }, 60_000)
+
+  afterAll(async () => {
+    await browser?.close()
+    await server?.stop()
+  })
+
+  const openTab = async (tab: string) => {
+    await page.goto(`${server.url}/#${tab}`)
+    await page.locator(`[data-panel="${tab}"]`).waitFor()
+  }
+
+  const runPreview = async (text: string, emotion = '') => {
+    await openTab('preview')
+    await page.fill('input[name="preview-text"]', text)
+    await page.selectOption('select[name="preview-emotion"]', emotion)
+    await page.click('[data-action="preview"]')
+    await page.locator('.preview-message').first().waitFor()
+    return page.locator('.preview-messages').innerText()
+  }
+
+  it('sends a message and shows subtitles, sentences with emotions and the done state', async () => {
+    await openTab('chat')
+    await page.locator('.dot-open').waitFor()
+    await page.fill('input[name="chat-text"]', '你好')
+    await page.click('[data-action="send"]')
+    const turn = page.locator('.turn').last()
+    await turn.locator('[data-state="done"]').waitFor()
+    const sentences = turn.locator('.sentence')
+    expect(await sentences.count()).toBeGreaterThan(0)
+    const emotion = await sentences.first().getAttribute('data-emotion')
+    expect(emotion).toBeTruthy()
+    expect(await turn.locator('.turn-state').innerText()).toContain('完成')
+    expect((await page.locator('[data-subtitles]').innerText()).length).toBeGreaterThan(0)
+    expect(await page.locator('.avatar').getAttribute('data-emotion')).toBeTruthy()
+  })
+
+  it('interrupts a long reply', async () => {
+    await openTab('chat')
+    await page.locator('.dot-open').waitFor()
+    await page.fill('input[name="chat-text"]', longReplyRequest)
+    await page.click('[data-action="send"]')
+    const turn = page.locator('.turn').last()
+    await turn.locator('[data-state="streaming"]').waitFor()
+    await page.waitForFunction(
+      () => (document.querySelector('[data-subtitles]')?.textContent ?? '').length > 4,
+    )
+    await page.click('[data-action="interrupt"]')
+    await turn.locator('[data-state="done"]').waitFor()
+    expect(await turn.locator('.turn-state').innerText()).toContain('已打断')
+    expect((await page.locator('[data-subtitles]').innerText()).length).toBeLessThan(
+      '从前有一座山。'.repeat(60).length,
+    )
+  })
+
+  it('changes the persona and shows it in the preview', async () => {
+    const marker = `会说暗号${Date.now()}的角色`
+    await openTab('character')
+    await page.fill('textarea[name="character.persona"]', marker)
+    await page.click('[data-panel="character"] [data-action="save"]')
+    await page.locator('.toast-success').first().waitFor()
+    expect(await runPreview('你是谁？')).toContain(marker)
+  })
+
+  it('toggles a processor and sees the effect in the preview', async () => {
+    expect(await runPreview('今天好开心', 'happy')).toContain('[用户语气：愉快]')
+    await openTab('pipeline')
+    const toggle = page.locator('input[name="pipeline.processors.user-emotion.enabled"]')
+    expect(await toggle.isChecked()).toBe(true)
+    await toggle.uncheck()
+    await page.click('[data-panel="pipeline"] [data-action="save"]')
+    await page.locator('.toast-success').first().waitFor()
+    expect(await runPreview('今天好开心', 'happy')).not.toContain('用户语气')
+  })
+
+  it('shows an invalid value next to its field and saves nothing', async () => {
+    const before = await readFile(server.configPath, 'utf8')
+    await openTab('provider')
+    await page.fill('input[name="llm.temperature"]', '5')
+    await page.click('[data-panel="provider"] [data-action="save"]')
+    const error = page.locator('[data-error-for="llm.temperature"]')
+    await error.waitFor()
+    expect(await error.innerText()).toMatch(/2/)
+    expect(await page.locator('[data-field="llm.temperature"]').getAttribute('class')).toContain(
+      'field-invalid',
+    )
+    expect(await readFile(server.configPath, 'utf8')).toBe(before)
+    const config = await (await fetch(`${server.url}/api/config`)).json()
+    expect(config.llm.temperature).toBe(0.7)
+  })
+
+  it('adds, searches and deletes a memory', async () => {
+    await openTab('memory')
+    const text = `用户最喜欢草莓蛋糕${Date.now()}`
+    await page.fill('input[name="memory-new-text"]', text)
+    await page.click('[data-action="memory-add"]')
+    await page.locator('.memory-item', { hasText: text }).waitFor()
+    await page.fill('input[name="memory-query"]', '草莓蛋糕')
+    await page.click('[data-action="memory-search"]')
+    const hit = page.locator('.memory-item', { hasText: text })
+    await hit.waitFor()
+    await hit.locator('[data-action="memory-delete"]').click()
+    await hit.waitFor({ state: 'detached' })
+    await page.click('[data-action="memory-search"]')
+    await page.locator('.hint', { hasText: '搜索结果' }).waitFor()
+    expect(await page.locator('.memory-item', { hasText: text }).count()).toBe(0)
+  })
+
+  for (const viewport of [
+    { name: 'phone', width: 390, height: 844 },
+    { name: 'desktop', width: 1280, height: 800 },
+  ]) {
+    it(`lays out the chat and settings at ${viewport.name} width`, async () => {
+      await page.setViewportSize({ width: viewport.width, height: viewport.height })
+      await openTab('chat')
+      const selectors = [
+        '.tabs',
+        '.avatar',
+        '[data-subtitles]',
+        'input[name="chat-text"]',
+        '[data-action="send"]',
+        '[data-action="interrupt"]',
+      ]
+      for (const selector of selectors) {
+        const box = await page.locator(selector).first().boundingBox()
+        expect(box, selector).not.toBeNull()
+        expect(box!.x, selector).toBeGreaterThanOrEqual(0)
+        expect(box!.y, selector).toBeGreaterThanOrEqual(0)
+        expect(box!.x + box!.width, selector).toBeLessThanOrEqual(viewport.width + 1)
+        expect(box!.y + box!.height, selector).toBeLessThanOrEqual(viewport.height + 1)
+      }
+      const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth)
+      expect(overflow).toBeLessThanOrEqual(0)
+      await page.screenshot({ path: path.join(tmpdir(), `charpipe-web-chat-${viewport.name}.png`) })
+      await openTab('character')
+      const save = await page.locator('[data-panel="character"] [data-action="save"]').boundingBox()
+      expect(save!.x + save!.width).toBeLessThanOrEqual(viewport.width + 1)
+      expect(
+        await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth),
+      ).toBeLessThanOrEqual(0)
+      await page.screenshot({
+        path: path.join(tmpdir(), `charpipe-web-character-${viewport.name}.png`),
+        fullPage: true,
+      })
+    })
+  }
+})
