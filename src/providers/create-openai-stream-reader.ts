@@ -37,6 +37,8 @@ export function createOpenAIStreamReader(options: CreateOpenAIStreamReaderOption
   let out: ProviderEvent[] = []
   let sawDone = false
   let over = false
+  // A failure found mid-batch waits until the events parsed before it have been passed on.
+  let pendingError: unknown
 
   const sse = createSseDecoder((event) => {
     if (sawDone) return
@@ -69,16 +71,24 @@ export function createOpenAIStreamReader(options: CreateOpenAIStreamReaderOption
 
   return {
     async next() {
+      if (pendingError !== undefined) throw pendingError
       if (over) return undefined
       const batch: ProviderEvent[] = []
       out = batch
       const { value, done } = await reader.read()
-      if (done) {
-        sse.push(textDecoder.decode())
-        sse.end()
-        return finish(batch)
+      try {
+        if (done) {
+          sse.push(textDecoder.decode())
+          sse.end()
+          return finish(batch)
+        }
+        sse.push(textDecoder.decode(value, { stream: true }))
+      } catch (error) {
+        if (batch.length === 0) throw error
+        pendingError = error
+        over = true
+        return batch
       }
-      sse.push(textDecoder.decode(value, { stream: true }))
       // After [DONE] nothing more counts; a gateway that keeps the connection open must not hang us.
       if (sawDone) {
         reader.cancel().catch(() => {})

@@ -28,6 +28,8 @@ export function createThinkTagSplitter(
 ): ThinkTagSplitter {
   let inside = false
   let held = ''
+  // After `</think>` the line breaks a model writes are layout, not speech, even in the next chunk.
+  let afterClose = false
 
   const emit = (text: string) => {
     if (text.length === 0) return
@@ -37,6 +39,11 @@ export function createThinkTagSplitter(
 
   return {
     push(content) {
+      if (afterClose) {
+        content = content.replace(/^\n+/, '')
+        if (content.length === 0) return
+        afterClose = false
+      }
       // Fast path for the common case: plain text, nothing held, no tag can start here.
       if (!inside && held.length === 0 && content.indexOf('<') === -1) {
         if (content.length > 0) onText(content)
@@ -51,8 +58,10 @@ export function createThinkTagSplitter(
           emit(rest.slice(0, at))
           inside = !inside
           rest = rest.slice(at + tag.length)
-          // The line breaks a model writes right after `</think>` are layout, not speech.
-          if (!inside) rest = rest.replace(/^\n+/, '')
+          if (!inside) {
+            rest = rest.replace(/^\n+/, '')
+            afterClose = rest.length === 0
+          }
           continue
         }
         const partial = partialTagLength(rest, tag)

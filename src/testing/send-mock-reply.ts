@@ -70,11 +70,11 @@ async function writeEvents(
   for (let index = 0; index <= events.length; index++) {
     for (const insert of inserts) if (insert.after === index && open) response.write(insert.raw)
     if (index === events.length) break
+    if (index > 0 && reply.delayMs) await sleep(reply.delayMs)
     if (reply.breakAfterChunks === index) {
       response.socket?.destroy()
       return
     }
-    if (index > 0 && reply.delayMs) await sleep(reply.delayMs)
     if (!open) return
     response.write(events[index])
   }

@@ -56,6 +56,8 @@ export interface MockModelServer {
   readonly requests: RecordedRequest[]
   /** Queues replies, used one per model request in order. */
   script(replies: MockReply | MockReply[]): void
+  /** Forgets queued replies and recorded requests (between tests). */
+  reset(): void
   close(): Promise<void>
 }
 
@@ -144,6 +146,10 @@ export async function startMockModelServer(
     script(replies) {
       const list = Array.isArray(replies) ? replies : [replies]
       queue.push(...list.map((reply, index) => parseMockReply(reply, `scripted reply ${index}`)))
+    },
+    reset() {
+      queue.length = 0
+      requests.length = 0
     },
     close() {
       return new Promise((resolve) => {
