@@ -99,8 +99,8 @@ export function createMemorySearcher(options: MemorySearcherOptions): MemorySear
       validateSearch(query, searchOptions)
       const { scope, k } = searchOptions
       if (k === 0) return []
-      let terms = [...new Set(segmentText(query))]
-      if (terms.length === 0) terms = [...new Set(segmentText(query, { keepStopwords: true }))]
+      // Stopwords are not indexed, so a query of nothing but stopwords has nothing to match.
+      const terms = [...new Set(segmentText(query))]
       if (terms.length === 0) return []
       const limit = Math.max(ranking.candidates, k * 3)
       const match = `scope_key : ("${convertScopeToKey(scope)}" OR "${knowledgeScopeKey}") AND {speaker body context} : (${terms.map((term) => `"${term}"`).join(' OR ')})`

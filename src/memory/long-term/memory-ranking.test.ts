@@ -1,0 +1,62 @@
+import { describe, expect, it } from 'vitest'
+import {
+  computeKeywordBoost,
+  computeLengthPenalty,
+  computeTimeDecay,
+  defaultMemoryRanking,
+  type MemoryRankingOptions,
+} from './memory-ranking.js'
+
+const day = 86_400_000
+const rules = (overrides: Partial<MemoryRankingOptions> = {}) => ({ ...defaultMemoryRanking, ...overrides })
+
+describe('computeTimeDecay', () => {
+  it('keeps a fresh memory at 1 and halves the decaying share every half-life', () => {
+    const options = rules({ halfLifeDays: 10, decayWeight: 0.4 })
+    expect(computeTimeDecay(0, options)).toBe(1)
+    expect(computeTimeDecay(10 * day, options)).toBeCloseTo(0.6 + 0.4 * 0.5)
+    expect(computeTimeDecay(20 * day, options)).toBeCloseTo(0.6 + 0.4 * 0.25)
+    expect(computeTimeDecay(10_000 * day, options)).toBeCloseTo(0.6)
+  })
+
+  it('is off with weight 0 and treats future times as now', () => {
+    expect(computeTimeDecay(100 * day, rules({ decayWeight: 0 }))).toBe(1)
+    expect(computeTimeDecay(-5 * day, rules())).toBe(1)
+  })
+})
+
+describe('computeLengthPenalty', () => {
+  const options = rules({ shortTerms: 4, longTerms: 100 })
+  it('penalises very short snippets, more the shorter they are', () => {
+    expect(computeLengthPenalty(1, options)).toBeLessThan(computeLengthPenalty(3, options))
+    expect(computeLengthPenalty(3, options)).toBeLessThan(1)
+  })
+  it('leaves normal snippets alone and penalises very long ones', () => {
+    expect(computeLengthPenalty(4, options)).toBe(1)
+    expect(computeLengthPenalty(100, options)).toBe(1)
+    expect(computeLengthPenalty(400, options)).toBeCloseTo(0.5)
+  })
+})
+
+describe('computeKeywordBoost', () => {
+  const rareTerms = new Map([
+    ['prius', 3],
+    ['jasper', 1],
+  ])
+  it('rewards a snippet by the IDF-weighted share of rare query terms it contains', () => {
+    const options = rules({ keywordBoost: 0.4 })
+    expect(computeKeywordBoost({ rareTerms, snippetTerms: new Set(['prius', 'car']) }, options)).toBeCloseTo(
+      1.3,
+    )
+    expect(
+      computeKeywordBoost({ rareTerms, snippetTerms: new Set(['prius', 'jasper']) }, options),
+    ).toBeCloseTo(1.4)
+    expect(computeKeywordBoost({ rareTerms, snippetTerms: new Set(['car']) }, options)).toBe(1)
+  })
+  it('is neutral with no rare terms or the boost off', () => {
+    expect(computeKeywordBoost({ rareTerms: new Map(), snippetTerms: new Set(['x']) }, rules())).toBe(1)
+    expect(
+      computeKeywordBoost({ rareTerms, snippetTerms: new Set(['prius']) }, rules({ keywordBoost: 0 })),
+    ).toBe(1)
+  })
+})

@@ -1,0 +1,107 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import type { MemoryRecord, MemoryStore } from '../types.js'
+import { createSqliteMemoryStore } from './create-sqlite-memory-store.js'
+import { type ExtractedFactDecision, type FactExtractor, rememberTurn } from './remember-turn.js'
+
+/** Runs scripted decisions and records what it was shown. */
+function createScriptedExtractor(
+  script: (existing: Pick<MemoryRecord, 'id' | 'text'>[]) => ExtractedFactDecision[],
+): FactExtractor & { calls: { turnText: string; existing: Pick<MemoryRecord, 'id' | 'text'>[] }[] } {
+  const calls: { turnText: string; existing: Pick<MemoryRecord, 'id' | 'text'>[] }[] = []
+  return {
+    calls,
+    async extract(turnText, existing) {
+      calls.push({ turnText, existing })
+      return script(existing)
+    },
+  }
+}
+
+const speakerNames = { user: '用户', assistant: '小助手' }
+let store: MemoryStore
+
+beforeEach(() => {
+  store = createSqliteMemoryStore({ path: ':memory:', now: () => 1_000 })
+})
+afterEach(async () => {
+  await store.close()
+})
+
+describe('rememberTurn', () => {
+  it('stores the raw turn with speaker names, time and source turn', async () => {
+    const result = await rememberTurn(store, {
+      scope: 's1',
+      user: '我养了一只猫',
+      assistant: '好可爱！叫什么名字？',
+      turn: 't-1',
+      time: 500,
+      speakerNames,
+    })
+    expect(result.added).toHaveLength(1)
+    expect(await store.get(result.added[0]?.id ?? '')).toMatchObject({
+      scope: 's1',
+      text: '用户: 我养了一只猫\n小助手: 好可爱！叫什么名字？',
+      time: 500,
+      sourceTurn: 't-1',
+    })
+  })
+
+  it('stores nothing for an empty turn', async () => {
+    expect(await rememberTurn(store, { scope: 's1', user: '  ', speakerNames })).toEqual({
+      added: [],
+      updated: [],
+      deleted: [],
+    })
+  })
+
+  it('applies add, update, delete and none decisions from the extractor', async () => {
+    const city = await store.add({ scope: 's1', text: 'User lives in Berlin' })
+    const pet = await store.add({ scope: 's1', text: 'User has a dog named Rex' })
+    const job = await store.add({ scope: 's1', text: 'User works as a nurse' })
+    const extractor = createScriptedExtractor(() => [
+      { event: 'update', id: city.id, text: 'User lives in Lisbon' },
+      { event: 'delete', id: pet.id, text: '' },
+      { event: 'none', id: job.id, text: 'User works as a nurse' },
+      { event: 'add', text: 'User is learning Portuguese' },
+    ])
+    const result = await rememberTurn(store, {
+      scope: 's1',
+      user: 'I moved from Berlin to Lisbon, gave my dog Rex to my sister, and I am learning Portuguese. Still a nurse.',
+      assistant: 'Wow, big changes!',
+      turn: 't-9',
+      speakerNames: { user: 'User', assistant: 'Bot' },
+      extractor,
+    })
+    expect(extractor.calls[0]?.turnText).toContain('User: I moved from Berlin')
+    expect(extractor.calls[0]?.existing.map((memory) => memory.id).sort()).toEqual(
+      [city.id, pet.id, job.id].sort(),
+    )
+    expect(result.updated.map((memory) => memory.text)).toEqual(['User lives in Lisbon'])
+    expect(result.deleted).toEqual([pet.id])
+    expect(result.added.map((memory) => [memory.text, memory.sourceTurn, memory.metadata])).toEqual([
+      ['User is learning Portuguese', 't-9', { extracted: true }],
+    ])
+    expect((await store.list({ scope: 's1' })).map((memory) => memory.text).sort()).toEqual([
+      'User is learning Portuguese',
+      'User lives in Lisbon',
+      'User works as a nurse',
+    ])
+    expect((await store.history(city.id)).map((change) => change.event)).toEqual(['add', 'update'])
+  })
+
+  it('ignores updates and deletes of memories the extractor was not shown (other scopes, invented ids)', async () => {
+    const foreign = await store.add({ scope: 'other', text: 'User lives in Berlin' })
+    const extractor = createScriptedExtractor(() => [
+      { event: 'delete', id: foreign.id, text: '' },
+      { event: 'update', id: 'mem_invented', text: 'x' },
+    ])
+    const result = await rememberTurn(store, {
+      scope: 's1',
+      user: 'I live in Berlin',
+      speakerNames,
+      extractor,
+    })
+    expect(result).toEqual({ added: [], updated: [], deleted: [] })
+    expect(await store.get(foreign.id)).toBeDefined()
+  })
+})

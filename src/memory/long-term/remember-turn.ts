@@ -1,0 +1,96 @@
+/**
+ * What the engine does with a finished turn: store it as a memory (the raw exchange), or, with
+ * `memory.extract: true`, hand it to a fact extractor (a model call the engine supplies) together
+ * with the closest stored facts, and apply its decisions — add, update, delete or leave alone.
+ */
+import { getLogger, type Logger } from '../../shared/logger.js'
+import type { MemoryRecord, MemoryStore } from '../types.js'
+
+export interface ExtractedFactDecision {
+  event: 'add' | 'update' | 'delete' | 'none'
+  /** The stored memory an update or delete applies to. */
+  id?: string
+  text: string
+}
+
+/** Turns a conversation turn into decisions about stored facts. */
+export interface FactExtractor {
+  extract(turnText: string, existing: Pick<MemoryRecord, 'id' | 'text'>[]): Promise<ExtractedFactDecision[]>
+}
+
+export interface RememberTurnOptions {
+  scope: string
+  user: string
+  /** The reply as spoken; absent or empty when the turn produced none. */
+  assistant?: string
+  /** Turn id, kept as the memory's source turn. */
+  turn?: string
+  /** Milliseconds since the epoch; default now. */
+  time?: number
+  /** Names written before each line: `{ user: "用户", assistant: "小助手" }`. */
+  speakerNames: { user: string; assistant: string }
+  /** When given, facts are extracted instead of the raw turn being stored. */
+  extractor?: FactExtractor
+  /** Stored facts shown to the extractor. @default 10 */
+  existingLimit?: number
+  logger?: Logger
+}
+
+export interface RememberTurnResult {
+  added: MemoryRecord[]
+  updated: MemoryRecord[]
+  deleted: string[]
+}
+
+export async function rememberTurn(
+  store: MemoryStore,
+  options: RememberTurnOptions,
+): Promise<RememberTurnResult> {
+  const result: RememberTurnResult = { added: [], updated: [], deleted: [] }
+  const lines = [`${options.speakerNames.user}: ${options.user.trim()}`]
+  if (options.assistant?.trim()) lines.push(`${options.speakerNames.assistant}: ${options.assistant.trim()}`)
+  const turnText = lines.join('\n')
+  if (!options.user.trim() && !options.assistant?.trim()) return result
+  const base = {
+    scope: options.scope,
+    ...(options.time !== undefined ? { time: options.time } : {}),
+    ...(options.turn !== undefined ? { sourceTurn: options.turn } : {}),
+  }
+  if (!options.extractor) {
+    result.added.push(await store.add({ ...base, text: turnText, speaker: options.speakerNames.user }))
+    return result
+  }
+  const existing = await store.search(turnText, { scope: options.scope, k: options.existingLimit ?? 10 })
+  const memories = existing.filter((hit) => hit.kind === 'memory')
+  const known = new Set(memories.map((hit) => hit.id))
+  const decisions = await options.extractor.extract(
+    turnText,
+    memories.map((hit) => ({ id: hit.id, text: hit.text })),
+  )
+  const logger = options.logger ?? getLogger('memory')
+  for (const decision of decisions) {
+    const text = typeof decision.text === 'string' ? decision.text.trim() : ''
+    if (decision.event === 'none') continue
+    if (decision.event === 'add') {
+      if (text) result.added.push(await store.add({ ...base, text, metadata: { extracted: true } }))
+      continue
+    }
+    // An extractor may only touch facts it was shown: ids it invents, or ids of another scope,
+    // are ignored rather than trusted.
+    if (!decision.id || !known.has(decision.id)) {
+      logger.warn(
+        { event: decision.event, id: decision.id },
+        'memory: extractor named an unknown memory; ignored',
+      )
+      continue
+    }
+    if (decision.event === 'update' && text) {
+      const updated = await store.update(decision.id, { text })
+      if (updated) result.updated.push(updated)
+    } else if (decision.event === 'delete') {
+      if (await store.delete(decision.id)) result.deleted.push(decision.id)
+      known.delete(decision.id)
+    }
+  }
+  return result
+}

@@ -1,0 +1,54 @@
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { parseConfig } from '../config/load-config.js'
+import { createMemoryStore } from './memory-store-factory.js'
+
+let folder: string
+beforeEach(() => {
+  folder = mkdtempSync(join(tmpdir(), 'memory-factory-'))
+})
+afterEach(() => {
+  rmSync(folder, { recursive: true, force: true })
+})
+
+describe('createMemoryStore', () => {
+  it('is undefined when memory is disabled', async () => {
+    const { config } = parseConfig({ memory: { enabled: false } })
+    expect(await createMemoryStore(config)).toBeUndefined()
+  })
+
+  it('opens SQLite at storage.sqlite_path, creating the folder', async () => {
+    const path = join(folder, 'nested', 'charpipe.db')
+    const { config } = parseConfig({ storage: { sqlite_path: path } })
+    const store = await createMemoryStore(config)
+    await store?.add({ scope: 's', text: 'remember the milk' })
+    await store?.close()
+    const reopened = await createMemoryStore(config)
+    expect((await reopened?.list({ scope: 's' }))?.map((memory) => memory.text)).toEqual([
+      'remember the milk',
+    ])
+    await reopened?.close()
+  })
+
+  it('uses the embeddings the config names, and still stores memories when they fail', async () => {
+    const calls: string[][] = []
+    const { config } = parseConfig({ storage: { sqlite_path: join(folder, 'x.db') } })
+    const store = await createMemoryStore(config, {
+      embeddings: {
+        model: 'fake',
+        async embed(texts) {
+          calls.push(texts)
+          throw new Error('endpoint down')
+        },
+      },
+    })
+    await store?.add({ scope: 's', text: 'likes jasmine tea' })
+    expect(calls).toEqual([['likes jasmine tea']])
+    expect((await store?.search('jasmine', { scope: 's', k: 1 }))?.map((hit) => hit.text)).toEqual([
+      'likes jasmine tea',
+    ])
+    await store?.close()
+  })
+})
