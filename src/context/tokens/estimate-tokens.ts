@@ -1,15 +1,28 @@
 /**
  * A token estimate for models whose tokenizer we do not ship. It must not undercount: a context
  * that is estimated too small overflows the model. Chinese, Japanese and Korean characters count
- * one token each (the OpenAI tokenizers give 0.6-1.3 per Han character, DeepSeek and Qwen about
- * 0.6-0.8, Claude about 1-1.3); Latin words count one token per 4 letters started, which is at or
+ * 1.3 tokens each (cl100k gives up to 1.3 per Han character, o200k about 0.8, DeepSeek and Qwen
+ * 0.6-0.8, Claude 1-1.3: the estimate sits at the top of that range); Latin words count one token per 4 letters started, which is at or
  * above what o200k/cl100k give for English prose (about 1.3 tokens per word); digits one per 3;
  * every other visible symbol one.
  */
-const cjk = /[\u2e80-\u9fff\uac00-\ud7af\uf900-\ufaff\uff00-\uffef\u3000-\u303f]/u
+/** Han, kana, hangul and their full-width punctuation. */
+function isCjk(code: number): boolean {
+  return (
+    (code >= 0x2e80 && code <= 0x9fff) ||
+    (code >= 0xac00 && code <= 0xd7af) ||
+    (code >= 0xf900 && code <= 0xfaff) ||
+    (code >= 0xff00 && code <= 0xffef) ||
+    (code >= 0x20000 && code <= 0x3ffff)
+  )
+}
+
+/** Tokens per Chinese, Japanese or Korean character. */
+const cjkTokens = 1.3
 
 export function estimateTokens(text: string): number {
   let tokens = 0
+  let cjkCharacters = 0
   let wordLength = 0
   let digitLength = 0
   const flushRuns = () => {
@@ -29,10 +42,11 @@ export function estimateTokens(text: string): number {
     } else {
       flushRuns()
       if (code === 32 || code === 10 || code === 9 || code === 13) continue
-      // Han and other wide characters, emoji and punctuation: one token each at least.
-      tokens += code > 0xffff && !cjk.test(character) ? 2 : 1
+      if (isCjk(code)) cjkCharacters++
+      // Emoji and other astral symbols take several byte-level tokens; other symbols one.
+      else tokens += code > 0xffff ? 2 : 1
     }
   }
   flushRuns()
-  return tokens
+  return tokens + Math.ceil(cjkCharacters * cjkTokens)
 }

@@ -1,0 +1,81 @@
+import { countTokens as countCl100k } from 'gpt-tokenizer/encoding/cl100k_base'
+import { countTokens as countO200k } from 'gpt-tokenizer/encoding/o200k_base'
+import { describe, expect, it } from 'vitest'
+import type { ChatMessage } from '../../shared/messages.js'
+import { createTokenCounter, findOpenAIEncoding } from './create-token-counter.js'
+import { estimateTokens } from './estimate-tokens.js'
+
+const chinese = [
+  '你好，今天天气怎么样？我想去公园散步。',
+  '他说：“明天见！”然后转身离开了，留下我一个人站在雨里。',
+  '人工智能正在改变我们的生活方式，从语音助手到自动驾驶汽车。',
+  '《红楼梦》是中国古典四大名著之一，成书于清代。',
+]
+const english = [
+  'The quick brown fox jumps over the lazy dog. It was a sunny day in the park.',
+  'Please summarise the following meeting notes and list the action items for each person.',
+  'Tokenizers split text into pieces; common words are usually a single token each.',
+]
+
+describe('token counting', () => {
+  it('is exact for OpenAI models, with the encoding of the model', () => {
+    const text = chinese.join('') + english.join(' ')
+    expect(createTokenCounter({ apiType: 'openai', model: 'gpt-4o-mini' }).countText(text)).toBe(
+      countO200k(text),
+    )
+    expect(createTokenCounter({ apiType: 'openai', model: 'gpt-4-turbo' }).countText(text)).toBe(
+      countCl100k(text),
+    )
+    expect(findOpenAIEncoding('gpt-5')).toBe('o200k_base')
+    expect(findOpenAIEncoding('deepseek-chat')).toBeUndefined()
+  })
+
+  it('the estimate never undercounts Chinese against either OpenAI encoding', () => {
+    for (const text of chinese) {
+      const estimate = estimateTokens(text)
+      expect(estimate).toBeGreaterThanOrEqual(countO200k(text))
+      expect(estimate).toBeGreaterThanOrEqual(countCl100k(text))
+    }
+  })
+
+  it('the estimate of English stays within 0.9×-1.6× of o200k', () => {
+    for (const text of english) {
+      const ratio = estimateTokens(text) / countO200k(text)
+      expect(ratio).toBeGreaterThanOrEqual(0.9)
+      expect(ratio).toBeLessThanOrEqual(1.6)
+    }
+  })
+
+  it('counts a message once and again only when its content is replaced', () => {
+    let calls = 0
+    const counter = createTokenCounter({ apiType: 'anthropic', model: 'claude-sonnet-4-5' })
+    const message: ChatMessage = { role: 'user', content: '你好' }
+    const spy = new Proxy(message, {
+      get(target, key) {
+        if (key === 'content') calls++
+        return Reflect.get(target, key)
+      },
+    })
+    const first = counter.countMessage(spy)
+    counter.countMessage(spy)
+    expect(counter.countMessage(spy)).toBe(first)
+    message.content = '你好，世界'
+    expect(counter.countMessage(spy)).toBeGreaterThan(first)
+    // Three cache hits read content once each to compare; the misses read it to count.
+    expect(calls).toBeLessThan(10)
+  })
+
+  it('counts images at a fixed cost and adds per-message overhead', () => {
+    const counter = createTokenCounter({ apiType: 'openai', model: 'gpt-4o' })
+    const text = counter.countMessage({ role: 'user', content: 'hi' })
+    const withImage = counter.countMessage({
+      role: 'user',
+      content: [
+        { type: 'text', text: 'hi' },
+        { type: 'image', url: 'https://example.test/a.png' },
+      ],
+    })
+    expect(text).toBe(countO200k('hi') + 4)
+    expect(withImage - text).toBe(800)
+  })
+})
