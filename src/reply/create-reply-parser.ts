@@ -1,0 +1,200 @@
+/**
+ * The reply parser: model text deltas in; display deltas, emotions, sentences and `done` out
+ * (SPEC R2). Four streaming stages, each reading every character once:
+ * envelope (JSON/prefix emotion) → inline tags → display text + sentence splitter → speech filter.
+ * Sentences wait until the reply's emotion is known (a model may write `"text"` before `"emotion"`),
+ * so none is spoken with the wrong one; display deltas never wait.
+ */
+import { characterSchema, sentenceSchema } from '../config/schema.js'
+import { CharpipeError } from '../shared/errors.js'
+import { getLogger } from '../shared/logger.js'
+import { createEmotionResolver } from './emotion-resolver.js'
+import { createInlineTagExtractor, type InlineTagExtractor } from './inline-emotion-tags.js'
+import { createReplyEnvelopeDecoder } from './reply-envelope-decoder.js'
+import { createSentenceSplitter, type SplitSentence } from './sentence-splitter.js'
+import { createSpeechFilter } from './speech-filter.js'
+import type { ReplyEvent, ReplyParser, ReplyParserOptions } from './types.js'
+
+const replyFormats = new Set(['json', 'prefix', 'auto', 'plain'])
+let defaults: {
+  character: ReturnType<typeof characterSchema.parse>
+  sentence: ReturnType<typeof sentenceSchema.parse>
+}
+
+/** The config schema holds the defaults; they are read once from there. */
+function readDefaults() {
+  defaults ??= { character: characterSchema.parse({}), sentence: sentenceSchema.parse({}) }
+  return defaults
+}
+
+function logToLogger(level: 'debug' | 'warn', message: string): void {
+  getLogger('reply')[level](message)
+}
+
+function toCount(value: number | undefined, name: string): number {
+  if (value === undefined) return 0
+  if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) {
+    throw new CharpipeError(
+      'invalid_config',
+      `reply parser: ${name} must be a number >= 0, got ${String(value)}`,
+    )
+  }
+  return Math.floor(value)
+}
+
+class StreamingReplyParser implements ReplyParser {
+  private readonly defaultEmotion: string
+  private readonly write: (text: string) => void
+  private readonly envelope
+  private readonly tags: InlineTagExtractor | undefined
+  private readonly splitter
+  private readonly speech
+  private readonly resolver
+
+  private events: ReplyEvent[] = []
+  private pendingDisplay = ''
+  private display = ''
+  private baseEmotion: string | undefined
+  private tagEmotion: string | undefined
+  private lastEmitted: string | undefined
+  private queue: SplitSentence[] = []
+  private nextIndex = 0
+  private ended = false
+
+  constructor(options: ReplyParserOptions) {
+    const { character, sentence } = readDefaults()
+    const format = options.replyFormat ?? character.reply_format
+    if (!replyFormats.has(format)) {
+      throw new CharpipeError(
+        'invalid_config',
+        `reply parser: unknown replyFormat ${JSON.stringify(format)} (json, prefix, auto, plain)`,
+      )
+    }
+    const log = options.log ?? logToLogger
+    this.defaultEmotion = options.defaultEmotion || character.default_emotion
+    this.resolver = createEmotionResolver({
+      emotions: options.emotions ?? character.emotions,
+      aliases: options.emotionAliases ?? character.emotion_aliases,
+      log,
+    })
+    this.speech = createSpeechFilter(options.speechFilters ?? sentence.speech_filters)
+    this.splitter = createSentenceSplitter({
+      minChars: toCount(options.minChars, 'minChars'),
+      maxChars: toCount(options.maxChars, 'maxChars'),
+      firstClauseChars: toCount(options.firstClauseChars, 'firstClauseChars'),
+      onSentence: (split) => this.acceptSentence(split),
+    })
+    const acceptText = (text: string) => {
+      this.pendingDisplay += text
+      this.splitter.write(text)
+    }
+    this.tags = options.inlineEmotionTags
+      ? createInlineTagExtractor({
+          resolver: this.resolver,
+          onText: acceptText,
+          onEmotion: (emotion) => {
+            this.tagEmotion = emotion
+            this.splitter.setEmotion(emotion)
+          },
+        })
+      : undefined
+    const tags = this.tags
+    this.write = tags ? (text) => tags.write(text) : acceptText
+    this.envelope = createReplyEnvelopeDecoder({
+      format,
+      log,
+      handler: {
+        onText: this.write,
+        onEmotion: (label) => this.setBaseEmotion(this.resolver.resolve(label, 'warn'), true),
+        onNoEmotion: () => this.setBaseEmotion(this.defaultEmotion, false),
+      },
+    })
+  }
+
+  get displayText(): string {
+    return this.display + this.pendingDisplay
+  }
+
+  get emotion(): string {
+    return this.tagEmotion ?? this.baseEmotion ?? this.defaultEmotion
+  }
+
+  push(delta: string): ReplyEvent[] {
+    if (this.ended) throw new CharpipeError('internal', 'reply parser: push() after end()')
+    if (typeof delta !== 'string') {
+      throw new CharpipeError('internal', `reply parser: a delta must be a string, got ${typeof delta}`)
+    }
+    if (delta) this.envelope.write(delta)
+    return this.takeEvents()
+  }
+
+  end(): ReplyEvent[] {
+    if (this.ended) return []
+    this.ended = true
+    this.envelope.end()
+    this.tags?.end()
+    this.splitter.end()
+    if (this.baseEmotion === undefined) this.setBaseEmotion(this.defaultEmotion, false)
+    const final = this.emotion
+    if (final !== this.lastEmitted) this.emitEmotion(final)
+    this.flushDisplay()
+    this.events.push({ type: 'done', text: this.display, emotion: final })
+    return this.takeEvents()
+  }
+
+  private setBaseEmotion(emotion: string, known: boolean): void {
+    if (this.baseEmotion !== undefined) return
+    this.baseEmotion = emotion
+    // A default is not news: it is announced with the first sentence (or at the end) instead.
+    if (known && this.tagEmotion === undefined) this.emitEmotion(emotion)
+    this.flushQueue()
+  }
+
+  private acceptSentence(split: SplitSentence): void {
+    const text = this.speech.filter(split.text)
+    if (!text) return
+    this.queue.push({ text, emotion: split.emotion })
+    if (this.baseEmotion !== undefined) this.flushQueue()
+  }
+
+  private flushQueue(): void {
+    for (const sentence of this.queue) {
+      const emotion = sentence.emotion ?? this.baseEmotion ?? this.defaultEmotion
+      if (emotion !== this.lastEmitted) this.emitEmotion(emotion)
+      this.flushDisplay()
+      this.events.push({ type: 'sentence', index: this.nextIndex++, text: sentence.text, emotion })
+    }
+    this.queue = []
+  }
+
+  private emitEmotion(emotion: string): void {
+    this.flushDisplay()
+    this.lastEmitted = emotion
+    this.events.push({ type: 'emotion', emotion })
+  }
+
+  private flushDisplay(): void {
+    if (!this.pendingDisplay) return
+    this.events.push({ type: 'display-delta', text: this.pendingDisplay })
+    this.display += this.pendingDisplay
+    this.pendingDisplay = ''
+  }
+
+  private takeEvents(): ReplyEvent[] {
+    this.flushDisplay()
+    const events = this.events
+    this.events = []
+    return events
+  }
+}
+
+/**
+ * Creates a push-based, synchronous reply parser for one reply.
+ * @example
+ * const parser = createReplyParser({ replyFormat: 'json' })
+ * for (const delta of deltas) handle(parser.push(delta))
+ * handle(parser.end())
+ */
+export function createReplyParser(options: ReplyParserOptions = {}): ReplyParser {
+  return new StreamingReplyParser(options)
+}

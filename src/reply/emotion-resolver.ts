@@ -1,0 +1,56 @@
+/**
+ * Maps the emotion labels a model writes to the configured ones: a configured label as is, then the
+ * alias table (exact, then case-insensitive: `Happy` → 开心). Unknown labels are kept and logged once
+ * per reply, so a prompt that drifts from the configured list is visible without flooding the log.
+ */
+
+export interface EmotionResolverOptions {
+  emotions: readonly string[]
+  aliases: Readonly<Record<string, string>>
+  log: (level: 'debug' | 'warn', message: string) => void
+}
+
+export interface EmotionResolver {
+  /** The configured label for `label` (itself or through an alias), or undefined when unknown. */
+  find(label: string): string | undefined
+  /** Like `find`, but an unknown label is kept (and logged once at `level`). */
+  resolve(label: string, level: 'debug' | 'warn'): string
+  /** Logs an unknown label once without resolving it. */
+  reportUnknown(label: string, level: 'debug' | 'warn'): void
+}
+
+/** Creates the label resolver of one reply. */
+export function createEmotionResolver(options: EmotionResolverOptions): EmotionResolver {
+  const configured = new Set(options.emotions)
+  const aliases = new Map(Object.entries(options.aliases))
+  const lowerAliases = new Map(
+    Object.entries(options.aliases).map(([alias, label]) => [alias.toLowerCase(), label]),
+  )
+  const reported = new Set<string>()
+
+  const find = (label: string): string | undefined => {
+    const trimmed = label.trim()
+    if (configured.has(trimmed)) return trimmed
+    return aliases.get(trimmed) ?? lowerAliases.get(trimmed.toLowerCase())
+  }
+
+  const reportUnknown = (label: string, level: 'debug' | 'warn') => {
+    if (reported.has(label)) return
+    reported.add(label)
+    options.log(
+      level,
+      `unknown emotion label ${JSON.stringify(label.slice(0, 40))}: not configured and no alias`,
+    )
+  }
+
+  return {
+    find,
+    reportUnknown,
+    resolve(label, level) {
+      const found = find(label)
+      if (found !== undefined) return found
+      reportUnknown(label.trim(), level)
+      return label.trim()
+    },
+  }
+}
