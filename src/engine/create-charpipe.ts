@@ -6,6 +6,7 @@
 import { randomUUID } from 'node:crypto'
 import { loadConfig, parseConfig } from '../config/load-config.js'
 import type { CharpipeConfig } from '../config/schema.js'
+import { checkPipelineConfig } from '../context/check-pipeline-config.js'
 import type { ContextPipeline } from '../context/types.js'
 import type { HistoryStore, MemoryStore } from '../memory/types.js'
 import { BadRequestError } from '../shared/errors.js'
@@ -55,9 +56,9 @@ async function resolveConfig(source: CharpipeConfigSource, logger: Logger): Prom
     'configPath' in source &&
     typeof source.configPath === 'string'
   ) {
-    return (await loadConfig(source.configPath)).config
+    return (await loadConfig(source.configPath, { checks: [checkPipelineConfig] })).config
   }
-  return parseConfig(source, { source: 'createCharpipe', logger }).config
+  return parseConfig(source, { source: 'createCharpipe', logger, checks: [checkPipelineConfig] }).config
 }
 
 const partNames = [
@@ -201,7 +202,7 @@ export async function createCharpipe(
     reload(config) {
       const next = reloading.then(async () => {
         if (closed) throw new BadRequestError('this charpipe instance is closed')
-        const parsed = parseConfig(config, { source: 'reload', logger }).config
+        const parsed = parseConfig(config, { source: 'reload', logger, checks: [checkPipelineConfig] }).config
         const previous = current
         current = await createEngineRuntime({ ...injected, config: parsed, parts, logger, previous })
         if (previous.activeTurns === 0) await releaseRuntimeParts(previous, current, owned, logger)
