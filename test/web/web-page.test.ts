@@ -13,18 +13,14 @@ import { buildWeb } from '../../scripts/build-web.js'
 import {
   findBrowserSkipReason,
   launchBrowser,
+  longReplyText,
+  longReplyTrigger,
   type ServerUnderTest,
   startServerUnderTest,
 } from './web-test-harness.js'
 
 const skipReason = findBrowserSkipReason()
 if (skipReason) console.warn(skipReason)
-
-/** A reply long enough to interrupt: the mock model streams it slowly (see the mock reply marker). */
-const longReplyRequest =
-  '讲一个很长的故事 [[mock-reply:{"text":"{\\"emotion\\":\\"开心\\",\\"text\\":\\"' +
-  '从前有一座山。'.repeat(60) +
-  '\\"}","chunkSize":2,"delayMs":40}]]'
 
 describe.skipIf(skipReason !== undefined)('web page in a browser', () => {
   let server: ServerUnderTest
@@ -77,7 +73,7 @@ describe.skipIf(skipReason !== undefined)('web page in a browser', () => {
   it('interrupts a long reply', async () => {
     await openTab('chat')
     await page.locator('.dot-open').waitFor()
-    await page.fill('input[name="chat-text"]', longReplyRequest)
+    await page.fill('input[name="chat-text"]', `${longReplyTrigger}吧`)
     await page.click('[data-action="send"]')
     const turn = page.locator('.turn').last()
     await turn.locator('[data-state="streaming"]').waitFor()

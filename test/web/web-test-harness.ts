@@ -1,7 +1,8 @@
 /**
  * What the browser tests share: Debian's chromium driven by playwright-core, and the server under
- * test — `charpipe serve` as a child process with a temporary config (provider mock), or the small
- * fake of `fake-charpipe-server.ts` when `CHARPIPE_WEB_TEST_SERVER=fake` asks for it.
+ * test — `charpipe serve` as a child process with a temporary config whose model is the mock model
+ * server of `charpipe/testing` (OpenAI-compatible, scripted here: a short reply, or a long slow one
+ * to interrupt when the user asks for a long story).
  */
 import { type ChildProcess, spawn } from 'node:child_process'
 import { existsSync } from 'node:fs'
@@ -10,7 +11,7 @@ import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { type Browser, chromium } from 'playwright-core'
-import { startFakeServer } from './fake-charpipe-server.js'
+import { type MockReply, startMockModelServer } from '../../src/testing/index.js'
 
 export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..')
 export const chromiumPath = '/usr/bin/chromium'
@@ -48,9 +49,33 @@ export interface ServerUnderTest {
   stop(): Promise<void>
 }
 
-export const initialConfigYaml = `# web page test config
+/** The words that make the mock model answer with a long, slow reply. */
+export const longReplyTrigger = '讲一个长故事'
+export const longReplyText = '从前有一座山，山里有一座庙。'.repeat(40)
+
+function readLastUserText(body: unknown): string {
+  const messages = (body as { messages?: { role: string; content: unknown }[] } | undefined)?.messages ?? []
+  const last = messages.filter((message) => message.role === 'user').at(-1)
+  return typeof last?.content === 'string' ? last.content : JSON.stringify(last?.content ?? '')
+}
+
+function composeReply(body: unknown): MockReply {
+  if (readLastUserText(body).includes(longReplyTrigger)) {
+    return { text: JSON.stringify({ emotion: '开心', text: longReplyText }), chunkSize: 2, delayMs: 40 }
+  }
+  return {
+    text: JSON.stringify({ emotion: '开心', text: '你好呀！我是小测。今天过得怎么样？' }),
+    chunkSize: 2,
+    delayMs: 10,
+  }
+}
+
+function buildConfigYaml(options: { modelUrl: string; sqlitePath: string }): string {
+  return `# web page test config
 llm:
-  provider: mock
+  provider: mock-model
+  base_url: ${options.modelUrl}/v1
+  model: mock-character
   temperature: 0.7
 character:
   name: 小测
@@ -60,11 +85,16 @@ character:
       content: 你好
     - role: assistant
       content: 你好呀
-history:
-  store: memory
+storage:
+  sqlite_path: ${JSON.stringify(options.sqlitePath)}
 `
+}
 
-async function startServeProcess(directory: string, configPath: string): Promise<ServerUnderTest> {
+async function startServeProcess(
+  directory: string,
+  configPath: string,
+  onStop: () => Promise<void>,
+): Promise<ServerUnderTest> {
   let output = ''
   const child: ChildProcess = spawn(
     process.execPath,
@@ -98,28 +128,26 @@ async function startServeProcess(directory: string, configPath: string): Promise
         child.kill('SIGTERM')
         await exited
       }
+      await onStop()
       await rm(directory, { recursive: true, force: true })
     },
   }
 }
 
-/** Starts the server with a fresh temporary config file. */
+/** Starts the mock model and `charpipe serve` with a fresh temporary config file. */
 export async function startServerUnderTest(): Promise<ServerUnderTest> {
   const directory = await mkdtemp(path.join(tmpdir(), 'charpipe-web-'))
   const configPath = path.join(directory, 'config.yaml')
+  const model = await startMockModelServer({ respond: (request) => composeReply(request.body) })
   await writeFile(
     configPath,
-    `${initialConfigYaml}storage:\n  sqlite_path: ${JSON.stringify(path.join(directory, 'charpipe.db'))}\n`,
+    buildConfigYaml({ modelUrl: model.url, sqlitePath: path.join(directory, 'charpipe.db') }),
   )
-  if (process.env.CHARPIPE_WEB_TEST_SERVER !== 'fake') return startServeProcess(directory, configPath)
-  const fake = await startFakeServer({ configPath, staticDir: path.join(repoRoot, 'dist', 'web') })
-  return {
-    url: fake.url,
-    configPath,
-    output: () => '',
-    stop: async () => {
-      await fake.close()
-      await rm(directory, { recursive: true, force: true })
-    },
+  try {
+    return await startServeProcess(directory, configPath, () => model.close())
+  } catch (error) {
+    await model.close()
+    await rm(directory, { recursive: true, force: true })
+    throw error
   }
 }

@@ -35,6 +35,8 @@ export function PreviewPanel(props: { session: string; emotionKeys: string[] }) 
     event?.preventDefault()
     setLoading(true)
     setErrorMessage('')
+    // Cleared first so the shown result is always the answer to the text shown.
+    setAnswer(undefined)
     try {
       const body: Record<string, unknown> = { session, text }
       if (emotion) body.emotion = emotion
