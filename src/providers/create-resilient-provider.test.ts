@@ -1,0 +1,114 @@
+import { describe, expect, it } from 'vitest'
+import { AbortedError, UpstreamHttpError, UpstreamTimeoutError } from '../shared/errors.js'
+import { createFakeProvider } from '../testing/create-fake-provider.js'
+import { createResilientProvider } from './create-resilient-provider.js'
+import { captureLogger, collectEvents, logLevels } from './test-helpers.js'
+import type { ProviderEvent } from './types.js'
+
+const request = { messages: [{ role: 'user' as const, content: 'hi' }] }
+const reply = (text: string): ProviderEvent[] => [
+  { type: 'text-delta', text },
+  { type: 'finish', reason: 'stop' },
+]
+
+function recordSleeps() {
+  const delays: number[] = []
+  return { delays, sleep: async (milliseconds: number) => void delays.push(milliseconds) }
+}
+
+describe('createResilientProvider', () => {
+  it('retries retryable failures with growing, jittered backoff', async () => {
+    const primary = createFakeProvider({
+      replies: [
+        { events: [], error: new UpstreamHttpError(503, '') },
+        { events: [], error: new UpstreamTimeoutError('slow') },
+        reply('ok'),
+      ],
+    })
+    const { delays, sleep } = recordSleeps()
+    const provider = createResilientProvider({ primary, sleep, baseDelayMs: 100, random: () => 0.5 })
+    const result = await collectEvents(provider.streamChat(request))
+    expect(result.text).toBe('ok')
+    expect(primary.calls).toHaveLength(3)
+    expect(delays).toEqual([75, 150])
+  })
+
+  it('gives up after max_retries and tries the fallbacks in order', async () => {
+    const { logger, lines } = captureLogger()
+    const primary = createFakeProvider({
+      name: 'deepseek',
+      defaultReply: { events: [], error: new UpstreamHttpError(500, '') },
+    })
+    const second = createFakeProvider({
+      name: 'moonshot',
+      replies: [{ events: [], error: new UpstreamHttpError(401, '') }],
+    })
+    const third = createFakeProvider({ name: 'ollama', replies: [reply('备用')] })
+    const { delays, sleep } = recordSleeps()
+    const provider = createResilientProvider({
+      primary,
+      fallbacks: [second, third],
+      maxRetries: 2,
+      sleep,
+      logger,
+    })
+    const result = await collectEvents(provider.streamChat(request))
+    expect(result.text).toBe('备用')
+    expect([primary.calls.length, second.calls.length, third.calls.length]).toEqual([3, 1, 1])
+    // 401 is not retryable: straight to the next fallback.
+    expect(delays).toHaveLength(2)
+    expect(lines.filter((line) => /falling back/.test(line.msg)).map((line) => line.fallback)).toEqual([
+      'moonshot',
+      'ollama',
+    ])
+  })
+
+  it('throws the last failure when every provider fails', async () => {
+    const primary = createFakeProvider({
+      replies: [{ events: [], error: new UpstreamHttpError(400, 'bad') }],
+    })
+    const result = await collectEvents(createResilientProvider({ primary }).streamChat(request))
+    expect(result.error?.code).toBe('upstream_http')
+    expect(result.error?.status).toBe(400)
+  })
+
+  it('never retries after an event was passed on', async () => {
+    const primary = createFakeProvider({
+      replies: [
+        { events: [{ type: 'text-delta', text: '一半' }], error: new UpstreamTimeoutError('stalled') },
+        reply('again'),
+      ],
+    })
+    const fallback = createFakeProvider({ replies: [reply('fallback')] })
+    const provider = createResilientProvider({ primary, fallbacks: [fallback], sleep: async () => {} })
+    const result = await collectEvents(provider.streamChat(request))
+    expect(result.text).toBe('一半')
+    expect(result.error?.code).toBe('upstream_timeout')
+    expect(primary.calls).toHaveLength(1)
+    expect(fallback.calls).toHaveLength(0)
+  })
+
+  it('never retries a caller abort, nor logs it as a failure', async () => {
+    const { logger, lines } = captureLogger()
+    const primary = createFakeProvider({ replies: [{ events: [], error: new AbortedError() }] })
+    const fallback = createFakeProvider()
+    const provider = createResilientProvider({ primary, fallbacks: [fallback], logger })
+    const result = await collectEvents(provider.streamChat(request))
+    expect(result.error?.code).toBe('aborted')
+    expect(fallback.calls).toHaveLength(0)
+    expect(lines.filter((line) => line.level >= logLevels.warn)).toEqual([])
+  })
+
+  it('stops waiting for a backoff as soon as the caller aborts', async () => {
+    const primary = createFakeProvider({
+      replies: [{ events: [], error: new UpstreamHttpError(429, '', { retryAfterSeconds: 60 }) }],
+    })
+    const controller = new AbortController()
+    const provider = createResilientProvider({ primary })
+    const pending = collectEvents(provider.streamChat(request, { signal: controller.signal }))
+    setTimeout(() => controller.abort(), 20)
+    const result = await pending
+    expect(result.error?.code).toBe('aborted')
+    expect(primary.calls).toHaveLength(1)
+  })
+})
