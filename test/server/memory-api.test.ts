@@ -1,6 +1,9 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import { startTestServer, type TestServer } from './start-test-server.js'
 
+// biome-ignore lint/suspicious/noExplicitAny: answers are checked field by field with expect
+type JsonAnswer = any
+
 let server: TestServer | undefined
 afterEach(async () => {
   await server?.stop()
@@ -13,7 +16,7 @@ const call = async (method: string, path: string, body?: unknown) => {
     headers: { 'content-type': 'application/json' },
     body: body === undefined ? undefined : JSON.stringify(body),
   })
-  return { status: response.status, body: (await response.json()) as Record<string, any> }
+  return { status: response.status, body: (await response.json()) as JsonAnswer }
 }
 
 describe('memory endpoints', () => {

@@ -6,6 +6,9 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { startTestServer, type TestServer } from './start-test-server.js'
 import { openTestSocket } from './websocket-client.js'
 
+// biome-ignore lint/suspicious/noExplicitAny: answers are checked field by field with expect
+type JsonAnswer = any
+
 let server: TestServer | undefined
 afterEach(async () => {
   await server?.stop()
@@ -17,7 +20,7 @@ const json = async (path: string, init: RequestInit = {}) => {
     ...init,
     headers: { 'content-type': 'application/json', ...init.headers },
   })
-  return { status: response.status, body: (await response.json()) as any }
+  return { status: response.status, body: (await response.json()) as JsonAnswer }
 }
 
 describe('health, metrics and the web page', () => {

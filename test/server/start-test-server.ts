@@ -26,7 +26,7 @@ export interface TestServer extends StartServerResult {
 }
 
 export interface StartTestServerOptions {
-  /** config.yaml text; no file when undefined. */
+  /** config.yaml text (`{folder}` is replaced by the temporary folder); no file when undefined. */
   configText?: string
   token?: string
   createCharpipe?: (config: CharpipeConfig) => Promise<Charpipe>
@@ -39,7 +39,9 @@ export interface StartTestServerOptions {
 export async function startTestServer(options: StartTestServerOptions = {}): Promise<TestServer> {
   const folder = await mkdtemp(join(tmpdir(), 'charpipe-server-'))
   const configPath = join(folder, 'config.yaml')
-  if (options.configText !== undefined) await writeFile(configPath, options.configText)
+  if (options.configText !== undefined) {
+    await writeFile(configPath, options.configText.replaceAll('{folder}', folder))
+  }
   const logLines: string[] = []
   const destination = new Writable({
     write(chunk, _encoding, callback) {

@@ -46,7 +46,8 @@ export function run(args: string[]): Promise<number> {
     if (!isLoopbackHost(host) && !loaded.config.server.token) {
       console.error(
         `charpipe serve: refusing to listen on ${host} without a token: anyone who can reach it could use the API. ` +
-          'Set server.token in the config (e.g. token: "${CHARPIPE_TOKEN}"), or listen on 127.0.0.1.',
+          'Set server.token in the config (it may read the environment: token: "$' +
+          '{CHARPIPE_TOKEN}"), or listen on 127.0.0.1.',
       )
       return 2
     }

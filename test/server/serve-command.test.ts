@@ -1,0 +1,119 @@
+/** `charpipe serve` as a child process, the way users run it. */
+import { type ChildProcess, spawn } from 'node:child_process'
+import { mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { createRequire } from 'node:module'
+import { tmpdir } from 'node:os'
+import { join, resolve } from 'node:path'
+import { pathToFileURL } from 'node:url'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { type MockModelServer, startMockModelServer } from '../../src/testing/index.js'
+import { openTestSocket } from './websocket-client.js'
+
+const repoRoot = resolve(import.meta.dirname, '../..')
+// The child runs in a temporary folder (so `./data/…` defaults land there), loading TypeScript through tsx.
+const tsxLoader = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href
+let folder: string
+let model: MockModelServer
+
+beforeAll(async () => {
+  folder = await mkdtemp(join(tmpdir(), 'charpipe-serve-'))
+  model = await startMockModelServer()
+})
+afterAll(async () => {
+  await model.close()
+  await rm(folder, { recursive: true, force: true })
+})
+
+interface ServeProcess {
+  child: ChildProcess
+  stdout: () => string
+  stderr: () => string
+  exited: Promise<number | null>
+}
+
+function spawnServe(args: string[]): ServeProcess {
+  const child = spawn(
+    process.execPath,
+    ['--import', tsxLoader, join(repoRoot, 'src/cli/entry.ts'), 'serve', ...args],
+    {
+      cwd: folder,
+      env: { ...process.env, CHARPIPE_LOG_LEVEL: 'info' },
+    },
+  )
+  let stdout = ''
+  let stderr = ''
+  child.stdout!.on('data', (chunk) => (stdout += chunk))
+  child.stderr!.on('data', (chunk) => (stderr += chunk))
+  const exited = new Promise<number | null>((done) => child.once('exit', (code) => done(code)))
+  return { child, stdout: () => stdout, stderr: () => stderr, exited }
+}
+
+async function waitForUrl(serve: ServeProcess): Promise<string> {
+  for (let attempt = 0; attempt < 600; attempt++) {
+    const match = serve.stdout().match(/listening on (http:\/\/\S+)/)
+    if (match) return match[1]!
+    if (serve.child.exitCode !== null) throw new Error(`serve exited: ${serve.stderr()}`)
+    await new Promise((done) => setTimeout(done, 100))
+  }
+  throw new Error(`serve did not start: ${serve.stderr()}`)
+}
+
+// Each case starts a fresh Node process compiling the sources; on a busy machine that takes a while.
+describe('charpipe serve', { timeout: 120_000 }, () => {
+  it('prints one listening line, answers, and on SIGTERM ends the running turn as interrupted and exits 0', async () => {
+    const configPath = join(folder, 'config.yaml')
+    await writeFile(
+      configPath,
+      [
+        'llm:',
+        '  provider: custom',
+        `  base_url: ${model.url}/v1`,
+        '  max_retries: 0',
+        'storage:',
+        `  sqlite_path: ${join(folder, 'charpipe.db')}`,
+      ].join('\n'),
+    )
+    const serve = spawnServe(['--config', configPath, '--port', '0'])
+    const url = await waitForUrl(serve)
+    expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/)
+    expect(serve.stdout().trim().split('\n')).toHaveLength(1)
+    expect(await (await fetch(`${url}/healthz`)).json()).toEqual({ ok: true })
+
+    model.script({ text: `{"emotion":"开心","text":"${'慢慢说。'.repeat(100)}"}`, chunkSize: 2, delayMs: 20 })
+    const client = await openTestSocket(`${url}/ws`)
+    client.send({ type: 'user_input', session: 'term', text: '说很久' })
+    await client.waitFor((frame) => frame.type === 'llm_sentence')
+    serve.child.kill('SIGTERM')
+    expect(await serve.exited).toBe(0)
+    expect(client.frames.filter((frame) => frame.type === 'llm_done')).toMatchObject([{ interrupted: true }])
+
+    const again = spawnServe(['--config', configPath, '--port', '0'])
+    const secondUrl = await waitForUrl(again)
+    const history = await (await fetch(`${secondUrl}/api/sessions/term/messages`)).json()
+    expect(history.messages.at(-1)).toMatchObject({ role: 'assistant', interrupted: true })
+    again.child.kill('SIGINT')
+    expect(await again.exited).toBe(0)
+  })
+
+  it('starts with the defaults (provider mock) when the config file is missing', async () => {
+    const serve = spawnServe(['--config', join(folder, 'missing.yaml'), '--port', '0'])
+    const url = await waitForUrl(serve)
+    const config = await (await fetch(`${url}/api/config`)).json()
+    expect(config.llm.provider).toBe('mock')
+    serve.child.kill('SIGTERM')
+    expect(await serve.exited).toBe(0)
+  })
+
+  it('refuses a non-loopback host without a token, saying why', async () => {
+    const serve = spawnServe(['--config', join(folder, 'missing.yaml'), '--host', '0.0.0.0', '--port', '0'])
+    expect(await serve.exited).not.toBe(0)
+    expect(serve.stderr()).toMatch(/refusing to listen on 0\.0\.0\.0 without a token/)
+    expect(serve.stderr()).toContain('server.token')
+  })
+
+  it('rejects a bad --port', async () => {
+    const serve = spawnServe(['--port', 'eighty'])
+    expect(await serve.exited).toBe(2)
+    expect(serve.stderr()).toContain('--port')
+  })
+})
