@@ -1,0 +1,168 @@
+import { spawn } from 'node:child_process'
+import { mkdtemp, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { createFakeProvider } from './create-fake-provider.js'
+import { type MockModelServer, startMockModelServer } from './start-mock-model-server.js'
+
+let server: MockModelServer
+beforeAll(async () => {
+  server = await startMockModelServer()
+})
+afterAll(() => server.close())
+beforeEach(() => server.reset())
+
+function post(path: string, body: unknown, headers: Record<string, string> = {}) {
+  return fetch(`${server.url}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify(body),
+  })
+}
+
+describe('startMockModelServer', () => {
+  it('frames an OpenAI stream byte for byte: data lines, blank lines, [DONE]', async () => {
+    server.script({ text: 'abc', chunkSize: 2 })
+    const response = await post('/v1/chat/completions', { model: 'm', stream: true, messages: [] })
+    expect(response.headers.get('content-type')).toBe('text/event-stream; charset=utf-8')
+    const body = await response.text()
+    const events = body.split('\n\n')
+    expect(events.at(-1)).toBe('')
+    expect(events.at(-2)).toBe('data: [DONE]')
+    const payloads = events.slice(0, -2).map((event) => JSON.parse(event.replace(/^data: /, '')))
+    expect(payloads.map((chunk) => chunk.choices[0]?.delta?.content ?? null)).toEqual(['', 'ab', 'c', null])
+    expect(payloads.at(-1).choices[0].finish_reason).toBe('stop')
+  })
+
+  it('frames an Anthropic stream as event/data pairs with no [DONE]', async () => {
+    server.script({ text: 'hi' })
+    const body = await (await post('/v1/messages', { model: 'c', stream: true, messages: [] })).text()
+    const events = body.split('\n\n').filter(Boolean)
+    for (const event of events) expect(event).toMatch(/^event: (\w+)\ndata: \{"type":"\1"/)
+    expect(events.at(-1)).toBe('event: message_stop\ndata: {"type":"message_stop"}')
+    expect(body).not.toContain('[DONE]')
+  })
+
+  it('answers non-streamed requests and lists models', async () => {
+    server.script([{ text: '一次性' }, { text: 'claude', toolCalls: [{ name: 'f', arguments: { a: 1 } }] }])
+    const openai = await (await post('/v1/chat/completions', { model: 'm', messages: [] })).json()
+    expect(openai.choices[0].message.content).toBe('一次性')
+    const anthropic = await (await post('/v1/messages', { model: 'c', messages: [] })).json()
+    expect(anthropic.content).toEqual([
+      { type: 'text', text: 'claude' },
+      { type: 'tool_use', id: 'toolu_mock_0', name: 'f', input: { a: 1 } },
+    ])
+    const models = await (await fetch(`${server.url}/v1/models`)).json()
+    expect(models.data[0].id).toBe('mock-character')
+  })
+
+  it('takes a reply from an x-mock-reply header or a marker in the last user message', async () => {
+    const header = await post(
+      '/v1/chat/completions',
+      { messages: [] },
+      { 'x-mock-reply': '{"text":"from header"}' },
+    )
+    expect((await header.json()).choices[0].message.content).toBe('from header')
+    const encoded = `base64:${Buffer.from(JSON.stringify({ text: '中文' })).toString('base64')}`
+    const base64 = await post('/v1/chat/completions', { messages: [] }, { 'x-mock-reply': encoded })
+    expect((await base64.json()).choices[0].message.content).toBe('中文')
+    const marker = await post('/v1/chat/completions', {
+      messages: [{ role: 'user', content: 'hello [[mock-reply:{"status":418}]]' }],
+    })
+    expect(marker.status).toBe(418)
+  })
+
+  it('sends an error status with its body and Retry-After', async () => {
+    server.script({ status: 429, retryAfter: 3, body: { error: { message: 'slow down' } } })
+    const response = await post('/v1/chat/completions', { stream: true, messages: [] })
+    expect(response.status).toBe(429)
+    expect(response.headers.get('retry-after')).toBe('3')
+    expect(await response.json()).toEqual({ error: { message: 'slow down' } })
+  })
+
+  it('records requests, and refuses a bad script with the path of the problem', async () => {
+    await post(
+      '/v1/chat/completions',
+      { model: 'x', messages: [{ role: 'user', content: 'hey' }] },
+      { 'x-test': '1' },
+    )
+    expect(server.requests[0]).toMatchObject({
+      method: 'POST',
+      path: '/v1/chat/completions',
+      body: { model: 'x' },
+      closedEarly: false,
+    })
+    expect(server.requests[0]!.headers['x-test']).toBe('1')
+    expect(() => server.script({ chunkSize: 0 })).toThrow(/chunkSize/)
+    const bad = await post('/v1/chat/completions', { messages: [] }, { 'x-mock-reply': '{"delayMs":-1}' })
+    expect(bad.status).toBe(400)
+    expect((await bad.json()).error.message).toContain('delayMs')
+  })
+
+  it('loads replies from a YAML script file', async () => {
+    const folder = await mkdtemp(join(tmpdir(), 'mock-script-'))
+    const path = join(folder, 'script.yaml')
+    await writeFile(path, 'replies:\n  - text: first\ndefault:\n  text: always\n')
+    const scripted = await startMockModelServer({ script: path })
+    try {
+      const texts = []
+      for (let index = 0; index < 3; index++) {
+        const response = await fetch(`${scripted.url}/v1/chat/completions`, {
+          method: 'POST',
+          body: JSON.stringify({ messages: [] }),
+        })
+        texts.push((await response.json()).choices[0].message.content)
+      }
+      expect(texts).toEqual(['first', 'always', 'always'])
+    } finally {
+      await scripted.close()
+    }
+  })
+})
+
+describe('charpipe mock-llm', () => {
+  it('prints its listening line and serves requests', async () => {
+    const root = fileURLToPath(new URL('../../', import.meta.url))
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', 'src/cli/entry.ts', 'mock-llm', '--port', '0'],
+      {
+        cwd: root,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    )
+    try {
+      const url = await new Promise<string>((resolve, reject) => {
+        let output = ''
+        child.stdout.on('data', (data: Buffer) => {
+          output += data.toString()
+          const match = /mock model server listening on (http:\/\/[\d.]+:\d+)/.exec(output)
+          if (match) resolve(match[1]!)
+        })
+        child.once('exit', (code) => reject(new Error(`mock-llm exited with ${code}`)))
+      })
+      const response = await fetch(`${url}/v1/models`)
+      expect(response.status).toBe(200)
+    } finally {
+      child.kill('SIGTERM')
+    }
+  })
+})
+
+describe('createFakeProvider', () => {
+  it('yields scripted events, throws scripted errors and records calls', async () => {
+    const fake = createFakeProvider({
+      replies: [[{ type: 'text-delta', text: 'a' }], { events: [], error: new Error('boom') }],
+    })
+    const first = []
+    for await (const event of fake.streamChat({ messages: [{ role: 'user', content: 'q' }] }))
+      first.push(event)
+    expect(first).toEqual([{ type: 'text-delta', text: 'a' }])
+    await expect(async () => {
+      for await (const _ of fake.streamChat({ messages: [] })) void _
+    }).rejects.toThrow('boom')
+    expect(fake.calls.map((call) => call.request.messages.length)).toEqual([1, 0])
+  })
+})
