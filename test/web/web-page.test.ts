@@ -63,11 +63,12 @@ describe.skipIf(skipReason !== undefined)('web page in a browser', () => {
     await turn.locator('[data-state="done"]').waitFor()
     const sentences = turn.locator('.sentence')
     expect(await sentences.count()).toBeGreaterThan(0)
-    const emotion = await sentences.first().getAttribute('data-emotion')
-    expect(emotion).toBeTruthy()
+    // The mock model answers {"emotion":"开心","text":"你好呀！我是小测。今天过得怎么样？"}.
+    expect(await sentences.first().getAttribute('data-emotion')).toBe('开心')
+    expect(await sentences.allTextContents()).toHaveLength(3)
     expect(await turn.locator('.turn-state').innerText()).toContain('完成')
-    expect((await page.locator('[data-subtitles]').innerText()).length).toBeGreaterThan(0)
-    expect(await page.locator('.avatar').getAttribute('data-emotion')).toBeTruthy()
+    expect(await page.locator('[data-subtitles]').textContent()).toBe('你好呀！我是小测。今天过得怎么样？')
+    expect(await page.locator('.avatar').getAttribute('data-emotion')).toBe('开心')
   })
 
   it('interrupts a long reply', async () => {
@@ -83,9 +84,12 @@ describe.skipIf(skipReason !== undefined)('web page in a browser', () => {
     await page.click('[data-action="interrupt"]')
     await turn.locator('[data-state="done"]').waitFor()
     expect(await turn.locator('.turn-state').innerText()).toContain('已打断')
-    expect((await page.locator('[data-subtitles]').innerText()).length).toBeLessThan(
-      '从前有一座山。'.repeat(60).length,
-    )
+    expect((await page.locator('[data-subtitles]').textContent())?.length).toBeLessThan(longReplyText.length)
+    const stored = await (await fetch(`${server.url}/api/sessions/default/messages`)).json()
+    const lastReply = stored.messages
+      .filter((message: { role: string }) => message.role === 'assistant')
+      .at(-1)
+    expect(lastReply.interrupted).toBe(true)
   })
 
   it('changes the persona and shows it in the preview', async () => {

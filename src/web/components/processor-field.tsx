@@ -6,7 +6,7 @@
 import type { ComponentChildren } from 'preact'
 import { useState } from 'preact/hooks'
 import { type ConfigIssue, findIssuesFor } from '../lib/config-issues.js'
-import type { JsonSchemaNode } from '../lib/json-schema-node.js'
+import { inferItemNode } from '../lib/infer-item-node.js'
 import { FieldShell } from './field-shell.js'
 import { JsonTextArea } from './json-text-area.js'
 import { ObjectListEditor } from './object-list-editor.js'
@@ -21,41 +21,6 @@ export interface ProcessorFieldInfo {
   placeholder?: string
   default?: unknown
   options?: { label: string; value: unknown }[]
-}
-
-/** Row templates for list options whose list is still empty. */
-const knownItemTemplates: Record<string, Record<string, unknown>> = {
-  rules: { pattern: '', flags: 'g', replacement: '', scope: 'input', enabled: true },
-  injections: { role: 'system', content: '', depth: 0 },
-}
-const knownEnums: Record<string, string[]> = {
-  scope: ['input', 'history', 'output-display'],
-  role: ['system', 'user', 'assistant'],
-}
-
-/** A schema for the rows of a list option, from the rows themselves (or a known template). */
-export function inferItemNode(key: string, rows: unknown[]): JsonSchemaNode | undefined {
-  const objects = rows.filter(
-    (row): row is Record<string, unknown> => row !== null && typeof row === 'object',
-  )
-  if (objects.length !== rows.length) return undefined
-  const samples = objects.length > 0 ? objects : knownItemTemplates[key] ? [knownItemTemplates[key]] : []
-  if (samples.length === 0) return undefined
-  const properties: Record<string, JsonSchemaNode> = {}
-  for (const sample of samples) {
-    for (const [property, value] of Object.entries(sample)) {
-      if (properties[property]) continue
-      const type = typeof value === 'boolean' ? 'boolean' : typeof value === 'number' ? 'number' : 'string'
-      if (value !== null && typeof value === 'object') return undefined
-      const template = knownItemTemplates[key]?.[property]
-      properties[property] = {
-        type,
-        enum: knownEnums[property],
-        default: template ?? (type === 'boolean' ? true : undefined),
-      }
-    }
-  }
-  return { type: 'object', properties }
 }
 
 export interface ProcessorFieldProps {
