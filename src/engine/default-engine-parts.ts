@@ -8,11 +8,15 @@ import {
   createModelCapabilities,
   createTokenCounter,
 } from '../context/index.js'
-import { createMemoryStore, rememberTurn } from '../memory/index.js'
+import {
+  createHistoryResetPolicy,
+  createHistoryStore,
+  createMemoryStore,
+  rememberTurn,
+} from '../memory/index.js'
 import { createProviderFromConfig } from '../providers/index.js'
 import { createReplyParser, replyParserOptionsFromConfig } from '../reply/index.js'
 import type { EngineParts } from './engine-parts.js'
-import { createConfiguredHistoryStore, createConfiguredResetPolicy } from './local-history-parts.js'
 
 export const defaultEngineParts: EngineParts = {
   createProvider: (config, options) => createProviderFromConfig(config, options),
@@ -22,8 +26,8 @@ export const defaultEngineParts: EngineParts = {
   createReplyParser,
   replyParserOptionsFromConfig,
   applyDisplayRegexRules,
-  createHistoryStore: createConfiguredHistoryStore,
-  createHistoryResetPolicy: createConfiguredResetPolicy,
+  createHistoryStore: (config, options) => createHistoryStore(config, { logger: options.logger }),
+  createHistoryResetPolicy,
   createMemoryStore: (config, options) => createMemoryStore(config, { logger: options.logger }),
   rememberTurn: async (store, input) => {
     await rememberTurn(store, input)

@@ -1,5 +1,5 @@
 export { type CharpipeConfigSource, type CreateCharpipeOptions, createCharpipe } from './create-charpipe.js'
-export type { EngineParts, HistoryResetPolicy, RememberTurnInput } from './engine-parts.js'
+export type { EngineParts, RememberTurnInput } from './engine-parts.js'
 export type { ProviderOption } from './engine-runtime.js'
 export { resolveEventName } from './event-bus.js'
 export type * from './types.js'

@@ -52,9 +52,10 @@ async function applyResetPolicy(options: PersistTurnOptions, scope: Conversation
   const { runtime } = options
   const reset = runtime.config.history.reset
   if (reset.policy === 'none') return
-  const window = reset.policy === 'turns' ? reset.max_turns + 1 : resetWindowTurns
-  const messages = await runtime.historyStore.loadRecent(scope, window)
-  const turns = messages.filter((message) => message.role === 'user').length
+  // countTurns counts the current context; only the token policy needs the messages themselves.
+  const turns = await runtime.historyStore.countTurns(scope)
+  const messages =
+    reset.policy === 'tokens' ? await runtime.historyStore.loadRecent(scope, resetWindowTurns) : []
   if (runtime.resetPolicy.shouldReset({ turns, messages })) {
     await runtime.historyStore.resetContext(scope)
     options.logger.info({ session: scope.session, turns }, 'history context reset by policy')

@@ -1,7 +1,54 @@
-// Placeholder until this command lands; replaced by its implementation.
-export const summary = '(not built yet)'
-export const usage = 'charpipe preview'
-export async function run(_args: string[]): Promise<number> {
-  console.error('charpipe preview is not available in this build')
-  return 1
+/**
+ * `charpipe preview [--config FILE] [--session ID] [--emotion LABEL] TEXT`: prints the context that
+ * would be sent to the model for TEXT — messages with their source tags and token counts, and the
+ * processors' logs (a PreviewResult as JSON) — without calling the model.
+ */
+import { parseArgs } from 'node:util'
+import { createCharpipe } from '../../engine/index.js'
+import { CharpipeError } from '../../shared/errors.js'
+import { DEFAULT_CONFIG_PATH, loadCliConfig, runCommand } from '../load-cli-config.js'
+
+export const summary = 'Print the assembled context for a text as JSON, without calling the model'
+export const usage = 'charpipe preview [--config FILE] [--session ID] [--emotion LABEL] TEXT'
+
+export function run(args: string[]): Promise<number> {
+  return runCommand(async () => {
+    let parsed: { values: { config: string; session: string; emotion?: string }; positionals: string[] }
+    try {
+      parsed = parseArgs({
+        args,
+        allowPositionals: true,
+        options: {
+          config: { type: 'string', default: DEFAULT_CONFIG_PATH },
+          session: { type: 'string', default: 'default' },
+          emotion: { type: 'string' },
+        },
+      }) as typeof parsed
+    } catch (error) {
+      console.error(`charpipe preview: ${(error as Error).message}\nusage: ${usage}`)
+      return 2
+    }
+    const text = parsed.positionals.join(' ')
+    if (!text.trim()) {
+      console.error(`charpipe preview: TEXT is missing\nusage: ${usage}`)
+      return 2
+    }
+    const { config } = await loadCliConfig(parsed.values.config)
+    try {
+      const charpipe = await createCharpipe(config)
+      try {
+        const { session, emotion } = parsed.values
+        const result = await charpipe.preview({ session, text, ...(emotion ? { emotion } : {}) })
+        console.log(JSON.stringify(result, null, 2))
+      } finally {
+        await charpipe.close()
+      }
+    } catch (error) {
+      console.error(
+        CharpipeError.isInstance(error) ? error.message : `charpipe preview: ${(error as Error).message}`,
+      )
+      return CharpipeError.isInstance(error) && error.code === 'invalid_config' ? 2 : 1
+    }
+    return 0
+  })
 }

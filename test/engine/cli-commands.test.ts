@@ -1,0 +1,165 @@
+/**
+ * `charpipe chat`, `preview` and `doctor` run as child processes from source, against the mock model
+ * server of this test process.
+ */
+import { type ChildProcess, spawn } from 'node:child_process'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { dirname, join, resolve } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { type MockModelServer, startMockModelServer } from '../../src/testing/index.js'
+
+const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '../..')
+let server: MockModelServer
+let folder: string
+
+beforeAll(async () => {
+  server = await startMockModelServer()
+  folder = mkdtempSync(join(tmpdir(), 'charpipe-cli-'))
+})
+afterAll(async () => {
+  await server.close()
+  rmSync(folder, { recursive: true, force: true })
+})
+beforeEach(() => server.reset())
+
+function writeConfig(name: string, yaml: string): string {
+  const path = join(folder, name)
+  writeFileSync(path, yaml)
+  return path
+}
+
+const openaiConfig = () =>
+  writeConfig(
+    'openai.yaml',
+    `llm: { provider: custom, base_url: "${server.url}/v1", model: m, max_retries: 0 }\nhistory: { store: memory }\nmemory: { enabled: false }\n`,
+  )
+
+interface RunResult {
+  code: number | null
+  stdout: string
+  stderr: string
+}
+
+function startCli(args: string[]): { child: ChildProcess; result: Promise<RunResult>; output: () => string } {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/entry.ts', ...args], {
+    cwd: repoRoot,
+    env: { ...process.env, CHARPIPE_LOG_LEVEL: 'silent' },
+    stdio: ['pipe', 'pipe', 'pipe'],
+  })
+  let stdout = ''
+  let stderr = ''
+  child.stdout!.on('data', (chunk) => {
+    stdout += chunk
+  })
+  child.stderr!.on('data', (chunk) => {
+    stderr += chunk
+  })
+  const result = new Promise<RunResult>((done) => child.on('close', (code) => done({ code, stdout, stderr })))
+  return { child, result, output: () => stdout }
+}
+
+async function runCli(args: string[], input = ''): Promise<RunResult> {
+  const { child, result } = startCli(args)
+  child.stdin!.end(input)
+  return result
+}
+
+async function waitForOutput(output: () => string, text: string): Promise<void> {
+  while (!output().includes(text)) await new Promise((resolve) => setTimeout(resolve, 20))
+}
+
+describe('charpipe chat', () => {
+  it('answers piped lines one by one, printing sentences with their emotions', async () => {
+    server.script([
+      { text: '{"emotion": "开心", "text": "你好呀！很高兴见到你。"}' },
+      { text: '{"emotion": "难过", "text": "再见了。"}' },
+    ])
+    const { code, stdout } = await runCli(['chat', '--config', openaiConfig()], '你好\n再见\n')
+    expect(code).toBe(0)
+    const lines = stdout.split('\n').filter((line) => line.startsWith('['))
+    expect(lines).toEqual(['[开心] 你好呀！', '[开心] 很高兴见到你。', '[难过] 再见了。'])
+    // The second request carried the first turn as history.
+    expect(JSON.stringify(server.requests[1]!.body)).toContain('你好呀！很高兴见到你。')
+  })
+
+  it('Ctrl-C interrupts the running reply and the chat goes on', async () => {
+    server.script([{ text: '第一句。第二句。第三句。', chunkSize: 4, delayMs: 300 }, { text: '还在。' }])
+    const { child, result, output } = startCli(['chat', '--config', openaiConfig()])
+    child.stdin!.write('讲个故事\n')
+    await waitForOutput(output, '[平静] 第一句。')
+    child.kill('SIGINT')
+    await waitForOutput(output, '(interrupted)')
+    child.stdin!.end('还在吗\n')
+    const { code, stdout } = await result
+    expect(code).toBe(0)
+    expect(stdout).not.toContain('第三句')
+    expect(stdout).toContain('[平静] 还在。')
+  })
+
+  it('a bad config exits non-zero naming the field', async () => {
+    const path = writeConfig('bad.yaml', 'llm: { temperature: 9 }\n')
+    const { code, stderr } = await runCli(['chat', '--config', path])
+    expect(code).toBe(2)
+    expect(stderr).toContain('llm.temperature')
+  })
+})
+
+describe('charpipe preview', () => {
+  it('prints the assembled context as JSON without calling the model', async () => {
+    const path = writeConfig(
+      'preview.yaml',
+      `character: { name: 小雪, persona: 温柔的猫娘 }\nhistory: { store: memory }\nmemory: { enabled: false }\n`,
+    )
+    const { code, stdout } = await runCli(['preview', '--config', path, '--emotion', 'happy', '今天', '好累'])
+    expect(code).toBe(0)
+    const preview = JSON.parse(stdout) as { messages: { role: string; content: string; source: string }[] }
+    expect(preview.messages[0]!.role).toBe('system')
+    expect(preview.messages[0]!.content).toContain('温柔的猫娘')
+    expect(preview.messages.at(-1)).toMatchObject({
+      role: 'user',
+      content: expect.stringContaining('今天 好累'),
+    })
+    expect(server.requests).toHaveLength(0)
+  })
+
+  it('asks for the text when it is missing', async () => {
+    const { code, stderr } = await runCli(['preview'])
+    expect(code).toBe(2)
+    expect(stderr).toContain('TEXT is missing')
+  })
+})
+
+describe('charpipe doctor', () => {
+  it('is healthy when the model answers', async () => {
+    server.script({ text: 'ok' })
+    const { code, stdout } = await runCli(['doctor', '--config', openaiConfig()])
+    expect(stdout).toMatch(/^ok {3}config: .* is valid$/m)
+    expect(stdout).toMatch(/^ok {3}provider reachable: /m)
+    expect(stdout).toMatch(/^ok {3}model answers: .*"ok"$/m)
+    expect(code).toBe(0)
+  })
+
+  it('fails when the provider cannot be reached', async () => {
+    const path = writeConfig(
+      'down.yaml',
+      'llm: { provider: custom, base_url: "http://127.0.0.1:9/v1", max_retries: 0 }\n',
+    )
+    const { code, stdout } = await runCli(['doctor', '--config', path])
+    expect(stdout).toMatch(/^FAIL provider reachable: cannot reach http:\/\/127\.0\.0\.1:9\/v1/m)
+    expect(stdout).toContain('unhealthy')
+    expect(code).toBe(1)
+  })
+
+  it('explains an OpenClaw 404 as the chatCompletions endpoint being off', async () => {
+    server.script({ status: 404, body: 'Not Found' })
+    const path = writeConfig(
+      'claw.yaml',
+      `llm: { provider: openclaw, max_retries: 0 }\nopenclaw: { url: "${server.url}" }\n`,
+    )
+    const { code, stdout } = await runCli(['doctor', '--config', path])
+    expect(stdout).toMatch(/^FAIL model answers: HTTP 404: .*chatCompletions\.enabled/m)
+    expect(code).toBe(1)
+  })
+})
