@@ -1,0 +1,39 @@
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, describe, expect, it } from 'vitest'
+import { parseConfig } from '../config/load-config.js'
+import { buildTurn } from './history/history-store-contract.js'
+import { createHistoryStore } from './history-store-factory.js'
+
+const folder = mkdtempSync(join(tmpdir(), 'charpipe-factory-'))
+afterAll(() => rmSync(folder, { recursive: true, force: true }))
+const scope = { character: '小助手', session: 's1' }
+
+describe('createHistoryStore', () => {
+  it('opens SQLite by default at storage.sqlite_path, relative to the base directory', async () => {
+    const config = parseConfig({ storage: { sqlite_path: './data/chat.db' } }).config
+    const store = await createHistoryStore(config, { baseDirectory: folder })
+    await store.appendTurn(scope, buildTurn(1))
+    await store.close()
+    const again = await createHistoryStore(config, { baseDirectory: folder })
+    expect(await again.countTurns(scope)).toBe(1)
+    await again.close()
+  })
+
+  it('gives an in-memory store for history.store memory', async () => {
+    const store = await createHistoryStore(parseConfig({ history: { store: 'memory' } }).config)
+    await store.appendTurn(scope, buildTurn(1))
+    expect(await store.countTurns(scope)).toBe(1)
+  })
+
+  it('names the missing setting for redis and postgres', async () => {
+    // parseConfig already refuses these; a config built in code reaches the factory unchecked.
+    const { config } = parseConfig({})
+    for (const store of ['redis', 'postgres'] as const) {
+      await expect(createHistoryStore({ ...config, history: { ...config.history, store } })).rejects.toThrow(
+        `history.store is ${store} but storage.${store}_url is empty`,
+      )
+    }
+  })
+})
