@@ -6,7 +6,13 @@ import { convertToOpenAIMessages } from './convert-to-openai-messages.js'
 describe('message conversion', () => {
   const conversation: ChatMessage[] = [
     { role: 'system', content: '人设' },
-    { role: 'user', content: [{ type: 'text', text: '读一下' }, { type: 'file', assetRef: 'docs/report.pdf', mediaType: 'application/pdf' }] },
+    {
+      role: 'user',
+      content: [
+        { type: 'text', text: '读一下' },
+        { type: 'file', assetRef: 'docs/report.pdf', mediaType: 'application/pdf' },
+      ],
+    },
     { role: 'assistant', content: '', toolCalls: [{ id: 'c1', name: 'read', arguments: { path: 'a' } }] },
     { role: 'tool', content: '内容', toolCallId: 'c1' },
     { role: 'system', content: '深度注入', source: 'depth-injection' },

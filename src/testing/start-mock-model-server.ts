@@ -135,7 +135,11 @@ export async function startMockModelServer(
     server.once('error', reject)
     server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => resolve())
   })
-  if (options.unref) server.unref()
+  if (options.unref) {
+    server.unref()
+    // Kept-alive connections would hold the process open for the keep-alive timeout otherwise.
+    server.on('connection', (socket) => socket.unref())
+  }
   const address = server.address() as AddressInfo
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address
 
