@@ -184,3 +184,36 @@ describe.skipIf(skipReason !== undefined)('web page in a browser', () => {
     })
   }
 })
+
+describe.skipIf(skipReason !== undefined)('web page with a server token', () => {
+  const token = 'web-test-token-7f3a'
+  let server: ServerUnderTest
+  let browser: Browser
+
+  beforeAll(async () => {
+    await buildWeb()
+    server = await startServerUnderTest({ token })
+    browser = await launchBrowser()
+  }, 60_000)
+
+  afterAll(async () => {
+    await browser?.close()
+    await server?.stop()
+  })
+
+  it('asks for the token after a 401, then loads the config and connects the WebSocket', async () => {
+    const page = await browser.newPage({ viewport: { width: 1280, height: 800 } })
+    await page.goto(`${server.url}/#chat`)
+    await page.locator('[data-login]').waitFor()
+    expect(await page.locator('.dot-open').count()).toBe(0)
+    await page.fill('input[name="token"]', token)
+    await page.click('[data-login] button[type="submit"]')
+    await page.locator('[data-login]').waitFor({ state: 'detached' })
+    await page.locator('.dot-open').waitFor()
+    expect(await page.locator('.top h1 small').textContent()).toBe('小测')
+    expect(await page.evaluate(() => localStorage.getItem('charpipe.token'))).toBe(token)
+    await page.fill('input[name="chat-text"]', '你好')
+    await page.click('[data-action="send"]')
+    await page.locator('.turn [data-state="done"]').waitFor()
+  })
+})

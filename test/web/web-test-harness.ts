@@ -70,9 +70,9 @@ function composeReply(body: unknown): MockReply {
   }
 }
 
-function buildConfigYaml(options: { modelUrl: string; sqlitePath: string }): string {
+function buildConfigYaml(options: { modelUrl: string; sqlitePath: string; token?: string }): string {
   return `# web page test config
-llm:
+${options.token ? `server:\n  token: ${JSON.stringify(options.token)}\n` : ''}llm:
   provider: mock-model
   base_url: ${options.modelUrl}/v1
   model: mock-character
@@ -135,13 +135,17 @@ async function startServeProcess(
 }
 
 /** Starts the mock model and `charpipe serve` with a fresh temporary config file. */
-export async function startServerUnderTest(): Promise<ServerUnderTest> {
+export async function startServerUnderTest(options: { token?: string } = {}): Promise<ServerUnderTest> {
   const directory = await mkdtemp(path.join(tmpdir(), 'charpipe-web-'))
   const configPath = path.join(directory, 'config.yaml')
   const model = await startMockModelServer({ respond: (request) => composeReply(request.body) })
   await writeFile(
     configPath,
-    buildConfigYaml({ modelUrl: model.url, sqlitePath: path.join(directory, 'charpipe.db') }),
+    buildConfigYaml({
+      modelUrl: model.url,
+      sqlitePath: path.join(directory, 'charpipe.db'),
+      token: options.token,
+    }),
   )
   try {
     return await startServeProcess(directory, configPath, () => model.close())
