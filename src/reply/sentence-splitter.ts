@@ -35,7 +35,8 @@ export interface SentenceSplitter {
 /** How long an open quote or bracket may hold a cut when `max_chars` is off. */
 export const QUOTE_HOLD_LIMIT = 200
 const MAX_TOKEN_LENGTH = 12
-const LONG_TOKEN = '\u0000'
+/** Longer tokens are words, not abbreviations (`approx` and `a.b.c.d` are the longest kept). */
+const MAX_ABBREVIATION_LENGTH = 8
 const MAX_QUOTE_DEPTH = 16
 
 enum Mode {
@@ -86,7 +87,9 @@ class StreamingSentenceSplitter implements SentenceSplitter {
   private pendingCommaPoints = 0
   private previous = 0
   private beforePrevious = 0
-  private token = ''
+  /** The run of letters and dots before a `.` (`U.S`, `e.g`), as code units; -1: too long to matter. */
+  private readonly token = new Uint16Array(MAX_TOKEN_LENGTH)
+  private tokenLength = 0
   private lineStart: LineStart = LineStart.Yes
   private inUrl = false
   private quoteStack: number[] = []
@@ -138,7 +141,7 @@ class StreamingSentenceSplitter implements SentenceSplitter {
       if (charClass === CharClass.Newline) {
         this.quoteStack.length = 0
         this.inUrl = false
-        this.token = ''
+        this.tokenLength = 0
         if (this.started && this.trimmedPoints() >= this.minChars) {
           this.commitRun(text, runStart, index)
           this.cut()
@@ -153,7 +156,7 @@ class StreamingSentenceSplitter implements SentenceSplitter {
 
       if (!this.started) {
         if (charClass === CharClass.Whitespace) {
-          this.token = ''
+          this.tokenLength = 0
           this.inUrl = false
           this.remember(code)
           continue
@@ -225,11 +228,11 @@ class StreamingSentenceSplitter implements SentenceSplitter {
   private classify(code: number, charClass: number): void {
     switch (charClass) {
       case CharClass.Letter:
-        this.extendToken(String.fromCharCode(code))
+        this.extendToken(code)
         this.lineStart = LineStart.No
         return
       case CharClass.Digit:
-        this.token = ''
+        this.tokenLength = 0
         if (this.lineStart !== LineStart.No) this.lineStart = LineStart.Digits
         return
       case CharClass.Dot:
@@ -261,30 +264,38 @@ class StreamingSentenceSplitter implements SentenceSplitter {
         break
       case CharClass.Whitespace:
         this.inUrl = false
-        this.token = ''
+        this.tokenLength = 0
         if (this.lineStart === LineStart.Yes) return
         break
       default:
         if (code > 0x7f) this.inUrl = false
         else if (code === 0x2f && this.previous === 0x2f && this.beforePrevious === 0x3a) this.inUrl = true
     }
-    this.token = ''
+    this.tokenLength = 0
     this.lineStart = LineStart.No
   }
 
   private classifyDot(): void {
     const ellipsis = this.previous === 0x2e || this.previous === 0x2026
     const listMarker = this.lineStart === LineStart.Digits
-    const abbreviation = this.token !== '' && this.token !== LONG_TOKEN && isAbbreviation(this.token)
+    const abbreviation =
+      this.tokenLength > 0 && this.tokenLength <= MAX_ABBREVIATION_LENGTH && isAbbreviation(this.readToken())
     if (!ellipsis && !listMarker && !abbreviation) this.mode = Mode.AfterDot
-    if (this.token !== '') this.extendToken('.')
+    if (this.tokenLength !== 0) this.extendToken(0x2e)
     this.lineStart = LineStart.No
   }
 
-  /** The run of letters and dots before a `.` (`U.S`, `e.g`), capped: long words are no abbreviation. */
-  private extendToken(character: string): void {
-    if (this.token === LONG_TOKEN) return
-    this.token = this.token.length < MAX_TOKEN_LENGTH ? this.token + character : LONG_TOKEN
+  /** Kept as code units so that reading English costs no string per letter; long words are no abbreviation. */
+  private extendToken(code: number): void {
+    if (this.tokenLength < 0) return
+    if (this.tokenLength === MAX_TOKEN_LENGTH) this.tokenLength = -1
+    else this.token[this.tokenLength++] = code
+  }
+
+  private readToken(): string {
+    let token = ''
+    for (let index = 0; index < this.tokenLength; index++) token += String.fromCharCode(this.token[index]!)
+    return token
   }
 
   private closeQuote(code: number): void {
@@ -355,7 +366,7 @@ class StreamingSentenceSplitter implements SentenceSplitter {
     this.cut()
     this.mode = Mode.Normal
     this.pendingComma = false
-    this.token = ''
+    this.tokenLength = 0
     this.inUrl = false
     this.lineStart = LineStart.No
     this.previous = head.charCodeAt(head.length - 1)

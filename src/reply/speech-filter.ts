@@ -28,6 +28,8 @@ const STAGE_STAR = /(?<!\*)\*(?!\*)[^*\n]+?(?<!\*)\*(?!\*)/g
 const STAGE_BRACKETS = /（[^（）]*）|\([^()]*\)/g
 const EMOJI = /\p{Extended_Pictographic}|[\u{1F1E6}-\u{1F1FF}\u{1F3FB}-\u{1F3FF}]|\u200d|\ufe0f|\u20e3/gu
 const SPACE_RUNS = /[ \t]{2,}/g
+/** Characters without which no Markdown rule can apply: most sentences skip the rules at once. */
+const MARKDOWN_HINT = /[*_`#>\-+•[~]/
 
 class SentenceSpeechFilter implements SpeechTextFilter {
   private inCodeBlock = false
@@ -44,7 +46,7 @@ class SentenceSpeechFilter implements SpeechTextFilter {
   filter(sentence: string): string {
     let text = sentence
     if (this.stageDirections) text = text.replace(STAGE_STAR, '').replace(STAGE_BRACKETS, '')
-    if (this.markdown) text = this.removeMarkdown(text)
+    if (this.markdown && (this.inCodeBlock || MARKDOWN_HINT.test(text))) text = this.removeMarkdown(text)
     if (this.emoji) text = text.replace(EMOJI, '')
     if (text === sentence) return text.trim()
     return text.replace(SPACE_RUNS, ' ').trim()

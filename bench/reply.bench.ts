@@ -1,0 +1,138 @@
+/**
+ * Reply parser benchmark: cost per chunk and throughput on a long mixed Chinese/English reply (json
+ * and plain, chunks of 1–8 characters), and growth from 1 KB to 1 MB of output, beside the naive
+ * baseline (regex over the whole accumulated buffer on every chunk) in the same run.
+ *
+ *   node --import tsx bench/reply.bench.ts
+ */
+import { loadavg } from 'node:os'
+import { createReplyParser } from '../src/reply/index.js'
+import { createNaiveReplyParser } from './reply/naive-baseline.js'
+import { buildReplyText, splitIntoChunks } from './reply/reply-corpus.js'
+
+type Format = 'json' | 'plain'
+
+interface Input {
+  format: Format
+  bytes: number
+  chunks: string[]
+}
+
+function buildInput(format: Format, bytes: number): Input {
+  const text = buildReplyText(bytes)
+  const output = format === 'json' ? JSON.stringify({ emotion: '开心', text }) : text
+  return { format, bytes: Buffer.byteLength(output), chunks: splitIntoChunks(output) }
+}
+
+function runCharpipe(input: Input): number {
+  const parser = createReplyParser({ replyFormat: input.format, log: () => {} })
+  let events = 0
+  for (const chunk of input.chunks) events += parser.push(chunk).length
+  return events + parser.end().length
+}
+
+function runNaive(input: Input): number {
+  const parser = createNaiveReplyParser(input.format)
+  let sentences = 0
+  for (const chunk of input.chunks) sentences += parser.push(chunk)
+  return sentences + parser.end()
+}
+
+const cache = new Map<string, number>()
+
+/**
+ * Median time of one run in ms: repeats until `budgetMs` is spent (at least 3 runs, after a warm-up).
+ * A run that alone takes longer than a second is measured once: it has warmed itself up.
+ */
+function measure(run: (input: Input) => number, input: Input, budgetMs = 400): number {
+  const key = `${run.name}:${input.format}:${input.bytes}`
+  const known = cache.get(key)
+  if (known !== undefined) return known
+  const first = performance.now()
+  run(input)
+  const firstTime = performance.now() - first
+  if (firstTime > 1000) {
+    cache.set(key, firstTime)
+    return firstTime
+  }
+  const times: number[] = []
+  const started = performance.now()
+  while (times.length < 3 || (performance.now() - started < budgetMs && times.length < 200)) {
+    const start = performance.now()
+    run(input)
+    times.push(performance.now() - start)
+  }
+  times.sort((a, b) => a - b)
+  const median = times[Math.floor(times.length / 2)]!
+  cache.set(key, median)
+  return median
+}
+
+/** Timings are only comparable on an idle machine; the table says how busy it was. */
+const loadAverage = () => loadavg()[0]!.toFixed(1)
+const formatNumber = (value: number, digits = 1) => value.toFixed(digits)
+const sizeLabel = (bytes: number) =>
+  bytes >= 1 << 20 ? `${formatNumber(bytes / (1 << 20), 2)} MB` : `${formatNumber(bytes / 1024)} KB`
+
+function printTable(title: string, rows: Record<string, string>[]): void {
+  console.log(`\n${title}`)
+  const columns = Object.keys(rows[0] ?? {})
+  const widths = columns.map((column) => Math.max(column.length, ...rows.map((row) => row[column]!.length)))
+  const line = (cells: string[]) =>
+    `| ${cells.map((cell, index) => cell.padEnd(widths[index]!)).join(' | ')} |`
+  console.log(line(columns))
+  console.log(`|${widths.map((width) => '-'.repeat(width + 2)).join('|')}|`)
+  for (const row of rows) console.log(line(columns.map((column) => row[column]!)))
+}
+
+function throughputRows(): Record<string, string>[] {
+  const rows: Record<string, string>[] = []
+  for (const format of ['json', 'plain'] as const) {
+    const input = buildInput(format, 64 * 1024)
+    const ours = measure(runCharpipe, input)
+    const naive = measure(runNaive, input)
+    const megabytes = input.bytes / (1 << 20)
+    rows.push({
+      format,
+      output: sizeLabel(input.bytes),
+      chunks: String(input.chunks.length),
+      'charpipe ns/chunk': formatNumber((ours * 1e6) / input.chunks.length, 0),
+      'charpipe MB/s': formatNumber(megabytes / (ours / 1000)),
+      'naive ns/chunk': formatNumber((naive * 1e6) / input.chunks.length, 0),
+      'naive MB/s': formatNumber(megabytes / (naive / 1000), 2),
+      'naive / charpipe': `${formatNumber(naive / ours, 0)}×`,
+    })
+  }
+  return rows
+}
+
+/** The baseline is quadratic: past this size one run takes minutes, so it is left out. */
+const NAIVE_LIMIT = 64 * 1024
+
+function growthRows(format: Format): Record<string, string>[] {
+  const rows: Record<string, string>[] = []
+  for (const kilobytes of [1, 4, 16, 64, 256, 1024]) {
+    const input = buildInput(format, kilobytes * 1024)
+    const ours = measure(runCharpipe, input)
+    const naive = input.bytes <= NAIVE_LIMIT * 1.1 ? measure(runNaive, input) : undefined
+    const perKilobyte = (milliseconds: number) =>
+      formatNumber((milliseconds * 1000) / (input.bytes / 1024), 2)
+    rows.push({
+      format,
+      output: sizeLabel(input.bytes),
+      chunks: String(input.chunks.length),
+      'charpipe ms': formatNumber(ours, 2),
+      'charpipe µs/KB': perKilobyte(ours),
+      'naive ms': naive === undefined ? '—' : formatNumber(naive, 2),
+      'naive µs/KB': naive === undefined ? '— (quadratic)' : perKilobyte(naive),
+    })
+  }
+  return rows
+}
+
+console.log(
+  `Node ${process.version}; chunks of 1–8 characters; median of repeated runs; load ${loadAverage()}.`,
+)
+printTable('Throughput on a 64 KB mixed Chinese/English reply', throughputRows())
+printTable('Growth, json (time per KB must stay flat)', growthRows('json'))
+printTable('Growth, plain', growthRows('plain'))
