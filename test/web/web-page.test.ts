@@ -181,6 +181,17 @@ describe.skipIf(skipReason !== undefined)('web page in a browser', () => {
         path: path.join(tmpdir(), `charpipe-web-character-${viewport.name}.png`),
         fullPage: true,
       })
+      await openTab('pipeline')
+      await page.locator('[data-processor="regex-processor"]').waitFor()
+      const toggle = await page.locator('[data-processor="regex-processor"] .toggle').boundingBox()
+      expect(toggle!.x + toggle!.width).toBeLessThanOrEqual(viewport.width + 1)
+      expect(
+        await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth),
+      ).toBeLessThanOrEqual(0)
+      await page.screenshot({
+        path: path.join(tmpdir(), `charpipe-web-pipeline-${viewport.name}.png`),
+        fullPage: true,
+      })
     })
   }
 })
