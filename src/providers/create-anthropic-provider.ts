@@ -80,6 +80,7 @@ export function createAnthropicProvider(settings: ChatProviderSettings): ChatPro
             messages: converted.messages as Anthropic.MessageParam[],
             stream: true,
             ...(converted.system ? { system: converted.system } : {}),
+            // Anthropic accepts 0–1, while the config allows up to 2 for OpenAI-style providers.
             ...((request.temperature ?? settings.temperature) !== undefined
               ? { temperature: Math.min(1, (request.temperature ?? settings.temperature)!) }
               : {}),

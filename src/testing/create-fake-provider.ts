@@ -82,17 +82,18 @@ export function createFakeProvider(options: CreateFakeProviderOptions = {}): Fak
       calls.push(call)
       const reply = queue.shift() ?? fallback
       const { signal } = streamOptions
-      let completed = false
+      let ended = false
       try {
         for (const event of reply.events) {
           if (reply.delayMs) await wait(reply.delayMs, signal)
           if (signal?.aborted) throw new AbortedError()
           yield event
         }
+        ended = true
         if (reply.error) throw reply.error
-        completed = true
       } finally {
-        if (!completed && (signal?.aborted || !reply.error)) call.aborted = true
+        // Not ended: the caller aborted or left the loop before the scripted reply was over.
+        if (!ended) call.aborted = true
       }
     },
   }
