@@ -1,0 +1,105 @@
+/**
+ * Server benchmark: 100, 500 and 1,000 concurrent WebSocket sessions, each streaming a 20-sentence
+ * reply (one sentence per chunk, 50 ms apart) from the mock model server through the real engine.
+ * This process runs the server; a second process runs the mock model server and the clients (see
+ * `server/run-clients.ts`). Reports errors, the added latency of `llm_sentence` (client arrival minus
+ * the mock's write of the completing chunk) and the server's memory per session.
+ *
+ *   node --import tsx bench/server.bench.ts
+ */
+import { fork } from 'node:child_process'
+import { loadavg } from 'node:os'
+import { dirname, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { parseConfig } from '../src/config/load-config.js'
+import { createCharpipe } from '../src/engine/index.js'
+import { startServer } from '../src/server/index.js'
+import { createLogger } from '../src/shared/logger.js'
+import type { LevelResult } from './server/summarize-level.js'
+
+const here = dirname(fileURLToPath(import.meta.url))
+const child = fork(join(here, 'server', 'run-clients.ts'), [], { execArgv: ['--import', 'tsx'] })
+const nextMessage = <T>(type: string) =>
+  new Promise<T>((resolve, reject) => {
+    const listener = (message: { type: string } & T) => {
+      if (message.type !== type) return
+      child.off('message', listener)
+      resolve(message)
+    }
+    child.on('message', listener)
+    child.once('exit', (code) => reject(new Error(`client process exited with ${code}`)))
+  })
+
+const { url: mockUrl } = await nextMessage<{ url: string }>('mock')
+const { config } = parseConfig({
+  llm: { provider: 'custom', base_url: `${mockUrl}/v1`, model: 'bench', max_retries: 0 },
+  character: { reply_format: 'plain' },
+  history: { store: 'memory' },
+  memory: { enabled: false },
+})
+const logger = createLogger({ level: 'warn' })
+const charpipe = await createCharpipe(config, { logger })
+const server = await startServer({
+  charpipe,
+  config,
+  configPath: join(here, '.no-config.yaml'),
+  watchConfig: false,
+  logger,
+  host: '127.0.0.1',
+  port: 0,
+})
+child.send({ type: 'server', url: server.url })
+
+interface MemorySample {
+  rss: number
+  heap: number
+}
+const sampleMemory = (): MemorySample => {
+  const usage = process.memoryUsage()
+  return { rss: usage.rss, heap: usage.heapUsed + usage.external + usage.arrayBuffers }
+}
+
+const rows: (LevelResult & { rssPerSessionKb: number; heapPerSessionKb: number })[] = []
+for (;;) {
+  const message = await Promise.race([
+    nextMessage<{ sessions: number }>('level-start'),
+    nextMessage('finished').then(() => undefined),
+  ])
+  if (!message) break
+  globalThis.gc?.()
+  const baseline = sampleMemory()
+  const peak = { ...baseline }
+  const timer = setInterval(() => {
+    const sample = sampleMemory()
+    peak.rss = Math.max(peak.rss, sample.rss)
+    peak.heap = Math.max(peak.heap, sample.heap)
+  }, 50)
+  child.send({ type: 'level-ready' })
+  const { result } = await nextMessage<{ result: LevelResult }>('level-done')
+  clearInterval(timer)
+  rows.push({
+    ...result,
+    rssPerSessionKb: (peak.rss - baseline.rss) / 1024 / message.sessions,
+    heapPerSessionKb: (peak.heap - baseline.heap) / 1024 / message.sessions,
+  })
+  child.send({ type: 'level-measured' })
+}
+
+console.log('\nServer: concurrent WebSocket sessions streaming from the mock model server (real engine)')
+console.log(
+  `load average during the run (1, 5, 15 min): ${loadavg()
+    .map((value) => value.toFixed(1))
+    .join(', ')}`,
+)
+console.log(
+  '| sessions | turns | sentences | errors | added p50 (ms) | added p99 (ms) | added max (ms) | RSS / session (KiB) | heap / session (KiB) |',
+)
+console.log('|---:|---:|---:|---:|---:|---:|---:|---:|---:|')
+for (const row of rows) {
+  console.log(
+    `| ${row.sessions} | ${row.sessions * row.rounds} | ${row.sentences} | ${row.errors} | ${row.addedP50Ms.toFixed(1)} | ${row.addedP99Ms.toFixed(1)} | ${row.addedMaxMs.toFixed(1)} | ${row.rssPerSessionKb.toFixed(1)} | ${row.heapPerSessionKb.toFixed(1)} |`,
+  )
+}
+await server.close()
+await charpipe.close()
+process.exitCode = rows.some((row) => row.errors > 0) ? 1 : 0

@@ -1,0 +1,163 @@
+/**
+ * The client side of the server benchmark, in its own process: the mock model server and N
+ * WebSocket clients. Mock and clients share one clock, so the added latency of each `llm_sentence`
+ * is exact: its arrival at the client minus the moment the mock wrote the chunk that completed it.
+ * Sentences read `k07s0042。` (index, session). A sentence splitter only knows a sentence has ended
+ * when it sees what follows the `。`, so each chunk carries the end of one sentence and the first
+ * character of the next (`07s0042。k`): that chunk completes the sentence, and its write is matched
+ * to the event by the text.
+ */
+import { ServerResponse } from 'node:http'
+import WebSocket from 'ws'
+import { startMockModelServer } from '../../src/testing/index.js'
+import { type LevelResult, summarizeLevel } from './summarize-level.js'
+
+const sentencesPerReply = 20
+const chunkDelayMs = 50
+const rounds = 2
+const rampMs = 500
+const sentencePattern = /(\d{2}s\d{4}。)/g
+const sentAt = new Map<string, number>()
+
+// Records when the mock writes each sentence chunk (bench-only instrumentation of this process).
+const originalWrite = ServerResponse.prototype.write
+ServerResponse.prototype.write = function (this: ServerResponse, chunk: unknown, ...rest: unknown[]) {
+  const result = (originalWrite as (...args: unknown[]) => boolean).call(this, chunk, ...rest)
+  if (typeof chunk === 'string' || Buffer.isBuffer(chunk)) {
+    const now = performance.now()
+    for (const match of chunk.toString().matchAll(sentencePattern)) sentAt.set(`k${match[1]}`, now)
+  }
+  return result
+} as typeof ServerResponse.prototype.write
+
+const sendToParent = (message: unknown) => process.send!(message)
+const nextMessage = <T>(type: string) =>
+  new Promise<T>((resolve) => {
+    const listener = (message: { type: string } & T) => {
+      if (message.type !== type) return
+      process.off('message', listener)
+      resolve(message)
+    }
+    process.on('message', listener)
+  })
+
+const sessionName = (index: number) => `s${String(index).padStart(4, '0')}`
+
+const encodeChunk = (delta: Record<string, unknown>, finishReason: string | null = null) =>
+  `data: ${JSON.stringify({
+    id: 'bench',
+    object: 'chat.completion.chunk',
+    created: 0,
+    model: 'bench',
+    choices: [{ index: 0, delta, finish_reason: finishReason }],
+  })}\n\n`
+
+/** The reply's SSE events: each content chunk ends sentence k and starts sentence k+1. */
+function composeReplyChunks(session: string): string[] {
+  const pieces = Array.from({ length: sentencesPerReply }, (_, index) => {
+    const rest = `${String(index).padStart(2, '0')}${session}。`
+    return index === 0 ? `k${rest}k` : index === sentencesPerReply - 1 ? rest : `${rest}k`
+  })
+  return [
+    encodeChunk({ role: 'assistant', content: '' }),
+    ...pieces.map((content) => encodeChunk({ content })),
+    encodeChunk({}, 'stop'),
+    'data: [DONE]\n\n',
+  ]
+}
+
+const mock = await startMockModelServer({
+  respond(record) {
+    const messages = (record.body as { messages: { role: string; content: string }[] }).messages
+    const session = messages.findLast((message) => message.role === 'user')!.content.slice(0, 5)
+    return { rawChunks: composeReplyChunks(session), delayMs: chunkDelayMs }
+  },
+})
+sendToParent({ type: 'mock', url: mock.url })
+const { url } = await nextMessage<{ url: string }>('server')
+
+async function openSockets(count: number): Promise<WebSocket[]> {
+  const sockets: WebSocket[] = []
+  for (let start = 0; start < count; start += 100) {
+    const batch = Array.from({ length: Math.min(100, count - start) }, () => {
+      const socket = new WebSocket(`${url.replace(/^http/, 'ws')}/ws`)
+      return new Promise<WebSocket>((resolve, reject) => {
+        socket.once('open', () => resolve(socket))
+        socket.once('error', reject)
+      })
+    })
+    sockets.push(...(await Promise.all(batch)))
+  }
+  return sockets
+}
+
+async function runRound(
+  sockets: WebSocket[],
+  result: { added: number[]; errors: number; sentences: number },
+) {
+  sentAt.clear()
+  await Promise.all(
+    sockets.map(
+      (socket, index) =>
+        new Promise<void>((resolve) => {
+          const session = sessionName(index)
+          let sentences = 0
+          const onMessage = (data: WebSocket.RawData) => {
+            const arrived = performance.now()
+            const event = JSON.parse(data.toString())
+            if (event.type === 'llm_sentence') {
+              sentences++
+              const sent = sentAt.get(event.text)
+              if (sent === undefined) result.errors++
+              else result.added.push(arrived - sent)
+            } else if (event.type === 'llm_error' || event.type === 'error') {
+              result.errors++
+            } else if (event.type === 'llm_done') {
+              if (sentences !== sentencesPerReply || event.interrupted) result.errors++
+              result.sentences += sentences
+              socket.off('message', onMessage)
+              resolve()
+            }
+          }
+          socket.on('message', onMessage)
+          socket.once('close', () => {
+            result.errors++
+            resolve()
+          })
+          // Starts spread over the first 500 ms, as real users' are; every turn streams for over a second,
+          // so all sessions still stream at once.
+          const startDelay = (index / sockets.length) * rampMs
+          setTimeout(
+            () => socket.send(JSON.stringify({ type: 'user_input', session, text: session })),
+            startDelay,
+          )
+        }),
+    ),
+  )
+}
+
+const levels = (process.env.BENCH_SESSIONS ?? '100,500,1000').split(',').map(Number)
+for (const sessions of levels) {
+  sendToParent({ type: 'level-start', sessions })
+  await nextMessage('level-ready')
+  const sockets = await openSockets(sessions)
+  const raw = { added: [] as number[], errors: 0, sentences: 0 }
+  const started = performance.now()
+  for (let round = 0; round < rounds; round++) await runRound(sockets, raw)
+  const seconds = (performance.now() - started) / 1000
+  const result: LevelResult = summarizeLevel({ sessions, rounds, seconds, ...raw })
+  sendToParent({ type: 'level-done', result })
+  await nextMessage('level-measured')
+  await Promise.all(
+    sockets.map(
+      (socket) =>
+        new Promise((resolve) => {
+          socket.once('close', resolve)
+          socket.close()
+        }),
+    ),
+  )
+}
+await mock.close()
+sendToParent({ type: 'finished' })
+process.disconnect()

@@ -1,0 +1,62 @@
+import { describe, expect, it } from 'vitest'
+import { applyConfigChanges, collectConfigChanges } from './collect-config-changes.js'
+
+const reference = ['${', 'OPENAI_KEY}'].join('')
+
+describe('collectConfigChanges', () => {
+  const stored = {
+    llm: { provider: 'openai', api_key: reference, temperature: 0.5 },
+    character: { name: '小雪' },
+  }
+  const effective = {
+    llm: { provider: 'openai', api_key: 'sk-real', temperature: 0.5, max_tokens: 1024 },
+    character: { name: '小雪', persona: '' },
+  }
+
+  it('keeps only the leaves that differ from both the file and the running config', () => {
+    const changes = collectConfigChanges({
+      incoming: {
+        llm: { provider: 'openai', api_key: reference, temperature: 0.9, max_tokens: 1024 },
+        character: { persona: '猫娘' },
+      },
+      stored,
+      effective,
+    })
+    expect(changes).toEqual([
+      { path: ['llm', 'temperature'], value: 0.9 },
+      { path: ['character', 'persona'], value: '猫娘' },
+    ])
+  })
+
+  it('treats an expanded environment value equal to the running one as no change', () => {
+    const changes = collectConfigChanges({ incoming: { llm: { api_key: 'sk-real' } }, stored, effective })
+    expect(changes).toEqual([])
+  })
+
+  it('replaces arrays and scalars under a null parent as one change', () => {
+    const changes = collectConfigChanges({
+      incoming: {
+        memory: { embeddings: { provider: 'openai' } },
+        llm: { fallbacks: [{ provider: 'deepseek' }] },
+      },
+      stored: { memory: { embeddings: null } },
+      effective: { memory: { embeddings: null }, llm: { fallbacks: [] } },
+    })
+    expect(changes).toEqual([
+      { path: ['memory', 'embeddings'], value: { provider: 'openai' } },
+      { path: ['llm', 'fallbacks'], value: [{ provider: 'deepseek' }] },
+    ])
+  })
+})
+
+describe('applyConfigChanges', () => {
+  it('sets each change on a copy, creating mappings on the way', () => {
+    const target = { llm: { provider: 'mock' } }
+    const result = applyConfigChanges(target, [
+      { path: ['llm', 'model'], value: 'x' },
+      { path: ['character', 'name'], value: 'y' },
+    ])
+    expect(result).toEqual({ llm: { provider: 'mock', model: 'x' }, character: { name: 'y' } })
+    expect(target).toEqual({ llm: { provider: 'mock' } })
+  })
+})
