@@ -183,11 +183,15 @@ export function createScriptedProvider(steps: ScriptedStep[], name = 'fake'): Sc
       const sleep = (ms: number) =>
         new Promise<void>((resolve, reject) => {
           if (signal?.aborted) return reject(new AbortedError())
-          const timer = setTimeout(resolve, ms)
-          signal?.addEventListener('abort', () => {
+          const onAbort = () => {
             clearTimeout(timer)
             reject(new AbortedError())
-          })
+          }
+          const timer = setTimeout(() => {
+            signal?.removeEventListener('abort', onAbort)
+            resolve()
+          }, ms)
+          signal?.addEventListener('abort', onAbort, { once: true })
         })
       startedOf(index)
       waiters.get(index)?.()
