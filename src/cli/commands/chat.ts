@@ -22,7 +22,7 @@ export function run(args: string[]): Promise<number> {
         args,
         options: {
           config: { type: 'string', default: DEFAULT_CONFIG_PATH },
-          session: { type: 'string', default: 'terminal' },
+          session: { type: 'string', default: 'default' },
         },
       }).values as typeof values
     } catch (error) {
