@@ -1,9 +1,11 @@
 /**
  * Server benchmark: 100, 500 and 1,000 concurrent WebSocket sessions, each streaming a 20-sentence
- * reply (one sentence per chunk, 50 ms apart) from the mock model server through the real engine.
- * This process runs the server; a second process runs the mock model server and the clients (see
- * `server/run-clients.ts`). Reports errors, the added latency of `llm_sentence` (client arrival minus
- * the mock's write of the completing chunk) and the server's memory per session.
+ * reply (one sentence per chunk, 200 ms apart; `BENCH_CHUNK_DELAY_MS` changes it) from the mock model
+ * server through the real engine (history in memory, long-term memory off). This process runs the
+ * server; a second process runs the mock model server and the clients (see `server/run-clients.ts`).
+ * Reports errors, the added latency of `llm_sentence` (client arrival minus the mock's write of the
+ * chunk that completed it), the server layer's share of it (engine emission to client arrival), the
+ * server process's CPU per sentence and its memory per session. `BENCH_SESSIONS=100,500` picks levels.
  *
  *   node --import tsx bench/server.bench.ts
  */
@@ -59,7 +61,14 @@ const sampleMemory = (): MemorySample => {
   return { rss: usage.rss, heap: usage.heapUsed + usage.external + usage.arrayBuffers }
 }
 
-const rows: (LevelResult & { rssPerSessionKb: number; heapPerSessionKb: number })[] = []
+const rows: (LevelResult & {
+  rssPerSessionKb: number
+  heapPerSessionKb: number
+  cpuPerSentenceUs: number
+})[] = []
+// When the engine hands each sentence to the server (absolute time, comparable with the client process).
+const emitted = new Map<string, number>()
+charpipe.on('llm_sentence', (event) => emitted.set(event.text, performance.timeOrigin + performance.now()))
 for (;;) {
   const message = await Promise.race([
     nextMessage<{ sessions: number }>('level-start'),
@@ -74,13 +83,19 @@ for (;;) {
     peak.rss = Math.max(peak.rss, sample.rss)
     peak.heap = Math.max(peak.heap, sample.heap)
   }, 50)
+  emitted.clear()
+  const cpuBefore = process.cpuUsage()
   child.send({ type: 'level-ready' })
-  const { result } = await nextMessage<{ result: LevelResult }>('level-done')
+  await nextMessage('level-finished')
   clearInterval(timer)
+  const cpu = process.cpuUsage(cpuBefore)
+  child.send({ type: 'emissions', entries: [...emitted] })
+  const { result } = await nextMessage<{ result: LevelResult }>('level-done')
   rows.push({
     ...result,
     rssPerSessionKb: (peak.rss - baseline.rss) / 1024 / message.sessions,
     heapPerSessionKb: (peak.heap - baseline.heap) / 1024 / message.sessions,
+    cpuPerSentenceUs: (cpu.user + cpu.system) / Math.max(1, result.sentences),
   })
   child.send({ type: 'level-measured' })
 }
@@ -92,12 +107,12 @@ console.log(
     .join(', ')}`,
 )
 console.log(
-  '| sessions | turns | sentences | errors | added p50 (ms) | added p99 (ms) | added max (ms) | RSS / session (KiB) | heap / session (KiB) |',
+  '| sessions | sentences | errors | added p50 (ms) | added p99 (ms) | added max (ms) | server share p50 (ms) | server share p99 (ms) | server CPU / sentence (µs) | RSS / session (KiB) | heap / session (KiB) |',
 )
-console.log('|---:|---:|---:|---:|---:|---:|---:|---:|---:|')
+console.log('|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|')
 for (const row of rows) {
   console.log(
-    `| ${row.sessions} | ${row.sessions * row.rounds} | ${row.sentences} | ${row.errors} | ${row.addedP50Ms.toFixed(1)} | ${row.addedP99Ms.toFixed(1)} | ${row.addedMaxMs.toFixed(1)} | ${row.rssPerSessionKb.toFixed(1)} | ${row.heapPerSessionKb.toFixed(1)} |`,
+    `| ${row.sessions} | ${row.sentences} | ${row.errors} | ${row.addedP50Ms.toFixed(1)} | ${row.addedP99Ms.toFixed(1)} | ${row.addedMaxMs.toFixed(1)} | ${row.serverShareP50Ms.toFixed(1)} | ${row.serverShareP99Ms.toFixed(1)} | ${row.cpuPerSentenceUs.toFixed(0)} | ${row.rssPerSessionKb.toFixed(1)} | ${row.heapPerSessionKb.toFixed(1)} |`,
   )
 }
 await server.close()

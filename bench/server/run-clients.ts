@@ -13,19 +13,23 @@ import { startMockModelServer } from '../../src/testing/index.js'
 import { type LevelResult, summarizeLevel } from './summarize-level.js'
 
 const sentencesPerReply = 20
-const chunkDelayMs = 50
-const rounds = 2
-const rampMs = 500
+// One sentence every 200 ms is about 45 characters a second, the pace of a fast hosted model.
+const chunkDelayMs = Number(process.env.BENCH_CHUNK_DELAY_MS ?? 200)
+const rounds = 1
+const rampMs = 1000
 const sentencePattern = /(\d{2}s\d{4}。)/g
+// Absolute times (ms since the epoch, sub-millisecond), comparable with the server process's.
+const now = () => performance.timeOrigin + performance.now()
 const sentAt = new Map<string, number>()
+const arrivedAt = new Map<string, number>()
 
 // Records when the mock writes each sentence chunk (bench-only instrumentation of this process).
 const originalWrite = ServerResponse.prototype.write
 ServerResponse.prototype.write = function (this: ServerResponse, chunk: unknown, ...rest: unknown[]) {
   const result = (originalWrite as (...args: unknown[]) => boolean).call(this, chunk, ...rest)
   if (typeof chunk === 'string' || Buffer.isBuffer(chunk)) {
-    const now = performance.now()
-    for (const match of chunk.toString().matchAll(sentencePattern)) sentAt.set(`k${match[1]}`, now)
+    const written = now()
+    for (const match of chunk.toString().matchAll(sentencePattern)) sentAt.set(`k${match[1]}`, written)
   }
   return result
 } as typeof ServerResponse.prototype.write
@@ -96,6 +100,7 @@ async function runRound(
   result: { added: number[]; errors: number; sentences: number },
 ) {
   sentAt.clear()
+  arrivedAt.clear()
   await Promise.all(
     sockets.map(
       (socket, index) =>
@@ -103,10 +108,11 @@ async function runRound(
           const session = sessionName(index)
           let sentences = 0
           const onMessage = (data: WebSocket.RawData) => {
-            const arrived = performance.now()
+            const arrived = now()
             const event = JSON.parse(data.toString())
             if (event.type === 'llm_sentence') {
               sentences++
+              arrivedAt.set(event.text, arrived)
               const sent = sentAt.get(event.text)
               if (sent === undefined) result.errors++
               else result.added.push(arrived - sent)
@@ -124,7 +130,7 @@ async function runRound(
             result.errors++
             resolve()
           })
-          // Starts spread over the first 500 ms, as real users' are; every turn streams for over a second,
+          // Starts spread over the first second, as real users' are; every turn streams for several seconds,
           // so all sessions still stream at once.
           const startDelay = (index / sockets.length) * rampMs
           setTimeout(
@@ -145,7 +151,14 @@ for (const sessions of levels) {
   const started = performance.now()
   for (let round = 0; round < rounds; round++) await runRound(sockets, raw)
   const seconds = (performance.now() - started) / 1000
-  const result: LevelResult = summarizeLevel({ sessions, rounds, seconds, ...raw })
+  sendToParent({ type: 'level-finished' })
+  const { entries } = await nextMessage<{ entries: [string, number][] }>('emissions')
+  // The server's share: from the engine emitting the sentence in the server process to its arrival here.
+  const serverShare = entries.flatMap(([key, emitted]) => {
+    const arrived = arrivedAt.get(key)
+    return arrived === undefined ? [] : [arrived - emitted]
+  })
+  const result: LevelResult = summarizeLevel({ sessions, rounds, seconds, serverShare, ...raw })
   sendToParent({ type: 'level-done', result })
   await nextMessage('level-measured')
   await Promise.all(

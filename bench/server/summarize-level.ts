@@ -7,6 +7,8 @@ export interface LevelResult {
   addedP50Ms: number
   addedP99Ms: number
   addedMaxMs: number
+  serverShareP50Ms: number
+  serverShareP99Ms: number
   seconds: number
 }
 
@@ -20,10 +22,12 @@ export function summarizeLevel(input: {
   rounds: number
   seconds: number
   added: number[]
+  serverShare: number[]
   errors: number
   sentences: number
 }): LevelResult {
   const sorted = [...input.added].sort((left, right) => left - right)
+  const share = [...input.serverShare].sort((left, right) => left - right)
   return {
     sessions: input.sessions,
     rounds: input.rounds,
@@ -32,6 +36,8 @@ export function summarizeLevel(input: {
     addedP50Ms: percentile(sorted, 0.5),
     addedP99Ms: percentile(sorted, 0.99),
     addedMaxMs: sorted.at(-1) ?? Number.NaN,
+    serverShareP50Ms: percentile(share, 0.5),
+    serverShareP99Ms: percentile(share, 0.99),
     seconds: input.seconds,
   }
 }
