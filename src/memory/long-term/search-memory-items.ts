@@ -10,18 +10,19 @@ import type { Logger } from '../../shared/logger.js'
 import type { MemoryHit, MemorySearchOptions } from '../types.js'
 import type { EmbeddingsClient } from './create-openai-embeddings.js'
 import { fuseRanks } from './fuse-ranks.js'
-import {
-  convertRowToHit,
-  convertScopeToKey,
-  knowledgeScopeKey,
-  type MemoryItemRow,
-} from './memory-item-row.js'
+import { convertRowToHit } from './memory-item-row.js'
 import {
   computeKeywordBoost,
   computeLengthPenalty,
   computeTimeDecay,
   type MemoryRankingOptions,
 } from './memory-ranking.js'
+import {
+  createFullTextQuery,
+  type FullTextCandidate,
+  itemColumns,
+  type RankedRow,
+} from './query-full-text.js'
 import { scanVectors } from './scan-vectors.js'
 import { segmentText } from './segment-text.js'
 import { selectMemoryHits } from './select-memory-hits.js'
@@ -40,39 +41,20 @@ export interface MemorySearcher {
   noteChange(): void
 }
 
-type RankedRow = MemoryItemRow & { source_name: string | null }
-
-const itemColumns =
-  'i.seq, i.id, i.kind, i.scope, i.text, i.speaker, i.time, i.metadata, i.source_turn, i.document_id, i.context, i.token_count, d.name AS source_name'
-
 export function createMemorySearcher(options: MemorySearcherOptions): MemorySearcher {
   const { database, ranking } = options
-  const weights = `bm25(0.0, ${ranking.speakerWeight}, 1.0, ${ranking.contextWeight})`
-  const ftsStatement = database.prepare(
-    `SELECT ${itemColumns}, f.rank AS rank
-     FROM (SELECT rowid, rank FROM memory_fts WHERE memory_fts MATCH ? AND rank MATCH '${weights}'
-           ORDER BY rank LIMIT ?) AS f
-     JOIN memory_items i ON i.seq = f.rowid
-     LEFT JOIN knowledge_documents d ON d.id = i.document_id
-     ORDER BY f.rank`,
-  )
+  const fullText = createFullTextQuery(database, ranking)
   const rowStatement = database.prepare(
     `SELECT ${itemColumns} FROM memory_items i LEFT JOIN knowledge_documents d ON d.id = i.document_id WHERE i.seq = ?`,
   )
-  const countStatement = database.prepare('SELECT count(*) AS count FROM memory_items')
-  let itemCount: number | undefined
 
-  function findRareTerms(terms: string[]): Map<string, number> {
+  function findRareTerms(documentFrequency: Map<string, number>, itemCount: number): Map<string, number> {
     const rare = new Map<string, number>()
-    if (ranking.keywordBoost <= 0 || terms.length === 0) return rare
-    itemCount ??= (countStatement.get() as { count: number }).count
+    if (ranking.keywordBoost <= 0) return rare
     const total = Math.max(1, itemCount)
-    const placeholders = terms.map(() => '?').join(', ')
-    const rows = database
-      .prepare(`SELECT term, doc FROM memory_fts_terms WHERE term IN (${placeholders})`)
-      .all(...terms) as { term: string; doc: number }[]
-    for (const row of rows) {
-      if (row.doc / total <= ranking.rareTermShare) rare.set(row.term, Math.log(1 + total / row.doc))
+    for (const [term, frequency] of documentFrequency) {
+      if (frequency > 0 && frequency / total <= ranking.rareTermShare)
+        rare.set(term, Math.log(1 + total / frequency))
     }
     return rare
   }
@@ -93,7 +75,7 @@ export function createMemorySearcher(options: MemorySearcherOptions): MemorySear
 
   return {
     noteChange() {
-      itemCount = undefined
+      fullText.noteChange()
     },
     async search(query, searchOptions) {
       validateSearch(query, searchOptions)
@@ -103,24 +85,23 @@ export function createMemorySearcher(options: MemorySearcherOptions): MemorySear
       const terms = [...new Set(segmentText(query))]
       if (terms.length === 0) return []
       const limit = Math.max(ranking.candidates, k * 3)
-      const match = `scope_key : ("${convertScopeToKey(scope)}" OR "${knowledgeScopeKey}") AND {speaker body context} : (${terms.map((term) => `"${term}"`).join(' OR ')})`
-      const ftsRows = ftsStatement.all(match, limit) as (RankedRow & { rank: number })[]
-      const rows = new Map<number, RankedRow>(ftsRows.map((row) => [row.seq, row]))
-      let relevance = new Map<number, number>(ftsRows.map((row) => [row.seq, -row.rank]))
+      const keyword = fullText.run(terms, scope, limit)
+      const candidates = new Map<number, FullTextCandidate>(
+        keyword.candidates.map((candidate) => [candidate.row.seq, candidate]),
+      )
+      let relevance = new Map(keyword.candidates.map((candidate) => [candidate.row.seq, candidate.relevance]))
       const vectorSeqs = await rankByVector(query, scope, limit)
       if (vectorSeqs.length) {
-        relevance = fuseRanks([ftsRows.map((row) => row.seq), vectorSeqs])
+        relevance = fuseRanks([keyword.candidates.map((candidate) => candidate.row.seq), vectorSeqs])
         for (const seq of vectorSeqs) {
-          if (!rows.has(seq)) {
-            const row = rowStatement.get(seq) as RankedRow | undefined
-            if (row) rows.set(seq, row)
-          }
+          if (candidates.has(seq)) continue
+          const row = rowStatement.get(seq) as RankedRow | undefined
+          if (row) candidates.set(seq, { row, relevance: 0, bodyTerms: segmentText(row.text) })
         }
       }
-      const rareTerms = findRareTerms(terms)
+      const rareTerms = findRareTerms(keyword.documentFrequency, keyword.itemCount)
       const now = options.now()
-      const scored = [...rows.values()].map((row) => {
-        const snippetTerms = segmentText(row.text)
+      const scored = [...candidates.values()].map(({ row, bodyTerms: snippetTerms }) => {
         const decay = row.kind === 'memory' ? computeTimeDecay(now - row.time, ranking) : 1
         const boost = computeKeywordBoost({ rareTerms, snippetTerms: new Set(snippetTerms) }, ranking)
         const penalty = computeLengthPenalty(snippetTerms.length, ranking)

@@ -1,0 +1,128 @@
+/**
+ * Long-term memory at scale: insert throughput and search latency with 100,000 stored memories in
+ * one scope (the worst case: every search ranks against all of them). Synthetic conversation-like
+ * lines drawn from a Zipf-distributed vocabulary, a fifth of them Chinese; no embeddings.
+ *
+ *   node --import tsx bench/memory.bench.ts
+ */
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { createSqliteMemoryStore } from '../src/memory/long-term/create-sqlite-memory-store.js'
+
+const memoryCount = Number(process.env.MEMORY_BENCH_COUNT ?? 100_000)
+const queryCount = 2_000
+
+// Deterministic pseudo-random numbers (mulberry32) so runs compare.
+let seed = 42
+function random(): number {
+  seed = (seed + 0x6d2b79f5) | 0
+  let value = Math.imul(seed ^ (seed >>> 15), 1 | seed)
+  value = (value + Math.imul(value ^ (value >>> 7), 61 | value)) ^ value
+  return ((value ^ (value >>> 14)) >>> 0) / 4294967296
+}
+
+const syllables = [
+  'ka',
+  'lo',
+  'mi',
+  'ren',
+  'ta',
+  'so',
+  'vi',
+  'an',
+  'der',
+  'pu',
+  'el',
+  'ri',
+  'mon',
+  'sa',
+  'to',
+  'ne',
+]
+const english = Array.from({ length: 8_000 }, (_, index) => {
+  let word = ''
+  for (let value = index + 17; value > 0; value = Math.floor(value / syllables.length)) {
+    word += syllables[value % syllables.length]
+  }
+  return word
+})
+const hanzi = [
+  ...'天气朋友火锅北京电影音乐猫狗工作周末旅行学校妈妈生日礼物咖啡跑步画画游戏医院考试公司老师手机',
+]
+const chinese = Array.from(
+  { length: 2_000 },
+  (_, index) => `${hanzi[index % hanzi.length]}${hanzi[(index * 7 + 3) % hanzi.length]}`,
+)
+const fillers = ['I', 'we', 'the', 'a', 'my', 'and', 'was', 'with', 'to', 'really']
+
+function pickZipf(words: string[]): string {
+  // Rank ~ 1/u gives a heavy head like real word frequencies.
+  const rank = Math.min(words.length - 1, Math.floor(1 / (random() + 1e-4)) - 1 + Math.floor(random() * 3))
+  return words[Math.max(0, rank + Math.floor(random() * random() * words.length))] as string
+}
+
+function makeLine(): string {
+  if (random() < 0.2)
+    return Array.from({ length: 6 + Math.floor(random() * 10) }, () => pickZipf(chinese)).join('')
+  const length = 6 + Math.floor(random() * 20)
+  return Array.from({ length }, () =>
+    random() < 0.35 ? fillers[Math.floor(random() * fillers.length)] : pickZipf(english),
+  ).join(' ')
+}
+
+function makeQuery(): string {
+  if (random() < 0.2) return Array.from({ length: 3 }, () => pickZipf(chinese)).join('')
+  return Array.from({ length: 3 + Math.floor(random() * 5) }, () => pickZipf(english)).join(' ')
+}
+
+function percentile(sorted: number[], share: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor(share * sorted.length))] as number
+}
+
+const folder = mkdtempSync(join(tmpdir(), 'memory-bench-'))
+try {
+  const store = createSqliteMemoryStore({ path: join(folder, 'charpipe.db') })
+  const lines = Array.from({ length: memoryCount }, makeLine)
+  const insertStart = performance.now()
+  for (let index = 0; index < lines.length; index++) {
+    await store.add({ scope: 'user-1', text: lines[index] as string, speaker: index % 2 ? 'Ann' : 'Bot' })
+  }
+  const insertSeconds = (performance.now() - insertStart) / 1000
+  // A few other scopes so the scope filter has something to filter.
+  for (let index = 0; index < 1_000; index++)
+    await store.add({ scope: `user-${2 + (index % 10)}`, text: makeLine() })
+
+  const results: Record<string, Record<string, string | number>> = {}
+  for (const k of [3, 10]) {
+    const queries = Array.from({ length: queryCount }, makeQuery)
+    for (const query of queries.slice(0, 50)) await store.search(query, { scope: 'user-1', k })
+    const timings: number[] = []
+    let hits = 0
+    for (const query of queries) {
+      const begin = performance.now()
+      hits += (await store.search(query, { scope: 'user-1', k, tokenBudget: 1_000 })).length
+      timings.push(performance.now() - begin)
+    }
+    timings.sort((left, right) => left - right)
+    results[`search k=${k}`] = {
+      queries: queryCount,
+      'median ms': percentile(timings, 0.5).toFixed(2),
+      'p99 ms': percentile(timings, 0.99).toFixed(2),
+      'max ms': (timings[timings.length - 1] as number).toFixed(2),
+      'hits/query': (hits / queryCount).toFixed(1),
+    }
+  }
+  await store.close()
+  console.log(`memory bench: ${memoryCount} memories in one scope (+1,000 in others)`)
+  console.table({
+    insert: {
+      memories: memoryCount,
+      seconds: insertSeconds.toFixed(1),
+      'per second': Math.round(memoryCount / insertSeconds),
+    },
+  })
+  console.table(results)
+} finally {
+  rmSync(folder, { recursive: true, force: true })
+}
