@@ -32,6 +32,7 @@ describe.skipIf(skipReason !== undefined)('web page in a browser', () => {
     server = await startServerUnderTest()
     browser = await launchBrowser()
     page = await browser.newPage({ viewport: { width: 1280, height: 800 } })
+    page.setDefaultTimeout(10_000)
     page.on('pageerror', (error) => console.error(`page error: ${error.message}`))
   }, 60_000)
 
@@ -128,7 +129,7 @@ describe.skipIf(skipReason !== undefined)('web page in a browser', () => {
     expect(config.llm.temperature).toBe(0.7)
   })
 
-  it('adds, searches and deletes a memory', async () => {
+  it('adds, searches, edits, shows the history of and deletes a memory', async () => {
     await openTab('memory')
     const text = `用户最喜欢草莓蛋糕${Date.now()}`
     await page.fill('input[name="memory-new-text"]', text)
@@ -136,13 +137,32 @@ describe.skipIf(skipReason !== undefined)('web page in a browser', () => {
     await page.locator('.memory-item', { hasText: text }).waitFor()
     await page.fill('input[name="memory-query"]', '草莓蛋糕')
     await page.click('[data-action="memory-search"]')
-    const hit = page.locator('.memory-item', { hasText: text })
-    await hit.waitFor()
+    await page.locator('.memory-item', { hasText: text }).waitFor()
+    const id = await page.locator('.memory-item', { hasText: text }).getAttribute('data-memory-id')
+    const hit = page.locator(`.memory-item[data-memory-id="${id}"]`)
+    await hit.locator('[data-action="memory-edit"]').click()
+    await hit.locator('textarea[name="memory-edit"]').fill(`${text}和抹茶`)
+    await hit.locator('[data-action="memory-save"]').click()
+    await hit.locator('.memory-text', { hasText: `${text}和抹茶` }).waitFor()
+    await hit.locator('[data-action="memory-history"]').click()
+    const history = hit.locator('.memory-history')
+    await history.locator('ins', { hasText: `${text}和抹茶` }).waitFor()
+    expect(await history.textContent()).toContain('update')
     await hit.locator('[data-action="memory-delete"]').click()
     await hit.waitFor({ state: 'detached' })
     await page.click('[data-action="memory-search"]')
     await page.locator('.hint', { hasText: '搜索结果' }).waitFor()
     expect(await page.locator('.memory-item', { hasText: text }).count()).toBe(0)
+    await page.fill('input[name="kb-name"]', '店铺说明')
+    await page.fill(
+      'textarea[name="kb-text"]',
+      '# 营业时间\n\n每天九点到晚上九点营业。\n\n# 地址\n\n人民路 1 号。',
+    )
+    await page.click('[data-action="kb-add"]')
+    const document = page.locator('.kb-list li', { hasText: '店铺说明' })
+    await document.waitFor()
+    await document.locator('[data-action="kb-delete"]').click()
+    await document.waitFor({ state: 'detached' })
   })
 
   for (const viewport of [

@@ -2,7 +2,17 @@
  * Lists from the API: a bare array, or an object holding the array under a known key
  * (`{results}`, `{items}`, `{messages}` …), so the page reads either shape.
  */
-const listKeys = ['results', 'items', 'memories', 'messages', 'history', 'documents', 'providers', 'checks']
+const listKeys = [
+  'results',
+  'items',
+  'memories',
+  'messages',
+  'changes',
+  'history',
+  'documents',
+  'providers',
+  'checks',
+]
 
 export function readResponseList<T>(body: unknown): T[] {
   if (Array.isArray(body)) return body as T[]
