@@ -1,6 +1,8 @@
+import { randomBytes } from 'node:crypto'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import pg from 'pg'
 import { afterAll, describe, expect, it } from 'vitest'
 import { parseConfig } from '../config/load-config.js'
 import { buildTurn } from './history/history-store-contract.js'
@@ -25,6 +27,37 @@ describe('createHistoryStore', () => {
     const store = await createHistoryStore(parseConfig({ history: { store: 'memory' } }).config)
     await store.appendTurn(scope, buildTurn(1))
     expect(await store.countTurns(scope)).toBe(1)
+  })
+
+  it('opens Redis and PostgreSQL from storage urls when those servers answer', async () => {
+    const { config } = parseConfig({})
+    const urls = {
+      redis: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
+      postgres: process.env.POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test',
+    }
+    const suffix = randomBytes(4).toString('hex')
+    for (const store of ['redis', 'postgres'] as const) {
+      const opened = await createHistoryStore(
+        {
+          history: { ...config.history, store },
+          storage: { ...config.storage, [`${store}_url`]: urls[store] },
+        },
+        { redisKeyPrefix: `charpipe-test-${suffix}:`, postgresSchema: `charpipe_test_${suffix}` },
+      ).catch((error: Error) => {
+        // Outside CI a missing server is not this test's failure; under CI it is.
+        if (process.env.CI === 'true') throw error
+        console.warn(`history factory: ${store} skipped: ${error.message}`)
+        return undefined
+      })
+      if (!opened) continue
+      await opened.appendTurn(scope, buildTurn(1))
+      expect(await opened.countTurns(scope)).toBe(1)
+      await opened.clearSession(scope)
+      await opened.close()
+    }
+    const pool = new pg.Pool({ connectionString: urls.postgres })
+    await pool.query(`DROP SCHEMA IF EXISTS charpipe_test_${suffix} CASCADE`).catch(() => {})
+    await pool.end()
   })
 
   it('names the missing setting for redis and postgres', async () => {

@@ -82,6 +82,27 @@ describe('createSqliteHistoryStore', () => {
     expect(() => createSqliteHistoryStore({ path })).toThrow(`cannot open the history database ${path}`)
   })
 
+  it('names the path when it is a folder', () => {
+    expect(() => createSqliteHistoryStore({ path: folder })).toThrow(
+      `cannot open the history database ${folder}`,
+    )
+  })
+
+  it('shares one file between two open stores (two servers on one disk)', async () => {
+    const path = newPath()
+    const [left, right] = [createSqliteHistoryStore({ path }), createSqliteHistoryStore({ path })]
+    for (let index = 1; index <= 6; index++)
+      await (index % 2 ? left : right).appendTurn(scope, buildTurn(index))
+    expect(await left.countTurns(scope)).toBe(6)
+    expect((await right.loadRecent(scope, 2)).map((message) => message.content)).toEqual([
+      '问题 5',
+      '回答 5',
+      '问题 6',
+      '回答 6',
+    ])
+    await Promise.all([left.close(), right.close()])
+  })
+
   it.skipIf(process.getuid?.() === 0)('names the path when the folder is not writable', () => {
     const locked = join(folder, 'locked')
     rmSync(locked, { recursive: true, force: true })
