@@ -121,6 +121,13 @@ describe('validation errors name the field path', () => {
     ])
   })
 
+  it('a reset policy needs its limit', () => {
+    expect(issuesOf(() => parse({ history: { reset: { policy: 'tokens' } } }))).toEqual([
+      { path: 'history.reset.max_tokens', message: expect.stringMatching(/greater than 0/) },
+    ])
+    expect(parse({ history: { reset: { policy: 'turns', max_turns: 20 } } }).config.history.reset.max_turns).toBe(20)
+  })
+
   it('rejects YAML syntax errors with a line number', () => {
     const issues = issuesOf(() => parseConfigText('llm:\n  provider: [unclosed\n'))
     expect(issues[0]?.path).toMatch(/^line \d+, column \d+$/)
