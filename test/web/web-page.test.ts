@@ -52,7 +52,7 @@ describe.skipIf(skipReason !== undefined)('web page in a browser', () => {
     await page.selectOption('select[name="preview-emotion"]', emotion)
     await page.click('[data-action="preview"]')
     await page.locator('.preview-message').first().waitFor()
-    return page.locator('.preview-messages').innerText()
+    return page.locator('.preview-messages').textContent()
   }
 
   it('sends a message and shows subtitles, sentences with emotions and the done state', async () => {
@@ -67,7 +67,7 @@ describe.skipIf(skipReason !== undefined)('web page in a browser', () => {
     // The mock model answers {"emotion":"开心","text":"你好呀！我是小测。今天过得怎么样？"}.
     expect(await sentences.first().getAttribute('data-emotion')).toBe('开心')
     expect(await sentences.allTextContents()).toHaveLength(3)
-    expect(await turn.locator('.turn-state').innerText()).toContain('完成')
+    expect(await turn.locator('.turn-state').textContent()).toContain('完成')
     expect(await page.locator('[data-subtitles]').textContent()).toBe('你好呀！我是小测。今天过得怎么样？')
     expect(await page.locator('.avatar').getAttribute('data-emotion')).toBe('开心')
   })
@@ -84,7 +84,7 @@ describe.skipIf(skipReason !== undefined)('web page in a browser', () => {
     )
     await page.click('[data-action="interrupt"]')
     await turn.locator('[data-state="done"]').waitFor()
-    expect(await turn.locator('.turn-state').innerText()).toContain('已打断')
+    expect(await turn.locator('.turn-state').textContent()).toContain('已打断')
     expect((await page.locator('[data-subtitles]').textContent())?.length).toBeLessThan(longReplyText.length)
     const stored = await (await fetch(`${server.url}/api/sessions/default/messages`)).json()
     const lastReply = stored.messages
@@ -120,7 +120,7 @@ describe.skipIf(skipReason !== undefined)('web page in a browser', () => {
     await page.click('[data-panel="provider"] [data-action="save"]')
     const error = page.locator('[data-error-for="llm.temperature"]')
     await error.waitFor()
-    expect(await error.innerText()).toMatch(/2/)
+    expect(await error.textContent()).toMatch(/2/)
     expect(await page.locator('[data-field="llm.temperature"]').getAttribute('class')).toContain(
       'field-invalid',
     )
