@@ -147,7 +147,7 @@ describe('Anthropic provider', () => {
   })
 
   it('reports a stream cut before message_stop as upstream_stream', async () => {
-    server.script({ text: 'abcdefgh', chunkSize: 2, delayMs: 20, breakAfterChunks: 4 })
+    server.script({ text: 'abcdefgh', chunkSize: 2, breakAfterChunks: 4 })
     const { provider } = createProvider()
     const result = await collectEvents(provider.streamChat({ messages: [{ role: 'user', content: 'hi' }] }))
     expect(result.error?.code).toBe('upstream_stream')

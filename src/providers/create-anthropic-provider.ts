@@ -16,6 +16,7 @@ import { convertToAnthropicMessages, convertToAnthropicTools } from './convert-t
 import { convertToUpstreamError, logUpstreamFailure } from './convert-to-upstream-error.js'
 import { joinUrl } from './create-openai-compatible-provider.js'
 import { createRequestTimer } from './create-request-timer.js'
+import { createPumpingFetch } from './pump-response-body.js'
 import type {
   ChatProvider,
   ChatRequest,
@@ -60,7 +61,8 @@ export function createAnthropicProvider(settings: ChatProviderSettings): ChatPro
     maxRetries: 0,
     timeout: timeoutMs + 1000,
     logLevel: 'off',
-    ...(settings.fetch ? { fetch: settings.fetch } : {}),
+    // The SDK reads the body lazily; pumped, text that arrived before a cut connection is kept.
+    fetch: createPumpingFetch(settings.fetch),
   })
   const url = joinUrl(settings.baseUrl, 'v1/messages')
 

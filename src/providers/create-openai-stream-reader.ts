@@ -2,10 +2,13 @@
  * Reads an OpenAI-format SSE body (`data: {chunk}` … `data: [DONE]`) into batches of provider
  * events, one batch per network read. Batches instead of an async generator keep the per-chunk cost
  * to one generator layer in the provider. A body that ends with neither `[DONE]` nor a
- * `finish_reason` was cut midway and fails with `upstream_stream`.
+ * `finish_reason` was cut midway and fails with `upstream_stream`. The body is pumped eagerly
+ * (`createBodyPump`), so that when the connection breaks, the events that arrived before the break
+ * are passed on first and the transport error comes after them.
  */
 import { UpstreamStreamError } from '../shared/errors.js'
 import { redactText } from '../shared/redact.js'
+import { createBodyPump } from './create-body-pump.js'
 import { createOpenAIChunkParser } from './create-openai-chunk-parser.js'
 import type { RequestTimer } from './create-request-timer.js'
 import { createSseDecoder } from './create-sse-decoder.js'
@@ -30,7 +33,7 @@ function excerpt(text: string): string {
 
 export function createOpenAIStreamReader(options: CreateOpenAIStreamReaderOptions): OpenAIStreamReader {
   if (!options.body) throw new UpstreamStreamError('upstream answered without a body')
-  const reader = options.body.getReader()
+  const pump = createBodyPump(options.body)
   const textDecoder = new TextDecoder()
   const parser = createOpenAIChunkParser()
   const { timer } = options
@@ -75,14 +78,23 @@ export function createOpenAIStreamReader(options: CreateOpenAIStreamReaderOption
       if (over) return undefined
       const batch: ProviderEvent[] = []
       out = batch
-      const { value, done } = await reader.read()
+      let chunks: Uint8Array[] | undefined
       try {
-        if (done) {
+        chunks = await pump.take()
+      } catch (error) {
+        // Everything received before the break has been passed on; now the break itself.
+        over = true
+        throw error
+      }
+      // An abort or timeout wins over data still queued: the caller has stopped listening.
+      if (timer.cause) throw timer.toError()
+      try {
+        if (!chunks) {
           sse.push(textDecoder.decode())
           sse.end()
           return finish(batch)
         }
-        sse.push(textDecoder.decode(value, { stream: true }))
+        for (const chunk of chunks) sse.push(textDecoder.decode(chunk, { stream: true }))
       } catch (error) {
         if (batch.length === 0) throw error
         pendingError = error
@@ -91,14 +103,14 @@ export function createOpenAIStreamReader(options: CreateOpenAIStreamReaderOption
       }
       // After [DONE] nothing more counts; a gateway that keeps the connection open must not hang us.
       if (sawDone) {
-        reader.cancel().catch(() => {})
+        pump.cancel()
         return finish(batch)
       }
       return batch
     },
     cancel() {
       over = true
-      reader.cancel().catch(() => {})
+      pump.cancel()
     },
   }
 }

@@ -47,6 +47,19 @@ function sendError(options: SendMockReplyOptions, status: number): void {
   response.end(text)
 }
 
+/**
+ * Cuts the connection after the events written so far have reached the wire. Node corks a
+ * response's writes until the next tick, so destroying the socket in the same tick as the writes
+ * (a break with no delay) would silently drop them, and the client would never see those events.
+ */
+async function breakConnection(response: ServerResponse): Promise<void> {
+  const socket = response.socket
+  if (!socket) return
+  while (socket.writableCorked) socket.uncork()
+  await new Promise<void>((resolve) => socket.write(new Uint8Array(0), () => resolve()))
+  socket.destroy()
+}
+
 async function writeEvents(
   options: SendMockReplyOptions,
   events: string[],
@@ -72,7 +85,7 @@ async function writeEvents(
     if (index === events.length) break
     if (index > 0 && reply.delayMs) await sleep(reply.delayMs)
     if (reply.breakAfterChunks === index) {
-      response.socket?.destroy()
+      await breakConnection(response)
       return
     }
     if (!open) return

@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process'
 import { mkdtemp, writeFile } from 'node:fs/promises'
+import { connect } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -34,6 +35,30 @@ describe('startMockModelServer', () => {
     const payloads = events.slice(0, -2).map((event) => JSON.parse(event.replace(/^data: /, '')))
     expect(payloads.map((chunk) => chunk.choices[0]?.delta?.content ?? null)).toEqual(['', 'ab', 'c', null])
     expect(payloads.at(-1).choices[0].finish_reason).toBe('stop')
+  })
+
+  it('breaks the connection after N events with no delay, once those events are on the wire', async () => {
+    server.script({ text: 'abcdef', chunkSize: 2, breakAfterChunks: 3 })
+    const body = JSON.stringify({ model: 'm', stream: true, messages: [] })
+    // A raw socket: fetch would fail the whole body on the cut and hide what arrived.
+    const received = await new Promise<string>((resolve, reject) => {
+      let text = ''
+      const socket = connect(server.port, '127.0.0.1')
+      socket.on('data', (data) => {
+        text += data.toString('utf8')
+      })
+      socket.on('error', reject)
+      socket.on('close', () => resolve(text))
+      socket.write(
+        `POST /v1/chat/completions HTTP/1.1\r\nhost: mock\r\ncontent-type: application/json\r\n` +
+          `content-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+      )
+    })
+    const contents = [...received.matchAll(/"content":"([^"]*)"/g)].map((match) => match[1])
+    expect(contents).toEqual(['', 'ab', 'cd'])
+    // No terminating chunk: the client sees a cut, not an end.
+    expect(received).not.toContain('[DONE]')
+    expect(received.endsWith('0\r\n\r\n')).toBe(false)
   })
 
   it('frames an Anthropic stream as event/data pairs with no [DONE]', async () => {

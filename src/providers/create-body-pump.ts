@@ -1,0 +1,70 @@
+/**
+ * Reads a response body as fast as the network delivers it, into a queue of our own, and keeps a
+ * transport failure back until every chunk that arrived before it has been taken.
+ *
+ * Why: fetch (undici) errors the body stream the moment the connection breaks, and an errored
+ * `ReadableStream` throws away the chunks still queued in it. An upstream that writes a few chunks
+ * and then cuts the connection at once would lose text that had already arrived, and the caller
+ * would see only the error. With a read always pending, each chunk leaves the fetch stream as soon
+ * as it is received. The queue holds at most one reply, so it is not bounded.
+ */
+
+export interface BodyPump {
+  /**
+   * Resolves with every chunk received since the last call (never an empty list), or `undefined`
+   * once the body has ended cleanly and everything was taken. Rejects with the transport error
+   * only after the chunks received before it have been taken.
+   */
+  take(): Promise<Uint8Array[] | undefined>
+  /** Stops reading, drops what is queued and releases the body. */
+  cancel(reason?: unknown): void
+}
+
+export function createBodyPump(body: ReadableStream<Uint8Array>): BodyPump {
+  const reader = body.getReader()
+  let chunks: Uint8Array[] = []
+  let ended = false
+  let failure: { error: unknown } | undefined
+  let wake: (() => void) | undefined
+
+  const notify = () => {
+    const resume = wake
+    wake = undefined
+    resume?.()
+  }
+
+  const pump = async () => {
+    try {
+      for (;;) {
+        const { value, done } = await reader.read()
+        if (done) break
+        if (value.byteLength > 0) chunks.push(value)
+        notify()
+      }
+    } catch (error) {
+      failure = { error }
+    }
+    ended = true
+    notify()
+  }
+  void pump()
+
+  return {
+    async take() {
+      while (chunks.length === 0 && !ended) await new Promise<void>((resolve) => (wake = resolve))
+      if (chunks.length > 0) {
+        const taken = chunks
+        chunks = []
+        return taken
+      }
+      if (failure) throw failure.error
+      return undefined
+    },
+    cancel(reason) {
+      chunks = []
+      ended = true
+      notify()
+      reader.cancel(reason).catch(() => {})
+    },
+  }
+}
