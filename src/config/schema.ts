@@ -40,6 +40,27 @@ export const processorSettingsSchema = z
 
 const processorMapSchema = z.record(z.string(), processorSettingsSchema).default({})
 
+export const defaultVisionDescriberPrompt =
+  '请用一两句简短的中文描述这张图片：画面里有什么、在做什么、有没有文字。只写描述，不要评论，不要提问。'
+
+export const visionDescriberSchema = z.strictObject({
+  provider: z
+    .string()
+    .min(1)
+    .describe(
+      'Registry name of a provider with a vision model (openai, anthropic, doubao, …) or any name with base_url.',
+    ),
+  model: z.string().default('').describe("Vision model id; empty: the provider's default."),
+  base_url: z.string().default('').describe("API base URL; empty: the provider's default."),
+  api_key: secret('API key.'),
+  prompt: z
+    .string()
+    .min(1)
+    .default(defaultVisionDescriberPrompt)
+    .describe('What the vision model is asked about each image.'),
+  timeout_ms: z.int().positive().default(30_000).describe('No description by then: use a placeholder.'),
+})
+
 export const llmSchema = z
   .strictObject({
     provider: z
@@ -82,6 +103,12 @@ export const llmSchema = z
       .default(5)
       .describe('Most model calls in one turn while tools are being called.'),
     vision: z.boolean().default(false).describe('The model accepts images.'),
+    vision_describer: visionDescriberSchema
+      .nullable()
+      .default(null)
+      .describe(
+        'A vision model that describes images as [图片:描述] when `vision` is false; null: a placeholder says the model cannot see them.',
+      ),
     fallbacks: z
       .array(fallbackProviderSchema)
       .default([])
@@ -218,6 +245,11 @@ export const memorySchema = z
       .boolean()
       .default(false)
       .describe('Let the model extract facts from turns instead of storing raw turns.'),
+    extract_timeout_ms: z
+      .int()
+      .positive()
+      .default(20_000)
+      .describe('Longest wait for one fact extraction; then the turn adds no facts.'),
     embeddings: embeddingsSchema
       .nullable()
       .default(null)
@@ -302,6 +334,7 @@ export const secretFieldPaths = [
   ['server', 'token'],
   ['llm', 'api_key'],
   ['llm', 'fallbacks', '*', 'api_key'],
+  ['llm', 'vision_describer', 'api_key'],
   ['openclaw', 'token'],
   ['memory', 'embeddings', 'api_key'],
   ['storage', 'redis_url'],
