@@ -259,12 +259,23 @@ describe('memory search', () => {
     expect(budgeted.map((hit) => hit.text)).toEqual(['Hiking is great exercise.'])
   })
 
-  it('finds a reply through the question before it (neighbouring turn as context)', async () => {
+  it('finds a reply through the question before it, and the question through its reply (neighbours as context)', async () => {
     const store = openStore()
     await store.add({ scope: 'a', text: 'Which instrument do you play?', speaker: 'Sam' })
     await store.add({ scope: 'a', text: 'The violin, since I was seven.', speaker: 'Eve' })
-    const hits = await store.search('instrument', { scope: 'a', k: 2 })
+    await store.add({ scope: 'a', text: 'Nice. I mostly cook.', speaker: 'Sam' })
+    const hits = await store.search('instrument', { scope: 'a', k: 3 })
     expect(hits.map((hit) => hit.text)).toContain('The violin, since I was seven.')
+    expect(hits.map((hit) => hit.text)).not.toContain('Nice. I mostly cook.')
+    // …and the question through the answer after it.
+    const following = await store.search('violin', { scope: 'a', k: 3 })
+    expect(following.map((hit) => hit.text)).toContain('Which instrument do you play?')
+    const isolated = openStore({ path: join(folder, 'isolated.db'), neighbourContext: false })
+    await isolated.add({ scope: 'a', text: 'Which instrument do you play?' })
+    await isolated.add({ scope: 'a', text: 'The violin, since I was seven.' })
+    expect((await isolated.search('violin', { scope: 'a', k: 3 })).map((hit) => hit.text)).toEqual([
+      'The violin, since I was seven.',
+    ])
   })
 })
 

@@ -41,7 +41,7 @@ export const defaultMemoryRanking: MemoryRankingOptions = {
   shortTerms: 3,
   longTerms: 150,
   speakerWeight: 0.5,
-  contextWeight: 0.3,
+  contextWeight: 0.5,
   duplicateThreshold: 0.85,
   candidates: 60,
   postingBudget: 3000,
