@@ -1,7 +1,8 @@
 /**
- * Server benchmark: 100, 500 and 1,000 concurrent WebSocket sessions, each streaming a 20-sentence
- * reply (one sentence per chunk, 200 ms apart; `BENCH_CHUNK_DELAY_MS` changes it) from the mock model
- * server through the real engine (history in memory, long-term memory off). This process runs the
+ * Server benchmark: 100, 500 and 1,000 concurrent WebSocket sessions, each streaming a 40-sentence
+ * reply (one sentence per chunk, 200 ms apart: `BENCH_CHUNK_DELAY_MS`; turns started over 5 s:
+ * `BENCH_RAMP_MS`) from the mock model server through the real engine (history in memory, long-term
+ * memory off). This process runs the
  * server; a second process runs the mock model server and the clients (see `server/run-clients.ts`).
  * Reports errors, the added latency of `llm_sentence` (client arrival minus the mock's write of the
  * chunk that completed it), the server layer's share of it (engine emission to client arrival), the
@@ -23,13 +24,15 @@ const here = dirname(fileURLToPath(import.meta.url))
 const child = fork(join(here, 'server', 'run-clients.ts'), [], { execArgv: ['--import', 'tsx'] })
 const nextMessage = <T>(type: string) =>
   new Promise<T>((resolve, reject) => {
+    const onExit = (code: number | null) => reject(new Error(`client process exited with ${code}`))
     const listener = (message: { type: string } & T) => {
       if (message.type !== type) return
       child.off('message', listener)
+      child.off('exit', onExit)
       resolve(message)
     }
     child.on('message', listener)
-    child.once('exit', (code) => reject(new Error(`client process exited with ${code}`)))
+    child.once('exit', onExit)
   })
 
 const { url: mockUrl } = await nextMessage<{ url: string }>('mock')

@@ -10,18 +10,22 @@
 import { ServerResponse } from 'node:http'
 import WebSocket from 'ws'
 import { startMockModelServer } from '../../src/testing/index.js'
-import { type LevelResult, summarizeLevel } from './summarize-level.js'
+import { type LevelResult, percentile, summarizeLevel } from './summarize-level.js'
 
-const sentencesPerReply = 20
+const sentencesPerReply = 40
 // One sentence every 200 ms is about 45 characters a second, the pace of a fast hosted model.
 const chunkDelayMs = Number(process.env.BENCH_CHUNK_DELAY_MS ?? 200)
 const rounds = 1
-const rampMs = 1000
+// Turn starts spread over 5 s (a turn's setup costs the engine a few ms of CPU; 1,000 at the same
+// instant would measure a start-up burst, not streaming). Turns stream 8 s, so all overlap.
+const rampMs = Number(process.env.BENCH_RAMP_MS ?? 5000)
 const sentencePattern = /(\d{2}s\d{4}。)/g
 // Absolute times (ms since the epoch, sub-millisecond), comparable with the server process's.
 const now = () => performance.timeOrigin + performance.now()
 const sentAt = new Map<string, number>()
 const arrivedAt = new Map<string, number>()
+// BENCH_DEBUG=1: latency by sentence index, to see where a tail comes from.
+const byIndex: number[][] = []
 
 // Records when the mock writes each sentence chunk (bench-only instrumentation of this process).
 const originalWrite = ServerResponse.prototype.write
@@ -62,12 +66,13 @@ function composeReplyChunks(session: string): string[] {
     const rest = `${String(index).padStart(2, '0')}${session}。`
     return index === 0 ? `k${rest}k` : index === sentencesPerReply - 1 ? rest : `${rest}k`
   })
-  return [
+  const chunks = [
     encodeChunk({ role: 'assistant', content: '' }),
     ...pieces.map((content) => encodeChunk({ content })),
-    encodeChunk({}, 'stop'),
-    'data: [DONE]\n\n',
   ]
+  // The last sentence is only complete when the stream ends, so the end goes out in the same write.
+  chunks[chunks.length - 1] += `${encodeChunk({}, 'stop')}data: [DONE]\n\n`
+  return chunks
 }
 
 const mock = await startMockModelServer({
@@ -115,7 +120,13 @@ async function runRound(
               arrivedAt.set(event.text, arrived)
               const sent = sentAt.get(event.text)
               if (sent === undefined) result.errors++
-              else result.added.push(arrived - sent)
+              else {
+                result.added.push(arrived - sent)
+                if (process.env.BENCH_DEBUG) {
+                  const index = Number(event.text.slice(1, 3))
+                  byIndex[index] = [...(byIndex[index] ?? []), arrived - sent]
+                }
+              }
             } else if (event.type === 'llm_error' || event.type === 'error') {
               result.errors++
             } else if (event.type === 'llm_done') {
@@ -130,8 +141,6 @@ async function runRound(
             result.errors++
             resolve()
           })
-          // Starts spread over the first second, as real users' are; every turn streams for several seconds,
-          // so all sessions still stream at once.
           const startDelay = (index / sockets.length) * rampMs
           setTimeout(
             () => socket.send(JSON.stringify({ type: 'user_input', session, text: session })),
@@ -140,6 +149,13 @@ async function runRound(
         }),
     ),
   )
+}
+
+// A warm-up turn per socket on a few sockets first: the first turns load and compile modules lazily.
+{
+  const warmUp = await openSockets(10)
+  await runRound(warmUp, { added: [], errors: 0, sentences: 0 })
+  for (const socket of warmUp) socket.close()
 }
 
 const levels = (process.env.BENCH_SESSIONS ?? '100,500,1000').split(',').map(Number)
@@ -151,6 +167,18 @@ for (const sessions of levels) {
   const started = performance.now()
   for (let round = 0; round < rounds; round++) await runRound(sockets, raw)
   const seconds = (performance.now() - started) / 1000
+  if (process.env.BENCH_DEBUG) {
+    const sorted = byIndex.map((values) => [...values].sort((left, right) => left - right))
+    console.error(
+      sorted
+        .map(
+          (values, index) =>
+            `${index}: ${percentile(values, 0.5).toFixed(0)}/${percentile(values, 0.99).toFixed(0)}`,
+        )
+        .join('  '),
+    )
+    byIndex.length = 0
+  }
   sendToParent({ type: 'level-finished' })
   const { entries } = await nextMessage<{ entries: [string, number][] }>('emissions')
   // The server's share: from the engine emitting the sentence in the server process to its arrival here.

@@ -56,6 +56,8 @@ export function registerOpenAiCompletionsRoute(app: Hono, dependencies: ServerDe
     const id = `chatcmpl-${randomUUID()}`
     const created = Math.floor(Date.now() / 1000)
     const controller = new AbortController()
+    // A client that hangs up on a non-streamed answer ends the turn too.
+    context.req.raw.signal.addEventListener('abort', () => controller.abort(), { once: true })
     const turn = () =>
       streamTurn({
         charpipe: dependencies.charpipe,
