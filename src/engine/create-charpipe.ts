@@ -14,6 +14,7 @@ import type { CharpipeEvent } from '../shared/events.js'
 import { getLogger, type Logger } from '../shared/logger.js'
 import { createToolRegistry } from '../tools/tool-registry.js'
 import type { Tool } from '../tools/types.js'
+import { createBackgroundWork } from './background-work.js'
 import type { EngineParts } from './engine-parts.js'
 import {
   createEngineRuntime,
@@ -95,6 +96,7 @@ export async function createCharpipe(
   const bus = createEventBus(logger)
   const lanes = createSessionLanes()
   const retired = new Set<EngineRuntime>()
+  const background = createBackgroundWork(logger)
   const injected = { provider: options.provider, ...owned }
   let current = await createEngineRuntime({
     ...injected,
@@ -161,6 +163,7 @@ export async function createCharpipe(
           return current
         },
         releaseRuntime,
+        background,
       }).finally(() => {
         if (!doneEmitted) closeWithError(new Error('the turn ended without a result'))
         lanes.leave(handle)
@@ -245,6 +248,8 @@ export async function createCharpipe(
       const handles = lanes.all()
       for (const handle of handles) abortTurn(handle, { kind: 'close' })
       await Promise.all(handles.map((handle) => handle.ended))
+      // Fact extractions of finished turns complete (each within memory.extract_timeout_ms).
+      await background.drain()
       for (const runtime of retired) await releaseRuntimeParts(runtime, current, owned, logger)
       retired.clear()
       await releaseRuntimeParts(current, undefined, owned, logger)

@@ -5,6 +5,7 @@
  */
 import type { CharpipeConfig } from '../config/schema.js'
 import type { ContextPipeline, ModelCapabilities, TokenCounter } from '../context/types.js'
+import type { FactExtractor } from '../memory/index.js'
 import type { HistoryStore, MemoryStore, StoredMessage } from '../memory/types.js'
 import type { ChatProvider } from '../providers/types.js'
 import type { ReplyParser, ReplyParserOptions } from '../reply/types.js'
@@ -21,6 +22,9 @@ export interface RememberTurnInput {
   turn: string
   time: number
   speakerNames: { user: string; assistant: string }
+  /** With `memory.extract: true`: facts are extracted instead of the raw turn being stored. */
+  extractor?: FactExtractor
+  logger?: Logger
 }
 
 export interface EngineParts {

@@ -7,9 +7,11 @@ import type { ContextPipeline, TurnInput } from '../context/types.js'
 import type { Logger } from '../shared/logger.js'
 import type { ToolRegistry } from '../tools/tool-registry.js'
 import { raceAbort } from './abortable.js'
+import type { BackgroundWork } from './background-work.js'
+import { createModelFactExtractor } from './create-model-fact-extractor.js'
 import type { EngineParts } from './engine-parts.js'
 import type { EngineRuntime } from './engine-runtime.js'
-import { rememberCompletedTurn, storeTurn } from './persist-turn.js'
+import { type PersistTurnOptions, rememberCompletedTurn, storeTurn } from './persist-turn.js'
 import { readInterruptReason, runTurn, type TurnOutcome } from './run-turn.js'
 import type { TurnHandle } from './session-lanes.js'
 import type { EmitTurnEvent } from './turn-reply.js'
@@ -27,6 +29,30 @@ export interface ExecuteTurnOptions {
   /** Takes the current runtime for this turn (counted until `releaseRuntime`). */
   acquireRuntime(): EngineRuntime
   releaseRuntime(runtime: EngineRuntime): void
+  /** Where fact extraction runs, after `llm_done` and off the session's lane. */
+  background: BackgroundWork
+}
+
+/**
+ * With `memory.extract: true` the model is asked for facts after the turn has closed, in the
+ * background, holding the runtime until then; returns whether it took the runtime over.
+ */
+function scheduleFactExtraction(options: ExecuteTurnOptions, persist: PersistTurnOptions): boolean {
+  const { runtime } = persist
+  if (!runtime.config.memory.extract || !runtime.memoryStore) return false
+  const extractor = createModelFactExtractor({
+    provider: runtime.provider,
+    timeoutMs: runtime.config.memory.extract_timeout_ms,
+    logger: options.logger.child({ module: 'memory' }),
+  })
+  options.background.schedule(`memory:${persist.input.session}`, async () => {
+    try {
+      await rememberCompletedTurn(persist, extractor)
+    } finally {
+      options.releaseRuntime(runtime)
+    }
+  })
+  return true
 }
 
 function emitClosing(options: ExecuteTurnOptions, outcome: TurnOutcome): void {
@@ -57,6 +83,8 @@ export async function executeTurn(options: ExecuteTurnOptions): Promise<void> {
   const signal = handle.controller.signal
   const startedAt = Date.now()
   let runtime: EngineRuntime | undefined
+  // Set when background work took the runtime over and releases it itself.
+  let handedOver = false
   try {
     try {
       await raceAbort(options.previous, signal)
@@ -99,7 +127,7 @@ export async function executeTurn(options: ExecuteTurnOptions): Promise<void> {
       logger: options.logger,
     })
     emitClosing(options, outcome)
-    const persist = {
+    const persist: PersistTurnOptions = {
       runtime,
       parts: options.parts,
       input,
@@ -111,12 +139,13 @@ export async function executeTurn(options: ExecuteTurnOptions): Promise<void> {
     const storeError = await storeTurn(persist)
     if (storeError) options.emit({ type: 'llm_error', code: storeError.code, message: storeError.message })
     emitDone(options, runtime, outcome)
-    await rememberCompletedTurn(persist)
+    handedOver = scheduleFactExtraction(options, persist)
+    if (!handedOver) await rememberCompletedTurn(persist)
   } catch (error) {
     // Only a bug gets here; the caller still closes the stream with `llm_done`.
     options.logger.error({ err: error, turn: handle.turn }, 'the turn failed unexpectedly')
     options.emit({ type: 'llm_error', code: 'internal', message: 'the turn failed unexpectedly' })
   } finally {
-    if (runtime) options.releaseRuntime(runtime)
+    if (runtime && !handedOver) options.releaseRuntime(runtime)
   }
 }

@@ -5,6 +5,7 @@
  * the model never learns to answer with silence. Failures are returned or logged, never thrown.
  */
 import type { TurnInput } from '../context/types.js'
+import type { FactExtractor } from '../memory/index.js'
 import type { ConversationScope, StoredMessage } from '../memory/types.js'
 import { CharpipeError } from '../shared/errors.js'
 import type { Logger } from '../shared/logger.js'
@@ -94,8 +95,14 @@ export async function storeTurn(options: PersistTurnOptions): Promise<CharpipeEr
   }
 }
 
-/** Long-term memory after the turn; a failure only costs this memory, so it is logged. */
-export async function rememberCompletedTurn(options: PersistTurnOptions): Promise<void> {
+/**
+ * Long-term memory after the turn; a failure only costs this memory, so it is logged. With an
+ * extractor, the model decides which facts to keep (see `createModelFactExtractor`).
+ */
+export async function rememberCompletedTurn(
+  options: PersistTurnOptions,
+  extractor?: FactExtractor,
+): Promise<void> {
   const { runtime, input } = options
   const store = runtime.memoryStore
   if (!store || !runtime.config.memory.enabled || !input.text.trim()) return
@@ -107,6 +114,7 @@ export async function rememberCompletedTurn(options: PersistTurnOptions): Promis
       turn: options.turn,
       time: options.startedAt,
       speakerNames: { user: runtime.config.character.user_name, assistant: runtime.config.character.name },
+      ...(extractor ? { extractor, logger: options.logger.child({ module: 'memory' }) } : {}),
     })
   } catch (error) {
     options.logger.error(

@@ -43,7 +43,7 @@ export interface Charpipe {
   readonly config: CharpipeConfig
   /** Long-term memory and knowledge base; undefined when `memory.enabled` is false. */
   readonly memory: MemoryStore | undefined
-  /** Interrupts running turns (stored as interrupted), closes stores and providers. */
+  /** Interrupts running turns (stored as interrupted), waits for fact extractions of finished turns, closes stores and providers. */
   close(): Promise<void>
 }
 

@@ -1,0 +1,114 @@
+/**
+ * The `FactExtractor` of `memory.extract: true`: asks the configured model, through the same
+ * provider layer as the turns, which facts of a finished turn are worth keeping and what to do with
+ * the related stored memories (add / update / delete / none), as JSON. The reply is collected, not
+ * streamed anywhere: nothing of it reaches the turn's events. A failed call, a timeout or a reply
+ * that is not the JSON asked for is logged and counts as "nothing to remember", so the worst case
+ * is a turn that adds no facts.
+ */
+import { z } from 'zod'
+import type { ExtractedFactDecision, FactExtractor } from '../memory/index.js'
+import type { MemoryRecord } from '../memory/types.js'
+import type { ChatProvider } from '../providers/types.js'
+import type { Logger } from '../shared/logger.js'
+import type { ChatMessage } from '../shared/messages.js'
+import { readJsonReply } from './read-json-reply.js'
+
+export interface CreateModelFactExtractorOptions {
+  provider: ChatProvider
+  /** Longest wait for one extraction (`memory.extract_timeout_ms`). */
+  timeoutMs: number
+  logger: Logger
+  /** Aborts a running extraction (the engine closing). */
+  signal?: AbortSignal
+  /** Most tokens of the model's answer. @default 1024 */
+  maxTokens?: number
+}
+
+/** Tells the extraction request apart from a turn's (used by tests and visible in logs). */
+export const factExtractionMarker = '【记忆整理】'
+
+const extractionPrompt = `${factExtractionMarker}你负责维护角色对用户的长期记忆。阅读一轮对话，找出值得长期记住的事实（用户的身份、喜好、经历、计划、人际关系，以及双方的约定），与“已有记忆”比较后，对每条事实做出一个决定：
+- add：新的事实；
+- update：某条已有记忆需要更正或补充，给出它的 id 和完整的新文本；
+- delete：某条已有记忆被这轮对话推翻，给出它的 id；
+- none：没有需要改动的。
+每条事实写成一句独立完整的话，用对话所用的语言，写明主语（例如“用户喜欢蓝色”）。寒暄、客套和角色自己的台词不要记。
+只输出 JSON，不要任何其他文字，格式：
+{"memory":[{"event":"add","text":"…"},{"event":"update","id":"…","text":"…"},{"event":"delete","id":"…"}]}
+没有要记的内容时输出 {"memory":[]}。`
+
+const decisionSchema = z.object({
+  event: z.enum(['add', 'update', 'delete', 'none']),
+  id: z.union([z.string(), z.number()]).optional(),
+  text: z.string().optional(),
+})
+
+const decisionListSchema = z.array(decisionSchema)
+
+function buildMessages(turnText: string, existing: Pick<MemoryRecord, 'id' | 'text'>[]): ChatMessage[] {
+  const known = existing.length
+    ? existing.map((memory) => `[${memory.id}] ${memory.text.replace(/\s+/g, ' ')}`).join('\n')
+    : '（没有）'
+  return [
+    { role: 'system', content: extractionPrompt },
+    { role: 'user', content: `已有记忆：\n${known}\n\n本轮对话：\n${turnText}` },
+  ]
+}
+
+/** The decisions in a model reply; throws naming what is wrong when it is not the JSON asked for. */
+export function parseFactDecisions(reply: string): ExtractedFactDecision[] {
+  const value = readJsonReply(reply)
+  const list = Array.isArray(value) ? value : (value as { memory?: unknown } | null)?.memory
+  if (!Array.isArray(list)) throw new Error('the extraction reply has no "memory" list')
+  const parsed = decisionListSchema.safeParse(list)
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]
+    throw new Error(`the extraction reply is wrong at memory.${issue?.path.join('.')}: ${issue?.message}`)
+  }
+  return parsed.data.map((decision) => ({
+    event: decision.event,
+    text: decision.text ?? '',
+    ...(decision.id !== undefined ? { id: String(decision.id) } : {}),
+  }))
+}
+
+async function collectText(
+  options: CreateModelFactExtractorOptions,
+  messages: ChatMessage[],
+  signal: AbortSignal,
+): Promise<string> {
+  let text = ''
+  const stream = options.provider.streamChat(
+    { messages, temperature: 0, maxTokens: options.maxTokens ?? 1024 },
+    { signal },
+  )
+  for await (const event of stream) if (event.type === 'text-delta') text += event.text
+  return text
+}
+
+export function createModelFactExtractor(options: CreateModelFactExtractorOptions): FactExtractor {
+  return {
+    async extract(turnText, existing) {
+      const timeout = AbortSignal.timeout(options.timeoutMs)
+      const signal = options.signal ? AbortSignal.any([options.signal, timeout]) : timeout
+      try {
+        const reply = await collectText(options, buildMessages(turnText, existing), signal)
+        const decisions = parseFactDecisions(reply)
+        options.logger.debug(
+          { decisions: decisions.length, shown: existing.length },
+          'memory: facts extracted from the turn',
+        )
+        return decisions
+      } catch (error) {
+        const reason = timeout.aborted
+          ? `no answer within ${options.timeoutMs} ms`
+          : error instanceof Error
+            ? error.message
+            : String(error)
+        options.logger.warn({ reason }, 'memory: fact extraction failed; this turn adds no facts')
+        return []
+      }
+    },
+  }
+}
