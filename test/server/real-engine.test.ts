@@ -43,7 +43,7 @@ const startWithEngine = async () => {
       'storage:',
       `  sqlite_path: ${join('{folder}', 'charpipe.db')}`,
     ].join('\n'),
-    createCharpipe: (config) => createCharpipe(config),
+    createCharpipe: (config, logger) => createCharpipe(config, { logger }),
   })
   return server
 }

@@ -11,7 +11,7 @@ import type { CharpipeConfig } from '../../src/config/schema.js'
 import type { Charpipe } from '../../src/engine/types.js'
 import { type StartServerResult, startServer } from '../../src/server/index.js'
 import { createFakeCharpipe, type FakeCharpipe } from '../../src/server/testing/create-fake-charpipe.js'
-import { createLogger } from '../../src/shared/logger.js'
+import { createLogger, getLogger, type Logger, setLogger } from '../../src/shared/logger.js'
 
 export interface TestServer extends StartServerResult {
   configPath: string
@@ -29,7 +29,9 @@ export interface StartTestServerOptions {
   /** config.yaml text (`{folder}` is replaced by the temporary folder); no file when undefined. */
   configText?: string
   token?: string
-  createCharpipe?: (config: CharpipeConfig) => Promise<Charpipe>
+  createCharpipe?: (config: CharpipeConfig, logger: Logger) => Promise<Charpipe>
+  /** Also make the captured logger the process-wide one (every module's lines), until `stop()`. */
+  captureAllLogs?: boolean
   chunkDelayMs?: number
   memory?: false
   staticDir?: string
@@ -50,18 +52,20 @@ export async function startTestServer(options: StartTestServerOptions = {}): Pro
     },
   })
   const logger = createLogger({ level: 'debug', destination })
+  const previousLogger = getLogger()
+  if (options.captureAllLogs) setLogger(logger)
   const { config } = await loadConfig(configPath, { logger })
   let fake: FakeCharpipe | undefined
-  const factory =
-    options.createCharpipe ??
-    (async (initial: CharpipeConfig) => {
-      fake = createFakeCharpipe({
-        config: initial,
-        chunkDelayMs: options.chunkDelayMs,
-        memory: options.memory,
-      })
-      return fake
-    })
+  const factory = options.createCharpipe
+    ? (initial: CharpipeConfig) => options.createCharpipe!(initial, logger)
+    : async (initial: CharpipeConfig) => {
+        fake = createFakeCharpipe({
+          config: initial,
+          chunkDelayMs: options.chunkDelayMs,
+          memory: options.memory,
+        })
+        return fake
+      }
   const started = await startServer({
     configPath,
     config,
@@ -83,6 +87,7 @@ export async function startTestServer(options: StartTestServerOptions = {}): Pro
     headers: token ? { authorization: `Bearer ${token}` } : {},
     async stop() {
       await started.close()
+      if (options.captureAllLogs) setLogger(previousLogger)
       await rm(folder, { recursive: true, force: true })
     },
   }
