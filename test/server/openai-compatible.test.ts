@@ -116,3 +116,23 @@ describe('POST /v1/chat/completions with the official openai client', () => {
     expect(((await response.json()) as { error: { message: string } }).error.message).toMatch(/role "user"/)
   })
 })
+
+describe('POST /v1/chat/completions with the AI SDK', () => {
+  it('streams and generates through createOpenAI(...).chat()', async () => {
+    const { createOpenAI } = await import('@ai-sdk/openai')
+    const { generateText, streamText } = await import('ai')
+    server = await startTestServer()
+    const provider = createOpenAI({
+      baseURL: `${server.url}/v1`,
+      apiKey: 'unused',
+      headers: { 'X-Session-Id': 'ai-sdk' },
+    })
+    const generated = await generateText({ model: provider.chat('character'), prompt: '你好', maxRetries: 0 })
+    expect(generated.text).toContain('「你好」')
+    const streamed = streamText({ model: provider.chat('character'), prompt: '再见', maxRetries: 0 })
+    let text = ''
+    for await (const delta of streamed.textStream) text += delta
+    expect(text).toContain('「再见」')
+    expect(text).toContain('第2轮')
+  })
+})
