@@ -226,6 +226,7 @@ export async function createCharpipe(
           history: runtime.historyStore,
           memory: runtime.memoryStore,
           tokenCounter: runtime.tokenCounter,
+          imageDescriber: runtime.imageDescriber,
           logger: logger.child({ module: 'context' }),
         },
       })

@@ -14,7 +14,7 @@ import {
   createMemoryStore,
   rememberTurn,
 } from '../memory/index.js'
-import { createProviderFromConfig } from '../providers/index.js'
+import { createImageDescriberFromConfig, createProviderFromConfig } from '../providers/index.js'
 import { createReplyParser, replyParserOptionsFromConfig } from '../reply/index.js'
 import type { EngineParts } from './engine-parts.js'
 
@@ -32,4 +32,6 @@ export const defaultEngineParts: EngineParts = {
   rememberTurn: async (store, input) => {
     await rememberTurn(store, input)
   },
+  createImageDescriber: (config, options) =>
+    createImageDescriberFromConfig(config, { logger: options.logger }),
 }

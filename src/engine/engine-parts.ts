@@ -4,7 +4,7 @@
  * sequences them, holds per-session order and turns failures into events.
  */
 import type { CharpipeConfig } from '../config/schema.js'
-import type { ContextPipeline, ModelCapabilities, TokenCounter } from '../context/types.js'
+import type { ContextPipeline, ImageDescriber, ModelCapabilities, TokenCounter } from '../context/types.js'
 import type { FactExtractor } from '../memory/index.js'
 import type { HistoryStore, MemoryStore, StoredMessage } from '../memory/types.js'
 import type { ChatProvider } from '../providers/types.js'
@@ -46,4 +46,6 @@ export interface EngineParts {
   ): HistoryResetPolicy
   createMemoryStore(config: CharpipeConfig, options: { logger: Logger }): Promise<MemoryStore | undefined>
   rememberTurn(store: MemoryStore, input: RememberTurnInput): Promise<void>
+  /** Describes images for a chat model without vision (`llm.vision_describer`); none: a placeholder. */
+  createImageDescriber?(config: CharpipeConfig, options: { logger: Logger }): ImageDescriber | undefined
 }

@@ -5,7 +5,7 @@
  * (same provider, same open stores), so a persona edit does not reconnect anything.
  */
 import type { CharpipeConfig } from '../config/schema.js'
-import type { ModelCapabilities, TokenCounter } from '../context/types.js'
+import type { ImageDescriber, ModelCapabilities, TokenCounter } from '../context/types.js'
 import type { HistoryStore, MemoryStore } from '../memory/types.js'
 import type { ChatProvider } from '../providers/types.js'
 import type { ReplyParserOptions } from '../reply/types.js'
@@ -18,6 +18,8 @@ export type ProviderOption = ChatProvider | ((config: CharpipeConfig) => ChatPro
 export interface EngineRuntime {
   readonly config: CharpipeConfig
   readonly provider: ChatProvider
+  /** Describes images for a model without vision; undefined: the pipeline's placeholder. */
+  readonly imageDescriber: ImageDescriber | undefined
   readonly capabilities: ModelCapabilities
   readonly tokenCounter: TokenCounter
   readonly parserOptions: ReplyParserOptions
@@ -65,6 +67,15 @@ function buildProvider(options: CreateEngineRuntimeOptions): ChatProvider {
   return options.parts.createProvider(config, { logger: options.logger.child({ module: 'providers' }) })
 }
 
+/** The describer depends on `llm` too, so it is rebuilt exactly when the provider is. */
+function buildImageDescriber(options: CreateEngineRuntimeOptions): ImageDescriber | undefined {
+  const { config, previous } = options
+  if (previous && isSameProviderConfig(previous.config, config)) return previous.imageDescriber
+  return options.parts.createImageDescriber?.(config, {
+    logger: options.logger.child({ module: 'providers' }),
+  })
+}
+
 export async function createEngineRuntime(options: CreateEngineRuntimeOptions): Promise<EngineRuntime> {
   const { config, parts, previous, logger } = options
   const capabilities = parts.createModelCapabilities(config)
@@ -89,6 +100,7 @@ export async function createEngineRuntime(options: CreateEngineRuntimeOptions): 
   return {
     config,
     provider: buildProvider(options),
+    imageDescriber: buildImageDescriber(options),
     capabilities,
     tokenCounter,
     parserOptions,

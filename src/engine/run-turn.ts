@@ -89,6 +89,7 @@ export async function runTurn(options: RunTurnOptions): Promise<TurnOutcome> {
           history: runtime.historyStore,
           memory: runtime.memoryStore,
           tokenCounter: runtime.tokenCounter,
+          imageDescriber: runtime.imageDescriber,
           logger: options.logger.child({ module: 'context' }),
         },
         signal,

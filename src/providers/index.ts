@@ -11,6 +11,11 @@ export type {
 export { convertToAnthropicMessages, convertToAnthropicTools } from './convert-to-anthropic-messages.js'
 export { convertToOpenAIMessages, convertToOpenAITools } from './convert-to-openai-messages.js'
 export { createChatProvider } from './create-chat-provider.js'
+export { type CreateImageDescriberOptions, createImageDescriber } from './create-image-describer.js'
+export {
+  type CreateImageDescriberFromConfigOptions,
+  createImageDescriberFromConfig,
+} from './create-image-describer-from-config.js'
 export {
   type CreateProviderFromConfigOptions,
   createProviderFromConfig,
