@@ -3,6 +3,7 @@ import { createServer as createHttpServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
+import { startMockModelServer } from '../../src/testing/index.js'
 import { startTestServer, type TestServer } from './start-test-server.js'
 import { openTestSocket } from './websocket-client.js'
 
@@ -121,39 +122,53 @@ describe('admin endpoints', () => {
     )
   })
 
-  it('runs the doctor checks: mock, a key rejected, a server that cannot be reached, an invalid setting', async () => {
+  it('runs the doctor checks: config, address, model; a key rejected, an address not reached, a bad setting', async () => {
+    const model = await startMockModelServer()
     const upstream = createHttpServer((request, response) => {
       response.statusCode = request.headers.authorization === 'Bearer sk-good-key-123456' ? 200 : 401
       response.end('{}')
     })
     await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve))
-    const base = `http://127.0.0.1:${(upstream.address() as AddressInfo).port}/v1`
+    const guarded = `http://127.0.0.1:${(upstream.address() as AddressInfo).port}/v1`
     try {
+      model.script({ text: 'ok' })
       server = await startTestServer({
-        configText: `llm:\n  provider: custom\n  base_url: ${base}\n  api_key: sk-good-key-123456\n`,
+        configText: `llm:\n  provider: custom\n  base_url: ${model.url}/v1\n  api_key: sk-good-key-123456\n`,
       })
       const post = (body: unknown) => json('/api/doctor', { method: 'POST', body: JSON.stringify(body) })
-      expect((await post({})).body).toMatchObject({
+      const healthy = await post({})
+      expect(healthy.body).toMatchObject({
         ok: true,
         checks: [
           { name: 'config', ok: true },
           { name: 'provider', ok: true },
+          { name: 'model', ok: true },
         ],
       })
+      expect(healthy.body.checks[2].message).toContain('"ok"')
       expect((await post({ llm: { provider: 'mock' } })).body.ok).toBe(true)
-      const rejected = await post({ llm: { api_key: 'sk-wrong-key-000000' } })
+      const rejected = await post({ llm: { base_url: guarded, api_key: 'sk-wrong-key-000000' } })
       expect(rejected.body.ok).toBe(false)
       expect(rejected.body.checks[1].message).toContain('HTTP 401')
+      expect(rejected.body.checks[2]).toMatchObject({
+        ok: false,
+        message: expect.stringContaining('skipped'),
+      })
       const unreachable = await post({ llm: { base_url: 'http://127.0.0.1:9/v1', api_key: '***' } })
       expect(unreachable.body.checks[1]).toMatchObject({
         ok: false,
         message: expect.stringContaining('cannot reach'),
       })
+      model.script({ status: 401, body: { error: { message: 'bad key' } } })
+      const modelRefuses = await post({})
+      expect(modelRefuses.body.ok).toBe(false)
+      expect(modelRefuses.body.checks[2].message).toContain('refused')
       const invalid = await post({ llm: { temperature: 'warm' } })
       expect(invalid.body).toMatchObject({ ok: false, checks: [{ name: 'config', ok: false }] })
       expect(invalid.body.checks[0].message).toContain('llm.temperature')
     } finally {
       upstream.close()
+      await model.close()
     }
   })
 })

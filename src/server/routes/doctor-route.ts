@@ -1,11 +1,13 @@
 /**
  * `POST /api/doctor`: the web page's "test connection". The body may carry unsaved `llm` settings
- * (a `***` key means the stored one); the answer lists each check as `{name, ok, message}`.
+ * (a `***` key means the stored one); the answer lists each check as `{name, ok, message}`: the
+ * config, the provider's address, and the model answering a tiny prompt.
  */
 import type { Hono } from 'hono'
 import { parseConfig } from '../../config/load-config.js'
 import { restoreMaskedSecrets } from '../../config/mask-secrets.js'
 import { CharpipeError } from '../../shared/errors.js'
+import { checkModelAnswers } from '../check-model-answers.js'
 import { checkProviderConnection, type DoctorCheck } from '../check-provider-connection.js'
 import { isPlainObject } from '../collect-config-changes.js'
 import { respondBadRequest } from '../error-response.js'
@@ -37,7 +39,13 @@ export function registerDoctorRoute(app: Hono, dependencies: ServerDependencies)
       checks.push({ name: 'config', ok: false, message })
       return context.json({ ok: false, checks })
     }
-    checks.push(await checkProviderConnection({ llm: candidate.llm, openclaw: candidate.openclaw }))
+    const reachable = await checkProviderConnection({ llm: candidate.llm, openclaw: candidate.openclaw })
+    checks.push(reachable)
+    checks.push(
+      reachable.ok
+        ? await checkModelAnswers({ config: candidate })
+        : { name: 'model', ok: false, message: 'skipped: the provider cannot be reached' },
+    )
     return context.json({ ok: checks.every((check) => check.ok), checks })
   })
 }
