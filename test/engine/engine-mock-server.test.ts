@@ -59,7 +59,7 @@ async function freePort(): Promise<number> {
   })
 }
 
-describe.each(Object.entries(providerConfigs))('a whole turn with provider %s', (_name, configOf) => {
+describe.each(Object.entries(providerConfigs))('a whole turn with provider %s', (name, configOf) => {
   it('streams sentences with the emotion and stores the turn', async () => {
     server.script({ text: '{"emotion": "开心", "text": "你好呀～今天过得怎么样？"}', chunkSize: 4 })
     const charpipe = await createCharpipe(makeConfig(configOf()))
@@ -85,6 +85,22 @@ describe.each(Object.entries(providerConfigs))('a whole turn with provider %s', 
     const events = await collectEvents(charpipe.generate({ text: '嗨' }))
     expect(typesOf(events)).toEqual(['llm_error', 'llm_done'])
     expect(events[0]).toMatchObject({ code: 'upstream_http', status: 500 })
+    await charpipe.close()
+  })
+
+  it('a connection cut right after some chunks keeps what arrived, then upstream_stream', async () => {
+    // Events before the cut: the role chunk (OpenAI, OpenClaw) or message_start and
+    // content_block_start (Anthropic), then both sentences.
+    const eventsBeforeText = name === 'anthropic' ? 2 : 1
+    server.script({ text: '第一句。第二句。', chunkSize: 4, breakAfterChunks: eventsBeforeText + 2 })
+    const base = configOf()
+    // Retries allowed, yet none happens once text was passed on.
+    const charpipe = await createCharpipe(makeConfig({ ...base, llm: { ...base.llm, max_retries: 2 } }))
+    const events = await collectEvents(charpipe.generate({ text: '嗨' }))
+    expect(sentencesOf(events)).toEqual(['第一句。'])
+    expect(typesOf(events).slice(-2)).toEqual(['llm_error', 'llm_done'])
+    expect(events.at(-2)).toMatchObject({ code: 'upstream_stream' })
+    expect(server.requests).toHaveLength(1)
     await charpipe.close()
   })
 
