@@ -74,14 +74,24 @@ export function createConfigManager(options: CreateConfigManagerOptions): Config
       const restored = restoreMaskedSecrets(body, mergeSections(running, stored))
       const changes = collectConfigChanges({ incoming: restored, stored, effective: running })
       const config = validate(applyConfigChanges(stored, changes), 'PUT /api/config')
-      if (changes.length > 0) {
-        const next = applyChangesToYaml(text, changes)
-        await writeFileAtomically(configPath, next)
-        knownText = next
-        logger.info({ fields: changes.map((change) => change.path.join('.')) }, 'config updated')
+      if (changes.length === 0) {
+        await options.apply(config)
+        running = config
+        return config
       }
-      await options.apply(config)
+      const next = applyChangesToYaml(text, changes)
+      await writeFileAtomically(configPath, next)
+      knownText = next
+      try {
+        await options.apply(config)
+      } catch (error) {
+        // The product could not take it (e.g. a store that does not open): the file goes back too.
+        await writeFileAtomically(configPath, text)
+        knownText = text
+        throw error
+      }
       running = config
+      logger.info({ fields: changes.map((change) => change.path.join('.')) }, 'config updated')
       return config
     })
 

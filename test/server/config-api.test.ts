@@ -161,3 +161,21 @@ describe('GET/PUT /api/config', () => {
     expect(server.charpipe.config.llm.temperature).toBe(0.7)
   })
 })
+
+describe('PUT /api/config when the product cannot apply it', () => {
+  it('answers the error and puts the file back as it was', async () => {
+    server = await startTestServer({ configText })
+    const fake = server.fake!
+    const reload = fake.reload
+    fake.reload = async () => {
+      throw new Error('cannot open the new store')
+    }
+    const response = await putConfig({ character: { name: '失败' } })
+    expect(response.status).toBe(500)
+    expect(((await response.json()) as { error: { code: string } }).error.code).toBe('internal')
+    expect(await readFile(server.configPath, 'utf8')).toBe(configText)
+    expect(server.charpipe.config.character.name).toBe('小雪')
+    expect((await (await fetch(`${server.url}/api/config`)).json()).character.name).toBe('小雪')
+    fake.reload = reload
+  })
+})
