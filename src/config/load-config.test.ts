@@ -56,7 +56,7 @@ describe('defaults (PROTOCOL.md config.yaml)', () => {
       reset: { policy: 'none', max_turns: 0, max_tokens: 0 },
     })
     expect(config.conversation.on_new_input).toBe('interrupt')
-    expect(config.memory).toEqual({ enabled: true, top_k: 3, extract: false, embeddings: null })
+    expect(config.memory).toMatchObject({ enabled: true, top_k: 3, extract: false, embeddings: null })
     expect(config.sentence.speech_filters).toEqual(['markdown'])
     expect(config.storage.sqlite_path).toBe('./data/charpipe.db')
   })

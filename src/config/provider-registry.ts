@@ -69,7 +69,7 @@ const providers: ProviderInfo[] = [
     name: 'anthropic',
     apiType: 'anthropic',
     defaultBaseUrl: 'https://api.anthropic.com',
-    defaultModel: 'claude-sonnet-4-5',
+    defaultModel: 'claude-sonnet-5-5',
     contextWindow: 200_000,
     requiresApiKey: true,
     label: 'Anthropic Claude',

@@ -17,7 +17,7 @@ function createProvider() {
     name: 'anthropic',
     apiType: 'anthropic',
     baseUrl: server.url,
-    model: 'claude-sonnet-4-5',
+    model: 'claude-sonnet-5-5',
     apiKey: 'sk-ant-test-key-0001',
     temperature: 0.8,
     maxTokens: 512,
@@ -60,7 +60,7 @@ describe('Anthropic provider', () => {
     expect(sent.headers['x-api-key'] ?? sent.headers.authorization).toContain('sk-ant-test-key-0001')
     expect(sent.headers['anthropic-version']).toBeTruthy()
     expect(sent.body).toEqual({
-      model: 'claude-sonnet-4-5',
+      model: 'claude-sonnet-5-5',
       max_tokens: 512,
       stream: true,
       system: '你是小助手',

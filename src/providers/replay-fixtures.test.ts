@@ -28,7 +28,7 @@ beforeAll(async () => {
     name: 'anthropic',
     apiType: 'anthropic',
     baseUrl: server.url,
-    model: 'claude-sonnet-4-5',
+    model: 'claude-sonnet-5-5',
     apiKey: 'sk-ant-test',
   })
 })

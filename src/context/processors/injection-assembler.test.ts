@@ -108,7 +108,7 @@ describe('createModelCapabilities', () => {
   it('takes apiType, window and model from the registry and the rest from llm', () => {
     expect(capabilitiesOf({ provider: 'anthropic', vision: true, max_tokens: 2000 })).toMatchObject({
       apiType: 'anthropic',
-      model: 'claude-sonnet-4-5',
+      model: 'claude-sonnet-5-5',
       contextWindow: 200_000,
       maxTokens: 2000,
       vision: true,

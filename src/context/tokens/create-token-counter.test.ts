@@ -48,7 +48,7 @@ describe('token counting', () => {
 
   it('counts a message once and again only when its content is replaced', () => {
     let calls = 0
-    const counter = createTokenCounter({ apiType: 'anthropic', model: 'claude-sonnet-4-5' })
+    const counter = createTokenCounter({ apiType: 'anthropic', model: 'claude-sonnet-5-5' })
     const message: ChatMessage = { role: 'user', content: '你好' }
     const spy = new Proxy(message, {
       get(target, key) {
