@@ -19,7 +19,7 @@ import type {
 import type { MemoryStore, StoredMessage } from '../../memory/types.js'
 import type { CharpipeErrorCode } from '../../shared/errors.js'
 import type { CharpipeEvent, CharpipeEventType } from '../../shared/events.js'
-import { createFakeMemoryStore } from './fake-memory-store.js'
+import { createFakeMemoryStore } from './create-fake-memory-store.js'
 
 export interface CreateFakeCharpipeOptions {
   config: CharpipeConfig
