@@ -1,0 +1,162 @@
+/**
+ * Turn cost: CPU time (`process.cpuUsage`, user + system, every thread of this process) and wall time
+ * per turn and per sentence for the real engine (`createCharpipe`, history in memory, long-term memory
+ * off), for `reply_format: plain` and `json`, against (a) an in-process provider that yields its
+ * chunks at once and (b) provider `custom` pointed at the mock model server in this same process (so
+ * the HTTP rows include the mock's own CPU). A one-sentence turn is one chunk; a 40-sentence turn is
+ * 40 chunks of one sentence each. Turns run one after another, rotating over 50 sessions so the
+ * history has a few turns in it; `TURNS` (default 500) are measured after `WARMUP` (default 100).
+ *
+ *   node --import tsx bench/turn-cost.bench.ts
+ *   TURNS=200 ONLY=http node --import tsx bench/turn-cost.bench.ts
+ */
+import { loadavg } from 'node:os'
+import { performance } from 'node:perf_hooks'
+import { parseConfig } from '../src/config/load-config.js'
+import type { CharpipeConfigInput } from '../src/config/schema.js'
+import { createCharpipe } from '../src/engine/index.js'
+import type { ChatProvider, ProviderEvent } from '../src/providers/types.js'
+import { createLogger } from '../src/shared/logger.js'
+import { startMockModelServer } from '../src/testing/index.js'
+
+type Format = 'plain' | 'json'
+type Upstream = 'fake' | 'http'
+
+const turns = Number(process.env.TURNS ?? 500)
+const warmup = Number(process.env.WARMUP ?? 100)
+const only = process.env.ONLY
+const sessions = 50
+const logger = createLogger({ level: 'silent' })
+
+/** The reply's text pieces: each piece is exactly one sentence; json wraps them in the envelope. */
+function composePieces(sentences: number, format: Format): string[] {
+  const pieces = Array.from({ length: sentences }, (_, index) => `这是第${index + 1}句话，内容不长也不短。`)
+  if (format === 'plain') return pieces
+  const first = `{"emotion":"开心","text":"${pieces[0]}`
+  const wrapped = [first, ...pieces.slice(1)]
+  wrapped[wrapped.length - 1] += '"}'
+  return wrapped
+}
+
+function createInstantProvider(pieces: string[]): ChatProvider {
+  const events: ProviderEvent[] = [
+    ...pieces.map((text): ProviderEvent => ({ type: 'text-delta', text })),
+    { type: 'usage', usage: { inputTokens: 100, outputTokens: pieces.length * 10 } },
+    { type: 'finish', reason: 'stop' },
+  ]
+  return {
+    name: 'instant',
+    model: 'instant',
+    async *streamChat() {
+      yield* events
+    },
+  }
+}
+
+const encodeChunk = (delta: Record<string, unknown>, finishReason: string | null = null) =>
+  `data: ${JSON.stringify({
+    id: 'bench',
+    object: 'chat.completion.chunk',
+    created: 0,
+    model: 'bench',
+    choices: [{ index: 0, delta, finish_reason: finishReason }],
+  })}\n\n`
+
+/** The OpenAI SSE body, written as prepared bytes so the mock adds as little CPU as it can. */
+function composeSseChunks(pieces: string[]): string[] {
+  const chunks = [
+    encodeChunk({ role: 'assistant', content: '' }),
+    ...pieces.map((content) => encodeChunk({ content })),
+  ]
+  chunks[chunks.length - 1] += `${encodeChunk({}, 'stop')}data: [DONE]\n\n`
+  return chunks
+}
+
+interface RowResult {
+  row: string
+  sentences: number
+  cpuPerTurnUs: number
+  wallPerTurnUs: number
+  cpuPerSentenceUs: number
+}
+
+async function measure(upstream: Upstream, format: Format, sentences: number): Promise<RowResult> {
+  const pieces = composePieces(sentences, format)
+  const mock =
+    upstream === 'http'
+      ? await startMockModelServer({ respond: () => ({ rawChunks: composeSseChunks(pieces) }) })
+      : undefined
+  const overrides: CharpipeConfigInput = mock
+    ? { llm: { provider: 'custom', base_url: `${mock.url}/v1`, model: 'bench', max_retries: 0 } }
+    : {}
+  const { config } = parseConfig(
+    {
+      ...overrides,
+      character: { reply_format: format },
+      history: { store: 'memory' },
+      memory: { enabled: false },
+    },
+    { logger },
+  )
+  const charpipe = await createCharpipe(config, {
+    logger,
+    ...(mock ? {} : { provider: createInstantProvider(pieces) }),
+  })
+  const runTurn = async (index: number) => {
+    let seen = 0
+    for await (const event of charpipe.generate({ text: '讲点什么吧', session: `s${index % sessions}` })) {
+      if (event.type === 'llm_sentence') seen++
+      else if (event.type === 'llm_error') throw new Error(`${event.code}: ${event.message}`)
+    }
+    if (seen !== sentences) throw new Error(`expected ${sentences} sentences, got ${seen}`)
+    if (mock && index % 50 === 0) mock.reset()
+  }
+  for (let index = 0; index < warmup; index++) await runTurn(index)
+  globalThis.gc?.()
+  const cpuBefore = process.cpuUsage()
+  const wallBefore = performance.now()
+  for (let index = 0; index < turns; index++) await runTurn(warmup + index)
+  const wall = (performance.now() - wallBefore) * 1000
+  const cpu = process.cpuUsage(cpuBefore)
+  await charpipe.close()
+  await mock?.close()
+  const cpuPerTurnUs = (cpu.user + cpu.system) / turns
+  return {
+    row: `${upstream} ${format} ${sentences}`,
+    sentences,
+    cpuPerTurnUs,
+    wallPerTurnUs: wall / turns,
+    cpuPerSentenceUs: cpuPerTurnUs / sentences,
+  }
+}
+
+const rows: RowResult[] = []
+for (const upstream of ['fake', 'http'] as const) {
+  if (only && only !== upstream) continue
+  for (const format of ['plain', 'json'] as const) {
+    for (const sentences of [1, 40]) rows.push(await measure(upstream, format, sentences))
+  }
+}
+
+console.log(`\nTurn cost: ${turns} sequential turns per row after ${warmup} warm-up turns`)
+console.log(
+  `load average at the end (1, 5, 15 min): ${loadavg()
+    .map((value) => value.toFixed(2))
+    .join(', ')}`,
+)
+console.log(
+  '| provider | format | sentences | CPU / turn (µs) | wall / turn (µs) | CPU / sentence (µs) | CPU / extra sentence (µs) |',
+)
+console.log('|---|---|---:|---:|---:|---:|---:|')
+for (const row of rows) {
+  const [upstream, format] = row.row.split(' ')
+  // What each sentence after the first adds: the 40-sentence turn minus the one-sentence turn, over 39.
+  const single = rows.find((other) => other.row === `${upstream} ${format} 1`)
+  const extra =
+    row.sentences > 1 && single
+      ? ((row.cpuPerTurnUs - single.cpuPerTurnUs) / (row.sentences - 1)).toFixed(0)
+      : ''
+  console.log(
+    `| ${upstream === 'fake' ? 'in-process' : 'custom → mock (HTTP)'} | ${format} | ${row.sentences} | ${row.cpuPerTurnUs.toFixed(0)} | ${row.wallPerTurnUs.toFixed(0)} | ${row.cpuPerSentenceUs.toFixed(0)} | ${extra} |`,
+  )
+}
