@@ -1,5 +1,6 @@
 export { findConfigErrors, findConfigWarnings } from './check-config.js'
 export { substituteEnvVariables } from './env-substitution.js'
+export { findSchemaField, isMapField } from './find-schema-field.js'
 export {
   type ConfigCheck,
   defaultConfig,

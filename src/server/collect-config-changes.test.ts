@@ -49,6 +49,45 @@ describe('collectConfigChanges', () => {
   })
 })
 
+describe('null removes a field (JSON Merge Patch)', () => {
+  const defaults = { happy: '开心', sad: '难过' }
+
+  it('removes a field the file has', () => {
+    const changes = collectConfigChanges({
+      incoming: { character: { emotion_aliases: { joy: null } } },
+      stored: { character: { emotion_aliases: { joy: '开心', sad: '难过' } } },
+      effective: { character: { emotion_aliases: { joy: '开心', sad: '难过' } } },
+    })
+    expect(changes).toEqual([
+      { path: ['character', 'emotion_aliases', 'joy'], value: undefined, remove: true },
+    ])
+    expect(
+      applyConfigChanges({ character: { emotion_aliases: { joy: '开心', sad: '难过' } } }, changes),
+    ).toEqual({
+      character: { emotion_aliases: { sad: '难过' } },
+    })
+  })
+
+  it('removes a map key only the defaults give by writing the map without it', () => {
+    const changes = collectConfigChanges({
+      incoming: { character: { emotion_aliases: { happy: null } } },
+      stored: { character: { name: '小雪' } },
+      effective: { character: { name: '小雪', emotion_aliases: defaults } },
+    })
+    expect(changes).toEqual([{ path: ['character', 'emotion_aliases'], value: { sad: '难过' } }])
+  })
+
+  it('a null where the file and the running config have nothing, or null already, changes nothing', () => {
+    expect(
+      collectConfigChanges({
+        incoming: { memory: { embeddings: null }, llm: { model: null } },
+        stored: { memory: { embeddings: null } },
+        effective: { memory: { embeddings: null }, llm: { model: '' } },
+      }),
+    ).toEqual([])
+  })
+})
+
 describe('applyConfigChanges', () => {
   it('sets each change on a copy, creating mappings on the way', () => {
     const target = { llm: { provider: 'mock' } }

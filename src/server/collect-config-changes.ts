@@ -5,10 +5,13 @@
  * that reads `${ENV}` in the file (shown expanded) stays a reference.
  */
 import { isDeepStrictEqual } from 'node:util'
+import { isMapField } from '../config/find-schema-field.js'
 
 export interface ConfigChange {
   path: string[]
   value: unknown
+  /** Remove the field from the file (a `null` in the body, as in JSON Merge Patch): its default applies. */
+  remove?: boolean
 }
 
 export function isPlainObject(value: unknown): value is Record<string, unknown> {
@@ -37,6 +40,11 @@ export function collectConfigChanges(options: CollectConfigChangesOptions): Conf
   const changes: ConfigChange[] = []
   const visit = (value: unknown, path: string[]) => {
     const storedValue = readAtPath(options.stored, path)
+    if (value === null && path.length > 0) {
+      const removal = collectRemoval(path, storedValue, options)
+      if (removal) changes.push(removal)
+      return
+    }
     // Recurse only where the file already has a mapping to edit; otherwise the whole value is one change.
     if (
       isPlainObject(value) &&
@@ -69,6 +77,28 @@ export function collectConfigChanges(options: CollectConfigChangesOptions): Conf
   return changes
 }
 
+/**
+ * `null` removes a field. A key of a free-keyed map that only the defaults give (an emotion alias the
+ * file never listed) is removed by writing the map without it, since the file then replaces the map.
+ * A `null` where null is itself the value in use (`memory.embeddings`) changes nothing.
+ */
+function collectRemoval(
+  path: string[],
+  storedValue: unknown,
+  options: CollectConfigChangesOptions,
+): ConfigChange | undefined {
+  if (storedValue === null) return undefined
+  if (storedValue !== undefined) return { path, value: undefined, remove: true }
+  const parentPath = path.slice(0, -1)
+  const key = path.at(-1)!
+  const effectiveParent = readAtPath(options.effective, parentPath)
+  if (!isMapField(parentPath) || !isPlainObject(effectiveParent) || effectiveParent[key] === undefined)
+    return undefined
+  if (readAtPath(options.stored, parentPath) !== undefined) return undefined
+  const { [key]: _removed, ...rest } = effectiveParent
+  return { path: parentPath, value: rest }
+}
+
 /** A deep copy of `target` with each change set (creating mappings along the way). */
 export function applyConfigChanges(
   target: Record<string, unknown>,
@@ -81,7 +111,8 @@ export function applyConfigChanges(
       if (!isPlainObject(holder[key])) holder[key] = {}
       holder = holder[key] as Record<string, unknown>
     }
-    holder[change.path.at(-1)!] = structuredClone(change.value)
+    if (change.remove) delete holder[change.path.at(-1)!]
+    else holder[change.path.at(-1)!] = structuredClone(change.value)
   }
   return result
 }

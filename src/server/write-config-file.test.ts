@@ -29,6 +29,17 @@ describe('applyChangesToYaml', () => {
   })
 })
 
+describe('applyChangesToYaml removals', () => {
+  it('deletes a removed key and keeps the comments around it', () => {
+    const text = 'character:\n  # aliases I use\n  emotion_aliases:\n    joy: 开心\n    sad: 难过 # keep\n'
+    expect(
+      applyChangesToYaml(text, [
+        { path: ['character', 'emotion_aliases', 'joy'], value: undefined, remove: true },
+      ]),
+    ).toBe('character:\n  # aliases I use\n  emotion_aliases:\n    sad: 难过 # keep\n')
+  })
+})
+
 describe('writeFileAtomically', () => {
   it('replaces the file and leaves no temporary file behind', async () => {
     const folder = await mkdtemp(join(tmpdir(), 'charpipe-write-'))

@@ -14,6 +14,10 @@ export function applyChangesToYaml(text: string, changes: ConfigChange[]): strin
   const document = text.trim() === '' ? new Document({}) : parseDocument(text)
   if (!isCollection(document.contents)) document.contents = document.createNode({})
   for (const change of changes) {
+    if (change.remove) {
+      document.deleteIn(change.path)
+      continue
+    }
     makeRoomFor(document, change.path)
     document.setIn(change.path, document.createNode(change.value))
   }

@@ -32,6 +32,22 @@ const putConfig = (body: unknown) =>
 const envReference = ['${', 'CHARPIPE_TEST_KEY}'].join('')
 
 describe('GET/PUT /api/config', () => {
+  it('a null removes a field (JSON Merge Patch), also a default-only emotion alias', async () => {
+    server = await startTestServer({ configText })
+    const response = await putConfig({
+      llm: { temperature: null },
+      character: { emotion_aliases: { shy: null } },
+    })
+    expect(response.status).toBe(200)
+    const answer = await response.json()
+    expect(answer.llm.temperature).toBe(0.8)
+    expect(answer.character.emotion_aliases.shy).toBeUndefined()
+    expect(answer.character.emotion_aliases.happy).toBe('开心')
+    const file = await readFile(server.configPath, 'utf8')
+    expect(file).not.toContain('temperature')
+    expect(file).toContain('# cheap and good')
+  })
+
   it('shows the config with secrets masked', async () => {
     server = await startTestServer({ configText })
     const config = await (await fetch(`${server.url}/api/config`)).json()

@@ -7,6 +7,7 @@ import { useEffect, useState } from 'preact/hooks'
 import { showToast } from '../components/toast.js'
 import { ApiError, requestJson } from './api-client.js'
 import type { ConfigIssue } from './config-issues.js'
+import { createMergePatch } from './create-merge-patch.js'
 import { getAtPath, isJsonEqual, setAtPath } from './object-path.js'
 
 export type ConfigObject = Record<string, unknown>
@@ -54,7 +55,12 @@ export function useConfigDraft(options: ConfigDraftOptions): ConfigDraftResult {
     setSaving(true)
     setErrorMessage('')
     try {
-      const body = Object.fromEntries(changedSections.map((section) => [section, draft[section]]))
+      const body = Object.fromEntries(
+        changedSections.map((section) => [
+          section,
+          createMergePatch(draft[section], options.config[section]),
+        ]),
+      )
       const saved = await requestJson<ConfigObject>('PUT', '/api/config', body)
       setIssues([])
       options.onSaved(saved)

@@ -1,0 +1,38 @@
+/**
+ * Walks the config schema along a field path, through defaults, prefaults, nullables and records,
+ * so callers can ask what kind of field a path names (e.g. whether it is a free-keyed map).
+ */
+import type { z } from 'zod'
+import { configSchema } from './schema.js'
+
+type SchemaNode = z.core.$ZodType & { def: Record<string, unknown> & { type: string } }
+
+function unwrap(node: SchemaNode): SchemaNode {
+  let current = node
+  while (['default', 'prefault', 'nullable', 'optional'].includes(current.def.type)) {
+    current = current.def.innerType as SchemaNode
+  }
+  return current
+}
+
+/** The schema of the field at `path` (wrappers removed), or undefined when no such field exists. */
+export function findSchemaField(path: readonly string[]): SchemaNode | undefined {
+  let node = unwrap(configSchema as unknown as SchemaNode)
+  for (const key of path) {
+    if (node.def.type === 'object') {
+      const child = (node.def.shape as Record<string, SchemaNode>)[key]
+      if (!child) return undefined
+      node = unwrap(child)
+    } else if (node.def.type === 'record') {
+      node = unwrap(node.def.valueType as SchemaNode)
+    } else {
+      return undefined
+    }
+  }
+  return node
+}
+
+/** True when the field at `path` is a map with free keys (emotion aliases, processor settings). */
+export function isMapField(path: readonly string[]): boolean {
+  return findSchemaField(path)?.def.type === 'record'
+}
