@@ -1,8 +1,9 @@
 /**
  * Long-term memory and the knowledge base in SQLite (better-sqlite3, WAL), in the same database
  * file as the history. Every write is one transaction that also records the change log and keeps
- * the FTS index in step. Vectors, when an embeddings client is given, are computed before the
- * transaction so no lock is held across a network call.
+ * the FTS table (the stored terms) and the in-process keyword index in step. Vectors, when an
+ * embeddings client is given, are computed before the transaction so no lock is held across a
+ * network call.
  */
 import { randomUUID } from 'node:crypto'
 import { mkdirSync } from 'node:fs'
@@ -13,6 +14,7 @@ import { BadRequestError } from '../../shared/errors.js'
 import { getLogger, type Logger } from '../../shared/logger.js'
 import type { AddMemoryInput, KnowledgeDocument, MemoryChange, MemoryRecord, MemoryStore } from '../types.js'
 import { chunkKnowledgeText } from './chunk-knowledge-text.js'
+import { createKeywordIndex } from './create-keyword-index.js'
 import type { EmbeddingsClient } from './create-openai-embeddings.js'
 import {
   convertRowToRecord,
@@ -62,7 +64,8 @@ export function createSqliteMemoryStore(options: CreateSqliteMemoryStoreOptions)
   const ranking = { ...defaultMemoryRanking, ...options.ranking }
   const neighbourContext = options.neighbourContext ?? true
   const embeddings = options.embeddings
-  const searcher = createMemorySearcher({ database, ranking, embeddings, now, logger })
+  const keywordIndex = createKeywordIndex(database)
+  const searcher = createMemorySearcher({ database, keywordIndex, ranking, embeddings, now, logger })
   let closed = false
 
   const statements = {
@@ -105,15 +108,47 @@ export function createSqliteMemoryStore(options: CreateSqliteMemoryStoreOptions)
     if (closed) throw new BadRequestError('memory store is closed')
   }
 
+  /** One transaction; the keyword index learns of its changes only once it has committed. */
+  function runWrite<Result>(work: () => Result): Result {
+    const transaction = database.transaction(() => {
+      keywordIndex.beginWrite()
+      const result = work()
+      keywordIndex.endWrite()
+      return result
+    })
+    let result: Result
+    try {
+      // IMMEDIATE: take the write lock first, so the index's read of the write count and the
+      // writes that follow see one consistent state.
+      result = transaction.immediate()
+    } catch (error) {
+      keywordIndex.discard()
+      throw error
+    }
+    keywordIndex.commit()
+    return result
+  }
+
   function indexItem(row: Omit<MemoryItemRow, 'seq'>, seq: number): void {
     const scopeKey = row.kind === 'knowledge' ? knowledgeScopeKey : convertScopeToKey(row.scope)
+    const fields = {
+      speaker: segmentText(row.speaker ?? ''),
+      body: segmentText(row.text),
+      context: segmentText(row.context),
+    }
     statements.insertFts.run(
       seq,
       scopeKey,
-      segmentText(row.speaker ?? '').join(' '),
-      segmentText(row.text).join(' '),
-      segmentText(row.context).join(' '),
+      fields.speaker.join(' '),
+      fields.body.join(' '),
+      fields.context.join(' '),
     )
+    keywordIndex.notePut({ seq, kind: row.kind, scope: row.scope, time: row.time }, fields)
+  }
+
+  function unindexItem(row: MemoryItemRow): void {
+    keywordIndex.noteRemove(row)
+    statements.deleteFts.run(row.seq)
   }
 
   function insertItem(row: Omit<MemoryItemRow, 'seq'>, vector: Float32Array | undefined, at: number): number {
@@ -124,7 +159,7 @@ export function createSqliteMemoryStore(options: CreateSqliteMemoryStoreOptions)
   }
 
   function removeItem(row: MemoryItemRow): void {
-    statements.deleteFts.run(row.seq)
+    unindexItem(row)
     statements.deleteVector.run(row.seq)
     statements.deleteItem.run(row.seq)
   }
@@ -153,7 +188,7 @@ export function createSqliteMemoryStore(options: CreateSqliteMemoryStoreOptions)
       assertOpen()
       const at = now()
       const id = `mem_${randomUUID()}`
-      database.transaction(() => {
+      runWrite(() => {
         const previous = neighbourContext
           ? (statements.previousInScope.get(input.scope) as MemoryItemRow | undefined)
           : undefined
@@ -162,7 +197,7 @@ export function createSqliteMemoryStore(options: CreateSqliteMemoryStoreOptions)
           // question its answer, both at the context weight.
           previous.context = previous.context ? `${previous.context}\n${input.text}` : input.text
           statements.updateContext.run(previous.context, previous.seq)
-          statements.deleteFts.run(previous.seq)
+          unindexItem(previous)
           indexItem(previous, previous.seq)
         }
         insertItem(
@@ -183,8 +218,7 @@ export function createSqliteMemoryStore(options: CreateSqliteMemoryStoreOptions)
           at,
         )
         statements.logChange.run(id, 'add', null, input.text, at)
-      })()
-      searcher.noteChange()
+      })
       return convertRowToRecord(statements.getMemory.get(id) as MemoryItemRow)
     },
 
@@ -219,7 +253,7 @@ export function createSqliteMemoryStore(options: CreateSqliteMemoryStoreOptions)
       const [vector] = textChanged ? await embedQuietly([patch.text as string]) : [undefined]
       assertOpen()
       const at = now()
-      const updated = database.transaction(() => {
+      const updated = runWrite(() => {
         const row = statements.getMemory.get(String(id)) as MemoryItemRow | undefined
         if (!row) return undefined
         const next: MemoryItemRow = {
@@ -231,7 +265,7 @@ export function createSqliteMemoryStore(options: CreateSqliteMemoryStoreOptions)
         }
         next.token_count = countTokens(next.text)
         statements.updateItem.run({ ...next, now: at })
-        statements.deleteFts.run(row.seq)
+        unindexItem(row)
         indexItem(next, row.seq)
         if (textChanged) {
           statements.deleteVector.run(row.seq)
@@ -240,22 +274,20 @@ export function createSqliteMemoryStore(options: CreateSqliteMemoryStoreOptions)
         }
         statements.logChange.run(row.id, 'update', row.text, next.text, at)
         return next
-      })()
-      searcher.noteChange()
+      })
       return updated && convertRowToRecord(updated)
     },
 
     async delete(id) {
       assertOpen()
       const at = now()
-      const deleted = database.transaction(() => {
+      const deleted = runWrite(() => {
         const row = statements.getMemory.get(String(id)) as MemoryItemRow | undefined
         if (!row) return false
         removeItem(row)
         statements.logChange.run(row.id, 'delete', row.text, null, at)
         return true
-      })()
-      searcher.noteChange()
+      })
       return deleted
     },
 
@@ -263,15 +295,15 @@ export function createSqliteMemoryStore(options: CreateSqliteMemoryStoreOptions)
       assertOpen()
       if (typeof scope !== 'string') throw new BadRequestError('memory deleteAll: scope must be a string')
       const at = now()
-      const count = database.transaction(() => {
+      const count = runWrite(() => {
         const rows = statements.scopeItems.all(scope) as MemoryItemRow[]
+        keywordIndex.noteScopeCleared(scope)
         for (const row of rows) {
           removeItem(row)
           statements.logChange.run(row.id, 'delete', row.text, null, at)
         }
         return rows.length
-      })()
-      searcher.noteChange()
+      })
       return count
     },
 
@@ -311,7 +343,7 @@ export function createSqliteMemoryStore(options: CreateSqliteMemoryStoreOptions)
       assertOpen()
       const at = now()
       const id = `kb_${randomUUID()}`
-      database.transaction(() => {
+      runWrite(() => {
         statements.insertDocument.run(id, document.name, chunks.length, at)
         chunks.forEach((chunk, index) => {
           insertItem(
@@ -332,8 +364,7 @@ export function createSqliteMemoryStore(options: CreateSqliteMemoryStoreOptions)
             at,
           )
         })
-      })()
-      searcher.noteChange()
+      })
       return { id, name: document.name, chunks: chunks.length, createdAt: at }
     },
 
@@ -355,12 +386,11 @@ export function createSqliteMemoryStore(options: CreateSqliteMemoryStoreOptions)
 
     async removeKnowledge(id) {
       assertOpen()
-      const removed = database.transaction(() => {
+      const removed = runWrite(() => {
         const chunks = statements.documentChunks.all(String(id)) as MemoryItemRow[]
         for (const chunk of chunks) removeItem(chunk)
         return statements.deleteDocument.run(String(id)).changes > 0
-      })()
-      searcher.noteChange()
+      })
       return removed
     },
 

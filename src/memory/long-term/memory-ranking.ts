@@ -26,11 +26,6 @@ export interface MemoryRankingOptions {
   duplicateThreshold: number
   /** Candidates fetched from each retriever before the final ranking. */
   candidates: number
-  /**
-   * Matching rows the keyword stage may rank: query terms are taken rarest first until their
-   * document frequencies add up to this; commoner terms then only add to the score.
-   */
-  postingBudget: number
 }
 
 export const defaultMemoryRanking: MemoryRankingOptions = {
@@ -44,7 +39,6 @@ export const defaultMemoryRanking: MemoryRankingOptions = {
   contextWeight: 0.5,
   duplicateThreshold: 0.85,
   candidates: 60,
-  postingBudget: 3000,
 }
 
 const dayMs = 24 * 60 * 60 * 1000

@@ -48,6 +48,16 @@ const migrations: string[] = [
      chunks INTEGER NOT NULL,
      created_at INTEGER NOT NULL
    );`,
+  // A count of writes to the items, kept by triggers so that every writer (another process too)
+  // moves it: the in-process keyword index compares it to know when it is stale.
+  `CREATE TABLE memory_write_count (id INTEGER PRIMARY KEY CHECK (id = 1), value INTEGER NOT NULL);
+   INSERT INTO memory_write_count (id, value) VALUES (1, 0);
+   CREATE TRIGGER memory_items_count_insert AFTER INSERT ON memory_items
+     BEGIN UPDATE memory_write_count SET value = value + 1 WHERE id = 1; END;
+   CREATE TRIGGER memory_items_count_update AFTER UPDATE ON memory_items
+     BEGIN UPDATE memory_write_count SET value = value + 1 WHERE id = 1; END;
+   CREATE TRIGGER memory_items_count_delete AFTER DELETE ON memory_items
+     BEGIN UPDATE memory_write_count SET value = value + 1 WHERE id = 1; END;`,
 ]
 
 /** Brings the memory tables up to the latest version; returns the version reached. */

@@ -1,34 +1,32 @@
 /**
- * Retrieval over the memory tables: BM25 from SQLite FTS5 (an OR of the query's terms, so a query
- * never comes back empty just because one word is missing), optionally fused with a brute-force
- * cosine scan of stored vectors, then re-scored with time decay, keyword boost and length penalty,
- * and finally selected under `k`, the token budget and the near-duplicate rule.
+ * Retrieval over the memory tables: BM25 from the in-process keyword index (an OR of the query's
+ * terms, so a query never comes back empty just because one word is missing), optionally fused
+ * with a brute-force cosine scan of stored vectors, then re-scored with time decay, keyword boost
+ * and length penalty, and finally selected under `k`, the token budget and the near-duplicate rule.
  */
 import type Database from 'better-sqlite3'
 import { BadRequestError } from '../../shared/errors.js'
 import type { Logger } from '../../shared/logger.js'
 import type { MemoryHit, MemorySearchOptions } from '../types.js'
+import type { KeywordIndex } from './create-keyword-index.js'
 import type { EmbeddingsClient } from './create-openai-embeddings.js'
 import { fuseRanks } from './fuse-ranks.js'
-import { convertRowToHit } from './memory-item-row.js'
+import { convertRowToHit, type MemoryItemRow } from './memory-item-row.js'
 import {
   computeKeywordBoost,
   computeLengthPenalty,
   computeTimeDecay,
   type MemoryRankingOptions,
 } from './memory-ranking.js'
-import {
-  createFullTextQuery,
-  type FullTextCandidate,
-  itemColumns,
-  type RankedRow,
-} from './query-full-text.js'
+import type { MemoryTermIndex } from './memory-term-index.js'
+import { rankKeywordMatches } from './rank-keyword-matches.js'
 import { scanVectors } from './scan-vectors.js'
 import { segmentText } from './segment-text.js'
 import { selectMemoryHits } from './select-memory-hits.js'
 
 export interface MemorySearcherOptions {
   database: Database.Database
+  keywordIndex: KeywordIndex
   ranking: MemoryRankingOptions
   embeddings?: EmbeddingsClient
   now: () => number
@@ -37,15 +35,25 @@ export interface MemorySearcherOptions {
 
 export interface MemorySearcher {
   search(query: string, options: MemorySearchOptions): Promise<MemoryHit[]>
-  /** Called after every write: the stored-item count used for term rarity is cached. */
-  noteChange(): void
+}
+
+type RankedRow = MemoryItemRow & { source_name: string | null }
+
+interface Candidate {
+  seq: number
+  relevance: number
+  /** Where the candidate sits in the keyword index (absent only for a vector hit it lacks). */
+  partition?: MemoryTermIndex
+  slot: number
 }
 
 export function createMemorySearcher(options: MemorySearcherOptions): MemorySearcher {
-  const { database, ranking } = options
-  const fullText = createFullTextQuery(database, ranking)
-  const rowStatement = database.prepare(
-    `SELECT ${itemColumns} FROM memory_items i LEFT JOIN knowledge_documents d ON d.id = i.document_id WHERE i.seq = ?`,
+  const { database, ranking, keywordIndex } = options
+  const rowsStatement = database.prepare(
+    `SELECT i.seq, i.id, i.kind, i.scope, i.text, i.speaker, i.time, i.metadata, i.source_turn,
+            i.document_id, i.context, i.token_count, d.name AS source_name
+     FROM memory_items i LEFT JOIN knowledge_documents d ON d.id = i.document_id
+     WHERE i.seq IN (SELECT value FROM json_each(?))`,
   )
 
   function findRareTerms(documentFrequency: Map<string, number>, itemCount: number): Map<string, number> {
@@ -73,10 +81,68 @@ export function createMemorySearcher(options: MemorySearcherOptions): MemorySear
     }
   }
 
+  /** Final score from what the index holds: no row is read or segmented. */
+  function scoreIndexed(
+    candidate: Candidate,
+    partition: MemoryTermIndex,
+    rareTerms: Map<string, number>,
+    now: number,
+  ) {
+    const slot = candidate.slot
+    const snippetTerms = new Set<string>()
+    for (const term of rareTerms.keys()) if (partition.hasInBody(term, slot)) snippetTerms.add(term)
+    const time = partition.times[slot] as number
+    return combineScore(candidate.relevance, {
+      decay: partition.kind === 'memory' ? computeTimeDecay(now - time, ranking) : 1,
+      boost: computeKeywordBoost({ rareTerms, snippetTerms }, ranking),
+      penalty: computeLengthPenalty(partition.bodyLengths[slot] as number, ranking),
+    })
+  }
+
+  /** Final score of a row the index lacks (a vector hit written by a writer it has not seen). */
+  function scoreRow(candidate: Candidate, row: RankedRow, rareTerms: Map<string, number>, now: number) {
+    const bodyTerms = segmentText(row.text)
+    return combineScore(candidate.relevance, {
+      decay: row.kind === 'memory' ? computeTimeDecay(now - row.time, ranking) : 1,
+      boost: computeKeywordBoost({ rareTerms, snippetTerms: new Set(bodyTerms) }, ranking),
+      penalty: computeLengthPenalty(bodyTerms.length, ranking),
+    })
+  }
+
+  function readRows(seqs: number[]): Map<number, RankedRow> {
+    const rows = rowsStatement.all(JSON.stringify(seqs)) as RankedRow[]
+    return new Map(rows.map((row) => [row.seq, row]))
+  }
+
+  /**
+   * Walks the ranked candidates as `selectMemoryHits` does, reading rows only for a prefix that
+   * grows until `k` are selected: most searches read a handful of rows, not every candidate.
+   */
+  function selectRanked(
+    ranked: ScoredCandidate[],
+    rows: Map<number, RankedRow>,
+    searchOptions: MemorySearchOptions,
+  ) {
+    let prefix = Math.min(ranked.length, searchOptions.k * 2 + 4)
+    for (;;) {
+      const missing = ranked.slice(0, prefix).filter((item) => !rows.has(item.seq))
+      if (missing.length)
+        for (const [seq, row] of readRows(missing.map((item) => item.seq))) rows.set(seq, row)
+      const hits = ranked.slice(0, prefix).flatMap((item) => {
+        const row = rows.get(item.seq)
+        return row ? [{ row, score: item.score, text: row.text, tokens: row.token_count }] : []
+      })
+      const selected = selectMemoryHits(hits, {
+        k: searchOptions.k,
+        tokenBudget: searchOptions.tokenBudget,
+        duplicateThreshold: ranking.duplicateThreshold,
+      })
+      if (selected.length >= searchOptions.k || prefix >= ranked.length) return selected
+      prefix = Math.min(ranked.length, prefix * 2)
+    }
+  }
+
   return {
-    noteChange() {
-      fullText.noteChange()
-    },
     async search(query, searchOptions) {
       validateSearch(query, searchOptions)
       const { scope, k } = searchOptions
@@ -85,38 +151,61 @@ export function createMemorySearcher(options: MemorySearcherOptions): MemorySear
       const terms = [...new Set(segmentText(query))]
       if (terms.length === 0) return []
       const limit = Math.max(ranking.candidates, k * 3)
-      const keyword = fullText.run(terms, scope, limit)
-      const candidates = new Map<number, FullTextCandidate>(
-        keyword.candidates.map((candidate) => [candidate.row.seq, candidate]),
-      )
-      let relevance = new Map(keyword.candidates.map((candidate) => [candidate.row.seq, candidate.relevance]))
       const vectorSeqs = await rankByVector(query, scope, limit)
+      // After the await: the index is read and used in one synchronous stretch, so no write lands
+      // between ranking and reading the rows.
+      const partitions = keywordIndex.findPartitions(scope)
+      const keyword = rankKeywordMatches({
+        partitions,
+        terms,
+        limit,
+        speakerWeight: ranking.speakerWeight,
+        contextWeight: ranking.contextWeight,
+      })
+      const candidates = new Map<number, Candidate>(keyword.matches.map((match) => [match.seq, { ...match }]))
       if (vectorSeqs.length) {
-        relevance = fuseRanks([keyword.candidates.map((candidate) => candidate.row.seq), vectorSeqs])
+        const fused = fuseRanks([keyword.matches.map((match) => match.seq), vectorSeqs])
+        for (const candidate of candidates.values()) candidate.relevance = fused.get(candidate.seq) ?? 0
         for (const seq of vectorSeqs) {
           if (candidates.has(seq)) continue
-          const row = rowStatement.get(seq) as RankedRow | undefined
-          if (row) candidates.set(seq, { row, relevance: 0, bodyTerms: segmentText(row.text) })
+          const partition = partitions.find((each) => each.findSlot(seq) !== undefined)
+          const slot = partition?.findSlot(seq) ?? -1
+          candidates.set(seq, { seq, relevance: fused.get(seq) ?? 0, partition, slot })
         }
       }
-      const rareTerms = findRareTerms(keyword.documentFrequency, keyword.itemCount)
+      if (candidates.size === 0) return []
+      const rareTerms = findRareTerms(keyword.documentFrequency, keyword.documentCount)
       const now = options.now()
-      const scored = [...candidates.values()].map(({ row, bodyTerms: snippetTerms }) => {
-        const decay = row.kind === 'memory' ? computeTimeDecay(now - row.time, ranking) : 1
-        const boost = computeKeywordBoost({ rareTerms, snippetTerms: new Set(snippetTerms) }, ranking)
-        const penalty = computeLengthPenalty(snippetTerms.length, ranking)
-        const score = (relevance.get(row.seq) ?? 0) * decay * boost * penalty
-        return { row, score, text: row.text, tokens: row.token_count }
-      })
-      scored.sort((left, right) => right.score - left.score || right.row.time - left.row.time)
-      const selected = selectMemoryHits(scored, {
-        k,
-        tokenBudget: searchOptions.tokenBudget,
-        duplicateThreshold: ranking.duplicateThreshold,
-      })
-      return selected.map((item) => convertRowToHit(item.row, item.score, item.row.source_name ?? undefined))
+      const unindexed = [...candidates.values()].filter((candidate) => !candidate.partition)
+      const rows = unindexed.length ? readRows(unindexed.map((candidate) => candidate.seq)) : new Map()
+      const ranked: ScoredCandidate[] = []
+      for (const candidate of candidates.values()) {
+        const row = rows.get(candidate.seq)
+        const score = candidate.partition
+          ? scoreIndexed(candidate, candidate.partition, rareTerms, now)
+          : row && scoreRow(candidate, row, rareTerms, now)
+        if (score === undefined) continue
+        const time = candidate.partition
+          ? (candidate.partition.times[candidate.slot] as number)
+          : (row?.time ?? 0)
+        ranked.push({ seq: candidate.seq, score, time })
+      }
+      ranked.sort((left, right) => right.score - left.score || right.time - left.time || left.seq - right.seq)
+      return selectRanked(ranked, rows, searchOptions).map((item) =>
+        convertRowToHit(item.row, item.score, item.row.source_name ?? undefined),
+      )
     },
   }
+}
+
+interface ScoredCandidate {
+  seq: number
+  score: number
+  time: number
+}
+
+function combineScore(relevance: number, factors: { decay: number; boost: number; penalty: number }): number {
+  return relevance * factors.decay * factors.boost * factors.penalty
 }
 
 function validateSearch(query: string, options: MemorySearchOptions): void {

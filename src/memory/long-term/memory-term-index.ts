@@ -1,0 +1,221 @@
+/**
+ * One partition of the in-process keyword index: the memories of one scope, or the knowledge
+ * chunks. Term → postings (slot, packed term frequencies per column) in slot order, plus the
+ * per-document numbers BM25 needs (row length) and the re-ranking needs (time, body length).
+ *
+ * A document keeps its slot when it is re-indexed (every add re-indexes the previous memory with
+ * its new neighbour as context), so postings stay sorted and an update is a few in-place edits.
+ * Slots of deleted documents stay empty until the owner rebuilds the partition.
+ */
+
+/** The index terms of one document, column by column (as written to the FTS table). */
+export interface IndexedFields {
+  speaker: readonly string[]
+  body: readonly string[]
+  context: readonly string[]
+}
+
+/** Documents (by slot) containing one term, and how often in each column. */
+export interface TermPostings {
+  slots: Int32Array
+  /** Packed counts: speaker in bits 0–9, body in bits 10–20, context in bits 21–31. */
+  counts: Int32Array
+  size: number
+}
+
+const speakerMask = 0x3ff
+const columnMask = 0x7ff
+
+/** Speaker count of a packed posting. */
+export function readSpeakerCount(packed: number): number {
+  return packed & speakerMask
+}
+
+/** Body count of a packed posting. */
+export function readBodyCount(packed: number): number {
+  return (packed >>> 10) & columnMask
+}
+
+/** Context count of a packed posting. */
+export function readContextCount(packed: number): number {
+  return packed >>> 21
+}
+
+function growInt32(array: Int32Array, size: number): Int32Array {
+  if (size <= array.length) return array
+  const grown = new Int32Array(Math.max(size, array.length * 2, 4))
+  grown.set(array)
+  return grown
+}
+
+function growFloat64(array: Float64Array, size: number): Float64Array {
+  if (size <= array.length) return array
+  const grown = new Float64Array(Math.max(size, array.length * 2, 16))
+  grown.set(array)
+  return grown
+}
+
+/** Where `slot` is (or would go) in the sorted `slots[0..size)`. */
+function findPosition(slots: Int32Array, size: number, slot: number): number {
+  // Updates nearly always touch the newest documents: check the end before searching.
+  if (size === 0 || (slots[size - 1] as number) < slot) return size
+  let low = 0
+  let high = size
+  while (low < high) {
+    const middle = (low + high) >>> 1
+    if ((slots[middle] as number) < slot) low = middle + 1
+    else high = middle
+  }
+  return low
+}
+
+/** Each distinct term of a document with its packed counts. */
+function countTerms(fields: IndexedFields): Map<string, number> {
+  const counts = new Map<string, number>()
+  addColumn(counts, fields.speaker, 0, speakerMask)
+  addColumn(counts, fields.body, 10, columnMask)
+  addColumn(counts, fields.context, 21, columnMask)
+  return counts
+}
+
+function addColumn(counts: Map<string, number>, terms: readonly string[], shift: number, mask: number): void {
+  for (const term of terms) {
+    const packed = counts.get(term) ?? 0
+    // A count past its field's width (a word 2,048 times in one snippet) saturates.
+    if (((packed >>> shift) & mask) < mask) counts.set(term, (packed + (1 << shift)) | 0)
+  }
+}
+
+/**
+ * The length BM25 normalises by: every term of every column, plus one for the scope-key column
+ * the FTS table also holds, so scores equal those of FTS5's bm25() over that table.
+ */
+export function measureIndexedLength(fields: IndexedFields): number {
+  return 1 + fields.speaker.length + fields.body.length + fields.context.length
+}
+
+export class MemoryTermIndex {
+  /** Memories decay with age; knowledge chunks do not. */
+  readonly kind: 'memory' | 'knowledge'
+  /** Live documents. */
+  documentCount = 0
+  /** Sum of the live documents' lengths. */
+  totalLength = 0
+  /** Slots handed out, live or empty; slot numbers are below this. */
+  slotCount = 0
+  /** Slots whose document was removed and not put back. */
+  emptySlots = 0
+  seqs: Float64Array = new Float64Array(16)
+  times: Float64Array = new Float64Array(16)
+  lengths: Float64Array = new Float64Array(16)
+  bodyLengths: Int32Array = new Int32Array(16)
+  readonly terms = new Map<string, TermPostings>()
+  private readonly slotBySeq = new Map<number, number>()
+  private live: Int32Array = new Int32Array(16)
+
+  constructor(kind: 'memory' | 'knowledge') {
+    this.kind = kind
+  }
+
+  /** Adds a document, or puts back one removed before (it keeps its slot). */
+  put(seq: number, time: number, fields: IndexedFields): void {
+    let slot = this.slotBySeq.get(seq)
+    if (slot !== undefined && this.live[slot] === 1) {
+      throw new Error(`keyword index: document ${seq} is already indexed; remove it first`)
+    }
+    if (slot === undefined) {
+      slot = this.slotCount++
+      this.slotBySeq.set(seq, slot)
+      this.seqs = growFloat64(this.seqs, this.slotCount)
+      this.times = growFloat64(this.times, this.slotCount)
+      this.lengths = growFloat64(this.lengths, this.slotCount)
+      this.bodyLengths = growInt32(this.bodyLengths, this.slotCount)
+      this.live = growInt32(this.live, this.slotCount)
+    } else {
+      this.emptySlots--
+    }
+    const length = measureIndexedLength(fields)
+    this.seqs[slot] = seq
+    this.times[slot] = time
+    this.lengths[slot] = length
+    this.bodyLengths[slot] = fields.body.length
+    this.live[slot] = 1
+    this.documentCount++
+    this.totalLength += length
+    for (const [term, packed] of countTerms(fields)) this.insertPosting(term, slot, packed)
+  }
+
+  /** Removes a document; `fields` are the terms it was indexed with. */
+  remove(seq: number, fields: IndexedFields): void {
+    const slot = this.slotBySeq.get(seq)
+    if (slot === undefined || this.live[slot] !== 1) return
+    for (const term of countTerms(fields).keys()) this.removePosting(term, slot)
+    this.live[slot] = 0
+    this.emptySlots++
+    this.documentCount--
+    this.totalLength -= this.lengths[slot] as number
+  }
+
+  /** The live slot of a stored row, if this partition holds it. */
+  findSlot(seq: number): number | undefined {
+    const slot = this.slotBySeq.get(seq)
+    return slot !== undefined && this.live[slot] === 1 ? slot : undefined
+  }
+
+  /** Whether the document in `slot` has `term` among its own words (not speaker or context). */
+  hasInBody(term: string, slot: number): boolean {
+    const postings = this.terms.get(term)
+    if (!postings) return false
+    const position = findPosition(postings.slots, postings.size, slot)
+    return (
+      position < postings.size &&
+      postings.slots[position] === slot &&
+      readBodyCount(postings.counts[position] as number) > 0
+    )
+  }
+
+  /** Documents containing `term` in any column. */
+  countDocuments(term: string): number {
+    return this.terms.get(term)?.size ?? 0
+  }
+
+  /** Bytes held by the typed arrays, plus an estimate for the term map's entries. */
+  measureBytes(): number {
+    let bytes = this.seqs.byteLength + this.times.byteLength + this.lengths.byteLength
+    bytes += this.bodyLengths.byteLength + this.live.byteLength
+    bytes += this.slotBySeq.size * 40
+    for (const [term, postings] of this.terms) {
+      bytes += postings.slots.byteLength + postings.counts.byteLength + 2 * term.length + 250
+    }
+    return bytes
+  }
+
+  private insertPosting(term: string, slot: number, packed: number): void {
+    let postings = this.terms.get(term)
+    if (!postings) {
+      postings = { slots: new Int32Array(4), counts: new Int32Array(4), size: 0 }
+      this.terms.set(term, postings)
+    }
+    const position = findPosition(postings.slots, postings.size, slot)
+    postings.slots = growInt32(postings.slots, postings.size + 1)
+    postings.counts = growInt32(postings.counts, postings.size + 1)
+    if (position < postings.size) {
+      postings.slots.copyWithin(position + 1, position, postings.size)
+      postings.counts.copyWithin(position + 1, position, postings.size)
+    }
+    postings.slots[position] = slot
+    postings.counts[position] = packed
+    postings.size++
+  }
+
+  private removePosting(term: string, slot: number): void {
+    const postings = this.terms.get(term)
+    if (!postings) return
+    const position = findPosition(postings.slots, postings.size, slot)
+    if (position >= postings.size || postings.slots[position] !== slot) return
+    postings.slots.copyWithin(position, position + 1, postings.size)
+    postings.counts.copyWithin(position, position + 1, postings.size)
+    postings.size--
+    if (postings.size === 0) this.terms.delete(term)
+  }
+}
