@@ -15,6 +15,8 @@ import {
 } from './chat-provider-settings.js'
 import { convertToOpenAIMessages, convertToOpenAITools } from './convert-to-openai-messages.js'
 import { convertToUpstreamError, logUpstreamFailure } from './convert-to-upstream-error.js'
+import { createNodeBodyPump } from './create-node-body-pump.js'
+import { createNodeFetch, takeNodeBody } from './create-node-fetch.js'
 import { createOpenAIStreamReader, type OpenAIStreamReader } from './create-openai-stream-reader.js'
 import { createRequestTimer } from './create-request-timer.js'
 import type { ChatProvider, ChatRequest, ProviderEvent, StreamChatOptions } from './types.js'
@@ -24,10 +26,17 @@ export function joinUrl(baseUrl: string, path: string): string {
   return `${baseUrl.replace(/\/+$/, '')}/${path.replace(/^\/+/, '')}`
 }
 
-export function createOpenAICompatibleProvider(settings: ChatProviderSettings): ChatProvider {
+/** An OpenAI-compatible provider; `close()` releases its kept-alive connections. */
+export interface OpenAICompatibleProvider extends ChatProvider {
+  close(): void
+}
+
+export function createOpenAICompatibleProvider(settings: ChatProviderSettings): OpenAICompatibleProvider {
   const logger = settings.logger ?? getLogger('providers')
   const timeoutMs = settings.timeoutMs ?? defaultTimeoutMs
   const stallTimeoutMs = settings.stallTimeoutMs ?? defaultStallTimeoutMs
+  // One transport per provider, built with it: a caller's fetch (tests, proxies) is used as given.
+  const transport = settings.fetch ? undefined : createNodeFetch()
   const client = new OpenAI({
     baseURL: settings.baseUrl,
     // Local servers (Ollama, custom) need no key, but the SDK refuses to start without one.
@@ -36,17 +45,21 @@ export function createOpenAICompatibleProvider(settings: ChatProviderSettings): 
     // Our timer owns the first-chunk timeout; the SDK's only guards against a hung connect.
     timeout: timeoutMs + 1000,
     logLevel: 'off',
-    ...(settings.fetch ? { fetch: settings.fetch } : {}),
+    fetch: settings.fetch ?? transport!.fetch,
   })
   const url = joinUrl(settings.baseUrl, 'chat/completions')
 
   return {
     name: settings.name,
     model: settings.model,
+    close() {
+      transport?.close()
+    },
     async *streamChat(request: ChatRequest, options: StreamChatOptions = {}): AsyncIterable<ProviderEvent> {
       const timer = createRequestTimer({ signal: options.signal, timeoutMs, stallTimeoutMs })
       let reader: OpenAIStreamReader | undefined
       let responded = false
+      let completed = false
       try {
         const body: OpenAI.ChatCompletionCreateParamsStreaming = {
           model: request.model || settings.model,
@@ -64,10 +77,16 @@ export function createOpenAICompatibleProvider(settings: ChatProviderSettings): 
           .create(body, { signal: timer.signal, ...(headers ? { headers } : {}) })
           .asResponse()
         responded = true
-        reader = createOpenAIStreamReader({ body: response.body, timer })
+        const message = takeNodeBody(response)
+        reader = message
+          ? createOpenAIStreamReader({ body: null, pump: createNodeBodyPump(message), timer })
+          : createOpenAIStreamReader({ body: response.body, timer })
         for (;;) {
           const batch = await reader.next()
-          if (!batch) return
+          if (!batch) {
+            completed = true
+            return
+          }
           for (let index = 0; index < batch.length; index++) yield batch[index]!
         }
       } catch (error) {
@@ -75,8 +94,8 @@ export function createOpenAICompatibleProvider(settings: ChatProviderSettings): 
         logUpstreamFailure(logger, failure, { provider: settings.name, url })
         throw failure
       } finally {
-        reader?.cancel()
-        timer.dispose()
+        if (!completed) reader?.cancel()
+        timer.dispose(completed)
       }
     },
   }

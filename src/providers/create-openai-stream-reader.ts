@@ -8,7 +8,7 @@
  */
 import { UpstreamStreamError } from '../shared/errors.js'
 import { redactText } from '../shared/redact.js'
-import { createBodyPump } from './create-body-pump.js'
+import { type BodyPump, createBodyPump } from './create-body-pump.js'
 import { createOpenAIChunkParser } from './create-openai-chunk-parser.js'
 import type { RequestTimer } from './create-request-timer.js'
 import { createSseDecoder } from './create-sse-decoder.js'
@@ -23,6 +23,8 @@ export interface OpenAIStreamReader {
 
 export interface CreateOpenAIStreamReaderOptions {
   body: ReadableStream<Uint8Array> | null
+  /** The body already as a pump (a Node message of `createNodeFetch`); `body` is then not read. */
+  pump?: BodyPump
   timer: RequestTimer
 }
 
@@ -32,8 +34,12 @@ function excerpt(text: string): string {
 }
 
 export function createOpenAIStreamReader(options: CreateOpenAIStreamReaderOptions): OpenAIStreamReader {
-  if (!options.body) throw new UpstreamStreamError('upstream answered without a body')
-  const pump = createBodyPump(options.body)
+  let pump = options.pump
+  if (!pump) {
+    if (!options.body) throw new UpstreamStreamError('upstream answered without a body')
+    pump = createBodyPump(options.body)
+  }
+  const body = pump
   const textDecoder = new TextDecoder()
   const parser = createOpenAIChunkParser()
   const { timer } = options
@@ -80,7 +86,7 @@ export function createOpenAIStreamReader(options: CreateOpenAIStreamReaderOption
       out = batch
       let chunks: Uint8Array[] | undefined
       try {
-        chunks = await pump.take()
+        chunks = await body.take()
       } catch (error) {
         // Everything received before the break has been passed on; now the break itself.
         over = true
@@ -103,14 +109,14 @@ export function createOpenAIStreamReader(options: CreateOpenAIStreamReaderOption
       }
       // After [DONE] nothing more counts; a gateway that keeps the connection open must not hang us.
       if (sawDone) {
-        pump.cancel()
+        body.cancel()
         return finish(batch)
       }
       return batch
     },
     cancel() {
       over = true
-      pump.cancel()
+      body.cancel()
     },
   }
 }

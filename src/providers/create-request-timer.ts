@@ -29,9 +29,11 @@ export interface RequestTimer {
   toError(): CharpipeError
   /**
    * Stops the timer, detaches from the caller's signal and aborts the request if it is still open,
-   * so that a consumer leaving the loop early closes the upstream connection.
+   * so that a consumer leaving the loop early closes the upstream connection. With `completed` (the
+   * body was read to its end) nothing is aborted: there is nothing left to close, and an abort costs
+   * an exception object in every HTTP layer listening to the signal.
    */
-  dispose(): void
+  dispose(completed?: boolean): void
 }
 
 export function createRequestTimer(options: RequestTimerOptions): RequestTimer {
@@ -87,11 +89,11 @@ export function createRequestTimer(options: RequestTimerOptions): RequestTimer {
       }
       return new AbortedError('the request was aborted')
     },
-    dispose() {
+    dispose(completed) {
       if (timer) clearTimeout(timer)
       timer = undefined
       options.signal?.removeEventListener('abort', onUserAbort)
-      if (!controller.signal.aborted) controller.abort('released')
+      if (!completed && !controller.signal.aborted) controller.abort('released')
     },
   }
 }

@@ -49,7 +49,12 @@ function toCharpipeError(error: unknown): CharpipeError {
   })
 }
 
-export function createResilientProvider(options: CreateResilientProviderOptions): ChatProvider {
+/** The wrapped providers behind one; `close()` releases what they hold (kept-alive connections). */
+export interface ResilientProvider extends ChatProvider {
+  close(): void
+}
+
+export function createResilientProvider(options: CreateResilientProviderOptions): ResilientProvider {
   const providers = [options.primary, ...(options.fallbacks ?? [])]
   const maxRetries = options.maxRetries ?? 2
   const baseDelayMs = options.baseDelayMs ?? 500
@@ -68,6 +73,9 @@ export function createResilientProvider(options: CreateResilientProviderOptions)
   return {
     name: options.primary.name,
     model: options.primary.model,
+    close() {
+      for (const provider of providers) (provider as ChatProvider & { close?: () => void }).close?.()
+    },
     async *streamChat(
       request: ChatRequest,
       streamOptions: StreamChatOptions = {},

@@ -1,0 +1,55 @@
+/**
+ * The `BodyPump` of a Node message (an answer of `createNodeFetch`): the same contract as
+ * `createBodyPump` — chunks in arrival order, a transport failure only after the chunks received
+ * before it — fed by the message's `data` events, without a web stream or a promise per chunk.
+ */
+import type { IncomingMessage } from 'node:http'
+import type { BodyPump } from './create-body-pump.js'
+
+export function createNodeBodyPump(message: IncomingMessage): BodyPump {
+  let chunks: Uint8Array[] = []
+  let ended = false
+  let failure: { error: unknown } | undefined
+  let wake: (() => void) | undefined
+
+  const notify = () => {
+    const resume = wake
+    wake = undefined
+    resume?.()
+  }
+  const stop = (error?: unknown) => {
+    if (ended) return
+    ended = true
+    if (error !== undefined) failure = { error }
+    notify()
+  }
+
+  message.on('data', (chunk: Uint8Array) => {
+    if (ended || chunk.byteLength === 0) return
+    chunks.push(chunk)
+    notify()
+  })
+  message.once('end', () => stop())
+  message.once('error', (error) => stop(error))
+  // A connection closed before `end` is a cut stream even when no error was emitted.
+  message.once('close', () => stop(message.complete ? undefined : new Error('terminated')))
+
+  return {
+    async take() {
+      while (chunks.length === 0 && !ended) await new Promise<void>((resolve) => (wake = resolve))
+      if (chunks.length > 0) {
+        const taken = chunks
+        chunks = []
+        return taken
+      }
+      if (failure) throw failure.error
+      return undefined
+    },
+    cancel() {
+      chunks = []
+      stop()
+      // Still streaming: close the connection so the upstream stops generating.
+      if (!message.complete) message.destroy()
+    },
+  }
+}
