@@ -9,7 +9,7 @@ import { AbortedError } from '../shared/errors.js'
 import { builtinProcessors } from './builtin-processors.js'
 import { createInputMessage } from './create-input-message.js'
 import { createPreviewResult } from './create-preview-result.js'
-import { listRegisteredProcessors } from './processor-registry.js'
+import { listRegisteredProcessors, readRegistryVersion } from './processor-registry.js'
 import { resolveProcessorSettings } from './resolve-processor-settings.js'
 import type {
   BuildContextOptions,
@@ -60,6 +60,11 @@ function describeError(error: unknown): string {
 export function createContextPipeline(options: CreateContextPipelineOptions = {}): ContextPipeline {
   const base = options.processors ?? builtinProcessors
   const own = new Map<string, ContextProcessor>()
+  let ownVersion = 0
+  // The plan of each config (configs are never changed in place: a reload brings a new object),
+  // valid while no processor is registered or removed here or globally.
+  let plans = new WeakMap<CharpipeConfig, PlannedProcessor[]>()
+  let plansVersion = ''
 
   const collectProcessors = (): ContextProcessor[] => {
     const byId = new Map<string, ContextProcessor>()
@@ -67,6 +72,20 @@ export function createContextPipeline(options: CreateContextPipelineOptions = {}
     for (const processor of listRegisteredProcessors()) byId.set(processor.id, processor)
     for (const processor of own.values()) byId.set(processor.id, processor)
     return [...byId.values()]
+  }
+
+  const planFor = (config: CharpipeConfig): PlannedProcessor[] => {
+    const version = `${readRegistryVersion()}:${ownVersion}`
+    if (version !== plansVersion) {
+      plans = new WeakMap()
+      plansVersion = version
+    }
+    let plan = plans.get(config)
+    if (!plan) {
+      plan = planProcessors(collectProcessors(), config)
+      plans.set(config, plan)
+    }
+    return plan
   }
 
   const run = async (options: BuildContextOptions): Promise<BuildContextResult> => {
@@ -83,7 +102,7 @@ export function createContextPipeline(options: CreateContextPipelineOptions = {}
       logs: [],
     }
     const logger = options.services.logger
-    for (const step of planProcessors(collectProcessors(), options.config)) {
+    for (const step of planFor(options.config)) {
       if (!step.enabled) continue
       if (options.signal?.aborted) throw new AbortedError('context build aborted')
       try {
@@ -125,6 +144,7 @@ export function createContextPipeline(options: CreateContextPipelineOptions = {}
         throw new TypeError('register: a processor needs an id and an execute function')
       }
       own.set(processor.id, processor)
+      ownVersion++
     },
   }
 }

@@ -6,6 +6,7 @@
 import type { ContextProcessor } from './types.js'
 
 const registered = new Map<string, ContextProcessor>()
+let version = 0
 
 /**
  * Adds a processor to every context pipeline (replacing one with the same id).
@@ -20,9 +21,18 @@ export function registerProcessor(processor: ContextProcessor): () => void {
     throw new TypeError(`registerProcessor: processor "${processor.id}" needs a numeric priority`)
   }
   registered.set(processor.id, processor)
+  version++
   return () => {
-    if (registered.get(processor.id) === processor) registered.delete(processor.id)
+    if (registered.get(processor.id) === processor) {
+      registered.delete(processor.id)
+      version++
+    }
   }
+}
+
+/** Changes whenever a processor is registered or removed (pipelines cache their plan on it). */
+export function readRegistryVersion(): number {
+  return version
 }
 
 /** Processors registered through `registerProcessor`, in registration order. */

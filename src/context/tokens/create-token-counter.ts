@@ -1,7 +1,9 @@
 /**
  * Token counting for the limiter and the preview: exact for OpenAI models (gpt-tokenizer, with the
  * encoding the model uses), a calibrated estimate for the rest. Counts are cached per message
- * object, keyed also on its content so a processor that replaces the content gets a fresh count.
+ * object, keyed also on its content so a processor that replaces the content gets a fresh count,
+ * and per text: every turn rebuilds its messages, but the system prompt and the history are the
+ * same texts turn after turn, so most of a context is counted once per counter (one per config).
  */
 import { createRequire } from 'node:module'
 import type { ChatMessage } from '../../shared/messages.js'
@@ -38,6 +40,30 @@ export function findOpenAIEncoding(model: string): Encoding | undefined {
   return undefined
 }
 
+/** The text cache is dropped whole past this many cached characters (bounds its memory). */
+const maxCachedCharacters = 4_000_000
+/** Texts shorter than this are counted each time: cheaper than hashing them into the cache. */
+const minCachedLength = 16
+
+/** Wraps `count` with a per-text cache. */
+function cacheCounts(count: (text: string) => number): (text: string) => number {
+  let cache = new Map<string, number>()
+  let cachedCharacters = 0
+  return (text) => {
+    if (text.length < minCachedLength) return count(text)
+    const cached = cache.get(text)
+    if (cached !== undefined) return cached
+    const tokens = count(text)
+    cachedCharacters += text.length
+    if (cachedCharacters > maxCachedCharacters) {
+      cache = new Map()
+      cachedCharacters = text.length
+    }
+    cache.set(text, tokens)
+    return tokens
+  }
+}
+
 interface CachedCount {
   content: ChatMessage['content']
   tokens: number
@@ -46,7 +72,7 @@ interface CachedCount {
 /** A counter for the model of `capabilities`. */
 export function createTokenCounter(capabilities: Pick<ModelCapabilities, 'model' | 'apiType'>): TokenCounter {
   const encoding = capabilities.apiType === 'openai' ? findOpenAIEncoding(capabilities.model) : undefined
-  const countText = encoding ? loadEncoder(encoding) : estimateTokens
+  const countText = cacheCounts(encoding ? loadEncoder(encoding) : estimateTokens)
   const cache = new WeakMap<ChatMessage, CachedCount>()
 
   const countContent = (content: ChatMessage['content']): number => {

@@ -31,8 +31,17 @@ export function estimateTokens(text: string): number {
     wordLength = 0
     digitLength = 0
   }
-  for (const character of text) {
-    const code = character.codePointAt(0)!
+  // Indexes rather than `for…of`: the string iterator costs an object per character.
+  const length = text.length
+  for (let index = 0; index < length; index++) {
+    let code = text.charCodeAt(index)
+    if (code >= 0xd800 && code <= 0xdbff && index + 1 < length) {
+      const low = text.charCodeAt(index + 1)
+      if (low >= 0xdc00 && low <= 0xdfff) {
+        code = (code - 0xd800) * 0x400 + (low - 0xdc00) + 0x10000
+        index++
+      }
+    }
     if ((code >= 97 && code <= 122) || (code >= 65 && code <= 90)) {
       if (digitLength > 0) flushRuns()
       wordLength++
