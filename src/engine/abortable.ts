@@ -33,6 +33,8 @@ export function raceAbort<T>(promise: Promise<T>, signal: AbortSignal): Promise<
 /**
  * Iterates `iterable` until it ends or `signal` aborts (then throws `AbortedError` at once). The
  * source is told to stop with `return()`, not awaited: a source that ignores it cannot hold us.
+ * One abort listener serves the whole iteration (not one per item: adding and removing listeners
+ * on an AbortSignal costs more than the rest of the race).
  */
 export async function* iterateUntilAborted<T>(
   iterable: AsyncIterable<T>,
@@ -40,9 +42,21 @@ export async function* iterateUntilAborted<T>(
 ): AsyncGenerator<T> {
   const iterator = iterable[Symbol.asyncIterator]()
   let finished = false
+  let rejectPending: ((error: unknown) => void) | undefined
+  const onAbort = () => rejectPending?.(abortError(signal))
+  signal.addEventListener('abort', onAbort, { once: true })
   try {
     while (true) {
-      const result = await raceAbort(iterator.next(), signal)
+      const next = iterator.next()
+      if (signal.aborted) {
+        next.catch(() => {})
+        throw abortError(signal)
+      }
+      const result = await new Promise<IteratorResult<T>>((resolve, reject) => {
+        rejectPending = reject
+        next.then(resolve, reject)
+      })
+      rejectPending = undefined
       if (result.done) {
         finished = true
         return
@@ -50,6 +64,8 @@ export async function* iterateUntilAborted<T>(
       yield result.value
     }
   } finally {
+    rejectPending = undefined
+    signal.removeEventListener('abort', onAbort)
     if (!finished) void Promise.resolve(iterator.return?.()).catch(() => {})
   }
 }

@@ -121,7 +121,11 @@ export async function createCharpipe(
     const emit: EmitTurnEvent = (partial) => {
       // Exactly one llm_done, always last: nothing of this turn goes out after it.
       if (doneEmitted) return
-      const event = { ...partial, session, turn } as CharpipeEvent
+      // Every partial is a fresh object made for this call, so it is completed in place: a spread
+      // of objects of many shapes is the slowest copy there is, once per chunk.
+      const event = partial as CharpipeEvent
+      event.session = session
+      event.turn = turn
       if (event.type === 'llm_done') doneEmitted = true
       bus.emit(event)
       push(event)
