@@ -111,4 +111,16 @@ describe('createResilientProvider', () => {
     expect(result.error?.code).toBe('aborted')
     expect(primary.calls).toHaveLength(1)
   })
+
+  it('closes the providers it wraps (their kept-alive connections) when closed', () => {
+    const closed: string[] = []
+    const closable = (name: string) =>
+      Object.assign(createFakeProvider({ name }), { close: () => void closed.push(name) })
+    const provider = createResilientProvider({
+      primary: closable('primary'),
+      fallbacks: [createFakeProvider({ name: 'no-close' }), closable('fallback')],
+    })
+    provider.close()
+    expect(closed).toEqual(['primary', 'fallback'])
+  })
 })

@@ -79,3 +79,24 @@ describe('token counting', () => {
     expect(withImage - text).toBe(800)
   })
 })
+
+describe('token counts cached per text', () => {
+  const long = '这是一段很长的系统提示词，每一轮都会原样出现在上下文里。'.repeat(20)
+
+  it('gives the same count for the same text, a new one for a changed text', () => {
+    const counter = createTokenCounter({ apiType: 'anthropic', model: 'claude-sonnet-5-5' })
+    const first = counter.countText(long)
+    expect(counter.countText(long)).toBe(first)
+    expect(counter.countText(`${long}`.slice(0, -1))).toBe(estimateTokens(long.slice(0, -1)))
+    expect(counter.countText(`${long}再加一句话。`)).toBe(estimateTokens(`${long}再加一句话。`))
+    expect(counter.countMessage({ role: 'user', content: long })).toBe(first + 4)
+  })
+
+  it('is kept per counter, so a counter for another model counts anew', () => {
+    const estimated = createTokenCounter({ apiType: 'anthropic', model: 'claude-sonnet-5-5' })
+    const exact = createTokenCounter({ apiType: 'openai', model: 'gpt-4o' })
+    expect(estimated.countText(long)).toBe(estimateTokens(long))
+    expect(exact.countText(long)).toBe(countO200k(long))
+    expect(estimated.countText(long)).not.toBe(exact.countText(long))
+  })
+})

@@ -1,0 +1,139 @@
+import { createServer, type Server } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { type MockModelServer, startMockModelServer } from '../testing/start-mock-model-server.js'
+import { createNodeBodyPump } from './create-node-body-pump.js'
+import { createNodeFetch, type NodeFetch, takeNodeBody } from './create-node-fetch.js'
+import { waitUntil } from './test-helpers.js'
+
+let server: MockModelServer
+let transport: NodeFetch
+beforeAll(async () => {
+  server = await startMockModelServer()
+})
+afterAll(() => server.close())
+afterEach(() => {
+  transport?.close()
+  server.reset()
+})
+
+const post = (body: unknown, init: RequestInit = {}) =>
+  transport.fetch(`${server.url}/v1/chat/completions`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: 'Bearer sk-node-fetch-1234' },
+    body: JSON.stringify(body),
+    ...init,
+  })
+
+const streamRequest = { model: 'm', stream: true, messages: [{ role: 'user', content: '你好' }] }
+
+async function readPump(response: Response): Promise<string> {
+  const message = takeNodeBody(response)
+  if (!message) throw new Error('expected a Node body')
+  const pump = createNodeBodyPump(message)
+  const decoder = new TextDecoder()
+  let text = ''
+  for (;;) {
+    const chunks = await pump.take()
+    if (!chunks) return text
+    for (const chunk of chunks) text += decoder.decode(chunk, { stream: true })
+  }
+}
+
+describe('createNodeFetch', () => {
+  it('sends method, headers and body, and hands a streamed answer over as a Node body', async () => {
+    transport = createNodeFetch()
+    server.script({ text: '你好呀。', chunkSize: 2 })
+    const response = await post(streamRequest)
+    expect(response.status).toBe(200)
+    expect(response.headers.get('content-type')).toContain('text/event-stream')
+    const text = await readPump(response)
+    expect(text).toContain('data: [DONE]')
+    expect(text).toContain('你好')
+    const sent = server.requests[0]!
+    expect(sent.method).toBe('POST')
+    expect(sent.headers.authorization).toBe('Bearer sk-node-fetch-1234')
+    expect(sent.headers['content-length']).toBe(String(Buffer.byteLength(JSON.stringify(streamRequest))))
+    expect(sent.body).toEqual(streamRequest)
+    // Taken once: the provider owns the body from then on.
+    expect(takeNodeBody(response)).toBeUndefined()
+  })
+
+  it('still gives a streamed answer as a web stream to a reader that asks for response.body', async () => {
+    transport = createNodeFetch()
+    server.script({ text: '第二句。', chunkSize: 3 })
+    const response = await post(streamRequest)
+    const text = await response.text()
+    expect(text).toContain('data: [DONE]')
+    expect(takeNodeBody(response)).toBeUndefined()
+  })
+
+  it('answers an error status with its whole body, readable the usual way', async () => {
+    transport = createNodeFetch()
+    server.script({ status: 429, body: { error: { message: 'slow down' } }, retryAfter: 3 })
+    const response = await post(streamRequest)
+    expect(response.status).toBe(429)
+    expect(response.ok).toBe(false)
+    expect(response.headers.get('retry-after')).toBe('3')
+    expect(takeNodeBody(response)).toBeUndefined()
+    expect(await response.json()).toEqual({ error: { message: 'slow down' } })
+  })
+
+  it('fails like fetch (TypeError "fetch failed") when nothing listens', async () => {
+    transport = createNodeFetch()
+    const probe = createServer()
+    await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve))
+    const { port } = probe.address() as AddressInfo
+    await new Promise((resolve) => probe.close(resolve))
+    const failure = await transport.fetch(`http://127.0.0.1:${port}/v1/x`).catch((error: unknown) => error)
+    expect(failure).toBeInstanceOf(TypeError)
+    expect((failure as Error).message).toBe('fetch failed')
+  })
+
+  it('rejects with the abort reason and closes the connection when the signal fires mid-stream', async () => {
+    transport = createNodeFetch()
+    server.script({ text: 'z'.repeat(100), chunkSize: 1, delayMs: 20 })
+    const controller = new AbortController()
+    const response = await post(streamRequest, { signal: controller.signal })
+    const pump = createNodeBodyPump(takeNodeBody(response)!)
+    await pump.take()
+    controller.abort(new Error('stop'))
+    await waitUntil(() => server.requests[0]?.closedEarly === true, 'the server saw the connection close')
+    await expect(
+      (async () => {
+        while (await pump.take()) {}
+      })(),
+    ).rejects.toBeDefined()
+
+    const aborted = new AbortController()
+    aborted.abort()
+    await expect(post(streamRequest, { signal: aborted.signal })).rejects.toMatchObject({
+      name: 'AbortError',
+    })
+  })
+
+  it('keeps connections alive between requests and survives the server closing an idle one', async () => {
+    transport = createNodeFetch()
+    const sockets = new Set<unknown>()
+    const plain: Server = createServer((_request, response) => {
+      sockets.add(response.socket)
+      response.end('ok')
+    })
+    // Node's agent honours the server's `Keep-Alive: timeout` hint; a short one would stop reuse.
+    plain.keepAliveTimeout = 5000
+    await new Promise<void>((resolve) => plain.listen(0, '127.0.0.1', resolve))
+    const url = `http://127.0.0.1:${(plain.address() as AddressInfo).port}/`
+    try {
+      expect(await (await transport.fetch(url)).text()).toBe('ok')
+      expect(await (await transport.fetch(url)).text()).toBe('ok')
+      expect(sockets.size).toBe(1)
+      plain.closeIdleConnections()
+      await new Promise((resolve) => setTimeout(resolve, 50))
+      expect(await (await transport.fetch(url)).text()).toBe('ok')
+      expect(sockets.size).toBe(2)
+    } finally {
+      plain.closeAllConnections()
+      await new Promise((resolve) => plain.close(resolve))
+    }
+  })
+})
