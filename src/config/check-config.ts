@@ -38,7 +38,10 @@ export function findConfigErrors(config: CharpipeConfig): ConfigIssue[] {
     issues.push({ path: 'history.reset.max_turns', message: 'policy "turns" needs max_turns greater than 0' })
   }
   if (reset.policy === 'tokens' && reset.max_tokens <= 0) {
-    issues.push({ path: 'history.reset.max_tokens', message: 'policy "tokens" needs max_tokens greater than 0' })
+    issues.push({
+      path: 'history.reset.max_tokens',
+      message: 'policy "tokens" needs max_tokens greater than 0',
+    })
   }
   if (config.history.store === 'redis' && !config.storage.redis_url) {
     issues.push({ path: 'storage.redis_url', message: 'history.store is redis but no redis_url is set' })

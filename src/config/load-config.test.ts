@@ -125,7 +125,9 @@ describe('validation errors name the field path', () => {
     expect(issuesOf(() => parse({ history: { reset: { policy: 'tokens' } } }))).toEqual([
       { path: 'history.reset.max_tokens', message: expect.stringMatching(/greater than 0/) },
     ])
-    expect(parse({ history: { reset: { policy: 'turns', max_turns: 20 } } }).config.history.reset.max_turns).toBe(20)
+    expect(
+      parse({ history: { reset: { policy: 'turns', max_turns: 20 } } }).config.history.reset.max_turns,
+    ).toBe(20)
   })
 
   it('rejects YAML syntax errors with a line number', () => {
