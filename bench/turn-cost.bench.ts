@@ -5,7 +5,8 @@
  * chunks at once and (b) provider `custom` pointed at the mock model server in this same process (so
  * the HTTP rows include the mock's own CPU). A one-sentence turn is one chunk; a 40-sentence turn is
  * 40 chunks of one sentence each. Turns run one after another, rotating over 50 sessions so the
- * history has a few turns in it; `TURNS` (default 500) are measured after `WARMUP` (default 100).
+ * history has a few turns in it; `TURNS` (default 500) are measured after `WARMUP` (default 100),
+ * once every case has run a warm-up pass.
  *
  *   node --import tsx bench/turn-cost.bench.ts
  *   TURNS=200 ONLY=http node --import tsx bench/turn-cost.bench.ts
@@ -80,12 +81,15 @@ interface RowResult {
   cpuPerSentenceUs: number
 }
 
-async function measure(upstream: Upstream, format: Format, sentences: number): Promise<RowResult> {
+async function measure(
+  upstream: Upstream,
+  format: Format,
+  sentences: number,
+  measured = turns,
+): Promise<RowResult> {
   const pieces = composePieces(sentences, format)
-  const mock =
-    upstream === 'http'
-      ? await startMockModelServer({ respond: () => ({ rawChunks: composeSseChunks(pieces) }) })
-      : undefined
+  const rawChunks = composeSseChunks(pieces)
+  const mock = upstream === 'http' ? await startMockModelServer({ respond: () => ({ rawChunks }) }) : undefined
   const overrides: CharpipeConfigInput = mock
     ? { llm: { provider: 'custom', base_url: `${mock.url}/v1`, model: 'bench', max_retries: 0 } }
     : {}
@@ -115,28 +119,32 @@ async function measure(upstream: Upstream, format: Format, sentences: number): P
   globalThis.gc?.()
   const cpuBefore = process.cpuUsage()
   const wallBefore = performance.now()
-  for (let index = 0; index < turns; index++) await runTurn(warmup + index)
+  for (let index = 0; index < measured; index++) await runTurn(warmup + index)
   const wall = (performance.now() - wallBefore) * 1000
   const cpu = process.cpuUsage(cpuBefore)
   await charpipe.close()
   await mock?.close()
-  const cpuPerTurnUs = (cpu.user + cpu.system) / turns
+  const cpuPerTurnUs = (cpu.user + cpu.system) / measured
   return {
     row: `${upstream} ${format} ${sentences}`,
     sentences,
     cpuPerTurnUs,
-    wallPerTurnUs: wall / turns,
+    wallPerTurnUs: wall / measured,
     cpuPerSentenceUs: cpuPerTurnUs / sentences,
   }
 }
 
-const rows: RowResult[] = []
+const cases: [Upstream, Format, number][] = []
 for (const upstream of ['fake', 'http'] as const) {
   if (only && only !== upstream) continue
   for (const format of ['plain', 'json'] as const) {
-    for (const sentences of [1, 40]) rows.push(await measure(upstream, format, sentences))
+    for (const sentences of [1, 40]) cases.push([upstream, format, sentences])
   }
 }
+// One pass over every case first, so the first measured row does not pay for compiling shared code.
+for (const [upstream, format, sentences] of cases) await measure(upstream, format, sentences, warmup)
+const rows: RowResult[] = []
+for (const [upstream, format, sentences] of cases) rows.push(await measure(upstream, format, sentences))
 
 console.log(`\nTurn cost: ${turns} sequential turns per row after ${warmup} warm-up turns`)
 console.log(

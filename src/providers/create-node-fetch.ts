@@ -115,8 +115,12 @@ export function createNodeFetch(fallback: typeof fetch = globalThis.fetch): Node
     if (signal?.aborted) throw abortReason(signal)
 
     const headers = toHeaderRecord(init.headers)
-    const payload = typeof body === 'string' ? Buffer.from(body) : (body ?? undefined)
-    if (payload && headers['content-length'] === undefined) headers['content-length'] = String(payload.length)
+    const payload = body ?? undefined
+    if (payload !== undefined && headers['content-length'] === undefined) {
+      headers['content-length'] = String(
+        typeof payload === 'string' ? Buffer.byteLength(payload) : payload.byteLength,
+      )
+    }
 
     return new Promise<Response>((resolve, reject) => {
       const send = secure ? httpsRequest : httpRequest

@@ -1,9 +1,10 @@
 /**
  * Token counting for the limiter and the preview: exact for OpenAI models (gpt-tokenizer, with the
- * encoding the model uses), a calibrated estimate for the rest. Counts are cached per message
- * object, keyed also on its content so a processor that replaces the content gets a fresh count,
- * and per text: every turn rebuilds its messages, but the system prompt and the history are the
- * same texts turn after turn, so most of a context is counted once per counter (one per config).
+ * encoding the model uses), a calibrated estimate for the rest. Counts of messages with parts or
+ * tool calls are cached per message object, keyed also on its content so a processor that replaces
+ * the content gets a fresh count. Texts are cached per text: every turn rebuilds its messages, but
+ * the system prompt and the history are the same texts turn after turn, so most of a context is
+ * counted once per counter (one per config).
  */
 import { createRequire } from 'node:module'
 import type { ChatMessage } from '../../shared/messages.js'
@@ -43,7 +44,7 @@ export function findOpenAIEncoding(model: string): Encoding | undefined {
 /** The text cache is dropped whole past this many cached characters (bounds its memory). */
 const maxCachedCharacters = 4_000_000
 /** Texts shorter than this are counted each time: cheaper than hashing them into the cache. */
-const minCachedLength = 16
+const minCachedLength = 8
 
 /** Wraps `count` with a per-text cache. */
 function cacheCounts(count: (text: string) => number): (text: string) => number {
@@ -89,6 +90,10 @@ export function createTokenCounter(capabilities: Pick<ModelCapabilities, 'model'
   return {
     countText,
     countMessage(message) {
+      // Text content is cached per text already; a second cache entry per message costs more.
+      if (typeof message.content === 'string' && !message.toolCalls) {
+        return messageOverhead + countText(message.content)
+      }
       const cached = cache.get(message)
       if (cached && cached.content === message.content) return cached.tokens
       let tokens = messageOverhead + countContent(message.content)

@@ -25,13 +25,8 @@ export function estimateTokens(text: string): number {
   let cjkCharacters = 0
   let wordLength = 0
   let digitLength = 0
-  const flushRuns = () => {
-    if (wordLength > 0) tokens += Math.ceil(wordLength / 4)
-    if (digitLength > 0) tokens += Math.ceil(digitLength / 3)
-    wordLength = 0
-    digitLength = 0
-  }
-  // Indexes rather than `for…of`: the string iterator costs an object per character.
+  // Indexes rather than `for…of`, and runs closed inline rather than by a closure: this runs over
+  // every character of every context. A letter run and a digit run are never open at once.
   const length = text.length
   for (let index = 0; index < length; index++) {
     let code = text.charCodeAt(index)
@@ -43,19 +38,32 @@ export function estimateTokens(text: string): number {
       }
     }
     if ((code >= 97 && code <= 122) || (code >= 65 && code <= 90)) {
-      if (digitLength > 0) flushRuns()
+      if (digitLength > 0) {
+        tokens += Math.ceil(digitLength / 3)
+        digitLength = 0
+      }
       wordLength++
     } else if (code >= 48 && code <= 57) {
-      if (wordLength > 0) flushRuns()
+      if (wordLength > 0) {
+        tokens += Math.ceil(wordLength / 4)
+        wordLength = 0
+      }
       digitLength++
     } else {
-      flushRuns()
+      if (wordLength > 0) {
+        tokens += Math.ceil(wordLength / 4)
+        wordLength = 0
+      } else if (digitLength > 0) {
+        tokens += Math.ceil(digitLength / 3)
+        digitLength = 0
+      }
       if (code === 32 || code === 10 || code === 9 || code === 13) continue
       if (isCjk(code)) cjkCharacters++
       // Emoji and other astral symbols take several byte-level tokens; other symbols one.
       else tokens += code > 0xffff ? 2 : 1
     }
   }
-  flushRuns()
+  if (wordLength > 0) tokens += Math.ceil(wordLength / 4)
+  if (digitLength > 0) tokens += Math.ceil(digitLength / 3)
   return tokens + Math.ceil(cjkCharacters * cjkTokens)
 }
