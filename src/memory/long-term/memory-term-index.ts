@@ -7,6 +7,7 @@
  * its new neighbour as context), so postings stay sorted and an update is a few in-place edits.
  * Slots of deleted documents stay empty until the owner rebuilds the partition.
  */
+import { type ColumnWeights, computeSaturation, readBodyCount, weighTermCounts } from './compute-bm25.js'
 
 /** The index terms of one document, column by column (as written to the FTS table). */
 export interface IndexedFields {
@@ -18,28 +19,20 @@ export interface IndexedFields {
 /** Documents (by slot) containing one term, and how often in each column. */
 export interface TermPostings {
   slots: Int32Array
-  /** Packed counts: speaker in bits 0–9, body in bits 10–20, context in bits 21–31. */
+  /** Packed counts (see `readBodyCount` and its siblings). */
   counts: Int32Array
   size: number
+  /**
+   * Upper bounds of the term's saturation in any document: at an average length A it is at most
+   * `max(maxSaturation, A × maxSaturationPerAverage)`, because a saturation measured at A' grows
+   * at most in proportion when the average grows past A'. Never lowered on removal.
+   */
+  maxSaturation: number
+  maxSaturationPerAverage: number
 }
 
 const speakerMask = 0x3ff
 const columnMask = 0x7ff
-
-/** Speaker count of a packed posting. */
-export function readSpeakerCount(packed: number): number {
-  return packed & speakerMask
-}
-
-/** Body count of a packed posting. */
-export function readBodyCount(packed: number): number {
-  return (packed >>> 10) & columnMask
-}
-
-/** Context count of a packed posting. */
-export function readContextCount(packed: number): number {
-  return packed >>> 21
-}
 
 function growInt32(array: Int32Array, size: number): Int32Array {
   if (size <= array.length) return array
@@ -113,8 +106,11 @@ export class MemoryTermIndex {
   private readonly slotBySeq = new Map<number, number>()
   private live: Int32Array = new Int32Array(16)
 
-  constructor(kind: 'memory' | 'knowledge') {
+  private readonly weights: ColumnWeights
+
+  constructor(kind: 'memory' | 'knowledge', weights: ColumnWeights) {
     this.kind = kind
+    this.weights = weights
   }
 
   /** Adds a document, or puts back one removed before (it keeps its slot). */
@@ -142,7 +138,23 @@ export class MemoryTermIndex {
     this.live[slot] = 1
     this.documentCount++
     this.totalLength += length
-    for (const [term, packed] of countTerms(fields)) this.insertPosting(term, slot, packed)
+    const saturation = { length, averageLength: this.totalLength / this.documentCount }
+    for (const [term, packed] of countTerms(fields)) this.insertPosting(term, slot, packed, saturation)
+  }
+
+  /** Recomputes every term's bounds at the current average length (after a bulk load). */
+  refreshBounds(): void {
+    const averageLength = this.totalLength / Math.max(1, this.documentCount)
+    for (const postings of this.terms.values()) {
+      let highest = 0
+      for (let index = 0; index < postings.size; index++) {
+        const frequency = weighTermCounts(postings.counts[index] as number, this.weights)
+        const length = this.lengths[postings.slots[index] as number] as number
+        highest = Math.max(highest, computeSaturation(frequency, length, averageLength))
+      }
+      postings.maxSaturation = highest
+      postings.maxSaturationPerAverage = highest / averageLength
+    }
   }
 
   /** Removes a document; `fields` are the terms it was indexed with. */
@@ -190,10 +202,21 @@ export class MemoryTermIndex {
     return bytes
   }
 
-  private insertPosting(term: string, slot: number, packed: number): void {
+  private insertPosting(
+    term: string,
+    slot: number,
+    packed: number,
+    at: { length: number; averageLength: number },
+  ): void {
     let postings = this.terms.get(term)
     if (!postings) {
-      postings = { slots: new Int32Array(4), counts: new Int32Array(4), size: 0 }
+      postings = {
+        slots: new Int32Array(4),
+        counts: new Int32Array(4),
+        size: 0,
+        maxSaturation: 0,
+        maxSaturationPerAverage: 0,
+      }
       this.terms.set(term, postings)
     }
     const position = findPosition(postings.slots, postings.size, slot)
@@ -206,6 +229,12 @@ export class MemoryTermIndex {
     postings.slots[position] = slot
     postings.counts[position] = packed
     postings.size++
+    const saturation = computeSaturation(weighTermCounts(packed, this.weights), at.length, at.averageLength)
+    postings.maxSaturation = Math.max(postings.maxSaturation, saturation)
+    postings.maxSaturationPerAverage = Math.max(
+      postings.maxSaturationPerAverage,
+      saturation / at.averageLength,
+    )
   }
 
   private removePosting(term: string, slot: number): void {
