@@ -5,28 +5,39 @@
  * chunks at once and (b) provider `custom` pointed at the mock model server in this same process (so
  * the HTTP rows include the mock's own CPU). A one-sentence turn is one chunk; a 40-sentence turn is
  * 40 chunks of one sentence each. Turns run one after another, rotating over 50 sessions so the
- * history has a few turns in it; `TURNS` (default 500) are measured after `WARMUP` (default 100),
- * once every case has run a warm-up pass.
+ * history has a few turns in it. The paced rows are closer to a server's life (and to the server
+ * bench): the mock runs in another process, so their CPU is this process's alone; 100 sessions at
+ * once, chunks 20 ms apart, so every chunk is its own network read. `TURNS` (default 500) are
+ * measured after `WARMUP` (default 100), once every case has run a warm-up pass. `ONLY=fake`,
+ * `http` or `paced` runs those rows only.
  *
  *   node --import tsx bench/turn-cost.bench.ts
  *   TURNS=200 ONLY=http node --import tsx bench/turn-cost.bench.ts
  */
+import { fork } from 'node:child_process'
+import { once } from 'node:events'
 import { loadavg } from 'node:os'
+import { dirname, join } from 'node:path'
 import { performance } from 'node:perf_hooks'
+import { fileURLToPath } from 'node:url'
 import { parseConfig } from '../src/config/load-config.js'
 import type { CharpipeConfigInput } from '../src/config/schema.js'
 import { createCharpipe } from '../src/engine/index.js'
 import type { ChatProvider, ProviderEvent } from '../src/providers/types.js'
 import { createLogger } from '../src/shared/logger.js'
-import { startMockModelServer } from '../src/testing/index.js'
+import { type MockReply, startMockModelServer } from '../src/testing/index.js'
 
 type Format = 'plain' | 'json'
-type Upstream = 'fake' | 'http'
+type Upstream = 'fake' | 'http' | 'paced'
 
 const turns = Number(process.env.TURNS ?? 500)
 const warmup = Number(process.env.WARMUP ?? 100)
 const only = process.env.ONLY
 const sessions = 50
+// The paced rows: this many turns at once, chunks this far apart (one network read per chunk, as
+// from a real model, instead of the unpaced rows' chunks that arrive together).
+const concurrency = 100
+const chunkDelayMs = 20
 const logger = createLogger({ level: 'silent' })
 
 /** The reply's text pieces: each piece is exactly one sentence; json wraps them in the envelope. */
@@ -73,6 +84,25 @@ function composeSseChunks(pieces: string[]): string[] {
   return chunks
 }
 
+/** The paced rows' mock model server, in a child process (started on first use). */
+let remote: { url: string; send(message: unknown): Promise<void> } | undefined
+
+async function useRemoteReply(reply: MockReply): Promise<void> {
+  if (!remote) {
+    const here = dirname(fileURLToPath(import.meta.url))
+    const child = fork(join(here, 'turn-cost', 'mock-process.ts'), [], { execArgv: ['--import', 'tsx'] })
+    const [listening] = (await once(child, 'message')) as [{ url: string }]
+    remote = {
+      url: listening.url,
+      async send(message) {
+        child.send(message as object)
+        if ((message as { type: string }).type === 'reply') await once(child, 'message')
+      },
+    }
+  }
+  await remote.send({ type: 'reply', reply })
+}
+
 interface RowResult {
   row: string
   sentences: number
@@ -89,9 +119,13 @@ async function measure(
 ): Promise<RowResult> {
   const pieces = composePieces(sentences, format)
   const rawChunks = composeSseChunks(pieces)
-  const mock = upstream === 'http' ? await startMockModelServer({ respond: () => ({ rawChunks }) }) : undefined
-  const overrides: CharpipeConfigInput = mock
-    ? { llm: { provider: 'custom', base_url: `${mock.url}/v1`, model: 'bench', max_retries: 0 } }
+  const paced = upstream === 'paced'
+  if (paced) await useRemoteReply({ rawChunks, delayMs: chunkDelayMs })
+  const mock =
+    upstream === 'http' ? await startMockModelServer({ respond: () => ({ rawChunks }) }) : undefined
+  const baseUrl = paced ? remote!.url : mock?.url
+  const overrides: CharpipeConfigInput = baseUrl
+    ? { llm: { provider: 'custom', base_url: `${baseUrl}/v1`, model: 'bench', max_retries: 0 } }
     : {}
   const { config } = parseConfig(
     {
@@ -104,22 +138,33 @@ async function measure(
   )
   const charpipe = await createCharpipe(config, {
     logger,
-    ...(mock ? {} : { provider: createInstantProvider(pieces) }),
+    ...(baseUrl ? {} : { provider: createInstantProvider(pieces) }),
   })
-  const runTurn = async (index: number) => {
+  const runTurn = async (index: number, session = `s${index % sessions}`) => {
     let seen = 0
-    for await (const event of charpipe.generate({ text: '讲点什么吧', session: `s${index % sessions}` })) {
+    for await (const event of charpipe.generate({ text: '讲点什么吧', session })) {
       if (event.type === 'llm_sentence') seen++
       else if (event.type === 'llm_error') throw new Error(`${event.code}: ${event.message}`)
     }
     if (seen !== sentences) throw new Error(`expected ${sentences} sentences, got ${seen}`)
     if (mock && index % 50 === 0) mock.reset()
   }
-  for (let index = 0; index < warmup; index++) await runTurn(index)
+  const runTurns = async (from: number, count: number) => {
+    if (!paced) {
+      for (let index = 0; index < count; index++) await runTurn(from + index)
+      return
+    }
+    let next = 0
+    const worker = async (session: string) => {
+      while (next < count) await runTurn(from + next++, session)
+    }
+    await Promise.all(Array.from({ length: concurrency }, (_, index) => worker(`p${index}`)))
+  }
+  await runTurns(0, warmup)
   globalThis.gc?.()
   const cpuBefore = process.cpuUsage()
   const wallBefore = performance.now()
-  for (let index = 0; index < measured; index++) await runTurn(warmup + index)
+  await runTurns(warmup, measured)
   const wall = (performance.now() - wallBefore) * 1000
   const cpu = process.cpuUsage(cpuBefore)
   await charpipe.close()
@@ -141,9 +186,16 @@ for (const upstream of ['fake', 'http'] as const) {
     for (const sentences of [1, 40]) cases.push([upstream, format, sentences])
   }
 }
+if (!only || only === 'paced')
+  for (const format of ['plain', 'json'] as const) cases.push(['paced', format, 40])
 // One pass over every case first, so the first measured row does not pay for compiling shared code.
 for (const [upstream, format, sentences] of cases) await measure(upstream, format, sentences, warmup)
 const rows: RowResult[] = []
+const labels: Record<Upstream, string> = {
+  fake: 'in-process',
+  http: 'custom → mock (HTTP)',
+  paced: `custom → mock in another process, ${concurrency} at once, chunks ${chunkDelayMs} ms apart`,
+}
 for (const [upstream, format, sentences] of cases) rows.push(await measure(upstream, format, sentences))
 
 console.log(`\nTurn cost: ${turns} sequential turns per row after ${warmup} warm-up turns`)
@@ -157,14 +209,15 @@ console.log(
 )
 console.log('|---|---|---:|---:|---:|---:|---:|')
 for (const row of rows) {
-  const [upstream, format] = row.row.split(' ')
+  const [upstream, format] = row.row.split(' ') as [Upstream, Format]
   // What each sentence after the first adds: the 40-sentence turn minus the one-sentence turn, over 39.
-  const single = rows.find((other) => other.row === `${upstream} ${format} 1`)
+  const single = rows.find((other) => other.row === `${upstream === 'paced' ? 'http' : upstream} ${format} 1`)
   const extra =
     row.sentences > 1 && single
       ? ((row.cpuPerTurnUs - single.cpuPerTurnUs) / (row.sentences - 1)).toFixed(0)
       : ''
   console.log(
-    `| ${upstream === 'fake' ? 'in-process' : 'custom → mock (HTTP)'} | ${format} | ${row.sentences} | ${row.cpuPerTurnUs.toFixed(0)} | ${row.wallPerTurnUs.toFixed(0)} | ${row.cpuPerSentenceUs.toFixed(0)} | ${extra} |`,
+    `| ${labels[upstream]} | ${format} | ${row.sentences} | ${row.cpuPerTurnUs.toFixed(0)} | ${row.wallPerTurnUs.toFixed(0)} | ${row.cpuPerSentenceUs.toFixed(0)} | ${extra} |`,
   )
 }
+await remote?.send({ type: 'close' })
