@@ -9,7 +9,6 @@
  * store having moved it drops every partition, and they are rebuilt on demand.
  */
 import type Database from 'better-sqlite3'
-import type { ColumnWeights } from './compute-bm25.js'
 import { type IndexedFields, MemoryTermIndex } from './memory-term-index.js'
 
 /** What the index needs to know of a stored row. */
@@ -87,7 +86,7 @@ function createPendingWrite(writeCount: number): PendingWrite {
   return { changes: [], cleared: new Set(), foreignWrite: false, writeCountAfter: writeCount }
 }
 
-export function createKeywordIndex(database: Database.Database, weights: ColumnWeights): KeywordIndex {
+export function createKeywordIndex(database: Database.Database): KeywordIndex {
   const partitions = new Map<string, MemoryTermIndex>()
   const statements = {
     writeCount: database.prepare('SELECT value FROM memory_write_count WHERE id = 1').pluck(),
@@ -103,14 +102,12 @@ export function createKeywordIndex(database: Database.Database, weights: ColumnW
   let pending: PendingWrite = createPendingWrite(seenWriteCount)
 
   function loadPartition(kind: IndexedRow['kind'], scope: string): MemoryTermIndex {
-    const partition = new MemoryTermIndex(kind, weights)
+    const partition = new MemoryTermIndex(kind)
     for (const row of statements.partitionRows.iterate(kind, scope) as Iterable<
       FtsFields & { seq: number; time: number }
     >) {
       partition.put(row.seq, row.time, convertFtsFields(row))
     }
-    // Bounds taken while the average length was still settling are loose; tighten them once.
-    partition.refreshBounds()
     return partition
   }
 

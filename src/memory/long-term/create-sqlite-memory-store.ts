@@ -64,7 +64,7 @@ export function createSqliteMemoryStore(options: CreateSqliteMemoryStoreOptions)
   const ranking = { ...defaultMemoryRanking, ...options.ranking }
   const neighbourContext = options.neighbourContext ?? true
   const embeddings = options.embeddings
-  const keywordIndex = createKeywordIndex(database, ranking)
+  const keywordIndex = createKeywordIndex(database)
   const searcher = createMemorySearcher({ database, keywordIndex, ranking, embeddings, now, logger })
   let closed = false
 

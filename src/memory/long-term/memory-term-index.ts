@@ -7,7 +7,7 @@
  * its new neighbour as context), so postings stay sorted and an update is a few in-place edits.
  * Slots of deleted documents stay empty until the owner rebuilds the partition.
  */
-import { type ColumnWeights, computeSaturation, readBodyCount, weighTermCounts } from './compute-bm25.js'
+import { readBodyCount } from './compute-bm25.js'
 
 /** The index terms of one document, column by column (as written to the FTS table). */
 export interface IndexedFields {
@@ -22,13 +22,6 @@ export interface TermPostings {
   /** Packed counts (see `readBodyCount` and its siblings). */
   counts: Int32Array
   size: number
-  /**
-   * Upper bounds of the term's saturation in any document: at an average length A it is at most
-   * `max(maxSaturation, A × maxSaturationPerAverage)`, because a saturation measured at A' grows
-   * at most in proportion when the average grows past A'. Never lowered on removal.
-   */
-  maxSaturation: number
-  maxSaturationPerAverage: number
 }
 
 const speakerMask = 0x3ff
@@ -106,11 +99,8 @@ export class MemoryTermIndex {
   private readonly slotBySeq = new Map<number, number>()
   private live: Int32Array = new Int32Array(16)
 
-  private readonly weights: ColumnWeights
-
-  constructor(kind: 'memory' | 'knowledge', weights: ColumnWeights) {
+  constructor(kind: 'memory' | 'knowledge') {
     this.kind = kind
-    this.weights = weights
   }
 
   /** Adds a document, or puts back one removed before (it keeps its slot). */
@@ -138,23 +128,7 @@ export class MemoryTermIndex {
     this.live[slot] = 1
     this.documentCount++
     this.totalLength += length
-    const saturation = { length, averageLength: this.totalLength / this.documentCount }
-    for (const [term, packed] of countTerms(fields)) this.insertPosting(term, slot, packed, saturation)
-  }
-
-  /** Recomputes every term's bounds at the current average length (after a bulk load). */
-  refreshBounds(): void {
-    const averageLength = this.totalLength / Math.max(1, this.documentCount)
-    for (const postings of this.terms.values()) {
-      let highest = 0
-      for (let index = 0; index < postings.size; index++) {
-        const frequency = weighTermCounts(postings.counts[index] as number, this.weights)
-        const length = this.lengths[postings.slots[index] as number] as number
-        highest = Math.max(highest, computeSaturation(frequency, length, averageLength))
-      }
-      postings.maxSaturation = highest
-      postings.maxSaturationPerAverage = highest / averageLength
-    }
+    for (const [term, packed] of countTerms(fields)) this.insertPosting(term, slot, packed)
   }
 
   /** Removes a document; `fields` are the terms it was indexed with. */
@@ -202,20 +176,13 @@ export class MemoryTermIndex {
     return bytes
   }
 
-  private insertPosting(
-    term: string,
-    slot: number,
-    packed: number,
-    at: { length: number; averageLength: number },
-  ): void {
+  private insertPosting(term: string, slot: number, packed: number): void {
     let postings = this.terms.get(term)
     if (!postings) {
       postings = {
         slots: new Int32Array(4),
         counts: new Int32Array(4),
         size: 0,
-        maxSaturation: 0,
-        maxSaturationPerAverage: 0,
       }
       this.terms.set(term, postings)
     }
@@ -229,12 +196,6 @@ export class MemoryTermIndex {
     postings.slots[position] = slot
     postings.counts[position] = packed
     postings.size++
-    const saturation = computeSaturation(weighTermCounts(packed, this.weights), at.length, at.averageLength)
-    postings.maxSaturation = Math.max(postings.maxSaturation, saturation)
-    postings.maxSaturationPerAverage = Math.max(
-      postings.maxSaturationPerAverage,
-      saturation / at.averageLength,
-    )
   }
 
   private removePosting(term: string, slot: number): void {
