@@ -211,7 +211,7 @@ console.log('|---|---|---:|---:|---:|---:|---:|')
 for (const row of rows) {
   const [upstream, format] = row.row.split(' ') as [Upstream, Format]
   // What each sentence after the first adds: the 40-sentence turn minus the one-sentence turn, over 39.
-  const single = rows.find((other) => other.row === `${upstream === 'paced' ? 'http' : upstream} ${format} 1`)
+  const single = rows.find((other) => other.row === `${upstream} ${format} 1`)
   const extra =
     row.sentences > 1 && single
       ? ((row.cpuPerTurnUs - single.cpuPerTurnUs) / (row.sentences - 1)).toFixed(0)
