@@ -1,0 +1,190 @@
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import Database from 'better-sqlite3'
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import type { MemoryStore } from '../types.js'
+import { createKeywordIndex } from './create-keyword-index.js'
+import { createSqliteMemoryStore } from './create-sqlite-memory-store.js'
+import { defaultMemoryRanking } from './memory-ranking.js'
+import type { MemoryTermIndex } from './memory-term-index.js'
+import { rankKeywordMatches } from './rank-keyword-matches.js'
+import { segmentText } from './segment-text.js'
+
+let folder: string
+let path: string
+const stores: MemoryStore[] = []
+const databases: Database.Database[] = []
+
+function openStore(): MemoryStore {
+  // A fixed clock, so time decay gives equal scores in two stores.
+  const store = createSqliteMemoryStore({ path, now: () => Date.UTC(2025, 5, 1) })
+  stores.push(store)
+  return store
+}
+
+function openDatabase(): Database.Database {
+  const database = new Database(path)
+  databases.push(database)
+  return database
+}
+
+beforeEach(() => {
+  folder = mkdtempSync(join(tmpdir(), 'keyword-index-'))
+  path = join(folder, 'charpipe.db')
+})
+
+afterEach(async () => {
+  for (const store of stores.splice(0)) await store.close()
+  for (const database of databases.splice(0)) database.close()
+  rmSync(folder, { recursive: true, force: true })
+})
+
+const lines = [
+  'I adopted a grey cat named Pixel from the shelter last spring',
+  'Pixel knocked my coffee off the desk again this morning',
+  'We went hiking near the lake and saw two herons',
+  'My sister is training for a marathon in October',
+  'The marathon route goes past the lake and the old mill',
+  '我周末和朋友去北京吃火锅',
+  '北京的冬天很冷，但是火锅很好吃',
+  'Coffee with my sister at the new café downtown',
+  'The shelter asked for volunteers to walk the dogs on weekends',
+  'I finished reading a novel about a lighthouse keeper',
+  'ok',
+  'The lighthouse keeper novel had a twist about the herons',
+]
+
+/** Every term the lines and speakers segment into, in a stable order. */
+function collectVocabulary(): string[] {
+  return [...new Set([...lines, 'Caroline Melanie Ann Bo'].flatMap((line) => segmentText(line)))].sort()
+}
+
+/** Seq → score of every document an index partition set ranks for the terms. */
+function scoreByIndex(partitions: MemoryTermIndex[], terms: string[]): Map<number, number> {
+  const result = rankKeywordMatches({
+    partitions,
+    terms,
+    limit: 1_000,
+    speakerWeight: defaultMemoryRanking.speakerWeight,
+    contextWeight: defaultMemoryRanking.contextWeight,
+  })
+  return new Map(result.matches.map((match) => [match.seq, match.relevance]))
+}
+
+describe('keyword index', () => {
+  it('scores every document exactly as FTS5 bm25() does over the same table', async () => {
+    const store = openStore()
+    for (const [index, text] of lines.entries()) {
+      await store.add({ scope: 'a', text, speaker: index % 2 ? 'Caroline' : 'Melanie' })
+    }
+    const database = openDatabase()
+    const index = createKeywordIndex(database)
+    const partitions = index.findPartitions('a')
+    const { speakerWeight, contextWeight } = defaultMemoryRanking
+    const fts = database.prepare(
+      `SELECT rowid, -bm25(memory_fts, 0.0, ${speakerWeight}, 1.0, ${contextWeight}) AS score
+       FROM memory_fts WHERE memory_fts MATCH ?`,
+    )
+    const queries = [
+      ...collectVocabulary().map((term) => [term]),
+      segmentText('did Caroline adopt a cat from the shelter?'),
+      segmentText('marathon by the lake'),
+      segmentText('北京火锅'),
+      segmentText('lighthouse novel herons coffee sister'),
+    ]
+    expect(queries.length).toBeGreaterThan(50)
+    for (const terms of queries) {
+      const expected = fts.all(terms.map((term) => `"${term}"`).join(' OR ')) as {
+        rowid: number
+        score: number
+      }[]
+      const actual = scoreByIndex(partitions, [...new Set(terms)])
+      expect([...actual.keys()].sort((left, right) => left - right)).toEqual(
+        expected.map((row) => row.rowid).sort((left, right) => left - right),
+      )
+      for (const row of expected) expect(actual.get(row.rowid)).toBeCloseTo(row.score, 9)
+    }
+  })
+
+  it('stays equal to a fresh build through adds, updates, deletes and delete-all, across scopes', async () => {
+    const store = openStore()
+    // Load the partitions first, so every later write has to be applied to them in place.
+    for (const scope of ['a', 'b', 'c']) await store.search('cat', { scope, k: 1 })
+    const ids: string[] = []
+    for (const [index, text] of lines.entries()) {
+      ids.push((await store.add({ scope: index % 3 ? 'a' : 'b', text, speaker: 'Ann' })).id)
+    }
+    await store.update(ids[1] as string, { text: 'Pixel now sleeps on the lighthouse novel', speaker: 'Bo' })
+    await store.update(ids[4] as string, { time: Date.UTC(2020, 0, 1) })
+    await store.delete(ids[2] as string)
+    await store.delete(ids[7] as string)
+    await store.addKnowledge({ name: 'cats.md', text: '# Cats\n\nA cat named Pixel likes the lighthouse.' })
+    await store.add({ scope: 'c', text: 'the herons came back to the lake' })
+    await store.deleteAll('c')
+    await store.add({ scope: 'a', text: 'one more note about the marathon and the cat' })
+
+    const rebuilt = openStore()
+    const vocabulary = collectVocabulary()
+    expect(vocabulary).toContain('pixel')
+    let compared = 0
+    for (const scope of ['a', 'b', 'c']) {
+      for (const query of [...vocabulary, 'cat lighthouse Pixel', 'marathon lake herons', '北京火锅']) {
+        const kept = await store.search(query, { scope, k: 20 })
+        const fresh = await rebuilt.search(query, { scope, k: 20 })
+        expect(kept.map((hit) => [hit.id, hit.score])).toEqual(fresh.map((hit) => [hit.id, hit.score]))
+        for (const hit of kept) expect(hit.scope === scope || hit.kind === 'knowledge').toBe(true)
+        compared += kept.length
+      }
+    }
+    expect(compared).toBeGreaterThan(100)
+    expect(
+      (await store.search('herons lake', { scope: 'c', k: 5 })).filter((hit) => hit.kind === 'memory'),
+    ).toEqual([])
+    const pixel = (await store.search('Pixel', { scope: 'a', k: 5 })).map((hit) => hit.text)
+    expect(pixel).toContain('Pixel now sleeps on the lighthouse novel')
+    expect(pixel).not.toContain(lines[1])
+    expect((await store.search('herons', { scope: 'a', k: 5 })).map((hit) => hit.text)).not.toContain(
+      lines[2],
+    )
+  })
+
+  it('sees writes made through another connection to the same file', async () => {
+    const reader = openStore()
+    const writer = openStore()
+    await writer.add({ scope: 'a', text: 'the first note about gardening' })
+    expect(await reader.search('gardening', { scope: 'a', k: 5 })).toHaveLength(1)
+    const second = await writer.add({ scope: 'a', text: 'tomatoes need gardening gloves' })
+    const ids = async (query: string) =>
+      (await reader.search(query, { scope: 'a', k: 5 })).map((hit) => hit.id)
+    // The first note matches too, through its new neighbour (context), but ranks below.
+    expect((await ids('tomatoes'))[0]).toBe(second.id)
+    await writer.delete(second.id)
+    expect(await ids('tomatoes')).not.toContain(second.id)
+    await writer.addKnowledge({ name: 'garden.md', text: 'Tomatoes like sun and gardening care.' })
+    const knowledge = await reader.search('tomatoes sun', { scope: 'a', k: 5 })
+    expect(knowledge[0]?.kind).toBe('knowledge')
+    // The reader's own write after a foreign one: nothing stale survives.
+    const third = await reader.add({ scope: 'a', text: 'tomatoes again in the sun' })
+    expect(await ids('tomatoes sun')).toContain(third.id)
+    expect((await writer.search('tomatoes sun', { scope: 'a', k: 5 })).map((hit) => hit.id)).toContain(
+      third.id,
+    )
+  })
+
+  it('keeps the index unchanged when a write transaction fails', async () => {
+    const store = openStore()
+    await store.add({ scope: 'a', text: 'the violin lesson is on Tuesday' })
+    expect(await store.search('violin', { scope: 'a', k: 5 })).toHaveLength(1)
+    const database = openDatabase()
+    database.exec(
+      `CREATE TRIGGER refuse_cello BEFORE INSERT ON memory_items WHEN NEW.text LIKE '%cello%'
+       BEGIN SELECT RAISE(ABORT, 'no cellos'); END`,
+    )
+    await expect(store.add({ scope: 'a', text: 'the cello and violin duet' })).rejects.toThrow(/no cellos/)
+    const hits = await store.search('violin', { scope: 'a', k: 5 })
+    expect(hits.map((hit) => hit.text)).toEqual(['the violin lesson is on Tuesday'])
+    // The failed add did not leave the previous memory indexed with the rejected neighbour.
+    expect(await store.search('cello', { scope: 'a', k: 5 })).toEqual([])
+  })
+})
