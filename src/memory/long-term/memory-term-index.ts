@@ -109,6 +109,7 @@ export class MemoryTermIndex {
     if (slot !== undefined && this.live[slot] === 1) {
       throw new Error(`keyword index: document ${seq} is already indexed; remove it first`)
     }
+    const appended = slot === undefined
     if (slot === undefined) {
       slot = this.slotCount++
       this.slotBySeq.set(seq, slot)
@@ -128,6 +129,13 @@ export class MemoryTermIndex {
     this.live[slot] = 1
     this.documentCount++
     this.totalLength += length
+    if (appended) {
+      // The newest slot goes at the end of every list: one map lookup per term, no counting map.
+      this.appendColumn(fields.speaker, slot, 0, speakerMask)
+      this.appendColumn(fields.body, slot, 10, columnMask)
+      this.appendColumn(fields.context, slot, 21, columnMask)
+      return
+    }
     for (const [term, packed] of countTerms(fields)) this.insertPosting(term, slot, packed)
   }
 
@@ -176,16 +184,35 @@ export class MemoryTermIndex {
     return bytes
   }
 
-  private insertPosting(term: string, slot: number, packed: number): void {
+  private findOrCreatePostings(term: string): TermPostings {
     let postings = this.terms.get(term)
     if (!postings) {
-      postings = {
-        slots: new Int32Array(4),
-        counts: new Int32Array(4),
-        size: 0,
-      }
+      postings = { slots: new Int32Array(4), counts: new Int32Array(4), size: 0 }
       this.terms.set(term, postings)
     }
+    return postings
+  }
+
+  private appendColumn(terms: readonly string[], slot: number, shift: number, mask: number): void {
+    for (const term of terms) {
+      const postings = this.findOrCreatePostings(term)
+      const last = postings.size - 1
+      if (last >= 0 && postings.slots[last] === slot) {
+        const packed = postings.counts[last] as number
+        // A count past its field's width (a word 2,048 times in one snippet) saturates.
+        if (((packed >>> shift) & mask) < mask) postings.counts[last] = (packed + (1 << shift)) | 0
+        continue
+      }
+      postings.slots = growInt32(postings.slots, postings.size + 1)
+      postings.counts = growInt32(postings.counts, postings.size + 1)
+      postings.slots[postings.size] = slot
+      postings.counts[postings.size] = 1 << shift
+      postings.size++
+    }
+  }
+
+  private insertPosting(term: string, slot: number, packed: number): void {
+    const postings = this.findOrCreatePostings(term)
     const position = findPosition(postings.slots, postings.size, slot)
     postings.slots = growInt32(postings.slots, postings.size + 1)
     postings.counts = growInt32(postings.counts, postings.size + 1)
