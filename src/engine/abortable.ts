@@ -31,15 +31,17 @@ export function raceAbort<T>(promise: Promise<T>, signal: AbortSignal): Promise<
 }
 
 /**
- * Iterates `iterable` until it ends or `signal` aborts (then throws `AbortedError` at once). The
- * source is told to stop with `return()`, not awaited: a source that ignores it cannot hold us.
- * One abort listener serves the whole iteration (not one per item: adding and removing listeners
- * on an AbortSignal costs more than the rest of the race).
+ * Calls `visit` for each item of `iterable` until it ends or `signal` aborts (then rejects with
+ * `AbortedError` at once). The source is told to stop with `return()`, not awaited: a source that
+ * ignores it cannot hold us. A callback rather than a generator, and one abort listener for the
+ * whole iteration: this is the per-chunk path, where each generator layer costs promises and ticks
+ * per item, and adding and removing a listener per item costs more than the rest of the race.
  */
-export async function* iterateUntilAborted<T>(
+export async function forEachUntilAborted<T>(
   iterable: AsyncIterable<T>,
   signal: AbortSignal,
-): AsyncGenerator<T> {
+  visit: (item: T) => void,
+): Promise<void> {
   const iterator = iterable[Symbol.asyncIterator]()
   let finished = false
   let rejectPending: ((error: unknown) => void) | undefined
@@ -61,7 +63,7 @@ export async function* iterateUntilAborted<T>(
         finished = true
         return
       }
-      yield result.value
+      visit(result.value)
     }
   } finally {
     rejectPending = undefined

@@ -1,6 +1,8 @@
 /**
  * A push-to-pull queue: the turn task pushes events as they happen, the caller's `for await` pulls
- * them. Events are never dropped; a slow consumer only delays itself, never the turn.
+ * them. Events are never dropped; a slow consumer only delays itself, never the turn. The iterator
+ * is written out rather than an async generator: it is on the path of every event, and a waiting
+ * `next()` is resolved straight from `push`.
  */
 export interface EventChannel<T> extends AsyncIterable<T> {
   push(value: T): void
@@ -8,37 +10,65 @@ export interface EventChannel<T> extends AsyncIterable<T> {
 }
 
 export function createEventChannel<T>(): EventChannel<T> {
-  const buffer: T[] = []
+  let buffer: T[] = []
+  let head = 0
   let closed = false
-  let wake: (() => void) | undefined
+  // Set once the consumer stopped (return): nothing more is handed out.
+  let finished = false
+  let waiting: ((result: IteratorResult<T>) => void) | undefined
 
-  const notify = () => {
-    const resolve = wake
-    wake = undefined
-    resolve?.()
+  const take = (): IteratorResult<T> | undefined => {
+    if (finished) return { value: undefined, done: true }
+    if (head < buffer.length) {
+      const value = buffer[head]!
+      head++
+      if (head === buffer.length) {
+        buffer = []
+        head = 0
+      }
+      return { value, done: false }
+    }
+    if (closed) return { value: undefined, done: true }
+    return undefined
+  }
+
+  const wakeWaiting = () => {
+    const resolve = waiting
+    if (!resolve) return
+    const result = take()
+    if (!result) return
+    waiting = undefined
+    resolve(result)
+  }
+
+  const iterator: AsyncIterableIterator<T> = {
+    next() {
+      const result = take()
+      if (result) return Promise.resolve(result)
+      return new Promise((resolve) => {
+        waiting = resolve
+      })
+    },
+    return() {
+      finished = true
+      wakeWaiting()
+      return Promise.resolve({ value: undefined, done: true })
+    },
+    [Symbol.asyncIterator]() {
+      return iterator
+    },
   }
 
   return {
     push(value) {
-      if (closed) return
+      if (closed || finished) return
       buffer.push(value)
-      notify()
+      wakeWaiting()
     },
     close() {
       closed = true
-      notify()
+      wakeWaiting()
     },
-    async *[Symbol.asyncIterator]() {
-      while (true) {
-        if (buffer.length > 0) {
-          yield buffer.shift() as T
-          continue
-        }
-        if (closed) return
-        await new Promise<void>((resolve) => {
-          wake = resolve
-        })
-      }
-    },
+    [Symbol.asyncIterator]: () => iterator,
   }
 }

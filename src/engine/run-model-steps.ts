@@ -17,7 +17,7 @@ import {
   type ToolCallTextDetector,
 } from '../tools/tool-call-text.js'
 import type { ToolRegistry } from '../tools/tool-registry.js'
-import { iterateUntilAborted, raceAbort } from './abortable.js'
+import { forEachUntilAborted, raceAbort } from './abortable.js'
 
 export type StepEvent =
   /** Text the character says (already free of reasoning and of tool-call JSON). */
@@ -40,6 +40,8 @@ export interface RunModelStepsOptions {
   session: string
   turn: string
   logger: Logger
+  /** Receives every step event, in order, as it happens. */
+  onEvent(event: StepEvent): void
 }
 
 interface StepResult {
@@ -47,20 +49,20 @@ interface StepResult {
   calls: ToolCall[]
 }
 
-async function* streamOneStep(
+async function streamOneStep(
   options: RunModelStepsOptions,
   request: ChatRequest,
   toolsOffered: boolean,
   result: StepResult,
-): AsyncGenerator<StepEvent> {
+): Promise<void> {
   const detector: ToolCallTextDetector | undefined =
     toolsOffered && !options.nativeTools ? createToolCallTextDetector() : undefined
   const stream = options.provider.streamChat(request, { signal: options.signal })
-  for await (const event of iterateUntilAborted(stream, options.signal)) {
+  await forEachUntilAborted(stream, options.signal, (event) => {
     if (event.type === 'text-delta') {
       result.text += event.text
       const released = detector ? detector.push(event.text) : event.text
-      if (released) yield { type: 'text-delta', text: released }
+      if (released) options.onEvent({ type: 'text-delta', text: released })
     } else if (event.type === 'tool-call') {
       if (toolsOffered && options.nativeTools) {
         result.calls.push({ id: event.id, name: event.name, arguments: event.arguments })
@@ -69,7 +71,7 @@ async function* streamOneStep(
       }
     }
     // Reasoning never reaches speech; usage and finish carry nothing the reply needs.
-  }
+  })
   if (!detector || detector.state === 'text') return
   const held = detector.heldText
   const calls = parseToolCallText(held)
@@ -78,7 +80,7 @@ async function* streamOneStep(
   } else if (held) {
     if (detector.state === 'call')
       options.logger.warn('the model wrote a tool call that does not parse; spoken as text')
-    yield { type: 'text-delta', text: held }
+    options.onEvent({ type: 'text-delta', text: held })
   }
 }
 
@@ -102,7 +104,12 @@ function appendToolMessages(
   messages.push({ role: 'user', content: lines.join('\n'), source: 'tool' })
 }
 
-export async function* runModelSteps(options: RunModelStepsOptions): AsyncGenerator<StepEvent> {
+/**
+ * Runs the model calls of one turn, handing each event to `options.onEvent` as it happens (a
+ * callback rather than a generator: this is the per-chunk path, and every generator layer costs
+ * promises and ticks per chunk). Resolves when the model answered without a tool call.
+ */
+export async function runModelSteps(options: RunModelStepsOptions): Promise<void> {
   const messages = [...options.messages]
   const definitions = options.registry.definitions()
   for (let round = 0; ; round++) {
@@ -114,20 +121,20 @@ export async function* runModelSteps(options: RunModelStepsOptions): AsyncGenera
       ...(toolsOffered && options.nativeTools ? { tools: definitions } : {}),
     }
     const step: StepResult = { text: '', calls: [] }
-    yield* streamOneStep(options, request, toolsOffered, step)
-    yield { type: 'step-end' }
+    await streamOneStep(options, request, toolsOffered, step)
+    options.onEvent({ type: 'step-end' })
     if (step.calls.length === 0) return
 
     const results: { call: ToolCall; result: unknown }[] = []
     for (const call of step.calls) {
-      yield { type: 'tool_call', id: call.id, name: call.name, arguments: call.arguments }
+      options.onEvent({ type: 'tool_call', id: call.id, name: call.name, arguments: call.arguments })
       const run = await raceAbort(
         options.registry.run(call, { signal: options.signal, session: options.session, turn: options.turn }),
         options.signal,
       )
       if (run.isError) options.logger.warn({ tool: call.name, result: run.result }, 'a tool failed')
       results.push({ call, result: run.result })
-      yield { type: 'tool_result', id: call.id, result: run.result }
+      options.onEvent({ type: 'tool_result', id: call.id, result: run.result })
     }
     appendToolMessages(options, messages, step, results, round + 1 >= options.maxToolSteps)
   }

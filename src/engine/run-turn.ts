@@ -102,7 +102,7 @@ export async function runTurn(options: RunTurnOptions): Promise<TurnOutcome> {
       options.registry.size > 0 && !nativeTools
         ? addToolPrompt(built.messages, options.registry)
         : built.messages
-    const steps = runModelSteps({
+    await runModelSteps({
       provider: runtime.provider,
       messages,
       registry: options.registry,
@@ -114,12 +114,12 @@ export async function runTurn(options: RunTurnOptions): Promise<TurnOutcome> {
       session: options.input.session,
       turn: options.turn,
       logger: options.logger,
+      onEvent(event) {
+        if (event.type === 'text-delta') reply.push(event.text)
+        else if (event.type === 'step-end') reply.endStep()
+        else emit(event)
+      },
     })
-    for await (const event of steps) {
-      if (event.type === 'text-delta') reply.push(event.text)
-      else if (event.type === 'step-end') reply.endStep()
-      else emit(event)
-    }
     return outcome({})
   } catch (error) {
     if (signal.aborted) return outcome({ interrupted: true, reason: readInterruptReason(signal) })
