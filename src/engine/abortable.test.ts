@@ -1,0 +1,71 @@
+import { describe, expect, it } from 'vitest'
+import { forEachUntilAborted } from './abortable.js'
+
+/** A source that yields `values`, then hangs until told to return; records that it was. */
+function createHangingSource(values: number[]) {
+  const state = { returned: false }
+  const iterable: AsyncIterable<number> = {
+    [Symbol.asyncIterator]() {
+      let index = 0
+      return {
+        next: () =>
+          index < values.length
+            ? Promise.resolve({ value: values[index++]!, done: false })
+            : new Promise<IteratorResult<number>>(() => {}),
+        return: () => {
+          state.returned = true
+          return Promise.resolve({ value: undefined, done: true })
+        },
+      }
+    },
+  }
+  return { iterable, state }
+}
+
+describe('forEachUntilAborted', () => {
+  it('visits every item of a source that ends', async () => {
+    const seen: number[] = []
+    async function* source() {
+      yield 1
+      yield 2
+    }
+    await forEachUntilAborted(source(), new AbortController().signal, (value) => seen.push(value))
+    expect(seen).toEqual([1, 2])
+  })
+
+  it('rejects at once when the signal aborts while the source hangs, and tells it to stop', async () => {
+    const { iterable, state } = createHangingSource([1, 2])
+    const controller = new AbortController()
+    const seen: number[] = []
+    const running = forEachUntilAborted(iterable, controller.signal, (value) => {
+      seen.push(value)
+      if (value === 2) setTimeout(() => controller.abort('stop'), 0)
+    })
+    await expect(running).rejects.toMatchObject({ code: 'aborted' })
+    expect(seen).toEqual([1, 2])
+    expect(state.returned).toBe(true)
+  })
+
+  it('rejects without reading when the signal has already aborted', async () => {
+    const { iterable, state } = createHangingSource([1])
+    const controller = new AbortController()
+    controller.abort()
+    const seen: number[] = []
+    await expect(
+      forEachUntilAborted(iterable, controller.signal, (value) => seen.push(value)),
+    ).rejects.toMatchObject({ code: 'aborted' })
+    expect(seen).toEqual([])
+    expect(state.returned).toBe(true)
+  })
+
+  it('passes on what the visitor throws and tells the source to stop', async () => {
+    const { iterable, state } = createHangingSource([1, 2])
+    const failure = new Error('visitor failed')
+    await expect(
+      forEachUntilAborted(iterable, new AbortController().signal, () => {
+        throw failure
+      }),
+    ).rejects.toBe(failure)
+    expect(state.returned).toBe(true)
+  })
+})
