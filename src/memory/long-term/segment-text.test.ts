@@ -2,6 +2,15 @@ import { describe, expect, it } from 'vitest'
 import { segmentText } from './segment-text.js'
 import { stemEnglishWord } from './stem-english-word.js'
 
+describe('segmentText diacritics', () => {
+  it('folds accents on Latin letters only', () => {
+    expect(segmentText('Café with Zoë, naïve façade')).toEqual(segmentText('cafe with zoe, naive facade'))
+    expect(segmentText('Café')).toEqual(segmentText('cafe'))
+    expect(segmentText('नमस्ते दुनिया')).toEqual(['नमस्ते', 'दुनिया'])
+    expect(segmentText('がっこう')).toContain('がっこう')
+  })
+})
+
 describe('segmentText', () => {
   it('splits Chinese into words with Intl.Segmenter and drops function words', () => {
     const terms = segmentText('我上周去了北京大学，见到了老朋友。')

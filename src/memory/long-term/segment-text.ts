@@ -59,5 +59,19 @@ function normalizeLatinWord(word: string): string {
   // "caroline's" → "caroline"; "don't" → "dont" (a stopword).
   const withoutPossessive = word.replace(/['’]s$/u, '')
   const joined = withoutPossessive.replace(/['’]/gu, '')
-  return stemEnglishWord(joined)
+  return stemEnglishWord(foldLatinDiacritics(joined))
+}
+
+/**
+ * "café" → "cafe", "Zoë" → "zoe", as the FTS table's tokenizer (remove_diacritics 2) folds them,
+ * so a query finds a word written with or without its accents. Only marks on Latin letters go:
+ * Devanagari vowel signs or Japanese voicing marks are part of the word.
+ */
+function foldLatinDiacritics(word: string): string {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: the ASCII range is the fast path.
+  if (!/[^\u0000-\u007f]/.test(word)) return word
+  return word
+    .normalize('NFD')
+    .replace(/(\p{Script=Latin})\p{Mn}+/gu, '$1')
+    .normalize('NFC')
 }
