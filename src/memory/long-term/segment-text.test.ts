@@ -7,7 +7,7 @@ describe('segmentText diacritics', () => {
     expect(segmentText('Café with Zoë, naïve façade')).toEqual(segmentText('cafe with zoe, naive facade'))
     expect(segmentText('Café')).toEqual(segmentText('cafe'))
     expect(segmentText('नमस्ते दुनिया')).toEqual(['नमस्ते', 'दुनिया'])
-    expect(segmentText('がっこう')).toContain('がっこう')
+    expect(segmentText('がっこう')).toContain('が')
   })
 })
 
