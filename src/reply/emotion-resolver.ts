@@ -21,17 +21,23 @@ export interface EmotionResolver {
 
 /** Creates the label resolver of one reply. */
 export function createEmotionResolver(options: EmotionResolverOptions): EmotionResolver {
-  const configured = new Set(options.emotions)
-  const aliases = new Map(Object.entries(options.aliases))
-  const lowerAliases = new Map(
-    Object.entries(options.aliases).map(([alias, label]) => [alias.toLowerCase(), label]),
-  )
+  // Built on the first lookup: a parser is created per reply, and a plain reply never looks up.
+  let tables:
+    | { configured: Set<string>; aliases: Map<string, string>; lowerAliases: Map<string, string> }
+    | undefined
   const reported = new Set<string>()
 
   const find = (label: string): string | undefined => {
+    tables ??= {
+      configured: new Set(options.emotions),
+      aliases: new Map(Object.entries(options.aliases)),
+      lowerAliases: new Map(
+        Object.entries(options.aliases).map(([alias, configured]) => [alias.toLowerCase(), configured]),
+      ),
+    }
     const trimmed = label.trim()
-    if (configured.has(trimmed)) return trimmed
-    return aliases.get(trimmed) ?? lowerAliases.get(trimmed.toLowerCase())
+    if (tables.configured.has(trimmed)) return trimmed
+    return tables.aliases.get(trimmed) ?? tables.lowerAliases.get(trimmed.toLowerCase())
   }
 
   const reportUnknown = (label: string, level: 'debug' | 'warn') => {

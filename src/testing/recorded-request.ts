@@ -19,10 +19,14 @@ export interface RecordedRequest {
   readonly closed: Promise<void>
 }
 
-async function readBody(incoming: IncomingMessage): Promise<string> {
-  const chunks: Buffer[] = []
-  for await (const chunk of incoming) chunks.push(chunk as Buffer)
-  return Buffer.concat(chunks).toString('utf8')
+/** Events rather than `for await`: the stream's async iterator costs more than the rest of a read. */
+function readBody(incoming: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = []
+    incoming.on('data', (chunk: Buffer) => chunks.push(chunk))
+    incoming.once('end', () => resolve(Buffer.concat(chunks).toString('utf8')))
+    incoming.once('error', reject)
+  })
 }
 
 export async function createRecordedRequest(
