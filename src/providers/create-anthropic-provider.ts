@@ -14,6 +14,7 @@ import {
 } from './chat-provider-settings.js'
 import { convertToAnthropicMessages, convertToAnthropicTools } from './convert-to-anthropic-messages.js'
 import { convertToUpstreamError, logUpstreamFailure } from './convert-to-upstream-error.js'
+import { createNodeFetch } from './create-node-fetch.js'
 import { joinUrl } from './create-openai-compatible-provider.js'
 import { createRequestTimer } from './create-request-timer.js'
 import { createPumpingFetch } from './pump-response-body.js'
@@ -51,10 +52,17 @@ interface PendingToolUse {
   json: string
 }
 
-export function createAnthropicProvider(settings: ChatProviderSettings): ChatProvider {
+/** An Anthropic provider; `close()` releases its kept-alive connections. */
+export interface AnthropicProvider extends ChatProvider {
+  close(): void
+}
+
+export function createAnthropicProvider(settings: ChatProviderSettings): AnthropicProvider {
   const logger = settings.logger ?? getLogger('providers')
   const timeoutMs = settings.timeoutMs ?? defaultTimeoutMs
   const stallTimeoutMs = settings.stallTimeoutMs ?? defaultStallTimeoutMs
+  // One transport per provider, built with it: a caller's fetch (tests, proxies) is used as given.
+  const transport = settings.fetch ? undefined : createNodeFetch()
   const client = new Anthropic({
     baseURL: settings.baseUrl,
     apiKey: settings.apiKey ?? '',
@@ -62,17 +70,21 @@ export function createAnthropicProvider(settings: ChatProviderSettings): ChatPro
     timeout: timeoutMs + 1000,
     logLevel: 'off',
     // The SDK reads the body lazily; pumped, text that arrived before a cut connection is kept.
-    fetch: createPumpingFetch(settings.fetch),
+    fetch: createPumpingFetch(settings.fetch ?? transport!.fetch),
   })
   const url = joinUrl(settings.baseUrl, 'v1/messages')
 
   return {
     name: settings.name,
     model: settings.model,
+    close() {
+      transport?.close()
+    },
     async *streamChat(request: ChatRequest, options: StreamChatOptions = {}): AsyncIterable<ProviderEvent> {
       const timer = createRequestTimer({ signal: options.signal, timeoutMs, stallTimeoutMs })
       let responded = false
       let yielded = false
+      let completed = false
       try {
         const converted = convertToAnthropicMessages(request.messages)
         const stream = await client.messages.create(
@@ -163,6 +175,7 @@ export function createAnthropicProvider(settings: ChatProviderSettings): ChatPro
         // The SDK's stream ends quietly on an abort; an abort or timeout must still be reported.
         if (timer.cause) throw timer.toError()
         if (!stopped) throw new UpstreamStreamError('upstream stream ended before message_stop')
+        completed = true
         yield { type: 'usage', usage }
         yield { type: 'finish', reason: stopReason ?? 'stop' }
       } catch (error) {
@@ -180,7 +193,7 @@ export function createAnthropicProvider(settings: ChatProviderSettings): ChatPro
         logUpstreamFailure(logger, failure, { provider: settings.name, url })
         throw failure
       } finally {
-        timer.dispose()
+        timer.dispose(completed)
       }
     },
   }

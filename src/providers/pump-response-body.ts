@@ -5,12 +5,17 @@
  * are, so that the SDK reads error bodies the usual way.
  */
 import { createBodyPump } from './create-body-pump.js'
+import { createNodeBodyPump } from './create-node-body-pump.js'
+import { takeNodeBody } from './create-node-fetch.js'
 
 /** Replaces the body of a streamed 2xx answer by an eagerly read one. */
 export function pumpResponseBody(response: Response, signal?: AbortSignal | null): Response {
   const contentType = response.headers.get('content-type') ?? ''
-  if (!response.ok || !response.body || !contentType.includes('text/event-stream')) return response
-  const pump = createBodyPump(response.body)
+  if (!response.ok || !contentType.includes('text/event-stream')) return response
+  // An answer of `createNodeFetch` is pumped from its Node message, without a web stream between.
+  const message = takeNodeBody(response)
+  if (!message && !response.body) return response
+  const pump = message ? createNodeBodyPump(message) : createBodyPump(response.body!)
   const body = new ReadableStream<Uint8Array>(
     {
       async pull(controller) {
