@@ -1,14 +1,15 @@
 /**
- * The `BodyPump` of a Node message (an answer of `createNodeFetch`): the same contract as
- * `createBodyPump` — chunks in arrival order, a transport failure only after the chunks received
- * before it — fed by the message's `data` events, without a web stream or a promise per chunk.
+ * The `BodyPump` of a Node stream (the body of an answer of `createNodeFetch`): the same contract
+ * as `createBodyPump` — chunks in arrival order, a transport failure only after the chunks received
+ * before it — fed by the stream's `data` events, without a web stream or a promise per chunk.
  */
-import type { IncomingMessage } from 'node:http'
+import type { Readable } from 'node:stream'
 import type { BodyPump } from './create-body-pump.js'
 
-export function createNodeBodyPump(message: IncomingMessage): BodyPump {
+export function createNodeBodyPump(body: Readable): BodyPump {
   let chunks: Uint8Array[] = []
   let ended = false
+  let complete = false
   let failure: { error: unknown } | undefined
   let wake: (() => void) | undefined
 
@@ -24,15 +25,18 @@ export function createNodeBodyPump(message: IncomingMessage): BodyPump {
     notify()
   }
 
-  message.on('data', (chunk: Uint8Array) => {
+  body.on('data', (chunk: Uint8Array) => {
     if (ended || chunk.byteLength === 0) return
     chunks.push(chunk)
     notify()
   })
-  message.once('end', () => stop())
-  message.once('error', (error) => stop(error))
+  body.once('end', () => {
+    complete = true
+    stop()
+  })
+  body.once('error', (error) => stop(error))
   // A connection closed before `end` is a cut stream even when no error was emitted.
-  message.once('close', () => stop(message.complete ? undefined : new Error('terminated')))
+  body.once('close', () => stop(complete ? undefined : new Error('terminated')))
 
   return {
     async take() {
@@ -49,7 +53,7 @@ export function createNodeBodyPump(message: IncomingMessage): BodyPump {
       chunks = []
       stop()
       // Still streaming: close the connection so the upstream stops generating.
-      if (!message.complete) message.destroy()
+      if (!complete) body.destroy()
     },
   }
 }

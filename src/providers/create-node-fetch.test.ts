@@ -1,5 +1,6 @@
-import { createServer, type Server } from 'node:http'
+import { createServer, type RequestListener, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
+import { gzipSync } from 'node:zlib'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { type MockModelServer, startMockModelServer } from '../testing/start-mock-model-server.js'
 import { createNodeBodyPump } from './create-node-body-pump.js'
@@ -131,6 +132,37 @@ describe('createNodeFetch', () => {
       await new Promise((resolve) => setTimeout(resolve, 50))
       expect(await (await transport.fetch(url)).text()).toBe('ok')
       expect(sockets.size).toBe(2)
+    } finally {
+      plain.closeAllConnections()
+      await new Promise((resolve) => plain.close(resolve))
+    }
+  })
+
+  it('decodes a gzip body, streamed or not, and follows a redirect like fetch', async () => {
+    transport = createNodeFetch()
+    const handler: RequestListener = (request, response) => {
+      if (request.url === '/old') {
+        response.writeHead(307, { location: '/stream' })
+        response.end()
+      } else if (request.url === '/stream') {
+        response.writeHead(200, { 'content-type': 'text/event-stream', 'content-encoding': 'gzip' })
+        response.end(gzipSync('data: 你好\n\ndata: [DONE]\n\n'))
+      } else {
+        response.writeHead(400, { 'content-type': 'application/json', 'content-encoding': 'gzip' })
+        response.end(gzipSync(JSON.stringify({ error: { message: 'bad' } })))
+      }
+    }
+    const plain = createServer(handler)
+    await new Promise<void>((resolve) => plain.listen(0, '127.0.0.1', resolve))
+    const base = `http://127.0.0.1:${(plain.address() as AddressInfo).port}`
+    try {
+      expect(await readPump(await transport.fetch(`${base}/stream`))).toBe('data: 你好\n\ndata: [DONE]\n\n')
+      const failed = await transport.fetch(`${base}/error`)
+      expect(failed.status).toBe(400)
+      expect(await failed.json()).toEqual({ error: { message: 'bad' } })
+      const redirected = await transport.fetch(`${base}/old`, { method: 'POST', body: '{}' })
+      expect(redirected.status).toBe(200)
+      expect(await redirected.text()).toBe('data: 你好\n\ndata: [DONE]\n\n')
     } finally {
       plain.closeAllConnections()
       await new Promise((resolve) => plain.close(resolve))

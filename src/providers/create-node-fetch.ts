@@ -11,7 +11,8 @@
  */
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http'
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https'
-import { Readable } from 'node:stream'
+import { pipeline, Readable } from 'node:stream'
+import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib'
 
 export interface NodeFetch {
   readonly fetch: typeof fetch
@@ -19,20 +20,20 @@ export interface NodeFetch {
   close(): void
 }
 
-const streamedBodies = new WeakMap<Response, IncomingMessage>()
+const streamedBodies = new WeakMap<Response, Readable>()
 
-/** The Node message behind a streamed answer of a `NodeFetch`, once (the caller reads it). */
-export function takeNodeBody(response: Response): IncomingMessage | undefined {
+/** The Node stream behind a streamed answer of a `NodeFetch`, once (the caller reads it). */
+export function takeNodeBody(response: Response): Readable | undefined {
   const message = streamedBodies.get(response)
   if (message) streamedBodies.delete(response)
   return message
 }
 
 class StreamedNodeResponse extends Response {
-  #message: IncomingMessage
+  #message: Readable
   #body: ReadableStream<Uint8Array<ArrayBuffer>> | undefined
 
-  constructor(message: IncomingMessage, init: ResponseInit) {
+  constructor(message: Readable, init: ResponseInit) {
     super(null, init)
     this.#message = message
   }
@@ -89,7 +90,29 @@ function abortReason(signal: AbortSignal): unknown {
 /** Statuses whose `Response` must have no body. */
 const bodylessStatuses = new Set([101, 103, 204, 205, 304])
 
-async function readAll(message: IncomingMessage): Promise<Buffer> {
+/** Statuses fetch follows (with `redirect: 'follow'`, its default). */
+const redirectStatuses = new Set([301, 302, 303, 307, 308])
+
+/**
+ * The body as sent, decompressed when the server used a content coding anyway (none is asked for,
+ * but fetch decodes them, so this one does too).
+ */
+function decodeBody(message: IncomingMessage): Readable {
+  const coding = (message.headers['content-encoding'] ?? '').trim().toLowerCase()
+  const decoder =
+    coding === 'gzip' || coding === 'x-gzip'
+      ? createGunzip()
+      : coding === 'deflate'
+        ? createInflate()
+        : coding === 'br'
+          ? createBrotliDecompress()
+          : undefined
+  if (!decoder) return message
+  // A failure of either side reaches the decoder, which is what gets read.
+  return pipeline(message, decoder, () => {})
+}
+
+async function readAll(message: Readable): Promise<Buffer> {
   const chunks: Buffer[] = []
   for await (const chunk of message) chunks.push(chunk as Buffer)
   return Buffer.concat(chunks)
@@ -149,14 +172,23 @@ export function createNodeFetch(fallback: typeof fetch = globalThis.fetch): Node
           statusText: message.statusMessage ?? '',
           headers: toResponseHeaders(message),
         }
+        const follow = (init.redirect ?? 'follow') === 'follow'
+        if (follow && redirectStatuses.has(status) && message.headers.location) {
+          // Rare for an API: the global fetch follows it with all of its rules.
+          message.resume()
+          detach()
+          resolve(fallback(input, init))
+          return
+        }
         const contentType = message.headers['content-type'] ?? ''
         if (status >= 200 && status < 300 && contentType.includes('text/event-stream')) {
-          const response = new StreamedNodeResponse(message, responseInit)
-          streamedBodies.set(response, message)
+          const body = decodeBody(message)
+          const response = new StreamedNodeResponse(body, responseInit)
+          streamedBodies.set(response, body)
           resolve(response)
           return
         }
-        readAll(message).then(
+        readAll(decodeBody(message)).then(
           (buffer) =>
             resolve(new Response(bodylessStatuses.has(status) ? null : new Uint8Array(buffer), responseInit)),
           (error: unknown) => reject(new TypeError('fetch failed', { cause: error })),
