@@ -18,6 +18,11 @@ export interface BodyPump {
   take(): Promise<Uint8Array[] | undefined>
   /** Stops reading, drops what is queued and releases the body. */
   cancel(reason?: unknown): void
+  /**
+   * The caller needs nothing more (the reply is complete): like `cancel`, except that a body about
+   * to end may still end by itself, so that its kept-alive connection can be used again.
+   */
+  release?(): void
 }
 
 export function createBodyPump(body: ReadableStream<Uint8Array>): BodyPump {

@@ -6,7 +6,12 @@
 import type { Readable } from 'node:stream'
 import type { BodyPump } from './create-body-pump.js'
 
-export function createNodeBodyPump(body: Readable): BodyPump {
+export interface CreateNodeBodyPumpOptions {
+  /** How long `release()` lets the body end by itself before closing it. @default 1000 */
+  releaseGraceMs?: number
+}
+
+export function createNodeBodyPump(body: Readable, options: CreateNodeBodyPumpOptions = {}): BodyPump {
   let chunks: Uint8Array[] = []
   let ended = false
   let complete = false
@@ -54,6 +59,15 @@ export function createNodeBodyPump(body: Readable): BodyPump {
       stop()
       // Still streaming: close the connection so the upstream stops generating.
       if (!complete) body.destroy()
+    },
+    release() {
+      chunks = []
+      stop()
+      if (complete) return
+      // The end of the body (the last chunk of the chunked encoding) often comes in the next packet.
+      const timer = setTimeout(() => body.destroy(), options.releaseGraceMs ?? 1000)
+      timer.unref()
+      body.once('close', () => clearTimeout(timer))
     },
   }
 }

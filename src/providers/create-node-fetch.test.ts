@@ -5,6 +5,8 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { type MockModelServer, startMockModelServer } from '../testing/start-mock-model-server.js'
 import { createNodeBodyPump } from './create-node-body-pump.js'
 import { createNodeFetch, type NodeFetch, takeNodeBody } from './create-node-fetch.js'
+import { createOpenAIStreamReader } from './create-openai-stream-reader.js'
+import { createRequestTimer } from './create-request-timer.js'
 import { waitUntil } from './test-helpers.js'
 
 let server: MockModelServer
@@ -163,6 +165,62 @@ describe('createNodeFetch', () => {
       const redirected = await transport.fetch(`${base}/old`, { method: 'POST', body: '{}' })
       expect(redirected.status).toBe(200)
       expect(await redirected.text()).toBe('data: 你好\n\ndata: [DONE]\n\n')
+    } finally {
+      plain.closeAllConnections()
+      await new Promise((resolve) => plain.close(resolve))
+    }
+  })
+
+  it('after [DONE] lets a body that ends a moment later end, so its connection is used again', async () => {
+    transport = createNodeFetch()
+    const sockets = new Set<unknown>()
+    const plain: Server = createServer((_request, response) => {
+      sockets.add(response.socket)
+      response.writeHead(200, { 'content-type': 'text/event-stream' })
+      response.write('data: {"choices":[{"index":0,"delta":{"content":"好"},"finish_reason":"stop"}]}\n\n')
+      response.write('data: [DONE]\n\n')
+      // The end of the chunked body comes in a later packet, as from many gateways.
+      setTimeout(() => response.end(), 30)
+    })
+    plain.keepAliveTimeout = 5000
+    await new Promise<void>((resolve) => plain.listen(0, '127.0.0.1', resolve))
+    const url = `http://127.0.0.1:${(plain.address() as AddressInfo).port}/`
+    const readReply = async () => {
+      const timer = createRequestTimer({ timeoutMs: 5000, stallTimeoutMs: 5000 })
+      const pump = createNodeBodyPump(takeNodeBody(await transport.fetch(url))!)
+      const reader = createOpenAIStreamReader({ body: null, pump, timer })
+      const types: string[] = []
+      for (let batch = await reader.next(); batch; batch = await reader.next())
+        types.push(...batch.map((event) => event.type))
+      timer.dispose(true)
+      return types
+    }
+    try {
+      expect(await readReply()).toEqual(['text-delta', 'finish'])
+      await new Promise((resolve) => setTimeout(resolve, 100))
+      expect(await readReply()).toEqual(['text-delta', 'finish'])
+      expect(sockets.size).toBe(1)
+    } finally {
+      plain.closeAllConnections()
+      await new Promise((resolve) => plain.close(resolve))
+    }
+  })
+
+  it('closes a body that does not end within the grace after release', async () => {
+    transport = createNodeFetch()
+    const plain: Server = createServer((_request, response) => {
+      response.writeHead(200, { 'content-type': 'text/event-stream' })
+      response.write('data: [DONE]\n\n')
+    })
+    await new Promise<void>((resolve) => plain.listen(0, '127.0.0.1', resolve))
+    const url = `http://127.0.0.1:${(plain.address() as AddressInfo).port}/`
+    try {
+      const body = takeNodeBody(await transport.fetch(url))!
+      const pump = createNodeBodyPump(body, { releaseGraceMs: 20 })
+      await pump.take()
+      pump.release!()
+      await waitUntil(() => body.destroyed, 'the body was closed')
+      expect(await pump.take()).toBeUndefined()
     } finally {
       plain.closeAllConnections()
       await new Promise((resolve) => plain.close(resolve))

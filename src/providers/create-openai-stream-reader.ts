@@ -109,7 +109,8 @@ export function createOpenAIStreamReader(options: CreateOpenAIStreamReaderOption
       }
       // After [DONE] nothing more counts; a gateway that keeps the connection open must not hang us.
       if (sawDone) {
-        body.cancel()
+        if (body.release) body.release()
+        else body.cancel()
         return finish(batch)
       }
       return batch
