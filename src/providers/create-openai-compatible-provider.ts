@@ -4,7 +4,8 @@
  * into errors; its own retries are off (ours run once, in `createResilientProvider`). The streamed
  * body is read by our strict SSE reader rather than the SDK's `Stream`, which silently ends on a
  * caller's abort, accepts a body that stops without `[DONE]`, and skips lines that are no SSE at all:
- * each of those must become a clear error here.
+ * each of those must become a clear error here. Requests go out through `createNodeFetch` (keep-alive
+ * `node:http` agents, the body read from the Node message) unless the settings bring a `fetch`.
  */
 import OpenAI from 'openai'
 import { getLogger } from '../shared/logger.js'
