@@ -19,17 +19,26 @@ export interface MacroValues {
 
 const weekdays = ['星期日', '星期一', '星期二', '星期三', '星期四', '星期五', '星期六']
 
+// One formatter per time zone: building an Intl.DateTimeFormat costs far more than using one. The
+// process's zone is keyed on TZ, which may be changed at run time.
+const formats = new Map<string, Intl.DateTimeFormat>()
+
 function partsOf(timestamp: number, timeZone: string | undefined): Record<string, string> {
-  const format = new Intl.DateTimeFormat('en-US', {
-    timeZone,
-    year: 'numeric',
-    month: '2-digit',
-    day: '2-digit',
-    hour: '2-digit',
-    minute: '2-digit',
-    weekday: 'short',
-    hourCycle: 'h23',
-  })
+  const key = timeZone === undefined ? `process:${process.env.TZ ?? ''}` : `zone:${timeZone}`
+  let format = formats.get(key)
+  if (!format) {
+    format = new Intl.DateTimeFormat('en-US', {
+      timeZone,
+      year: 'numeric',
+      month: '2-digit',
+      day: '2-digit',
+      hour: '2-digit',
+      minute: '2-digit',
+      weekday: 'short',
+      hourCycle: 'h23',
+    })
+    formats.set(key, format)
+  }
   const parts: Record<string, string> = {}
   for (const part of format.formatToParts(timestamp)) parts[part.type] = part.value
   return parts
