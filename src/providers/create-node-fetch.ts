@@ -118,22 +118,43 @@ async function readAll(message: Readable): Promise<Buffer> {
   return Buffer.concat(chunks)
 }
 
+const builtinFetch = globalThis.fetch
+const dispatcherKey = Symbol.for('undici.globalDispatcher.1')
+
 /**
- * Creates a fetch with its own keep-alive agents. Bodies other than text and bytes (forms, streams)
- * go through `fallback` (the global fetch by default).
+ * Whether the application has routed the global fetch somewhere (its own `fetch`, a proxy dispatcher
+ * set with undici's `setGlobalDispatcher`, Node's env proxy support): then requests go through it,
+ * as they did when the SDKs used the global fetch.
  */
-export function createNodeFetch(fallback: typeof fetch = globalThis.fetch): NodeFetch {
+function isGlobalFetchRouted(): boolean {
+  if (globalThis.fetch !== builtinFetch) return true
+  const dispatcher = (globalThis as unknown as Record<symbol, { constructor?: { name?: string } }>)[
+    dispatcherKey
+  ]
+  if (dispatcher && dispatcher.constructor?.name !== 'Agent') return true
+  return Boolean(process.env.NODE_USE_ENV_PROXY)
+}
+
+/**
+ * Creates a fetch with its own keep-alive agents. Bodies other than text and bytes (forms, streams),
+ * and every request while the global fetch is routed elsewhere, go through `fallback` (the global
+ * fetch of the moment by default).
+ */
+export function createNodeFetch(fallback?: typeof fetch): NodeFetch {
   const httpAgent = new HttpAgent({ keepAlive: true })
   const httpsAgent = new HttpsAgent({ keepAlive: true })
+
+  const callFallback = (input: string | URL | Request, init: RequestInit) =>
+    (fallback ?? globalThis.fetch)(input, init)
 
   const nodeFetch = (async (input: string | URL | Request, init: RequestInit = {}): Promise<Response> => {
     const body = init.body
     const sendable =
       body === undefined || body === null || typeof body === 'string' || body instanceof Uint8Array
-    if (input instanceof Request || !sendable) return fallback(input, init)
+    if (input instanceof Request || !sendable || isGlobalFetchRouted()) return callFallback(input, init)
     const url = typeof input === 'string' ? new URL(input) : input
     const secure = url.protocol === 'https:'
-    if (!secure && url.protocol !== 'http:') return fallback(input, init)
+    if (!secure && url.protocol !== 'http:') return callFallback(input, init)
     const signal = init.signal ?? undefined
     if (signal?.aborted) throw abortReason(signal)
 
@@ -177,7 +198,7 @@ export function createNodeFetch(fallback: typeof fetch = globalThis.fetch): Node
           // Rare for an API: the global fetch follows it with all of its rules.
           message.resume()
           detach()
-          resolve(fallback(input, init))
+          resolve(callFallback(input, init))
           return
         }
         const contentType = message.headers['content-type'] ?? ''
