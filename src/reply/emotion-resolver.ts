@@ -19,22 +19,44 @@ export interface EmotionResolver {
   reportUnknown(label: string, level: 'debug' | 'warn'): void
 }
 
+interface LabelTables {
+  configured: Set<string>
+  aliases: Map<string, string>
+  lowerAliases: Map<string, string>
+}
+
+// The tables of a label list and alias table, shared by every reply that uses the same two objects
+// (the engine passes the config's own, which a reload replaces rather than changes).
+const tablesByEmotions = new WeakMap<readonly string[], WeakMap<object, LabelTables>>()
+
+function readTables(emotions: readonly string[], aliases: Readonly<Record<string, string>>): LabelTables {
+  let byAliases = tablesByEmotions.get(emotions)
+  if (!byAliases) {
+    byAliases = new WeakMap()
+    tablesByEmotions.set(emotions, byAliases)
+  }
+  let tables = byAliases.get(aliases)
+  if (!tables) {
+    tables = {
+      configured: new Set(emotions),
+      aliases: new Map(Object.entries(aliases)),
+      lowerAliases: new Map(
+        Object.entries(aliases).map(([alias, configured]) => [alias.toLowerCase(), configured]),
+      ),
+    }
+    byAliases.set(aliases, tables)
+  }
+  return tables
+}
+
 /** Creates the label resolver of one reply. */
 export function createEmotionResolver(options: EmotionResolverOptions): EmotionResolver {
-  // Built on the first lookup: a parser is created per reply, and a plain reply never looks up.
-  let tables:
-    | { configured: Set<string>; aliases: Map<string, string>; lowerAliases: Map<string, string> }
-    | undefined
+  // Read on the first lookup: a parser is created per reply, and a plain reply never looks up.
+  let tables: LabelTables | undefined
   const reported = new Set<string>()
 
   const find = (label: string): string | undefined => {
-    tables ??= {
-      configured: new Set(options.emotions),
-      aliases: new Map(Object.entries(options.aliases)),
-      lowerAliases: new Map(
-        Object.entries(options.aliases).map(([alias, configured]) => [alias.toLowerCase(), configured]),
-      ),
-    }
+    tables ??= readTables(options.emotions, options.aliases)
     const trimmed = label.trim()
     if (tables.configured.has(trimmed)) return trimmed
     return tables.aliases.get(trimmed) ?? tables.lowerAliases.get(trimmed.toLowerCase())

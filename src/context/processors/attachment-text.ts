@@ -117,6 +117,9 @@ export const attachmentText: ContextProcessor = {
   ],
   async execute(context, settings) {
     const describe = !context.capabilities.vision && readBoolean(settings, 'describe_images', true)
-    for (const message of context.messages) await convertParts(context, message, describe)
+    // Most messages are plain text: no await (and no promise) for them.
+    for (const message of context.messages) {
+      if (typeof message.content !== 'string') await convertParts(context, message, describe)
+    }
   },
 }

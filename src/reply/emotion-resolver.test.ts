@@ -1,0 +1,33 @@
+import { describe, expect, it } from 'vitest'
+import { createEmotionResolver } from './emotion-resolver.js'
+
+describe('createEmotionResolver', () => {
+  const emotions = ['开心', '平静']
+
+  it('maps configured labels, aliases and aliases in any case; keeps and logs an unknown label once', () => {
+    const logged: string[] = []
+    const resolver = createEmotionResolver({
+      emotions,
+      aliases: { happy: '开心' },
+      log: (level, message) => logged.push(`${level}:${message}`),
+    })
+    expect(resolver.resolve(' 开心 ', 'warn')).toBe('开心')
+    expect(resolver.resolve('happy', 'warn')).toBe('开心')
+    expect(resolver.resolve('HAPPY', 'warn')).toBe('开心')
+    expect(resolver.resolve('困惑', 'warn')).toBe('困惑')
+    expect(resolver.resolve('困惑', 'warn')).toBe('困惑')
+    expect(logged).toHaveLength(1)
+    expect(logged[0]).toMatch(/^warn:unknown emotion label "困惑"/)
+  })
+
+  it('uses a new alias table or label list (a reload) from the next reply on', () => {
+    const log = () => {}
+    const first = createEmotionResolver({ emotions, aliases: { happy: '开心' }, log })
+    expect(first.find('happy')).toBe('开心')
+    const reloaded = createEmotionResolver({ emotions, aliases: { happy: '平静' }, log })
+    expect(reloaded.find('happy')).toBe('平静')
+    const relabelled = createEmotionResolver({ emotions: ['难过'], aliases: { happy: '平静' }, log })
+    expect(relabelled.find('开心')).toBeUndefined()
+    expect(relabelled.find('难过')).toBe('难过')
+  })
+})
