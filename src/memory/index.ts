@@ -1,11 +1,11 @@
-export { type CreateHistoryStoreOptions, createHistoryStore } from './history-store-factory.js'
 export * from './history/index.js'
+export { type CreateHistoryStoreOptions, createHistoryStore } from './history-store-factory.js'
+export * from './long-term/index.js'
+export { type CreateMemoryStoreOptions, createMemoryStore } from './memory-store-factory.js'
 export {
   createHistoryResetPolicy,
   type HistoryResetConfig,
   type HistoryResetPolicy,
   type HistoryResetState,
 } from './reset-policy.js'
-export * from './long-term/index.js'
-export { type CreateMemoryStoreOptions, createMemoryStore } from './memory-store-factory.js'
 export type * from './types.js'

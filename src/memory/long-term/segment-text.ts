@@ -68,7 +68,6 @@ function normalizeLatinWord(word: string): string {
  * Devanagari vowel signs or Japanese voicing marks are part of the word.
  */
 function foldLatinDiacritics(word: string): string {
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: the ASCII range is the fast path.
   if (!/[^\u0000-\u007f]/.test(word)) return word
   return word
     .normalize('NFD')
