@@ -9,8 +9,8 @@ import { parseConfig } from '../src/config/load-config.js'
 import type { CharpipeConfigInput } from '../src/config/schema.js'
 import { createCharpipe } from '../src/engine/index.js'
 import { createInMemoryHistoryStore } from '../src/memory/index.js'
+import { sleepWithSignal } from '../src/providers/create-resilient-provider.js'
 import type { ChatProvider, ProviderEvent } from '../src/providers/types.js'
-import { AbortedError } from '../src/shared/errors.js'
 import { createLogger } from '../src/shared/logger.js'
 import { startTimedSseServer } from './engine/timed-sse-server.js'
 
@@ -56,18 +56,7 @@ function createTimedFakeProvider(options: { hang?: boolean; delayMs: number }) {
       const writes: number[] = []
       stamps.push(writes)
       const signal = streamOptions.signal
-      const sleep = (ms: number) =>
-        new Promise<void>((resolve, reject) => {
-          const onAbort = () => {
-            clearTimeout(timer)
-            reject(new AbortedError())
-          }
-          const timer = setTimeout(() => {
-            signal?.removeEventListener('abort', onAbort)
-            resolve()
-          }, ms)
-          signal?.addEventListener('abort', onAbort, { once: true })
-        })
+      const sleep = (ms: number) => sleepWithSignal(ms, signal)
       for (const text of chunks) {
         await sleep(options.delayMs)
         if (/[。！？]/.test(text)) writes.push(performance.now())

@@ -6,9 +6,9 @@ import type { CharpipeConfig } from '../../src/config/schema.js'
 import type { ContextPipeline, ModelCapabilities, PreviewResult } from '../../src/context/types.js'
 import type { EngineParts } from '../../src/engine/engine-parts.js'
 import { createInMemoryHistoryStore } from '../../src/memory/index.js'
+import { sleepWithSignal } from '../../src/providers/create-resilient-provider.js'
 import type { ChatProvider, ChatRequest, ProviderEvent } from '../../src/providers/types.js'
 import type { ReplyEvent, ReplyParser, ReplyParserOptions } from '../../src/reply/types.js'
-import { AbortedError } from '../../src/shared/errors.js'
 import { type ChatMessage, messageText } from '../../src/shared/messages.js'
 
 /** Plain text, sentences end at 。！？ — enough to observe the engine's event flow. */
@@ -180,19 +180,7 @@ export function createScriptedProvider(steps: ScriptedStep[], name = 'fake'): Sc
       requests.push(structuredClone(request))
       const step = steps[Math.min(index, steps.length - 1)] ?? {}
       const signal = options.signal
-      const sleep = (ms: number) =>
-        new Promise<void>((resolve, reject) => {
-          if (signal?.aborted) return reject(new AbortedError())
-          const onAbort = () => {
-            clearTimeout(timer)
-            reject(new AbortedError())
-          }
-          const timer = setTimeout(() => {
-            signal?.removeEventListener('abort', onAbort)
-            resolve()
-          }, ms)
-          signal?.addEventListener('abort', onAbort, { once: true })
-        })
+      const sleep = (ms: number) => sleepWithSignal(ms, signal)
       startedOf(index)
       waiters.get(index)?.()
       for (const text of step.reasoning ?? []) yield { type: 'reasoning-delta', text }
