@@ -19,7 +19,8 @@ let sharedServer: Promise<MockModelServer> | undefined
 function lastUserText(request: ChatRequest): string {
   for (let index = request.messages.length - 1; index >= 0; index--) {
     const message = request.messages[index]!
-    if (message.role === 'user') return messageText(message)
+    // Echo what the user said, not the tone note the pipeline appended ([用户语气：…]).
+    if (message.role === 'user') return messageText(message).replace(/\s*\[用户语气：[^\]]*\]\s*$/u, '')
   }
   return ''
 }

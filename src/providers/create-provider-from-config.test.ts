@@ -29,6 +29,17 @@ describe('createProviderFromConfig', () => {
     expect(result.events.at(-1)).toEqual({ type: 'finish', reason: 'stop' })
   })
 
+  it('echoes what the user said without the appended tone note', async () => {
+    const { config } = parseConfig({ character: { reply_format: 'plain' } })
+    const result = await collectEvents(
+      createProviderFromConfig(config).streamChat({
+        messages: [{ role: 'user', content: '我考了满分[用户语气：愉快]' }],
+      }),
+    )
+    expect(result.text).toContain('我考了满分')
+    expect(result.text).not.toContain('用户语气')
+  })
+
   it('uses the prefix shape for reply_format auto', async () => {
     const { config } = parseConfig({})
     const result = await collectEvents(createProviderFromConfig(config).streamChat(ask))
