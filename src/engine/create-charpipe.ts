@@ -18,6 +18,7 @@ import { createBackgroundWork } from './background-work.js'
 import type { EngineParts } from './engine-parts.js'
 import {
   createEngineRuntime,
+  createPipelineServices,
   type EngineRuntime,
   type ProviderOption,
   releaseRuntimeParts,
@@ -226,13 +227,7 @@ export async function createCharpipe(
         input: turnInput,
         config: runtime.config,
         capabilities: runtime.capabilities,
-        services: {
-          history: runtime.historyStore,
-          memory: runtime.memoryStore,
-          tokenCounter: runtime.tokenCounter,
-          imageDescriber: runtime.imageDescriber,
-          logger: logger.child({ module: 'context' }),
-        },
+        services: createPipelineServices(runtime, logger),
       })
     },
     history: (session, historyOptions) =>

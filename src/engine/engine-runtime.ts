@@ -5,7 +5,7 @@
  * (same provider, same open stores), so a persona edit does not reconnect anything.
  */
 import type { CharpipeConfig } from '../config/schema.js'
-import type { ImageDescriber, ModelCapabilities, TokenCounter } from '../context/types.js'
+import type { ImageDescriber, ModelCapabilities, PipelineServices, TokenCounter } from '../context/types.js'
 import type { HistoryStore, MemoryStore } from '../memory/types.js'
 import type { ChatProvider } from '../providers/types.js'
 import type { ReplyParserOptions } from '../reply/types.js'
@@ -74,6 +74,17 @@ function buildImageDescriber(options: CreateEngineRuntimeOptions): ImageDescribe
   return options.parts.createImageDescriber?.(config, {
     logger: options.logger.child({ module: 'providers' }),
   })
+}
+
+/** What the context pipeline reads through, for a turn or a preview on this runtime. */
+export function createPipelineServices(runtime: EngineRuntime, logger: Logger): PipelineServices {
+  return {
+    history: runtime.historyStore,
+    memory: runtime.memoryStore,
+    tokenCounter: runtime.tokenCounter,
+    imageDescriber: runtime.imageDescriber,
+    logger: logger.child({ module: 'context' }),
+  }
 }
 
 export async function createEngineRuntime(options: CreateEngineRuntimeOptions): Promise<EngineRuntime> {

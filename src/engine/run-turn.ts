@@ -11,7 +11,7 @@ import { renderToolPrompt } from '../tools/tool-call-text.js'
 import type { ToolRegistry } from '../tools/tool-registry.js'
 import { raceAbort } from './abortable.js'
 import type { EngineParts } from './engine-parts.js'
-import type { EngineRuntime } from './engine-runtime.js'
+import { createPipelineServices, type EngineRuntime } from './engine-runtime.js'
 import { runModelSteps } from './run-model-steps.js'
 import { createTurnReply, type EmitTurnEvent } from './turn-reply.js'
 
@@ -85,13 +85,7 @@ export async function runTurn(options: RunTurnOptions): Promise<TurnOutcome> {
         input: options.input,
         config: runtime.config,
         capabilities: runtime.capabilities,
-        services: {
-          history: runtime.historyStore,
-          memory: runtime.memoryStore,
-          tokenCounter: runtime.tokenCounter,
-          imageDescriber: runtime.imageDescriber,
-          logger: options.logger.child({ module: 'context' }),
-        },
+        services: createPipelineServices(runtime, options.logger),
         signal,
         timestamp: options.timestamp,
       }),
