@@ -20,6 +20,17 @@ describe('createEmotionResolver', () => {
     expect(logged[0]).toMatch(/^warn:unknown emotion label "困惑"/)
   })
 
+  it('logs an unknown label once across the replies of one config, again after a reload', () => {
+    const logged: string[] = []
+    const log = (_level: string, message: string) => logged.push(message)
+    const aliases = { happy: '开心' }
+    for (let reply = 0; reply < 3; reply++)
+      createEmotionResolver({ emotions, aliases, log }).resolve('困惑', 'warn')
+    expect(logged).toHaveLength(1)
+    createEmotionResolver({ emotions, aliases: { ...aliases }, log }).resolve('困惑', 'warn')
+    expect(logged).toHaveLength(2)
+  })
+
   it('uses a new alias table or label list (a reload) from the next reply on', () => {
     const log = () => {}
     const first = createEmotionResolver({ emotions, aliases: { happy: '开心' }, log })

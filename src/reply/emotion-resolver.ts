@@ -1,7 +1,8 @@
 /**
  * Maps the emotion labels a model writes to the configured ones: a configured label as is, then the
  * alias table (exact, then case-insensitive: `Happy` → 开心). Unknown labels are kept and logged once
- * per reply, so a prompt that drifts from the configured list is visible without flooding the log.
+ * per label list and alias table (so once per config, not once per reply), so a prompt that drifts
+ * from the configured list is visible without flooding the log.
  */
 
 export interface EmotionResolverOptions {
@@ -23,7 +24,11 @@ interface LabelTables {
   configured: Set<string>
   aliases: Map<string, string>
   lowerAliases: Map<string, string>
+  /** Unknown labels already logged; bounded so a model inventing labels cannot grow it forever. */
+  reported: Set<string>
 }
+
+const mostReportedLabels = 256
 
 // The tables of a label list and alias table, shared by every reply that uses the same two objects
 // (the engine passes the config's own, which a reload replaces rather than changes).
@@ -43,6 +48,7 @@ function readTables(emotions: readonly string[], aliases: Readonly<Record<string
       lowerAliases: new Map(
         Object.entries(aliases).map(([alias, configured]) => [alias.toLowerCase(), configured]),
       ),
+      reported: new Set(),
     }
     byAliases.set(aliases, tables)
   }
@@ -53,7 +59,6 @@ function readTables(emotions: readonly string[], aliases: Readonly<Record<string
 export function createEmotionResolver(options: EmotionResolverOptions): EmotionResolver {
   // Read on the first lookup: a parser is created per reply, and a plain reply never looks up.
   let tables: LabelTables | undefined
-  const reported = new Set<string>()
 
   const find = (label: string): string | undefined => {
     tables ??= readTables(options.emotions, options.aliases)
@@ -63,7 +68,9 @@ export function createEmotionResolver(options: EmotionResolverOptions): EmotionR
   }
 
   const reportUnknown = (label: string, level: 'debug' | 'warn') => {
-    if (reported.has(label)) return
+    tables ??= readTables(options.emotions, options.aliases)
+    const reported = tables.reported
+    if (reported.has(label) || reported.size >= mostReportedLabels) return
     reported.add(label)
     options.log(
       level,
