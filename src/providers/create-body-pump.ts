@@ -9,6 +9,8 @@
  * as it is received. The queue holds at most one reply, so it is not bounded.
  */
 
+import { createChunkQueue } from './create-chunk-queue.js'
+
 export interface BodyPump {
   /**
    * Resolves with every chunk received since the last call (never an empty list), or `undefined`
@@ -27,48 +29,27 @@ export interface BodyPump {
 
 export function createBodyPump(body: ReadableStream<Uint8Array>): BodyPump {
   const reader = body.getReader()
-  let chunks: Uint8Array[] = []
-  let ended = false
-  let failure: { error: unknown } | undefined
-  let wake: (() => void) | undefined
-
-  const notify = () => {
-    const resume = wake
-    wake = undefined
-    resume?.()
-  }
+  const queue = createChunkQueue()
 
   const pump = async () => {
     try {
       for (;;) {
         const { value, done } = await reader.read()
         if (done) break
-        if (value.byteLength > 0) chunks.push(value)
-        notify()
+        queue.push(value)
       }
+      queue.end()
     } catch (error) {
-      failure = { error }
+      queue.end(error)
     }
-    ended = true
-    notify()
   }
   void pump()
 
   return {
-    async take() {
-      while (chunks.length === 0 && !ended) await new Promise<void>((resolve) => (wake = resolve))
-      if (chunks.length > 0) {
-        const taken = chunks
-        chunks = []
-        return taken
-      }
-      if (failure) throw failure.error
-      return undefined
-    },
+    take: () => queue.take(),
     cancel(reason) {
-      chunks = []
-      ended = true
-      notify()
+      queue.clear()
+      queue.end()
       reader.cancel(reason).catch(() => {})
     },
   }
