@@ -85,6 +85,15 @@ export async function executeTurn(options: ExecuteTurnOptions): Promise<void> {
   let runtime: EngineRuntime | undefined
   // Set when background work took the runtime over and releases it itself.
   let handedOver = false
+  const persistOptions = (on: EngineRuntime, outcome: TurnOutcome): PersistTurnOptions => ({
+    runtime: on,
+    parts: options.parts,
+    input,
+    turn: handle.turn,
+    startedAt,
+    outcome,
+    logger: options.logger,
+  })
   try {
     try {
       await raceAbort(options.previous, signal)
@@ -101,15 +110,7 @@ export async function executeTurn(options: ExecuteTurnOptions): Promise<void> {
       emitClosing(options, outcome)
       emitDone(options, runtime, outcome)
       await options.previous
-      await storeTurn({
-        runtime,
-        parts: options.parts,
-        input,
-        turn: handle.turn,
-        startedAt,
-        outcome,
-        logger: options.logger,
-      })
+      await storeTurn(persistOptions(runtime, outcome))
       return
     }
     handle.running = true
@@ -127,15 +128,7 @@ export async function executeTurn(options: ExecuteTurnOptions): Promise<void> {
       logger: options.logger,
     })
     emitClosing(options, outcome)
-    const persist: PersistTurnOptions = {
-      runtime,
-      parts: options.parts,
-      input,
-      turn: handle.turn,
-      startedAt,
-      outcome,
-      logger: options.logger,
-    }
+    const persist = persistOptions(runtime, outcome)
     const storeError = await storeTurn(persist)
     if (storeError) options.emit({ type: 'llm_error', code: storeError.code, message: storeError.message })
     emitDone(options, runtime, outcome)
