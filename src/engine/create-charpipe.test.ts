@@ -265,3 +265,54 @@ describe('createCharpipe: interruption', () => {
     expect(after[0]).toMatchObject({ type: 'llm_error', code: 'bad_request' })
   })
 })
+
+describe('createCharpipe: run (events to a callback)', () => {
+  it('hands over the same events generate yields, then resolves', async () => {
+    const chunks = ['你好', '呀。今天', '天气不错！']
+    const iterated = await collectEvents((await setup([{ chunks }])).charpipe.generate({ text: '嗨' }))
+    const { charpipe } = await setup([{ chunks }])
+    const relayed: CharpipeEvent[] = []
+    await charpipe.run({ text: '嗨' }, (event) => relayed.push(event))
+    const shape = (events: CharpipeEvent[]) => events.map(({ turn: _turn, ...rest }) => rest)
+    expect(shape(relayed)).toEqual(shape(iterated))
+    expect(relayed.at(-1)?.type).toBe('llm_done')
+  })
+
+  it('refuses bad input with llm_error and llm_done, and resolves', async () => {
+    const { charpipe } = await setup([])
+    const relayed: CharpipeEvent[] = []
+    await charpipe.run({ text: 42 } as never, (event) => relayed.push(event))
+    expect(typesOf(relayed)).toEqual(['llm_error', 'llm_done'])
+    expect(relayed[0]).toMatchObject({ code: 'bad_request' })
+  })
+
+  it('an aborted signal interrupts the turn', async () => {
+    const { charpipe, historyStore } = await setup([{ chunks: ['一。'], hang: true }])
+    const controller = new AbortController()
+    const relayed: CharpipeEvent[] = []
+    await charpipe.run(
+      { text: 'x' },
+      (event) => {
+        relayed.push(event)
+        if (event.type === 'llm_sentence') controller.abort()
+      },
+      { signal: controller.signal },
+    )
+    expect(doneOf(relayed).interrupted).toBe(true)
+    expect((await historyStore.listMessages(scope()))[1]).toMatchObject({ content: '一。', interrupted: true })
+  })
+
+  it('a listener that throws interrupts the turn and the promise rejects with its error', async () => {
+    const { charpipe } = await setup([{ chunks: ['一。'], hang: true }])
+    const done: boolean[] = []
+    charpipe.on('llm_done', (event) => done.push(event.interrupted))
+    const failure = new Error('the socket is gone')
+    await expect(
+      charpipe.run({ text: 'x' }, (event) => {
+        if (event.type === 'llm_sentence') throw failure
+      }),
+    ).rejects.toBe(failure)
+    expect(done).toEqual([true])
+    expect(charpipe.activeSessions()).toEqual([])
+  })
+})

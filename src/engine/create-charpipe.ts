@@ -195,6 +195,43 @@ export async function createCharpipe(
     }
   }
 
+  /**
+   * `generate` without the iterator: each event is handed to `onEvent` as it happens. A server
+   * relaying a thousand turns pays for every promise an iterator layer adds per event.
+   */
+  function run(input: GenerateInput, onEvent: (event: CharpipeEvent) => void, runOptions: GenerateOptions = {}) {
+    return new Promise<void>((resolve, reject) => {
+      const signal = runOptions.signal
+      let handle: TurnHandle | undefined
+      let listenerError: { error: unknown } | undefined
+      let finished = false
+      const onAbort = () => {
+        if (handle) abortTurn(handle, { kind: 'signal' })
+      }
+      const deliver = (event: CharpipeEvent) => {
+        if (listenerError) return
+        try {
+          onEvent(event)
+        } catch (error) {
+          // A listener that throws has stopped listening, as a consumer leaving its loop would.
+          listenerError = { error }
+          if (handle) abortTurn(handle, { kind: 'consumer' })
+        }
+      }
+      const finish = () => {
+        finished = true
+        signal?.removeEventListener('abort', onAbort)
+        if (listenerError) reject(listenerError.error)
+        else resolve()
+      }
+      handle = startTurn(input, deliver, finish).handle
+      // A turn refused at once (bad input) has already finished here.
+      if (finished) return
+      if (signal?.aborted) onAbort()
+      else signal?.addEventListener('abort', onAbort, { once: true })
+    })
+  }
+
   const interruptHandles = async (handles: TurnHandle[], options: InterruptOptions = {}) => {
     for (const handle of handles) {
       abortTurn(handle, handle.running ? { kind: 'interrupt', heard: options.heard } : { kind: 'interrupt' })
@@ -204,6 +241,7 @@ export async function createCharpipe(
 
   const charpipe: Charpipe = {
     generate: (input, generateOptions) => generate(input, generateOptions),
+    run,
     on: (type, listener) => bus.on(type, listener),
     off: (type, listener) => bus.off(type, listener),
     interrupt: (session, interruptOptions) => interruptHandles(lanes.turnsOf(session), interruptOptions),

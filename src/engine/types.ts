@@ -24,6 +24,12 @@ export type CharpipeListener<T extends CharpipeEventType> = (event: CharpipeEven
 export interface Charpipe {
   /** Runs one turn; yields its events, `llm_done` exactly once and last. Leaving the loop early interrupts the turn. */
   generate(input: GenerateInput, options?: GenerateOptions): AsyncIterable<CharpipeEvent>
+  /**
+   * Runs one turn like `generate`, handing each event to `onEvent` as it happens; resolves after
+   * `llm_done`. Cheaper per event than iterating: for servers relaying many turns at once. If
+   * `onEvent` throws, the turn is interrupted and the promise rejects with that error.
+   */
+  run(input: GenerateInput, onEvent: (event: CharpipeEvent) => void, options?: GenerateOptions): Promise<void>
   /** Subscribes to the events of every turn (also accepts LLM_CHUNK, LLM_SENTENCE, LLM_DONE, …). Returns an unsubscribe function. */
   on<T extends CharpipeEventType>(type: T | string, listener: CharpipeListener<T>): () => void
   off<T extends CharpipeEventType>(type: T | string, listener: CharpipeListener<T>): void

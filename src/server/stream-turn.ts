@@ -1,6 +1,7 @@
 /**
  * Runs one turn through the `Charpipe` for a server endpoint and records its metrics on the way.
- * Every endpoint (WebSocket, SSE, OpenAI-compatible) goes through here.
+ * Every endpoint goes through here: `streamTurn` for those that await each write (SSE, with
+ * backpressure), `relayTurn` for the WebSocket, which sends as events happen.
  */
 import type { Charpipe, GenerateInput } from '../engine/types.js'
 import type { CharpipeEvent } from '../shared/events.js'
@@ -14,14 +15,14 @@ export interface StreamTurnOptions {
   endpoint: 'ws' | 'sse' | 'openai'
 }
 
-/** The turn's events, as the engine yields them. */
-export async function* streamTurn(options: StreamTurnOptions): AsyncGenerator<CharpipeEvent> {
+/** Counts the turn and returns what records each of its events in the metrics. */
+function observeTurn(options: StreamTurnOptions): (event: CharpipeEvent) => void {
   const { metrics } = options
   const started = performance.now()
   let sawChunk = false
   let sawSentence = false
   metrics.turns.inc({ endpoint: options.endpoint })
-  for await (const event of options.charpipe.generate(options.input, { signal: options.signal })) {
+  return (event) => {
     if (event.type === 'llm_chunk' && !sawChunk) {
       sawChunk = true
       metrics.timeToFirstChunk.observe((performance.now() - started) / 1000)
@@ -31,6 +32,30 @@ export async function* streamTurn(options: StreamTurnOptions): AsyncGenerator<Ch
     } else if (event.type === 'llm_error') {
       metrics.errors.inc({ code: event.code })
     }
+  }
+}
+
+/** The turn's events, as the engine yields them. */
+export async function* streamTurn(options: StreamTurnOptions): AsyncGenerator<CharpipeEvent> {
+  const observe = observeTurn(options)
+  for await (const event of options.charpipe.generate(options.input, { signal: options.signal })) {
+    observe(event)
     yield event
   }
+}
+
+/** The turn's events handed to `onEvent` as they happen; resolves after `llm_done`. */
+export function relayTurn(
+  options: StreamTurnOptions & { onEvent: (event: CharpipeEvent) => void },
+): Promise<void> {
+  const observe = observeTurn(options)
+  const { onEvent } = options
+  return options.charpipe.run(
+    options.input,
+    (event) => {
+      observe(event)
+      onEvent(event)
+    },
+    { signal: options.signal },
+  )
 }

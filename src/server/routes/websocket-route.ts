@@ -3,12 +3,13 @@
  * share one socket; a frame that is not valid gets an `error` frame naming the problem and the
  * connection stays open. Turns still running when the socket closes are interrupted.
  */
+import type { Writable } from 'node:stream'
 import type { WSContext, WSEvents } from 'hono/ws'
 import type { Charpipe } from '../../engine/types.js'
 import type { Logger } from '../../shared/logger.js'
 import type { ServerMetrics } from '../create-server-metrics.js'
 import { type ClientFrame, clientFrameSchema, formatZodIssues } from '../request-schemas.js'
-import { streamTurn } from '../stream-turn.js'
+import { relayTurn } from '../stream-turn.js'
 
 export interface CreateWebSocketEventsOptions {
   charpipe: Charpipe
@@ -22,13 +23,28 @@ export interface CreateWebSocketEventsOptions {
 
 const OPEN = 1
 
+/**
+ * One model chunk usually yields several events (`llm_chunk`, `llm_sentence`, …) in the same tick;
+ * corking the TCP socket until the tick ends sends their frames in one write instead of one each,
+ * and a write (a syscall) is the largest per-frame cost of a busy server. `_socket` is the `ws`
+ * socket's transport, public in all but name since ws 1; without it frames go out one by one.
+ */
+function holdWritesUntilTick(socket: WSContext): void {
+  const transport = (socket.raw as { _socket?: Writable } | undefined)?._socket
+  if (!transport || transport.writableCorked > 0) return
+  transport.cork()
+  process.nextTick(() => transport.uncork())
+}
+
 export function createWebSocketEvents(options: CreateWebSocketEventsOptions): WSEvents {
   const { charpipe, metrics, logger } = options
   const running = new Set<AbortController>()
   let untrack: (() => void) | undefined
 
   const send = (socket: WSContext, payload: unknown) => {
-    if (socket.readyState === OPEN) socket.send(JSON.stringify(payload))
+    if (socket.readyState !== OPEN) return
+    holdWritesUntilTick(socket)
+    socket.send(JSON.stringify(payload))
   }
   const sendBadRequest = (socket: WSContext, message: string) =>
     send(socket, { type: 'error', code: 'bad_request', message })
@@ -43,15 +59,14 @@ export function createWebSocketEvents(options: CreateWebSocketEventsOptions): WS
         emotion: frame.emotion,
         images: frame.images,
       }
-      for await (const event of streamTurn({
+      await relayTurn({
         charpipe,
         input,
         signal: controller.signal,
         metrics,
         endpoint: 'ws',
-      })) {
-        send(socket, event)
-      }
+        onEvent: (event) => send(socket, event),
+      })
     } catch (error) {
       logger.error({ error }, 'websocket turn failed')
       send(socket, { type: 'error', code: 'internal', message: 'the turn failed; see the server log' })

@@ -192,6 +192,9 @@ export function createFakeCharpipe(options: CreateFakeCharpipeOptions): FakeChar
         yield event
       }
     },
+    async run(input: GenerateInput, onEvent: (event: CharpipeEvent) => void, runOptions?: GenerateOptions) {
+      for await (const event of charpipe.generate(input, runOptions)) onEvent(event)
+    },
     on<T extends CharpipeEventType>(type: T | string, listener: CharpipeListener<T>) {
       const set = listeners.get(type) ?? new Set()
       listeners.set(type, set)
