@@ -299,7 +299,10 @@ describe('createCharpipe: run (events to a callback)', () => {
       { signal: controller.signal },
     )
     expect(doneOf(relayed).interrupted).toBe(true)
-    expect((await historyStore.listMessages(scope()))[1]).toMatchObject({ content: '一。', interrupted: true })
+    expect((await historyStore.listMessages(scope()))[1]).toMatchObject({
+      content: '一。',
+      interrupted: true,
+    })
   })
 
   it('a listener that throws interrupts the turn and the promise rejects with its error', async () => {

@@ -199,7 +199,11 @@ export async function createCharpipe(
    * `generate` without the iterator: each event is handed to `onEvent` as it happens. A server
    * relaying a thousand turns pays for every promise an iterator layer adds per event.
    */
-  function run(input: GenerateInput, onEvent: (event: CharpipeEvent) => void, runOptions: GenerateOptions = {}) {
+  function run(
+    input: GenerateInput,
+    onEvent: (event: CharpipeEvent) => void,
+    runOptions: GenerateOptions = {},
+  ) {
     return new Promise<void>((resolve, reject) => {
       const signal = runOptions.signal
       let handle: TurnHandle | undefined
