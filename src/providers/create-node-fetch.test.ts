@@ -140,6 +140,31 @@ describe('createNodeFetch', () => {
     }
   })
 
+  it('sends the path and query of the URL, given as a string or a URL, to the host it names', async () => {
+    transport = createNodeFetch()
+    const seen: string[] = []
+    const plain: Server = createServer((request, response) => {
+      seen.push(`${request.headers.host} ${request.url}`)
+      response.end('ok')
+    })
+    await new Promise<void>((resolve) => plain.listen(0, '127.0.0.1', resolve))
+    const port = (plain.address() as AddressInfo).port
+    try {
+      const first = `http://localhost:${port}/v1/chat/completions?api-version=2024-10-01`
+      await (await transport.fetch(first)).text()
+      await (await transport.fetch(first)).text()
+      await (await transport.fetch(new URL(`http://127.0.0.1:${port}/a%20b/?q=%E4%BD%A0`))).text()
+      expect(seen).toEqual([
+        `localhost:${port} /v1/chat/completions?api-version=2024-10-01`,
+        `localhost:${port} /v1/chat/completions?api-version=2024-10-01`,
+        `127.0.0.1:${port} /a%20b/?q=%E4%BD%A0`,
+      ])
+    } finally {
+      plain.closeAllConnections()
+      await new Promise((resolve) => plain.close(resolve))
+    }
+  })
+
   it('decodes a gzip body, streamed or not, and follows a redirect like fetch', async () => {
     transport = createNodeFetch()
     const handler: RequestListener = (request, response) => {

@@ -135,6 +135,29 @@ function isGlobalFetchRouted(): boolean {
   return Boolean(process.env.NODE_USE_ENV_PROXY)
 }
 
+/** Where a request goes, as `node:http` takes it. */
+interface RequestTarget {
+  protocol: string
+  hostname: string
+  port: string
+  path: string
+  auth?: string
+}
+
+function toRequestTarget(url: URL): RequestTarget {
+  const target: RequestTarget = {
+    protocol: url.protocol,
+    // `[::1]` names the host for a URL; node:http wants it bare.
+    hostname: url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname,
+    port: url.port,
+    path: `${url.pathname}${url.search}`,
+  }
+  if (url.username || url.password) {
+    target.auth = `${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`
+  }
+  return target
+}
+
 /**
  * Creates a fetch with its own keep-alive agents. Bodies other than text and bytes (forms, streams),
  * and every request while the global fetch is routed elsewhere, go through `fallback` (the global
@@ -147,14 +170,27 @@ export function createNodeFetch(fallback?: typeof fetch): NodeFetch {
   const callFallback = (input: string | URL | Request, init: RequestInit) =>
     (fallback ?? globalThis.fetch)(input, init)
 
+  // A provider calls the same few URLs every turn: each is parsed once.
+  const targets = new Map<string, RequestTarget>()
+  const readTarget = (input: string | URL): RequestTarget => {
+    if (typeof input !== 'string') return toRequestTarget(input)
+    let target = targets.get(input)
+    if (!target) {
+      target = toRequestTarget(new URL(input))
+      if (targets.size >= 32) targets.clear()
+      targets.set(input, target)
+    }
+    return target
+  }
+
   const nodeFetch = (async (input: string | URL | Request, init: RequestInit = {}): Promise<Response> => {
     const body = init.body
     const sendable =
       body === undefined || body === null || typeof body === 'string' || body instanceof Uint8Array
     if (input instanceof Request || !sendable || isGlobalFetchRouted()) return callFallback(input, init)
-    const url = typeof input === 'string' ? new URL(input) : input
-    const secure = url.protocol === 'https:'
-    if (!secure && url.protocol !== 'http:') return callFallback(input, init)
+    const target = readTarget(input)
+    const secure = target.protocol === 'https:'
+    if (!secure && target.protocol !== 'http:') return callFallback(input, init)
     const signal = init.signal ?? undefined
     if (signal?.aborted) throw abortReason(signal)
 
@@ -168,7 +204,8 @@ export function createNodeFetch(fallback?: typeof fetch): NodeFetch {
 
     return new Promise<Response>((resolve, reject) => {
       const send = secure ? httpsRequest : httpRequest
-      const outgoing = send(url, {
+      const outgoing = send({
+        ...target,
         method: init.method ?? 'GET',
         headers,
         agent: secure ? httpsAgent : httpAgent,
