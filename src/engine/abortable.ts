@@ -35,39 +35,49 @@ export function raceAbort<T>(promise: Promise<T>, signal: AbortSignal): Promise<
  * `AbortedError` at once). The source is told to stop with `return()`, not awaited: a source that
  * ignores it cannot hold us. A callback rather than a generator, and one abort listener for the
  * whole iteration: this is the per-chunk path, where each generator layer costs promises and ticks
- * per item, and adding and removing a listener per item costs more than the rest of the race.
+ * per item, and adding and removing a listener per item costs more than the rest of the race. The
+ * loop is written as `then` callbacks, not `await`: one promise per item, the source's own.
  */
-export async function forEachUntilAborted<T>(
+export function forEachUntilAborted<T>(
   iterable: AsyncIterable<T>,
   signal: AbortSignal,
   visit: (item: T) => void,
 ): Promise<void> {
-  const iterator = iterable[Symbol.asyncIterator]()
-  let finished = false
-  let rejectPending: ((error: unknown) => void) | undefined
-  const onAbort = () => rejectPending?.(abortError(signal))
-  signal.addEventListener('abort', onAbort, { once: true })
-  try {
-    while (true) {
-      const next = iterator.next()
-      if (signal.aborted) {
-        next.catch(() => {})
-        throw abortError(signal)
-      }
-      const result = await new Promise<IteratorResult<T>>((resolve, reject) => {
-        rejectPending = reject
-        next.then(resolve, reject)
-      })
-      rejectPending = undefined
-      if (result.done) {
-        finished = true
-        return
-      }
-      visit(result.value)
+  return new Promise<void>((resolve, reject) => {
+    const iterator = iterable[Symbol.asyncIterator]()
+    let settled = false
+    const settle = (error?: unknown) => {
+      if (settled) return
+      settled = true
+      signal.removeEventListener('abort', onAbort)
+      if (error === undefined) return resolve()
+      void Promise.resolve(iterator.return?.()).catch(() => {})
+      reject(error)
     }
-  } finally {
-    rejectPending = undefined
-    signal.removeEventListener('abort', onAbort)
-    if (!finished) void Promise.resolve(iterator.return?.()).catch(() => {})
-  }
+    const onAbort = () => settle(abortError(signal))
+    const onResult = (result: IteratorResult<T>) => {
+      if (settled) return
+      if (result.done) return settle()
+      try {
+        visit(result.value)
+      } catch (error) {
+        return settle(error)
+      }
+      pull()
+    }
+    const onFailure = (error: unknown) => settle(error ?? new Error('the source failed'))
+    const pull = () => {
+      if (settled) return
+      let next: Promise<IteratorResult<T>>
+      try {
+        next = iterator.next()
+      } catch (error) {
+        return settle(error ?? new Error('the source failed'))
+      }
+      next.then(onResult, onFailure)
+    }
+    if (signal.aborted) return settle(abortError(signal))
+    signal.addEventListener('abort', onAbort, { once: true })
+    pull()
+  })
 }

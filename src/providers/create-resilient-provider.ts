@@ -76,55 +76,69 @@ export function createResilientProvider(options: CreateResilientProviderOptions)
     close() {
       for (const provider of providers) (provider as ChatProvider & { close?: () => void }).close?.()
     },
-    async *streamChat(
-      request: ChatRequest,
-      streamOptions: StreamChatOptions = {},
-    ): AsyncIterable<ProviderEvent> {
+    streamChat(request: ChatRequest, streamOptions: StreamChatOptions = {}): AsyncIterable<ProviderEvent> {
       const { signal } = streamOptions
-      let lastFailure: CharpipeError | undefined
-      for (let position = 0; position < providers.length; position++) {
-        const provider = providers[position]!
-        for (let attempt = 0; ; attempt++) {
-          let passedOn = false
-          try {
-            for await (const event of provider.streamChat(request, streamOptions)) {
-              passedOn = true
-              yield event
+      const abortedBy = (error: unknown, failure: CharpipeError) =>
+        failure.code === 'aborted' ? failure : new AbortedError('the request was aborted', { cause: error })
+      // Once an event has been passed on, the stream is the provider's own: its items go through
+      // untouched (this is the per-chunk path) and a failure is final.
+      let streaming: AsyncIterator<ProviderEvent> | undefined
+      let stopped = false
+      const finalFailure = (error: unknown): never => {
+        const failure = toCharpipeError(error)
+        throw signal?.aborted ? abortedBy(error, failure) : failure
+      }
+
+      const firstEvent = async (): Promise<IteratorResult<ProviderEvent>> => {
+        let lastFailure: CharpipeError | undefined
+        for (let position = 0; position < providers.length; position++) {
+          const provider = providers[position]!
+          for (let attempt = 0; ; attempt++) {
+            const iterator = provider.streamChat(request, streamOptions)[Symbol.asyncIterator]()
+            try {
+              const first = await iterator.next()
+              streaming = iterator
+              if (stopped) void iterator.return?.()
+              return first
+            } catch (error) {
+              const failure = toCharpipeError(error)
+              if (signal?.aborted || failure.code === 'aborted') throw abortedBy(error, failure)
+              lastFailure = failure
+              if (!failure.isRetryable || attempt >= maxRetries) break
+              const delay = backoffDelay(attempt, failure)
+              logger.warn(
+                {
+                  provider: provider.name,
+                  code: failure.code,
+                  status: failure.status,
+                  attempt: attempt + 1,
+                  delayMs: delay,
+                },
+                `retrying ${provider.name} in ${delay} ms after ${failure.code}`,
+              )
+              await sleep(delay, signal)
             }
-            return
-          } catch (error) {
-            const failure = toCharpipeError(error)
-            if (signal?.aborted || failure.code === 'aborted') {
-              throw failure.code === 'aborted'
-                ? failure
-                : new AbortedError('the request was aborted', { cause: error })
-            }
-            if (passedOn) throw failure
-            lastFailure = failure
-            if (!failure.isRetryable || attempt >= maxRetries) break
-            const delay = backoffDelay(attempt, failure)
+          }
+          const next = providers[position + 1]
+          if (next) {
             logger.warn(
-              {
-                provider: provider.name,
-                code: failure.code,
-                status: failure.status,
-                attempt: attempt + 1,
-                delayMs: delay,
-              },
-              `retrying ${provider.name} in ${delay} ms after ${failure.code}`,
+              { provider: provider.name, fallback: next.name, code: lastFailure?.code },
+              `${provider.name} failed before its first chunk; falling back to ${next.name}`,
             )
-            await sleep(delay, signal)
           }
         }
-        const next = providers[position + 1]
-        if (next) {
-          logger.warn(
-            { provider: provider.name, fallback: next.name, code: lastFailure?.code },
-            `${provider.name} failed before its first chunk; falling back to ${next.name}`,
-          )
-        }
+        throw lastFailure ?? new CharpipeError('internal', 'no provider to call')
       }
-      throw lastFailure ?? new CharpipeError('internal', 'no provider to call')
+
+      const iterator: AsyncIterator<ProviderEvent> = {
+        next: () => (streaming ? streaming.next().then(undefined, finalFailure) : firstEvent()),
+        return: async () => {
+          stopped = true
+          await streaming?.return?.()
+          return { value: undefined, done: true }
+        },
+      }
+      return { [Symbol.asyncIterator]: () => iterator }
     },
   }
 }
