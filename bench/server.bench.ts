@@ -7,6 +7,7 @@
  * Reports errors, the added latency of `llm_sentence` (client arrival minus the mock's write of the
  * chunk that completed it), the server layer's share of it (engine emission to client arrival), the
  * server process's CPU per sentence and its memory per session. `BENCH_SESSIONS=100,500` picks levels.
+ * Both processes run the built package (`dist/`, built first when older than `src/`).
  *
  *   node --import tsx bench/server.bench.ts
  */
@@ -14,11 +15,13 @@ import { fork } from 'node:child_process'
 import { loadavg } from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { parseConfig } from '../src/config/load-config.js'
-import { createCharpipe } from '../src/engine/index.js'
-import { startServer } from '../src/server/index.js'
-import { createLogger } from '../src/shared/logger.js'
+import { ensureBuilt, importBuiltPackage, importBuiltServer } from './built-package.js'
 import type { LevelResult } from './server/summarize-level.js'
+
+// The server as it ships: the built package (see built-package.ts).
+ensureBuilt()
+const { createCharpipe, createLogger, parseConfig } = await importBuiltPackage()
+const { startServer } = await importBuiltServer()
 
 const here = dirname(fileURLToPath(import.meta.url))
 const child = fork(join(here, 'server', 'run-clients.ts'), [], { execArgv: ['--import', 'tsx'] })

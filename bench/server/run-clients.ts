@@ -9,7 +9,7 @@
  */
 import { ServerResponse } from 'node:http'
 import WebSocket from 'ws'
-import { startMockModelServer } from '../../src/testing/index.js'
+import { importBuiltTesting } from '../built-package.js'
 import { type LevelResult, percentile, summarizeLevel } from './summarize-level.js'
 
 const sentencesPerReply = 40
@@ -19,13 +19,16 @@ const rounds = 1
 // Turn starts spread over 5 s (a turn's setup costs the engine a few ms of CPU; 1,000 at the same
 // instant would measure a start-up burst, not streaming). Turns stream 8 s, so all overlap.
 const rampMs = Number(process.env.BENCH_RAMP_MS ?? 5000)
+const { startMockModelServer } = await importBuiltTesting()
 const sentencePattern = /(\d{2}s\d{4}。)/g
 // Absolute times (ms since the epoch, sub-millisecond), comparable with the server process's.
 const now = () => performance.timeOrigin + performance.now()
 const sentAt = new Map<string, number>()
 const arrivedAt = new Map<string, number>()
-// BENCH_DEBUG=1: latency by sentence index, to see where a tail comes from.
-const byIndex: number[][] = []
+// BENCH_DEBUG=1: latency by arrival time (quarter seconds since the round started), to see when a
+// tail happens (the ramp of turn starts, a major GC).
+const byQuarterSecond: number[][] = []
+let roundStartedAt = 0
 
 // Records when the mock writes each sentence chunk (bench-only instrumentation of this process).
 const originalWrite = ServerResponse.prototype.write
@@ -106,6 +109,7 @@ async function runRound(
 ) {
   sentAt.clear()
   arrivedAt.clear()
+  roundStartedAt = now()
   await Promise.all(
     sockets.map(
       (socket, index) =>
@@ -123,8 +127,9 @@ async function runRound(
               else {
                 result.added.push(arrived - sent)
                 if (process.env.BENCH_DEBUG) {
-                  const index = Number(event.text.slice(1, 3))
-                  byIndex[index] = [...(byIndex[index] ?? []), arrived - sent]
+                  const quarter = Math.floor((arrived - roundStartedAt) / 250)
+                  byQuarterSecond[quarter] ??= []
+                  byQuarterSecond[quarter].push(arrived - sent)
                 }
               }
             } else if (event.type === 'llm_error' || event.type === 'error') {
@@ -168,16 +173,16 @@ for (const sessions of levels) {
   for (let round = 0; round < rounds; round++) await runRound(sockets, raw)
   const seconds = (performance.now() - started) / 1000
   if (process.env.BENCH_DEBUG) {
-    const sorted = byIndex.map((values) => [...values].sort((left, right) => left - right))
+    const sorted = byQuarterSecond.map((values) => [...values].sort((left, right) => left - right))
     console.error(
-      sorted
+      `added p50/p99 (ms) by arrival time: ${sorted
         .map(
-          (values, index) =>
-            `${index}: ${percentile(values, 0.5).toFixed(0)}/${percentile(values, 0.99).toFixed(0)}`,
+          (values, quarter) =>
+            `${quarter / 4}s ${percentile(values, 0.5).toFixed(0)}/${percentile(values, 0.99).toFixed(0)}`,
         )
-        .join('  '),
+        .join('  ')}`,
     )
-    byIndex.length = 0
+    byQuarterSecond.length = 0
   }
   sendToParent({ type: 'level-finished' })
   const { entries } = await nextMessage<{ entries: [string, number][] }>('emissions')
