@@ -7,7 +7,8 @@
  * Reports errors, the added latency of `llm_sentence` (client arrival minus the mock's write of the
  * chunk that completed it), the server layer's share of it (engine emission to client arrival), the
  * server process's CPU per sentence and its memory per session. `BENCH_SESSIONS=100,500` picks levels.
- * Both processes run the built package (`dist/`, built first when older than `src/`).
+ * Both processes run the built package (`dist/`, built first when older than `src/`); the server's
+ * runs with the Node flags of `charpipe serve`.
  *
  *   node --import tsx bench/server.bench.ts
  */
@@ -15,8 +16,14 @@ import { fork } from 'node:child_process'
 import { loadavg } from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { needsServeNodeFlags, relaunchWithServeNodeFlags } from '../src/cli/relaunch-with-node-flags.js'
 import { ensureBuilt, importBuiltPackage, importBuiltServer } from './built-package.js'
 import type { LevelResult } from './server/summarize-level.js'
+
+// This process is the server: it runs with the Node flags `charpipe serve` runs with, unless it was
+// started with a heap setting of its own or with BENCH_NODE_DEFAULTS=1 (V8's defaults, to compare).
+if (!process.env.BENCH_NODE_DEFAULTS && needsServeNodeFlags())
+  process.exit(await relaunchWithServeNodeFlags())
 
 // The server as it ships: the built package (see built-package.ts).
 ensureBuilt()

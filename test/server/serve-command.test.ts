@@ -1,11 +1,12 @@
 /** `charpipe serve` as a child process, the way users run it. */
 import { type ChildProcess, spawn } from 'node:child_process'
-import { mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { createRequire } from 'node:module'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { serveNodeFlags } from '../../src/cli/relaunch-with-node-flags.js'
 import { type MockModelServer, startMockModelServer } from '../../src/testing/index.js'
 import { openTestSocket } from './websocket-client.js'
 
@@ -93,6 +94,22 @@ describe('charpipe serve', { timeout: 120_000 }, () => {
     expect(history.messages.at(-1)).toMatchObject({ role: 'assistant', interrupted: true })
     again.child.kill('SIGINT')
     expect(await again.exited).toBe(0)
+  })
+
+  it('runs the server in a Node process with a larger initial heap, and stops it on SIGINT', async () => {
+    const serve = spawnServe(['--config', join(folder, 'missing.yaml'), '--port', '0'])
+    const url = await waitForUrl(serve)
+    // Linux names a process's children in /proc; the server is the one child of `serve`.
+    const children = await readFile(`/proc/${serve.child.pid}/task/${serve.child.pid}/children`, 'utf8')
+    const [server] = children.trim().split(/\s+/)
+    const commandLine = (await readFile(`/proc/${server}/cmdline`, 'utf8')).split('\0').filter(Boolean)
+    expect(commandLine).toEqual(expect.arrayContaining(serveNodeFlags))
+    expect(commandLine.slice(-5)).toEqual(['serve', '--config', join(folder, 'missing.yaml'), '--port', '0'])
+    expect(await (await fetch(`${url}/healthz`)).json()).toEqual({ ok: true })
+    // Ctrl-C in a terminal signals both processes: the second signal must not cut the shutdown short.
+    serve.child.kill('SIGINT')
+    process.kill(Number(server), 'SIGINT')
+    expect(await serve.exited).toBe(0)
   })
 
   it('starts with the defaults (provider mock) when the config file is missing', async () => {

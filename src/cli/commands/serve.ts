@@ -10,6 +10,7 @@ import { createCharpipe } from '../../engine/index.js'
 import { isLoopbackHost, startServer } from '../../server/index.js'
 import { getLogger } from '../../shared/logger.js'
 import { DEFAULT_CONFIG_PATH, loadCliConfig, runCommand } from '../load-cli-config.js'
+import { needsServeNodeFlags, relaunchWithServeNodeFlags } from '../relaunch-with-node-flags.js'
 
 export const summary = 'Run the HTTP/WebSocket server (chat, OpenAI-compatible API, admin API, web page)'
 export const usage = 'charpipe serve [--config FILE] [--host H] [--port N]'
@@ -24,6 +25,7 @@ function readPort(text: string | undefined): number | undefined {
 }
 
 export function run(args: string[]): Promise<number> {
+  if (needsServeNodeFlags()) return relaunchWithServeNodeFlags()
   return runCommand(async () => {
     let values: { config: string; host?: string; port?: string }
     let port: number | undefined
@@ -78,9 +80,12 @@ export function run(args: string[]): Promise<number> {
     }
     console.log(`charpipe listening on ${started.url}`)
     await new Promise<void>((resolve) => {
+      let stopping = false
       const stop = (signal: string) => {
-        process.off('SIGTERM', onTerm)
-        process.off('SIGINT', onInt)
+        // Ctrl-C reaches every process of the terminal's group, and a supervisor may signal again:
+        // a second signal must not cut the shutdown short (running turns are still being stored).
+        if (stopping) return logger.info({ signal }, 'already shutting down')
+        stopping = true
         logger.info({ signal }, 'shutting down')
         started.close().then(resolve, (error: unknown) => {
           logger.error({ error }, 'shutdown did not finish cleanly')

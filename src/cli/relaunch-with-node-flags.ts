@@ -1,0 +1,51 @@
+/**
+ * `charpipe serve` runs Node with a larger initial old generation (what `-Xms` is to a JVM server).
+ * V8 starts with limits made for small scripts: while a server fills up with running turns, it runs
+ * full mark-compact collections at 70, 90, 110 MB of heap, each a pause of 20-60 ms in the middle of
+ * streaming, which is the tail of the sentence latency (BENCHMARKS.md "Server"). With 256 MB the
+ * first full collection waits until the heap is really that big; memory is still only taken as it is
+ * used. The process is started once more with the flag, unless the user sized the heap's start
+ * themselves (on the node command line or in NODE_OPTIONS).
+ */
+import { spawn } from 'node:child_process'
+import { constants } from 'node:os'
+
+export const serveNodeFlags = ['--initial-old-space-size=256']
+
+const setsInitialHeap = (flag: string) => /^--initial[-_](old[-_]space|heap)[-_]size/.test(flag)
+
+/** Whether this process runs without `serveNodeFlags` and without the user's own setting of them. */
+export function needsServeNodeFlags(
+  execArgv: readonly string[] = process.execArgv,
+  nodeOptions = process.env.NODE_OPTIONS ?? '',
+): boolean {
+  return ![...execArgv, ...nodeOptions.split(/\s+/)].some(setsInitialHeap)
+}
+
+const forwardedSignals = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const
+
+/**
+ * Runs this same command line again in a child Node process with `serveNodeFlags`, passing the
+ * terminal through and forwarding stop signals; resolves with the child's exit code.
+ */
+export function relaunchWithServeNodeFlags(): Promise<number> {
+  const script = process.argv[1]!
+  const child = spawn(
+    process.execPath,
+    [...process.execArgv, ...serveNodeFlags, script, ...process.argv.slice(2)],
+    { stdio: 'inherit' },
+  )
+  const forward = (signal: NodeJS.Signals) => child.kill(signal)
+  for (const signal of forwardedSignals) process.on(signal, forward)
+  return new Promise<number>((resolve) => {
+    const done = (code: number) => {
+      for (const signal of forwardedSignals) process.off(signal, forward)
+      resolve(code)
+    }
+    child.once('error', (error) => {
+      console.error(`charpipe serve: cannot start the server process: ${error.message}`)
+      done(1)
+    })
+    child.once('exit', (code, signal) => done(code ?? 128 + (signal ? constants.signals[signal] : 0)))
+  })
+}
