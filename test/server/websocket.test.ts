@@ -55,6 +55,34 @@ describe('GET /ws', () => {
     await client.close()
   })
 
+  it('interrupts every running turn of a socket that closes, and only of that socket', async () => {
+    server = await startTestServer()
+    const leaving = await openTestSocket(`${server.url}/ws`)
+    const staying = await openTestSocket(`${server.url}/ws`)
+    leaving.send({ type: 'user_input', session: 'a1', text: '!slow one' })
+    leaving.send({ type: 'user_input', session: 'a2', text: '!slow two' })
+    staying.send({ type: 'user_input', session: 'b1', text: '!slow three' })
+    await Promise.all(
+      ['a1', 'a2'].map((session) =>
+        leaving.waitFor((frame) => frame.type === 'llm_chunk' && frame.session === session),
+      ),
+    )
+    await staying.waitFor((frame) => frame.type === 'llm_chunk')
+    await leaving.close()
+    const lastOf = async (session: string) => {
+      const response = await fetch(`${server!.url}/api/sessions/${session}/messages`)
+      return ((await response.json()) as { messages: { role: string; interrupted?: boolean }[] }).messages.at(
+        -1,
+      )
+    }
+    for (const session of ['a1', 'a2']) {
+      await expect.poll(() => lastOf(session)).toMatchObject({ role: 'assistant', interrupted: true })
+    }
+    const done = await staying.waitFor((frame) => frame.type === 'llm_done')
+    expect(done).toMatchObject({ session: 'b1', interrupted: false })
+    await staying.close()
+  })
+
   it('forwards llm_error then llm_done', async () => {
     server = await startTestServer()
     const client = await openTestSocket(`${server.url}/ws`)

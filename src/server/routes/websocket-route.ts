@@ -38,7 +38,9 @@ function holdWritesUntilTick(socket: WSContext): void {
 
 export function createWebSocketEvents(options: CreateWebSocketEventsOptions): WSEvents {
   const { charpipe, metrics, logger } = options
-  const running = new Set<AbortController>()
+  // One signal for every turn of this socket: they all end when it closes (a controller per turn
+  // would cost an AbortSignal more per turn for nothing).
+  const socketClosed = new AbortController()
   let untrack: (() => void) | undefined
 
   const send = (socket: WSContext, payload: unknown) => {
@@ -50,8 +52,6 @@ export function createWebSocketEvents(options: CreateWebSocketEventsOptions): WS
     send(socket, { type: 'error', code: 'bad_request', message })
 
   const runTurn = async (socket: WSContext, frame: Extract<ClientFrame, { type: 'user_input' }>) => {
-    const controller = new AbortController()
-    running.add(controller)
     try {
       const input = {
         session: frame.session ?? 'default',
@@ -62,7 +62,7 @@ export function createWebSocketEvents(options: CreateWebSocketEventsOptions): WS
       await relayTurn({
         charpipe,
         input,
-        signal: controller.signal,
+        signal: socketClosed.signal,
         metrics,
         endpoint: 'ws',
         onEvent: (event) => send(socket, event),
@@ -70,8 +70,6 @@ export function createWebSocketEvents(options: CreateWebSocketEventsOptions): WS
     } catch (error) {
       logger.error({ error }, 'websocket turn failed')
       send(socket, { type: 'error', code: 'internal', message: 'the turn failed; see the server log' })
-    } finally {
-      running.delete(controller)
     }
   }
 
@@ -132,7 +130,7 @@ export function createWebSocketEvents(options: CreateWebSocketEventsOptions): WS
     onClose() {
       metrics.connections.dec()
       untrack?.()
-      for (const controller of running) controller.abort()
+      socketClosed.abort()
     },
     onError(event) {
       logger.warn({ error: (event as ErrorEvent).error }, 'websocket error')
