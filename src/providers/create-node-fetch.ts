@@ -9,9 +9,15 @@
  * kept beside the `Response` and the provider reads it directly with `takeNodeBody`. Anyone else
  * asking for `response.body` still gets a web stream of it, built on first use.
  */
-import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http'
+import {
+  Agent as HttpAgent,
+  request as httpRequest,
+  type IncomingMessage,
+  type RequestOptions,
+} from 'node:http'
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https'
 import { pipeline, Readable } from 'node:stream'
+import { urlToHttpOptions } from 'node:url'
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib'
 
 export interface NodeFetch {
@@ -135,29 +141,6 @@ function isGlobalFetchRouted(): boolean {
   return Boolean(process.env.NODE_USE_ENV_PROXY)
 }
 
-/** Where a request goes, as `node:http` takes it. */
-interface RequestTarget {
-  protocol: string
-  hostname: string
-  port: string
-  path: string
-  auth?: string
-}
-
-function toRequestTarget(url: URL): RequestTarget {
-  const target: RequestTarget = {
-    protocol: url.protocol,
-    // `[::1]` names the host for a URL; node:http wants it bare.
-    hostname: url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname,
-    port: url.port,
-    path: `${url.pathname}${url.search}`,
-  }
-  if (url.username || url.password) {
-    target.auth = `${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`
-  }
-  return target
-}
-
 /**
  * Creates a fetch with its own keep-alive agents. Bodies other than text and bytes (forms, streams),
  * and every request while the global fetch is routed elsewhere, go through `fallback` (the global
@@ -171,12 +154,12 @@ export function createNodeFetch(fallback?: typeof fetch): NodeFetch {
     (fallback ?? globalThis.fetch)(input, init)
 
   // A provider calls the same few URLs every turn: each is parsed once.
-  const targets = new Map<string, RequestTarget>()
-  const readTarget = (input: string | URL): RequestTarget => {
-    if (typeof input !== 'string') return toRequestTarget(input)
+  const targets = new Map<string, RequestOptions>()
+  const readTarget = (input: string | URL): RequestOptions => {
+    if (typeof input !== 'string') return urlToHttpOptions(input)
     let target = targets.get(input)
     if (!target) {
-      target = toRequestTarget(new URL(input))
+      target = urlToHttpOptions(new URL(input))
       if (targets.size >= 32) targets.clear()
       targets.set(input, target)
     }
