@@ -3,14 +3,14 @@ import { needsServeNodeFlags, serveNodeFlags } from './relaunch-with-node-flags.
 
 describe('needsServeNodeFlags', () => {
   it('is true for a plain node, also with other flags (a maximum heap size is still obeyed)', () => {
-    expect(needsServeNodeFlags([], '')).toBe(true)
-    expect(needsServeNodeFlags(['--import', 'tsx'], '--max-old-space-size=4096')).toBe(true)
+    expect(needsServeNodeFlags([])).toBe(true)
+    expect(needsServeNodeFlags(['--import', 'tsx', '--max-old-space-size=4096'])).toBe(true)
   })
 
   it('is false once the flags are there, or when the user sized the start of the heap', () => {
-    expect(needsServeNodeFlags(serveNodeFlags, '')).toBe(false)
-    expect(needsServeNodeFlags(['--initial_old_space_size=64'], '')).toBe(false)
-    expect(needsServeNodeFlags([], '--enable-source-maps --initial-old-space-size=32')).toBe(false)
-    expect(needsServeNodeFlags([], '--initial-heap-size=48')).toBe(false)
+    expect(needsServeNodeFlags(serveNodeFlags)).toBe(false)
+    expect(needsServeNodeFlags(['--initial_old_space_size=64'])).toBe(false)
+    expect(needsServeNodeFlags(['--enable-source-maps', '--initial-old-space-size=32'])).toBe(false)
+    expect(needsServeNodeFlags(['--initial-heap-size=48'])).toBe(false)
   })
 })

@@ -5,7 +5,7 @@
  * streaming, which is the tail of the sentence latency (BENCHMARKS.md "Server"). With 256 MB the
  * first full collection waits until the heap is really that big; memory is still only taken as it is
  * used. The process is started once more with the flag, unless the user sized the heap's start
- * themselves (on the node command line or in NODE_OPTIONS).
+ * themselves on the node command line (Node does not take these flags from NODE_OPTIONS).
  */
 import { spawn } from 'node:child_process'
 import { constants } from 'node:os'
@@ -15,11 +15,8 @@ export const serveNodeFlags = ['--initial-old-space-size=256']
 const setsInitialHeap = (flag: string) => /^--initial[-_](old[-_]space|heap)[-_]size/.test(flag)
 
 /** Whether this process runs without `serveNodeFlags` and without the user's own setting of them. */
-export function needsServeNodeFlags(
-  execArgv: readonly string[] = process.execArgv,
-  nodeOptions = process.env.NODE_OPTIONS ?? '',
-): boolean {
-  return ![...execArgv, ...nodeOptions.split(/\s+/)].some(setsInitialHeap)
+export function needsServeNodeFlags(execArgv: readonly string[] = process.execArgv): boolean {
+  return !execArgv.some(setsInitialHeap)
 }
 
 const forwardedSignals = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const
