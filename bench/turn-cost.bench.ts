@@ -27,6 +27,7 @@ import { createCharpipe } from '../src/engine/index.js'
 import type { ChatProvider, ProviderEvent } from '../src/providers/types.js'
 import { createLogger } from '../src/shared/logger.js'
 import { type MockReply, startMockModelServer } from '../src/testing/index.js'
+import { composeOpenAISseChunks } from './openai-sse-chunks.js'
 
 type Format = 'plain' | 'json'
 type Upstream = 'fake' | 'http' | 'paced'
@@ -67,25 +68,6 @@ function createInstantProvider(pieces: string[]): ChatProvider {
   }
 }
 
-const encodeChunk = (delta: Record<string, unknown>, finishReason: string | null = null) =>
-  `data: ${JSON.stringify({
-    id: 'bench',
-    object: 'chat.completion.chunk',
-    created: 0,
-    model: 'bench',
-    choices: [{ index: 0, delta, finish_reason: finishReason }],
-  })}\n\n`
-
-/** The OpenAI SSE body, written as prepared bytes so the mock adds as little CPU as it can. */
-function composeSseChunks(pieces: string[]): string[] {
-  const chunks = [
-    encodeChunk({ role: 'assistant', content: '' }),
-    ...pieces.map((content) => encodeChunk({ content })),
-  ]
-  chunks[chunks.length - 1] += `${encodeChunk({}, 'stop')}data: [DONE]\n\n`
-  return chunks
-}
-
 /** The paced rows' mock model server, in a child process (started on first use). */
 let remote: { url: string; send(message: unknown): Promise<void> } | undefined
 
@@ -120,7 +102,7 @@ async function measure(
   measured = turns,
 ): Promise<RowResult> {
   const pieces = composePieces(sentences, format)
-  const rawChunks = composeSseChunks(pieces)
+  const rawChunks = composeOpenAISseChunks(pieces)
   const paced = upstream === 'paced'
   if (paced) await useRemoteReply({ rawChunks, delayMs: chunkDelayMs })
   const mock =

@@ -10,6 +10,7 @@
 import { ServerResponse } from 'node:http'
 import WebSocket from 'ws'
 import { importBuiltTesting } from '../built-package.js'
+import { composeOpenAISseChunks } from '../openai-sse-chunks.js'
 import { type LevelResult, percentile, summarizeLevel } from './summarize-level.js'
 
 const sentencesPerReply = 40
@@ -54,28 +55,13 @@ const nextMessage = <T>(type: string) =>
 
 const sessionName = (index: number) => `s${String(index).padStart(4, '0')}`
 
-const encodeChunk = (delta: Record<string, unknown>, finishReason: string | null = null) =>
-  `data: ${JSON.stringify({
-    id: 'bench',
-    object: 'chat.completion.chunk',
-    created: 0,
-    model: 'bench',
-    choices: [{ index: 0, delta, finish_reason: finishReason }],
-  })}\n\n`
-
 /** The reply's SSE events: each content chunk ends sentence k and starts sentence k+1. */
 function composeReplyChunks(session: string): string[] {
   const pieces = Array.from({ length: sentencesPerReply }, (_, index) => {
     const rest = `${String(index).padStart(2, '0')}${session}。`
     return index === 0 ? `k${rest}k` : index === sentencesPerReply - 1 ? rest : `${rest}k`
   })
-  const chunks = [
-    encodeChunk({ role: 'assistant', content: '' }),
-    ...pieces.map((content) => encodeChunk({ content })),
-  ]
-  // The last sentence is only complete when the stream ends, so the end goes out in the same write.
-  chunks[chunks.length - 1] += `${encodeChunk({}, 'stop')}data: [DONE]\n\n`
-  return chunks
+  return composeOpenAISseChunks(pieces)
 }
 
 const mock = await startMockModelServer({
