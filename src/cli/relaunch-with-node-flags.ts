@@ -1,7 +1,7 @@
 /**
  * `charpipe serve` runs Node with a larger initial old generation (what `-Xms` is to a JVM server).
  * V8 starts with limits made for small scripts: while a server fills up with running turns, it runs
- * full mark-compact collections at 70, 90, 110 MB of heap, each a pause of 20-60 ms in the middle of
+ * full mark-compact collections at 65-120 MB of heap, each a pause of 15-55 ms in the middle of
  * streaming, which is the tail of the sentence latency (BENCHMARKS.md "Server"). With 256 MB the
  * first full collection waits until the heap is really that big; memory is still only taken as it is
  * used. The process is started once more with the flag, unless the user sized the heap's start
