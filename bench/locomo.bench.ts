@@ -3,9 +3,14 @@
  * each question searched in its own conversation with the store's default ranking and no
  * embeddings; recall@5/10/25 of the evidence turns against the paper's DRAGON retriever.
  *
- *   node --import tsx bench/locomo.bench.ts
+ *   node --import tsx bench/locomo.bench.ts [--datasets DIR]
+ *
+ * The dataset is not kept in the repository: the folder comes from `--datasets`, else
+ * `CHARPIPE_DATASETS`, else `../shared/datasets` beside the checkout, and must hold
+ * `locomo/locomo10.zip`: the file `data/locomo10.zip` of the public snap-research/locomo repository
+ * (CC BY-NC 4.0; evaluation use only).
  */
-import { mkdtempSync, rmSync } from 'node:fs'
+import { existsSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -16,7 +21,20 @@ import { measureRecall, type QuestionOutcome } from './locomo/measure-recall.js'
 const ks = [5, 10, 25]
 const dragon: Record<number, number> = { 5: 58.8, 10: 67.5, 25: 79.9 }
 const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..')
-const zipPath = join(repoRoot, '..', 'shared', 'datasets', 'locomo', 'locomo10.zip')
+const flagIndex = process.argv.indexOf('--datasets')
+const datasetsDir =
+  (flagIndex > 0 ? process.argv[flagIndex + 1] : undefined) ??
+  process.env.CHARPIPE_DATASETS ??
+  join(repoRoot, '..', 'shared', 'datasets')
+const zipPath = join(datasetsDir, 'locomo', 'locomo10.zip')
+if (!existsSync(zipPath)) {
+  console.error(
+    `LoCoMo not found at ${zipPath}.\n` +
+      'Get data/locomo10.zip from the public snap-research/locomo repository, put it at\n' +
+      'DIR/locomo/locomo10.zip and pass DIR with --datasets DIR or CHARPIPE_DATASETS=DIR.',
+  )
+  process.exit(2)
+}
 
 const conversations = loadLocomo(zipPath)
 const folder = mkdtempSync(join(tmpdir(), 'locomo-bench-'))

@@ -45,9 +45,9 @@ export async function collectEvents(stream: AsyncIterable<ProviderEvent>): Promi
   return { events, error, text: join('text-delta'), reasoning: join('reasoning-delta') }
 }
 
-/** A recorded upstream fixture, read from the shared folder beside the repository. */
+/** A recorded upstream fixture, kept in `__fixtures__/upstream/` with its provenance (README there). */
 export function upstreamFixture(name: string): string {
-  return fileURLToPath(new URL(`../../../shared/fixtures/upstream/${name}`, import.meta.url))
+  return fileURLToPath(new URL(`./__fixtures__/upstream/${name}`, import.meta.url))
 }
 
 /** Polls until `check` passes (for server-side observations that happen asynchronously). */

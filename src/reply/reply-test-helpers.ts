@@ -35,9 +35,9 @@ export interface ReplyVectors {
   replies: ReplyVector[]
 }
 
-/** The shared vectors live beside the repository, in `../shared/vectors/`. */
+/** The parser vectors, kept in `__fixtures__/` (their README says how to read them). */
 export function loadReplyVectors(): ReplyVectors {
-  const url = new URL('../../../shared/vectors/reply-parsing.json', import.meta.url)
+  const url = new URL('./__fixtures__/reply-parsing.json', import.meta.url)
   return JSON.parse(readFileSync(url, 'utf8')) as ReplyVectors
 }
 
