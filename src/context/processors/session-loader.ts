@@ -4,6 +4,7 @@
  * stored: cut where the user stopped listening, without padding.
  */
 import type { StoredMessage } from '../../memory/types.js'
+import { CharpipeError } from '../../shared/errors.js'
 import type { ChatMessage, ContentPart } from '../../shared/messages.js'
 import { createAttachmentPart } from '../create-attachment-part.js'
 import { lastMessageAtKey } from '../macros/create-macro-values.js'
@@ -54,9 +55,22 @@ export const sessionLoader: ContextProcessor = {
   async execute(context, settings) {
     const maxTurns = readNumber(settings, 'max_turns', context.config.history.max_turns)
     const scope = { character: context.character.name, session: context.input.session }
-    const stored = maxTurns > 0 ? await context.services.history.loadRecent(scope, maxTurns) : []
-    // {{idle_duration}} needs the newest stored message even when no turns are loaded.
-    const newest = stored.at(-1) ?? (await context.services.history.listMessages(scope, { limit: 1 })).at(-1)
+    let stored: StoredMessage[]
+    let newest: StoredMessage | undefined
+    try {
+      stored = maxTurns > 0 ? await context.services.history.loadRecent(scope, maxTurns) : []
+      // {{idle_duration}} needs the newest stored message even when no turns are loaded.
+      newest = stored.at(-1) ?? (await context.services.history.listMessages(scope, { limit: 1 })).at(-1)
+    } catch (error) {
+      const unavailable = CharpipeError.isInstance(error) && error.code === 'store_unavailable'
+      if (!unavailable || !context.config.history.continue_without_store) throw error
+      context.logs.push({
+        processorId: 'session-loader',
+        level: 'warn',
+        message: `answering without history (history.continue_without_store): ${error.message}`,
+      })
+      return
+    }
     if (newest) context.sharedData.set(lastMessageAtKey, newest.createdAt)
     if (stored.length === 0) return
     const inputIndex = context.messages.findIndex((message) => message.source === 'input')
