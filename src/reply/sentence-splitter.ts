@@ -208,6 +208,7 @@ class StreamingSentenceSplitter implements SentenceSplitter {
   private continuesRun(code: number, charClass: number): boolean {
     switch (charClass) {
       case CharClass.Terminator:
+        if (code > 0x7f) this.inUrl = false
         if (this.mode === Mode.AfterDot && !this.inUrl) this.mode = Mode.AfterTerminator
         return true
       case CharClass.Trailing:
@@ -239,6 +240,8 @@ class StreamingSentenceSplitter implements SentenceSplitter {
         this.classifyDot()
         return
       case CharClass.Terminator:
+        // ASCII `?!;` can be part of a URL (`?q=1`); a full-width `。！？` never is, so it ends the URL.
+        if (code > 0x7f) this.inUrl = false
         this.mode = this.inUrl ? Mode.AfterDot : Mode.AfterTerminator
         break
       case CharClass.Comma:
