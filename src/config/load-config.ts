@@ -5,10 +5,11 @@
 import { readFile } from 'node:fs/promises'
 import { parseDocument } from 'yaml'
 import type { z } from 'zod'
-import { type ConfigIssue, InvalidConfigError } from '../shared/errors.js'
+import { ConfigFileNotFoundError, type ConfigIssue, InvalidConfigError } from '../shared/errors.js'
 import { getLogger, type Logger, registerSecrets } from '../shared/logger.js'
 import { findConfigErrors, findConfigWarnings } from './check-config.js'
 import { substituteEnvVariables } from './env-substitution.js'
+import { findNearFile } from './find-near-file.js'
 import { collectSecrets } from './mask-secrets.js'
 import { type CharpipeConfig, configSchema } from './schema.js'
 
@@ -78,22 +79,30 @@ export interface LoadConfigResult extends ParseConfigResult {
   path: string
 }
 
-/** Reads and validates a config file; a missing file yields the defaults. */
-export async function loadConfig(
-  path: string,
-  options: Omit<ParseConfigOptions, 'source'> = {},
-): Promise<LoadConfigResult> {
+export interface LoadConfigOptions extends Omit<ParseConfigOptions, 'source'> {
+  /**
+   * The file must exist: a path the user named is a mistake when missing, not a wish for the
+   * defaults. Throws ConfigFileNotFoundError (naming a near file when there is one).
+   * @default false
+   */
+  required?: boolean
+}
+
+/** Reads and validates a config file; a missing file yields the defaults unless `required`. */
+export async function loadConfig(path: string, options: LoadConfigOptions = {}): Promise<LoadConfigResult> {
+  const { required, ...parseOptions } = options
   let text: string
   try {
     text = await readFile(path, 'utf8')
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
-      return { ...parseConfig({}, { ...options, source: path }), raw: {}, fromFile: false, path }
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error
+    if (required) {
+      throw new ConfigFileNotFoundError(path, { suggestion: await findNearFile(path), cause: error })
     }
-    throw error
+    return { ...parseConfig({}, { ...parseOptions, source: path }), raw: {}, fromFile: false, path }
   }
   const raw = parseConfigText(text, path)
-  return { ...parseConfig(raw, { ...options, source: path }), raw, fromFile: true, path }
+  return { ...parseConfig(raw, { ...parseOptions, source: path }), raw, fromFile: true, path }
 }
 
 /** YAML text to a plain object; syntax errors become an InvalidConfigError with line numbers. */
