@@ -268,6 +268,14 @@ export const sentenceSchema = z
       .min(0)
       .default(0)
       .describe('Emit the first clause of a reply at a comma once it has this many characters (0: off).'),
+    early_release: z
+      .boolean()
+      .default(true)
+      .describe(
+        'Release a sentence as soon as a model chunk ends right after its 。！？!?；; instead of waiting for the ' +
+          'next chunk; a closing quote, ～ or terminator that then follows leads the next sentence (silent to ' +
+          'speech). Off: sentences never depend on how the reply was chunked.',
+      ),
     speech_filters: z
       .array(speechFilterSchema)
       .default(['markdown'])
