@@ -18,9 +18,31 @@ export const serverSchema = z
     ),
     max_body_bytes: z
       .int()
-      .positive()
+      .min(4096)
+      .max(1024 * 1024 * 1024)
       .default(10 * 1024 * 1024)
-      .describe('Largest accepted HTTP body or WebSocket frame.'),
+      .describe(
+        'Largest accepted HTTP body or WebSocket frame (4 KiB to 1 GiB: a smaller limit would refuse the very request that raises it).',
+      ),
+    allowed_hosts: z
+      .array(z.string().min(1))
+      .default([])
+      .describe(
+        'Host names the server answers to besides localhost, IP addresses and server.host (DNS rebinding guard). `.example.com` also matches its subdomains; `*` turns the check off.',
+      ),
+    allowed_origins: z
+      .array(
+        z
+          .string()
+          .regex(
+            /^https?:\/\/[^\s/?#]+$/i,
+            'expected an origin such as https://app.example.com (scheme and host, no path or trailing slash)',
+          ),
+      )
+      .default([])
+      .describe(
+        "Web origins (`https://app.example.com`) besides the server's own whose pages may call the API and open the WebSocket; only they get CORS headers.",
+      ),
   })
   .describe('The HTTP/WebSocket server (`charpipe serve`).')
 
@@ -290,9 +312,15 @@ export const assetsSchema = z
       .int()
       .positive()
       .default(10 * 1024 * 1024)
-      .describe('Largest attachment read.'),
+      .describe('Largest attachment read (or image fetched for a describer).'),
+    allow_private_urls: z
+      .boolean()
+      .default(false)
+      .describe(
+        'Let the server fetch image URLs that resolve to private, loopback or link-local addresses (only done for a describer that needs the bytes).',
+      ),
   })
-  .describe('Local files.')
+  .describe('Local files and fetched images.')
 
 export const storageSchema = z
   .strictObject({
