@@ -117,7 +117,7 @@ export function convertFromLangChainMessages(
     const role = roleOf(message)
     if (role !== 'tool') resultsMessage = undefined
     if (role === 'system' || role === 'developer') {
-      converted.push({ role: 'system', content: readContent(message.content, where) })
+      converted.push({ role: 'system', content: readText(message.content, where) })
     } else if (role === 'human' || role === 'user') {
       converted.push({ role: 'user', content: readContent(message.content, where) })
     } else if (role === 'ai' || role === 'assistant') {

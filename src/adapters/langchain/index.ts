@@ -18,3 +18,5 @@ export {
   convertToLangChainMessages,
 } from './convert-langchain-messages.js'
 export { convertToToolDefinition, convertToToolDefinitions } from './convert-langchain-tools.js'
+export { toCharpipeTool } from './to-charpipe-tool.js'
+export { type ToLangChainToolOptions, toLangChainTool } from './to-langchain-tool.js'
