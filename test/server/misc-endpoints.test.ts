@@ -88,6 +88,7 @@ describe('admin endpoints', () => {
     await (
       await fetch(`${server.url}/api/chat`, {
         method: 'POST',
+        headers: { 'content-type': 'application/json' },
         body: JSON.stringify({ session: 'p', text: 'hi' }),
       })
     ).text()
