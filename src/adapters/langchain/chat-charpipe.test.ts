@@ -254,6 +254,16 @@ describe('ChatCharpipe: a LangChain chat model over charpipe providers', () => {
     )
   })
 
+  it('answers from the builtin mock provider when the llm block is empty (the config default)', async () => {
+    const model = new ChatCharpipe()
+    models.push(model)
+    const answer = await model.invoke('你好')
+    expect(String(answer.content)).toContain('你好')
+    let streamed = ''
+    for await (const chunk of await model.stream('再见')) streamed += String(chunk.content)
+    expect(streamed).toContain('再见')
+  })
+
   it('keeps the api key out of what LangChain serialises for tracing', () => {
     const model = createModel({ api_key: 'sk-very-secret-key' })
     expect(JSON.stringify(model)).not.toContain('sk-very-secret-key')
