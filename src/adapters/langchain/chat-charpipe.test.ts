@@ -206,6 +206,19 @@ describe('ChatCharpipe: a LangChain chat model over charpipe providers', () => {
     })
   })
 
+  it('gives structured output through a tool call, natively and through the prompt', async () => {
+    const schema = z.object({ mood: z.string(), score: z.number() })
+    server.script({ toolCalls: [{ name: 'extract', arguments: { mood: '开心', score: 0.9 } }] })
+    expect(await createModel().withStructuredOutput(schema).invoke('今天真好')).toEqual({
+      mood: '开心',
+      score: 0.9,
+    })
+
+    server.script({ text: '{"tool_call": {"name": "extract", "arguments": {"mood": "难过", "score": 0.2}}}' })
+    const fallback = createModel({ function_calling: false }).withStructuredOutput(schema)
+    expect(await fallback.invoke('唉')).toEqual({ mood: '难过', score: 0.2 })
+  })
+
   it('aborts the upstream request when the invoke is aborted', async () => {
     server.script({ text: '这是一段很长很长很长的回答。', chunkSize: 1, delayMs: 200 })
     const controller = new AbortController()
