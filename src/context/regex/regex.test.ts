@@ -186,6 +186,25 @@ describe('regex rules in a turn (createCharpipe)', () => {
     )
   })
 
+  it('bounds what {{lastUserMessage}} in a persona inserts, and still expands it', async () => {
+    const provider = createFakeProvider()
+    const persona = `你在回应：{{lastUserMessage}}${'{{lastUserMessage}}'.repeat(200)}`
+    const charpipe = await createCharpipe(makeConfig({ character: { persona } }), { provider })
+    try {
+      const text = '字'.repeat(6_000)
+      doneOf(await collectEvents(charpipe.generate({ text })))
+      const system = messageText(provider.calls[0]!.request.messages[0]!)
+      expect(system).toContain(`你在回应：${text}`)
+      expect(system.length).toBeLessThan(60_000)
+      const preview = await charpipe.preview({ text, session: 'preview' })
+      expect(preview.logs).toContainEqual(
+        expect.objectContaining({ processorId: 'injection-assembler', level: 'warn' }),
+      )
+    } finally {
+      await charpipe.close()
+    }
+  })
+
   it('inserts macro values as text: a "$" in the user message is not a template', async () => {
     const rules = [{ pattern: '^', replacement: '<{{lastUserMessage}}>', scope: 'input' }]
     const { sentInput } = await runTurn(rules, '说 $& 和 $` 吧')
