@@ -118,6 +118,13 @@ export const llmSchema = z
       .boolean()
       .default(true)
       .describe('The model supports native tool calls; off: tools are described in the system prompt.'),
+    prompt_cache: z
+      .boolean()
+      .default(true)
+      .describe(
+        'Anthropic: mark the system prompt and the end of the history as prompt-cache breakpoints, so ' +
+          'later turns read them from the cache. (OpenAI-compatible providers cache prefixes by themselves.)',
+      ),
     max_tool_steps: z
       .int()
       .min(1)

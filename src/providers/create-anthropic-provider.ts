@@ -12,7 +12,11 @@ import {
   defaultStallTimeoutMs,
   defaultTimeoutMs,
 } from './chat-provider-settings.js'
-import { convertToAnthropicMessages, convertToAnthropicTools } from './convert-to-anthropic-messages.js'
+import {
+  convertToAnthropicMessages,
+  convertToAnthropicTools,
+  placeCacheBreakpoints,
+} from './convert-to-anthropic-messages.js'
 import { convertToUpstreamError, logUpstreamFailure } from './convert-to-upstream-error.js'
 import { createNodeFetch } from './create-node-fetch.js'
 import { joinUrl } from './create-openai-compatible-provider.js'
@@ -86,14 +90,17 @@ export function createAnthropicProvider(settings: ChatProviderSettings): Anthrop
       let yielded = false
       let completed = false
       try {
-        const converted = convertToAnthropicMessages(request.messages)
+        const plain = convertToAnthropicMessages(request.messages)
+        const converted = settings.promptCache ? placeCacheBreakpoints(plain) : plain
         const stream = await client.messages.create(
           {
             model: request.model || settings.model,
             max_tokens: request.maxTokens ?? settings.maxTokens ?? 1024,
             messages: converted.messages as Anthropic.MessageParam[],
             stream: true,
-            ...(converted.system ? { system: converted.system } : {}),
+            ...(converted.system
+              ? { system: converted.system as Anthropic.MessageCreateParams['system'] }
+              : {}),
             // Anthropic accepts 0–1, while the config allows up to 2 for OpenAI-style providers.
             ...((request.temperature ?? settings.temperature) !== undefined
               ? { temperature: Math.min(1, (request.temperature ?? settings.temperature)!) }

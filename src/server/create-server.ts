@@ -21,6 +21,7 @@ import { registerChatRoute } from './routes/chat-route.js'
 import { registerDoctorRoute } from './routes/doctor-route.js'
 import { registerMemoryRoutes } from './routes/memory-routes.js'
 import { registerOpenAiCompletionsRoute } from './routes/openai-completions-route.js'
+import { registerOpenAiModelsRoute } from './routes/openai-models-route.js'
 import { createWebSocketEvents } from './routes/websocket-route.js'
 import { mountSecurity } from './security/index.js'
 import { createStaticFileHandler, findDefaultStaticDir } from './serve-static-files.js'
@@ -106,6 +107,7 @@ export async function createServer(options: CreateServerOptions): Promise<Charpi
 
   registerChatRoute(app, dependencies)
   registerOpenAiCompletionsRoute(app, dependencies)
+  registerOpenAiModelsRoute(app, dependencies)
   registerAdminRoutes(app, dependencies)
   registerDoctorRoute(app, dependencies)
   registerMemoryRoutes(app, dependencies)

@@ -3,6 +3,7 @@ export {
   BadRequestError,
   CharpipeError,
   type CharpipeErrorCode,
+  ConfigFileNotFoundError,
   type ConfigIssue,
   InvalidConfigError,
   isRetryableStatus,
