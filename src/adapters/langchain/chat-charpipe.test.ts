@@ -206,6 +206,19 @@ describe('ChatCharpipe: a LangChain chat model over charpipe providers', () => {
     })
   })
 
+  it('gives structured output through a tool call, natively and through the prompt', async () => {
+    const schema = z.object({ mood: z.string(), score: z.number() })
+    server.script({ toolCalls: [{ name: 'extract', arguments: { mood: '开心', score: 0.9 } }] })
+    expect(await createModel().withStructuredOutput(schema).invoke('今天真好')).toEqual({
+      mood: '开心',
+      score: 0.9,
+    })
+
+    server.script({ text: '{"tool_call": {"name": "extract", "arguments": {"mood": "难过", "score": 0.2}}}' })
+    const fallback = createModel({ function_calling: false }).withStructuredOutput(schema)
+    expect(await fallback.invoke('唉')).toEqual({ mood: '难过', score: 0.2 })
+  })
+
   it('aborts the upstream request when the invoke is aborted', async () => {
     server.script({ text: '这是一段很长很长很长的回答。', chunkSize: 1, delayMs: 200 })
     const controller = new AbortController()
@@ -252,6 +265,16 @@ describe('ChatCharpipe: a LangChain chat model over charpipe providers', () => {
     return expect(model.invoke('hi', { tool_choice: 'any' })).rejects.toThrow(
       /tool_choice "any" is not supported/,
     )
+  })
+
+  it('answers from the builtin mock provider when the llm block is empty (the config default)', async () => {
+    const model = new ChatCharpipe()
+    models.push(model)
+    const answer = await model.invoke('你好')
+    expect(String(answer.content)).toContain('你好')
+    let streamed = ''
+    for await (const chunk of await model.stream('再见')) streamed += String(chunk.content)
+    expect(streamed).toContain('再见')
   })
 
   it('keeps the api key out of what LangChain serialises for tracing', () => {

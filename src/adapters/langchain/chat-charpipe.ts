@@ -32,7 +32,7 @@ import type { ToolCall } from '../../shared/messages.js'
 import { addToolPrompt } from '../../tools/add-tool-prompt.js'
 import { createToolCallTextDetector, parseToolCallText } from '../../tools/tool-call-text.js'
 import {
-  convertChatResultToAIMessage,
+  convertChatResultToAIMessageChunk,
   convertFromLangChainMessages,
   convertUsageToLangChain,
 } from './convert-langchain-messages.js'
@@ -182,7 +182,7 @@ export class ChatCharpipe extends BaseChatModel<ChatCharpipeCallOptions, AIMessa
     const { request, toolsInText } = this.#prepare(messages, options)
     const collected = await this.#provider.chat(request, { signal: options.signal })
     const result = toolsInText ? readToolCallsFromText(collected) : collected
-    const message = convertChatResultToAIMessage(result, this.model)
+    const message = convertChatResultToAIMessageChunk(result, this.model)
     const usage = message.usage_metadata
     return {
       generations: [{ text: result.text, message }],
