@@ -14,6 +14,7 @@ import {
 } from './chat-provider-settings.js'
 import {
   convertToAnthropicMessages,
+  convertToAnthropicToolChoice,
   convertToAnthropicTools,
   placeCacheBreakpoints,
 } from './convert-to-anthropic-messages.js'
@@ -107,6 +108,9 @@ export function createAnthropicProvider(settings: ChatProviderSettings): Anthrop
               : {}),
             ...(request.tools?.length
               ? { tools: convertToAnthropicTools(request.tools) as Anthropic.Tool[] }
+              : {}),
+            ...(request.tools?.length && request.toolChoice
+              ? { tool_choice: convertToAnthropicToolChoice(request.toolChoice) }
               : {}),
           },
           { signal: timer.signal },
