@@ -13,6 +13,7 @@
  */
 import type { CharacterConfig } from '../../config/schema.js'
 import type { StoredMessage } from '../../memory/types.js'
+import { CharpipeError } from '../../shared/errors.js'
 import type { ChatMessage, ContentPart } from '../../shared/messages.js'
 import { formatStoredReply } from '../assembler/format-stored-reply.js'
 import { createAttachmentPart } from '../create-attachment-part.js'
@@ -97,13 +98,27 @@ export const sessionLoader: ContextProcessor = {
     const block = Math.max(1, Math.floor(readNumber(settings, 'trim_block', 1)))
     const scope = { character: context.character.name, session: context.input.session }
     const history = context.services.history
-    const turns =
-      maxTurns > 0 && block > 1
-        ? turnsInBlockWindow(await history.countTurns(scope), maxTurns, block)
-        : maxTurns
-    const stored = turns > 0 ? await history.loadRecent(scope, turns) : []
-    // {{idle_duration}} needs the newest stored message even when no turns are loaded.
-    const newest = stored.at(-1) ?? (await history.listMessages(scope, { limit: 1 })).at(-1)
+    let stored: StoredMessage[]
+    let newest: StoredMessage | undefined
+    let turns = maxTurns
+    try {
+      turns =
+        maxTurns > 0 && block > 1
+          ? turnsInBlockWindow(await history.countTurns(scope), maxTurns, block)
+          : maxTurns
+      stored = turns > 0 ? await history.loadRecent(scope, turns) : []
+      // {{idle_duration}} needs the newest stored message even when no turns are loaded.
+      newest = stored.at(-1) ?? (await history.listMessages(scope, { limit: 1 })).at(-1)
+    } catch (error) {
+      const unavailable = CharpipeError.isInstance(error) && error.code === 'store_unavailable'
+      if (!unavailable || !context.config.history.continue_without_store) throw error
+      context.logs.push({
+        processorId: 'session-loader',
+        level: 'warn',
+        message: `answering without history (history.continue_without_store): ${error.message}`,
+      })
+      return
+    }
     if (newest) context.sharedData.set(lastMessageAtKey, newest.createdAt)
     if (stored.length === 0) return
     const inputIndex = context.messages.findIndex((message) => message.source === 'input')
