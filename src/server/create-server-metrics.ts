@@ -13,6 +13,7 @@ export interface ServerMetrics {
   errors: Counter<'code'>
   timeToFirstChunk: Histogram
   timeToFirstSentence: Histogram
+  turnDuration: Histogram
   connections: Gauge
   storeFailures: Counter<'store' | 'backend' | 'operation' | 'kind'>
   /** Stops counting store failures (the server is closing). */
@@ -52,6 +53,12 @@ export function createServerMetrics(options: CreateServerMetricsOptions): Server
     buckets: latencyBuckets,
     registers: [registry],
   })
+  const turnDuration = new Histogram({
+    name: 'charpipe_turn_duration_seconds',
+    help: 'From the start of a turn to its llm_done (llm_done.timing.total_ms).',
+    buckets: latencyBuckets,
+    registers: [registry],
+  })
   const connections = new Gauge({
     name: 'charpipe_websocket_connections',
     help: 'Open WebSocket connections.',
@@ -86,6 +93,7 @@ export function createServerMetrics(options: CreateServerMetricsOptions): Server
     errors,
     timeToFirstChunk,
     timeToFirstSentence,
+    turnDuration,
     connections,
     storeFailures,
     close: stopCounting,

@@ -31,6 +31,8 @@ function observeTurn(options: StreamTurnOptions): (event: CharpipeEvent) => void
       metrics.timeToFirstSentence.observe((performance.now() - started) / 1000)
     } else if (event.type === 'llm_error') {
       metrics.errors.inc({ code: event.code })
+    } else if (event.type === 'llm_done' && event.timing) {
+      metrics.turnDuration.observe(event.timing.total_ms / 1000)
     }
   }
 }

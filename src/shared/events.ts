@@ -49,12 +49,21 @@ export interface LlmErrorEvent extends TurnEventBase {
   status?: number
 }
 
+/** Milliseconds from the turn's start; null when the turn produced no chunk or no sentence. */
+export interface TurnTiming {
+  first_chunk_ms: number | null
+  first_sentence_ms: number | null
+  total_ms: number
+}
+
 export interface LlmDoneEvent extends TurnEventBase {
   type: 'llm_done'
   /** The full display text of the reply (as far as it got). */
   text: string
   emotion: string
   interrupted: boolean
+  /** The turn report's timing (absent only when the turn failed unexpectedly). */
+  timing?: TurnTiming
 }
 
 export type CharpipeEvent =
