@@ -8,6 +8,7 @@ import { estimateTokens } from '../../shared/estimate-tokens.js'
 import type { MemoryStore } from '../types.js'
 import { type CreateSqliteMemoryStoreOptions, createSqliteMemoryStore } from './create-sqlite-memory-store.js'
 import { maxIndexedCharacters } from './segment-text.js'
+import { maxMemoryTextCharacters } from './validate-memory-input.js'
 
 const day = 86_400_000
 const start = Date.UTC(2025, 0, 1)
@@ -284,8 +285,11 @@ describe('memory search', () => {
 describe('a huge memory', () => {
   it('is stored whole, indexed and kept as context only up to the cap, and found by its opening words', async () => {
     const store = openStore()
-    const huge = `violin ${'这是一段很长的中文文本没有空格'.repeat(70_000)} omega`
-    expect(huge.length).toBeGreaterThan(1_000_000)
+    const huge = `violin ${'这是一段很长的中文文本没有空格'.repeat(4_000)} omega`
+    expect(huge.length).toBeLessThanOrEqual(maxMemoryTextCharacters)
+    await expect(store.add({ scope: 'a', text: 'x'.repeat(maxMemoryTextCharacters + 1) })).rejects.toThrow(
+      /memory add: text is 65537 characters, more than the 65536/,
+    )
     await store.add({ scope: 'a', text: 'Which instrument do you play?' })
     const added = await store.add({ scope: 'a', text: huge })
     await store.add({ scope: 'a', text: 'Nice. I mostly cook.' })

@@ -18,7 +18,7 @@ const latinWordPattern = /[\p{L}\p{N}\p{M}]+(?:['’][\p{L}]+)*/gu
 const segmenter = new Intl.Segmenter('zh', { granularity: 'word' })
 
 /** Characters of a text that are indexed or matched; the rest is stored but not segmented. */
-export const maxIndexedCharacters = 8_000
+export const maxIndexedCharacters = 2_048
 /** Longest text one `Intl.Segmenter` call sees (its cost is superlinear in one run). */
 export const segmentWindowCharacters = 1_000
 
