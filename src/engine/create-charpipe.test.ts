@@ -114,6 +114,17 @@ describe('createCharpipe: one turn', () => {
     expect(provider.requests).toHaveLength(0)
   })
 
+  it('reports the model usage on llm_done, and none when the model reports none', async () => {
+    const { charpipe } = await setup([
+      { chunks: ['好的。'], usage: { inputTokens: 120, outputTokens: 7, cachedInputTokens: 100 } },
+      { chunks: ['嗯。'] },
+    ])
+    const done = doneOf(await collectEvents(charpipe.generate({ text: '一' })))
+    expect(done.usage).toEqual({ prompt_tokens: 120, completion_tokens: 7, cached_tokens: 100 })
+    const second = doneOf(await collectEvents(charpipe.generate({ text: '二' })))
+    expect(second).not.toHaveProperty('usage')
+  })
+
   it('refuses a text longer than conversation.max_input_chars, naming the limit, and stores nothing', async () => {
     const config = makeConfig()
     config.conversation.max_input_chars = 100
