@@ -8,8 +8,7 @@ import type { Usage } from '../providers/types.js'
 import { CharpipeError } from '../shared/errors.js'
 import type { TurnUsage } from '../shared/events.js'
 import { type Logger, scrubSecrets } from '../shared/logger.js'
-import type { ChatMessage } from '../shared/messages.js'
-import { renderToolPrompt } from '../tools/tool-call-text.js'
+import { addToolPrompt } from '../tools/add-tool-prompt.js'
 import type { ToolRegistry } from '../tools/tool-registry.js'
 import { raceAbort } from './abortable.js'
 import type { EngineParts } from './engine-parts.js'
@@ -60,19 +59,6 @@ export function readInterruptReason(signal: AbortSignal): InterruptReason {
   return reason && typeof reason === 'object' && 'kind' in reason ? reason : { kind: 'signal' }
 }
 
-/** Tools for a model without function calling go at the end of the (first) system message. */
-function addToolPrompt(messages: ChatMessage[], registry: ToolRegistry): ChatMessage[] {
-  const prompt = renderToolPrompt(registry.definitions())
-  const index = messages.findIndex((message) => message.role === 'system')
-  if (index < 0) return [{ role: 'system', content: prompt, source: 'system' }, ...messages]
-  const system = messages[index]!
-  const content =
-    typeof system.content === 'string'
-      ? `${system.content}\n\n${prompt}`
-      : [...system.content, { type: 'text' as const, text: `\n\n${prompt}` }]
-  return messages.map((message, position) => (position === index ? { ...message, content } : message))
-}
-
 /** Adds one model call's usage to the turn's. */
 export function addTurnUsage(total: TurnUsage | undefined, usage: Usage): TurnUsage {
   const cached = (total?.cached_tokens ?? 0) + (usage.cachedInputTokens ?? 0)
@@ -112,7 +98,7 @@ export async function runTurn(options: RunTurnOptions): Promise<TurnOutcome> {
     const nativeTools = runtime.capabilities.functionCalling
     const messages =
       options.registry.size > 0 && !nativeTools
-        ? addToolPrompt(built.messages, options.registry)
+        ? addToolPrompt(built.messages, options.registry.definitions())
         : built.messages
     await runModelSteps({
       provider: runtime.provider,

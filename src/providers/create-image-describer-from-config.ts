@@ -3,9 +3,10 @@
  * pipeline then says plainly that the model cannot see the image). The describer's provider goes
  * through the registry like `llm` does, with one retry of ours before its first chunk.
  */
+import { lookupProvider } from '../config/provider-registry.js'
 import type { CharpipeConfig } from '../config/schema.js'
-import type { ImageDescriber } from '../context/types.js'
 import { InvalidConfigError } from '../shared/errors.js'
+import type { ImageDescriber } from '../shared/image-describer.js'
 import { registerSecrets } from '../shared/logger.js'
 import {
   type BuildChatProviderSettingsOptions,
@@ -43,5 +44,6 @@ export function createImageDescriberFromConfig(
     }),
     prompt: describer.prompt,
     timeoutMs: describer.timeout_ms,
+    needsImageBytes: lookupProvider(describer.provider).acceptsImageUrls === false,
   })
 }

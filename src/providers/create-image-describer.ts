@@ -4,8 +4,9 @@
  * the streamed text collected into a short one-line description. It has its own timeout and stops
  * with the turn's signal.
  */
-import type { ImageDescriber } from '../context/types.js'
+
 import { AbortedError, UpstreamStreamError, UpstreamTimeoutError } from '../shared/errors.js'
+import type { ImageDescriber } from '../shared/image-describer.js'
 import type { ChatProvider } from './types.js'
 
 export interface CreateImageDescriberOptions {
@@ -16,10 +17,13 @@ export interface CreateImageDescriberOptions {
   timeoutMs: number
   /** Most tokens of one description. @default 300 */
   maxTokens?: number
+  /** The endpoint takes images as data URIs only (see ImageDescriber). @default false */
+  needsImageBytes?: boolean
 }
 
 export function createImageDescriber(options: CreateImageDescriberOptions): ImageDescriber {
   return {
+    needsImageBytes: options.needsImageBytes ?? false,
     async describe(image, { signal } = {}) {
       const timeout = AbortSignal.timeout(options.timeoutMs)
       const combined = signal ? AbortSignal.any([signal, timeout]) : timeout

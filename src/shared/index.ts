@@ -3,9 +3,11 @@ export {
   BadRequestError,
   CharpipeError,
   type CharpipeErrorCode,
+  ConfigFileNotFoundError,
   type ConfigIssue,
   InvalidConfigError,
   isRetryableStatus,
+  StoreUnavailableError,
   UpstreamHttpError,
   UpstreamStreamError,
   UpstreamTimeoutError,
@@ -13,6 +15,7 @@ export {
 } from './errors.js'
 export type * from './events.js'
 export { legacyEventNames } from './events.js'
+export type { ImageDescriber } from './image-describer.js'
 export { createLogger, getLogger, type Logger, registerSecrets, setLogger } from './logger.js'
 export type * from './messages.js'
 export { messageText } from './messages.js'
