@@ -4,7 +4,7 @@
  * `llm_error` `interrupted_by_new_input`; upstream failures with their own code.
  */
 import type { ContextPipeline, TurnInput } from '../context/types.js'
-import type { Logger } from '../shared/logger.js'
+import { createChildLogger, type Logger } from '../shared/logger.js'
 import type { ToolRegistry } from '../tools/tool-registry.js'
 import { raceAbort } from './abortable.js'
 import type { BackgroundWork } from './background-work.js'
@@ -43,7 +43,7 @@ function scheduleFactExtraction(options: ExecuteTurnOptions, persist: PersistTur
   const extractor = createModelFactExtractor({
     provider: runtime.provider,
     timeoutMs: runtime.config.memory.extract_timeout_ms,
-    logger: options.logger.child({ module: 'memory' }),
+    logger: createChildLogger(options.logger, 'memory'),
   })
   options.background.schedule(`memory:${persist.input.session}`, async () => {
     try {
