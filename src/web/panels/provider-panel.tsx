@@ -5,6 +5,7 @@ import { SaveBar } from '../components/save-bar.js'
 import { SchemaField } from '../components/schema-field.js'
 import { requestJson } from '../lib/api-client.js'
 import { findIssuesFor } from '../lib/config-issues.js'
+import { findKeysToReenter } from '../lib/find-keys-to-reenter.js'
 import { findSchemaNode } from '../lib/json-schema-node.js'
 import { readResponseList } from '../lib/read-response-list.js'
 import { useConfigDraft } from '../lib/use-config-draft.js'
@@ -56,6 +57,13 @@ export function ProviderPanel(props: SettingsPanelProps) {
     )
   }, [])
 
+  // The server refuses to send a stored key to a new host; say so at the key before saving.
+  const issues = [
+    ...draft.issues,
+    ...findKeysToReenter({ saved: props.config, draft: draft.draft, providers }).filter(
+      (notice) => !draft.issues.some((issue) => issue.path === notice.path),
+    ),
+  ]
   const providerName = String(draft.get('llm.provider') ?? '')
   const entry = providers.find((provider) => provider.name === providerName)
   const isCustom = providers.length > 0 && !entry
@@ -65,7 +73,7 @@ export function ProviderPanel(props: SettingsPanelProps) {
       node={findSchemaNode(props.schema, `llm.${key}`)}
       value={draft.get(`llm.${key}`)}
       onChange={(value) => draft.set(`llm.${key}`, value)}
-      issues={draft.issues}
+      issues={issues}
       placeholder={placeholder}
     />
   )
@@ -130,7 +138,7 @@ export function ProviderPanel(props: SettingsPanelProps) {
         node={findSchemaNode(props.schema, 'llm.fallbacks')}
         value={draft.get('llm.fallbacks')}
         onChange={(value) => draft.set('llm.fallbacks', value)}
-        issues={draft.issues}
+        issues={issues}
       />
       <details open={providerName === 'openclaw'}>
         <summary>OpenClaw 网关 (provider openclaw)</summary>
@@ -141,7 +149,7 @@ export function ProviderPanel(props: SettingsPanelProps) {
               node={findSchemaNode(props.schema, `openclaw.${key}`)}
               value={draft.get(`openclaw.${key}`)}
               onChange={(value) => draft.set(`openclaw.${key}`, value)}
-              issues={draft.issues}
+              issues={issues}
             />
           ))}
         </div>
