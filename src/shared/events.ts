@@ -56,6 +56,14 @@ export interface TurnTiming {
   total_ms: number
 }
 
+/** Tokens of one turn as the model reported them, summed over its model calls (tool rounds). */
+export interface TurnUsage {
+  prompt_tokens: number
+  completion_tokens: number
+  /** Prompt tokens served from the provider's cache, when it says. */
+  cached_tokens?: number
+}
+
 export interface LlmDoneEvent extends TurnEventBase {
   type: 'llm_done'
   /** The full display text of the reply (as far as it got). */
@@ -64,6 +72,8 @@ export interface LlmDoneEvent extends TurnEventBase {
   interrupted: boolean
   /** The turn report's timing (absent only when the turn failed unexpectedly). */
   timing?: TurnTiming
+  /** Present when the model reported its usage. */
+  usage?: TurnUsage
 }
 
 export type CharpipeEvent =
