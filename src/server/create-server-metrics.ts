@@ -14,6 +14,7 @@ export interface ServerMetrics {
   timeToFirstChunk: Histogram
   timeToFirstSentence: Histogram
   turnDuration: Histogram
+  tokens: Counter<'kind'>
   connections: Gauge
   storeFailures: Counter<'store' | 'backend' | 'operation' | 'kind'>
   /** Stops counting store failures (the server is closing). */
@@ -59,6 +60,12 @@ export function createServerMetrics(options: CreateServerMetricsOptions): Server
     buckets: latencyBuckets,
     registers: [registry],
   })
+  const tokens = new Counter({
+    name: 'charpipe_tokens_total',
+    help: 'Tokens the model reported (llm_done.usage), by kind: prompt, completion, cached (prompt tokens from the cache).',
+    labelNames: ['kind'] as const,
+    registers: [registry],
+  })
   const connections = new Gauge({
     name: 'charpipe_websocket_connections',
     help: 'Open WebSocket connections.',
@@ -94,6 +101,7 @@ export function createServerMetrics(options: CreateServerMetricsOptions): Server
     timeToFirstChunk,
     timeToFirstSentence,
     turnDuration,
+    tokens,
     connections,
     storeFailures,
     close: stopCounting,
