@@ -23,7 +23,7 @@ const zh = {
 
   'configFile.invalid': '配置文件 {path} 有错误，服务器仍在使用上次有效的配置。请修改文件：',
   'configFile.defaults': '没有找到配置文件：正在使用默认配置（mock 模型）；保存会写入 {path}。',
-  'configFile.saveBlocked': '保存会写入同一个文件，请先修正上面的问题。',
+  'configFile.saveBlocked': '配置文件 {path} 有错误（{fields}）；保存会写入同一个文件，请先修正该文件。',
 
   'chat.connected': '已连接',
   'chat.connecting': '连接中…',
@@ -212,7 +212,8 @@ const en: Record<MessageKey, string> = {
     'The config file {path} has errors; the server keeps the last good config. Fix the file:',
   'configFile.defaults':
     'No config file found: running on the defaults (the mock model); saves will go to {path}.',
-  'configFile.saveBlocked': 'Saves write that same file: fix the problem above first.',
+  'configFile.saveBlocked':
+    'The config file {path} has errors ({fields}); saves write that same file: fix it first.',
 
   'chat.connected': 'Connected',
   'chat.connecting': 'Connecting…',

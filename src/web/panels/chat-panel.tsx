@@ -6,7 +6,7 @@
 import { useEffect, useState } from 'preact/hooks'
 import { ConfirmButton } from '../components/confirm-button.js'
 import { showToast } from '../components/toast.js'
-import { requestJson } from '../lib/api-client.js'
+import { ApiError, requestJson } from '../lib/api-client.js'
 import { addUserTurn, type ChatState, initialChatState, isReplyRunning } from '../lib/apply-chat-frame.js'
 import type { ConfigFileStatus } from '../lib/config-status.js'
 import { convertStoredMessages, type StoredChatMessage } from '../lib/convert-stored-messages.js'
@@ -67,7 +67,9 @@ export function ChatPanel(props: ChatPanelProps) {
       setStoredCount(messages.length)
       return messages
     } catch (error) {
-      setHistoryError(error instanceof Error ? error.message : String(error))
+      // A refused token is told once, by the token bar, not again here.
+      if (!(error instanceof ApiError && error.status === 401))
+        setHistoryError(error instanceof Error ? error.message : String(error))
       return undefined
     }
   }
@@ -80,12 +82,15 @@ export function ChatPanel(props: ChatPanelProps) {
     props.setState((state) => ({
       ...state,
       turns: [...restored, ...state.turns.filter((turn) => turn.status !== 'done')],
+      // The face shows the character as it was last left.
+      emotion: state.emotion ?? restored.findLast((turn) => turn.emotion)?.emotion,
     }))
   }
   useEffect(() => {
+    if (props.needsToken) return
     setStoredCount(undefined)
     void restoreConversation()
-  }, [props.session])
+  }, [props.session, props.needsToken])
 
   // The stored count follows the turns that end on this page.
   const finishedHere = props.state.turns.filter((turn) => !turn.restored && turn.status === 'done').length
