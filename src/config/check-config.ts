@@ -3,8 +3,11 @@
  * warnings of the seeds (injected dialogue shape, an Anthropic key without its usual prefix).
  */
 import type { ConfigIssue } from '../shared/errors.js'
-import { lookupProvider } from './provider-registry.js'
+import { suggestClosestName } from './find-closest-name.js'
+import { builtinProviders, lookupProvider } from './provider-registry.js'
 import type { CharpipeConfig } from './schema.js'
+
+const builtinNames = builtinProviders.map((provider) => provider.name)
 
 /** Hard problems: the config cannot be used as it is. */
 export function findConfigErrors(config: CharpipeConfig): ConfigIssue[] {
@@ -16,7 +19,7 @@ export function findConfigErrors(config: CharpipeConfig): ConfigIssue[] {
         path: `${path}.base_url`,
         message: info.builtin
           ? `provider "${settings.provider}" needs a base_url`
-          : `provider "${settings.provider}" is not in the registry, so it is treated as OpenAI-compatible and needs a base_url`,
+          : `provider "${settings.provider}" is not in the registry${suggestClosestName(settings.provider, builtinNames)}, so it is treated as OpenAI-compatible and needs a base_url`,
       })
     }
     if (settings.base_url && !/^https?:\/\//i.test(settings.base_url)) {

@@ -1,6 +1,7 @@
 /**
- * Walks the config schema along a field path, through defaults, prefaults, nullables and records,
- * so callers can ask what kind of field a path names (e.g. whether it is a free-keyed map).
+ * Walks the config schema along a field path, through defaults, prefaults, nullables, records and
+ * list items (`llm.fallbacks.0`), so callers can ask what kind of field a path names (e.g. whether
+ * it is a free-keyed map, or which fields a section knows).
  */
 import type { z } from 'zod'
 import { configSchema } from './schema.js'
@@ -25,6 +26,8 @@ export function findSchemaField(path: readonly string[]): SchemaNode | undefined
       node = unwrap(child)
     } else if (node.def.type === 'record') {
       node = unwrap(node.def.valueType as SchemaNode)
+    } else if (node.def.type === 'array' && /^\d+$/.test(key)) {
+      node = unwrap(node.def.element as SchemaNode)
     } else {
       return undefined
     }

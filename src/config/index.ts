@@ -1,9 +1,12 @@
 export { findConfigErrors, findConfigWarnings } from './check-config.js'
 export { substituteEnvVariables } from './env-substitution.js'
+export { findClosestName, measureEditDistance, suggestClosestName } from './find-closest-name.js'
+export { findNearFile } from './find-near-file.js'
 export { findSchemaField, isMapField } from './find-schema-field.js'
 export {
   type ConfigCheck,
   defaultConfig,
+  type LoadConfigOptions,
   type LoadConfigResult,
   loadConfig,
   type ParseConfigOptions,

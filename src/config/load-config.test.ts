@@ -4,7 +4,7 @@ import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { InvalidConfigError } from '../shared/errors.js'
 import { createLogger } from '../shared/logger.js'
-import { defaultConfig, loadConfig, parseConfig, parseConfigText } from './load-config.js'
+import { type ConfigCheck, defaultConfig, loadConfig, parseConfig, parseConfigText } from './load-config.js'
 
 const silent = createLogger({ level: 'silent' })
 const parse = (raw: unknown, environment: Record<string, string> = {}) =>
@@ -98,7 +98,39 @@ describe('validation errors name the field path', () => {
         'character.injected_history.0.role',
       ]),
     )
-    expect(issues.find((issue) => issue.path === 'llm.modle')?.message).toMatch(/unknown field/)
+    expect(issues.find((issue) => issue.path === 'llm.modle')?.message).toBe(
+      'unknown field (did you mean `model`?)',
+    )
+  })
+
+  it('runs the cross-field and extra checks on the rest when the schema fails', () => {
+    const check: ConfigCheck = (config) =>
+      config.character.name === '小雪' ? [{ path: 'character.name', message: 'checked' }] : []
+    const issues = issuesOf(() =>
+      parseConfig(
+        {
+          llm: { provider: 'deepseak', temperature: 'hot', fallbacks: [{ provider: 'x', modle: 'y' }] },
+          character: { name: '小雪', reply_format: 'jsonn' },
+        },
+        { logger: silent, checks: [check] },
+      ),
+    )
+    expect(issues).toEqual([
+      { path: 'llm.temperature', message: expect.any(String) },
+      { path: 'llm.fallbacks.0.modle', message: 'unknown field (did you mean `model`?)' },
+      {
+        path: 'character.reply_format',
+        message: '"jsonn" is not one of json, prefix, auto, plain (did you mean `json`?)',
+      },
+      {
+        path: 'llm.base_url',
+        message: expect.stringContaining(
+          'provider "deepseak" is not in the registry (did you mean `deepseek`?)',
+        ),
+      },
+      { path: 'llm.fallbacks.0.base_url', message: expect.stringContaining('provider "x"') },
+      { path: 'character.name', message: 'checked' },
+    ])
   })
 
   it('Scenario: 注册表中无此 Provider — an unknown provider is OpenAI-compatible and needs a base_url', () => {
@@ -226,6 +258,14 @@ describe('loadConfig', () => {
   it('an empty file is the defaults', async () => {
     const path = await writeTemp('')
     expect((await loadConfig(path, { logger: silent })).config.llm.provider).toBe('mock')
+  })
+
+  it('a file that must exist and does not names a near file', async () => {
+    const path = await writeTemp('')
+    const named = path.replace(/config\.yaml$/, 'config.yml')
+    await expect(loadConfig(named, { logger: silent, required: true })).rejects.toThrow(
+      `config file ${named} not found; did you mean ${path}?`,
+    )
   })
 
   it('names the file in the error', async () => {

@@ -5,10 +5,12 @@
 import { readFile } from 'node:fs/promises'
 import { parseDocument } from 'yaml'
 import type { z } from 'zod'
-import { type ConfigIssue, InvalidConfigError } from '../shared/errors.js'
+import { ConfigFileNotFoundError, type ConfigIssue, InvalidConfigError } from '../shared/errors.js'
 import { getLogger, type Logger, registerSecrets } from '../shared/logger.js'
 import { findConfigErrors, findConfigWarnings } from './check-config.js'
+import { convertZodIssues } from './convert-zod-issues.js'
 import { substituteEnvVariables } from './env-substitution.js'
+import { findNearFile } from './find-near-file.js'
 import { collectSecrets } from './mask-secrets.js'
 import { type CharpipeConfig, configSchema } from './schema.js'
 
@@ -28,25 +30,12 @@ export interface ParseConfigResult {
   warnings: ConfigIssue[]
 }
 
-export function formatIssuePath(path: readonly PropertyKey[]): string {
-  return path.map((key) => String(key)).join('.')
-}
-
-export function convertZodIssues(issues: readonly z.core.$ZodIssue[]): ConfigIssue[] {
-  return issues.map((issue) => {
-    const path = formatIssuePath(issue.path)
-    if (issue.code === 'unrecognized_keys') {
-      const base = path ? `${path}.` : ''
-      return {
-        path: `${base}${issue.keys[0]}`,
-        message: `unknown field${issue.keys.length > 1 ? `s ${issue.keys.join(', ')}` : ''}`,
-      }
-    }
-    return { path, message: issue.message }
-  })
-}
-
-/** Validates an already-parsed config object (the YAML's content, or a body of PUT /api/config). */
+/**
+ * Validates an already-parsed config object (the YAML's content, or a body of PUT /api/config).
+ * Every problem is reported in one pass: when the schema fails, the offending fields are set aside
+ * and the cross-field and processor checks still run on the rest, so a wrong provider shows up
+ * together with a wrong type elsewhere.
+ */
 export function parseConfig(raw: unknown, options: ParseConfigOptions = {}): ParseConfigResult {
   const logger = options.logger ?? getLogger('config')
   const substituted = substituteEnvVariables(raw ?? {}, options.environment)
@@ -57,10 +46,17 @@ export function parseConfig(raw: unknown, options: ParseConfigOptions = {}): Par
 
   const parsed = configSchema.safeParse(substituted.value)
   if (!parsed.success) {
-    throw new InvalidConfigError(convertZodIssues(parsed.error.issues), { source: options.source })
+    const issues = convertZodIssues(parsed.error.issues, substituted.value)
+    const rest = parseWithoutInvalidFields(substituted.value, parsed.error.issues)
+    if (rest) {
+      for (const issue of runChecks(rest, options)) {
+        if (!issues.some((known) => known.path === issue.path)) issues.push(issue)
+      }
+    }
+    throw new InvalidConfigError(issues, { source: options.source })
   }
   const config = parsed.data
-  const errors = [...findConfigErrors(config), ...(options.checks ?? []).flatMap((check) => check(config))]
+  const errors = runChecks(config, options)
   if (errors.length > 0) throw new InvalidConfigError(errors, { source: options.source })
 
   warnings.push(...findConfigWarnings(config))
@@ -68,6 +64,45 @@ export function parseConfig(raw: unknown, options: ParseConfigOptions = {}): Par
   for (const warning of warnings)
     logger.warn({ path: warning.path, source: options.source }, `config: ${warning.path}: ${warning.message}`)
   return { config, warnings }
+}
+
+function runChecks(config: CharpipeConfig, options: ParseConfigOptions): ConfigIssue[] {
+  return [...findConfigErrors(config), ...(options.checks ?? []).flatMap((check) => check(config))]
+}
+
+/** The config with every field the schema refused removed (so its default applies), when that parses. */
+function parseWithoutInvalidFields(
+  value: unknown,
+  issues: readonly z.core.$ZodIssue[],
+): CharpipeConfig | undefined {
+  const current: unknown = structuredClone(value)
+  let pending = issues
+  // A removal can reveal another problem one level up (a list left too short): a few rounds suffice.
+  for (let round = 0; round < 5; round++) {
+    for (const issue of pending) {
+      const paths =
+        issue.code === 'unrecognized_keys' ? issue.keys.map((key) => [...issue.path, key]) : [issue.path]
+      for (const path of paths) if (!removeAt(current, path)) return undefined
+    }
+    const parsed = configSchema.safeParse(current)
+    if (parsed.success) return parsed.data
+    pending = parsed.error.issues
+  }
+  return undefined
+}
+
+function removeAt(value: unknown, path: readonly PropertyKey[]): boolean {
+  if (path.length === 0) return false
+  let parent = value
+  for (const key of path.slice(0, -1)) {
+    if (parent === null || typeof parent !== 'object') return true
+    parent = (parent as Record<PropertyKey, unknown>)[key]
+  }
+  if (parent === null || typeof parent !== 'object') return true
+  // A bad list item takes its whole list with it: the list's default applies.
+  if (Array.isArray(parent)) return removeAt(value, path.slice(0, -1))
+  delete (parent as Record<PropertyKey, unknown>)[path.at(-1) as PropertyKey]
+  return true
 }
 
 export interface LoadConfigResult extends ParseConfigResult {
@@ -78,22 +113,30 @@ export interface LoadConfigResult extends ParseConfigResult {
   path: string
 }
 
-/** Reads and validates a config file; a missing file yields the defaults. */
-export async function loadConfig(
-  path: string,
-  options: Omit<ParseConfigOptions, 'source'> = {},
-): Promise<LoadConfigResult> {
+export interface LoadConfigOptions extends Omit<ParseConfigOptions, 'source'> {
+  /**
+   * The file must exist: a path the user named is a mistake when missing, not a wish for the
+   * defaults. Throws ConfigFileNotFoundError (naming a near file when there is one).
+   * @default false
+   */
+  required?: boolean
+}
+
+/** Reads and validates a config file; a missing file yields the defaults unless `required`. */
+export async function loadConfig(path: string, options: LoadConfigOptions = {}): Promise<LoadConfigResult> {
+  const { required, ...parseOptions } = options
   let text: string
   try {
     text = await readFile(path, 'utf8')
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
-      return { ...parseConfig({}, { ...options, source: path }), raw: {}, fromFile: false, path }
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error
+    if (required) {
+      throw new ConfigFileNotFoundError(path, { suggestion: await findNearFile(path), cause: error })
     }
-    throw error
+    return { ...parseConfig({}, { ...parseOptions, source: path }), raw: {}, fromFile: false, path }
   }
   const raw = parseConfigText(text, path)
-  return { ...parseConfig(raw, { ...options, source: path }), raw, fromFile: true, path }
+  return { ...parseConfig(raw, { ...parseOptions, source: path }), raw, fromFile: true, path }
 }
 
 /** YAML text to a plain object; syntax errors become an InvalidConfigError with line numbers. */

@@ -2,7 +2,9 @@
  * Secrets in the config are shown as `***` everywhere (admin API, web page, logs). A `***` sent back
  * by the web page means "keep what is stored", so saving a form never wipes a key it could not see.
  */
+import { InvalidConfigError } from '../shared/errors.js'
 import { MASK } from '../shared/redact.js'
+import { bindSecretsToHosts } from './bind-secrets-to-hosts.js'
 import { type CharpipeConfig, secretFieldPaths } from './schema.js'
 
 type Visitor = (holder: Record<string, unknown>, key: string) => void
@@ -37,9 +39,12 @@ export function maskSecrets<T>(config: T): T {
 
 /**
  * Puts the stored secrets back where `incoming` says `***`. Array entries (fallbacks) are matched by
- * position. Returns a new object; `incoming` is not changed.
+ * position. Returns a new object; `incoming` is not changed. Throws `InvalidConfigError` when a kept
+ * secret would go to another host than it was given for (see bindSecretsToHosts).
  */
 export function restoreMaskedSecrets<T>(incoming: T, stored: unknown): T {
+  const moved = bindSecretsToHosts(incoming, stored)
+  if (moved.length > 0) throw new InvalidConfigError(moved)
   const copy = structuredClone(incoming)
   for (const path of secretFieldPaths) restoreAlong(copy, stored, path, 0)
   return copy

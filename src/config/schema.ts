@@ -18,9 +18,31 @@ export const serverSchema = z
     ),
     max_body_bytes: z
       .int()
-      .positive()
+      .min(4096)
+      .max(1024 * 1024 * 1024)
       .default(10 * 1024 * 1024)
-      .describe('Largest accepted HTTP body or WebSocket frame.'),
+      .describe(
+        'Largest accepted HTTP body or WebSocket frame (4 KiB to 1 GiB: a smaller limit would refuse the very request that raises it).',
+      ),
+    allowed_hosts: z
+      .array(z.string().min(1))
+      .default([])
+      .describe(
+        'Host names the server answers to besides localhost, IP addresses and server.host (DNS rebinding guard). `.example.com` also matches its subdomains; `*` turns the check off.',
+      ),
+    allowed_origins: z
+      .array(
+        z
+          .string()
+          .regex(
+            /^https?:\/\/[^\s/?#]+$/i,
+            'expected an origin such as https://app.example.com (scheme and host, no path or trailing slash)',
+          ),
+      )
+      .default([])
+      .describe(
+        "Web origins (`https://app.example.com`) besides the server's own whose pages may call the API and open the WebSocket; only they get CORS headers.",
+      ),
   })
   .describe('The HTTP/WebSocket server (`charpipe serve`).')
 
@@ -96,6 +118,13 @@ export const llmSchema = z
       .boolean()
       .default(true)
       .describe('The model supports native tool calls; off: tools are described in the system prompt.'),
+    prompt_cache: z
+      .boolean()
+      .default(true)
+      .describe(
+        'Anthropic: mark the system prompt and the end of the history as prompt-cache breakpoints, so ' +
+          'later turns read them from the cache. (OpenAI-compatible providers cache prefixes by themselves.)',
+      ),
     max_tool_steps: z
       .int()
       .min(1)
@@ -268,6 +297,14 @@ export const sentenceSchema = z
       .min(0)
       .default(0)
       .describe('Emit the first clause of a reply at a comma once it has this many characters (0: off).'),
+    early_release: z
+      .boolean()
+      .default(true)
+      .describe(
+        'Release a sentence as soon as a model chunk ends right after its 。！？!?；; instead of waiting for the ' +
+          'next chunk; a closing quote, ～ or terminator that then follows leads the next sentence (silent to ' +
+          'speech). Off: sentences never depend on how the reply was chunked.',
+      ),
     speech_filters: z
       .array(speechFilterSchema)
       .default(['markdown'])
@@ -282,9 +319,15 @@ export const assetsSchema = z
       .int()
       .positive()
       .default(10 * 1024 * 1024)
-      .describe('Largest attachment read.'),
+      .describe('Largest attachment read (or image fetched for a describer).'),
+    allow_private_urls: z
+      .boolean()
+      .default(false)
+      .describe(
+        'Let the server fetch image URLs that resolve to private, loopback or link-local addresses (only done for a describer that needs the bytes).',
+      ),
   })
-  .describe('Local files.')
+  .describe('Local files and fetched images.')
 
 export const storageSchema = z
   .strictObject({

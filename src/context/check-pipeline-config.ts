@@ -3,8 +3,10 @@
  * `llm.processors` and `pipeline.processors` must name a known processor and pass its own
  * `validateSettings` (e.g. regexes that compile and cannot backtrack without end).
  */
+
+import { suggestClosestName } from '../config/find-closest-name.js'
 import type { ConfigCheck } from '../config/load-config.js'
-import type { CharpipeConfig } from '../config/schema.js'
+import type { CharpipeConfig, ProcessorSettings } from '../config/schema.js'
 import type { ConfigIssue } from '../shared/errors.js'
 import { builtinProcessors } from './builtin-processors.js'
 import { listRegisteredProcessors } from './processor-registry.js'
@@ -31,10 +33,11 @@ export function createPipelineConfigCheck(options: CreatePipelineConfigCheckOpti
         if (!processor) {
           issues.push({
             path: `${side}.${id}`,
-            message: `unknown processor "${id}"; known: ${[...known.keys()].join(', ')}`,
+            message: `unknown processor "${id}"${suggestClosestName(id, known.keys())}; known: ${[...known.keys()].join(', ')}`,
           })
           continue
         }
+        issues.push(...findUnknownOptions(processor, settings, `${side}.${id}`))
         for (const problem of processor.validateSettings?.(settings) ?? []) {
           if (typeof problem === 'string') issues.push({ path: `${side}.${id}`, message: problem })
           else issues.push({ path: `${side}.${id}.${problem.path}`, message: problem.message })
@@ -43,6 +46,26 @@ export function createPipelineConfigCheck(options: CreatePipelineConfigCheckOpti
     }
     return issues
   }
+}
+
+/**
+ * Options a processor does not know (`top_kk`) are mistakes, not extensions: each is named with the
+ * nearest option. Only for processors that declare their options (`configFields`); a plugin that
+ * declares none reads what it likes.
+ */
+function findUnknownOptions(
+  processor: ContextProcessor,
+  settings: ProcessorSettings,
+  path: string,
+): ConfigIssue[] {
+  if (!processor.configFields) return []
+  const known = ['enabled', 'priority', ...processor.configFields.map((field) => field.key)]
+  return Object.keys(settings)
+    .filter((key) => !known.includes(key))
+    .map((key) => ({
+      path: `${path}.${key}`,
+      message: `unknown option of ${processor.id}${suggestClosestName(key, known)}; options: ${known.join(', ')}`,
+    }))
 }
 
 /** Checks the processor settings of a config against the builtins and the registered plugins. */

@@ -6,6 +6,7 @@
 import type { ApiType } from '../config/provider-registry.js'
 import type { CharacterConfig, CharpipeConfig, ProcessorSettings } from '../config/schema.js'
 import type { HistoryStore, MemoryRetriever } from '../memory/types.js'
+import type { ImageDescriber } from '../shared/image-describer.js'
 import type { Logger } from '../shared/logger.js'
 import type { ChatMessage } from '../shared/messages.js'
 
@@ -45,9 +46,7 @@ export interface TokenCounter {
 }
 
 /** Turns an image into a short description for models without vision. */
-export interface ImageDescriber {
-  describe(image: { url: string; mediaType?: string }, options: { signal?: AbortSignal }): Promise<string>
-}
+export type { ImageDescriber } from '../shared/image-describer.js'
 
 export interface PipelineServices {
   history: HistoryStore

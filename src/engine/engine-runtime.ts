@@ -44,11 +44,29 @@ function sameJson(left: unknown, right: unknown): boolean {
   return JSON.stringify(left) === JSON.stringify(right)
 }
 
-/** The provider depends on `llm` (except the processors map) and `openclaw`. */
+function usesMockProvider(config: CharpipeConfig): boolean {
+  return config.llm.provider === 'mock' || config.llm.fallbacks.some((entry) => entry.provider === 'mock')
+}
+
+/** What the builtin mock composes its replies from. */
+function mockShape(config: CharpipeConfig): unknown {
+  if (!usesMockProvider(config)) return undefined
+  const { name, reply_format, emotions } = config.character
+  return { name, reply_format, emotions }
+}
+
+/**
+ * The provider depends on `llm` (except the processors map) and `openclaw`; the builtin mock also
+ * on the character's name, reply format and emotions, so a reload shows in its next reply.
+ */
 export function isSameProviderConfig(left: CharpipeConfig, right: CharpipeConfig): boolean {
   const { processors: _left, ...leftLlm } = left.llm
   const { processors: _right, ...rightLlm } = right.llm
-  return sameJson(leftLlm, rightLlm) && sameJson(left.openclaw, right.openclaw)
+  return (
+    sameJson(leftLlm, rightLlm) &&
+    sameJson(left.openclaw, right.openclaw) &&
+    sameJson(mockShape(left), mockShape(right))
+  )
 }
 
 export function isSameHistoryStoreConfig(left: CharpipeConfig, right: CharpipeConfig): boolean {

@@ -6,8 +6,7 @@
 import type { ContextPipeline, TurnInput } from '../context/types.js'
 import { CharpipeError } from '../shared/errors.js'
 import { type Logger, scrubSecrets } from '../shared/logger.js'
-import type { ChatMessage } from '../shared/messages.js'
-import { renderToolPrompt } from '../tools/tool-call-text.js'
+import { addToolPrompt } from '../tools/add-tool-prompt.js'
 import type { ToolRegistry } from '../tools/tool-registry.js'
 import { raceAbort } from './abortable.js'
 import type { EngineParts } from './engine-parts.js'
@@ -56,19 +55,6 @@ export function readInterruptReason(signal: AbortSignal): InterruptReason {
   return reason && typeof reason === 'object' && 'kind' in reason ? reason : { kind: 'signal' }
 }
 
-/** Tools for a model without function calling go at the end of the (first) system message. */
-function addToolPrompt(messages: ChatMessage[], registry: ToolRegistry): ChatMessage[] {
-  const prompt = renderToolPrompt(registry.definitions())
-  const index = messages.findIndex((message) => message.role === 'system')
-  if (index < 0) return [{ role: 'system', content: prompt, source: 'system' }, ...messages]
-  const system = messages[index]!
-  const content =
-    typeof system.content === 'string'
-      ? `${system.content}\n\n${prompt}`
-      : [...system.content, { type: 'text' as const, text: `\n\n${prompt}` }]
-  return messages.map((message, position) => (position === index ? { ...message, content } : message))
-}
-
 export async function runTurn(options: RunTurnOptions): Promise<TurnOutcome> {
   const { runtime, signal, emit } = options
   const reply = createTurnReply(options.parts, runtime.parserOptions, emit)
@@ -94,7 +80,7 @@ export async function runTurn(options: RunTurnOptions): Promise<TurnOutcome> {
     const nativeTools = runtime.capabilities.functionCalling
     const messages =
       options.registry.size > 0 && !nativeTools
-        ? addToolPrompt(built.messages, options.registry)
+        ? addToolPrompt(built.messages, options.registry.definitions())
         : built.messages
     await runModelSteps({
       provider: runtime.provider,

@@ -32,6 +32,7 @@ export function buildChatProviderSettings(
   const common = {
     temperature: config.llm.temperature,
     maxTokens: config.llm.max_tokens,
+    promptCache: config.llm.prompt_cache,
     timeoutMs: config.llm.timeout_ms,
     stallTimeoutMs: config.llm.stall_timeout_ms,
     logger: options.logger,

@@ -41,6 +41,8 @@ export interface ChatProviderSettings {
   timeoutMs?: number
   /** No chunk for this long mid-stream: abort. @default 30000 */
   stallTimeoutMs?: number
+  /** Anthropic: cache breakpoints on the system prompt and the end of the history. @default false */
+  promptCache?: boolean
   /** For `apiType: 'openclaw'`. */
   openclaw?: OpenClawSettings
   /** For `apiType: 'mock'`. */

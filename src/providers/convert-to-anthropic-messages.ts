@@ -17,9 +17,12 @@ export type AnthropicBlock =
   | { type: 'tool_use'; id: string; name: string; input: unknown }
   | { type: 'tool_result'; tool_use_id: string; content: string }
 
+/** A block marked as the end of a cached prefix. */
+export type CacheControl = { cache_control?: { type: 'ephemeral' } }
+
 export interface AnthropicMessage {
   role: 'user' | 'assistant'
-  content: AnthropicBlock[]
+  content: (AnthropicBlock & CacheControl)[]
 }
 
 export interface ConvertToAnthropicMessagesResult {
@@ -111,4 +114,27 @@ export function convertToAnthropicTools(tools: ToolDefinition[]) {
     description: tool.description,
     input_schema: tool.parameters,
   }))
+}
+
+/**
+ * Anthropic caches a prompt prefix only up to a block marked with `cache_control` (at most four
+ * marks). Two marks cover a conversation: the end of the system prompt (persona, format rules) and
+ * the end of the history, the last message before the new input. The next turn's request repeats
+ * both, so it reads them from the cache; what follows (memories placed before the input, the input)
+ * is paid in full.
+ */
+export function placeCacheBreakpoints(converted: ConvertToAnthropicMessagesResult): {
+  system: (AnthropicBlock & CacheControl)[] | undefined
+  messages: AnthropicMessage[]
+} {
+  const mark = { type: 'ephemeral' as const }
+  const system = converted.system
+    ? [{ type: 'text' as const, text: converted.system, cache_control: mark }]
+    : undefined
+  const messages = converted.messages.map((message) => ({ ...message, content: [...message.content] }))
+  const historyEnd = messages.length >= 2 ? messages[messages.length - 2] : undefined
+  const lastBlock = historyEnd?.content.at(-1)
+  if (historyEnd && lastBlock)
+    historyEnd.content[historyEnd.content.length - 1] = { ...lastBlock, cache_control: mark }
+  return { system, messages }
 }

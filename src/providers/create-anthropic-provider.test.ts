@@ -27,6 +27,44 @@ function createProvider() {
 }
 
 describe('Anthropic provider', () => {
+  it('with promptCache, marks the system prompt and the end of the history as cache breakpoints', async () => {
+    server.script({ text: '好。' })
+    const provider = createAnthropicProvider({
+      name: 'anthropic',
+      apiType: 'anthropic',
+      baseUrl: server.url,
+      model: 'claude-sonnet-5-5',
+      apiKey: 'sk-ant-test-key-0001',
+      promptCache: true,
+      logger: captureLogger().logger,
+    })
+    const result = await collectEvents(
+      provider.streamChat({
+        messages: [
+          { role: 'system', content: '你是小助手' },
+          { role: 'user', content: '问题' },
+          { role: 'assistant', content: '回答' },
+          { role: 'system', content: '【相关记忆】\n- 用户喜欢猫' },
+          { role: 'user', content: '我喜欢什么？', source: 'input' },
+        ],
+      }),
+    )
+    expect(result.error).toBeUndefined()
+    const body = server.requests[0]!.body as Record<string, unknown>
+    expect(body.system).toEqual([{ type: 'text', text: '你是小助手', cache_control: { type: 'ephemeral' } }])
+    expect(body.messages).toEqual([
+      { role: 'user', content: [{ type: 'text', text: '问题' }] },
+      { role: 'assistant', content: [{ type: 'text', text: '回答', cache_control: { type: 'ephemeral' } }] },
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: '【相关记忆】\n- 用户喜欢猫' },
+          { type: 'text', text: '我喜欢什么？' },
+        ],
+      },
+    ])
+  })
+
   it('sends system as its own parameter, images as blocks, and tool calls as tool_use/tool_result', async () => {
     server.script({ text: '好的，我看到了。', chunkSize: 3 })
     const { provider } = createProvider()

@@ -4,15 +4,20 @@
  * mid-stream `event: error` (e.g. `overloaded_error`) becomes an `upstream_stream` error, retryable
  * while nothing has been passed on yet. The SDK's retries are off: ours run in the resilient wrapper.
  */
-import Anthropic from '@anthropic-ai/sdk'
+import type Anthropic from '@anthropic-ai/sdk'
 import { UpstreamStreamError } from '../shared/errors.js'
+import { loadOnFirstUse } from '../shared/load-on-first-use.js'
 import { getLogger, scrubSecrets } from '../shared/logger.js'
 import {
   type ChatProviderSettings,
   defaultStallTimeoutMs,
   defaultTimeoutMs,
 } from './chat-provider-settings.js'
-import { convertToAnthropicMessages, convertToAnthropicTools } from './convert-to-anthropic-messages.js'
+import {
+  convertToAnthropicMessages,
+  convertToAnthropicTools,
+  placeCacheBreakpoints,
+} from './convert-to-anthropic-messages.js'
 import { convertToUpstreamError, logUpstreamFailure } from './convert-to-upstream-error.js'
 import { createNodeFetch } from './create-node-fetch.js'
 import { joinUrl } from './create-openai-compatible-provider.js'
@@ -63,14 +68,17 @@ export function createAnthropicProvider(settings: ChatProviderSettings): Anthrop
   const stallTimeoutMs = settings.stallTimeoutMs ?? defaultStallTimeoutMs
   // One transport per provider, built with it: a caller's fetch (tests, proxies) is used as given.
   const transport = settings.fetch ? undefined : createNodeFetch()
-  const client = new Anthropic({
-    baseURL: settings.baseUrl,
-    apiKey: settings.apiKey ?? '',
-    maxRetries: 0,
-    timeout: timeoutMs + 1000,
-    logLevel: 'off',
-    // The SDK reads the body lazily; pumped, text that arrived before a cut connection is kept.
-    fetch: createPumpingFetch(settings.fetch ?? transport!.fetch),
+  const loadClient = loadOnFirstUse(async () => {
+    const { default: Anthropic } = await import('@anthropic-ai/sdk')
+    return new Anthropic({
+      baseURL: settings.baseUrl,
+      apiKey: settings.apiKey ?? '',
+      maxRetries: 0,
+      timeout: timeoutMs + 1000,
+      logLevel: 'off',
+      // The SDK reads the body lazily; pumped, text that arrived before a cut connection is kept.
+      fetch: createPumpingFetch(settings.fetch ?? transport!.fetch),
+    })
   })
   const url = joinUrl(settings.baseUrl, 'v1/messages')
 
@@ -86,14 +94,18 @@ export function createAnthropicProvider(settings: ChatProviderSettings): Anthrop
       let yielded = false
       let completed = false
       try {
-        const converted = convertToAnthropicMessages(request.messages)
+        const plain = convertToAnthropicMessages(request.messages)
+        const converted = settings.promptCache ? placeCacheBreakpoints(plain) : plain
+        const client = await loadClient()
         const stream = await client.messages.create(
           {
             model: request.model || settings.model,
             max_tokens: request.maxTokens ?? settings.maxTokens ?? 1024,
             messages: converted.messages as Anthropic.MessageParam[],
             stream: true,
-            ...(converted.system ? { system: converted.system } : {}),
+            ...(converted.system
+              ? { system: converted.system as Anthropic.MessageCreateParams['system'] }
+              : {}),
             // Anthropic accepts 0–1, while the config allows up to 2 for OpenAI-style providers.
             ...((request.temperature ?? settings.temperature) !== undefined
               ? { temperature: Math.min(1, (request.temperature ?? settings.temperature)!) }

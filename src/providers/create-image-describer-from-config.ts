@@ -4,8 +4,8 @@
  * through the registry like `llm` does, with one retry of ours before its first chunk.
  */
 import type { CharpipeConfig } from '../config/schema.js'
-import type { ImageDescriber } from '../context/types.js'
 import { InvalidConfigError } from '../shared/errors.js'
+import type { ImageDescriber } from '../shared/image-describer.js'
 import { registerSecrets } from '../shared/logger.js'
 import {
   type BuildChatProviderSettingsOptions,

@@ -4,8 +4,9 @@
  * the streamed text collected into a short one-line description. It has its own timeout and stops
  * with the turn's signal.
  */
-import type { ImageDescriber } from '../context/types.js'
+
 import { AbortedError, UpstreamStreamError, UpstreamTimeoutError } from '../shared/errors.js'
+import type { ImageDescriber } from '../shared/image-describer.js'
 import type { ChatProvider } from './types.js'
 
 export interface CreateImageDescriberOptions {

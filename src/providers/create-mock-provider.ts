@@ -1,20 +1,21 @@
 /**
- * The builtin `mock` provider, the default when no config exists: it answers through the same
- * OpenAI-compatible code path as a real provider, against an in-process mock model server started
- * on the first request on an ephemeral loopback port, so trying charpipe without a key exercises
- * real streaming. Replies show off emotions and sentences in the configured reply format, echo a bit
- * of what the user said, and say plainly that they come from a mock.
+ * The builtin `mock` provider, the default when no config exists. It runs in process: the reply is
+ * composed here and streamed as provider events in small chunks with a short pause between them, so
+ * trying charpipe without a key still shows streamed text, sentences and emotions. It opens no
+ * socket, reads no file and takes no instruction from the request: nothing a chat client sends can
+ * make it do more than echo a little of what the user said. (The scriptable mock model server,
+ * `charpipe mock-llm` / `startMockModelServer`, is a separate test tool a user starts on purpose.)
+ * Replies are in the configured reply format, show off an emotion, echo a bit of what the user said,
+ * and say plainly that they come from a mock.
  */
+import { AbortedError } from '../shared/errors.js'
 import { messageText } from '../shared/messages.js'
-import { composeMockReply } from '../testing/compose-mock-reply.js'
-import { mockReplyHeader } from '../testing/select-mock-reply.js'
-import { type MockModelServer, startMockModelServer } from '../testing/start-mock-model-server.js'
 import type { ChatProviderSettings } from './chat-provider-settings.js'
-import { createOpenAICompatibleProvider } from './create-openai-compatible-provider.js'
+import { composeMockReply } from './compose-mock-reply.js'
 import type { ChatProvider, ChatRequest, ProviderEvent, StreamChatOptions } from './types.js'
 
-// One server for the process, shared by every mock provider (a config reload builds a new one).
-let sharedServer: Promise<MockModelServer> | undefined
+const defaultChunkSize = 3
+const defaultChunkDelayMs = 5
 
 function lastUserText(request: ChatRequest): string {
   for (let index = request.messages.length - 1; index >= 0; index--) {
@@ -25,43 +26,58 @@ function lastUserText(request: ChatRequest): string {
   return ''
 }
 
+function countInputCharacters(request: ChatRequest): number {
+  let count = 0
+  for (const message of request.messages) count += messageText(message).length
+  return count
+}
+
+/** Waits `ms`, or rejects with `AbortedError` as soon as `signal` fires. */
+function pause(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(new AbortedError('the request was aborted'))
+    const onAbort = () => {
+      clearTimeout(timer)
+      reject(new AbortedError('the request was aborted'))
+    }
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort)
+      resolve()
+    }, ms)
+    signal?.addEventListener('abort', onAbort, { once: true })
+  })
+}
+
 export function createMockProvider(settings: ChatProviderSettings): ChatProvider {
   const mock = settings.mock ?? {}
   const model = settings.model || 'mock-character'
-  let inner: Promise<ChatProvider> | undefined
-
-  // The reply is composed here, where the configured reply format is known, and sent to the server
-  // as the per-request script, so the server stays a plain scriptable mock.
-  const requestHeaders = (request: ChatRequest) => {
-    const reply = composeMockReply({
-      userText: lastUserText(request),
-      replyFormat: mock.replyFormat,
-      emotions: mock.emotions,
-      characterName: mock.characterName,
-    })
-    const script = { text: reply.text, chunkSize: mock.chunkSize ?? 3, delayMs: mock.chunkDelayMs ?? 5 }
-    return { [mockReplyHeader]: `base64:${Buffer.from(JSON.stringify(script)).toString('base64')}` }
-  }
-
-  const start = async (): Promise<ChatProvider> => {
-    sharedServer ??= startMockModelServer({ unref: true, model })
-    const server = await sharedServer
-    return createOpenAICompatibleProvider({
-      ...settings,
-      model,
-      baseUrl: `${server.url}/v1`,
-      apiKey: 'mock',
-      requestHeaders,
-    })
-  }
+  const chunkSize = Math.max(1, mock.chunkSize ?? defaultChunkSize)
+  const delayMs = Math.max(0, mock.chunkDelayMs ?? defaultChunkDelayMs)
 
   return {
     name: settings.name,
     model,
     async *streamChat(request: ChatRequest, options?: StreamChatOptions): AsyncIterable<ProviderEvent> {
-      inner ??= start()
-      const provider = await inner
-      yield* provider.streamChat(request, options)
+      const signal = options?.signal
+      if (signal?.aborted) throw new AbortedError('the request was aborted')
+      const reply = composeMockReply({
+        userText: lastUserText(request),
+        replyFormat: mock.replyFormat,
+        emotions: mock.emotions,
+        characterName: mock.characterName,
+      })
+      // Chunks by code point, so a chunk never splits a surrogate pair.
+      const characters = Array.from(reply.text)
+      for (let start = 0; start < characters.length; start += chunkSize) {
+        if (start > 0 && delayMs > 0) await pause(delayMs, signal)
+        else if (signal?.aborted) throw new AbortedError('the request was aborted')
+        yield { type: 'text-delta', text: characters.slice(start, start + chunkSize).join('') }
+      }
+      yield {
+        type: 'usage',
+        usage: { inputTokens: countInputCharacters(request), outputTokens: characters.length },
+      }
+      yield { type: 'finish', reason: 'stop' }
     },
   }
 }

@@ -8,8 +8,7 @@ import type { CharpipeConfig } from '../config/schema.js'
 import { type Logger, registerSecrets } from '../shared/logger.js'
 import { buildChatProviderSettings } from './build-chat-provider-settings.js'
 import { createChatProvider } from './create-chat-provider.js'
-import { createResilientProvider } from './create-resilient-provider.js'
-import type { ChatProvider } from './types.js'
+import { createResilientProvider, type ResilientProvider } from './create-resilient-provider.js'
 
 export interface CreateProviderFromConfigOptions {
   logger?: Logger
@@ -21,7 +20,7 @@ export interface CreateProviderFromConfigOptions {
 export function createProviderFromConfig(
   config: CharpipeConfig,
   options: CreateProviderFromConfigOptions = {},
-): ChatProvider {
+): ResilientProvider {
   const primary = buildChatProviderSettings(config.llm, 'llm', config, options)
   const fallbacks = config.llm.fallbacks.map((entry, index) =>
     buildChatProviderSettings(entry, `llm.fallbacks.${index}`, config, options),

@@ -7,6 +7,7 @@
  */
 import { AbortedError, CharpipeError } from '../shared/errors.js'
 import { getLogger, type Logger } from '../shared/logger.js'
+import { type ChatResult, collectChatResult } from './collect-chat-result.js'
 import type { ChatProvider, ChatRequest, ProviderEvent, StreamChatOptions } from './types.js'
 
 export interface CreateResilientProviderOptions {
@@ -51,6 +52,8 @@ function toCharpipeError(error: unknown): CharpipeError {
 
 /** The wrapped providers behind one; `close()` releases what they hold (kept-alive connections). */
 export interface ResilientProvider extends ChatProvider {
+  /** The whole answer at once: `streamChat` collected, so it retries and falls back the same way. */
+  chat(request: ChatRequest, options?: StreamChatOptions): Promise<ChatResult>
   close(): void
 }
 
@@ -70,9 +73,10 @@ export function createResilientProvider(options: CreateResilientProviderOptions)
     return Math.min(maxDelayMs, Math.round(exponential / 2 + (random() * exponential) / 2))
   }
 
-  return {
+  const provider: ResilientProvider = {
     name: options.primary.name,
     model: options.primary.model,
+    chat: (request, chatOptions) => collectChatResult(provider.streamChat(request, chatOptions)),
     close() {
       for (const provider of providers) (provider as ChatProvider & { close?: () => void }).close?.()
     },
@@ -141,4 +145,5 @@ export function createResilientProvider(options: CreateResilientProviderOptions)
       return { [Symbol.asyncIterator]: () => iterator }
     },
   }
+  return provider
 }

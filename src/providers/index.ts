@@ -8,6 +8,7 @@ export type {
   MockProviderSettings,
   OpenClawSettings,
 } from './chat-provider-settings.js'
+export { type ChatResult, chat, collectChatResult } from './collect-chat-result.js'
 export { convertToAnthropicMessages, convertToAnthropicTools } from './convert-to-anthropic-messages.js'
 export { convertToOpenAIMessages, convertToOpenAITools } from './convert-to-openai-messages.js'
 export { createChatProvider } from './create-chat-provider.js'
@@ -20,7 +21,11 @@ export {
   type CreateProviderFromConfigOptions,
   createProviderFromConfig,
 } from './create-provider-from-config.js'
-export { type CreateResilientProviderOptions, createResilientProvider } from './create-resilient-provider.js'
+export {
+  type CreateResilientProviderOptions,
+  createResilientProvider,
+  type ResilientProvider,
+} from './create-resilient-provider.js'
 export type {
   ChatProvider,
   ChatRequest,

@@ -48,6 +48,7 @@ class StreamingReplyParser implements ReplyParser {
   private readonly envelope
   private readonly tags: InlineTagExtractor | undefined
   private readonly splitter
+  private readonly earlyRelease: boolean
   private readonly speech
   private readonly resolver
 
@@ -77,6 +78,7 @@ class StreamingReplyParser implements ReplyParser {
       aliases: options.emotionAliases ?? character.emotion_aliases,
       log,
     })
+    this.earlyRelease = options.earlyRelease ?? sentence.early_release
     this.speech = createSpeechFilter(options.speechFilters ?? sentence.speech_filters)
     this.splitter = createSentenceSplitter({
       minChars: toCount(options.minChars, 'minChars'),
@@ -125,6 +127,7 @@ class StreamingReplyParser implements ReplyParser {
       throw new CharpipeError('internal', `reply parser: a delta must be a string, got ${typeof delta}`)
     }
     if (delta) this.envelope.write(delta)
+    if (this.earlyRelease) this.splitter.releaseAtChunkEnd()
     return this.takeEvents()
   }
 

@@ -125,17 +125,15 @@ describe('reply parser edge cases', () => {
     expect(second).toEqual([
       { type: 'emotion', emotion: '难过' },
       { type: 'sentence', index: 0, text: '你好。', emotion: '难过' },
-    ])
-    expect(parser.end()).toEqual([
       { type: 'sentence', index: 1, text: '再见。', emotion: '难过' },
-      { type: 'done', text: '你好。再见。', emotion: '难过' },
     ])
+    expect(parser.end()).toEqual([{ type: 'done', text: '你好。再见。', emotion: '难过' }])
   })
 
   it('"text" without any "emotion" uses the default when the JSON closes', () => {
     const parser = createReplyParser(createTestOptions('json'))
     expect(sentenceTexts(parser.push('{"text":"一。二。'))).toEqual([])
-    expect(sentenceTexts(parser.push('"}'))).toEqual(['一。'])
+    expect(sentenceTexts(parser.push('"}'))).toEqual(['一。', '二。'])
     expect(parser.emotion).toBe('平静')
   })
 
@@ -216,5 +214,30 @@ describe('reply parser edge cases', () => {
     parser.push('{"emotion":"生气","text":"哼')
     expect(parser.displayText).toBe('哼')
     expect(parser.emotion).toBe('生气')
+  })
+
+  it('a sentence whose terminator ends a chunk is released with that chunk', () => {
+    const parser = createReplyParser(createTestOptions('plain'))
+    expect(sentenceTexts(parser.push('你好。'))).toEqual(['你好。'])
+    // What may still belong to a sentence leads the next one instead; nothing is lost or repeated.
+    expect(sentenceTexts(parser.push('」！我们走吧'))).toEqual([])
+    expect(sentenceTexts(parser.end())).toEqual(['」！我们走吧'])
+  })
+
+  it('early release waits where the end is not certain: a dot, an open quote, a URL', () => {
+    for (const [chunks, first] of [
+      [['价格是3.', '14元。'], '价格是3.14元。'],
+      [['他说「好的。', '」然后走了。'], '他说「好的。」'],
+      [['看https://a.com/x?', 'q=1 好。'], '看https://a.com/x?q=1 好。'],
+    ] as const) {
+      const run = runReply(chunks, createTestOptions('plain'))
+      expect(run.sentences[0]?.[0]).toBe(first)
+    }
+  })
+
+  it('early release off: the sentence waits for the next character', () => {
+    const parser = createReplyParser(createTestOptions('plain', { early_release: false }))
+    expect(sentenceTexts(parser.push('你好。'))).toEqual([])
+    expect(sentenceTexts(parser.push('」我们走吧'))).toEqual(['你好。」'])
   })
 })

@@ -64,6 +64,7 @@ describe('replyParserOptionsFromConfig', () => {
       minChars: 2,
       maxChars: 40,
       firstClauseChars: 6,
+      earlyRelease: true,
       speechFilters: ['emoji'],
       log,
     })

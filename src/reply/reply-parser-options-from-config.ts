@@ -19,6 +19,7 @@ export function replyParserOptionsFromConfig(
     minChars: sentence.min_chars,
     maxChars: sentence.max_chars,
     firstClauseChars: sentence.first_clause_chars,
+    earlyRelease: sentence.early_release,
     speechFilters: [...sentence.speech_filters],
     ...(log ? { log } : {}),
   }

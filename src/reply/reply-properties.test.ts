@@ -96,7 +96,7 @@ describe('reply parser properties', () => {
       fc.property(textArbitrary, optionsArbitrary, cutsArbitrary, (text, settings, cuts) => {
         const { format, shape, ...rest } = settings
         const output = wrap(text, shape)
-        const options = createTestOptions(format, rest)
+        const options = createTestOptions(format, { ...rest, early_release: false })
         const whole = runReply([output], options)
         const split = runReply(splitAt(output, cuts), options)
         expect(split.structure).toEqual(whole.structure)

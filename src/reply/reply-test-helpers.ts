@@ -12,6 +12,7 @@ export interface VectorOptions {
   min_chars?: number
   max_chars?: number
   first_clause_chars?: number
+  early_release?: boolean
   inline_emotion_tags?: boolean
 }
 

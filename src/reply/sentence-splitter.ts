@@ -2,7 +2,10 @@
  * Streaming sentence splitter (SPEC R2.4). Text arrives in pieces; every character is looked at once
  * and decisions that need the next character (a run of terminators, closing quotes, `.` before
  * whitespace, `1,000`) are kept as a small state instead of re-reading the buffer. The result does
- * not depend on where the pieces were split, and the cost is linear in the length of the text.
+ * not depend on where the pieces were split, and the cost is linear in the length of the text —
+ * except for `releaseAtChunkEnd()`, which trades that for latency: a sentence whose `。！？` ends a
+ * model chunk is released at once instead of waiting for the next chunk, and a closer, `～` or
+ * another terminator that then arrives leads the next sentence (silent to speech).
  */
 import { CharClass, charClassTable, findCloser, isAbbreviation, isLowSurrogate } from './char-classes.js'
 
@@ -28,6 +31,12 @@ export interface SentenceSplitter {
   write(text: string): void
   /** An inline emotion tag at the current position: it applies from the next sentence that starts. */
   setEmotion(emotion: string): void
+  /**
+   * The text so far is all there is for now (a model chunk ended): a sentence that ends in a full
+   * terminator (`。！？!?；;`, not `.`, which may still be `3.14` or `example.com`) with no quote
+   * open is released now rather than when the next character confirms it.
+   */
+  releaseAtChunkEnd(): void
   /** Flushes the rest as the last sentence. */
   end(): void
 }
@@ -94,6 +103,8 @@ class StreamingSentenceSplitter implements SentenceSplitter {
   private inUrl = false
   private quoteStack: number[] = []
   private emotion: string | undefined
+  /** A sentence was released at a chunk end: closers, `～` and terminators that follow lead the next one. */
+  private releasedEarly = false
 
   constructor(options: SentenceSplitterOptions) {
     this.minChars = Math.max(0, options.minChars ?? 0)
@@ -138,6 +149,20 @@ class StreamingSentenceSplitter implements SentenceSplitter {
         }
       }
 
+      if (this.releasedEarly) {
+        if (isSentenceTail(charClass)) {
+          if (!this.started) {
+            this.started = true
+            this.sentenceEmotion = this.emotion
+            runStart = index
+          }
+          this.appendCounted(code, charClass)
+          this.remember(code)
+          continue
+        }
+        this.releasedEarly = false
+      }
+
       if (charClass === CharClass.Newline) {
         this.quoteStack.length = 0
         this.inUrl = false
@@ -176,7 +201,15 @@ class StreamingSentenceSplitter implements SentenceSplitter {
     this.commitRun(text, runStart, length)
   }
 
+  releaseAtChunkEnd(): void {
+    if (this.mode !== Mode.AfterTerminator || this.inUrl || !this.confirmTerminator()) return
+    this.mode = Mode.Normal
+    this.cut()
+    this.releasedEarly = true
+  }
+
   end(): void {
+    this.releasedEarly = false
     if (this.started) this.emit(this.sentence)
     this.resetSentence()
     this.mode = Mode.Normal
@@ -208,6 +241,7 @@ class StreamingSentenceSplitter implements SentenceSplitter {
   private continuesRun(code: number, charClass: number): boolean {
     switch (charClass) {
       case CharClass.Terminator:
+        if (code > 0x7f) this.inUrl = false
         if (this.mode === Mode.AfterDot && !this.inUrl) this.mode = Mode.AfterTerminator
         return true
       case CharClass.Trailing:
@@ -239,6 +273,8 @@ class StreamingSentenceSplitter implements SentenceSplitter {
         this.classifyDot()
         return
       case CharClass.Terminator:
+        // ASCII `?!;` can be part of a URL (`?q=1`); a full-width `。！？` never is, so it ends the URL.
+        if (code > 0x7f) this.inUrl = false
         this.mode = this.inUrl ? Mode.AfterDot : Mode.AfterTerminator
         break
       case CharClass.Comma:
@@ -406,6 +442,13 @@ class StreamingSentenceSplitter implements SentenceSplitter {
     this.overLimit = false
     this.marks = []
   }
+}
+
+/** What may follow a terminator and still belong to its sentence. */
+function isSentenceTail(charClass: number): boolean {
+  return (
+    charClass === CharClass.Terminator || charClass === CharClass.Trailing || charClass === CharClass.Closer
+  )
 }
 
 /** Creates a streaming sentence splitter. */

@@ -23,6 +23,12 @@ export interface ReplyParserOptions {
   maxChars?: number
   /** Emit the first clause of the reply at a comma once it has this many characters (0: off). */
   firstClauseChars?: number
+  /**
+   * Release a sentence when a model chunk ends right after its `。！？!?；;` instead of waiting for
+   * the next chunk (see `sentence.early_release`). Off: sentences do not depend on chunking at all.
+   * @default true
+   */
+  earlyRelease?: boolean
   /** @default ['markdown'] */
   speechFilters?: SpeechFilter[]
   /** Receives the parser's fallbacks and unknown labels (WARNING / DEBUG per SPEC R2). */

@@ -15,6 +15,11 @@ describe('tokens', () => {
     expect(readPresentedToken(undefined, '/ws?token=def')).toBe('def')
     expect(readPresentedToken('Basic abc', '/ws')).toBeUndefined()
   })
+
+  it('ignores ?token= when the route does not take it (no url given)', () => {
+    expect(readPresentedToken(undefined)).toBeUndefined()
+    expect(readPresentedToken('Bearer abc')).toBe('abc')
+  })
 })
 
 describe('isLoopbackHost', () => {

@@ -21,7 +21,9 @@ import { registerChatRoute } from './routes/chat-route.js'
 import { registerDoctorRoute } from './routes/doctor-route.js'
 import { registerMemoryRoutes } from './routes/memory-routes.js'
 import { registerOpenAiCompletionsRoute } from './routes/openai-completions-route.js'
+import { registerOpenAiModelsRoute } from './routes/openai-models-route.js'
 import { createWebSocketEvents } from './routes/websocket-route.js'
+import { mountSecurity } from './security/index.js'
 import { createStaticFileHandler, findDefaultStaticDir } from './serve-static-files.js'
 import type { ServerDependencies } from './server-dependencies.js'
 
@@ -41,6 +43,8 @@ export interface CreateServerOptions {
   watchConfig?: boolean
   /** Extra config checks run on every change. @default the pipeline's processor settings check */
   configChecks?: ConfigCheck[]
+  /** The host the server listens on (allowed as a `Host` header). @default config server.host */
+  host?: string
 }
 
 export interface CharpipeServer {
@@ -71,6 +75,8 @@ export async function createServer(options: CreateServerOptions): Promise<Charpi
   const readConfig = () => configManager.current()
 
   const app = new Hono()
+  // First: no route runs for a foreign Host, a foreign page or a form-encoded body.
+  mountSecurity(app, { readServer: () => readConfig().server, boundHost: options.host })
   const nodeWebSocket = createNodeWebSocket({ app })
   const sockets = new Set<() => void>()
 
@@ -82,7 +88,8 @@ export async function createServer(options: CreateServerOptions): Promise<Charpi
   app.get('/healthz', (context) => context.json({ ok: true }))
 
   const auth = requireToken({ readToken: () => readConfig().server.token })
-  for (const path of ['/api/*', '/v1/*', '/ws', '/metrics']) app.use(path, auth)
+  for (const path of ['/api/*', '/v1/*', '/metrics']) app.use(path, auth)
+  app.use('/ws', requireToken({ readToken: () => readConfig().server.token, acceptQueryToken: true }))
 
   const limitBody = async (
     context: Parameters<Parameters<typeof app.use>[1]>[0],
@@ -100,6 +107,7 @@ export async function createServer(options: CreateServerOptions): Promise<Charpi
 
   registerChatRoute(app, dependencies)
   registerOpenAiCompletionsRoute(app, dependencies)
+  registerOpenAiModelsRoute(app, dependencies)
   registerAdminRoutes(app, dependencies)
   registerDoctorRoute(app, dependencies)
   registerMemoryRoutes(app, dependencies)

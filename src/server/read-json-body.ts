@@ -1,10 +1,11 @@
 /**
  * Reads a JSON body and validates it with a zod schema; anything wrong becomes a `bad_request`
- * answer that names the problem (not JSON, which field, what was expected).
+ * answer that names the problem (not JSON, nested too deep, which field, what was expected).
  */
 import type { Context } from 'hono'
 import type { z } from 'zod'
 import { respondBadRequest } from './error-response.js'
+import { isJsonNestedTooDeep, maxJsonDepth } from './is-json-nested-too-deep.js'
 import { formatZodIssues } from './request-schemas.js'
 
 export type ReadJsonBodyResult<T> = { ok: true; value: T } | { ok: false; response: Response }
@@ -15,6 +16,12 @@ export async function readJsonBody<T extends z.ZodType>(
   schema: T,
 ): Promise<ReadJsonBodyResult<z.infer<T>>> {
   const text = await context.req.text()
+  if (isJsonNestedTooDeep(text)) {
+    return {
+      ok: false,
+      response: respondBadRequest(context, `the body nests deeper than ${maxJsonDepth} levels`),
+    }
+  }
   let value: unknown
   try {
     value = JSON.parse(text)

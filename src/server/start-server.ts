@@ -9,8 +9,6 @@ import { serve } from '@hono/node-server'
 import { type CharpipeServer, type CreateServerOptions, createServer } from './create-server.js'
 
 export interface StartServerOptions extends CreateServerOptions {
-  /** @default config server.host */
-  host?: string
   /** 0 picks a free port. @default config server.port */
   port?: number
 }

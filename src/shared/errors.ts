@@ -112,6 +112,21 @@ export class InvalidConfigError extends CharpipeError {
   }
 }
 
+/** An explicitly named config file that does not exist (only the implicit default may be absent). */
+export class ConfigFileNotFoundError extends CharpipeError {
+  readonly path: string
+  /** A file beside it with a near name (`custom.yaml` for `custom.yml`), when there is one. */
+  readonly suggestion: string | undefined
+
+  constructor(path: string, options: { suggestion?: string } & ErrorOptions = {}) {
+    const hint = options.suggestion ? `; did you mean ${options.suggestion}?` : ''
+    super('invalid_config', `config file ${path} not found${hint}`, options)
+    this.name = 'ConfigFileNotFoundError'
+    this.path = path
+    this.suggestion = options.suggestion
+  }
+}
+
 export class BadRequestError extends CharpipeError {
   constructor(message: string, options: CharpipeErrorOptions = {}) {
     super('bad_request', message, options)

@@ -3,6 +3,7 @@ export {
   BadRequestError,
   CharpipeError,
   type CharpipeErrorCode,
+  ConfigFileNotFoundError,
   type ConfigIssue,
   InvalidConfigError,
   isRetryableStatus,
@@ -13,6 +14,7 @@ export {
 } from './errors.js'
 export type * from './events.js'
 export { legacyEventNames } from './events.js'
+export type { ImageDescriber } from './image-describer.js'
 export { createLogger, getLogger, type Logger, registerSecrets, setLogger } from './logger.js'
 export type * from './messages.js'
 export { messageText } from './messages.js'

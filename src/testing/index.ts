@@ -6,7 +6,7 @@ export {
   type ComposeMockReplyOptions,
   type ComposeMockReplyResult,
   composeMockReply,
-} from './compose-mock-reply.js'
+} from '../providers/compose-mock-reply.js'
 export {
   type CreateFakeProviderOptions,
   createFakeProvider,

@@ -1,7 +1,9 @@
 /**
  * Finds the per-request reply a client asked for: an `x-mock-reply` header (JSON, or `base64:` and
  * base64 of JSON, since header values must be ASCII), or a `[[mock-reply:{…}]]` marker anywhere in
- * the last user message, which works from any client that can only send messages.
+ * the last user message, which works from any client that can only send messages. A request may
+ * shape its reply but not name a fixture file: only the script the user gave (`--script`, or
+ * `script(…)` in a test) reads files, so no request reads a file of its choosing.
  */
 import { type MockReply, parseMockReply } from './mock-reply.js'
 
@@ -32,6 +34,13 @@ export function findLastUserText(body: unknown): string {
   return ''
 }
 
+function refuseFixture(reply: MockReply, source: string): MockReply {
+  if (reply.fixture !== undefined) {
+    throw new Error(`invalid ${source}: "fixture" can only be named by a script (--script), not by a request`)
+  }
+  return reply
+}
+
 /** The reply a request asked for in its header or last user message, if any. */
 export function selectRequestedReply(headers: Record<string, string>, body: unknown): MockReply | undefined {
   const header = headers[mockReplyHeader]
@@ -39,9 +48,11 @@ export function selectRequestedReply(headers: Record<string, string>, body: unkn
     const json = header.startsWith('base64:')
       ? Buffer.from(header.slice(7), 'base64').toString('utf8')
       : header
-    return parseMockReply(JSON.parse(json), `${mockReplyHeader} header`)
+    const source = `${mockReplyHeader} header`
+    return refuseFixture(parseMockReply(JSON.parse(json), source), source)
   }
   const match = markerPattern.exec(findLastUserText(body))
-  if (match) return parseMockReply(JSON.parse(match[1]!), 'mock-reply marker')
+  if (match)
+    return refuseFixture(parseMockReply(JSON.parse(match[1]!), 'mock-reply marker'), 'mock-reply marker')
   return undefined
 }

@@ -6,7 +6,7 @@
  */
 import type { ServerResponse } from 'node:http'
 import { setTimeout as sleep } from 'node:timers/promises'
-import { composeMockReply } from './compose-mock-reply.js'
+import { composeMockReply } from '../providers/compose-mock-reply.js'
 import { loadFixture } from './load-fixture.js'
 import type { MockReply } from './mock-reply.js'
 import type { RecordedRequest } from './recorded-request.js'

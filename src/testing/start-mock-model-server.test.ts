@@ -99,6 +99,30 @@ describe('startMockModelServer', () => {
     expect(marker.status).toBe(418)
   })
 
+  it('reads no file a request names: a fixture comes only from the script', async () => {
+    const folder = await mkdtemp(join(tmpdir(), 'mock-secret-'))
+    const secret = join(folder, 'secret.json')
+    await writeFile(secret, '{"secret":"do-not-serve"}')
+    const header = await post(
+      '/v1/chat/completions',
+      { messages: [] },
+      { 'x-mock-reply': JSON.stringify({ fixture: secret }) },
+    )
+    expect(header.status).toBe(400)
+    const headerText = await header.text()
+    expect(headerText).toContain('only be named by a script')
+    expect(headerText).not.toContain('do-not-serve')
+    const marker = await post('/v1/chat/completions', {
+      messages: [{ role: 'user', content: `[[mock-reply:${JSON.stringify({ fixture: secret })}]]` }],
+    })
+    expect(marker.status).toBe(400)
+    expect(await marker.text()).not.toContain('do-not-serve')
+    // The script, which the user gave on purpose, still replays a fixture.
+    server.script({ fixture: secret })
+    const scripted = await post('/v1/chat/completions', { messages: [] })
+    expect(await scripted.text()).toContain('do-not-serve')
+  })
+
   it('sends an error status with its body and Retry-After', async () => {
     server.script({ status: 429, retryAfter: 3, body: { error: { message: 'slow down' } } })
     const response = await post('/v1/chat/completions', { stream: true, messages: [] })

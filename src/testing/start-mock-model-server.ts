@@ -11,7 +11,8 @@
  * 4. the default character reply (`composeMockReply`), which says plainly it comes from a mock.
  * A `MockReply` sets the text, reasoning, tool calls, chunk size, delay between chunks, time to first
  * token, an HTTP status with body and `Retry-After`, a broken connection after N events, raw bytes
- * inserted anywhere (malformed lines, comments), or a recorded fixture file to replay.
+ * inserted anywhere (malformed lines, comments), or (from a script only, never from a request) a
+ * recorded fixture file to replay.
  *
  * Every request is recorded (method, path, headers, body) with whether the client closed the
  * connection before the reply was complete, for assertions.

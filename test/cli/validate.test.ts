@@ -47,6 +47,55 @@ describe('charpipe validate', () => {
     expect(result.stderr).toMatch(/llm\.base_url: provider "my-box" is not in the registry/)
   })
 
+  it('lists every problem in one pass: the provider together with the schema errors', async () => {
+    const path = await writeConfig(
+      ['llm:', '  provider: my-box', '  temperature: hot', 'character:', '  reply_format: jsonn'].join('\n'),
+    )
+    const result = runCli(['validate', '--config', path])
+    expect(result.status).toBe(2)
+    expect(result.stderr).toMatch(/llm\.base_url: provider "my-box" is not in the registry/)
+    expect(result.stderr).toContain('llm.temperature')
+    expect(result.stderr).toContain(
+      'character.reply_format: "jsonn" is not one of json, prefix, auto, plain (did you mean `json`?)',
+    )
+  })
+
+  it('suggests the nearest field and provider name', async () => {
+    const path = await writeConfig(['llm:', '  provider: deepseak', '  modle: deepseek-chat'].join('\n'))
+    const result = runCli(['validate', '--config', path])
+    expect(result.status).toBe(2)
+    expect(result.stderr).toContain('llm.modle: unknown field (did you mean `model`?)')
+    expect(result.stderr).toMatch(
+      /llm\.base_url: provider "deepseak" is not in the registry \(did you mean `deepseek`\?\)/,
+    )
+  })
+
+  it('knows processor ids and their options', async () => {
+    const path = await writeConfig(
+      [
+        'pipeline:',
+        '  processors:',
+        '    token-limiterr: { enabled: false }',
+        '    memory-retriever: { top_kk: 5 }',
+        'llm:',
+        '  processors:',
+        '    token-limiter: { safety_margin: 100, max_context_tokenz: 2000 }',
+      ].join('\n'),
+    )
+    const result = runCli(['validate', '--config', path])
+    expect(result.status).toBe(2)
+    expect(result.stderr).toMatch(
+      /pipeline\.processors\.token-limiterr: unknown processor "token-limiterr" \(did you mean `token-limiter`\?\)/,
+    )
+    expect(result.stderr).toMatch(
+      /pipeline\.processors\.memory-retriever\.top_kk: unknown option of memory-retriever \(did you mean `top_k`\?\)/,
+    )
+    expect(result.stderr).toMatch(
+      /llm\.processors\.token-limiter\.max_context_tokenz: unknown option of token-limiter \(did you mean `max_context_tokens`\?\)/,
+    )
+    expect(result.stderr).not.toContain('safety_margin:')
+  })
+
   it('a good config passes and shows its soft warnings', async () => {
     const path = await writeConfig(
       'character:\n  injected_history:\n    - role: user\n      content: 你好\n    - role: assistant\n      content: 你好呀\n    - role: user\n      content: 再见\n',

@@ -69,6 +69,19 @@ describe('auth with server.token', () => {
     }
   })
 
+  it('never takes ?token= on plain HTTP routes, only on the WebSocket upgrade', async () => {
+    server = await startTestServer({ configText: `server:\n  token: ${token}\n` })
+    for (const path of ['/api/config', '/v1/models', '/metrics', '/api/sessions/default/messages']) {
+      const response = await call(`${path}?token=${token}`, 'GET', undefined)
+      expect(response.status).toBe(401)
+      const body = (await response.json()) as { error: { message: string } }
+      expect(body.error.message).not.toContain('?token=')
+    }
+    const posted = await call(`/api/chat?token=${token}`, 'POST', { text: 'hi' })
+    expect(posted.status).toBe(401)
+    await posted.text()
+  })
+
   it('applies a token set through PUT /api/config at once', async () => {
     server = await startTestServer()
     const response = await call('/api/config', 'PUT', { server: { token } })

@@ -88,6 +88,7 @@ describe('admin endpoints', () => {
     await (
       await fetch(`${server.url}/api/chat`, {
         method: 'POST',
+        headers: { 'content-type': 'application/json' },
         body: JSON.stringify({ session: 'p', text: 'hi' }),
       })
     ).text()
@@ -154,7 +155,11 @@ describe('admin endpoints', () => {
         ok: false,
         message: expect.stringContaining('skipped'),
       })
-      const unreachable = await post({ llm: { base_url: 'http://127.0.0.1:9/v1', api_key: '***' } })
+      // The stored key goes only to its own host: another address needs a key given with it.
+      const keyMoved = await post({ llm: { base_url: 'http://127.0.0.1:9/v1', api_key: '***' } })
+      expect(keyMoved.status).toBe(400)
+      expect(keyMoved.body.error.issues[0].path).toBe('llm.api_key')
+      const unreachable = await post({ llm: { base_url: 'http://127.0.0.1:9/v1', api_key: 'sk-other' } })
       expect(unreachable.body.checks[1]).toMatchObject({
         ok: false,
         message: expect.stringContaining('cannot reach'),

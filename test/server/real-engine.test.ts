@@ -74,6 +74,7 @@ describe('the server over the real engine', () => {
     const messages = await readSse(
       await fetch(`${server!.url}/api/chat`, {
         method: 'POST',
+        headers: { 'content-type': 'application/json' },
         body: JSON.stringify({ session: 'o', text: 'a' }),
       }),
     )
@@ -141,6 +142,7 @@ describe('the server over the real engine', () => {
     expect((await client.waitForTurn('sw')).at(-1)!.text).toBe('来自第一个模型。')
     const response = await fetch(`${server!.url}/api/config`, {
       method: 'PUT',
+      headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ llm: { base_url: `${otherModel.url}/v1`, model: 'other-model' } }),
     })
     expect(response.status).toBe(200)
@@ -159,6 +161,7 @@ describe('the server over the real engine', () => {
     await startWithEngine()
     const post = await fetch(`${server!.url}/api/memory`, {
       method: 'POST',
+      headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ scope: 'mem', text: '用户最喜欢的水果是芒果', speaker: 'user' }),
     })
     expect(post.status).toBe(201)
@@ -169,6 +172,7 @@ describe('the server over the real engine', () => {
     expect(search.results[0]).toMatchObject({ id, text: '用户最喜欢的水果是芒果' })
     const kb = await fetch(`${server!.url}/api/kb`, {
       method: 'POST',
+      headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ name: 'faq.md', text: '# 营业时间\n\n每天九点到五点。' }),
     })
     expect(kb.status).toBe(201)

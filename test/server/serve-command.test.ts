@@ -32,12 +32,12 @@ interface ServeProcess {
   exited: Promise<number | null>
 }
 
-function spawnServe(args: string[]): ServeProcess {
+function spawnServe(args: string[], cwd = folder): ServeProcess {
   const child = spawn(
     process.execPath,
     ['--import', tsxLoader, join(repoRoot, 'src/cli/entry.ts'), 'serve', ...args],
     {
-      cwd: folder,
+      cwd,
       env: { ...process.env, CHARPIPE_LOG_LEVEL: 'info' },
     },
   )
@@ -61,7 +61,7 @@ async function waitForUrl(serve: ServeProcess): Promise<string> {
 
 // Each case starts a fresh Node process compiling the sources; on a busy machine that takes a while.
 describe('charpipe serve', { timeout: 120_000 }, () => {
-  it('prints one listening line, answers, and on SIGTERM ends the running turn as interrupted and exits 0', async () => {
+  it('says which config, provider and model it runs, prints the listening line, answers, and on SIGTERM ends the running turn as interrupted and exits 0', async () => {
     const configPath = join(folder, 'config.yaml')
     await writeFile(
       configPath,
@@ -77,7 +77,11 @@ describe('charpipe serve', { timeout: 120_000 }, () => {
     const serve = spawnServe(['--config', configPath, '--port', '0'])
     const url = await waitForUrl(serve)
     expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/)
-    expect(serve.stdout().trim().split('\n')).toHaveLength(1)
+    // Which file, provider and model, then the one listening line.
+    expect(serve.stdout().trim().split('\n')).toEqual([
+      `charpipe config ${configPath} · provider custom · model (the provider's default)`,
+      `charpipe listening on ${url}`,
+    ])
     expect(await (await fetch(`${url}/healthz`)).json()).toEqual({ ok: true })
 
     model.script({ text: `{"emotion":"开心","text":"${'慢慢说。'.repeat(100)}"}`, chunkSize: 2, delayMs: 20 })
@@ -97,14 +101,16 @@ describe('charpipe serve', { timeout: 120_000 }, () => {
   })
 
   it('runs the server in a Node process with a larger initial heap, and stops it on SIGINT', async () => {
-    const serve = spawnServe(['--config', join(folder, 'missing.yaml'), '--port', '0'])
+    const configPath = join(folder, 'heap.yaml')
+    await writeFile(configPath, 'history: { store: memory }\nmemory: { enabled: false }\n')
+    const serve = spawnServe(['--config', configPath, '--port', '0'])
     const url = await waitForUrl(serve)
     // Linux names a process's children in /proc; the server is the one child of `serve`.
     const children = await readFile(`/proc/${serve.child.pid}/task/${serve.child.pid}/children`, 'utf8')
     const [server] = children.trim().split(/\s+/)
     const commandLine = (await readFile(`/proc/${server}/cmdline`, 'utf8')).split('\0').filter(Boolean)
     expect(commandLine).toEqual(expect.arrayContaining(serveNodeFlags))
-    expect(commandLine.slice(-5)).toEqual(['serve', '--config', join(folder, 'missing.yaml'), '--port', '0'])
+    expect(commandLine.slice(-5)).toEqual(['serve', '--config', configPath, '--port', '0'])
     expect(await (await fetch(`${url}/healthz`)).json()).toEqual({ ok: true })
     // Ctrl-C in a terminal signals both processes: the second signal must not cut the shutdown short.
     serve.child.kill('SIGINT')
@@ -112,9 +118,13 @@ describe('charpipe serve', { timeout: 120_000 }, () => {
     expect(await serve.exited).toBe(0)
   })
 
-  it('starts with the defaults (provider mock) when the config file is missing', async () => {
-    const serve = spawnServe(['--config', join(folder, 'missing.yaml'), '--port', '0'])
+  it('starts with the defaults (provider mock) when ./config.yaml is missing, and says where saves go', async () => {
+    const empty = await mkdtemp(join(folder, 'empty-'))
+    const serve = spawnServe(['--port', '0'], empty)
     const url = await waitForUrl(serve)
+    expect(serve.stdout()).toContain(
+      `charpipe config ./config.yaml not found: running on the defaults with the builtin mock provider (model mock-character); saves from the page will create ${join(empty, 'config.yaml')}`,
+    )
     const config = await (await fetch(`${url}/api/config`)).json()
     expect(config.llm.provider).toBe('mock')
     serve.child.kill('SIGTERM')
@@ -122,7 +132,7 @@ describe('charpipe serve', { timeout: 120_000 }, () => {
   })
 
   it('refuses a non-loopback host without a token, saying why', async () => {
-    const serve = spawnServe(['--config', join(folder, 'missing.yaml'), '--host', '0.0.0.0', '--port', '0'])
+    const serve = spawnServe(['--host', '0.0.0.0', '--port', '0'], await mkdtemp(join(folder, 'open-')))
     expect(await serve.exited).not.toBe(0)
     expect(serve.stderr()).toMatch(/refusing to listen on 0\.0\.0\.0 without a token/)
     expect(serve.stderr()).toContain('server.token')

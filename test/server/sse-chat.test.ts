@@ -51,12 +51,12 @@ describe('POST /api/chat', () => {
   })
 
   it('answers a body over max_body_bytes with bad_request naming the limit', async () => {
-    server = await startTestServer({ configText: 'server:\n  max_body_bytes: 2048\n' })
-    const response = await postChat({ text: 'x'.repeat(5000) })
+    server = await startTestServer({ configText: 'server:\n  max_body_bytes: 4096\n' })
+    const response = await postChat({ text: 'x'.repeat(9000) })
     expect(response.status).toBe(413)
     const answer = (await response.json()) as { error: { code: string; message: string } }
     expect(answer.error).toMatchObject({ code: 'bad_request' })
-    expect(answer.error.message).toContain('max_body_bytes (2048 bytes)')
+    expect(answer.error.message).toContain('max_body_bytes (4096 bytes)')
     const after = await postChat({ text: 'small' })
     expect(after.status).toBe(200)
     await after.text()

@@ -116,15 +116,15 @@ describe('GET /ws', () => {
     { name: 'a binary frame', data: Buffer.from('{"type":"user_input","text":"x"}'), mentions: /binary/ },
     {
       name: 'a frame over max_body_bytes',
-      data: JSON.stringify({ type: 'user_input', text: 'x'.repeat(1500) }),
-      mentions: /max_body_bytes \(1024\)/,
+      data: JSON.stringify({ type: 'user_input', text: 'x'.repeat(5000) }),
+      mentions: /max_body_bytes \(4096\)/,
     },
   ]
 
   it.each(badFrames)(
     'answers $name with bad_request and keeps the connection usable',
     async ({ data, mentions }) => {
-      server = await startTestServer({ configText: 'server:\n  max_body_bytes: 1024\n' })
+      server = await startTestServer({ configText: 'server:\n  max_body_bytes: 4096\n' })
       const client = await openTestSocket(`${server.url}/ws`)
       client.sendRaw(data)
       const error = await client.waitFor((frame) => frame.type === 'error')

@@ -7,7 +7,7 @@ import { createInterface } from 'node:readline'
 import { parseArgs } from 'node:util'
 import { createCharpipe } from '../../engine/index.js'
 import { CharpipeError } from '../../shared/errors.js'
-import { DEFAULT_CONFIG_PATH, loadCliConfig, runCommand } from '../load-cli-config.js'
+import { loadCliConfig, runCommand } from '../load-cli-config.js'
 
 export const summary = 'Talk with the character in the terminal (sentences with emotions as they arrive)'
 export const usage = 'charpipe chat [--config FILE] [--session ID]'
@@ -16,12 +16,12 @@ const quitCommands = new Set(['/quit', '/exit'])
 
 export function run(args: string[]): Promise<number> {
   return runCommand(async () => {
-    let values: { config: string; session: string }
+    let values: { config?: string; session: string }
     try {
       values = parseArgs({
         args,
         options: {
-          config: { type: 'string', default: DEFAULT_CONFIG_PATH },
+          config: { type: 'string' },
           session: { type: 'string', default: 'default' },
         },
       }).values as typeof values

@@ -6,11 +6,10 @@
 import { parseArgs } from 'node:util'
 import { lookupProvider, resolveProviderSettings } from '../../config/provider-registry.js'
 import type { CharpipeConfig } from '../../config/schema.js'
-import { checkPipelineConfig } from '../../context/index.js'
 import { createProviderFromConfig } from '../../providers/index.js'
 import { CharpipeError } from '../../shared/errors.js'
 import { createLogger } from '../../shared/logger.js'
-import { DEFAULT_CONFIG_PATH, loadCliConfig, runCommand } from '../load-cli-config.js'
+import { DEFAULT_CONFIG_PATH, formatWarnings, loadCliConfig, runCommand } from '../load-cli-config.js'
 
 export const summary = 'Check the config, reach the provider and ask the model a tiny question'
 export const usage = 'charpipe doctor [--config FILE]'
@@ -84,30 +83,23 @@ async function checkModelAnswers(config: CharpipeConfig): Promise<CheckResult> {
 
 export function run(args: string[]): Promise<number> {
   return runCommand(async () => {
-    let values: { config: string }
+    let values: { config?: string }
     try {
-      values = parseArgs({ args, options: { config: { type: 'string', default: DEFAULT_CONFIG_PATH } } })
-        .values as typeof values
+      values = parseArgs({ args, options: { config: { type: 'string' } } }).values as typeof values
     } catch (error) {
       console.error(`charpipe doctor: ${(error as Error).message}\nusage: ${usage}`)
       return 2
     }
     let config: CharpipeConfig
     try {
-      const loaded = await loadCliConfig(values.config)
-      const issues = checkPipelineConfig(loaded.config)
-      if (issues.length > 0) {
-        printVerdict('config', {
-          ok: false,
-          detail: issues.map((issue) => `${issue.path}: ${issue.message}`).join('; '),
-        })
-        return 1
-      }
+      const loaded = await loadCliConfig(values.config, { printWarnings: false })
       config = loaded.config
       const where = loaded.fromFile ? loaded.path : `${loaded.path} not found, defaults`
       printVerdict('config', { ok: true, detail: `${where} is valid` })
+      for (const line of formatWarnings(loaded.warnings)) console.log(`     ${line}`)
     } catch {
-      printVerdict('config', { ok: false, detail: `${values.config} is not valid (see above)` })
+      const named = values.config ?? DEFAULT_CONFIG_PATH
+      printVerdict('config', { ok: false, detail: `${named} cannot be used (see above)` })
       return 1
     }
     const reachable = await checkReachable(config)

@@ -6,7 +6,7 @@ import { readFile } from 'node:fs/promises'
 import { parseArgs } from 'node:util'
 import { createMemoryStore } from '../../memory/memory-store-factory.js'
 import type { MemoryStore } from '../../memory/types.js'
-import { DEFAULT_CONFIG_PATH, loadCliConfig, runCommand } from '../load-cli-config.js'
+import { loadCliConfig, runCommand } from '../load-cli-config.js'
 
 export const summary = 'Manage the knowledge base: add text/Markdown files, list, remove'
 export const usage = 'charpipe kb add FILE… | kb list | kb remove ID [--config FILE]'
@@ -16,7 +16,7 @@ export function run(args: string[]): Promise<number> {
     const { values, positionals } = parseArgs({
       args,
       allowPositionals: true,
-      options: { config: { type: 'string', default: DEFAULT_CONFIG_PATH } },
+      options: { config: { type: 'string' } },
     })
     const [action, ...rest] = positionals
     if (action !== 'add' && action !== 'list' && action !== 'remove') {

@@ -13,7 +13,8 @@ export const usage =
   '  --host H       interface (default 127.0.0.1)\n' +
   '  --script FILE  YAML/JSON script: {replies: [...], default: {...}} or a list of replies\n\n' +
   'Routes: POST /v1/chat/completions, POST /v1/messages, GET /v1/models.\n' +
-  'Per request: an x-mock-reply header (JSON) or [[mock-reply:{...}]] in the last user message.'
+  'Per request: an x-mock-reply header (JSON) or [[mock-reply:{...}]] in the last user message;\n' +
+  'only the script may name a fixture file to replay.'
 
 function parsePort(value: string): number {
   const port = Number(value)

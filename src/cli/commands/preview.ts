@@ -6,20 +6,20 @@
 import { parseArgs } from 'node:util'
 import { createCharpipe } from '../../engine/index.js'
 import { CharpipeError } from '../../shared/errors.js'
-import { DEFAULT_CONFIG_PATH, loadCliConfig, runCommand } from '../load-cli-config.js'
+import { loadCliConfig, runCommand } from '../load-cli-config.js'
 
 export const summary = 'Print the assembled context for a text as JSON, without calling the model'
 export const usage = 'charpipe preview [--config FILE] [--session ID] [--emotion LABEL] TEXT'
 
 export function run(args: string[]): Promise<number> {
   return runCommand(async () => {
-    let parsed: { values: { config: string; session: string; emotion?: string }; positionals: string[] }
+    let parsed: { values: { config?: string; session: string; emotion?: string }; positionals: string[] }
     try {
       parsed = parseArgs({
         args,
         allowPositionals: true,
         options: {
-          config: { type: 'string', default: DEFAULT_CONFIG_PATH },
+          config: { type: 'string' },
           session: { type: 'string', default: 'default' },
           emotion: { type: 'string' },
         },

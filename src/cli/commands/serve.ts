@@ -3,13 +3,15 @@
  * `listening on http://HOST:PORT` line when ready; SIGTERM/SIGINT stop accepting, end running turns
  * (stored as interrupted), close the stores and exit 0.
  */
+import { resolve } from 'node:path'
 import { parseArgs } from 'node:util'
-import type { ConfigCheck } from '../../config/load-config.js'
+import type { ConfigCheck, LoadConfigResult } from '../../config/load-config.js'
+import { resolveProviderSettings } from '../../config/provider-registry.js'
 import { checkPipelineConfig } from '../../context/index.js'
 import { createCharpipe } from '../../engine/index.js'
 import { isLoopbackHost, startServer } from '../../server/index.js'
 import { getLogger } from '../../shared/logger.js'
-import { DEFAULT_CONFIG_PATH, loadCliConfig, runCommand } from '../load-cli-config.js'
+import { loadCliConfig, runCommand } from '../load-cli-config.js'
 import { needsServeNodeFlags, relaunchWithServeNodeFlags } from '../relaunch-with-node-flags.js'
 
 export const summary = 'Run the HTTP/WebSocket server (chat, OpenAI-compatible API, admin API, web page)'
@@ -24,16 +26,36 @@ function readPort(text: string | undefined): number | undefined {
   return port
 }
 
+/**
+ * What a newcomer needs to know before the first request: which file was read (or that none was and
+ * where a save from the page will go), and which provider and model answer.
+ */
+export function describeStartup(loaded: LoadConfigResult): string[] {
+  const { llm } = loaded.config
+  const resolved = resolveProviderSettings(llm)
+  const model = resolved.model || "(the provider's default)"
+  const lines: string[] = []
+  if (loaded.fromFile) {
+    lines.push(`charpipe config ${loaded.path} · provider ${llm.provider} · model ${model}`)
+  } else {
+    lines.push(
+      `charpipe config ${loaded.path} not found: running on the defaults with the builtin ${llm.provider} provider (model ${model}); ` +
+        `saves from the page will create ${resolve(loaded.path)}`,
+    )
+  }
+  return lines
+}
+
 export function run(args: string[]): Promise<number> {
   if (needsServeNodeFlags()) return relaunchWithServeNodeFlags()
   return runCommand(async () => {
-    let values: { config: string; host?: string; port?: string }
+    let values: { config?: string; host?: string; port?: string }
     let port: number | undefined
     try {
       values = parseArgs({
         args,
         options: {
-          config: { type: 'string', default: DEFAULT_CONFIG_PATH },
+          config: { type: 'string' },
           host: { type: 'string' },
           port: { type: 'string' },
         },
@@ -78,6 +100,7 @@ export function run(args: string[]): Promise<number> {
       console.error(`charpipe serve: cannot start on ${host}:${port ?? loaded.config.server.port}: ${reason}`)
       return 1
     }
+    for (const line of describeStartup(loaded)) console.log(line)
     console.log(`charpipe listening on ${started.url}`)
     await new Promise<void>((resolve) => {
       let stopping = false

@@ -10,6 +10,8 @@ export const keepInputOnly: ContextProcessor = {
   description: 'For the OpenClaw gateway (which keeps its own context): sends only the user input.',
   priority: 510,
   defaultEnabled: true,
+  // No options of its own besides enabled and priority.
+  configFields: [],
   execute(context) {
     if (context.capabilities.apiType !== 'openclaw') return
     const input = context.messages.filter((message) => message.source === 'input')

@@ -88,6 +88,8 @@ export const assetResolver: ContextProcessor = {
     'Last step: local images (inside assets.dirs) become data: URIs; URLs pass through; placeholders for what the model cannot take.',
   priority: 10_000,
   defaultEnabled: true,
+  // No options of its own besides enabled and priority.
+  configFields: [],
   async execute(context) {
     for (const message of context.messages) await resolveParts(context, message)
   },

@@ -134,4 +134,41 @@ describe('createModelCapabilities', () => {
     expect(messageText(messages[0]!)).toContain('你是小助手')
     expect(messageText(messages[0]!)).toContain('问题0')
   })
+
+  it('memory_position before_input: memories leave the system prompt for a message before the input', async () => {
+    const history = createInMemoryHistoryStore()
+    await storeTurns(history, 1)
+    const memory = {
+      async search() {
+        return [
+          { id: 'm1', scope: 'default', text: '用户喜欢猫', time: 0, score: 1, kind: 'memory' as const },
+        ]
+      },
+    }
+    const build = async (memory_position: string) =>
+      (
+        await createContextPipeline().build(
+          createFakeBuildOptions({
+            history,
+            memory,
+            config: { pipeline: { processors: { 'injection-assembler': { memory_position } } } },
+          }),
+        )
+      ).messages.map(
+        (message) => `${message.role}:${message.source}:${messageText(message).includes('用户喜欢猫')}`,
+      )
+    expect(await build('system_prompt')).toEqual([
+      'system:system:true',
+      'user:history:false',
+      'assistant:history:false',
+      'user:input:false',
+    ])
+    expect(await build('before_input')).toEqual([
+      'system:system:false',
+      'user:history:false',
+      'assistant:history:false',
+      'system:memory:true',
+      'user:input:false',
+    ])
+  })
 })

@@ -5,6 +5,10 @@
  * Anchors go before/after the persona and the history; depth injections sit inside the history,
  * counted from its end. Macros are expanded in everything the assembler writes (not in what the
  * user or the history says).
+ *
+ * `memory_position: before_input` moves the memories (which change every turn) out of the system
+ * prompt to a system message right before the input, so the persona, the example dialogue and the
+ * history form a prefix that stays the same from turn to turn and provider prompt caches hit.
  */
 import type { MemoryHit } from '../../memory/types.js'
 import type { ChatMessage, MessageSource } from '../../shared/messages.js'
@@ -18,10 +22,12 @@ import {
   readDepthInjections,
 } from '../assembler/read-injections.js'
 import { createMacroValues } from '../macros/create-macro-values.js'
-import { expandMacros } from '../macros/expand-macros.js'
+import { createMacroBudget, defaultMacroBudgetChars, expandMacros } from '../macros/expand-macros.js'
 import type { ContextProcessor } from '../types.js'
 import { memoryHitsKey } from './memory-retriever.js'
 import { checkType, readString } from './read-settings.js'
+
+const memoryPositions = new Set(['system_prompt', 'before_input'])
 
 export const injectionAssembler: ContextProcessor = {
   id: 'injection-assembler',
@@ -55,6 +61,18 @@ export const injectionAssembler: ContextProcessor = {
       description:
         'List of {position: before_persona|after_persona|before_history|after_history, role, content}.',
     },
+    {
+      key: 'memory_position',
+      label: 'Memories and knowledge go',
+      type: 'select',
+      default: 'system_prompt',
+      options: [
+        { label: 'at the end of the system prompt', value: 'system_prompt' },
+        { label: 'right before the input (cache-friendly)', value: 'before_input' },
+      ],
+      description:
+        'before_input keeps the system prompt and history the same from turn to turn, so provider prompt caches hit.',
+    },
     { key: 'memory_header', label: 'Memory header', type: 'text', default: '【相关记忆】' },
     { key: 'knowledge_header', label: 'Knowledge header', type: 'text', default: '【相关资料】' },
     {
@@ -68,9 +86,19 @@ export const injectionAssembler: ContextProcessor = {
   ],
   validateSettings(settings) {
     const issues = [...checkInjections(settings)]
-    for (const key of ['system_prompt', 'memory_header', 'knowledge_header', 'time_zone']) {
+    for (const key of [
+      'system_prompt',
+      'memory_header',
+      'knowledge_header',
+      'time_zone',
+      'memory_position',
+    ]) {
       const issue = checkType(settings, key, 'string')
       if (issue) issues.push(issue)
+    }
+    const position = settings.memory_position
+    if (typeof position === 'string' && !memoryPositions.has(position)) {
+      issues.push({ path: 'memory_position', message: 'must be system_prompt or before_input' })
     }
     const timeZone = settings.time_zone
     if (typeof timeZone === 'string' && timeZone) {
@@ -85,7 +113,8 @@ export const injectionAssembler: ContextProcessor = {
   execute(context, settings) {
     const timeZone = readString(settings, 'time_zone', '') || undefined
     const macroValues = createMacroValues(context, { timeZone })
-    const expand = (text: string) => expandMacros(text, macroValues)
+    const budget = createMacroBudget()
+    const expand = (text: string) => expandMacros(text, macroValues, budget)
     const make = (role: InjectionRole, content: string, source: MessageSource): ChatMessage => ({
       role,
       content: expand(content),
@@ -121,21 +150,32 @@ export const injectionAssembler: ContextProcessor = {
       if (index < history.length) historyWithDepth.push(history[index]!)
     }
 
-    context.messages = [
-      ...anchorsAt('before_persona'),
-      make('system', systemPrompt, 'system'),
-      ...anchorsAt('after_persona'),
-      // Memories are past words of the conversation: quoted as they are, macros not expanded.
+    // Memories are past words of the conversation: quoted as they are, macros not expanded.
+    const retrieved: ChatMessage[] = [
       ...(memoryText ? [{ role: 'system' as const, content: memoryText, source: 'memory' as const }] : []),
       ...(knowledgeText
         ? [{ role: 'system' as const, content: knowledgeText, source: 'knowledge' as const }]
         : []),
+    ]
+    const beforeInput = readString(settings, 'memory_position', 'system_prompt') === 'before_input'
+
+    context.messages = [
+      ...anchorsAt('before_persona'),
+      make('system', systemPrompt, 'system'),
+      ...anchorsAt('after_persona'),
+      ...(beforeInput ? [] : retrieved),
       ...context.character.injected_history.map((entry) => make(entry.role, entry.content, 'injected')),
       ...others,
       ...anchorsAt('before_history'),
       ...historyWithDepth,
       ...anchorsAt('after_history'),
+      ...(beforeInput ? retrieved : []),
       ...inputs,
     ]
+    if (budget.exhausted) {
+      const message = `{{lastUserMessage}} inserted more than ${defaultMacroBudgetChars} characters; the rest expanded to nothing`
+      context.logs.push({ processorId: 'injection-assembler', level: 'warn', message })
+      context.services.logger.warn({ processor: 'injection-assembler' }, message)
+    }
   },
 }

@@ -2,6 +2,10 @@
  * session-loader (100): the last `history.max_turns` turns, read through the history store (which
  * must not scan the whole session), placed before the input. An interrupted reply is kept as it was
  * stored: cut where the user stopped listening, without padding.
+ *
+ * With `trim_block` N > 1 the window's start moves N turns at a time (between max_turns and
+ * max_turns + N - 1 turns are loaded), so the history at the start of the prompt stays the same for
+ * N turns and provider prompt caches keep hitting instead of missing on every turn.
  */
 import type { StoredMessage } from '../../memory/types.js'
 import type { ChatMessage, ContentPart } from '../../shared/messages.js'
@@ -46,17 +50,39 @@ export const sessionLoader: ContextProcessor = {
       type: 'number',
       description: 'Overrides history.max_turns when set.',
     },
+    {
+      key: 'trim_block',
+      label: 'Drop old turns in blocks of',
+      type: 'number',
+      default: 1,
+      description:
+        'The oldest turns leave the window this many at a time, so the prompt start stays the same for that many turns (prompt caching). 1: one at a time.',
+    },
   ],
   validateSettings(settings) {
-    const issue = checkType(settings, 'max_turns', 'number')
-    return issue ? [issue] : []
+    const issues = []
+    for (const key of ['max_turns', 'trim_block']) {
+      const issue = checkType(settings, key, 'number')
+      if (issue) issues.push(issue)
+    }
+    const block = settings.trim_block
+    if (typeof block === 'number' && (!Number.isInteger(block) || block < 1 || block > 100)) {
+      issues.push({ path: 'trim_block', message: 'must be a whole number from 1 to 100' })
+    }
+    return issues
   },
   async execute(context, settings) {
     const maxTurns = readNumber(settings, 'max_turns', context.config.history.max_turns)
+    const block = Math.max(1, Math.floor(readNumber(settings, 'trim_block', 1)))
     const scope = { character: context.character.name, session: context.input.session }
-    const stored = maxTurns > 0 ? await context.services.history.loadRecent(scope, maxTurns) : []
+    const history = context.services.history
+    const turns =
+      maxTurns > 0 && block > 1
+        ? turnsInBlockWindow(await history.countTurns(scope), maxTurns, block)
+        : maxTurns
+    const stored = turns > 0 ? await history.loadRecent(scope, turns) : []
     // {{idle_duration}} needs the newest stored message even when no turns are loaded.
-    const newest = stored.at(-1) ?? (await context.services.history.listMessages(scope, { limit: 1 })).at(-1)
+    const newest = stored.at(-1) ?? (await history.listMessages(scope, { limit: 1 })).at(-1)
     if (newest) context.sharedData.set(lastMessageAtKey, newest.createdAt)
     if (stored.length === 0) return
     const inputIndex = context.messages.findIndex((message) => message.source === 'input')
@@ -65,7 +91,16 @@ export const sessionLoader: ContextProcessor = {
     context.logs.push({
       processorId: 'session-loader',
       level: 'debug',
-      message: `loaded ${stored.length} stored messages (last ${maxTurns} turns)`,
+      message: `loaded ${stored.length} stored messages (last ${turns} turns)`,
     })
   },
+}
+
+/**
+ * How many turns to load so that the window's first turn only moves every `block` turns: the last
+ * `maxTurns`, plus the turns since the last block boundary (`storedTurns` counts the session's turns).
+ */
+export function turnsInBlockWindow(storedTurns: number, maxTurns: number, block: number): number {
+  if (block <= 1 || storedTurns <= maxTurns) return maxTurns
+  return maxTurns + ((storedTurns - maxTurns) % block)
 }

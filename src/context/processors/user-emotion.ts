@@ -39,6 +39,8 @@ export const userEmotion: ContextProcessor = {
     'Appends the recognised user emotion to the input as [用户语气：…] (character.user_emotion_map).',
   priority: 350,
   defaultEnabled: true,
+  // No options of its own besides enabled and priority.
+  configFields: [],
   execute(context) {
     const tag = formatUserEmotion(context.input.emotion, context.character.user_emotion_map)
     if (!tag) return

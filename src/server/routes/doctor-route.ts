@@ -11,12 +11,14 @@ import { checkModelAnswers } from '../check-model-answers.js'
 import { checkProviderConnection, type DoctorCheck } from '../check-provider-connection.js'
 import { isPlainObject } from '../collect-config-changes.js'
 import { respondBadRequest } from '../error-response.js'
+import { isJsonNestedTooDeep } from '../is-json-nested-too-deep.js'
 import type { ServerDependencies } from '../server-dependencies.js'
 
 export function registerDoctorRoute(app: Hono, dependencies: ServerDependencies): void {
   app.post('/api/doctor', async (context) => {
     const text = await context.req.text()
     let body: unknown = {}
+    if (isJsonNestedTooDeep(text)) return respondBadRequest(context, 'the body nests too deep')
     if (text.trim() !== '') {
       try {
         body = JSON.parse(text)

@@ -8,6 +8,7 @@ import type { WSContext, WSEvents } from 'hono/ws'
 import type { Charpipe } from '../../engine/types.js'
 import type { Logger } from '../../shared/logger.js'
 import type { ServerMetrics } from '../create-server-metrics.js'
+import { isJsonNestedTooDeep, maxJsonDepth } from '../is-json-nested-too-deep.js'
 import { type ClientFrame, clientFrameSchema, formatZodIssues } from '../request-schemas.js'
 import { relayTurn } from '../stream-turn.js'
 
@@ -82,6 +83,10 @@ export function createWebSocketEvents(options: CreateWebSocketEventsOptions): WS
     const size = Buffer.byteLength(data)
     if (size > limit) {
       sendBadRequest(socket, `the frame is ${size} bytes, more than server.max_body_bytes (${limit})`)
+      return undefined
+    }
+    if (isJsonNestedTooDeep(data)) {
+      sendBadRequest(socket, `the frame nests deeper than ${maxJsonDepth} levels`)
       return undefined
     }
     let value: unknown

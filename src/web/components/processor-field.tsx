@@ -6,7 +6,7 @@
 import type { ComponentChildren } from 'preact'
 import { useState } from 'preact/hooks'
 import { type ConfigIssue, findIssuesFor } from '../lib/config-issues.js'
-import { describeField, translate } from '../lib/i18n.js'
+import { describeField, describeOption, translate } from '../lib/i18n.js'
 import { inferItemNode } from '../lib/infer-item-node.js'
 import { FieldShell } from './field-shell.js'
 import { JsonTextArea } from './json-text-area.js'
@@ -78,7 +78,9 @@ export function ProcessorField(props: ProcessorFieldProps) {
         >
           {index === -1 ? <option value="-1">—</option> : null}
           {options.map((option, at) => (
-            <option value={String(at)}>{option.label}</option>
+            <option value={String(at)}>
+              {describeOption({ path: props.path, value: option.value, label: option.label })}
+            </option>
           ))}
         </select>,
       )

@@ -10,6 +10,8 @@ export interface FieldTextEntry {
   zh: string
   /** Chinese description; absent when the field has no description in any language. */
   zhHint?: string
+  /** Chinese labels of a select's options, by option value (the English ones come from the server). */
+  zhOptions?: Record<string, string>
 }
 
 export const fieldTexts: Record<string, FieldTextEntry> = {
@@ -146,6 +148,11 @@ export const fieldTexts: Record<string, FieldTextEntry> = {
     zh: '加载轮数',
     zhHint: '设置时覆盖 history.max_turns。',
   },
+  'pipeline.processors.session-loader.trim_block': {
+    en: 'Drop old turns in blocks of',
+    zh: '旧轮次成批移出',
+    zhHint: '最早的轮次每次移出这么多轮，使提示开头在这些轮内保持不变（利于提示缓存）。1：一次一轮。',
+  },
   'pipeline.processors.memory-retriever': {
     en: 'Memory retriever',
     zh: '长期记忆检索',
@@ -164,7 +171,7 @@ export const fieldTexts: Record<string, FieldTextEntry> = {
   'pipeline.processors.regex-processor': {
     en: 'Regex processor',
     zh: '正则处理器',
-    zhHint: '对输入、历史或回复显示文本做正则替换。含嵌套量词的规则会被拒绝。',
+    zhHint: '对输入、历史或回复显示文本做正则替换（RE2 语法，线性时间）。',
   },
   'pipeline.processors.regex-processor.rules': {
     en: 'Rules',
@@ -175,7 +182,7 @@ export const fieldTexts: Record<string, FieldTextEntry> = {
   'pipeline.processors.regex-processor.max_input_chars': {
     en: 'Longest text',
     zh: '最长文本',
-    zhHint: '比这更长的文本不做处理（限制正则运行时间）。',
+    zhHint: '比这更长的文本不做处理；规则最多给一段文本增加这么多字符。',
   },
   'pipeline.processors.attachment-text': {
     en: 'Attachment text',
@@ -205,6 +212,12 @@ export const fieldTexts: Record<string, FieldTextEntry> = {
     en: 'Anchors',
     zh: '锚点注入',
     zhHint: '{position: before_persona|after_persona|before_history|after_history, role, content} 的列表。',
+  },
+  'pipeline.processors.injection-assembler.memory_position': {
+    en: 'Memories and knowledge go',
+    zh: '记忆和资料的位置',
+    zhHint: 'before_input 让系统提示和历史每轮保持不变，服务商的提示缓存才能命中。',
+    zhOptions: { system_prompt: '系统提示的末尾', before_input: '紧挨在输入之前（利于缓存）' },
   },
   'pipeline.processors.injection-assembler.memory_header': { en: 'Memory header', zh: '记忆标题' },
   'pipeline.processors.injection-assembler.knowledge_header': { en: 'Knowledge header', zh: '资料标题' },

@@ -6,6 +6,7 @@ import { fieldTexts } from './field-texts.js'
 import {
   describeField,
   describeIssue,
+  describeOption,
   detectLanguage,
   setLanguage,
   toFieldTextPath,
@@ -117,6 +118,31 @@ describe('field texts', () => {
     // A field the table does not know still gets a usable label: the server's, else its key.
     expect(describeField({ path: 'pipeline.processors.my-plugin.level', label: 'Level' }).label).toBe('Level')
     expect(describeField({ path: 'storage.unknown' }).label).toBe('unknown')
+  })
+
+  it('translates select options the server labels in English', () => {
+    const path = 'pipeline.processors.injection-assembler.memory_position'
+    setLanguage('zh')
+    expect(describeOption({ path, value: 'before_input', label: 'right before the input' })).toBe(
+      '紧挨在输入之前（利于缓存）',
+    )
+    expect(describeOption({ path, value: 'elsewhere', label: 'elsewhere' })).toBe('elsewhere')
+    setLanguage('en')
+    expect(describeOption({ path, value: 'before_input', label: 'right before the input' })).toBe(
+      'right before the input',
+    )
+    // Every option of every builtin processor has its Chinese label.
+    for (const processor of builtinProcessors) {
+      for (const field of processor.configFields ?? []) {
+        for (const option of field.options ?? []) {
+          const entry = fieldTexts[`pipeline.processors.${processor.id}.${field.key}`]
+          expect(
+            entry?.zhOptions?.[String(option.value)],
+            `${field.key}=${String(option.value)}`,
+          ).toBeTruthy()
+        }
+      }
+    }
   })
 
   it('maps list rows to one entry', () => {

@@ -108,6 +108,12 @@ export function describeField(options: DescribeFieldOptions): FieldText {
   return { label: entry?.en ?? options.label ?? key, hint: options.description }
 }
 
+/** The label of a select option in the current language; `label` is the server's (English). */
+export function describeOption(options: { path: string; value: unknown; label: string }): string {
+  if (currentLanguage !== 'zh') return options.label
+  return fieldTexts[toFieldTextPath(options.path)]?.zhOptions?.[String(options.value)] ?? options.label
+}
+
 export interface ValidationIssue {
   path: string
   message: string

@@ -95,6 +95,7 @@ const zh = {
   'issue.fieldLead': '配置无效：{message}',
 
   'field.secretUnset': '未设置',
+  'key.reenter': '地址已更改，请重新输入密钥：保存的密钥只会发往当初填写它时的主机。',
   'field.secretStored': '已保存的密钥：保持 *** 不变即保留',
   'field.commaSeparated': '用逗号分隔',
   'field.addPair': '＋ 添加',
@@ -288,6 +289,8 @@ const en: Record<MessageKey, string> = {
   'issue.fieldLead': 'Invalid: {message}',
 
   'field.secretUnset': 'not set',
+  'key.reenter':
+    'Re-enter the key: the address changed, and a stored key is only sent to the host it was given for.',
   'field.secretStored': 'Stored secret: leaving *** unchanged keeps it',
   'field.commaSeparated': 'comma separated',
   'field.addPair': '＋ Add',

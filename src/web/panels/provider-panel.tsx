@@ -6,6 +6,7 @@ import { SchemaField } from '../components/schema-field.js'
 import { requestJson } from '../lib/api-client.js'
 import { findIssuesFor } from '../lib/config-issues.js'
 import { type DoctorCheck, describeDoctorCheck } from '../lib/describe-doctor-check.js'
+import { findKeysToReenter } from '../lib/find-keys-to-reenter.js'
 import { describeField, translate } from '../lib/i18n.js'
 import { findSchemaNode } from '../lib/json-schema-node.js'
 import { llmFields, openclawFields } from '../lib/panel-fields.js'
@@ -41,6 +42,13 @@ export function ProviderPanel(props: SettingsPanelProps) {
     )
   }, [])
 
+  // The server refuses to send a stored key to a new host; say so at the key before saving.
+  const issues = [
+    ...draft.issues,
+    ...findKeysToReenter({ saved: props.config, draft: draft.draft, providers }).filter(
+      (notice) => !draft.issues.some((issue) => issue.path === notice.path),
+    ),
+  ]
   const providerName = String(draft.get('llm.provider') ?? '')
   const entry = providers.find((provider) => provider.name === providerName)
   const isCustom = providers.length > 0 && !entry
@@ -50,7 +58,7 @@ export function ProviderPanel(props: SettingsPanelProps) {
       node={findSchemaNode(props.schema, `llm.${key}`)}
       value={draft.get(`llm.${key}`)}
       onChange={(value) => draft.set(`llm.${key}`, value)}
-      issues={draft.issues}
+      issues={issues}
       placeholder={placeholder}
     />
   )
@@ -119,7 +127,7 @@ export function ProviderPanel(props: SettingsPanelProps) {
         node={findSchemaNode(props.schema, 'llm.fallbacks')}
         value={draft.get('llm.fallbacks')}
         onChange={(value) => draft.set('llm.fallbacks', value)}
-        issues={draft.issues}
+        issues={issues}
       />
       <details open={providerName === 'openclaw'}>
         <summary>{translate('provider.openclaw')}</summary>
@@ -130,7 +138,7 @@ export function ProviderPanel(props: SettingsPanelProps) {
               node={findSchemaNode(props.schema, `openclaw.${key}`)}
               value={draft.get(`openclaw.${key}`)}
               onChange={(value) => draft.set(`openclaw.${key}`, value)}
-              issues={draft.issues}
+              issues={issues}
             />
           ))}
         </div>

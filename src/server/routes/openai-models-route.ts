@@ -1,0 +1,31 @@
+/**
+ * `GET /v1/models`, OpenAI-compatible: the character listed as a model, since OpenAI-compatible chat
+ * front-ends list the models first and offer them to pick from. The id is what such a front-end then
+ * sends as `model` to `/v1/chat/completions`. Auth is the `/v1/*` token check of the server.
+ */
+import type { Hono } from 'hono'
+import type { CharpipeConfig } from '../../config/schema.js'
+import type { ServerDependencies } from '../server-dependencies.js'
+
+export interface OpenAiModel {
+  id: string
+  object: 'model'
+  created: number
+  owned_by: 'charpipe'
+}
+
+/** The characters this server answers as, as OpenAI model entries. */
+export function listCharacterModels(config: CharpipeConfig, created: number): OpenAiModel[] {
+  return [{ id: config.character.name, object: 'model', created, owned_by: 'charpipe' }]
+}
+
+export function registerOpenAiModelsRoute(app: Hono, dependencies: ServerDependencies): void {
+  // Characters have no creation time of their own; the server's start stands in for it.
+  const created = Math.floor(Date.now() / 1000)
+  app.get('/v1/models', (context) =>
+    context.json({
+      object: 'list',
+      data: listCharacterModels(dependencies.configManager.current(), created),
+    }),
+  )
+}
