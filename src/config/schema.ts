@@ -43,6 +43,13 @@ export const serverSchema = z
       .describe(
         "Web origins (`https://app.example.com`) besides the server's own whose pages may call the API and open the WebSocket; only they get CORS headers.",
       ),
+    shutdown_grace_ms: z
+      .int()
+      .positive()
+      .default(10_000)
+      .describe(
+        'SIGTERM/SIGINT: longest wait for running turns to end and be stored and the stores to close; then the process exits, logging the sessions it could not finish.',
+      ),
   })
   .describe('The HTTP/WebSocket server (`charpipe serve`).')
 
@@ -247,6 +254,12 @@ export const historySchema = z
           .describe('policy tokens: reset once the history holds this many tokens.'),
       })
       .prefault({}),
+    continue_without_store: z
+      .boolean()
+      .default(false)
+      .describe(
+        'When the history store is down or past storage.timeout_ms: false ends the turn at once with store_unavailable; true answers without the history (the turn is still not stored).',
+      ),
   })
   .describe('Conversation history.')
 
@@ -334,6 +347,13 @@ export const storageSchema = z
     sqlite_path: z.string().min(1).default('./data/charpipe.db').describe('SQLite database file.'),
     redis_url: secret('Redis URL (history.store: redis).'),
     postgres_url: secret('PostgreSQL URL (history.store: postgres).'),
+    timeout_ms: z
+      .int()
+      .positive()
+      .default(1000)
+      .describe(
+        'Longest wait for one history or memory store call; past it (or when the store is down) the call fails with store_unavailable.',
+      ),
   })
   .describe('Storage back ends.')
 

@@ -8,6 +8,7 @@
  * N turns and provider prompt caches keep hitting instead of missing on every turn.
  */
 import type { StoredMessage } from '../../memory/types.js'
+import { CharpipeError } from '../../shared/errors.js'
 import type { ChatMessage, ContentPart } from '../../shared/messages.js'
 import { createAttachmentPart } from '../create-attachment-part.js'
 import { lastMessageAtKey } from '../macros/create-macro-values.js'
@@ -76,13 +77,27 @@ export const sessionLoader: ContextProcessor = {
     const block = Math.max(1, Math.floor(readNumber(settings, 'trim_block', 1)))
     const scope = { character: context.character.name, session: context.input.session }
     const history = context.services.history
-    const turns =
-      maxTurns > 0 && block > 1
-        ? turnsInBlockWindow(await history.countTurns(scope), maxTurns, block)
-        : maxTurns
-    const stored = turns > 0 ? await history.loadRecent(scope, turns) : []
-    // {{idle_duration}} needs the newest stored message even when no turns are loaded.
-    const newest = stored.at(-1) ?? (await history.listMessages(scope, { limit: 1 })).at(-1)
+    let stored: StoredMessage[]
+    let newest: StoredMessage | undefined
+    let turns = maxTurns
+    try {
+      turns =
+        maxTurns > 0 && block > 1
+          ? turnsInBlockWindow(await history.countTurns(scope), maxTurns, block)
+          : maxTurns
+      stored = turns > 0 ? await history.loadRecent(scope, turns) : []
+      // {{idle_duration}} needs the newest stored message even when no turns are loaded.
+      newest = stored.at(-1) ?? (await history.listMessages(scope, { limit: 1 })).at(-1)
+    } catch (error) {
+      const unavailable = CharpipeError.isInstance(error) && error.code === 'store_unavailable'
+      if (!unavailable || !context.config.history.continue_without_store) throw error
+      context.logs.push({
+        processorId: 'session-loader',
+        level: 'warn',
+        message: `answering without history (history.continue_without_store): ${error.message}`,
+      })
+      return
+    }
     if (newest) context.sharedData.set(lastMessageAtKey, newest.createdAt)
     if (stored.length === 0) return
     const inputIndex = context.messages.findIndex((message) => message.source === 'input')
