@@ -290,7 +290,7 @@ const en: Record<MessageKey, string> = {
 
   'field.secretUnset': 'not set',
   'key.reenter':
-    'Re-enter the key: the address changed, and a stored key is only sent to the host it was given for.',
+    'The address changed: re-enter the key (a stored key is only sent to the host it was given for).',
   'field.secretStored': 'Stored secret: leaving *** unchanged keeps it',
   'field.commaSeparated': 'comma separated',
   'field.addPair': '＋ Add',
