@@ -15,6 +15,7 @@ import {
 } from './chat-provider-settings.js'
 import {
   convertToAnthropicMessages,
+  convertToAnthropicToolChoice,
   convertToAnthropicTools,
   placeCacheBreakpoints,
 } from './convert-to-anthropic-messages.js'
@@ -112,6 +113,9 @@ export function createAnthropicProvider(settings: ChatProviderSettings): Anthrop
               : {}),
             ...(request.tools?.length
               ? { tools: convertToAnthropicTools(request.tools) as Anthropic.Tool[] }
+              : {}),
+            ...(request.tools?.length && request.toolChoice
+              ? { tool_choice: convertToAnthropicToolChoice(request.toolChoice) }
               : {}),
           },
           { signal: timer.signal },

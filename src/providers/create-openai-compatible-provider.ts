@@ -15,7 +15,11 @@ import {
   defaultStallTimeoutMs,
   defaultTimeoutMs,
 } from './chat-provider-settings.js'
-import { convertToOpenAIMessages, convertToOpenAITools } from './convert-to-openai-messages.js'
+import {
+  convertToOpenAIMessages,
+  convertToOpenAIToolChoice,
+  convertToOpenAITools,
+} from './convert-to-openai-messages.js'
 import { convertToUpstreamError, logUpstreamFailure } from './convert-to-upstream-error.js'
 import { createNodeBodyPump } from './create-node-body-pump.js'
 import { createNodeFetch, takeNodeBody } from './create-node-fetch.js'
@@ -76,7 +80,10 @@ export function createOpenAICompatibleProvider(settings: ChatProviderSettings): 
         if (temperature !== undefined) body.temperature = temperature
         const maxTokens = request.maxTokens ?? settings.maxTokens
         if (maxTokens !== undefined) body.max_tokens = maxTokens
-        if (request.tools?.length) body.tools = convertToOpenAITools(request.tools)
+        if (request.tools?.length) {
+          body.tools = convertToOpenAITools(request.tools)
+          if (request.toolChoice) body.tool_choice = convertToOpenAIToolChoice(request.toolChoice)
+        }
         const headers = settings.requestHeaders?.(request)
         const client = await loadClient()
         const response = await client.chat.completions

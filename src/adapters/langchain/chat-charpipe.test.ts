@@ -219,6 +219,34 @@ describe('ChatCharpipe: a LangChain chat model over charpipe providers', () => {
     expect(await fallback.invoke('唉')).toEqual({ mood: '难过', score: 0.2 })
   })
 
+  it('passes tool_choice on: required, a named tool, or no tools at all for none', async () => {
+    const model = createModel()
+    server.script([{ text: 'a' }, { text: 'b' }, { text: 'c' }, { text: 'd' }])
+    await model.bindTools([weather], { tool_choice: 'any' }).invoke('x')
+    await model.bindTools([weather], { tool_choice: 'weather' }).invoke('x')
+    await model.bindTools([weather]).invoke('x', { tool_choice: 'none' })
+    await model.bindTools([weather]).invoke('x')
+    const sent = server.requests.map(
+      (request) => request.body as { tools?: unknown[]; tool_choice?: unknown },
+    )
+    expect(sent.map((body) => body.tool_choice)).toEqual([
+      'required',
+      { type: 'function', function: { name: 'weather' } },
+      undefined,
+      undefined,
+    ])
+    expect(sent.map((body) => body.tools?.length)).toEqual([1, 1, undefined, 1])
+  })
+
+  it('asks for the call in the prompt when a tool is forced without function calling', async () => {
+    server.script({ text: '{"tool_call": {"name": "weather", "arguments": {"city": "西安"}}}' })
+    const model = createModel({ function_calling: false }).bindTools([weather], { tool_choice: 'weather' })
+    expect((await model.invoke('西安')).tool_calls).toMatchObject([
+      { name: 'weather', args: { city: '西安' } },
+    ])
+    expect(String(bodyOf(0).messages[0]!.content)).toContain('这一步必须调用工具 weather，不要直接回答。')
+  })
+
   it('aborts the upstream request when the invoke is aborted', async () => {
     server.script({ text: '这是一段很长很长很长的回答。', chunkSize: 1, delayMs: 200 })
     const controller = new AbortController()
@@ -262,8 +290,8 @@ describe('ChatCharpipe: a LangChain chat model over charpipe providers', () => {
     expect(() => new ChatCharpipe({ llm: { provider: 'nowhere' } })).toThrow(/llm\.base_url/)
     const model = createModel()
     expect(() => model.bindTools([{ description: 'no name' }])).toThrow(/tools\[0\]/)
-    return expect(model.invoke('hi', { tool_choice: 'any' })).rejects.toThrow(
-      /tool_choice "any" is not supported/,
+    return expect(model.bindTools([weather]).invoke('hi', { tool_choice: 'clock' })).rejects.toThrow(
+      /tool_choice "clock" is not supported: .*bound tool \(weather\)/,
     )
   })
 

@@ -98,7 +98,7 @@ describe('regex-processor', () => {
         history,
         input: { text: '主人回来了' },
         config: {
-          character: { user_name: '阿明' },
+          character: { user_name: '阿明', reply_format: 'plain' },
           pipeline: { processors: { 'regex-processor': { rules } } },
         },
       }),
