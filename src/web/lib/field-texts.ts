@@ -153,6 +153,11 @@ export const fieldTexts: Record<string, FieldTextEntry> = {
     zh: '旧轮次成批移出',
     zhHint: '最早的轮次每次移出这么多轮，使提示开头在这些轮内保持不变（利于提示缓存）。1：一次一轮。',
   },
+  'pipeline.processors.session-loader.replay_format': {
+    en: 'Past replies in the reply format',
+    zh: '历史回复保持回复格式',
+    zhHint: '把过去的回复按模型被要求的格式（带情绪的 JSON、情绪行或行内标签）交还给模型，而不是纯文本。',
+  },
   'pipeline.processors.memory-retriever': {
     en: 'Memory retriever',
     zh: '长期记忆检索',
@@ -230,6 +235,11 @@ export const fieldTexts: Record<string, FieldTextEntry> = {
     en: 'User emotion',
     zh: '用户情感注入',
     zhHint: '把识别出的用户情绪以 [用户语气：…] 附加到输入（character.user_emotion_map）。',
+  },
+  'pipeline.processors.user-emotion.history': {
+    en: 'Also in past turns',
+    zh: '历史轮次也附加',
+    zhHint: '历史中过去的用户消息也附上当时保存的语气说明。',
   },
   'pipeline.processors.token-limiter': {
     en: 'Token limiter',
