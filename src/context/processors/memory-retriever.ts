@@ -18,11 +18,22 @@ export const memoryRetriever: ContextProcessor = {
   priority: 150,
   defaultEnabled: true,
   configFields: [
-    { key: 'top_k', label: 'Memories', type: 'number', description: 'Overrides memory.top_k when set.' },
+    {
+      key: 'top_k',
+      label: 'Memories',
+      type: 'number',
+      min: 0,
+      max: 100,
+      integer: true,
+      description: 'Overrides memory.top_k when set.',
+    },
     {
       key: 'token_budget',
       label: 'Token budget',
       type: 'number',
+      min: 0,
+      max: 1_000_000,
+      integer: true,
       default: 800,
       description: 'Most tokens the retrieved memories may take.',
     },

@@ -50,6 +50,9 @@ export const regexProcessor: ContextProcessor = {
       key: 'max_input_chars',
       label: 'Longest text',
       type: 'number',
+      min: 1,
+      max: 1_000_000,
+      integer: true,
       default: defaultMaxRegexInputChars,
       description:
         'Texts longer than this are left alone, and the rules may add at most this many characters to a text.',

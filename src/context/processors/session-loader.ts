@@ -59,12 +59,18 @@ export const sessionLoader: ContextProcessor = {
       key: 'max_turns',
       label: 'Turns loaded',
       type: 'number',
+      min: 0,
+      max: 1000,
+      integer: true,
       description: 'Overrides history.max_turns when set.',
     },
     {
       key: 'trim_block',
       label: 'Drop old turns in blocks of',
       type: 'number',
+      min: 1,
+      max: 100,
+      integer: true,
       default: 1,
       description:
         'The oldest turns leave the window this many at a time, so the prompt start stays the same for that many turns (prompt caching). 1: one at a time.',
@@ -86,10 +92,6 @@ export const sessionLoader: ContextProcessor = {
     }
     const replay = checkType(settings, 'replay_format', 'boolean')
     if (replay) issues.push(replay)
-    const block = settings.trim_block
-    if (typeof block === 'number' && (!Number.isInteger(block) || block < 1 || block > 100)) {
-      issues.push({ path: 'trim_block', message: 'must be a whole number from 1 to 100' })
-    }
     return issues
   },
   async execute(context, settings) {
