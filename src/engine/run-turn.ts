@@ -3,6 +3,7 @@
  * reply parser → events. It never throws: the outcome says whether the turn completed, was
  * interrupted (and why) or failed, and the caller emits the closing `llm_error` / `llm_done`.
  */
+import { readRefusedAttachments } from '../context/refused-attachments.js'
 import type { ContextPipeline, TurnInput } from '../context/types.js'
 import { CharpipeError } from '../shared/errors.js'
 import { type Logger, scrubSecrets } from '../shared/logger.js'
@@ -29,6 +30,8 @@ export interface TurnOutcome {
   interrupted: boolean
   reason?: InterruptReason
   error?: CharpipeError
+  /** Attachment references the pipeline refused (placeholders in the prompt); never stored. */
+  refusedAttachments?: ReadonlySet<string>
 }
 
 export interface RunTurnOptions {
@@ -58,11 +61,13 @@ export function readInterruptReason(signal: AbortSignal): InterruptReason {
 export async function runTurn(options: RunTurnOptions): Promise<TurnOutcome> {
   const { runtime, signal, emit } = options
   const reply = createTurnReply(options.parts, runtime.parserOptions, emit)
+  let refusedAttachments: ReadonlySet<string> | undefined
   const outcome = (extra: Partial<TurnOutcome>): TurnOutcome => ({
     displayText: reply.displayText,
     emotion: reply.emotion,
     sentences: reply.sentences,
     interrupted: false,
+    ...(refusedAttachments?.size ? { refusedAttachments } : {}),
     ...extra,
   })
   try {
@@ -77,6 +82,7 @@ export async function runTurn(options: RunTurnOptions): Promise<TurnOutcome> {
       }),
       signal,
     )
+    refusedAttachments = readRefusedAttachments(built.sharedData)
     const nativeTools = runtime.capabilities.functionCalling
     const messages =
       options.registry.size > 0 && !nativeTools
