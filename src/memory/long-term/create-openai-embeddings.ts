@@ -4,6 +4,7 @@
  */
 import OpenAI from 'openai'
 import { UpstreamHttpError, UpstreamUnreachableError } from '../../shared/errors.js'
+import { excerptErrorBody } from '../../shared/excerpt-error-body.js'
 
 /** What the memory store needs from an embeddings model. */
 export interface EmbeddingsClient {
@@ -67,7 +68,7 @@ async function requestEmbeddings(
       throw new UpstreamUnreachableError(options.baseUrl, { cause: error })
     }
     if (error instanceof OpenAI.APIError && typeof error.status === 'number') {
-      throw new UpstreamHttpError(error.status, String(error.message).slice(0, 200), { cause: error })
+      throw new UpstreamHttpError(error.status, excerptErrorBody(error.error), { cause: error })
     }
     throw error
   }
