@@ -21,12 +21,6 @@ export interface SseDecoder {
   readonly commentCount: number
 }
 
-const maxExcerpt = 80
-
-function excerpt(line: string): string {
-  return line.length > maxExcerpt ? `${line.slice(0, maxExcerpt)}…` : line
-}
-
 export function createSseDecoder(onEvent: (event: SseEvent) => void): SseDecoder {
   let buffer = ''
   let eventName: string | undefined
@@ -63,7 +57,11 @@ export function createSseDecoder(onEvent: (event: SseEvent) => void): SseDecoder
       case 'retry':
         return
       default:
-        throw new UpstreamStreamError(`malformed SSE line from upstream: ${JSON.stringify(excerpt(line))}`)
+        // The line itself is not shown: an address that is not a model server (an internal page)
+        // must not have its content passed on to clients.
+        throw new UpstreamStreamError(
+          `malformed SSE line from upstream (${line.length} characters; not an event stream)`,
+        )
     }
   }
 
