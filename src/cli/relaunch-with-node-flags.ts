@@ -21,16 +21,38 @@ export function needsServeNodeFlags(execArgv: readonly string[] = process.execAr
 
 const forwardedSignals = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const
 
+/** Set in the server process's environment when its launcher holds an IPC channel to it. */
+export const launcherWatchVariable = 'CHARPIPE_SERVE_LAUNCHER'
+
+/**
+ * In the server process started by `relaunchWithServeNodeFlags`: calls `onGone` once when the
+ * launcher's IPC channel closes (the launcher died, even by SIGKILL). The channel does not keep the
+ * process alive. Returns whether there is a launcher to watch.
+ */
+export function watchLauncher(onGone: () => void): boolean {
+  if (process.env[launcherWatchVariable] !== '1' || !process.channel) return false
+  // Children of this process (none today) must not take the watch for their own.
+  delete process.env[launcherWatchVariable]
+  process.once('disconnect', onGone)
+  process.channel.unref()
+  return true
+}
+
 /**
  * Runs this same command line again in a child Node process with `serveNodeFlags`, passing the
  * terminal through and forwarding stop signals; resolves with the child's exit code.
  */
 export function relaunchWithServeNodeFlags(): Promise<number> {
   const script = process.argv[1]!
+  // The IPC channel is how the server notices that this process died without forwarding a signal
+  // (SIGKILL, a crash): the channel closes and the server shuts down instead of keeping the port.
   const child = spawn(
     process.execPath,
     [...process.execArgv, ...serveNodeFlags, script, ...process.argv.slice(2)],
-    { stdio: 'inherit' },
+    {
+      stdio: ['inherit', 'inherit', 'inherit', 'ipc'],
+      env: { ...process.env, [launcherWatchVariable]: '1' },
+    },
   )
   const forward = (signal: NodeJS.Signals) => child.kill(signal)
   for (const signal of forwardedSignals) process.on(signal, forward)

@@ -17,6 +17,8 @@ export interface ProviderInfo {
   requiresApiKey: boolean
   /** Shown in the web page's provider picker. */
   label: string
+  /** The API takes images by URL; false: only as data URIs (the server then fetches them). @default true */
+  acceptsImageUrls?: boolean
 }
 
 const providers: ProviderInfo[] = [
@@ -55,6 +57,8 @@ const providers: ProviderInfo[] = [
     contextWindow: 32_768,
     requiresApiKey: false,
     label: 'Ollama (local)',
+    // Its OpenAI-compatible API reads base64 images only.
+    acceptsImageUrls: false,
   },
   {
     name: 'openai',

@@ -6,6 +6,9 @@
  */
 import { z } from 'zod'
 
+/** A timeout in milliseconds: at least 100 ms (less cannot be met), at most one hour. */
+const timeoutMs = () => z.int().min(100).max(3_600_000)
+
 const secret = (description: string) =>
   z.string().default('').describe(`${description} \`\${ENV_VAR}\` is replaced from the environment.`)
 
@@ -43,6 +46,13 @@ export const serverSchema = z
       .describe(
         "Web origins (`https://app.example.com`) besides the server's own whose pages may call the API and open the WebSocket; only they get CORS headers.",
       ),
+    shutdown_grace_ms: z
+      .int()
+      .positive()
+      .default(10_000)
+      .describe(
+        'SIGTERM/SIGINT: longest wait for running turns to end and be stored and the stores to close; then the process exits, logging the sessions it could not finish.',
+      ),
   })
   .describe('The HTTP/WebSocket server (`charpipe serve`).')
 
@@ -56,7 +66,7 @@ export const fallbackProviderSchema = z.strictObject({
 export const processorSettingsSchema = z
   .looseObject({
     enabled: z.boolean().optional().describe('Run this processor.'),
-    priority: z.number().optional().describe('Lower runs first.'),
+    priority: z.number().min(-1_000_000).max(1_000_000).optional().describe('Lower runs first.'),
   })
   .describe("A processor's settings: `enabled`, `priority` and its own options (see its configFields).")
 
@@ -80,7 +90,7 @@ export const visionDescriberSchema = z.strictObject({
     .min(1)
     .default(defaultVisionDescriberPrompt)
     .describe('What the vision model is asked about each image.'),
-  timeout_ms: z.int().positive().default(30_000).describe('No description by then: use a placeholder.'),
+  timeout_ms: timeoutMs().default(30_000).describe('No description by then: use a placeholder.'),
 })
 
 export const llmSchema = z
@@ -96,16 +106,20 @@ export const llmSchema = z
     base_url: z.string().default('').describe("API base URL; empty: the provider's default."),
     api_key: secret('API key.'),
     temperature: z.number().min(0).max(2).default(0.8).describe('Sampling temperature.'),
-    max_tokens: z.int().positive().default(1024).describe('Most tokens the model may write in one reply.'),
+    max_tokens: z
+      .int()
+      .min(1)
+      .max(1_000_000)
+      .default(1024)
+      .describe('Most tokens the model may write in one reply.'),
     context_window: z
       .int()
-      .nonnegative()
+      .min(0)
+      .max(100_000_000)
       .default(0)
       .describe("The model's context window in tokens; 0: the registry's value for the provider."),
-    timeout_ms: z.int().positive().default(120_000).describe('No first chunk by then: abort the request.'),
-    stall_timeout_ms: z
-      .int()
-      .positive()
+    timeout_ms: timeoutMs().default(120_000).describe('No first chunk by then: abort the request.'),
+    stall_timeout_ms: timeoutMs()
       .default(30_000)
       .describe('No chunk for this long in the middle of a stream: abort it.'),
     max_retries: z
@@ -157,7 +171,7 @@ export const openclawSchema = z
       .string()
       .default('')
       .describe('Sent as x-openclaw-agent-id when set; empty: the gateway default agent.'),
-    timeout_ms: z.int().positive().default(120_000).describe('No first chunk by then: abort the request.'),
+    timeout_ms: timeoutMs().default(120_000).describe('No first chunk by then: abort the request.'),
   })
   .describe('An OpenClaw gateway (provider `openclaw`).')
 
@@ -228,7 +242,7 @@ export const historySchema = z
       .enum(['sqlite', 'redis', 'postgres', 'memory'])
       .default('sqlite')
       .describe('Where conversation history is kept.'),
-    max_turns: z.int().min(0).default(10).describe('Recent turns sent to the model.'),
+    max_turns: z.int().min(0).max(1000).default(10).describe('Recent turns sent to the model.'),
     reset: z
       .strictObject({
         policy: z
@@ -238,15 +252,23 @@ export const historySchema = z
         max_turns: z
           .int()
           .min(0)
+          .max(1_000_000)
           .default(0)
           .describe('policy turns: reset once a session has this many turns.'),
         max_tokens: z
           .int()
           .min(0)
+          .max(100_000_000)
           .default(0)
           .describe('policy tokens: reset once the history holds this many tokens.'),
       })
       .prefault({}),
+    continue_without_store: z
+      .boolean()
+      .default(false)
+      .describe(
+        'When the history store is down or past storage.timeout_ms: false ends the turn at once with store_unavailable; true answers without the history (the turn is still not stored).',
+      ),
   })
   .describe('Conversation history.')
 
@@ -269,14 +291,12 @@ export const embeddingsSchema = z.strictObject({
 export const memorySchema = z
   .strictObject({
     enabled: z.boolean().default(true).describe('Store turns as long-term memories and retrieve them.'),
-    top_k: z.int().min(0).default(3).describe('Memories placed in the system prompt.'),
+    top_k: z.int().min(0).max(100).default(3).describe('Memories placed in the system prompt.'),
     extract: z
       .boolean()
       .default(false)
       .describe('Let the model extract facts from turns instead of storing raw turns.'),
-    extract_timeout_ms: z
-      .int()
-      .positive()
+    extract_timeout_ms: timeoutMs()
       .default(20_000)
       .describe('Longest wait for one fact extraction; then the turn adds no facts.'),
     embeddings: embeddingsSchema
@@ -290,11 +310,17 @@ export const speechFilterSchema = z.enum(['markdown', 'emoji', 'stage_directions
 
 export const sentenceSchema = z
   .strictObject({
-    min_chars: z.int().min(0).default(0).describe('Merge a shorter sentence into the next one (0: off).'),
-    max_chars: z.int().min(0).default(0).describe('Cut a longer sentence at a comma (0: off).'),
+    min_chars: z
+      .int()
+      .min(0)
+      .max(10_000)
+      .default(0)
+      .describe('Merge a shorter sentence into the next one (0: off).'),
+    max_chars: z.int().min(0).max(10_000).default(0).describe('Cut a longer sentence at a comma (0: off).'),
     first_clause_chars: z
       .int()
       .min(0)
+      .max(10_000)
       .default(0)
       .describe('Emit the first clause of a reply at a comma once it has this many characters (0: off).'),
     early_release: z
@@ -317,9 +343,10 @@ export const assetsSchema = z
     dirs: z.array(z.string()).default([]).describe('Local folders the pipeline may read attachments from.'),
     max_bytes: z
       .int()
-      .positive()
+      .min(1)
+      .max(100 * 1024 * 1024)
       .default(10 * 1024 * 1024)
-      .describe('Largest attachment read (or image fetched for a describer).'),
+      .describe('Largest attachment read (or image fetched for a describer); at most 100 MiB.'),
     allow_private_urls: z
       .boolean()
       .default(false)
@@ -334,6 +361,13 @@ export const storageSchema = z
     sqlite_path: z.string().min(1).default('./data/charpipe.db').describe('SQLite database file.'),
     redis_url: secret('Redis URL (history.store: redis).'),
     postgres_url: secret('PostgreSQL URL (history.store: postgres).'),
+    timeout_ms: z
+      .int()
+      .positive()
+      .default(1000)
+      .describe(
+        'Longest wait for one history or memory store call; past it (or when the store is down) the call fails with store_unavailable.',
+      ),
   })
   .describe('Storage back ends.')
 

@@ -38,6 +38,7 @@ export function createPipelineConfigCheck(options: CreatePipelineConfigCheckOpti
           continue
         }
         issues.push(...findUnknownOptions(processor, settings, `${side}.${id}`))
+        issues.push(...findOutOfRange(processor, settings, `${side}.${id}`))
         for (const problem of processor.validateSettings?.(settings) ?? []) {
           if (typeof problem === 'string') issues.push({ path: `${side}.${id}`, message: problem })
           else issues.push({ path: `${side}.${id}.${problem.path}`, message: problem.message })
@@ -66,6 +67,34 @@ function findUnknownOptions(
       path: `${path}.${key}`,
       message: `unknown option of ${processor.id}${suggestClosestName(key, known)}; options: ${known.join(', ')}`,
     }))
+}
+
+/** Number options outside the range their field declares (`max_input_chars: 1e9`, `-1`, `0`). */
+function findOutOfRange(
+  processor: ContextProcessor,
+  settings: ProcessorSettings,
+  path: string,
+): ConfigIssue[] {
+  const issues: ConfigIssue[] = []
+  for (const field of processor.configFields ?? []) {
+    const value = settings[field.key]
+    if (typeof value !== 'number' || (field.min === undefined && field.max === undefined && !field.integer))
+      continue
+    const whole = field.integer ? 'a whole number' : 'a number'
+    const range =
+      field.min !== undefined && field.max !== undefined
+        ? ` from ${field.min} to ${field.max}`
+        : field.min !== undefined
+          ? ` of at least ${field.min}`
+          : ` of at most ${field.max}`
+    const bad =
+      !Number.isFinite(value) ||
+      (field.integer && !Number.isInteger(value)) ||
+      (field.min !== undefined && value < field.min) ||
+      (field.max !== undefined && value > field.max)
+    if (bad) issues.push({ path: `${path}.${field.key}`, message: `must be ${whole}${range}, got ${value}` })
+  }
+  return issues
 }
 
 /** Checks the processor settings of a config against the builtins and the registered plugins. */

@@ -44,7 +44,8 @@ describe('seed 000: 对话历史管理', () => {
     expect(messages).toHaveLength(1 + 20 + 1)
     expect(messages[0]!.role).toBe('system')
     expect(messageText(messages[1]!)).toBe('问题2')
-    expect(messageText(messages[20]!)).toBe('回答11')
+    // Past replies come back in the reply format the model is asked for (auto: JSON).
+    expect(messageText(messages[20]!)).toBe('{"emotion": "平静", "text": "回答11"}')
     expect(messages.at(-1)).toMatchObject({ role: 'user', content: '现在几点？', source: 'input' })
   })
 
@@ -195,7 +196,10 @@ describe('seed 000: LLMPipeline 在上下文窗口中注入示范对话', () => 
       },
     )
     const { messages } = await createContextPipeline().build(createFakeBuildOptions({ history }))
-    expect(messages[2]).toMatchObject({ content: '从前有座山，山上', meta: { interrupted: true } })
+    expect(messages[2]).toMatchObject({
+      content: '{"emotion": "平静", "text": "从前有座山，山上"}',
+      meta: { interrupted: true },
+    })
   })
 })
 

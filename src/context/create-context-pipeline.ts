@@ -5,7 +5,7 @@
  * override its defaults. A processor that throws is logged and skipped unless it is core.
  */
 import type { CharpipeConfig, ProcessorSettings } from '../config/schema.js'
-import { AbortedError } from '../shared/errors.js'
+import { AbortedError, CharpipeError } from '../shared/errors.js'
 import { builtinProcessors } from './builtin-processors.js'
 import { createInputMessage } from './create-input-message.js'
 import { createPreviewResult } from './create-preview-result.js'
@@ -110,6 +110,8 @@ export function createContextPipeline(options: CreateContextPipelineOptions = {}
       } catch (error) {
         if (options.signal?.aborted) throw new AbortedError('context build aborted', { cause: error })
         if (step.processor.isCore) throw error
+        // A store that is down ends the turn (processors that can do without it catch it themselves).
+        if (CharpipeError.isInstance(error) && error.code === 'store_unavailable') throw error
         const message = `processor ${step.processor.id} failed and was skipped: ${describeError(error)}`
         context.logs.push({ processorId: step.processor.id, level: 'error', message })
         logger.error({ processor: step.processor.id, err: error }, message)

@@ -90,6 +90,12 @@ export interface ProcessorConfigField {
   placeholder?: string
   default?: unknown
   options?: { label: string; value: unknown }[]
+  /** Number fields: the smallest value that makes sense (checked at config load). */
+  min?: number
+  /** Number fields: the largest value that makes sense (checked at config load). */
+  max?: number
+  /** Number fields: whole numbers only. */
+  integer?: boolean
 }
 
 /** A problem in one processor's settings; `path` is relative to its entry (`rules.0.pattern`). */

@@ -4,6 +4,7 @@
  * `llm_error` `interrupted_by_new_input`; upstream failures with their own code.
  */
 import type { ContextPipeline, TurnInput } from '../context/types.js'
+import type { CharpipeError, StoreUnavailableError } from '../shared/errors.js'
 import type { Logger } from '../shared/logger.js'
 import type { ToolRegistry } from '../tools/tool-registry.js'
 import { raceAbort } from './abortable.js'
@@ -78,6 +79,32 @@ function emitDone(options: ExecuteTurnOptions, runtime: EngineRuntime, outcome: 
   })
 }
 
+/**
+ * Stores the turn, unless reading the history already found the store down (one deadline per turn
+ * is enough: the turn was not run, and the user hears about it now, not a second deadline later).
+ * An interrupt while storing closes the turn at once; the write goes on in the background, bounded
+ * by `storage.timeout_ms`, and logs its own failure.
+ */
+async function storeUnlessHistoryIsDown(
+  options: ExecuteTurnOptions,
+  persist: PersistTurnOptions,
+): Promise<CharpipeError | undefined> {
+  const failure = persist.outcome.error
+  if (failure?.code === 'store_unavailable' && (failure as StoreUnavailableError).store === 'history') {
+    options.logger.warn(
+      { session: persist.input.session, turn: persist.turn, characters: persist.input.text.length },
+      'the turn was not stored: the history store is unavailable',
+    )
+    return undefined
+  }
+  const storing = storeTurn(persist)
+  try {
+    return await raceAbort(storing, options.handle.controller.signal)
+  } catch {
+    return undefined
+  }
+}
+
 export async function executeTurn(options: ExecuteTurnOptions): Promise<void> {
   const { handle, input } = options
   const signal = handle.controller.signal
@@ -129,7 +156,7 @@ export async function executeTurn(options: ExecuteTurnOptions): Promise<void> {
     })
     emitClosing(options, outcome)
     const persist = persistOptions(runtime, outcome)
-    const storeError = await storeTurn(persist)
+    const storeError = await storeUnlessHistoryIsDown(options, persist)
     if (storeError) options.emit({ type: 'llm_error', code: storeError.code, message: storeError.message })
     emitDone(options, runtime, outcome)
     handedOver = scheduleFactExtraction(options, persist)

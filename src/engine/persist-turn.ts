@@ -91,7 +91,9 @@ export async function storeTurn(options: PersistTurnOptions): Promise<CharpipeEr
       'storing the turn failed',
     )
     const reason = error instanceof Error ? error.message : String(error)
-    return new CharpipeError('internal', `the turn could not be stored: ${reason}`, { cause: error })
+    const code =
+      CharpipeError.isInstance(error) && error.code === 'store_unavailable' ? error.code : 'internal'
+    return new CharpipeError(code, `the turn could not be stored: ${reason}`, { cause: error })
   }
 }
 

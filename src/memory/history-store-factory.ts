@@ -5,6 +5,7 @@
 import { isAbsolute, resolve } from 'node:path'
 import type { CharpipeConfig } from '../config/schema.js'
 import type { Logger } from '../shared/logger.js'
+import { addStoreDeadlines } from './add-store-deadlines.js'
 import { HistoryStoreError } from './history/history-store-error.js'
 import { createInMemoryHistoryStore } from './history/in-memory-history-store.js'
 import type { HistoryStore } from './types.js'
@@ -22,10 +23,26 @@ export interface CreateHistoryStoreOptions {
   postgresSchema?: string
 }
 
-/** Opens the history store the config asks for. */
+/**
+ * Opens the history store the config asks for. Every call of the returned store is bounded by
+ * `storage.timeout_ms` and fails with `store_unavailable` (see `addStoreDeadlines`).
+ */
 export async function createHistoryStore(
   config: Pick<CharpipeConfig, 'history' | 'storage'>,
   options: CreateHistoryStoreOptions = {},
+): Promise<HistoryStore> {
+  const store = await openHistoryStore(config, options)
+  return addStoreDeadlines(store, {
+    store: 'history',
+    backend: config.history.store,
+    timeoutMs: config.storage.timeout_ms,
+    logger: options.logger,
+  })
+}
+
+async function openHistoryStore(
+  config: Pick<CharpipeConfig, 'history' | 'storage'>,
+  options: CreateHistoryStoreOptions,
 ): Promise<HistoryStore> {
   const { storage } = config
   switch (config.history.store) {
@@ -44,6 +61,7 @@ export async function createHistoryStore(
       return createRedisHistoryStore({
         url: storage.redis_url,
         keyPrefix: options.redisKeyPrefix,
+        timeoutMs: storage.timeout_ms,
         logger: options.logger,
       })
     }
@@ -53,6 +71,7 @@ export async function createHistoryStore(
       return createPostgresHistoryStore({
         url: storage.postgres_url,
         schema: options.postgresSchema,
+        timeoutMs: storage.timeout_ms,
         logger: options.logger,
       })
     }

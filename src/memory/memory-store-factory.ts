@@ -7,6 +7,7 @@ import { resolveProviderSettings } from '../config/provider-registry.js'
 import type { CharpipeConfig } from '../config/schema.js'
 import { InvalidConfigError } from '../shared/errors.js'
 import { type Logger, registerSecrets } from '../shared/logger.js'
+import { addStoreDeadlines } from './add-store-deadlines.js'
 import { createOpenAIEmbeddings, type EmbeddingsClient } from './long-term/create-openai-embeddings.js'
 import { createSqliteMemoryStore } from './long-term/create-sqlite-memory-store.js'
 import type { MemoryRankingOptions } from './long-term/memory-ranking.js'
@@ -30,12 +31,21 @@ export async function createMemoryStore(
   options: CreateMemoryStoreOptions = {},
 ): Promise<MemoryStore | undefined> {
   if (!config.memory.enabled) return undefined
-  return createSqliteMemoryStore({
+  const store = createSqliteMemoryStore({
     path: config.storage.sqlite_path,
     embeddings: options.embeddings ?? createConfiguredEmbeddings(config, options),
     ranking: options.ranking,
     logger: options.logger,
     now: options.now,
+  })
+  // Retrieval runs before the model is called, so it is bounded; writes that embed whole documents
+  // (and a turn's memory, stored after its llm_done) may take as long as the embeddings endpoint.
+  return addStoreDeadlines(store, {
+    store: 'memory',
+    backend: 'sqlite',
+    timeoutMs: config.storage.timeout_ms,
+    unbounded: ['add', 'update', 'addKnowledge'],
+    logger: options.logger,
   })
 }
 

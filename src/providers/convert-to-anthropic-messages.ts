@@ -7,6 +7,7 @@
 import { BadRequestError } from '../shared/errors.js'
 import type { ChatMessage, ContentPart, ToolDefinition } from '../shared/messages.js'
 import { describeFilePart, requireImageUrl } from './convert-to-openai-messages.js'
+import type { ToolChoice } from './types.js'
 
 export type AnthropicBlock =
   | { type: 'text'; text: string }
@@ -106,6 +107,14 @@ export function convertToAnthropicMessages(messages: ChatMessage[]): ConvertToAn
     }
   })
   return { system: system.filter(Boolean).join('\n\n'), messages: result }
+}
+
+export function convertToAnthropicToolChoice(
+  choice: ToolChoice,
+): { type: 'auto' } | { type: 'any' } | { type: 'tool'; name: string } {
+  if (choice === 'auto') return { type: 'auto' }
+  if (choice === 'required') return { type: 'any' }
+  return { type: 'tool', name: choice.name }
 }
 
 export function convertToAnthropicTools(tools: ToolDefinition[]) {

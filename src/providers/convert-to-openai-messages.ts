@@ -6,6 +6,7 @@
  */
 import { BadRequestError } from '../shared/errors.js'
 import type { ChatMessage, ContentPart, ToolDefinition } from '../shared/messages.js'
+import type { ToolChoice } from './types.js'
 
 export type OpenAIContentPart =
   | { type: 'text'; text: string }
@@ -109,4 +110,10 @@ export function convertToOpenAITools(tools: ToolDefinition[]): OpenAITool[] {
     type: 'function',
     function: { name: tool.name, description: tool.description, parameters: tool.parameters },
   }))
+}
+
+export type OpenAIToolChoice = 'auto' | 'required' | { type: 'function'; function: { name: string } }
+
+export function convertToOpenAIToolChoice(choice: ToolChoice): OpenAIToolChoice {
+  return typeof choice === 'string' ? choice : { type: 'function', function: { name: choice.name } }
 }

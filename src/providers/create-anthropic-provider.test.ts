@@ -130,6 +130,19 @@ describe('Anthropic provider', () => {
     })
   })
 
+  it('sends a forced tool choice as tool_choice any / tool, and none without tools', async () => {
+    server.script([{ text: 'a' }, { text: 'b' }, { text: 'c' }])
+    const { provider } = createProvider()
+    const tools = [{ name: 'weather', description: 'w', parameters: { type: 'object' } }]
+    const messages = [{ role: 'user' as const, content: 'hi' }]
+    await collectEvents(provider.streamChat({ messages, tools, toolChoice: 'required' }))
+    await collectEvents(provider.streamChat({ messages, tools, toolChoice: { name: 'weather' } }))
+    await collectEvents(provider.streamChat({ messages, toolChoice: 'required' }))
+    expect(server.requests.map((request) => (request.body as { tool_choice?: unknown }).tool_choice)).toEqual(
+      [{ type: 'any' }, { type: 'tool', name: 'weather' }, undefined],
+    )
+  })
+
   it('streams thinking as reasoning and tool_use as a complete call', async () => {
     server.script({
       reasoning: '想一想',

@@ -4,8 +4,9 @@
  * mid-stream `event: error` (e.g. `overloaded_error`) becomes an `upstream_stream` error, retryable
  * while nothing has been passed on yet. The SDK's retries are off: ours run in the resilient wrapper.
  */
-import Anthropic from '@anthropic-ai/sdk'
+import type Anthropic from '@anthropic-ai/sdk'
 import { UpstreamStreamError } from '../shared/errors.js'
+import { loadOnFirstUse } from '../shared/load-on-first-use.js'
 import { getLogger, scrubSecrets } from '../shared/logger.js'
 import {
   type ChatProviderSettings,
@@ -14,6 +15,7 @@ import {
 } from './chat-provider-settings.js'
 import {
   convertToAnthropicMessages,
+  convertToAnthropicToolChoice,
   convertToAnthropicTools,
   placeCacheBreakpoints,
 } from './convert-to-anthropic-messages.js'
@@ -67,14 +69,17 @@ export function createAnthropicProvider(settings: ChatProviderSettings): Anthrop
   const stallTimeoutMs = settings.stallTimeoutMs ?? defaultStallTimeoutMs
   // One transport per provider, built with it: a caller's fetch (tests, proxies) is used as given.
   const transport = settings.fetch ? undefined : createNodeFetch()
-  const client = new Anthropic({
-    baseURL: settings.baseUrl,
-    apiKey: settings.apiKey ?? '',
-    maxRetries: 0,
-    timeout: timeoutMs + 1000,
-    logLevel: 'off',
-    // The SDK reads the body lazily; pumped, text that arrived before a cut connection is kept.
-    fetch: createPumpingFetch(settings.fetch ?? transport!.fetch),
+  const loadClient = loadOnFirstUse(async () => {
+    const { default: Anthropic } = await import('@anthropic-ai/sdk')
+    return new Anthropic({
+      baseURL: settings.baseUrl,
+      apiKey: settings.apiKey ?? '',
+      maxRetries: 0,
+      timeout: timeoutMs + 1000,
+      logLevel: 'off',
+      // The SDK reads the body lazily; pumped, text that arrived before a cut connection is kept.
+      fetch: createPumpingFetch(settings.fetch ?? transport!.fetch),
+    })
   })
   const url = joinUrl(settings.baseUrl, 'v1/messages')
 
@@ -92,6 +97,7 @@ export function createAnthropicProvider(settings: ChatProviderSettings): Anthrop
       try {
         const plain = convertToAnthropicMessages(request.messages)
         const converted = settings.promptCache ? placeCacheBreakpoints(plain) : plain
+        const client = await loadClient()
         const stream = await client.messages.create(
           {
             model: request.model || settings.model,
@@ -107,6 +113,9 @@ export function createAnthropicProvider(settings: ChatProviderSettings): Anthrop
               : {}),
             ...(request.tools?.length
               ? { tools: convertToAnthropicTools(request.tools) as Anthropic.Tool[] }
+              : {}),
+            ...(request.tools?.length && request.toolChoice
+              ? { tool_choice: convertToAnthropicToolChoice(request.toolChoice) }
               : {}),
           },
           { signal: timer.signal },

@@ -3,6 +3,7 @@
  * pipeline then says plainly that the model cannot see the image). The describer's provider goes
  * through the registry like `llm` does, with one retry of ours before its first chunk.
  */
+import { lookupProvider } from '../config/provider-registry.js'
 import type { CharpipeConfig } from '../config/schema.js'
 import { InvalidConfigError } from '../shared/errors.js'
 import type { ImageDescriber } from '../shared/image-describer.js'
@@ -43,5 +44,6 @@ export function createImageDescriberFromConfig(
     }),
     prompt: describer.prompt,
     timeoutMs: describer.timeout_ms,
+    needsImageBytes: lookupProvider(describer.provider).acceptsImageUrls === false,
   })
 }

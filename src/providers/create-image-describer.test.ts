@@ -152,3 +152,15 @@ describe('createImageDescriberFromConfig', () => {
     expect(JSON.stringify(lines)).not.toContain('sk-vision-secret-9876')
   })
 })
+
+describe('which describers get image bytes instead of URLs', () => {
+  it('asks for bytes only where the provider cannot take an image URL (ollama)', () => {
+    const describerFor = (provider: string) =>
+      createImageDescriberFromConfig(
+        parseConfig({ llm: { vision_describer: { provider, base_url: 'http://127.0.0.1:9/v1' } } }).config,
+      )
+    expect(describerFor('ollama')?.needsImageBytes).toBe(true)
+    expect(describerFor('openai')?.needsImageBytes).toBe(false)
+    expect(describerFor('my-vision-box')?.needsImageBytes).toBe(false)
+  })
+})

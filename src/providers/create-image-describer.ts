@@ -17,10 +17,13 @@ export interface CreateImageDescriberOptions {
   timeoutMs: number
   /** Most tokens of one description. @default 300 */
   maxTokens?: number
+  /** The endpoint takes images as data URIs only (see ImageDescriber). @default false */
+  needsImageBytes?: boolean
 }
 
 export function createImageDescriber(options: CreateImageDescriberOptions): ImageDescriber {
   return {
+    needsImageBytes: options.needsImageBytes ?? false,
     async describe(image, { signal } = {}) {
       const timeout = AbortSignal.timeout(options.timeoutMs)
       const combined = signal ? AbortSignal.any([signal, timeout]) : timeout

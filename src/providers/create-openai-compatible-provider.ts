@@ -7,14 +7,19 @@
  * each of those must become a clear error here. Requests go out through `createNodeFetch` (keep-alive
  * `node:http` agents, the body read from the Node message) unless the settings bring a `fetch`.
  */
-import OpenAI from 'openai'
+import type OpenAI from 'openai'
+import { loadOnFirstUse } from '../shared/load-on-first-use.js'
 import { getLogger } from '../shared/logger.js'
 import {
   type ChatProviderSettings,
   defaultStallTimeoutMs,
   defaultTimeoutMs,
 } from './chat-provider-settings.js'
-import { convertToOpenAIMessages, convertToOpenAITools } from './convert-to-openai-messages.js'
+import {
+  convertToOpenAIMessages,
+  convertToOpenAIToolChoice,
+  convertToOpenAITools,
+} from './convert-to-openai-messages.js'
 import { convertToUpstreamError, logUpstreamFailure } from './convert-to-upstream-error.js'
 import { createNodeBodyPump } from './create-node-body-pump.js'
 import { createNodeFetch, takeNodeBody } from './create-node-fetch.js'
@@ -38,15 +43,18 @@ export function createOpenAICompatibleProvider(settings: ChatProviderSettings): 
   const stallTimeoutMs = settings.stallTimeoutMs ?? defaultStallTimeoutMs
   // One transport per provider, built with it: a caller's fetch (tests, proxies) is used as given.
   const transport = settings.fetch ? undefined : createNodeFetch()
-  const client = new OpenAI({
-    baseURL: settings.baseUrl,
-    // Local servers (Ollama, custom) need no key, but the SDK refuses to start without one.
-    apiKey: settings.apiKey || 'no-key',
-    maxRetries: 0,
-    // Our timer owns the first-chunk timeout; the SDK's only guards against a hung connect.
-    timeout: timeoutMs + 1000,
-    logLevel: 'off',
-    fetch: settings.fetch ?? transport!.fetch,
+  const loadClient = loadOnFirstUse(async () => {
+    const { default: OpenAI } = await import('openai')
+    return new OpenAI({
+      baseURL: settings.baseUrl,
+      // Local servers (Ollama, custom) need no key, but the SDK refuses to start without one.
+      apiKey: settings.apiKey || 'no-key',
+      maxRetries: 0,
+      // Our timer owns the first-chunk timeout; the SDK's only guards against a hung connect.
+      timeout: timeoutMs + 1000,
+      logLevel: 'off',
+      fetch: settings.fetch ?? transport!.fetch,
+    })
   })
   const url = joinUrl(settings.baseUrl, 'chat/completions')
 
@@ -72,8 +80,12 @@ export function createOpenAICompatibleProvider(settings: ChatProviderSettings): 
         if (temperature !== undefined) body.temperature = temperature
         const maxTokens = request.maxTokens ?? settings.maxTokens
         if (maxTokens !== undefined) body.max_tokens = maxTokens
-        if (request.tools?.length) body.tools = convertToOpenAITools(request.tools)
+        if (request.tools?.length) {
+          body.tools = convertToOpenAITools(request.tools)
+          if (request.toolChoice) body.tool_choice = convertToOpenAIToolChoice(request.toolChoice)
+        }
         const headers = settings.requestHeaders?.(request)
+        const client = await loadClient()
         const response = await client.chat.completions
           .create(body, { signal: timer.signal, ...(headers ? { headers } : {}) })
           .asResponse()

@@ -30,6 +30,7 @@ export function createProviderFromConfig(
     primary: createChatProvider(primary),
     fallbacks: fallbacks.map((settings) => createChatProvider(settings)),
     maxRetries: config.llm.max_retries,
+    firstChunkTimeoutsMs: [primary.timeoutMs, ...fallbacks.map((settings) => settings.timeoutMs)],
     logger: options.logger,
   })
 }

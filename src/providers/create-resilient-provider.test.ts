@@ -21,7 +21,7 @@ describe('createResilientProvider', () => {
     const primary = createFakeProvider({
       replies: [
         { events: [], error: new UpstreamHttpError(503, '') },
-        { events: [], error: new UpstreamTimeoutError('slow') },
+        { events: [], error: new UpstreamHttpError(502, '') },
         reply('ok'),
       ],
     })
@@ -101,7 +101,7 @@ describe('createResilientProvider', () => {
 
   it('stops waiting for a backoff as soon as the caller aborts', async () => {
     const primary = createFakeProvider({
-      replies: [{ events: [], error: new UpstreamHttpError(429, '', { retryAfterSeconds: 60 }) }],
+      replies: [{ events: [], error: new UpstreamHttpError(429, '', { retryAfterSeconds: 20 }) }],
     })
     const controller = new AbortController()
     const provider = createResilientProvider({ primary })
@@ -112,6 +112,89 @@ describe('createResilientProvider', () => {
     expect(primary.calls).toHaveLength(1)
   })
 
+  it('does not retry a timeout on the same provider', async () => {
+    const primary = createFakeProvider({
+      replies: [{ events: [], error: new UpstreamTimeoutError('no first chunk') }, reply('never')],
+    })
+    const fallback = createFakeProvider({ name: 'fallback', replies: [reply('备用')] })
+    const { delays, sleep } = recordSleeps()
+    const provider = createResilientProvider({ primary, fallbacks: [fallback], sleep })
+    const result = await collectEvents(provider.streamChat(request))
+    expect(result.text).toBe('备用')
+    expect([primary.calls.length, delays.length]).toEqual([1, 0])
+  })
+})
+
+describe('createResilientProvider: one first-chunk budget per provider', () => {
+  const silent = { events: reply('late'), delayMs: 600_000 }
+
+  it('ends the wait for a silent model at its budget and moves on to the fallback', async () => {
+    const primary = createFakeProvider({ replies: [silent, silent, silent] })
+    const fallback = createFakeProvider({ name: 'fallback', replies: [reply('备用')] })
+    const provider = createResilientProvider({
+      primary,
+      fallbacks: [fallback],
+      firstChunkTimeoutsMs: [100, 100],
+    })
+    const result = await collectEvents(provider.streamChat(request))
+    expect(result.text).toBe('备用')
+    expect(primary.calls).toHaveLength(1)
+    expect(primary.calls[0]!.aborted).toBe(true)
+  })
+
+  it('ends the turn with upstream_timeout when there is no fallback', async () => {
+    const primary = createFakeProvider({ replies: [silent, silent, silent] })
+    const provider = createResilientProvider({ primary, maxRetries: 2, firstChunkTimeoutsMs: [100] })
+    const result = await collectEvents(provider.streamChat(request))
+    expect(result.error?.code).toBe('upstream_timeout')
+    expect(result.error?.message).toContain('within 100 ms')
+    expect(primary.calls).toHaveLength(1)
+  })
+
+  it('goes straight to the fallback when Retry-After is longer than what is left', async () => {
+    const primary = createFakeProvider({
+      replies: [{ events: [], error: new UpstreamHttpError(429, '', { retryAfterSeconds: 3600 }) }],
+    })
+    const fallback = createFakeProvider({ name: 'fallback', replies: [reply('备用')] })
+    const { delays, sleep } = recordSleeps()
+    const provider = createResilientProvider({
+      primary,
+      fallbacks: [fallback],
+      sleep,
+      firstChunkTimeoutsMs: [120_000, 120_000],
+    })
+    const result = await collectEvents(provider.streamChat(request))
+    expect(result.text).toBe('备用')
+    expect([primary.calls.length, delays.length]).toEqual([1, 0])
+  })
+
+  it('ends with the upstream answer when Retry-After is past the budget and there is no fallback', async () => {
+    const primary = createFakeProvider({
+      replies: [{ events: [], error: new UpstreamHttpError(429, '', { retryAfterSeconds: 3600 }) }],
+    })
+    const { delays, sleep } = recordSleeps()
+    const provider = createResilientProvider({ primary, sleep, firstChunkTimeoutsMs: [120_000] })
+    const result = await collectEvents(provider.streamChat(request))
+    expect(result.error).toMatchObject({ code: 'upstream_http', status: 429 })
+    expect(delays).toEqual([])
+  })
+
+  it('does not start a backoff that would pass the budget', async () => {
+    const primary = createFakeProvider({ replies: [{ events: [], error: new UpstreamHttpError(503, '') }] })
+    const { delays, sleep } = recordSleeps()
+    const provider = createResilientProvider({
+      primary,
+      sleep,
+      baseDelayMs: 500,
+      firstChunkTimeoutsMs: [100],
+    })
+    const result = await collectEvents(provider.streamChat(request))
+    expect(result.error?.status).toBe(503)
+    expect(delays).toEqual([])
+  })
+})
+
+describe('createResilientProvider: closing', () => {
   it('closes the providers it wraps (their kept-alive connections) when closed', () => {
     const closed: string[] = []
     const closable = (name: string) =>

@@ -1,11 +1,17 @@
 /**
  * The one retry loop (SPEC R1.5): a primary provider and its fallbacks behind one `ChatProvider`.
- * Before the first event is passed on, a retryable failure (network, 408, 409, 429, 5xx, timeout)
- * is retried with exponential backoff and jitter, honouring `Retry-After`; once the retries are used
- * up, or for a failure that retrying cannot fix, the next fallback is tried. Once an event has been
- * passed on, a failure is final, so no text is ever repeated. A caller's abort is never retried.
+ * Before the first event is passed on, a retryable failure (network, 408, 409, 429, 5xx) is retried
+ * with exponential backoff and jitter, honouring `Retry-After`; once the retries are used up, or for
+ * a failure that retrying cannot fix, the next fallback is tried. Once an event has been passed on, a
+ * failure is final, so no text is ever repeated. A caller's abort is never retried.
+ *
+ * Each provider has one wait budget for its first chunk (`firstChunkTimeoutsMs`, the config's
+ * `timeout_ms`) across all its attempts and backoffs, not one per attempt: a model that answers
+ * headers and then nothing costs the turn `timeout_ms`, not `(max_retries + 1) × timeout_ms`. So a
+ * timeout is not retried on the same provider, and a backoff (or a `Retry-After`) longer than what is
+ * left of the budget goes straight to the next fallback, or ends the turn when there is none.
  */
-import { AbortedError, CharpipeError } from '../shared/errors.js'
+import { AbortedError, CharpipeError, UpstreamTimeoutError } from '../shared/errors.js'
 import { getLogger, type Logger } from '../shared/logger.js'
 import { type ChatResult, collectChatResult } from './collect-chat-result.js'
 import type { ChatProvider, ChatRequest, ProviderEvent, StreamChatOptions } from './types.js'
@@ -25,6 +31,52 @@ export interface CreateResilientProviderOptions {
   sleep?: (milliseconds: number, signal?: AbortSignal) => Promise<void>
   /** Random source for the jitter, in [0, 1). @default Math.random */
   random?: () => number
+  /**
+   * Per provider, in order (primary first): the longest wait for its first event across all its
+   * attempts and backoffs. A missing entry: no budget (each attempt bounds itself).
+   */
+  firstChunkTimeoutsMs?: readonly (number | undefined)[]
+  /** Clock in milliseconds (tests). @default Date.now */
+  now?: () => number
+}
+
+/**
+ * The signal one attempt runs under: the caller's, plus the provider's remaining budget until the
+ * first event. `settle()` stops the budget timer once the first event is in.
+ */
+function createAttemptSignal(signal: AbortSignal | undefined, remainingMs: number | undefined) {
+  const controller = new AbortController()
+  let timedOut = false
+  const onAbort = () => controller.abort(signal?.reason)
+  if (signal?.aborted) controller.abort(signal.reason)
+  else signal?.addEventListener('abort', onAbort, { once: true })
+  const timer =
+    remainingMs === undefined
+      ? undefined
+      : setTimeout(() => {
+          timedOut = true
+          controller.abort('first-chunk-budget')
+        }, remainingMs)
+  // Resolves (never rejects) when the attempt must stop waiting, so the wait cannot outlast it even
+  // if the provider ignores its signal.
+  const stopped = new Promise<void>((resolve) => {
+    if (controller.signal.aborted) resolve()
+    else controller.signal.addEventListener('abort', () => resolve(), { once: true })
+  })
+  return {
+    signal: controller.signal,
+    stopped,
+    get timedOut() {
+      return timedOut
+    },
+    settle() {
+      if (timer) clearTimeout(timer)
+    },
+    dispose() {
+      if (timer) clearTimeout(timer)
+      signal?.removeEventListener('abort', onAbort)
+    },
+  }
 }
 
 /** Waits, or rejects with `AbortedError` as soon as `signal` fires. */
@@ -65,6 +117,7 @@ export function createResilientProvider(options: CreateResilientProviderOptions)
   const logger = options.logger ?? getLogger('providers')
   const sleep = options.sleep ?? sleepWithSignal
   const random = options.random ?? Math.random
+  const now = options.now ?? Date.now
 
   const backoffDelay = (attempt: number, failure: CharpipeError) => {
     if (failure.retryAfterSeconds !== undefined) return Math.min(maxDelayMs, failure.retryAfterSeconds * 1000)
@@ -97,19 +150,56 @@ export function createResilientProvider(options: CreateResilientProviderOptions)
         let lastFailure: CharpipeError | undefined
         for (let position = 0; position < providers.length; position++) {
           const provider = providers[position]!
+          const budgetMs = options.firstChunkTimeoutsMs?.[position]
+          const deadline = budgetMs === undefined ? undefined : now() + budgetMs
           for (let attempt = 0; ; attempt++) {
-            const iterator = provider.streamChat(request, streamOptions)[Symbol.asyncIterator]()
+            const remaining = deadline === undefined ? undefined : Math.max(0, deadline - now())
+            const attemptSignal = createAttemptSignal(signal, remaining)
+            const iterator = provider
+              .streamChat(request, { ...streamOptions, signal: attemptSignal.signal })
+              [Symbol.asyncIterator]()
             try {
-              const first = await iterator.next()
+              const first = await Promise.race([
+                iterator.next(),
+                attemptSignal.stopped.then(() => {
+                  throw attemptSignal.timedOut
+                    ? new UpstreamTimeoutError(`no first chunk from ${provider.name} within ${budgetMs} ms`)
+                    : new AbortedError('the request was aborted')
+                }),
+              ])
+              attemptSignal.settle()
               streaming = iterator
               if (stopped) void iterator.return?.()
               return first
             } catch (error) {
-              const failure = toCharpipeError(error)
+              attemptSignal.dispose()
+              if (attemptSignal.timedOut) void Promise.resolve(iterator.return?.()).catch(() => {})
+              const failure = attemptSignal.timedOut
+                ? new UpstreamTimeoutError(`no first chunk from ${provider.name} within ${budgetMs} ms`, {
+                    cause: error,
+                  })
+                : toCharpipeError(error)
               if (signal?.aborted || failure.code === 'aborted') throw abortedBy(error, failure)
               lastFailure = failure
-              if (!failure.isRetryable || attempt >= maxRetries) break
+              // A timeout has used the provider's wait: trying it again would only wait again.
+              if (!failure.isRetryable || failure.code === 'upstream_timeout' || attempt >= maxRetries) break
               const delay = backoffDelay(attempt, failure)
+              const left = deadline === undefined ? undefined : deadline - now()
+              // The wait the upstream asked for, uncapped: retrying before it has passed is futile.
+              const asked = failure.retryAfterSeconds === undefined ? 0 : failure.retryAfterSeconds * 1000
+              if (asked > maxDelayMs || (left !== undefined && Math.max(delay, asked) >= left)) {
+                logger.warn(
+                  {
+                    provider: provider.name,
+                    code: failure.code,
+                    status: failure.status,
+                    delayMs: delay,
+                    leftMs: left,
+                  },
+                  `not retrying ${provider.name}: the wait before a retry is longer than its first-chunk budget allows`,
+                )
+                break
+              }
               logger.warn(
                 {
                   provider: provider.name,

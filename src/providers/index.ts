@@ -32,5 +32,6 @@ export type {
   FinishReason,
   ProviderEvent,
   StreamChatOptions,
+  ToolChoice,
   Usage,
 } from './types.js'

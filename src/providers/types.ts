@@ -6,10 +6,15 @@
  */
 import type { ChatMessage, ToolDefinition } from '../shared/messages.js'
 
+/** Whether the model must call a tool: `auto` (it chooses), `required` (any of them) or the named one. */
+export type ToolChoice = 'auto' | 'required' | { name: string }
+
 export interface ChatRequest {
   /** Final messages from the context pipeline (already formatted for this provider's rules). */
   messages: ChatMessage[]
   tools?: ToolDefinition[]
+  /** Only with `tools`. @default 'auto' */
+  toolChoice?: ToolChoice
   temperature?: number
   maxTokens?: number
   /** Overrides the provider's configured model for this request. */

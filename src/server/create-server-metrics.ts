@@ -1,9 +1,11 @@
 /**
  * Prometheus metrics of one server (its own registry, so several servers in one process do not
  * collide): turns, errors by code, time to first chunk and first sentence, active sessions and
- * connections.
+ * connections, store failures and timeouts, and prom-client's default process metrics (CPU, memory,
+ * handles, GC, event-loop lag: `nodejs_eventloop_lag_*`).
  */
-import { Counter, Gauge, Histogram, Registry } from 'prom-client'
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client'
+import { onStoreFailure } from '../memory/store-failures.js'
 
 export interface ServerMetrics {
   registry: Registry
@@ -12,6 +14,9 @@ export interface ServerMetrics {
   timeToFirstChunk: Histogram
   timeToFirstSentence: Histogram
   connections: Gauge
+  storeFailures: Counter<'store' | 'backend' | 'operation' | 'kind'>
+  /** Stops counting store failures (the server is closing). */
+  close(): void
 }
 
 export interface CreateServerMetricsOptions {
@@ -60,5 +65,29 @@ export function createServerMetrics(options: CreateServerMetricsOptions): Server
       this.set(options.countActiveSessions())
     },
   })
-  return { registry, turns, errors, timeToFirstChunk, timeToFirstSentence, connections }
+  const storeFailures = new Counter({
+    name: 'charpipe_store_failures_total',
+    help: 'History and memory store calls that failed (kind error) or missed storage.timeout_ms (kind timeout).',
+    labelNames: ['store', 'backend', 'operation', 'kind'] as const,
+    registers: [registry],
+  })
+  const stopCounting = onStoreFailure((failure) =>
+    storeFailures.inc({
+      store: failure.store,
+      backend: failure.backend,
+      operation: failure.operation,
+      kind: failure.timedOut ? 'timeout' : 'error',
+    }),
+  )
+  collectDefaultMetrics({ register: registry })
+  return {
+    registry,
+    turns,
+    errors,
+    timeToFirstChunk,
+    timeToFirstSentence,
+    connections,
+    storeFailures,
+    close: stopCounting,
+  }
 }

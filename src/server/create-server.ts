@@ -20,6 +20,7 @@ import { respondBadRequest, respondWithError } from './error-response.js'
 import { registerAdminRoutes } from './routes/admin-routes.js'
 import { registerChatRoute } from './routes/chat-route.js'
 import { registerDoctorRoute } from './routes/doctor-route.js'
+import { registerHealthRoutes } from './routes/health-routes.js'
 import { registerMemoryRoutes } from './routes/memory-routes.js'
 import { registerOpenAiCompletionsRoute } from './routes/openai-completions-route.js'
 import { registerOpenAiModelsRoute } from './routes/openai-models-route.js'
@@ -95,7 +96,8 @@ export async function createServer(options: CreateServerOptions): Promise<Charpi
     return respondWithError(context, error)
   })
 
-  app.get('/healthz', (context) => context.json({ ok: true }))
+  let closing = false
+  registerHealthRoutes(app, { charpipe, logger, isClosing: () => closing })
 
   const auth = requireToken({ readToken: () => readConfig().server.token })
   for (const path of ['/api/*', '/v1/*', '/metrics']) app.use(path, auth)
@@ -170,6 +172,8 @@ export async function createServer(options: CreateServerOptions): Promise<Charpi
     metrics,
     injectWebSocket: (server) => nodeWebSocket.injectWebSocket(server),
     async close() {
+      closing = true
+      metrics.close()
       configManager.close()
       if (ownsCharpipe) await charpipe.close()
       else await Promise.all(charpipe.activeSessions().map((session) => charpipe.interrupt(session)))

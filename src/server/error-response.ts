@@ -16,6 +16,7 @@ const statusByCode: Record<CharpipeErrorCode, ContentfulStatusCode> = {
   bad_request: 400,
   invalid_config: 400,
   interrupted_by_new_input: 409,
+  store_unavailable: 503,
   internal: 500,
 }
 

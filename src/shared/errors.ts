@@ -12,6 +12,7 @@ export type CharpipeErrorCode =
   | 'bad_request'
   | 'invalid_config'
   | 'interrupted_by_new_input'
+  | 'store_unavailable'
   | 'internal'
 
 const marker = Symbol.for('charpipe.error')
@@ -131,5 +132,24 @@ export class BadRequestError extends CharpipeError {
   constructor(message: string, options: CharpipeErrorOptions = {}) {
     super('bad_request', message, options)
     this.name = 'BadRequestError'
+  }
+}
+
+/**
+ * A history or memory store that is down, refuses connections or did not answer within its
+ * deadline (`storage.timeout_ms`). The message names the store and what happened, never a URL's
+ * credentials.
+ */
+export class StoreUnavailableError extends CharpipeError {
+  /** Which store: `history` or `memory`. */
+  readonly store: string
+  /** Whether the store missed its deadline (rather than answering with an error). */
+  readonly timedOut: boolean
+
+  constructor(message: string, options: CharpipeErrorOptions & { store: string; timedOut?: boolean }) {
+    super('store_unavailable', message, { status: 503, retryable: true, ...options })
+    this.name = 'StoreUnavailableError'
+    this.store = options.store
+    this.timedOut = options.timedOut ?? false
   }
 }

@@ -4,5 +4,10 @@
  * and the context stage uses it without knowing which provider answers.
  */
 export interface ImageDescriber {
+  /**
+   * The describer's endpoint cannot take an image URL: the pipeline fetches the image (with the
+   * checks of `fetchRemoteImage`) and hands it over as a `data:` URI. @default false
+   */
+  needsImageBytes?: boolean
   describe(image: { url: string; mediaType?: string }, options: { signal?: AbortSignal }): Promise<string>
 }

@@ -7,6 +7,7 @@ export {
   type ConfigIssue,
   InvalidConfigError,
   isRetryableStatus,
+  StoreUnavailableError,
   UpstreamHttpError,
   UpstreamStreamError,
   UpstreamTimeoutError,

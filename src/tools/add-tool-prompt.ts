@@ -1,6 +1,7 @@
 /**
  * For a model without function calling, the tools are described at the end of the first system
- * message (or in a new one at the start), in the format `parseToolCallText` reads back.
+ * message (or in a new one at the start), in the format `parseToolCallText` reads back. `mustCall`
+ * asks for a call (of any tool, or of the named one), the prompt's stand-in for a forced tool choice.
  */
 import type { ChatMessage, ToolDefinition } from '../shared/messages.js'
 import { renderToolPrompt } from './tool-call-text.js'
@@ -8,8 +9,13 @@ import { renderToolPrompt } from './tool-call-text.js'
 export function addToolPrompt(
   messages: ChatMessage[],
   definitions: readonly ToolDefinition[],
+  mustCall?: true | string,
 ): ChatMessage[] {
-  const prompt = renderToolPrompt(definitions)
+  const requirement =
+    mustCall === undefined
+      ? ''
+      : `\n这一步必须调用${mustCall === true ? '一个工具' : `工具 ${mustCall}`}，不要直接回答。`
+  const prompt = renderToolPrompt(definitions) + requirement
   const index = messages.findIndex((message) => message.role === 'system')
   if (index < 0) return [{ role: 'system', content: prompt, source: 'system' }, ...messages]
   const system = messages[index]!

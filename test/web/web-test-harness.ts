@@ -24,7 +24,8 @@ export function findBrowserSkipReason(): string | undefined {
   return `browser tests skipped: ${chromiumPath} not found (apt-get install -y chromium)`
 }
 
-export function launchBrowser(): Promise<Browser> {
+/** `extraArgs`: more command-line switches (e.g. `--host-resolver-rules` to play DNS rebinding). */
+export function launchBrowser(extraArgs: string[] = []): Promise<Browser> {
   return chromium.launch({
     executablePath: chromiumPath,
     headless: true,
@@ -37,6 +38,7 @@ export function launchBrowser(): Promise<Browser> {
       '--disable-background-networking',
       '--disable-component-update',
       '--disable-sync',
+      ...extraArgs,
     ],
   })
 }

@@ -206,6 +206,47 @@ describe('ChatCharpipe: a LangChain chat model over charpipe providers', () => {
     })
   })
 
+  it('gives structured output through a tool call, natively and through the prompt', async () => {
+    const schema = z.object({ mood: z.string(), score: z.number() })
+    server.script({ toolCalls: [{ name: 'extract', arguments: { mood: '开心', score: 0.9 } }] })
+    expect(await createModel().withStructuredOutput(schema).invoke('今天真好')).toEqual({
+      mood: '开心',
+      score: 0.9,
+    })
+
+    server.script({ text: '{"tool_call": {"name": "extract", "arguments": {"mood": "难过", "score": 0.2}}}' })
+    const fallback = createModel({ function_calling: false }).withStructuredOutput(schema)
+    expect(await fallback.invoke('唉')).toEqual({ mood: '难过', score: 0.2 })
+  })
+
+  it('passes tool_choice on: required, a named tool, or no tools at all for none', async () => {
+    const model = createModel()
+    server.script([{ text: 'a' }, { text: 'b' }, { text: 'c' }, { text: 'd' }])
+    await model.bindTools([weather], { tool_choice: 'any' }).invoke('x')
+    await model.bindTools([weather], { tool_choice: 'weather' }).invoke('x')
+    await model.bindTools([weather]).invoke('x', { tool_choice: 'none' })
+    await model.bindTools([weather]).invoke('x')
+    const sent = server.requests.map(
+      (request) => request.body as { tools?: unknown[]; tool_choice?: unknown },
+    )
+    expect(sent.map((body) => body.tool_choice)).toEqual([
+      'required',
+      { type: 'function', function: { name: 'weather' } },
+      undefined,
+      undefined,
+    ])
+    expect(sent.map((body) => body.tools?.length)).toEqual([1, 1, undefined, 1])
+  })
+
+  it('asks for the call in the prompt when a tool is forced without function calling', async () => {
+    server.script({ text: '{"tool_call": {"name": "weather", "arguments": {"city": "西安"}}}' })
+    const model = createModel({ function_calling: false }).bindTools([weather], { tool_choice: 'weather' })
+    expect((await model.invoke('西安')).tool_calls).toMatchObject([
+      { name: 'weather', args: { city: '西安' } },
+    ])
+    expect(String(bodyOf(0).messages[0]!.content)).toContain('这一步必须调用工具 weather，不要直接回答。')
+  })
+
   it('aborts the upstream request when the invoke is aborted', async () => {
     server.script({ text: '这是一段很长很长很长的回答。', chunkSize: 1, delayMs: 200 })
     const controller = new AbortController()
@@ -249,9 +290,19 @@ describe('ChatCharpipe: a LangChain chat model over charpipe providers', () => {
     expect(() => new ChatCharpipe({ llm: { provider: 'nowhere' } })).toThrow(/llm\.base_url/)
     const model = createModel()
     expect(() => model.bindTools([{ description: 'no name' }])).toThrow(/tools\[0\]/)
-    return expect(model.invoke('hi', { tool_choice: 'any' })).rejects.toThrow(
-      /tool_choice "any" is not supported/,
+    return expect(model.bindTools([weather]).invoke('hi', { tool_choice: 'clock' })).rejects.toThrow(
+      /tool_choice "clock" is not supported: .*bound tool \(weather\)/,
     )
+  })
+
+  it('answers from the builtin mock provider when the llm block is empty (the config default)', async () => {
+    const model = new ChatCharpipe()
+    models.push(model)
+    const answer = await model.invoke('你好')
+    expect(String(answer.content)).toContain('你好')
+    let streamed = ''
+    for await (const chunk of await model.stream('再见')) streamed += String(chunk.content)
+    expect(streamed).toContain('再见')
   })
 
   it('keeps the api key out of what LangChain serialises for tracing', () => {

@@ -26,13 +26,13 @@ import type { llmSchema } from '../../config/schema.js'
 import type { ChatResult } from '../../providers/collect-chat-result.js'
 import { createProviderFromConfig } from '../../providers/create-provider-from-config.js'
 import type { ResilientProvider } from '../../providers/create-resilient-provider.js'
-import type { ChatRequest, FinishReason } from '../../providers/types.js'
+import type { ChatRequest, FinishReason, ToolChoice } from '../../providers/types.js'
 import { BadRequestError } from '../../shared/errors.js'
 import type { ToolCall } from '../../shared/messages.js'
 import { addToolPrompt } from '../../tools/add-tool-prompt.js'
 import { createToolCallTextDetector, parseToolCallText } from '../../tools/tool-call-text.js'
 import {
-  convertChatResultToAIMessage,
+  convertChatResultToAIMessageChunk,
   convertFromLangChainMessages,
   convertUsageToLangChain,
 } from './convert-langchain-messages.js'
@@ -63,14 +63,18 @@ interface PreparedRequest {
   toolsInText: boolean
 }
 
-function checkCallOptions(options: ChatCharpipeCallOptions): void {
+/** LangChain's `tool_choice` as the provider's; undefined: no tools are offered (`none`). */
+function readToolChoice(options: ChatCharpipeCallOptions, names: string[]): ToolChoice | undefined {
   const choice = options.tool_choice
-  if (choice !== undefined && choice !== 'auto' && choice !== 'none') {
-    throw new BadRequestError(
-      `tool_choice ${JSON.stringify(choice)} is not supported: the model chooses ("auto") or no tools are offered ("none")`,
-    )
-  }
-  if (options.stop?.length) throw new BadRequestError('stop sequences are not supported by ChatCharpipe')
+  if (choice === undefined || choice === 'auto') return 'auto'
+  if (choice === 'none') return undefined
+  if (choice === 'any' || choice === 'required') return 'required'
+  const name =
+    typeof choice === 'string' ? choice : (choice as { function?: { name?: unknown } }).function?.name
+  if (typeof name === 'string' && names.includes(name)) return { name }
+  throw new BadRequestError(
+    `tool_choice ${JSON.stringify(choice)} is not supported: use auto, none, any, required or the name of a bound tool (${names.join(', ') || 'none bound'})`,
+  )
 }
 
 /** A call read from text has no id the model could keep; each gets one of its own. */
@@ -164,16 +168,25 @@ export class ChatCharpipe extends BaseChatModel<ChatCharpipeCallOptions, AIMessa
   }
 
   #prepare(messages: BaseMessage[], options: ChatCharpipeCallOptions): PreparedRequest {
-    checkCallOptions(options)
-    const definitions = options.tool_choice === 'none' ? [] : convertToToolDefinitions(options.tools)
+    if (options.stop?.length) throw new BadRequestError('stop sequences are not supported by ChatCharpipe')
+    const bound = convertToToolDefinitions(options.tools)
+    const toolChoice = readToolChoice(
+      options,
+      bound.map((definition) => definition.name),
+    )
+    const definitions = toolChoice ? bound : []
     const nativeTools = this.#config.function_calling
     const converted = convertFromLangChainMessages(messages, { nativeTools })
     const toolsInText = !nativeTools && definitions.length > 0
+    const mustCall =
+      toolChoice === 'required' ? true : typeof toolChoice === 'object' ? toolChoice.name : undefined
     const request: ChatRequest = {
-      messages: toolsInText ? addToolPrompt(converted, definitions) : converted,
+      messages: toolsInText ? addToolPrompt(converted, definitions, mustCall) : converted,
       temperature: this.#config.temperature,
       maxTokens: this.#config.max_tokens,
-      ...(nativeTools && definitions.length > 0 ? { tools: definitions } : {}),
+      ...(nativeTools && definitions.length > 0
+        ? { tools: definitions, ...(toolChoice !== 'auto' ? { toolChoice } : {}) }
+        : {}),
     }
     return { request, toolsInText }
   }
@@ -182,7 +195,7 @@ export class ChatCharpipe extends BaseChatModel<ChatCharpipeCallOptions, AIMessa
     const { request, toolsInText } = this.#prepare(messages, options)
     const collected = await this.#provider.chat(request, { signal: options.signal })
     const result = toolsInText ? readToolCallsFromText(collected) : collected
-    const message = convertChatResultToAIMessage(result, this.model)
+    const message = convertChatResultToAIMessageChunk(result, this.model)
     const usage = message.usage_metadata
     return {
       generations: [{ text: result.text, message }],

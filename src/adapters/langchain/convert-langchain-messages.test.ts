@@ -9,7 +9,7 @@ import {
 import { describe, expect, it } from 'vitest'
 import type { ChatMessage } from '../../shared/messages.js'
 import {
-  convertChatResultToAIMessage,
+  convertChatResultToAIMessageChunk,
   convertFromLangChainMessages,
   convertToLangChainMessages,
 } from './convert-langchain-messages.js'
@@ -167,7 +167,7 @@ describe('charpipe messages → LangChain messages', () => {
   })
 
   it('turns a collected answer into an AIMessage with tool calls, usage and reasoning', () => {
-    const message = convertChatResultToAIMessage(
+    const message = convertChatResultToAIMessageChunk(
       {
         text: '',
         reasoning: '先查天气',

@@ -9,10 +9,11 @@
  * results as one user message, since such a model knows neither `tool_calls` nor the `tool` role.
  *
  * charpipe → LangChain: the same roles back as LangChain message classes (images as `image_url`
- * blocks), and a provider's collected answer as an `AIMessage` with `tool_calls` and `usage_metadata`.
+ * blocks), and a provider's collected answer as an `AIMessageChunk` with `tool_calls` and `usage_metadata`.
  */
 import {
   AIMessage,
+  AIMessageChunk,
   type BaseMessage,
   HumanMessage,
   type MessageContent,
@@ -220,9 +221,12 @@ export function convertUsageToLangChain(usage: Usage): UsageMetadata {
   }
 }
 
-/** A provider's collected answer as the `AIMessage` a LangChain chat model returns. */
-export function convertChatResultToAIMessage(result: ChatResult, modelName: string): AIMessage {
-  return new AIMessage({
+/**
+ * A provider's collected answer as the message a LangChain chat model returns: an `AIMessageChunk`
+ * (the model's declared output type, which `withStructuredOutput` checks for), with `tool_calls`.
+ */
+export function convertChatResultToAIMessageChunk(result: ChatResult, modelName: string): AIMessageChunk {
+  return new AIMessageChunk({
     content: result.text,
     tool_calls: result.toolCalls.map((call) => ({
       id: call.id,

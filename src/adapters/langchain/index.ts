@@ -13,7 +13,7 @@ export {
 } from './chat-charpipe.js'
 export {
   type ConvertFromLangChainMessagesOptions,
-  convertChatResultToAIMessage,
+  convertChatResultToAIMessageChunk,
   convertFromLangChainMessages,
   convertToLangChainMessages,
 } from './convert-langchain-messages.js'

@@ -12,7 +12,11 @@ import { createCharpipe } from '../../engine/index.js'
 import { isLoopbackHost, startServer } from '../../server/index.js'
 import { getLogger } from '../../shared/logger.js'
 import { loadCliConfig, runCommand } from '../load-cli-config.js'
-import { needsServeNodeFlags, relaunchWithServeNodeFlags } from '../relaunch-with-node-flags.js'
+import {
+  needsServeNodeFlags,
+  relaunchWithServeNodeFlags,
+  watchLauncher,
+} from '../relaunch-with-node-flags.js'
 
 export const summary = 'Run the HTTP/WebSocket server (chat, OpenAI-compatible API, admin API, web page)'
 export const usage = 'charpipe serve [--config FILE] [--host H] [--port N]'
@@ -102,6 +106,7 @@ export function run(args: string[]): Promise<number> {
     }
     for (const line of describeStartup(loaded)) console.log(line)
     console.log(`charpipe listening on ${started.url}`)
+    const graceMs = loaded.config.server.shutdown_grace_ms
     await new Promise<void>((resolve) => {
       let stopping = false
       const stop = (signal: string) => {
@@ -110,16 +115,25 @@ export function run(args: string[]): Promise<number> {
         if (stopping) return logger.info({ signal }, 'already shutting down')
         stopping = true
         logger.info({ signal }, 'shutting down')
+        // Turns end and stores close within their own deadlines; this is the bound on the whole.
+        setTimeout(() => {
+          logger.error(
+            { graceMs, sessions: started.server.charpipe.activeSessions() },
+            'shutdown grace passed: exiting with these sessions unfinished (their last turn may not be stored)',
+          )
+          process.exit(1)
+        }, graceMs).unref()
         started.close().then(resolve, (error: unknown) => {
           logger.error({ error }, 'shutdown did not finish cleanly')
           resolve()
         })
       }
-      const onTerm = () => stop('SIGTERM')
-      const onInt = () => stop('SIGINT')
-      process.on('SIGTERM', onTerm)
-      process.on('SIGINT', onInt)
+      process.on('SIGTERM', () => stop('SIGTERM'))
+      process.on('SIGINT', () => stop('SIGINT'))
+      watchLauncher(() => stop('launcher gone'))
     })
+    // A store connection abandoned past its deadline may still hold the event loop: do not wait on it.
+    setTimeout(() => process.exit(0), 1000).unref()
     return 0
   })
 }

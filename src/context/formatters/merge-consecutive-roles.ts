@@ -1,7 +1,9 @@
 /**
- * merge-consecutive-roles (600, off by default): joins neighbouring user/user or
- * assistant/assistant messages, for OpenAI-compatible models that reject repeated roles. Messages
- * with tool calls and tool results are left alone.
+ * merge-consecutive-roles (600, on by default): joins neighbouring user/user or
+ * assistant/assistant messages. Several OpenAI-compatible models reject repeated roles (DeepSeek's
+ * reasoner among them), and an odd `injected_history` or a turn that failed before its reply puts
+ * two user messages side by side; joining keeps every word, where dropping one would lose it.
+ * Messages with tool calls and tool results are left alone.
  */
 import type { ChatMessage } from '../../shared/messages.js'
 import type { ContextProcessor } from '../types.js'
@@ -29,7 +31,7 @@ export const mergeConsecutiveRolesProcessor: ContextProcessor = {
   name: '合并连续角色',
   description: 'Joins neighbouring messages of the same role (user/user, assistant/assistant).',
   priority: 600,
-  defaultEnabled: false,
+  defaultEnabled: true,
   configFields: [{ key: 'separator', label: 'Separator', type: 'text', default: '\n\n' }],
   execute(context, settings) {
     const separator = typeof settings.separator === 'string' ? settings.separator : '\n\n'

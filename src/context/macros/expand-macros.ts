@@ -60,8 +60,35 @@ export function formatIdleDuration(milliseconds: number): string {
 
 const macroPattern = /\{\{\s*([a-zA-Z_]+)\s*(?::([^}]*))?\}\}/g
 
-/** Replaces the macros in `text`. */
-export function expandMacros(text: string, values: MacroValues): string {
+/** How many characters of the user's words macros may insert in one processor run by default. */
+export const defaultMacroBudgetChars = 50_000
+
+/**
+ * A bound on what `{{lastUserMessage}}` may insert across the expansions sharing it, so a template
+ * that names it many times cannot multiply the input. Past it the macro expands to nothing and
+ * `exhausted` turns true (the caller logs it once).
+ */
+export interface MacroBudget {
+  remaining: number
+  exhausted: boolean
+}
+
+export function createMacroBudget(chars = defaultMacroBudgetChars): MacroBudget {
+  return { remaining: chars, exhausted: false }
+}
+
+function spend(budget: MacroBudget | undefined, value: string): string {
+  if (!budget) return value
+  if (value.length > budget.remaining) {
+    budget.exhausted = true
+    return ''
+  }
+  budget.remaining -= value.length
+  return value
+}
+
+/** Replaces the macros in `text`; `budget` bounds what the user's words add (see `MacroBudget`). */
+export function expandMacros(text: string, values: MacroValues, budget?: MacroBudget): string {
   if (!text.includes('{{')) return text
   let parts: Record<string, string> | undefined
   const dateParts = () => {
@@ -85,7 +112,7 @@ export function expandMacros(text: string, values: MacroValues): string {
           ? '初次见面'
           : formatIdleDuration(values.timestamp - values.lastMessageAt)
       case 'lastUserMessage':
-        return values.lastUserMessage
+        return spend(budget, values.lastUserMessage)
       case 'random': {
         const choices = (argument ?? '').split(',').map((choice) => choice.trim())
         if (argument === undefined || choices.length === 0) return whole

@@ -2,12 +2,14 @@
  * attachment-text (250): text files are read into their message (from `assets.dirs` only, within
  * `assets.max_bytes`, UTF-8 only) so the limiter counts them. Images stay native parts for vision
  * models; for the rest the image describer turns them into `[图片:描述]` (`[回复图片:描述]` for an
- * image being replied to), or a clear placeholder says that the model cannot see it.
+ * image being replied to), or a clear placeholder says that the model cannot see it. Image URLs go
+ * to the describer as they are; only a describer that cannot take URLs gets the bytes, fetched here.
  */
 import type { ChatMessage, ContentPart, ImagePart } from '../../shared/messages.js'
 import { decodeTextFile } from '../assets/decode-text-file.js'
+import { fetchRemoteImage } from '../assets/fetch-remote-image.js'
 import { readLocalAsset } from '../assets/read-local-asset.js'
-import type { ContextProcessor, PipelineContext } from '../types.js'
+import type { ContextProcessor, ImageDescriber, PipelineContext } from '../types.js'
 import { readBoolean } from './read-settings.js'
 
 const descriptionCacheLimit = 500
@@ -46,7 +48,29 @@ async function readFilePart(context: PipelineContext, part: Extract<ContentPart,
   return `[文件:${name}]\n${text}\n[/文件]`
 }
 
-async function imageUrlFor(context: PipelineContext, part: ImagePart): Promise<ImagePart | undefined> {
+async function imageUrlFor(
+  context: PipelineContext,
+  part: ImagePart,
+  describer: ImageDescriber,
+): Promise<ImagePart | undefined> {
+  if (part.url && describer.needsImageBytes && /^https?:/i.test(part.url)) {
+    const fetched = await fetchRemoteImage({
+      url: part.url,
+      maxBytes: context.config.assets.max_bytes,
+      allowPrivate: context.config.assets.allow_private_urls,
+      signal: context.signal,
+    })
+    if (!fetched.ok) {
+      logWarning(context, fetched.reason)
+      return undefined
+    }
+    return {
+      ...part,
+      mediaType: fetched.mediaType,
+      url: `data:${fetched.mediaType};base64,${fetched.bytes.toString('base64')}`,
+    }
+  }
+  // Everything else given by URL is passed on as it is: the describer's endpoint fetches it.
   if (part.url) return part
   const result = await readLocalAsset({
     reference: part.assetRef ?? '',
@@ -68,7 +92,7 @@ async function describeImage(context: PipelineContext, part: ImagePart): Promise
   const key = part.url ?? part.assetRef ?? ''
   const cached = descriptionCache.get(key)
   if (cached !== undefined) return `[${label}:${cached}]`
-  const image = await imageUrlFor(context, part)
+  const image = await imageUrlFor(context, part, describer)
   if (!image?.url) return `[${label}:无法读取]`
   try {
     const description = (

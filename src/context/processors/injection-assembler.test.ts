@@ -28,6 +28,8 @@ describe('injection-assembler', () => {
                 ],
               },
               'merge-system-messages': { enabled: false },
+              'session-loader': { replay_format: false },
+              'merge-consecutive-roles': { enabled: false },
             },
           },
         },

@@ -22,7 +22,7 @@ import {
   readDepthInjections,
 } from '../assembler/read-injections.js'
 import { createMacroValues } from '../macros/create-macro-values.js'
-import { expandMacros } from '../macros/expand-macros.js'
+import { createMacroBudget, defaultMacroBudgetChars, expandMacros } from '../macros/expand-macros.js'
 import type { ContextProcessor } from '../types.js'
 import { memoryHitsKey } from './memory-retriever.js'
 import { checkType, readString } from './read-settings.js'
@@ -113,7 +113,8 @@ export const injectionAssembler: ContextProcessor = {
   execute(context, settings) {
     const timeZone = readString(settings, 'time_zone', '') || undefined
     const macroValues = createMacroValues(context, { timeZone })
-    const expand = (text: string) => expandMacros(text, macroValues)
+    const budget = createMacroBudget()
+    const expand = (text: string) => expandMacros(text, macroValues, budget)
     const make = (role: InjectionRole, content: string, source: MessageSource): ChatMessage => ({
       role,
       content: expand(content),
@@ -171,5 +172,10 @@ export const injectionAssembler: ContextProcessor = {
       ...(beforeInput ? retrieved : []),
       ...inputs,
     ]
+    if (budget.exhausted) {
+      const message = `{{lastUserMessage}} inserted more than ${defaultMacroBudgetChars} characters; the rest expanded to nothing`
+      context.logs.push({ processorId: 'injection-assembler', level: 'warn', message })
+      context.services.logger.warn({ processor: 'injection-assembler' }, message)
+    }
   },
 }

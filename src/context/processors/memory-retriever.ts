@@ -4,6 +4,7 @@
  * the logs with kind, source and score for the preview.
  */
 import type { MemoryHit } from '../../memory/types.js'
+import { CharpipeError } from '../../shared/errors.js'
 import type { ContextProcessor } from '../types.js'
 import { checkType, readNumber } from './read-settings.js'
 
@@ -17,11 +18,22 @@ export const memoryRetriever: ContextProcessor = {
   priority: 150,
   defaultEnabled: true,
   configFields: [
-    { key: 'top_k', label: 'Memories', type: 'number', description: 'Overrides memory.top_k when set.' },
+    {
+      key: 'top_k',
+      label: 'Memories',
+      type: 'number',
+      min: 0,
+      max: 100,
+      integer: true,
+      description: 'Overrides memory.top_k when set.',
+    },
     {
       key: 'token_budget',
       label: 'Token budget',
       type: 'number',
+      min: 0,
+      max: 1_000_000,
+      integer: true,
       default: 800,
       description: 'Most tokens the retrieved memories may take.',
     },
@@ -35,11 +47,23 @@ export const memoryRetriever: ContextProcessor = {
     const retriever = context.services.memory
     const k = readNumber(settings, 'top_k', context.config.memory.top_k)
     if (!context.config.memory.enabled || !retriever || k <= 0 || !context.input.text.trim()) return
-    const hits: MemoryHit[] = await retriever.search(context.input.text, {
-      scope: context.input.session,
-      k,
-      tokenBudget: readNumber(settings, 'token_budget', 800),
-    })
+    let hits: MemoryHit[]
+    try {
+      hits = await retriever.search(context.input.text, {
+        scope: context.input.session,
+        k,
+        tokenBudget: readNumber(settings, 'token_budget', 800),
+      })
+    } catch (error) {
+      // Memories enrich a reply; the reply does not wait for a memory store that is down or slow.
+      if (!CharpipeError.isInstance(error) || error.code !== 'store_unavailable') throw error
+      context.logs.push({
+        processorId: 'memory-retriever',
+        level: 'warn',
+        message: `answering without memories: ${error.message}`,
+      })
+      return
+    }
     const selected = hits.slice(0, k)
     context.sharedData.set(memoryHitsKey, selected)
     context.logs.push({

@@ -8,6 +8,7 @@ import { createMacroValues } from '../macros/create-macro-values.js'
 import { expandMacros } from '../macros/expand-macros.js'
 import { applyRegexRules, defaultMaxRegexInputChars } from '../regex/apply-regex-rules.js'
 import { checkRegexRules, compileRegexRules, type RegexScope } from '../regex/compile-regex-rules.js'
+import { escapeReplacementValues } from '../regex/escape-replacement-values.js'
 import type { ContextProcessor } from '../types.js'
 import { checkType, readNumber } from './read-settings.js'
 
@@ -32,7 +33,7 @@ export const regexProcessor: ContextProcessor = {
   id: 'regex-processor',
   name: '正则处理器',
   description:
-    'Regex replacements on the input, the history or the reply display text. Rules with nested quantifiers are rejected.',
+    'Regex replacements (RE2 syntax, linear time) on the input, the history or the reply display text.',
   priority: 200,
   defaultEnabled: true,
   configFields: [
@@ -49,8 +50,12 @@ export const regexProcessor: ContextProcessor = {
       key: 'max_input_chars',
       label: 'Longest text',
       type: 'number',
+      min: 1,
+      max: 1_000_000,
+      integer: true,
       default: defaultMaxRegexInputChars,
-      description: 'Texts longer than this are left alone (bounds regex run time).',
+      description:
+        'Texts longer than this are left alone, and the rules may add at most this many characters to a text.',
     },
   ],
   validateSettings(settings) {
@@ -61,15 +66,17 @@ export const regexProcessor: ContextProcessor = {
     const rules = compileRegexRules(settings.rules)
     if (rules.length === 0) return
     const maxInputChars = readNumber(settings, 'max_input_chars', defaultMaxRegexInputChars)
-    const macroValues = createMacroValues(context)
+    const macroValues = escapeReplacementValues(createMacroValues(context))
     const expandReplacement = (replacement: string) => expandMacros(replacement, macroValues)
     let skipped = 0
+    let stopped = 0
     for (const message of context.messages) {
       const scope = scopeOf(message)
       if (!scope) continue
       rewriteMessage(message, (text) => {
         const result = applyRegexRules({ text, rules, scope, maxInputChars, expandReplacement })
         if (result.skipped) skipped++
+        stopped += result.stoppedRules
         return result.text
       })
     }
@@ -79,6 +86,11 @@ export const regexProcessor: ContextProcessor = {
         level: 'warn',
         message: `${skipped} text(s) longer than ${maxInputChars} characters were left alone`,
       })
+    }
+    if (stopped > 0) {
+      const message = `${stopped} rule application(s) would have added more than ${maxInputChars} characters to a text and were not applied`
+      context.logs.push({ processorId: 'regex-processor', level: 'warn', message })
+      context.services.logger.warn({ processor: 'regex-processor' }, message)
     }
   },
 }

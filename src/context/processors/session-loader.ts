@@ -6,19 +6,30 @@
  * With `trim_block` N > 1 the window's start moves N turns at a time (between max_turns and
  * max_turns + N - 1 turns are loaded), so the history at the start of the prompt stays the same for
  * N turns and provider prompt caches keep hitting instead of missing on every turn.
+ *
+ * Past replies are written back in the character's reply format (`replay_format`, on by default):
+ * `{"emotion": …, "text": …}` for json, the emotion line for prefix, an inline tag for plain with
+ * tags, so the model sees one format throughout the conversation.
  */
+import type { CharacterConfig } from '../../config/schema.js'
 import type { StoredMessage } from '../../memory/types.js'
+import { CharpipeError } from '../../shared/errors.js'
 import type { ChatMessage, ContentPart } from '../../shared/messages.js'
+import { formatStoredReply } from '../assembler/format-stored-reply.js'
 import { createAttachmentPart } from '../create-attachment-part.js'
 import { lastMessageAtKey } from '../macros/create-macro-values.js'
 import type { ContextProcessor } from '../types.js'
-import { checkType, readNumber } from './read-settings.js'
+import { checkType, readBoolean, readNumber } from './read-settings.js'
 
-function convertStoredMessage(stored: StoredMessage): ChatMessage {
+function convertStoredMessage(stored: StoredMessage, replayIn: CharacterConfig | undefined): ChatMessage {
   const attachments = stored.role === 'user' ? (stored.attachments ?? []) : []
+  const text =
+    replayIn && stored.role === 'assistant'
+      ? formatStoredReply(stored.content, stored.emotion, replayIn)
+      : stored.content
   const content: ChatMessage['content'] =
     attachments.length === 0
-      ? stored.content
+      ? text
       : [
           { type: 'text', text: stored.content },
           ...attachments.map((reference): ContentPart => createAttachmentPart(reference, 'auto')),
@@ -48,15 +59,29 @@ export const sessionLoader: ContextProcessor = {
       key: 'max_turns',
       label: 'Turns loaded',
       type: 'number',
+      min: 0,
+      max: 1000,
+      integer: true,
       description: 'Overrides history.max_turns when set.',
     },
     {
       key: 'trim_block',
       label: 'Drop old turns in blocks of',
       type: 'number',
+      min: 1,
+      max: 100,
+      integer: true,
       default: 1,
       description:
         'The oldest turns leave the window this many at a time, so the prompt start stays the same for that many turns (prompt caching). 1: one at a time.',
+    },
+    {
+      key: 'replay_format',
+      label: 'Past replies in the reply format',
+      type: 'boolean',
+      default: true,
+      description:
+        'Past replies go back to the model as it was asked to write them (JSON with the emotion, the emotion line, or an inline tag), not as bare text.',
     },
   ],
   validateSettings(settings) {
@@ -65,29 +90,42 @@ export const sessionLoader: ContextProcessor = {
       const issue = checkType(settings, key, 'number')
       if (issue) issues.push(issue)
     }
-    const block = settings.trim_block
-    if (typeof block === 'number' && (!Number.isInteger(block) || block < 1 || block > 100)) {
-      issues.push({ path: 'trim_block', message: 'must be a whole number from 1 to 100' })
-    }
+    const replay = checkType(settings, 'replay_format', 'boolean')
+    if (replay) issues.push(replay)
     return issues
   },
   async execute(context, settings) {
     const maxTurns = readNumber(settings, 'max_turns', context.config.history.max_turns)
+    const replayIn = readBoolean(settings, 'replay_format', true) ? context.character : undefined
     const block = Math.max(1, Math.floor(readNumber(settings, 'trim_block', 1)))
     const scope = { character: context.character.name, session: context.input.session }
     const history = context.services.history
-    const turns =
-      maxTurns > 0 && block > 1
-        ? turnsInBlockWindow(await history.countTurns(scope), maxTurns, block)
-        : maxTurns
-    const stored = turns > 0 ? await history.loadRecent(scope, turns) : []
-    // {{idle_duration}} needs the newest stored message even when no turns are loaded.
-    const newest = stored.at(-1) ?? (await history.listMessages(scope, { limit: 1 })).at(-1)
+    let stored: StoredMessage[]
+    let newest: StoredMessage | undefined
+    let turns = maxTurns
+    try {
+      turns =
+        maxTurns > 0 && block > 1
+          ? turnsInBlockWindow(await history.countTurns(scope), maxTurns, block)
+          : maxTurns
+      stored = turns > 0 ? await history.loadRecent(scope, turns) : []
+      // {{idle_duration}} needs the newest stored message even when no turns are loaded.
+      newest = stored.at(-1) ?? (await history.listMessages(scope, { limit: 1 })).at(-1)
+    } catch (error) {
+      const unavailable = CharpipeError.isInstance(error) && error.code === 'store_unavailable'
+      if (!unavailable || !context.config.history.continue_without_store) throw error
+      context.logs.push({
+        processorId: 'session-loader',
+        level: 'warn',
+        message: `answering without history (history.continue_without_store): ${error.message}`,
+      })
+      return
+    }
     if (newest) context.sharedData.set(lastMessageAtKey, newest.createdAt)
     if (stored.length === 0) return
     const inputIndex = context.messages.findIndex((message) => message.source === 'input')
     const at = inputIndex === -1 ? context.messages.length : inputIndex
-    context.messages.splice(at, 0, ...stored.map(convertStoredMessage))
+    context.messages.splice(at, 0, ...stored.map((message) => convertStoredMessage(message, replayIn)))
     context.logs.push({
       processorId: 'session-loader',
       level: 'debug',

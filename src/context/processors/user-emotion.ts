@@ -1,10 +1,13 @@
 /**
  * user-emotion (350, SPEC R2.5, seed 000): the emotion the speech recogniser heard is appended to
  * the input as `[用户语气：<word>]`, mapped through `character.user_emotion_map`. Nothing is added
- * for an empty or neutral label; a label the map does not know is passed through as it is.
+ * for an empty or neutral label; a label the map does not know is passed through as it is. Past
+ * user turns in the history get the note their input had (`history`, on by default), so the model
+ * sees the same shape in every user turn.
  */
 import type { ChatMessage } from '../../shared/messages.js'
 import type { ContextProcessor } from '../types.js'
+import { checkType, readBoolean } from './read-settings.js'
 
 /** The words appended for `emotion`, or undefined when nothing should be appended. */
 export function formatUserEmotion(
@@ -39,10 +42,29 @@ export const userEmotion: ContextProcessor = {
     'Appends the recognised user emotion to the input as [用户语气：…] (character.user_emotion_map).',
   priority: 350,
   defaultEnabled: true,
-  // No options of its own besides enabled and priority.
-  configFields: [],
-  execute(context) {
-    const tag = formatUserEmotion(context.input.emotion, context.character.user_emotion_map)
+  configFields: [
+    {
+      key: 'history',
+      label: 'Also in past turns',
+      type: 'boolean',
+      default: true,
+      description: 'Past user turns in the history get the note of the emotion stored with them.',
+    },
+  ],
+  validateSettings(settings) {
+    const issue = checkType(settings, 'history', 'boolean')
+    return issue ? [issue] : []
+  },
+  execute(context, settings) {
+    const map = context.character.user_emotion_map
+    if (readBoolean(settings, 'history', true)) {
+      for (const message of context.messages) {
+        if (message.source !== 'history' || message.role !== 'user') continue
+        const note = formatUserEmotion(message.meta?.emotion as string | undefined, map)
+        if (note) appendText(message, note)
+      }
+    }
+    const tag = formatUserEmotion(context.input.emotion, map)
     if (!tag) return
     const input = context.messages.findLast((message) => message.source === 'input')
     if (!input) return

@@ -9,6 +9,7 @@ import { readNumber } from '../processors/read-settings.js'
 import { resolveProcessorSettings } from '../resolve-processor-settings.js'
 import { applyRegexRules, defaultMaxRegexInputChars } from './apply-regex-rules.js'
 import { compileRegexRules } from './compile-regex-rules.js'
+import { escapeReplacementValues } from './escape-replacement-values.js'
 
 /** `text` with the configured `output-display` regex rules applied. */
 export function applyDisplayRegexRules(text: string, config: CharpipeConfig): string {
@@ -16,12 +17,12 @@ export function applyDisplayRegexRules(text: string, config: CharpipeConfig): st
   if (settings.enabled === false) return text
   const rules = compileRegexRules(settings.rules)
   if (rules.length === 0) return text
-  const values = {
+  const values = escapeReplacementValues({
     char: config.character.name,
     user: config.character.user_name,
     timestamp: Date.now(),
     lastUserMessage: '',
-  }
+  })
   return applyRegexRules({
     text,
     rules,

@@ -3,8 +3,13 @@
  * where a rule applies: `input` (the current user message), `history` (stored messages) and
  * `output-display` (the reply's display text, applied by the engine). Compiled rules are cached by
  * their settings so each turn does not recompile them.
+ *
+ * Rules run on RE2 (`re2js`), whose matching time is linear in the text for every pattern, so no
+ * rule can stall a turn however it is written (`(a+){2,40}b`, `\s*\s*$`). The price is RE2's
+ * syntax: backreferences and lookaround cannot be expressed, and such a rule is a config error that
+ * says so.
  */
-import { findRegexRisk } from './find-regex-risk.js'
+import { RE2JS } from 're2js'
 
 export type RegexScope = 'input' | 'history' | 'output-display'
 
@@ -17,7 +22,7 @@ export interface RegexRule {
 }
 
 export interface CompiledRegexRule {
-  regex: RegExp
+  regex: RE2JS
   replacement: string
   scopes: ReadonlySet<RegexScope>
 }
@@ -31,12 +36,50 @@ export interface RegexRuleIssue {
 const scopes: readonly RegexScope[] = ['input', 'history', 'output-display']
 const defaultScopes: RegexScope[] = ['input', 'history']
 
+/** JavaScript flags and their RE2 meaning; `g` is implied (a rule replaces every match), `u` too. */
+const flagBits: Record<string, number> = {
+  g: 0,
+  u: 0,
+  i: RE2JS.CASE_INSENSITIVE,
+  m: RE2JS.MULTILINE,
+  s: RE2JS.DOTALL,
+}
+
 function readScopes(value: unknown): RegexScope[] | undefined {
   const list = value === undefined ? defaultScopes : Array.isArray(value) ? value : [value]
   return list.every((scope) => scopes.includes(scope as RegexScope)) ? (list as RegexScope[]) : undefined
 }
 
-/** Problems of the `rules` setting, with paths; empty when every rule can be compiled safely. */
+/** Why a pattern cannot run on RE2, in words a rule author can act on; undefined when it can. */
+function explainUnsupported(pattern: string): string | undefined {
+  if (/\\[1-9]|\\k</.test(pattern)) return 'backreferences (\\1, \\k<name>) are not supported'
+  if (/\(\?<?[=!]/.test(pattern))
+    return 'lookahead and lookbehind ((?=…), (?!…), (?<=…), (?<!…)) are not supported'
+  return undefined
+}
+
+function readFlags(flags: string): number | string {
+  let bits = 0
+  for (const flag of flags) {
+    const bit = flagBits[flag]
+    if (bit === undefined) return `flag "${flag}" is not supported (use g, i, m, s, u)`
+    bits |= bit
+  }
+  return bits
+}
+
+/** Compiles a pattern for RE2, or says why it cannot be. */
+function compilePattern(pattern: string, flags: number): RE2JS | string {
+  const unsupported = explainUnsupported(pattern)
+  if (unsupported) return `${unsupported}: rules run on a linear-time engine (RE2 syntax)`
+  try {
+    return RE2JS.compile(RE2JS.translateRegExp(pattern), flags)
+  } catch (error) {
+    return `invalid regular expression (RE2 syntax): ${(error as Error).message}`
+  }
+}
+
+/** Problems of the `rules` setting, with paths; empty when every rule compiles. */
 export function checkRegexRules(rules: unknown): RegexRuleIssue[] {
   if (rules === undefined) return []
   if (!Array.isArray(rules))
@@ -49,23 +92,16 @@ export function checkRegexRules(rules: unknown): RegexRuleIssue[] {
       return
     }
     const { pattern, flags, replacement, scope } = rule as Record<string, unknown>
+    const flagValue = typeof flags === 'string' ? readFlags(flags) : 0
+    if (flags !== undefined && typeof flags !== 'string')
+      issues.push({ path: `${path}.flags`, message: 'must be a string such as "gi"' })
+    else if (typeof flagValue === 'string') issues.push({ path: `${path}.flags`, message: flagValue })
     if (typeof pattern !== 'string' || pattern === '') {
       issues.push({ path: `${path}.pattern`, message: 'must be a non-empty string' })
     } else {
-      try {
-        new RegExp(pattern, typeof flags === 'string' ? flags : 'g')
-        const risk = findRegexRisk(pattern)
-        if (risk) issues.push({ path: `${path}.pattern`, message: `rejected, may run forever: ${risk}` })
-      } catch (error) {
-        const where = error instanceof SyntaxError && /flag/i.test(error.message) ? 'flags' : 'pattern'
-        issues.push({
-          path: `${path}.${where}`,
-          message: `invalid regular expression: ${(error as Error).message}`,
-        })
-      }
+      const compiled = compilePattern(pattern, typeof flagValue === 'number' ? flagValue : 0)
+      if (typeof compiled === 'string') issues.push({ path: `${path}.pattern`, message: compiled })
     }
-    if (flags !== undefined && typeof flags !== 'string')
-      issues.push({ path: `${path}.flags`, message: 'must be a string such as "gi"' })
     if (replacement !== undefined && typeof replacement !== 'string')
       issues.push({ path: `${path}.replacement`, message: 'must be a string' })
     if (!readScopes(scope))
@@ -77,8 +113,8 @@ export function checkRegexRules(rules: unknown): RegexRuleIssue[] {
 const compiledCache = new WeakMap<object, CompiledRegexRule[]>()
 
 /**
- * The enabled, valid rules of a `rules` setting, compiled. Invalid or risky rules are left out (the
- * config check reports them); `g` is always added so a rule replaces every match.
+ * The enabled, valid rules of a `rules` setting, compiled. Invalid rules are left out (the config
+ * check reports them).
  */
 export function compileRegexRules(rules: unknown): CompiledRegexRule[] {
   if (!Array.isArray(rules)) return []
@@ -90,12 +126,9 @@ export function compileRegexRules(rules: unknown): CompiledRegexRule[] {
     if (checkRegexRules([rule]).length > 0) continue
     const { pattern, flags, replacement, scope, enabled } = rule as RegexRule
     if (enabled === false) continue
-    const allFlags = (flags ?? '').includes('g') ? (flags ?? '') : `${flags ?? ''}g`
-    compiled.push({
-      regex: new RegExp(pattern, allFlags),
-      replacement: replacement ?? '',
-      scopes: new Set(readScopes(scope)),
-    })
+    const regex = compilePattern(pattern, readFlags(flags ?? '') as number)
+    if (typeof regex === 'string') continue
+    compiled.push({ regex, replacement: replacement ?? '', scopes: new Set(readScopes(scope)) })
   }
   compiledCache.set(rules, compiled)
   return compiled

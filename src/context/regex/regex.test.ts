@@ -1,41 +1,13 @@
 import { describe, expect, it } from 'vitest'
+import { collectEvents, doneOf, makeConfig } from '../../../test/engine/engine-test-helpers.js'
+import { createCharpipe } from '../../engine/create-charpipe.js'
 import { createInMemoryHistoryStore } from '../../memory/history/in-memory-history-store.js'
 import { messageText } from '../../shared/messages.js'
+import { createFakeProvider } from '../../testing/create-fake-provider.js'
 import { checkPipelineConfig } from '../check-pipeline-config.js'
 import { createContextPipeline } from '../create-context-pipeline.js'
 import { createFakeBuildOptions, storeTurns } from '../fake-build-options.js'
 import { applyDisplayRegexRules } from './apply-display-regex-rules.js'
-import { findRegexRisk } from './find-regex-risk.js'
-
-describe('findRegexRisk', () => {
-  it.each([
-    '(a+)+$',
-    '(a*)*b',
-    '(?:\\w+\\s?)*$',
-    '(a|a)*c',
-    '(\\w|\\d)+!',
-    '(ab|a)+x',
-    '((ab)*c)+',
-    '(?<word>x+)+',
-    '(a{1,})+',
-  ])('rejects %s', (pattern) => {
-    expect(findRegexRisk(pattern)).toBeDefined()
-  })
-
-  it.each([
-    '\\(.*?\\)',
-    '(foo|bar)+',
-    '[a-z]+\\d*',
-    '(ab)+',
-    '(a+)?',
-    '[(+)]*',
-    '\\(a+\\)+',
-    '(?:https?://)\\S+',
-    '（[^）]*）',
-  ])('accepts %s', (pattern) => {
-    expect(findRegexRisk(pattern)).toBeUndefined()
-  })
-})
 
 describe('regex config check', () => {
   const check = (processors: Record<string, unknown>, side: 'pipeline' | 'llm' = 'pipeline') =>
@@ -63,10 +35,29 @@ describe('regex config check', () => {
     ])
   })
 
-  it('rejects a catastrophic pattern', () => {
-    const issues = check({ 'regex-processor': { rules: [{ pattern: '(a+)+$' }] } })
-    expect(issues[0]).toMatchObject({ path: 'pipeline.processors.regex-processor.rules.0.pattern' })
-    expect(issues[0]!.message).toContain('nested quantifier')
+  it('refuses what RE2 cannot express, naming the rule and why', () => {
+    const issues = check({
+      'regex-processor': {
+        rules: [
+          { pattern: '(a)\\1' },
+          { pattern: 'x(?=y)' },
+          { pattern: '(?<!a)b' },
+          { pattern: 'ok', flags: 'y' },
+          { pattern: '(a+)+$' },
+        ],
+      },
+    })
+    expect(issues.map((issue) => issue.path)).toEqual([
+      'pipeline.processors.regex-processor.rules.0.pattern',
+      'pipeline.processors.regex-processor.rules.1.pattern',
+      'pipeline.processors.regex-processor.rules.2.pattern',
+      'pipeline.processors.regex-processor.rules.3.flags',
+    ])
+    expect(issues[0]!.message).toContain('backreferences')
+    expect(issues[0]!.message).toContain('RE2')
+    expect(issues[1]!.message).toContain('lookahead')
+    expect(issues[2]!.message).toContain('lookbehind')
+    expect(issues[3]!.message).toContain('"y"')
   })
 
   it('names an unknown processor id', () => {
@@ -107,7 +98,7 @@ describe('regex-processor', () => {
         history,
         input: { text: '主人回来了' },
         config: {
-          character: { user_name: '阿明' },
+          character: { user_name: '阿明', reply_format: 'plain' },
           pipeline: { processors: { 'regex-processor': { rules } } },
         },
       }),
@@ -146,5 +137,83 @@ describe('regex-processor', () => {
       config: { pipeline: { processors: { 'regex-processor': { rules, enabled: false } } } },
     }).config
     expect(applyDisplayRegexRules('你好*挥手*呀', disabled)).toBe('你好*挥手*呀')
+  })
+})
+
+describe('regex rules in a turn (createCharpipe)', () => {
+  async function runTurn(rules: unknown[], text: string) {
+    const provider = createFakeProvider()
+    const charpipe = await createCharpipe(
+      makeConfig({ pipeline: { processors: { 'regex-processor': { rules } } } } as never),
+      { provider },
+    )
+    try {
+      const events = await collectEvents(charpipe.generate({ text }))
+      doneOf(events)
+      const preview = await charpipe.preview({ text, session: 'preview' })
+      const sent = provider.calls[0]!.request.messages
+      return { sentInput: messageText(sent.at(-1)!), logs: preview.logs }
+    } finally {
+      await charpipe.close()
+    }
+  }
+
+  // Each of these stalled a turn for seconds on a backtracking engine; RE2 takes linear time.
+  it.each([
+    ['(a+){2,40}b', 'a'.repeat(19_000)],
+    ['(?:a|aa){1,60}b', 'a'.repeat(19_000)],
+    ['\\s*\\s*$', `${' '.repeat(19_000)}x`],
+    ['(a+)+$', `${'a'.repeat(19_000)}!`],
+  ])('runs %s over a long input without stalling the turn', async (pattern, text) => {
+    const { sentInput } = await runTurn([{ pattern, replacement: '', scope: 'input' }], text)
+    expect(sentInput.length).toBeGreaterThan(0)
+  })
+
+  it('does not let a replacement multiply the input, and still applies the rightful rules', async () => {
+    const text = `主人${'字'.repeat(6_000)}`
+    const rules = [
+      { pattern: '.', replacement: '{{lastUserMessage}}', scope: 'input' },
+      { pattern: '主人', replacement: '{{user}}', scope: 'input' },
+    ]
+    const { sentInput, logs } = await runTurn(rules, text)
+    expect(sentInput).toBe(`用户${'字'.repeat(6_000)}`)
+    expect(logs).toContainEqual(
+      expect.objectContaining({
+        processorId: 'regex-processor',
+        level: 'warn',
+        message: expect.stringContaining('were not applied'),
+      }),
+    )
+  })
+
+  it('bounds what {{lastUserMessage}} in a persona inserts, and still expands it', async () => {
+    const provider = createFakeProvider()
+    const persona = `你在回应：{{lastUserMessage}}${'{{lastUserMessage}}'.repeat(200)}`
+    const charpipe = await createCharpipe(makeConfig({ character: { persona } }), { provider })
+    try {
+      const text = '字'.repeat(6_000)
+      doneOf(await collectEvents(charpipe.generate({ text })))
+      const system = messageText(provider.calls[0]!.request.messages[0]!)
+      expect(system).toContain(`你在回应：${text}`)
+      expect(system.length).toBeLessThan(60_000)
+      const preview = await charpipe.preview({ text, session: 'preview' })
+      expect(preview.logs).toContainEqual(
+        expect.objectContaining({ processorId: 'injection-assembler', level: 'warn' }),
+      )
+    } finally {
+      await charpipe.close()
+    }
+  })
+
+  it('inserts macro values as text: a "$" in the user message is not a template', async () => {
+    const rules = [{ pattern: '^', replacement: '<{{lastUserMessage}}>', scope: 'input' }]
+    const { sentInput } = await runTurn(rules, '说 $& 和 $` 吧')
+    expect(sentInput).toBe('<说 $& 和 $` 吧>说 $& 和 $` 吧')
+  })
+
+  it('fills $1, $<name> and $& from the match', async () => {
+    const rules = [{ pattern: '(?<who>小\\w)(说)', replacement: '[$<who>|$2|$&|$$]', scope: 'input' }]
+    const { sentInput } = await runTurn(rules, '小A说你好')
+    expect(sentInput).toBe('[小A|说|小A说|$]你好')
   })
 })

@@ -27,19 +27,31 @@ export interface PostgresHistoryStoreOptions {
    * @default 'public'
    */
   schema?: string
+  /**
+   * Longest wait for a connection or one query, in milliseconds (with `url`).
+   * @default 1000
+   */
+  timeoutMs?: number
   logger?: Logger
 }
 
 const messageColumns =
   'm.id, m.turn, m.role, m.content, m.emotion, m.interrupted, m.created_at, m.attachments'
 
-async function createPool(url: string, logger: Logger): Promise<Pool> {
+async function createPool(url: string, timeoutMs: number, logger: Logger): Promise<Pool> {
   const pg = await loadOptionalPeer<typeof import('pg')>({
     packageName: 'pg',
     neededFor: 'history.store: postgres',
   })
   const Pool = pg.Pool ?? (pg as unknown as { default: typeof import('pg') }).default.Pool
-  const pool = new Pool({ connectionString: url, connectionTimeoutMillis: 5000, max: 5 })
+  // Both waits bounded: a server that stops answering fails the query (and the client is dropped
+  // from the pool) instead of holding a pooled client, and with it every later turn, forever.
+  const pool = new Pool({
+    connectionString: url,
+    connectionTimeoutMillis: Math.max(timeoutMs, 1000),
+    query_timeout: timeoutMs,
+    max: 5,
+  })
   pool.on('error', (error) =>
     logger.warn({ error: scrubSecrets(error.message) }, 'postgres idle client error'),
   )
@@ -56,7 +68,7 @@ export async function createPostgresHistoryStore(
   }
   const schema = options.schema ?? 'public'
   const ownsPool = !options.pool
-  const pool = options.pool ?? (await createPool(options.url!, logger))
+  const pool = options.pool ?? (await createPool(options.url!, options.timeoutMs ?? 1000, logger))
   try {
     await applyPostgresHistoryMigrations(pool, schema, logger)
   } catch (error) {
@@ -125,6 +137,14 @@ export async function createPostgresHistoryStore(
     async appendTurn(scope, turn) {
       validateCompletedTurn(scope, turn)
       const client = await pool.connect()
+      // The pool listens for errors only on idle clients: a checked-out client whose server goes
+      // away emits 'error', which without a listener is an uncaught exception that ends the process.
+      let broken: Error | undefined
+      const onError = (error: Error) => {
+        broken = error
+        logger.warn({ error: scrubSecrets(error.message) }, 'postgres client error during a turn write')
+      }
+      client.on('error', onError)
       try {
         await client.query('BEGIN')
         const session = await client.query<{ id: string; turn_count: number }>(sql.bumpSession, [
@@ -137,10 +157,14 @@ export async function createPostgresHistoryStore(
           await client.query(sql.insertMessage, messageValues(id, turnSeq, turn.turn, turn.assistant))
         await client.query('COMMIT')
       } catch (error) {
+        broken ??= error as Error
         await client.query('ROLLBACK').catch(() => {})
         throw error
       } finally {
-        client.release()
+        client.off('error', onError)
+        // A client that failed is destroyed rather than handed to the next caller half-way through
+        // a transaction or with a query still waiting for an answer.
+        client.release(broken)
       }
     },
 

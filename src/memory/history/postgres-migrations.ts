@@ -42,6 +42,11 @@ export function quoteIdentifier(name: string): string {
 export async function applyPostgresHistoryMigrations(pool: Pool, schema: string, logger?: Logger) {
   const quoted = quoteIdentifier(schema)
   const client = await pool.connect()
+  // A checked-out client needs its own listener: the server going away mid-migration must fail the
+  // migration, not end the process with an unhandled 'error' event.
+  const onError = (error: Error) =>
+    logger?.warn({ error: error.message }, 'postgres client error during migration')
+  client.on('error', onError)
   try {
     await client.query('BEGIN')
     await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`charpipe:history:${schema}`])
@@ -73,6 +78,7 @@ export async function applyPostgresHistoryMigrations(pool: Pool, schema: string,
     await client.query('ROLLBACK').catch(() => {})
     throw error
   } finally {
+    client.off('error', onError)
     client.release()
   }
 }

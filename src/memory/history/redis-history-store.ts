@@ -25,6 +25,11 @@ export interface RedisHistoryStoreOptions {
    * @default 'charpipe:'
    */
   keyPrefix?: string
+  /**
+   * Longest wait for one command or the connection, in milliseconds (with `url`).
+   * @default 1000
+   */
+  timeoutMs?: number
   logger?: Logger
 }
 
@@ -42,16 +47,30 @@ return length`
 
 type StoredJson = Omit<StoredMessage, 'id'>
 
-async function connectClient(url: string, logger: Logger): Promise<Redis> {
+async function connectClient(url: string, timeoutMs: number, logger: Logger): Promise<Redis> {
   const ioredis = await loadOptionalPeer<typeof import('ioredis')>({
     packageName: 'ioredis',
     neededFor: 'history.store: redis',
   })
   const where = describeServerUrl(url)
-  const client = new ioredis.Redis(url, { lazyConnect: true, maxRetriesPerRequest: 2, connectTimeout: 5000 })
-  client.on('error', (error: Error) =>
-    logger.warn({ where, error: scrubSecrets(error.message) }, 'redis error'),
-  )
+  // Fail fast while Redis is away instead of queueing and retrying each command for seconds: no
+  // offline queue, no per-command retry, a timeout on every command; the connection itself keeps
+  // being retried in the background (at most once a second), so the store heals when Redis is back.
+  const client = new ioredis.Redis(url, {
+    lazyConnect: true,
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 0,
+    commandTimeout: timeoutMs,
+    connectTimeout: Math.max(timeoutMs, 1000),
+    retryStrategy: (attempt: number) => Math.min(attempt * 100, 1000),
+  })
+  let lastLogged = 0
+  client.on('error', (error: Error) => {
+    // While Redis is down every reconnect attempt fails: one line every 10 s is enough.
+    if (Date.now() - lastLogged < 10_000) return
+    lastLogged = Date.now()
+    logger.warn({ where, error: scrubSecrets(error.message) }, 'redis error')
+  })
   try {
     await client.connect()
   } catch (error) {
@@ -86,7 +105,7 @@ export async function createRedisHistoryStore(options: RedisHistoryStoreOptions)
     throw new HistoryStoreError('createRedisHistoryStore: give url (storage.redis_url) or client')
   }
   const ownsClient = !options.client
-  const client = options.client ?? (await connectClient(options.url!, logger))
+  const client = options.client ?? (await connectClient(options.url!, options.timeoutMs ?? 1000, logger))
   const prefix = options.keyPrefix ?? 'charpipe:'
 
   const keysOf = (scope: ConversationScope) => {
@@ -195,7 +214,16 @@ export async function createRedisHistoryStore(options: RedisHistoryStoreOptions)
     },
 
     async close() {
-      if (ownsClient && client.status !== 'end') await client.quit()
+      if (!ownsClient || client.status === 'end') return
+      // QUIT waits for an answer a frozen server never gives: hang up after a short wait.
+      const hangUp = setTimeout(() => client.disconnect(), options.timeoutMs ?? 1000)
+      try {
+        await client.quit()
+      } catch {
+        client.disconnect()
+      } finally {
+        clearTimeout(hangUp)
+      }
     },
   }
 }

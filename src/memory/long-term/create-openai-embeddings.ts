@@ -2,9 +2,10 @@
  * Embeddings from any OpenAI-compatible `/v1/embeddings` endpoint through the official SDK.
  * Inputs are sent in batches; vectors come back as Float32Array in input order.
  */
-import OpenAI from 'openai'
+import type OpenAI from 'openai'
 import { UpstreamHttpError, UpstreamUnreachableError } from '../../shared/errors.js'
 import { excerptErrorBody } from '../../shared/excerpt-error-body.js'
+import { loadOnFirstUse } from '../../shared/load-on-first-use.js'
 
 /** What the memory store needs from an embeddings model. */
 export interface EmbeddingsClient {
@@ -29,13 +30,17 @@ export interface CreateOpenAIEmbeddingsOptions {
 export function createOpenAIEmbeddings(options: CreateOpenAIEmbeddingsOptions): EmbeddingsClient {
   if (!options.baseUrl) throw new TypeError('embeddings: base_url is required')
   if (!options.model) throw new TypeError('embeddings: model is required')
-  const client = new OpenAI({
-    baseURL: options.baseUrl,
-    // The SDK refuses an empty key; local servers accept any.
-    apiKey: options.apiKey || 'none',
-    timeout: options.timeoutMs ?? 30_000,
-    maxRetries: 1,
-    ...(options.fetch ? { fetch: options.fetch } : {}),
+  const loadSdk = loadOnFirstUse(async () => {
+    const sdk = await import('openai')
+    const client = new sdk.default({
+      baseURL: options.baseUrl,
+      // The SDK refuses an empty key; local servers accept any.
+      apiKey: options.apiKey || 'none',
+      timeout: options.timeoutMs ?? 30_000,
+      maxRetries: 1,
+      ...(options.fetch ? { fetch: options.fetch } : {}),
+    })
+    return { client, sdk: sdk.default }
   })
   const batchSize = options.batchSize ?? 64
   return {
@@ -44,7 +49,7 @@ export function createOpenAIEmbeddings(options: CreateOpenAIEmbeddingsOptions): 
       const vectors: Float32Array[] = []
       for (let start = 0; start < texts.length; start += batchSize) {
         const batch = texts.slice(start, start + batchSize)
-        const response = await requestEmbeddings(client, options, batch)
+        const response = await requestEmbeddings(await loadSdk(), options, batch)
         const ordered = [...response.data].sort((left, right) => left.index - right.index)
         if (ordered.length !== batch.length) {
           throw new UpstreamHttpError(200, `expected ${batch.length} embeddings, got ${ordered.length}`)
@@ -57,17 +62,17 @@ export function createOpenAIEmbeddings(options: CreateOpenAIEmbeddingsOptions): 
 }
 
 async function requestEmbeddings(
-  client: OpenAI,
+  { client, sdk }: { client: OpenAI; sdk: typeof OpenAI },
   options: CreateOpenAIEmbeddingsOptions,
   input: string[],
 ): Promise<OpenAI.Embeddings.CreateEmbeddingResponse> {
   try {
     return await client.embeddings.create({ model: options.model, input, encoding_format: 'float' })
   } catch (error) {
-    if (error instanceof OpenAI.APIConnectionError) {
+    if (error instanceof sdk.APIConnectionError) {
       throw new UpstreamUnreachableError(options.baseUrl, { cause: error })
     }
-    if (error instanceof OpenAI.APIError && typeof error.status === 'number') {
+    if (error instanceof sdk.APIError && typeof error.status === 'number') {
       throw new UpstreamHttpError(error.status, excerptErrorBody(error.error), { cause: error })
     }
     throw error

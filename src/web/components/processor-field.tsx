@@ -21,6 +21,9 @@ export interface ProcessorFieldInfo {
   placeholder?: string
   default?: unknown
   options?: { label: string; value: unknown }[]
+  min?: number
+  max?: number
+  integer?: boolean
 }
 
 export interface ProcessorFieldProps {
@@ -58,7 +61,9 @@ export function ProcessorField(props: ProcessorFieldProps) {
           type="number"
           name={props.path}
           id={`f-${props.path}`}
-          step="any"
+          step={field.integer ? '1' : 'any'}
+          min={field.min}
+          max={field.max}
           placeholder={field.placeholder}
           value={value === undefined ? '' : String(value)}
           onInput={(event) => props.onChange(readNumberInput(event.currentTarget.value))}

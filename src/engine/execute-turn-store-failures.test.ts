@@ -1,0 +1,73 @@
+/**
+ * A history store that is down or stops answering must not hold a turn: the turn ends with
+ * `store_unavailable` and one `llm_done` within the store deadline, an interrupt ends it at once, and
+ * `history.continue_without_store` lets the character answer without its history.
+ */
+import { describe, expect, it } from 'vitest'
+import { collectEvents, doneOf, makeConfig, typesOf } from '../../test/engine/engine-test-helpers.js'
+import { createScriptedProvider } from '../../test/engine/fake-engine-parts.js'
+import { addStoreDeadlines } from '../memory/add-store-deadlines.js'
+import { createInMemoryHistoryStore } from '../memory/index.js'
+import type { HistoryStore } from '../memory/types.js'
+import type { CharpipeEvent } from '../shared/events.js'
+import { createCharpipe } from './create-charpipe.js'
+
+const never = () => new Promise<never>(() => {})
+
+/** An in-memory store whose chosen methods never answer, behind the same deadlines as real stores. */
+function createFrozenStore(frozen: (keyof HistoryStore)[], timeoutMs = 100): HistoryStore {
+  const store: HistoryStore = { ...createInMemoryHistoryStore() }
+  for (const name of frozen) (store as unknown as Record<string, unknown>)[name] = never
+  return addStoreDeadlines(store, { store: 'history', backend: 'memory', timeoutMs })
+}
+
+async function setup(historyStore: HistoryStore, history: Record<string, unknown> = {}) {
+  const provider = createScriptedProvider([{ chunks: ['好的。'] }])
+  const config = makeConfig({ history: { store: 'memory', ...history } })
+  const charpipe = await createCharpipe(config, { provider, historyStore })
+  return { charpipe, provider }
+}
+
+describe('a turn while the history store is unavailable', () => {
+  it('ends with store_unavailable and llm_done, without calling the model (default)', async () => {
+    const { charpipe, provider } = await setup(createFrozenStore(['loadRecent', 'appendTurn']))
+    const events = await collectEvents(charpipe.generate({ text: '你好' }))
+    expect(typesOf(events)).toEqual(['llm_error', 'llm_done'])
+    expect(events[0]).toMatchObject({
+      code: 'store_unavailable',
+      message: expect.stringContaining('the history store (memory) did not answer within 100 ms'),
+    })
+    expect(provider.requests).toHaveLength(0)
+    await charpipe.close()
+  })
+
+  it('answers without history with history.continue_without_store, then reports the failed write', async () => {
+    const { charpipe, provider } = await setup(createFrozenStore(['loadRecent', 'appendTurn']), {
+      continue_without_store: true,
+    })
+    const events = await collectEvents(charpipe.generate({ text: '你好' }))
+    expect(provider.requests).toHaveLength(1)
+    expect(typesOf(events).slice(-2)).toEqual(['llm_error', 'llm_done'])
+    expect(events.at(-2)).toMatchObject({
+      code: 'store_unavailable',
+      message: expect.stringContaining('the turn could not be stored'),
+    })
+    expect(doneOf(events).text).toBe('好的。')
+    await charpipe.close()
+  })
+
+  it('closes the turn at once on interrupt while the write hangs', async () => {
+    // A store with no deadline to speak of: only the interrupt can end the wait.
+    const { charpipe } = await setup(createFrozenStore(['appendTurn'], 600_000))
+    const events: CharpipeEvent[] = []
+    const collecting = (async () => {
+      for await (const event of charpipe.generate({ text: '你好' })) {
+        events.push(event)
+        if (event.type === 'llm_sentence') setTimeout(() => void charpipe.interrupt('default'), 50)
+      }
+    })()
+    await collecting
+    expect(typesOf(events).at(-1)).toBe('llm_done')
+    expect(events.filter((event) => event.type === 'llm_done')).toHaveLength(1)
+  })
+})

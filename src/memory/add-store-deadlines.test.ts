@@ -1,0 +1,93 @@
+import { afterEach, describe, expect, it } from 'vitest'
+import { BadRequestError, CharpipeError } from '../shared/errors.js'
+import { addStoreDeadlines } from './add-store-deadlines.js'
+import { onStoreFailure, type StoreFailure } from './store-failures.js'
+
+const never = () => new Promise<never>(() => {})
+
+function createFakeStore() {
+  return {
+    calls: 0,
+    async read(value: string) {
+      this.calls++
+      return `read ${value}`
+    },
+    hang: never,
+    async fail(): Promise<void> {
+      throw new Error('ECONNREFUSED 127.0.0.1:6379')
+    },
+    async refuse(): Promise<void> {
+      throw new BadRequestError('limit must be a whole number')
+    },
+    close: never,
+  }
+}
+
+let stopListening: (() => void) | undefined
+afterEach(() => stopListening?.())
+
+describe('addStoreDeadlines', () => {
+  it('passes answers through and keeps `this`', async () => {
+    const target = createFakeStore()
+    const store = addStoreDeadlines(target, { store: 'history', backend: 'redis', timeoutMs: 1000 })
+    await expect(store.read('x')).resolves.toBe('read x')
+    expect(target.calls).toBe(1)
+  })
+
+  it('fails a call that does not answer within the deadline with store_unavailable', async () => {
+    const failures: StoreFailure[] = []
+    stopListening = onStoreFailure((failure) => failures.push(failure))
+    const store = addStoreDeadlines(createFakeStore(), {
+      store: 'history',
+      backend: 'postgres',
+      timeoutMs: 50,
+    })
+    const error = await store.hang().catch((caught: unknown) => caught)
+    expect(CharpipeError.isInstance(error)).toBe(true)
+    expect(error).toMatchObject({ code: 'store_unavailable', store: 'history', timedOut: true })
+    expect((error as Error).message).toContain('did not answer within 50 ms (hang)')
+    expect(failures).toEqual([{ store: 'history', backend: 'postgres', operation: 'hang', timedOut: true }])
+  })
+
+  it('types a back end failure as store_unavailable with its reason', async () => {
+    const store = addStoreDeadlines(createFakeStore(), {
+      store: 'history',
+      backend: 'redis',
+      timeoutMs: 1000,
+    })
+    await expect(store.fail()).rejects.toMatchObject({
+      code: 'store_unavailable',
+      timedOut: false,
+      message: expect.stringContaining('ECONNREFUSED'),
+    })
+  })
+
+  it('lets bad input through as it is', async () => {
+    const store = addStoreDeadlines(createFakeStore(), {
+      store: 'history',
+      backend: 'redis',
+      timeoutMs: 1000,
+    })
+    await expect(store.refuse()).rejects.toMatchObject({ code: 'bad_request' })
+  })
+
+  it('does not bound the methods named unbounded, but still types their failures', async () => {
+    const store = addStoreDeadlines(createFakeStore(), {
+      store: 'memory',
+      backend: 'sqlite',
+      timeoutMs: 20,
+      unbounded: ['hang', 'fail'],
+    })
+    const outcome = await Promise.race([
+      store.hang().then(() => 'answered'),
+      new Promise((resolve) => setTimeout(() => resolve('still waiting'), 200)),
+    ])
+    expect(outcome).toBe('still waiting')
+    await expect(store.fail()).rejects.toMatchObject({ code: 'store_unavailable' })
+  })
+
+  it('resolves close() after the deadline when the store cannot close', async () => {
+    const store = addStoreDeadlines(createFakeStore(), { store: 'history', backend: 'redis', timeoutMs: 50 })
+    await expect(store.close()).resolves.toBeUndefined()
+  })
+})

@@ -1,0 +1,150 @@
+/**
+ * Every call to a history or memory store gets a deadline, and every failure of the back end becomes
+ * a `StoreUnavailableError` (`store_unavailable`). A store that stops answering (a frozen server, a
+ * network partition) then costs a turn at most the deadline instead of holding it, its session's
+ * lane and the shutdown forever. The late answer of a call that missed its deadline is dropped (the
+ * clients bound their own waits too, so it does not pile up: see the Redis and PostgreSQL stores).
+ *
+ * Bad input (`bad_request`) passes through unchanged: it is the caller's fault, not the store's.
+ */
+import { CharpipeError, StoreUnavailableError } from '../shared/errors.js'
+import { getLogger, type Logger, scrubSecrets } from '../shared/logger.js'
+import { recordStoreFailure } from './store-failures.js'
+
+export interface AddStoreDeadlinesOptions {
+  /** `history` or `memory`: named in errors and metrics. */
+  store: string
+  /** The back end (`sqlite`, `redis`, `postgres`, `memory`). */
+  backend: string
+  /** Longest wait for one call, in milliseconds. */
+  timeoutMs: number
+  /** Methods whose failures are typed but whose time is not bounded (long writes off the turn's path). */
+  unbounded?: readonly string[]
+  logger?: Logger
+}
+
+function describeFailure(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error)
+  return scrubSecrets(message || 'unknown failure')
+}
+
+function isPassedThrough(error: unknown): boolean {
+  return (
+    CharpipeError.isInstance(error) && (error.code === 'bad_request' || error.code === 'store_unavailable')
+  )
+}
+
+/**
+ * Wraps each method of `target` (its own function-valued properties). `close()` is bounded too, but
+ * never fails: a store that cannot say goodbye must not stop the process from ending.
+ */
+export function addStoreDeadlines<T extends object>(target: T, options: AddStoreDeadlinesOptions): T {
+  const logger = options.logger ?? getLogger(options.store)
+  const where = `the ${options.store} store (${options.backend})`
+  const wrapped: Record<string, unknown> = {}
+  for (const [name, value] of Object.entries(target)) {
+    if (typeof value !== 'function') {
+      wrapped[name] = value
+      continue
+    }
+    const method = value as (...args: unknown[]) => unknown
+    wrapped[name] =
+      name === 'close'
+        ? () => closeWithin(() => method.apply(target, []), where, options.timeoutMs, logger)
+        : (...args: unknown[]) =>
+            callWithin(
+              () => method.apply(target, args),
+              name,
+              where,
+              options,
+              logger,
+              !options.unbounded?.includes(name),
+            )
+  }
+  return wrapped as T
+}
+
+function callWithin(
+  call: () => unknown,
+  operation: string,
+  where: string,
+  options: AddStoreDeadlinesOptions,
+  logger: Logger,
+  bounded: boolean,
+): Promise<unknown> {
+  const fail = (error: unknown, timedOut: boolean): never => {
+    recordStoreFailure({ store: options.store, backend: options.backend, operation, timedOut })
+    logger.warn({ operation, timedOut, error: describeFailure(error) }, `${where} failed`)
+    throw new StoreUnavailableError(
+      timedOut
+        ? `${where} did not answer within ${options.timeoutMs} ms (${operation})`
+        : `${where} is unavailable (${operation}): ${describeFailure(error)}`,
+      { store: options.store, timedOut, cause: error },
+    )
+  }
+  let pending: Promise<unknown>
+  try {
+    pending = Promise.resolve(call())
+  } catch (error) {
+    if (isPassedThrough(error)) return Promise.reject(error)
+    return Promise.reject(catchToError(() => fail(error, false)))
+  }
+  let timer: NodeJS.Timeout | undefined
+  const deadline = new Promise<never>((_resolve, reject) => {
+    if (!bounded) return
+    timer = setTimeout(() => reject(missedDeadline), options.timeoutMs)
+    timer.unref?.()
+  })
+  return Promise.race([pending, deadline]).then(
+    (value) => {
+      clearTimeout(timer)
+      return value
+    },
+    (error: unknown) => {
+      clearTimeout(timer)
+      if (error === missedDeadline) {
+        // The call may still settle; its result is no longer wanted.
+        pending.catch((late: unknown) =>
+          logger.debug(
+            { operation, error: describeFailure(late) },
+            `${where}: late failure after the deadline`,
+          ),
+        )
+        return fail(new Error(`no answer within ${options.timeoutMs} ms`), true)
+      }
+      if (isPassedThrough(error)) throw error
+      return fail(error, false)
+    },
+  )
+}
+
+// The deadline's own rejection reason: no store can throw this object.
+const missedDeadline = Symbol('missed deadline')
+
+function catchToError(run: () => never): unknown {
+  try {
+    return run()
+  } catch (error) {
+    return error
+  }
+}
+
+async function closeWithin(call: () => unknown, where: string, timeoutMs: number, logger: Logger) {
+  let timer: NodeJS.Timeout | undefined
+  const deadline = new Promise<'late'>((resolve) => {
+    timer = setTimeout(() => resolve('late'), timeoutMs)
+    timer.unref?.()
+  })
+  try {
+    const pending = Promise.resolve(call())
+    const result = await Promise.race([pending.then(() => 'closed' as const), deadline])
+    if (result === 'late') {
+      pending.catch(() => {})
+      logger.warn(`${where} did not close within ${timeoutMs} ms; leaving it`)
+    }
+  } catch (error) {
+    logger.warn({ error: describeFailure(error) }, `closing ${where} failed`)
+  } finally {
+    clearTimeout(timer)
+  }
+}

@@ -1,0 +1,78 @@
+/**
+ * Model faults with the default retry settings (`max_retries: 2`, no fallbacks): a model that sends
+ * its headers and then nothing, and a 429 asking to come back in an hour. Each turn holds one wait
+ * budget per provider (`timeout_ms`), so it ends with its error and `llm_done` after at most that
+ * budget, not after every retry's own timeout and backoff (3 × 120 s plus backoffs before).
+ *
+ * `timeout_ms` is lowered to 2 s for the silent model only so the suite stays fast; the bound checked
+ * is the number of requests (one, where the retries made three) and an end well before three attempts
+ * could have timed out.
+ */
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { parseConfig } from '../../src/config/load-config.js'
+import { createCharpipe } from '../../src/engine/index.js'
+import type { CharpipeEvent } from '../../src/shared/events.js'
+import { type MockModelServer, startMockModelServer } from '../../src/testing/index.js'
+
+let model: MockModelServer
+let fallback: MockModelServer
+beforeAll(async () => {
+  model = await startMockModelServer()
+  fallback = await startMockModelServer()
+})
+afterAll(async () => {
+  await model.close()
+  await fallback.close()
+})
+beforeEach(() => {
+  model.reset()
+  fallback.reset()
+})
+
+async function runTurn(llm: Record<string, unknown>) {
+  const config = parseConfig({
+    llm: { provider: 'custom', base_url: `${model.url}/v1`, ...llm },
+    history: { store: 'memory' },
+    memory: { enabled: false },
+  }).config
+  const charpipe = await createCharpipe(config)
+  const startedAt = Date.now()
+  const events: CharpipeEvent[] = []
+  for await (const event of charpipe.generate({ text: '你好' })) events.push(event)
+  const elapsedMs = Date.now() - startedAt
+  await charpipe.close()
+  return { events, elapsedMs, types: events.map((event) => event.type) }
+}
+
+describe('model faults with the default retry settings', { timeout: 60_000 }, () => {
+  it('a model that sends headers and then nothing: upstream_timeout and llm_done after timeout_ms, one request', async () => {
+    model.script({ text: '迟到的回答。', firstTokenDelayMs: 600_000 })
+    const result = await runTurn({ timeout_ms: 2000 })
+    expect(result.types).toEqual(['llm_error', 'llm_done'])
+    expect(result.events[0]).toMatchObject({ code: 'upstream_timeout' })
+    expect(model.requests).toHaveLength(1)
+    // Three attempts with their backoffs would take 7.5 s; this is a hang guard below that.
+    expect(result.elapsedMs).toBeLessThan(7000)
+  })
+
+  it('a 429 with Retry-After: 3600 ends the turn at once with upstream_http 429 (default timeout_ms)', async () => {
+    model.script({ status: 429, retryAfter: 3600, body: { error: { message: 'rate limited' } } })
+    const result = await runTurn({})
+    expect(result.types).toEqual(['llm_error', 'llm_done'])
+    expect(result.events[0]).toMatchObject({ code: 'upstream_http', status: 429 })
+    expect(model.requests).toHaveLength(1)
+    expect(result.elapsedMs).toBeLessThan(10_000)
+  })
+
+  it('a 429 with Retry-After: 3600 goes straight to a healthy fallback', async () => {
+    model.script({ status: 429, retryAfter: 3600, body: { error: { message: 'rate limited' } } })
+    fallback.script({ text: '备用模型在。' })
+    const result = await runTurn({
+      fallbacks: [{ provider: 'custom', base_url: `${fallback.url}/v1` }],
+    })
+    expect(result.types.at(-1)).toBe('llm_done')
+    expect(result.events.at(-1)).toMatchObject({ text: '备用模型在。' })
+    expect([model.requests.length, fallback.requests.length]).toEqual([1, 1])
+    expect(result.elapsedMs).toBeLessThan(10_000)
+  })
+})

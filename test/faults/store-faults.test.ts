@@ -1,0 +1,181 @@
+/**
+ * The history stores under faults, with private PostgreSQL and Redis instances: killed, frozen
+ * (SIGSTOP) and restarted while turns run. Each case holds a bound: the turn ends with
+ * `store_unavailable` and exactly one `llm_done`, an interrupt ends it, `close()` returns, the
+ * process does not crash, and the store heals once the server is back. Bounds are generous (hang
+ * guards for a busy machine), the store deadline is `storage.timeout_ms: 1000`.
+ *
+ * Run: `npx vitest run test/faults` (skips when PostgreSQL or Redis are not installed, except
+ * under `CI=true`, where that fails).
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { parseConfig } from '../../src/config/load-config.js'
+import { createCharpipe } from '../../src/engine/index.js'
+import type { Charpipe } from '../../src/engine/types.js'
+import type { CharpipeEvent } from '../../src/shared/events.js'
+import { type MockModelServer, startMockModelServer } from '../../src/testing/index.js'
+import { describeMissingBinaries, type FaultyServer, startPostgres, startRedis } from './fault-processes.js'
+
+const missing = describeMissingBinaries()
+if (missing && process.env.CI === 'true') throw new Error(`fault suite under CI: ${missing}`)
+if (missing) console.warn(`store fault suite skipped: ${missing}`)
+
+let model: MockModelServer
+beforeAll(async () => {
+  if (missing) return
+  // A reply of a second or so, so that a store can be killed or frozen while it streams.
+  model = await startMockModelServer({
+    script: { replies: [], default: { text: '一句话。两句话。三句话。', chunkSize: 2, delayMs: 80 } },
+  })
+})
+afterAll(async () => {
+  await model?.close()
+})
+
+interface TurnResult {
+  events: CharpipeEvent[]
+  elapsedMs: number
+}
+
+async function runTurn(
+  charpipe: Charpipe,
+  text: string,
+  onEvent: (event: CharpipeEvent) => void = () => {},
+): Promise<TurnResult> {
+  const startedAt = Date.now()
+  const events: CharpipeEvent[] = []
+  for await (const event of charpipe.generate({ session: 'faults', text })) {
+    events.push(event)
+    onEvent(event)
+  }
+  return { events, elapsedMs: Date.now() - startedAt }
+}
+
+const types = (result: TurnResult) => result.events.map((event) => event.type)
+const errorCodes = (result: TurnResult) =>
+  result.events.flatMap((event) => (event.type === 'llm_error' ? [event.code] : []))
+
+function expectClosedOnce(result: TurnResult) {
+  expect(types(result).filter((type) => type === 'llm_done')).toHaveLength(1)
+  expect(types(result).at(-1)).toBe('llm_done')
+}
+
+/** Turns until one goes through cleanly (the store reconnects in the background). */
+async function expectHealed(charpipe: Charpipe, withinMs = 15_000) {
+  const until = Date.now() + withinMs
+  for (;;) {
+    const result = await runTurn(charpipe, '又来了')
+    if (errorCodes(result).length === 0) return result
+    if (Date.now() > until) throw new Error(`the store did not heal: ${JSON.stringify(result.events.at(-2))}`)
+    await new Promise((resolve) => setTimeout(resolve, 250))
+  }
+}
+
+async function openCharpipe(store: 'postgres' | 'redis', url: string) {
+  const config = parseConfig({
+    llm: { provider: 'custom', base_url: `${model.url}/v1`, max_retries: 0 },
+    history: { store },
+    storage:
+      store === 'postgres' ? { postgres_url: url, timeout_ms: 1000 } : { redis_url: url, timeout_ms: 1000 },
+    memory: { enabled: false },
+  }).config
+  return createCharpipe(config)
+}
+
+for (const store of ['postgres', 'redis'] as const) {
+  describe.skipIf(missing !== undefined)(`history in ${store} under faults`, { timeout: 120_000 }, () => {
+    let server: FaultyServer
+    let charpipe: Charpipe
+    beforeAll(async () => {
+      server = store === 'postgres' ? await startPostgres() : await startRedis()
+      charpipe = await openCharpipe(store, server.url)
+    }, 60_000)
+    afterAll(async () => {
+      server?.thaw()
+      await charpipe?.close()
+      await server?.stop()
+    })
+
+    it('stores a turn while the server is up', async () => {
+      const result = await runTurn(charpipe, '你好')
+      expect(errorCodes(result)).toEqual([])
+      expectClosedOnce(result)
+      expect((await charpipe.history('faults')).map((message) => message.role)).toEqual(['user', 'assistant'])
+    })
+
+    it('killed mid-turn: the turn ends with store_unavailable and llm_done; the store heals after a restart', async () => {
+      let killed: Promise<void> | undefined
+      const result = await runTurn(charpipe, '杀掉', (event) => {
+        if (event.type === 'llm_chunk' && !killed) killed = server.kill()
+      })
+      await killed
+      expectClosedOnce(result)
+      expect(errorCodes(result)).toEqual(['store_unavailable'])
+      expect(result.elapsedMs).toBeLessThan(10_000)
+      // While it is down, a turn fails fast and says why.
+      const down = await runTurn(charpipe, '在吗')
+      expectClosedOnce(down)
+      expect(errorCodes(down)).toEqual(['store_unavailable'])
+      expect(down.events[0]).toMatchObject({
+        message: expect.stringContaining(`the history store (${store})`),
+      })
+      expect(down.elapsedMs).toBeLessThan(5_000)
+      await server.restart()
+      await expectHealed(charpipe)
+    })
+
+    it('frozen mid-turn: the write misses its deadline, the turn closes, and killing the frozen server then does not crash the process', async () => {
+      let frozen = false
+      const result = await runTurn(charpipe, '冻住', (event) => {
+        if (event.type === 'llm_chunk' && !frozen) {
+          frozen = true
+          server.freeze()
+        }
+      })
+      expectClosedOnce(result)
+      expect(errorCodes(result)).toEqual(['store_unavailable'])
+      expect(result.elapsedMs).toBeLessThan(10_000)
+      // The write's connection is still checked out waiting for its answer: the server vanishing
+      // now must be an error on that connection, not an uncaught exception.
+      await server.kill()
+      await new Promise((resolve) => setTimeout(resolve, 500))
+      await server.restart()
+      await expectHealed(charpipe)
+    })
+
+    it('frozen: a new turn fails within the deadline, an interrupt ends one at once, and it heals after SIGCONT', async () => {
+      server.freeze()
+      try {
+        const result = await runTurn(charpipe, '等不到')
+        expectClosedOnce(result)
+        expect(errorCodes(result)).toEqual(['store_unavailable'])
+        expect(result.elapsedMs).toBeLessThan(5_000)
+        const pending = runTurn(charpipe, '打断')
+        setTimeout(() => void charpipe.interrupt('faults'), 100)
+        const interrupted = await pending
+        expectClosedOnce(interrupted)
+        expect(interrupted.events.at(-1)).toMatchObject({ interrupted: true })
+        expect(interrupted.elapsedMs).toBeLessThan(900)
+      } finally {
+        server.thaw()
+      }
+      await expectHealed(charpipe)
+    })
+
+    it('frozen: close() returns (the shutdown is not held by the store)', async () => {
+      const spare = await openCharpipe(store, server.url)
+      await runTurn(spare, '先说一句')
+      server.freeze()
+      try {
+        const turn = runTurn(spare, '关门')
+        await new Promise((resolve) => setTimeout(resolve, 200))
+        const startedAt = Date.now()
+        await spare.close()
+        expect(Date.now() - startedAt).toBeLessThan(8_000)
+        expectClosedOnce(await turn)
+      } finally {
+        server.thaw()
+      }
+    })
+  })
+}
