@@ -53,6 +53,7 @@ describe('defaults (PROTOCOL.md config.yaml)', () => {
     expect(config.history).toEqual({
       store: 'sqlite',
       max_turns: 10,
+      continue_without_store: false,
       reset: { policy: 'none', max_turns: 0, max_tokens: 0 },
     })
     expect(config.conversation.on_new_input).toBe('interrupt')

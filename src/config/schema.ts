@@ -278,6 +278,13 @@ export const conversationSchema = z
       .enum(['interrupt', 'queue'])
       .default('interrupt')
       .describe('A new input while a reply runs: interrupt it, or queue behind it.'),
+    max_input_chars: z
+      .int()
+      .positive()
+      .default(32_000)
+      .describe(
+        'Longest text of one input, in characters; a longer one is refused with bad_request (bounds the work one turn can cost).',
+      ),
   })
   .describe('Turn taking.')
 

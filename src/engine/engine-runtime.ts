@@ -9,7 +9,7 @@ import type { ImageDescriber, ModelCapabilities, PipelineServices, TokenCounter 
 import type { HistoryStore, MemoryStore } from '../memory/types.js'
 import type { ChatProvider } from '../providers/types.js'
 import type { ReplyParserOptions } from '../reply/types.js'
-import type { Logger } from '../shared/logger.js'
+import { createChildLogger, type Logger } from '../shared/logger.js'
 import type { EngineParts, HistoryResetPolicy } from './engine-parts.js'
 
 /** A provider given by the caller: one instance, or a factory called on every provider change. */
@@ -82,7 +82,7 @@ function buildProvider(options: CreateEngineRuntimeOptions): ChatProvider {
   if (previous && isSameProviderConfig(previous.config, config)) return previous.provider
   if (typeof provider === 'function') return provider(config)
   if (provider) return provider
-  return options.parts.createProvider(config, { logger: options.logger.child({ module: 'providers' }) })
+  return options.parts.createProvider(config, { logger: createChildLogger(options.logger, 'providers') })
 }
 
 /** The describer depends on `llm` too, so it is rebuilt exactly when the provider is. */
@@ -90,7 +90,7 @@ function buildImageDescriber(options: CreateEngineRuntimeOptions): ImageDescribe
   const { config, previous } = options
   if (previous && isSameProviderConfig(previous.config, config)) return previous.imageDescriber
   return options.parts.createImageDescriber?.(config, {
-    logger: options.logger.child({ module: 'providers' }),
+    logger: createChildLogger(options.logger, 'providers'),
   })
 }
 
@@ -101,7 +101,7 @@ export function createPipelineServices(runtime: EngineRuntime, logger: Logger): 
     memory: runtime.memoryStore,
     tokenCounter: runtime.tokenCounter,
     imageDescriber: runtime.imageDescriber,
-    logger: logger.child({ module: 'context' }),
+    logger: createChildLogger(logger, 'context'),
   }
 }
 
@@ -109,7 +109,7 @@ export async function createEngineRuntime(options: CreateEngineRuntimeOptions): 
   const { config, parts, previous, logger } = options
   const capabilities = parts.createModelCapabilities(config)
   const tokenCounter = parts.createTokenCounter(capabilities)
-  const parserLogger = logger.child({ module: 'reply' })
+  const parserLogger = createChildLogger(logger, 'reply')
   const parserOptions = parts.replyParserOptionsFromConfig(config, (level, message) =>
     level === 'warn' ? parserLogger.warn(message) : parserLogger.debug(message),
   )

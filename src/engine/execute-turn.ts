@@ -5,7 +5,7 @@
  */
 import type { ContextPipeline, TurnInput } from '../context/types.js'
 import type { CharpipeError, StoreUnavailableError } from '../shared/errors.js'
-import type { Logger } from '../shared/logger.js'
+import { createChildLogger, type Logger } from '../shared/logger.js'
 import type { ToolRegistry } from '../tools/tool-registry.js'
 import { raceAbort } from './abortable.js'
 import type { BackgroundWork } from './background-work.js'
@@ -44,7 +44,7 @@ function scheduleFactExtraction(options: ExecuteTurnOptions, persist: PersistTur
   const extractor = createModelFactExtractor({
     provider: runtime.provider,
     timeoutMs: runtime.config.memory.extract_timeout_ms,
-    logger: options.logger.child({ module: 'memory' }),
+    logger: createChildLogger(options.logger, 'memory'),
   })
   options.background.schedule(`memory:${persist.input.session}`, async () => {
     try {
@@ -76,6 +76,7 @@ function emitDone(options: ExecuteTurnOptions, runtime: EngineRuntime, outcome: 
     text: options.parts.applyDisplayRegexRules(outcome.displayText, runtime.config),
     emotion: outcome.emotion,
     interrupted: outcome.interrupted,
+    ...(outcome.usage ? { usage: outcome.usage } : {}),
   })
 }
 

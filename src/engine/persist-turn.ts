@@ -8,7 +8,7 @@ import type { TurnInput } from '../context/types.js'
 import type { FactExtractor } from '../memory/index.js'
 import type { ConversationScope, StoredMessage } from '../memory/types.js'
 import { CharpipeError } from '../shared/errors.js'
-import type { Logger } from '../shared/logger.js'
+import { createChildLogger, type Logger } from '../shared/logger.js'
 import type { EngineParts } from './engine-parts.js'
 import type { EngineRuntime } from './engine-runtime.js'
 import type { TurnOutcome } from './run-turn.js'
@@ -116,7 +116,7 @@ export async function rememberCompletedTurn(
       turn: options.turn,
       time: options.startedAt,
       speakerNames: { user: runtime.config.character.user_name, assistant: runtime.config.character.name },
-      ...(extractor ? { extractor, logger: options.logger.child({ module: 'memory' }) } : {}),
+      ...(extractor ? { extractor, logger: createChildLogger(options.logger, 'memory') } : {}),
     })
   } catch (error) {
     options.logger.error(

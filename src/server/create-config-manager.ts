@@ -3,7 +3,7 @@
  * of the file picked up by a watch. Every change is validated with the one schema (and the extra
  * checks) before anything is written or applied; an invalid one changes nothing.
  */
-import { type FSWatcher, readFileSync, watch } from 'node:fs'
+import { existsSync, type FSWatcher, readFileSync, watch } from 'node:fs'
 import { readFile } from 'node:fs/promises'
 import { basename, dirname } from 'node:path'
 import { escapeEnvReferences } from '../config/env-substitution.js'
@@ -12,15 +12,26 @@ import { findForbiddenUrlTargets, type LookupAddresses } from '../config/find-fo
 import { type ConfigCheck, parseConfig, parseConfigText } from '../config/load-config.js'
 import { maskSecrets, restoreMaskedSecrets } from '../config/mask-secrets.js'
 import type { CharpipeConfig } from '../config/schema.js'
-import { BadRequestError, CharpipeError, InvalidConfigError } from '../shared/errors.js'
+import { BadRequestError, CharpipeError, type ConfigIssue, InvalidConfigError } from '../shared/errors.js'
 import { findForbiddenKey, forbiddenKeyMessage } from '../shared/find-forbidden-key.js'
-import type { Logger } from '../shared/logger.js'
+import { createLogger, type Logger } from '../shared/logger.js'
 import { applyConfigChanges, collectConfigChanges, isPlainObject } from './collect-config-changes.js'
 import { applyChangesToYaml, writeFileAtomically } from './write-config-file.js'
+
+/** `GET /api/config/status`: where the running config came from and whether the file is usable. */
+export interface ConfigStatus {
+  /** The config file as the server was given it (`./config.yaml`, `custom.yaml`). */
+  path: string
+  /** `defaults`: no file was there when the server started and none has been saved since. */
+  source: 'file' | 'defaults'
+  /** Set while the file on disk is not valid (a hand edit): the last good config stays in force. */
+  file_error: null | { message: string; issues: ConfigIssue[] }
+}
 
 export interface ConfigManager {
   /** The running config. */
   current(): CharpipeConfig
+  status(): ConfigStatus
   /** The running config with every secret replaced by `***`. */
   masked(): CharpipeConfig
   /** Validates, writes and applies a full or partial config; throws InvalidConfigError and changes nothing when invalid. */
@@ -43,11 +54,18 @@ export interface CreateConfigManagerOptions {
   lookup?: LookupAddresses
   /** Quiet time after the last file event before the file is read. @default 250 */
   debounceMs?: number
+  /** Where `config` came from. @default `file` when the file exists, else `defaults` */
+  source?: ConfigStatus['source']
 }
+
+// Re-checking the stored file only to explain a failed save must not log its warnings again.
+const quietLogger = createLogger({ level: 'silent' })
 
 export function createConfigManager(options: CreateConfigManagerOptions): ConfigManager {
   const { configPath, logger } = options
   let running = options.config
+  let source = options.source ?? (existsSync(configPath) ? 'file' : 'defaults')
+  let fileError: ConfigStatus['file_error'] = null
   // The text last read or written by us: a watch event for the same text is our own write.
   let knownText: string | undefined
   let queue: Promise<unknown> = Promise.resolve()
@@ -72,29 +90,79 @@ export function createConfigManager(options: CreateConfigManagerOptions): Config
   const validate = (raw: unknown, source: string) =>
     parseConfig(raw, { source, checks: options.checks, logger }).config
 
-  const source = 'PUT /api/config'
+  const recordFileError = (issues: ConfigIssue[]) => {
+    fileError = {
+      message: `${configPath} is not valid; the last good config stays in force until the file is fixed`,
+      issues,
+    }
+  }
+
+  // The file on disk could not be read as YAML: that is the problem to report, not the save.
+  const blameFile = (error: unknown): unknown => {
+    if (!(error instanceof InvalidConfigError)) return error
+    recordFileError(error.issues)
+    return new InvalidConfigError(error.issues, {
+      summary: `${configPath} is not valid YAML (changed by hand?); fix the file before saving`,
+    })
+  }
+
+  // A save that fails because of what the file already holds (a hand edit) says so, field by field:
+  // the page shows the running value, which is not the one at fault.
+  const explainSaveError = (error: unknown, stored: Record<string, unknown>): unknown => {
+    if (!(error instanceof InvalidConfigError)) return error
+    let fileIssues: ConfigIssue[]
+    try {
+      parseConfig(stored, { checks: options.checks, logger: quietLogger })
+      return error
+    } catch (fileProblem) {
+      if (!(fileProblem instanceof InvalidConfigError)) return error
+      fileIssues = fileProblem.issues
+    }
+    recordFileError(fileIssues)
+    const inFile = new Set(fileIssues.map((issue) => issue.path))
+    const issues = error.issues.map((issue) =>
+      inFile.has(issue.path) ? { path: issue.path, message: `in ${configPath}: ${issue.message}` } : issue,
+    )
+    return new InvalidConfigError(issues, {
+      summary: `${configPath} is not valid as it is on disk (changed by hand?); the save cannot be applied until the file is fixed`,
+    })
+  }
+
+  const apiSource = 'PUT /api/config'
   const update = (body: unknown) =>
     serialize(async () => {
       if (!isPlainObject(body)) throw new BadRequestError('the body must be a JSON object of config sections')
       // The whole change is checked before anything is read from it or written.
       const forbidden = findForbiddenKey(body)
       if (forbidden !== undefined)
-        throw new InvalidConfigError([{ path: forbidden, message: forbiddenKeyMessage }], { source })
+        throw new InvalidConfigError([{ path: forbidden, message: forbiddenKeyMessage }], {
+          source: apiSource,
+        })
       const text = (await readText()) ?? ''
-      const stored = text.trim() === '' ? {} : parseConfigText(text, configPath)
+      let stored: Record<string, unknown>
+      try {
+        stored = text.trim() === '' ? {} : parseConfigText(text, configPath)
+      } catch (error) {
+        throw blameFile(error)
+      }
       // `${VAR}` in API input is literal: escaped, so the file keeps it as text (the file's own
       // references, restored for `***` secrets or left untouched, stay references).
       const literal = escapeEnvReferences(body)
       const restored = restoreMaskedSecrets(literal, mergeSections(running, stored))
       const changes = collectConfigChanges({ incoming: restored, stored, effective: running })
       const changed = applyConfigChanges(stored, changes)
-      const config = validate(changed, source)
+      let config: CharpipeConfig
+      try {
+        config = validate(changed, apiSource)
+      } catch (error) {
+        throw explainSaveError(error, stored)
+      }
       const refused = [
         // Compared in the file's own terms: what the change would write there.
         ...findFileOnlyChanges({ candidate: changed, running: stored }),
         ...(await findForbiddenUrlTargets({ candidate: config, running, lookup: options.lookup })),
       ]
-      if (refused.length > 0) throw new InvalidConfigError(refused, { source })
+      if (refused.length > 0) throw new InvalidConfigError(refused, { source: apiSource })
       if (changes.length === 0) {
         await options.apply(config)
         running = config
@@ -112,6 +180,8 @@ export function createConfigManager(options: CreateConfigManagerOptions): Config
         throw error
       }
       running = config
+      source = 'file'
+      fileError = null
       logger.info({ fields: changes.map((change) => change.path.join('.')) }, 'config updated')
       return config
     })
@@ -121,6 +191,12 @@ export function createConfigManager(options: CreateConfigManagerOptions): Config
       const text = await readText()
       if (text === undefined) {
         logger.warn({ path: configPath }, 'config file removed; keeping the running config')
+        if (source === 'file') {
+          fileError = {
+            message: `${configPath} was removed; the running config stays in force until it is saved again`,
+            issues: [],
+          }
+        }
         return false
       }
       if (text === knownText) return false
@@ -131,6 +207,7 @@ export function createConfigManager(options: CreateConfigManagerOptions): Config
       } catch (error) {
         if (CharpipeError.isInstance(error)) {
           const issues = error instanceof InvalidConfigError ? error.issues : undefined
+          recordFileError(issues ?? [{ path: '', message: error.message }])
           logger.error(
             { path: configPath, issues },
             `config file changed but is not valid; keeping the running config: ${error.message}`,
@@ -141,12 +218,15 @@ export function createConfigManager(options: CreateConfigManagerOptions): Config
       }
       await options.apply(config)
       running = config
+      source = 'file'
+      fileError = null
       logger.info({ path: configPath }, 'config file changed; applied from the next turn')
       return true
     })
 
   return {
     current: () => running,
+    status: () => ({ path: configPath, source, file_error: fileError }),
     masked: () => maskSecrets(running),
     update,
     reloadFromFile,

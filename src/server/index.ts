@@ -1,6 +1,6 @@
 /** `charpipe/server`: the HTTP and WebSocket server of PROTOCOL.md. */
 export { isTokenValid } from './check-token.js'
-export type { ConfigManager } from './create-config-manager.js'
+export type { ConfigManager, ConfigStatus } from './create-config-manager.js'
 export { type CharpipeServer, type CreateServerOptions, createServer } from './create-server.js'
 export type { ServerMetrics } from './create-server-metrics.js'
 export { convertErrorToResponseBody, mapErrorCodeToStatus } from './error-response.js'

@@ -104,10 +104,10 @@ export interface ConfigIssue {
 export class InvalidConfigError extends CharpipeError {
   readonly issues: ConfigIssue[]
 
-  constructor(issues: ConfigIssue[], options: { source?: string } & ErrorOptions = {}) {
+  constructor(issues: ConfigIssue[], options: { source?: string; summary?: string } & ErrorOptions = {}) {
     const where = options.source ? ` in ${options.source}` : ''
     const list = issues.map((issue) => `  - ${issue.path || '(root)'}: ${issue.message}`).join('\n')
-    super('invalid_config', `invalid config${where}:\n${list}`, options)
+    super('invalid_config', `${options.summary ?? `invalid config${where}`}:\n${list}`, options)
     this.name = 'InvalidConfigError'
     this.issues = issues
   }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { createLogger, registerSecrets } from './logger.js'
+import { formatLogLine } from './format-log-line.js'
+import { chooseLogFormat, createChildLogger, createLogger, registerSecrets } from './logger.js'
 import { redactText } from './redact.js'
 
 function capture() {
@@ -44,5 +45,58 @@ describe('redactText', () => {
 
   it('leaves ordinary text alone', () => {
     expect(redactText('你好，今天天气真好。sk is short')).toBe('你好，今天天气真好。sk is short')
+  })
+})
+
+describe('log formats', () => {
+  function captureAs(format: 'json' | 'pretty') {
+    const lines: string[] = []
+    const logger = createLogger({
+      level: 'info',
+      format,
+      destination: { write: (line: string) => lines.push(line) },
+    })
+    return { logger, lines }
+  }
+
+  it('pretty: one readable line per record with time, level, module, message and key=value', () => {
+    const { logger, lines } = captureAs('pretty')
+    const providers = createChildLogger(createChildLogger(logger, 'engine'), 'providers')
+    providers.warn(
+      { attempt: 2, url: 'http://127.0.0.1:9/v1', error: new Error('connect ECONNREFUSED') },
+      'retrying\nthe request',
+    )
+    expect(lines).toHaveLength(1)
+    expect(lines[0]).toMatch(
+      /^\d\d:\d\d:\d\d\.\d{3} WARN {2}engine\/providers: retrying the request attempt=2 url=http:\/\/127\.0\.0\.1:9\/v1 error="connect ECONNREFUSED"\n$/,
+    )
+  })
+
+  it('json: parts of a module never repeat the module key', () => {
+    const { logger, lines } = captureAs('json')
+    createChildLogger(createChildLogger(logger, 'engine'), 'memory').info('stored')
+    const line = lines[0] ?? ''
+    expect(line.match(/"module"/g)).toHaveLength(1)
+    expect(JSON.parse(line)).toMatchObject({ module: 'engine', component: 'memory', msg: 'stored' })
+  })
+
+  it('CHARPIPE_LOG_FORMAT wins; otherwise pretty only on a terminal', () => {
+    const saved = process.env.CHARPIPE_LOG_FORMAT
+    try {
+      delete process.env.CHARPIPE_LOG_FORMAT
+      expect(chooseLogFormat(true)).toBe('pretty')
+      expect(chooseLogFormat(false)).toBe('json')
+      process.env.CHARPIPE_LOG_FORMAT = 'JSON'
+      expect(chooseLogFormat(true)).toBe('json')
+      process.env.CHARPIPE_LOG_FORMAT = 'pretty'
+      expect(chooseLogFormat(false)).toBe('pretty')
+    } finally {
+      if (saved === undefined) delete process.env.CHARPIPE_LOG_FORMAT
+      else process.env.CHARPIPE_LOG_FORMAT = saved
+    }
+  })
+
+  it('text that is not a JSON record passes through', () => {
+    expect(formatLogLine('plain text')).toBe('plain text\n')
   })
 })

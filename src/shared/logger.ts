@@ -4,6 +4,7 @@
  * an error body cannot put it in a log line.
  */
 import { type Logger, type LoggerOptions, pino } from 'pino'
+import { createPrettyDestination } from './format-log-line.js'
 import { isSecretKey, MASK, redactText } from './redact.js'
 
 export type { Logger } from 'pino'
@@ -37,15 +38,32 @@ function scrubValue(value: unknown, depth = 0): unknown {
   return result
 }
 
+export type LogFormat = 'json' | 'pretty'
+
 export interface CreateLoggerOptions {
   level?: LoggerOptions['level']
   /** Where lines go; defaults to stderr so stdout stays free for CLI output. */
   destination?: pino.DestinationStream
   name?: string
+  /**
+   * `pretty`: one readable line per record (time, level, module, message, key=value); `json`: one
+   * JSON object per line. @default `CHARPIPE_LOG_FORMAT`, else `pretty` when the lines go to a
+   * terminal (stderr is a TTY) and `json` otherwise
+   */
+  format?: LogFormat
+}
+
+/** The format asked for by `CHARPIPE_LOG_FORMAT`, or the one that suits where lines go. */
+export function chooseLogFormat(toTerminal: boolean): LogFormat {
+  const asked = process.env.CHARPIPE_LOG_FORMAT?.toLowerCase()
+  if (asked === 'json' || asked === 'pretty') return asked
+  return toTerminal ? 'pretty' : 'json'
 }
 
 export function createLogger(options: CreateLoggerOptions = {}): Logger {
   const level = options.level ?? process.env.CHARPIPE_LOG_LEVEL ?? (process.env.VITEST ? 'silent' : 'info')
+  const destination = options.destination ?? pino.destination(2)
+  const format = options.format ?? chooseLogFormat(!options.destination && Boolean(process.stderr.isTTY))
   return pino(
     {
       name: options.name ?? 'charpipe',
@@ -57,8 +75,19 @@ export function createLogger(options: CreateLoggerOptions = {}): Logger {
         },
       },
     },
-    options.destination ?? pino.destination(2),
+    format === 'pretty' ? (createPrettyDestination(destination) as pino.DestinationStream) : destination,
   )
+}
+
+/**
+ * A logger for one part of a module (`providers` of `engine`): the parent's `module` stays and the
+ * part is bound as `component`, since pino would write a key bound twice twice.
+ */
+export function createChildLogger(parent: Logger, part: string): Logger {
+  const bound = parent.bindings()
+  if (bound.module === undefined) return parent.child({ module: part })
+  if (bound.component === undefined) return parent.child({ component: part })
+  return parent
 }
 
 let rootLogger: Logger | undefined

@@ -3,7 +3,7 @@
  * server of this test process.
  */
 import { type ChildProcess, spawn } from 'node:child_process'
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -33,7 +33,8 @@ function writeConfig(name: string, yaml: string): string {
 const openaiConfig = () =>
   writeConfig(
     'openai.yaml',
-    `llm: { provider: custom, base_url: "${server.url}/v1", model: m, max_retries: 0 }\nhistory: { store: memory }\nmemory: { enabled: false }\n`,
+    `llm: { provider: custom, base_url: "${server.url}/v1", model: m, max_retries: 0 }\nhistory: { store: memory }\nmemory: { enabled: false }\n` +
+      `storage: { sqlite_path: "${join(folder, 'data', 'charpipe.db')}" }\n`,
   )
 
 interface RunResult {
@@ -42,10 +43,13 @@ interface RunResult {
   stderr: string
 }
 
-function startCli(args: string[]): { child: ChildProcess; result: Promise<RunResult>; output: () => string } {
+function startCli(
+  args: string[],
+  env: Record<string, string> = {},
+): { child: ChildProcess; result: Promise<RunResult>; output: () => string } {
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/entry.ts', ...args], {
     cwd: repoRoot,
-    env: { ...process.env, CHARPIPE_LOG_LEVEL: 'silent' },
+    env: { ...process.env, CHARPIPE_LOG_LEVEL: 'silent', ...env },
     stdio: ['pipe', 'pipe', 'pipe'],
   })
   let stdout = ''
@@ -60,8 +64,8 @@ function startCli(args: string[]): { child: ChildProcess; result: Promise<RunRes
   return { child, result, output: () => stdout }
 }
 
-async function runCli(args: string[], input = ''): Promise<RunResult> {
-  const { child, result } = startCli(args)
+async function runCli(args: string[], input = '', env: Record<string, string> = {}): Promise<RunResult> {
+  const { child, result } = startCli(args, env)
   child.stdin!.end(input)
   return result
 }
@@ -96,6 +100,35 @@ describe('charpipe chat', () => {
     expect(code).toBe(0)
     expect(stdout).not.toContain('第三句')
     expect(stdout).toContain('[平静] 还在。')
+  })
+
+  it('keeps log lines out of the conversation: they go to the log file, summarised in one line', async () => {
+    const path = writeConfig(
+      'unreachable.yaml',
+      'llm: { provider: custom, base_url: "http://127.0.0.1:9/v1", max_retries: 1 }\nhistory: { store: memory }\nmemory: { enabled: false }\n',
+    )
+    const logFile = join(folder, 'logs', 'chat.log')
+    const { code, stdout, stderr } = await runCli(
+      ['chat', '--config', path, '--log-file', logFile],
+      '你好\n',
+      {
+        CHARPIPE_LOG_LEVEL: 'info',
+      },
+    )
+    expect(code).toBe(0)
+    expect(stdout).toContain(`log ${logFile}`)
+    expect(`${stdout}${stderr}`).not.toContain('{"level"')
+    expect(stderr).toContain('error: upstream_unreachable: cannot reach http://127.0.0.1:9/v1')
+    const summaries = stderr.split('\n').filter((line) => line.startsWith('('))
+    expect(summaries).toHaveLength(1)
+    expect(summaries[0]).toMatch(
+      new RegExp(
+        `^\\(2 errors, 1 warning in ${logFile}: cannot reach upstream at http://127\\.0\\.0\\.1:9/v1`,
+      ),
+    )
+    const logged = readFileSync(logFile, 'utf8').trim().split('\n')
+    expect(logged.some((line) => / ERROR engine\/providers: cannot reach upstream /.test(line))).toBe(true)
+    expect(logged.some((line) => / WARN {2}engine\/providers: retrying /.test(line))).toBe(true)
   })
 
   it('a bad config exits non-zero naming the field', async () => {
@@ -139,6 +172,23 @@ describe('charpipe doctor', () => {
     expect(stdout).toMatch(/^ok {3}provider reachable: /m)
     expect(stdout).toMatch(/^ok {3}model answers: .*"ok"$/m)
     expect(code).toBe(0)
+  })
+
+  it('prints each config warning once, as a readable line', async () => {
+    server.script({ text: 'ok' })
+    const path = writeConfig(
+      'warned.yaml',
+      `llm: { provider: custom, base_url: "${server.url}/v1", model: m, max_retries: 0 }\n` +
+        'character: { injected_history: [{ role: user, content: 你好 }] }\n',
+    )
+    const { code, stdout, stderr } = await runCli(['doctor', '--config', path], '', {
+      CHARPIPE_LOG_LEVEL: 'info',
+    })
+    expect(code).toBe(0)
+    const output = `${stdout}${stderr}`
+    expect(output.match(/character\.injected_history/g)).toHaveLength(1)
+    expect(stdout).toMatch(/^ {5}warning: character\.injected_history: has 1 entries/m)
+    expect(output).not.toContain('{"level"')
   })
 
   it('fails when the provider cannot be reached', async () => {

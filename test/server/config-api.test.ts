@@ -178,6 +178,66 @@ describe('GET/PUT /api/config', () => {
   })
 })
 
+describe('GET /api/config/status and a file made invalid by hand', () => {
+  const readStatus = async () => (await fetch(`${server!.url}/api/config/status`)).json()
+
+  it('names the file; the last good config stays; a save names the file, the field and the problem', async () => {
+    server = await startTestServer({ configText })
+    expect(await readStatus()).toEqual({ path: server.configPath, source: 'file', file_error: null })
+
+    const broken = configText.replace('name: 小雪', 'name: 小雪\n  reply_format: jsonn')
+    await writeFile(server.configPath, broken)
+    await expect.poll(async () => (await readStatus()).file_error, { timeout: 5000 }).not.toBeNull()
+    const status = await readStatus()
+    expect(status.file_error.message).toContain(`${server.configPath} is not valid`)
+    expect(status.file_error.issues).toEqual([
+      {
+        path: 'character.reply_format',
+        message: '"jsonn" is not one of json, prefix, auto, plain (did you mean `json`?)',
+      },
+    ])
+    expect(server.charpipe.config.character.reply_format).toBe('auto')
+
+    // The page sends its form back (reply_format shown as the running "auto") with one change.
+    const masked = await (await fetch(`${server.url}/api/config`)).json()
+    const refused = await putConfig({ ...masked, character: { ...masked.character, persona: '新的' } })
+    expect(refused.status).toBe(400)
+    const { error } = await refused.json()
+    expect(error.code).toBe('invalid_config')
+    expect(error.message).toContain(`${server.configPath} is not valid as it is on disk`)
+    expect(error.issues).toEqual([
+      {
+        path: 'character.reply_format',
+        message: `in ${server.configPath}: "jsonn" is not one of json, prefix, auto, plain (did you mean \`json\`?)`,
+      },
+    ])
+    expect(await readFile(server.configPath, 'utf8')).toBe(broken)
+
+    // A save that sets the faulty field mends the file.
+    const mended = await putConfig({ character: { reply_format: 'json', persona: '新的' } })
+    expect(mended.status).toBe(200)
+    expect(await readStatus()).toEqual({ path: server.configPath, source: 'file', file_error: null })
+    expect(await readFile(server.configPath, 'utf8')).toContain('reply_format: json\n')
+  })
+
+  it("a YAML syntax error is the file's problem, with its line", async () => {
+    server = await startTestServer({ configText })
+    await writeFile(server.configPath, `${configText}character: [unclosed\n`)
+    await expect.poll(async () => (await readStatus()).file_error, { timeout: 5000 }).not.toBeNull()
+    expect((await readStatus()).file_error.issues[0].path).toMatch(/^line \d+, column \d+$/)
+    const refused = await putConfig({ character: { persona: '新的' } })
+    expect(refused.status).toBe(400)
+    expect((await refused.json()).error.message).toContain(`${server.configPath} is not valid YAML`)
+  })
+
+  it('says the defaults run when there is no file, until a save creates it', async () => {
+    server = await startTestServer()
+    expect(await readStatus()).toEqual({ path: server.configPath, source: 'defaults', file_error: null })
+    expect((await putConfig({ character: { name: '新角色' } })).status).toBe(200)
+    expect((await readStatus()).source).toBe('file')
+  })
+})
+
 describe('PUT /api/config when the product cannot apply it', () => {
   it('answers the error and puts the file back as it was', async () => {
     server = await startTestServer({ configText })

@@ -32,13 +32,13 @@ interface ServeProcess {
   exited: Promise<number | null>
 }
 
-function spawnServe(args: string[], cwd = folder): ServeProcess {
+function spawnServe(args: string[], cwd = folder, env: Record<string, string> = {}): ServeProcess {
   const child = spawn(
     process.execPath,
     ['--import', tsxLoader, join(repoRoot, 'src/cli/entry.ts'), 'serve', ...args],
     {
       cwd,
-      env: { ...process.env, CHARPIPE_LOG_LEVEL: 'info' },
+      env: { ...process.env, CHARPIPE_LOG_LEVEL: 'info', ...env },
     },
   )
   let stdout = ''
@@ -98,6 +98,14 @@ describe('charpipe serve', { timeout: 120_000 }, () => {
     expect(history.messages.at(-1)).toMatchObject({ role: 'assistant', interrupted: true })
     again.child.kill('SIGINT')
     expect(await again.exited).toBe(0)
+
+    // Not a terminal: one JSON object per log line, the module named once.
+    const logLines = `${serve.stderr()}${again.stderr()}`.trim().split('\n')
+    expect(logLines.length).toBeGreaterThan(2)
+    for (const line of logLines) {
+      expect(() => JSON.parse(line)).not.toThrow()
+      expect(line.match(/"module"/g)?.length ?? 0).toBeLessThanOrEqual(1)
+    }
   })
 
   it('runs the server in a Node process with a larger initial heap, and stops it on SIGINT', async () => {
@@ -120,7 +128,7 @@ describe('charpipe serve', { timeout: 120_000 }, () => {
 
   it('starts with the defaults (provider mock) when ./config.yaml is missing, and says where saves go', async () => {
     const empty = await mkdtemp(join(folder, 'empty-'))
-    const serve = spawnServe(['--port', '0'], empty)
+    const serve = spawnServe(['--port', '0'], empty, { CHARPIPE_LOG_FORMAT: 'pretty' })
     const url = await waitForUrl(serve)
     expect(serve.stdout()).toContain(
       `charpipe config ./config.yaml not found: running on the defaults with the builtin mock provider (model mock-character); saves from the page will create ${join(empty, 'config.yaml')}`,
@@ -129,6 +137,9 @@ describe('charpipe serve', { timeout: 120_000 }, () => {
     expect(config.llm.provider).toBe('mock')
     serve.child.kill('SIGTERM')
     expect(await serve.exited).toBe(0)
+    // Asked for readable lines: time, level, module, message, key=value.
+    expect(serve.stderr()).toMatch(/^\d\d:\d\d:\d\d\.\d{3} INFO {2}server: shutting down signal=SIGTERM$/m)
+    expect(serve.stderr()).not.toContain('{"level"')
   })
 
   it('refuses a non-loopback host without a token, saying why', async () => {

@@ -2,27 +2,35 @@
  * `charpipe chat [--config FILE] [--session ID]`: a conversation in the terminal. Each sentence is
  * printed with its emotion as it arrives (`[开心] 你好呀～`). Ctrl-C interrupts the running reply; a
  * second Ctrl-C, or Ctrl-C at the prompt, exits. Lines from piped stdin are answered one by one.
+ * Log lines go to a file, not between the lines of the conversation.
  */
+import { dirname, join } from 'node:path'
 import { createInterface } from 'node:readline'
 import { parseArgs } from 'node:util'
+import { resolveProviderSettings } from '../../config/provider-registry.js'
 import { createCharpipe } from '../../engine/index.js'
 import { CharpipeError } from '../../shared/errors.js'
+import { getLogger, setLogger } from '../../shared/logger.js'
 import { loadCliConfig, runCommand } from '../load-cli-config.js'
+import { openChatLog, summarizeNotices } from '../open-chat-log.js'
 
 export const summary = 'Talk with the character in the terminal (sentences with emotions as they arrive)'
-export const usage = 'charpipe chat [--config FILE] [--session ID]'
+export const usage =
+  'charpipe chat [--config FILE] [--session ID] [--log-file FILE]\n\n' +
+  '  --log-file FILE  where log lines go (default: chat.log beside the SQLite database)'
 
 const quitCommands = new Set(['/quit', '/exit'])
 
 export function run(args: string[]): Promise<number> {
   return runCommand(async () => {
-    let values: { config?: string; session: string }
+    let values: { config?: string; session: string; 'log-file'?: string }
     try {
       values = parseArgs({
         args,
         options: {
           config: { type: 'string' },
           session: { type: 'string', default: 'default' },
+          'log-file': { type: 'string' },
         },
       }).values as typeof values
     } catch (error) {
@@ -30,10 +38,13 @@ export function run(args: string[]): Promise<number> {
       return 2
     }
     const { config } = await loadCliConfig(values.config)
+    const log = openChatLog(values['log-file'] ?? join(dirname(config.storage.sqlite_path), 'chat.log'))
+    setLogger(log.logger)
     let charpipe: Awaited<ReturnType<typeof createCharpipe>>
     try {
-      charpipe = await createCharpipe(config)
+      charpipe = await createCharpipe(config, { logger: getLogger('engine') })
     } catch (error) {
+      log.close()
       console.error(
         CharpipeError.isInstance(error) ? error.message : `charpipe chat: ${(error as Error).message}`,
       )
@@ -63,8 +74,9 @@ export function run(args: string[]): Promise<number> {
     lines.on('SIGINT', onInterrupt)
     process.on('SIGINT', onInterrupt)
 
+    const model = resolveProviderSettings(config.llm).model
     console.log(
-      `${config.character.name} (${config.llm.provider}) · session ${session} · Ctrl-C interrupts, /quit leaves`,
+      `${config.character.name} (${config.llm.provider}${model ? ` ${model}` : ''}) · session ${session} · log ${log.path} · Ctrl-C interrupts, /quit leaves`,
     )
     if (interactive) lines.prompt()
     for await (const line of lines) {
@@ -82,6 +94,8 @@ export function run(args: string[]): Promise<number> {
           } else if (event.type === 'llm_done' && event.interrupted) console.log('(interrupted)')
         }
         replying = false
+        const notice = summarizeNotices(log.takeNotices(), log.path)
+        if (notice) console.error(notice)
       }
       if (quitting) break
       if (interactive) lines.prompt()
@@ -89,6 +103,7 @@ export function run(args: string[]): Promise<number> {
     process.off('SIGINT', onInterrupt)
     lines.close()
     await charpipe.close()
+    log.close()
     return 0
   })
 }

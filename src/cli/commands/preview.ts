@@ -33,7 +33,8 @@ export function run(args: string[]): Promise<number> {
       console.error(`charpipe preview: TEXT is missing\nusage: ${usage}`)
       return 2
     }
-    const { config } = await loadCliConfig(parsed.values.config)
+    // The engine logs the config's warnings when it reads the config: printed once, by it.
+    const { config } = await loadCliConfig(parsed.values.config, { printWarnings: false })
     try {
       const charpipe = await createCharpipe(config)
       try {

@@ -69,7 +69,8 @@ export function run(args: string[]): Promise<number> {
       console.error(`charpipe serve: ${(error as Error).message}\nusage: ${usage}`)
       return 2
     }
-    const loaded = await loadCliConfig(values.config)
+    // The engine logs the config's warnings when it reads the config: printed once, by it.
+    const loaded = await loadCliConfig(values.config, { printWarnings: false })
     const host = values.host ?? loaded.config.server.host
     if (!isLoopbackHost(host) && !loaded.config.server.token) {
       console.error(

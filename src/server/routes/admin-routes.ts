@@ -17,6 +17,9 @@ export function registerAdminRoutes(app: Hono, dependencies: ServerDependencies)
 
   app.get('/api/config', (context) => context.json(configManager.masked()))
 
+  // Which file the server runs on and whether it is usable now (the page's banner for hand edits).
+  app.get('/api/config/status', (context) => context.json(configManager.status()))
+
   app.put('/api/config', async (context) => {
     const body = await readJsonBody(context, anyJson)
     if (!body.ok) return body.response
