@@ -46,6 +46,13 @@ export const serverSchema = z
       .describe(
         "Web origins (`https://app.example.com`) besides the server's own whose pages may call the API and open the WebSocket; only they get CORS headers.",
       ),
+    ws_max_buffered_bytes: z
+      .int()
+      .min(64 * 1024)
+      .default(8 * 1024 * 1024)
+      .describe(
+        'Most bytes of events waiting for one WebSocket client that does not read. While a client lags, chunks are merged; past this, its turns are interrupted (and stored) and the socket is closed with code 1008.',
+      ),
     shutdown_grace_ms: z
       .int()
       .positive()
@@ -278,6 +285,13 @@ export const conversationSchema = z
       .enum(['interrupt', 'queue'])
       .default('interrupt')
       .describe('A new input while a reply runs: interrupt it, or queue behind it.'),
+    max_input_chars: z
+      .int()
+      .positive()
+      .default(32_000)
+      .describe(
+        'Longest text of one input, in characters; a longer one is refused with bad_request (bounds the work one turn can cost).',
+      ),
   })
   .describe('Turn taking.')
 

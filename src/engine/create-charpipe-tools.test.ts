@@ -30,11 +30,16 @@ const tools = [weather, broken] as Tool[]
 describe('tools: native function calling', () => {
   it('runs the call, gives the result back and speaks the final answer', async () => {
     const provider = createScriptedProvider([
-      { toolCalls: [{ id: 'c1', name: 'weather', arguments: { city: '北京' } }] },
-      { chunks: ['北京今天晴。'] },
+      {
+        toolCalls: [{ id: 'c1', name: 'weather', arguments: { city: '北京' } }],
+        usage: { inputTokens: 100, outputTokens: 10 },
+      },
+      { chunks: ['北京今天晴。'], usage: { inputTokens: 130, outputTokens: 6 } },
     ])
     const charpipe = await createCharpipe(makeConfig(), { parts: createFakeParts(), provider, tools })
     const events = await collectEvents(charpipe.generate({ text: '北京天气？' }))
+    // Usage is the sum over the turn's model calls.
+    expect(doneOf(events).usage).toEqual({ prompt_tokens: 230, completion_tokens: 16 })
     expect(typesOf(events).slice(0, 2)).toEqual(['tool_call', 'tool_result'])
     expect(events[0]).toMatchObject({ id: 'c1', name: 'weather', arguments: { city: '北京' } })
     expect(events[1]).toMatchObject({ id: 'c1', result: { city: '北京', sky: '晴' } })

@@ -114,6 +114,31 @@ describe('createCharpipe: one turn', () => {
     expect(provider.requests).toHaveLength(0)
   })
 
+  it('reports the model usage on llm_done, and none when the model reports none', async () => {
+    const { charpipe } = await setup([
+      { chunks: ['好的。'], usage: { inputTokens: 120, outputTokens: 7, cachedInputTokens: 100 } },
+      { chunks: ['嗯。'] },
+    ])
+    const done = doneOf(await collectEvents(charpipe.generate({ text: '一' })))
+    expect(done.usage).toEqual({ prompt_tokens: 120, completion_tokens: 7, cached_tokens: 100 })
+    const second = doneOf(await collectEvents(charpipe.generate({ text: '二' })))
+    expect(second).not.toHaveProperty('usage')
+  })
+
+  it('refuses a text longer than conversation.max_input_chars, naming the limit, and stores nothing', async () => {
+    const config = makeConfig()
+    config.conversation.max_input_chars = 100
+    const { charpipe, provider, historyStore } = await setup([{ chunks: ['好的。'] }], {}, config)
+    const events = await collectEvents(charpipe.generate({ text: 'x'.repeat(101) }))
+    expect(typesOf(events)).toEqual(['llm_error', 'llm_done'])
+    expect(events[0]).toMatchObject({ code: 'bad_request' })
+    expect((events[0] as { message: string }).message).toMatch(/conversation\.max_input_chars \(100\)/)
+    expect(provider.requests).toHaveLength(0)
+    expect(await historyStore.listMessages(scope())).toEqual([])
+    await expect(charpipe.preview({ text: 'x'.repeat(101) })).rejects.toThrow(/max_input_chars/)
+    expect(doneOf(await collectEvents(charpipe.generate({ text: 'x'.repeat(100) }))).text).toBe('好的。')
+  })
+
   it('reports a storage failure as llm_error before llm_done and goes on', async () => {
     const broken: HistoryStore = {
       ...createInMemoryHistoryStore(),

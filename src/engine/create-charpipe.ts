@@ -151,7 +151,7 @@ export async function createCharpipe(
     }
     try {
       if (closed) throw new BadRequestError('this charpipe instance is closed')
-      const input = validateGenerateInput(raw)
+      const input = validateGenerateInput(raw, { maxInputChars: current.config.conversation.max_input_chars })
       session = input.session
       const previous = lanes.enter(handle, current.config.conversation.on_new_input)
       handle.ended = executeTurn({
@@ -263,7 +263,9 @@ export async function createCharpipe(
       return next
     },
     async preview(input) {
-      const turnInput = validateGenerateInput(input)
+      const turnInput = validateGenerateInput(input, {
+        maxInputChars: current.config.conversation.max_input_chars,
+      })
       const runtime = current
       return pipeline.preview({
         input: turnInput,

@@ -76,6 +76,7 @@ function emitDone(options: ExecuteTurnOptions, runtime: EngineRuntime, outcome: 
     text: options.parts.applyDisplayRegexRules(outcome.displayText, runtime.config),
     emotion: outcome.emotion,
     interrupted: outcome.interrupted,
+    ...(outcome.usage ? { usage: outcome.usage } : {}),
   })
 }
 

@@ -7,7 +7,7 @@
  * `max_tool_steps` bounds the rounds in which tools run; the call after the last round goes out
  * without tools so the model has to answer in words.
  */
-import type { ChatProvider, ChatRequest } from '../providers/types.js'
+import type { ChatProvider, ChatRequest, Usage } from '../providers/types.js'
 import type { Logger } from '../shared/logger.js'
 import type { ChatMessage, ToolCall } from '../shared/messages.js'
 import {
@@ -26,6 +26,8 @@ export type StepEvent =
   | { type: 'step-end' }
   | { type: 'tool_call'; id: string; name: string; arguments: unknown }
   | { type: 'tool_result'; id: string; result: unknown }
+  /** What one model call cost, when the provider reports it. */
+  | { type: 'usage'; usage: Usage }
 
 export interface RunModelStepsOptions {
   provider: ChatProvider
@@ -69,8 +71,10 @@ async function streamOneStep(
       } else {
         options.logger.warn({ tool: event.name }, 'the model called a tool that was not offered; ignored')
       }
+    } else if (event.type === 'usage') {
+      options.onEvent({ type: 'usage', usage: event.usage })
     }
-    // Reasoning never reaches speech; usage and finish carry nothing the reply needs.
+    // Reasoning never reaches speech; finish carries nothing the reply needs.
   })
   if (!detector || detector.state === 'text') return
   const held = detector.heldText

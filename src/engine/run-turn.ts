@@ -4,7 +4,9 @@
  * interrupted (and why) or failed, and the caller emits the closing `llm_error` / `llm_done`.
  */
 import type { ContextPipeline, TurnInput } from '../context/types.js'
+import type { Usage } from '../providers/types.js'
 import { CharpipeError } from '../shared/errors.js'
+import type { TurnUsage } from '../shared/events.js'
 import { type Logger, scrubSecrets } from '../shared/logger.js'
 import { addToolPrompt } from '../tools/add-tool-prompt.js'
 import type { ToolRegistry } from '../tools/tool-registry.js'
@@ -29,6 +31,8 @@ export interface TurnOutcome {
   interrupted: boolean
   reason?: InterruptReason
   error?: CharpipeError
+  /** Summed over the turn's model calls; absent when no call reported usage. */
+  usage?: TurnUsage
 }
 
 export interface RunTurnOptions {
@@ -55,14 +59,28 @@ export function readInterruptReason(signal: AbortSignal): InterruptReason {
   return reason && typeof reason === 'object' && 'kind' in reason ? reason : { kind: 'signal' }
 }
 
+/** Adds one model call's usage to the turn's. */
+export function addTurnUsage(total: TurnUsage | undefined, usage: Usage): TurnUsage {
+  const cached = (total?.cached_tokens ?? 0) + (usage.cachedInputTokens ?? 0)
+  return {
+    prompt_tokens: (total?.prompt_tokens ?? 0) + usage.inputTokens,
+    completion_tokens: (total?.completion_tokens ?? 0) + usage.outputTokens,
+    ...(total?.cached_tokens !== undefined || usage.cachedInputTokens !== undefined
+      ? { cached_tokens: cached }
+      : {}),
+  }
+}
+
 export async function runTurn(options: RunTurnOptions): Promise<TurnOutcome> {
   const { runtime, signal, emit } = options
   const reply = createTurnReply(options.parts, runtime.parserOptions, emit)
+  let usage: TurnUsage | undefined
   const outcome = (extra: Partial<TurnOutcome>): TurnOutcome => ({
     displayText: reply.displayText,
     emotion: reply.emotion,
     sentences: reply.sentences,
     interrupted: false,
+    ...(usage ? { usage } : {}),
     ...extra,
   })
   try {
@@ -97,6 +115,7 @@ export async function runTurn(options: RunTurnOptions): Promise<TurnOutcome> {
       onEvent(event) {
         if (event.type === 'text-delta') reply.push(event.text)
         else if (event.type === 'step-end') reply.endStep()
+        else if (event.type === 'usage') usage = addTurnUsage(usage, event.usage)
         else emit(event)
       },
     })

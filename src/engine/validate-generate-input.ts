@@ -16,7 +16,15 @@ function checkStringList(value: unknown, field: string): string[] | undefined {
   return value.length > 0 ? [...value] : undefined
 }
 
-export function validateGenerateInput(input: GenerateInput | undefined): TurnInput {
+export interface ValidateGenerateInputOptions {
+  /** Longest `text`, in characters (`conversation.max_input_chars`). */
+  maxInputChars?: number
+}
+
+export function validateGenerateInput(
+  input: GenerateInput | undefined,
+  options: ValidateGenerateInputOptions = {},
+): TurnInput {
   if (!input || typeof input !== 'object')
     throw new BadRequestError('input must be an object with a text field')
   const session = input.session ?? 'default'
@@ -24,6 +32,11 @@ export function validateGenerateInput(input: GenerateInput | undefined): TurnInp
     throw new BadRequestError(`session must be a non-empty string of at most ${maxSessionLength} characters`)
   }
   if (typeof input.text !== 'string') throw new BadRequestError('text must be a string')
+  if (options.maxInputChars !== undefined && input.text.length > options.maxInputChars) {
+    throw new BadRequestError(
+      `text is ${input.text.length} characters, longer than conversation.max_input_chars (${options.maxInputChars})`,
+    )
+  }
   if (input.emotion !== undefined && input.emotion !== null && typeof input.emotion !== 'string') {
     throw new BadRequestError('emotion must be a string')
   }

@@ -27,13 +27,38 @@ function excerpt(line: string): string {
   return line.length > maxExcerpt ? `${line.slice(0, maxExcerpt)}…` : line
 }
 
-export function createSseDecoder(onEvent: (event: SseEvent) => void): SseDecoder {
-  let buffer = ''
+/** Longest SSE line, and longest event data, accepted from an upstream (characters). */
+export const maxSseLineCharacters = 1_048_576
+
+export interface CreateSseDecoderOptions {
+  /** @default maxSseLineCharacters */
+  maxLineCharacters?: number
+}
+
+/**
+ * Each pushed text is searched once: the start of an unfinished line is kept as pieces and joined
+ * only when its line break arrives (appending to one string and searching it again from its start
+ * made a 40 MB line cost seconds), and a line or event past `maxLineCharacters` ends the stream
+ * with an `upstream_stream` error.
+ */
+export function createSseDecoder(
+  onEvent: (event: SseEvent) => void,
+  options: CreateSseDecoderOptions = {},
+): SseDecoder {
+  const maxLine = options.maxLineCharacters ?? maxSseLineCharacters
+  let pending: string[] = []
+  let pendingLength = 0
   let eventName: string | undefined
   let data: string | undefined
   let commentCount = 0
   // A chunk that ended on `\r` may be followed by `\n` in the next one: the pair is one line break.
   let skipLeadingLineFeed = false
+
+  const refuseLongLine = (length: number) => {
+    throw new UpstreamStreamError(
+      `upstream SSE line of more than ${maxLine} characters (${length} so far): the stream is cut`,
+    )
+  }
 
   const dispatch = () => {
     if (data !== undefined) onEvent({ event: eventName, data })
@@ -55,6 +80,7 @@ export function createSseDecoder(onEvent: (event: SseEvent) => void): SseDecoder
     switch (field) {
       case 'data':
         data = data === undefined ? value : `${data}\n${value}`
+        if (data.length > maxLine) refuseLongLine(data.length)
         return
       case 'event':
         eventName = value
@@ -67,25 +93,33 @@ export function createSseDecoder(onEvent: (event: SseEvent) => void): SseDecoder
     }
   }
 
+  const takeLine = (input: string, start: number, end: number): string => {
+    const tail = input.slice(start, end)
+    if (pending.length === 0) return tail
+    pending.push(tail)
+    const line = pending.join('')
+    pending = []
+    pendingLength = 0
+    return line
+  }
+
   return {
     get commentCount() {
       return commentCount
     },
     push(text) {
-      let input = text
+      let start = 0
       if (skipLeadingLineFeed) {
         skipLeadingLineFeed = false
-        if (input.charCodeAt(0) === 10) input = input.slice(1)
+        if (text.charCodeAt(0) === 10) start = 1
       }
-      buffer = buffer.length === 0 ? input : buffer + input
-      let start = 0
-      const length = buffer.length
-      // Searched once and only again once passed: most streams have no `\r` at all, and searching
-      // the rest of the buffer on every line would be quadratic.
-      let carriageReturn = buffer.indexOf('\r')
+      const length = text.length
+      // Each break is searched once and only again once passed: most streams have no `\r` at all.
+      let lineFeed = text.indexOf('\n', start)
+      let carriageReturn = text.indexOf('\r', start)
       while (start < length) {
-        const lineFeed = buffer.indexOf('\n', start)
-        if (carriageReturn !== -1 && carriageReturn < start) carriageReturn = buffer.indexOf('\r', start)
+        if (lineFeed !== -1 && lineFeed < start) lineFeed = text.indexOf('\n', start)
+        if (carriageReturn !== -1 && carriageReturn < start) carriageReturn = text.indexOf('\r', start)
         let end: number
         let next: number
         if (carriageReturn !== -1 && (lineFeed === -1 || carriageReturn < lineFeed)) {
@@ -94,7 +128,7 @@ export function createSseDecoder(onEvent: (event: SseEvent) => void): SseDecoder
             skipLeadingLineFeed = true
             next = length
           } else {
-            next = buffer.charCodeAt(carriageReturn + 1) === 10 ? carriageReturn + 2 : carriageReturn + 1
+            next = text.charCodeAt(carriageReturn + 1) === 10 ? carriageReturn + 2 : carriageReturn + 1
           }
         } else if (lineFeed !== -1) {
           end = lineFeed
@@ -102,15 +136,22 @@ export function createSseDecoder(onEvent: (event: SseEvent) => void): SseDecoder
         } else {
           break
         }
-        handleLine(buffer.slice(start, end))
+        if (pendingLength + end - start > maxLine) refuseLongLine(pendingLength + end - start)
+        handleLine(takeLine(text, start, end))
         start = next
       }
-      buffer = start === 0 ? buffer : buffer.slice(start)
+      if (start < length) {
+        pendingLength += length - start
+        if (pendingLength > maxLine) refuseLongLine(pendingLength)
+        pending.push(start === 0 ? text : text.slice(start))
+      }
     },
     end() {
-      if (buffer.length > 0) {
-        handleLine(buffer)
-        buffer = ''
+      if (pending.length > 0) {
+        const line = pending.join('')
+        pending = []
+        pendingLength = 0
+        handleLine(line)
       }
       dispatch()
     },

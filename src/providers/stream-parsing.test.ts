@@ -1,6 +1,7 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { createSseDecoder, type SseEvent } from './create-sse-decoder.js'
+import { CharpipeError } from '../shared/errors.js'
+import { createSseDecoder, maxSseLineCharacters, type SseEvent } from './create-sse-decoder.js'
 import { createThinkTagSplitter } from './create-think-tag-splitter.js'
 import { createToolCallAccumulator } from './create-tool-call-accumulator.js'
 
@@ -23,6 +24,44 @@ function splitAt(text: string, cuts: number[]): string[] {
   pieces.push(text.slice(start))
   return pieces
 }
+
+describe('createSseDecoder on long lines', () => {
+  it('joins a long line that arrives in many pieces', () => {
+    const value = 'x'.repeat(500_000)
+    const body = `data: ${value}\r\n\r\ndata: next\n\n`
+    const pieces = Array.from({ length: Math.ceil(body.length / 999) }, (_, index) =>
+      body.slice(index * 999, (index + 1) * 999),
+    )
+    expect(decodeInPieces(pieces)).toEqual([
+      { event: undefined, data: value },
+      { event: undefined, data: 'next' },
+    ])
+  })
+
+  it('ends a stream whose line passes the maximum with upstream_stream, as soon as it passes', () => {
+    const decoder = createSseDecoder(() => {})
+    const piece = 'y'.repeat(65_536)
+    let pushed = 0
+    let caught: unknown
+    try {
+      decoder.push('data: ')
+      for (; pushed < 1_000; pushed++) decoder.push(piece)
+    } catch (error) {
+      caught = error
+    }
+    expect(CharpipeError.isInstance(caught) && caught.code).toBe('upstream_stream')
+    expect((caught as Error).message).toMatch(/SSE line of more than 1048576 characters/)
+    // Thrown by the push that passes the maximum: nothing past it is kept or scanned.
+    expect(pushed).toBe(Math.floor((maxSseLineCharacters - 'data: '.length) / piece.length))
+  })
+
+  it('counts an event of many data lines against the same maximum', () => {
+    const decoder = createSseDecoder(() => {}, { maxLineCharacters: 100 })
+    expect(() => decoder.push(`data: ${'a'.repeat(60)}\ndata: ${'b'.repeat(60)}\n`)).toThrow(/more than 100/)
+    const whole = createSseDecoder(() => {}, { maxLineCharacters: 100 })
+    expect(() => whole.push(`data: ${'a'.repeat(200)}\n`)).toThrow(/more than 100/)
+  })
+})
 
 describe('createSseDecoder', () => {
   const body =

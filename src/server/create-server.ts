@@ -127,6 +127,7 @@ export async function createServer(options: CreateServerOptions): Promise<Charpi
         metrics,
         logger,
         readMaxFrameBytes: () => readConfig().server.max_body_bytes,
+        readMaxBufferedBytes: () => readConfig().server.ws_max_buffered_bytes,
         track: (close) => {
           sockets.add(close)
           return () => sockets.delete(close)

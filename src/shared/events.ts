@@ -49,12 +49,22 @@ export interface LlmErrorEvent extends TurnEventBase {
   status?: number
 }
 
+/** Tokens of one turn as the model reported them, summed over its model calls (tool rounds). */
+export interface TurnUsage {
+  prompt_tokens: number
+  completion_tokens: number
+  /** Prompt tokens served from the provider's cache, when it says. */
+  cached_tokens?: number
+}
+
 export interface LlmDoneEvent extends TurnEventBase {
   type: 'llm_done'
   /** The full display text of the reply (as far as it got). */
   text: string
   emotion: string
   interrupted: boolean
+  /** Present when the model reported its usage. */
+  usage?: TurnUsage
 }
 
 export type CharpipeEvent =

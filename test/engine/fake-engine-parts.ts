@@ -7,7 +7,7 @@ import type { ContextPipeline, ModelCapabilities, PreviewResult } from '../../sr
 import type { EngineParts } from '../../src/engine/engine-parts.js'
 import { createInMemoryHistoryStore } from '../../src/memory/index.js'
 import { sleepWithSignal } from '../../src/providers/create-resilient-provider.js'
-import type { ChatProvider, ChatRequest, ProviderEvent } from '../../src/providers/types.js'
+import type { ChatProvider, ChatRequest, ProviderEvent, Usage } from '../../src/providers/types.js'
 import type { ReplyEvent, ReplyParser, ReplyParserOptions } from '../../src/reply/types.js'
 import { type ChatMessage, messageText } from '../../src/shared/messages.js'
 
@@ -149,6 +149,8 @@ export interface ScriptedStep {
   hang?: boolean
   /** Thrown after the chunks. */
   error?: Error
+  /** Reported after the chunks, as a provider reports its token usage. */
+  usage?: Usage
 }
 
 export interface ScriptedProvider extends ChatProvider {
@@ -192,6 +194,7 @@ export function createScriptedProvider(steps: ScriptedStep[], name = 'fake'): Sc
         yield { type: 'tool-call', ...call, rawArguments: JSON.stringify(call.arguments) }
       }
       if (step.error) throw step.error
+      if (step.usage) yield { type: 'usage', usage: step.usage }
       if (step.hang) await sleep(3_600_000)
       yield { type: 'finish', reason: step.toolCalls?.length ? 'tool-calls' : 'stop' }
     },

@@ -2,7 +2,14 @@ import { countTokens as countCl100k } from 'gpt-tokenizer/encoding/cl100k_base'
 import { countTokens as countO200k } from 'gpt-tokenizer/encoding/o200k_base'
 import { describe, expect, it } from 'vitest'
 import type { ChatMessage } from '../../shared/messages.js'
-import { createTokenCounter, findOpenAIEncoding } from './create-token-counter.js'
+import {
+  countTextInWindows,
+  createTokenCounter,
+  findOpenAIEncoding,
+  maxExactCharacters,
+  maxRunCharacters,
+  maxWindowCharacters,
+} from './create-token-counter.js'
 import { estimateTokens } from './estimate-tokens.js'
 
 const chinese = [
@@ -96,7 +103,48 @@ describe('token counts cached per text', () => {
     const estimated = createTokenCounter({ apiType: 'anthropic', model: 'claude-sonnet-5-5' })
     const exact = createTokenCounter({ apiType: 'openai', model: 'gpt-4o' })
     expect(estimated.countText(long)).toBe(estimateTokens(long))
-    expect(exact.countText(long)).toBe(countO200k(long))
+    // An unbroken run is tokenized in bounded pieces: at most a token off per cut.
+    expect(Math.abs(exact.countText(long) - countO200k(long))).toBeLessThanOrEqual(
+      long.length / maxRunCharacters,
+    )
     expect(estimated.countText(long)).not.toBe(exact.countText(long))
   })
+})
+
+describe('bounded token counting', () => {
+  const runs = {
+    'one unbroken run': 'a'.repeat(300_000),
+    'Chinese without spaces': '这是一段很长的中文文本没有空格'.repeat(20_000),
+    'only spaces': ' '.repeat(300_000),
+    'emoji run': '😀'.repeat(100_000),
+    prose: 'The quick brown fox jumps over the lazy dog. '.repeat(7_000),
+  }
+
+  it.each(Object.entries(runs))(
+    'hands the tokenizer bounded windows that cover %s exactly',
+    (_name, text) => {
+      const pieces: string[] = []
+      countTextInWindows(text, (piece) => {
+        pieces.push(piece)
+        return 1
+      })
+      expect(pieces.join('')).toBe(text)
+      expect(Math.max(...pieces.map((piece) => piece.length))).toBeLessThanOrEqual(maxWindowCharacters + 1)
+      for (const piece of pieces) expect(piece.length === 0 || /^[\uDC00-\uDFFF]/.test(piece)).toBe(false)
+    },
+  )
+
+  it('counts prose in windows exactly as the whole text', () => {
+    const text = english.join(' ').repeat(40)
+    expect(text.length).toBeGreaterThan(maxWindowCharacters * 3)
+    expect(countTextInWindows(text, countO200k)).toBe(countO200k(text))
+  })
+
+  it('estimates a text past the exact limit instead of tokenizing it', () => {
+    const counter = createTokenCounter({ apiType: 'openai', model: 'gpt-4o' })
+    const text = '你'.repeat(maxExactCharacters + 1)
+    expect(counter.countText(text)).toBe(estimateTokens(text))
+    // A megabyte of one run is counted at all (the tokenizer alone would take minutes).
+    expect(counter.countText('a'.repeat(1_000_000))).toBe(estimateTokens('a'.repeat(1_000_000)))
+  }, 10_000)
 })

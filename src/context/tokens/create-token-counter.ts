@@ -5,6 +5,11 @@
  * the content gets a fresh count. Texts are cached per text: every turn rebuilds its messages, but
  * the system prompt and the history are the same texts turn after turn, so most of a context is
  * counted once per counter (one per config).
+ *
+ * The BPE tokenizer's cost is quadratic in one unbroken run of text (40 K characters of Chinese
+ * take seconds), so exact counting is bounded: a text is fed to it in windows cut before a space,
+ * an unbroken run in pieces of at most `maxRunCharacters`, and a text longer than
+ * `maxExactCharacters` is estimated (linear, and never below the exact count) instead.
  */
 import { createRequire } from 'node:module'
 import type { ChatMessage } from '../../shared/messages.js'
@@ -41,6 +46,59 @@ export function findOpenAIEncoding(model: string): Encoding | undefined {
   return undefined
 }
 
+/** Longest text counted by the tokenizer; longer ones are estimated. */
+export const maxExactCharacters = 16_000
+/** Longest window handed to the tokenizer at once. */
+export const maxWindowCharacters = 1_000
+/** Longest unbroken run (no whitespace) handed to the tokenizer at once. */
+export const maxRunCharacters = 128
+
+function isWhitespace(code: number): boolean {
+  return code === 32 || code === 10 || code === 9 || code === 13
+}
+
+/**
+ * Sums `count` over windows of `text` so that no call sees more than `maxWindowCharacters`, nor an
+ * unbroken run longer than `maxRunCharacters`. Windows end before a space, where the tokenizer's
+ * own pre-split would cut too, so prose counts exactly; only a run cut by length may differ by a
+ * token at the cut.
+ */
+export function countTextInWindows(text: string, count: (text: string) => number): number {
+  if (text.length <= maxRunCharacters) return count(text)
+  let tokens = 0
+  let start = 0
+  let lastSpace = -1
+  let runStart = 0
+  let runIsSpace = false
+  for (let index = 0; index < text.length; index++) {
+    const code = text.charCodeAt(index)
+    const space = isWhitespace(code)
+    if (space !== runIsSpace) {
+      runStart = index
+      runIsSpace = space
+    }
+    // Never cut between the halves of a surrogate pair.
+    if (!(code >= 0xdc00 && code <= 0xdfff)) {
+      if (index - runStart >= maxRunCharacters) {
+        tokens += count(text.slice(start, index))
+        start = index
+        runStart = index
+      } else if (index - start >= maxWindowCharacters) {
+        const end = lastSpace > start ? lastSpace : index
+        tokens += count(text.slice(start, end))
+        start = end
+      }
+    }
+    if (space) lastSpace = index
+  }
+  return tokens + count(text.slice(start))
+}
+
+/** Exact in bounded windows up to `maxExactCharacters`, the estimate past it. */
+function boundExactCount(count: (text: string) => number): (text: string) => number {
+  return (text) => (text.length > maxExactCharacters ? estimateTokens(text) : countTextInWindows(text, count))
+}
+
 /** The text cache is dropped whole past this many cached characters (bounds its memory). */
 const maxCachedCharacters = 4_000_000
 /** Texts shorter than this are counted each time: cheaper than hashing them into the cache. */
@@ -73,7 +131,7 @@ interface CachedCount {
 /** A counter for the model of `capabilities`. */
 export function createTokenCounter(capabilities: Pick<ModelCapabilities, 'model' | 'apiType'>): TokenCounter {
   const encoding = capabilities.apiType === 'openai' ? findOpenAIEncoding(capabilities.model) : undefined
-  const countText = cacheCounts(encoding ? loadEncoder(encoding) : estimateTokens)
+  const countText = cacheCounts(encoding ? boundExactCount(loadEncoder(encoding)) : estimateTokens)
   const cache = new WeakMap<ChatMessage, CachedCount>()
 
   const countContent = (content: ChatMessage['content']): number => {

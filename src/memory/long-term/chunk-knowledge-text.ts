@@ -2,9 +2,10 @@
  * Splits a text or Markdown document into retrieval chunks: sections by heading, paragraphs within
  * a section packed up to `maxTokens`, and each chunk starting with the last paragraph of the one
  * before it (the overlap) so a fact split across a boundary is still found whole. Every chunk
- * carries its heading path ("Setup > Linux").
+ * carries its heading path ("Setup > Linux"). Tokens are the linear estimate, never a BPE
+ * tokenizer, whose cost is quadratic in one unbroken run of text.
  */
-import { countTokens } from 'gpt-tokenizer'
+import { estimateTokens as countTokens } from '../../shared/estimate-tokens.js'
 
 export interface KnowledgeChunk {
   text: string

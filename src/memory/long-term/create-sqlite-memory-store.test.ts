@@ -4,8 +4,11 @@ import { join } from 'node:path'
 import Database from 'better-sqlite3'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { CharpipeError } from '../../shared/errors.js'
+import { estimateTokens } from '../../shared/estimate-tokens.js'
 import type { MemoryStore } from '../types.js'
 import { type CreateSqliteMemoryStoreOptions, createSqliteMemoryStore } from './create-sqlite-memory-store.js'
+import { maxIndexedCharacters } from './segment-text.js'
+import { maxMemoryTextCharacters } from './validate-memory-input.js'
 
 const day = 86_400_000
 const start = Date.UTC(2025, 0, 1)
@@ -277,6 +280,35 @@ describe('memory search', () => {
       'The violin, since I was seven.',
     ])
   })
+})
+
+describe('a huge memory', () => {
+  it('is stored whole, indexed and kept as context only up to the cap, and found by its opening words', async () => {
+    const store = openStore()
+    const huge = `violin ${'这是一段很长的中文文本没有空格'.repeat(4_000)} omega`
+    expect(huge.length).toBeLessThanOrEqual(maxMemoryTextCharacters)
+    await expect(store.add({ scope: 'a', text: 'x'.repeat(maxMemoryTextCharacters + 1) })).rejects.toThrow(
+      /memory add: text is 65537 characters, more than the 65536/,
+    )
+    await store.add({ scope: 'a', text: 'Which instrument do you play?' })
+    const added = await store.add({ scope: 'a', text: huge })
+    await store.add({ scope: 'a', text: 'Nice. I mostly cook.' })
+    expect((await store.get(added.id))?.text).toBe(huge)
+    expect((await store.search('violin', { scope: 'a', k: 3 })).map((hit) => hit.id)).toContain(added.id)
+    // Past the indexed length nothing is segmented: the word at its end is not found.
+    expect((await store.search('omega', { scope: 'a', k: 3 })).map((hit) => hit.id)).not.toContain(added.id)
+    const database = new Database(join(folder, 'charpipe.db'), { readonly: true })
+    const rows = database
+      .prepare('SELECT text, context, token_count FROM memory_items ORDER BY seq')
+      .all() as {
+      text: string
+      context: string
+      token_count: number
+    }[]
+    database.close()
+    for (const row of rows) expect(row.context.length).toBeLessThanOrEqual(maxIndexedCharacters + 1)
+    expect(rows[1]?.token_count).toBe(estimateTokens(huge))
+  }, 30_000)
 })
 
 describe('knowledge base', () => {

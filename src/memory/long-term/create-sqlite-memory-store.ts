@@ -4,13 +4,18 @@
  * the FTS table (the stored terms) and the in-process keyword index in step. Vectors, when an
  * embeddings client is given, are computed before the transaction so no lock is held across a
  * network call.
+ *
+ * Nothing in a write grows with the length of a text past a fixed bound: token counts are the
+ * linear estimate (a BPE tokenizer is quadratic in one unbroken run), the indexed text is capped
+ * (`segmentText`), and the neighbour context kept for indexing holds at most the indexed length
+ * of each neighbour.
  */
 import { randomUUID } from 'node:crypto'
 import { mkdirSync } from 'node:fs'
 import { dirname } from 'node:path'
 import Database from 'better-sqlite3'
-import { countTokens } from 'gpt-tokenizer'
 import { BadRequestError } from '../../shared/errors.js'
+import { estimateTokens } from '../../shared/estimate-tokens.js'
 import { getLogger, type Logger } from '../../shared/logger.js'
 import type { AddMemoryInput, KnowledgeDocument, MemoryChange, MemoryRecord, MemoryStore } from '../types.js'
 import { chunkKnowledgeText } from './chunk-knowledge-text.js'
@@ -27,7 +32,7 @@ import { defaultMemoryRanking, type MemoryRankingOptions } from './memory-rankin
 import { migrateMemorySchema } from './migrate-memory-schema.js'
 import { encodeVector } from './scan-vectors.js'
 import { createMemorySearcher } from './search-memory-items.js'
-import { segmentText } from './segment-text.js'
+import { capIndexedText, maxIndexedCharacters, segmentText } from './segment-text.js'
 import { validateAddInput, validatePatch } from './validate-memory-input.js'
 
 export interface CreateSqliteMemoryStoreOptions {
@@ -50,6 +55,18 @@ export interface CreateSqliteMemoryStoreOptions {
 
 const itemSelect =
   'SELECT seq, id, kind, scope, text, speaker, time, metadata, source_turn, document_id, context, token_count FROM memory_items'
+
+/** Each neighbour's share of a memory's context: what of it would be indexed at all. */
+const maxContextPartCharacters = maxIndexedCharacters / 2
+
+function capContext(text: string): string {
+  return capIndexedText(text, maxContextPartCharacters)
+}
+
+/** The context of a memory that already has its predecessor's text, with its successor's added. */
+function joinContext(context: string, next: string): string {
+  return context ? `${capContext(context)}\n${capContext(next)}` : capContext(next)
+}
 
 export function createSqliteMemoryStore(options: CreateSqliteMemoryStoreOptions): MemoryStore {
   if (!options?.path) throw new BadRequestError('memory store: path is required')
@@ -195,7 +212,7 @@ export function createSqliteMemoryStore(options: CreateSqliteMemoryStoreOptions)
         if (previous) {
           // The previous memory learns what followed it: an answer indexes its question and the
           // question its answer, both at the context weight.
-          previous.context = previous.context ? `${previous.context}\n${input.text}` : input.text
+          previous.context = joinContext(previous.context, input.text)
           statements.updateContext.run(previous.context, previous.seq)
           unindexItem(previous)
           indexItem(previous, previous.seq)
@@ -211,8 +228,8 @@ export function createSqliteMemoryStore(options: CreateSqliteMemoryStoreOptions)
             metadata: input.metadata === undefined ? null : JSON.stringify(input.metadata),
             source_turn: input.sourceTurn ?? null,
             document_id: null,
-            context: previous?.text ?? '',
-            token_count: countTokens(input.text),
+            context: capContext(previous?.text ?? ''),
+            token_count: estimateTokens(input.text),
           },
           vector,
           at,
@@ -263,7 +280,7 @@ export function createSqliteMemoryStore(options: CreateSqliteMemoryStoreOptions)
           time: patch.time ?? row.time,
           metadata: patch.metadata === undefined ? row.metadata : JSON.stringify(patch.metadata),
         }
-        next.token_count = countTokens(next.text)
+        next.token_count = estimateTokens(next.text)
         statements.updateItem.run({ ...next, now: at })
         unindexItem(row)
         indexItem(next, row.seq)
@@ -358,7 +375,7 @@ export function createSqliteMemoryStore(options: CreateSqliteMemoryStoreOptions)
               source_turn: null,
               document_id: id,
               context: [document.name, ...chunk.headings].join(' > '),
-              token_count: countTokens(chunk.text),
+              token_count: estimateTokens(chunk.text),
             },
             vectors[index],
             at,

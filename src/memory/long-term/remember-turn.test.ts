@@ -1,7 +1,12 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import type { MemoryRecord, MemoryStore } from '../types.js'
 import { createSqliteMemoryStore } from './create-sqlite-memory-store.js'
-import { type ExtractedFactDecision, type FactExtractor, rememberTurn } from './remember-turn.js'
+import {
+  type ExtractedFactDecision,
+  type FactExtractor,
+  maxRememberedCharacters,
+  rememberTurn,
+} from './remember-turn.js'
 
 /** Runs scripted decisions and records what it was shown. */
 function createScriptedExtractor(
@@ -45,6 +50,21 @@ describe('rememberTurn', () => {
       sourceTurn: 't-1',
     })
   })
+
+  it('remembers each side of a huge turn up to maxRememberedCharacters', async () => {
+    const huge = '这是一段很长的中文文本没有空格'.repeat(70_000)
+    const result = await rememberTurn(store, {
+      scope: 's1',
+      user: huge,
+      assistant: `violin ${huge}`,
+      speakerNames,
+    })
+    const text = result.added[0]?.text ?? ''
+    const [user, assistant] = text.split('\n')
+    expect(user).toBe(`用户: ${huge.slice(0, maxRememberedCharacters)}…`)
+    expect(assistant).toBe(`小助手: violin ${huge.slice(0, maxRememberedCharacters - 7)}…`)
+    expect((await store.search('violin', { scope: 's1', k: 1 }))[0]?.id).toBe(result.added[0]?.id)
+  }, 30_000)
 
   it('stores nothing for an empty turn', async () => {
     expect(await rememberTurn(store, { scope: 's1', user: '  ', speakerNames })).toEqual({

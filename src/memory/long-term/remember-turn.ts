@@ -2,6 +2,9 @@
  * What the engine does with a finished turn: store it as a memory (the raw exchange), or, with
  * `memory.extract: true`, hand it to a fact extractor (a model call the engine supplies) together
  * with the closest stored facts, and apply its decisions — add, update, delete or leave alone.
+ * Each side of the turn is remembered up to `maxRememberedCharacters`: the history keeps the whole
+ * turn, and a memory is found by its opening words, so a megabyte pasted or generated in one turn
+ * costs the memory store no more than a long paragraph.
  */
 import { getLogger, type Logger } from '../../shared/logger.js'
 import type { MemoryRecord, MemoryStore } from '../types.js'
@@ -42,13 +45,25 @@ export interface RememberTurnResult {
   deleted: string[]
 }
 
+/** Characters of each side of a turn kept in its memory; past them the memory ends with "…". */
+export const maxRememberedCharacters = 1_000
+
+function capTurnSide(text: string): string {
+  const trimmed = text.trim()
+  if (trimmed.length <= maxRememberedCharacters) return trimmed
+  const code = trimmed.charCodeAt(maxRememberedCharacters)
+  const end = code >= 0xdc00 && code <= 0xdfff ? maxRememberedCharacters - 1 : maxRememberedCharacters
+  return `${trimmed.slice(0, end)}…`
+}
+
 export async function rememberTurn(
   store: MemoryStore,
   options: RememberTurnOptions,
 ): Promise<RememberTurnResult> {
   const result: RememberTurnResult = { added: [], updated: [], deleted: [] }
-  const lines = [`${options.speakerNames.user}: ${options.user.trim()}`]
-  if (options.assistant?.trim()) lines.push(`${options.speakerNames.assistant}: ${options.assistant.trim()}`)
+  const lines = [`${options.speakerNames.user}: ${capTurnSide(options.user)}`]
+  if (options.assistant?.trim())
+    lines.push(`${options.speakerNames.assistant}: ${capTurnSide(options.assistant)}`)
   const turnText = lines.join('\n')
   if (!options.user.trim() && !options.assistant?.trim()) return result
   const base = {

@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest'
-import { segmentText } from './segment-text.js'
+import {
+  maxIndexedCharacters,
+  segmentText,
+  segmentWindowCharacters,
+  splitSegmentWindows,
+} from './segment-text.js'
 import { stemEnglishWord } from './stem-english-word.js'
 
 describe('segmentText diacritics', () => {
@@ -56,5 +61,34 @@ describe('stemEnglishWord', () => {
     ['fell', 'fell'],
   ])('%s → %s', (word, stem) => {
     expect(stemEnglishWord(word)).toBe(stem)
+  })
+})
+
+describe('segmentText on a long text', () => {
+  it('indexes only the first maxIndexedCharacters', () => {
+    const text = `${'北京大学 '.repeat(maxIndexedCharacters / 5)}omega`
+    const terms = segmentText(text)
+    expect(terms).toContain('北京')
+    expect(terms).not.toContain('omega')
+    expect(segmentText(`${'a'.repeat(1_000_000)} omega`)).not.toContain('omega')
+  })
+
+  it.each([
+    ['an unbroken Chinese run', '这是一段很长的中文文本没有空格'.repeat(200)],
+    ['prose', 'The quick brown fox jumps over the lazy dog. '.repeat(100)],
+    ['emoji', '😀'.repeat(3_000)],
+  ])('hands the word segmenter bounded windows that cover %s', (_name, text) => {
+    const windows = splitSegmentWindows(text)
+    expect(windows.join('')).toBe(text)
+    for (const window of windows) {
+      expect(window.length).toBeLessThanOrEqual(segmentWindowCharacters)
+      expect(window.length).toBeGreaterThan(0)
+      expect(/^[\uDC00-\uDFFF]/.test(window)).toBe(false)
+    }
+  })
+
+  it('cuts windows at punctuation so words stay whole', () => {
+    const text = '我上周去了北京大学，见到了老朋友。'.repeat(200)
+    for (const window of splitSegmentWindows(text).slice(0, -1)) expect(window).toMatch(/[，。]$/u)
   })
 })

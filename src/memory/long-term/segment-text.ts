@@ -3,6 +3,11 @@
  * Chinese and Japanese have no spaces between words: `Intl.Segmenter` (word granularity) splits
  * them, and long CJK words also yield their character bigrams so "北京" still finds "北京大学".
  * Latin text is lowercased, stripped of possessives and lightly stemmed.
+ *
+ * The work is bounded whatever text arrives: only the first `maxIndexedCharacters` are segmented
+ * (a memory or a query is found by its opening words; a megabyte pasted in one turn must not hold
+ * the event loop), and `Intl.Segmenter`, whose cost grows faster than the length of one unbroken
+ * run of CJK text, only ever sees windows of at most `segmentWindowCharacters`.
  */
 
 import { stopwords } from './english-stopwords.js'
@@ -12,6 +17,11 @@ const cjkPattern = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Scri
 const latinWordPattern = /[\p{L}\p{N}\p{M}]+(?:['’][\p{L}]+)*/gu
 const segmenter = new Intl.Segmenter('zh', { granularity: 'word' })
 
+/** Characters of a text that are indexed or matched; the rest is stored but not segmented. */
+export const maxIndexedCharacters = 2_048
+/** Longest text one `Intl.Segmenter` call sees (its cost is superlinear in one run). */
+export const segmentWindowCharacters = 1_000
+
 export interface SegmentTextOptions {
   /** Keep stopwords (used when a query has nothing else). @default false */
   keepStopwords?: boolean
@@ -19,7 +29,7 @@ export interface SegmentTextOptions {
 
 /** The index terms of a text, in order, with repeats (term frequency matters to BM25). */
 export function segmentText(text: string, options: SegmentTextOptions = {}): string[] {
-  const normalized = text.normalize('NFKC').toLowerCase()
+  const normalized = capIndexedText(text).normalize('NFKC').toLowerCase()
   const terms: string[] = []
   const words = cjkPattern.test(normalized) ? segmentMixed(normalized) : normalized.match(latinWordPattern)
   for (const word of words ?? []) {
@@ -35,12 +45,54 @@ export function segmentText(text: string, options: SegmentTextOptions = {}): str
   return terms
 }
 
+/** The first `maxCharacters` of a text, not splitting a surrogate pair. */
+export function capIndexedText(text: string, maxCharacters = maxIndexedCharacters): string {
+  if (text.length <= maxCharacters) return text
+  return text.slice(0, endBeforeLowSurrogate(text, maxCharacters))
+}
+
 function segmentMixed(text: string): string[] {
   const words: string[] = []
-  for (const segment of segmenter.segment(text)) {
-    if (segment.isWordLike) words.push(segment.segment)
+  for (const window of splitSegmentWindows(text)) {
+    for (const segment of segmenter.segment(window)) {
+      if (segment.isWordLike) words.push(segment.segment)
+    }
   }
   return words
+}
+
+/**
+ * Windows of at most `segmentWindowCharacters`, each ending after the last space or punctuation
+ * mark it holds (so words are rarely cut), or hard at the limit in an unbroken run.
+ */
+export function splitSegmentWindows(text: string): string[] {
+  const windows: string[] = []
+  let start = 0
+  while (text.length - start > segmentWindowCharacters) {
+    let end = start + segmentWindowCharacters
+    const breakAt = findLastBreak(text, start + segmentWindowCharacters / 2, end)
+    end = breakAt > 0 ? breakAt : endBeforeLowSurrogate(text, end)
+    windows.push(text.slice(start, end))
+    start = end
+  }
+  windows.push(text.slice(start))
+  return windows
+}
+
+const breakPattern = /[\s\p{P}]/u
+
+/** Index just after the last space or punctuation in [from, to), or -1. */
+function findLastBreak(text: string, from: number, to: number): number {
+  for (let index = to - 1; index >= from; index--) {
+    if (breakPattern.test(text[index] as string)) return index + 1
+  }
+  return -1
+}
+
+/** `end`, moved back one when it would split a surrogate pair. */
+function endBeforeLowSurrogate(text: string, end: number): number {
+  const code = text.charCodeAt(end)
+  return code >= 0xdc00 && code <= 0xdfff ? end - 1 : end
 }
 
 function pushCjkWord(terms: string[], word: string, options: SegmentTextOptions): void {

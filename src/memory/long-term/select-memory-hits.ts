@@ -1,8 +1,10 @@
 /**
  * The last step of retrieval: walk the ranked candidates best first, skip near-duplicates of what
  * is already taken (Jaccard similarity of character shingles) and anything that no longer fits the
- * token budget, until `k` snippets are taken.
+ * token budget, until `k` snippets are taken. Shingles are taken from the indexed length of a
+ * text only (`capIndexedText`), so a huge memory costs no more than any other.
  */
+import { capIndexedText } from './segment-text.js'
 
 export interface SelectableHit {
   text: string
@@ -36,10 +38,10 @@ export function selectMemoryHits<Hit extends SelectableHit>(
   return selected
 }
 
-/** Character 3-shingles of the text with case, spacing and punctuation folded away. */
+/** Character 3-shingles of the (capped) text with case, spacing and punctuation folded away. */
 export function collectShingles(text: string): Set<string> {
   const folded = [
-    ...text
+    ...capIndexedText(text)
       .normalize('NFKC')
       .toLowerCase()
       .replace(/[^\p{L}\p{N}]+/gu, ''),

@@ -20,9 +20,16 @@ export function validatePatch(patch: MemoryPatch): void {
   validateOptionalFields('memory update', patch)
 }
 
+/** Longest memory text: a memory is a fact or a turn, and every write copies it a few times. */
+export const maxMemoryTextCharacters = 65_536
+
 function validateText(action: string, text: unknown): void {
   if (typeof text !== 'string' || !text.trim())
     throw new BadRequestError(`${action}: text must be a non-empty string`)
+  if (text.length > maxMemoryTextCharacters)
+    throw new BadRequestError(
+      `${action}: text is ${text.length} characters, more than the ${maxMemoryTextCharacters} a memory may hold`,
+    )
 }
 
 function validateOptionalFields(action: string, fields: MemoryPatch): void {

@@ -1,0 +1,124 @@
+/**
+ * Event-loop delay: the worst stall of the event loop (`perf_hooks.monitorEventLoopDelay`, its
+ * maximum) while the engine with the default config (history and long-term memory in SQLite,
+ * memory on) handles one giant text. Every other session of a server waits that long, so the goal
+ * is at most 50 ms whatever arrives. The model is the mock model server in a child process
+ * (provider `custom`), so its own work is not on the measured loop. Cases, each `SIZE` characters
+ * (default 1,000,000) of unbroken Chinese text (the worst case for segmenters and BPE tokenizers):
+ *   - input, default config: the turn's text (refused when longer than
+ *     `conversation.max_input_chars`);
+ *   - input, limit raised: the same with `max_input_chars` raised above `SIZE`, so the text is
+ *     stored as history and as a memory;
+ *   - model reply: a short input, the model streams `SIZE` characters (stored the same way);
+ *   - retrieval: a new engine on the same database answers an input that finds the giant memories
+ *     (search, the memories in the prompt, the prompt counted and sent).
+ * Each case runs from the engine's creation to its `close()` (which waits for the memory writes).
+ * The idle row is the noise floor: on a busy machine the scheduler alone stalls the loop that long.
+ *
+ *   node --import tsx bench/event-loop.bench.ts
+ *   SIZE=80000 node --import tsx bench/event-loop.bench.ts
+ *   ONLY=reply node --import tsx bench/event-loop.bench.ts    (or ONLY=input)
+ */
+import { fork } from 'node:child_process'
+import { once } from 'node:events'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { dirname, join } from 'node:path'
+import { monitorEventLoopDelay, performance } from 'node:perf_hooks'
+import { fileURLToPath } from 'node:url'
+import { parseConfig } from '../src/config/load-config.js'
+import { type CharpipeConfigInput, conversationSchema } from '../src/config/schema.js'
+import { createCharpipe } from '../src/engine/index.js'
+import { createLogger } from '../src/shared/logger.js'
+import type { MockReply } from '../src/testing/index.js'
+
+const size = Number(process.env.SIZE ?? 1_000_000)
+const only = process.env.ONLY
+const logger = createLogger({ level: 'silent' })
+const here = dirname(fileURLToPath(import.meta.url))
+const folder = mkdtempSync(join(tmpdir(), 'charpipe-event-loop-'))
+// One run of Chinese with no space or punctuation; "violin" opens it so retrieval finds it.
+const giant = `violin ${'这是一段很长的中文文本没有空格'.repeat(Math.ceil(size / 15))}`.slice(0, size)
+// The setting is new: a checkout without it is measured with the default config alone.
+const hasInputLimit = 'max_input_chars' in conversationSchema.shape
+
+const mockProcess = fork(join(here, 'turn-cost', 'mock-process.ts'), [], { execArgv: ['--import', 'tsx'] })
+const [listening] = (await once(mockProcess, 'message')) as [{ url: string }]
+
+async function useReply(reply: MockReply): Promise<void> {
+  mockProcess.send({ type: 'reply', reply })
+  await once(mockProcess, 'message')
+}
+
+interface CaseResult {
+  name: string
+  worstMs: number
+  wallMs: number
+  outcome: string
+}
+
+async function measure(
+  name: string,
+  text: string,
+  reply: MockReply,
+  conversation: Record<string, unknown> = {},
+): Promise<CaseResult> {
+  await useReply(reply)
+  const input: CharpipeConfigInput = {
+    llm: { provider: 'custom', base_url: `${listening.url}/v1`, model: 'bench', max_retries: 0 },
+    storage: { sqlite_path: join(folder, 'charpipe.db') },
+    conversation,
+  }
+  const monitor = monitorEventLoopDelay({ resolution: 5 })
+  monitor.enable()
+  const started = performance.now()
+  const charpipe = await createCharpipe(parseConfig(input, { logger }).config, { logger })
+  let outcome = 'ok'
+  let replied = 0
+  for await (const event of charpipe.generate({ text, session: 'bench' })) {
+    if (event.type === 'llm_error') outcome = event.code
+    if (event.type === 'llm_done') replied = event.text.length
+  }
+  await charpipe.close()
+  const wallMs = performance.now() - started
+  monitor.disable()
+  if (outcome === 'ok') outcome = `ok, reply ${replied} chars`
+  return { name, worstMs: monitor.max / 1e6, wallMs, outcome }
+}
+
+/** The worst delay of an idle second: what the machine's other load alone costs this loop. */
+async function measureIdle(): Promise<CaseResult> {
+  const monitor = monitorEventLoopDelay({ resolution: 5 })
+  monitor.enable()
+  await new Promise((resolve) => setTimeout(resolve, 1_000))
+  monitor.disable()
+  return { name: 'idle second (noise floor)', worstMs: monitor.max / 1e6, wallMs: 1_000, outcome: '' }
+}
+
+const results: CaseResult[] = []
+const shortReply: MockReply = { text: '好的。', chunkSize: 64 }
+try {
+  // A warm-up turn: loading modules and opening the database is not what is measured.
+  await measure('warm-up', '你好', shortReply)
+  results.push(await measureIdle())
+  results.push(await measure('input, default config', giant, shortReply))
+  if (hasInputLimit && only !== 'reply') {
+    results.push(await measure('input, limit raised', giant, shortReply, { max_input_chars: size + 1_000 }))
+  }
+  if (only !== 'input')
+    results.push(await measure('model reply', '讲个很长的故事吧', { text: giant, chunkSize: 256 }))
+  if (only !== 'reply' && only !== 'input')
+    results.push(await measure('retrieval of the giant memories', 'violin', shortReply))
+} finally {
+  mockProcess.send({ type: 'close' })
+  rmSync(folder, { recursive: true, force: true })
+}
+
+console.log(`\nWorst event-loop delay, ${size.toLocaleString('en')} characters of unbroken Chinese text`)
+console.log('| case | worst event-loop delay | wall | outcome |')
+console.log('| --- | ---: | ---: | --- |')
+for (const result of results) {
+  console.log(
+    `| ${result.name} | ${result.worstMs.toFixed(1)} ms | ${(result.wallMs / 1000).toFixed(1)} s | ${result.outcome} |`,
+  )
+}
