@@ -6,6 +6,7 @@
 import type { ContextPipeline, TurnInput } from '../context/types.js'
 import type { CharpipeError, StoreUnavailableError } from '../shared/errors.js'
 import { createChildLogger, type Logger } from '../shared/logger.js'
+import type { ChatMessage } from '../shared/messages.js'
 import type { ToolRegistry } from '../tools/tool-registry.js'
 import { raceAbort } from './abortable.js'
 import type { BackgroundWork } from './background-work.js'
@@ -32,6 +33,7 @@ export interface ExecuteTurnOptions {
   releaseRuntime(runtime: EngineRuntime): void
   /** Where fact extraction runs, after `llm_done` and off the session's lane. */
   background: BackgroundWork
+  onModelCall?: (messages: readonly ChatMessage[]) => void
 }
 
 /**
@@ -154,6 +156,7 @@ export async function executeTurn(options: ExecuteTurnOptions): Promise<void> {
       signal,
       emit: options.emit,
       logger: options.logger,
+      ...(options.onModelCall ? { onModelCall: options.onModelCall } : {}),
     })
     emitClosing(options, outcome)
     const persist = persistOptions(runtime, outcome)

@@ -6,12 +6,15 @@ import type { CharpipeConfig } from '../config/schema.js'
 import type { PreviewResult, ProcessorInfo, TurnInput } from '../context/types.js'
 import type { HistoryStore, MemoryStore, StoredMessage } from '../memory/types.js'
 import type { CharpipeEvent, CharpipeEventOf, CharpipeEventType } from '../shared/events.js'
+import type { ChatMessage } from '../shared/messages.js'
 
 export interface GenerateInput extends Partial<Pick<TurnInput, 'session'>>, Omit<TurnInput, 'session'> {}
 
 export interface GenerateOptions {
   /** Aborting ends the turn as interrupted (the reply is stored as far as it got). */
   signal?: AbortSignal
+  /** Called with the messages of each model call as it is sent (to count the prompt, say). */
+  onModelCall?: (messages: readonly ChatMessage[]) => void
 }
 
 export interface InterruptOptions {
