@@ -254,7 +254,11 @@ export async function createCharpipe(
     run,
     on: (type, listener) => bus.on(type, listener),
     off: (type, listener) => bus.off(type, listener),
-    interrupt: (session, interruptOptions) => interruptHandles(lanes.turnsOf(session), interruptOptions),
+    interrupt(session, interruptOptions = {}) {
+      // A lane's turns are in arrival order: the first is the running one (or about to run).
+      const turns = lanes.turnsOf(session)
+      return interruptHandles(interruptOptions.clearQueue ? turns : turns.slice(0, 1), interruptOptions)
+    },
     reload(config) {
       const next = reloading.then(async () => {
         if (closed) throw new BadRequestError('this charpipe instance is closed')

@@ -139,6 +139,10 @@ export async function executeTurn(options: ExecuteTurnOptions): Promise<void> {
       }
       emitClosing(options, outcome)
       emitDone(options, runtime, outcome)
+      // Cancelled by an interrupt that cleared the queue: the model never saw it, and a user line
+      // without a reply would only confuse the next turns. Superseded by a newer input, or cut by
+      // a shutdown, it is stored as before: the user did say it.
+      if (outcome.reason?.kind === 'interrupt') return
       await options.previous
       await storeTurn(persistOptions(runtime, outcome))
       return
