@@ -41,6 +41,8 @@ export async function buildWeb(options: BuildWebOptions = {}): Promise<BuildWebR
     jsx: 'automatic',
     jsxImportSource: 'preact',
     legalComments: 'none',
+    // Chinese text as UTF-8 bytes (3 each) rather than \u escapes (6 each): the page is served as UTF-8.
+    charset: 'utf8',
     logLevel: 'warning',
   })
   await copyFile(path.join(sourceDir, 'index.html'), path.join(outDir, 'index.html'))

@@ -46,6 +46,13 @@ export const serverSchema = z
       .describe(
         "Web origins (`https://app.example.com`) besides the server's own whose pages may call the API and open the WebSocket; only they get CORS headers.",
       ),
+    ws_max_buffered_bytes: z
+      .int()
+      .min(64 * 1024)
+      .default(8 * 1024 * 1024)
+      .describe(
+        'Most bytes of events waiting for one WebSocket client that does not read. While a client lags, chunks are merged; past this, its turns are interrupted (and stored) and the socket is closed with code 1008.',
+      ),
     shutdown_grace_ms: z
       .int()
       .positive()

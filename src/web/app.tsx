@@ -1,13 +1,26 @@
 /**
  * The page: one WebSocket and one loaded config shared by the panels, which are picked by the URL
- * hash (`#chat`, `#character`, …) so a reload or a link keeps the panel.
+ * hash (`#chat`, `#character`, …) so a reload or a link keeps the panel. Everything is worded in one
+ * language at a time; switching it re-renders the page without losing unsaved edits.
  */
-import { useEffect, useState } from 'preact/hooks'
+import { useEffect, useRef, useState } from 'preact/hooks'
+import { ConfigFileBanner } from './components/config-file-banner.js'
 import { ToastArea } from './components/toast.js'
 import { onUnauthorized, requestJson } from './lib/api-client.js'
 import { applyChatFrame, type ChatState, initialChatState } from './lib/apply-chat-frame.js'
+import { refreshConfigStatus, useConfigStatus } from './lib/config-status.js'
 import { type ChatSocket, createChatSocket, type SocketStatus } from './lib/create-chat-socket.js'
+import {
+  getLanguage,
+  type Language,
+  languages,
+  onLanguageChange,
+  setLanguage,
+  translate,
+} from './lib/i18n.js'
 import type { JsonSchemaNode } from './lib/json-schema-node.js'
+import type { MessageKey } from './lib/page-messages.js'
+import { readToken } from './lib/token-store.js'
 import type { ConfigObject } from './lib/use-config-draft.js'
 import { CharacterPanel } from './panels/character-panel.js'
 import { ChatPanel } from './panels/chat-panel.js'
@@ -18,19 +31,32 @@ import { PreviewPanel } from './panels/preview-panel.js'
 import { ProviderPanel } from './panels/provider-panel.js'
 import { rememberSession } from './panels/session-picker.js'
 
-const tabs = [
-  ['chat', '对话 Chat'],
-  ['character', '角色 Character'],
-  ['provider', '模型 Provider'],
-  ['pipeline', '流水线 Pipeline'],
-  ['preview', '预览 Preview'],
-  ['memory', '记忆 Memory'],
-] as const
-type TabId = (typeof tabs)[number][0]
+const tabs = ['chat', 'character', 'provider', 'pipeline', 'preview', 'memory'] as const
+type TabId = (typeof tabs)[number]
 
 function readTab(): TabId {
   const hash = window.location.hash.replace(/^#\/?/, '')
-  return (tabs.find(([id]) => id === hash)?.[0] ?? 'chat') as TabId
+  return tabs.find((id) => id === hash) ?? 'chat'
+}
+
+const languageNames: Record<Language, string> = { zh: '中文', en: 'English' }
+
+function LanguageSwitch(props: { language: Language }) {
+  return (
+    <fieldset class="language-switch" aria-label={translate('app.language')}>
+      {languages.map((language) => (
+        <button
+          type="button"
+          class={language === props.language ? 'small active' : 'small'}
+          data-language={language}
+          aria-pressed={language === props.language}
+          onClick={() => setLanguage(language)}
+        >
+          {languageNames[language]}
+        </button>
+      ))}
+    </fieldset>
+  )
 }
 
 function readStoredSession(): string {
@@ -50,6 +76,11 @@ export function App() {
   const [schema, setSchema] = useState<JsonSchemaNode | undefined>()
   const [loadError, setLoadError] = useState('')
   const [needsToken, setNeedsToken] = useState(false)
+  /** A token was sent and refused (rather than none given). */
+  const [tokenRefused, setTokenRefused] = useState(false)
+  const [language, setShownLanguage] = useState<Language>(getLanguage())
+  const configStatus = useConfigStatus()
+  const activeTab = useRef<HTMLAnchorElement>(null)
   const [socket, setSocket] = useState<ChatSocket | undefined>()
   const [status, setStatus] = useState<SocketStatus>('connecting')
   const [chatState, setChatState] = useState<ChatState>(initialChatState)
@@ -65,6 +96,7 @@ export function App() {
       setSchema(loadedSchema)
       setConfig(loadedConfig)
       setNeedsToken(false)
+      await refreshConfigStatus()
     } catch (error) {
       setLoadError(error instanceof Error ? error.message : String(error))
     }
@@ -73,13 +105,24 @@ export function App() {
   useEffect(() => {
     const onHash = () => setTab(readTab())
     window.addEventListener('hashchange', onHash)
-    const stopListening = onUnauthorized(() => setNeedsToken(true))
+    const stopListening = onUnauthorized(() => {
+      setTokenRefused(readToken() !== '')
+      setNeedsToken(true)
+    })
+    const stopLanguage = onLanguageChange(setShownLanguage)
+    document.documentElement.lang = getLanguage() === 'zh' ? 'zh-CN' : 'en'
     void loadAll()
     return () => {
       window.removeEventListener('hashchange', onHash)
       stopListening()
+      stopLanguage()
     }
   }, [])
+
+  // On a narrow screen the tab bar may scroll: keep the active tab in sight.
+  useEffect(() => {
+    activeTab.current?.scrollIntoView({ block: 'nearest', inline: 'nearest' })
+  }, [tab, language])
 
   useEffect(() => {
     const created = createChatSocket({
@@ -113,16 +156,24 @@ export function App() {
         <h1>
           charpipe <small>{String((config?.character as { name?: string } | undefined)?.name ?? '')}</small>
         </h1>
+        <LanguageSwitch language={language} />
         <nav class="tabs">
-          {tabs.map(([id, label]) => (
-            <a href={`#${id}`} class={id === tab ? 'tab active' : 'tab'} data-tab={id}>
-              {label}
+          {tabs.map((id) => (
+            <a
+              href={`#${id}`}
+              class={id === tab ? 'tab active' : 'tab'}
+              data-tab={id}
+              aria-current={id === tab ? 'page' : undefined}
+              ref={id === tab ? activeTab : undefined}
+            >
+              {translate(`tab.${id}` as MessageKey)}
             </a>
           ))}
         </nav>
       </header>
       {needsToken ? (
         <LoginBar
+          refused={tokenRefused}
           onToken={() => {
             void loadAll()
             socket?.reconnect()
@@ -131,14 +182,18 @@ export function App() {
       ) : null}
       {loadError && !needsToken ? (
         <div class="error-box" role="alert">
-          配置读取失败 (cannot load config): {loadError}
+          {translate('app.configLoadFailed', { message: loadError })}
         </div>
       ) : null}
+      <ConfigFileBanner />
       <main>
         {tab === 'chat' ? (
           <ChatPanel
             socket={socket}
             status={status}
+            needsToken={needsToken}
+            config={config}
+            configStatus={configStatus}
             state={chatState}
             setState={setChatState}
             session={session}

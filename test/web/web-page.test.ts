@@ -31,7 +31,8 @@ describe.skipIf(skipReason !== undefined)('web page in a browser', () => {
     await buildWeb()
     server = await startServerUnderTest()
     browser = await launchBrowser()
-    page = await browser.newPage({ viewport: { width: 1280, height: 800 } })
+    // A Chinese browser: the page then speaks Chinese, as these checks expect.
+    page = await browser.newPage({ viewport: { width: 1280, height: 800 }, locale: 'zh-CN' })
     page.setDefaultTimeout(10_000)
     page.on('pageerror', (error) => console.error(`page error: ${error.message}`))
   }, 60_000)
@@ -149,6 +150,7 @@ describe.skipIf(skipReason !== undefined)('web page in a browser', () => {
     await history.locator('ins', { hasText: `${text}和抹茶` }).waitFor()
     expect(await history.textContent()).toContain('update')
     await hit.locator('[data-action="memory-delete"]').click()
+    await hit.locator('[data-action="memory-delete-confirm"]').click()
     await hit.waitFor({ state: 'detached' })
     await page.click('[data-action="memory-search"]')
     await page.locator('.hint', { hasText: '搜索结果' }).waitFor()
@@ -162,6 +164,7 @@ describe.skipIf(skipReason !== undefined)('web page in a browser', () => {
     const document = page.locator('.kb-list li', { hasText: '店铺说明' })
     await document.waitFor()
     await document.locator('[data-action="kb-delete"]').click()
+    await document.locator('[data-action="kb-delete-confirm"]').click()
     await document.waitFor({ state: 'detached' })
   })
 
@@ -233,7 +236,7 @@ describe.skipIf(skipReason !== undefined)('web page with a server token', () => 
   })
 
   it('asks for the token after a 401, then loads the config and connects the WebSocket', async () => {
-    const page = await browser.newPage({ viewport: { width: 1280, height: 800 } })
+    const page = await browser.newPage({ viewport: { width: 1280, height: 800 }, locale: 'zh-CN' })
     await page.goto(`${server.url}/#chat`)
     await page.locator('[data-login]').waitFor()
     expect(await page.locator('.dot-open').count()).toBe(0)

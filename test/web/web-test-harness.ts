@@ -54,6 +54,9 @@ export interface ServerUnderTest {
 /** The words that make the mock model answer with a long, slow reply. */
 export const longReplyTrigger = '讲一个长故事'
 export const longReplyText = '从前有一座山，山里有一座庙。'.repeat(40)
+/** The words that make the mock model refuse the key (HTTP 401) or not know the model (HTTP 404). */
+export const keyRefusedTrigger = '用错误的密钥'
+export const modelMissingTrigger = '用不存在的模型'
 
 function readLastUserText(body: unknown): string {
   const messages = (body as { messages?: { role: string; content: unknown }[] } | undefined)?.messages ?? []
@@ -61,8 +64,38 @@ function readLastUserText(body: unknown): string {
   return typeof last?.content === 'string' ? last.content : JSON.stringify(last?.content ?? '')
 }
 
+/** The trigger said last: a user line that got no reply may be merged into the next one. */
+function findLastTrigger(text: string): string | undefined {
+  const triggers = [keyRefusedTrigger, modelMissingTrigger, longReplyTrigger]
+  let found: string | undefined
+  let foundAt = -1
+  for (const trigger of triggers) {
+    const at = text.lastIndexOf(trigger)
+    if (at > foundAt) {
+      found = trigger
+      foundAt = at
+    }
+  }
+  return found
+}
+
 function composeReply(body: unknown): MockReply {
-  if (readLastUserText(body).includes(longReplyTrigger)) {
+  const trigger = findLastTrigger(readLastUserText(body))
+  if (trigger === keyRefusedTrigger) {
+    return {
+      status: 401,
+      body: { error: { message: 'Incorrect API key provided', type: 'invalid_request_error' } },
+    }
+  }
+  if (trigger === modelMissingTrigger) {
+    return {
+      status: 404,
+      body: {
+        error: { message: 'The model `mock-character` does not exist', type: 'invalid_request_error' },
+      },
+    }
+  }
+  if (trigger === longReplyTrigger) {
     return { text: JSON.stringify({ emotion: '开心', text: longReplyText }), chunkSize: 2, delayMs: 40 }
   }
   return {

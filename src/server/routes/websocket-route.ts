@@ -6,11 +6,14 @@
 import type { Writable } from 'node:stream'
 import type { WSContext, WSEvents } from 'hono/ws'
 import type { Charpipe } from '../../engine/types.js'
+import type { CharpipeEvent } from '../../shared/events.js'
+import { describeForbiddenKey, findForbiddenKey } from '../../shared/find-forbidden-key.js'
 import type { Logger } from '../../shared/logger.js'
 import type { ServerMetrics } from '../create-server-metrics.js'
 import { isJsonNestedTooDeep, maxJsonDepth } from '../is-json-nested-too-deep.js'
 import { type ClientFrame, clientFrameSchema, formatZodIssues } from '../request-schemas.js'
 import { relayTurn } from '../stream-turn.js'
+import { attachWebSocketBackpressure, type WebSocketBackpressure } from '../websocket-backpressure.js'
 
 export interface CreateWebSocketEventsOptions {
   charpipe: Charpipe
@@ -20,6 +23,8 @@ export interface CreateWebSocketEventsOptions {
   readMaxFrameBytes: () => number
   /** Called for every open socket so the server can close them on shutdown. */
   track: (close: () => void) => () => void
+  /** Most bytes waiting for a client before its turns are interrupted and its socket closed. */
+  readMaxBufferedBytes?: () => number
 }
 
 const OPEN = 1
@@ -43,11 +48,19 @@ export function createWebSocketEvents(options: CreateWebSocketEventsOptions): WS
   // would cost an AbortSignal more per turn for nothing).
   const socketClosed = new AbortController()
   let untrack: (() => void) | undefined
+  let backpressure: WebSocketBackpressure | undefined
 
   const send = (socket: WSContext, payload: unknown) => {
     if (socket.readyState !== OPEN) return
     holdWritesUntilTick(socket)
-    socket.send(JSON.stringify(payload))
+    if (backpressure) backpressure.sendPayload(payload)
+    else socket.send(JSON.stringify(payload))
+  }
+  const sendEvent = (socket: WSContext, event: CharpipeEvent) => {
+    if (socket.readyState !== OPEN) return
+    holdWritesUntilTick(socket)
+    if (backpressure) backpressure.sendEvent(event)
+    else socket.send(JSON.stringify(event))
   }
   const sendBadRequest = (socket: WSContext, message: string) =>
     send(socket, { type: 'error', code: 'bad_request', message })
@@ -66,7 +79,7 @@ export function createWebSocketEvents(options: CreateWebSocketEventsOptions): WS
         signal: socketClosed.signal,
         metrics,
         endpoint: 'ws',
-        onEvent: (event) => send(socket, event),
+        onEvent: (event) => sendEvent(socket, event),
       })
     } catch (error) {
       logger.error({ error }, 'websocket turn failed')
@@ -100,6 +113,11 @@ export function createWebSocketEvents(options: CreateWebSocketEventsOptions): WS
       sendBadRequest(socket, 'a frame must be a JSON object with a "type" (user_input or interrupt)')
       return undefined
     }
+    const forbidden = findForbiddenKey(value)
+    if (forbidden !== undefined) {
+      sendBadRequest(socket, describeForbiddenKey(forbidden))
+      return undefined
+    }
     const parsed = clientFrameSchema.safeParse(value)
     if (!parsed.success) {
       const type = (value as { type?: unknown }).type
@@ -119,6 +137,12 @@ export function createWebSocketEvents(options: CreateWebSocketEventsOptions): WS
     onOpen(_event, socket) {
       metrics.connections.inc()
       untrack = options.track(() => socket.close(1001, 'server shutting down'))
+      const maxBufferedBytes = options.readMaxBufferedBytes?.()
+      if (maxBufferedBytes) {
+        // Past the bound the socket's turns end now (stored as interrupted), not when it closes.
+        const onOverflow = () => socketClosed.abort()
+        backpressure = attachWebSocketBackpressure(socket, { maxBufferedBytes, onOverflow, logger })
+      }
     },
     onMessage(event, socket) {
       const frame = parseFrame(socket, event.data)

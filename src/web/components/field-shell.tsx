@@ -1,4 +1,5 @@
 import type { ComponentChildren } from 'preact'
+import { translate } from '../lib/i18n.js'
 
 export interface FieldShellProps {
   /** Dotted config path; tests and the error mapping find the field by it. */
@@ -27,7 +28,7 @@ export function FieldShell(props: FieldShellProps) {
       {hasErrors
         ? props.errors?.map((error) => (
             <div class="field-error" role="alert" data-error-for={props.path}>
-              {error}
+              {translate('issue.fieldLead', { message: error })}
             </div>
           ))
         : null}

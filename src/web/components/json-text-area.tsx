@@ -1,4 +1,5 @@
 import { useEffect, useState } from 'preact/hooks'
+import { translate } from '../lib/i18n.js'
 
 export interface JsonTextAreaProps {
   path: string
@@ -37,7 +38,11 @@ export function JsonTextArea(props: JsonTextAreaProps) {
             props.onChange(next.trim() ? JSON.parse(next) : undefined)
             setProblem('')
           } catch (error) {
-            setProblem(`JSON 无效 (invalid JSON): ${error instanceof Error ? error.message : String(error)}`)
+            setProblem(
+              translate('field.invalidJson', {
+                message: error instanceof Error ? error.message : String(error),
+              }),
+            )
           }
         }}
       />

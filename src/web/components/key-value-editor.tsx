@@ -1,4 +1,5 @@
 import { useEffect, useState } from 'preact/hooks'
+import { translate } from '../lib/i18n.js'
 
 export interface KeyValueEditorProps {
   path: string
@@ -30,7 +31,7 @@ export function KeyValueEditor(props: KeyValueEditorProps) {
         <div class="kv-row">
           <input
             type="text"
-            aria-label="key"
+            aria-label={translate('field.key')}
             value={key}
             onInput={(event) =>
               update(rows.map((row, at) => (at === index ? [event.currentTarget.value, row[1]] : row)))
@@ -39,7 +40,7 @@ export function KeyValueEditor(props: KeyValueEditorProps) {
           <span class="kv-arrow">→</span>
           <input
             type="text"
-            aria-label="value"
+            aria-label={translate('field.value')}
             value={value}
             onInput={(event) =>
               update(rows.map((row, at) => (at === index ? [row[0], event.currentTarget.value] : row)))
@@ -48,7 +49,7 @@ export function KeyValueEditor(props: KeyValueEditorProps) {
           <button
             type="button"
             class="icon"
-            title="删除 (remove)"
+            title={translate('field.remove')}
             onClick={() => update(rows.filter((_, at) => at !== index))}
           >
             ✕
@@ -56,7 +57,7 @@ export function KeyValueEditor(props: KeyValueEditorProps) {
         </div>
       ))}
       <button type="button" class="small" onClick={() => update([...rows, ['', '']])}>
-        ＋ 添加 (add)
+        {translate('field.addPair')}
       </button>
     </div>
   )

@@ -5,6 +5,7 @@
  */
 import type { ComponentChildren } from 'preact'
 import type { ConfigIssue } from '../lib/config-issues.js'
+import { translate } from '../lib/i18n.js'
 import type { JsonSchemaNode } from '../lib/json-schema-node.js'
 import { SchemaField } from './schema-field.js'
 
@@ -63,7 +64,7 @@ export function ObjectListEditor(props: ObjectListEditorProps) {
             <button
               type="button"
               class="icon"
-              title="上移 (move up)"
+              title={translate('field.moveUp')}
               onClick={() => props.onChange(moveItem(props.value, index, index - 1))}
             >
               ↑
@@ -71,7 +72,7 @@ export function ObjectListEditor(props: ObjectListEditorProps) {
             <button
               type="button"
               class="icon"
-              title="下移 (move down)"
+              title={translate('field.moveDown')}
               onClick={() => props.onChange(moveItem(props.value, index, index + 1))}
             >
               ↓
@@ -79,7 +80,7 @@ export function ObjectListEditor(props: ObjectListEditorProps) {
             <button
               type="button"
               class="icon danger"
-              title="删除 (remove)"
+              title={translate('field.remove')}
               onClick={() => props.onChange(props.value.filter((_, at) => at !== index))}
             >
               ✕
@@ -93,7 +94,7 @@ export function ObjectListEditor(props: ObjectListEditorProps) {
         class="small"
         onClick={() => props.onChange([...props.value, createEmptyItem(props.itemNode)])}
       >
-        ＋ 添加一行 (add row)
+        {translate('field.addRow')}
       </button>
     </div>
   )

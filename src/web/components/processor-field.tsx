@@ -6,6 +6,7 @@
 import type { ComponentChildren } from 'preact'
 import { useState } from 'preact/hooks'
 import { type ConfigIssue, findIssuesFor } from '../lib/config-issues.js'
+import { describeField, describeOption, translate } from '../lib/i18n.js'
 import { inferItemNode } from '../lib/infer-item-node.js'
 import { FieldShell } from './field-shell.js'
 import { JsonTextArea } from './json-text-area.js'
@@ -39,8 +40,9 @@ export function ProcessorField(props: ProcessorFieldProps) {
   const [raw, setRaw] = useState(false)
   const value = props.value ?? field.default
   const errors = findIssuesFor(props.issues, props.path, { below: field.type !== 'json' })
+  const text = describeField({ path: props.path, label: field.label, description: field.description })
   const shell = (control: ComponentChildren, wide = false) => (
-    <FieldShell path={props.path} label={field.label} hint={field.description} errors={errors} wide={wide}>
+    <FieldShell path={props.path} label={text.label} hint={text.hint} errors={errors} wide={wide}>
       {control}
     </FieldShell>
   )
@@ -81,7 +83,9 @@ export function ProcessorField(props: ProcessorFieldProps) {
         >
           {index === -1 ? <option value="-1">—</option> : null}
           {options.map((option, at) => (
-            <option value={String(at)}>{option.label}</option>
+            <option value={String(at)}>
+              {describeOption({ path: props.path, value: option.value, label: option.label })}
+            </option>
           ))}
         </select>,
       )
@@ -103,7 +107,7 @@ export function ProcessorField(props: ProcessorFieldProps) {
       const itemNode = rows ? inferItemNode(field.key, rows) : undefined
       const toggle = itemNode ? (
         <button type="button" class="small link" onClick={() => setRaw(!raw)}>
-          {raw ? '表格编辑 (rows)' : 'JSON 编辑 (raw JSON)'}
+          {translate(raw ? 'field.editRows' : 'field.editJson')}
         </button>
       ) : null
       return shell(

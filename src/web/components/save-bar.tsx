@@ -1,4 +1,7 @@
+import { translate } from '../lib/i18n.js'
 import type { ConfigDraftResult } from '../lib/use-config-draft.js'
+import { ConfigFileBanner } from './config-file-banner.js'
+import { SaveErrorList } from './save-error-list.js'
 
 /** Save and undo for a settings panel, with every issue of a rejected save listed by path. */
 export function SaveBar(props: { draft: ConfigDraftResult }) {
@@ -13,28 +16,18 @@ export function SaveBar(props: { draft: ConfigDraftResult }) {
         disabled={draft.saving}
         onClick={() => void draft.save()}
       >
-        {draft.saving ? '保存中… (saving)' : '保存 (save)'}
+        {translate(draft.saving ? 'save.saving' : 'save.save')}
       </button>
       <button type="button" disabled={!dirty || draft.saving} onClick={draft.reset}>
-        撤销 (undo)
+        {translate('save.undo')}
       </button>
       <span class="save-state">
-        {dirty ? `未保存的改动 (unsaved): ${draft.changedSections.join(', ')}` : '已同步 (in sync)'}
+        {dirty
+          ? translate('save.unsaved', { sections: draft.changedSections.join(', ') })
+          : translate('save.inSync')}
       </span>
-      {draft.errorMessage ? (
-        <div class="save-error" role="alert">
-          <div>{draft.errorMessage}</div>
-          {draft.issues.length > 0 ? (
-            <ul>
-              {draft.issues.map((issue) => (
-                <li>
-                  <code>{issue.path || '(config)'}</code> {issue.message}
-                </li>
-              ))}
-            </ul>
-          ) : null}
-        </div>
-      ) : null}
+      {draft.errorMessage ? <SaveErrorList message={draft.errorMessage} issues={draft.issues} /> : null}
+      {draft.errorMessage ? <ConfigFileBanner onSave /> : null}
     </div>
   )
 }

@@ -5,7 +5,7 @@
  */
 import type { ComponentChildren } from 'preact'
 import { type ConfigIssue, findIssuesFor } from '../lib/config-issues.js'
-import { getFieldLabel } from '../lib/field-labels.js'
+import { describeField, translate } from '../lib/i18n.js'
 import { isNumberNode, type JsonSchemaNode, unwrapNullable } from '../lib/json-schema-node.js'
 import { FieldShell } from './field-shell.js'
 import { JsonTextArea } from './json-text-area.js'
@@ -21,8 +21,6 @@ export interface SchemaFieldProps {
   value: unknown
   onChange(value: unknown): void
   issues: ConfigIssue[]
-  /** Overrides the label from the key. */
-  label?: string
   placeholder?: string
   /** Hides the schema description (compact rows). */
   compact?: boolean
@@ -38,12 +36,13 @@ export function readNumberInput(text: string): number | string | undefined {
 export function SchemaField(props: SchemaFieldProps) {
   const node = unwrapNullable(props.node)
   const key = props.path.split('.').pop() ?? props.path
-  const label = props.label ?? getFieldLabel(key)
+  const text = describeField({ path: props.path, description: node?.description })
+  const label = text.label
   const isRecord =
     node?.type === 'object' && typeof node.additionalProperties === 'object' && !node.properties
   const isObjectList = node?.type === 'array' && node.items?.type === 'object'
   const errors = findIssuesFor(props.issues, props.path, { below: !isObjectList })
-  const hint = props.compact ? undefined : node?.description
+  const hint = props.compact ? undefined : text.hint
   const shell = (control: ComponentChildren, wide = false) => (
     <FieldShell path={props.path} label={label} hint={hint} errors={errors} wide={wide}>
       {control}
@@ -112,12 +111,8 @@ export function SchemaField(props: SchemaFieldProps) {
         name={props.path}
         id={`f-${props.path}`}
         autocomplete={isSecret ? 'new-password' : 'off'}
-        placeholder={props.placeholder ?? (isSecret ? '未设置 (not set)' : defaultText)}
-        title={
-          isSecret && props.value === '***'
-            ? '已保存的密钥：保持 *** 不变即保留 (stored; unchanged *** keeps it)'
-            : undefined
-        }
+        placeholder={props.placeholder ?? (isSecret ? translate('field.secretUnset') : defaultText)}
+        title={isSecret && props.value === '***' ? translate('field.secretStored') : undefined}
         value={String(props.value ?? '')}
         onInput={(event) => props.onChange(event.currentTarget.value)}
       />,
@@ -131,7 +126,7 @@ export function SchemaField(props: SchemaFieldProps) {
         name={props.path}
         id={`f-${props.path}`}
         value={list.join(', ')}
-        placeholder="用逗号分隔 (comma separated)"
+        placeholder={translate('field.commaSeparated')}
         onChange={(event) =>
           props.onChange(
             event.currentTarget.value

@@ -4,6 +4,7 @@
  * `ApiError` carrying the server's code, message and (for config saves) the field issues.
  */
 import { type ConfigIssue, normalizeIssues } from './config-issues.js'
+import { translate } from './i18n.js'
 import { readToken } from './token-store.js'
 
 export class ApiError extends Error {
@@ -48,7 +49,9 @@ export async function requestJson<T>(method: string, url: string, body?: unknown
     throw new ApiError({
       status: 0,
       code: 'network',
-      message: `无法连接服务器 (cannot reach the server): ${error instanceof Error ? error.message : String(error)}`,
+      message: translate('network.unreachable', {
+        message: error instanceof Error ? error.message : String(error),
+      }),
     })
   }
   const text = await response.text()

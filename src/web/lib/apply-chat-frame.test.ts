@@ -5,6 +5,7 @@ import {
   type ChatState,
   initialChatState,
   isReplyRunning,
+  readTurnOutcome,
 } from './apply-chat-frame.js'
 
 const frames = (state: ChatState, list: Record<string, unknown>[], session = 'default') =>
@@ -47,7 +48,31 @@ describe('applyChatFrame', () => {
       ['b', 't2', 'streaming'],
     ])
     expect(state.turns[0]?.interrupted).toBe(true)
-    expect(state.turns[0]?.errors[0]).toContain('interrupted_by_new_input')
+    // A new input is an interruption, not an error.
+    expect(state.turns[0]?.errors).toEqual([])
+    expect(state.turns[0]?.interruptedByNewInput).toBe(true)
+    expect(readTurnOutcome(state.turns[0]!)).toBe('interrupted')
+  })
+
+  it('ends a failed turn as failed, never as done, keeping the code and status', () => {
+    let state = addUserTurn(initialChatState, { text: 'a', imageCount: 0 })
+    state = frames(state, [
+      { type: 'llm_error', code: 'upstream_http', status: 401, message: '{"error":{"message":"bad key"}}' },
+      { type: 'llm_done', text: '', emotion: '平静', interrupted: false },
+    ])
+    expect(state.turns[0]?.errors).toEqual([
+      { code: 'upstream_http', status: 401, message: '{"error":{"message":"bad key"}}' },
+    ])
+    expect(readTurnOutcome(state.turns[0]!)).toBe('failed')
+  })
+
+  it('ends a barged-in turn (llm_done.interrupted) as interrupted', () => {
+    let state = addUserTurn(initialChatState, { text: 'a', imageCount: 0 })
+    state = frames(state, [
+      { type: 'llm_chunk', text: '从前' },
+      { type: 'llm_done', text: '从前', emotion: '平静', interrupted: true },
+    ])
+    expect(readTurnOutcome(state.turns[0]!)).toBe('interrupted')
   })
 
   it('ignores other sessions and collects error frames', () => {
@@ -63,6 +88,6 @@ describe('applyChatFrame', () => {
       { type: 'error', code: 'bad_request', message: 'text: required' },
       'default',
     )
-    expect(state.errors).toEqual(['bad_request: text: required'])
+    expect(state.errors).toEqual([{ code: 'bad_request', message: 'text: required' }])
   })
 })

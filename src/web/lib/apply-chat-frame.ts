@@ -1,9 +1,11 @@
 /**
  * The chat view's state and how each WebSocket frame changes it: a turn is matched by its `turn` id
  * (the first event of a new id claims the oldest turn still waiting for one), chunks grow its
- * subtitles, sentences arrive with their emotion, and `llm_done` closes it.
+ * subtitles, sentences arrive with their emotion, and `llm_done` closes it. Errors are kept as codes
+ * (described at render time, in the page's language); an interruption is recorded apart from them.
  */
 import type { ServerFrame } from './create-chat-socket.js'
+import { type ChatErrorFrame, isInterruptionCode } from './describe-chat-error.js'
 
 export interface SentenceView {
   index: number
@@ -22,7 +24,11 @@ export interface TurnView {
   emotion?: string
   status: 'waiting' | 'streaming' | 'done'
   interrupted: boolean
-  errors: string[]
+  /** Set when a new input cut this reply short (`interrupted_by_new_input`). */
+  interruptedByNewInput?: boolean
+  errors: ChatErrorFrame[]
+  /** Read back from the history store rather than lived on this page. */
+  restored?: boolean
 }
 
 export interface ChatState {
@@ -30,7 +36,7 @@ export interface ChatState {
   /** The character's current emotion (shown large). */
   emotion?: string
   /** Frame-level errors (`error` frames) and sending problems. */
-  errors: string[]
+  errors: ChatErrorFrame[]
 }
 
 export const initialChatState: ChatState = { turns: [], errors: [] }
@@ -52,9 +58,11 @@ export function addUserTurn(
   return { ...state, turns: [...state.turns, turn] }
 }
 
-function describeError(frame: ServerFrame): string {
-  const status = frame.status === undefined ? '' : ` (HTTP ${String(frame.status)})`
-  return `${String(frame.code ?? 'error')}: ${String(frame.message ?? '')}${status}`
+export function readErrorFrame(frame: ServerFrame): ChatErrorFrame {
+  const error: ChatErrorFrame = { code: String(frame.code ?? 'error') }
+  if (typeof frame.message === 'string') error.message = frame.message
+  if (typeof frame.status === 'number') error.status = frame.status
+  return error
 }
 
 function applyToTurn(turn: TurnView, frame: ServerFrame): TurnView {
@@ -78,13 +86,14 @@ function applyToTurn(turn: TurnView, frame: ServerFrame): TurnView {
       next.emotion = String(frame.emotion ?? turn.emotion ?? '')
       break
     case 'llm_error':
-      next.errors = [...turn.errors, describeError(frame)]
+      if (isInterruptionCode(String(frame.code))) next.interruptedByNewInput = true
+      else next.errors = [...turn.errors, readErrorFrame(frame)]
       break
     case 'llm_done':
       next.status = 'done'
       next.subtitles = typeof frame.text === 'string' ? frame.text : turn.subtitles
       next.emotion = typeof frame.emotion === 'string' && frame.emotion ? frame.emotion : turn.emotion
-      next.interrupted = frame.interrupted === true
+      next.interrupted = frame.interrupted === true || turn.interruptedByNewInput === true
       break
   }
   return next
@@ -94,7 +103,7 @@ const emotionFrames = new Set(['llm_emotion', 'llm_sentence', 'llm_done'])
 
 /** Applies one server frame for `session`; frames of other sessions are ignored. */
 export function applyChatFrame(state: ChatState, frame: ServerFrame, session: string): ChatState {
-  if (frame.type === 'error') return { ...state, errors: [...state.errors, describeError(frame)] }
+  if (frame.type === 'error') return { ...state, errors: [...state.errors, readErrorFrame(frame)] }
   if (frame.session !== undefined && frame.session !== session) return state
   if (!frame.type.startsWith('llm_') && !frame.type.startsWith('tool_')) return state
   const turns = [...state.turns]
@@ -120,6 +129,13 @@ export function applyChatFrame(state: ChatState, frame: ServerFrame, session: st
   turns[index] = updated
   const emotion = emotionFrames.has(frame.type) && updated.emotion ? updated.emotion : state.emotion
   return { ...state, turns, emotion }
+}
+
+/** How a finished turn ended, for its closing line. */
+export function readTurnOutcome(turn: TurnView): 'waiting' | 'streaming' | 'done' | 'interrupted' | 'failed' {
+  if (turn.status !== 'done') return turn.status
+  if (turn.errors.length > 0) return 'failed'
+  return turn.interrupted ? 'interrupted' : 'done'
 }
 
 /** True while a reply is running (the Interrupt button is useful). */

@@ -17,13 +17,17 @@ describe('checkInjectedDialogue', () => {
       { role: 'user', content: 'b' },
       { role: 'assistant', content: 'c' },
     ])
-    expect(result.warnings.join(' ')).toContain('odd count')
-    expect(result.warnings.join(' ')).toContain('roles not alternating')
-    expect([...result.rowWarnings.keys()]).toEqual([1])
+    expect(result.warnings).toEqual([
+      { key: 'dialogue.oddCount', parameters: { count: 3 } },
+      { key: 'dialogue.notAlternating' },
+    ])
+    expect([...result.rowWarnings.entries()]).toEqual([
+      [1, { key: 'dialogue.sameRole', parameters: { role: 'user' } }],
+    ])
   })
 
   it('flags a first assistant row and empty content', () => {
     const result = checkInjectedDialogue([{ role: 'assistant', content: ' ' }])
-    expect(result.rowWarnings.get(0)).toContain('empty')
+    expect(result.rowWarnings.get(0)).toEqual({ key: 'dialogue.emptyContent' })
   })
 })

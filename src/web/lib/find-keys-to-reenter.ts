@@ -4,6 +4,7 @@
  * type the key again (saving as it is would be refused with the same message from the server).
  */
 import type { ConfigIssue } from './config-issues.js'
+import { translate } from './i18n.js'
 
 export interface ProviderDefaults {
   name: string
@@ -31,9 +32,6 @@ export function readUrlHost(url: string): string {
   }
 }
 
-export const reenterKeyMessage =
-  '地址已更改，请重新输入密钥 (re-enter the key: the address changed, and a stored key is only sent to the host it was given for)'
-
 export function findKeysToReenter(options: FindKeysToReenterOptions): ConfigIssue[] {
   const defaultUrl = (provider: unknown) =>
     options.providers.find((entry) => entry.name === provider)?.defaultBaseUrl ?? ''
@@ -48,7 +46,7 @@ export function findKeysToReenter(options: FindKeysToReenterOptions): ConfigIssu
     key: string,
   ) => {
     if (after[key] === '***' && before[key] === '***' && host(before) !== host(after))
-      issues.push({ path: `${path}.${key}`, message: reenterKeyMessage })
+      issues.push({ path: `${path}.${key}`, message: translate('key.reenter') })
   }
   const savedLlm = asMapping(options.saved.llm)
   const draftLlm = asMapping(options.draft.llm)

@@ -7,7 +7,9 @@ import { useEffect, useState } from 'preact/hooks'
 import { showToast } from '../components/toast.js'
 import { ApiError, requestJson } from './api-client.js'
 import type { ConfigIssue } from './config-issues.js'
+import { refreshConfigStatus } from './config-status.js'
 import { createMergePatch } from './create-merge-patch.js'
+import { translate } from './i18n.js'
 import { getAtPath, isJsonEqual, setAtPath } from './object-path.js'
 
 export type ConfigObject = Record<string, unknown>
@@ -25,6 +27,7 @@ export interface ConfigDraftResult {
   changedSections: string[]
   issues: ConfigIssue[]
   saving: boolean
+  /** The server's reason for refusing the last save (shown with a translated lead). */
   errorMessage: string
   save(): Promise<boolean>
   reset(): void
@@ -49,7 +52,7 @@ export function useConfigDraft(options: ConfigDraftOptions): ConfigDraftResult {
 
   const save = async (): Promise<boolean> => {
     if (changedSections.length === 0) {
-      showToast('没有改动 (nothing changed)')
+      showToast(translate('save.nothingChanged'))
       return true
     }
     setSaving(true)
@@ -64,13 +67,15 @@ export function useConfigDraft(options: ConfigDraftOptions): ConfigDraftResult {
       const saved = await requestJson<ConfigObject>('PUT', '/api/config', body)
       setIssues([])
       options.onSaved(saved)
-      showToast('已保存，下一轮对话生效 (saved, applies from the next turn)')
+      showToast(translate('save.saved'))
       return true
     } catch (error) {
       const apiError = error instanceof ApiError ? error : undefined
       setIssues(apiError?.issues ?? [])
-      setErrorMessage(apiError ? `保存失败 (not saved): ${apiError.message}` : String(error))
-      showToast('保存失败，未做任何修改 (not saved)', 'error')
+      setErrorMessage(apiError ? apiError.message : String(error))
+      showToast(translate('save.failedToast'), 'error')
+      // A save can fail because the file on disk is broken: the banner then says which field.
+      void refreshConfigStatus().catch(() => undefined)
       return false
     } finally {
       setSaving(false)

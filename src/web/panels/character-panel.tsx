@@ -4,7 +4,9 @@ import { SaveBar } from '../components/save-bar.js'
 import { SchemaField } from '../components/schema-field.js'
 import { checkInjectedDialogue, type InjectedMessage } from '../lib/check-injected-dialogue.js'
 import { findIssuesFor } from '../lib/config-issues.js'
+import { describeField, translate } from '../lib/i18n.js'
 import { findSchemaNode, type JsonSchemaNode } from '../lib/json-schema-node.js'
+import { characterFields } from '../lib/panel-fields.js'
 import { type ConfigObject, useConfigDraft } from '../lib/use-config-draft.js'
 
 export interface SettingsPanelProps {
@@ -12,18 +14,6 @@ export interface SettingsPanelProps {
   schema: JsonSchemaNode
   onSaved(config: ConfigObject): void
 }
-
-const plainFields = [
-  'name',
-  'user_name',
-  'persona',
-  'reply_format',
-  'default_emotion',
-  'emotions',
-  'inline_emotion_tags',
-  'emotion_aliases',
-  'user_emotion_map',
-]
 
 export function CharacterPanel(props: SettingsPanelProps) {
   const draft = useConfigDraft({ config: props.config, sections: ['character'], onSaved: props.onSaved })
@@ -33,9 +23,9 @@ export function CharacterPanel(props: SettingsPanelProps) {
   const dialogueErrors = findIssuesFor(draft.issues, 'character.injected_history')
   return (
     <section class="panel" data-panel="character">
-      <h2>角色 Character</h2>
+      <h2>{translate('character.title')}</h2>
       <div class="form-grid">
-        {plainFields.map((key) => (
+        {characterFields.map((key) => (
           <SchemaField
             path={`character.${key}`}
             node={findSchemaNode(props.schema, `character.${key}`)}
@@ -45,16 +35,18 @@ export function CharacterPanel(props: SettingsPanelProps) {
           />
         ))}
       </div>
-      <h3>示范对话 Injected dialogue</h3>
-      <p class="hint">{dialogueNode?.description}</p>
+      <h3>{translate('character.dialogue')}</h3>
+      <p class="hint">
+        {describeField({ path: 'character.injected_history', description: dialogueNode?.description }).hint}
+      </p>
       {check.warnings.map((warning) => (
         <div class="warning" data-warning="injected_history">
-          ⚠ {warning}
+          ⚠ {translate(warning.key, warning.parameters)}
         </div>
       ))}
       {dialogueErrors.map((error) => (
         <div class="field-error" data-error-for="character.injected_history">
-          {error}
+          {translate('issue.fieldLead', { message: error })}
         </div>
       ))}
       {dialogueNode?.items ? (
@@ -64,11 +56,12 @@ export function CharacterPanel(props: SettingsPanelProps) {
           value={dialogue as unknown as Record<string, unknown>[]}
           onChange={(value) => draft.set('character.injected_history', value)}
           issues={draft.issues}
-          renderRowExtra={(index) =>
-            check.rowWarnings.has(index) ? (
-              <div class="warning row-warning">⚠ {check.rowWarnings.get(index)}</div>
+          renderRowExtra={(index) => {
+            const warning = check.rowWarnings.get(index)
+            return warning ? (
+              <div class="warning row-warning">⚠ {translate(warning.key, warning.parameters)}</div>
             ) : null
-          }
+          }}
         />
       ) : null}
       <SaveBar draft={draft} />

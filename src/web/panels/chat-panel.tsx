@@ -1,35 +1,38 @@
 /**
  * The chat console: send text (with a user emotion and images), watch the reply grow as subtitles,
  * its sentences with emotion badges and the character's current emotion as a face; interrupt it;
- * pick a session and read its stored history.
+ * pick a session, see its stored conversation (restored on load) and clear it.
  */
 import { useEffect, useState } from 'preact/hooks'
-import { requestJson } from '../lib/api-client.js'
-import { addUserTurn, type ChatState, isReplyRunning } from '../lib/apply-chat-frame.js'
+import { ConfirmButton } from '../components/confirm-button.js'
+import { showToast } from '../components/toast.js'
+import { ApiError, requestJson } from '../lib/api-client.js'
+import { addUserTurn, type ChatState, initialChatState, isReplyRunning } from '../lib/apply-chat-frame.js'
+import type { ConfigFileStatus } from '../lib/config-status.js'
+import { convertStoredMessages, type StoredChatMessage } from '../lib/convert-stored-messages.js'
 import type { ChatSocket, SocketStatus } from '../lib/create-chat-socket.js'
 import { getEmotionFace } from '../lib/get-emotion-face.js'
-import { formatTime, readContentText, readResponseList } from '../lib/read-response-list.js'
+import { translate } from '../lib/i18n.js'
+import { readResponseList } from '../lib/read-response-list.js'
+import type { ConfigObject } from '../lib/use-config-draft.js'
+import { AnsweringModel } from './answering-model.js'
 import { SessionPicker } from './session-picker.js'
-import { TurnList } from './turn-list.js'
+import { ChatErrorView, TurnList } from './turn-list.js'
 import { UserEmotionSelect } from './user-emotion-select.js'
 
 export interface ChatPanelProps {
   socket: ChatSocket | undefined
   status: SocketStatus
+  /** The server refused the token (or wants one): the socket cannot connect until it is entered. */
+  needsToken: boolean
   state: ChatState
   setState(update: (state: ChatState) => ChatState): void
   session: string
   onSessionChange(session: string): void
   emotionAliases: Record<string, string>
   emotionKeys: string[]
-}
-
-interface StoredMessage {
-  role: string
-  content: unknown
-  emotion?: string
-  interrupted?: boolean
-  createdAt?: unknown
+  config: ConfigObject | undefined
+  configStatus: ConfigFileStatus | undefined
 }
 
 function readAsDataUri(file: File): Promise<string> {
@@ -41,28 +44,70 @@ function readAsDataUri(file: File): Promise<string> {
   })
 }
 
+function describeSocketStatus(status: SocketStatus, needsToken: boolean): string {
+  if (needsToken && status !== 'open') return translate('chat.tokenRefused')
+  if (status === 'open') return translate('chat.connected')
+  return translate(status === 'connecting' ? 'chat.connecting' : 'chat.reconnecting')
+}
+
 export function ChatPanel(props: ChatPanelProps) {
   const [text, setText] = useState('')
   const [emotion, setEmotion] = useState('')
   const [imageUrls, setImageUrls] = useState('')
   const [uploads, setUploads] = useState<string[]>([])
-  const [history, setHistory] = useState<StoredMessage[] | undefined>()
+  const [storedCount, setStoredCount] = useState<number | undefined>()
   const [historyError, setHistoryError] = useState('')
   const running = isReplyRunning(props.state)
+  const path = `/api/sessions/${encodeURIComponent(props.session)}`
 
-  const loadHistory = async () => {
+  const readStored = async (): Promise<StoredChatMessage[] | undefined> => {
     setHistoryError('')
     try {
-      const body = await requestJson('GET', `/api/sessions/${encodeURIComponent(props.session)}/messages`)
-      setHistory(readResponseList<StoredMessage>(body))
+      const messages = readResponseList<StoredChatMessage>(await requestJson('GET', `${path}/messages`))
+      setStoredCount(messages.length)
+      return messages
     } catch (error) {
-      setHistory(undefined)
+      // A refused token is told once, by the token bar, not again here.
+      if (!(error instanceof ApiError && error.status === 401))
+        setHistoryError(error instanceof Error ? error.message : String(error))
+      return undefined
+    }
+  }
+
+  /** Shows the stored conversation; turns still running on this page stay after it. */
+  const restoreConversation = async () => {
+    const messages = await readStored()
+    if (!messages) return
+    const restored = convertStoredMessages(messages)
+    props.setState((state) => ({
+      ...state,
+      turns: [...restored, ...state.turns.filter((turn) => turn.status !== 'done')],
+      // The face shows the character as it was last left.
+      emotion: state.emotion ?? restored.findLast((turn) => turn.emotion)?.emotion,
+    }))
+  }
+  useEffect(() => {
+    if (props.needsToken) return
+    setStoredCount(undefined)
+    void restoreConversation()
+  }, [props.session, props.needsToken])
+
+  // The stored count follows the turns that end on this page.
+  const finishedHere = props.state.turns.filter((turn) => !turn.restored && turn.status === 'done').length
+  useEffect(() => {
+    if (finishedHere > 0) void readStored()
+  }, [finishedHere])
+
+  const clearSession = async () => {
+    try {
+      await requestJson('DELETE', path)
+      props.setState(() => initialChatState)
+      setStoredCount(0)
+      showToast(translate('chat.sessionCleared', { session: props.session }))
+    } catch (error) {
       setHistoryError(error instanceof Error ? error.message : String(error))
     }
   }
-  useEffect(() => {
-    void loadHistory()
-  }, [props.session])
 
   const send = (event: Event) => {
     event.preventDefault()
@@ -72,10 +117,7 @@ export function ChatPanel(props: ChatPanelProps) {
     if (emotion) frame.emotion = emotion
     if (images.length > 0) frame.images = images
     if (!props.socket?.send(frame)) {
-      props.setState((state) => ({
-        ...state,
-        errors: [...state.errors, '未连接到服务器，消息未发送 (not connected: not sent)'],
-      }))
+      props.setState((state) => ({ ...state, errors: [...state.errors, { code: 'not_connected' }] }))
       return
     }
     props.setState((state) =>
@@ -92,35 +134,34 @@ export function ChatPanel(props: ChatPanelProps) {
   const lastTurn = props.state.turns.at(-1)
   return (
     <section class="panel chat" data-panel="chat">
+      <AnsweringModel config={props.config} status={props.configStatus} />
       <div class="chat-top">
         <div class="avatar" data-emotion={props.state.emotion ?? ''} title={props.state.emotion ?? ''}>
           <span class="avatar-face">{getEmotionFace(props.state.emotion, props.emotionAliases)}</span>
           <span class="avatar-label">{props.state.emotion ?? '—'}</span>
         </div>
         <div class="subtitles" data-subtitles aria-live="polite">
-          {lastTurn?.subtitles || <span class="hint">字幕会在这里逐字出现 (live subtitles)</span>}
+          {(lastTurn?.restored ? '' : lastTurn?.subtitles) || (
+            <span class="hint">{translate('chat.subtitlesPlaceholder')}</span>
+          )}
         </div>
       </div>
       <div class="chat-status">
-        <span class={`dot dot-${props.status}`} />{' '}
-        {props.status === 'open'
-          ? '已连接 (connected)'
-          : props.status === 'connecting'
-            ? '连接中… (connecting)'
-            : '已断开，正在重连 (reconnecting)'}
+        <span class={`dot dot-${props.needsToken && props.status !== 'open' ? 'refused' : props.status}`} />{' '}
+        <span data-socket-status>{describeSocketStatus(props.status, props.needsToken)}</span>
         <SessionPicker session={props.session} onChange={props.onSessionChange} />
       </div>
       {props.state.errors.length > 0 ? (
-        <div class="error-box" role="alert" data-chat-errors>
+        <div class="chat-errors" data-chat-errors>
           {props.state.errors.slice(-3).map((error) => (
-            <div>{error}</div>
+            <ChatErrorView error={error} />
           ))}
           <button
             type="button"
             class="small"
             onClick={() => props.setState((state) => ({ ...state, errors: [] }))}
           >
-            清除 (clear)
+            {translate('chat.clearErrors')}
           </button>
         </div>
       ) : null}
@@ -128,7 +169,7 @@ export function ChatPanel(props: ChatPanelProps) {
         <input
           type="text"
           name="chat-text"
-          placeholder="说点什么… (say something)"
+          placeholder={translate('chat.inputPlaceholder')}
           value={text}
           onInput={(event) => setText(event.currentTarget.value)}
         />
@@ -139,17 +180,20 @@ export function ChatPanel(props: ChatPanelProps) {
           onChange={setEmotion}
         />
         <button type="submit" class="primary" data-action="send">
-          发送 (send)
+          {translate('chat.send')}
         </button>
         <button type="button" class="danger" data-action="interrupt" disabled={!running} onClick={interrupt}>
-          打断 (interrupt)
+          {translate('chat.interrupt')}
         </button>
         <details class="chat-images">
-          <summary>图片 (images){uploads.length > 0 ? ` · ${uploads.length}` : ''}</summary>
+          <summary>
+            {translate('chat.images')}
+            {uploads.length > 0 ? ` · ${uploads.length}` : ''}
+          </summary>
           <input
             type="text"
             name="chat-image-urls"
-            placeholder="图片 URL，空格分隔 (image URLs)"
+            placeholder={translate('chat.imageUrlsPlaceholder')}
             value={imageUrls}
             onInput={(event) => setImageUrls(event.currentTarget.value)}
           />
@@ -164,26 +208,35 @@ export function ChatPanel(props: ChatPanelProps) {
           />
         </details>
       </form>
+      <div class="history-bar" data-history>
+        <span data-stored-count={storedCount ?? ''}>
+          {storedCount === undefined
+            ? translate('chat.historyLoading', { session: props.session })
+            : translate('chat.history', { session: props.session, count: storedCount })}
+        </span>
+        <button
+          type="button"
+          class="small"
+          data-action="history-reload"
+          onClick={() => void restoreConversation()}
+        >
+          {translate('chat.reloadHistory')}
+        </button>
+        <ConfirmButton
+          action="session-clear"
+          question={translate('chat.clearSessionConfirm', { session: props.session })}
+          confirmLabel={translate('chat.clearSessionYes')}
+          onConfirm={clearSession}
+        >
+          {translate('chat.clearSession')}
+        </ConfirmButton>
+      </div>
+      {historyError ? (
+        <div class="error-box" role="alert">
+          {historyError}
+        </div>
+      ) : null}
       <TurnList turns={props.state.turns} emotionAliases={props.emotionAliases} />
-      <details class="history" open={false}>
-        <summary>
-          会话 {props.session} 的历史 (stored history){history ? `: ${history.length}` : ''}{' '}
-          <button type="button" class="small" onClick={() => void loadHistory()}>
-            刷新 (reload)
-          </button>
-        </summary>
-        {historyError ? <div class="error-box">{historyError}</div> : null}
-        <ul class="history-list">
-          {(history ?? []).map((message) => (
-            <li class={`history-${message.role}`}>
-              <span class="badge">{message.role}</span>
-              {message.emotion ? <span class="badge emotion">{message.emotion}</span> : null}
-              {message.interrupted ? <span class="badge warn">interrupted</span> : null}{' '}
-              {readContentText(message.content)} <small>{formatTime(message.createdAt)}</small>
-            </li>
-          ))}
-        </ul>
-      </details>
     </section>
   )
 }

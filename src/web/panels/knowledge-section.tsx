@@ -1,7 +1,9 @@
 /** The knowledge base: documents chunked on the server, added as typed text or a file read here. */
 import { useEffect, useState } from 'preact/hooks'
+import { ConfirmButton } from '../components/confirm-button.js'
 import { showToast } from '../components/toast.js'
 import { requestJson } from '../lib/api-client.js'
+import { translate } from '../lib/i18n.js'
 import { formatTime, readResponseList } from '../lib/read-response-list.js'
 
 interface KnowledgeDocument {
@@ -36,7 +38,7 @@ export function KnowledgeSection() {
     setErrorMessage('')
     try {
       const answer = await requestJson<{ chunks?: number }>('POST', '/api/kb', { name, text })
-      showToast(`已加入知识库 (added): ${answer?.chunks ?? '?'} chunks`)
+      showToast(translate('kb.added', { chunks: answer?.chunks ?? '?' }))
       setName('')
       setText('')
       await refresh()
@@ -47,7 +49,7 @@ export function KnowledgeSection() {
   const remove = async (id: string) => {
     try {
       await requestJson('DELETE', `/api/kb/${encodeURIComponent(id)}`)
-      showToast('已删除 (removed)')
+      showToast(translate('kb.deleted'))
       await refresh()
     } catch (error) {
       setErrorMessage(error instanceof Error ? error.message : String(error))
@@ -55,12 +57,12 @@ export function KnowledgeSection() {
   }
   return (
     <div class="knowledge" data-section="knowledge">
-      <h3>知识库 Knowledge base</h3>
+      <h3>{translate('kb.title')}</h3>
       <form class="stack-form" onSubmit={add}>
         <input
           type="text"
           name="kb-name"
-          placeholder="名称 (name)"
+          placeholder={translate('kb.name')}
           required
           value={name}
           onInput={(event) => setName(event.currentTarget.value)}
@@ -68,7 +70,7 @@ export function KnowledgeSection() {
         <textarea
           name="kb-text"
           rows={4}
-          placeholder="文本或 Markdown (text or Markdown)"
+          placeholder={translate('kb.text')}
           required
           value={text}
           onInput={(event) => setText(event.currentTarget.value)}
@@ -81,7 +83,7 @@ export function KnowledgeSection() {
             onChange={(event) => void readFile(event.currentTarget.files?.[0])}
           />
           <button type="submit" data-action="kb-add">
-            加入知识库 (add)
+            {translate('kb.add')}
           </button>
         </div>
       </form>
@@ -93,16 +95,17 @@ export function KnowledgeSection() {
       <ul class="kb-list">
         {documents.map((document) => (
           <li data-kb-id={document.id}>
-            <strong>{document.name}</strong> <span class="badge">{document.chunks ?? '?'} chunks</span>{' '}
-            <span>{formatTime(document.createdAt)}</span>
-            <button
-              type="button"
-              class="small danger"
-              data-action="kb-delete"
-              onClick={() => void remove(document.id)}
+            <strong>{document.name}</strong>{' '}
+            <span class="badge">{translate('kb.chunks', { chunks: document.chunks ?? '?' })}</span>{' '}
+            <span>{formatTime(document.createdAt)}</span>{' '}
+            <ConfirmButton
+              action="kb-delete"
+              question={translate('kb.deleteConfirm', { name: document.name })}
+              confirmLabel={translate('kb.deleteYes')}
+              onConfirm={() => remove(document.id)}
             >
-              删除
-            </button>
+              {translate('kb.delete')}
+            </ConfirmButton>
           </li>
         ))}
       </ul>

@@ -1,7 +1,9 @@
 /** Long-term memory: add, search, list by scope, edit, delete and the change history of one memory. */
 import { useEffect, useState } from 'preact/hooks'
+import { ConfirmButton } from '../components/confirm-button.js'
 import { showToast } from '../components/toast.js'
 import { requestJson } from '../lib/api-client.js'
+import { translate } from '../lib/i18n.js'
 import { formatTime, readResponseList } from '../lib/read-response-list.js'
 import { KnowledgeSection } from './knowledge-section.js'
 
@@ -63,20 +65,20 @@ function MemoryRow(props: { item: MemoryItem; onChanged(): void }) {
                 act(async () => {
                   await requestJson('PATCH', path, { text })
                   setEditing(false)
-                  showToast('记忆已更新 (memory updated)')
+                  showToast(translate('memory.updated'))
                   props.onChanged()
                 })
               }
             >
-              保存
+              {translate('memory.save')}
             </button>
             <button type="button" class="small" onClick={() => setEditing(false)}>
-              取消
+              {translate('memory.cancel')}
             </button>
           </>
         ) : (
           <button type="button" class="small" data-action="memory-edit" onClick={() => setEditing(true)}>
-            编辑 (edit)
+            {translate('memory.edit')}
           </button>
         )}
         <button
@@ -89,27 +91,27 @@ function MemoryRow(props: { item: MemoryItem; onChanged(): void }) {
             )
           }
         >
-          历史 (history)
+          {translate('memory.history')}
         </button>
-        <button
-          type="button"
-          class="small danger"
-          data-action="memory-delete"
-          onClick={() =>
+        <ConfirmButton
+          action="memory-delete"
+          question={translate('memory.deleteConfirm')}
+          confirmLabel={translate('memory.deleteYes')}
+          onConfirm={() =>
             act(async () => {
               await requestJson('DELETE', path)
-              showToast('记忆已删除 (memory deleted)')
+              showToast(translate('memory.deleted'))
               props.onChanged()
             })
           }
         >
-          删除 (delete)
-        </button>
+          {translate('memory.delete')}
+        </ConfirmButton>
       </div>
       {errorMessage ? <div class="field-error">{errorMessage}</div> : null}
       {history ? (
         <ul class="memory-history">
-          {history.length === 0 ? <li>无记录 (no changes)</li> : null}
+          {history.length === 0 ? <li>{translate('memory.noChanges')}</li> : null}
           {history.map((entry) => (
             <li>
               <span class="badge">{String(entry.event ?? '')}</span> {formatTime(entry.time)}{' '}
@@ -163,7 +165,7 @@ export function MemoryPanel(props: { session: string }) {
       if (newSpeaker) body.speaker = newSpeaker
       await requestJson('POST', '/api/memory', body)
       setNewText('')
-      showToast('记忆已添加 (memory added)')
+      showToast(translate('memory.added'))
       setRevision(revision + 1)
     } catch (error) {
       setErrorMessage(error instanceof Error ? error.message : String(error))
@@ -172,7 +174,7 @@ export function MemoryPanel(props: { session: string }) {
 
   return (
     <section class="panel" data-panel="memory">
-      <h2>长期记忆 Memory</h2>
+      <h2>{translate('memory.title')}</h2>
       <form
         class="inline-form"
         onSubmit={(event) => {
@@ -185,7 +187,7 @@ export function MemoryPanel(props: { session: string }) {
           type="text"
           name="memory-scope"
           class="narrow"
-          title="范围 (scope)"
+          title={translate('memory.scope')}
           placeholder="scope"
           value={scope}
           onInput={(event) => setScope(event.currentTarget.value)}
@@ -193,7 +195,7 @@ export function MemoryPanel(props: { session: string }) {
         <input
           type="search"
           name="memory-query"
-          placeholder="搜索记忆 (search; empty lists all)"
+          placeholder={translate('memory.searchPlaceholder')}
           value={query}
           onInput={(event) => setQuery(event.currentTarget.value)}
         />
@@ -207,14 +209,14 @@ export function MemoryPanel(props: { session: string }) {
           onInput={(event) => setLimit(Number(event.currentTarget.value) || 10)}
         />
         <button type="submit" class="primary" data-action="memory-search">
-          {query.trim() ? '搜索 (search)' : '列出 (list)'}
+          {translate(query.trim() ? 'memory.search' : 'memory.list')}
         </button>
       </form>
       <form class="inline-form" onSubmit={add}>
         <input
           type="text"
           name="memory-new-text"
-          placeholder="新记忆内容 (new memory text)"
+          placeholder={translate('memory.newPlaceholder')}
           value={newText}
           onInput={(event) => setNewText(event.currentTarget.value)}
         />
@@ -222,12 +224,12 @@ export function MemoryPanel(props: { session: string }) {
           type="text"
           name="memory-new-speaker"
           class="narrow"
-          placeholder="speaker"
+          placeholder={translate('memory.speaker')}
           value={newSpeaker}
           onInput={(event) => setNewSpeaker(event.currentTarget.value)}
         />
         <button type="submit" data-action="memory-add">
-          添加 (add)
+          {translate('memory.add')}
         </button>
       </form>
       {errorMessage ? (
@@ -237,8 +239,8 @@ export function MemoryPanel(props: { session: string }) {
       ) : null}
       <p class="hint">
         {mode === 'search'
-          ? `搜索结果 (results): ${items.length}`
-          : `范围 ${scope} 的记忆 (memories): ${items.length}`}
+          ? translate('memory.results', { count: items.length })
+          : translate('memory.count', { scope, count: items.length })}
       </p>
       <ul class="memory-list">
         {items.map((item) => (

@@ -4,10 +4,14 @@
  * `pipeline.processors.<id>`, because that entry replaces the model-level one rather than merging.
  */
 import { useEffect, useState } from 'preact/hooks'
+import { ConfigFileBanner } from '../components/config-file-banner.js'
 import { ProcessorField, type ProcessorFieldInfo } from '../components/processor-field.js'
+import { SaveErrorList } from '../components/save-error-list.js'
 import { showToast } from '../components/toast.js'
 import { ApiError, requestJson } from '../lib/api-client.js'
 import { type ConfigIssue, findIssuesFor } from '../lib/config-issues.js'
+import { refreshConfigStatus } from '../lib/config-status.js'
+import { describeField, translate } from '../lib/i18n.js'
 import { isJsonEqual } from '../lib/object-path.js'
 import { readResponseList } from '../lib/read-response-list.js'
 import type { ConfigObject } from '../lib/use-config-draft.js'
@@ -36,9 +40,11 @@ export function PipelinePanel(props: { onSaved(config: ConfigObject): void }) {
   const [order, setOrder] = useState<string[]>([])
   const [issues, setIssues] = useState<ConfigIssue[]>([])
   const [errorMessage, setErrorMessage] = useState('')
+  const [loadError, setLoadError] = useState('')
   const [saving, setSaving] = useState(false)
 
   const load = async () => {
+    setLoadError('')
     try {
       const list = readResponseList<ProcessorInfo>(await requestJson<unknown>('GET', '/api/processors'))
       const sorted = [...list].sort(
@@ -48,8 +54,8 @@ export function PipelinePanel(props: { onSaved(config: ConfigObject): void }) {
       setDrafts(Object.fromEntries(sorted.map((processor) => [processor.id, readSettings(processor)])))
       setOrder(sorted.map((processor) => processor.id))
     } catch (error) {
-      setErrorMessage(
-        `处理器列表读取失败 (processors): ${error instanceof Error ? error.message : String(error)}`,
+      setLoadError(
+        translate('pipeline.loadFailed', { message: error instanceof Error ? error.message : String(error) }),
       )
     }
   }
@@ -85,7 +91,7 @@ export function PipelinePanel(props: { onSaved(config: ConfigObject): void }) {
 
   const save = async () => {
     if (changed.length === 0) {
-      showToast('没有改动 (nothing changed)')
+      showToast(translate('save.nothingChanged'))
       return
     }
     setSaving(true)
@@ -97,13 +103,14 @@ export function PipelinePanel(props: { onSaved(config: ConfigObject): void }) {
       })
       setIssues([])
       props.onSaved(saved)
-      showToast('已保存，下一轮对话生效 (saved, applies from the next turn)')
+      showToast(translate('save.saved'))
       await load()
     } catch (error) {
       const apiError = error instanceof ApiError ? error : undefined
       setIssues(apiError?.issues ?? [])
-      setErrorMessage(`保存失败 (not saved): ${error instanceof Error ? error.message : String(error)}`)
-      showToast('保存失败，未做任何修改 (not saved)', 'error')
+      setErrorMessage(error instanceof Error ? error.message : String(error))
+      showToast(translate('save.failedToast'), 'error')
+      void refreshConfigStatus().catch(() => undefined)
     } finally {
       setSaving(false)
     }
@@ -111,13 +118,19 @@ export function PipelinePanel(props: { onSaved(config: ConfigObject): void }) {
 
   return (
     <section class="panel" data-panel="pipeline">
-      <h2>上下文流水线 Pipeline</h2>
-      <p class="hint">按优先级从小到大依次运行 (lower priority runs first). 保存后下一轮生效。</p>
+      <h2>{translate('pipeline.title')}</h2>
+      <p class="hint">{translate('pipeline.hint')}</p>
+      {loadError ? (
+        <div class="error-box" role="alert">
+          {loadError}
+        </div>
+      ) : null}
       {order.map((id, index) => {
         const processor = processors.find((candidate) => candidate.id === id)
         const draft = drafts[id]
         if (!processor || !draft) return null
         const base = `pipeline.processors.${id}`
+        const text = describeField({ path: base, label: processor.name, description: processor.description })
         return (
           <article class={`processor${draft.enabled ? '' : ' processor-off'}`} data-processor={id}>
             <header class="processor-head">
@@ -128,30 +141,40 @@ export function PipelinePanel(props: { onSaved(config: ConfigObject): void }) {
                   checked={Boolean(draft.enabled)}
                   onChange={(event) => update(id, 'enabled', event.currentTarget.checked)}
                 />
-                <strong>{processor.name}</strong>
+                <strong>{text.label}</strong>
               </label>
               <code>{id}</code>
-              {processor.isCore ? <span class="badge">core</span> : null}
+              {processor.isCore ? <span class="badge">{translate('pipeline.core')}</span> : null}
               <span class="processor-priority">
-                优先级
+                {translate('pipeline.priority')}
                 <input
                   type="number"
                   name={`${base}.priority`}
                   value={String(draft.priority ?? '')}
                   onInput={(event) => update(id, 'priority', Number(event.currentTarget.value))}
                 />
-                <button type="button" class="icon" title="提前 (earlier)" onClick={() => move(index, -1)}>
+                <button
+                  type="button"
+                  class="icon"
+                  title={translate('pipeline.earlier')}
+                  onClick={() => move(index, -1)}
+                >
                   ↑
                 </button>
-                <button type="button" class="icon" title="延后 (later)" onClick={() => move(index, 1)}>
+                <button
+                  type="button"
+                  class="icon"
+                  title={translate('pipeline.later')}
+                  onClick={() => move(index, 1)}
+                >
                   ↓
                 </button>
               </span>
             </header>
-            <p class="hint">{processor.description}</p>
+            <p class="hint">{text.hint}</p>
             {findIssuesFor(issues, base).map((error) => (
               <div class="field-error" data-error-for={base}>
-                {error}
+                {translate('issue.fieldLead', { message: error })}
               </div>
             ))}
             {(processor.configFields ?? []).length > 0 ? (
@@ -178,28 +201,18 @@ export function PipelinePanel(props: { onSaved(config: ConfigObject): void }) {
           disabled={saving}
           onClick={() => void save()}
         >
-          {saving ? '保存中… (saving)' : '保存 (save)'}
+          {translate(saving ? 'save.saving' : 'save.save')}
         </button>
         <button type="button" disabled={changed.length === 0} onClick={() => void load()}>
-          撤销 (undo)
+          {translate('save.undo')}
         </button>
         <span class="save-state">
           {changed.length > 0
-            ? `未保存的改动 (unsaved): ${changed.map((processor) => processor.id).join(', ')}`
-            : '已同步 (in sync)'}
+            ? translate('save.unsaved', { sections: changed.map((processor) => processor.id).join(', ') })
+            : translate('save.inSync')}
         </span>
-        {errorMessage ? (
-          <div class="save-error" role="alert">
-            <div>{errorMessage}</div>
-            <ul>
-              {issues.map((issue) => (
-                <li>
-                  <code>{issue.path}</code> {issue.message}
-                </li>
-              ))}
-            </ul>
-          </div>
-        ) : null}
+        {errorMessage ? <SaveErrorList message={errorMessage} issues={issues} /> : null}
+        {errorMessage ? <ConfigFileBanner onSave /> : null}
       </div>
     </section>
   )

@@ -1,6 +1,7 @@
 /** Context preview: the messages the model would get for a text, with source tags and token counts. */
 import { useState } from 'preact/hooks'
 import { requestJson } from '../lib/api-client.js'
+import { getLanguage, translate } from '../lib/i18n.js'
 import { readContentText } from '../lib/read-response-list.js'
 import { UserEmotionSelect } from './user-emotion-select.js'
 
@@ -24,7 +25,7 @@ interface PreviewAnswer {
 }
 
 export function PreviewPanel(props: { session: string; emotionKeys: string[] }) {
-  const [text, setText] = useState('你好')
+  const [text, setText] = useState(getLanguage() === 'zh' ? '你好' : 'Hello')
   const [emotion, setEmotion] = useState('')
   const [session, setSession] = useState(props.session)
   const [answer, setAnswer] = useState<PreviewAnswer | undefined>()
@@ -50,12 +51,12 @@ export function PreviewPanel(props: { session: string; emotionKeys: string[] }) 
 
   return (
     <section class="panel" data-panel="preview">
-      <h2>上下文预览 Context preview</h2>
+      <h2>{translate('preview.title')}</h2>
       <form class="inline-form" onSubmit={run}>
         <input
           type="text"
           name="preview-text"
-          placeholder="输入一句话 (a user message)"
+          placeholder={translate('preview.placeholder')}
           value={text}
           onInput={(event) => setText(event.currentTarget.value)}
         />
@@ -63,7 +64,7 @@ export function PreviewPanel(props: { session: string; emotionKeys: string[] }) 
           type="text"
           name="preview-session"
           class="narrow"
-          title="会话 (session)"
+          title={translate('preview.session')}
           value={session}
           onInput={(event) => setSession(event.currentTarget.value)}
         />
@@ -74,7 +75,7 @@ export function PreviewPanel(props: { session: string; emotionKeys: string[] }) 
           onChange={setEmotion}
         />
         <button type="submit" class="primary" data-action="preview" disabled={loading}>
-          {loading ? '生成中…' : '预览 (preview)'}
+          {translate(loading ? 'preview.running' : 'preview.run')}
         </button>
       </form>
       {errorMessage ? (
@@ -85,7 +86,7 @@ export function PreviewPanel(props: { session: string; emotionKeys: string[] }) 
       {answer ? (
         <div class="preview-result">
           <p class="total" data-total-tokens={answer.total_tokens}>
-            共 {answer.messages.length} 条消息，合计 <strong>{answer.total_tokens}</strong> tokens
+            {translate('preview.total', { count: answer.messages.length, tokens: answer.total_tokens })}
           </p>
           <ol class="preview-messages">
             {answer.messages.map((message) => (
@@ -101,7 +102,7 @@ export function PreviewPanel(props: { session: string; emotionKeys: string[] }) 
           </ol>
           {answer.logs && answer.logs.length > 0 ? (
             <details class="preview-logs" open>
-              <summary>处理器日志 (processor logs): {answer.logs.length}</summary>
+              <summary>{translate('preview.logs', { count: answer.logs.length })}</summary>
               <ul>
                 {answer.logs.map((log) => (
                   <li class={`log-${log.level ?? 'info'}`}>

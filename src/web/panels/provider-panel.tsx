@@ -5,8 +5,11 @@ import { SaveBar } from '../components/save-bar.js'
 import { SchemaField } from '../components/schema-field.js'
 import { requestJson } from '../lib/api-client.js'
 import { findIssuesFor } from '../lib/config-issues.js'
+import { type DoctorCheck, describeDoctorCheck } from '../lib/describe-doctor-check.js'
 import { findKeysToReenter } from '../lib/find-keys-to-reenter.js'
+import { describeField, translate } from '../lib/i18n.js'
 import { findSchemaNode } from '../lib/json-schema-node.js'
+import { llmFields, openclawFields } from '../lib/panel-fields.js'
 import { readResponseList } from '../lib/read-response-list.js'
 import { useConfigDraft } from '../lib/use-config-draft.js'
 import type { SettingsPanelProps } from './character-panel.js'
@@ -19,24 +22,6 @@ interface ProviderEntry {
   defaultModel?: string
 }
 
-interface DoctorCheck {
-  name: string
-  ok: boolean
-  message?: string
-}
-
-const llmFields = [
-  'temperature',
-  'max_tokens',
-  'context_window',
-  'timeout_ms',
-  'stall_timeout_ms',
-  'max_retries',
-  'function_calling',
-  'vision',
-  'max_tool_steps',
-]
-const openclawFields = ['url', 'token', 'session_key', 'agent_id', 'timeout_ms']
 const customChoice = '__custom__'
 
 export function ProviderPanel(props: SettingsPanelProps) {
@@ -93,13 +78,17 @@ export function ProviderPanel(props: SettingsPanelProps) {
 
   return (
     <section class="panel" data-panel="provider">
-      <h2>模型服务 Provider</h2>
-      {listError ? <div class="error-box">服务商列表读取失败 (provider list): {listError}</div> : null}
+      <h2>{translate('provider.title')}</h2>
+      {listError ? (
+        <div class="error-box">{translate('provider.listFailed', { message: listError })}</div>
+      ) : null}
       <div class="form-grid">
         <FieldShell
           path="llm.provider"
-          label="服务商"
-          hint={findSchemaNode(props.schema, 'llm.provider')?.description}
+          {...describeField({
+            path: 'llm.provider',
+            description: findSchemaNode(props.schema, 'llm.provider')?.description,
+          })}
           errors={findIssuesFor(draft.issues, 'llm.provider')}
         >
           <select
@@ -115,13 +104,13 @@ export function ProviderPanel(props: SettingsPanelProps) {
                 {provider.label ?? provider.name} ({provider.name})
               </option>
             ))}
-            <option value={customChoice}>其他 OpenAI 兼容 (custom name + base_url)</option>
+            <option value={customChoice}>{translate('provider.custom')}</option>
           </select>
           {isCustom ? (
             <input
               type="text"
               name="llm.provider.custom"
-              placeholder="服务商名称 (provider name)"
+              placeholder={translate('provider.customPlaceholder')}
               value={providerName}
               onInput={(event) => draft.set('llm.provider', event.currentTarget.value)}
             />
@@ -132,7 +121,7 @@ export function ProviderPanel(props: SettingsPanelProps) {
         {field('api_key')}
         {llmFields.map((key) => field(key))}
       </div>
-      <h3>备用服务商 Fallbacks</h3>
+      <h3>{translate('provider.fallbacks')}</h3>
       <SchemaField
         path="llm.fallbacks"
         node={findSchemaNode(props.schema, 'llm.fallbacks')}
@@ -141,7 +130,7 @@ export function ProviderPanel(props: SettingsPanelProps) {
         issues={issues}
       />
       <details open={providerName === 'openclaw'}>
-        <summary>OpenClaw 网关 (provider openclaw)</summary>
+        <summary>{translate('provider.openclaw')}</summary>
         <div class="form-grid">
           {openclawFields.map((key) => (
             <SchemaField
@@ -157,16 +146,21 @@ export function ProviderPanel(props: SettingsPanelProps) {
       <SaveBar draft={draft} />
       <div class="doctor">
         <button type="button" data-action="doctor" disabled={checking} onClick={() => void runDoctor()}>
-          {checking ? '检测中… (checking)' : '测试连接 (test connection, saved config)'}
+          {translate(checking ? 'doctor.running' : 'doctor.run')}
         </button>
         {doctorError ? <div class="error-box">{doctorError}</div> : null}
         {checks ? (
           <ul class="checks" data-checks>
-            {checks.map((check) => (
-              <li class={check.ok ? 'ok' : 'fail'}>
-                {check.ok ? '✅' : '❌'} <strong>{check.name}</strong> {check.message ?? ''}
-              </li>
-            ))}
+            {checks.map((check) => {
+              const described = describeDoctorCheck(check)
+              return (
+                <li class={check.ok ? 'ok' : 'fail'} data-check={check.name} data-code={check.code ?? ''}>
+                  {check.ok ? '✅' : '❌'} <strong>{described.name}</strong>{' '}
+                  <span class="check-outcome">{described.outcome}</span>
+                  {described.detail ? <small class="check-detail">{described.detail}</small> : null}
+                </li>
+              )
+            })}
           </ul>
         ) : null}
       </div>

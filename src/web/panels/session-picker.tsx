@@ -1,5 +1,6 @@
 /** Picks the session to talk in; sessions used before are remembered in localStorage. */
 import { useState } from 'preact/hooks'
+import { translate } from '../lib/i18n.js'
 
 const storageKey = 'charpipe.sessions'
 
@@ -35,7 +36,7 @@ export function SessionPicker(props: { session: string; onChange(session: string
       }}
     >
       <label>
-        会话 (session){' '}
+        {translate('chat.session')}{' '}
         <input
           type="text"
           name="session"
@@ -50,7 +51,7 @@ export function SessionPicker(props: { session: string; onChange(session: string
         ))}
       </datalist>
       <button type="submit" class="small">
-        切换 (switch)
+        {translate('chat.switchSession')}
       </button>
     </form>
   )

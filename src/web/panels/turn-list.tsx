@@ -1,12 +1,57 @@
-/** The turns of this page's conversation, newest last: user line, reply sentences, done state. */
-import type { TurnView } from '../lib/apply-chat-frame.js'
+/**
+ * The turns of this session's conversation, newest last: user line, reply sentences and how the turn
+ * ended. A failed turn says what went wrong and what to check (never "done"); an interrupted one says
+ * it was interrupted, in the normal colours, because nothing is wrong.
+ */
+import { readTurnOutcome, type TurnView } from '../lib/apply-chat-frame.js'
+import { isUnansweredTurn } from '../lib/convert-stored-messages.js'
+import { type ChatErrorFrame, describeChatError } from '../lib/describe-chat-error.js'
 import { getEmotionFace } from '../lib/get-emotion-face.js'
+import { translate } from '../lib/i18n.js'
+
+/** One error with what to check; the server's own words folded under "details". */
+export function ChatErrorView(props: { error: ChatErrorFrame }) {
+  const described = describeChatError(props.error)
+  return (
+    <div class="error-box turn-error" role="alert" data-error-code={props.error.code}>
+      <div class="error-summary">{described.summary}</div>
+      {described.check ? <div class="error-check">{described.check}</div> : null}
+      {described.detail ? (
+        <details class="error-detail">
+          <summary>{translate('turn.details')}</summary>
+          <code>{described.detail}</code>
+        </details>
+      ) : null}
+    </div>
+  )
+}
+
+function TurnState(props: { turn: TurnView }) {
+  const outcome = readTurnOutcome(props.turn)
+  if (outcome === 'waiting') return <span>{translate('turn.waiting')}</span>
+  if (outcome === 'streaming') return <span>{translate('turn.streaming')}</span>
+  if (outcome === 'failed') return <span>{translate('turn.failed')}</span>
+  if (outcome === 'interrupted')
+    return (
+      <span>
+        {translate(props.turn.interruptedByNewInput ? 'turn.interruptedByNewInput' : 'turn.interrupted')}
+      </span>
+    )
+  if (isUnansweredTurn(props.turn)) return <span>{translate('turn.noReply')}</span>
+  // Restored turns are history: a "done" mark on each would only be noise.
+  return props.turn.restored ? null : <span>{translate('turn.done')}</span>
+}
 
 export function TurnList(props: { turns: TurnView[]; emotionAliases: Record<string, string> }) {
   return (
     <ol class="turns" data-turns>
       {props.turns.map((turn) => (
-        <li class="turn" data-turn={turn.id ?? ''} data-status={turn.status}>
+        <li
+          class={`turn${turn.restored ? ' turn-restored' : ''}`}
+          data-turn={turn.id ?? ''}
+          data-status={turn.status}
+          data-outcome={readTurnOutcome(turn)}
+        >
           {turn.userText ? (
             <div class="user-line">
               🧑 {turn.userText}
@@ -28,14 +73,10 @@ export function TurnList(props: { turns: TurnView[]; emotionAliases: Record<stri
             <div class="partial">{turn.subtitles}</div>
           ) : null}
           {turn.errors.map((error) => (
-            <div class="error-box turn-error" role="alert">
-              {error}
-            </div>
+            <ChatErrorView error={error} />
           ))}
-          <div class="turn-state" data-state={turn.status}>
-            {turn.status === 'waiting' ? '⏳ 等待回复 (waiting)' : null}
-            {turn.status === 'streaming' ? '✍️ 回复中 (streaming)' : null}
-            {turn.status === 'done' ? (turn.interrupted ? '⏹ 已打断 (interrupted)' : '✅ 完成 (done)') : null}
+          <div class={`turn-state turn-${readTurnOutcome(turn)}`} data-state={turn.status}>
+            <TurnState turn={turn} />
           </div>
         </li>
       ))}

@@ -1,4 +1,6 @@
 /** The user's recognised emotion sent with a message (`happy`, `sad`, …), from user_emotion_map keys. */
+import { translate } from '../lib/i18n.js'
+
 export interface UserEmotionSelectProps {
   name: string
   keys: string[]
@@ -10,11 +12,11 @@ export function UserEmotionSelect(props: UserEmotionSelectProps) {
   return (
     <select
       name={props.name}
-      title="用户语气 (user emotion)"
+      title={translate('chat.userEmotion')}
       value={props.value}
       onChange={(event) => props.onChange(event.currentTarget.value)}
     >
-      <option value="">语气：无 (no emotion)</option>
+      <option value="">{translate('chat.noEmotion')}</option>
       {props.keys.map((key) => (
         <option value={key}>{key}</option>
       ))}

@@ -1,0 +1,106 @@
+import { describe, expect, it } from 'vitest'
+import type { CharpipeEvent } from '../shared/events.js'
+import { type BackpressureTransport, createWebSocketBackpressure } from './websocket-backpressure.js'
+
+/** A socket whose buffered bytes the test sets, recording what was sent. */
+function createFakeTransport() {
+  const sent: unknown[] = []
+  const drainListeners: (() => void)[] = []
+  let buffered = 0
+  const transport: BackpressureTransport = {
+    bufferedAmount: () => buffered,
+    send(text) {
+      sent.push(JSON.parse(text))
+      buffered += text.length
+    },
+    onceDrained: (listener) => void drainListeners.push(listener),
+  }
+  return {
+    transport,
+    sent,
+    setBuffered(bytes: number) {
+      buffered = bytes
+    },
+    drain() {
+      buffered = 0
+      for (const listener of drainListeners.splice(0)) listener()
+    },
+  }
+}
+
+const chunk = (text: string, turn = 't1'): CharpipeEvent => ({ type: 'llm_chunk', session: 's', turn, text })
+const sentence = (text: string, turn = 't1'): CharpipeEvent => ({
+  type: 'llm_sentence',
+  session: 's',
+  turn,
+  index: 0,
+  text,
+  emotion: '平静',
+})
+
+describe('createWebSocketBackpressure', () => {
+  it('sends every event as it comes while the client keeps up', () => {
+    const fake = createFakeTransport()
+    const backpressure = createWebSocketBackpressure({
+      transport: fake.transport,
+      maxBufferedBytes: 1e6,
+      onOverflow: () => {},
+    })
+    for (const text of ['一', '二', '三']) {
+      backpressure.sendEvent(chunk(text))
+      fake.setBuffered(0)
+    }
+    expect(fake.sent.map((event) => (event as { text: string }).text)).toEqual(['一', '二', '三'])
+  })
+
+  it('merges the chunks of a lagging client and sends them before the next other event of the turn', () => {
+    const fake = createFakeTransport()
+    const backpressure = createWebSocketBackpressure({
+      transport: fake.transport,
+      maxBufferedBytes: 1e6,
+      coalesceAboveBytes: 100,
+      onOverflow: () => {},
+    })
+    fake.setBuffered(500)
+    for (const text of ['一', '二', '三']) backpressure.sendEvent(chunk(text))
+    backpressure.sendEvent(chunk('别的', 't2'))
+    expect(fake.sent).toEqual([])
+    backpressure.sendEvent(sentence('一二三。'))
+    expect(fake.sent).toEqual([chunk('一二三'), sentence('一二三。')])
+    fake.drain()
+    expect(fake.sent.at(-1)).toEqual(chunk('别的', 't2'))
+  })
+
+  it('sends the merged chunks when the socket drains', () => {
+    const fake = createFakeTransport()
+    const backpressure = createWebSocketBackpressure({
+      transport: fake.transport,
+      maxBufferedBytes: 1e6,
+      coalesceAboveBytes: 100,
+      onOverflow: () => {},
+    })
+    fake.setBuffered(500)
+    backpressure.sendEvent(chunk('慢'))
+    backpressure.sendEvent(chunk('慢地'))
+    fake.drain()
+    expect(fake.sent).toEqual([chunk('慢慢地')])
+  })
+
+  it('calls onOverflow once past the bound and sends nothing more', () => {
+    const fake = createFakeTransport()
+    const overflows: number[] = []
+    const backpressure = createWebSocketBackpressure({
+      transport: fake.transport,
+      maxBufferedBytes: 1000,
+      coalesceAboveBytes: 100_000,
+      onOverflow: (bytes) => overflows.push(bytes),
+    })
+    for (let index = 0; index < 50; index++) backpressure.sendEvent(sentence('很长的一句话'.repeat(5)))
+    expect(overflows).toHaveLength(1)
+    expect(overflows[0]).toBeGreaterThan(1000)
+    expect(backpressure.overflowed).toBe(true)
+    const count = fake.sent.length
+    backpressure.sendPayload({ type: 'error' })
+    expect(fake.sent).toHaveLength(count)
+  })
+})

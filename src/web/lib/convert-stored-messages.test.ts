@@ -1,0 +1,49 @@
+import { describe, expect, it } from 'vitest'
+import { readTurnOutcome } from './apply-chat-frame.js'
+import { convertStoredMessages, isUnansweredTurn } from './convert-stored-messages.js'
+
+describe('convertStoredMessages', () => {
+  it('pairs questions and replies by turn id, keeping emotion and interruption', () => {
+    const turns = convertStoredMessages([
+      { role: 'user', content: '你好', turn: 't1', emotion: 'happy' },
+      { role: 'assistant', content: '你好呀！', turn: 't1', emotion: '开心' },
+      { role: 'user', content: '讲个故事', turn: 't2' },
+      { role: 'assistant', content: '从前', turn: 't2', emotion: '平静', interrupted: true },
+    ])
+    expect(turns).toHaveLength(2)
+    expect(turns[0]).toMatchObject({
+      id: 't1',
+      userText: '你好',
+      userEmotion: 'happy',
+      subtitles: '你好呀！',
+      emotion: '开心',
+      status: 'done',
+      restored: true,
+    })
+    expect(turns[0]?.sentences).toEqual([{ index: 0, text: '你好呀！', emotion: '开心' }])
+    expect(readTurnOutcome(turns[1]!)).toBe('interrupted')
+  })
+
+  it('shows a question without a reply as unanswered, and a lone reply as its own turn', () => {
+    const turns = convertStoredMessages([
+      { role: 'assistant', content: '欢迎！', turn: 'greeting' },
+      { role: 'user', content: '在吗', turn: 't1' },
+      { role: 'user', content: '在吗？', turn: 't2' },
+      { role: 'assistant', content: '在的', turn: 't2' },
+    ])
+    expect(turns.map((turn) => [turn.userText, turn.subtitles])).toEqual([
+      ['', '欢迎！'],
+      ['在吗', ''],
+      ['在吗？', '在的'],
+    ])
+    expect(turns.map(isUnansweredTurn)).toEqual([false, true, false])
+  })
+
+  it('pairs by order when messages carry no turn id', () => {
+    const turns = convertStoredMessages([
+      { role: 'user', content: [{ type: 'text', text: 'a' }] },
+      { role: 'assistant', content: 'b' },
+    ])
+    expect(turns.map((turn) => [turn.userText, turn.subtitles])).toEqual([['a', 'b']])
+  })
+})

@@ -1,0 +1,67 @@
+/**
+ * The stored conversation of a session (`GET /api/sessions/:id/messages`) as chat turns, so a reload
+ * shows what was said. Messages are grouped by their turn id when they carry one, else a user message
+ * opens a turn and the assistant message after it closes it; a user message without a reply is a turn
+ * that failed.
+ */
+import type { TurnView } from './apply-chat-frame.js'
+import { readContentText } from './read-response-list.js'
+
+export interface StoredChatMessage {
+  role: string
+  content: unknown
+  emotion?: string
+  interrupted?: boolean
+  turn?: string
+  attachments?: unknown[]
+}
+
+function createRestoredTurn(id: string | undefined): TurnView {
+  return {
+    id,
+    userText: '',
+    imageCount: 0,
+    subtitles: '',
+    sentences: [],
+    status: 'done',
+    interrupted: false,
+    errors: [],
+    restored: true,
+  }
+}
+
+export function convertStoredMessages(messages: StoredChatMessage[]): TurnView[] {
+  const turns: TurnView[] = []
+  let open: TurnView | undefined
+  for (const message of messages) {
+    const text = readContentText(message.content)
+    if (message.role === 'user') {
+      open = createRestoredTurn(message.turn)
+      open.userText = text
+      open.userEmotion = message.emotion
+      open.imageCount = Array.isArray(message.attachments) ? message.attachments.length : 0
+      turns.push(open)
+      continue
+    }
+    if (message.role !== 'assistant') continue
+    const belongs =
+      open !== undefined && (message.turn === undefined || open.id === undefined || open.id === message.turn)
+    if (!belongs) {
+      // A reply without its question (a character's greeting, a trimmed store): a turn of its own.
+      open = createRestoredTurn(message.turn)
+      turns.push(open)
+    }
+    const current = open as TurnView
+    current.subtitles = text
+    current.emotion = message.emotion
+    current.interrupted = message.interrupted === true
+    current.sentences = text ? [{ index: 0, text, emotion: message.emotion ?? '' }] : []
+    open = undefined
+  }
+  return turns
+}
+
+/** True for a restored turn whose question got no stored reply (the turn failed). */
+export function isUnansweredTurn(turn: TurnView): boolean {
+  return turn.restored === true && turn.userText !== '' && turn.subtitles === ''
+}

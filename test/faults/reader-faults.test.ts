@@ -1,0 +1,61 @@
+/**
+ * A WebSocket client that stops reading. The server's buffered output for it stays under
+ * `server.ws_max_buffered_bytes` (here 256 KiB): past it the client's turns are interrupted and
+ * stored as interrupted, and the socket is closed, instead of every frame piling up in memory.
+ */
+import { afterEach, describe, expect, it } from 'vitest'
+import WebSocket from 'ws'
+import { startTestServer, type TestServer } from '../server/start-test-server.js'
+
+let server: TestServer | undefined
+afterEach(async () => {
+  await server?.stop()
+  server = undefined
+})
+
+async function readMetric(name: string): Promise<number> {
+  const text = await (await fetch(`${server!.url}/metrics`)).text()
+  return Number(text.match(new RegExp(`^${name} (\\S+)$`, 'm'))?.[1])
+}
+
+describe('a reader that stops', { timeout: 60_000 }, () => {
+  it('gets its turns interrupted and stored and its socket closed once its backlog passes the bound', async () => {
+    server = await startTestServer({ configText: 'server:\n  ws_max_buffered_bytes: 262144\n' })
+    const client = new WebSocket(`${server.url.replace(/^http/, 'ws')}/ws`)
+    await new Promise((resolve, reject) => {
+      client.once('open', resolve)
+      client.once('error', reject)
+    })
+    const closed = new Promise<{ code: number; reason: string }>((resolve) =>
+      client.once('close', (code, reason) => resolve({ code, reason: reason.toString() })),
+    )
+    // Stop reading: the kernel's buffers fill, then the server's.
+    ;(client as unknown as { _socket: { pause(): void } })._socket.pause()
+    const text = '慢慢读'.repeat(20_000)
+    const sessions = Array.from({ length: 40 }, (_value, index) => `reader-${index}`)
+    for (const session of sessions) client.send(JSON.stringify({ type: 'user_input', session, text }))
+
+    for (
+      let attempt = 0;
+      attempt < 300 && (await readMetric('charpipe_websocket_connections')) > 0;
+      attempt++
+    ) {
+      await new Promise((resolve) => setTimeout(resolve, 100))
+    }
+    expect(await readMetric('charpipe_websocket_connections')).toBe(0)
+    expect(server.logLines.some((line) => line.includes('the client is not reading'))).toBe(true)
+    expect(server.charpipe.activeSessions()).toEqual([])
+    // The turns that had started were stored; those cut by the close are marked interrupted.
+    // (Inputs still in flight when the socket closed never started.)
+    const stored = (await Promise.all(sessions.map((session) => server!.charpipe.history(session)))).filter(
+      (messages) => messages.length > 0,
+    )
+    expect(stored.length).toBeGreaterThan(0)
+    expect(stored.every((messages) => messages[0]?.role === 'user')).toBe(true)
+    expect(stored.some((messages) => messages.some((message) => message.interrupted))).toBe(true)
+
+    ;(client as unknown as { _socket: { resume(): void } })._socket.resume()
+    const { code } = await closed
+    expect([1008, 1006]).toContain(code)
+  })
+})
