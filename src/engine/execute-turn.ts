@@ -17,6 +17,7 @@ import { type PersistTurnOptions, rememberCompletedTurn, storeTurn } from './per
 import { readInterruptReason, runTurn, type TurnOutcome } from './run-turn.js'
 import type { TurnHandle } from './session-lanes.js'
 import type { EmitTurnEvent } from './turn-reply.js'
+import { createTurnTimer, type TurnTimer } from './turn-timing.js'
 
 export interface ExecuteTurnOptions {
   handle: TurnHandle
@@ -72,12 +73,18 @@ function emitClosing(options: ExecuteTurnOptions, outcome: TurnOutcome): void {
   }
 }
 
-function emitDone(options: ExecuteTurnOptions, runtime: EngineRuntime, outcome: TurnOutcome): void {
+function emitDone(
+  options: ExecuteTurnOptions,
+  runtime: EngineRuntime,
+  outcome: TurnOutcome,
+  timer: TurnTimer,
+): void {
   options.emit({
     type: 'llm_done',
     text: options.parts.applyDisplayRegexRules(outcome.displayText, runtime.config),
     emotion: outcome.emotion,
     interrupted: outcome.interrupted,
+    timing: timer.report(),
     ...(outcome.usage ? { usage: outcome.usage } : {}),
   })
 }
@@ -108,7 +115,15 @@ async function storeUnlessHistoryIsDown(
   }
 }
 
-export async function executeTurn(options: ExecuteTurnOptions): Promise<void> {
+export async function executeTurn(untimed: ExecuteTurnOptions): Promise<void> {
+  const timer = createTurnTimer()
+  const options: ExecuteTurnOptions = {
+    ...untimed,
+    emit: (event) => {
+      timer.observe(event)
+      untimed.emit(event)
+    },
+  }
   const { handle, input } = options
   const signal = handle.controller.signal
   const startedAt = Date.now()
@@ -138,7 +153,7 @@ export async function executeTurn(options: ExecuteTurnOptions): Promise<void> {
         reason: readInterruptReason(signal),
       }
       emitClosing(options, outcome)
-      emitDone(options, runtime, outcome)
+      emitDone(options, runtime, outcome, timer)
       // Cancelled by an interrupt that cleared the queue: the model never saw it, and a user line
       // without a reply would only confuse the next turns. Superseded by a newer input, or cut by
       // a shutdown, it is stored as before: the user did say it.
@@ -166,7 +181,7 @@ export async function executeTurn(options: ExecuteTurnOptions): Promise<void> {
     const persist = persistOptions(runtime, outcome)
     const storeError = await storeUnlessHistoryIsDown(options, persist)
     if (storeError) options.emit({ type: 'llm_error', code: storeError.code, message: storeError.message })
-    emitDone(options, runtime, outcome)
+    emitDone(options, runtime, outcome, timer)
     handedOver = scheduleFactExtraction(options, persist)
     if (!handedOver) await rememberCompletedTurn(persist)
   } catch (error) {
