@@ -38,8 +38,22 @@ export function selectStoredReply(outcome: TurnOutcome): string {
   return outcome.displayText
 }
 
-function buildUserMessage(input: TurnInput, startedAt: number): StoredMessage {
-  const attachments = [...(input.images ?? []), ...(input.files ?? [])]
+/** The model refused the request itself (400, 413, 415, 422): an attachment may be the cause. */
+function isRequestRefused(error: CharpipeError | undefined): boolean {
+  const status = error?.code === 'upstream_http' ? error.status : undefined
+  return status === 400 || status === 413 || status === 415 || status === 422
+}
+
+/**
+ * The user message as stored. Attachments the pipeline refused are left out (the prompt had a
+ * placeholder for them), and so are all of a turn whose request the model refused, since one of
+ * them may be why: a stored reference is replayed with every later turn, and must not fail those.
+ */
+function buildUserMessage(input: TurnInput, startedAt: number, outcome: TurnOutcome): StoredMessage {
+  const refused = outcome.refusedAttachments
+  const attachments = isRequestRefused(outcome.error)
+    ? []
+    : [...(input.images ?? []), ...(input.files ?? [])].filter((reference) => !refused?.has(reference))
   return {
     role: 'user',
     content: input.text,
@@ -80,7 +94,7 @@ export async function storeTurn(options: PersistTurnOptions): Promise<CharpipeEr
   try {
     await runtime.historyStore.appendTurn(scope, {
       turn: options.turn,
-      user: buildUserMessage(input, options.startedAt),
+      user: buildUserMessage(input, options.startedAt, outcome),
       ...(assistant ? { assistant } : {}),
     })
     await applyResetPolicy(options, scope)

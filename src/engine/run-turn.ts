@@ -3,6 +3,7 @@
  * reply parser → events. It never throws: the outcome says whether the turn completed, was
  * interrupted (and why) or failed, and the caller emits the closing `llm_error` / `llm_done`.
  */
+import { readRefusedAttachments } from '../context/refused-attachments.js'
 import type { ContextPipeline, TurnInput } from '../context/types.js'
 import type { Usage } from '../providers/types.js'
 import { CharpipeError } from '../shared/errors.js'
@@ -31,6 +32,8 @@ export interface TurnOutcome {
   interrupted: boolean
   reason?: InterruptReason
   error?: CharpipeError
+  /** Attachment references the pipeline refused (placeholders in the prompt); never stored. */
+  refusedAttachments?: ReadonlySet<string>
   /** Summed over the turn's model calls; absent when no call reported usage. */
   usage?: TurnUsage
 }
@@ -74,12 +77,14 @@ export function addTurnUsage(total: TurnUsage | undefined, usage: Usage): TurnUs
 export async function runTurn(options: RunTurnOptions): Promise<TurnOutcome> {
   const { runtime, signal, emit } = options
   const reply = createTurnReply(options.parts, runtime.parserOptions, emit)
+  let refusedAttachments: ReadonlySet<string> | undefined
   let usage: TurnUsage | undefined
   const outcome = (extra: Partial<TurnOutcome>): TurnOutcome => ({
     displayText: reply.displayText,
     emotion: reply.emotion,
     sentences: reply.sentences,
     interrupted: false,
+    ...(refusedAttachments?.size ? { refusedAttachments } : {}),
     ...(usage ? { usage } : {}),
     ...extra,
   })
@@ -95,6 +100,7 @@ export async function runTurn(options: RunTurnOptions): Promise<TurnOutcome> {
       }),
       signal,
     )
+    refusedAttachments = readRefusedAttachments(built.sharedData)
     const nativeTools = runtime.capabilities.functionCalling
     const messages =
       options.registry.size > 0 && !nativeTools

@@ -2,6 +2,8 @@
  * Reads a local attachment, but only from inside `assets.dirs`: the reference and every folder are
  * resolved to real paths (symlinks and `..` followed) before the containment check, so neither a
  * link nor a relative path can reach outside. Files above `assets.max_bytes` are refused unread.
+ * It never throws: a reference that cannot be read (a `file:` URL naming another host, a file that
+ * vanished or cannot be opened) is a refusal with a reason, so one bad reference costs only itself.
  */
 import { open, realpath } from 'node:fs/promises'
 import { isAbsolute, relative, resolve } from 'node:path'
@@ -43,10 +45,23 @@ async function findInside(reference: string, dirs: readonly string[]): Promise<s
   return undefined
 }
 
+function toPath(reference: string): string | undefined {
+  if (!reference.startsWith('file:')) return reference
+  try {
+    return fileURLToPath(reference)
+  } catch {
+    return undefined
+  }
+}
+
 export async function readLocalAsset(options: ReadLocalAssetOptions): Promise<ReadLocalAssetResult> {
-  const reference = options.reference.startsWith('file:')
-    ? fileURLToPath(options.reference)
-    : options.reference
+  const reference = toPath(options.reference)
+  if (reference === undefined) {
+    return {
+      ok: false,
+      reason: `local file "${options.reference}" refused: not a file: URL of this machine`,
+    }
+  }
   if (options.dirs.length === 0) {
     return { ok: false, reason: `local file "${options.reference}" refused: assets.dirs is empty` }
   }
@@ -57,6 +72,15 @@ export async function readLocalAsset(options: ReadLocalAssetOptions): Promise<Re
       reason: `local file "${options.reference}" refused: not found inside assets.dirs (links and ".." are resolved first)`,
     }
   }
+  try {
+    return await readInside(path, options)
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? 'error'
+    return { ok: false, reason: `local file "${options.reference}" could not be read (${code})` }
+  }
+}
+
+async function readInside(path: string, options: ReadLocalAssetOptions): Promise<ReadLocalAssetResult> {
   const handle = await open(path, 'r')
   try {
     const info = await handle.stat()

@@ -6,6 +6,7 @@
  */
 import type { ChatMessage, ContentPart, ImagePart } from '../../shared/messages.js'
 import { readLocalAsset } from '../assets/read-local-asset.js'
+import { markAttachmentRefused } from '../refused-attachments.js'
 import type { ContextProcessor, PipelineContext } from '../types.js'
 
 const acceptedImageTypes = new Set(['image/png', 'image/jpeg', 'image/gif', 'image/webp'])
@@ -36,6 +37,7 @@ async function resolveImage(context: PipelineContext, part: ImagePart): Promise<
       : 'has an unsupported scheme'
     if (!problem) return part
     logWarning(context, `image ${part.url.slice(0, 40)}… refused: it ${problem}`)
+    markAttachmentRefused(context, part)
     return { type: 'text', text: `[${label}:无法读取]` }
   }
   const result = await readLocalAsset({
@@ -45,6 +47,7 @@ async function resolveImage(context: PipelineContext, part: ImagePart): Promise<
   })
   if (!result.ok) {
     logWarning(context, result.reason)
+    markAttachmentRefused(context, part)
     return { type: 'text', text: `[${label}:无法读取]` }
   }
   if (!result.mediaType || !acceptedImageTypes.has(result.mediaType)) {
@@ -52,6 +55,7 @@ async function resolveImage(context: PipelineContext, part: ImagePart): Promise<
       context,
       `local file "${part.assetRef}" refused: its bytes are not a PNG, JPEG, GIF or WebP image`,
     )
+    markAttachmentRefused(context, part)
     return { type: 'text', text: `[${label}:不是图片]` }
   }
   context.logs.push({

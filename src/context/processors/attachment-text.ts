@@ -6,23 +6,17 @@
  * to the describer as they are; only a describer that cannot take URLs gets the bytes, fetched here.
  */
 import type { ChatMessage, ContentPart, ImagePart } from '../../shared/messages.js'
+import { createDescriptionCache, hashImage } from '../assets/create-description-cache.js'
 import { decodeTextFile } from '../assets/decode-text-file.js'
 import { fetchRemoteImage } from '../assets/fetch-remote-image.js'
 import { readLocalAsset } from '../assets/read-local-asset.js'
+import { markAttachmentRefused } from '../refused-attachments.js'
 import type { ContextProcessor, ImageDescriber, PipelineContext } from '../types.js'
 import { readBoolean } from './read-settings.js'
 
-const descriptionCacheLimit = 500
-// Past images come back every turn with their message; describing them once is enough.
-const descriptionCache = new Map<string, string>()
-
-function rememberDescription(key: string, description: string): void {
-  if (descriptionCache.size >= descriptionCacheLimit) {
-    const oldest = descriptionCache.keys().next().value
-    if (oldest !== undefined) descriptionCache.delete(oldest)
-  }
-  descriptionCache.set(key, description)
-}
+// Past images come back every turn with their message; describing them once is enough. About
+// 2 MB of descriptions, keyed by content hash (never by the image itself).
+const descriptionCache = createDescriptionCache(1_000_000)
 
 function logWarning(context: PipelineContext, message: string): void {
   context.logs.push({ processorId: 'attachment-text', level: 'warn', message })
@@ -38,40 +32,47 @@ async function readFilePart(context: PipelineContext, part: Extract<ContentPart,
   const name = part.name ?? part.assetRef
   if (!result.ok) {
     logWarning(context, result.reason)
+    markAttachmentRefused(context, part)
     return `[文件:${name}（无法读取）]`
   }
   const text = decodeTextFile(result.bytes)
   if (text === undefined) {
     logWarning(context, `file "${name}" is not UTF-8 text; left out of the prompt`)
+    markAttachmentRefused(context, part)
     return `[文件:${name}（非文本文件，未读取）]`
   }
   return `[文件:${name}]\n${text}\n[/文件]`
 }
 
-async function imageUrlFor(
+/** A URL image as the describer takes it: as it is, or fetched into a data URI when it needs bytes. */
+async function prepareUrlImage(
   context: PipelineContext,
-  part: ImagePart,
+  part: ImagePart & { url: string },
   describer: ImageDescriber,
 ): Promise<ImagePart | undefined> {
-  if (part.url && describer.needsImageBytes && /^https?:/i.test(part.url)) {
-    const fetched = await fetchRemoteImage({
-      url: part.url,
-      maxBytes: context.config.assets.max_bytes,
-      allowPrivate: context.config.assets.allow_private_urls,
-      signal: context.signal,
-    })
-    if (!fetched.ok) {
-      logWarning(context, fetched.reason)
-      return undefined
-    }
-    return {
-      ...part,
-      mediaType: fetched.mediaType,
-      url: `data:${fetched.mediaType};base64,${fetched.bytes.toString('base64')}`,
-    }
+  if (!describer.needsImageBytes || !/^https?:/i.test(part.url)) return part
+  const fetched = await fetchRemoteImage({
+    url: part.url,
+    maxBytes: context.config.assets.max_bytes,
+    allowPrivate: context.config.assets.allow_private_urls,
+    signal: context.signal,
+  })
+  if (!fetched.ok) {
+    logWarning(context, fetched.reason)
+    return undefined
   }
-  // Everything else given by URL is passed on as it is: the describer's endpoint fetches it.
-  if (part.url) return part
+  return {
+    ...part,
+    mediaType: fetched.mediaType,
+    url: `data:${fetched.mediaType};base64,${fetched.bytes.toString('base64')}`,
+  }
+}
+
+/** A local image read into a data URI with its content key, or the placeholder word of a refusal. */
+async function prepareLocalImage(
+  context: PipelineContext,
+  part: ImagePart,
+): Promise<{ image: ImagePart; key: string } | { refused: string }> {
   const result = await readLocalAsset({
     reference: part.assetRef ?? '',
     dirs: context.config.assets.dirs,
@@ -79,26 +80,49 @@ async function imageUrlFor(
   })
   if (!result.ok) {
     logWarning(context, result.reason)
-    return undefined
+    markAttachmentRefused(context, part)
+    return { refused: '无法读取' }
   }
-  const mediaType = result.mediaType ?? part.mediaType ?? 'application/octet-stream'
-  return { ...part, mediaType, url: `data:${mediaType};base64,${result.bytes.toString('base64')}` }
+  // An image reference is never read as anything else, whatever the file holds.
+  if (!result.mediaType?.startsWith('image/')) {
+    logWarning(context, `local file "${part.assetRef}" refused: its bytes are not an image`)
+    markAttachmentRefused(context, part)
+    return { refused: '不是图片' }
+  }
+  const url = `data:${result.mediaType};base64,${result.bytes.toString('base64')}`
+  return { image: { ...part, mediaType: result.mediaType, url }, key: hashImage(result.bytes) }
 }
 
 async function describeImage(context: PipelineContext, part: ImagePart): Promise<string> {
   const label = part.inReplyTo ? '回复图片' : '图片'
   const describer = context.services.imageDescriber
   if (!describer) return `[${label}:当前模型看不到图片，且未配置图片描述]`
-  const key = part.url ?? part.assetRef ?? ''
-  const cached = descriptionCache.get(key)
-  if (cached !== undefined) return `[${label}:${cached}]`
-  const image = await imageUrlFor(context, part, describer)
+  let image: ImagePart | undefined
+  let key: string
+  if (part.url) {
+    if (part.url.startsWith('data:') && !/^data:image\//i.test(part.url)) {
+      logWarning(context, `image ${part.url.slice(0, 40)}… refused: not an image data URI`)
+      markAttachmentRefused(context, part)
+      return `[${label}:不是图片]`
+    }
+    key = hashImage(part.url)
+    const cached = descriptionCache.get(key)
+    if (cached !== undefined) return `[${label}:${cached}]`
+    image = await prepareUrlImage(context, part as ImagePart & { url: string }, describer)
+  } else {
+    const local = await prepareLocalImage(context, part)
+    if ('refused' in local) return `[${label}:${local.refused}]`
+    key = local.key
+    const cached = descriptionCache.get(key)
+    if (cached !== undefined) return `[${label}:${cached}]`
+    image = local.image
+  }
   if (!image?.url) return `[${label}:无法读取]`
   try {
     const description = (
       await describer.describe({ url: image.url, mediaType: image.mediaType }, { signal: context.signal })
     ).trim()
-    rememberDescription(key, description)
+    descriptionCache.set(key, description)
     return `[${label}:${description}]`
   } catch (error) {
     logWarning(context, `image description failed: ${error instanceof Error ? error.message : String(error)}`)
