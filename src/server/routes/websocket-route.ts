@@ -7,6 +7,7 @@ import type { Writable } from 'node:stream'
 import type { WSContext, WSEvents } from 'hono/ws'
 import type { Charpipe } from '../../engine/types.js'
 import type { CharpipeEvent } from '../../shared/events.js'
+import { describeForbiddenKey, findForbiddenKey } from '../../shared/find-forbidden-key.js'
 import type { Logger } from '../../shared/logger.js'
 import type { ServerMetrics } from '../create-server-metrics.js'
 import { isJsonNestedTooDeep, maxJsonDepth } from '../is-json-nested-too-deep.js'
@@ -110,6 +111,11 @@ export function createWebSocketEvents(options: CreateWebSocketEventsOptions): WS
     }
     if (value === null || typeof value !== 'object' || Array.isArray(value)) {
       sendBadRequest(socket, 'a frame must be a JSON object with a "type" (user_input or interrupt)')
+      return undefined
+    }
+    const forbidden = findForbiddenKey(value)
+    if (forbidden !== undefined) {
+      sendBadRequest(socket, describeForbiddenKey(forbidden))
       return undefined
     }
     const parsed = clientFrameSchema.safeParse(value)
