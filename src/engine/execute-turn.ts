@@ -16,6 +16,7 @@ import { type PersistTurnOptions, rememberCompletedTurn, storeTurn } from './per
 import { readInterruptReason, runTurn, type TurnOutcome } from './run-turn.js'
 import type { TurnHandle } from './session-lanes.js'
 import type { EmitTurnEvent } from './turn-reply.js'
+import { createTurnTimer, type TurnTimer } from './turn-timing.js'
 
 export interface ExecuteTurnOptions {
   handle: TurnHandle
@@ -70,12 +71,18 @@ function emitClosing(options: ExecuteTurnOptions, outcome: TurnOutcome): void {
   }
 }
 
-function emitDone(options: ExecuteTurnOptions, runtime: EngineRuntime, outcome: TurnOutcome): void {
+function emitDone(
+  options: ExecuteTurnOptions,
+  runtime: EngineRuntime,
+  outcome: TurnOutcome,
+  timer: TurnTimer,
+): void {
   options.emit({
     type: 'llm_done',
     text: options.parts.applyDisplayRegexRules(outcome.displayText, runtime.config),
     emotion: outcome.emotion,
     interrupted: outcome.interrupted,
+    timing: timer.report(),
     ...(outcome.usage ? { usage: outcome.usage } : {}),
   })
 }
@@ -106,7 +113,15 @@ async function storeUnlessHistoryIsDown(
   }
 }
 
-export async function executeTurn(options: ExecuteTurnOptions): Promise<void> {
+export async function executeTurn(untimed: ExecuteTurnOptions): Promise<void> {
+  const timer = createTurnTimer()
+  const options: ExecuteTurnOptions = {
+    ...untimed,
+    emit: (event) => {
+      timer.observe(event)
+      untimed.emit(event)
+    },
+  }
   const { handle, input } = options
   const signal = handle.controller.signal
   const startedAt = Date.now()
@@ -136,7 +151,7 @@ export async function executeTurn(options: ExecuteTurnOptions): Promise<void> {
         reason: readInterruptReason(signal),
       }
       emitClosing(options, outcome)
-      emitDone(options, runtime, outcome)
+      emitDone(options, runtime, outcome, timer)
       await options.previous
       await storeTurn(persistOptions(runtime, outcome))
       return
@@ -159,7 +174,7 @@ export async function executeTurn(options: ExecuteTurnOptions): Promise<void> {
     const persist = persistOptions(runtime, outcome)
     const storeError = await storeUnlessHistoryIsDown(options, persist)
     if (storeError) options.emit({ type: 'llm_error', code: storeError.code, message: storeError.message })
-    emitDone(options, runtime, outcome)
+    emitDone(options, runtime, outcome, timer)
     handedOver = scheduleFactExtraction(options, persist)
     if (!handedOver) await rememberCompletedTurn(persist)
   } catch (error) {

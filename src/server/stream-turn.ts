@@ -31,6 +31,13 @@ function observeTurn(options: StreamTurnOptions): (event: CharpipeEvent) => void
       metrics.timeToFirstSentence.observe((performance.now() - started) / 1000)
     } else if (event.type === 'llm_error') {
       metrics.errors.inc({ code: event.code })
+    } else if (event.type === 'llm_done') {
+      if (event.timing) metrics.turnDuration.observe(event.timing.total_ms / 1000)
+      if (event.usage) {
+        metrics.tokens.inc({ kind: 'prompt' }, event.usage.prompt_tokens)
+        metrics.tokens.inc({ kind: 'completion' }, event.usage.completion_tokens)
+        if (event.usage.cached_tokens) metrics.tokens.inc({ kind: 'cached' }, event.usage.cached_tokens)
+      }
     }
   }
 }
