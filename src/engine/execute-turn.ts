@@ -6,6 +6,7 @@
 import type { ContextPipeline, TurnInput } from '../context/types.js'
 import type { CharpipeError, StoreUnavailableError } from '../shared/errors.js'
 import { createChildLogger, type Logger } from '../shared/logger.js'
+import type { ChatMessage } from '../shared/messages.js'
 import type { ToolRegistry } from '../tools/tool-registry.js'
 import { raceAbort } from './abortable.js'
 import type { BackgroundWork } from './background-work.js'
@@ -33,6 +34,7 @@ export interface ExecuteTurnOptions {
   releaseRuntime(runtime: EngineRuntime): void
   /** Where fact extraction runs, after `llm_done` and off the session's lane. */
   background: BackgroundWork
+  onModelCall?: (messages: readonly ChatMessage[]) => void
 }
 
 /**
@@ -152,6 +154,10 @@ export async function executeTurn(untimed: ExecuteTurnOptions): Promise<void> {
       }
       emitClosing(options, outcome)
       emitDone(options, runtime, outcome, timer)
+      // Cancelled by an interrupt that cleared the queue: the model never saw it, and a user line
+      // without a reply would only confuse the next turns. Superseded by a newer input, or cut by
+      // a shutdown, it is stored as before: the user did say it.
+      if (outcome.reason?.kind === 'interrupt') return
       await options.previous
       await storeTurn(persistOptions(runtime, outcome))
       return
@@ -169,6 +175,7 @@ export async function executeTurn(untimed: ExecuteTurnOptions): Promise<void> {
       signal,
       emit: options.emit,
       logger: options.logger,
+      ...(options.onModelCall ? { onModelCall: options.onModelCall } : {}),
     })
     emitClosing(options, outcome)
     const persist = persistOptions(runtime, outcome)
