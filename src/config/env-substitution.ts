@@ -2,8 +2,10 @@
  * `${ENV_VAR}` (and `${ENV_VAR:-fallback}`) in any string of the config file is replaced from the
  * environment. An unset variable without a fallback becomes an empty string and is reported, so a
  * config that names keys for several providers still loads while only one of them is set.
+ * `$${ENV_VAR}` is the literal text `${ENV_VAR}`: that is how a value given through the admin API is
+ * written to the file, since only the file's author may read the environment.
  */
-const reference = /\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g
+const reference = /\$(\$)?\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g
 
 export interface SubstitutionResult<T> {
   value: T
@@ -19,7 +21,8 @@ export function substituteEnvVariables<T>(
 
   const visit = (value: unknown, path: string): unknown => {
     if (typeof value === 'string') {
-      return value.replace(reference, (_match, name: string, fallback: string | undefined) => {
+      return value.replace(reference, (match, escaped, name: string, fallback: string | undefined) => {
+        if (escaped) return match.slice(1)
         const found = environment[name]
         if (found !== undefined) return found
         if (fallback !== undefined) return fallback
@@ -39,4 +42,19 @@ export function substituteEnvVariables<T>(
   }
 
   return { value: visit(input, '') as T, missing }
+}
+
+/**
+ * The text that `substituteEnvVariables` turns back into `value` unchanged: every reference-shaped
+ * `${…}` (escaped or not) gets one more `$`. Strings anywhere in `value` are escaped.
+ */
+export function escapeEnvReferences<T>(value: T): T {
+  if (typeof value === 'string') return value.replace(reference, (match) => `$${match}`) as T
+  if (Array.isArray(value)) return value.map((item) => escapeEnvReferences(item)) as T
+  if (value !== null && typeof value === 'object') {
+    const result: Record<string, unknown> = {}
+    for (const [key, item] of Object.entries(value)) result[key] = escapeEnvReferences(item)
+    return result as T
+  }
+  return value
 }

@@ -6,6 +6,7 @@ import { readFile } from 'node:fs/promises'
 import { parseDocument } from 'yaml'
 import type { z } from 'zod'
 import { ConfigFileNotFoundError, type ConfigIssue, InvalidConfigError } from '../shared/errors.js'
+import { findForbiddenKey, forbiddenKeyMessage } from '../shared/find-forbidden-key.js'
 import { getLogger, type Logger, registerSecrets } from '../shared/logger.js'
 import { findConfigErrors, findConfigWarnings } from './check-config.js'
 import { convertZodIssues } from './convert-zod-issues.js'
@@ -21,6 +22,12 @@ export interface ParseConfigOptions {
   /** Named in error messages (a file path, "PUT /api/config"). */
   source?: string
   environment?: Record<string, string | undefined>
+  /**
+   * Replace `${VAR}` from the environment. Only text from the config file may: pass false for
+   * values that came from elsewhere (an API body merged into a running config), where it is literal.
+   * @default true
+   */
+  expandEnvironment?: boolean
   checks?: ConfigCheck[]
   logger?: Logger
 }
@@ -38,7 +45,16 @@ export interface ParseConfigResult {
  */
 export function parseConfig(raw: unknown, options: ParseConfigOptions = {}): ParseConfigResult {
   const logger = options.logger ?? getLogger('config')
-  const substituted = substituteEnvVariables(raw ?? {}, options.environment)
+  const forbidden = findForbiddenKey(raw)
+  if (forbidden !== undefined) {
+    throw new InvalidConfigError([{ path: forbidden, message: forbiddenKeyMessage }], {
+      source: options.source,
+    })
+  }
+  const substituted =
+    options.expandEnvironment === false
+      ? { value: raw ?? {}, missing: [] }
+      : substituteEnvVariables(raw ?? {}, options.environment)
   const warnings: ConfigIssue[] = substituted.missing.map(({ path, variable }) => ({
     path,
     message: `environment variable ${variable} is not set; using an empty value`,

@@ -11,11 +11,10 @@ import {
   UpstreamStreamError,
   UpstreamUnreachableError,
 } from '../shared/errors.js'
+import { excerptErrorBody } from '../shared/excerpt-error-body.js'
 import type { Logger } from '../shared/logger.js'
 import { scrubSecrets } from '../shared/logger.js'
 import type { RequestTimer } from './create-request-timer.js'
-
-const maxBodyExcerpt = 300
 
 export interface ConvertToUpstreamErrorOptions {
   /** The URL that was asked (no query string with secrets: it is scrubbed anyway). */
@@ -25,13 +24,8 @@ export interface ConvertToUpstreamErrorOptions {
   responded: boolean
 }
 
-/** A short, secret-free excerpt of an error body. */
-export function excerptBody(body: unknown): string {
-  if (body === undefined || body === null || body === '') return ''
-  const text = typeof body === 'string' ? body : JSON.stringify(body)
-  const compact = scrubSecrets(text.replace(/\s+/g, ' ').trim())
-  return compact.length > maxBodyExcerpt ? `${compact.slice(0, maxBodyExcerpt)}…` : compact
-}
+/** The provider's own error message from an error body (see `excerptErrorBody`). */
+export const excerptBody = excerptErrorBody
 
 /** Seconds from `Retry-After` (seconds or an HTTP date) or `retry-after-ms`, when present. */
 export function parseRetryAfter(headers: Headers | undefined | null): number | undefined {
@@ -62,8 +56,10 @@ export function convertToUpstreamError(
   if (CharpipeError.isInstance(error)) return error
   const status = (error as { status?: unknown } | null)?.status
   if (typeof status === 'number' && status >= 400) {
-    const details = error as { error?: unknown; message?: string; headers?: Headers }
-    return new UpstreamHttpError(status, excerptBody(details.error ?? details.message), {
+    // The SDKs keep the parsed JSON body in `error` (absent when the body was not JSON); their
+    // `message` may hold the raw text, so it is not used.
+    const details = error as { error?: unknown; headers?: Headers }
+    return new UpstreamHttpError(status, excerptBody(details.error), {
       cause: error,
       retryAfterSeconds: parseRetryAfter(details.headers),
     })

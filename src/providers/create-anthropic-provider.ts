@@ -202,7 +202,7 @@ export function createAnthropicProvider(settings: ChatProviderSettings): Anthrop
               { cause: error, retryable: !yielded && retryableStreamErrors.has(streamError.type) },
             )
           : error instanceof SyntaxError
-            ? new UpstreamStreamError(`upstream sent a data line that is not JSON: ${error.message}`, {
+            ? new UpstreamStreamError('upstream sent a data line that is not JSON', {
                 cause: error,
               })
             : convertToUpstreamError(error, { url, timer, responded })

@@ -7,7 +7,7 @@
  * are passed on first and the transport error comes after them.
  */
 import { UpstreamStreamError } from '../shared/errors.js'
-import { redactText } from '../shared/redact.js'
+import { excerptErrorBody } from '../shared/excerpt-error-body.js'
 import { type BodyPump, createBodyPump } from './create-body-pump.js'
 import { createOpenAIChunkParser } from './create-openai-chunk-parser.js'
 import type { RequestTimer } from './create-request-timer.js'
@@ -26,11 +26,6 @@ export interface CreateOpenAIStreamReaderOptions {
   /** The body already as a pump (a Node message of `createNodeFetch`); `body` is then not read. */
   pump?: BodyPump
   timer: RequestTimer
-}
-
-function excerpt(text: string): string {
-  const short = text.length > 80 ? `${text.slice(0, 80)}…` : text
-  return JSON.stringify(redactText(short))
 }
 
 export function createOpenAIStreamReader(options: CreateOpenAIStreamReaderOptions): OpenAIStreamReader {
@@ -58,13 +53,14 @@ export function createOpenAIStreamReader(options: CreateOpenAIStreamReaderOption
       return
     }
     if (event.event === 'error') {
-      throw new UpstreamStreamError(`upstream reported an error mid-stream: ${excerpt(data)}`)
+      const message = excerptErrorBody(data)
+      throw new UpstreamStreamError(`upstream reported an error mid-stream${message ? `: ${message}` : ''}`)
     }
     let chunk: unknown
     try {
       chunk = JSON.parse(data)
     } catch {
-      throw new UpstreamStreamError(`upstream sent a data line that is not JSON: ${excerpt(data)}`)
+      throw new UpstreamStreamError('upstream sent a data line that is not JSON')
     }
     parser.push(chunk, out)
   })

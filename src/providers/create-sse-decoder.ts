@@ -21,12 +21,6 @@ export interface SseDecoder {
   readonly commentCount: number
 }
 
-const maxExcerpt = 80
-
-function excerpt(line: string): string {
-  return line.length > maxExcerpt ? `${line.slice(0, maxExcerpt)}…` : line
-}
-
 /** Longest SSE line, and longest event data, accepted from an upstream (characters). */
 export const maxSseLineCharacters = 1_048_576
 
@@ -89,7 +83,11 @@ export function createSseDecoder(
       case 'retry':
         return
       default:
-        throw new UpstreamStreamError(`malformed SSE line from upstream: ${JSON.stringify(excerpt(line))}`)
+        // The line itself is not shown: an address that is not a model server (an internal page)
+        // must not have its content passed on to clients.
+        throw new UpstreamStreamError(
+          `malformed SSE line from upstream (${line.length} characters; not an event stream)`,
+        )
     }
   }
 

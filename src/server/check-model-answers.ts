@@ -4,9 +4,9 @@
  */
 import type { CharpipeConfig } from '../config/schema.js'
 import { createProviderFromConfig } from '../providers/index.js'
-import { CharpipeError } from '../shared/errors.js'
+import { CharpipeError, UpstreamHttpError } from '../shared/errors.js'
 import { createLogger, scrubSecrets } from '../shared/logger.js'
-import type { DoctorCheck } from './check-provider-connection.js'
+import { convertStatusToCheckCode, type DoctorCheck } from './check-provider-connection.js'
 
 export interface CheckModelAnswersOptions {
   config: CharpipeConfig
@@ -32,16 +32,30 @@ export async function checkModelAnswers(options: CheckModelAnswersOptions): Prom
     return {
       name,
       ok: true,
+      code: 'ok',
       message: `${provider.name}/${provider.model} answered${shown ? ` "${shown}"` : ''}`,
     }
   } catch (error) {
-    if (signal.aborted) return { name, ok: false, message: `no answer within ${timeoutMs / 1000} s` }
-    if (CharpipeError.isInstance(error) && (error.status === 401 || error.status === 403)) {
-      return { name, ok: false, message: `HTTP ${error.status}: the API key or token was refused` }
+    if (signal.aborted)
+      return { name, ok: false, code: 'timeout', message: `no answer within ${timeoutMs / 1000} s` }
+    if (!CharpipeError.isInstance(error))
+      return { name, ok: false, code: 'http_error', message: 'the request failed' }
+    if (error.code === 'upstream_timeout')
+      return { name, ok: false, code: 'timeout', message: scrubSecrets(error.message) }
+    if (error.code === 'upstream_unreachable')
+      return { name, ok: false, code: 'unreachable', message: 'the provider cannot be reached' }
+    if (error.status !== undefined) {
+      const code = convertStatusToCheckCode(error.status)
+      const wording =
+        code === 'key_refused'
+          ? 'reached, but the API key or token was refused'
+          : code === 'not_found'
+            ? 'reached, but the model or address was not found'
+            : 'reached, but the request failed'
+      // Only the provider's own JSON error message (already cut short) follows the status.
+      const detail = error instanceof UpstreamHttpError && error.bodyExcerpt ? `: ${error.bodyExcerpt}` : ''
+      return { name, ok: false, code, message: `HTTP ${error.status}: ${wording}${detail}` }
     }
-    const message = CharpipeError.isInstance(error)
-      ? `${error.code}: ${error.message}`
-      : (error as Error).message
-    return { name, ok: false, message: scrubSecrets(message) }
+    return { name, ok: false, code: 'http_error', message: scrubSecrets(`${error.code}: ${error.message}`) }
   }
 }

@@ -6,6 +6,7 @@
  */
 import { isDeepStrictEqual } from 'node:util'
 import { isMapField } from '../config/find-schema-field.js'
+import { isForbiddenKey } from '../shared/find-forbidden-key.js'
 
 export interface ConfigChange {
   path: string[]
@@ -106,6 +107,8 @@ export function applyConfigChanges(
 ): Record<string, unknown> {
   const result = structuredClone(target)
   for (const change of changes) {
+    // Refused earlier with a field issue; never walked here, where it would reach Object.prototype.
+    if (change.path.some(isForbiddenKey)) throw new TypeError(`forbidden key in ${change.path.join('.')}`)
     let holder = result
     for (const key of change.path.slice(0, -1)) {
       if (!isPlainObject(holder[key])) holder[key] = {}

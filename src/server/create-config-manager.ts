@@ -6,10 +6,14 @@
 import { existsSync, type FSWatcher, readFileSync, watch } from 'node:fs'
 import { readFile } from 'node:fs/promises'
 import { basename, dirname } from 'node:path'
+import { escapeEnvReferences } from '../config/env-substitution.js'
+import { findFileOnlyChanges } from '../config/find-file-only-changes.js'
+import { findForbiddenUrlTargets, type LookupAddresses } from '../config/find-forbidden-url-targets.js'
 import { type ConfigCheck, parseConfig, parseConfigText } from '../config/load-config.js'
 import { maskSecrets, restoreMaskedSecrets } from '../config/mask-secrets.js'
 import type { CharpipeConfig } from '../config/schema.js'
 import { BadRequestError, CharpipeError, type ConfigIssue, InvalidConfigError } from '../shared/errors.js'
+import { findForbiddenKey, forbiddenKeyMessage } from '../shared/find-forbidden-key.js'
 import { createLogger, type Logger } from '../shared/logger.js'
 import { applyConfigChanges, collectConfigChanges, isPlainObject } from './collect-config-changes.js'
 import { applyChangesToYaml, writeFileAtomically } from './write-config-file.js'
@@ -46,6 +50,8 @@ export interface CreateConfigManagerOptions {
   apply: (config: CharpipeConfig) => Promise<void>
   checks?: ConfigCheck[]
   logger: Logger
+  /** Resolves host names for the outbound address check. @default the system resolver */
+  lookup?: LookupAddresses
   /** Quiet time after the last file event before the file is read. @default 250 */
   debounceMs?: number
   /** Where `config` came from. @default `file` when the file exists, else `defaults` */
@@ -122,9 +128,16 @@ export function createConfigManager(options: CreateConfigManagerOptions): Config
     })
   }
 
+  const apiSource = 'PUT /api/config'
   const update = (body: unknown) =>
     serialize(async () => {
       if (!isPlainObject(body)) throw new BadRequestError('the body must be a JSON object of config sections')
+      // The whole change is checked before anything is read from it or written.
+      const forbidden = findForbiddenKey(body)
+      if (forbidden !== undefined)
+        throw new InvalidConfigError([{ path: forbidden, message: forbiddenKeyMessage }], {
+          source: apiSource,
+        })
       const text = (await readText()) ?? ''
       let stored: Record<string, unknown>
       try {
@@ -132,14 +145,24 @@ export function createConfigManager(options: CreateConfigManagerOptions): Config
       } catch (error) {
         throw blameFile(error)
       }
-      const restored = restoreMaskedSecrets(body, mergeSections(running, stored))
+      // `${VAR}` in API input is literal: escaped, so the file keeps it as text (the file's own
+      // references, restored for `***` secrets or left untouched, stay references).
+      const literal = escapeEnvReferences(body)
+      const restored = restoreMaskedSecrets(literal, mergeSections(running, stored))
       const changes = collectConfigChanges({ incoming: restored, stored, effective: running })
+      const changed = applyConfigChanges(stored, changes)
       let config: CharpipeConfig
       try {
-        config = validate(applyConfigChanges(stored, changes), 'PUT /api/config')
+        config = validate(changed, apiSource)
       } catch (error) {
         throw explainSaveError(error, stored)
       }
+      const refused = [
+        // Compared in the file's own terms: what the change would write there.
+        ...findFileOnlyChanges({ candidate: changed, running: stored }),
+        ...(await findForbiddenUrlTargets({ candidate: config, running, lookup: options.lookup })),
+      ]
+      if (refused.length > 0) throw new InvalidConfigError(refused, { source: apiSource })
       if (changes.length === 0) {
         await options.apply(config)
         running = config

@@ -7,6 +7,7 @@ import type { Server } from 'node:http'
 import { createNodeWebSocket } from '@hono/node-ws'
 import { Hono } from 'hono'
 import { bodyLimit } from 'hono/body-limit'
+import type { LookupAddresses } from '../config/find-forbidden-url-targets.js'
 import { type ConfigCheck, loadConfig } from '../config/load-config.js'
 import type { CharpipeConfig } from '../config/schema.js'
 import { checkPipelineConfig } from '../context/index.js'
@@ -42,6 +43,8 @@ export interface CreateServerOptions {
   staticDir?: string
   /** Follow hand edits of the config file. @default true */
   watchConfig?: boolean
+  /** Resolves host names when an API change sets an outbound address. @default the system resolver */
+  lookup?: LookupAddresses
   /** Extra config checks run on every change. @default the pipeline's processor settings check */
   configChecks?: ConfigCheck[]
   /** The host the server listens on (allowed as a `Host` header). @default config server.host */
@@ -70,9 +73,16 @@ export async function createServer(options: CreateServerOptions): Promise<Charpi
     apply: (next) => charpipe.reload(next),
     checks: options.configChecks ?? [checkPipelineConfig],
     logger,
+    lookup: options.lookup,
   })
   const metrics = createServerMetrics({ countActiveSessions: () => charpipe.activeSessions().length })
-  const dependencies: ServerDependencies = { charpipe, configManager, metrics, logger }
+  const dependencies: ServerDependencies = {
+    charpipe,
+    configManager,
+    metrics,
+    logger,
+    lookup: options.lookup,
+  }
   const readConfig = () => configManager.current()
 
   const app = new Hono()
@@ -167,7 +177,10 @@ export async function createServer(options: CreateServerOptions): Promise<Charpi
       metrics.close()
       configManager.close()
       if (ownsCharpipe) await charpipe.close()
-      else await Promise.all(charpipe.activeSessions().map((session) => charpipe.interrupt(session)))
+      else
+        await Promise.all(
+          charpipe.activeSessions().map((session) => charpipe.interrupt(session, { clearQueue: true })),
+        )
       for (const close of sockets) close()
       sockets.clear()
     },

@@ -4,6 +4,7 @@
  */
 import type { Context } from 'hono'
 import type { z } from 'zod'
+import { describeForbiddenKey, findForbiddenKey } from '../shared/find-forbidden-key.js'
 import { respondBadRequest } from './error-response.js'
 import { isJsonNestedTooDeep, maxJsonDepth } from './is-json-nested-too-deep.js'
 import { formatZodIssues } from './request-schemas.js'
@@ -36,6 +37,9 @@ export async function readJsonBody<T extends z.ZodType>(
       ),
     }
   }
+  const forbidden = findForbiddenKey(value)
+  if (forbidden !== undefined)
+    return { ok: false, response: respondBadRequest(context, describeForbiddenKey(forbidden)) }
   const parsed = schema.safeParse(value)
   if (!parsed.success)
     return { ok: false, response: respondBadRequest(context, formatZodIssues(parsed.error)) }

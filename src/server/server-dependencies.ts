@@ -1,4 +1,5 @@
 /** What the route modules share: the product, the config, metrics and the logger. */
+import type { LookupAddresses } from '../config/find-forbidden-url-targets.js'
 import type { Charpipe } from '../engine/types.js'
 import type { Logger } from '../shared/logger.js'
 import type { ConfigManager } from './create-config-manager.js'
@@ -9,4 +10,6 @@ export interface ServerDependencies {
   configManager: ConfigManager
   metrics: ServerMetrics
   logger: Logger
+  /** Resolves host names for the outbound address check (tests pass a fake). */
+  lookup?: LookupAddresses
 }

@@ -36,6 +36,8 @@ export interface StartTestServerOptions {
   memory?: false
   staticDir?: string
   watchConfig?: boolean
+  /** Resolves host names for the outbound address check. */
+  lookup?: (host: string) => Promise<string[]>
 }
 
 export async function startTestServer(options: StartTestServerOptions = {}): Promise<TestServer> {
@@ -75,6 +77,7 @@ export async function startTestServer(options: StartTestServerOptions = {}): Pro
     port: 0,
     staticDir: options.staticDir ?? join(folder, 'web'),
     watchConfig: options.watchConfig,
+    lookup: options.lookup,
   })
   const token = options.token ?? config.server.token
   return {

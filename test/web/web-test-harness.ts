@@ -64,15 +64,30 @@ function readLastUserText(body: unknown): string {
   return typeof last?.content === 'string' ? last.content : JSON.stringify(last?.content ?? '')
 }
 
+/** The trigger said last: a user line that got no reply may be merged into the next one. */
+function findLastTrigger(text: string): string | undefined {
+  const triggers = [keyRefusedTrigger, modelMissingTrigger, longReplyTrigger]
+  let found: string | undefined
+  let foundAt = -1
+  for (const trigger of triggers) {
+    const at = text.lastIndexOf(trigger)
+    if (at > foundAt) {
+      found = trigger
+      foundAt = at
+    }
+  }
+  return found
+}
+
 function composeReply(body: unknown): MockReply {
-  const text = readLastUserText(body)
-  if (text.includes(keyRefusedTrigger)) {
+  const trigger = findLastTrigger(readLastUserText(body))
+  if (trigger === keyRefusedTrigger) {
     return {
       status: 401,
       body: { error: { message: 'Incorrect API key provided', type: 'invalid_request_error' } },
     }
   }
-  if (text.includes(modelMissingTrigger)) {
+  if (trigger === modelMissingTrigger) {
     return {
       status: 404,
       body: {
@@ -80,7 +95,7 @@ function composeReply(body: unknown): MockReply {
       },
     }
   }
-  if (text.includes(longReplyTrigger)) {
+  if (trigger === longReplyTrigger) {
     return { text: JSON.stringify({ emotion: '开心', text: longReplyText }), chunkSize: 2, delayMs: 40 }
   }
   return {

@@ -4,6 +4,7 @@
  */
 import type OpenAI from 'openai'
 import { UpstreamHttpError, UpstreamUnreachableError } from '../../shared/errors.js'
+import { excerptErrorBody } from '../../shared/excerpt-error-body.js'
 import { loadOnFirstUse } from '../../shared/load-on-first-use.js'
 
 /** What the memory store needs from an embeddings model. */
@@ -72,7 +73,7 @@ async function requestEmbeddings(
       throw new UpstreamUnreachableError(options.baseUrl, { cause: error })
     }
     if (error instanceof sdk.APIError && typeof error.status === 'number') {
-      throw new UpstreamHttpError(error.status, String(error.message).slice(0, 200), { cause: error })
+      throw new UpstreamHttpError(error.status, excerptErrorBody(error.error), { cause: error })
     }
     throw error
   }

@@ -1,12 +1,14 @@
 /**
  * `POST /api/doctor`: the web page's "test connection". The body may carry unsaved `llm` settings
- * (a `***` key means the stored one); the answer lists each check as `{name, ok, message}`: the
+ * (a `***` key means the stored one); the answer lists each check as `{name, ok, code, message}`: the
  * config, the provider's address, and the model answering a tiny prompt.
  */
 import type { Hono } from 'hono'
+import { findForbiddenUrlTargets } from '../../config/find-forbidden-url-targets.js'
 import { parseConfig } from '../../config/load-config.js'
 import { restoreMaskedSecrets } from '../../config/mask-secrets.js'
-import { CharpipeError } from '../../shared/errors.js'
+import { CharpipeError, InvalidConfigError } from '../../shared/errors.js'
+import { describeForbiddenKey, findForbiddenKey } from '../../shared/find-forbidden-key.js'
 import { checkModelAnswers } from '../check-model-answers.js'
 import { checkProviderConnection, type DoctorCheck } from '../check-provider-connection.js'
 import { isPlainObject } from '../collect-config-changes.js'
@@ -28,17 +30,26 @@ export function registerDoctorRoute(app: Hono, dependencies: ServerDependencies)
     }
     if (!isPlainObject(body))
       return respondBadRequest(context, 'the body must be a JSON object such as {"llm": {…}}')
+    const forbidden = findForbiddenKey(body)
+    if (forbidden !== undefined) return respondBadRequest(context, describeForbiddenKey(forbidden))
     const running = dependencies.configManager.current()
     const overrides = restoreMaskedSecrets(body, running)
     const checks: DoctorCheck[] = []
     let candidate = running
     try {
       const merged = { ...structuredClone(running), ...mergeSection(running, overrides) }
-      candidate = parseConfig(merged, { source: 'POST /api/doctor', logger: dependencies.logger }).config
-      checks.push({ name: 'config', ok: true, message: 'the config is valid' })
+      // The running config is already expanded and the body is API input: no `${VAR}` is read here.
+      candidate = parseConfig(merged, {
+        source: 'POST /api/doctor',
+        logger: dependencies.logger,
+        expandEnvironment: false,
+      }).config
+      const refused = await findForbiddenUrlTargets({ candidate, running, lookup: dependencies.lookup })
+      if (refused.length > 0) throw new InvalidConfigError(refused, { source: 'POST /api/doctor' })
+      checks.push({ name: 'config', ok: true, code: 'ok', message: 'the config is valid' })
     } catch (error) {
       const message = CharpipeError.isInstance(error) ? error.message : 'the config could not be read'
-      checks.push({ name: 'config', ok: false, message })
+      checks.push({ name: 'config', ok: false, code: 'invalid_config', message })
       return context.json({ ok: false, checks })
     }
     const reachable = await checkProviderConnection({ llm: candidate.llm, openclaw: candidate.openclaw })
@@ -46,7 +57,7 @@ export function registerDoctorRoute(app: Hono, dependencies: ServerDependencies)
     checks.push(
       reachable.ok
         ? await checkModelAnswers({ config: candidate })
-        : { name: 'model', ok: false, message: 'skipped: the provider cannot be reached' },
+        : { name: 'model', ok: false, code: 'skipped', message: 'skipped: the provider cannot be reached' },
     )
     return context.json({ ok: checks.every((check) => check.ok), checks })
   })

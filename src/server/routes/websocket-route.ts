@@ -7,6 +7,7 @@ import type { Writable } from 'node:stream'
 import type { WSContext, WSEvents } from 'hono/ws'
 import type { Charpipe } from '../../engine/types.js'
 import type { CharpipeEvent } from '../../shared/events.js'
+import { describeForbiddenKey, findForbiddenKey } from '../../shared/find-forbidden-key.js'
 import type { Logger } from '../../shared/logger.js'
 import type { ServerMetrics } from '../create-server-metrics.js'
 import { isJsonNestedTooDeep, maxJsonDepth } from '../is-json-nested-too-deep.js'
@@ -112,6 +113,11 @@ export function createWebSocketEvents(options: CreateWebSocketEventsOptions): WS
       sendBadRequest(socket, 'a frame must be a JSON object with a "type" (user_input or interrupt)')
       return undefined
     }
+    const forbidden = findForbiddenKey(value)
+    if (forbidden !== undefined) {
+      sendBadRequest(socket, describeForbiddenKey(forbidden))
+      return undefined
+    }
     const parsed = clientFrameSchema.safeParse(value)
     if (!parsed.success) {
       const type = (value as { type?: unknown }).type
@@ -145,10 +151,19 @@ export function createWebSocketEvents(options: CreateWebSocketEventsOptions): WS
         void runTurn(socket, frame)
         return
       }
-      charpipe.interrupt(frame.session ?? 'default', { heard: frame.heard }).catch((error: unknown) => {
-        logger.error({ error }, 'interrupt failed')
-        send(socket, { type: 'error', code: 'internal', message: 'the interrupt failed; see the server log' })
-      })
+      charpipe
+        .interrupt(frame.session ?? 'default', {
+          ...(frame.heard !== undefined ? { heard: frame.heard } : {}),
+          ...(frame.clear_queue ? { clearQueue: true } : {}),
+        })
+        .catch((error: unknown) => {
+          logger.error({ error }, 'interrupt failed')
+          send(socket, {
+            type: 'error',
+            code: 'internal',
+            message: 'the interrupt failed; see the server log',
+          })
+        })
     },
     onClose() {
       metrics.connections.dec()
