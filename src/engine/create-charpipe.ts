@@ -12,6 +12,7 @@ import type { HistoryStore, MemoryStore } from '../memory/types.js'
 import { BadRequestError } from '../shared/errors.js'
 import type { CharpipeEvent } from '../shared/events.js'
 import { getLogger, type Logger } from '../shared/logger.js'
+import type { McpToolCallRecord, McpToolSource } from '../tools/mcp/create-mcp-tool-source.js'
 import { createToolRegistry } from '../tools/tool-registry.js'
 import type { Tool } from '../tools/types.js'
 import { createBackgroundWork } from './background-work.js'
@@ -41,8 +42,10 @@ export interface CreateCharpipeOptions {
   /** A provider instance, or a factory called whenever the provider config changes. */
   provider?: ProviderOption
   logger?: Logger
-  /** Tools the model may call (ReAct loop, SPEC R1.4). */
+  /** Tools the model may call (ReAct loop, SPEC R1.4); those of `tools.mcp_servers` join them. */
   tools?: readonly Tool[]
+  /** Called after each call of an MCP server's tool (metrics). */
+  onMcpToolCall?: (record: McpToolCallRecord) => void
   /** Replaces individual stages (tests, custom integrations). */
   parts?: Partial<EngineParts>
   /** A context pipeline to use instead of the builtin one. */
@@ -92,7 +95,8 @@ export async function createCharpipe(
   const logger = options.logger ?? getLogger('engine')
   const parts = await loadParts(options.parts)
   const owned = { historyStore: options.historyStore, memoryStore: options.memoryStore }
-  const registry = createToolRegistry(options.tools)
+  let mcp: McpToolSource | undefined
+  const registry = createToolRegistry(options.tools, { sources: () => (mcp ? [mcp] : []) })
   const pipeline = options.pipeline ?? parts.createContextPipeline()
   const bus = createEventBus(logger)
   const lanes = createSessionLanes()
@@ -107,6 +111,23 @@ export async function createCharpipe(
   })
   let reloading: Promise<void> = Promise.resolve()
   let closed = false
+
+  /** MCP servers connect in the background; the module (and the SDK) load only when one is configured. */
+  const configureMcp = async (servers: CharpipeConfig['tools']['mcp_servers']) => {
+    if (mcp) {
+      mcp.reconfigure(servers)
+      return
+    }
+    if (Object.keys(servers).length === 0) return
+    const { createMcpToolSource } = await import('../tools/mcp/create-mcp-tool-source.js')
+    mcp = createMcpToolSource({
+      servers,
+      logger,
+      reservedNames: new Set(registry.list().map((tool) => tool.name)),
+      ...(options.onMcpToolCall ? { onCall: options.onMcpToolCall } : {}),
+    })
+  }
+  await configureMcp(current.config.tools.mcp_servers)
 
   const releaseRuntime = (runtime: EngineRuntime) => {
     runtime.activeTurns--
@@ -265,6 +286,7 @@ export async function createCharpipe(
         const parsed = parseConfig(config, { source: 'reload', logger, checks: [checkPipelineConfig] }).config
         const previous = current
         current = await createEngineRuntime({ ...injected, config: parsed, parts, logger, previous })
+        await configureMcp(parsed.tools.mcp_servers)
         if (previous.activeTurns === 0) await releaseRuntimeParts(previous, current, owned, logger)
         else retired.add(previous)
         logger.info('config reloaded; applies from the next turn')
@@ -289,6 +311,13 @@ export async function createCharpipe(
     clearSession: (session) => current.historyStore.clearSession(conversationScopeOf(current, session)),
     activeSessions: () => lanes.sessions(),
     listProcessors: () => pipeline.listProcessors(current.config),
+    listTools: () => ({
+      tools: registry.list().map((tool) => {
+        const server = mcp?.serverOf(tool.name)
+        return { name: tool.name, description: tool.description ?? '', ...(server ? { server } : {}) }
+      }),
+      servers: mcp?.servers() ?? [],
+    }),
     get config() {
       return current.config
     },
@@ -307,6 +336,7 @@ export async function createCharpipe(
       for (const runtime of retired) await releaseRuntimeParts(runtime, current, owned, logger)
       retired.clear()
       await releaseRuntimeParts(current, undefined, owned, logger)
+      await mcp?.close()
     },
   }
   return charpipe
