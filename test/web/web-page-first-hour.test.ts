@@ -105,6 +105,15 @@ describe.skipIf(skipReason !== undefined)('the first hour on the page', () => {
       )
       expect(await missing.locator('.error-check').textContent()).toContain('llm.model')
       await shoot(page, `failed-turns-${viewport}`)
+      // After a reload the stored record says the same: not completed, never done.
+      await page.reload()
+      await page.locator('.turn-restored').first().waitFor()
+      expect(
+        await page
+          .locator('.turn-restored')
+          .evaluateAll((turns) => turns.map((turn) => turn.getAttribute('data-outcome'))),
+      ).toEqual(['failed', 'failed'])
+      expect(await page.locator('.turns').textContent()).not.toMatch(/Done|完成/)
       await context.close()
     })
   }
