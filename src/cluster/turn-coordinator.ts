@@ -23,6 +23,8 @@ export interface ClusterInterrupt {
   turn?: string
   /** What the client heard of the reply (kept as the stored reply, as in one process). */
   heard?: string
+  /** Also cancel the turns queued behind the running one (`interrupt` with `clearQueue`). */
+  clearQueue?: boolean
   /** `interrupt`: asked for by a client; `new_input`: a new input arrived elsewhere (`on_new_input: interrupt`). */
   kind: 'interrupt' | 'new_input'
 }

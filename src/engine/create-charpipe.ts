@@ -91,6 +91,14 @@ async function loadParts(overrides: Partial<EngineParts> = {}): Promise<EnginePa
   return { ...defaultEngineParts, ...overrides }
 }
 
+/**
+ * In a cluster the running turn is the one holding the session's lock, on whichever server: an
+ * interrupt stops it there, and queued turns (waiting here for the lock) only with `clearQueue`.
+ */
+function selectInterrupted(turns: TurnHandle[], clearQueue: boolean | undefined): TurnHandle[] {
+  return clearQueue ? turns : turns.filter((handle) => handle.running)
+}
+
 /** Loaded only with `cluster.enabled` (it needs ioredis). */
 async function connectOwnCluster(runtime: EngineRuntime, logger: Logger): Promise<Cluster> {
   const { connectCluster } = await import('../cluster/connect-cluster.js')
@@ -130,7 +138,12 @@ export async function createCharpipe(
     }
   }
 
-  const startTurn = (raw: GenerateInput, push: (event: CharpipeEvent) => void, close: () => void) => {
+  const startTurn = (
+    raw: GenerateInput,
+    push: (event: CharpipeEvent) => void,
+    close: () => void,
+    turnOptions: GenerateOptions = {},
+  ) => {
     const turn = randomUUID()
     let session = typeof raw?.session === 'string' && raw.session ? raw.session : 'default'
     let doneEmitted = false
@@ -188,6 +201,7 @@ export async function createCharpipe(
         releaseRuntime,
         background,
         coordinator: cluster?.coordinator,
+        ...(turnOptions.onModelCall ? { onModelCall: turnOptions.onModelCall } : {}),
       }).finally(() => {
         if (!doneEmitted) closeWithError(new Error('the turn ended without a result'))
         lanes.leave(handle)
@@ -200,7 +214,7 @@ export async function createCharpipe(
 
   async function* generate(input: GenerateInput, generateOptions: GenerateOptions = {}) {
     const channel = createEventChannel<CharpipeEvent>()
-    const { handle, isDone } = startTurn(input, channel.push, channel.close)
+    const { handle, isDone } = startTurn(input, channel.push, channel.close, generateOptions)
     const signal = generateOptions.signal
     const onAbort = () => abortTurn(handle, { kind: 'signal' })
     if (signal?.aborted) onAbort()
@@ -247,7 +261,7 @@ export async function createCharpipe(
         if (listenerError) reject(listenerError.error)
         else resolve()
       }
-      handle = startTurn(input, deliver, finish).handle
+      handle = startTurn(input, deliver, finish, runOptions).handle
       // A turn refused at once (bad input) has already finished here.
       if (finished) return
       if (signal?.aborted) onAbort()
@@ -270,9 +284,11 @@ export async function createCharpipe(
 
   // Another server asks: stop the turns of this session running here.
   await cluster?.coordinator.onInterrupt((message) => {
-    const handles = lanes
+    const named = lanes
       .turnsOf(message.session)
       .filter((handle) => message.turn === undefined || handle.turn === message.turn)
+    // A new input elsewhere stops every turn of the session here, as entering the lane does locally.
+    const handles = message.kind === 'new_input' ? named : selectInterrupted(named, message.clearQueue)
     for (const handle of handles) {
       if (message.kind === 'new_input') abortTurn(handle, { kind: 'new_input' })
       else
@@ -289,12 +305,20 @@ export async function createCharpipe(
     run,
     on: (type, listener) => bus.on(type, listener),
     off: (type, listener) => bus.off(type, listener),
-    interrupt(session, interruptOptions) {
+    interrupt(session, interruptOptions = {}) {
+      const turns = lanes.turnsOf(session)
       if (cluster) {
-        const { heard } = interruptOptions ?? {}
-        publishInterrupt({ session, kind: 'interrupt', ...(heard === undefined ? {} : { heard }) })
+        const { heard, clearQueue } = interruptOptions
+        publishInterrupt({
+          session,
+          kind: 'interrupt',
+          ...(heard === undefined ? {} : { heard }),
+          ...(clearQueue ? { clearQueue } : {}),
+        })
+        return interruptHandles(selectInterrupted(turns, clearQueue), interruptOptions)
       }
-      return interruptHandles(lanes.turnsOf(session), interruptOptions)
+      // A lane's turns are in arrival order: the first is the running one (or about to run).
+      return interruptHandles(interruptOptions.clearQueue ? turns : turns.slice(0, 1), interruptOptions)
     },
     reload(config) {
       const next = reloading.then(async () => {

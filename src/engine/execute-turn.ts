@@ -7,6 +7,7 @@ import type { TurnCoordinator, TurnLease } from '../cluster/turn-coordinator.js'
 import type { ContextPipeline, TurnInput } from '../context/types.js'
 import { CharpipeError, StoreUnavailableError } from '../shared/errors.js'
 import { createChildLogger, type Logger } from '../shared/logger.js'
+import type { ChatMessage } from '../shared/messages.js'
 import type { ToolRegistry } from '../tools/tool-registry.js'
 import { raceAbort } from './abortable.js'
 import type { BackgroundWork } from './background-work.js'
@@ -36,6 +37,7 @@ export interface ExecuteTurnOptions {
   background: BackgroundWork
   /** The session's turn lock across servers (`cluster.enabled`); none orders turns in this process only. */
   coordinator?: TurnCoordinator
+  onModelCall?: (messages: readonly ChatMessage[]) => void
 }
 
 /**
@@ -218,6 +220,10 @@ export async function executeTurn(untimed: ExecuteTurnOptions): Promise<void> {
       }
       emitClosing(options, outcome)
       emitDone(options, runtime, outcome, timer)
+      // Cancelled by an interrupt that cleared the queue: the model never saw it, and a user line
+      // without a reply would only confuse the next turns. Superseded by a newer input, or cut by
+      // a shutdown, it is stored as before: the user did say it.
+      if (outcome.reason?.kind === 'interrupt') return
       await options.previous
       await storeTurn(persistOptions(runtime, outcome))
       return
@@ -235,6 +241,7 @@ export async function executeTurn(untimed: ExecuteTurnOptions): Promise<void> {
       signal,
       emit: options.emit,
       logger: options.logger,
+      ...(options.onModelCall ? { onModelCall: options.onModelCall } : {}),
     })
     emitClosing(options, outcome)
     const persist = persistOptions(runtime, outcome)

@@ -151,10 +151,19 @@ export function createWebSocketEvents(options: CreateWebSocketEventsOptions): WS
         void runTurn(socket, frame)
         return
       }
-      charpipe.interrupt(frame.session ?? 'default', { heard: frame.heard }).catch((error: unknown) => {
-        logger.error({ error }, 'interrupt failed')
-        send(socket, { type: 'error', code: 'internal', message: 'the interrupt failed; see the server log' })
-      })
+      charpipe
+        .interrupt(frame.session ?? 'default', {
+          ...(frame.heard !== undefined ? { heard: frame.heard } : {}),
+          ...(frame.clear_queue ? { clearQueue: true } : {}),
+        })
+        .catch((error: unknown) => {
+          logger.error({ error }, 'interrupt failed')
+          send(socket, {
+            type: 'error',
+            code: 'internal',
+            message: 'the interrupt failed; see the server log',
+          })
+        })
     },
     onClose() {
       metrics.connections.dec()
