@@ -1,9 +1,10 @@
 /**
- * Reading config.yaml: YAML → `${ENV}` substitution → schema (all problems at once, by field path) →
- * cross-field checks → soft warnings. A missing file means the defaults (provider `mock`).
+ * Reading config.yaml: YAML → `${ENV}` substitution → schema → cross-field and extra checks → soft
+ * warnings, with every problem of the file reported at once by field path. A missing file means the
+ * defaults (provider `mock`), unless the caller requires the file (a path the user named).
  */
 import { readFile } from 'node:fs/promises'
-import { parseDocument } from 'yaml'
+import { createRequire } from 'node:module'
 import type { z } from 'zod'
 import { ConfigFileNotFoundError, type ConfigIssue, InvalidConfigError } from '../shared/errors.js'
 import { findForbiddenKey, forbiddenKeyMessage } from '../shared/find-forbidden-key.js'
@@ -155,9 +156,15 @@ export async function loadConfig(path: string, options: LoadConfigOptions = {}):
   return { ...parseConfig(raw, { ...parseOptions, source: path }), raw, fromFile: true, path }
 }
 
+// The YAML parser is loaded with the first config file read: library users who pass a config
+// object never need it.
+const require = createRequire(import.meta.url)
+let yaml: typeof import('yaml') | undefined
+
 /** YAML text to a plain object; syntax errors become an InvalidConfigError with line numbers. */
 export function parseConfigText(text: string, source = 'config.yaml'): Record<string, unknown> {
-  const document = parseDocument(text, { prettyErrors: true })
+  yaml ??= require('yaml') as typeof import('yaml')
+  const document = yaml.parseDocument(text, { prettyErrors: true })
   if (document.errors.length > 0) {
     throw new InvalidConfigError(
       document.errors.map((error) => ({
