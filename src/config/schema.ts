@@ -17,7 +17,10 @@ export const serverSchema = z
     host: z.string().min(1).default('127.0.0.1').describe('Interface to listen on.'),
     port: z.int().min(0).max(65535).default(8080).describe('TCP port (0 picks a free one).'),
     token: secret(
-      'Bearer token required by the API, WebSocket and admin calls when set. Required on a non-loopback host.',
+      'Bearer token required by the API, WebSocket and admin calls when set. Required on a non-loopback host. With server.admin_token set, it grants chat only (WebSocket, /api/chat, /v1/*, reading and observing sessions).',
+    ),
+    admin_token: secret(
+      'Bearer token for the admin surface (config, doctor, memory and knowledge, session deletion, preview, tools, characters, metrics); it also grants chat. Empty: server.token grants both.',
     ),
     max_body_bytes: z
       .int()
@@ -423,6 +426,7 @@ export type SpeechFilter = z.infer<typeof speechFilterSchema>
 /** Paths of the fields that hold secrets (masked as `***` wherever the config is shown). */
 export const secretFieldPaths = [
   ['server', 'token'],
+  ['server', 'admin_token'],
   ['llm', 'api_key'],
   ['llm', 'fallbacks', '*', 'api_key'],
   ['llm', 'vision_describer', 'api_key'],

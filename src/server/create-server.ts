@@ -13,10 +13,10 @@ import type { CharpipeConfig } from '../config/schema.js'
 import { checkPipelineConfig } from '../context/index.js'
 import type { Charpipe } from '../engine/types.js'
 import { getLogger, type Logger } from '../shared/logger.js'
-import { requireToken } from './check-token.js'
 import { type ConfigManager, createConfigManager } from './create-config-manager.js'
 import { createServerMetrics, type ServerMetrics } from './create-server-metrics.js'
 import { respondBadRequest, respondWithError } from './error-response.js'
+import { requireAccess } from './require-access.js'
 import { registerAdminRoutes } from './routes/admin-routes.js'
 import { registerChatRoute } from './routes/chat-route.js'
 import { registerDoctorRoute } from './routes/doctor-route.js'
@@ -99,9 +99,13 @@ export async function createServer(options: CreateServerOptions): Promise<Charpi
   let closing = false
   registerHealthRoutes(app, { charpipe, logger, isClosing: () => closing })
 
-  const auth = requireToken({ readToken: () => readConfig().server.token })
+  const readTokens = () => ({
+    token: readConfig().server.token,
+    adminToken: readConfig().server.admin_token,
+  })
+  const auth = requireAccess({ readTokens })
   for (const path of ['/api/*', '/v1/*', '/metrics']) app.use(path, auth)
-  app.use('/ws', requireToken({ readToken: () => readConfig().server.token, acceptQueryToken: true }))
+  app.use('/ws', requireAccess({ readTokens, acceptQueryToken: true }))
 
   const limitBody = async (
     context: Parameters<Parameters<typeof app.use>[1]>[0],
