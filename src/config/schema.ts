@@ -49,6 +49,35 @@ export const serverSchema = z
       .describe(
         "Web origins (`https://app.example.com`) besides the server's own whose pages may call the API and open the WebSocket; only they get CORS headers.",
       ),
+    limits: z
+      .strictObject({
+        frames_per_second: z
+          .int()
+          .min(1)
+          .max(100_000)
+          .default(50)
+          .describe(
+            'Most WebSocket frames one connection may send per second (a burst of twice this is allowed); frames past it are dropped with an error frame.',
+          ),
+        turns_per_minute: z
+          .int()
+          .min(1)
+          .max(100_000)
+          .default(120)
+          .describe(
+            'Most turns (model requests) one WebSocket connection, or one client of /api/chat and /v1/* (its token and address), may start per minute.',
+          ),
+        concurrent_turns: z
+          .int()
+          .min(1)
+          .max(10_000)
+          .default(8)
+          .describe('Most turns running at once for one WebSocket connection, or one HTTP client.'),
+      })
+      .prefault({})
+      .describe(
+        'Per-connection and per-client limits, so a flood of frames or requests does not become as many upstream calls.',
+      ),
     ws_max_buffered_bytes: z
       .int()
       .min(64 * 1024)

@@ -15,7 +15,10 @@ import type { Charpipe } from '../engine/types.js'
 import { getLogger, type Logger } from '../shared/logger.js'
 import { type ConfigManager, createConfigManager } from './create-config-manager.js'
 import { createServerMetrics, type ServerMetrics } from './create-server-metrics.js'
+import { createTurnLimiter } from './create-turn-limiter.js'
+import { defineErrorEvent } from './define-error-event.js'
 import { respondBadRequest, respondWithError } from './error-response.js'
+import { limitHttpTurns } from './limit-http-turns.js'
 import { requireAccess } from './require-access.js'
 import { registerAdminRoutes } from './routes/admin-routes.js'
 import { registerChatRoute } from './routes/chat-route.js'
@@ -88,6 +91,7 @@ export async function createServer(options: CreateServerOptions): Promise<Charpi
   const app = new Hono()
   // First: no route runs for a foreign Host, a foreign page or a form-encoded body.
   mountSecurity(app, { readServer: () => readConfig().server, boundHost: options.host })
+  defineErrorEvent()
   const nodeWebSocket = createNodeWebSocket({ app })
   const sockets = new Set<() => void>()
 
@@ -121,6 +125,12 @@ export async function createServer(options: CreateServerOptions): Promise<Charpi
   app.use('/api/*', limitBody)
   app.use('/v1/*', limitBody)
 
+  const httpTurns = limitHttpTurns({
+    limiter: createTurnLimiter({ readLimits: () => readConfig().server.limits }),
+  })
+  app.post('/api/chat', httpTurns)
+  app.post('/v1/chat/completions', httpTurns)
+
   registerChatRoute(app, dependencies)
   registerOpenAiCompletionsRoute(app, dependencies)
   registerOpenAiModelsRoute(app, dependencies)
@@ -135,11 +145,13 @@ export async function createServer(options: CreateServerOptions): Promise<Charpi
       nodeWebSocket.wss.options.maxPayload = readConfig().server.max_body_bytes * 2 + 1024
       await next()
     },
-    nodeWebSocket.upgradeWebSocket(() =>
+    nodeWebSocket.upgradeWebSocket((context) =>
       createWebSocketEvents({
         charpipe,
         metrics,
         logger,
+        admin: context.get('adminTokenUsed') === true,
+        readLimits: () => readConfig().server.limits,
         readMaxFrameBytes: () => readConfig().server.max_body_bytes,
         readMaxBufferedBytes: () => readConfig().server.ws_max_buffered_bytes,
         track: (close) => {

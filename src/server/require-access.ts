@@ -21,6 +21,8 @@ export interface RequireAccessOptions {
 declare module 'hono' {
   interface ContextVariableMap {
     access: Access
+    /** The request carried the configured `server.admin_token` (not merely an open server). */
+    adminTokenUsed: boolean
   }
 }
 
@@ -63,6 +65,7 @@ export function requireAccess(options: RequireAccessOptions): MiddlewareHandler 
     const needsAdmin = !isChatRequest(context.req.method, context.req.path)
     if (access === 'admin' || (access === 'chat' && !needsAdmin)) {
       context.set('access', access)
+      context.set('adminTokenUsed', tokens.adminToken !== '' && isTokenValid(presented, tokens.adminToken))
       return next()
     }
     const message =
