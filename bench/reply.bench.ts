@@ -3,7 +3,10 @@
  * and plain, chunks of 1–8 characters), and growth from 1 KB to 1 MB of output, beside the naive
  * baseline (regex over the whole accumulated buffer on every chunk) in the same run.
  *
- *   node --import tsx bench/reply.bench.ts
+ *   node --import tsx bench/reply.bench.ts [--max-kb N]
+ *
+ * `--max-kb` (default 1024) caps the reply sizes, for a quick check that the bench still runs
+ * (e.g. `--max-kb 4`); the figures are taken at the default.
  */
 import { loadavg } from 'node:os'
 import { createReplyParser } from '../src/reply/index.js'
@@ -11,6 +14,13 @@ import { createNaiveReplyParser } from './reply/naive-baseline.js'
 import { buildReplyText, splitIntoChunks } from './reply/reply-corpus.js'
 
 type Format = 'json' | 'plain'
+
+const maxKilobytes = (() => {
+  const index = process.argv.indexOf('--max-kb')
+  const value = index === -1 ? 1024 : Number(process.argv[index + 1])
+  if (!Number.isFinite(value) || value < 1) throw new Error('--max-kb needs a number of kilobytes >= 1')
+  return value
+})()
 
 interface Input {
   format: Format
@@ -88,7 +98,7 @@ function printTable(title: string, rows: Record<string, string>[]): void {
 function throughputRows(): Record<string, string>[] {
   const rows: Record<string, string>[] = []
   for (const format of ['json', 'plain'] as const) {
-    const input = buildInput(format, 64 * 1024)
+    const input = buildInput(format, Math.min(64, maxKilobytes) * 1024)
     const ours = measure(runCharpipe, input)
     const naive = measure(runNaive, input)
     const megabytes = input.bytes / (1 << 20)
@@ -111,7 +121,7 @@ const NAIVE_LIMIT = 64 * 1024
 
 function growthRows(format: Format): Record<string, string>[] {
   const rows: Record<string, string>[] = []
-  for (const kilobytes of [1, 4, 16, 64, 256, 1024]) {
+  for (const kilobytes of [1, 4, 16, 64, 256, 1024].filter((size) => size <= maxKilobytes)) {
     const input = buildInput(format, kilobytes * 1024)
     const ours = measure(runCharpipe, input)
     const naive = input.bytes <= NAIVE_LIMIT * 1.1 ? measure(runNaive, input) : undefined
@@ -133,6 +143,6 @@ function growthRows(format: Format): Record<string, string>[] {
 console.log(
   `Node ${process.version}; chunks of 1–8 characters; best of repeated runs; load ${loadAverage()}.`,
 )
-printTable('Throughput on a 64 KB mixed Chinese/English reply', throughputRows())
+printTable(`Throughput on a ${Math.min(64, maxKilobytes)} KB mixed Chinese/English reply`, throughputRows())
 printTable('Growth, json (time per KB must stay flat)', growthRows('json'))
 printTable('Growth, plain', growthRows('plain'))

@@ -263,6 +263,56 @@ describe('createCharpipe: interruption', () => {
     expect(provider.requests[1]!.messages.map((message) => message.content)).toContain('一。二。')
   })
 
+  it('queue mode: an interrupt stops the running turn only; the queued ones run after it', async () => {
+    const config = makeConfig({ conversation: { on_new_input: 'queue' } })
+    const { charpipe, provider, historyStore } = await setup(
+      [{ chunks: ['一。'], hang: true }, { chunks: ['二。'] }, { chunks: ['三。'] }],
+      {},
+      config,
+    )
+    const first = watchEvents(charpipe.generate({ text: 'a' }))
+    const second = collectEvents(charpipe.generate({ text: 'b' }))
+    const third = collectEvents(charpipe.generate({ text: 'c' }))
+    await first.until('llm_sentence')
+    await charpipe.interrupt('default')
+    expect(doneOf(await first.finished).interrupted).toBe(true)
+    expect(doneOf(await second)).toMatchObject({ text: '二。', interrupted: false })
+    expect(doneOf(await third)).toMatchObject({ text: '三。', interrupted: false })
+    expect(provider.requests).toHaveLength(3)
+    expect((await historyStore.listMessages(scope())).map((message) => message.content)).toEqual([
+      'a',
+      '一。',
+      'b',
+      '二。',
+      'c',
+      '三。',
+    ])
+  })
+
+  it('queue mode: an interrupt with clearQueue cancels the queued turns too, and stores none of them', async () => {
+    const config = makeConfig({ conversation: { on_new_input: 'queue' } })
+    const { charpipe, provider, historyStore } = await setup(
+      [{ chunks: ['一。'], hang: true }, { chunks: ['二。'] }],
+      {},
+      config,
+    )
+    const first = watchEvents(charpipe.generate({ text: 'a' }))
+    const second = collectEvents(charpipe.generate({ text: 'b' }))
+    const third = collectEvents(charpipe.generate({ text: 'c' }))
+    await first.until('llm_sentence')
+    await charpipe.interrupt('default', { clearQueue: true })
+    expect(doneOf(await first.finished).interrupted).toBe(true)
+    for (const queued of [await second, await third]) {
+      expect(doneOf(queued)).toMatchObject({ text: '', interrupted: true })
+      expect(typesOf(queued)).toEqual(['llm_done'])
+    }
+    expect(provider.requests).toHaveLength(1)
+    expect((await historyStore.listMessages(scope())).map((message) => message.content)).toEqual([
+      'a',
+      '一。',
+    ])
+  })
+
   it('runs different sessions concurrently', async () => {
     const { charpipe, provider } = await setup([{ chunks: ['甲。'], hang: true }, { chunks: ['乙。'] }])
     const first = watchEvents(charpipe.generate({ text: 'a', session: 's1' }))

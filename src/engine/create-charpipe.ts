@@ -115,7 +115,12 @@ export async function createCharpipe(
     }
   }
 
-  const startTurn = (raw: GenerateInput, push: (event: CharpipeEvent) => void, close: () => void) => {
+  const startTurn = (
+    raw: GenerateInput,
+    push: (event: CharpipeEvent) => void,
+    close: () => void,
+    turnOptions: GenerateOptions = {},
+  ) => {
     const turn = randomUUID()
     let session = typeof raw?.session === 'string' && raw.session ? raw.session : 'default'
     let doneEmitted = false
@@ -169,6 +174,7 @@ export async function createCharpipe(
         },
         releaseRuntime,
         background,
+        ...(turnOptions.onModelCall ? { onModelCall: turnOptions.onModelCall } : {}),
       }).finally(() => {
         if (!doneEmitted) closeWithError(new Error('the turn ended without a result'))
         lanes.leave(handle)
@@ -181,7 +187,7 @@ export async function createCharpipe(
 
   async function* generate(input: GenerateInput, generateOptions: GenerateOptions = {}) {
     const channel = createEventChannel<CharpipeEvent>()
-    const { handle, isDone } = startTurn(input, channel.push, channel.close)
+    const { handle, isDone } = startTurn(input, channel.push, channel.close, generateOptions)
     const signal = generateOptions.signal
     const onAbort = () => abortTurn(handle, { kind: 'signal' })
     if (signal?.aborted) onAbort()
@@ -228,7 +234,7 @@ export async function createCharpipe(
         if (listenerError) reject(listenerError.error)
         else resolve()
       }
-      handle = startTurn(input, deliver, finish).handle
+      handle = startTurn(input, deliver, finish, runOptions).handle
       // A turn refused at once (bad input) has already finished here.
       if (finished) return
       if (signal?.aborted) onAbort()
@@ -248,7 +254,11 @@ export async function createCharpipe(
     run,
     on: (type, listener) => bus.on(type, listener),
     off: (type, listener) => bus.off(type, listener),
-    interrupt: (session, interruptOptions) => interruptHandles(lanes.turnsOf(session), interruptOptions),
+    interrupt(session, interruptOptions = {}) {
+      // A lane's turns are in arrival order: the first is the running one (or about to run).
+      const turns = lanes.turnsOf(session)
+      return interruptHandles(interruptOptions.clearQueue ? turns : turns.slice(0, 1), interruptOptions)
+    },
     reload(config) {
       const next = reloading.then(async () => {
         if (closed) throw new BadRequestError('this charpipe instance is closed')

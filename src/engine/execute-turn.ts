@@ -6,6 +6,7 @@
 import type { ContextPipeline, TurnInput } from '../context/types.js'
 import type { CharpipeError, StoreUnavailableError } from '../shared/errors.js'
 import { createChildLogger, type Logger } from '../shared/logger.js'
+import type { ChatMessage } from '../shared/messages.js'
 import type { ToolRegistry } from '../tools/tool-registry.js'
 import { raceAbort } from './abortable.js'
 import type { BackgroundWork } from './background-work.js'
@@ -16,6 +17,7 @@ import { type PersistTurnOptions, rememberCompletedTurn, storeTurn } from './per
 import { readInterruptReason, runTurn, type TurnOutcome } from './run-turn.js'
 import type { TurnHandle } from './session-lanes.js'
 import type { EmitTurnEvent } from './turn-reply.js'
+import { createTurnTimer, type TurnTimer } from './turn-timing.js'
 
 export interface ExecuteTurnOptions {
   handle: TurnHandle
@@ -32,6 +34,7 @@ export interface ExecuteTurnOptions {
   releaseRuntime(runtime: EngineRuntime): void
   /** Where fact extraction runs, after `llm_done` and off the session's lane. */
   background: BackgroundWork
+  onModelCall?: (messages: readonly ChatMessage[]) => void
 }
 
 /**
@@ -70,12 +73,18 @@ function emitClosing(options: ExecuteTurnOptions, outcome: TurnOutcome): void {
   }
 }
 
-function emitDone(options: ExecuteTurnOptions, runtime: EngineRuntime, outcome: TurnOutcome): void {
+function emitDone(
+  options: ExecuteTurnOptions,
+  runtime: EngineRuntime,
+  outcome: TurnOutcome,
+  timer: TurnTimer,
+): void {
   options.emit({
     type: 'llm_done',
     text: options.parts.applyDisplayRegexRules(outcome.displayText, runtime.config),
     emotion: outcome.emotion,
     interrupted: outcome.interrupted,
+    timing: timer.report(),
     ...(outcome.usage ? { usage: outcome.usage } : {}),
   })
 }
@@ -106,7 +115,15 @@ async function storeUnlessHistoryIsDown(
   }
 }
 
-export async function executeTurn(options: ExecuteTurnOptions): Promise<void> {
+export async function executeTurn(untimed: ExecuteTurnOptions): Promise<void> {
+  const timer = createTurnTimer()
+  const options: ExecuteTurnOptions = {
+    ...untimed,
+    emit: (event) => {
+      timer.observe(event)
+      untimed.emit(event)
+    },
+  }
   const { handle, input } = options
   const signal = handle.controller.signal
   const startedAt = Date.now()
@@ -136,7 +153,11 @@ export async function executeTurn(options: ExecuteTurnOptions): Promise<void> {
         reason: readInterruptReason(signal),
       }
       emitClosing(options, outcome)
-      emitDone(options, runtime, outcome)
+      emitDone(options, runtime, outcome, timer)
+      // Cancelled by an interrupt that cleared the queue: the model never saw it, and a user line
+      // without a reply would only confuse the next turns. Superseded by a newer input, or cut by
+      // a shutdown, it is stored as before: the user did say it.
+      if (outcome.reason?.kind === 'interrupt') return
       await options.previous
       await storeTurn(persistOptions(runtime, outcome))
       return
@@ -154,12 +175,13 @@ export async function executeTurn(options: ExecuteTurnOptions): Promise<void> {
       signal,
       emit: options.emit,
       logger: options.logger,
+      ...(options.onModelCall ? { onModelCall: options.onModelCall } : {}),
     })
     emitClosing(options, outcome)
     const persist = persistOptions(runtime, outcome)
     const storeError = await storeUnlessHistoryIsDown(options, persist)
     if (storeError) options.emit({ type: 'llm_error', code: storeError.code, message: storeError.message })
-    emitDone(options, runtime, outcome)
+    emitDone(options, runtime, outcome, timer)
     handedOver = scheduleFactExtraction(options, persist)
     if (!handedOver) await rememberCompletedTurn(persist)
   } catch (error) {

@@ -100,9 +100,12 @@ export async function storeTurn(options: PersistTurnOptions): Promise<CharpipeEr
       }
     : undefined
   try {
+    const user = buildUserMessage(input, options.startedAt, outcome)
+    // No reply at all: kept for the record, marked so the context leaves it out of later turns.
+    if (outcome.error && !assistant) user.failed = true
     await runtime.historyStore.appendTurn(scope, {
       turn: options.turn,
-      user: buildUserMessage(input, options.startedAt, outcome),
+      user,
       ...(assistant ? { assistant } : {}),
     })
     await applyResetPolicy(options, scope)

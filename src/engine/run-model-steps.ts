@@ -42,6 +42,8 @@ export interface RunModelStepsOptions {
   session: string
   turn: string
   logger: Logger
+  /** Called with the messages of each model call as it is sent. */
+  onModelCall?: (messages: readonly ChatMessage[]) => void
   /** Receives every step event, in order, as it happens. */
   onEvent(event: StepEvent): void
 }
@@ -59,6 +61,7 @@ async function streamOneStep(
 ): Promise<void> {
   const detector: ToolCallTextDetector | undefined =
     toolsOffered && !options.nativeTools ? createToolCallTextDetector() : undefined
+  options.onModelCall?.(request.messages)
   const stream = options.provider.streamChat(request, { signal: options.signal })
   await forEachUntilAborted(stream, options.signal, (event) => {
     if (event.type === 'text-delta') {

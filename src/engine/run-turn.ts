@@ -9,6 +9,7 @@ import type { Usage } from '../providers/types.js'
 import { CharpipeError } from '../shared/errors.js'
 import type { TurnUsage } from '../shared/events.js'
 import { type Logger, scrubSecrets } from '../shared/logger.js'
+import type { ChatMessage } from '../shared/messages.js'
 import { addToolPrompt } from '../tools/add-tool-prompt.js'
 import type { ToolRegistry } from '../tools/tool-registry.js'
 import { raceAbort } from './abortable.js'
@@ -49,6 +50,7 @@ export interface RunTurnOptions {
   signal: AbortSignal
   emit: EmitTurnEvent
   logger: Logger
+  onModelCall?: (messages: readonly ChatMessage[]) => void
 }
 
 export function toCharpipeError(error: unknown): CharpipeError {
@@ -118,6 +120,7 @@ export async function runTurn(options: RunTurnOptions): Promise<TurnOutcome> {
       session: options.input.session,
       turn: options.turn,
       logger: options.logger,
+      ...(options.onModelCall ? { onModelCall: options.onModelCall } : {}),
       onEvent(event) {
         if (event.type === 'text-delta') reply.push(event.text)
         else if (event.type === 'step-end') reply.endStep()

@@ -6,17 +6,26 @@ import type { CharpipeConfig } from '../config/schema.js'
 import type { PreviewResult, ProcessorInfo, TurnInput } from '../context/types.js'
 import type { HistoryStore, MemoryStore, StoredMessage } from '../memory/types.js'
 import type { CharpipeEvent, CharpipeEventOf, CharpipeEventType } from '../shared/events.js'
+import type { ChatMessage } from '../shared/messages.js'
 
 export interface GenerateInput extends Partial<Pick<TurnInput, 'session'>>, Omit<TurnInput, 'session'> {}
 
 export interface GenerateOptions {
   /** Aborting ends the turn as interrupted (the reply is stored as far as it got). */
   signal?: AbortSignal
+  /** Called with the messages of each model call as it is sent (to count the prompt, say). */
+  onModelCall?: (messages: readonly ChatMessage[]) => void
 }
 
 export interface InterruptOptions {
   /** What the user actually heard; the stored reply is cut there. */
   heard?: string
+  /**
+   * Also cancel the session's queued turns (`on_new_input: queue`); without it only the running
+   * turn stops and the next queued one starts. Cancelled queued turns are not stored.
+   * @default false
+   */
+  clearQueue?: boolean
 }
 
 export type CharpipeListener<T extends CharpipeEventType> = (event: CharpipeEventOf<T>) => void
@@ -33,7 +42,7 @@ export interface Charpipe {
   /** Subscribes to the events of every turn (also accepts LLM_CHUNK, LLM_SENTENCE, LLM_DONE, …). Returns an unsubscribe function. */
   on<T extends CharpipeEventType>(type: T | string, listener: CharpipeListener<T>): () => void
   off<T extends CharpipeEventType>(type: T | string, listener: CharpipeListener<T>): void
-  /** Interrupts the running turn of a session (barge-in). Resolves when the turn has ended. */
+  /** Interrupts the running turn of a session (barge-in), and with `clearQueue` its queued turns too. Resolves when they have ended. */
   interrupt(session: string, options?: InterruptOptions): Promise<void>
   /** Applies a new config from the next turn on; running turns finish on the config they started with. */
   reload(config: CharpipeConfig): Promise<void>

@@ -1,3 +1,4 @@
+export { type AddStoreDeadlinesOptions, addStoreDeadlines } from './add-store-deadlines.js'
 export * from './history/index.js'
 export { type CreateHistoryStoreOptions, createHistoryStore } from './history-store-factory.js'
 export * from './long-term/index.js'
@@ -8,4 +9,5 @@ export {
   type HistoryResetPolicy,
   type HistoryResetState,
 } from './reset-policy.js'
+export { onStoreFailure, type StoreFailure } from './store-failures.js'
 export type * from './types.js'

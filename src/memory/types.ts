@@ -18,6 +18,11 @@ export interface StoredMessage {
   emotion?: string
   /** Assistant replies cut short by barge-in: stored as far as they were spoken. */
   interrupted?: boolean
+  /**
+   * User messages of a turn that failed before any reply: kept for the record (the page shows them),
+   * but not sent to the model again, so the roles it sees keep alternating.
+   */
+  failed?: boolean
   /** Milliseconds since the epoch. */
   createdAt: number
   /** Turn id the message belongs to. */

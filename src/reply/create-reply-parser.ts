@@ -8,6 +8,7 @@
 import { characterSchema, sentenceSchema } from '../config/schema.js'
 import { CharpipeError } from '../shared/errors.js'
 import { getLogger } from '../shared/logger.js'
+import { stripUnsafeCharacters } from '../shared/strip-unsafe-characters.js'
 import { createEmotionResolver } from './emotion-resolver.js'
 import { createInlineTagExtractor, type InlineTagExtractor } from './inline-emotion-tags.js'
 import { createReplyEnvelopeDecoder } from './reply-envelope-decoder.js'
@@ -74,6 +75,7 @@ class StreamingReplyParser implements ReplyParser {
     const log = options.log ?? logToLogger
     this.defaultEmotion = options.defaultEmotion || character.default_emotion
     this.resolver = createEmotionResolver({
+      defaultEmotion: this.defaultEmotion,
       emotions: options.emotions ?? character.emotions,
       aliases: options.emotionAliases ?? character.emotion_aliases,
       log,
@@ -106,7 +108,8 @@ class StreamingReplyParser implements ReplyParser {
       format,
       log,
       handler: {
-        onText: this.write,
+        // After the envelope, so characters written as JSON escapes (\u202e) are caught too.
+        onText: (text) => this.write(stripUnsafeCharacters(text)),
         onEmotion: (label) => this.setBaseEmotion(this.resolver.resolve(label, 'warn'), true),
         onNoEmotion: () => this.setBaseEmotion(this.defaultEmotion, false),
       },

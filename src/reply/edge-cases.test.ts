@@ -142,7 +142,8 @@ describe('reply parser edge cases', () => {
       .replace('é', '\\u00e9')
       .replace('/', '\\/')
     const whole = runReply([text], createTestOptions('json'))
-    expect(whole.display).toBe('a"b\\c/d\te\u00e9\u4f60😊\b\f\r\n')
+    // \b, \f and \r decode to control characters, which never reach clients.
+    expect(whole.display).toBe('a"b\\c/d\te\u00e9\u4f60😊\n')
     expect(runReply(splitEveryUnit(text), createTestOptions('json')).display).toBe(whole.display)
   })
 
@@ -151,17 +152,34 @@ describe('reply parser edge cases', () => {
     expect(run.display).toBe('a\uFFFDb\uFFFD')
   })
 
-  it('an unknown emotion label is kept and logged once', () => {
+  it('an unknown emotion label becomes the default emotion and is logged once', () => {
     const logs: LogLine[] = []
     const options = createTestOptions('plain', { inline_emotion_tags: true }, logs)
     const run = runReply(['<|ACT {"emotion":"excited"}|>哇！<|ACT {"emotion":"excited"}|>哇！'], options)
     expect(run.sentences).toEqual([
-      ['哇！', 'excited'],
-      ['哇！', 'excited'],
+      ['哇！', '平静'],
+      ['哇！', '平静'],
     ])
     expect(logs.filter((line) => line.message.includes('excited'))).toHaveLength(1)
     const json = runReply(['{"emotion":"Excited","text":"好"}'], createTestOptions('json', {}, logs))
-    expect(json.done?.emotion).toBe('Excited')
+    expect(json.done?.emotion).toBe('平静')
+    const html = runReply(
+      ['{"emotion":"<img src=x onerror=alert(1)>","text":"好"}'],
+      createTestOptions('json'),
+    )
+    expect(html.done?.emotion).toBe('平静')
+  })
+
+  it('strips control and bidi-override characters from display text and sentences, however written', () => {
+    const raw = '{"emotion":"开心","text":"你好\u001b[31m红\u202e字\u0007。"}'
+    const escaped = '{"emotion":"开心","text":"你好\\u001b[31m红\\u202E字\\u0007。"}'
+    for (const chunks of [[raw], [...raw], [escaped], [...escaped]]) {
+      const run = runReply(chunks, createTestOptions('json'))
+      expect(run.display).toBe('你好[31m红字。')
+      expect(run.sentences).toEqual([['你好[31m红字。', '开心']])
+    }
+    const plain = runReply(['行一\r\n\u2066行二\u009b2J。\t好'], createTestOptions('plain'))
+    expect(plain.display).toBe('行一\n行二2J。\t好')
   })
 
   it('upper-case aliases are found', () => {

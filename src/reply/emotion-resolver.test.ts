@@ -4,9 +4,10 @@ import { createEmotionResolver } from './emotion-resolver.js'
 describe('createEmotionResolver', () => {
   const emotions = ['开心', '平静']
 
-  it('maps configured labels, aliases and aliases in any case; keeps and logs an unknown label once', () => {
+  it('maps configured labels, aliases and aliases in any case; an unknown label becomes the default, logged once', () => {
     const logged: string[] = []
     const resolver = createEmotionResolver({
+      defaultEmotion: '平静',
       emotions,
       aliases: { happy: '开心' },
       log: (level, message) => logged.push(`${level}:${message}`),
@@ -14,9 +15,10 @@ describe('createEmotionResolver', () => {
     expect(resolver.resolve(' 开心 ', 'warn')).toBe('开心')
     expect(resolver.resolve('happy', 'warn')).toBe('开心')
     expect(resolver.resolve('HAPPY', 'warn')).toBe('开心')
-    expect(resolver.resolve('困惑', 'warn')).toBe('困惑')
-    expect(resolver.resolve('困惑', 'warn')).toBe('困惑')
-    expect(logged).toHaveLength(1)
+    expect(resolver.resolve('困惑', 'warn')).toBe('平静')
+    expect(resolver.resolve('<img src=x onerror=alert(1)>', 'warn')).toBe('平静')
+    expect(resolver.resolve('困惑', 'warn')).toBe('平静')
+    expect(logged).toHaveLength(2)
     expect(logged[0]).toMatch(/^warn:unknown emotion label "困惑"/)
   })
 
@@ -25,19 +27,32 @@ describe('createEmotionResolver', () => {
     const log = (_level: string, message: string) => logged.push(message)
     const aliases = { happy: '开心' }
     for (let reply = 0; reply < 3; reply++)
-      createEmotionResolver({ emotions, aliases, log }).resolve('困惑', 'warn')
+      createEmotionResolver({ defaultEmotion: '平静', emotions, aliases, log }).resolve('困惑', 'warn')
     expect(logged).toHaveLength(1)
-    createEmotionResolver({ emotions, aliases: { ...aliases }, log }).resolve('困惑', 'warn')
+    createEmotionResolver({ defaultEmotion: '平静', emotions, aliases: { ...aliases }, log }).resolve(
+      '困惑',
+      'warn',
+    )
     expect(logged).toHaveLength(2)
   })
 
   it('uses a new alias table or label list (a reload) from the next reply on', () => {
     const log = () => {}
-    const first = createEmotionResolver({ emotions, aliases: { happy: '开心' }, log })
+    const first = createEmotionResolver({ defaultEmotion: '平静', emotions, aliases: { happy: '开心' }, log })
     expect(first.find('happy')).toBe('开心')
-    const reloaded = createEmotionResolver({ emotions, aliases: { happy: '平静' }, log })
+    const reloaded = createEmotionResolver({
+      defaultEmotion: '平静',
+      emotions,
+      aliases: { happy: '平静' },
+      log,
+    })
     expect(reloaded.find('happy')).toBe('平静')
-    const relabelled = createEmotionResolver({ emotions: ['难过'], aliases: { happy: '平静' }, log })
+    const relabelled = createEmotionResolver({
+      defaultEmotion: '难过',
+      emotions: ['难过'],
+      aliases: { happy: '平静' },
+      log,
+    })
     expect(relabelled.find('开心')).toBeUndefined()
     expect(relabelled.find('难过')).toBe('难过')
   })

@@ -1,11 +1,15 @@
 /**
  * Maps the emotion labels a model writes to the configured ones: a configured label as is, then the
- * alias table (exact, then case-insensitive: `Happy` → 开心). Unknown labels are kept and logged once
- * per label list and alias table (so once per config, not once per reply), so a prompt that drifts
- * from the configured list is visible without flooding the log.
+ * alias table (exact, then case-insensitive: `Happy` → 开心). Anything else becomes the default
+ * emotion: clients (avatars, TTS voices, pages) only ever receive a label from the configured set,
+ * never text the model made up. Unknown labels are logged once per label list and alias table (so
+ * once per config, not once per reply), so a prompt that drifts from the list is visible without
+ * flooding the log.
  */
 
 export interface EmotionResolverOptions {
+  /** What an unknown label becomes. */
+  defaultEmotion: string
   emotions: readonly string[]
   aliases: Readonly<Record<string, string>>
   log: (level: 'debug' | 'warn', message: string) => void
@@ -14,7 +18,7 @@ export interface EmotionResolverOptions {
 export interface EmotionResolver {
   /** The configured label for `label` (itself or through an alias), or undefined when unknown. */
   find(label: string): string | undefined
-  /** Like `find`, but an unknown label is kept (and logged once at `level`). */
+  /** Like `find`, but an unknown label becomes the default emotion (and is logged once at `level`). */
   resolve(label: string, level: 'debug' | 'warn'): string
   /** Logs an unknown label once without resolving it. */
   reportUnknown(label: string, level: 'debug' | 'warn'): void
@@ -74,7 +78,7 @@ export function createEmotionResolver(options: EmotionResolverOptions): EmotionR
     reported.add(label)
     options.log(
       level,
-      `unknown emotion label ${JSON.stringify(label.slice(0, 40))}: not configured and no alias`,
+      `unknown emotion label ${JSON.stringify(label.slice(0, 40))}: not configured and no alias; using ${JSON.stringify(options.defaultEmotion)}`,
     )
   }
 
@@ -85,7 +89,7 @@ export function createEmotionResolver(options: EmotionResolverOptions): EmotionR
       const found = find(label)
       if (found !== undefined) return found
       reportUnknown(label.trim(), level)
-      return label.trim()
+      return options.defaultEmotion
     },
   }
 }

@@ -13,6 +13,8 @@ export interface ServerMetrics {
   errors: Counter<'code'>
   timeToFirstChunk: Histogram
   timeToFirstSentence: Histogram
+  turnDuration: Histogram
+  tokens: Counter<'kind'>
   connections: Gauge
   storeFailures: Counter<'store' | 'backend' | 'operation' | 'kind'>
   /** Stops counting store failures (the server is closing). */
@@ -52,6 +54,18 @@ export function createServerMetrics(options: CreateServerMetricsOptions): Server
     buckets: latencyBuckets,
     registers: [registry],
   })
+  const turnDuration = new Histogram({
+    name: 'charpipe_turn_duration_seconds',
+    help: 'From the start of a turn to its llm_done (llm_done.timing.total_ms).',
+    buckets: latencyBuckets,
+    registers: [registry],
+  })
+  const tokens = new Counter({
+    name: 'charpipe_tokens_total',
+    help: 'Tokens the model reported (llm_done.usage), by kind: prompt, completion, cached (prompt tokens from the cache).',
+    labelNames: ['kind'] as const,
+    registers: [registry],
+  })
   const connections = new Gauge({
     name: 'charpipe_websocket_connections',
     help: 'Open WebSocket connections.',
@@ -86,6 +100,8 @@ export function createServerMetrics(options: CreateServerMetricsOptions): Server
     errors,
     timeToFirstChunk,
     timeToFirstSentence,
+    turnDuration,
+    tokens,
     connections,
     storeFailures,
     close: stopCounting,

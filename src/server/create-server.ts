@@ -193,7 +193,10 @@ export async function createServer(options: CreateServerOptions): Promise<Charpi
       metrics.close()
       configManager.close()
       if (ownsCharpipe) await charpipe.close()
-      else await Promise.all(charpipe.activeSessions().map((session) => charpipe.interrupt(session)))
+      else
+        await Promise.all(
+          charpipe.activeSessions().map((session) => charpipe.interrupt(session, { clearQueue: true })),
+        )
       for (const close of sockets) close()
       sockets.clear()
     },

@@ -19,6 +19,8 @@ export const interruptFrameSchema = z.strictObject({
   type: z.literal('interrupt'),
   session: sessionField.optional(),
   heard: z.string().optional(),
+  /** Also cancel the session's queued turns (`on_new_input: queue`). */
+  clear_queue: z.boolean().optional(),
 })
 
 export const clientFrameSchema = z.discriminatedUnion('type', [userInputFrameSchema, interruptFrameSchema])

@@ -3,7 +3,7 @@
  * Every endpoint goes through here: `streamTurn` for those that await each write (SSE, with
  * backpressure), `relayTurn` for the WebSocket, which sends as events happen.
  */
-import type { Charpipe, GenerateInput } from '../engine/types.js'
+import type { Charpipe, GenerateInput, GenerateOptions } from '../engine/types.js'
 import type { CharpipeEvent } from '../shared/events.js'
 import type { ServerMetrics } from './create-server-metrics.js'
 
@@ -13,6 +13,8 @@ export interface StreamTurnOptions {
   signal?: AbortSignal
   metrics: ServerMetrics
   endpoint: 'ws' | 'sse' | 'openai'
+  /** Called with the messages of each model call as it is sent. */
+  onModelCall?: GenerateOptions['onModelCall']
 }
 
 /** Counts the turn and returns what records each of its events in the metrics. */
@@ -31,6 +33,13 @@ function observeTurn(options: StreamTurnOptions): (event: CharpipeEvent) => void
       metrics.timeToFirstSentence.observe((performance.now() - started) / 1000)
     } else if (event.type === 'llm_error') {
       metrics.errors.inc({ code: event.code })
+    } else if (event.type === 'llm_done') {
+      if (event.timing) metrics.turnDuration.observe(event.timing.total_ms / 1000)
+      if (event.usage) {
+        metrics.tokens.inc({ kind: 'prompt' }, event.usage.prompt_tokens)
+        metrics.tokens.inc({ kind: 'completion' }, event.usage.completion_tokens)
+        if (event.usage.cached_tokens) metrics.tokens.inc({ kind: 'cached' }, event.usage.cached_tokens)
+      }
     }
   }
 }
@@ -38,7 +47,11 @@ function observeTurn(options: StreamTurnOptions): (event: CharpipeEvent) => void
 /** The turn's events, as the engine yields them. */
 export async function* streamTurn(options: StreamTurnOptions): AsyncGenerator<CharpipeEvent> {
   const observe = observeTurn(options)
-  for await (const event of options.charpipe.generate(options.input, { signal: options.signal })) {
+  const generateOptions: GenerateOptions = {
+    ...(options.signal ? { signal: options.signal } : {}),
+    ...(options.onModelCall ? { onModelCall: options.onModelCall } : {}),
+  }
+  for await (const event of options.charpipe.generate(options.input, generateOptions)) {
     observe(event)
     yield event
   }

@@ -49,6 +49,13 @@ export interface LlmErrorEvent extends TurnEventBase {
   status?: number
 }
 
+/** Milliseconds from the turn's start; null when the turn produced no chunk or no sentence. */
+export interface TurnTiming {
+  first_chunk_ms: number | null
+  first_sentence_ms: number | null
+  total_ms: number
+}
+
 /** Tokens of one turn as the model reported them, summed over its model calls (tool rounds). */
 export interface TurnUsage {
   prompt_tokens: number
@@ -63,6 +70,8 @@ export interface LlmDoneEvent extends TurnEventBase {
   text: string
   emotion: string
   interrupted: boolean
+  /** The turn report's timing (absent only when the turn failed unexpectedly). */
+  timing?: TurnTiming
   /** Present when the model reported its usage. */
   usage?: TurnUsage
 }

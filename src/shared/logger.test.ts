@@ -100,3 +100,18 @@ describe('log formats', () => {
     expect(formatLogLine('plain text')).toBe('plain text\n')
   })
 })
+
+describe('log level', () => {
+  it('an unknown CHARPIPE_LOG_LEVEL is an error naming the levels', () => {
+    const saved = process.env.CHARPIPE_LOG_LEVEL
+    try {
+      process.env.CHARPIPE_LOG_LEVEL = 'verbose'
+      expect(() => createLogger()).toThrow(
+        'CHARPIPE_LOG_LEVEL "verbose" is not a log level; use one of trace, debug, info, warn, error, fatal, silent',
+      )
+    } finally {
+      if (saved === undefined) delete process.env.CHARPIPE_LOG_LEVEL
+      else process.env.CHARPIPE_LOG_LEVEL = saved
+    }
+  })
+})

@@ -38,6 +38,9 @@ function scrubValue(value: unknown, depth = 0): unknown {
   return result
 }
 
+/** The levels `CHARPIPE_LOG_LEVEL` accepts, most detailed first. */
+export const logLevels: readonly string[] = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']
+
 export type LogFormat = 'json' | 'pretty'
 
 export interface CreateLoggerOptions {
@@ -62,6 +65,10 @@ export function chooseLogFormat(toTerminal: boolean): LogFormat {
 
 export function createLogger(options: CreateLoggerOptions = {}): Logger {
   const level = options.level ?? process.env.CHARPIPE_LOG_LEVEL ?? (process.env.VITEST ? 'silent' : 'info')
+  if (!logLevels.includes(level)) {
+    const where = options.level === undefined ? 'CHARPIPE_LOG_LEVEL' : 'the log level'
+    throw new TypeError(`${where} "${level}" is not a log level; use one of ${logLevels.join(', ')}`)
+  }
   const destination = options.destination ?? pino.destination(2)
   const format = options.format ?? chooseLogFormat(!options.destination && Boolean(process.stderr.isTTY))
   return pino(

@@ -52,9 +52,15 @@ export const mockReplySchema = z.strictObject({
     .describe('Anthropic: an `event: error` after this many events, then the end.'),
   finishReason: z.string().optional().describe('finish_reason / stop_reason; default from the content.'),
   usage: z
-    .strictObject({ inputTokens: z.int().min(0), outputTokens: z.int().min(0) })
+    .strictObject({
+      inputTokens: z.int().min(0),
+      outputTokens: z.int().min(0),
+      cachedInputTokens: z.int().min(0).optional(),
+    })
     .optional()
-    .describe('Usage to report; default: counted characters.'),
+    .describe(
+      'Usage to report (cachedInputTokens as prompt_tokens_details.cached_tokens / cache_read_input_tokens); default: counted characters.',
+    ),
   fixture: z.string().optional().describe('Replay a recorded fixture file (path) instead of generating.'),
   interaction: z.int().min(0).optional().describe('Which interaction of a cassette fixture. Default 0.'),
   rawChunks: z.array(z.string()).optional().describe('Write these bytes as the body, one piece per chunk.'),

@@ -17,8 +17,18 @@ function argumentsText(value: string | Record<string, unknown> | undefined): str
   return typeof value === 'string' ? value : JSON.stringify(value ?? {})
 }
 
-function usageOf(reply: MockReply, text: string): { input_tokens: number; output_tokens: number } {
-  if (reply.usage) return { input_tokens: reply.usage.inputTokens, output_tokens: reply.usage.outputTokens }
+function usageOf(
+  reply: MockReply,
+  text: string,
+): { input_tokens: number; output_tokens: number; cache_read_input_tokens?: number } {
+  if (reply.usage)
+    return {
+      input_tokens: reply.usage.inputTokens,
+      output_tokens: reply.usage.outputTokens,
+      ...(reply.usage.cachedInputTokens === undefined
+        ? {}
+        : { cache_read_input_tokens: reply.usage.cachedInputTokens }),
+    }
   return {
     input_tokens: 10,
     output_tokens: Array.from(text).length + Array.from(reply.reasoning ?? '').length,
@@ -41,7 +51,13 @@ export function renderAnthropicEvents(reply: MockReply, options: RenderReplyOpti
         content: [],
         stop_reason: null,
         stop_sequence: null,
-        usage: { input_tokens: usage.input_tokens, output_tokens: 1 },
+        usage: {
+          input_tokens: usage.input_tokens,
+          output_tokens: 1,
+          ...(usage.cache_read_input_tokens === undefined
+            ? {}
+            : { cache_read_input_tokens: usage.cache_read_input_tokens }),
+        },
       },
     }),
   ]

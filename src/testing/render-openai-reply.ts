@@ -28,9 +28,18 @@ function toolArguments(value: string | Record<string, unknown> | undefined): str
   return typeof value === 'string' ? value : JSON.stringify(value ?? {})
 }
 
-function countUsage(reply: MockReply, text: string): { prompt_tokens: number; completion_tokens: number } {
+function countUsage(
+  reply: MockReply,
+  text: string,
+): { prompt_tokens: number; completion_tokens: number; prompt_tokens_details?: { cached_tokens: number } } {
   if (reply.usage)
-    return { prompt_tokens: reply.usage.inputTokens, completion_tokens: reply.usage.outputTokens }
+    return {
+      prompt_tokens: reply.usage.inputTokens,
+      completion_tokens: reply.usage.outputTokens,
+      ...(reply.usage.cachedInputTokens === undefined
+        ? {}
+        : { prompt_tokens_details: { cached_tokens: reply.usage.cachedInputTokens } }),
+    }
   const output = Array.from(text).length + Array.from(reply.reasoning ?? '').length
   return { prompt_tokens: 10, completion_tokens: output }
 }

@@ -88,6 +88,22 @@ describe('charpipe chat', () => {
     expect(JSON.stringify(server.requests[1]!.body)).toContain('你好呀！很高兴见到你。')
   })
 
+  it('prints no escape sequence the model writes, and no emotion outside the configured set', async () => {
+    server.script([
+      {
+        text: '{"emotion": "\u001b]0;pwned\u0007", "text": "清屏\u001b[2J\u001b[31m红\u009b1;1H字\u202e反。"}',
+      },
+      { text: '', status: 400, body: { error: { message: 'bad \u001b[5m blink' } } },
+    ])
+    const { code, stdout, stderr } = await runCli(['chat', '--config', openaiConfig()], '你好\n再来\n')
+    expect(code).toBe(0)
+    expect(stdout).toContain('[平静] 清屏[2J[31m红1;1H字反。')
+    for (const output of [stdout, stderr]) {
+      expect(output).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/)
+    }
+    expect(stderr).toContain('error:')
+  })
+
   it('Ctrl-C interrupts the running reply and the chat goes on', async () => {
     server.script([{ text: '第一句。第二句。第三句。', chunkSize: 4, delayMs: 300 }, { text: '还在。' }])
     const { child, result, output } = startCli(['chat', '--config', openaiConfig()])

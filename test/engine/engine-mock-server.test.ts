@@ -88,6 +88,34 @@ describe.each(Object.entries(providerConfigs))('a whole turn with provider %s', 
     await charpipe.close()
   })
 
+  it('a failed turn then a good one: the model sees alternating roles; the failed message stays stored, marked', async () => {
+    server.script([
+      { text: '{"emotion": "开心", "text": "你好！"}' },
+      { status: 500, body: { error: { message: 'exploded' } } },
+      { text: '{"emotion": "平静", "text": "在的。"}' },
+    ])
+    const charpipe = await createCharpipe(makeConfig(configOf()))
+    await collectEvents(charpipe.generate({ text: '嗨', session: 'f' }))
+    const failed = await collectEvents(charpipe.generate({ text: '第一次问', session: 'f' }))
+    expect(typesOf(failed)).toEqual(['llm_error', 'llm_done'])
+    await collectEvents(charpipe.generate({ text: '还在吗', session: 'f' }))
+
+    const body = server.requests[2]!.body as { messages: { role: string; content: unknown }[] }
+    const roles = body.messages.map((message) => message.role).filter((role) => role !== 'system')
+    // OpenClaw's gateway keeps its own history: only the new input goes to it.
+    expect(roles).toEqual(name === 'openclaw' ? ['user'] : ['user', 'assistant', 'user'])
+    expect(JSON.stringify(body.messages)).not.toContain('第一次问')
+    const stored = await charpipe.history('f')
+    expect(stored.map((message) => [message.role, message.content, message.failed])).toEqual([
+      ['user', '嗨', undefined],
+      ['assistant', '你好！', undefined],
+      ['user', '第一次问', true],
+      ['user', '还在吗', undefined],
+      ['assistant', '在的。', undefined],
+    ])
+    await charpipe.close()
+  })
+
   it('a connection cut right after some chunks keeps what arrived, then upstream_stream', async () => {
     // Events before the cut: the role chunk (OpenAI, OpenClaw) or message_start and
     // content_block_start (Anthropic), then both sentences.

@@ -1,7 +1,8 @@
 /**
- * `charpipe serve` runs the server in a child Node process. When the launcher dies without passing
- * on a signal (SIGKILL, a crash), the server must not live on holding the port: it notices its IPC
- * channel closing and shuts down.
+ * The `charpipe serve` process under faults. It runs the server in a child Node process: when the
+ * launcher dies without passing on a signal (SIGKILL, a crash), the server must not live on holding
+ * the port; it notices its IPC channel closing and shuts down. And SIGTERM must end the process even
+ * while the history store is frozen, with the running turn closed by `llm_done`.
  */
 import { spawn } from 'node:child_process'
 import { mkdtemp, rm, writeFile } from 'node:fs/promises'
@@ -10,6 +11,10 @@ import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { serveNodeFlags } from '../../src/cli/relaunch-with-node-flags.js'
+import { type MockModelServer, startMockModelServer } from '../../src/testing/index.js'
+import { openTestSocket } from '../server/websocket-client.js'
+import { describeMissingBinaries, startRedis } from './fault-processes.js'
 
 const repoRoot = resolve(import.meta.dirname, '../..')
 const tsxLoader = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href
@@ -59,5 +64,77 @@ describe('serve launcher', { timeout: 120_000 }, () => {
     await outputEnded
     expect(Date.now() - startedAt).toBeLessThan(15_000)
     await expect(fetch(`${url}/livez`)).rejects.toThrow()
+  })
+})
+
+const missing = describeMissingBinaries()
+if (missing && process.env.CI === 'true') throw new Error(`fault suite under CI: ${missing}`)
+
+describe.skipIf(missing !== undefined)('serve shutdown with a frozen store', { timeout: 120_000 }, () => {
+  let model: MockModelServer
+  beforeAll(async () => {
+    model = await startMockModelServer({
+      script: { replies: [], default: { text: '一句很长很长的话。'.repeat(20), chunkSize: 2, delayMs: 50 } },
+    })
+  })
+  afterAll(async () => {
+    await model?.close()
+  })
+
+  it('SIGTERM while Redis is frozen: the turn gets llm_done and the process exits within the grace', async () => {
+    const redis = await startRedis()
+    try {
+      const configPath = join(folder, 'frozen.yaml')
+      await writeFile(
+        configPath,
+        [
+          'server: { shutdown_grace_ms: 5000 }',
+          `llm: { provider: custom, base_url: "${model.url}/v1", max_retries: 0 }`,
+          'history: { store: redis }',
+          `storage: { redis_url: "${redis.url}", sqlite_path: "${join(folder, 'frozen.db')}", timeout_ms: 1000 }`,
+          'memory: { enabled: false }',
+        ].join('\n'),
+      )
+      // With the heap flag given, serve runs in this one process (no launcher) and takes the signal itself.
+      const serve = spawn(
+        process.execPath,
+        [
+          ...serveNodeFlags,
+          '--import',
+          tsxLoader,
+          join(repoRoot, 'src/cli/entry.ts'),
+          'serve',
+          '--config',
+          configPath,
+          '--port',
+          '0',
+        ],
+        { cwd: folder, stdio: ['ignore', 'pipe', 'pipe'] },
+      )
+      let stdout = ''
+      serve.stdout!.on('data', (chunk) => (stdout += chunk))
+      serve.stderr!.resume()
+      const exited = new Promise<number | null>((done) => serve.once('exit', (code) => done(code)))
+      let url: string | undefined
+      for (let attempt = 0; attempt < 600 && !url; attempt++) {
+        url = stdout.match(/listening on (http:\/\/\S+)/)?.[1]
+        if (!url) await new Promise((done) => setTimeout(done, 100))
+      }
+      expect(url).toBeDefined()
+      const client = await openTestSocket(`${url}/ws`)
+      client.send({ type: 'user_input', text: '说很多话' })
+      await client.waitFor((frame) => frame.type === 'llm_chunk')
+      redis.freeze()
+      serve.kill('SIGTERM')
+      const startedAt = Date.now()
+      const code = await exited
+      expect(Date.now() - startedAt).toBeLessThan(10_000)
+      expect([0, 1]).toContain(code)
+      expect(client.frames.filter((frame) => frame.type === 'llm_done')).toHaveLength(1)
+      expect(client.frames.at(-1)).toMatchObject({ type: 'llm_done', interrupted: true })
+    } finally {
+      redis.thaw()
+      await redis.stop()
+    }
   })
 })

@@ -43,6 +43,7 @@ describe('health, metrics and the web page', () => {
     expect(text).toMatch(/charpipe_errors_total\{code="upstream_timeout"\} 1/)
     expect(text).toMatch(/charpipe_time_to_first_chunk_seconds_count 1/)
     expect(text).toMatch(/charpipe_time_to_first_sentence_seconds_count 1/)
+    expect(text).toMatch(/charpipe_turn_duration_seconds_count 2/)
     expect(text).toMatch(/charpipe_websocket_connections 1/)
     expect(text).toMatch(/charpipe_active_sessions 0/)
     await client.close()

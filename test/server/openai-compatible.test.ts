@@ -93,16 +93,18 @@ describe('POST /v1/chat/completions with the official openai client', () => {
         messages: [{ role: 'user', content: '!error upstream_timeout' }],
       }),
     ).rejects.toMatchObject({ status: 504, code: 'upstream_timeout' })
-    const stream = await client.chat.completions.create({
-      model: 'm',
-      messages: [{ role: 'user', content: '!error upstream_http' }],
-      stream: true,
+    // Streamed too: a turn that fails before any text answers with the error, not a 200 stream.
+    await expect(
+      client.chat.completions.create({
+        model: 'm',
+        messages: [{ role: 'user', content: '!error upstream_http' }],
+        stream: true,
+      }),
+    ).rejects.toMatchObject({
+      status: 502,
+      code: 'upstream_http',
+      message: expect.stringMatching(/fake upstream_http/),
     })
-    await expect(async () => {
-      for await (const _chunk of stream) {
-        // drain
-      }
-    }).rejects.toThrow(/fake upstream_http/)
   })
 
   it('answers a request without a user message with bad_request', async () => {

@@ -64,6 +64,29 @@ describe('the server over the real engine', () => {
     await client.close()
   })
 
+  it('reports the turn: timing and usage on llm_done, the same in /metrics', async () => {
+    await startWithEngine()
+    model.script({
+      text: '{"emotion":"开心","text":"好的。"}',
+      usage: { inputTokens: 120, outputTokens: 9, cachedInputTokens: 64 },
+    })
+    const client = await openTestSocket(`${server!.url}/ws`)
+    client.send({ type: 'user_input', session: 'report', text: '你好' })
+    const done = (await client.waitForTurn('report')).at(-1)!
+    await client.close()
+    expect(done).toMatchObject({
+      type: 'llm_done',
+      usage: { prompt_tokens: 120, completion_tokens: 9, cached_tokens: 64 },
+    })
+    const timing = done.timing as { first_chunk_ms: number; first_sentence_ms: number; total_ms: number }
+    expect(timing.first_sentence_ms).toBeGreaterThanOrEqual(timing.first_chunk_ms)
+    expect(timing.total_ms).toBeGreaterThanOrEqual(timing.first_sentence_ms)
+    const metrics = await (await fetch(`${server!.url}/metrics`)).text()
+    expect(metrics).toMatch(/charpipe_tokens_total\{kind="prompt"\} 120/)
+    expect(metrics).toMatch(/charpipe_tokens_total\{kind="cached"\} 64/)
+    expect(metrics).toMatch(/charpipe_turn_duration_seconds_count 1/)
+  })
+
   it('streams an SSE turn and answers the openai client, stream and not', async () => {
     await startWithEngine()
     model.script([

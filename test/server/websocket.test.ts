@@ -113,6 +113,11 @@ describe('GET /ws', () => {
     },
     { name: 'an unknown field', data: '{"type":"user_input","text":"x","colour":"red"}', mentions: /colour/ },
     { name: 'heard of the wrong type', data: '{"type":"interrupt","heard":5}', mentions: /heard/ },
+    {
+      name: 'a frame nested too deep',
+      data: `{"type":"user_input","text":"x","images":${'['.repeat(100)}${']'.repeat(100)}}`,
+      mentions: /nests deeper than 64 levels/,
+    },
     { name: 'a binary frame', data: Buffer.from('{"type":"user_input","text":"x"}'), mentions: /binary/ },
     {
       name: 'a frame over max_body_bytes',

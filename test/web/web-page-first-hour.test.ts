@@ -105,6 +105,15 @@ describe.skipIf(skipReason !== undefined)('the first hour on the page', () => {
       )
       expect(await missing.locator('.error-check').textContent()).toContain('llm.model')
       await shoot(page, `failed-turns-${viewport}`)
+      // After a reload the stored record says the same: not completed, never done.
+      await page.reload()
+      await page.locator('.turn-restored').first().waitFor()
+      expect(
+        await page
+          .locator('.turn-restored')
+          .evaluateAll((turns) => turns.map((turn) => turn.getAttribute('data-outcome'))),
+      ).toEqual(['failed', 'failed'])
+      expect(await page.locator('.turns').textContent()).not.toMatch(/Done|完成/)
       await context.close()
     })
   }
@@ -271,6 +280,21 @@ describe.skipIf(skipReason !== undefined)('the first hour on the page', () => {
     await context.close()
   })
 
+  it('says when the server runs on the defaults, and where saves will go', async () => {
+    const { context, page } = await openPage(browser, { viewport: 'desktop', locale: 'en-US' })
+    // A server started without a config file answers so; this one has a file, so the answer is staged.
+    const status = { path: '/srv/app/config.yaml', source: 'defaults', file_error: null }
+    await page.route('**/api/config/status', (route) => route.fulfill({ json: status }))
+    await page.goto(`${server.url}/#chat`)
+    const note = page.locator('[data-answering] [data-defaults]')
+    await note.waitFor()
+    expect(await note.textContent()).toBe(
+      'No config file found: running on the defaults (the mock model); saves will go to /srv/app/config.yaml.',
+    )
+    expect(await page.locator('[data-config-file-error]').count()).toBe(0)
+    await context.close()
+  })
+
   it('says which provider and model answer in the chat', async () => {
     const { context, page } = await openPage(browser, { viewport: 'phone', locale: 'en-US' })
     await page.goto(`${server.url}/#chat`)
@@ -318,27 +342,21 @@ describe.skipIf(skipReason !== undefined)('the first hour on the page', () => {
     const { context, page } = await openPage(browser, { viewport: 'phone', locale: 'zh-CN' })
     try {
       await writeFile(server.configPath, original.replace('name: 小测', 'name: 小测\n  reply_format: jsonn'))
-      const status = {
-        path: server.configPath,
-        source: 'file',
-        file_error: {
-          message: `${server.configPath} is invalid`,
-          issues: [
-            {
-              path: 'character.reply_format',
-              message: 'Invalid option: expected one of "json"|"prefix"|"auto"|"plain"',
-            },
-          ],
-        },
+      // The server watches its file: wait until it has read the broken edit.
+      const deadline = Date.now() + 10_000
+      let status: { file_error: null | { issues: { path: string }[] } } = { file_error: null }
+      while (status.file_error === null && Date.now() < deadline) {
+        status = await (await fetch(`${server.url}/api/config/status`)).json()
+        if (status.file_error === null) await new Promise((resolve) => setTimeout(resolve, 100))
       }
-      // The server reports the broken file here; served as the contract says while it is new.
-      await page.route('**/api/config/status', (route) => route.fulfill({ json: status }))
+      expect(status.file_error?.issues.map((issue) => issue.path)).toEqual(['character.reply_format'])
       await page.goto(`${server.url}/#character`)
       const banner = page.locator('.app > [data-config-file-error]')
       await banner.waitFor()
       const text = await banner.textContent()
       expect(text).toContain(server.configPath)
-      expect(text).toContain('配置无效：character.reply_format：Invalid option')
+      expect(text).toContain('配置无效：character.reply_format：')
+      expect(text).toContain('jsonn')
       await page.fill('textarea[name="character.persona"]', '新的人设')
       await page.click('[data-panel="character"] [data-action="save"]')
       await page.locator('.save-bar [data-config-file-error]').waitFor()

@@ -2,7 +2,9 @@
  * `charpipe chat [--config FILE] [--session ID]`: a conversation in the terminal. Each sentence is
  * printed with its emotion as it arrives (`[开心] 你好呀～`). Ctrl-C interrupts the running reply; a
  * second Ctrl-C, or Ctrl-C at the prompt, exits. Lines from piped stdin are answered one by one.
- * Log lines go to a file, not between the lines of the conversation.
+ * Log lines go to a file, not between the lines of the conversation. What the model wrote (sentences,
+ * tool calls, upstream error text) is printed without control characters, so a reply cannot move
+ * the cursor, retitle the window or rewrite the screen with escape sequences.
  */
 import { dirname, join } from 'node:path'
 import { createInterface } from 'node:readline'
@@ -11,6 +13,7 @@ import { resolveProviderSettings } from '../../config/provider-registry.js'
 import { createCharpipe } from '../../engine/index.js'
 import { CharpipeError } from '../../shared/errors.js'
 import { getLogger, setLogger } from '../../shared/logger.js'
+import { stripUnsafeCharacters } from '../../shared/strip-unsafe-characters.js'
 import { loadCliConfig, runCommand } from '../load-cli-config.js'
 import { openChatLog, summarizeNotices } from '../open-chat-log.js'
 
@@ -86,11 +89,12 @@ export function run(args: string[]): Promise<number> {
         replying = true
         interruptRequested = false
         for await (const event of charpipe.generate({ session, text })) {
-          if (event.type === 'llm_sentence') console.log(`[${event.emotion}] ${event.text}`)
+          if (event.type === 'llm_sentence')
+            console.log(stripUnsafeCharacters(`[${event.emotion}] ${event.text}`))
           else if (event.type === 'tool_call')
-            console.log(`(tool ${event.name} ${JSON.stringify(event.arguments)})`)
+            console.log(stripUnsafeCharacters(`(tool ${event.name} ${JSON.stringify(event.arguments)})`))
           else if (event.type === 'llm_error' && event.code !== 'interrupted_by_new_input') {
-            console.error(`error: ${event.code}: ${event.message}`)
+            console.error(stripUnsafeCharacters(`error: ${event.code}: ${event.message}`))
           } else if (event.type === 'llm_done' && event.interrupted) console.log('(interrupted)')
         }
         replying = false

@@ -122,14 +122,18 @@ export const sessionLoader: ContextProcessor = {
       return
     }
     if (newest) context.sharedData.set(lastMessageAtKey, newest.createdAt)
-    if (stored.length === 0) return
+    // A turn that failed before any reply left its user message alone: sent again, the model would
+    // see two user messages in a row (and answer the old one). It stays stored for the record.
+    const sent = stored.filter((message) => !message.failed)
+    if (sent.length === 0) return
     const inputIndex = context.messages.findIndex((message) => message.source === 'input')
     const at = inputIndex === -1 ? context.messages.length : inputIndex
-    context.messages.splice(at, 0, ...stored.map((message) => convertStoredMessage(message, replayIn)))
+    context.messages.splice(at, 0, ...sent.map((message) => convertStoredMessage(message, replayIn)))
+    const skipped = stored.length - sent.length
     context.logs.push({
       processorId: 'session-loader',
       level: 'debug',
-      message: `loaded ${stored.length} stored messages (last ${turns} turns)`,
+      message: `loaded ${sent.length} stored messages (last ${turns} turns)${skipped ? `; left out ${skipped} of failed turns` : ''}`,
     })
   },
 }

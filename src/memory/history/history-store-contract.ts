@@ -77,6 +77,17 @@ export function describeHistoryStoreContract(options: HistoryStoreContractOption
       expect(await store.listSessions(scope.character)).toEqual([])
     })
 
+    it('keeps the user message of a failed turn, marked failed', async () => {
+      const store = await openStore()
+      const scope = newScope()
+      await appendTurns(store, scope, 1, 1)
+      await store.appendTurn(scope, buildTurn(2, { user: { failed: true }, assistant: null }))
+      const recent = await store.loadRecent(scope, 5)
+      expect(contents(recent)).toEqual(['问题 1', '回答 1', '问题 2'])
+      expect(recent.map((message) => message.failed)).toEqual([undefined, undefined, true])
+      expect((await store.listMessages(scope)).at(-1)).toMatchObject({ role: 'user', failed: true })
+    })
+
     it('loads the last N turns oldest first, every field intact', async () => {
       const store = await openStore()
       const scope = newScope()

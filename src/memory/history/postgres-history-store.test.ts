@@ -3,6 +3,7 @@ import pg from 'pg'
 import { afterAll, describe, expect, it } from 'vitest'
 import { buildTurn, describeHistoryStoreContract } from './history-store-contract.js'
 import { createPostgresHistoryStore } from './postgres-history-store.js'
+import { postgresHistoryMigrations } from './postgres-migrations.js'
 
 const url = process.env.POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test'
 // A schema of its own per run, dropped afterwards, so the suite never touches other tables.
@@ -54,7 +55,7 @@ describe.skipIf(skipReason !== undefined)('createPostgresHistoryStore', () => {
       '回答 1',
     ])
     const versions = await pool.query(`SELECT version FROM "${schema}_race".charpipe_schema_versions`)
-    expect(versions.rows).toEqual([{ version: 1 }])
+    expect(versions.rows).toEqual([{ version: postgresHistoryMigrations.length }])
     // With sequential scans priced out, the planner must have an index that serves the window.
     const client = await pool.connect()
     await client.query('SET enable_seqscan = off')

@@ -36,7 +36,7 @@ export interface PostgresHistoryStoreOptions {
 }
 
 const messageColumns =
-  'm.id, m.turn, m.role, m.content, m.emotion, m.interrupted, m.created_at, m.attachments'
+  'm.id, m.turn, m.role, m.content, m.emotion, m.interrupted, m.failed, m.created_at, m.attachments'
 
 async function createPool(url: string, timeoutMs: number, logger: Logger): Promise<Pool> {
   const pg = await loadOptionalPeer<typeof import('pg')>({
@@ -91,8 +91,8 @@ export async function createPostgresHistoryStore(
       DO UPDATE SET turn_count = history_sessions.turn_count + 1, updated_at = EXCLUDED.updated_at
       RETURNING id, turn_count`,
     insertMessage: `INSERT INTO ${tables}.history_messages
-      (session_id, turn_seq, turn, role, content, emotion, interrupted, created_at, attachments)
-      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+      (session_id, turn_seq, turn, role, content, emotion, interrupted, failed, created_at, attachments)
+      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
     loadRecent: `SELECT ${messageColumns} FROM ${tables}.history_sessions s
       JOIN ${tables}.history_messages m
         ON m.session_id = s.id AND m.turn_seq > GREATEST(s.context_start_turn, s.turn_count - $3)
@@ -119,6 +119,7 @@ export async function createPostgresHistoryStore(
       values.content,
       values.emotion,
       values.interrupted,
+      values.failed,
       values.createdAt,
       values.attachments,
     ]

@@ -33,6 +33,8 @@ export const postgresHistoryMigrations: readonly string[] = [
    );
    CREATE INDEX history_messages_by_turn ON @schema.history_messages (session_id, turn_seq, id);
    CREATE INDEX history_messages_by_session ON @schema.history_messages (session_id, id);`,
+  // 2: user messages of failed turns, kept for the record but not sent to the model again.
+  'ALTER TABLE @schema.history_messages ADD COLUMN failed BOOLEAN NOT NULL DEFAULT FALSE;',
 ]
 
 export function quoteIdentifier(name: string): string {

@@ -76,8 +76,8 @@ export function createSqliteHistoryStore(options: SqliteHistoryStoreOptions): Hi
        RETURNING id, turn_count`,
     ),
     insertMessage: database.prepare(
-      `INSERT INTO history_messages (session_id, turn_seq, turn, role, content, emotion, interrupted, created_at, attachments)
-       VALUES (@sessionId, @turnSeq, @turn, @role, @content, @emotion, @interrupted, @createdAt, @attachments)`,
+      `INSERT INTO history_messages (session_id, turn_seq, turn, role, content, emotion, interrupted, failed, created_at, attachments)
+       VALUES (@sessionId, @turnSeq, @turn, @role, @content, @emotion, @interrupted, @failed, @createdAt, @attachments)`,
     ),
     loadRecent: database.prepare<{ character: string; session: string; maxTurns: number }, StoredMessageRow>(
       sqliteHistoryQueries.loadRecent,
@@ -111,6 +111,7 @@ export function createSqliteHistoryStore(options: SqliteHistoryStoreOptions): Hi
       turn,
       ...values,
       interrupted: values.interrupted ? 1 : 0,
+      failed: values.failed ? 1 : 0,
     })
   }
 

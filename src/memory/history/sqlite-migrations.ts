@@ -40,6 +40,8 @@ export const sqliteHistoryMigrations: readonly string[] = [
    CREATE INDEX history_messages_by_turn ON history_messages (session_id, turn_seq);
    -- listMessages: paging back by id within one session.
    CREATE INDEX history_messages_by_session ON history_messages (session_id);`,
+  // 2: user messages of failed turns, kept for the record but not sent to the model again.
+  'ALTER TABLE history_messages ADD COLUMN failed INTEGER NOT NULL DEFAULT 0;',
 ]
 
 export interface ApplySqliteMigrationsResult {

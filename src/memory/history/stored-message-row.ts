@@ -12,6 +12,7 @@ export interface StoredMessageRow {
   content: string
   emotion: string | null
   interrupted: number | boolean
+  failed: number | boolean
   created_at: number | string
   attachments: string | null
 }
@@ -26,6 +27,7 @@ export function convertRowToStoredMessage(row: StoredMessageRow): StoredMessage 
   }
   if (row.emotion !== null) message.emotion = row.emotion
   if (row.interrupted === true || row.interrupted === 1) message.interrupted = true
+  if (row.failed === true || row.failed === 1) message.failed = true
   if (row.attachments !== null) message.attachments = JSON.parse(row.attachments) as string[]
   return message
 }
@@ -37,6 +39,7 @@ export function convertStoredMessageToValues(message: StoredMessage) {
     content: message.content,
     emotion: message.emotion ?? null,
     interrupted: message.interrupted === true,
+    failed: message.failed === true,
     createdAt: message.createdAt,
     attachments: message.attachments === undefined ? null : JSON.stringify(message.attachments),
   }

@@ -27,6 +27,9 @@ function validateMessage(message: StoredMessage | undefined, role: StoredMessage
   if (message.interrupted !== undefined && typeof message.interrupted !== 'boolean') {
     throw new BadRequestError(`${where}.interrupted must be a boolean`)
   }
+  if (message.failed !== undefined && typeof message.failed !== 'boolean') {
+    throw new BadRequestError(`${where}.failed must be a boolean`)
+  }
   const attachments = message.attachments
   if (
     attachments !== undefined &&

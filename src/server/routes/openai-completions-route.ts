@@ -3,13 +3,18 @@
  * OpenAI client. The last user message is the input; the rest of `messages` is ignored because the
  * server keeps the history itself. The session is the `X-Session-Id` header, else the `user` field,
  * else `default`. The reply's emotion rides along as an extra `emotion` field.
+ *
+ * Failures are answered as OpenAI-compatible servers answer them: a non-2xx with an error body when
+ * the turn failed before any text (or, not streamed, at all); once a stream has begun, an
+ * `{"error":…}` event before `[DONE]` and no `finish_reason` that would call the reply complete.
+ * `usage` is the model's own when it reports one, else the messages sent and the reply estimated.
  */
 import { randomUUID } from 'node:crypto'
 import type { Context, Hono } from 'hono'
 import { streamSSE } from 'hono/streaming'
 import type { GenerateInput } from '../../engine/types.js'
-import type { LlmErrorEvent } from '../../shared/events.js'
-import { countTokens } from '../count-tokens.js'
+import type { CharpipeEvent, LlmDoneEvent, LlmErrorEvent } from '../../shared/events.js'
+import { countMessageTokens, countTokens } from '../count-tokens.js'
 import { mapErrorCodeToStatus, respondBadRequest } from '../error-response.js'
 import { readJsonBody } from '../read-json-body.js'
 import { type OpenAiCompletionBody, openAiCompletionBodySchema } from '../request-schemas.js'
@@ -34,12 +39,21 @@ function readLastUserMessage(messages: CompletionMessage[]): Omit<GenerateInput,
   return images.length > 0 ? { text, images } : { text }
 }
 
-function sendOpenAiError(context: Context, event: Pick<LlmErrorEvent, 'code' | 'message'>): Response {
-  const status = mapErrorCodeToStatus(event.code)
-  return context.json(
-    { error: { message: event.message, type: event.code, code: event.code, param: null } },
-    status,
-  )
+type TurnFailure = Pick<LlmErrorEvent, 'code' | 'message'>
+
+/** An interruption by the session's next input ends the reply early; it is not a failure. */
+function isFailure(event: LlmErrorEvent): boolean {
+  return event.code !== 'interrupted_by_new_input'
+}
+
+const missingDone: TurnFailure = { code: 'internal', message: 'the turn ended without a result' }
+
+function convertToOpenAiError(event: TurnFailure) {
+  return { message: event.message, type: event.code, code: event.code, param: null }
+}
+
+function sendOpenAiError(context: Context, event: TurnFailure): Response {
+  return context.json({ error: convertToOpenAiError(event) }, mapErrorCodeToStatus(event.code))
 }
 
 export function registerOpenAiCompletionsRoute(app: Hono, dependencies: ServerDependencies): void {
@@ -58,6 +72,8 @@ export function registerOpenAiCompletionsRoute(app: Hono, dependencies: ServerDe
     const controller = new AbortController()
     // A client that hangs up on a non-streamed answer ends the turn too.
     context.req.raw.signal.addEventListener('abort', () => controller.abort(), { once: true })
+    // The prompt as sent, counted only when the model reports no usage of its own.
+    let countedPrompt = 0
     const turn = () =>
       streamTurn({
         charpipe: dependencies.charpipe,
@@ -65,22 +81,32 @@ export function registerOpenAiCompletionsRoute(app: Hono, dependencies: ServerDe
         signal: controller.signal,
         metrics: dependencies.metrics,
         endpoint: 'openai',
+        onModelCall: (messages) => {
+          countedPrompt += countMessageTokens(messages)
+        },
       })
-    const usageFor = (reply: string) => {
-      const prompt = countTokens(input.text)
-      const completion = countTokens(reply)
-      return { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion }
+    const usageFor = (done: LlmDoneEvent) => {
+      const prompt = done.usage?.prompt_tokens ?? countedPrompt
+      const completion = done.usage?.completion_tokens ?? countTokens(done.text)
+      return {
+        prompt_tokens: prompt,
+        completion_tokens: completion,
+        total_tokens: prompt + completion,
+        ...(done.usage?.cached_tokens !== undefined
+          ? { prompt_tokens_details: { cached_tokens: done.usage.cached_tokens } }
+          : {}),
+      }
     }
 
     if (!request.stream) {
-      let done: { text: string; emotion: string; interrupted: boolean } | undefined
+      let done: LlmDoneEvent | undefined
       let failure: LlmErrorEvent | undefined
       for await (const event of turn()) {
-        if (event.type === 'llm_error') failure = event
+        if (event.type === 'llm_error' && isFailure(event)) failure = event
         if (event.type === 'llm_done') done = event
       }
-      if (failure && !done?.text) return sendOpenAiError(context, failure)
-      const text = done?.text ?? ''
+      // A reply cut by a failure is not a completion: the client gets the error, as from OpenAI.
+      if (failure || !done) return sendOpenAiError(context, failure ?? missingDone)
       return context.json({
         id,
         object: 'chat.completion',
@@ -89,13 +115,29 @@ export function registerOpenAiCompletionsRoute(app: Hono, dependencies: ServerDe
         choices: [
           {
             index: 0,
-            message: { role: 'assistant', content: text, emotion: done?.emotion, refusal: null },
-            finish_reason: failure || done?.interrupted ? 'length' : 'stop',
+            message: { role: 'assistant', content: done.text, emotion: done.emotion, refusal: null },
+            finish_reason: done.interrupted ? 'length' : 'stop',
             logprobs: null,
           },
         ],
-        usage: usageFor(text),
+        usage: usageFor(done),
       })
+    }
+
+    // The response waits for the first text (or the end): a turn that fails before it says
+    // anything answers with a non-2xx error, not a 200 stream.
+    const events = turn()[Symbol.asyncIterator]()
+    const held: CharpipeEvent[] = []
+    for (;;) {
+      const next = await events.next()
+      if (next.done) break
+      held.push(next.value)
+      if ((next.value.type === 'llm_chunk' && next.value.text) || next.value.type === 'llm_done') break
+    }
+    const early = held.find((event): event is LlmErrorEvent => event.type === 'llm_error' && isFailure(event))
+    if (early && !held.some((event) => event.type === 'llm_chunk' && event.text)) {
+      await events.return?.(undefined)
+      return sendOpenAiError(context, early)
     }
 
     const includeUsage = request.stream_options?.include_usage === true
@@ -111,27 +153,35 @@ export function registerOpenAiCompletionsRoute(app: Hono, dependencies: ServerDe
       async (stream) => {
         stream.onAbort(() => controller.abort())
         await stream.writeSSE({ data: JSON.stringify(chunk({ role: 'assistant', content: '' })) })
-        let sentText = false
-        for await (const event of turn()) {
+        let failure: LlmErrorEvent | undefined
+        const send = async (event: CharpipeEvent) => {
           if (event.type === 'llm_chunk' && event.text) {
-            sentText = true
             await stream.writeSSE({ data: JSON.stringify(chunk({ content: event.text })) })
           } else if (event.type === 'llm_emotion') {
             await stream.writeSSE({ data: JSON.stringify(chunk({ emotion: event.emotion })) })
-          } else if (event.type === 'llm_error' && !sentText && event.code !== 'interrupted_by_new_input') {
-            // Before any text the client gets an error it can act on, as OpenAI streams one.
-            const error = { message: event.message, type: event.code, code: event.code, param: null }
-            await stream.writeSSE({ data: JSON.stringify({ error }) })
-            return
+          } else if (event.type === 'llm_error' && isFailure(event)) {
+            failure = event
           } else if (event.type === 'llm_done') {
-            const finish = event.interrupted ? 'length' : 'stop'
-            await stream.writeSSE({ data: JSON.stringify(chunk({ emotion: event.emotion }, finish)) })
+            if (failure) {
+              // Cut by a failure: an error object, as OpenAI-compatible servers send, and no
+              // finish_reason that would call the reply complete.
+              await stream.writeSSE({ data: JSON.stringify({ error: convertToOpenAiError(failure) }) })
+            } else {
+              const finish = event.interrupted ? 'length' : 'stop'
+              await stream.writeSSE({ data: JSON.stringify(chunk({ emotion: event.emotion }, finish)) })
+            }
             if (includeUsage) {
               await stream.writeSSE({
-                data: JSON.stringify({ ...chunk({}), choices: [], usage: usageFor(event.text) }),
+                data: JSON.stringify({ ...chunk({}), choices: [], usage: usageFor(event) }),
               })
             }
           }
+        }
+        for (const event of held) await send(event)
+        for (;;) {
+          const next = await events.next()
+          if (next.done) break
+          await send(next.value)
         }
         await stream.writeSSE({ data: '[DONE]' })
       },
@@ -144,6 +194,7 @@ export function registerOpenAiCompletionsRoute(app: Hono, dependencies: ServerDe
           param: null,
         }
         await stream.writeSSE({ data: JSON.stringify({ error: payload }) })
+        await stream.writeSSE({ data: '[DONE]' })
       },
     )
   })

@@ -211,10 +211,19 @@ export function createWebSocketEvents(options: CreateWebSocketEventsOptions): WS
       // What was heard becomes the character's stored words: only the connection that receives the
       // turn (it plays the speech) or an admin may say it. Anyone may still stop the turn.
       const heard = ownTurns.has(session) || options.admin ? frame.heard : undefined
-      charpipe.interrupt(session, { heard }).catch((error: unknown) => {
-        logger.error({ error }, 'interrupt failed')
-        send(socket, { type: 'error', code: 'internal', message: 'the interrupt failed; see the server log' })
-      })
+      charpipe
+        .interrupt(session, {
+          ...(heard !== undefined ? { heard } : {}),
+          ...(frame.clear_queue ? { clearQueue: true } : {}),
+        })
+        .catch((error: unknown) => {
+          logger.error({ error }, 'interrupt failed')
+          send(socket, {
+            type: 'error',
+            code: 'internal',
+            message: 'the interrupt failed; see the server log',
+          })
+        })
     },
     onClose() {
       metrics.connections.dec()

@@ -9,6 +9,7 @@
  */
 import type { CharpipeConfig } from '../../config/schema.js'
 import type { PreviewResult, ProcessorInfo } from '../../context/types.js'
+import { createTurnTimer } from '../../engine/turn-timing.js'
 import type {
   Charpipe,
   CharpipeListener,
@@ -90,6 +91,7 @@ export function createFakeCharpipe(options: CreateFakeCharpipeOptions): FakeChar
     const turnConfig = config
     const emotion = turnConfig.character.emotions[0] ?? turnConfig.character.default_emotion
     const base = { session, turn }
+    const timer = createTurnTimer()
     let spoken = ''
     let display = ''
     let ended = false
@@ -103,6 +105,7 @@ export function createFakeCharpipe(options: CreateFakeCharpipeOptions): FakeChar
           text: '',
           emotion: turnConfig.character.default_emotion,
           interrupted: false,
+          timing: timer.report(),
         }
         ended = true
         return
@@ -120,10 +123,12 @@ export function createFakeCharpipe(options: CreateFakeCharpipeOptions): FakeChar
           if (state.controller.signal.aborted) break
           const text = sentence.slice(offset, offset + 4)
           display += text
+          timer.observe({ type: 'llm_chunk' })
           yield { ...base, type: 'llm_chunk', text }
         }
         if (state.controller.signal.aborted) break
         spoken += sentence
+        timer.observe({ type: 'llm_sentence' })
         yield { ...base, type: 'llm_sentence', index, text: sentence, emotion }
       }
       const interrupted = state.controller.signal.aborted
@@ -155,7 +160,7 @@ export function createFakeCharpipe(options: CreateFakeCharpipeOptions): FakeChar
           id: `${history.length + 2}`,
         },
       )
-      yield { ...base, type: 'llm_done', text: display, emotion, interrupted }
+      yield { ...base, type: 'llm_done', text: display, emotion, interrupted, timing: timer.report() }
       ended = true
     } finally {
       if (!ended) {

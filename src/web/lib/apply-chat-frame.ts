@@ -29,6 +29,8 @@ export interface TurnView {
   errors: ChatErrorFrame[]
   /** Read back from the history store rather than lived on this page. */
   restored?: boolean
+  /** Restored: the store marked the question as failed (its error is not stored). */
+  failed?: boolean
 }
 
 export interface ChatState {
@@ -134,7 +136,7 @@ export function applyChatFrame(state: ChatState, frame: ServerFrame, session: st
 /** How a finished turn ended, for its closing line. */
 export function readTurnOutcome(turn: TurnView): 'waiting' | 'streaming' | 'done' | 'interrupted' | 'failed' {
   if (turn.status !== 'done') return turn.status
-  if (turn.errors.length > 0) return 'failed'
+  if (turn.errors.length > 0 || turn.failed === true) return 'failed'
   return turn.interrupted ? 'interrupted' : 'done'
 }
 

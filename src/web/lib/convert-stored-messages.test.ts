@@ -39,6 +39,15 @@ describe('convertStoredMessages', () => {
     expect(turns.map(isUnansweredTurn)).toEqual([false, true, false])
   })
 
+  it('shows a question the store marked failed as a failed turn', () => {
+    const turns = convertStoredMessages([
+      { role: 'user', content: '在吗', turn: 't1', failed: true },
+      { role: 'user', content: '你好', turn: 't2' },
+      { role: 'assistant', content: '你好呀', turn: 't2' },
+    ])
+    expect(turns.map(readTurnOutcome)).toEqual(['failed', 'done'])
+  })
+
   it('pairs by order when messages carry no turn id', () => {
     const turns = convertStoredMessages([
       { role: 'user', content: [{ type: 'text', text: 'a' }] },

@@ -12,6 +12,8 @@ export interface StoredChatMessage {
   content: unknown
   emotion?: string
   interrupted?: boolean
+  /** A question whose turn failed before any reply. */
+  failed?: boolean
   turn?: string
   attachments?: unknown[]
 }
@@ -40,6 +42,7 @@ export function convertStoredMessages(messages: StoredChatMessage[]): TurnView[]
       open.userText = text
       open.userEmotion = message.emotion
       open.imageCount = Array.isArray(message.attachments) ? message.attachments.length : 0
+      if (message.failed === true) open.failed = true
       turns.push(open)
       continue
     }

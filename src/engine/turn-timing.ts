@@ -1,0 +1,33 @@
+/**
+ * A turn's timing for its report (`llm_done.timing`): milliseconds from the turn's start (the
+ * `generate` call, queueing included) to its first display chunk, its first sentence and its end.
+ * What a voice character's user feels is the first sentence: speech synthesis starts there.
+ */
+import { performance } from 'node:perf_hooks'
+import type { CharpipeEvent, TurnTiming } from '../shared/events.js'
+
+export interface TurnTimer {
+  /** Notes the first chunk and the first sentence as they go out. */
+  observe(event: Pick<CharpipeEvent, 'type'>): void
+  report(): TurnTiming
+}
+
+const roundToTenth = (milliseconds: number) => Math.round(milliseconds * 10) / 10
+
+export function createTurnTimer(startedAt = performance.now()): TurnTimer {
+  let firstChunk: number | null = null
+  let firstSentence: number | null = null
+  return {
+    observe(event) {
+      if (event.type === 'llm_chunk') firstChunk ??= roundToTenth(performance.now() - startedAt)
+      else if (event.type === 'llm_sentence') firstSentence ??= roundToTenth(performance.now() - startedAt)
+    },
+    report() {
+      return {
+        first_chunk_ms: firstChunk,
+        first_sentence_ms: firstSentence,
+        total_ms: roundToTenth(performance.now() - startedAt),
+      }
+    },
+  }
+}
