@@ -3,7 +3,7 @@
  * cross-field checks → soft warnings. A missing file means the defaults (provider `mock`).
  */
 import { readFile } from 'node:fs/promises'
-import { parseDocument } from 'yaml'
+import { createRequire } from 'node:module'
 import type { z } from 'zod'
 import { ConfigFileNotFoundError, type ConfigIssue, InvalidConfigError } from '../shared/errors.js'
 import { findForbiddenKey, forbiddenKeyMessage } from '../shared/find-forbidden-key.js'
@@ -155,9 +155,15 @@ export async function loadConfig(path: string, options: LoadConfigOptions = {}):
   return { ...parseConfig(raw, { ...parseOptions, source: path }), raw, fromFile: true, path }
 }
 
+// The YAML parser is loaded with the first config file read: library users who pass a config
+// object never need it.
+const require = createRequire(import.meta.url)
+let yaml: typeof import('yaml') | undefined
+
 /** YAML text to a plain object; syntax errors become an InvalidConfigError with line numbers. */
 export function parseConfigText(text: string, source = 'config.yaml'): Record<string, unknown> {
-  const document = parseDocument(text, { prettyErrors: true })
+  yaml ??= require('yaml') as typeof import('yaml')
+  const document = yaml.parseDocument(text, { prettyErrors: true })
   if (document.errors.length > 0) {
     throw new InvalidConfigError(
       document.errors.map((error) => ({
