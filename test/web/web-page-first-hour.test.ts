@@ -118,6 +118,48 @@ describe.skipIf(skipReason !== undefined)('the first hour on the page', () => {
     })
   }
 
+  it('says the provider cannot be reached when its address answers nothing, and follows saved changes', async () => {
+    const { context, page } = await openPage(browser, { viewport: 'desktop', locale: 'zh-CN' })
+    const before = await (await fetch(`${server.url}/api/config`)).json()
+    try {
+      await page.goto(`${server.url}/#provider`)
+      // Port 9 (discard) on the loopback: nothing listens there.
+      await page.fill('input[name="llm.base_url"]', 'http://127.0.0.1:9/v1')
+      await page.fill('input[name="llm.model"]', 'gone-model')
+      await page.fill('input[name="llm.max_retries"]', '0')
+      await page.click('[data-panel="provider"] [data-action="save"]')
+      await page.locator('.toast-success').first().waitFor()
+      await page.click('.tab[data-tab="chat"]')
+      await page.locator('.dot-open').waitFor()
+      // The chat names what now answers, as saved.
+      expect(await page.locator('[data-answering] [data-model]').textContent()).toBe('gone-model')
+      await page.evaluate(() => localStorage.setItem('charpipe.session', 'unreachable'))
+      await page.reload()
+      await page.locator('.dot-open').waitFor()
+      await send(page, '你好')
+      const turn = page.locator('.turn').last()
+      await turn.locator('[data-state="done"]').waitFor()
+      expect(await turn.getAttribute('data-outcome')).toBe('failed')
+      expect(await turn.locator('.error-summary').textContent()).toBe('连接不到模型服务商。')
+      expect(await turn.locator('.error-check').textContent()).toContain('llm.base_url')
+      await shoot(page, 'unreachable-zh-desktop')
+    } finally {
+      const restored = await fetch(`${server.url}/api/config`, {
+        method: 'PUT',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({
+          llm: {
+            base_url: before.llm.base_url,
+            model: before.llm.model,
+            max_retries: before.llm.max_retries,
+          },
+        }),
+      })
+      expect(restored.status).toBe(200)
+      await context.close()
+    }
+  })
+
   it('shows a barge-in by a new input as an interruption, not as an error', async () => {
     const { context, page } = await openPage(browser, { viewport: 'desktop', locale: 'en-US' })
     await openChat(page, 'barge-in')
