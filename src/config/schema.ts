@@ -405,7 +405,7 @@ export const assetsSchema = z
 export const storageSchema = z
   .strictObject({
     sqlite_path: z.string().min(1).default('./data/charpipe.db').describe('SQLite database file.'),
-    redis_url: secret('Redis URL (history.store: redis).'),
+    redis_url: secret('Redis URL (history.store: redis; cluster.enabled).'),
     postgres_url: secret('PostgreSQL URL (history.store: postgres).'),
     timeout_ms: z
       .int()
@@ -416,6 +416,39 @@ export const storageSchema = z
       ),
   })
   .describe('Storage back ends.')
+
+export const clusterSchema = z
+  .strictObject({
+    enabled: z
+      .boolean()
+      .default(false)
+      .describe(
+        'Act as one of several servers sharing storage.redis_url (and storage.postgres_url): turns of one session never overlap across servers, an interrupt reaches the server running the turn, admin config changes reach every server.',
+      ),
+    lease_ms: z
+      .int()
+      .min(500)
+      .max(600_000)
+      .default(10_000)
+      .describe(
+        "How long a server holds a session's turn lock without renewing it (renewed every third of it while the turn runs): the longest a server that died mid-turn blocks its sessions.",
+      ),
+    lock_wait_ms: z
+      .int()
+      .positive()
+      .max(3_600_000)
+      .default(30_000)
+      .describe(
+        "Longest wait for a session's turn lock (or for Redis) before the turn ends with store_unavailable.",
+      ),
+    key_prefix: z
+      .string()
+      .min(1)
+      .max(200)
+      .default('charpipe:cluster:')
+      .describe('Put before every Redis key and channel of the cluster; servers of one cluster share it.'),
+  })
+  .describe('Several servers acting as one (Redis for locks, interrupts and config changes).')
 
 export const pipelineSchema = z
   .strictObject({
@@ -438,6 +471,7 @@ export const configSchema = z
     assets: assetsSchema.prefault({}),
     storage: storageSchema.prefault({}),
     pipeline: pipelineSchema.prefault({}),
+    cluster: clusterSchema.prefault({}),
   })
   .describe('charpipe configuration (config.yaml).')
 
