@@ -11,12 +11,11 @@
  * of each neighbour.
  */
 import { randomUUID } from 'node:crypto'
-import { mkdirSync } from 'node:fs'
-import { dirname } from 'node:path'
 import Database from 'better-sqlite3'
 import { BadRequestError } from '../../shared/errors.js'
 import { estimateTokens } from '../../shared/estimate-tokens.js'
 import { getLogger, type Logger } from '../../shared/logger.js'
+import { createPrivateDatabaseFile, restrictDatabaseSideFiles } from '../create-private-database-file.js'
 import type { AddMemoryInput, KnowledgeDocument, MemoryChange, MemoryRecord, MemoryStore } from '../types.js'
 import { chunkKnowledgeText } from './chunk-knowledge-text.js'
 import { createKeywordIndex } from './create-keyword-index.js'
@@ -70,9 +69,10 @@ function joinContext(context: string, next: string): string {
 
 export function createSqliteMemoryStore(options: CreateSqliteMemoryStoreOptions): MemoryStore {
   if (!options?.path) throw new BadRequestError('memory store: path is required')
-  if (options.path !== ':memory:') mkdirSync(dirname(options.path), { recursive: true })
+  createPrivateDatabaseFile(options.path)
   const database = new Database(options.path)
   database.pragma('journal_mode = WAL')
+  restrictDatabaseSideFiles(options.path)
   database.pragma('synchronous = NORMAL')
   database.pragma('busy_timeout = 5000')
   migrateMemorySchema(database)
