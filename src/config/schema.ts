@@ -319,7 +319,8 @@ export const conversationSchema = z
       .describe('A new input while a reply runs: interrupt it, or queue behind it.'),
     max_input_chars: z
       .int()
-      .positive()
+      .min(1)
+      .max(10_000_000)
       .default(32_000)
       .describe(
         'Longest text of one input, in characters; a longer one is refused with bad_request (bounds the work one turn can cost).',
@@ -349,6 +350,14 @@ export const memorySchema = z
       .nullable()
       .default(null)
       .describe('An OpenAI-compatible embeddings endpoint; null: keyword retrieval only.'),
+    index_max_mb: z
+      .int()
+      .min(1)
+      .max(65_536)
+      .default(64)
+      .describe(
+        'Memory the in-process keyword index may hold, in MiB; past it the scopes searched least recently are dropped and rebuilt from the database when next searched.',
+      ),
   })
   .describe('Long-term memory.')
 
