@@ -227,6 +227,13 @@ export const replyFormatSchema = z
 
 export const characterSchema = z
   .strictObject({
+    id: z
+      .string()
+      .max(200)
+      .default('')
+      .describe(
+        "The key the character's history and memory are stored under; empty: the name. Renaming through the page pins it to the old name, so conversations are kept.",
+      ),
     name: z.string().default('小助手').describe("The character's name ({{char}})."),
     user_name: z.string().default('用户').describe("The user's name ({{user}})."),
     persona: z
