@@ -47,6 +47,8 @@ export interface CreateSqliteMemoryStoreOptions {
    * adds 10 points of recall@5). @default true
    */
   neighbourContext?: boolean
+  /** Estimated bytes of the in-process keyword index; the least recently searched scopes go past it. @default 64 MiB */
+  keywordIndexMaxBytes?: number
   logger?: Logger
   /** Clock in milliseconds since the epoch (tests). */
   now?: () => number
@@ -81,7 +83,10 @@ export function createSqliteMemoryStore(options: CreateSqliteMemoryStoreOptions)
   const ranking = { ...defaultMemoryRanking, ...options.ranking }
   const neighbourContext = options.neighbourContext ?? true
   const embeddings = options.embeddings
-  const keywordIndex = createKeywordIndex(database)
+  const keywordIndex = createKeywordIndex(
+    database,
+    options.keywordIndexMaxBytes === undefined ? {} : { maxBytes: options.keywordIndexMaxBytes },
+  )
   const searcher = createMemorySearcher({ database, keywordIndex, ranking, embeddings, now, logger })
   let closed = false
 
