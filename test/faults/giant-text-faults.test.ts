@@ -1,9 +1,8 @@
 /**
  * Giant texts with the default config (history and long-term memory in SQLite, memory on): a 1 MB
  * input, a 1 MB model reply, the turn after them that retrieves both, and a model whose SSE line
- * never ends. Unbroken Chinese text is
- * the worst case for word segmentation and BPE token counting, which were quadratic in one run: a
- * megabyte held the event loop for minutes. The bound checked is a hang guard, far above what the
+ * never ends. Unbroken Chinese text is the worst case for word segmentation and BPE token
+ * counting, which were quadratic in one run: a megabyte held the event loop for minutes. The bound checked is a hang guard, far above what the
  * work costs now and far below what it cost: no gap between the ticks of a 10 ms timer longer than
  * 5 s. The structural bounds (capped indexed text, bounded tokenizer windows) are tested beside the
  * code.
