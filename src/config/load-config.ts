@@ -1,6 +1,7 @@
 /**
- * Reading config.yaml: YAML → `${ENV}` substitution → schema (all problems at once, by field path) →
- * cross-field checks → soft warnings. A missing file means the defaults (provider `mock`).
+ * Reading config.yaml: YAML → `${ENV}` substitution → schema → cross-field and extra checks → soft
+ * warnings, with every problem of the file reported at once by field path. A missing file means the
+ * defaults (provider `mock`), unless the caller requires the file (a path the user named).
  */
 import { readFile } from 'node:fs/promises'
 import { createRequire } from 'node:module'

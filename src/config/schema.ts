@@ -17,7 +17,10 @@ export const serverSchema = z
     host: z.string().min(1).default('127.0.0.1').describe('Interface to listen on.'),
     port: z.int().min(0).max(65535).default(8080).describe('TCP port (0 picks a free one).'),
     token: secret(
-      'Bearer token required by the API, WebSocket and admin calls when set. Required on a non-loopback host.',
+      'Bearer token required by the API, WebSocket and admin calls when set. Required on a non-loopback host. With server.admin_token set, it grants chat only (WebSocket, /api/chat, /v1/*, reading and observing sessions).',
+    ),
+    admin_token: secret(
+      'Bearer token for the admin surface (config, doctor, memory and knowledge, session deletion, preview, tools, characters, metrics); it also grants chat. Empty: server.token grants both.',
     ),
     max_body_bytes: z
       .int()
@@ -46,16 +49,44 @@ export const serverSchema = z
       .describe(
         "Web origins (`https://app.example.com`) besides the server's own whose pages may call the API and open the WebSocket; only they get CORS headers.",
       ),
+    limits: z
+      .strictObject({
+        frames_per_second: z
+          .int()
+          .min(1)
+          .max(100_000)
+          .default(50)
+          .describe(
+            'Most WebSocket frames one connection may send per second (a burst of twice this is allowed); frames past it are dropped with an error frame.',
+          ),
+        turns_per_minute: z
+          .int()
+          .min(1)
+          .max(100_000)
+          .default(120)
+          .describe(
+            'Most turns (model requests) one WebSocket connection, or one client of /api/chat and /v1/* (its token and address), may start per minute.',
+          ),
+        concurrent_turns: z
+          .int()
+          .min(1)
+          .max(10_000)
+          .default(8)
+          .describe('Most turns running at once for one WebSocket connection, or one HTTP client.'),
+      })
+      .prefault({})
+      .describe(
+        'Per-connection and per-client limits, so a flood of frames or requests does not become as many upstream calls.',
+      ),
     ws_max_buffered_bytes: z
       .int()
       .min(64 * 1024)
+      .max(1024 * 1024 * 1024)
       .default(8 * 1024 * 1024)
       .describe(
         'Most bytes of events waiting for one WebSocket client that does not read. While a client lags, chunks are merged; past this, its turns are interrupted (and stored) and the socket is closed with code 1008.',
       ),
-    shutdown_grace_ms: z
-      .int()
-      .positive()
+    shutdown_grace_ms: timeoutMs()
       .default(10_000)
       .describe(
         'SIGTERM/SIGINT: longest wait for running turns to end and be stored and the stores to close; then the process exits, logging the sessions it could not finish.',
@@ -195,6 +226,13 @@ export const replyFormatSchema = z
 
 export const characterSchema = z
   .strictObject({
+    id: z
+      .string()
+      .max(200)
+      .default('')
+      .describe(
+        "The key the character's history and memory are stored under; empty: the name. Renaming through the page pins it to the old name, so conversations are kept.",
+      ),
     name: z.string().default('小助手').describe("The character's name ({{char}})."),
     user_name: z.string().default('用户').describe("The user's name ({{user}})."),
     persona: z
@@ -287,7 +325,8 @@ export const conversationSchema = z
       .describe('A new input while a reply runs: interrupt it, or queue behind it.'),
     max_input_chars: z
       .int()
-      .positive()
+      .min(1)
+      .max(10_000_000)
       .default(32_000)
       .describe(
         'Longest text of one input, in characters; a longer one is refused with bad_request (bounds the work one turn can cost).',
@@ -317,6 +356,14 @@ export const memorySchema = z
       .nullable()
       .default(null)
       .describe('An OpenAI-compatible embeddings endpoint; null: keyword retrieval only.'),
+    index_max_mb: z
+      .int()
+      .min(1)
+      .max(65_536)
+      .default(64)
+      .describe(
+        'Memory the in-process keyword index may hold, in MiB; past it the scopes searched least recently are dropped and rebuilt from the database when next searched.',
+      ),
   })
   .describe('Long-term memory.')
 
@@ -373,17 +420,48 @@ export const assetsSchema = z
 export const storageSchema = z
   .strictObject({
     sqlite_path: z.string().min(1).default('./data/charpipe.db').describe('SQLite database file.'),
-    redis_url: secret('Redis URL (history.store: redis).'),
+    redis_url: secret('Redis URL (history.store: redis; cluster.enabled).'),
     postgres_url: secret('PostgreSQL URL (history.store: postgres).'),
-    timeout_ms: z
-      .int()
-      .positive()
+    timeout_ms: timeoutMs()
       .default(1000)
       .describe(
         'Longest wait for one history or memory store call; past it (or when the store is down) the call fails with store_unavailable.',
       ),
   })
   .describe('Storage back ends.')
+
+export const clusterSchema = z
+  .strictObject({
+    enabled: z
+      .boolean()
+      .default(false)
+      .describe(
+        'Act as one of several servers sharing storage.redis_url (and storage.postgres_url): turns of one session never overlap across servers, an interrupt reaches the server running the turn, admin config changes reach every server.',
+      ),
+    lease_ms: z
+      .int()
+      .min(500)
+      .max(600_000)
+      .default(10_000)
+      .describe(
+        "How long a server holds a session's turn lock without renewing it (renewed every third of it while the turn runs): the longest a server that died mid-turn blocks its sessions.",
+      ),
+    lock_wait_ms: z
+      .int()
+      .positive()
+      .max(3_600_000)
+      .default(30_000)
+      .describe(
+        "Longest wait for a session's turn lock (or for Redis) before the turn ends with store_unavailable.",
+      ),
+    key_prefix: z
+      .string()
+      .min(1)
+      .max(200)
+      .default('charpipe:cluster:')
+      .describe('Put before every Redis key and channel of the cluster; servers of one cluster share it.'),
+  })
+  .describe('Several servers acting as one (Redis for locks, interrupts and config changes).')
 
 export const pipelineSchema = z
   .strictObject({
@@ -466,6 +544,7 @@ export const configSchema = z
     storage: storageSchema.prefault({}),
     pipeline: pipelineSchema.prefault({}),
     tools: toolsSchema.prefault({}),
+    cluster: clusterSchema.prefault({}),
   })
   .describe('charpipe configuration (config.yaml).')
 
@@ -486,6 +565,7 @@ export type McpRemoteServerConfig = z.infer<typeof mcpRemoteServerSchema>
 /** Paths of the fields that hold secrets (masked as `***` wherever the config is shown). */
 export const secretFieldPaths = [
   ['server', 'token'],
+  ['server', 'admin_token'],
   ['llm', 'api_key'],
   ['llm', 'fallbacks', '*', 'api_key'],
   ['llm', 'vision_describer', 'api_key'],

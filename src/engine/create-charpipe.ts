@@ -4,6 +4,8 @@
  * hands each turn to `executeTurn`.
  */
 import { randomUUID } from 'node:crypto'
+import type { Cluster } from '../cluster/connect-cluster.js'
+import type { ClusterInterrupt } from '../cluster/turn-coordinator.js'
 import { loadConfig, parseConfig } from '../config/load-config.js'
 import type { CharpipeConfig } from '../config/schema.js'
 import { checkPipelineConfig } from '../context/check-pipeline-config.js'
@@ -11,7 +13,7 @@ import type { ContextPipeline } from '../context/types.js'
 import type { HistoryStore, MemoryStore } from '../memory/types.js'
 import { BadRequestError } from '../shared/errors.js'
 import type { CharpipeEvent } from '../shared/events.js'
-import { getLogger, type Logger } from '../shared/logger.js'
+import { createChildLogger, getLogger, type Logger } from '../shared/logger.js'
 import type { McpToolCallRecord, McpToolSource } from '../tools/mcp/create-mcp-tool-source.js'
 import { createToolRegistry } from '../tools/tool-registry.js'
 import type { Tool } from '../tools/types.js'
@@ -50,6 +52,11 @@ export interface CreateCharpipeOptions {
   parts?: Partial<EngineParts>
   /** A context pipeline to use instead of the builtin one. */
   pipeline?: ContextPipeline
+  /**
+   * A cluster membership to use instead of the one `cluster.enabled` connects (the caller closes
+   * it). With neither, turns are ordered within this process only.
+   */
+  cluster?: Cluster
 }
 
 export type CharpipeConfigSource = CharpipeConfig | { configPath: string }
@@ -87,6 +94,20 @@ async function loadParts(overrides: Partial<EngineParts> = {}): Promise<EnginePa
   return { ...defaultEngineParts, ...overrides }
 }
 
+/**
+ * In a cluster the running turn is the one holding the session's lock, on whichever server: an
+ * interrupt stops it there, and queued turns (waiting here for the lock) only with `clearQueue`.
+ */
+function selectInterrupted(turns: TurnHandle[], clearQueue: boolean | undefined): TurnHandle[] {
+  return clearQueue ? turns : turns.filter((handle) => handle.running)
+}
+
+/** Loaded only with `cluster.enabled` (it needs ioredis). */
+async function connectOwnCluster(runtime: EngineRuntime, logger: Logger): Promise<Cluster> {
+  const { connectCluster } = await import('../cluster/connect-cluster.js')
+  return connectCluster(runtime.config, createChildLogger(logger, 'cluster'))
+}
+
 /** Creates the character engine from a config object or a config file path. */
 export async function createCharpipe(
   source: CharpipeConfigSource,
@@ -111,6 +132,8 @@ export async function createCharpipe(
   })
   let reloading: Promise<void> = Promise.resolve()
   let closed = false
+  const ownsCluster = !options.cluster && current.config.cluster.enabled
+  const cluster = options.cluster ?? (ownsCluster ? await connectOwnCluster(current, logger) : undefined)
 
   /** MCP servers connect in the background; the module (and the SDK) load only when one is configured. */
   const configureMcp = async (servers: CharpipeConfig['tools']['mcp_servers']) => {
@@ -179,7 +202,10 @@ export async function createCharpipe(
       if (closed) throw new BadRequestError('this charpipe instance is closed')
       const input = validateGenerateInput(raw, { maxInputChars: current.config.conversation.max_input_chars })
       session = input.session
-      const previous = lanes.enter(handle, current.config.conversation.on_new_input)
+      const mode = current.config.conversation.on_new_input
+      // The server running this session's turn elsewhere stops it; this turn then waits for its lock.
+      if (mode === 'interrupt' && cluster) publishInterrupt({ session, kind: 'new_input' })
+      const previous = lanes.enter(handle, mode)
       handle.ended = executeTurn({
         handle,
         input,
@@ -195,6 +221,7 @@ export async function createCharpipe(
         },
         releaseRuntime,
         background,
+        coordinator: cluster?.coordinator,
         ...(turnOptions.onModelCall ? { onModelCall: turnOptions.onModelCall } : {}),
       }).finally(() => {
         if (!doneEmitted) closeWithError(new Error('the turn ended without a result'))
@@ -270,14 +297,48 @@ export async function createCharpipe(
     await Promise.all(handles.map((handle) => handle.ended))
   }
 
+  function publishInterrupt(message: ClusterInterrupt): void {
+    cluster?.coordinator.publishInterrupt(message).catch((error: unknown) => {
+      logger.warn({ err: error, session: message.session }, 'the interrupt did not reach the other servers')
+    })
+  }
+
+  // Another server asks: stop the turns of this session running here.
+  await cluster?.coordinator.onInterrupt((message) => {
+    const named = lanes
+      .turnsOf(message.session)
+      .filter((handle) => message.turn === undefined || handle.turn === message.turn)
+    // A new input elsewhere stops every turn of the session here, as entering the lane does locally.
+    const handles = message.kind === 'new_input' ? named : selectInterrupted(named, message.clearQueue)
+    for (const handle of handles) {
+      if (message.kind === 'new_input') abortTurn(handle, { kind: 'new_input' })
+      else
+        abortTurn(
+          handle,
+          handle.running ? { kind: 'interrupt', heard: message.heard } : { kind: 'interrupt' },
+        )
+    }
+    return handles.length
+  })
+
   const charpipe: Charpipe = {
     generate: (input, generateOptions) => generate(input, generateOptions),
     run,
     on: (type, listener) => bus.on(type, listener),
     off: (type, listener) => bus.off(type, listener),
     interrupt(session, interruptOptions = {}) {
-      // A lane's turns are in arrival order: the first is the running one (or about to run).
       const turns = lanes.turnsOf(session)
+      if (cluster) {
+        const { heard, clearQueue } = interruptOptions
+        publishInterrupt({
+          session,
+          kind: 'interrupt',
+          ...(heard === undefined ? {} : { heard }),
+          ...(clearQueue ? { clearQueue } : {}),
+        })
+        return interruptHandles(selectInterrupted(turns, clearQueue), interruptOptions)
+      }
+      // A lane's turns are in arrival order: the first is the running one (or about to run).
       return interruptHandles(interruptOptions.clearQueue ? turns : turns.slice(0, 1), interruptOptions)
     },
     reload(config) {
@@ -324,6 +385,7 @@ export async function createCharpipe(
     get memory() {
       return current.memoryStore
     },
+    cluster,
     async close() {
       if (closed) return
       closed = true
@@ -337,6 +399,7 @@ export async function createCharpipe(
       retired.clear()
       await releaseRuntimeParts(current, undefined, owned, logger)
       await mcp?.close()
+      if (ownsCluster) await cluster?.close()
     },
   }
   return charpipe

@@ -3,8 +3,9 @@
  * with exactly one `llm_done` — whatever happened. Interruptions by a new input are announced with
  * `llm_error` `interrupted_by_new_input`; upstream failures with their own code.
  */
+import type { TurnCoordinator, TurnLease } from '../cluster/turn-coordinator.js'
 import type { ContextPipeline, TurnInput } from '../context/types.js'
-import type { CharpipeError, StoreUnavailableError } from '../shared/errors.js'
+import { CharpipeError, StoreUnavailableError } from '../shared/errors.js'
 import { createChildLogger, type Logger } from '../shared/logger.js'
 import type { ChatMessage } from '../shared/messages.js'
 import type { ToolRegistry } from '../tools/tool-registry.js'
@@ -34,6 +35,8 @@ export interface ExecuteTurnOptions {
   releaseRuntime(runtime: EngineRuntime): void
   /** Where fact extraction runs, after `llm_done` and off the session's lane. */
   background: BackgroundWork
+  /** The session's turn lock across servers (`cluster.enabled`); none orders turns in this process only. */
+  coordinator?: TurnCoordinator
   onModelCall?: (messages: readonly ChatMessage[]) => void
 }
 
@@ -98,6 +101,8 @@ function emitDone(
 async function storeUnlessHistoryIsDown(
   options: ExecuteTurnOptions,
   persist: PersistTurnOptions,
+  lease: TurnLease | undefined,
+  onStoring: (storing: Promise<unknown>) => void,
 ): Promise<CharpipeError | undefined> {
   const failure = persist.outcome.error
   if (failure?.code === 'store_unavailable' && (failure as StoreUnavailableError).store === 'history') {
@@ -107,12 +112,64 @@ async function storeUnlessHistoryIsDown(
     )
     return undefined
   }
-  const storing = storeTurn(persist)
+  const storing = lease ? storeIfLeaseHeld(persist, lease) : storeTurn(persist)
+  onStoring(storing)
   try {
     return await raceAbort(storing, options.handle.controller.signal)
   } catch {
     return undefined
   }
+}
+
+/**
+ * In a cluster the turn is stored only while its lock is still its own (the check extends the lock
+ * over the write): once the lock expired and another server took the session, this turn is late and
+ * storing it would put it after, or beside, the turns that followed.
+ */
+async function storeIfLeaseHeld(
+  persist: PersistTurnOptions,
+  lease: TurnLease,
+): Promise<CharpipeError | undefined> {
+  let held: boolean
+  try {
+    held = await lease.confirm()
+  } catch (error) {
+    return CharpipeError.isInstance(error) ? error : new CharpipeError('internal', String(error))
+  }
+  if (held) return storeTurn(persist)
+  persist.logger.warn(
+    { session: persist.input.session, turn: persist.turn, fence: lease.fence },
+    'the turn was not stored: its lock moved to another server',
+  )
+  return new StoreUnavailableError(
+    'the turn was not stored: it outlived its lock (cluster.lease_ms) and the session moved on',
+    { store: 'cluster' },
+  )
+}
+
+/** Closes a turn that could not get its session's lock (Redis away, or the wait was too long). */
+function closeWithoutLock(
+  options: ExecuteTurnOptions,
+  runtime: EngineRuntime,
+  error: unknown,
+  timer: TurnTimer,
+) {
+  const failure = CharpipeError.isInstance(error)
+    ? error
+    : new StoreUnavailableError(`the turn lock failed: ${String(error)}`, { store: 'cluster' })
+  options.logger.warn(
+    { session: options.input.session, turn: options.handle.turn, err: failure },
+    'turn not run',
+  )
+  const outcome: TurnOutcome = {
+    displayText: '',
+    emotion: runtime.config.character.default_emotion,
+    sentences: [],
+    interrupted: false,
+    error: failure,
+  }
+  emitClosing(options, outcome)
+  emitDone(options, runtime, outcome, timer)
 }
 
 export async function executeTurn(untimed: ExecuteTurnOptions): Promise<void> {
@@ -130,6 +187,9 @@ export async function executeTurn(untimed: ExecuteTurnOptions): Promise<void> {
   let runtime: EngineRuntime | undefined
   // Set when background work took the runtime over and releases it itself.
   let handedOver = false
+  let lease: TurnLease | undefined
+  // The lock is kept until the turn's write has ended, even when an interrupt closed the turn first.
+  let storing: Promise<unknown> = Promise.resolve()
   const persistOptions = (on: EngineRuntime, outcome: TurnOutcome): PersistTurnOptions => ({
     runtime: on,
     parts: options.parts,
@@ -142,7 +202,13 @@ export async function executeTurn(untimed: ExecuteTurnOptions): Promise<void> {
   try {
     try {
       await raceAbort(options.previous, signal)
-    } catch {
+      lease = await options.coordinator?.acquire(input.session, signal)
+    } catch (error) {
+      if (!signal.aborted) {
+        runtime = options.acquireRuntime()
+        closeWithoutLock(options, runtime, error, timer)
+        return
+      }
       // Aborted before it could start: close the stream now, store after the turn before it.
       runtime = options.acquireRuntime()
       const outcome: TurnOutcome = {
@@ -179,7 +245,9 @@ export async function executeTurn(untimed: ExecuteTurnOptions): Promise<void> {
     })
     emitClosing(options, outcome)
     const persist = persistOptions(runtime, outcome)
-    const storeError = await storeUnlessHistoryIsDown(options, persist)
+    const storeError = await storeUnlessHistoryIsDown(options, persist, lease, (write) => {
+      storing = write
+    })
     if (storeError) options.emit({ type: 'llm_error', code: storeError.code, message: storeError.message })
     emitDone(options, runtime, outcome, timer)
     handedOver = scheduleFactExtraction(options, persist)
@@ -190,5 +258,14 @@ export async function executeTurn(untimed: ExecuteTurnOptions): Promise<void> {
     options.emit({ type: 'llm_error', code: 'internal', message: 'the turn failed unexpectedly' })
   } finally {
     if (runtime && !handedOver) options.releaseRuntime(runtime)
+    if (lease) {
+      const held = lease
+      const releasing = storing.then(
+        () => held.release(),
+        () => held.release(),
+      )
+      // Released before the lane lets the next local turn in, unless the write still runs.
+      if (!signal.aborted) await releasing
+    }
   }
 }

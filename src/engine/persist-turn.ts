@@ -4,11 +4,13 @@
  * sentences already emitted, or exactly what the client says was heard — with no `...` padding, so
  * the model never learns to answer with silence. Failures are returned or logged, never thrown.
  */
+import { characterIdOf } from '../config/character-id.js'
 import type { TurnInput } from '../context/types.js'
 import type { FactExtractor } from '../memory/index.js'
 import type { ConversationScope, StoredMessage } from '../memory/types.js'
 import { CharpipeError } from '../shared/errors.js'
 import { createChildLogger, type Logger } from '../shared/logger.js'
+import { acceptHeardText } from './accept-heard-text.js'
 import type { EngineParts } from './engine-parts.js'
 import type { EngineRuntime } from './engine-runtime.js'
 import type { TurnOutcome } from './run-turn.js'
@@ -28,12 +30,19 @@ export interface PersistTurnOptions {
 const resetWindowTurns = 1000
 
 export function conversationScopeOf(runtime: EngineRuntime, session: string): ConversationScope {
-  return { character: runtime.config.character.name, session }
+  return { character: characterIdOf(runtime.config.character), session }
 }
 
 /** The reply text as it should be remembered. */
 export function selectStoredReply(outcome: TurnOutcome): string {
-  if (outcome.reason?.kind === 'interrupt' && outcome.reason.heard !== undefined) return outcome.reason.heard
+  if (outcome.reason?.kind === 'interrupt' && outcome.reason.heard !== undefined) {
+    const heard = acceptHeardText({
+      heard: outcome.reason.heard,
+      displayText: outcome.displayText,
+      sentences: outcome.sentences,
+    })
+    if (heard !== undefined) return heard
+  }
   if (outcome.interrupted || outcome.error) return joinSentences(outcome.sentences)
   return outcome.displayText
 }

@@ -2,6 +2,7 @@
  * The public face of the library (PROTOCOL.md "Library"): `createCharpipe(config)` returns a
  * `Charpipe`. The server, the CLI and users' programs drive the product only through this.
  */
+import type { Cluster } from '../cluster/connect-cluster.js'
 import type { CharpipeConfig } from '../config/schema.js'
 import type { PreviewResult, ProcessorInfo, TurnInput } from '../context/types.js'
 import type { HistoryStore, MemoryStore, StoredMessage } from '../memory/types.js'
@@ -60,6 +61,8 @@ export interface Charpipe {
   readonly config: CharpipeConfig
   /** Long-term memory and knowledge base; undefined when `memory.enabled` is false. */
   readonly memory: MemoryStore | undefined
+  /** This server's membership of a cluster (`cluster.enabled`); undefined otherwise. */
+  readonly cluster?: Cluster
   /** Interrupts running turns (stored as interrupted), waits for fact extractions of finished turns, closes stores and providers. */
   close(): Promise<void>
 }

@@ -1,0 +1,125 @@
+/** Two engines joined by one Redis, as two servers would be: the turn lock and interrupts between them. */
+import { afterAll, describe, expect, it } from 'vitest'
+import { doneOf, makeConfig, watchEvents } from '../../test/engine/engine-test-helpers.js'
+import {
+  createFakeParts,
+  createScriptedProvider,
+  type ScriptedStep,
+} from '../../test/engine/fake-engine-parts.js'
+import type { CharpipeConfigInput } from '../config/schema.js'
+import { createCharpipe } from '../engine/create-charpipe.js'
+import type { Charpipe } from '../engine/types.js'
+import { createInMemoryHistoryStore } from '../memory/index.js'
+import type { HistoryStore } from '../memory/types.js'
+import { createLogger } from '../shared/logger.js'
+import {
+  createTestKeyPrefix,
+  deleteKeysUnder,
+  findRedisSkipReason,
+  testRedisUrl,
+} from './cluster-test-redis.js'
+import { type Cluster, connectCluster } from './connect-cluster.js'
+
+const skipReason = await findRedisSkipReason()
+const keyPrefix = createTestKeyPrefix()
+const logger = createLogger({ level: 'silent' })
+const opened: { charpipe: Charpipe; cluster: Cluster }[] = []
+
+async function startServer(
+  steps: ScriptedStep[],
+  historyStore: HistoryStore,
+  overrides: CharpipeConfigInput = {},
+) {
+  const config = makeConfig({
+    ...overrides,
+    storage: { redis_url: testRedisUrl },
+    cluster: { enabled: true, key_prefix: keyPrefix, lease_ms: 2000 },
+  })
+  const cluster = await connectCluster(config, logger)
+  const provider = createScriptedProvider(steps)
+  const charpipe = await createCharpipe(config, {
+    parts: createFakeParts(),
+    provider,
+    historyStore,
+    cluster,
+    logger,
+  })
+  opened.push({ charpipe, cluster })
+  return { charpipe, provider, cluster }
+}
+
+afterAll(async () => {
+  for (const { charpipe, cluster } of opened) {
+    await charpipe.close()
+    await cluster.close()
+  }
+  if (!skipReason) await deleteKeysUnder(keyPrefix)
+})
+
+const contents = async (store: HistoryStore, session: string) =>
+  (await store.listMessages({ character: '小助手', session })).map(
+    ({ role, content }) => `${role}:${content}`,
+  )
+
+async function waitFor(condition: () => Promise<boolean>): Promise<void> {
+  for (let attempt = 0; attempt < 100; attempt++) {
+    if (await condition()) return
+    await new Promise((resolve) => setTimeout(resolve, 50))
+  }
+  throw new Error('the condition did not come true within 5 s')
+}
+
+describe.skipIf(skipReason !== undefined)('engines in one cluster', { timeout: 20_000 }, () => {
+  it('queue: a turn of the session sent to the other server waits until the running one is stored', async () => {
+    const history = createInMemoryHistoryStore()
+    const queue = { conversation: { on_new_input: 'queue' as const } }
+    const a = await startServer([{ chunks: ['一。', '二三。'], delayMs: 400 }], history, queue)
+    const b = await startServer([{ chunks: ['二。'] }], history, queue)
+    const first = watchEvents(a.charpipe.generate({ text: 'a', session: 'q' }))
+    await a.provider.started(0)
+    const second = watchEvents(b.charpipe.generate({ text: 'b', session: 'q' }))
+    const firstDone = doneOf(await first.finished)
+    // B had not asked its model yet when A's turn ended: A's turn held the session.
+    expect(b.provider.requests).toHaveLength(0)
+    expect(firstDone).toMatchObject({ text: '一。二三。', interrupted: false })
+    expect(doneOf(await second.finished)).toMatchObject({ text: '二。', interrupted: false })
+    expect(await contents(history, 'q')).toEqual([
+      'user:a',
+      'assistant:一。二三。',
+      'user:b',
+      'assistant:二。',
+    ])
+    expect(b.cluster.stats().lockWaits).toBe(1)
+    // B's model saw A's stored turn.
+    expect(b.provider.requests[0]!.messages.map((message) => message.content)).toContain('一。二三。')
+  })
+
+  it('interrupt: a new input on the other server stops the running turn there, then runs', async () => {
+    const history = createInMemoryHistoryStore()
+    const a = await startServer([{ chunks: ['旧。'], hang: true }], history)
+    const b = await startServer([{ chunks: ['新。'] }], history)
+    const first = watchEvents(a.charpipe.generate({ text: 'a', session: 'i' }))
+    await first.until('llm_sentence')
+    const second = watchEvents(b.charpipe.generate({ text: 'b', session: 'i' }))
+    const firstEvents = await first.finished
+    expect(doneOf(firstEvents).interrupted).toBe(true)
+    expect(firstEvents).toContainEqual(expect.objectContaining({ code: 'interrupted_by_new_input' }))
+    expect(doneOf(await second.finished).text).toBe('新。')
+    expect(await contents(history, 'i')).toEqual(['user:a', 'assistant:旧。', 'user:b', 'assistant:新。'])
+    expect(a.cluster.stats().remoteInterrupts).toBe(1)
+  })
+
+  it('an interrupt sent to another server stops the turn where it runs, stored as far as it was heard', async () => {
+    const history = createInMemoryHistoryStore()
+    const a = await startServer([{ chunks: ['你好呀。', '今天天气不错。'], hang: true }], history)
+    const b = await startServer([], history)
+    const first = watchEvents(a.charpipe.generate({ text: 'hi', session: 'x' }))
+    await first.until('llm_sentence')
+    await b.charpipe.interrupt('x', { heard: '你好' })
+    expect(doneOf(await first.finished).interrupted).toBe(true)
+    // The write of an interrupted turn goes on after its llm_done.
+    await waitFor(async () => (await contents(history, 'x')).length === 2)
+    const stored = await history.listMessages({ character: '小助手', session: 'x' })
+    expect(stored[1]).toMatchObject({ role: 'assistant', content: '你好', interrupted: true })
+  })
+})

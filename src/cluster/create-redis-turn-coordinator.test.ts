@@ -1,0 +1,135 @@
+import { Redis } from 'ioredis'
+import { afterAll, describe, expect, it } from 'vitest'
+import { configSchema } from '../config/schema.js'
+import { createLogger } from '../shared/logger.js'
+import {
+  createTestKeyPrefix,
+  deleteKeysUnder,
+  findRedisSkipReason,
+  testRedisUrl,
+} from './cluster-test-redis.js'
+import { type Cluster, connectCluster } from './connect-cluster.js'
+import type { ClusterInterrupt } from './turn-coordinator.js'
+
+const skipReason = await findRedisSkipReason()
+if (skipReason) console.warn(`cluster tests skipped: ${skipReason}`)
+const keyPrefix = createTestKeyPrefix()
+const logger = createLogger({ level: 'silent' })
+const opened: Cluster[] = []
+
+async function join(cluster: { lease_ms?: number; lock_wait_ms?: number } = {}): Promise<Cluster> {
+  const config = configSchema.parse({
+    storage: { redis_url: testRedisUrl },
+    cluster: { enabled: true, key_prefix: keyPrefix, ...cluster },
+  })
+  const member = await connectCluster(config, logger)
+  opened.push(member)
+  return member
+}
+
+afterAll(async () => {
+  for (const member of opened) await member.close()
+  if (!skipReason) await deleteKeysUnder(keyPrefix)
+})
+
+describe.skipIf(skipReason !== undefined)('the Redis turn lock', { timeout: 20_000 }, () => {
+  it('lets one server hold a session at a time; the next holder gets a larger fence once it is released', async () => {
+    const [a, b] = [await join(), await join()]
+    const first = await a.coordinator.acquire('s-order', new AbortController().signal)
+    let secondHeld = false
+    const second = b.coordinator.acquire('s-order', new AbortController().signal).then((lease) => {
+      secondHeld = true
+      return lease
+    })
+    await new Promise((resolve) => setTimeout(resolve, 200))
+    expect(secondHeld).toBe(false)
+    expect(await first.confirm()).toBe(true)
+    await first.release()
+    const next = await second
+    expect(next.fence).toBeGreaterThan(first.fence)
+    expect(b.stats().lockWaits).toBe(1)
+    // The first holder is stale now: it may not store.
+    expect(await first.confirm()).toBe(false)
+    await next.release()
+  })
+
+  it('frees a session held by a server that died once its lease runs out, with a larger fence', async () => {
+    const [a, b] = [await join({ lease_ms: 600 }), await join({ lease_ms: 600 })]
+    const held = await a.coordinator.acquire('s-dead', new AbortController().signal)
+    // A server that stops renewing: its lease key is left to expire, as after SIGKILL.
+    const raw = new Redis(testRedisUrl)
+    await raw.pexpire(`${keyPrefix}lease:s-dead`, 600)
+    await a.close()
+    opened.splice(opened.indexOf(a), 1)
+    const startedWaiting = Date.now()
+    const taken = await b.coordinator.acquire('s-dead', new AbortController().signal)
+    expect(Date.now() - startedWaiting).toBeLessThan(5000)
+    expect(taken.fence).toBe(held.fence + 1)
+    expect(await raw.get(`${keyPrefix}lease:s-dead`)).not.toBeNull()
+    await taken.release()
+    expect(await raw.get(`${keyPrefix}lease:s-dead`)).toBeNull()
+    await raw.quit()
+  })
+
+  it('keeps renewing the lease while the turn runs, so a long turn is not taken over', async () => {
+    const [a, b] = [await join({ lease_ms: 600 }), await join({ lease_ms: 600, lock_wait_ms: 1500 })]
+    const held = await a.coordinator.acquire('s-long', new AbortController().signal)
+    // Longer than the lease: the holder renews it; the other server gives up with store_unavailable.
+    await expect(b.coordinator.acquire('s-long', new AbortController().signal)).rejects.toMatchObject({
+      code: 'store_unavailable',
+      store: 'cluster',
+      timedOut: true,
+    })
+    expect(await held.confirm()).toBe(true)
+    await held.release()
+  })
+
+  it('stops waiting when the turn is aborted', async () => {
+    const [a, b] = [await join(), await join()]
+    const held = await a.coordinator.acquire('s-abort', new AbortController().signal)
+    const controller = new AbortController()
+    const waiting = b.coordinator.acquire('s-abort', controller.signal)
+    controller.abort(new Error('gone'))
+    await expect(waiting).rejects.toThrow('gone')
+    await held.release()
+  })
+
+  it('delivers an interrupt to the other servers, not back to the sender', async () => {
+    const [a, b] = [await join(), await join()]
+    const heardByA: ClusterInterrupt[] = []
+    const heardByB: ClusterInterrupt[] = []
+    a.coordinator.onInterrupt((message) => {
+      heardByA.push(message)
+      return 1
+    })
+    b.coordinator.onInterrupt((message) => {
+      heardByB.push(message)
+      return 0
+    })
+    // Subscriptions are set up asynchronously: send until it arrives (bounded).
+    for (let attempt = 0; attempt < 50 && heardByA.length === 0; attempt++) {
+      await b.coordinator.publishInterrupt({ session: 's-int', kind: 'interrupt', heard: '你好' })
+      await new Promise((resolve) => setTimeout(resolve, 50))
+    }
+    expect(heardByA[0]).toMatchObject({ session: 's-int', kind: 'interrupt', heard: '你好' })
+    expect(heardByB).toEqual([])
+    expect(a.stats().remoteInterrupts).toBeGreaterThan(0)
+  })
+})
+
+describe('the cluster without Redis', () => {
+  it('refuses to start with a clear store_unavailable error, without the password', async () => {
+    const config = configSchema.parse({
+      storage: { redis_url: 'redis://someone:hunter2secret@127.0.0.1:1', timeout_ms: 300 },
+      cluster: { enabled: true },
+    })
+    const attempt = connectCluster(config, logger)
+    await expect(attempt).rejects.toMatchObject({ code: 'store_unavailable', store: 'cluster' })
+    await expect(attempt).rejects.not.toThrow(/hunter2secret/)
+  })
+
+  it('names storage.redis_url when it is missing', async () => {
+    const config = configSchema.parse({ cluster: { enabled: true } })
+    await expect(connectCluster(config, logger)).rejects.toThrow(/storage\.redis_url/)
+  })
+})

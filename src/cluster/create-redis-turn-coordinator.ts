@@ -1,0 +1,184 @@
+/**
+ * The session turn lock across servers, on Redis:
+ * - a lease: `SET lease NX PX lease_ms` with a random token, renewed every third of the lease while
+ *   the turn runs and released with a compare-and-delete script, so a server that dies mid-turn
+ *   blocks the session only until the lease runs out;
+ * - a fencing number: `INCR fence` on every take, kept in the lease's script, and checked (with the
+ *   token) right before the turn is stored, extending the lease over the write; a holder whose lease
+ *   moved to another server finds a different token and fence, and does not store.
+ * Interrupts travel on one channel per cluster; each server acts on those naming its own turns.
+ */
+import { randomUUID } from 'node:crypto'
+import { StoreUnavailableError } from '../shared/errors.js'
+import type { Logger } from '../shared/logger.js'
+import { toClusterStoreError } from './cluster-redis-error.js'
+import type { ClusterRedis } from './connect-cluster-redis.js'
+import type { ClusterInterrupt, InterruptListener, TurnCoordinator, TurnLease } from './turn-coordinator.js'
+
+export interface RedisTurnCoordinatorOptions {
+  redis: ClusterRedis
+  /** `cluster.lease_ms`. */
+  leaseMs: number
+  /** `cluster.lock_wait_ms`. */
+  lockWaitMs: number
+  logger: Logger
+  /** Counts each turn that had to wait for another turn's lease. */
+  onLockWait?: () => void
+  /** Counts each interrupt from another server that stopped a turn here. */
+  onRemoteInterrupt?: () => void
+}
+
+// KEYS: lease, fence. ARGV: token, lease ms, fence lifetime ms. Returns the fence, or 0 when taken.
+const takeScript = `
+if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then
+  local fence = redis.call('INCR', KEYS[2])
+  redis.call('PEXPIRE', KEYS[2], ARGV[3])
+  return fence
+end
+return 0`
+
+// KEYS: lease. ARGV: token, lease ms.
+const renewScript = `
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
+return 0`
+
+// KEYS: lease, fence. ARGV: token, lease ms, fence.
+const confirmScript = `
+if redis.call('GET', KEYS[1]) == ARGV[1] and redis.call('GET', KEYS[2]) == ARGV[3] then
+  return redis.call('PEXPIRE', KEYS[1], ARGV[2])
+end
+return 0`
+
+// KEYS: lease. ARGV: token.
+const releaseScript = `
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+return 0`
+
+// The fence outlives any lease by far; it only has to keep growing while a session is in use.
+const fenceLifetimeMs = 7 * 24 * 3600 * 1000
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal.aborted) return reject(signal.reason)
+    const onAbort = () => {
+      clearTimeout(timer)
+      reject(signal.reason)
+    }
+    const timer = setTimeout(() => {
+      signal.removeEventListener('abort', onAbort)
+      resolve()
+    }, ms)
+    signal.addEventListener('abort', onAbort, { once: true })
+  })
+}
+
+export function createRedisTurnCoordinator(options: RedisTurnCoordinatorOptions): TurnCoordinator {
+  const { redis, leaseMs, lockWaitMs, logger } = options
+  const commands = redis.commands
+  const channel = redis.key('interrupts')
+  // Often enough that a freed lease is taken quickly, rarely enough not to load Redis.
+  const pollMs = Math.min(50, Math.max(10, Math.floor(leaseMs / 20)))
+  const listeners: InterruptListener[] = []
+  let subscribed: Promise<void> | undefined
+
+  const holdLease = (session: string, token: string, fence: number): TurnLease => {
+    const leaseKey = redis.key('lease', session)
+    const fenceKey = redis.key('fence', session)
+    let lost = false
+    let released = false
+    const renew = async () => {
+      try {
+        const renewed = await commands.eval(renewScript, 1, leaseKey, token, leaseMs)
+        if (renewed === 0 && !released) {
+          lost = true
+          logger.warn({ session, fence }, 'the turn lock expired and moved; this turn will not be stored')
+        }
+      } catch (error) {
+        // Redis away for a moment: the next renewal tries again, `confirm` decides before storing.
+        logger.warn({ session, err: toClusterStoreError(error, 'renewing') }, 'the turn lock was not renewed')
+      }
+    }
+    const timer = setInterval(() => void renew(), Math.max(100, Math.floor(leaseMs / 3)))
+    timer.unref()
+    return {
+      fence,
+      async confirm() {
+        if (lost) return false
+        try {
+          const held = await commands.eval(confirmScript, 2, leaseKey, fenceKey, token, leaseMs, fence)
+          return held === 1
+        } catch (error) {
+          throw toClusterStoreError(error, 'confirming the turn lock')
+        }
+      },
+      async release() {
+        if (released) return
+        released = true
+        clearInterval(timer)
+        try {
+          await commands.eval(releaseScript, 1, leaseKey, token)
+        } catch (error) {
+          // The lease runs out by itself; the session waits at most that long.
+          logger.warn(
+            { session, err: toClusterStoreError(error, 'releasing') },
+            'the turn lock was not released',
+          )
+        }
+      },
+    }
+  }
+
+  return {
+    async acquire(session, signal) {
+      const token = randomUUID()
+      const deadline = Date.now() + lockWaitMs
+      const leaseKey = redis.key('lease', session)
+      const fenceKey = redis.key('fence', session)
+      let waited = false
+      for (;;) {
+        signal.throwIfAborted()
+        let fence: number
+        try {
+          fence = Number(
+            await commands.eval(takeScript, 2, leaseKey, fenceKey, token, leaseMs, fenceLifetimeMs),
+          )
+        } catch (error) {
+          throw toClusterStoreError(error, 'taking the turn lock')
+        }
+        if (fence > 0) return holdLease(session, token, fence)
+        if (!waited) {
+          waited = true
+          options.onLockWait?.()
+        }
+        if (Date.now() >= deadline) {
+          throw new StoreUnavailableError(
+            `another server's turn of this session held its lock longer than cluster.lock_wait_ms (${lockWaitMs} ms)`,
+            { store: 'cluster', timedOut: true },
+          )
+        }
+        await sleep(pollMs, signal)
+      }
+    },
+    async publishInterrupt(message) {
+      await redis.publish(channel, JSON.stringify({ ...message, from: redis.serverId }))
+    },
+    async onInterrupt(listener) {
+      listeners.push(listener)
+      subscribed ??= redis
+        .subscribe(channel, (text) => {
+          let message: ClusterInterrupt & { from?: string }
+          try {
+            message = JSON.parse(text)
+          } catch {
+            return
+          }
+          if (message.from === redis.serverId || typeof message.session !== 'string') return
+          let stopped = 0
+          for (const each of listeners) stopped += each(message)
+          if (stopped > 0) options.onRemoteInterrupt?.()
+        })
+        .catch((error: unknown) => logger.error({ err: error }, 'cannot subscribe to cluster interrupts'))
+      await subscribed
+    },
+  }
+}
