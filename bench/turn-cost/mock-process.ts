@@ -16,4 +16,6 @@ process.on('message', (message: { type: string; reply?: MockReply }) => {
     void mock.close().then(() => process.exit(0))
   }
 })
+// A parent that dies (a bench stopped by a timeout) takes its mock with it.
+process.on('disconnect', () => process.exit(0))
 process.send!({ type: 'listening', url: mock.url })

@@ -30,7 +30,16 @@ async function printHelp(): Promise<void> {
   console.log(lines.join('\n'))
 }
 
+// `charpipe … | head` closes stdout early: stop quietly, as other command-line tools do.
+function exitQuietlyWhenStdoutCloses(): void {
+  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EPIPE') throw error
+    process.exit(typeof process.exitCode === 'number' ? process.exitCode : 0)
+  })
+}
+
 export async function main(argv: string[]): Promise<number> {
+  exitQuietlyWhenStdoutCloses()
   const [name, ...rest] = argv
   if (!name || name === '--help' || name === '-h' || name === 'help') {
     await printHelp()

@@ -17,7 +17,10 @@ export const serverSchema = z
     host: z.string().min(1).default('127.0.0.1').describe('Interface to listen on.'),
     port: z.int().min(0).max(65535).default(8080).describe('TCP port (0 picks a free one).'),
     token: secret(
-      'Bearer token required by the API, WebSocket and admin calls when set. Required on a non-loopback host.',
+      'Bearer token required by the API, WebSocket and admin calls when set. Required on a non-loopback host. With server.admin_token set, it grants chat only (WebSocket, /api/chat, /v1/*, reading and observing sessions).',
+    ),
+    admin_token: secret(
+      'Bearer token for the admin surface (config, doctor, memory and knowledge, session deletion, preview, tools, characters, metrics); it also grants chat. Empty: server.token grants both.',
     ),
     max_body_bytes: z
       .int()
@@ -45,6 +48,35 @@ export const serverSchema = z
       .default([])
       .describe(
         "Web origins (`https://app.example.com`) besides the server's own whose pages may call the API and open the WebSocket; only they get CORS headers.",
+      ),
+    limits: z
+      .strictObject({
+        frames_per_second: z
+          .int()
+          .min(1)
+          .max(100_000)
+          .default(50)
+          .describe(
+            'Most WebSocket frames one connection may send per second (a burst of twice this is allowed); frames past it are dropped with an error frame.',
+          ),
+        turns_per_minute: z
+          .int()
+          .min(1)
+          .max(100_000)
+          .default(120)
+          .describe(
+            'Most turns (model requests) one WebSocket connection, or one client of /api/chat and /v1/* (its token and address), may start per minute.',
+          ),
+        concurrent_turns: z
+          .int()
+          .min(1)
+          .max(10_000)
+          .default(8)
+          .describe('Most turns running at once for one WebSocket connection, or one HTTP client.'),
+      })
+      .prefault({})
+      .describe(
+        'Per-connection and per-client limits, so a flood of frames or requests does not become as many upstream calls.',
       ),
     ws_max_buffered_bytes: z
       .int()
@@ -287,7 +319,8 @@ export const conversationSchema = z
       .describe('A new input while a reply runs: interrupt it, or queue behind it.'),
     max_input_chars: z
       .int()
-      .positive()
+      .min(1)
+      .max(10_000_000)
       .default(32_000)
       .describe(
         'Longest text of one input, in characters; a longer one is refused with bad_request (bounds the work one turn can cost).',
@@ -317,6 +350,14 @@ export const memorySchema = z
       .nullable()
       .default(null)
       .describe('An OpenAI-compatible embeddings endpoint; null: keyword retrieval only.'),
+    index_max_mb: z
+      .int()
+      .min(1)
+      .max(65_536)
+      .default(64)
+      .describe(
+        'Memory the in-process keyword index may hold, in MiB; past it the scopes searched least recently are dropped and rebuilt from the database when next searched.',
+      ),
   })
   .describe('Long-term memory.')
 
@@ -457,6 +498,7 @@ export type SpeechFilter = z.infer<typeof speechFilterSchema>
 /** Paths of the fields that hold secrets (masked as `***` wherever the config is shown). */
 export const secretFieldPaths = [
   ['server', 'token'],
+  ['server', 'admin_token'],
   ['llm', 'api_key'],
   ['llm', 'fallbacks', '*', 'api_key'],
   ['llm', 'vision_describer', 'api_key'],

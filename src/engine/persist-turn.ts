@@ -9,6 +9,7 @@ import type { FactExtractor } from '../memory/index.js'
 import type { ConversationScope, StoredMessage } from '../memory/types.js'
 import { CharpipeError } from '../shared/errors.js'
 import { createChildLogger, type Logger } from '../shared/logger.js'
+import { acceptHeardText } from './accept-heard-text.js'
 import type { EngineParts } from './engine-parts.js'
 import type { EngineRuntime } from './engine-runtime.js'
 import type { TurnOutcome } from './run-turn.js'
@@ -33,7 +34,14 @@ export function conversationScopeOf(runtime: EngineRuntime, session: string): Co
 
 /** The reply text as it should be remembered. */
 export function selectStoredReply(outcome: TurnOutcome): string {
-  if (outcome.reason?.kind === 'interrupt' && outcome.reason.heard !== undefined) return outcome.reason.heard
+  if (outcome.reason?.kind === 'interrupt' && outcome.reason.heard !== undefined) {
+    const heard = acceptHeardText({
+      heard: outcome.reason.heard,
+      displayText: outcome.displayText,
+      sentences: outcome.sentences,
+    })
+    if (heard !== undefined) return heard
+  }
   if (outcome.interrupted || outcome.error) return joinSentences(outcome.sentences)
   return outcome.displayText
 }

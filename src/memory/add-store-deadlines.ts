@@ -72,10 +72,10 @@ function callWithin(
   logger: Logger,
   bounded: boolean,
 ): Promise<unknown> {
-  const fail = (error: unknown, timedOut: boolean): never => {
+  const toUnavailable = (error: unknown, timedOut: boolean) => {
     recordStoreFailure({ store: options.store, backend: options.backend, operation, timedOut })
     logger.warn({ operation, timedOut, error: describeFailure(error) }, `${where} failed`)
-    throw new StoreUnavailableError(
+    return new StoreUnavailableError(
       timedOut
         ? `${where} did not answer within ${options.timeoutMs} ms (${operation})`
         : `${where} is unavailable (${operation}): ${describeFailure(error)}`,
@@ -86,8 +86,7 @@ function callWithin(
   try {
     pending = Promise.resolve(call())
   } catch (error) {
-    if (isPassedThrough(error)) return Promise.reject(error)
-    return Promise.reject(catchToError(() => fail(error, false)))
+    return Promise.reject(isPassedThrough(error) ? error : toUnavailable(error, false))
   }
   let timer: NodeJS.Timeout | undefined
   const deadline = new Promise<never>((_resolve, reject) => {
@@ -110,24 +109,15 @@ function callWithin(
             `${where}: late failure after the deadline`,
           ),
         )
-        return fail(new Error(`no answer within ${options.timeoutMs} ms`), true)
+        throw toUnavailable(new Error(`no answer within ${options.timeoutMs} ms`), true)
       }
-      if (isPassedThrough(error)) throw error
-      return fail(error, false)
+      throw isPassedThrough(error) ? error : toUnavailable(error, false)
     },
   )
 }
 
 // The deadline's own rejection reason: no store can throw this object.
 const missedDeadline = Symbol('missed deadline')
-
-function catchToError(run: () => never): unknown {
-  try {
-    return run()
-  } catch (error) {
-    return error
-  }
-}
 
 async function closeWithin(call: () => unknown, where: string, timeoutMs: number, logger: Logger) {
   let timer: NodeJS.Timeout | undefined

@@ -35,6 +35,7 @@ export async function createMemoryStore(
     path: config.storage.sqlite_path,
     embeddings: options.embeddings ?? createConfiguredEmbeddings(config, options),
     ranking: options.ranking,
+    keywordIndexMaxBytes: config.memory.index_max_mb * 1024 * 1024,
     logger: options.logger,
     now: options.now,
   })

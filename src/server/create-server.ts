@@ -14,10 +14,13 @@ import type { CharpipeConfig } from '../config/schema.js'
 import { checkPipelineConfig } from '../context/index.js'
 import type { Charpipe } from '../engine/types.js'
 import { createChildLogger, getLogger, type Logger } from '../shared/logger.js'
-import { requireToken } from './check-token.js'
 import { type ConfigManager, createConfigManager } from './create-config-manager.js'
 import { createServerMetrics, type ServerMetrics } from './create-server-metrics.js'
+import { createTurnLimiter } from './create-turn-limiter.js'
+import { defineErrorEvent } from './define-error-event.js'
 import { respondBadRequest, respondWithError } from './error-response.js'
+import { limitHttpTurns } from './limit-http-turns.js'
+import { requireAccess } from './require-access.js'
 import { registerAdminRoutes } from './routes/admin-routes.js'
 import { registerChatRoute } from './routes/chat-route.js'
 import { registerDoctorRoute } from './routes/doctor-route.js'
@@ -104,6 +107,7 @@ export async function createServer(options: CreateServerOptions): Promise<Charpi
   const app = new Hono()
   // First: no route runs for a foreign Host, a foreign page or a form-encoded body.
   mountSecurity(app, { readServer: () => readConfig().server, boundHost: options.host })
+  defineErrorEvent()
   const nodeWebSocket = createNodeWebSocket({ app })
   const sockets = new Set<() => void>()
 
@@ -115,9 +119,13 @@ export async function createServer(options: CreateServerOptions): Promise<Charpi
   let closing = false
   registerHealthRoutes(app, { charpipe, logger, isClosing: () => closing })
 
-  const auth = requireToken({ readToken: () => readConfig().server.token })
+  const readTokens = () => ({
+    token: readConfig().server.token,
+    adminToken: readConfig().server.admin_token,
+  })
+  const auth = requireAccess({ readTokens })
   for (const path of ['/api/*', '/v1/*', '/metrics']) app.use(path, auth)
-  app.use('/ws', requireToken({ readToken: () => readConfig().server.token, acceptQueryToken: true }))
+  app.use('/ws', requireAccess({ readTokens, acceptQueryToken: true }))
 
   const limitBody = async (
     context: Parameters<Parameters<typeof app.use>[1]>[0],
@@ -133,6 +141,12 @@ export async function createServer(options: CreateServerOptions): Promise<Charpi
   app.use('/api/*', limitBody)
   app.use('/v1/*', limitBody)
 
+  const httpTurns = limitHttpTurns({
+    limiter: createTurnLimiter({ readLimits: () => readConfig().server.limits }),
+  })
+  app.post('/api/chat', httpTurns)
+  app.post('/v1/chat/completions', httpTurns)
+
   registerChatRoute(app, dependencies)
   registerOpenAiCompletionsRoute(app, dependencies)
   registerOpenAiModelsRoute(app, dependencies)
@@ -147,11 +161,13 @@ export async function createServer(options: CreateServerOptions): Promise<Charpi
       nodeWebSocket.wss.options.maxPayload = readConfig().server.max_body_bytes * 2 + 1024
       await next()
     },
-    nodeWebSocket.upgradeWebSocket(() =>
+    nodeWebSocket.upgradeWebSocket((context) =>
       createWebSocketEvents({
         charpipe,
         metrics,
         logger,
+        admin: context.get('adminTokenUsed') === true,
+        readLimits: () => readConfig().server.limits,
         readMaxFrameBytes: () => readConfig().server.max_body_bytes,
         readMaxBufferedBytes: () => readConfig().server.ws_max_buffered_bytes,
         track: (close) => {

@@ -1,7 +1,9 @@
-import { spawnSync } from 'node:child_process'
+import { spawn, spawnSync } from 'node:child_process'
 import { mkdtemp, writeFile } from 'node:fs/promises'
+import { createRequire } from 'node:module'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { pathToFileURL } from 'node:url'
 import { describe, expect, it } from 'vitest'
 
 const root = join(import.meta.dirname, '..', '..')
@@ -110,5 +112,22 @@ describe('charpipe validate', () => {
     const result = runCli(['frobnicate'])
     expect(result.status).toBe(2)
     expect(result.stderr).toContain('unknown command "frobnicate"')
+  })
+})
+
+describe('output into a closed pipe', () => {
+  it('stops quietly when the reader of stdout goes away (`charpipe … | head`)', async () => {
+    const tsxLoader = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href
+    const child = spawn(process.execPath, ['--import', tsxLoader, join(root, 'src/cli/entry.ts'), 'doctor'], {
+      cwd: await mkdtemp(join(tmpdir(), 'charpipe-cli-')),
+      env: { ...process.env, NODE_OPTIONS: '', CHARPIPE_LOG_LEVEL: 'warn' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    })
+    child.stdout.destroy()
+    let stderr = ''
+    child.stderr.on('data', (chunk) => (stderr += chunk))
+    const code = await new Promise((done) => child.once('close', done))
+    expect(stderr).not.toContain('EPIPE')
+    expect(code).toBe(0)
   })
 })

@@ -12,7 +12,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { parseConfig } from '../../src/config/load-config.js'
 import { createCharpipe } from '../../src/engine/index.js'
 import type { Charpipe } from '../../src/engine/types.js'
+import { checkStores } from '../../src/server/routes/health-routes.js'
 import type { CharpipeEvent } from '../../src/shared/events.js'
+import { getLogger } from '../../src/shared/logger.js'
 import { type MockModelServer, startMockModelServer } from '../../src/testing/index.js'
 import { describeMissingBinaries, type FaultyServer, startPostgres, startRedis } from './fault-processes.js'
 
@@ -96,7 +98,8 @@ for (const store of ['postgres', 'redis'] as const) {
       await server?.stop()
     })
 
-    it('stores a turn while the server is up', async () => {
+    it('stores a turn while the server is up, and the health check says so', async () => {
+      expect(await checkStores(charpipe, getLogger('health'))).toEqual([])
       const result = await runTurn(charpipe, '你好')
       expect(errorCodes(result)).toEqual([])
       expectClosedOnce(result)
@@ -150,6 +153,9 @@ for (const store of ['postgres', 'redis'] as const) {
         expectClosedOnce(result)
         expect(errorCodes(result)).toEqual(['store_unavailable'])
         expect(result.elapsedMs).toBeLessThan(5_000)
+        expect(await checkStores(charpipe, getLogger('health'))).toEqual([
+          { store: 'history', reason: 'timeout' },
+        ])
         const pending = runTurn(charpipe, '打断')
         setTimeout(() => void charpipe.interrupt('faults'), 100)
         const interrupted = await pending
@@ -160,6 +166,7 @@ for (const store of ['postgres', 'redis'] as const) {
         server.thaw()
       }
       await expectHealed(charpipe)
+      expect(await checkStores(charpipe, getLogger('health'))).toEqual([])
     })
 
     it('frozen: close() returns (the shutdown is not held by the store)', async () => {

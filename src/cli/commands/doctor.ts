@@ -94,8 +94,10 @@ export function run(args: string[]): Promise<number> {
     try {
       const loaded = await loadCliConfig(values.config, { printWarnings: false })
       config = loaded.config
-      const where = loaded.fromFile ? loaded.path : `${loaded.path} not found, defaults`
-      printVerdict('config', { ok: true, detail: `${where} is valid` })
+      const detail = loaded.fromFile
+        ? `${loaded.path} is valid`
+        : `${loaded.path} not found: the defaults are used (builtin ${config.llm.provider} provider)`
+      printVerdict('config', { ok: true, detail })
       for (const line of formatWarnings(loaded.warnings)) console.log(`     ${line}`)
     } catch {
       const named = values.config ?? DEFAULT_CONFIG_PATH

@@ -2,11 +2,10 @@
  * The default history store: one SQLite file (better-sqlite3). better-sqlite3 is synchronous, so
  * every call here is one short indexed statement or one small transaction; nothing scans a session.
  */
-import { mkdirSync } from 'node:fs'
-import { dirname, resolve } from 'node:path'
 import Database from 'better-sqlite3'
 import { BadRequestError } from '../../shared/errors.js'
 import { getLogger, type Logger } from '../../shared/logger.js'
+import { createPrivateDatabaseFile, restrictDatabaseSideFiles } from '../create-private-database-file.js'
 import type { CompletedTurn, ConversationScope, HistoryStore, StoredMessage } from '../types.js'
 import { describeError, HistoryStoreError } from './history-store-error.js'
 import { sqliteHistoryQueries } from './sqlite-history-queries.js'
@@ -40,9 +39,10 @@ export interface SqliteHistoryStoreOptions {
 function openDatabase(options: SqliteHistoryStoreOptions, logger: Logger): Database.Database {
   let database: Database.Database | undefined
   try {
-    if (options.path !== ':memory:') mkdirSync(dirname(resolve(options.path)), { recursive: true })
+    createPrivateDatabaseFile(options.path)
     database = new Database(options.path, { timeout: options.busyTimeoutMs ?? 2000 })
     database.pragma('journal_mode = WAL')
+    restrictDatabaseSideFiles(options.path)
     database.pragma(`synchronous = ${options.synchronous === 'full' ? 'FULL' : 'NORMAL'}`)
     database.pragma('foreign_keys = ON')
     const migrated = applySqliteHistoryMigrations(database, logger)

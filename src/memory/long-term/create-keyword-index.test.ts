@@ -188,3 +188,39 @@ describe('keyword index', () => {
     expect(await store.search('cello', { scope: 'a', k: 5 })).toEqual([])
   })
 })
+
+describe('keyword index eviction', () => {
+  it('keeps its loaded scopes under maxBytes, dropping the least recently searched, and rebuilds them on demand', async () => {
+    const store = openStore()
+    for (let scope = 0; scope < 6; scope++) {
+      for (const line of lines) await store.add({ scope: `user-${scope}`, text: line })
+    }
+    const database = openDatabase()
+    const unbounded = createKeywordIndex(database)
+    unbounded.findPartitions('user-0')
+    const oneScope = unbounded.measureSize().bytes
+    // Room for about two scopes besides the knowledge partition.
+    const index = createKeywordIndex(database, { maxBytes: Math.ceil(oneScope * 2.5) })
+    for (let scope = 0; scope < 6; scope++) index.findPartitions(`user-${scope}`)
+    const size = index.measureSize()
+    expect(size.bytes).toBeLessThanOrEqual(Math.ceil(oneScope * 2.5))
+    expect(size.partitions).toBeLessThan(7)
+    // The scope searched last is kept; the first was dropped and is rebuilt, whole, when searched.
+    const [last] = index.findPartitions('user-5')
+    const [again] = index.findPartitions('user-0')
+    expect(last?.documentCount).toBe(lines.length)
+    expect(again?.documentCount).toBe(lines.length)
+    expect(index.measureSize().bytes).toBeLessThanOrEqual(Math.ceil(oneScope * 2.5))
+  })
+
+  it('finds the same memories in an evicted scope after it is rebuilt', async () => {
+    const store = createSqliteMemoryStore({ path, now: () => Date.UTC(2025, 5, 1), keywordIndexMaxBytes: 1 })
+    stores.push(store)
+    await store.add({ scope: 'a', text: 'Pixel knocked my coffee off the desk' })
+    await store.add({ scope: 'b', text: 'We saw two herons at the lake' })
+    expect((await store.search('coffee', { scope: 'a', k: 1 }))[0]?.text).toMatch(/coffee/)
+    expect((await store.search('herons', { scope: 'b', k: 1 }))[0]?.text).toMatch(/herons/)
+    await store.add({ scope: 'a', text: 'More coffee this morning' })
+    expect((await store.search('coffee', { scope: 'a', k: 2 })).map((hit) => hit.text)).toHaveLength(2)
+  })
+})

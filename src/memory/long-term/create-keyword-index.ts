@@ -7,6 +7,10 @@
  * Writes by another connection (another process, or a second store on the same file) bump a
  * counter that triggers on `memory_items` keep; a search that sees the counter move without this
  * store having moved it drops every partition, and they are rebuilt on demand.
+ *
+ * The loaded partitions are bounded by `maxBytes` (estimated): past it the least recently searched
+ * are dropped, to be rebuilt from SQLite by the next search that needs them, so a server with many
+ * users keeps only the scopes in use, not one per user it ever saw.
  */
 import type Database from 'better-sqlite3'
 import { type IndexedFields, MemoryTermIndex } from './memory-term-index.js'
@@ -86,8 +90,52 @@ function createPendingWrite(writeCount: number): PendingWrite {
   return { changes: [], cleared: new Set(), foreignWrite: false, writeCountAfter: writeCount }
 }
 
-export function createKeywordIndex(database: Database.Database): KeywordIndex {
+export interface CreateKeywordIndexOptions {
+  /** Estimated bytes of loaded partitions kept; past it the least recently searched go. @default 64 MiB */
+  maxBytes?: number
+}
+
+export const defaultKeywordIndexMaxBytes = 64 * 1024 * 1024
+
+/** Estimated bytes a document's terms add to a partition (postings, counts, slot bookkeeping). */
+function estimateDocumentBytes(fields: IndexedFields): number {
+  return 64 + 24 * (fields.speaker.length + fields.body.length + fields.context.length)
+}
+
+export function createKeywordIndex(
+  database: Database.Database,
+  options: CreateKeywordIndexOptions = {},
+): KeywordIndex {
+  const maxBytes = options.maxBytes ?? defaultKeywordIndexMaxBytes
+  // In least recently used order: a search moves its partitions to the end.
   const partitions = new Map<string, MemoryTermIndex>()
+  const partitionBytes = new Map<string, number>()
+  let loadedBytes = 0
+
+  function forgetPartition(key: string): void {
+    loadedBytes -= partitionBytes.get(key) ?? 0
+    partitionBytes.delete(key)
+    partitions.delete(key)
+  }
+
+  function forgetAllPartitions(): void {
+    partitions.clear()
+    partitionBytes.clear()
+    loadedBytes = 0
+  }
+
+  function addBytes(key: string, bytes: number): void {
+    partitionBytes.set(key, (partitionBytes.get(key) ?? 0) + bytes)
+    loadedBytes += bytes
+  }
+
+  /** Drops the least recently searched partitions past `maxBytes`, never those of `keep`. */
+  function evictPast(keep: ReadonlySet<string>): void {
+    for (const key of partitions.keys()) {
+      if (loadedBytes <= maxBytes) return
+      if (!keep.has(key)) forgetPartition(key)
+    }
+  }
   const statements = {
     writeCount: database.prepare('SELECT value FROM memory_write_count WHERE id = 1').pluck(),
     ftsRow: database.prepare('SELECT speaker, body, context FROM memory_fts WHERE rowid = ?'),
@@ -114,21 +162,26 @@ export function createKeywordIndex(database: Database.Database): KeywordIndex {
   const findPartitionsInSnapshot = database.transaction((scope: string): MemoryTermIndex[] => {
     const writeCount = readWriteCount()
     if (writeCount !== seenWriteCount) {
-      partitions.clear()
+      forgetAllPartitions()
       seenWriteCount = writeCount
     }
     const wanted: [string, IndexedRow['kind'], string][] = [
       [`memory:${scope}`, 'memory', scope],
       [knowledgeKey, 'knowledge', ''],
     ]
-    return wanted.map(([key, kind, partitionScope]) => {
+    const found = wanted.map(([key, kind, partitionScope]) => {
       let partition = partitions.get(key)
-      if (!partition) {
+      if (partition) {
+        partitions.delete(key)
+      } else {
         partition = loadPartition(kind, partitionScope)
-        partitions.set(key, partition)
+        addBytes(key, partition.measureBytes())
       }
+      partitions.set(key, partition)
       return partition
     })
+    evictPast(new Set(wanted.map(([key]) => key)))
+    return found
   })
 
   /** Whether a change to this partition must be noted: it is loaded and stays loaded. */
@@ -139,8 +192,10 @@ export function createKeywordIndex(database: Database.Database): KeywordIndex {
   function applyChange(change: PendingChange): void {
     const partition = partitions.get(change.key)
     if (!partition) return
+    const bytes = estimateDocumentBytes(change.fields)
     if (change.put) partition.put(change.row.seq, change.row.time, change.fields)
     else partition.remove(change.row.seq, change.fields)
+    addBytes(change.key, change.put ? bytes : -bytes)
   }
 
   return {
@@ -168,13 +223,14 @@ export function createKeywordIndex(database: Database.Database): KeywordIndex {
       pending.writeCountAfter = readWriteCount()
     },
     commit() {
-      if (pending.foreignWrite) partitions.clear()
-      for (const key of pending.cleared) partitions.delete(key)
+      if (pending.foreignWrite) forgetAllPartitions()
+      for (const key of pending.cleared) forgetPartition(key)
       for (const change of pending.changes) applyChange(change)
       for (const [key, partition] of partitions) {
         // Deleted documents leave empty slots; past a point a rebuild is cheaper to carry.
-        if (partition.emptySlots > Math.max(1024, partition.documentCount)) partitions.delete(key)
+        if (partition.emptySlots > Math.max(1024, partition.documentCount)) forgetPartition(key)
       }
+      evictPast(new Set())
       seenWriteCount = pending.writeCountAfter
       pending = createPendingWrite(seenWriteCount)
     },

@@ -11,12 +11,11 @@
  * of each neighbour.
  */
 import { randomUUID } from 'node:crypto'
-import { mkdirSync } from 'node:fs'
-import { dirname } from 'node:path'
 import Database from 'better-sqlite3'
 import { BadRequestError } from '../../shared/errors.js'
 import { estimateTokens } from '../../shared/estimate-tokens.js'
 import { getLogger, type Logger } from '../../shared/logger.js'
+import { createPrivateDatabaseFile, restrictDatabaseSideFiles } from '../create-private-database-file.js'
 import type { AddMemoryInput, KnowledgeDocument, MemoryChange, MemoryRecord, MemoryStore } from '../types.js'
 import { chunkKnowledgeText } from './chunk-knowledge-text.js'
 import { createKeywordIndex } from './create-keyword-index.js'
@@ -48,6 +47,8 @@ export interface CreateSqliteMemoryStoreOptions {
    * adds 10 points of recall@5). @default true
    */
   neighbourContext?: boolean
+  /** Estimated bytes of the in-process keyword index; the least recently searched scopes go past it. @default 64 MiB */
+  keywordIndexMaxBytes?: number
   logger?: Logger
   /** Clock in milliseconds since the epoch (tests). */
   now?: () => number
@@ -70,9 +71,10 @@ function joinContext(context: string, next: string): string {
 
 export function createSqliteMemoryStore(options: CreateSqliteMemoryStoreOptions): MemoryStore {
   if (!options?.path) throw new BadRequestError('memory store: path is required')
-  if (options.path !== ':memory:') mkdirSync(dirname(options.path), { recursive: true })
+  createPrivateDatabaseFile(options.path)
   const database = new Database(options.path)
   database.pragma('journal_mode = WAL')
+  restrictDatabaseSideFiles(options.path)
   database.pragma('synchronous = NORMAL')
   database.pragma('busy_timeout = 5000')
   migrateMemorySchema(database)
@@ -81,7 +83,10 @@ export function createSqliteMemoryStore(options: CreateSqliteMemoryStoreOptions)
   const ranking = { ...defaultMemoryRanking, ...options.ranking }
   const neighbourContext = options.neighbourContext ?? true
   const embeddings = options.embeddings
-  const keywordIndex = createKeywordIndex(database)
+  const keywordIndex = createKeywordIndex(
+    database,
+    options.keywordIndexMaxBytes === undefined ? {} : { maxBytes: options.keywordIndexMaxBytes },
+  )
   const searcher = createMemorySearcher({ database, keywordIndex, ranking, embeddings, now, logger })
   let closed = false
 

@@ -27,8 +27,9 @@ interface StoreDown {
   reason: 'timeout' | 'error'
 }
 
-// A session no client can have (clients' ids are theirs to choose, but not this long control string).
-const probeSession = '\u0000charpipe-health'
+// The probes read one message of a session nobody uses; plain text, as every back end must accept
+// it (PostgreSQL refuses a NUL byte in text, for one).
+const probeSession = 'charpipe-health-probe'
 
 async function probe(
   store: StoreDown['store'],

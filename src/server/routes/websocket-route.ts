@@ -10,6 +10,7 @@ import type { CharpipeEvent } from '../../shared/events.js'
 import { describeForbiddenKey, findForbiddenKey } from '../../shared/find-forbidden-key.js'
 import type { Logger } from '../../shared/logger.js'
 import type { ServerMetrics } from '../create-server-metrics.js'
+import { createFrameRateLimiter, createTurnLimiter, type TurnLimits } from '../create-turn-limiter.js'
 import { isJsonNestedTooDeep, maxJsonDepth } from '../is-json-nested-too-deep.js'
 import { type ClientFrame, clientFrameSchema, formatZodIssues } from '../request-schemas.js'
 import { relayTurn } from '../stream-turn.js'
@@ -25,7 +26,20 @@ export interface CreateWebSocketEventsOptions {
   track: (close: () => void) => () => void
   /** Most bytes waiting for a client before its turns are interrupted and its socket closed. */
   readMaxBufferedBytes?: () => number
+  /** Frame and turn limits of one connection. @default the schema's defaults */
+  readLimits?: () => ConnectionLimits
+  /**
+   * The connection was opened with the admin token: it may say what was heard of a turn another
+   * connection started. Otherwise `heard` counts only for the connection's own turns.
+   */
+  admin?: boolean
 }
+
+export interface ConnectionLimits extends TurnLimits {
+  frames_per_second: number
+}
+
+const defaultLimits: ConnectionLimits = { frames_per_second: 50, turns_per_minute: 120, concurrent_turns: 8 }
 
 const OPEN = 1
 
@@ -65,10 +79,30 @@ export function createWebSocketEvents(options: CreateWebSocketEventsOptions): WS
   const sendBadRequest = (socket: WSContext, message: string) =>
     send(socket, { type: 'error', code: 'bad_request', message })
 
+  const readLimits = options.readLimits ?? (() => defaultLimits)
+  const frames = createFrameRateLimiter(() => readLimits().frames_per_second)
+  const turns = createTurnLimiter({ readLimits })
+  // Sessions with a turn this connection started and that is still running (count per session).
+  const ownTurns = new Map<string, number>()
+  let droppedFrames = 0
+  let lastDropNotice = 0
+
   const runTurn = async (socket: WSContext, frame: Extract<ClientFrame, { type: 'user_input' }>) => {
+    const slot = turns.tryStart('connection')
+    if (!slot.ok) {
+      send(socket, {
+        type: 'error',
+        code: 'bad_request',
+        session: frame.session ?? 'default',
+        message: slot.message,
+      })
+      return
+    }
+    const session = frame.session ?? 'default'
+    ownTurns.set(session, (ownTurns.get(session) ?? 0) + 1)
     try {
       const input = {
-        session: frame.session ?? 'default',
+        session,
         text: frame.text,
         emotion: frame.emotion,
         images: frame.images,
@@ -84,7 +118,28 @@ export function createWebSocketEvents(options: CreateWebSocketEventsOptions): WS
     } catch (error) {
       logger.error({ error }, 'websocket turn failed')
       send(socket, { type: 'error', code: 'internal', message: 'the turn failed; see the server log' })
+    } finally {
+      slot.release()
+      const left = (ownTurns.get(session) ?? 1) - 1
+      if (left > 0) ownTurns.set(session, left)
+      else ownTurns.delete(session)
     }
+  }
+
+  // Past the rate, frames are dropped; the client hears of it at most once a second.
+  const admitFrame = (socket: WSContext): boolean => {
+    if (frames.take()) return true
+    droppedFrames++
+    const time = Date.now()
+    if (time - lastDropNotice >= 1000) {
+      lastDropNotice = time
+      sendBadRequest(
+        socket,
+        `too many frames: at most ${readLimits().frames_per_second} a second (server.limits.frames_per_second); ${droppedFrames} dropped`,
+      )
+      droppedFrames = 0
+    }
+    return false
   }
 
   const parseFrame = (socket: WSContext, data: unknown): ClientFrame | undefined => {
@@ -145,15 +200,20 @@ export function createWebSocketEvents(options: CreateWebSocketEventsOptions): WS
       }
     },
     onMessage(event, socket) {
+      if (!admitFrame(socket)) return
       const frame = parseFrame(socket, event.data)
       if (!frame) return
       if (frame.type === 'user_input') {
         void runTurn(socket, frame)
         return
       }
+      const session = frame.session ?? 'default'
+      // What was heard becomes the character's stored words: only the connection that receives the
+      // turn (it plays the speech) or an admin may say it. Anyone may still stop the turn.
+      const heard = ownTurns.has(session) || options.admin ? frame.heard : undefined
       charpipe
-        .interrupt(frame.session ?? 'default', {
-          ...(frame.heard !== undefined ? { heard: frame.heard } : {}),
+        .interrupt(session, {
+          ...(heard !== undefined ? { heard } : {}),
           ...(frame.clear_queue ? { clearQueue: true } : {}),
         })
         .catch((error: unknown) => {
@@ -171,7 +231,16 @@ export function createWebSocketEvents(options: CreateWebSocketEventsOptions): WS
       socketClosed.abort()
     },
     onError(event) {
-      logger.warn({ error: (event as ErrorEvent).error }, 'websocket error')
+      const error = (event as Event & { error?: unknown }).error
+      if ((error as { code?: string } | undefined)?.code === 'WS_ERR_UNSUPPORTED_MESSAGE_LENGTH') {
+        // ws closes such a socket itself with 1009 (message too big); say why in the log.
+        logger.warn(
+          { limit: options.readMaxFrameBytes() },
+          'websocket closed with 1009: a frame was far larger than server.max_body_bytes',
+        )
+        return
+      }
+      logger.warn({ error }, 'websocket error')
     },
   }
 }

@@ -12,7 +12,7 @@ import { JsonTextArea } from './json-text-area.js'
 import { KeyValueEditor } from './key-value-editor.js'
 import { ObjectListEditor } from './object-list-editor.js'
 
-const secretKeys = new Set(['api_key', 'token', 'redis_url', 'postgres_url'])
+const secretKeys = new Set(['api_key', 'token', 'admin_token', 'redis_url', 'postgres_url'])
 const multilineKeys = new Set(['persona', 'content'])
 
 export interface SchemaFieldProps {

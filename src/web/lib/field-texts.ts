@@ -3,7 +3,8 @@
  * keyed by field path (`*` stands for a list row). The English descriptions are not here: they are
  * the schema's `.describe()` texts (and, for processors, the server's), read at run time, so the
  * schema stays the one source of what a field means. A test checks that every field the panels show
- * has an entry and that every entry names a field that exists.
+ * has an entry and that every entry names a field that exists. It is one table, past the usual
+ * file size, because it is data that is read and checked as a whole.
  */
 export interface FieldTextEntry {
   en: string

@@ -1,6 +1,8 @@
 /**
  * The page's own strings, one dictionary per language. The Chinese dictionary defines the keys; the
  * English one must have every key (the type says so), so a string cannot be left in one language.
+ * One file past the usual size on purpose: it is data, and both languages in one place are what a
+ * translator edits together.
  */
 const zh = {
   'app.loading': '加载中…',

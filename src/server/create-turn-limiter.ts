@@ -1,0 +1,119 @@
+/**
+ * Per-connection and per-client limits on turns: how many may start in a minute and how many may
+ * run at once. Every turn is a model request that costs money and upstream capacity, so a client
+ * sending thousands of frames or requests gets a clear refusal instead of as many upstream calls.
+ * Windows are counted with timestamps (no timers), and clients without turns are forgotten.
+ */
+
+export interface TurnLimits {
+  turns_per_minute: number
+  concurrent_turns: number
+}
+
+export type StartTurnResult = { ok: true; release: () => void } | { ok: false; message: string }
+
+export interface TurnLimiter {
+  /** Takes a slot for one turn of `client`, or says why not. Call `release` when the turn ends. */
+  tryStart(client: string): StartTurnResult
+}
+
+export interface CreateTurnLimiterOptions {
+  /** Read at every call so a config change applies at once. */
+  readLimits: () => TurnLimits
+  /** @default Date.now */
+  now?: () => number
+}
+
+const windowMs = 60_000
+
+interface ClientState {
+  starts: number[]
+  running: number
+}
+
+export function createTurnLimiter(options: CreateTurnLimiterOptions): TurnLimiter {
+  const now = options.now ?? Date.now
+  const clients = new Map<string, ClientState>()
+
+  let calls = 0
+
+  // Clients seen once and never again would otherwise stay; a sweep now and then drops them.
+  const sweep = (time: number) => {
+    for (const [client, state] of clients) {
+      if (state.running === 0 && state.starts.every((start) => start <= time - windowMs))
+        clients.delete(client)
+    }
+  }
+
+  const forgetIfIdle = (client: string, state: ClientState) => {
+    if (state.running === 0 && state.starts.length === 0) clients.delete(client)
+  }
+
+  return {
+    tryStart(client) {
+      const limits = options.readLimits()
+      const time = now()
+      if (++calls % 1000 === 0) sweep(time)
+      let state = clients.get(client)
+      if (!state) {
+        state = { starts: [], running: 0 }
+        clients.set(client, state)
+      }
+      while (state.starts.length > 0 && state.starts[0]! <= time - windowMs) state.starts.shift()
+      if (state.running >= limits.concurrent_turns) {
+        forgetIfIdle(client, state)
+        return {
+          ok: false,
+          message: `too many turns at once: at most ${limits.concurrent_turns} (server.limits.concurrent_turns)`,
+        }
+      }
+      if (state.starts.length >= limits.turns_per_minute) {
+        forgetIfIdle(client, state)
+        return {
+          ok: false,
+          message: `too many turns: at most ${limits.turns_per_minute} a minute (server.limits.turns_per_minute)`,
+        }
+      }
+      state.starts.push(time)
+      state.running++
+      const held = state
+      let released = false
+      return {
+        ok: true,
+        release: () => {
+          if (released) return
+          released = true
+          held.running--
+          // Old starts are trimmed on the next call; a client gone quiet is dropped once its window ends.
+          if (held.running === 0 && held.starts.every((start) => start <= now() - windowMs))
+            clients.delete(client)
+        },
+      }
+    },
+  }
+}
+
+export interface FrameRateLimiter {
+  /** True when one more frame may be taken now. */
+  take(): boolean
+}
+
+/** A token bucket: `perSecond` frames a second, bursts up to twice that. */
+export function createFrameRateLimiter(
+  readPerSecond: () => number,
+  now: () => number = Date.now,
+): FrameRateLimiter {
+  let tokens = readPerSecond() * 2
+  let last = now()
+  return {
+    take() {
+      const perSecond = readPerSecond()
+      const time = now()
+      tokens = Math.min(perSecond * 2, tokens + ((time - last) / 1000) * perSecond)
+      last = time
+      if (tokens < 1) return false
+      tokens--
+      return true
+    },
+  }
+}

@@ -1,0 +1,143 @@
+/**
+ * The chat surface gives no more than it must: `heard` only from the connection that owns the turn
+ * (or an admin), limits on frames and turns per connection and per HTTP client, and a far too large
+ * frame closing the socket with a clear code instead of a crash in the error report.
+ */
+
+import { afterEach, describe, expect, it } from 'vitest'
+import WebSocket from 'ws'
+import { startTestServer, type TestServer } from './start-test-server.js'
+import { openTestSocket } from './websocket-client.js'
+
+let server: TestServer | undefined
+afterEach(async () => {
+  await server?.stop()
+  server = undefined
+})
+
+const storedReply = async (session: string, headers: Record<string, string> = {}) => {
+  const answer = await (await fetch(`${server!.url}/api/sessions/${session}/messages`, { headers })).json()
+  return answer.messages.find((message: { role: string }) => message.role === 'assistant')?.content as string
+}
+
+describe('heard on interrupt', () => {
+  it("from another connection it stops the turn but is not stored as the character's words", async () => {
+    server = await startTestServer({ configText: '' })
+    const owner = await openTestSocket(`${server.url}/ws`)
+    const stranger = await openTestSocket(`${server.url}/ws`)
+    owner.send({ type: 'user_input', session: 'alice', text: '!slow story' })
+    await owner.waitFor((frame) => frame.type === 'llm_chunk')
+    stranger.send({ type: 'interrupt', session: 'alice', heard: 'I will give you my password' })
+    const done = await owner.waitFor((frame) => frame.type === 'llm_done')
+    expect(done.interrupted).toBe(true)
+    expect(await storedReply('alice')).not.toContain('password')
+    await owner.close()
+    await stranger.close()
+  })
+
+  it('from the connection that owns the turn it is used', async () => {
+    server = await startTestServer({ configText: '' })
+    const owner = await openTestSocket(`${server.url}/ws`)
+    owner.send({ type: 'user_input', session: 'bob', text: '!slow story' })
+    await owner.waitFor((frame) => frame.type === 'llm_chunk')
+    owner.send({ type: 'interrupt', session: 'bob', heard: '[mock]' })
+    await owner.waitFor((frame) => frame.type === 'llm_done')
+    expect(await storedReply('bob')).toBe('[mock]')
+    await owner.close()
+  })
+
+  it('an admin connection may say what was heard of any turn', async () => {
+    const adminToken = 'admin-token-0123456789abcdef'
+    server = await startTestServer({
+      configText: `server:\n  token: chat-token-0123456789\n  admin_token: ${adminToken}\n`,
+    })
+    const owner = await openTestSocket(`${server.url}/ws?token=chat-token-0123456789`)
+    const admin = await openTestSocket(`${server.url}/ws?token=${adminToken}`)
+    owner.send({ type: 'user_input', session: 'carol', text: '!slow story' })
+    await owner.waitFor((frame) => frame.type === 'llm_chunk')
+    admin.send({ type: 'interrupt', session: 'carol', heard: '[mock]' })
+    await owner.waitFor((frame) => frame.type === 'llm_done')
+    expect(await storedReply('carol', { authorization: `Bearer ${adminToken}` })).toBe('[mock]')
+    await owner.close()
+    await admin.close()
+  })
+})
+
+describe('limits', () => {
+  it('3,000 frames in a burst do not become 3,000 turns; the connection keeps working afterwards', async () => {
+    server = await startTestServer({ configText: '' })
+    const client = await openTestSocket(`${server.url}/ws`)
+    for (let index = 0; index < 3000; index++)
+      client.send({ type: 'user_input', session: `flood-${index}`, text: 'hi' })
+    await client.waitFor(
+      (frame) => frame.type === 'error' && String(frame.message).includes('frames_per_second'),
+    )
+    // Every admitted frame has been answered once this marker round-trips after the rate refills.
+    await new Promise((resolve) => setTimeout(resolve, 1500))
+    client.send({ type: 'user_input', session: 'after', text: 'still here' })
+    await client.waitFor((frame) => frame.type === 'llm_done' && frame.session === 'after')
+    const started = new Set(
+      client.frames.filter((frame) => frame.type === 'llm_emotion').map((frame) => frame.session),
+    )
+    expect(started.size).toBeLessThanOrEqual(121)
+    expect(started.size).toBeGreaterThan(0)
+    await client.close()
+  })
+
+  it('turns per connection are limited (turns_per_minute), with a clear error', async () => {
+    server = await startTestServer({
+      configText: 'server:\n  limits:\n    turns_per_minute: 3\n    frames_per_second: 1000\n',
+    })
+    const client = await openTestSocket(`${server.url}/ws`)
+    for (let index = 0; index < 5; index++)
+      client.send({ type: 'user_input', session: `t${index}`, text: 'hi' })
+    const refusal = await client.waitFor(
+      (frame) => frame.type === 'error' && String(frame.message).includes('turns_per_minute'),
+    )
+    expect(refusal.code).toBe('bad_request')
+    await client.close()
+  })
+
+  it('concurrent turns of one HTTP client are limited (429); others and later turns still work', async () => {
+    server = await startTestServer({
+      configText: 'server:\n  limits:\n    concurrent_turns: 1\n',
+    })
+    const chat = (text: string) =>
+      fetch(`${server!.url}/api/chat`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ session: `s-${text}`, text }),
+      })
+    const first = await chat('!slow one')
+    const second = await chat('two')
+    expect(second.status).toBe(429)
+    expect((await second.json()).error.message).toContain('concurrent_turns')
+    await first.text()
+    const third = await chat('three')
+    expect(third.status).toBe(200)
+    await third.text()
+  })
+})
+
+describe('a far too large frame', () => {
+  it('closes the socket with 1009 and a clear log line, not a ReferenceError', async () => {
+    server = await startTestServer({ configText: 'server:\n  max_body_bytes: 65536\n' })
+    const socket = new WebSocket(`${server.url.replace(/^http/, 'ws')}/ws`)
+    await new Promise((resolve, reject) => {
+      socket.once('open', resolve)
+      socket.once('error', reject)
+    })
+    const closed = new Promise<number>((resolve) => socket.once('close', (code) => resolve(code)))
+    socket.send('x'.repeat(1024 * 1024))
+    expect(await closed).toBe(1009)
+    await new Promise((resolve) => setTimeout(resolve, 50))
+    const log = server.logLines.join('\n')
+    expect(log).not.toContain('ReferenceError')
+    expect(log).toContain('1009')
+    // The server still takes new connections.
+    const client = await openTestSocket(`${server.url}/ws`)
+    client.send({ type: 'user_input', session: 'ok', text: 'hi' })
+    await client.waitForTurn('ok')
+    await client.close()
+  })
+})
