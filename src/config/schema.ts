@@ -81,13 +81,12 @@ export const serverSchema = z
     ws_max_buffered_bytes: z
       .int()
       .min(64 * 1024)
+      .max(1024 * 1024 * 1024)
       .default(8 * 1024 * 1024)
       .describe(
         'Most bytes of events waiting for one WebSocket client that does not read. While a client lags, chunks are merged; past this, its turns are interrupted (and stored) and the socket is closed with code 1008.',
       ),
-    shutdown_grace_ms: z
-      .int()
-      .positive()
+    shutdown_grace_ms: timeoutMs()
       .default(10_000)
       .describe(
         'SIGTERM/SIGINT: longest wait for running turns to end and be stored and the stores to close; then the process exits, logging the sessions it could not finish.',
@@ -227,6 +226,13 @@ export const replyFormatSchema = z
 
 export const characterSchema = z
   .strictObject({
+    id: z
+      .string()
+      .max(200)
+      .default('')
+      .describe(
+        "The key the character's history and memory are stored under; empty: the name. Renaming through the page pins it to the old name, so conversations are kept.",
+      ),
     name: z.string().default('小助手').describe("The character's name ({{char}})."),
     user_name: z.string().default('用户').describe("The user's name ({{user}})."),
     persona: z
@@ -416,9 +422,7 @@ export const storageSchema = z
     sqlite_path: z.string().min(1).default('./data/charpipe.db').describe('SQLite database file.'),
     redis_url: secret('Redis URL (history.store: redis; cluster.enabled).'),
     postgres_url: secret('PostgreSQL URL (history.store: postgres).'),
-    timeout_ms: z
-      .int()
-      .positive()
+    timeout_ms: timeoutMs()
       .default(1000)
       .describe(
         'Longest wait for one history or memory store call; past it (or when the store is down) the call fails with store_unavailable.',

@@ -33,6 +33,7 @@ const badImages = () => [
   'fake.png',
   'big.png',
   'data:text/plain;base64,U0VDUkVULURBVEE=',
+  `data:image/png;base64,${Buffer.concat([png, Buffer.alloc(2048)]).toString('base64')}`,
 ]
 
 function configFor(vision: boolean): CharpipeConfigInput {

@@ -4,6 +4,7 @@
  * sentences already emitted, or exactly what the client says was heard — with no `...` padding, so
  * the model never learns to answer with silence. Failures are returned or logged, never thrown.
  */
+import { characterIdOf } from '../config/character-id.js'
 import type { TurnInput } from '../context/types.js'
 import type { FactExtractor } from '../memory/index.js'
 import type { ConversationScope, StoredMessage } from '../memory/types.js'
@@ -29,7 +30,7 @@ export interface PersistTurnOptions {
 const resetWindowTurns = 1000
 
 export function conversationScopeOf(runtime: EngineRuntime, session: string): ConversationScope {
-  return { character: runtime.config.character.name, session }
+  return { character: characterIdOf(runtime.config.character), session }
 }
 
 /** The reply text as it should be remembered. */

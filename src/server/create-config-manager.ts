@@ -6,6 +6,7 @@
 import { existsSync, type FSWatcher, readFileSync, watch } from 'node:fs'
 import { readFile } from 'node:fs/promises'
 import { basename, dirname } from 'node:path'
+import { pinCharacterIdOnRename } from '../config/character-id.js'
 import { escapeEnvReferences } from '../config/env-substitution.js'
 import { findFileOnlyChanges } from '../config/find-file-only-changes.js'
 import { findForbiddenUrlTargets, type LookupAddresses } from '../config/find-forbidden-url-targets.js'
@@ -150,6 +151,11 @@ export function createConfigManager(options: CreateConfigManagerOptions): Config
       const literal = escapeEnvReferences(body)
       const restored = restoreMaskedSecrets(literal, mergeSections(running, stored))
       const changes = collectConfigChanges({ incoming: restored, stored, effective: running })
+      const renamedFrom = pinCharacterIdOnRename({
+        running: running.character,
+        next: { ...running.character, ...(readCharacter(restored) ?? {}) },
+      })
+      if (renamedFrom !== undefined) changes.push({ path: ['character', 'id'], value: renamedFrom })
       const changed = applyConfigChanges(stored, changes)
       let config: CharpipeConfig
       try {
@@ -270,4 +276,14 @@ function mergeSections(running: CharpipeConfig, stored: Record<string, unknown>)
       isPlainObject(value) && isPlainObject(fromFile) ? { ...value, ...fromFile } : (fromFile ?? value)
   }
   return result
+}
+
+/** The `character` section of a change, when it carries one. */
+function readCharacter(body: Record<string, unknown>): { id?: string; name?: string } | undefined {
+  const character = body.character
+  if (!isPlainObject(character)) return undefined
+  return {
+    ...(typeof character.id === 'string' ? { id: character.id } : {}),
+    ...(typeof character.name === 'string' ? { name: character.name } : {}),
+  }
 }

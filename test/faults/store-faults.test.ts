@@ -122,6 +122,8 @@ for (const store of ['postgres', 'redis'] as const) {
       expect(down.events[0]).toMatchObject({
         message: expect.stringContaining(`the history store (${store})`),
       })
+      const reason = store === 'redis' ? 'not connected to Redis' : 'ECONNREFUSED'
+      expect(down.events[0]).toMatchObject({ message: expect.stringContaining(reason) })
       expect(down.elapsedMs).toBeLessThan(5_000)
       await server.restart()
       await expectHealed(charpipe)

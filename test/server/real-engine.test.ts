@@ -2,6 +2,7 @@
  * The server over the real engine (`createCharpipe`) and the mock model server: the endpoints as
  * users meet them, with real streaming, parsing, history and memory.
  */
+import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import OpenAI from 'openai'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
@@ -178,6 +179,32 @@ describe('the server over the real engine', () => {
     expect(sent).toContain('来自第一个模型。')
     expect(sent).toContain('other-model')
     await client.close()
+  })
+
+  it('renaming the character keeps its conversations: the id is pinned to the old name', async () => {
+    await startWithEngine()
+    model.script([
+      { text: '{"emotion":"开心","text":"记住了。"}' },
+      { text: '{"emotion":"开心","text":"还记得。"}' },
+    ])
+    const client = await openTestSocket(`${server!.url}/ws`)
+    client.send({ type: 'user_input', session: 'rename', text: '我叫小明' })
+    await client.waitForTurn('rename')
+    const response = await fetch(`${server!.url}/api/config`, {
+      method: 'PUT',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ character: { name: '小雪' } }),
+    })
+    expect(response.status).toBe(200)
+    expect(await readFile(server!.configPath, 'utf8')).toMatch(/id: 小助手/)
+    const from = client.frames.length
+    client.send({ type: 'user_input', session: 'rename', text: '我叫什么？' })
+    await client.waitForTurn('rename', from)
+    await client.close()
+    // The renamed character's next request still carries the conversation so far.
+    expect(JSON.stringify(model.requests[1]!.body)).toContain('我叫小明')
+    const history = await (await fetch(`${server!.url}/api/sessions/rename/messages`)).json()
+    expect(history.messages).toHaveLength(4)
   })
 
   it('serves the memory endpoints from the engine memory store', async () => {

@@ -93,6 +93,13 @@ async function prepareLocalImage(
   return { image: { ...part, mediaType: result.mediaType, url }, key: hashImage(result.bytes) }
 }
 
+/** Bytes a data URI holds, from its length (base64 or not), without decoding it. */
+function estimateDataUriBytes(url: string): number {
+  const comma = url.indexOf(',')
+  const payload = url.length - comma - 1
+  return url.slice(0, comma).endsWith(';base64') ? Math.floor((payload * 3) / 4) : payload
+}
+
 async function describeImage(context: PipelineContext, part: ImagePart): Promise<string> {
   const label = part.inReplyTo ? '回复图片' : '图片'
   const describer = context.services.imageDescriber
@@ -104,6 +111,12 @@ async function describeImage(context: PipelineContext, part: ImagePart): Promise
       logWarning(context, `image ${part.url.slice(0, 40)}… refused: not an image data URI`)
       markAttachmentRefused(context, part)
       return `[${label}:不是图片]`
+    }
+    const maxBytes = context.config.assets.max_bytes
+    if (part.url.startsWith('data:') && estimateDataUriBytes(part.url) > maxBytes) {
+      logWarning(context, `image ${part.url.slice(0, 40)}… refused: over assets.max_bytes (${maxBytes})`)
+      markAttachmentRefused(context, part)
+      return `[${label}:无法读取]`
     }
     key = hashImage(part.url)
     const cached = descriptionCache.get(key)

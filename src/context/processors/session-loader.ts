@@ -11,6 +11,7 @@
  * `{"emotion": …, "text": …}` for json, the emotion line for prefix, an inline tag for plain with
  * tags, so the model sees one format throughout the conversation.
  */
+import { characterIdOf } from '../../config/character-id.js'
 import type { CharacterConfig } from '../../config/schema.js'
 import type { StoredMessage } from '../../memory/types.js'
 import { CharpipeError } from '../../shared/errors.js'
@@ -98,7 +99,7 @@ export const sessionLoader: ContextProcessor = {
     const maxTurns = readNumber(settings, 'max_turns', context.config.history.max_turns)
     const replayIn = readBoolean(settings, 'replay_format', true) ? context.character : undefined
     const block = Math.max(1, Math.floor(readNumber(settings, 'trim_block', 1)))
-    const scope = { character: context.character.name, session: context.input.session }
+    const scope = { character: characterIdOf(context.character), session: context.input.session }
     const history = context.services.history
     let stored: StoredMessage[]
     let newest: StoredMessage | undefined

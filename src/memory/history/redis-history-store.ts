@@ -106,6 +106,15 @@ export async function createRedisHistoryStore(options: RedisHistoryStoreOptions)
   }
   const ownsClient = !options.client
   const client = options.client ?? (await connectClient(options.url!, options.timeoutMs ?? 1000, logger))
+  // Our own client has no offline queue: while it reconnects, say so rather than ioredis's
+  // "Stream isn't writeable" for each command.
+  const checkConnected = () => {
+    if (ownsClient && client.status !== 'ready') {
+      throw new HistoryStoreError(
+        `not connected to Redis at ${describeServerUrl(options.url!)} (${client.status})`,
+      )
+    }
+  }
   const prefix = options.keyPrefix ?? 'charpipe:'
 
   const keysOf = (scope: ConversationScope) => {
@@ -121,6 +130,7 @@ export async function createRedisHistoryStore(options: RedisHistoryStoreOptions)
 
   return {
     async loadRecent(scope, maxTurns) {
+      checkConnected()
       validateScope(scope)
       validateMaxTurns(maxTurns)
       if (maxTurns <= 0) return []
@@ -146,6 +156,7 @@ export async function createRedisHistoryStore(options: RedisHistoryStoreOptions)
     },
 
     async appendTurn(scope, turn) {
+      checkConnected()
       validateCompletedTurn(scope, turn)
       const keys = keysOf(scope)
       const entries = [toJson(turn.user, turn.turn)]
@@ -161,6 +172,7 @@ export async function createRedisHistoryStore(options: RedisHistoryStoreOptions)
     },
 
     async listMessages(scope, listOptions = {}) {
+      checkConnected()
       validateScope(scope)
       const keys = keysOf(scope)
       const limit = listOptions.limit
@@ -192,23 +204,27 @@ export async function createRedisHistoryStore(options: RedisHistoryStoreOptions)
     },
 
     async countTurns(scope) {
+      checkConnected()
       validateScope(scope)
       return Number((await client.hget(keysOf(scope).meta, 'contextTurns')) ?? 0)
     },
 
     async clearSession(scope) {
+      checkConnected()
       validateScope(scope)
       const keys = keysOf(scope)
       await runMulti(client.multi().del(keys.list, keys.meta).srem(keys.sessions, scope.session))
     },
 
     async resetContext(scope) {
+      checkConnected()
       validateScope(scope)
       const keys = keysOf(scope)
       await client.eval(resetScript, 2, keys.list, keys.meta)
     },
 
     async listSessions(character) {
+      checkConnected()
       const members = await client.smembers(keysOf({ character, session: '' }).sessions)
       return members.sort()
     },
