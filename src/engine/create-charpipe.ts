@@ -183,7 +183,7 @@ export async function createCharpipe(
       session = input.session
       const mode = current.config.conversation.on_new_input
       // The server running this session's turn elsewhere stops it; this turn then waits for its lock.
-      if (mode === 'interrupt' && cluster) publishInterrupt({ session, kind: 'new_input' })
+      if (mode === 'interrupt' && cluster) announceNewInput(handle)
       const previous = lanes.enter(handle, mode)
       handle.ended = executeTurn({
         handle,
@@ -276,6 +276,24 @@ export async function createCharpipe(
     await Promise.all(handles.map((handle) => handle.ended))
   }
 
+  // Each turn's place among its session's inputs across the cluster (`on_new_input: interrupt`).
+  const inputOrder = new WeakMap<TurnHandle, Promise<number>>()
+  function announceNewInput(handle: TurnHandle): void {
+    const order = cluster!.coordinator.announceNewInput(handle.session)
+    // Unnumbered (Redis away): any later input stops it; the turn itself fails on the lock.
+    inputOrder.set(
+      handle,
+      order.catch(() => 0),
+    )
+  }
+
+  /** Whether a turn came before the new input another server numbered `order`. */
+  async function isEarlierInput(handle: TurnHandle, order: number | undefined): Promise<boolean> {
+    const own = inputOrder.get(handle)
+    if (!own || order === undefined) return true
+    return (await own) < order
+  }
+
   function publishInterrupt(message: ClusterInterrupt): void {
     cluster?.coordinator.publishInterrupt(message).catch((error: unknown) => {
       logger.warn({ err: error, session: message.session }, 'the interrupt did not reach the other servers')
@@ -287,15 +305,19 @@ export async function createCharpipe(
     const named = lanes
       .turnsOf(message.session)
       .filter((handle) => message.turn === undefined || handle.turn === message.turn)
-    // A new input elsewhere stops every turn of the session here, as entering the lane does locally.
-    const handles = message.kind === 'new_input' ? named : selectInterrupted(named, message.clearQueue)
+    if (message.kind === 'new_input') {
+      // A new input elsewhere stops every earlier turn of the session here, as entering the lane does.
+      return Promise.all(
+        named.map(async (handle) => {
+          if (!(await isEarlierInput(handle, message.order))) return 0
+          abortTurn(handle, { kind: 'new_input' })
+          return 1
+        }),
+      ).then((stopped) => stopped.reduce<number>((sum, each) => sum + each, 0))
+    }
+    const handles = selectInterrupted(named, message.clearQueue)
     for (const handle of handles) {
-      if (message.kind === 'new_input') abortTurn(handle, { kind: 'new_input' })
-      else
-        abortTurn(
-          handle,
-          handle.running ? { kind: 'interrupt', heard: message.heard } : { kind: 'interrupt' },
-        )
+      abortTurn(handle, handle.running ? { kind: 'interrupt', heard: message.heard } : { kind: 'interrupt' })
     }
     return handles.length
   })

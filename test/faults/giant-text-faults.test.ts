@@ -1,8 +1,8 @@
 /**
  * Giant texts with the default config (history and long-term memory in SQLite, memory on): a 1 MB
- * input, a 1 MB model reply, and the turn after them that retrieves both. Unbroken Chinese text is
- * the worst case for word segmentation and BPE token counting, which were quadratic in one run: a
- * megabyte held the event loop for minutes. The bound checked is a hang guard, far above what the
+ * input, a 1 MB model reply, the turn after them that retrieves both, and a model whose SSE line
+ * never ends. Unbroken Chinese text is the worst case for word segmentation and BPE token
+ * counting, which were quadratic in one run: a megabyte held the event loop for minutes. The bound checked is a hang guard, far above what the
  * work costs now and far below what it cost: no gap between the ticks of a 10 ms timer longer than
  * 5 s. The structural bounds (capped indexed text, bounded tokenizer windows) are tested beside the
  * code.
@@ -109,6 +109,21 @@ describe('giant texts, default config', () => {
     model.script({ text: '记得。' })
     const { events, worstGapMs } = await runTurn('violin')
     expect(doneOf(events)).toMatchObject({ text: '记得。', interrupted: false })
+    expect(worstGapMs).toBeLessThan(hangGuardMs)
+  }, 60_000)
+
+  it('ends a turn whose model sends an SSE line past 1 MiB with upstream_stream', async () => {
+    const piece = 'x'.repeat(65_536)
+    model.script({
+      rawChunks: ['data: {"choices":[{"index":0,"delta":{"content":"', ...Array(40).fill(piece)],
+    })
+    const { events, worstGapMs } = await runTurn('你好')
+    const error = events.find((event) => event.type === 'llm_error')
+    expect(error).toMatchObject({
+      code: 'upstream_stream',
+      message: expect.stringMatching(/SSE line of more than/),
+    })
+    expect(doneOf(events)).toBeDefined()
     expect(worstGapMs).toBeLessThan(hangGuardMs)
   }, 60_000)
 })
