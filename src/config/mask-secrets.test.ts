@@ -58,6 +58,25 @@ describe('restoreMaskedSecrets', () => {
   })
 })
 
+describe('MCP server env and headers', () => {
+  const raw = {
+    tools: {
+      mcp_servers: {
+        fs: { command: 'node', args: [], env: { API_TOKEN: 'env-secret-1' } },
+        web: { url: 'https://mcp.example.test/mcp', headers: { Authorization: 'Bearer header-secret-2' } },
+      },
+    },
+  }
+
+  it('masks every value and restores them by name', () => {
+    const masked = maskSecrets(raw)
+    expect(JSON.stringify(masked)).not.toContain('secret')
+    expect(masked.tools.mcp_servers.fs.env.API_TOKEN).toBe('***')
+    const restored = restoreMaskedSecrets(masked, raw)
+    expect(restored).toEqual(raw)
+    const config = parseConfig(raw).config
+    expect(collectSecrets(config)).toEqual(expect.arrayContaining(['env-secret-1', 'Bearer header-secret-2']))
+
 describe('masking beyond the schema-marked fields', () => {
   const config = () =>
     ({

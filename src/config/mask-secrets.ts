@@ -17,7 +17,11 @@ function walk(value: unknown, path: readonly string[], depth: number, visit: Vis
   if (value === null || typeof value !== 'object') return
   const key = path[depth]!
   if (key === '*') {
+    // `*` is every entry: of a list (fallbacks) or of a map (MCP servers, their env and headers).
     if (Array.isArray(value)) for (const item of value) walk(item, path, depth + 1, visit)
+    else if (depth === path.length - 1)
+      for (const name of Object.keys(value)) visit(value as Record<string, unknown>, name)
+    else for (const item of Object.values(value)) walk(item, path, depth + 1, visit)
     return
   }
   const holder = value as Record<string, unknown>
@@ -92,7 +96,10 @@ function restoreAlong(target: unknown, source: unknown, path: readonly string[],
   if (target === null || typeof target !== 'object') return
   const key = path[depth]!
   if (key === '*') {
-    if (!Array.isArray(target)) return
+    if (!Array.isArray(target)) {
+      restoreMapEntries(target as Record<string, unknown>, source, path, depth)
+      return
+    }
     for (const [index, item] of target.entries()) {
       restoreAlong(item, Array.isArray(source) ? source[index] : undefined, path, depth + 1)
     }
@@ -106,6 +113,24 @@ function restoreAlong(target: unknown, source: unknown, path: readonly string[],
     return
   }
   restoreAlong(holder[key], sourceHolder?.[key], path, depth + 1)
+}
+
+/** Map entries are matched by name (an MCP server, an env variable, a header). */
+function restoreMapEntries(
+  target: Record<string, unknown>,
+  source: unknown,
+  path: readonly string[],
+  depth: number,
+): void {
+  const sourceMap =
+    source !== null && typeof source === 'object' && !Array.isArray(source)
+      ? (source as Record<string, unknown>)
+      : undefined
+  for (const name of Object.keys(target)) {
+    if (depth === path.length - 1) {
+      if (target[name] === MASK) target[name] = sourceMap?.[name] ?? ''
+    } else restoreAlong(target[name], sourceMap?.[name], path, depth + 1)
+  }
 }
 
 /** Every non-empty secret value in a config (for log and error scrubbing). */
