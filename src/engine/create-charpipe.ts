@@ -14,6 +14,7 @@ import type { HistoryStore, MemoryStore } from '../memory/types.js'
 import { BadRequestError } from '../shared/errors.js'
 import type { CharpipeEvent } from '../shared/events.js'
 import { createChildLogger, getLogger, type Logger } from '../shared/logger.js'
+import type { McpToolCallRecord, McpToolSource } from '../tools/mcp/create-mcp-tool-source.js'
 import { createToolRegistry } from '../tools/tool-registry.js'
 import type { Tool } from '../tools/types.js'
 import { createBackgroundWork } from './background-work.js'
@@ -43,8 +44,10 @@ export interface CreateCharpipeOptions {
   /** A provider instance, or a factory called whenever the provider config changes. */
   provider?: ProviderOption
   logger?: Logger
-  /** Tools the model may call (ReAct loop, SPEC R1.4). */
+  /** Tools the model may call (ReAct loop, SPEC R1.4); those of `tools.mcp_servers` join them. */
   tools?: readonly Tool[]
+  /** Called after each call of an MCP server's tool (metrics). */
+  onMcpToolCall?: (record: McpToolCallRecord) => void
   /** Replaces individual stages (tests, custom integrations). */
   parts?: Partial<EngineParts>
   /** A context pipeline to use instead of the builtin one. */
@@ -113,7 +116,8 @@ export async function createCharpipe(
   const logger = options.logger ?? getLogger('engine')
   const parts = await loadParts(options.parts)
   const owned = { historyStore: options.historyStore, memoryStore: options.memoryStore }
-  const registry = createToolRegistry(options.tools)
+  let mcp: McpToolSource | undefined
+  const registry = createToolRegistry(options.tools, { sources: () => (mcp ? [mcp] : []) })
   const pipeline = options.pipeline ?? parts.createContextPipeline()
   const bus = createEventBus(logger)
   const lanes = createSessionLanes()
@@ -130,6 +134,23 @@ export async function createCharpipe(
   let closed = false
   const ownsCluster = !options.cluster && current.config.cluster.enabled
   const cluster = options.cluster ?? (ownsCluster ? await connectOwnCluster(current, logger) : undefined)
+
+  /** MCP servers connect in the background; the module (and the SDK) load only when one is configured. */
+  const configureMcp = async (servers: CharpipeConfig['tools']['mcp_servers']) => {
+    if (mcp) {
+      mcp.reconfigure(servers)
+      return
+    }
+    if (Object.keys(servers).length === 0) return
+    const { createMcpToolSource } = await import('../tools/mcp/create-mcp-tool-source.js')
+    mcp = createMcpToolSource({
+      servers,
+      logger,
+      reservedNames: new Set(registry.list().map((tool) => tool.name)),
+      ...(options.onMcpToolCall ? { onCall: options.onMcpToolCall } : {}),
+    })
+  }
+  await configureMcp(current.config.tools.mcp_servers)
 
   const releaseRuntime = (runtime: EngineRuntime) => {
     runtime.activeTurns--
@@ -348,6 +369,7 @@ export async function createCharpipe(
         const parsed = parseConfig(config, { source: 'reload', logger, checks: [checkPipelineConfig] }).config
         const previous = current
         current = await createEngineRuntime({ ...injected, config: parsed, parts, logger, previous })
+        await configureMcp(parsed.tools.mcp_servers)
         if (previous.activeTurns === 0) await releaseRuntimeParts(previous, current, owned, logger)
         else retired.add(previous)
         logger.info('config reloaded; applies from the next turn')
@@ -372,6 +394,13 @@ export async function createCharpipe(
     clearSession: (session) => current.historyStore.clearSession(conversationScopeOf(current, session)),
     activeSessions: () => lanes.sessions(),
     listProcessors: () => pipeline.listProcessors(current.config),
+    listTools: () => ({
+      tools: registry.list().map((tool) => {
+        const server = mcp?.serverOf(tool.name)
+        return { name: tool.name, description: tool.description ?? '', ...(server ? { server } : {}) }
+      }),
+      servers: mcp?.servers() ?? [],
+    }),
     get config() {
       return current.config
     },
@@ -391,6 +420,7 @@ export async function createCharpipe(
       for (const runtime of retired) await releaseRuntimeParts(runtime, current, owned, logger)
       retired.clear()
       await releaseRuntimeParts(current, undefined, owned, logger)
+      await mcp?.close()
       if (ownsCluster) await cluster?.close()
     },
   }
