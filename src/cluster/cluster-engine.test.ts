@@ -104,7 +104,9 @@ describe.skipIf(skipReason !== undefined)('engines in one cluster', { timeout: 2
     const firstEvents = await first.finished
     expect(doneOf(firstEvents).interrupted).toBe(true)
     expect(firstEvents).toContainEqual(expect.objectContaining({ code: 'interrupted_by_new_input' }))
-    expect(doneOf(await second.finished).text).toBe('新。')
+    const secondEvents = await second.finished
+    expect(secondEvents.filter((event) => event.type === 'llm_error')).toEqual([])
+    expect(doneOf(secondEvents).text).toBe('新。')
     expect(await contents(history, 'i')).toEqual(['user:a', 'assistant:旧。', 'user:b', 'assistant:新。'])
     expect(a.cluster.stats().remoteInterrupts).toBe(1)
   })

@@ -159,6 +159,19 @@ export function createRedisTurnCoordinator(options: RedisTurnCoordinatorOptions)
         await sleep(pollMs, signal)
       }
     },
+    async announceNewInput(session) {
+      let order: number
+      try {
+        order = await commands.incr(redis.key('inputs', session))
+      } catch (error) {
+        throw toClusterStoreError(error, 'numbering the input')
+      }
+      await redis.publish(
+        channel,
+        JSON.stringify({ session, kind: 'new_input', order, from: redis.serverId }),
+      )
+      return order
+    },
     async publishInterrupt(message) {
       await redis.publish(channel, JSON.stringify({ ...message, from: redis.serverId }))
     },
@@ -173,9 +186,9 @@ export function createRedisTurnCoordinator(options: RedisTurnCoordinatorOptions)
             return
           }
           if (message.from === redis.serverId || typeof message.session !== 'string') return
-          let stopped = 0
-          for (const each of listeners) stopped += each(message)
-          if (stopped > 0) options.onRemoteInterrupt?.()
+          void Promise.all(listeners.map((each) => each(message))).then((counts) => {
+            if (counts.some((count) => count > 0)) options.onRemoteInterrupt?.()
+          })
         })
         .catch((error: unknown) => logger.error({ err: error }, 'cannot subscribe to cluster interrupts'))
       await subscribed

@@ -25,12 +25,17 @@ export interface ClusterInterrupt {
   heard?: string
   /** Also cancel the turns queued behind the running one (`interrupt` with `clearQueue`). */
   clearQueue?: boolean
+  /**
+   * With `new_input`: the new input's place among the session's inputs (one counter in Redis for all
+   * servers); only turns of earlier inputs stop, so a message arriving late never stops a newer turn.
+   */
+  order?: number
   /** `interrupt`: asked for by a client; `new_input`: a new input arrived elsewhere (`on_new_input: interrupt`). */
   kind: 'interrupt' | 'new_input'
 }
 
-/** Interrupts the local turns the message names; returns how many it stopped. */
-export type InterruptListener = (message: ClusterInterrupt) => number
+/** Interrupts the local turns the message names; resolves with how many it stopped. */
+export type InterruptListener = (message: ClusterInterrupt) => number | Promise<number>
 
 export interface TurnCoordinator {
   /**
@@ -38,6 +43,11 @@ export interface TurnCoordinator {
    * when it aborts first, with StoreUnavailableError when Redis does not answer or the wait is over.
    */
   acquire(session: string, signal: AbortSignal): Promise<TurnLease>
+  /**
+   * Numbers a new input of the session (`on_new_input: interrupt`) and tells the other servers, so
+   * they stop the turns of earlier inputs; resolves with the number.
+   */
+  announceNewInput(session: string): Promise<number>
   /** Sends an interrupt to the other servers (best effort: a lost message is logged). */
   publishInterrupt(message: ClusterInterrupt): Promise<void>
   /** Resolves once this server is subscribed (interrupts sent before that are not heard). */

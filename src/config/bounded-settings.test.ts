@@ -45,6 +45,9 @@ describe('bounded settings', () => {
     ['memory.top_k', { memory: { top_k: 1e9 } }],
     ['memory.extract_timeout_ms', { memory: { extract_timeout_ms: 1e9 } }],
     ['assets.max_bytes', { assets: { max_bytes: 1e12 } }],
+    ['storage.timeout_ms', { storage: { timeout_ms: 1e9 } }],
+    ['server.shutdown_grace_ms', { server: { shutdown_grace_ms: 0 } }],
+    ['server.ws_max_buffered_bytes', { server: { ws_max_buffered_bytes: 1e12 } }],
     ['sentence.max_chars', { sentence: { max_chars: -1 } }],
     [
       'pipeline.processors.memory-retriever.top_k',

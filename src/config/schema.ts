@@ -81,13 +81,12 @@ export const serverSchema = z
     ws_max_buffered_bytes: z
       .int()
       .min(64 * 1024)
+      .max(1024 * 1024 * 1024)
       .default(8 * 1024 * 1024)
       .describe(
         'Most bytes of events waiting for one WebSocket client that does not read. While a client lags, chunks are merged; past this, its turns are interrupted (and stored) and the socket is closed with code 1008.',
       ),
-    shutdown_grace_ms: z
-      .int()
-      .positive()
+    shutdown_grace_ms: timeoutMs()
       .default(10_000)
       .describe(
         'SIGTERM/SIGINT: longest wait for running turns to end and be stored and the stores to close; then the process exits, logging the sessions it could not finish.',
@@ -470,9 +469,7 @@ export const storageSchema = z
     sqlite_path: z.string().min(1).default('./data/charpipe.db').describe('SQLite database file.'),
     redis_url: secret('Redis URL (history.store: redis; cluster.enabled).'),
     postgres_url: secret('PostgreSQL URL (history.store: postgres).'),
-    timeout_ms: z
-      .int()
-      .positive()
+    timeout_ms: timeoutMs()
       .default(1000)
       .describe(
         'Longest wait for one history or memory store call; past it (or when the store is down) the call fails with store_unavailable.',
@@ -521,6 +518,65 @@ export const pipelineSchema = z
   })
   .describe('The context pipeline.')
 
+export const mcpServerCommonFields = {
+  include: z
+    .array(z.string())
+    .default([])
+    .describe('Only these tools of the server (its own names); empty: all of them.'),
+  exclude: z.array(z.string()).default([]).describe('Tools of the server left out (its own names).'),
+  prefix: z
+    .string()
+    .default('')
+    .describe('Put before each tool name, e.g. "fs_"; separates servers that offer one name.'),
+  timeout_ms: z
+    .int()
+    .positive()
+    .default(30000)
+    .describe(
+      'Longest wait for connecting and for one tool call; a turn waits for a connecting server at most this long.',
+    ),
+  max_result_chars: z
+    .int()
+    .positive()
+    .default(20000)
+    .describe('Longer tool results are cut to this many characters, with a note for the model.'),
+}
+
+export const mcpStdioServerSchema = z
+  .strictObject({
+    command: z.string().min(1).describe('Program started for the server (config file only).'),
+    args: z.array(z.string()).default([]).describe('Its arguments (config file only).'),
+    env: z
+      .record(z.string(), z.string())
+      .default({})
+      .describe('Extra environment variables (config file only; values are secrets).'),
+    cwd: z.string().optional().describe('Working folder (config file only).'),
+    ...mcpServerCommonFields,
+  })
+  .describe('An MCP server run as a child process speaking over stdio.')
+
+export const mcpRemoteServerSchema = z
+  .strictObject({
+    url: z.url().describe('Streamable HTTP endpoint (older SSE servers are tried when it fails).'),
+    headers: z
+      .record(z.string(), z.string())
+      .default({})
+      .describe('Headers sent with every request, e.g. Authorization (values are secrets).'),
+    ...mcpServerCommonFields,
+  })
+  .describe('A remote MCP server.')
+
+export const mcpServerSchema = z.union([mcpStdioServerSchema, mcpRemoteServerSchema])
+
+export const toolsSchema = z
+  .strictObject({
+    mcp_servers: z
+      .record(z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/), mcpServerSchema)
+      .default({})
+      .describe('MCP servers whose tools the character may call, by name (the mcpServers JSON shape).'),
+  })
+  .describe('Tools the character may call.')
+
 export const configSchema = z
   .strictObject({
     server: serverSchema.prefault({}),
@@ -534,6 +590,7 @@ export const configSchema = z
     assets: assetsSchema.prefault({}),
     storage: storageSchema.prefault({}),
     pipeline: pipelineSchema.prefault({}),
+    tools: toolsSchema.prefault({}),
     cluster: clusterSchema.prefault({}),
   })
   .describe('charpipe configuration (config.yaml).')
@@ -548,6 +605,9 @@ export type CharacterConfig = z.infer<typeof characterSchema>
 export type SentenceConfig = z.infer<typeof sentenceSchema>
 export type ReplyFormat = z.infer<typeof replyFormatSchema>
 export type SpeechFilter = z.infer<typeof speechFilterSchema>
+export type McpServerConfig = z.infer<typeof mcpServerSchema>
+export type McpStdioServerConfig = z.infer<typeof mcpStdioServerSchema>
+export type McpRemoteServerConfig = z.infer<typeof mcpRemoteServerSchema>
 
 /** Paths of the fields that hold secrets (masked as `***` wherever the config is shown). */
 export const secretFieldPaths = [
@@ -560,4 +620,6 @@ export const secretFieldPaths = [
   ['memory', 'embeddings', 'api_key'],
   ['storage', 'redis_url'],
   ['storage', 'postgres_url'],
+  ['tools', 'mcp_servers', '*', 'env', '*'],
+  ['tools', 'mcp_servers', '*', 'headers', '*'],
 ] as const

@@ -1,7 +1,7 @@
 /**
  * The config check of the pipeline (a `ConfigCheck` for `parseConfig`): every processor entry in
  * `llm.processors` and `pipeline.processors` must name a known processor and pass its own
- * `validateSettings` (e.g. regexes that compile and cannot backtrack without end).
+ * `validateSettings` (e.g. regex rules that RE2 can run), with number options inside their ranges.
  */
 
 import { suggestClosestName } from '../config/find-closest-name.js'

@@ -14,6 +14,7 @@ import type { HistoryStore, MemoryStore } from '../memory/types.js'
 import { BadRequestError } from '../shared/errors.js'
 import type { CharpipeEvent } from '../shared/events.js'
 import { createChildLogger, getLogger, type Logger } from '../shared/logger.js'
+import type { McpToolCallRecord, McpToolSource } from '../tools/mcp/create-mcp-tool-source.js'
 import { createToolRegistry } from '../tools/tool-registry.js'
 import type { Tool } from '../tools/types.js'
 import { createBackgroundWork } from './background-work.js'
@@ -45,8 +46,10 @@ export interface CreateCharpipeOptions {
   /** A provider instance, or a factory called whenever the provider config changes. */
   provider?: ProviderOption
   logger?: Logger
-  /** Tools the model may call (ReAct loop, SPEC R1.4). */
+  /** Tools the model may call (ReAct loop, SPEC R1.4); those of `tools.mcp_servers` join them. */
   tools?: readonly Tool[]
+  /** Called after each call of an MCP server's tool (metrics). */
+  onMcpToolCall?: (record: McpToolCallRecord) => void
   /** Replaces individual stages (tests, custom integrations). */
   parts?: Partial<EngineParts>
   /** A context pipeline to use instead of the builtin one. */
@@ -115,7 +118,8 @@ export async function createCharpipe(
   const logger = options.logger ?? getLogger('engine')
   const parts = await loadParts(options.parts)
   const owned = { historyStore: options.historyStore, memoryStore: options.memoryStore }
-  const registry = createToolRegistry(options.tools)
+  let mcp: McpToolSource | undefined
+  const registry = createToolRegistry(options.tools, { sources: () => (mcp ? [mcp] : []) })
   const pipeline = options.pipeline ?? parts.createContextPipeline()
   const bus = createEventBus(logger)
   const lanes = createSessionLanes()
@@ -133,6 +137,23 @@ export async function createCharpipe(
   let closed = false
   const ownsCluster = !options.cluster && current.config.cluster.enabled
   const cluster = options.cluster ?? (ownsCluster ? await connectOwnCluster(current, logger) : undefined)
+
+  /** MCP servers connect in the background; the module (and the SDK) load only when one is configured. */
+  const configureMcp = async (servers: CharpipeConfig['tools']['mcp_servers']) => {
+    if (mcp) {
+      mcp.reconfigure(servers)
+      return
+    }
+    if (Object.keys(servers).length === 0) return
+    const { createMcpToolSource } = await import('../tools/mcp/create-mcp-tool-source.js')
+    mcp = createMcpToolSource({
+      servers,
+      logger,
+      reservedNames: new Set(registry.list().map((tool) => tool.name)),
+      ...(options.onMcpToolCall ? { onCall: options.onMcpToolCall } : {}),
+    })
+  }
+  await configureMcp(current.config.tools.mcp_servers)
 
   const releaseRuntime = (runtime: EngineRuntime) => {
     runtime.activeTurns--
@@ -194,7 +215,7 @@ export async function createCharpipe(
       session = input.session
       const mode = current.config.conversation.on_new_input
       // The server running this session's turn elsewhere stops it; this turn then waits for its lock.
-      if (mode === 'interrupt' && cluster) publishInterrupt({ session, kind: 'new_input' })
+      if (mode === 'interrupt' && cluster) announceNewInput(handle)
       const previous = lanes.enter(handle, mode)
       handle.ended = executeTurn({
         handle,
@@ -287,6 +308,24 @@ export async function createCharpipe(
     await Promise.all(handles.map((handle) => handle.ended))
   }
 
+  // Each turn's place among its session's inputs across the cluster (`on_new_input: interrupt`).
+  const inputOrder = new WeakMap<TurnHandle, Promise<number>>()
+  function announceNewInput(handle: TurnHandle): void {
+    const order = cluster!.coordinator.announceNewInput(handle.session)
+    // Unnumbered (Redis away): any later input stops it; the turn itself fails on the lock.
+    inputOrder.set(
+      handle,
+      order.catch(() => 0),
+    )
+  }
+
+  /** Whether a turn came before the new input another server numbered `order`. */
+  async function isEarlierInput(handle: TurnHandle, order: number | undefined): Promise<boolean> {
+    const own = inputOrder.get(handle)
+    if (!own || order === undefined) return true
+    return (await own) < order
+  }
+
   function publishInterrupt(message: ClusterInterrupt): void {
     cluster?.coordinator.publishInterrupt(message).catch((error: unknown) => {
       logger.warn({ err: error, session: message.session }, 'the interrupt did not reach the other servers')
@@ -298,15 +337,19 @@ export async function createCharpipe(
     const named = lanes
       .turnsOf(message.session)
       .filter((handle) => message.turn === undefined || handle.turn === message.turn)
-    // A new input elsewhere stops every turn of the session here, as entering the lane does locally.
-    const handles = message.kind === 'new_input' ? named : selectInterrupted(named, message.clearQueue)
+    if (message.kind === 'new_input') {
+      // A new input elsewhere stops every earlier turn of the session here, as entering the lane does.
+      return Promise.all(
+        named.map(async (handle) => {
+          if (!(await isEarlierInput(handle, message.order))) return 0
+          abortTurn(handle, { kind: 'new_input' })
+          return 1
+        }),
+      ).then((stopped) => stopped.reduce<number>((sum, each) => sum + each, 0))
+    }
+    const handles = selectInterrupted(named, message.clearQueue)
     for (const handle of handles) {
-      if (message.kind === 'new_input') abortTurn(handle, { kind: 'new_input' })
-      else
-        abortTurn(
-          handle,
-          handle.running ? { kind: 'interrupt', heard: message.heard } : { kind: 'interrupt' },
-        )
+      abortTurn(handle, handle.running ? { kind: 'interrupt', heard: message.heard } : { kind: 'interrupt' })
     }
     return handles.length
   })
@@ -337,6 +380,7 @@ export async function createCharpipe(
         const parsed = parseConfig(config, { source: 'reload', logger, checks: [checkPipelineConfig] }).config
         const previous = current
         current = await createEngineRuntime({ ...injected, config: parsed, parts, logger, previous })
+        await configureMcp(parsed.tools.mcp_servers)
         if (previous.activeTurns === 0) await releaseRuntimeParts(previous, current, owned, logger)
         else retired.add(previous)
         logger.info('config reloaded; applies from the next turn')
@@ -382,6 +426,13 @@ export async function createCharpipe(
     clearSession: (session) => current.historyStore.clearSession(conversationScopeOf(current, session)),
     activeSessions: () => lanes.sessions(),
     listProcessors: () => pipeline.listProcessors(current.config),
+    listTools: () => ({
+      tools: registry.list().map((tool) => {
+        const server = mcp?.serverOf(tool.name)
+        return { name: tool.name, description: tool.description ?? '', ...(server ? { server } : {}) }
+      }),
+      servers: mcp?.servers() ?? [],
+    }),
     get config() {
       return current.config
     },
@@ -401,6 +452,7 @@ export async function createCharpipe(
       for (const runtime of retired) await releaseRuntimeParts(runtime, current, owned, logger)
       retired.clear()
       await releaseRuntimeParts(current, undefined, owned, logger)
+      await mcp?.close()
       if (ownsCluster) await cluster?.close()
     },
   }

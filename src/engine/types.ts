@@ -74,6 +74,8 @@ export interface Charpipe {
   activeSessions(): string[]
   /** Context processors with their effective settings (for the admin API and the web page). */
   listProcessors(): ProcessorInfo[]
+  /** Every tool the model is offered now, with its origin, and the state of each MCP server. */
+  listTools(): ToolListing
   readonly config: CharpipeConfig
   /** Long-term memory and knowledge base; undefined when `memory.enabled` is false. */
   readonly memory: MemoryStore | undefined
@@ -84,3 +86,8 @@ export interface Charpipe {
 }
 
 export type { HistoryStore }
+
+export interface ToolListing {
+  tools: { name: string; description: string; server?: string }[]
+  servers: { name: string; state: 'connecting' | 'ready' | 'failed'; error?: string }[]
+}

@@ -41,6 +41,11 @@ export interface ConfigManager {
   reloadFromFile(): Promise<boolean>
   /** Starts watching the file for hand edits. */
   watchFile(): void
+  /**
+   * Applies a config another server of the cluster applied (validated again; the file is left as
+   * it is: it is this server's bootstrap, and the cluster's config wins while it runs).
+   */
+  adopt(config: CharpipeConfig): Promise<void>
   close(): void
 }
 
@@ -57,6 +62,11 @@ export interface CreateConfigManagerOptions {
   debounceMs?: number
   /** Where `config` came from. @default `file` when the file exists, else `defaults` */
   source?: ConfigStatus['source']
+  /**
+   * Told of each config applied from the admin API or a hand edit (not of adopted ones), after it
+   * applied here: a cluster shares it. A failure fails the API call (the change stays applied here).
+   */
+  onChange?: (config: CharpipeConfig) => Promise<void>
 }
 
 // Re-checking the stored file only to explain a failed save must not log its warnings again.
@@ -189,6 +199,7 @@ export function createConfigManager(options: CreateConfigManagerOptions): Config
       source = 'file'
       fileError = null
       logger.info({ fields: changes.map((change) => change.path.join('.')) }, 'config updated')
+      await options.onChange?.(config)
       return config
     })
 
@@ -227,6 +238,9 @@ export function createConfigManager(options: CreateConfigManagerOptions): Config
       source = 'file'
       fileError = null
       logger.info({ path: configPath }, 'config file changed; applied from the next turn')
+      await options.onChange?.(config).catch((error: unknown) => {
+        logger.error({ err: error }, 'the hand edit applies on this server only: it could not be shared')
+      })
       return true
     })
 
@@ -236,6 +250,12 @@ export function createConfigManager(options: CreateConfigManagerOptions): Config
     masked: () => maskSecrets(running),
     update,
     reloadFromFile,
+    adopt: (config) =>
+      serialize(async () => {
+        const next = validate(config, 'the cluster')
+        await options.apply(next)
+        running = next
+      }),
     watchFile() {
       if (watcher) return
       try {

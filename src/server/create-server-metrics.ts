@@ -2,9 +2,11 @@
  * Prometheus metrics of one server (its own registry, so several servers in one process do not
  * collide): turns, errors by code, time to first chunk and first sentence, active sessions and
  * connections, store failures and timeouts, and prom-client's default process metrics (CPU, memory,
- * handles, GC, event-loop lag: `nodejs_eventloop_lag_*`).
+ * handles, GC, event-loop lag: `nodejs_eventloop_lag_*`); in a cluster, lock waits and interrupts
+ * from other servers.
  */
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client'
+import type { ClusterStats } from '../cluster/connect-cluster.js'
 import { onStoreFailure } from '../memory/store-failures.js'
 
 export interface ServerMetrics {
@@ -24,6 +26,8 @@ export interface ServerMetrics {
 export interface CreateServerMetricsOptions {
   /** Sessions with a running turn, read at scrape time. */
   countActiveSessions: () => number
+  /** In a cluster: its counters, read at scrape time. */
+  readClusterStats?: () => ClusterStats
 }
 
 const latencyBuckets = [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 30]
@@ -93,6 +97,25 @@ export function createServerMetrics(options: CreateServerMetricsOptions): Server
       kind: failure.timedOut ? 'timeout' : 'error',
     }),
   )
+  const readClusterStats = options.readClusterStats
+  if (readClusterStats) {
+    new Gauge({
+      name: 'charpipe_cluster_lock_waits_total',
+      help: "Turns that waited for their session's lock while a turn of it ran (on any server of the cluster).",
+      registers: [registry],
+      collect() {
+        this.set(readClusterStats().lockWaits)
+      },
+    })
+    new Gauge({
+      name: 'charpipe_cluster_remote_interrupts_total',
+      help: 'Turns running here stopped by an interrupt or a new input sent to another server of the cluster.',
+      registers: [registry],
+      collect() {
+        this.set(readClusterStats().remoteInterrupts)
+      },
+    })
+  }
   collectDefaultMetrics({ register: registry })
   return {
     registry,

@@ -7,12 +7,13 @@ import type { Server } from 'node:http'
 import { createNodeWebSocket } from '@hono/node-ws'
 import { Hono } from 'hono'
 import { bodyLimit } from 'hono/body-limit'
+import { startConfigSync } from '../cluster/start-config-sync.js'
 import type { LookupAddresses } from '../config/find-forbidden-url-targets.js'
 import { type ConfigCheck, loadConfig } from '../config/load-config.js'
 import type { CharpipeConfig } from '../config/schema.js'
 import { checkPipelineConfig } from '../context/index.js'
 import type { Charpipe } from '../engine/types.js'
-import { getLogger, type Logger } from '../shared/logger.js'
+import { createChildLogger, getLogger, type Logger } from '../shared/logger.js'
 import { type ConfigManager, createConfigManager } from './create-config-manager.js'
 import { createServerMetrics, type ServerMetrics } from './create-server-metrics.js'
 import { createTurnLimiter } from './create-turn-limiter.js'
@@ -77,8 +78,23 @@ export async function createServer(options: CreateServerOptions): Promise<Charpi
     checks: options.configChecks ?? [checkPipelineConfig],
     logger,
     lookup: options.lookup,
+    onChange: async (next) => {
+      await configSync?.publish(next)
+    },
   })
-  const metrics = createServerMetrics({ countActiveSessions: () => charpipe.activeSessions().length })
+  const configSync = charpipe.cluster
+    ? await startConfigSync({
+        redis: charpipe.cluster.redis,
+        initial: config,
+        adopt: (next) => configManager.adopt(next),
+        logger: createChildLogger(logger, 'cluster'),
+      })
+    : undefined
+  const cluster = charpipe.cluster
+  const metrics = createServerMetrics({
+    countActiveSessions: () => charpipe.activeSessions().length,
+    ...(cluster ? { readClusterStats: () => cluster.stats() } : {}),
+  })
   const dependencies: ServerDependencies = {
     charpipe,
     configManager,
@@ -192,6 +208,7 @@ export async function createServer(options: CreateServerOptions): Promise<Charpi
       closing = true
       metrics.close()
       configManager.close()
+      configSync?.close()
       if (ownsCharpipe) await charpipe.close()
       else
         await Promise.all(

@@ -6,6 +6,8 @@
  * made invalid by hand. Screenshots of each state go to a temporary folder (printed) to look at.
  */
 import { mkdtemp, readFile, writeFile } from 'node:fs/promises'
+import { createServer as createHttpServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import type { Browser, BrowserContext, Page } from 'playwright-core'
@@ -349,29 +351,56 @@ describe.skipIf(skipReason !== undefined)('the first hour on the page', () => {
     await context.close()
   })
 
-  it('words "test connection" by the check code, and falls back to the message without one', async () => {
+  it('says "reached, but the key was refused" when the provider refuses the key', async () => {
+    // A provider that is there and refuses every request, as one does with a wrong key.
+    const refusing = createHttpServer((_request, response) => {
+      response.writeHead(401, { 'content-type': 'application/json' })
+      response.end(JSON.stringify({ error: { message: 'Incorrect API key provided' } }))
+    })
+    await new Promise<void>((resolve) => refusing.listen(0, '127.0.0.1', resolve))
+    const port = (refusing.address() as AddressInfo).port
+    const before = await (await fetch(`${server.url}/api/config`)).json()
+    const { context, page } = await openPage(browser, { viewport: 'desktop', locale: 'en-US' })
+    try {
+      const moved = await fetch(`${server.url}/api/config`, {
+        method: 'PUT',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ llm: { base_url: `http://127.0.0.1:${port}/v1` } }),
+      })
+      expect(moved.status).toBe(200)
+      await page.goto(`${server.url}/#provider`)
+      await page.click('[data-action="doctor"]')
+      const provider = page.locator('[data-check="provider"]')
+      await provider.waitFor()
+      expect(await provider.getAttribute('data-code')).toBe('key_refused')
+      expect(await provider.locator('.check-outcome').textContent()).toBe('reached, but the key was refused')
+      expect(await provider.textContent()).not.toMatch(/cannot be reached/)
+      await shoot(page, 'doctor-key-refused-desktop')
+    } finally {
+      await fetch(`${server.url}/api/config`, {
+        method: 'PUT',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ llm: { base_url: before.llm.base_url } }),
+      })
+      await context.close()
+      await new Promise((resolve) => refusing.close(resolve))
+    }
+  })
+
+  it('shows a check without a code (an older server) by its own message', async () => {
     const { context, page } = await openPage(browser, { viewport: 'desktop', locale: 'en-US' })
     const checks = [
       { name: 'config', ok: true, message: 'the config is valid' },
-      {
-        name: 'provider',
-        ok: false,
-        code: 'key_refused',
-        message: 'mock-model at http://127.0.0.1:1/v1/models rejected the credentials (HTTP 401)',
-      },
-      { name: 'model', ok: false, message: 'skipped: the provider cannot be reached' },
+      { name: 'provider', ok: false, message: 'cannot reach mock-model at http://127.0.0.1:1/v1/models' },
     ]
     await page.route('**/api/doctor', (route) => route.fulfill({ json: { ok: false, checks } }))
     await page.goto(`${server.url}/#provider`)
     await page.click('[data-action="doctor"]')
     const provider = page.locator('[data-check="provider"]')
     await provider.waitFor()
-    expect(await provider.locator('.check-outcome').textContent()).toBe('reached, but the key was refused')
-    expect(await provider.locator('.check-detail').textContent()).toContain('HTTP 401')
-    expect(await page.locator('[data-check="model"] .check-outcome').textContent()).toBe(
-      'skipped: the provider cannot be reached',
+    expect(await provider.locator('.check-outcome').textContent()).toBe(
+      'cannot reach mock-model at http://127.0.0.1:1/v1/models',
     )
-    await shoot(page, 'doctor-key-refused-desktop')
     await page.unroute('**/api/doctor')
     // The real server against the mock model: every check passes.
     await page.click('[data-action="doctor"]')

@@ -99,7 +99,8 @@ export function run(args: string[]): Promise<number> {
         }
         replying = false
         const notice = summarizeNotices(log.takeNotices(), log.path)
-        if (notice) console.error(notice)
+        // A notice may quote the model (an unknown emotion label), so it is printed clean too.
+        if (notice) console.error(stripUnsafeCharacters(notice))
       }
       if (quitting) break
       if (interactive) lines.prompt()

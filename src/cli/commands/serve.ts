@@ -34,20 +34,14 @@ function readPort(text: string | undefined): number | undefined {
  * What a newcomer needs to know before the first request: which file was read (or that none was and
  * where a save from the page will go), and which provider and model answer.
  */
-export function describeStartup(loaded: LoadConfigResult): string[] {
+export function describeStartup(loaded: LoadConfigResult): string {
   const { llm } = loaded.config
-  const resolved = resolveProviderSettings(llm)
-  const model = resolved.model || "(the provider's default)"
-  const lines: string[] = []
-  if (loaded.fromFile) {
-    lines.push(`charpipe config ${loaded.path} · provider ${llm.provider} · model ${model}`)
-  } else {
-    lines.push(
-      `charpipe config ${loaded.path} not found: running on the defaults with the builtin ${llm.provider} provider (model ${model}); ` +
-        `saves from the page will create ${resolve(loaded.path)}`,
-    )
-  }
-  return lines
+  const model = resolveProviderSettings(llm).model || "(the provider's default)"
+  if (loaded.fromFile) return `charpipe config ${loaded.path} · provider ${llm.provider} · model ${model}`
+  return (
+    `charpipe config ${loaded.path} not found: running on the defaults with the builtin ${llm.provider} provider (model ${model}); ` +
+    `saves from the page will create ${resolve(loaded.path)}`
+  )
 }
 
 export function run(args: string[]): Promise<number> {
@@ -105,7 +99,7 @@ export function run(args: string[]): Promise<number> {
       console.error(`charpipe serve: cannot start on ${host}:${port ?? loaded.config.server.port}: ${reason}`)
       return 1
     }
-    for (const line of describeStartup(loaded)) console.log(line)
+    console.log(describeStartup(loaded))
     console.log(`charpipe listening on ${started.url}`)
     const graceMs = loaded.config.server.shutdown_grace_ms
     await new Promise<void>((resolve) => {

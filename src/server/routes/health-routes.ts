@@ -2,8 +2,8 @@
  * Health endpoints, for the two questions a supervisor and a load balancer ask:
  * - `GET /livez` (liveness): the process answers HTTP. A restart is the cure only when this fails;
  *   it does not look at the stores, since restarting does not bring a database back.
- * - `GET /healthz` (health): the process answers and every store answers within
- *   `storage.timeout_ms`; `503 {ok:false, down:[{store, reason}]}` names the store that does not.
+ * - `GET /healthz` (health): the process answers and every store (in a cluster, its Redis too)
+ *   answers within `storage.timeout_ms`; `503 {ok:false, down:[{store, reason}]}` names the store that does not.
  * - `GET /readyz` (readiness, for load balancers): healthy and not shutting down, so traffic moves to
  *   another server while this one drains.
  * The answers name the store and whether it timed out or failed, never the back end's own message
@@ -22,7 +22,8 @@ export interface RegisterHealthRoutesOptions {
 }
 
 interface StoreDown {
-  store: 'history' | 'memory'
+  /** `cluster`: the Redis the servers of a cluster share (`cluster.enabled`). */
+  store: 'history' | 'memory' | 'cluster'
   reason: 'timeout' | 'error'
 }
 
@@ -61,6 +62,8 @@ export async function checkStores(charpipe: Charpipe, logger: Logger): Promise<S
   const memory = charpipe.memory
   if (memory)
     checks.push(probe('memory', () => memory.list({ scope: probeSession, limit: 1 }), timeoutMs, logger))
+  const cluster = charpipe.cluster
+  if (cluster) checks.push(probe('cluster', () => cluster.check(), timeoutMs, logger))
   return (await Promise.all(checks)).filter((down) => down !== undefined)
 }
 

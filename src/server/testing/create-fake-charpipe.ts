@@ -251,6 +251,9 @@ export function createFakeCharpipe(options: CreateFakeCharpipeOptions): FakeChar
       histories.delete(session)
     },
     activeSessions: () => [...running.keys()],
+    listTools() {
+      return { tools: [], servers: [] }
+    },
     listProcessors(): ProcessorInfo[] {
       return [
         {

@@ -35,5 +35,8 @@ describe('describeDoctorCheck', () => {
     expect(
       describeDoctorCheck({ name: 'config', ok: true, code: 'ok', message: 'the config is valid' }).outcome,
     ).toBe('the config is valid')
+    expect(
+      describeDoctorCheck({ name: 'config', ok: false, code: 'invalid_config', message: 'llm.model: x' }),
+    ).toEqual({ name: 'Config', outcome: 'the config is invalid', detail: 'llm.model: x' })
   })
 })

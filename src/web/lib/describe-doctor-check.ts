@@ -9,7 +9,7 @@ export interface DoctorCheck {
   name: string
   ok: boolean
   message?: string
-  /** `ok | unreachable | key_refused | not_found | timeout | http_error`; absent on older servers. */
+  /** `ok | unreachable | key_refused | not_found | timeout | http_error | invalid_config | skipped`. */
   code?: string
 }
 
@@ -20,7 +20,16 @@ export interface DoctorCheckDescription {
   detail?: string
 }
 
-const doctorCodes = ['ok', 'unreachable', 'key_refused', 'not_found', 'timeout', 'http_error'] as const
+const doctorCodes = [
+  'ok',
+  'unreachable',
+  'key_refused',
+  'not_found',
+  'timeout',
+  'http_error',
+  'invalid_config',
+  'skipped',
+] as const
 const checkNames = ['config', 'provider', 'model'] as const
 
 /** What a check found, in the page's language: the code's sentence, else the server's message. */
@@ -28,8 +37,9 @@ export function describeDoctorCheck(check: DoctorCheck): DoctorCheckDescription 
   const name = (checkNames as readonly string[]).includes(check.name)
     ? translate(`doctor.check.${check.name as (typeof checkNames)[number]}`)
     : check.name
-  // The codes describe reaching the provider; the config check keeps its own words.
-  const code = check.name === 'config' ? undefined : doctorCodes.find((candidate) => candidate === check.code)
+  // Most codes describe reaching the provider; the config check keeps its own words unless invalid.
+  const known = doctorCodes.find((candidate) => candidate === check.code)
+  const code = check.name === 'config' && known !== 'invalid_config' ? undefined : known
   if (!code) return { name, outcome: check.message ?? '' }
   return { name, outcome: translate(`doctor.code.${code}`), detail: check.message }
 }

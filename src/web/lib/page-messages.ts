@@ -136,6 +136,8 @@ const zh = {
   'doctor.code.not_found': '连接到了，但找不到地址或模型',
   'doctor.code.timeout': '没有及时回答',
   'doctor.code.http_error': '连接到了，但返回了错误',
+  'doctor.code.invalid_config': '配置无效',
+  'doctor.code.skipped': '已跳过',
 
   'pipeline.title': '上下文流水线',
   'pipeline.hint': '按优先级从小到大依次运行；保存后下一轮生效。',
@@ -332,6 +334,8 @@ const en: Record<MessageKey, string> = {
   'doctor.code.not_found': 'reached, but the address or model was not found',
   'doctor.code.timeout': 'no answer in time',
   'doctor.code.http_error': 'reached, but it answered with an error',
+  'doctor.code.invalid_config': 'the config is invalid',
+  'doctor.code.skipped': 'skipped',
 
   'pipeline.title': 'Context pipeline',
   'pipeline.hint': 'Runs from the lowest priority up; changes apply from the next turn.',
