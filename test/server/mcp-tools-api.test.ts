@@ -6,6 +6,7 @@ import { readFile } from 'node:fs/promises'
 import { fileURLToPath } from 'node:url'
 import { afterEach, describe, expect, it } from 'vitest'
 import { createCharpipe } from '../../src/engine/index.js'
+import { startMockModelServer } from '../../src/testing/index.js'
 import { startTestServer, type TestServer } from './start-test-server.js'
 
 const stdioScript = fileURLToPath(new URL('../tools/mcp-stdio-server.mjs', import.meta.url))
@@ -94,6 +95,37 @@ describe('MCP servers through the admin API', () => {
     const before = await readFile(server!.configPath, 'utf8')
     expect(before).not.toContain('evil')
     expect(before).not.toContain('other.mjs')
+  })
+
+  it('/metrics counts calls, errors and seconds per tool', async () => {
+    const model = await startMockModelServer()
+    try {
+      server = await startTestServer({
+        configText: configText.replace(
+          'provider: mock',
+          `provider: custom\n  base_url: ${model.url}/v1\n  model: m\n  max_retries: 0`,
+        ),
+        createCharpipe: (config, logger) => createCharpipe(config, { logger }),
+      })
+      model.script([
+        { toolCalls: [{ id: 'c1', name: 'echo', arguments: { text: 'a' } }] },
+        { toolCalls: [{ id: 'c2', name: 'fail', arguments: {} }] },
+        { text: 'done' },
+      ])
+      const chat = await fetch(`${server.url}/api/chat`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ text: 'go' }),
+      })
+      expect(await chat.text()).toContain('done')
+      const metrics = await (await fetch(`${server.url}/metrics`)).text()
+      expect(metrics).toContain('charpipe_tool_calls_total{tool="echo",server="local"} 1')
+      expect(metrics).toContain('charpipe_tool_errors_total{tool="fail",server="local"} 1')
+      expect(metrics).toContain('charpipe_tool_errors_total{tool="echo",server="local"} 0')
+      expect(metrics).toMatch(/charpipe_tool_call_seconds_total\{tool="echo",server="local"\} [0-9.e-]+/)
+    } finally {
+      await model.close()
+    }
   })
 
   it('allows other settings of a stdio server and applies them without a restart', async () => {
