@@ -76,6 +76,8 @@ describe('MCP server env and headers', () => {
     expect(restored).toEqual(raw)
     const config = parseConfig(raw).config
     expect(collectSecrets(config)).toEqual(expect.arrayContaining(['env-secret-1', 'Bearer header-secret-2']))
+  })
+})
 
 describe('masking beyond the schema-marked fields', () => {
   const config = () =>
