@@ -41,8 +41,37 @@ export function findFileOnlyChanges(options: FindFileOnlyChangesOptions): Config
     const changed = keys.length > 0 ? keys.map((key) => [...path, key]) : [path]
     for (const field of changed) issues.push({ path: field.join('.'), message: fileOnlyMessage })
   }
+  issues.push(...findStdioServerChanges(options))
   return issues
 }
+
+const stdioFields = ['command', 'args', 'env', 'cwd'] as const
+
+/**
+ * A stdio MCP server is a program the server starts: adding one, or changing what it runs and how
+ * (`command`, `args`, `env`, `cwd`), through the API would let anyone who reaches it run programs.
+ * Removing one, or changing its other settings, is fine.
+ */
+function findStdioServerChanges(options: FindFileOnlyChangesOptions): ConfigIssue[] {
+  const path = ['tools', 'mcp_servers']
+  const before = readPath(options.running, path)
+  const after = readPath(options.candidate, path)
+  if (!isRecord(after)) return []
+  const issues: ConfigIssue[] = []
+  for (const [name, server] of Object.entries(after)) {
+    if (!isRecord(server)) continue
+    const previous = isRecord(before) && isRecord(before[name]) ? before[name] : undefined
+    const stdio = 'command' in server || (previous !== undefined && 'command' in previous)
+    if (!stdio) continue
+    for (const field of stdioFields) {
+      if (isDeepStrictEqual(previous?.[field], server[field])) continue
+      issues.push({ path: [...path, name, field].join('.'), message: stdioMessage })
+    }
+  }
+  return issues
+}
+
+const stdioMessage = 'can only be set in the config file (a stdio MCP server is a program the server starts)'
 
 const fileOnlyMessage =
   'can only be changed in the config file (it decides what the server reads, writes or listens on)'

@@ -57,3 +57,56 @@ describe('restoreMaskedSecrets', () => {
     expect(restored.llm.api_key).toBe('')
   })
 })
+
+describe('MCP server env and headers', () => {
+  const raw = {
+    tools: {
+      mcp_servers: {
+        fs: { command: 'node', args: [], env: { API_TOKEN: 'env-secret-1' } },
+        web: { url: 'https://mcp.example.test/mcp', headers: { Authorization: 'Bearer header-secret-2' } },
+      },
+    },
+  }
+
+  it('masks every value and restores them by name', () => {
+    const masked = maskSecrets(raw)
+    expect(JSON.stringify(masked)).not.toContain('secret')
+    expect(masked.tools.mcp_servers.fs.env.API_TOKEN).toBe('***')
+    const restored = restoreMaskedSecrets(masked, raw)
+    expect(restored).toEqual(raw)
+    const config = parseConfig(raw).config
+    expect(collectSecrets(config)).toEqual(expect.arrayContaining(['env-secret-1', 'Bearer header-secret-2']))
+  })
+})
+
+describe('masking beyond the schema-marked fields', () => {
+  const config = () =>
+    ({
+      llm: { base_url: 'https://alice:pa55word-xyz@models.example/v1?api_key=query-secret-1&region=eu' },
+      memory: { embeddings: { base_url: 'https://token-as-user-0001@embed.example/v1' } },
+      pipeline: { processors: { 'web-search': { enabled: true, api_key: 'processor-secret-42', limit: 3 } } },
+      character: { persona: 'She says https is nice; sk-like words stay.' },
+    }) as Record<string, unknown>
+
+  it('hides URL passwords, lone URL users, secret query values and processor secrets', () => {
+    const masked = JSON.stringify(maskSecrets(config()))
+    for (const secret of ['pa55word-xyz', 'query-secret-1', 'token-as-user-0001', 'processor-secret-42'])
+      expect(masked).not.toContain(secret)
+    expect(masked).toContain('https://alice:***@models.example/v1?api_key=***&region=eu')
+    expect(masked).toContain('She says https is nice; sk-like words stay.')
+    expect(masked).toContain('"limit":3')
+  })
+
+  it('a masked form sent back restores every hidden value', () => {
+    const stored = config()
+    expect(restoreMaskedSecrets(maskSecrets(stored), stored)).toEqual(stored)
+  })
+
+  it('a changed URL keeps what the client wrote', () => {
+    const stored = config()
+    const incoming = maskSecrets(stored) as { llm: { base_url: string } }
+    incoming.llm.base_url = 'https://alice:new-password@models.example/v1'
+    const restored = restoreMaskedSecrets(incoming, stored) as { llm: { base_url: string } }
+    expect(restored.llm.base_url).toBe('https://alice:new-password@models.example/v1')
+  })
+})

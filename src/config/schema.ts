@@ -317,6 +317,52 @@ export const historySchema = z
   })
   .describe('Conversation history.')
 
+export const groupChatSchema = z
+  .strictObject({
+    observed_max_chars: z
+      .int()
+      .min(0)
+      .max(1_000_000)
+      .default(4000)
+      .describe(
+        'Characters of observed lines (said in the session without needing a reply) kept for the next input, newest first; older ones are dropped.',
+      ),
+    observed_max_lines: z
+      .int()
+      .min(0)
+      .max(10_000)
+      .default(50)
+      .describe('Observed lines kept per session for the next input, newest first.'),
+    observed_max_sessions: z
+      .int()
+      .min(1)
+      .max(1_000_000)
+      .default(10_000)
+      .describe(
+        'Sessions with pending observed lines; past it the session observed least recently loses its lines.',
+      ),
+    line_template: z
+      .string()
+      .max(1000)
+      .default('{{name}}({{id}}): {{text}}')
+      .describe('One line said by a speaker; {{name}} (the id when no name), {{id}}, {{text}}.'),
+    template: z
+      .string()
+      .max(4000)
+      .default('[群聊记录]\n{{observed}}\n[当前消息]\n{{current}}')
+      .describe(
+        'The input when observed lines are pending; {{observed}} (their lines, one a line) and {{current}} (the input as a line).',
+      ),
+    current_template: z
+      .string()
+      .max(4000)
+      .default('[当前消息]\n{{current}}')
+      .describe(
+        'The input when it has a speaker and no observed lines are pending. No speaker and none pending: the text as is.',
+      ),
+  })
+  .describe('Group chat: speakers on inputs and lines observed in the session.')
+
 export const conversationSchema = z
   .strictObject({
     on_new_input: z
@@ -331,6 +377,7 @@ export const conversationSchema = z
       .describe(
         'Longest text of one input, in characters; a longer one is refused with bad_request (bounds the work one turn can cost).',
       ),
+    group: groupChatSchema.prefault({}),
   })
   .describe('Turn taking.')
 
@@ -479,6 +526,65 @@ export const pipelineSchema = z
   })
   .describe('The context pipeline.')
 
+export const mcpServerCommonFields = {
+  include: z
+    .array(z.string())
+    .default([])
+    .describe('Only these tools of the server (its own names); empty: all of them.'),
+  exclude: z.array(z.string()).default([]).describe('Tools of the server left out (its own names).'),
+  prefix: z
+    .string()
+    .default('')
+    .describe('Put before each tool name, e.g. "fs_"; separates servers that offer one name.'),
+  timeout_ms: z
+    .int()
+    .positive()
+    .default(30000)
+    .describe(
+      'Longest wait for connecting and for one tool call; a turn waits for a connecting server at most this long.',
+    ),
+  max_result_chars: z
+    .int()
+    .positive()
+    .default(20000)
+    .describe('Longer tool results are cut to this many characters, with a note for the model.'),
+}
+
+export const mcpStdioServerSchema = z
+  .strictObject({
+    command: z.string().min(1).describe('Program started for the server (config file only).'),
+    args: z.array(z.string()).default([]).describe('Its arguments (config file only).'),
+    env: z
+      .record(z.string(), z.string())
+      .default({})
+      .describe('Extra environment variables (config file only; values are secrets).'),
+    cwd: z.string().optional().describe('Working folder (config file only).'),
+    ...mcpServerCommonFields,
+  })
+  .describe('An MCP server run as a child process speaking over stdio.')
+
+export const mcpRemoteServerSchema = z
+  .strictObject({
+    url: z.url().describe('Streamable HTTP endpoint (older SSE servers are tried when it fails).'),
+    headers: z
+      .record(z.string(), z.string())
+      .default({})
+      .describe('Headers sent with every request, e.g. Authorization (values are secrets).'),
+    ...mcpServerCommonFields,
+  })
+  .describe('A remote MCP server.')
+
+export const mcpServerSchema = z.union([mcpStdioServerSchema, mcpRemoteServerSchema])
+
+export const toolsSchema = z
+  .strictObject({
+    mcp_servers: z
+      .record(z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/), mcpServerSchema)
+      .default({})
+      .describe('MCP servers whose tools the character may call, by name (the mcpServers JSON shape).'),
+  })
+  .describe('Tools the character may call.')
+
 export const configSchema = z
   .strictObject({
     server: serverSchema.prefault({}),
@@ -492,6 +598,7 @@ export const configSchema = z
     assets: assetsSchema.prefault({}),
     storage: storageSchema.prefault({}),
     pipeline: pipelineSchema.prefault({}),
+    tools: toolsSchema.prefault({}),
     cluster: clusterSchema.prefault({}),
   })
   .describe('charpipe configuration (config.yaml).')
@@ -506,6 +613,9 @@ export type CharacterConfig = z.infer<typeof characterSchema>
 export type SentenceConfig = z.infer<typeof sentenceSchema>
 export type ReplyFormat = z.infer<typeof replyFormatSchema>
 export type SpeechFilter = z.infer<typeof speechFilterSchema>
+export type McpServerConfig = z.infer<typeof mcpServerSchema>
+export type McpStdioServerConfig = z.infer<typeof mcpStdioServerSchema>
+export type McpRemoteServerConfig = z.infer<typeof mcpRemoteServerSchema>
 
 /** Paths of the fields that hold secrets (masked as `***` wherever the config is shown). */
 export const secretFieldPaths = [
@@ -518,4 +628,6 @@ export const secretFieldPaths = [
   ['memory', 'embeddings', 'api_key'],
   ['storage', 'redis_url'],
   ['storage', 'postgres_url'],
+  ['tools', 'mcp_servers', '*', 'env', '*'],
+  ['tools', 'mcp_servers', '*', 'headers', '*'],
 ] as const

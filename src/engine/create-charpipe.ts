@@ -14,6 +14,7 @@ import type { HistoryStore, MemoryStore } from '../memory/types.js'
 import { BadRequestError } from '../shared/errors.js'
 import type { CharpipeEvent } from '../shared/events.js'
 import { createChildLogger, getLogger, type Logger } from '../shared/logger.js'
+import type { McpToolCallRecord, McpToolSource } from '../tools/mcp/create-mcp-tool-source.js'
 import { createToolRegistry } from '../tools/tool-registry.js'
 import type { Tool } from '../tools/types.js'
 import { createBackgroundWork } from './background-work.js'
@@ -28,12 +29,14 @@ import {
 import { createEventBus } from './event-bus.js'
 import { createEventChannel } from './event-channel.js'
 import { executeTurn } from './execute-turn.js'
+import { createObservedLines } from './observed-lines.js'
 import { conversationScopeOf } from './persist-turn.js'
+import { renderGroupInput } from './render-group-input.js'
 import { toCharpipeError } from './run-turn.js'
 import { abortTurn, createSessionLanes, type TurnHandle } from './session-lanes.js'
 import type { EmitTurnEvent } from './turn-reply.js'
 import type { Charpipe, GenerateInput, GenerateOptions, InterruptOptions } from './types.js'
-import { validateGenerateInput } from './validate-generate-input.js'
+import { validateGenerateInput, validateObserveInput } from './validate-generate-input.js'
 
 export interface CreateCharpipeOptions {
   /** A history store to use instead of the one `history.store` names (the caller closes it). */
@@ -43,8 +46,10 @@ export interface CreateCharpipeOptions {
   /** A provider instance, or a factory called whenever the provider config changes. */
   provider?: ProviderOption
   logger?: Logger
-  /** Tools the model may call (ReAct loop, SPEC R1.4). */
+  /** Tools the model may call (ReAct loop, SPEC R1.4); those of `tools.mcp_servers` join them. */
   tools?: readonly Tool[]
+  /** Called after each call of an MCP server's tool (metrics). */
+  onMcpToolCall?: (record: McpToolCallRecord) => void
   /** Replaces individual stages (tests, custom integrations). */
   parts?: Partial<EngineParts>
   /** A context pipeline to use instead of the builtin one. */
@@ -113,10 +118,12 @@ export async function createCharpipe(
   const logger = options.logger ?? getLogger('engine')
   const parts = await loadParts(options.parts)
   const owned = { historyStore: options.historyStore, memoryStore: options.memoryStore }
-  const registry = createToolRegistry(options.tools)
+  let mcp: McpToolSource | undefined
+  const registry = createToolRegistry(options.tools, { sources: () => (mcp ? [mcp] : []) })
   const pipeline = options.pipeline ?? parts.createContextPipeline()
   const bus = createEventBus(logger)
   const lanes = createSessionLanes()
+  const observedLines = createObservedLines()
   const retired = new Set<EngineRuntime>()
   const background = createBackgroundWork(logger)
   const injected = { provider: options.provider, ...owned }
@@ -130,6 +137,23 @@ export async function createCharpipe(
   let closed = false
   const ownsCluster = !options.cluster && current.config.cluster.enabled
   const cluster = options.cluster ?? (ownsCluster ? await connectOwnCluster(current, logger) : undefined)
+
+  /** MCP servers connect in the background; the module (and the SDK) load only when one is configured. */
+  const configureMcp = async (servers: CharpipeConfig['tools']['mcp_servers']) => {
+    if (mcp) {
+      mcp.reconfigure(servers)
+      return
+    }
+    if (Object.keys(servers).length === 0) return
+    const { createMcpToolSource } = await import('../tools/mcp/create-mcp-tool-source.js')
+    mcp = createMcpToolSource({
+      servers,
+      logger,
+      reservedNames: new Set(registry.list().map((tool) => tool.name)),
+      ...(options.onMcpToolCall ? { onCall: options.onMcpToolCall } : {}),
+    })
+  }
+  await configureMcp(current.config.tools.mcp_servers)
 
   const releaseRuntime = (runtime: EngineRuntime) => {
     runtime.activeTurns--
@@ -179,7 +203,15 @@ export async function createCharpipe(
     }
     try {
       if (closed) throw new BadRequestError('this charpipe instance is closed')
-      const input = validateGenerateInput(raw, { maxInputChars: current.config.conversation.max_input_chars })
+      const validated = validateGenerateInput(raw, {
+        maxInputChars: current.config.conversation.max_input_chars,
+      })
+      // Lines observed since the last input go with this one, and are stored with it.
+      const input = renderGroupInput(
+        validated,
+        observedLines.drain(validated.session),
+        current.config.conversation.group,
+      )
       session = input.session
       const mode = current.config.conversation.on_new_input
       // The server running this session's turn elsewhere stops it; this turn then waits for its lock.
@@ -348,6 +380,7 @@ export async function createCharpipe(
         const parsed = parseConfig(config, { source: 'reload', logger, checks: [checkPipelineConfig] }).config
         const previous = current
         current = await createEngineRuntime({ ...injected, config: parsed, parts, logger, previous })
+        await configureMcp(parsed.tools.mcp_servers)
         if (previous.activeTurns === 0) await releaseRuntimeParts(previous, current, owned, logger)
         else retired.add(previous)
         logger.info('config reloaded; applies from the next turn')
@@ -355,10 +388,31 @@ export async function createCharpipe(
       reloading = next.catch(() => {})
       return next
     },
+    observe(input) {
+      if (closed) throw new BadRequestError('this charpipe instance is closed')
+      const line = validateObserveInput(input, { maxInputChars: current.config.conversation.max_input_chars })
+      const id = randomUUID()
+      const group = current.config.conversation.group
+      observedLines.add(
+        line.session,
+        { id, speaker: line.speaker, text: line.text, ...(line.images ? { images: line.images } : {}) },
+        {
+          maxChars: group.observed_max_chars,
+          maxLines: group.observed_max_lines,
+          maxSessions: group.observed_max_sessions,
+        },
+      )
+      return { id }
+    },
     async preview(input) {
-      const turnInput = validateGenerateInput(input, {
+      const validated = validateGenerateInput(input, {
         maxInputChars: current.config.conversation.max_input_chars,
       })
+      const turnInput = renderGroupInput(
+        validated,
+        observedLines.peek(validated.session),
+        current.config.conversation.group,
+      )
       const runtime = current
       return pipeline.preview({
         input: turnInput,
@@ -372,6 +426,13 @@ export async function createCharpipe(
     clearSession: (session) => current.historyStore.clearSession(conversationScopeOf(current, session)),
     activeSessions: () => lanes.sessions(),
     listProcessors: () => pipeline.listProcessors(current.config),
+    listTools: () => ({
+      tools: registry.list().map((tool) => {
+        const server = mcp?.serverOf(tool.name)
+        return { name: tool.name, description: tool.description ?? '', ...(server ? { server } : {}) }
+      }),
+      servers: mcp?.servers() ?? [],
+    }),
     get config() {
       return current.config
     },
@@ -391,6 +452,7 @@ export async function createCharpipe(
       for (const runtime of retired) await releaseRuntimeParts(runtime, current, owned, logger)
       retired.clear()
       await releaseRuntimeParts(current, undefined, owned, logger)
+      await mcp?.close()
       if (ownsCluster) await cluster?.close()
     },
   }

@@ -103,6 +103,8 @@ export async function runTurn(options: RunTurnOptions): Promise<TurnOutcome> {
       signal,
     )
     refusedAttachments = readRefusedAttachments(built.sharedData)
+    // Tools of sources still connecting (MCP servers) are waited for, each within its own bound.
+    await raceAbort(options.registry.ready(signal), signal)
     const nativeTools = runtime.capabilities.functionCalling
     const messages =
       options.registry.size > 0 && !nativeTools

@@ -115,3 +115,14 @@ describe('log level', () => {
     }
   })
 })
+
+describe('URL credentials in logged text', () => {
+  it('are scrubbed: user:password, a lone user and secret query values', () => {
+    const text = redactText(
+      'GET https://bob:pa55-word@h.example/x?token=abc123&page=2 and redis://tok0000@cache:6379 failed',
+    )
+    expect(text).not.toMatch(/pa55-word|abc123|tok0000/)
+    expect(text).toContain('page=2')
+    expect(text).toContain('https://bob:***@h.example')
+  })
+})

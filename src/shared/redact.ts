@@ -25,8 +25,46 @@ const secretPatterns: RegExp[] = [
   /\bsk-ant-[A-Za-z0-9_-]{8,}/g,
   /\bsk-[A-Za-z0-9_-]{8,}/g,
   /\b(Bearer\s+)[A-Za-z0-9._~+/=-]{8,}/gi,
-  /([?&](?:api[_-]?key|key|token)=)[^&\s"']+/gi,
+  /([?&](?:[a-z0-9_-]*(?:api[_-]?key|token|secret|password)|key|sig|signature|auth|code)=)[^&\s"'#]+/gi,
+  // Credentials in a URL's user part: `https://user:password@host` keeps the user, `https://token@host` nothing.
+  /(\b[a-z][a-z0-9+.-]*:\/\/[^/\s:@"']+:)[^@/\s"']+(?=@)/gi,
+  /(\b[a-z][a-z0-9+.-]*:\/\/)[^/\s:@"']+(?=@)/gi,
 ]
+
+/** Query keys whose values are secrets (`?api_key=`, `?token=`, `?key=`, `?sig=`…). */
+export function isSecretQueryKey(key: string): boolean {
+  return /^(?:[a-z0-9_-]*(?:api[_-]?key|token|secret|password)|key|sig|signature|auth|code)$/i.test(key)
+}
+
+/**
+ * `value` with the password (or a lone user, often a token) and secret-looking query values of a
+ * URL replaced by `***`; any other text is returned unchanged.
+ */
+export function maskUrlCredentials(value: string): string {
+  if (!/^[a-z][a-z0-9+.-]*:\/\//i.test(value)) return value
+  let url: URL
+  try {
+    url = new URL(value)
+  } catch {
+    return value
+  }
+  let changed = false
+  if (url.password) {
+    url.password = MASK
+    changed = true
+  } else if (url.username) {
+    url.username = MASK
+    changed = true
+  }
+  for (const key of [...url.searchParams.keys()]) {
+    if (isSecretQueryKey(key) && url.searchParams.get(key) !== MASK) {
+      url.searchParams.set(key, MASK)
+      changed = true
+    }
+  }
+  // URL escapes `*`: kept readable, since the page sends the text back and it must compare equal.
+  return changed ? url.toString().replaceAll('%2A%2A%2A', MASK) : value
+}
 
 /**
  * Replaces anything that looks like a secret in `text`, and every exact occurrence of `knownSecrets`

@@ -5,7 +5,7 @@
  */
 import { BadRequestError } from '../shared/errors.js'
 import type { ToolCall, ToolDefinition } from '../shared/messages.js'
-import type { Tool, ToolExecuteOptions, ToolRunResult } from './types.js'
+import type { Tool, ToolExecuteOptions, ToolRunResult, ToolSource } from './types.js'
 
 const toolNamePattern = /^[A-Za-z0-9_-]{1,64}$/
 
@@ -17,6 +17,13 @@ export interface ToolRegistry {
   definitions(): ToolDefinition[]
   /** Runs one call; never throws (errors become `{error}` results). */
   run(call: ToolCall, options: ToolExecuteOptions): Promise<ToolRunResult>
+  /** Waits for tool sources still fetching their tools (each within its own bound). */
+  ready(signal: AbortSignal): Promise<void>
+}
+
+export interface CreateToolRegistryOptions {
+  /** Sources whose tools join the fixed ones; a name already taken by a fixed tool is skipped. */
+  sources?: () => readonly ToolSource[]
 }
 
 function describeError(error: unknown): string {
@@ -25,8 +32,12 @@ function describeError(error: unknown): string {
 }
 
 /** Builds a registry; rejects duplicate or invalid names and missing `execute` with a clear error. */
-export function createToolRegistry(tools: readonly Tool[] = []): ToolRegistry {
-  const byName = new Map<string, Tool>()
+export function createToolRegistry(
+  tools: readonly Tool[] = [],
+  options: CreateToolRegistryOptions = {},
+): ToolRegistry {
+  const fixed = new Map<string, Tool>()
+
   for (const [index, tool] of tools.entries()) {
     if (!tool || typeof tool !== 'object') throw new BadRequestError(`tools[${index}] is not an object`)
     if (typeof tool.name !== 'string' || !toolNamePattern.test(tool.name)) {
@@ -37,23 +48,37 @@ export function createToolRegistry(tools: readonly Tool[] = []): ToolRegistry {
     if (typeof tool.execute !== 'function') {
       throw new BadRequestError(`tools[${index}] (${tool.name}) has no execute function`)
     }
-    if (byName.has(tool.name)) throw new BadRequestError(`tools: the name ${tool.name} is used twice`)
-    byName.set(tool.name, tool)
+    if (fixed.has(tool.name)) throw new BadRequestError(`tools: the name ${tool.name} is used twice`)
+    fixed.set(tool.name, tool)
+  }
+
+  const current = (): Map<string, Tool> => {
+    const sources = options.sources?.() ?? []
+    if (sources.length === 0) return fixed
+    const all = new Map(fixed)
+    for (const source of sources) {
+      for (const tool of source.list()) if (!all.has(tool.name)) all.set(tool.name, tool)
+    }
+    return all
   }
 
   return {
     get size() {
-      return byName.size
+      return current().size
     },
-    get: (name) => byName.get(name),
-    list: () => [...byName.values()],
+    get: (name) => current().get(name),
+    list: () => [...current().values()],
+    async ready(signal) {
+      await Promise.all((options.sources?.() ?? []).map((source) => source.ready(signal)))
+    },
     definitions: () =>
-      [...byName.values()].map((tool) => ({
+      [...current().values()].map((tool) => ({
         name: tool.name,
         description: tool.description ?? '',
         parameters: tool.parameters ?? { type: 'object', properties: {} },
       })),
-    async run(call, options) {
+    async run(call, runOptions) {
+      const byName = current()
       const tool = byName.get(call.name)
       const base = { id: call.id, name: call.name }
       if (!tool) {
@@ -65,7 +90,7 @@ export function createToolRegistry(tools: readonly Tool[] = []): ToolRegistry {
         return { ...base, result: { error: 'arguments must be a JSON object' }, isError: true }
       }
       try {
-        const result = await tool.execute(args as Record<string, unknown>, options)
+        const result = await tool.execute(args as Record<string, unknown>, runOptions)
         return { ...base, result: result === undefined ? null : result, isError: false }
       } catch (error) {
         return { ...base, result: { error: describeError(error) }, isError: true }

@@ -30,3 +30,14 @@ export interface ToolRunResult {
   result: unknown
   isError: boolean
 }
+
+/**
+ * Where tools come from besides the program's own list (MCP servers): a source's tools may change
+ * while the engine runs, and some may still be on their way when a turn starts.
+ */
+export interface ToolSource {
+  /** The tools it offers now. */
+  list(): readonly Tool[]
+  /** Resolves once tools still being fetched are known, or their wait is over, or `signal` aborts. */
+  ready(signal: AbortSignal): Promise<void>
+}

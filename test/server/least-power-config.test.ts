@@ -196,3 +196,34 @@ describe('outbound addresses set through the API', () => {
     expect(answer.checks[0]).toMatchObject({ name: 'config', ok: false, code: 'invalid_config' })
   })
 })
+
+describe('masking in GET /api/config and the log', () => {
+  it('URL credentials and secret query values are shown as *** and survive a save', async () => {
+    const text = [
+      'llm:',
+      '  provider: custom',
+      '  base_url: https://alice:pa55word-xyz@models.example/v1?api_key=query-secret-1',
+      'openclaw:',
+      '  url: ws://gateway.example/?token=gateway-secret-7',
+      '',
+    ].join('\n')
+    server = await startTestServer({ configText: text, captureAllLogs: true })
+    const shown = await (await request('GET', '/api/config')).text()
+    for (const secret of ['pa55word-xyz', 'query-secret-1', 'gateway-secret-7'])
+      expect(shown).not.toContain(secret)
+    expect(shown).toContain('https://alice:***@models.example/v1?api_key=***')
+    const masked = JSON.parse(shown)
+    const response = await request('PUT', '/api/config', {
+      ...masked,
+      character: { ...masked.character, name: 'Ivy' },
+    })
+    expect(response.status, await response.clone().text()).toBe(200)
+    const file = await readFile(server.configPath, 'utf8')
+    expect(file).toContain('https://alice:pa55word-xyz@models.example/v1?api_key=query-secret-1')
+    expect(file).toContain('ws://gateway.example/?token=gateway-secret-7')
+    expect(file).not.toContain('***')
+    const log = server.logLines.join('\n')
+    for (const secret of ['pa55word-xyz', 'query-secret-1', 'gateway-secret-7'])
+      expect(log).not.toContain(secret)
+  })
+})

@@ -1,11 +1,13 @@
 /**
  * `POST /api/chat`: one turn as Server-Sent Events, one message per turn event
  * (`event: <type>`, `data: <json>`). A client that goes away interrupts the turn.
+ * `POST /api/sessions/:id/observe`: a line said in the session that needs no reply → 201 `{id}`.
  */
 import type { Hono } from 'hono'
 import { streamSSE } from 'hono/streaming'
+import { respondWithError } from '../error-response.js'
 import { readJsonBody } from '../read-json-body.js'
-import { chatBodySchema } from '../request-schemas.js'
+import { chatBodySchema, observeBodySchema } from '../request-schemas.js'
 import type { ServerDependencies } from '../server-dependencies.js'
 import { streamTurn } from '../stream-turn.js'
 
@@ -36,5 +38,16 @@ export function registerChatRoute(app: Hono, dependencies: ServerDependencies): 
         await stream.writeSSE({ event: 'error', data: JSON.stringify(payload) })
       },
     )
+  })
+
+  app.post('/api/sessions/:id/observe', async (context) => {
+    const body = await readJsonBody(context, observeBodySchema)
+    if (!body.ok) return body.response
+    try {
+      const observed = dependencies.charpipe.observe({ ...body.value, session: context.req.param('id') })
+      return context.json(observed, 201)
+    } catch (error) {
+      return respondWithError(context, error)
+    }
   })
 }

@@ -1,0 +1,112 @@
+/**
+ * One connection to one MCP server through the official SDK client: a stdio child process, or a
+ * remote server over Streamable HTTP (falling back to the older SSE transport when that fails).
+ */
+import type { McpServerConfig } from '../../config/schema.js'
+import type { McpSdk } from './load-mcp-sdk.js'
+
+type Client = InstanceType<McpSdk['Client']>
+
+export interface McpToolInfo {
+  name: string
+  description?: string
+  inputSchema: Record<string, unknown>
+}
+
+export interface McpConnection {
+  client: Client
+  /** Process id of a stdio server's child. */
+  pid?: number
+  close(): Promise<void>
+}
+
+export interface ConnectMcpServerOptions {
+  sdk: McpSdk
+  config: McpServerConfig
+  /** Called once when the connection ends without `close()` (a server that exited or hung up). */
+  onClose(): void
+  onToolsChanged(): void
+  onStderr?(line: string): void
+}
+
+const clientInfo = { name: 'charpipe', version: '1' }
+
+/** Connects and completes the MCP handshake (bounded by the server's `timeout_ms`). */
+export async function connectMcpServer(options: ConnectMcpServerOptions): Promise<McpConnection> {
+  const { sdk, config } = options
+  if ('command' in config) {
+    const transport = new sdk.StdioClientTransport({
+      command: config.command,
+      args: config.args,
+      env: { ...sdk.getDefaultEnvironment(), ...config.env },
+      ...(config.cwd ? { cwd: config.cwd } : {}),
+      stderr: 'pipe',
+    })
+    transport.stderr?.on('data', (chunk: Buffer) => {
+      for (const line of chunk.toString().split('\n')) if (line.trim()) options.onStderr?.(line)
+    })
+    const client = await startClient(options, transport)
+    return connection(client, options, transport.pid ?? undefined)
+  }
+  const url = new URL(config.url)
+  const requestInit = { headers: config.headers }
+  try {
+    const client = await startClient(options, new sdk.StreamableHTTPClientTransport(url, { requestInit }))
+    return connection(client, options)
+  } catch (streamableError) {
+    try {
+      const client = await startClient(options, new sdk.SSEClientTransport(url, { requestInit }))
+      return connection(client, options)
+    } catch {
+      throw streamableError
+    }
+  }
+}
+
+async function startClient(
+  options: ConnectMcpServerOptions,
+  transport: Parameters<Client['connect']>[0],
+): Promise<Client> {
+  const client = new options.sdk.Client(clientInfo, { capabilities: {} })
+  client.setNotificationHandler(options.sdk.ToolListChangedNotificationSchema, () => options.onToolsChanged())
+  try {
+    await client.connect(transport, { timeout: options.config.timeout_ms })
+  } catch (error) {
+    await client.close().catch(() => {})
+    throw error
+  }
+  return client
+}
+
+function connection(client: Client, options: ConnectMcpServerOptions, pid?: number): McpConnection {
+  let closing = false
+  client.onclose = () => {
+    if (!closing) options.onClose()
+  }
+  return {
+    client,
+    ...(pid !== undefined ? { pid } : {}),
+    async close() {
+      closing = true
+      await client.close().catch(() => {})
+    },
+  }
+}
+
+/** Every tool of the server (all pages of `tools/list`). */
+export async function listServerTools(client: Client, timeoutMs: number): Promise<McpToolInfo[]> {
+  const tools: McpToolInfo[] = []
+  let cursor: string | undefined
+  do {
+    const page = await client.listTools(cursor ? { cursor } : {}, { timeout: timeoutMs })
+    for (const tool of page.tools) {
+      tools.push({
+        name: tool.name,
+        ...(tool.description ? { description: tool.description } : {}),
+        inputSchema: tool.inputSchema as Record<string, unknown>,
+      })
+    }
+    cursor = page.nextCursor
+  } while (cursor)
+  return tools
+}

@@ -1,0 +1,304 @@
+/**
+ * Tools from the MCP servers of `tools.mcp_servers`: one more producer of the `Tool` contract. Each
+ * server connects in the background (nothing waits for it but a turn, at most its `timeout_ms`),
+ * its tools are listed and renamed where providers would refuse the name, and a call goes to the
+ * server under its own name with the turn's abort signal (an interrupt sends the MCP cancellation).
+ * A server that exits or fails is reconnected with backoff; its tools are unavailable meanwhile.
+ * `reconfigure` reconnects only the servers whose settings changed; `close` ends every child.
+ */
+import { isDeepStrictEqual } from 'node:util'
+import type { McpServerConfig } from '../../config/schema.js'
+import type { Logger } from '../../shared/logger.js'
+import type { Tool, ToolSource } from '../types.js'
+import { connectMcpServer, listServerTools, type McpConnection } from './connect-mcp-server.js'
+import { convertToolResult } from './convert-tool-result.js'
+import { loadMcpSdk } from './load-mcp-sdk.js'
+import { mapToolName } from './map-tool-name.js'
+
+export type McpServerState = 'connecting' | 'ready' | 'failed'
+
+export interface McpServerStatus {
+  name: string
+  state: McpServerState
+  error?: string
+}
+
+export interface McpToolCallRecord {
+  tool: string
+  server: string
+  durationMs: number
+  failed: boolean
+}
+
+export interface McpToolSource extends ToolSource {
+  servers(): McpServerStatus[]
+  /** The server a tool (by the name the model sees) comes from. */
+  serverOf(toolName: string): string | undefined
+  reconfigure(servers: Record<string, McpServerConfig>): void
+  close(): Promise<void>
+}
+
+export interface CreateMcpToolSourceOptions {
+  servers: Record<string, McpServerConfig>
+  logger: Logger
+  /** Called after every tool call (metrics). */
+  onCall?(record: McpToolCallRecord): void
+  /** Names already taken by the program's own tools. */
+  reservedNames?: ReadonlySet<string>
+  /** First reconnect delay; doubles up to 30 s. */
+  restartDelayMs?: number
+}
+
+interface ServerEntry {
+  name: string
+  config: McpServerConfig
+  state: McpServerState
+  error?: string
+  tools: Tool[]
+  connection?: McpConnection
+  /** Settles when the current connection attempt is over (either way). */
+  attempt?: Promise<void>
+  retryTimer?: NodeJS.Timeout
+  failures: number
+  removed: boolean
+}
+
+const maxRestartDelayMs = 30_000
+
+export function createMcpToolSource(options: CreateMcpToolSourceOptions): McpToolSource {
+  const { logger } = options
+  const entries = new Map<string, ServerEntry>()
+  const firstDelay = options.restartDelayMs ?? 500
+  let offered: { tools: Tool[]; origin: Map<string, string> } | undefined
+
+  const invalidate = () => {
+    offered = undefined
+  }
+
+  const describe = (error: unknown) => (error instanceof Error ? error.message || error.name : String(error))
+
+  const makeTool = (entry: ServerEntry, info: Awaited<ReturnType<typeof listServerTools>>[number]): Tool => {
+    const config = entry.config
+    return {
+      name: mapToolName(config.prefix, info.name),
+      description: info.description ?? '',
+      parameters: info.inputSchema ?? { type: 'object', properties: {} },
+      async execute(args, callOptions) {
+        const connection = entry.connection
+        if (!connection || entry.state !== 'ready') {
+          throw new Error(`the MCP server ${entry.name} is not available right now`)
+        }
+        const started = performance.now()
+        let failed = true
+        try {
+          const answer = await connection.client.callTool({ name: info.name, arguments: args }, undefined, {
+            signal: callOptions.signal,
+            timeout: config.timeout_ms,
+          })
+          const value = convertToolResult(answer, { maxChars: config.max_result_chars })
+          failed = false
+          return value
+        } finally {
+          options.onCall?.({
+            tool: info.name,
+            server: entry.name,
+            durationMs: performance.now() - started,
+            failed,
+          })
+        }
+      },
+    }
+  }
+
+  const scheduleRetry = (entry: ServerEntry) => {
+    if (entry.removed) return
+    const delay = Math.min(firstDelay * 2 ** entry.failures, maxRestartDelayMs)
+    entry.failures++
+    entry.retryTimer = setTimeout(() => {
+      entry.retryTimer = undefined
+      connect(entry)
+    }, delay)
+    entry.retryTimer.unref?.()
+  }
+
+  const markFailed = (entry: ServerEntry, error: string) => {
+    entry.state = 'failed'
+    entry.error = error
+    entry.tools = []
+    invalidate()
+  }
+
+  const refreshTools = async (entry: ServerEntry, connection: McpConnection) => {
+    const listed = await listServerTools(connection.client, entry.config.timeout_ms)
+    const { include, exclude } = entry.config
+    entry.tools = listed
+      .filter((tool) => include.length === 0 || include.includes(tool.name))
+      .filter((tool) => !exclude.includes(tool.name))
+      .map((tool) => makeTool(entry, tool))
+    invalidate()
+  }
+
+  const connect = (entry: ServerEntry) => {
+    entry.state = 'connecting'
+    delete entry.error
+    const attempt = (async () => {
+      let connection: McpConnection | undefined
+      try {
+        const sdk = await loadMcpSdk()
+        connection = await withTimeout(
+          connectMcpServer({
+            sdk,
+            config: entry.config,
+            onClose: () => {
+              if (entry.connection !== connection || entry.removed) return
+              entry.connection = undefined
+              markFailed(entry, 'the server closed the connection; reconnecting')
+              logger.warn({ server: entry.name }, 'MCP server closed the connection; reconnecting')
+              scheduleRetry(entry)
+            },
+            onToolsChanged: () => {
+              const current = entry.connection
+              if (!current) return
+              refreshTools(entry, current).catch((error) =>
+                logger.warn(
+                  { server: entry.name, err: describe(error) },
+                  'MCP tools could not be listed again',
+                ),
+              )
+            },
+            onStderr: (line) => logger.debug({ server: entry.name, line }, 'MCP server output'),
+          }),
+          entry.config.timeout_ms,
+          `connecting took longer than ${entry.config.timeout_ms} ms`,
+          (late) => void late.close(),
+        )
+        if (entry.removed) {
+          await connection.close()
+          return
+        }
+        entry.connection = connection
+        await refreshTools(entry, connection)
+        entry.state = 'ready'
+        entry.failures = 0
+        invalidate()
+        logger.info({ server: entry.name, tools: entry.tools.length }, 'MCP server ready')
+      } catch (error) {
+        if (entry.removed) return
+        if (connection) await connection.close()
+        entry.connection = undefined
+        markFailed(entry, describe(error))
+        logger.warn({ server: entry.name, err: describe(error) }, 'MCP server could not be connected')
+        scheduleRetry(entry)
+      }
+    })()
+    entry.attempt = attempt
+    return attempt
+  }
+
+  const add = (name: string, config: McpServerConfig) => {
+    const entry: ServerEntry = { name, config, state: 'connecting', tools: [], failures: 0, removed: false }
+    entries.set(name, entry)
+    void connect(entry)
+  }
+
+  const remove = async (entry: ServerEntry) => {
+    entry.removed = true
+    entries.delete(entry.name)
+    if (entry.retryTimer) clearTimeout(entry.retryTimer)
+    invalidate()
+    await entry.attempt?.catch(() => {})
+    await entry.connection?.close()
+    entry.connection = undefined
+  }
+
+  /** Every ready server's tools; a name two servers offer is a config error on the later one. */
+  const assemble = () => {
+    if (offered) return offered
+    const tools: Tool[] = []
+    const origin = new Map<string, string>()
+    for (const entry of entries.values()) {
+      if (entry.state !== 'ready') continue
+      const clash = entry.tools.find((tool) => origin.has(tool.name) || options.reservedNames?.has(tool.name))
+      if (clash) {
+        const other = origin.get(clash.name)
+        const message = other
+          ? `the tool ${clash.name} is offered by both ${other} and ${entry.name}: set tools.mcp_servers.${entry.name}.prefix (or the other's) to tell them apart`
+          : `the tool ${clash.name} has the name of one of the program's tools: set tools.mcp_servers.${entry.name}.prefix`
+        entry.state = 'failed'
+        entry.error = message
+        logger.error({ server: entry.name }, message)
+        continue
+      }
+      for (const tool of entry.tools) {
+        tools.push(tool)
+        origin.set(tool.name, entry.name)
+      }
+    }
+    offered = { tools, origin }
+    return offered
+  }
+
+  for (const [name, config] of Object.entries(options.servers)) add(name, config)
+
+  return {
+    list: () => assemble().tools,
+    serverOf: (toolName) => assemble().origin.get(toolName),
+    async ready(signal) {
+      const pending = [...entries.values()].filter((entry) => entry.state === 'connecting' && entry.attempt)
+      if (pending.length === 0 || signal.aborted) return
+      await new Promise<void>((resolve) => {
+        signal.addEventListener('abort', () => resolve(), { once: true })
+        // Each attempt is bounded by its server's timeout_ms.
+        void Promise.allSettled(pending.map((entry) => entry.attempt)).then(() => resolve())
+      })
+    },
+    servers: () => {
+      assemble()
+      return [...entries.values()].map((entry) => ({
+        name: entry.name,
+        state: entry.state,
+        ...(entry.error ? { error: entry.error } : {}),
+      }))
+    },
+    reconfigure(servers) {
+      for (const entry of [...entries.values()]) {
+        const next = servers[entry.name]
+        if (next && isDeepStrictEqual(next, entry.config)) continue
+        void remove(entry).then(() => {
+          if (next && !entries.has(entry.name)) add(entry.name, next)
+        })
+      }
+      for (const [name, config] of Object.entries(servers)) if (!entries.has(name)) add(name, config)
+    },
+    async close() {
+      await Promise.all([...entries.values()].map((entry) => remove(entry)))
+    },
+  }
+}
+
+/** `onLate` gets what arrives after the deadline (a connection to close rather than leak). */
+function withTimeout<T>(
+  promise: Promise<T>,
+  ms: number,
+  message: string,
+  onLate: (value: T) => void,
+): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    let late = false
+    const timer = setTimeout(() => {
+      late = true
+      reject(new Error(message))
+    }, ms)
+    promise.then(
+      (value) => {
+        clearTimeout(timer)
+        if (late) onLate(value)
+        else resolve(value)
+      },
+      (error) => {
+        clearTimeout(timer)
+        reject(error)
+      },
+    )
+  })
+}

@@ -1,0 +1,10 @@
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
+
+export interface CreateTestMcpServerOptions {
+  name?: string
+  toolPrefix?: string
+  onSlowStarted?: () => void
+  onCancelled?: () => void
+}
+
+export function createTestMcpServer(options?: CreateTestMcpServerOptions): McpServer

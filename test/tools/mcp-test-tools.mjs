@@ -1,0 +1,50 @@
+/**
+ * The tools of the test MCP servers (stdio and Streamable HTTP), written on the official SDK:
+ * `echo` answers text, `fail` answers an error, `weather` answers structured content, `slow` waits
+ * until it is cancelled (and reports the cancellation through `onCancelled`), `whoami` gives the
+ * process id (to kill a stdio server from a test).
+ */
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
+import { z } from 'zod'
+
+export function createTestMcpServer(options = {}) {
+  const server = new McpServer({ name: options.name ?? 'test', version: '1.0.0' })
+  const prefix = options.toolPrefix ?? ''
+  server.registerTool(
+    `${prefix}echo`,
+    { description: 'Repeats the text', inputSchema: { text: z.string() } },
+    async ({ text }) => ({ content: [{ type: 'text', text: `echo: ${text}` }] }),
+  )
+  server.registerTool(`${prefix}fail`, { description: 'Always fails' }, async () => ({
+    content: [{ type: 'text', text: 'the disk is on fire' }],
+    isError: true,
+  }))
+  server.registerTool(
+    `${prefix}weather`,
+    { description: 'Weather of a city', inputSchema: { city: z.string() } },
+    async ({ city }) => ({
+      content: [{ type: 'text', text: JSON.stringify({ city, celsius: 21 }) }],
+      structuredContent: { city, celsius: 21 },
+    }),
+  )
+  // A tool without an input schema is called with `extra` alone.
+  server.registerTool(`${prefix}slow`, { description: 'Takes a long time' }, async (extra) => {
+    options.onSlowStarted?.()
+    await new Promise((resolve) => {
+      const timer = setTimeout(resolve, 60_000)
+      extra.signal.addEventListener('abort', () => {
+        clearTimeout(timer)
+        options.onCancelled?.()
+        resolve()
+      })
+    })
+    return { content: [{ type: 'text', text: 'finally done' }] }
+  })
+  server.registerTool(`${prefix}whoami`, { description: 'The server process id' }, async () => ({
+    content: [{ type: 'text', text: String(process.pid) }],
+  }))
+  server.registerTool(`${prefix}big`, { description: 'A long answer' }, async () => ({
+    content: [{ type: 'text', text: 'x'.repeat(5000) }],
+  }))
+  return server
+}
