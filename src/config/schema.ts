@@ -392,6 +392,14 @@ export const memorySchema = z
   .strictObject({
     enabled: z.boolean().default(true).describe('Store turns as long-term memories and retrieve them.'),
     top_k: z.int().min(0).max(100).default(3).describe('Memories placed in the system prompt.'),
+    min_score: z
+      .number()
+      .min(0)
+      .max(1)
+      .default(0.01)
+      .describe(
+        'Lowest relevance (0–1, the share of the best score the query could reach) a memory needs to be retrieved; 0: every match.',
+      ),
     extract: z
       .boolean()
       .default(false)
