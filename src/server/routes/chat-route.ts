@@ -5,6 +5,7 @@
 import type { Hono } from 'hono'
 import { streamSSE } from 'hono/streaming'
 import { readJsonBody } from '../read-json-body.js'
+import { refuseForeignSession } from '../refuse-foreign-session.js'
 import { chatBodySchema } from '../request-schemas.js'
 import type { ServerDependencies } from '../server-dependencies.js'
 import { streamTurn } from '../stream-turn.js'
@@ -15,6 +16,8 @@ export function registerChatRoute(app: Hono, dependencies: ServerDependencies): 
     if (!body.ok) return body.response
     const controller = new AbortController()
     const input = { ...body.value, session: body.value.session ?? 'default' }
+    const refused = refuseForeignSession(context, dependencies.sessionOwners, input.session)
+    if (refused) return refused
     return streamSSE(
       context,
       async (stream) => {
