@@ -37,6 +37,12 @@ if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then
 end
 return 0`
 
+// KEYS: input counter. ARGV: lifetime ms. Numbers the session's next input.
+const numberInputScript = `
+local order = redis.call('INCR', KEYS[1])
+redis.call('PEXPIRE', KEYS[1], ARGV[1])
+return order`
+
 // KEYS: lease. ARGV: token, lease ms.
 const renewScript = `
 if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
@@ -54,7 +60,8 @@ const releaseScript = `
 if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
 return 0`
 
-// The fence outlives any lease by far; it only has to keep growing while a session is in use.
+// The fence (and the input counter) outlive any lease by far; they only have to keep growing while
+// a session is in use.
 const fenceLifetimeMs = 7 * 24 * 3600 * 1000
 
 function sleep(ms: number, signal: AbortSignal): Promise<void> {
@@ -162,7 +169,9 @@ export function createRedisTurnCoordinator(options: RedisTurnCoordinatorOptions)
     async announceNewInput(session) {
       let order: number
       try {
-        order = await commands.incr(redis.key('inputs', session))
+        order = Number(
+          await commands.eval(numberInputScript, 1, redis.key('inputs', session), fenceLifetimeMs),
+        )
       } catch (error) {
         throw toClusterStoreError(error, 'numbering the input')
       }

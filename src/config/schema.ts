@@ -317,6 +317,52 @@ export const historySchema = z
   })
   .describe('Conversation history.')
 
+export const groupChatSchema = z
+  .strictObject({
+    observed_max_chars: z
+      .int()
+      .min(0)
+      .max(1_000_000)
+      .default(4000)
+      .describe(
+        'Characters of observed lines (said in the session without needing a reply) kept for the next input, newest first; older ones are dropped.',
+      ),
+    observed_max_lines: z
+      .int()
+      .min(0)
+      .max(10_000)
+      .default(50)
+      .describe('Observed lines kept per session for the next input, newest first.'),
+    observed_max_sessions: z
+      .int()
+      .min(1)
+      .max(1_000_000)
+      .default(10_000)
+      .describe(
+        'Sessions with pending observed lines; past it the session observed least recently loses its lines.',
+      ),
+    line_template: z
+      .string()
+      .max(1000)
+      .default('{{name}}({{id}}): {{text}}')
+      .describe('One line said by a speaker; {{name}} (the id when no name), {{id}}, {{text}}.'),
+    template: z
+      .string()
+      .max(4000)
+      .default('[群聊记录]\n{{observed}}\n[当前消息]\n{{current}}')
+      .describe(
+        'The input when observed lines are pending; {{observed}} (their lines, one a line) and {{current}} (the input as a line).',
+      ),
+    current_template: z
+      .string()
+      .max(4000)
+      .default('[当前消息]\n{{current}}')
+      .describe(
+        'The input when it has a speaker and no observed lines are pending. No speaker and none pending: the text as is.',
+      ),
+  })
+  .describe('Group chat: speakers on inputs and lines observed in the session.')
+
 export const conversationSchema = z
   .strictObject({
     on_new_input: z
@@ -331,6 +377,7 @@ export const conversationSchema = z
       .describe(
         'Longest text of one input, in characters; a longer one is refused with bad_request (bounds the work one turn can cost).',
       ),
+    group: groupChatSchema.prefault({}),
   })
   .describe('Turn taking.')
 
@@ -345,6 +392,14 @@ export const memorySchema = z
   .strictObject({
     enabled: z.boolean().default(true).describe('Store turns as long-term memories and retrieve them.'),
     top_k: z.int().min(0).max(100).default(3).describe('Memories placed in the system prompt.'),
+    min_score: z
+      .number()
+      .min(0)
+      .max(1)
+      .default(0.01)
+      .describe(
+        'Lowest relevance (0–1, the share of the best score the query could reach) a memory needs to be retrieved; 0: every match.',
+      ),
     extract: z
       .boolean()
       .default(false)

@@ -10,6 +10,10 @@ export function createInputMessage(input: TurnInput): ChatMessage {
   const attachments: ContentPart[] = [
     ...(input.images ?? []).map((image) => createAttachmentPart(image, 'image')),
     ...(input.files ?? []).map((file) => createAttachmentPart(file, 'file')),
+    ...(input.replyImages ?? []).map((image) => ({
+      ...createAttachmentPart(image, 'image'),
+      inReplyTo: true,
+    })),
   ]
   const content: ChatMessage['content'] =
     attachments.length === 0 ? input.text : [{ type: 'text', text: input.text }, ...attachments]

@@ -21,6 +21,18 @@ export interface TurnInput {
   images?: string[]
   /** Local file paths inside `assets.dirs` (text files are read into the message). */
   files?: string[]
+  /** Images of the message being replied to, described as `[回复图片:…]` for a model without vision. */
+  replyImages?: string[]
+  /** Who said this, in a group chat. */
+  speaker?: Speaker
+  /** The text exactly as the caller sent it, when `text` was rendered with speaker and observed lines. */
+  spokenText?: string
+}
+
+/** Someone in a group chat: a stable id and an optional display name. */
+export interface Speaker {
+  id: string
+  name?: string
 }
 
 export interface ModelCapabilities {

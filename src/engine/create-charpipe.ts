@@ -29,12 +29,14 @@ import {
 import { createEventBus } from './event-bus.js'
 import { createEventChannel } from './event-channel.js'
 import { executeTurn } from './execute-turn.js'
+import { createObservedLines } from './observed-lines.js'
 import { conversationScopeOf } from './persist-turn.js'
+import { renderGroupInput } from './render-group-input.js'
 import { toCharpipeError } from './run-turn.js'
 import { abortTurn, createSessionLanes, type TurnHandle } from './session-lanes.js'
 import type { EmitTurnEvent } from './turn-reply.js'
 import type { Charpipe, GenerateInput, GenerateOptions, InterruptOptions } from './types.js'
-import { validateGenerateInput } from './validate-generate-input.js'
+import { validateGenerateInput, validateObserveInput } from './validate-generate-input.js'
 
 export interface CreateCharpipeOptions {
   /** A history store to use instead of the one `history.store` names (the caller closes it). */
@@ -121,6 +123,7 @@ export async function createCharpipe(
   const pipeline = options.pipeline ?? parts.createContextPipeline()
   const bus = createEventBus(logger)
   const lanes = createSessionLanes()
+  const observedLines = createObservedLines()
   const retired = new Set<EngineRuntime>()
   const background = createBackgroundWork(logger)
   const injected = { provider: options.provider, ...owned }
@@ -200,7 +203,15 @@ export async function createCharpipe(
     }
     try {
       if (closed) throw new BadRequestError('this charpipe instance is closed')
-      const input = validateGenerateInput(raw, { maxInputChars: current.config.conversation.max_input_chars })
+      const validated = validateGenerateInput(raw, {
+        maxInputChars: current.config.conversation.max_input_chars,
+      })
+      // Lines observed since the last input go with this one, and are stored with it.
+      const input = renderGroupInput(
+        validated,
+        observedLines.drain(validated.session),
+        current.config.conversation.group,
+      )
       session = input.session
       const mode = current.config.conversation.on_new_input
       // The server running this session's turn elsewhere stops it; this turn then waits for its lock.
@@ -377,10 +388,31 @@ export async function createCharpipe(
       reloading = next.catch(() => {})
       return next
     },
+    observe(input) {
+      if (closed) throw new BadRequestError('this charpipe instance is closed')
+      const line = validateObserveInput(input, { maxInputChars: current.config.conversation.max_input_chars })
+      const id = randomUUID()
+      const group = current.config.conversation.group
+      observedLines.add(
+        line.session,
+        { id, speaker: line.speaker, text: line.text, ...(line.images ? { images: line.images } : {}) },
+        {
+          maxChars: group.observed_max_chars,
+          maxLines: group.observed_max_lines,
+          maxSessions: group.observed_max_sessions,
+        },
+      )
+      return { id }
+    },
     async preview(input) {
-      const turnInput = validateGenerateInput(input, {
+      const validated = validateGenerateInput(input, {
         maxInputChars: current.config.conversation.max_input_chars,
       })
+      const turnInput = renderGroupInput(
+        validated,
+        observedLines.peek(validated.session),
+        current.config.conversation.group,
+      )
       const runtime = current
       return pipeline.preview({
         input: turnInput,

@@ -62,7 +62,9 @@ function buildUserMessage(input: TurnInput, startedAt: number, outcome: TurnOutc
   const refused = outcome.refusedAttachments
   const attachments = isRequestRefused(outcome.error)
     ? []
-    : [...(input.images ?? []), ...(input.files ?? [])].filter((reference) => !refused?.has(reference))
+    : [...(input.images ?? []), ...(input.files ?? []), ...(input.replyImages ?? [])].filter(
+        (reference) => !refused?.has(reference),
+      )
   return {
     role: 'user',
     content: input.text,
@@ -133,15 +135,21 @@ export async function rememberCompletedTurn(
 ): Promise<void> {
   const { runtime, input } = options
   const store = runtime.memoryStore
-  if (!store || !runtime.config.memory.enabled || !input.text.trim()) return
+  // What the speaker said, without the group chat's framing (that is in the stored history).
+  const said = input.spokenText ?? input.text
+  if (!store || !runtime.config.memory.enabled || !said.trim()) return
+  const speaker = input.speaker
   try {
     await options.parts.rememberTurn(store, {
       scope: input.session,
-      user: input.text,
+      user: said,
       assistant: selectStoredReply(options.outcome),
       turn: options.turn,
       time: options.startedAt,
-      speakerNames: { user: runtime.config.character.user_name, assistant: runtime.config.character.name },
+      speakerNames: {
+        user: speaker ? `${speaker.name || speaker.id}(${speaker.id})` : runtime.config.character.user_name,
+        assistant: runtime.config.character.name,
+      },
       ...(extractor ? { extractor, logger: createChildLogger(options.logger, 'memory') } : {}),
     })
   } catch (error) {

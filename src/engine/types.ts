@@ -4,12 +4,25 @@
  */
 import type { Cluster } from '../cluster/connect-cluster.js'
 import type { CharpipeConfig } from '../config/schema.js'
-import type { PreviewResult, ProcessorInfo, TurnInput } from '../context/types.js'
+import type { PreviewResult, ProcessorInfo, Speaker, TurnInput } from '../context/types.js'
 import type { HistoryStore, MemoryStore, StoredMessage } from '../memory/types.js'
 import type { CharpipeEvent, CharpipeEventOf, CharpipeEventType } from '../shared/events.js'
 import type { ChatMessage } from '../shared/messages.js'
 
-export interface GenerateInput extends Partial<Pick<TurnInput, 'session'>>, Omit<TurnInput, 'session'> {}
+export interface GenerateInput
+  extends Partial<Pick<TurnInput, 'session'>>,
+    Omit<TurnInput, 'session' | 'replyImages' | 'spokenText'> {
+  /** Images of the message being replied to (URL, `data:` URI or asset path). */
+  reply_images?: string[]
+}
+
+/** A line said in a session that needs no reply (group chat); it reaches the model with the next input. */
+export interface ObserveInput {
+  session?: string
+  speaker: Speaker
+  text: string
+  images?: string[]
+}
 
 export interface GenerateOptions {
   /** Aborting ends the turn as interrupted (the reply is stored as far as it got). */
@@ -47,6 +60,11 @@ export interface Charpipe {
   interrupt(session: string, options?: InterruptOptions): Promise<void>
   /** Applies a new config from the next turn on; running turns finish on the config they started with. */
   reload(config: CharpipeConfig): Promise<void>
+  /**
+   * Records a line said in the session that needs no reply (group chat): it reaches the model with
+   * the session's next input, with its speaker. Kept within `conversation.group`'s budget.
+   */
+  observe(input: ObserveInput): { id: string }
   /** The context that would be sent for `input`, without calling the model. */
   preview(input: GenerateInput): Promise<PreviewResult>
   /** Stored history of a session, oldest first. */

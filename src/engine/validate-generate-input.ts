@@ -2,11 +2,44 @@
  * Checks what a caller passes to `generate`/`preview` and fills the session default, naming the
  * field that is wrong (inputs come from WebSocket frames and HTTP bodies, so anything can arrive).
  */
-import type { TurnInput } from '../context/types.js'
+import type { Speaker, TurnInput } from '../context/types.js'
 import { BadRequestError } from '../shared/errors.js'
-import type { GenerateInput } from './types.js'
+import type { GenerateInput, ObserveInput } from './types.js'
 
 const maxSessionLength = 200
+const maxSpeakerIdLength = 200
+const maxSpeakerNameLength = 100
+
+function checkSession(value: unknown): string {
+  const session = value ?? 'default'
+  if (typeof session !== 'string' || session.trim() === '' || session.length > maxSessionLength) {
+    throw new BadRequestError(`session must be a non-empty string of at most ${maxSessionLength} characters`)
+  }
+  return session
+}
+
+function checkSpeaker(value: unknown): Speaker | undefined {
+  if (value === undefined || value === null) return undefined
+  if (typeof value !== 'object' || Array.isArray(value)) {
+    throw new BadRequestError('speaker must be an object {id, name?}')
+  }
+  const { id, name, ...rest } = value as Record<string, unknown>
+  const unknownKey = Object.keys(rest)[0]
+  if (unknownKey !== undefined) throw new BadRequestError(`speaker.${unknownKey} is not a known field`)
+  if (typeof id !== 'string' || id.trim() === '' || id.length > maxSpeakerIdLength) {
+    throw new BadRequestError(
+      `speaker.id must be a non-empty string of at most ${maxSpeakerIdLength} characters`,
+    )
+  }
+  if (
+    name !== undefined &&
+    name !== null &&
+    (typeof name !== 'string' || name.length > maxSpeakerNameLength)
+  ) {
+    throw new BadRequestError(`speaker.name must be a string of at most ${maxSpeakerNameLength} characters`)
+  }
+  return { id, ...(typeof name === 'string' && name !== '' ? { name } : {}) }
+}
 
 function checkStringList(value: unknown, field: string): string[] | undefined {
   if (value === undefined || value === null) return undefined
@@ -27,10 +60,7 @@ export function validateGenerateInput(
 ): TurnInput {
   if (!input || typeof input !== 'object')
     throw new BadRequestError('input must be an object with a text field')
-  const session = input.session ?? 'default'
-  if (typeof session !== 'string' || session.trim() === '' || session.length > maxSessionLength) {
-    throw new BadRequestError(`session must be a non-empty string of at most ${maxSessionLength} characters`)
-  }
+  const session = checkSession(input.session)
   if (typeof input.text !== 'string') throw new BadRequestError('text must be a string')
   if (options.maxInputChars !== undefined && input.text.length > options.maxInputChars) {
     throw new BadRequestError(
@@ -42,7 +72,9 @@ export function validateGenerateInput(
   }
   const images = checkStringList(input.images, 'images')
   const files = checkStringList(input.files, 'files')
-  if (input.text.trim() === '' && !images && !files) {
+  const replyImages = checkStringList(input.reply_images, 'reply_images')
+  const speaker = checkSpeaker(input.speaker)
+  if (input.text.trim() === '' && !images && !files && !replyImages) {
     throw new BadRequestError('text is empty and there are no images or files')
   }
   return {
@@ -51,5 +83,35 @@ export function validateGenerateInput(
     ...(input.emotion ? { emotion: input.emotion } : {}),
     ...(images ? { images } : {}),
     ...(files ? { files } : {}),
+    ...(replyImages ? { replyImages } : {}),
+    ...(speaker ? { speaker } : {}),
   }
+}
+
+export interface ValidatedObserveInput {
+  session: string
+  speaker: Speaker
+  text: string
+  images?: string[]
+}
+
+/** Checks a line to observe (`observe` frame, `POST /api/sessions/:id/observe`, library `observe`). */
+export function validateObserveInput(
+  input: ObserveInput | undefined,
+  options: ValidateGenerateInputOptions = {},
+): ValidatedObserveInput {
+  if (!input || typeof input !== 'object')
+    throw new BadRequestError('an observed line must be an object {speaker, text, images?}')
+  const session = checkSession(input.session)
+  const speaker = checkSpeaker(input.speaker)
+  if (!speaker) throw new BadRequestError('speaker is required for an observed line')
+  if (typeof input.text !== 'string') throw new BadRequestError('text must be a string')
+  if (options.maxInputChars !== undefined && input.text.length > options.maxInputChars) {
+    throw new BadRequestError(
+      `text is ${input.text.length} characters, longer than conversation.max_input_chars (${options.maxInputChars})`,
+    )
+  }
+  const images = checkStringList(input.images, 'images')
+  if (input.text.trim() === '' && !images) throw new BadRequestError('text is empty and there are no images')
+  return { session, speaker, text: input.text, ...(images ? { images } : {}) }
 }

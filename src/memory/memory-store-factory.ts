@@ -34,7 +34,7 @@ export async function createMemoryStore(
   const store = createSqliteMemoryStore({
     path: config.storage.sqlite_path,
     embeddings: options.embeddings ?? createConfiguredEmbeddings(config, options),
-    ranking: options.ranking,
+    ranking: { minScore: config.memory.min_score, ...options.ranking },
     keywordIndexMaxBytes: config.memory.index_max_mb * 1024 * 1024,
     logger: options.logger,
     now: options.now,

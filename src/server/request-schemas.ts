@@ -6,6 +6,17 @@ import { z } from 'zod'
 
 const sessionField = z.string().min(1).max(200).describe('Session id; default `default`.')
 const imagesField = z.array(z.string().min(1)).max(16)
+const speakerField = z
+  .strictObject({
+    id: z.string().min(1).max(200).describe('Stable id of the speaker (a user id of the chat platform).'),
+    name: z.string().max(100).optional().describe('Display name; the id stands in when absent.'),
+  })
+  .describe('Who said it, in a group chat.')
+/** Group-chat fields of an input: who speaks, and the images of the message replied to. */
+const groupInputFields = {
+  speaker: speakerField.optional(),
+  reply_images: imagesField.optional(),
+}
 
 export const userInputFrameSchema = z.strictObject({
   type: z.literal('user_input'),
@@ -13,6 +24,7 @@ export const userInputFrameSchema = z.strictObject({
   text: z.string(),
   emotion: z.string().max(100).optional(),
   images: imagesField.optional(),
+  ...groupInputFields,
 })
 
 export const interruptFrameSchema = z.strictObject({
@@ -23,7 +35,26 @@ export const interruptFrameSchema = z.strictObject({
   clear_queue: z.boolean().optional(),
 })
 
-export const clientFrameSchema = z.discriminatedUnion('type', [userInputFrameSchema, interruptFrameSchema])
+/** A line said in the session that needs no reply; it reaches the model with the next input. */
+export const observeFrameSchema = z.strictObject({
+  type: z.literal('observe'),
+  session: sessionField.optional(),
+  speaker: speakerField,
+  text: z.string(),
+  images: imagesField.optional(),
+})
+
+export const observeBodySchema = z.strictObject({
+  speaker: speakerField,
+  text: z.string(),
+  images: imagesField.optional(),
+})
+
+export const clientFrameSchema = z.discriminatedUnion('type', [
+  userInputFrameSchema,
+  interruptFrameSchema,
+  observeFrameSchema,
+])
 export type ClientFrame = z.infer<typeof clientFrameSchema>
 
 export const chatBodySchema = z.strictObject({
@@ -31,6 +62,7 @@ export const chatBodySchema = z.strictObject({
   text: z.string(),
   emotion: z.string().max(100).optional(),
   images: imagesField.optional(),
+  ...groupInputFields,
 })
 
 export const previewBodySchema = z.strictObject({
@@ -38,6 +70,7 @@ export const previewBodySchema = z.strictObject({
   text: z.string(),
   emotion: z.string().max(100).optional(),
   images: imagesField.optional(),
+  ...groupInputFields,
 })
 
 const contentPartSchema = z.looseObject({

@@ -9,13 +9,24 @@ function formatDay(time: number): string {
   return Number.isNaN(date.getTime()) ? '' : date.toISOString().slice(0, 10)
 }
 
+/**
+ * A remembered turn is stored with its speakers written in (`用户: 周末去爬山吗\n小助手: 好呀`), and
+ * its `speaker` names the first of them: the label is added only when the text does not already
+ * start with it, so each line carries one speaker label.
+ */
+function labelSpeaker(text: string, speaker: string | undefined): string {
+  if (!speaker) return text
+  const trimmed = text.trimStart()
+  for (const separator of [':', '：']) if (trimmed.startsWith(`${speaker}${separator}`)) return text
+  return `${speaker}: ${text}`
+}
+
 export function formatMemories(hits: readonly MemoryHit[], header: string): string | undefined {
   const memories = hits.filter((hit) => hit.kind === 'memory')
   if (memories.length === 0) return undefined
   const lines = memories.map((hit) => {
     const day = formatDay(hit.time)
-    const who = hit.speaker ? `${hit.speaker}: ` : ''
-    return `- ${day ? `(${day}) ` : ''}${who}${hit.text}`
+    return `- ${day ? `(${day}) ` : ''}${labelSpeaker(hit.text, hit.speaker)}`
   })
   return `${header}\n${lines.join('\n')}`
 }

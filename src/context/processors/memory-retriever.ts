@@ -5,8 +5,22 @@
  */
 import type { MemoryHit } from '../../memory/types.js'
 import { CharpipeError } from '../../shared/errors.js'
+import type { ChatMessage } from '../../shared/messages.js'
 import type { ContextProcessor } from '../types.js'
 import { checkType, readNumber } from './read-settings.js'
+
+/**
+ * Turns whose messages the session-loader (100) put in the context: their memories would repeat
+ * what the history already shows, so they are not retrieved again.
+ */
+function findLoadedTurns(messages: readonly ChatMessage[]): Set<string> {
+  const turns = new Set<string>()
+  for (const message of messages) {
+    const turn = message.meta?.turn
+    if (message.source === 'history' && typeof turn === 'string') turns.add(turn)
+  }
+  return turns
+}
 
 /** sharedData key: the retrieved `MemoryHit[]`, best first. */
 export const memoryHitsKey = 'memory.hits'
@@ -47,11 +61,13 @@ export const memoryRetriever: ContextProcessor = {
     const retriever = context.services.memory
     const k = readNumber(settings, 'top_k', context.config.memory.top_k)
     if (!context.config.memory.enabled || !retriever || k <= 0 || !context.input.text.trim()) return
+    const loadedTurns = findLoadedTurns(context.messages)
     let hits: MemoryHit[]
     try {
       hits = await retriever.search(context.input.text, {
         scope: context.input.session,
-        k,
+        // Asked for enough to still fill k once the memories of loaded turns are left out.
+        k: Math.min(100, k + loadedTurns.size),
         tokenBudget: readNumber(settings, 'token_budget', 800),
       })
     } catch (error) {
@@ -64,7 +80,9 @@ export const memoryRetriever: ContextProcessor = {
       })
       return
     }
-    const selected = hits.slice(0, k)
+    const selected = hits
+      .filter((hit) => hit.sourceTurn === undefined || !loadedTurns.has(hit.sourceTurn))
+      .slice(0, k)
     context.sharedData.set(memoryHitsKey, selected)
     context.logs.push({
       processorId: 'memory-retriever',

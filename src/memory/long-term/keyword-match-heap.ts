@@ -6,6 +6,8 @@ export interface KeywordMatch {
   slot: number
   seq: number
   relevance: number
+  /** Whether the document has a query term among its own words or speaker, not only in its context. */
+  direct: boolean
 }
 
 /** A min-heap; between equal scores the older document ranks higher, as FTS5's order had it. */
@@ -14,16 +16,16 @@ export class KeywordMatchHeap {
 
   constructor(readonly capacity: number) {}
 
-  offer(partition: MemoryTermIndex, slot: number, seq: number, relevance: number): void {
+  offer(partition: MemoryTermIndex, slot: number, seq: number, relevance: number, direct = true): void {
     const items = this.items
     if (items.length < this.capacity) {
-      items.push({ partition, slot, seq, relevance })
+      items.push({ partition, slot, seq, relevance, direct })
       this.siftUp(items.length - 1)
       return
     }
     const worst = items[0] as KeywordMatch
     if (!isBetter(relevance, seq, worst)) return
-    items[0] = { partition, slot, seq, relevance }
+    items[0] = { partition, slot, seq, relevance, direct }
     this.siftDown(0)
   }
 

@@ -26,6 +26,11 @@ export interface MemoryRankingOptions {
   duplicateThreshold: number
   /** Candidates fetched from each retriever before the final ranking. */
   candidates: number
+  /**
+   * Hits scoring below this (scores are in [0, 1]) are not returned. The store's default keeps
+   * every match; the server passes `memory.min_score`.
+   */
+  minScore: number
 }
 
 export const defaultMemoryRanking: MemoryRankingOptions = {
@@ -39,6 +44,7 @@ export const defaultMemoryRanking: MemoryRankingOptions = {
   contextWeight: 0.5,
   duplicateThreshold: 0.85,
   candidates: 60,
+  minScore: 0,
 }
 
 const dayMs = 24 * 60 * 60 * 1000

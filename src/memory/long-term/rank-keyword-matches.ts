@@ -15,6 +15,8 @@ import {
   type ColumnWeights,
   computeBm25Idf,
   computeSaturation,
+  readBodyCount,
+  readSpeakerCount,
   weighTermCounts,
 } from './compute-bm25.js'
 import { type KeywordMatch, KeywordMatchHeap } from './keyword-match-heap.js'
@@ -36,6 +38,12 @@ export interface RankKeywordMatchesResult {
   /** Documents containing each query term, over the searched partitions. */
   documentFrequency: Map<string, number>
   documentCount: number
+  /**
+   * The highest relevance any document could reach for these terms: each term found, in one
+   * document only (the largest IDF the collection allows), fully saturated. Dividing by it puts
+   * relevance in [0, 1) on one scale for every query.
+   */
+  maxRelevance: number
 }
 
 interface Scoring extends ColumnWeights {
@@ -45,6 +53,7 @@ interface Scoring extends ColumnWeights {
 // Scratch buffers reused by every search (searches are synchronous, so never shared at once).
 let scores = new Float64Array(1024)
 let touched = new Int32Array(1024)
+let direct = new Uint8Array(1024)
 
 export function rankKeywordMatches(options: RankKeywordMatchesOptions): RankKeywordMatchesResult {
   const { partitions, terms, limit } = options
@@ -60,7 +69,9 @@ export function rankKeywordMatches(options: RankKeywordMatchesOptions): RankKeyw
     for (const partition of partitions) frequency += partition.countDocuments(term)
     documentFrequency.set(term, frequency)
   }
-  if (documentCount === 0 || limit <= 0) return { matches: [], documentFrequency, documentCount }
+  const maxRelevance = terms.length * (bm25K1 + 1) * computeBm25Idf(documentCount, 1)
+  if (documentCount === 0 || limit <= 0)
+    return { matches: [], documentFrequency, documentCount, maxRelevance }
   const scoring: Scoring = {
     averageLength: totalLength / documentCount,
     speakerWeight: options.speakerWeight,
@@ -71,6 +82,7 @@ export function rankKeywordMatches(options: RankKeywordMatchesOptions): RankKeyw
     if (partition.slotCount > scores.length) {
       scores = new Float64Array(partition.slotCount * 2)
       touched = new Int32Array(partition.slotCount * 2)
+      direct = new Uint8Array(partition.slotCount * 2)
     }
     let touchedCount = 0
     for (const term of terms) {
@@ -81,7 +93,7 @@ export function rankKeywordMatches(options: RankKeywordMatchesOptions): RankKeyw
     }
     offerTouched(partition, touchedCount, heap)
   }
-  return { matches: heap.drainBestFirst(), documentFrequency, documentCount }
+  return { matches: heap.drainBestFirst(), documentFrequency, documentCount, maxRelevance }
 }
 
 function addTermScores(
@@ -99,7 +111,9 @@ function addTermScores(
     const slot = slots[index] as number
     const previous = scores[slot] as number
     if (previous === 0) touched[count++] = slot
-    const frequency = weighTermCounts(counts[index] as number, scoring)
+    const packed = counts[index] as number
+    if (readBodyCount(packed) > 0 || readSpeakerCount(packed) > 0) direct[slot] = 1
+    const frequency = weighTermCounts(packed, scoring)
     const contribution = factor * computeSaturation(frequency, lengths[slot] as number, scoring.averageLength)
     // A zero contribution (a match in a zero-weight column) still marks the document as found.
     scores[slot] = previous + contribution || Number.MIN_VALUE
@@ -112,9 +126,11 @@ function offerTouched(partition: MemoryTermIndex, touchedCount: number, heap: Ke
   const seqs = partition.seqs
   for (let index = 0; index < touchedCount; index++) {
     const slot = touched[index] as number
+    const isDirect = direct[slot] === 1
     const score = scores[slot] as number
     scores[slot] = 0
+    direct[slot] = 0
     // Equal scores go to the heap, which breaks ties by age.
-    if (score >= heap.worstRelevance) heap.offer(partition, slot, seqs[slot] as number, score)
+    if (score >= heap.worstRelevance) heap.offer(partition, slot, seqs[slot] as number, score, isDirect)
   }
 }

@@ -3,6 +3,12 @@
  * terms, so a query never comes back empty just because one word is missing), optionally fused
  * with a brute-force cosine scan of stored vectors, then re-scored with time decay, keyword boost
  * and length penalty, and finally selected under `k`, the token budget and the near-duplicate rule.
+ *
+ * Scores are in [0, 1] and mean the same for every query (docs/memory-scores.md): BM25 is
+ * divided by the query's maximum attainable BM25 (`maxRelevance`), a fused rank by the best fused
+ * rank possible, and every factor is at most 1. Hits below `minScore` are not returned, so a query
+ * that matches only on words every memory has comes back empty. A memory that matches only through
+ * its neighbours' words keeps only `contextOnlyShare` of its score.
  */
 import type Database from 'better-sqlite3'
 import { BadRequestError } from '../../shared/errors.js'
@@ -42,6 +48,8 @@ type RankedRow = MemoryItemRow & { source_name: string | null }
 interface Candidate {
   seq: number
   relevance: number
+  /** Matched on its own words or speaker (or by vector), not only through its neighbours' words. */
+  direct: boolean
   /** Where the candidate sits in the keyword index (absent only for a vector hit it lacks). */
   partition?: MemoryTermIndex
   slot: number
@@ -92,21 +100,29 @@ export function createMemorySearcher(options: MemorySearcherOptions): MemorySear
     const snippetTerms = new Set<string>()
     for (const term of rareTerms.keys()) if (partition.hasInBody(term, slot)) snippetTerms.add(term)
     const time = partition.times[slot] as number
-    return combineScore(candidate.relevance, {
-      decay: partition.kind === 'memory' ? computeTimeDecay(now - time, ranking) : 1,
-      boost: computeKeywordBoost({ rareTerms, snippetTerms }, ranking),
-      penalty: computeLengthPenalty(partition.bodyLengths[slot] as number, ranking),
-    })
+    return combineScore(
+      candidate.relevance,
+      {
+        decay: partition.kind === 'memory' ? computeTimeDecay(now - time, ranking) : 1,
+        boost: computeKeywordBoost({ rareTerms, snippetTerms }, ranking),
+        penalty: computeLengthPenalty(partition.bodyLengths[slot] as number, ranking),
+      },
+      ranking.keywordBoost,
+    )
   }
 
   /** Final score of a row the index lacks (a vector hit written by a writer it has not seen). */
   function scoreRow(candidate: Candidate, row: RankedRow, rareTerms: Map<string, number>, now: number) {
     const bodyTerms = segmentText(row.text)
-    return combineScore(candidate.relevance, {
-      decay: row.kind === 'memory' ? computeTimeDecay(now - row.time, ranking) : 1,
-      boost: computeKeywordBoost({ rareTerms, snippetTerms: new Set(bodyTerms) }, ranking),
-      penalty: computeLengthPenalty(bodyTerms.length, ranking),
-    })
+    return combineScore(
+      candidate.relevance,
+      {
+        decay: row.kind === 'memory' ? computeTimeDecay(now - row.time, ranking) : 1,
+        boost: computeKeywordBoost({ rareTerms, snippetTerms: new Set(bodyTerms) }, ranking),
+        penalty: computeLengthPenalty(bodyTerms.length, ranking),
+      },
+      ranking.keywordBoost,
+    )
   }
 
   function readRows(seqs: number[]): Map<number, RankedRow> {
@@ -162,15 +178,32 @@ export function createMemorySearcher(options: MemorySearcherOptions): MemorySear
         speakerWeight: ranking.speakerWeight,
         contextWeight: ranking.contextWeight,
       })
-      const candidates = new Map<number, Candidate>(keyword.matches.map((match) => [match.seq, { ...match }]))
+      const keywordScale = keyword.maxRelevance > 0 ? 1 / keyword.maxRelevance : 0
+      const candidates = new Map<number, Candidate>(
+        keyword.matches.map((match) => [match.seq, { ...match, relevance: match.relevance * keywordScale }]),
+      )
       if (vectorSeqs.length) {
-        const fused = fuseRanks([keyword.matches.map((match) => match.seq), vectorSeqs])
-        for (const candidate of candidates.values()) candidate.relevance = fused.get(candidate.seq) ?? 0
+        const lists = [keyword.matches.map((match) => match.seq), vectorSeqs]
+        const fused = fuseRanks(lists)
+        // First in both lists is the best a fused rank can be.
+        const fusedScale = 1 / (lists.length * (1 / (fusionOffset + 1)))
+        for (const candidate of candidates.values())
+          candidate.relevance = (fused.get(candidate.seq) ?? 0) * fusedScale
         for (const seq of vectorSeqs) {
-          if (candidates.has(seq)) continue
+          const known = candidates.get(seq)
+          if (known) {
+            known.direct = true
+            continue
+          }
           const partition = partitions.find((each) => each.findSlot(seq) !== undefined)
           const slot = partition?.findSlot(seq) ?? -1
-          candidates.set(seq, { seq, relevance: fused.get(seq) ?? 0, partition, slot })
+          candidates.set(seq, {
+            seq,
+            relevance: (fused.get(seq) ?? 0) * fusedScale,
+            direct: true,
+            partition,
+            slot,
+          })
         }
       }
       if (candidates.size === 0) return []
@@ -188,10 +221,10 @@ export function createMemorySearcher(options: MemorySearcherOptions): MemorySear
         const time = candidate.partition
           ? (candidate.partition.times[candidate.slot] as number)
           : (row?.time ?? 0)
-        ranked.push({ seq: candidate.seq, score, time })
+        ranked.push({ seq: candidate.seq, score, time, direct: candidate.direct })
       }
-      ranked.sort((left, right) => right.score - left.score || right.time - left.time || left.seq - right.seq)
-      return selectRanked(ranked, rows, searchOptions).map((item) =>
+      const kept = orderRanked(ranked).filter((item) => item.score >= ranking.minScore)
+      return selectRanked(kept, rows, searchOptions).map((item) =>
         convertRowToHit(item.row, item.score, item.row.source_name ?? undefined),
       )
     },
@@ -202,10 +235,33 @@ interface ScoredCandidate {
   seq: number
   score: number
   time: number
+  direct: boolean
 }
 
-function combineScore(relevance: number, factors: { decay: number; boost: number; penalty: number }): number {
-  return relevance * factors.decay * factors.boost * factors.penalty
+/** The offset `fuseRanks` uses by default. */
+const fusionOffset = 60
+
+/**
+ * A memory found only through its neighbours' words keeps this share of its score: neighbours help
+ * recall (a reply found by its question) without outranking a memory that says the words itself.
+ */
+export const contextOnlyShare = 0.5
+
+/** Best first; ties go to the newer memory, then the older row. */
+function orderRanked(ranked: ScoredCandidate[]): ScoredCandidate[] {
+  for (const item of ranked) if (!item.direct) item.score *= contextOnlyShare
+  return ranked.sort(
+    (left, right) => right.score - left.score || right.time - left.time || left.seq - right.seq,
+  )
+}
+
+/** Relevance (in [0, 1]) times factors each at most 1: the boost is divided by its own maximum. */
+function combineScore(
+  relevance: number,
+  factors: { decay: number; boost: number; penalty: number },
+  keywordBoost: number,
+): number {
+  return (relevance * factors.decay * factors.boost * factors.penalty) / (1 + Math.max(0, keywordBoost))
 }
 
 function validateSearch(query: string, options: MemorySearchOptions): void {

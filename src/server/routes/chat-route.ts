@@ -1,12 +1,14 @@
 /**
  * `POST /api/chat`: one turn as Server-Sent Events, one message per turn event
  * (`event: <type>`, `data: <json>`). A client that goes away interrupts the turn.
+ * `POST /api/sessions/:id/observe`: a line said in the session that needs no reply → 201 `{id}`.
  */
 import type { Hono } from 'hono'
 import { streamSSE } from 'hono/streaming'
+import { respondWithError } from '../error-response.js'
 import { readJsonBody } from '../read-json-body.js'
 import { refuseForeignSession } from '../refuse-foreign-session.js'
-import { chatBodySchema } from '../request-schemas.js'
+import { chatBodySchema, observeBodySchema } from '../request-schemas.js'
 import type { ServerDependencies } from '../server-dependencies.js'
 import { streamTurn } from '../stream-turn.js'
 
@@ -39,5 +41,18 @@ export function registerChatRoute(app: Hono, dependencies: ServerDependencies): 
         await stream.writeSSE({ event: 'error', data: JSON.stringify(payload) })
       },
     )
+  })
+
+  app.post('/api/sessions/:id/observe', async (context) => {
+    const body = await readJsonBody(context, observeBodySchema)
+    if (!body.ok) return body.response
+    const foreign = refuseForeignSession(context, dependencies.sessionOwners, context.req.param('id'))
+    if (foreign) return foreign
+    try {
+      const observed = dependencies.charpipe.observe({ ...body.value, session: context.req.param('id') })
+      return context.json(observed, 201)
+    } catch (error) {
+      return respondWithError(context, error)
+    }
   })
 }

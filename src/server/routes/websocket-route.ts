@@ -1,11 +1,12 @@
 /**
- * `GET /ws`: JSON text frames in (`user_input`, `interrupt`), turn events out. Several sessions may
+ * `GET /ws`: JSON text frames in (`user_input`, `observe`, `interrupt`), turn events out. Several sessions may
  * share one socket; a frame that is not valid gets an `error` frame naming the problem and the
  * connection stays open. Turns still running when the socket closes are interrupted.
  */
 import type { Writable } from 'node:stream'
 import type { WSContext, WSEvents } from 'hono/ws'
 import type { Charpipe } from '../../engine/types.js'
+import { CharpipeError } from '../../shared/errors.js'
 import type { CharpipeEvent } from '../../shared/events.js'
 import { describeForbiddenKey, findForbiddenKey } from '../../shared/find-forbidden-key.js'
 import type { Logger } from '../../shared/logger.js'
@@ -115,6 +116,8 @@ export function createWebSocketEvents(options: CreateWebSocketEventsOptions): WS
         text: frame.text,
         emotion: frame.emotion,
         images: frame.images,
+        speaker: frame.speaker,
+        reply_images: frame.reply_images,
       }
       await relayTurn({
         charpipe,
@@ -132,6 +135,28 @@ export function createWebSocketEvents(options: CreateWebSocketEventsOptions): WS
       const left = (ownTurns.get(session) ?? 1) - 1
       if (left > 0) ownTurns.set(session, left)
       else ownTurns.delete(session)
+    }
+  }
+
+  // Nothing is sent back for an observed line unless it is refused: a flood would echo a flood.
+  const observeLine = (socket: WSContext, frame: Extract<ClientFrame, { type: 'observe' }>) => {
+    const session = frame.session ?? 'default'
+    if (!options.admin && options.sessionOwners && !options.sessionOwners.claim(session, options.clientKey)) {
+      sendBadRequest(socket, describeForeignSession(session))
+      return
+    }
+    try {
+      charpipe.observe({ session, speaker: frame.speaker, text: frame.text, images: frame.images })
+    } catch (error) {
+      if (!CharpipeError.isInstance(error)) logger.error({ error }, 'observing a line failed')
+      send(socket, {
+        type: 'error',
+        code: CharpipeError.isInstance(error) ? error.code : 'internal',
+        session,
+        message: CharpipeError.isInstance(error)
+          ? error.message
+          : 'observing the line failed; see the server log',
+      })
     }
   }
 
@@ -174,7 +199,7 @@ export function createWebSocketEvents(options: CreateWebSocketEventsOptions): WS
       return undefined
     }
     if (value === null || typeof value !== 'object' || Array.isArray(value)) {
-      sendBadRequest(socket, 'a frame must be a JSON object with a "type" (user_input or interrupt)')
+      sendBadRequest(socket, 'a frame must be a JSON object with a "type" (user_input, observe or interrupt)')
       return undefined
     }
     const forbidden = findForbiddenKey(value)
@@ -185,12 +210,12 @@ export function createWebSocketEvents(options: CreateWebSocketEventsOptions): WS
     const parsed = clientFrameSchema.safeParse(value)
     if (!parsed.success) {
       const type = (value as { type?: unknown }).type
-      const known = type === 'user_input' || type === 'interrupt'
+      const known = type === 'user_input' || type === 'interrupt' || type === 'observe'
       sendBadRequest(
         socket,
         known
           ? `${type} frame: ${formatZodIssues(parsed.error)}`
-          : `type: unknown frame type ${JSON.stringify(type ?? null)}; expected user_input or interrupt`,
+          : `type: unknown frame type ${JSON.stringify(type ?? null)}; expected user_input, observe or interrupt`,
       )
       return undefined
     }
@@ -214,6 +239,10 @@ export function createWebSocketEvents(options: CreateWebSocketEventsOptions): WS
       if (!frame) return
       if (frame.type === 'user_input') {
         void runTurn(socket, frame)
+        return
+      }
+      if (frame.type === 'observe') {
+        observeLine(socket, frame)
         return
       }
       const session = frame.session ?? 'default'

@@ -17,6 +17,7 @@ import type {
   GenerateOptions,
   InterruptOptions,
 } from '../../engine/types.js'
+import { type ValidatedObserveInput, validateObserveInput } from '../../engine/validate-generate-input.js'
 import type { MemoryStore, StoredMessage } from '../../memory/types.js'
 import type { CharpipeErrorCode } from '../../shared/errors.js'
 import type { CharpipeEvent, CharpipeEventType } from '../../shared/events.js'
@@ -32,6 +33,8 @@ export interface CreateFakeCharpipeOptions {
 export interface FakeCharpipe extends Charpipe {
   /** Every config passed to `reload`, in order. */
   readonly reloads: CharpipeConfig[]
+  /** Every line passed to `observe`, in order. */
+  readonly observed: ValidatedObserveInput[]
   readonly closed: boolean
 }
 
@@ -179,9 +182,15 @@ export function createFakeCharpipe(options: CreateFakeCharpipeOptions): FakeChar
     }
   }
 
+  const observed: ValidatedObserveInput[] = []
   const charpipe: FakeCharpipe = {
     get reloads() {
       return reloads
+    },
+    observed,
+    observe(input) {
+      observed.push(validateObserveInput(input))
+      return { id: `observed-${observed.length}` }
     },
     get closed() {
       return closed

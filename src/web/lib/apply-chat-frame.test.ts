@@ -90,4 +90,35 @@ describe('applyChatFrame', () => {
     )
     expect(state.errors).toEqual([{ code: 'bad_request', message: 'text: required' }])
   })
+
+  it('keeps the turn report of llm_done: time to first sentence, total, tokens', () => {
+    let state = addUserTurn(initialChatState, { text: '嗨', imageCount: 0 })
+    state = applyChatFrame(
+      state,
+      {
+        type: 'llm_done',
+        session: 's',
+        turn: 't1',
+        text: '好。',
+        emotion: '开心',
+        interrupted: false,
+        timing: { first_chunk_ms: 80.2, first_sentence_ms: 95.5, total_ms: 130 },
+        usage: { prompt_tokens: 120, completion_tokens: 9, cached_tokens: 64 },
+      },
+      's',
+    )
+    expect(state.turns[0]!.report).toEqual({
+      firstSentenceMs: 95.5,
+      totalMs: 130,
+      promptTokens: 120,
+      completionTokens: 9,
+      cachedTokens: 64,
+    })
+    const bare = applyChatFrame(
+      addUserTurn(initialChatState, { text: '嗨', imageCount: 0 }),
+      { type: 'llm_done', session: 's', turn: 't2', text: '', emotion: '平静', interrupted: false },
+      's',
+    )
+    expect(bare.turns[0]!.report).toBeUndefined()
+  })
 })

@@ -31,6 +31,31 @@ export interface TurnView {
   restored?: boolean
   /** Restored: the store marked the question as failed (its error is not stored). */
   failed?: boolean
+  /** The turn report of `llm_done`: what the user waited for, and what the model was paid for. */
+  report?: TurnReport
+}
+
+export interface TurnReport {
+  firstSentenceMs?: number
+  totalMs?: number
+  promptTokens?: number
+  completionTokens?: number
+  cachedTokens?: number
+}
+
+/** The timing and usage of an `llm_done` frame, when it carries them. */
+export function readTurnReport(frame: ServerFrame): TurnReport | undefined {
+  const timing = (frame.timing ?? {}) as Record<string, unknown>
+  const usage = (frame.usage ?? {}) as Record<string, unknown>
+  const number = (value: unknown) => (typeof value === 'number' && Number.isFinite(value) ? value : undefined)
+  const report: TurnReport = {
+    firstSentenceMs: number(timing.first_sentence_ms),
+    totalMs: number(timing.total_ms),
+    promptTokens: number(usage.prompt_tokens),
+    completionTokens: number(usage.completion_tokens),
+    cachedTokens: number(usage.cached_tokens),
+  }
+  return Object.values(report).some((value) => value !== undefined) ? report : undefined
 }
 
 export interface ChatState {
@@ -96,6 +121,7 @@ function applyToTurn(turn: TurnView, frame: ServerFrame): TurnView {
       next.subtitles = typeof frame.text === 'string' ? frame.text : turn.subtitles
       next.emotion = typeof frame.emotion === 'string' && frame.emotion ? frame.emotion : turn.emotion
       next.interrupted = frame.interrupted === true || turn.interruptedByNewInput === true
+      next.report = readTurnReport(frame)
       break
   }
   return next

@@ -61,6 +61,10 @@ const zh = {
   'turn.failed': '⚠️ 没有完成',
   'turn.noReply': '（没有回复）',
   'turn.details': '详细信息',
+  'turn.firstSentence': '首句 {ms} ms',
+  'turn.total': '共 {ms} ms',
+  'turn.tokens': '{prompt} + {completion} tokens',
+  'turn.cached': '缓存 {cached}',
   'role.user': '用户',
   'role.assistant': '角色',
 
@@ -254,6 +258,10 @@ const en: Record<MessageKey, string> = {
   'turn.failed': '⚠️ Not completed',
   'turn.noReply': '(no reply)',
   'turn.details': 'Details',
+  'turn.firstSentence': 'first sentence {ms} ms',
+  'turn.total': 'total {ms} ms',
+  'turn.tokens': '{prompt} + {completion} tokens',
+  'turn.cached': '{cached} cached',
   'role.user': 'user',
   'role.assistant': 'character',
 

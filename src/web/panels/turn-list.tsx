@@ -3,7 +3,7 @@
  * ended. A failed turn says what went wrong and what to check (never "done"); an interrupted one says
  * it was interrupted, in the normal colours, because nothing is wrong.
  */
-import { readTurnOutcome, type TurnView } from '../lib/apply-chat-frame.js'
+import { readTurnOutcome, type TurnReport, type TurnView } from '../lib/apply-chat-frame.js'
 import { isUnansweredTurn } from '../lib/convert-stored-messages.js'
 import { type ChatErrorFrame, describeChatError } from '../lib/describe-chat-error.js'
 import { getEmotionFace } from '../lib/get-emotion-face.js'
@@ -42,6 +42,22 @@ function TurnState(props: { turn: TurnView }) {
   return props.turn.restored ? null : <span>{translate('turn.done')}</span>
 }
 
+/** Time to the first sentence (what a voice user waits for), total time and tokens. */
+function TurnReportLine(props: { report: TurnReport }) {
+  const { report } = props
+  const parts: string[] = []
+  const ms = (value: number) => Math.round(value).toLocaleString()
+  if (report.firstSentenceMs !== undefined)
+    parts.push(translate('turn.firstSentence', { ms: ms(report.firstSentenceMs) }))
+  if (report.totalMs !== undefined) parts.push(translate('turn.total', { ms: ms(report.totalMs) }))
+  if (report.promptTokens !== undefined && report.completionTokens !== undefined)
+    parts.push(
+      translate('turn.tokens', { prompt: report.promptTokens, completion: report.completionTokens }) +
+        (report.cachedTokens ? ` (${translate('turn.cached', { cached: report.cachedTokens })})` : ''),
+    )
+  return parts.length > 0 ? <span class="turn-report">{parts.join(' · ')}</span> : null
+}
+
 export function TurnList(props: { turns: TurnView[]; emotionAliases: Record<string, string> }) {
   return (
     <ol class="turns" data-turns>
@@ -77,6 +93,7 @@ export function TurnList(props: { turns: TurnView[]; emotionAliases: Record<stri
           ))}
           <div class={`turn-state turn-${readTurnOutcome(turn)}`} data-state={turn.status}>
             <TurnState turn={turn} />
+            {turn.report ? <TurnReportLine report={turn.report} /> : null}
           </div>
         </li>
       ))}
