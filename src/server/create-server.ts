@@ -95,6 +95,7 @@ export async function createServer(options: CreateServerOptions): Promise<Charpi
   const metrics = createServerMetrics({
     countActiveSessions: () => charpipe.activeSessions().length,
     ...(cluster ? { readClusterStats: () => cluster.stats() } : {}),
+    ...(charpipe.toolCallStats ? { readToolCallStats: () => charpipe.toolCallStats?.() ?? [] } : {}),
   })
   const sessionOwners = createSessionOwners()
   const dependencies: ServerDependencies = {
