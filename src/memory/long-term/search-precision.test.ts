@@ -76,6 +76,22 @@ describe('memory search precision', () => {
     }
   })
 
+  it('ranks a long memory that says the word above a short one whose neighbour says it often', async () => {
+    const turns = [
+      '用户: 上周末在朋友家聚会，大家聊了很久的工作和旅行，最后我还吃了一小块蛋糕才回家',
+      '用户: 蛋糕蛋糕蛋糕，我做的蛋糕最好吃，蛋糕',
+      '用户: 猫叫咪咪',
+    ]
+    for (const text of turns) await store.add({ scope: 'party', text, speaker: '用户' })
+    const hits = await store.search('蛋糕', { scope: 'party', k: 3 })
+    expect(hits.map((hit) => hit.text)).toEqual(
+      turns
+        .slice(0, 2)
+        .reverse()
+        .concat(turns[2] as string),
+    )
+  })
+
   it('scores in [0, 1], best first, on one scale across queries', async () => {
     for (const [query] of table) {
       const hits = await store.search(query, { scope: 'user', k: 5 })
