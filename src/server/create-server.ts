@@ -94,6 +94,7 @@ export async function createServer(options: CreateServerOptions): Promise<Charpi
   const metrics = createServerMetrics({
     countActiveSessions: () => charpipe.activeSessions().length,
     ...(cluster ? { readClusterStats: () => cluster.stats() } : {}),
+    ...(charpipe.toolCallStats ? { readToolCallStats: () => charpipe.toolCallStats?.() ?? [] } : {}),
   })
   const dependencies: ServerDependencies = {
     charpipe,

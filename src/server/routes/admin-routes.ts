@@ -1,6 +1,7 @@
 /**
  * The admin API: config (masked, validated, hot-applied), processors, context preview, session
- * history and the provider registry for the web page's picker.
+ * history, the tools the character may call (with each MCP server's state) and the provider registry
+ * for the web page's picker.
  */
 import type { Hono } from 'hono'
 import { z } from 'zod'
@@ -84,6 +85,8 @@ export function registerAdminRoutes(app: Hono, dependencies: ServerDependencies)
       return respondWithError(context, error)
     }
   })
+
+  app.get('/api/tools', (context) => context.json(charpipe.listTools()))
 
   app.get('/api/providers', (context) =>
     context.json(
