@@ -8,6 +8,7 @@ import { z } from 'zod'
 import { builtinProviders } from '../../config/provider-registry.js'
 import { respondWithError } from '../error-response.js'
 import { readJsonBody } from '../read-json-body.js'
+import { refuseForeignSession } from '../refuse-foreign-session.js'
 import { previewBodySchema } from '../request-schemas.js'
 import type { ServerDependencies } from '../server-dependencies.js'
 
@@ -58,6 +59,8 @@ export function registerAdminRoutes(app: Hono, dependencies: ServerDependencies)
   })
 
   app.get('/api/sessions/:id/messages', async (context) => {
+    const foreign = refuseForeignSession(context, dependencies.sessionOwners, context.req.param('id'), 'read')
+    if (foreign) return foreign
     const limitText = context.req.query('limit')
     const limit = limitText === undefined ? undefined : Number(limitText)
     if (limit !== undefined && (!Number.isInteger(limit) || limit < 1)) {
