@@ -9,9 +9,8 @@ import { parseConfig } from '../src/config/load-config.js'
 import type { CharpipeConfigInput } from '../src/config/schema.js'
 import { createCharpipe } from '../src/engine/index.js'
 import { createInMemoryHistoryStore } from '../src/memory/index.js'
-import { sleepWithSignal } from '../src/providers/create-resilient-provider.js'
-import type { ChatProvider, ProviderEvent } from '../src/providers/types.js'
 import { createLogger } from '../src/shared/logger.js'
+import { createTimedProvider } from './engine/create-timed-provider.js'
 import { startTimedSseServer } from './engine/timed-sse-server.js'
 
 const rounds = Number(process.env.ROUNDS ?? 200)
@@ -46,32 +45,9 @@ function config(overrides: CharpipeConfigInput = {}) {
   ).config
 }
 
-/** Yields the chunks with a pause between them, stamping the ones that complete a sentence. */
-function createTimedFakeProvider(options: { hang?: boolean; delayMs: number }) {
-  const stamps: number[][] = []
-  const provider: ChatProvider = {
-    name: 'fake',
-    model: 'fake',
-    async *streamChat(_request, streamOptions = {}): AsyncGenerator<ProviderEvent> {
-      const writes: number[] = []
-      stamps.push(writes)
-      const signal = streamOptions.signal
-      const sleep = (ms: number) => sleepWithSignal(ms, signal)
-      for (const text of chunks) {
-        await sleep(options.delayMs)
-        if (/[。！？]/.test(text)) writes.push(performance.now())
-        yield { type: 'text-delta', text }
-      }
-      if (options.hang) await sleep(3_600_000)
-      yield { type: 'finish', reason: 'stop' }
-    },
-  }
-  return { provider, stamps }
-}
-
 async function measureSentenceLatency(kind: 'fake' | 'http') {
   const samples: number[] = []
-  const fake = createTimedFakeProvider({ delayMs: 1 })
+  const fake = createTimedProvider({ chunks, delayMs: 1 })
   const server = kind === 'http' ? await startTimedSseServer({ chunks, delayMs: 1 }) : undefined
   const charpipe = await createCharpipe(
     config(server ? { llm: { provider: 'custom', base_url: `${server.url}/v1`, max_retries: 0 } } : {}),
@@ -94,7 +70,7 @@ async function measureSentenceLatency(kind: 'fake' | 'http') {
 
 async function measureInterruptLatency(kind: 'fake' | 'http') {
   const samples: number[] = []
-  const fake = createTimedFakeProvider({ delayMs: 1, hang: true })
+  const fake = createTimedProvider({ chunks, delayMs: 1, hang: true })
   const server = kind === 'http' ? await startTimedSseServer({ chunks, delayMs: 1, hang: true }) : undefined
   const charpipe = await createCharpipe(
     config(server ? { llm: { provider: 'custom', base_url: `${server.url}/v1`, max_retries: 0 } } : {}),

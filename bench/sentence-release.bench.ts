@@ -11,9 +11,8 @@ import { performance } from 'node:perf_hooks'
 import { parseConfig } from '../src/config/load-config.js'
 import { createCharpipe } from '../src/engine/index.js'
 import { createInMemoryHistoryStore } from '../src/memory/index.js'
-import { sleepWithSignal } from '../src/providers/create-resilient-provider.js'
-import type { ChatProvider, ProviderEvent } from '../src/providers/types.js'
 import { createLogger } from '../src/shared/logger.js'
+import { createTimedProvider } from './engine/create-timed-provider.js'
 
 const turns = Number(process.env.TURNS ?? 10)
 const tokenMs = Number(process.env.TOKEN_MS ?? 30)
@@ -30,27 +29,8 @@ function streamChunks(layout: 'own' | 'inside'): string[] {
   return chunks
 }
 
-function createTimedProvider(chunks: string[]) {
-  const stamps: number[][] = []
-  const provider: ChatProvider = {
-    name: 'fake',
-    model: 'fake',
-    async *streamChat(_request, streamOptions = {}): AsyncGenerator<ProviderEvent> {
-      const writes: number[] = []
-      stamps.push(writes)
-      for (const text of chunks) {
-        await sleepWithSignal(tokenMs, streamOptions.signal)
-        if (/[。！]/.test(text)) writes.push(performance.now())
-        yield { type: 'text-delta', text }
-      }
-      yield { type: 'finish', reason: 'stop' }
-    },
-  }
-  return { provider, stamps }
-}
-
 async function measure(layout: 'own' | 'inside', earlyRelease: boolean) {
-  const { provider, stamps } = createTimedProvider(streamChunks(layout))
+  const { provider, stamps } = createTimedProvider({ chunks: streamChunks(layout), delayMs: tokenMs })
   const config = parseConfig(
     {
       history: { store: 'memory' },

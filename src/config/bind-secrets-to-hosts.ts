@@ -29,6 +29,13 @@ const bindings: readonly SecretBinding[] = [
   { holder: ['llm', 'fallbacks', '*'], secret: 'api_key', url: 'base_url', provider: 'provider' },
   { holder: ['llm', 'vision_describer'], secret: 'api_key', url: 'base_url', provider: 'provider' },
   {
+    holder: ['llm', 'transcriber'],
+    secret: 'api_key',
+    url: 'base_url',
+    provider: 'provider',
+    defaultProvider: 'openai',
+  },
+  {
     holder: ['memory', 'embeddings'],
     secret: 'api_key',
     url: 'base_url',

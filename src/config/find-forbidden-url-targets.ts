@@ -15,6 +15,7 @@ export const outboundUrlFieldPaths: readonly (readonly string[])[] = [
   ['llm', 'base_url'],
   ['llm', 'fallbacks', '*', 'base_url'],
   ['llm', 'vision_describer', 'base_url'],
+  ['llm', 'transcriber', 'base_url'],
   ['memory', 'embeddings', 'base_url'],
   ['openclaw', 'url'],
 ]

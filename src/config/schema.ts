@@ -131,6 +131,25 @@ export const visionDescriberSchema = z.strictObject({
   timeout_ms: timeoutMs().default(30_000).describe('No description by then: use a placeholder.'),
 })
 
+export const transcriberSchema = z.strictObject({
+  provider: z
+    .string()
+    .min(1)
+    .default('openai')
+    .describe(
+      'Registry name of a provider with an OpenAI-compatible /audio/transcriptions endpoint, or any name with base_url.',
+    ),
+  model: z.string().min(1).default('whisper-1').describe('Transcription model id.'),
+  base_url: z.string().default('').describe("API base URL; empty: the provider's default."),
+  api_key: secret('API key.'),
+  language: z
+    .string()
+    .max(20)
+    .default('')
+    .describe('Language of the audio (ISO 639-1, e.g. zh); empty: the model detects it.'),
+  timeout_ms: timeoutMs().default(60_000).describe('No transcript by then: use a placeholder.'),
+})
+
 export const llmSchema = z
   .strictObject({
     provider: z
@@ -189,6 +208,12 @@ export const llmSchema = z
       .default(null)
       .describe(
         'A vision model that describes images as [图片:描述] when `vision` is false; null: a placeholder says the model cannot see them.',
+      ),
+    transcriber: transcriberSchema
+      .nullable()
+      .default(null)
+      .describe(
+        'A speech-to-text endpoint that turns audio attachments (voice messages, the sound of a video) into [语音:转写]; null: a placeholder says the audio was not transcribed.',
       ),
     fallbacks: z
       .array(fallbackProviderSchema)
@@ -624,6 +649,7 @@ export const secretFieldPaths = [
   ['llm', 'api_key'],
   ['llm', 'fallbacks', '*', 'api_key'],
   ['llm', 'vision_describer', 'api_key'],
+  ['llm', 'transcriber', 'api_key'],
   ['openclaw', 'token'],
   ['memory', 'embeddings', 'api_key'],
   ['storage', 'redis_url'],

@@ -6,6 +6,7 @@
 import type { ApiType } from '../config/provider-registry.js'
 import type { CharacterConfig, CharpipeConfig, ProcessorSettings } from '../config/schema.js'
 import type { HistoryStore, MemoryRetriever } from '../memory/types.js'
+import type { AudioTranscriber } from '../shared/audio-transcriber.js'
 import type { ImageDescriber } from '../shared/image-describer.js'
 import type { Logger } from '../shared/logger.js'
 import type { ChatMessage } from '../shared/messages.js'
@@ -57,6 +58,8 @@ export interface TokenCounter {
   countMessage(message: ChatMessage): number
 }
 
+/** Turns an audio recording into its words. */
+export type { AudioTranscriber } from '../shared/audio-transcriber.js'
 /** Turns an image into a short description for models without vision. */
 export type { ImageDescriber } from '../shared/image-describer.js'
 
@@ -65,6 +68,7 @@ export interface PipelineServices {
   memory?: MemoryRetriever
   tokenCounter: TokenCounter
   imageDescriber?: ImageDescriber
+  audioTranscriber?: AudioTranscriber
   logger: Logger
 }
 

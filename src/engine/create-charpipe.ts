@@ -14,7 +14,7 @@ import type { HistoryStore, MemoryStore } from '../memory/types.js'
 import { BadRequestError } from '../shared/errors.js'
 import type { CharpipeEvent } from '../shared/events.js'
 import { createChildLogger, getLogger, type Logger } from '../shared/logger.js'
-import type { McpToolCallRecord, McpToolSource } from '../tools/mcp/create-mcp-tool-source.js'
+import type { McpToolSource } from '../tools/mcp/create-mcp-tool-source.js'
 import { createToolRegistry } from '../tools/tool-registry.js'
 import type { Tool } from '../tools/types.js'
 import { createBackgroundWork } from './background-work.js'
@@ -48,8 +48,6 @@ export interface CreateCharpipeOptions {
   logger?: Logger
   /** Tools the model may call (ReAct loop, SPEC R1.4); those of `tools.mcp_servers` join them. */
   tools?: readonly Tool[]
-  /** Called after each call of an MCP server's tool (metrics). */
-  onMcpToolCall?: (record: McpToolCallRecord) => void
   /** Replaces individual stages (tests, custom integrations). */
   parts?: Partial<EngineParts>
   /** A context pipeline to use instead of the builtin one. */
@@ -150,7 +148,6 @@ export async function createCharpipe(
       servers,
       logger,
       reservedNames: new Set(registry.list().map((tool) => tool.name)),
-      ...(options.onMcpToolCall ? { onCall: options.onMcpToolCall } : {}),
     })
   }
   await configureMcp(current.config.tools.mcp_servers)
@@ -433,6 +430,7 @@ export async function createCharpipe(
       }),
       servers: mcp?.servers() ?? [],
     }),
+    toolCallStats: () => mcp?.callStats() ?? [],
     get config() {
       return current.config
     },

@@ -14,7 +14,11 @@ import {
   createMemoryStore,
   rememberTurn,
 } from '../memory/index.js'
-import { createImageDescriberFromConfig, createProviderFromConfig } from '../providers/index.js'
+import {
+  createAudioTranscriber,
+  createImageDescriberFromConfig,
+  createProviderFromConfig,
+} from '../providers/index.js'
 import { createReplyParser, replyParserOptionsFromConfig } from '../reply/index.js'
 import type { EngineParts } from './engine-parts.js'
 
@@ -34,4 +38,5 @@ export const defaultEngineParts: EngineParts = {
   },
   createImageDescriber: (config, options) =>
     createImageDescriberFromConfig(config, { logger: options.logger }),
+  createAudioTranscriber: (config, options) => createAudioTranscriber(config, { logger: options.logger }),
 }

@@ -4,7 +4,13 @@
  * sequences them, holds per-session order and turns failures into events.
  */
 import type { CharpipeConfig } from '../config/schema.js'
-import type { ContextPipeline, ImageDescriber, ModelCapabilities, TokenCounter } from '../context/types.js'
+import type {
+  AudioTranscriber,
+  ContextPipeline,
+  ImageDescriber,
+  ModelCapabilities,
+  TokenCounter,
+} from '../context/types.js'
 import type { FactExtractor } from '../memory/index.js'
 import type { HistoryStore, MemoryStore, StoredMessage } from '../memory/types.js'
 import type { ChatProvider } from '../providers/types.js'
@@ -48,4 +54,6 @@ export interface EngineParts {
   rememberTurn(store: MemoryStore, input: RememberTurnInput): Promise<void>
   /** Describes images for a chat model without vision (`llm.vision_describer`); none: a placeholder. */
   createImageDescriber?(config: CharpipeConfig, options: { logger: Logger }): ImageDescriber | undefined
+  /** Transcribes audio attachments (`llm.transcriber`); none: a placeholder. */
+  createAudioTranscriber?(config: CharpipeConfig, options: { logger: Logger }): AudioTranscriber | undefined
 }

@@ -5,7 +5,13 @@
  * (same provider, same open stores), so a persona edit does not reconnect anything.
  */
 import type { CharpipeConfig } from '../config/schema.js'
-import type { ImageDescriber, ModelCapabilities, PipelineServices, TokenCounter } from '../context/types.js'
+import type {
+  AudioTranscriber,
+  ImageDescriber,
+  ModelCapabilities,
+  PipelineServices,
+  TokenCounter,
+} from '../context/types.js'
 import type { HistoryStore, MemoryStore } from '../memory/types.js'
 import type { ChatProvider } from '../providers/types.js'
 import type { ReplyParserOptions } from '../reply/types.js'
@@ -20,6 +26,8 @@ export interface EngineRuntime {
   readonly provider: ChatProvider
   /** Describes images for a model without vision; undefined: the pipeline's placeholder. */
   readonly imageDescriber: ImageDescriber | undefined
+  /** Transcribes audio attachments (`llm.transcriber`); undefined: the pipeline's placeholder. */
+  readonly audioTranscriber: AudioTranscriber | undefined
   readonly capabilities: ModelCapabilities
   readonly tokenCounter: TokenCounter
   readonly parserOptions: ReplyParserOptions
@@ -94,6 +102,15 @@ function buildImageDescriber(options: CreateEngineRuntimeOptions): ImageDescribe
   })
 }
 
+/** The transcriber depends on `llm` too, so it is rebuilt exactly when the provider is. */
+function buildAudioTranscriber(options: CreateEngineRuntimeOptions): AudioTranscriber | undefined {
+  const { config, previous } = options
+  if (previous && isSameProviderConfig(previous.config, config)) return previous.audioTranscriber
+  return options.parts.createAudioTranscriber?.(config, {
+    logger: createChildLogger(options.logger, 'providers'),
+  })
+}
+
 /** What the context pipeline reads through, for a turn or a preview on this runtime. */
 export function createPipelineServices(runtime: EngineRuntime, logger: Logger): PipelineServices {
   return {
@@ -101,6 +118,7 @@ export function createPipelineServices(runtime: EngineRuntime, logger: Logger): 
     memory: runtime.memoryStore,
     tokenCounter: runtime.tokenCounter,
     imageDescriber: runtime.imageDescriber,
+    audioTranscriber: runtime.audioTranscriber,
     logger: createChildLogger(logger, 'context'),
   }
 }
@@ -130,6 +148,7 @@ export async function createEngineRuntime(options: CreateEngineRuntimeOptions): 
     config,
     provider: buildProvider(options),
     imageDescriber: buildImageDescriber(options),
+    audioTranscriber: buildAudioTranscriber(options),
     capabilities,
     tokenCounter,
     parserOptions,

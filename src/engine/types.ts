@@ -76,6 +76,8 @@ export interface Charpipe {
   listProcessors(): ProcessorInfo[]
   /** Every tool the model is offered now, with its origin, and the state of each MCP server. */
   listTools(): ToolListing
+  /** Calls, errors and seconds spent per MCP tool since the start (for `/metrics`). */
+  toolCallStats?(): ToolCallStats[]
   readonly config: CharpipeConfig
   /** Long-term memory and knowledge base; undefined when `memory.enabled` is false. */
   readonly memory: MemoryStore | undefined
@@ -90,4 +92,12 @@ export type { HistoryStore }
 export interface ToolListing {
   tools: { name: string; description: string; server?: string }[]
   servers: { name: string; state: 'connecting' | 'ready' | 'failed'; error?: string }[]
+}
+
+export interface ToolCallStats {
+  tool: string
+  server: string
+  calls: number
+  errors: number
+  seconds: number
 }

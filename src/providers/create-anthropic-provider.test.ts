@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { type MockModelServer, startMockModelServer } from '../testing/start-mock-model-server.js'
+import type { ChatProviderSettings } from './chat-provider-settings.js'
 import { createAnthropicProvider } from './create-anthropic-provider.js'
 import { createResilientProvider } from './create-resilient-provider.js'
 import { captureLogger, collectEvents, waitUntil } from './test-helpers.js'
@@ -11,7 +12,7 @@ beforeAll(async () => {
 afterAll(() => server.close())
 beforeEach(() => server.reset())
 
-function createProvider() {
+function createProvider(overrides: Partial<ChatProviderSettings> = {}) {
   const log = captureLogger()
   const provider = createAnthropicProvider({
     name: 'anthropic',
@@ -22,6 +23,7 @@ function createProvider() {
     temperature: 0.8,
     maxTokens: 512,
     logger: log.logger,
+    ...overrides,
   })
   return { provider, ...log }
 }
@@ -29,15 +31,7 @@ function createProvider() {
 describe('Anthropic provider', () => {
   it('with promptCache, marks the system prompt and the end of the history as cache breakpoints', async () => {
     server.script({ text: '好。' })
-    const provider = createAnthropicProvider({
-      name: 'anthropic',
-      apiType: 'anthropic',
-      baseUrl: server.url,
-      model: 'claude-sonnet-5-5',
-      apiKey: 'sk-ant-test-key-0001',
-      promptCache: true,
-      logger: captureLogger().logger,
-    })
+    const { provider } = createProvider({ promptCache: true, temperature: undefined, maxTokens: undefined })
     const result = await collectEvents(
       provider.streamChat({
         messages: [

@@ -11,6 +11,7 @@ export type {
 export { type ChatResult, chat, collectChatResult } from './collect-chat-result.js'
 export { convertToAnthropicMessages, convertToAnthropicTools } from './convert-to-anthropic-messages.js'
 export { convertToOpenAIMessages, convertToOpenAITools } from './convert-to-openai-messages.js'
+export { type CreateAudioTranscriberOptions, createAudioTranscriber } from './create-audio-transcriber.js'
 export { createChatProvider } from './create-chat-provider.js'
 export { type CreateImageDescriberOptions, createImageDescriber } from './create-image-describer.js'
 export {

@@ -7,6 +7,7 @@
  */
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client'
 import type { ClusterStats } from '../cluster/connect-cluster.js'
+import type { ToolCallStats } from '../engine/types.js'
 import { onStoreFailure } from '../memory/store-failures.js'
 
 export interface ServerMetrics {
@@ -28,6 +29,8 @@ export interface CreateServerMetricsOptions {
   countActiveSessions: () => number
   /** In a cluster: its counters, read at scrape time. */
   readClusterStats?: () => ClusterStats
+  /** Calls of MCP tools, read at scrape time. */
+  readToolCallStats?: () => ToolCallStats[]
 }
 
 const latencyBuckets = [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 30]
@@ -116,6 +119,8 @@ export function createServerMetrics(options: CreateServerMetricsOptions): Server
       },
     })
   }
+  const readToolCallStats = options.readToolCallStats
+  if (readToolCallStats) registerToolCallMetrics(registry, readToolCallStats)
   collectDefaultMetrics({ register: registry })
   return {
     registry,
@@ -128,5 +133,30 @@ export function createServerMetrics(options: CreateServerMetricsOptions): Server
     connections,
     storeFailures,
     close: stopCounting,
+  }
+}
+
+/** Per tool (and its MCP server): calls, failed calls and seconds spent, totals since the start. */
+function registerToolCallMetrics(registry: Registry, read: () => ToolCallStats[]): void {
+  const fields = [
+    ['charpipe_tool_calls_total', 'Calls of each MCP tool.', 'calls'],
+    [
+      'charpipe_tool_errors_total',
+      'Calls of each MCP tool that failed (error answer, timeout, unreachable).',
+      'errors',
+    ],
+    ['charpipe_tool_call_seconds_total', 'Seconds spent in calls of each MCP tool.', 'seconds'],
+  ] as const
+  for (const [name, help, field] of fields) {
+    new Gauge({
+      name,
+      help,
+      labelNames: ['tool', 'server'] as const,
+      registers: [registry],
+      collect() {
+        this.reset()
+        for (const entry of read()) this.set({ tool: entry.tool, server: entry.server }, entry[field])
+      },
+    })
   }
 }

@@ -16,6 +16,7 @@ import type { Charpipe } from '../engine/types.js'
 import { createChildLogger, getLogger, type Logger } from '../shared/logger.js'
 import { type ConfigManager, createConfigManager } from './create-config-manager.js'
 import { createServerMetrics, type ServerMetrics } from './create-server-metrics.js'
+import { createSessionOwners, readClientKey } from './create-session-owners.js'
 import { createTurnLimiter } from './create-turn-limiter.js'
 import { defineErrorEvent } from './define-error-event.js'
 import { respondBadRequest, respondWithError } from './error-response.js'
@@ -94,12 +95,15 @@ export async function createServer(options: CreateServerOptions): Promise<Charpi
   const metrics = createServerMetrics({
     countActiveSessions: () => charpipe.activeSessions().length,
     ...(cluster ? { readClusterStats: () => cluster.stats() } : {}),
+    ...(charpipe.toolCallStats ? { readToolCallStats: () => charpipe.toolCallStats?.() ?? [] } : {}),
   })
+  const sessionOwners = createSessionOwners()
   const dependencies: ServerDependencies = {
     charpipe,
     configManager,
     metrics,
     logger,
+    sessionOwners,
     lookup: options.lookup,
   }
   const readConfig = () => configManager.current()
@@ -167,6 +171,8 @@ export async function createServer(options: CreateServerOptions): Promise<Charpi
         metrics,
         logger,
         admin: context.get('adminTokenUsed') === true,
+        clientKey: readClientKey(context.req.header('x-charpipe-client'), context.req.url),
+        sessionOwners,
         readLimits: () => readConfig().server.limits,
         readMaxFrameBytes: () => readConfig().server.max_body_bytes,
         readMaxBufferedBytes: () => readConfig().server.ws_max_buffered_bytes,

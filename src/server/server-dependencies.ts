@@ -4,12 +4,15 @@ import type { Charpipe } from '../engine/types.js'
 import type { Logger } from '../shared/logger.js'
 import type { ConfigManager } from './create-config-manager.js'
 import type { ServerMetrics } from './create-server-metrics.js'
+import type { SessionOwners } from './create-session-owners.js'
 
 export interface ServerDependencies {
   charpipe: Charpipe
   configManager: ConfigManager
   metrics: ServerMetrics
   logger: Logger
+  /** Which client key each bound session belongs to. */
+  sessionOwners: SessionOwners
   /** Resolves host names for the outbound address check (tests pass a fake). */
   lookup?: LookupAddresses
 }

@@ -1,3 +1,4 @@
+export type { AudioTranscriber } from './audio-transcriber.js'
 export {
   AbortedError,
   BadRequestError,

@@ -33,6 +33,7 @@ const adminCalls: { method: string; path: string; body?: unknown }[] = [
   { method: 'POST', path: '/api/doctor', body: {} },
   { method: 'POST', path: '/api/preview', body: { text: 'hi' } },
   { method: 'GET', path: '/api/processors' },
+  { method: 'GET', path: '/api/tools' },
   { method: 'POST', path: '/api/memory', body: { text: 'planted' } },
   { method: 'GET', path: '/api/memory?scope=default' },
   { method: 'POST', path: '/api/kb', body: { name: 'a', text: 'b' } },

@@ -141,3 +141,65 @@ describe('a far too large frame', () => {
     await client.close()
   })
 })
+
+describe('sessions bound to a client key', () => {
+  const chat = (session: string, key?: string, headers: Record<string, string> = {}) =>
+    fetch(`${server!.url}/api/chat`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        ...(key ? { 'x-charpipe-client': key } : {}),
+        ...headers,
+      },
+      body: JSON.stringify({ session, text: 'hi' }),
+    })
+  const read = (session: string, key?: string, headers: Record<string, string> = {}) =>
+    fetch(`${server!.url}/api/sessions/${session}/messages`, {
+      headers: { ...(key ? { 'x-charpipe-client': key } : {}), ...headers },
+    })
+
+  it('another client (or none) can neither chat in, read nor interrupt a bound session; its owner can', async () => {
+    server = await startTestServer({ configText: '' })
+    const first = await chat('diary', 'key-of-alice-0123456789')
+    expect(first.status).toBe(200)
+    await first.text()
+    for (const key of ['key-of-mallory-0123456789', undefined]) {
+      const other = await chat('diary', key)
+      expect(other.status).toBe(403)
+      expect((await other.json()).error.message).toContain('X-Charpipe-Client')
+      expect((await read('diary', key)).status).toBe(403)
+    }
+    expect((await read('diary', 'key-of-alice-0123456789')).status).toBe(200)
+    // WebSocket: a stranger's turn and interrupt are refused; the owner's work.
+    const stranger = await openTestSocket(`${server.url}/ws?client=key-of-mallory-0123456789`)
+    stranger.send({ type: 'user_input', session: 'diary', text: 'hi' })
+    stranger.send({ type: 'interrupt', session: 'diary', heard: 'x' })
+    await stranger.waitFor(
+      (frame) => frame.type === 'error' && String(frame.message).includes('another client'),
+    )
+    const owner = await openTestSocket(`${server.url}/ws?client=key-of-alice-0123456789`)
+    owner.send({ type: 'user_input', session: 'diary', text: 'again' })
+    await owner.waitForTurn('diary')
+    await stranger.close()
+    await owner.close()
+    // Unbound sessions stay open to clients without a key.
+    const open = await chat('lobby')
+    expect(open.status).toBe(200)
+    await open.text()
+  })
+
+  it('the admin token reads any bound session', async () => {
+    const adminToken = 'admin-token-0123456789abcdef'
+    server = await startTestServer({
+      configText: `server:\n  token: chat-token-0123456789\n  admin_token: ${adminToken}\n`,
+    })
+    const first = await chat('diary', 'key-of-alice-0123456789', {
+      authorization: 'Bearer chat-token-0123456789',
+    })
+    await first.text()
+    expect((await read('diary', undefined, { authorization: 'Bearer chat-token-0123456789' })).status).toBe(
+      403,
+    )
+    expect((await read('diary', undefined, { authorization: `Bearer ${adminToken}` })).status).toBe(200)
+  })
+})

@@ -207,6 +207,34 @@ describe('the server over the real engine', () => {
     expect(history.messages).toHaveLength(4)
   })
 
+  it('answers memory searches with scores in [0, 1], the memory that says the words first, and nothing when nothing matches', async () => {
+    await startWithEngine()
+    for (const text of [
+      '用户: 我喜欢吃巧克力蛋糕',
+      '用户: 用户养了一只猫叫咪咪',
+      '用户: 周末我们去吃火锅吧',
+    ]) {
+      const post = await fetch(`${server!.url}/api/memory`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ scope: 'carol', text, speaker: '用户' }),
+      })
+      expect(post.status).toBe(201)
+    }
+    const search = async (query: string) =>
+      (
+        (await (
+          await fetch(`${server!.url}/api/memory/search?q=${encodeURIComponent(query)}&scope=carol&k=5`)
+        ).json()) as { results: { text: string; score: number }[] }
+      ).results
+    const cake = await search('蛋糕')
+    expect(cake[0]?.text).toBe('用户: 我喜欢吃巧克力蛋糕')
+    for (const hit of cake) expect(hit.score > 0 && hit.score <= 1).toBe(true)
+    expect(cake[0]!.score).toBeGreaterThan(0.05)
+    expect((await search('我们去吃火锅吧'))[0]?.text).toBe('用户: 周末我们去吃火锅吧')
+    expect(await search('量子物理')).toEqual([])
+  })
+
   it('serves the memory endpoints from the engine memory store', async () => {
     await startWithEngine()
     const post = await fetch(`${server!.url}/api/memory`, {

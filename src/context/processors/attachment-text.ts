@@ -4,7 +4,9 @@
  * models; for the rest the image describer turns them into `[图片:描述]` (`[回复图片:描述]` for an
  * image being replied to), or a clear placeholder says that the model cannot see it. Image URLs go
  * to the describer as they are; only a describer that cannot take URLs gets the bytes, fetched here.
+ * Recordings (voice messages, videos) go to the transcriber and come back as `[语音:转写]`.
  */
+import { basename } from 'node:path'
 import type { ChatMessage, ContentPart, ImagePart } from '../../shared/messages.js'
 import { createDescriptionCache, hashImage } from '../assets/create-description-cache.js'
 import { decodeTextFile } from '../assets/decode-text-file.js'
@@ -23,6 +25,48 @@ function logWarning(context: PipelineContext, message: string): void {
   context.services.logger.warn({ processor: 'attachment-text' }, message)
 }
 
+// Transcripts of recordings, keyed by the SHA-256 of their bytes: a voice message comes back with
+// its message every turn and is transcribed once. About 2 MB of transcripts.
+const transcriptCache = createDescriptionCache(1_000_000)
+
+function isRecording(mediaType: string | undefined): mediaType is string {
+  return mediaType !== undefined && (mediaType.startsWith('audio/') || mediaType.startsWith('video/'))
+}
+
+/**
+ * A voice message (or the sound of a video, which OpenAI-compatible endpoints take as it is) as
+ * `[语音:转写]`. A failure costs only this attachment: a placeholder and a log line.
+ */
+async function transcribeRecording(
+  context: PipelineContext,
+  audio: { bytes: Buffer; mediaType: string; name: string },
+): Promise<string> {
+  const transcriber = context.services.audioTranscriber
+  if (!transcriber) {
+    logWarning(context, `recording "${audio.name}" not transcribed: llm.transcriber is not configured`)
+    return '[语音:未配置语音转写]'
+  }
+  const key = hashImage(audio.bytes)
+  const cached = transcriptCache.get(key)
+  if (cached !== undefined) return `[语音:${cached}]`
+  try {
+    const transcript = (
+      await transcriber.transcribe(
+        { bytes: audio.bytes, name: basename(audio.name), mediaType: audio.mediaType },
+        { signal: context.signal },
+      )
+    ).trim()
+    transcriptCache.set(key, transcript)
+    return `[语音:${transcript}]`
+  } catch (error) {
+    logWarning(
+      context,
+      `transcribing "${audio.name}" failed: ${error instanceof Error ? error.message : String(error)}`,
+    )
+    return '[语音:转写失败]'
+  }
+}
+
 async function readFilePart(context: PipelineContext, part: Extract<ContentPart, { type: 'file' }>) {
   const result = await readLocalAsset({
     reference: part.assetRef,
@@ -34,6 +78,9 @@ async function readFilePart(context: PipelineContext, part: Extract<ContentPart,
     logWarning(context, result.reason)
     markAttachmentRefused(context, part)
     return `[文件:${name}（无法读取）]`
+  }
+  if (isRecording(result.mediaType)) {
+    return transcribeRecording(context, { bytes: result.bytes, mediaType: result.mediaType, name })
   }
   const text = decodeTextFile(result.bytes)
   if (text === undefined) {
@@ -165,7 +212,7 @@ export const attachmentText: ContextProcessor = {
   id: 'attachment-text',
   name: '附件文本提取',
   description:
-    'Reads text attachments into the prompt; describes images for models without vision ([图片:描述]).',
+    'Reads text attachments into the prompt; describes images for models without vision ([图片:描述]); transcribes recordings ([语音:转写]).',
   priority: 250,
   defaultEnabled: true,
   configFields: [

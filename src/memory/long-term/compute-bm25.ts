@@ -1,7 +1,7 @@
 /**
- * The pieces of FTS5's bm25() (k1 = 1.2, b = 0.75, per-column weights), shared by the keyword
- * index (for its per-term upper bounds) and the ranking: a document's score for a term is
- * `idf × (k1 + 1) × saturation`.
+ * The pieces of BM25 (k1 = 1.2, b = 0.75 and per-column weights as in FTS5's bm25(), with an IDF
+ * that stays positive), shared by the keyword index and the ranking: a document's score for a
+ * term is `idf × (k1 + 1) × saturation`.
  */
 
 export const bm25K1 = 1.2
@@ -40,8 +40,12 @@ export function computeSaturation(frequency: number, length: number, averageLeng
   return frequency / (frequency + bm25K1 * (1 - bm25B + (bm25B * length) / averageLength))
 }
 
-/** The IDF of FTS5's bm25(): never below a tiny positive number, so common terms still count. */
+/**
+ * `ln(1 + (N − df + 0.5) / (df + 0.5))`, always positive. FTS5's bm25() uses the same without the
+ * `1 +` and floors it at 1e-6, which gives a word in more than half of the documents (in a small
+ * store, most words) no weight at all: a user with three memories found the one that says "蛋糕"
+ * with a score of 1e-6 because a neighbour's context also held the word.
+ */
 export function computeBm25Idf(documentCount: number, frequency: number): number {
-  const inverse = Math.log((documentCount - frequency + 0.5) / (frequency + 0.5))
-  return inverse > 0 ? inverse : 1e-6
+  return Math.log(1 + (documentCount - frequency + 0.5) / (frequency + 0.5))
 }

@@ -74,7 +74,7 @@ function addColumn(counts: Map<string, number>, terms: readonly string[], shift:
 
 /**
  * The length BM25 normalises by: every term of every column, plus one for the scope-key column
- * the FTS table also holds, so scores equal those of FTS5's bm25() over that table.
+ * the FTS table also holds, as FTS5's bm25() counts it over that table.
  */
 export function measureIndexedLength(fields: IndexedFields): number {
   return 1 + fields.speaker.length + fields.body.length + fields.context.length

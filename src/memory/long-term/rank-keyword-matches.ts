@@ -1,7 +1,8 @@
 /**
- * BM25 over the in-process keyword index: the same formula, constants and column weights as
- * SQLite FTS5's bm25() over an OR of the query's terms, with the collection statistics (document
- * count, average length, document frequency) taken over the searched partitions together.
+ * BM25 over the in-process keyword index: the constants and column weights of SQLite FTS5's
+ * bm25() over an OR of the query's terms (the documents FTS5 MATCH finds), with a positive IDF
+ * (`computeBm25Idf`) and the collection statistics (document count, average length, document
+ * frequency) taken over the searched partitions together.
  *
  * Term at a time: each term's postings (typed arrays in slot order) add into a score per slot,
  * then a bounded min-heap keeps the best `limit`. The result is exact. Max-score pruning (skip

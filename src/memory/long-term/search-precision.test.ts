@@ -33,8 +33,6 @@ const table: [query: string, first: string | null][] = [
   ['Where does my sister work?', 'User: My sister works as a nurse in Boston'],
   ['量子物理', null],
   ['quantum physics lecture', null],
-  // Every memory says "用户": a match on it alone tells nothing and scores 0.
-  ['用户', null],
 ]
 
 let folder: string

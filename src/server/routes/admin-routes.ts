@@ -1,12 +1,14 @@
 /**
  * The admin API: config (masked, validated, hot-applied), processors, context preview, session
- * history and the provider registry for the web page's picker.
+ * history, the tools the character may call (with each MCP server's state) and the provider registry
+ * for the web page's picker.
  */
 import type { Hono } from 'hono'
 import { z } from 'zod'
 import { builtinProviders } from '../../config/provider-registry.js'
 import { respondWithError } from '../error-response.js'
 import { readJsonBody } from '../read-json-body.js'
+import { refuseForeignSession } from '../refuse-foreign-session.js'
 import { previewBodySchema } from '../request-schemas.js'
 import type { ServerDependencies } from '../server-dependencies.js'
 
@@ -57,6 +59,8 @@ export function registerAdminRoutes(app: Hono, dependencies: ServerDependencies)
   })
 
   app.get('/api/sessions/:id/messages', async (context) => {
+    const foreign = refuseForeignSession(context, dependencies.sessionOwners, context.req.param('id'), 'read')
+    if (foreign) return foreign
     const limitText = context.req.query('limit')
     const limit = limitText === undefined ? undefined : Number(limitText)
     if (limit !== undefined && (!Number.isInteger(limit) || limit < 1)) {
@@ -84,6 +88,8 @@ export function registerAdminRoutes(app: Hono, dependencies: ServerDependencies)
       return respondWithError(context, error)
     }
   })
+
+  app.get('/api/tools', (context) => context.json(charpipe.listTools()))
 
   app.get('/api/providers', (context) =>
     context.json(

@@ -7,6 +7,7 @@ import type { Hono } from 'hono'
 import { streamSSE } from 'hono/streaming'
 import { respondWithError } from '../error-response.js'
 import { readJsonBody } from '../read-json-body.js'
+import { refuseForeignSession } from '../refuse-foreign-session.js'
 import { chatBodySchema, observeBodySchema } from '../request-schemas.js'
 import type { ServerDependencies } from '../server-dependencies.js'
 import { streamTurn } from '../stream-turn.js'
@@ -17,6 +18,8 @@ export function registerChatRoute(app: Hono, dependencies: ServerDependencies): 
     if (!body.ok) return body.response
     const controller = new AbortController()
     const input = { ...body.value, session: body.value.session ?? 'default' }
+    const refused = refuseForeignSession(context, dependencies.sessionOwners, input.session)
+    if (refused) return refused
     return streamSSE(
       context,
       async (stream) => {
@@ -43,6 +46,8 @@ export function registerChatRoute(app: Hono, dependencies: ServerDependencies): 
   app.post('/api/sessions/:id/observe', async (context) => {
     const body = await readJsonBody(context, observeBodySchema)
     if (!body.ok) return body.response
+    const foreign = refuseForeignSession(context, dependencies.sessionOwners, context.req.param('id'))
+    if (foreign) return foreign
     try {
       const observed = dependencies.charpipe.observe({ ...body.value, session: context.req.param('id') })
       return context.json(observed, 201)

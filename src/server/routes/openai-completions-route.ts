@@ -17,6 +17,7 @@ import type { CharpipeEvent, LlmDoneEvent, LlmErrorEvent } from '../../shared/ev
 import { countMessageTokens, countTokens } from '../count-tokens.js'
 import { mapErrorCodeToStatus, respondBadRequest } from '../error-response.js'
 import { readJsonBody } from '../read-json-body.js'
+import { refuseForeignSession } from '../refuse-foreign-session.js'
 import { type OpenAiCompletionBody, openAiCompletionBodySchema } from '../request-schemas.js'
 import type { ServerDependencies } from '../server-dependencies.js'
 import { streamTurn } from '../stream-turn.js'
@@ -64,6 +65,8 @@ export function registerOpenAiCompletionsRoute(app: Hono, dependencies: ServerDe
     const userInput = readLastUserMessage(request.messages)
     if (!userInput) return respondBadRequest(context, 'messages: no message with role "user"')
     const session = context.req.header('x-session-id') || request.user || 'default'
+    const refused = refuseForeignSession(context, dependencies.sessionOwners, session)
+    if (refused) return refused
     const input: GenerateInput = { ...userInput, session }
     const config = dependencies.configManager.current()
     const model = request.model || config.llm.model || config.llm.provider

@@ -11,6 +11,7 @@ import type { CharpipeEvent } from '../../shared/events.js'
 import { describeForbiddenKey, findForbiddenKey } from '../../shared/find-forbidden-key.js'
 import type { Logger } from '../../shared/logger.js'
 import type { ServerMetrics } from '../create-server-metrics.js'
+import { describeForeignSession, type SessionOwners } from '../create-session-owners.js'
 import { createFrameRateLimiter, createTurnLimiter, type TurnLimits } from '../create-turn-limiter.js'
 import { isJsonNestedTooDeep, maxJsonDepth } from '../is-json-nested-too-deep.js'
 import { type ClientFrame, clientFrameSchema, formatZodIssues } from '../request-schemas.js'
@@ -34,6 +35,9 @@ export interface CreateWebSocketEventsOptions {
    * connection started. Otherwise `heard` counts only for the connection's own turns.
    */
   admin?: boolean
+  /** The client key the connection presented, and the bindings it is checked against. */
+  clientKey?: string
+  sessionOwners?: SessionOwners
 }
 
 export interface ConnectionLimits extends TurnLimits {
@@ -100,6 +104,11 @@ export function createWebSocketEvents(options: CreateWebSocketEventsOptions): WS
       return
     }
     const session = frame.session ?? 'default'
+    if (!options.admin && options.sessionOwners && !options.sessionOwners.claim(session, options.clientKey)) {
+      slot.release()
+      send(socket, { type: 'error', code: 'bad_request', session, message: describeForeignSession(session) })
+      return
+    }
     ownTurns.set(session, (ownTurns.get(session) ?? 0) + 1)
     try {
       const input = {
@@ -132,6 +141,10 @@ export function createWebSocketEvents(options: CreateWebSocketEventsOptions): WS
   // Nothing is sent back for an observed line unless it is refused: a flood would echo a flood.
   const observeLine = (socket: WSContext, frame: Extract<ClientFrame, { type: 'observe' }>) => {
     const session = frame.session ?? 'default'
+    if (!options.admin && options.sessionOwners && !options.sessionOwners.claim(session, options.clientKey)) {
+      sendBadRequest(socket, describeForeignSession(session))
+      return
+    }
     try {
       charpipe.observe({ session, speaker: frame.speaker, text: frame.text, images: frame.images })
     } catch (error) {
@@ -233,6 +246,14 @@ export function createWebSocketEvents(options: CreateWebSocketEventsOptions): WS
         return
       }
       const session = frame.session ?? 'default'
+      if (
+        !options.admin &&
+        options.sessionOwners &&
+        !options.sessionOwners.mayUse(session, options.clientKey)
+      ) {
+        sendBadRequest(socket, describeForeignSession(session))
+        return
+      }
       // What was heard becomes the character's stored words: only the connection that receives the
       // turn (it plays the speech) or an admin may say it. Anyone may still stop the turn.
       const heard = ownTurns.has(session) || options.admin ? frame.heard : undefined

@@ -8,7 +8,7 @@ import type { MiddlewareHandler } from 'hono'
 import type { SecurityPolicy } from './create-security-policy.js'
 
 const allowedMethods = 'GET, HEAD, POST, PUT, PATCH, DELETE'
-const allowedHeaders = 'authorization, content-type, x-session-id'
+const allowedHeaders = 'authorization, content-type, x-session-id, x-charpipe-client'
 
 export function grantCors(readPolicy: () => SecurityPolicy): MiddlewareHandler {
   return async (context, next) => {

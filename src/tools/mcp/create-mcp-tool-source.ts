@@ -23,15 +23,19 @@ export interface McpServerStatus {
   error?: string
 }
 
-export interface McpToolCallRecord {
+export interface McpToolCallStats {
+  /** The name the model sees. */
   tool: string
   server: string
-  durationMs: number
-  failed: boolean
+  calls: number
+  errors: number
+  seconds: number
 }
 
 export interface McpToolSource extends ToolSource {
   servers(): McpServerStatus[]
+  /** Calls, errors and time spent per tool since the start (for `/metrics`). */
+  callStats(): McpToolCallStats[]
   /** The server a tool (by the name the model sees) comes from. */
   serverOf(toolName: string): string | undefined
   reconfigure(servers: Record<string, McpServerConfig>): void
@@ -41,8 +45,6 @@ export interface McpToolSource extends ToolSource {
 export interface CreateMcpToolSourceOptions {
   servers: Record<string, McpServerConfig>
   logger: Logger
-  /** Called after every tool call (metrics). */
-  onCall?(record: McpToolCallRecord): void
   /** Names already taken by the program's own tools. */
   reservedNames?: ReadonlySet<string>
   /** First reconnect delay; doubles up to 30 s. */
@@ -70,6 +72,7 @@ export function createMcpToolSource(options: CreateMcpToolSourceOptions): McpToo
   const entries = new Map<string, ServerEntry>()
   const firstDelay = options.restartDelayMs ?? 500
   let offered: { tools: Tool[]; origin: Map<string, string> } | undefined
+  const stats = new Map<string, McpToolCallStats>()
 
   const invalidate = () => {
     offered = undefined
@@ -88,6 +91,13 @@ export function createMcpToolSource(options: CreateMcpToolSourceOptions): McpToo
         if (!connection || entry.state !== 'ready') {
           throw new Error(`the MCP server ${entry.name} is not available right now`)
         }
+        const name = mapToolName(config.prefix, info.name)
+        const key = `${entry.name}\u0000${name}`
+        let counted = stats.get(key)
+        if (!counted) {
+          counted = { tool: name, server: entry.name, calls: 0, errors: 0, seconds: 0 }
+          stats.set(key, counted)
+        }
         const started = performance.now()
         let failed = true
         try {
@@ -99,12 +109,9 @@ export function createMcpToolSource(options: CreateMcpToolSourceOptions): McpToo
           failed = false
           return value
         } finally {
-          options.onCall?.({
-            tool: info.name,
-            server: entry.name,
-            durationMs: performance.now() - started,
-            failed,
-          })
+          counted.calls++
+          if (failed) counted.errors++
+          counted.seconds += (performance.now() - started) / 1000
         }
       },
     }
@@ -252,6 +259,7 @@ export function createMcpToolSource(options: CreateMcpToolSourceOptions): McpToo
         void Promise.allSettled(pending.map((entry) => entry.attempt)).then(() => resolve())
       })
     },
+    callStats: () => [...stats.values()].map((entry) => ({ ...entry })),
     servers: () => {
       assemble()
       return [...entries.values()].map((entry) => ({

@@ -1,0 +1,64 @@
+/**
+ * The audio transcriber `llm.transcriber` configures: an OpenAI-compatible
+ * `/audio/transcriptions` endpoint reached through the `openai` SDK, imported on first use, or
+ * `undefined` when it is `null` (the pipeline then says the audio was not transcribed).
+ */
+import type { CharpipeConfig } from '../config/schema.js'
+import type { AudioTranscriber } from '../shared/audio-transcriber.js'
+import { InvalidConfigError } from '../shared/errors.js'
+import { loadOnFirstUse } from '../shared/load-on-first-use.js'
+import { registerSecrets } from '../shared/logger.js'
+import {
+  type BuildChatProviderSettingsOptions,
+  buildChatProviderSettings,
+} from './build-chat-provider-settings.js'
+
+export interface CreateAudioTranscriberOptions extends BuildChatProviderSettingsOptions {}
+
+export function createAudioTranscriber(
+  config: CharpipeConfig,
+  options: CreateAudioTranscriberOptions = {},
+): AudioTranscriber | undefined {
+  const transcriber = config.llm.transcriber
+  if (!transcriber) return undefined
+  const path = 'llm.transcriber'
+  const settings = buildChatProviderSettings(transcriber, path, config, options)
+  if (settings.apiType !== 'openai') {
+    throw new InvalidConfigError([
+      {
+        path: `${path}.provider`,
+        message: `provider "${transcriber.provider}" has no OpenAI-compatible /audio/transcriptions endpoint; name one that has (e.g. openai) or a base_url`,
+      },
+    ])
+  }
+  registerSecrets([settings.apiKey])
+  const loadClient = loadOnFirstUse(async () => {
+    const { default: OpenAI, toFile } = await import('openai')
+    const client = new OpenAI({
+      baseURL: settings.baseUrl,
+      // Local servers need no key, but the SDK refuses to start without one.
+      apiKey: settings.apiKey || 'no-key',
+      maxRetries: 0,
+      timeout: transcriber.timeout_ms,
+      logLevel: 'off',
+      ...(options.fetch ? { fetch: options.fetch } : {}),
+    })
+    return { client, toFile }
+  })
+  return {
+    async transcribe(audio, transcribeOptions) {
+      const { client, toFile } = await loadClient()
+      const file = await toFile(audio.bytes, audio.name, { type: audio.mediaType })
+      const result = await client.audio.transcriptions.create(
+        {
+          file,
+          model: transcriber.model,
+          response_format: 'json',
+          ...(transcriber.language ? { language: transcriber.language } : {}),
+        },
+        { ...(transcribeOptions.signal ? { signal: transcribeOptions.signal } : {}) },
+      )
+      return result.text
+    },
+  }
+}
