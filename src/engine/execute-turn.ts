@@ -136,7 +136,7 @@ async function storeIfLeaseHeld(
   } catch (error) {
     return CharpipeError.isInstance(error) ? error : new CharpipeError('internal', String(error))
   }
-  if (held) return storeTurn(persist)
+  if (held) return storeTurn({ ...persist, fence: lease.fence })
   persist.logger.warn(
     { session: persist.input.session, turn: persist.turn, fence: lease.fence },
     'the turn was not stored: its lock moved to another server',
