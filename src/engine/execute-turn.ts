@@ -1,6 +1,6 @@
 /**
- * The life of one turn after `generate` is called: wait for the session's lane, run, store, close
- * with exactly one `llm_done` — whatever happened. Interruptions by a new input are announced with
+ * The life of one turn after `generate` is called: wait for the session's lane (and, in a cluster,
+ * its lock across servers), run, store, close with exactly one `llm_done` — whatever happened. Interruptions by a new input are announced with
  * `llm_error` `interrupted_by_new_input`; upstream failures with their own code.
  */
 import type { TurnCoordinator, TurnLease } from '../cluster/turn-coordinator.js'
