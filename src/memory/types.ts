@@ -36,6 +36,12 @@ export interface CompletedTurn {
   user: StoredMessage
   /** Absent when the turn produced no reply at all (error before any text). */
   assistant?: StoredMessage
+  /**
+   * In a cluster: the fencing number of the session lock the turn held. A store that keeps fences
+   * (PostgreSQL) refuses a turn whose fence is below one it already stored for the session: the
+   * turn outlived its lock. Stores that do not keep them ignore it.
+   */
+  fence?: number
 }
 
 export interface ListMessagesOptions {

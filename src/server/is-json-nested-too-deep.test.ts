@@ -11,7 +11,7 @@ describe('isJsonNestedTooDeep', () => {
 
   it('finds nesting past the limit, in objects and arrays alike', () => {
     expect(isJsonNestedTooDeep(nest(65))).toBe(true)
-    expect(isJsonNestedTooDeep('{"a":'.repeat(100) + '1' + '}'.repeat(100))).toBe(true)
+    expect(isJsonNestedTooDeep(`${'{"a":'.repeat(100)}1${'}'.repeat(100)}`)).toBe(true)
     expect(isJsonNestedTooDeep(nest(200_000))).toBe(true)
   })
 

@@ -1,7 +1,8 @@
 /**
  * `charpipe doctor [--config FILE]`: is this setup healthy? One verdict line per check — the config
  * is valid, the provider answers HTTP at its address, the model answers a tiny prompt — each `ok` or
- * `FAIL` with the reason. Exits 0 only when every check passes.
+ * `FAIL` with the reason; each MCP server of `tools.mcp_servers` is connected and its tools listed.
+ * Exits 0 only when every check passes.
  */
 import { parseArgs } from 'node:util'
 import { lookupProvider, resolveProviderSettings } from '../../config/provider-registry.js'
@@ -110,7 +111,20 @@ export function run(args: string[]): Promise<number> {
       ? await checkModelAnswers(config)
       : { ok: false, detail: 'skipped: the provider cannot be reached' }
     printVerdict('model answers', answers)
-    const healthy = reachable.ok && answers.ok
+    let serversOk = true
+    const servers = Object.entries(config.tools.mcp_servers)
+    if (servers.length > 0) {
+      const { checkMcpServer } = await import('../../tools/mcp/check-mcp-server.js')
+      for (const [name, server] of servers) {
+        const result = await checkMcpServer(server)
+        serversOk &&= result.ok
+        const detail = result.ok
+          ? `${result.tools.length} tools: ${result.tools.join(', ') || '(none)'}`
+          : `cannot connect (${result.error})`
+        printVerdict(`MCP server ${name}`, { ok: result.ok, detail })
+      }
+    }
+    const healthy = reachable.ok && answers.ok && serversOk
     console.log(healthy ? 'healthy' : 'unhealthy')
     return healthy ? 0 : 1
   })

@@ -1,0 +1,38 @@
+import { spawnSync } from 'node:child_process'
+import { mkdtemp, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { describe, expect, it } from 'vitest'
+
+const root = join(import.meta.dirname, '..', '..')
+const stdioScript = join(root, 'test/tools/mcp-stdio-server.mjs')
+
+describe('charpipe doctor with MCP servers', () => {
+  it('connects to each server and lists its tools; one that cannot start fails the check', async () => {
+    const path = join(await mkdtemp(join(tmpdir(), 'charpipe-cli-')), 'config.yaml')
+    await writeFile(
+      path,
+      [
+        'llm:',
+        '  provider: mock',
+        'tools:',
+        '  mcp_servers:',
+        '    local:',
+        `      command: ${JSON.stringify(process.execPath)}`,
+        `      args: [${JSON.stringify(stdioScript)}]`,
+        '    broken:',
+        `      command: ${JSON.stringify(process.execPath)}`,
+        "      args: ['-e', 'process.exit(3)']",
+        '      timeout_ms: 5000',
+      ].join('\n'),
+    )
+    const result = spawnSync(
+      process.execPath,
+      ['--import', 'tsx', join(root, 'src/cli/entry.ts'), 'doctor', '--config', path],
+      { cwd: root, encoding: 'utf8', env: { ...process.env, CHARPIPE_LOG_LEVEL: 'warn' }, timeout: 60_000 },
+    )
+    expect(result.stdout).toMatch(/ok {3}MCP server local: 6 tools: echo, fail, weather, slow, whoami, big/)
+    expect(result.stdout).toMatch(/FAIL MCP server broken: cannot connect/)
+    expect(result.status).toBe(1)
+  })
+})
