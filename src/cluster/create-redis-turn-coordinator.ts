@@ -29,8 +29,14 @@ export interface RedisTurnCoordinatorOptions {
 }
 
 // KEYS: lease, fence. ARGV: token, lease ms, fence lifetime ms. Returns the fence, or 0 when taken.
+// A fence that is gone (expired, or Redis lost its data) starts again from Redis' clock in
+// milliseconds, above every fence handed out before, since stores keep the highest they saw.
 const takeScript = `
 if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then
+  if redis.call('EXISTS', KEYS[2]) == 0 then
+    local now = redis.call('TIME')
+    redis.call('SET', KEYS[2], string.format('%.0f', tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000)))
+  end
   local fence = redis.call('INCR', KEYS[2])
   redis.call('PEXPIRE', KEYS[2], ARGV[3])
   return fence

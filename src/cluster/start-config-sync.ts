@@ -71,13 +71,22 @@ export async function startConfigSync(options: StartConfigSyncOptions): Promise<
       )
     }
   }
-  // One check at a time, in order; a failure (Redis away) waits for the next tick.
+  // One check at a time, in order; a failure (Redis away) waits for the next tick. While Redis is
+  // away, one line when the checks start failing and one when they work again, not one a second.
+  let failing = false
   const check = () => {
-    queue = queue
-      .then(fetchAndAdopt)
-      .catch((error: unknown) =>
-        logger.warn({ err: toClusterStoreError(error, 'reading the shared config') }, 'config check failed'),
-      )
+    queue = queue.then(fetchAndAdopt).then(
+      () => {
+        if (failing) logger.info('shared config reachable again')
+        failing = false
+      },
+      (error: unknown) => {
+        if (!failing) {
+          logger.warn({ err: toClusterStoreError(error, 'reading the shared config') }, 'config check failed')
+        }
+        failing = true
+      },
+    )
     return queue
   }
 

@@ -1,7 +1,8 @@
 /**
  * `createCharpipe(config)`: the library's entry point (PROTOCOL.md "Library"). It owns the current
  * runtime (swapped by `reload`), the per-session lanes, the event bus and the tool registry, and
- * hands each turn to `executeTurn`.
+ * hands each turn to `executeTurn`. With `cluster.enabled` it also joins the cluster: interrupts and
+ * new inputs are sent to the other servers, and theirs stop the turns running here.
  */
 import { randomUUID } from 'node:crypto'
 import type { Cluster } from '../cluster/connect-cluster.js'

@@ -1,6 +1,6 @@
 /**
- * The life of one turn after `generate` is called: wait for the session's lane, run, store, close
- * with exactly one `llm_done` — whatever happened. Interruptions by a new input are announced with
+ * The life of one turn after `generate` is called: wait for the session's lane (and, in a cluster,
+ * its lock across servers), run, store, close with exactly one `llm_done` — whatever happened. Interruptions by a new input are announced with
  * `llm_error` `interrupted_by_new_input`; upstream failures with their own code.
  */
 import type { TurnCoordinator, TurnLease } from '../cluster/turn-coordinator.js'
@@ -136,7 +136,7 @@ async function storeIfLeaseHeld(
   } catch (error) {
     return CharpipeError.isInstance(error) ? error : new CharpipeError('internal', String(error))
   }
-  if (held) return storeTurn(persist)
+  if (held) return storeTurn({ ...persist, fence: lease.fence })
   persist.logger.warn(
     { session: persist.input.session, turn: persist.turn, fence: lease.fence },
     'the turn was not stored: its lock moved to another server',

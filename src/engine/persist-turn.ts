@@ -24,6 +24,8 @@ export interface PersistTurnOptions {
   startedAt: number
   outcome: TurnOutcome
   logger: Logger
+  /** The cluster lock's fencing number, when the turn held one (see `CompletedTurn.fence`). */
+  fence?: number
 }
 
 /** Most turns read back to evaluate a token-based reset (the context after a reset is small). */
@@ -110,6 +112,7 @@ export async function storeTurn(options: PersistTurnOptions): Promise<CharpipeEr
       turn: options.turn,
       user,
       ...(assistant ? { assistant } : {}),
+      ...(options.fence === undefined ? {} : { fence: options.fence }),
     })
     await applyResetPolicy(options, scope)
     return undefined

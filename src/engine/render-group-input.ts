@@ -16,8 +16,17 @@ function fillTemplate(template: string, values: Record<string, string>): string 
   return template.replace(/\{\{(\w+)\}\}/g, (whole, key: string) => values[key] ?? whole)
 }
 
+/**
+ * One line per thing said: line breaks (and other control characters) inside a name, an id or an
+ * observed line become spaces, so no one in the group can forge a `[当前消息]` or another speaker.
+ */
+function flattenLine(text: string): string {
+  return text.replace(/[\u0000-\u001f\u007f\u2028\u2029]+/g, ' ')
+}
+
 function renderLine(settings: GroupSettings, speaker: Speaker, text: string): string {
-  return fillTemplate(settings.line_template, { name: speaker.name || speaker.id, id: speaker.id, text })
+  const id = flattenLine(speaker.id)
+  return fillTemplate(settings.line_template, { name: flattenLine(speaker.name || speaker.id), id, text })
 }
 
 export function renderGroupInput(
@@ -31,7 +40,9 @@ export function renderGroupInput(
     observed.length === 0
       ? fillTemplate(settings.current_template, { current })
       : fillTemplate(settings.template, {
-          observed: observed.map((line) => renderLine(settings, line.speaker, line.text)).join('\n'),
+          observed: observed
+            .map((line) => renderLine(settings, line.speaker, flattenLine(line.text)))
+            .join('\n'),
           current,
         })
   // Images of observed lines ride along, the newest few only: a flood must not cost a vision call each.

@@ -36,6 +36,12 @@ export interface CompletedTurn {
   user: StoredMessage
   /** Absent when the turn produced no reply at all (error before any text). */
   assistant?: StoredMessage
+  /**
+   * In a cluster: the fencing number of the session lock the turn held. A store that keeps fences
+   * (PostgreSQL) refuses a turn whose fence is below one it already stored for the session: the
+   * turn outlived its lock. Stores that do not keep them ignore it.
+   */
+  fence?: number
 }
 
 export interface ListMessagesOptions {
@@ -90,6 +96,11 @@ export interface MemorySearchOptions {
   k: number
   /** Token budget for the whole selection; hits beyond it are dropped. */
   tokenBudget?: number
+  /**
+   * Memories of these turns are not returned (they are still in the prompt's history). A store
+   * that does not support it returns them; callers filter again.
+   */
+  excludeSourceTurns?: readonly string[]
 }
 
 /** What the context pipeline needs from long-term memory. */

@@ -57,6 +57,8 @@ const database = `charpipe_cluster_${randomUUID().replaceAll('-', '')}`
 const keyPrefix = createTestKeyPrefix()
 const servers: ServeProcess[] = []
 const sockets: TestSocket[] = []
+// One socket per server, in the order of `servers`.
+let clients: TestSocket[] = []
 let folder: string
 let model: MockModelServer
 let configPath: string
@@ -217,7 +219,8 @@ describe.skipIf(skipReason !== undefined)('three servers as one', { timeout: 120
   })
 
   it('moves a session across the servers: each sees the turns the others stored', async () => {
-    const [a, b, c] = await Promise.all(servers.map(connect))
+    clients = await Promise.all(servers.map(connect))
+    const [a, b, c] = clients
     for (const [socket, text] of [
       [a!, 'one'],
       [b!, 'two'],
@@ -234,7 +237,7 @@ describe.skipIf(skipReason !== undefined)('three servers as one', { timeout: 120
   })
 
   it('serializes concurrent inputs of one session sent to two servers', async () => {
-    const [a, b] = sockets
+    const [a, b] = clients
     const [first, second] = await Promise.all([say(a!, session, 'slow left'), say(b!, session, 'slow right')])
     expect(doneOf(first)).toMatchObject({ interrupted: false })
     expect(doneOf(second)).toMatchObject({ interrupted: false })
@@ -260,7 +263,7 @@ describe.skipIf(skipReason !== undefined)('three servers as one', { timeout: 120
   // (`heard` from a connection other than the turn's own counts only with the admin token, a rule of
   // the WebSocket route; the engine-level cluster test covers `heard` across servers.)
   it('stops a turn running on one server by an interrupt sent to another, stored as far as it was spoken', async () => {
-    const [a, , c] = sockets
+    const [a, , c] = clients
     const from = a!.frames.length
     a!.send({ type: 'user_input', session, text: 'slow cut' })
     await a!.waitFor((frame) => frame.type === 'llm_sentence' && frame.session === session, from)
@@ -282,7 +285,7 @@ describe.skipIf(skipReason !== undefined)('three servers as one', { timeout: 120
   })
 
   it('continues the session on another server within the lease after one is killed mid-turn', async () => {
-    const [, b, c] = sockets
+    const [, b, c] = clients
     const from = b!.frames.length
     b!.send({ type: 'user_input', session, text: 'slow doomed' })
     await b!.waitFor((frame) => frame.type === 'llm_sentence' && frame.session === session, from)

@@ -152,6 +152,23 @@ describe('voice messages (llm.transcriber)', () => {
     expect(lastUser(0)).not.toContain('RIFF')
   })
 
+  it('takes a recording inline as a data: URI in files, never putting the URI in the prompt', async () => {
+    const wav = makeWav(880)
+    const uri = `data:audio/wav;base64,${wav.toString('base64')}`
+    answer = () => ({ status: 200, body: { text: '内联语音' } })
+    model.script([{ text: '好。' }, { text: '好。' }])
+    const charpipe = await createCharpipe(configWith())
+    await collectEvents(charpipe.generate({ text: '', files: [uri] }))
+    await collectEvents(charpipe.generate({ text: '', files: ['data:text/plain;base64,aGVsbG8='] }))
+    await charpipe.close()
+    expect(uploads).toHaveLength(1)
+    expect(uploads[0]!.fileName).toBe('recording.wav')
+    expect(uploads[0]!.fileBytes.equals(wav)).toBe(true)
+    expect(lastUser(0)).toContain('[语音:内联语音]')
+    expect(JSON.stringify(model.requests[0]!.body)).not.toContain(wav.toString('base64').slice(0, 40))
+    expect(lastUser(1)).toContain('[文件:data:…（无法读取）]')
+  })
+
   it('transcribes a recording once: the same bytes again come from the cache', async () => {
     const wav = makeWav(523)
     writeFileSync(join(folder, 'a.wav'), wav)

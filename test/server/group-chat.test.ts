@@ -102,6 +102,9 @@ describe('group chat over the server', () => {
     })
     await readSse(reply)
     expect(lastUserOf(0)).toBe('[群聊记录]\n阿七(7): 我先走了\n[当前消息]\n阿八(8): 拜拜')
+    const preview = await postJson('/api/preview', { session: 'room', text: '还在吗', speaker: { id: '8' } })
+    const messages = (await preview.json()).messages as { role: string; content: unknown }[]
+    expect(messages.at(-1)).toMatchObject({ role: 'user', content: '[当前消息]\n8(8): 还在吗' })
     const history = await (await fetch(`${server!.url}/api/sessions/room/messages`)).json()
     expect(history.messages[0].content).toBe('[群聊记录]\n阿七(7): 我先走了\n[当前消息]\n阿八(8): 拜拜')
   })

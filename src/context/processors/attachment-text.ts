@@ -11,7 +11,8 @@ import type { ChatMessage, ContentPart, ImagePart } from '../../shared/messages.
 import { createDescriptionCache, hashImage } from '../assets/create-description-cache.js'
 import { decodeTextFile } from '../assets/decode-text-file.js'
 import { fetchRemoteImage } from '../assets/fetch-remote-image.js'
-import { readLocalAsset } from '../assets/read-local-asset.js'
+import { type ReadLocalAssetResult, readLocalAsset } from '../assets/read-local-asset.js'
+import { sniffMediaType } from '../assets/sniff-media-type.js'
 import { markAttachmentRefused } from '../refused-attachments.js'
 import type { ContextProcessor, ImageDescriber, PipelineContext } from '../types.js'
 import { readBoolean } from './read-settings.js'
@@ -67,13 +68,45 @@ async function transcribeRecording(
   }
 }
 
+/** File extensions the transcription endpoint reads the container from, by sniffed type. */
+const recordingExtensions: Record<string, string> = {
+  'audio/wav': 'wav',
+  'audio/ogg': 'ogg',
+  'audio/flac': 'flac',
+  'audio/mpeg': 'mp3',
+  'audio/mp4': 'm4a',
+  'video/mp4': 'mp4',
+  'video/webm': 'webm',
+}
+
+/**
+ * A file given inline as a `data:` URI (a voice message a program holds in memory): decoded within
+ * `assets.max_bytes` and typed by its bytes. Only recordings are accepted this way.
+ */
+function readDataUriFile(reference: string, maxBytes: number): ReadLocalAssetResult {
+  const comma = reference.indexOf(',')
+  const header = comma < 0 ? '' : reference.slice(0, comma)
+  if (!header.endsWith(';base64')) return { ok: false, reason: 'a data: URI file must be base64' }
+  if (Math.floor(((reference.length - comma - 1) * 3) / 4) > maxBytes) {
+    return { ok: false, reason: `a data: URI file is over assets.max_bytes (${maxBytes})` }
+  }
+  const bytes = Buffer.from(reference.slice(comma + 1), 'base64')
+  const mediaType = sniffMediaType(bytes)
+  if (!isRecording(mediaType)) return { ok: false, reason: 'a data: URI file must hold a recording' }
+  return { ok: true, bytes, mediaType, path: `recording.${recordingExtensions[mediaType] ?? 'bin'}` }
+}
+
 async function readFilePart(context: PipelineContext, part: Extract<ContentPart, { type: 'file' }>) {
-  const result = await readLocalAsset({
-    reference: part.assetRef,
-    dirs: context.config.assets.dirs,
-    maxBytes: context.config.assets.max_bytes,
-  })
-  const name = part.name ?? part.assetRef
+  const inline = part.assetRef.startsWith('data:')
+  const result = inline
+    ? readDataUriFile(part.assetRef, context.config.assets.max_bytes)
+    : await readLocalAsset({
+        reference: part.assetRef,
+        dirs: context.config.assets.dirs,
+        maxBytes: context.config.assets.max_bytes,
+      })
+  // Never the data URI itself in the prompt or the log.
+  const name = inline ? (result.ok ? result.path : 'data:…') : (part.name ?? part.assetRef)
   if (!result.ok) {
     logWarning(context, result.reason)
     markAttachmentRefused(context, part)

@@ -70,6 +70,22 @@ describe.skipIf(skipReason !== undefined)('createPostgresHistoryStore', () => {
     await pool.query(`DROP SCHEMA "${schema}_race" CASCADE`)
     await pool.end()
   })
+
+  it('refuses a fenced turn below the fence it stored for the session (a turn that outlived its lock)', async () => {
+    const store = await createPostgresHistoryStore({ url, schema })
+    const scope = { character: '小助手', session: 'fenced' }
+    await store.appendTurn(scope, { ...buildTurn(1), fence: 5 })
+    await expect(store.appendTurn(scope, { ...buildTurn(2), fence: 4 })).rejects.toMatchObject({
+      code: 'store_unavailable',
+    })
+    await store.appendTurn(scope, { ...buildTurn(3), fence: 6 })
+    // Turns outside a cluster carry no fence and are always stored.
+    await store.appendTurn(scope, buildTurn(4))
+    const users = (await store.listMessages(scope)).filter((message) => message.role === 'user')
+    expect(users.map((message) => message.content)).toEqual(['问题 1', '问题 3', '问题 4'])
+    expect(await store.countTurns(scope)).toBe(3)
+    await store.close()
+  })
 })
 
 describe('createPostgresHistoryStore without a server', () => {

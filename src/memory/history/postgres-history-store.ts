@@ -4,7 +4,7 @@
  * serialises concurrent writers of one session.
  */
 import type { Pool } from 'pg'
-import { BadRequestError } from '../../shared/errors.js'
+import { BadRequestError, StoreUnavailableError } from '../../shared/errors.js'
 import { getLogger, type Logger, scrubSecrets } from '../../shared/logger.js'
 import type { ConversationScope, HistoryStore, StoredMessage } from '../types.js'
 import { describeError, describeServerUrl, HistoryStoreError } from './history-store-error.js'
@@ -85,10 +85,13 @@ export async function createPostgresHistoryStore(
 
   const tables = quoteIdentifier(schema)
   const sql = {
-    bumpSession: `INSERT INTO ${tables}.history_sessions ("character", session, turn_count, context_start_turn, created_at, updated_at)
-      VALUES ($1, $2, 1, 0, $3, $3)
+    // A fenced turn ($4) below the session's stored fence updates nothing and returns no row.
+    bumpSession: `INSERT INTO ${tables}.history_sessions ("character", session, turn_count, context_start_turn, created_at, updated_at, fence)
+      VALUES ($1, $2, 1, 0, $3, $3, COALESCE($4::bigint, 0))
       ON CONFLICT ("character", session)
-      DO UPDATE SET turn_count = history_sessions.turn_count + 1, updated_at = EXCLUDED.updated_at
+      DO UPDATE SET turn_count = history_sessions.turn_count + 1, updated_at = EXCLUDED.updated_at,
+        fence = GREATEST(history_sessions.fence, EXCLUDED.fence)
+      WHERE $4::bigint IS NULL OR history_sessions.fence <= $4::bigint
       RETURNING id, turn_count`,
     insertMessage: `INSERT INTO ${tables}.history_messages
       (session_id, turn_seq, turn, role, content, emotion, interrupted, failed, created_at, attachments)
@@ -151,14 +154,22 @@ export async function createPostgresHistoryStore(
         const session = await client.query<{ id: string; turn_count: number }>(sql.bumpSession, [
           ...scopeValues(scope),
           Date.now(),
+          turn.fence ?? null,
         ])
+        if (session.rows.length === 0) {
+          throw new StoreUnavailableError(
+            `the turn was not stored: a later turn of session ${JSON.stringify(scope.session)} holds its lock (fence ${turn.fence} is stale)`,
+            { store: 'cluster' },
+          )
+        }
         const { id, turn_count: turnSeq } = session.rows[0]!
         await client.query(sql.insertMessage, messageValues(id, turnSeq, turn.turn, turn.user))
         if (turn.assistant)
           await client.query(sql.insertMessage, messageValues(id, turnSeq, turn.turn, turn.assistant))
         await client.query('COMMIT')
       } catch (error) {
-        broken ??= error as Error
+        // A stale fence is an answer, not a broken connection: the client goes back to the pool.
+        if (!(error instanceof StoreUnavailableError)) broken ??= error as Error
         await client.query('ROLLBACK').catch(() => {})
         throw error
       } finally {

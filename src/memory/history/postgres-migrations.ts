@@ -35,6 +35,8 @@ export const postgresHistoryMigrations: readonly string[] = [
    CREATE INDEX history_messages_by_session ON @schema.history_messages (session_id, id);`,
   // 2: user messages of failed turns, kept for the record but not sent to the model again.
   'ALTER TABLE @schema.history_messages ADD COLUMN failed BOOLEAN NOT NULL DEFAULT FALSE;',
+  // 3: the highest cluster fencing number stored per session (a turn below it is stale).
+  'ALTER TABLE @schema.history_sessions ADD COLUMN fence BIGINT NOT NULL DEFAULT 0;',
 ]
 
 export function quoteIdentifier(name: string): string {

@@ -139,6 +139,7 @@ export function createMemorySearcher(options: MemorySearcherOptions): MemorySear
     rows: Map<number, RankedRow>,
     searchOptions: MemorySearchOptions,
   ) {
+    const excluded = new Set(searchOptions.excludeSourceTurns ?? [])
     let prefix = Math.min(ranked.length, searchOptions.k * 2 + 4)
     for (;;) {
       const missing = ranked.slice(0, prefix).filter((item) => !rows.has(item.seq))
@@ -146,7 +147,8 @@ export function createMemorySearcher(options: MemorySearcherOptions): MemorySear
         for (const [seq, row] of readRows(missing.map((item) => item.seq))) rows.set(seq, row)
       const hits = ranked.slice(0, prefix).flatMap((item) => {
         const row = rows.get(item.seq)
-        return row ? [{ row, score: item.score, text: row.text, tokens: row.token_count }] : []
+        if (!row || (row.source_turn !== null && excluded.has(row.source_turn))) return []
+        return [{ row, score: item.score, text: row.text, tokens: row.token_count }]
       })
       const selected = selectMemoryHits(hits, {
         k: searchOptions.k,
@@ -245,7 +247,7 @@ const fusionOffset = 60
  * A memory found only through its neighbours' words keeps this share of its score: neighbours help
  * recall (a reply found by its question) without outranking a memory that says the words itself.
  */
-export const contextOnlyShare = 0.5
+export const contextOnlyShare = 0.75
 
 /** Best first; ties go to the newer memory, then the older row. */
 function orderRanked(ranked: ScoredCandidate[]): ScoredCandidate[] {
@@ -271,6 +273,13 @@ function validateSearch(query: string, options: MemorySearchOptions): void {
   }
   if (!Number.isInteger(options.k) || options.k < 0) {
     throw new BadRequestError(`memory search: k must be a whole number >= 0, got ${String(options.k)}`)
+  }
+  const excluded = options.excludeSourceTurns
+  if (
+    excluded !== undefined &&
+    (!Array.isArray(excluded) || excluded.some((turn) => typeof turn !== 'string'))
+  ) {
+    throw new BadRequestError('memory search: excludeSourceTurns must be an array of turn ids (strings)')
   }
   const budget = options.tokenBudget
   if (budget !== undefined && (typeof budget !== 'number' || !(budget >= 0))) {

@@ -76,6 +76,44 @@ describe('memory search precision', () => {
     }
   })
 
+  it('ranks a long memory that says the word above a short one whose neighbour says it often', async () => {
+    const turns = [
+      '用户: 上周末在朋友家聚会，大家聊了很久的工作和旅行，最后我还吃了一小块蛋糕才回家',
+      '用户: 蛋糕蛋糕蛋糕，我做的蛋糕最好吃，蛋糕',
+      '用户: 猫叫咪咪',
+    ]
+    for (const text of turns) await store.add({ scope: 'party', text, speaker: '用户' })
+    const hits = await store.search('蛋糕', { scope: 'party', k: 3 })
+    expect(hits.map((hit) => hit.text)).toEqual(
+      turns
+        .slice(0, 2)
+        .reverse()
+        .concat(turns[2] as string),
+    )
+  })
+
+  it('leaves out the memories of the turns named in excludeSourceTurns, still filling k', async () => {
+    for (const [index, text] of [
+      '用户: 周末去爬山吗',
+      '用户: 上次爬山看到了日出',
+      '用户: 爬山要带水',
+    ].entries()) {
+      await store.add({ scope: 'hike', text, speaker: '用户', sourceTurn: `t${index}` })
+    }
+    const all = await store.search('爬山', { scope: 'hike', k: 2 })
+    expect(all).toHaveLength(2)
+    const hits = await store.search('爬山', {
+      scope: 'hike',
+      k: 2,
+      excludeSourceTurns: [all[0]!.sourceTurn!],
+    })
+    expect(hits).toHaveLength(2)
+    expect(hits.map((hit) => hit.sourceTurn)).not.toContain(all[0]!.sourceTurn)
+    await expect(
+      store.search('爬山', { scope: 'hike', k: 2, excludeSourceTurns: [1] as unknown as string[] }),
+    ).rejects.toThrow(/excludeSourceTurns/)
+  })
+
   it('scores in [0, 1], best first, on one scale across queries', async () => {
     for (const [query] of table) {
       const hits = await store.search(query, { scope: 'user', k: 5 })
