@@ -227,6 +227,19 @@ describe('MCP tools in a turn', () => {
     expect(resultOf(events)).toMatchObject({ result: 'echo: x' })
   })
 
+  it('honours tools/list_changed: a tool the server adds is offered from then on', async () => {
+    const charpipe = await open({ mcp_servers: { local: stdioServer() } })
+    model.script([{ toolCalls: [{ id: 'c1', name: 'grow', arguments: {} }] }, { text: 'grown' }])
+    await collectEvents(charpipe.generate({ text: 'grow' }))
+    await waitFor(
+      () => charpipe.listTools().tools.some((tool) => tool.name === 'sprout'),
+      'the new tool to be listed',
+    )
+    model.script([{ toolCalls: [{ id: 'c2', name: 'sprout', arguments: {} }] }, { text: 'ok' }])
+    const events = await collectEvents(charpipe.generate({ text: 'sprout' }))
+    expect(resultOf(events)).toMatchObject({ result: 'sprouted' })
+  })
+
   it('config changes reconnect only what changed', async () => {
     const charpipe = await open({ mcp_servers: { local: stdioServer(), web: { url: http.url } } })
     await waitFor(() => charpipe.listTools().servers.every((server) => server.state === 'ready'), 'both')
