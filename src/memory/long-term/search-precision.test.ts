@@ -129,3 +129,33 @@ describe('memory search precision', () => {
     expect(exact?.score).toBeGreaterThan(0.05)
   })
 })
+
+describe('query expansion from the best matches', () => {
+  it('finds a memory that shares no word with the question through the words of the best match', async () => {
+    const expansionFolder = mkdtempSync(join(tmpdir(), 'memory-expansion-'))
+    const expansionStore = createSqliteMemoryStore({ path: join(expansionFolder, 'charpipe.db') })
+    try {
+      // Apart, so neither is indexed with the other's words as context.
+      await expansionStore.add({ scope: 'm', text: 'The lighthouse keeper ending made everyone cry' })
+      const filler = ['weather', 'traffic', 'lunch', 'meeting', 'garden', 'football', 'music', 'coffee']
+      for (let index = 0; index < 100; index++) {
+        const topic = filler[index % filler.length] as string
+        await expansionStore.add({ scope: 'm', text: `We talked about ${topic} number ${index} today` })
+      }
+      await expansionStore.add({ scope: 'm', text: 'Melanie read the novel Lighthouse Keeper on holiday' })
+      const hits = await expansionStore.search('What did Melanie read?', { scope: 'm', k: 5 })
+      expect(hits[0]?.text).toBe('Melanie read the novel Lighthouse Keeper on holiday')
+      expect(hits.map((hit) => hit.text)).toContain('The lighthouse keeper ending made everyone cry')
+      const plain = createSqliteMemoryStore({
+        path: join(expansionFolder, 'charpipe.db'),
+        ranking: { feedbackDocuments: 0 },
+      })
+      const without = await plain.search('What did Melanie read?', { scope: 'm', k: 5 })
+      await plain.close()
+      expect(without.map((hit) => hit.text)).not.toContain('The lighthouse keeper ending made everyone cry')
+    } finally {
+      await expansionStore.close()
+      rmSync(expansionFolder, { recursive: true, force: true })
+    }
+  })
+})
