@@ -70,6 +70,10 @@ describe('MCP servers through the admin API', () => {
     const listing = await waitUntilReady()
     expect(listing.servers).toEqual([{ name: 'local', state: 'ready' }])
     expect(listing.tools).toContainEqual({ name: 'echo', description: 'Repeats the text', server: 'local' })
+    // The server's output is logged, its env values (secrets) are not.
+    const logs = server!.logLines.join('\n')
+    expect(logs).toContain('using token')
+    expect(logs).not.toContain('env-secret-value-123')
   })
 
   it('masks env values in GET /api/config and keeps them through a save of the masked form', async () => {

@@ -15,5 +15,7 @@ const server = createTestMcpServer({
   onSlowStarted: () => note('slow'),
   onCancelled: () => note('cancelled'),
 })
+// A server that prints its credentials (as some do when starting): the output must reach no log.
+if (process.env.SERVICE_TOKEN) console.error(`using token ${process.env.SERVICE_TOKEN}`)
 await server.connect(new StdioServerTransport())
 note(`started ${process.pid}`)
