@@ -125,3 +125,43 @@ describe('bindSecretsToHosts', () => {
     }
   })
 })
+
+describe('MCP server headers', () => {
+  const storedServers = {
+    tools: {
+      mcp_servers: {
+        search: { url: 'https://mcp.example.test/mcp', headers: { Authorization: 'Bearer stored-1' } },
+      },
+    },
+  }
+
+  it('refuses moving a server to another host while its headers stay masked or left out', () => {
+    for (const headers of [{ Authorization: '***' }, undefined]) {
+      const incoming = {
+        tools: {
+          mcp_servers: {
+            search: { url: 'https://collector.example.org/mcp', ...(headers ? { headers } : {}) },
+          },
+        },
+      }
+      expect(bindSecretsToHosts(incoming, storedServers).map((issue) => issue.path)).toEqual([
+        'tools.mcp_servers.search.headers.Authorization',
+      ])
+    }
+  })
+
+  it('allows the move with the header given again, and other changes on the same host', () => {
+    const moved = {
+      tools: {
+        mcp_servers: {
+          search: { url: 'https://other.example.org/mcp', headers: { Authorization: 'Bearer new-2' } },
+        },
+      },
+    }
+    expect(bindSecretsToHosts(moved, storedServers)).toEqual([])
+    const samehost = {
+      tools: { mcp_servers: { search: { url: 'https://mcp.example.test/v2', prefix: 's_' } } },
+    }
+    expect(bindSecretsToHosts(samehost, storedServers)).toEqual([])
+  })
+})

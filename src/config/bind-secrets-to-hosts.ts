@@ -1,6 +1,6 @@
 /**
  * A stored secret stays with the host it was given for. A change that moves a provider to another
- * host (its `base_url`, its provider's default address, the OpenClaw `url`) while leaving the key as
+ * host (its `base_url`, its provider's default address, the OpenClaw `url`, a remote MCP server's `url` for its headers) while leaving the key as
  * `***` (or out) would send the stored key to that host with the next request; anyone able to send
  * such a change could collect the key. Such a change is refused with a field issue asking for the
  * key again; giving the key (or an empty one) in the same change is fine.
@@ -63,7 +63,48 @@ export function bindSecretsToHosts(incoming: unknown, stored: unknown): ConfigIs
       if (issue) issues.push(issue)
     }
   }
+  issues.push(...bindMcpHeadersToHosts(incoming, stored))
   return issues
+}
+
+/** A remote MCP server's headers (its credentials) stay with the host of its `url`, one by one. */
+function bindMcpHeadersToHosts(incoming: unknown, stored: unknown): ConfigIssue[] {
+  const incomingServers = readMapping(incoming, ['tools', 'mcp_servers'])
+  const storedServers = readMapping(stored, ['tools', 'mcp_servers'])
+  if (!incomingServers || !storedServers) return []
+  const issues: ConfigIssue[] = []
+  for (const [name, server] of Object.entries(incomingServers)) {
+    const before = storedServers[name]
+    if (!isRecord(server) || !isRecord(before) || !isRecord(before.headers)) continue
+    const beforeHost = readUrlHost(before.url)
+    const afterHost = readUrlHost(server.url === undefined ? before.url : server.url)
+    if (beforeHost === afterHost) continue
+    const given = isRecord(server.headers) ? server.headers : {}
+    for (const [header, value] of Object.entries(before.headers)) {
+      if (typeof value !== 'string' || value === '') continue
+      if (given[header] !== undefined && given[header] !== MASK) continue
+      issues.push({
+        path: `tools.mcp_servers.${name}.headers.${header}`,
+        message: `re-enter the header: the url host changed (${beforeHost || 'none'} → ${afterHost || 'none'}), and a stored header is only sent to the host it was given for`,
+      })
+    }
+  }
+  return issues
+}
+
+function readMapping(value: unknown, path: readonly string[]): Mapping | undefined {
+  let current = value
+  for (const key of path) current = isRecord(current) ? current[key] : undefined
+  return isRecord(current) ? current : undefined
+}
+
+function readUrlHost(url: unknown): string {
+  const expanded = substituteEnvVariables(typeof url === 'string' ? url : '').value
+  try {
+    return new URL(expanded).host.toLowerCase()
+  } catch {
+    return expanded
+  }
 }
 
 interface HolderPair {

@@ -96,6 +96,11 @@ export interface MemorySearchOptions {
   k: number
   /** Token budget for the whole selection; hits beyond it are dropped. */
   tokenBudget?: number
+  /**
+   * Memories of these turns are not returned (they are still in the prompt's history). A store
+   * that does not support it returns them; callers filter again.
+   */
+  excludeSourceTurns?: readonly string[]
 }
 
 /** What the context pipeline needs from long-term memory. */

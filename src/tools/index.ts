@@ -1,4 +1,5 @@
 export { addToolPrompt } from './add-tool-prompt.js'
+export { createMcpTools, type McpTools } from './mcp/create-mcp-tools.js'
 export { parseToolCallText, renderToolPrompt } from './tool-call-text.js'
 export { createToolRegistry, type ToolRegistry } from './tool-registry.js'
 export type * from './types.js'

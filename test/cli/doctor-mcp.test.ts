@@ -31,7 +31,9 @@ describe('charpipe doctor with MCP servers', () => {
       ['--import', 'tsx', join(root, 'src/cli/entry.ts'), 'doctor', '--config', path],
       { cwd: root, encoding: 'utf8', env: { ...process.env, CHARPIPE_LOG_LEVEL: 'warn' }, timeout: 60_000 },
     )
-    expect(result.stdout).toMatch(/ok {3}MCP server local: 6 tools: echo, fail, weather, slow, whoami, big/)
+    expect(result.stdout).toMatch(
+      /ok {3}MCP server local: 7 tools: echo, fail, weather, slow, whoami, big, grow/,
+    )
     expect(result.stdout).toMatch(/FAIL MCP server broken: cannot connect/)
     expect(result.status).toBe(1)
   })

@@ -2,7 +2,7 @@
  * The tools of the test MCP servers (stdio and Streamable HTTP), written on the official SDK:
  * `echo` answers text, `fail` answers an error, `weather` answers structured content, `slow` waits
  * until it is cancelled (and reports the cancellation through `onCancelled`), `whoami` gives the
- * process id (to kill a stdio server from a test).
+ * process id (to kill a stdio server from a test), `grow` adds the tool `sprout`.
  */
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
 import { z } from 'zod'
@@ -46,5 +46,12 @@ export function createTestMcpServer(options = {}) {
   server.registerTool(`${prefix}big`, { description: 'A long answer' }, async () => ({
     content: [{ type: 'text', text: 'x'.repeat(5000) }],
   }))
+  // Adds a tool while connected: the SDK announces it with `notifications/tools/list_changed`.
+  server.registerTool(`${prefix}grow`, { description: 'Adds the tool sprout' }, async () => {
+    server.registerTool(`${prefix}sprout`, { description: 'Added later' }, async () => ({
+      content: [{ type: 'text', text: 'sprouted' }],
+    }))
+    return { content: [{ type: 'text', text: 'grown' }] }
+  })
   return server
 }

@@ -13,6 +13,7 @@ import { createCharpipe } from '../../src/engine/index.js'
 import type { Charpipe } from '../../src/engine/types.js'
 import type { CharpipeEvent } from '../../src/shared/events.js'
 import { type MockModelServer, startMockModelServer } from '../../src/testing/index.js'
+import { createMcpTools } from '../../src/tools/index.js'
 import { collectEvents, doneOf, makeConfig, typesOf } from '../engine/engine-test-helpers.js'
 import { type HttpMcpServer, startHttpMcpServer } from './start-http-mcp-server.js'
 
@@ -227,6 +228,19 @@ describe('MCP tools in a turn', () => {
     expect(resultOf(events)).toMatchObject({ result: 'echo: x' })
   })
 
+  it('honours tools/list_changed: a tool the server adds is offered from then on', async () => {
+    const charpipe = await open({ mcp_servers: { local: stdioServer() } })
+    model.script([{ toolCalls: [{ id: 'c1', name: 'grow', arguments: {} }] }, { text: 'grown' }])
+    await collectEvents(charpipe.generate({ text: 'grow' }))
+    await waitFor(
+      () => charpipe.listTools().tools.some((tool) => tool.name === 'sprout'),
+      'the new tool to be listed',
+    )
+    model.script([{ toolCalls: [{ id: 'c2', name: 'sprout', arguments: {} }] }, { text: 'ok' }])
+    const events = await collectEvents(charpipe.generate({ text: 'sprout' }))
+    expect(resultOf(events)).toMatchObject({ result: 'sprouted' })
+  })
+
   it('config changes reconnect only what changed', async () => {
     const charpipe = await open({ mcp_servers: { local: stdioServer(), web: { url: http.url } } })
     await waitFor(() => charpipe.listTools().servers.every((server) => server.state === 'ready'), 'both')
@@ -254,3 +268,29 @@ function isAlive(pid: number): boolean {
     return false
   }
 }
+
+describe('createMcpTools', () => {
+  it("turns one server's tools into charpipe tools for createCharpipe({ tools })", async () => {
+    const mcp = await createMcpTools('local', stdioServer({ include: ['echo'] }))
+    try {
+      expect(mcp.tools.map((tool) => tool.name)).toEqual(['echo'])
+      const charpipe = await createCharpipe(configOf(undefined), { tools: mcp.tools })
+      opened.push(charpipe)
+      model.script([{ toolCalls: [{ id: 'c1', name: 'echo', arguments: { text: 'lib' } }] }, { text: 'ok' }])
+      const events = await collectEvents(charpipe.generate({ text: 'go' }))
+      expect(resultOf(events)).toMatchObject({ result: 'echo: lib' })
+    } finally {
+      await mcp.close()
+    }
+  })
+
+  it('a server that cannot start is a clear error', async () => {
+    await expect(
+      createMcpTools('broken', {
+        command: process.execPath,
+        args: ['-e', 'process.exit(3)'],
+        timeout_ms: 5000,
+      }),
+    ).rejects.toThrow(/MCP server broken/)
+  })
+})

@@ -66,8 +66,9 @@ export const memoryRetriever: ContextProcessor = {
     try {
       hits = await retriever.search(context.input.text, {
         scope: context.input.session,
-        // Asked for enough to still fill k once the memories of loaded turns are left out.
+        // A store that cannot leave them out is asked for enough to still fill k without them.
         k: Math.min(100, k + loadedTurns.size),
+        excludeSourceTurns: [...loadedTurns],
         tokenBudget: readNumber(settings, 'token_budget', 800),
       })
     } catch (error) {

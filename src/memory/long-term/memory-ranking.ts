@@ -26,6 +26,16 @@ export interface MemoryRankingOptions {
   duplicateThreshold: number
   /** Candidates fetched from each retriever before the final ranking. */
   candidates: number
+  /** Best direct matches whose words expand the query (pseudo-relevance feedback; 0: off). */
+  feedbackDocuments: number
+  /** Most words the feedback adds to the query. */
+  feedbackTerms: number
+  /** Weight of an added word against a word of the query itself (1). */
+  feedbackWeight: number
+  /** Words in more than this share of the memories are never added. */
+  feedbackTermShare: number
+  /** The expansion never lifts a memory above this many of the best the query's own words found. */
+  feedbackKeep: number
   /**
    * Hits scoring below this (scores are in [0, 1]) are not returned. The store's default keeps
    * every match; the server passes `memory.min_score`.
@@ -44,6 +54,11 @@ export const defaultMemoryRanking: MemoryRankingOptions = {
   contextWeight: 0.5,
   duplicateThreshold: 0.85,
   candidates: 60,
+  feedbackDocuments: 3,
+  feedbackTerms: 8,
+  feedbackWeight: 0.3,
+  feedbackTermShare: 0.05,
+  feedbackKeep: 10,
   minScore: 0,
 }
 

@@ -30,6 +30,8 @@ export interface RankKeywordMatchesOptions extends ColumnWeights {
   partitions: readonly MemoryTermIndex[]
   /** Distinct query terms. */
   terms: readonly string[]
+  /** Weight of each term's score (1 when absent): expansion terms count for less than the query's own. */
+  termWeights?: ReadonlyMap<string, number>
   limit: number
 }
 
@@ -70,7 +72,9 @@ export function rankKeywordMatches(options: RankKeywordMatchesOptions): RankKeyw
     for (const partition of partitions) frequency += partition.countDocuments(term)
     documentFrequency.set(term, frequency)
   }
-  const maxRelevance = terms.length * (bm25K1 + 1) * computeBm25Idf(documentCount, 1)
+  let weightSum = 0
+  for (const term of terms) weightSum += options.termWeights?.get(term) ?? 1
+  const maxRelevance = weightSum * (bm25K1 + 1) * computeBm25Idf(documentCount, 1)
   if (documentCount === 0 || limit <= 0)
     return { matches: [], documentFrequency, documentCount, maxRelevance }
   const scoring: Scoring = {
@@ -89,7 +93,8 @@ export function rankKeywordMatches(options: RankKeywordMatchesOptions): RankKeyw
     for (const term of terms) {
       const postings = partition.terms.get(term)
       if (!postings) continue
-      const inverse = computeBm25Idf(documentCount, documentFrequency.get(term) ?? 0)
+      const weight = options.termWeights?.get(term) ?? 1
+      const inverse = weight * computeBm25Idf(documentCount, documentFrequency.get(term) ?? 0)
       touchedCount = addTermScores(partition, postings, inverse, scoring, touchedCount)
     }
     offerTouched(partition, touchedCount, heap)

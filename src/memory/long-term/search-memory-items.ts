@@ -8,7 +8,8 @@
  * divided by the query's maximum attainable BM25 (`maxRelevance`), a fused rank by the best fused
  * rank possible, and every factor is at most 1. Hits below `minScore` are not returned, so a query
  * that matches only on words every memory has comes back empty. A memory that matches only through
- * its neighbours' words keeps only `contextOnlyShare` of its score.
+ * its neighbours' words keeps only `contextOnlyShare` of its score. The query is expanded once with
+ * the rarer words of its best matches (`expandQuery`), which adds recall below the top.
  */
 import type Database from 'better-sqlite3'
 import { BadRequestError } from '../../shared/errors.js'
@@ -25,7 +26,7 @@ import {
   type MemoryRankingOptions,
 } from './memory-ranking.js'
 import type { MemoryTermIndex } from './memory-term-index.js'
-import { rankKeywordMatches } from './rank-keyword-matches.js'
+import { type KeywordMatch, rankKeywordMatches } from './rank-keyword-matches.js'
 import { scanVectors } from './scan-vectors.js'
 import { segmentText } from './segment-text.js'
 import { selectMemoryHits } from './select-memory-hits.js'
@@ -73,6 +74,64 @@ export function createMemorySearcher(options: MemorySearcherOptions): MemorySear
         rare.set(term, Math.log(1 + total / frequency))
     }
     return rare
+  }
+
+  /**
+   * Pseudo-relevance feedback: the rarer words of the best few direct matches, added to the query
+   * at `feedbackWeight` (a question about "the book Melanie read" also finds the turn that names
+   * the book but not Melanie). Words most memories have, and words only one memory has, are skipped.
+   */
+  function expandQuery(
+    first: { matches: KeywordMatch[]; documentCount: number },
+    terms: readonly string[],
+    partitions: readonly MemoryTermIndex[],
+  ): Map<string, number> {
+    const expansion = new Map<string, number>()
+    if (ranking.feedbackDocuments <= 0 || ranking.feedbackTerms <= 0 || ranking.feedbackWeight <= 0)
+      return expansion
+    const top = first.matches.filter((match) => match.direct).slice(0, ranking.feedbackDocuments)
+    if (top.length === 0) return expansion
+    const query = new Set(terms)
+    const rows = readRows(top.map((match) => match.seq))
+    const weights = new Map<string, number>()
+    const count = Math.max(1, first.documentCount)
+    for (const match of top) {
+      const row = rows.get(match.seq)
+      if (!row) continue
+      for (const term of new Set(segmentText(row.text))) {
+        if (query.has(term)) continue
+        let frequency = 0
+        for (const partition of partitions) frequency += partition.countDocuments(term)
+        if (frequency < 2 || frequency / count > ranking.feedbackTermShare) continue
+        weights.set(term, (weights.get(term) ?? 0) + Math.log(1 + count / frequency))
+      }
+    }
+    const best = [...weights].sort((left, right) => right[1] - left[1]).slice(0, ranking.feedbackTerms)
+    for (const [term] of best) expansion.set(term, ranking.feedbackWeight)
+    return expansion
+  }
+
+  /**
+   * Candidates of the expanded query join those of the question's own words, and may rise, but
+   * never above the `keep` best the question's own words found: the expansion adds recall deeper
+   * in the list without reordering its top.
+   */
+  function addExpandedCandidates(
+    candidates: Map<number, Candidate>,
+    expanded: { matches: KeywordMatch[]; maxRelevance: number },
+    keep: number,
+  ): void {
+    const firstBest = [...candidates.values()].sort((left, right) => right.relevance - left.relevance)
+    const protectedSeqs = new Set(firstBest.slice(0, keep).map((candidate) => candidate.seq))
+    const ceiling = firstBest[keep - 1]?.relevance ?? Number.POSITIVE_INFINITY
+    const scale = expanded.maxRelevance > 0 ? 1 / expanded.maxRelevance : 0
+    for (const match of expanded.matches) {
+      if (protectedSeqs.has(match.seq)) continue
+      const relevance = Math.min(match.relevance * scale, ceiling * 0.999)
+      const known = candidates.get(match.seq)
+      if (!known) candidates.set(match.seq, { ...match, relevance })
+      else if (relevance > known.relevance) known.relevance = relevance
+    }
   }
 
   async function rankByVector(query: string, scope: string, limit: number): Promise<number[]> {
@@ -139,6 +198,7 @@ export function createMemorySearcher(options: MemorySearcherOptions): MemorySear
     rows: Map<number, RankedRow>,
     searchOptions: MemorySearchOptions,
   ) {
+    const excluded = new Set(searchOptions.excludeSourceTurns ?? [])
     let prefix = Math.min(ranked.length, searchOptions.k * 2 + 4)
     for (;;) {
       const missing = ranked.slice(0, prefix).filter((item) => !rows.has(item.seq))
@@ -146,7 +206,8 @@ export function createMemorySearcher(options: MemorySearcherOptions): MemorySear
         for (const [seq, row] of readRows(missing.map((item) => item.seq))) rows.set(seq, row)
       const hits = ranked.slice(0, prefix).flatMap((item) => {
         const row = rows.get(item.seq)
-        return row ? [{ row, score: item.score, text: row.text, tokens: row.token_count }] : []
+        if (!row || (row.source_turn !== null && excluded.has(row.source_turn))) return []
+        return [{ row, score: item.score, text: row.text, tokens: row.token_count }]
       })
       const selected = selectMemoryHits(hits, {
         k: searchOptions.k,
@@ -171,19 +232,28 @@ export function createMemorySearcher(options: MemorySearcherOptions): MemorySear
       // After the await: the index is read and used in one synchronous stretch, so no write lands
       // between ranking and reading the rows.
       const partitions = keywordIndex.findPartitions(scope)
-      const keyword = rankKeywordMatches({
-        partitions,
-        terms,
-        limit,
-        speakerWeight: ranking.speakerWeight,
-        contextWeight: ranking.contextWeight,
-      })
+      const columnWeights = { speakerWeight: ranking.speakerWeight, contextWeight: ranking.contextWeight }
+      const keyword = rankKeywordMatches({ partitions, terms, limit, ...columnWeights })
       const keywordScale = keyword.maxRelevance > 0 ? 1 / keyword.maxRelevance : 0
       const candidates = new Map<number, Candidate>(
         keyword.matches.map((match) => [match.seq, { ...match, relevance: match.relevance * keywordScale }]),
       )
+      const expansion = expandQuery(keyword, terms, partitions)
+      if (expansion.size) {
+        const expanded = rankKeywordMatches({
+          partitions,
+          terms: [...terms, ...expansion.keys()],
+          termWeights: expansion,
+          limit,
+          ...columnWeights,
+        })
+        addExpandedCandidates(candidates, expanded, Math.min(k, ranking.feedbackKeep))
+      }
+      const keywordSeqs = [...candidates.values()]
+        .sort((left, right) => right.relevance - left.relevance || left.seq - right.seq)
+        .map((candidate) => candidate.seq)
       if (vectorSeqs.length) {
-        const lists = [keyword.matches.map((match) => match.seq), vectorSeqs]
+        const lists = [keywordSeqs, vectorSeqs]
         const fused = fuseRanks(lists)
         // First in both lists is the best a fused rank can be.
         const fusedScale = 1 / (lists.length * (1 / (fusionOffset + 1)))
@@ -271,6 +341,13 @@ function validateSearch(query: string, options: MemorySearchOptions): void {
   }
   if (!Number.isInteger(options.k) || options.k < 0) {
     throw new BadRequestError(`memory search: k must be a whole number >= 0, got ${String(options.k)}`)
+  }
+  const excluded = options.excludeSourceTurns
+  if (
+    excluded !== undefined &&
+    (!Array.isArray(excluded) || excluded.some((turn) => typeof turn !== 'string'))
+  ) {
+    throw new BadRequestError('memory search: excludeSourceTurns must be an array of turn ids (strings)')
   }
   const budget = options.tokenBudget
   if (budget !== undefined && (typeof budget !== 'number' || !(budget >= 0))) {

@@ -92,6 +92,28 @@ describe('memory search precision', () => {
     )
   })
 
+  it('leaves out the memories of the turns named in excludeSourceTurns, still filling k', async () => {
+    for (const [index, text] of [
+      '用户: 周末去爬山吗',
+      '用户: 上次爬山看到了日出',
+      '用户: 爬山要带水',
+    ].entries()) {
+      await store.add({ scope: 'hike', text, speaker: '用户', sourceTurn: `t${index}` })
+    }
+    const all = await store.search('爬山', { scope: 'hike', k: 2 })
+    expect(all).toHaveLength(2)
+    const hits = await store.search('爬山', {
+      scope: 'hike',
+      k: 2,
+      excludeSourceTurns: [all[0]!.sourceTurn!],
+    })
+    expect(hits).toHaveLength(2)
+    expect(hits.map((hit) => hit.sourceTurn)).not.toContain(all[0]!.sourceTurn)
+    await expect(
+      store.search('爬山', { scope: 'hike', k: 2, excludeSourceTurns: [1] as unknown as string[] }),
+    ).rejects.toThrow(/excludeSourceTurns/)
+  })
+
   it('scores in [0, 1], best first, on one scale across queries', async () => {
     for (const [query] of table) {
       const hits = await store.search(query, { scope: 'user', k: 5 })
@@ -105,5 +127,35 @@ describe('memory search precision', () => {
     // A one-word query found word for word in one short memory scores well above the noise.
     const [exact] = await store.search('吉他', { scope: 'user', k: 1 })
     expect(exact?.score).toBeGreaterThan(0.05)
+  })
+})
+
+describe('query expansion from the best matches', () => {
+  it('finds a memory that shares no word with the question through the words of the best match', async () => {
+    const expansionFolder = mkdtempSync(join(tmpdir(), 'memory-expansion-'))
+    const expansionStore = createSqliteMemoryStore({ path: join(expansionFolder, 'charpipe.db') })
+    try {
+      // Apart, so neither is indexed with the other's words as context.
+      await expansionStore.add({ scope: 'm', text: 'The lighthouse keeper ending made everyone cry' })
+      const filler = ['weather', 'traffic', 'lunch', 'meeting', 'garden', 'football', 'music', 'coffee']
+      for (let index = 0; index < 100; index++) {
+        const topic = filler[index % filler.length] as string
+        await expansionStore.add({ scope: 'm', text: `We talked about ${topic} number ${index} today` })
+      }
+      await expansionStore.add({ scope: 'm', text: 'Melanie read the novel Lighthouse Keeper on holiday' })
+      const hits = await expansionStore.search('What did Melanie read?', { scope: 'm', k: 5 })
+      expect(hits[0]?.text).toBe('Melanie read the novel Lighthouse Keeper on holiday')
+      expect(hits.map((hit) => hit.text)).toContain('The lighthouse keeper ending made everyone cry')
+      const plain = createSqliteMemoryStore({
+        path: join(expansionFolder, 'charpipe.db'),
+        ranking: { feedbackDocuments: 0 },
+      })
+      const without = await plain.search('What did Melanie read?', { scope: 'm', k: 5 })
+      await plain.close()
+      expect(without.map((hit) => hit.text)).not.toContain('The lighthouse keeper ending made everyone cry')
+    } finally {
+      await expansionStore.close()
+      rmSync(expansionFolder, { recursive: true, force: true })
+    }
   })
 })

@@ -27,6 +27,8 @@ export interface ConnectMcpServerOptions {
   onClose(): void
   onToolsChanged(): void
   onStderr?(line: string): void
+  /** Abandons the attempt: the half-open connection is closed (a started child is ended). */
+  signal?: AbortSignal
 }
 
 const clientInfo = { name: 'charpipe', version: '1' }
@@ -69,11 +71,23 @@ async function startClient(
 ): Promise<Client> {
   const client = new options.sdk.Client(clientInfo, { capabilities: {} })
   client.setNotificationHandler(options.sdk.ToolListChangedNotificationSchema, () => options.onToolsChanged())
+  // One close, awaited by whoever comes second: a child is only ended once its close has finished.
+  let closing: Promise<void> | undefined
+  const closeClient = () => {
+    closing ??= client.close().catch(() => {})
+    return closing
+  }
+  const abandon = () => void closeClient()
+  options.signal?.addEventListener('abort', abandon, { once: true })
   try {
+    options.signal?.throwIfAborted()
     await client.connect(transport, { timeout: options.config.timeout_ms })
+    options.signal?.throwIfAborted()
   } catch (error) {
-    await client.close().catch(() => {})
+    await closeClient()
     throw error
+  } finally {
+    options.signal?.removeEventListener('abort', abandon)
   }
   return client
 }

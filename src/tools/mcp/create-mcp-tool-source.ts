@@ -60,6 +60,8 @@ interface ServerEntry {
   connection?: McpConnection
   /** Settles when the current connection attempt is over (either way). */
   attempt?: Promise<void>
+  /** Abandons the current attempt (removal, close, its deadline). */
+  abandon?: AbortController
   retryTimer?: NodeJS.Timeout
   failures: number
   removed: boolean
@@ -73,6 +75,8 @@ export function createMcpToolSource(options: CreateMcpToolSourceOptions): McpToo
   const firstDelay = options.restartDelayMs ?? 500
   let offered: { tools: Tool[]; origin: Map<string, string> } | undefined
   const stats = new Map<string, McpToolCallStats>()
+  /** Attempts abandoned at their deadline, still closing (ending their child); `close` waits for them. */
+  const abandoned = new Set<Promise<unknown>>()
 
   const invalidate = () => {
     offered = undefined
@@ -148,6 +152,8 @@ export function createMcpToolSource(options: CreateMcpToolSourceOptions): McpToo
   const connect = (entry: ServerEntry) => {
     entry.state = 'connecting'
     delete entry.error
+    const abandon = new AbortController()
+    entry.abandon = abandon
     const attempt = (async () => {
       let connection: McpConnection | undefined
       try {
@@ -156,6 +162,7 @@ export function createMcpToolSource(options: CreateMcpToolSourceOptions): McpToo
           connectMcpServer({
             sdk,
             config: entry.config,
+            signal: abandon.signal,
             onClose: () => {
               if (entry.connection !== connection || entry.removed) return
               entry.connection = undefined
@@ -177,7 +184,15 @@ export function createMcpToolSource(options: CreateMcpToolSourceOptions): McpToo
           }),
           entry.config.timeout_ms,
           `connecting took longer than ${entry.config.timeout_ms} ms`,
-          (late) => void late.close(),
+          (late) => {
+            abandon.abort()
+            const settled = late.then(
+              (connection) => connection.close(),
+              () => {},
+            )
+            abandoned.add(settled)
+            void settled.finally(() => abandoned.delete(settled))
+          },
         )
         if (entry.removed) {
           await connection.close()
@@ -213,6 +228,7 @@ export function createMcpToolSource(options: CreateMcpToolSourceOptions): McpToo
     entries.delete(entry.name)
     if (entry.retryTimer) clearTimeout(entry.retryTimer)
     invalidate()
+    entry.abandon?.abort()
     await entry.attempt?.catch(() => {})
     await entry.connection?.close()
     entry.connection = undefined
@@ -280,28 +296,27 @@ export function createMcpToolSource(options: CreateMcpToolSourceOptions): McpToo
     },
     async close() {
       await Promise.all([...entries.values()].map((entry) => remove(entry)))
+      await Promise.all([...abandoned])
     },
   }
 }
 
-/** `onLate` gets what arrives after the deadline (a connection to close rather than leak). */
+/** `onDeadline` gets the abandoned work (a connection attempt to close rather than leave running). */
 function withTimeout<T>(
   promise: Promise<T>,
   ms: number,
   message: string,
-  onLate: (value: T) => void,
+  onDeadline: (late: Promise<T>) => void,
 ): Promise<T> {
   return new Promise<T>((resolve, reject) => {
-    let late = false
     const timer = setTimeout(() => {
-      late = true
+      onDeadline(promise)
       reject(new Error(message))
     }, ms)
     promise.then(
       (value) => {
         clearTimeout(timer)
-        if (late) onLate(value)
-        else resolve(value)
+        resolve(value)
       },
       (error) => {
         clearTimeout(timer)
