@@ -65,6 +65,8 @@ interface ServerEntry {
   retryTimer?: NodeJS.Timeout
   failures: number
   removed: boolean
+  /** Its first attempt is over: later reconnects do not hold up turns. */
+  settled: boolean
 }
 
 const maxRestartDelayMs = 30_000
@@ -214,11 +216,22 @@ export function createMcpToolSource(options: CreateMcpToolSourceOptions): McpToo
       }
     })()
     entry.attempt = attempt
+    void attempt.finally(() => {
+      entry.settled = true
+    })
     return attempt
   }
 
   const add = (name: string, config: McpServerConfig) => {
-    const entry: ServerEntry = { name, config, state: 'connecting', tools: [], failures: 0, removed: false }
+    const entry: ServerEntry = {
+      name,
+      config,
+      state: 'connecting',
+      tools: [],
+      failures: 0,
+      removed: false,
+      settled: false,
+    }
     entries.set(name, entry)
     void connect(entry)
   }
@@ -267,7 +280,10 @@ export function createMcpToolSource(options: CreateMcpToolSourceOptions): McpToo
     list: () => assemble().tools,
     serverOf: (toolName) => assemble().origin.get(toolName),
     async ready(signal) {
-      const pending = [...entries.values()].filter((entry) => entry.state === 'connecting' && entry.attempt)
+      // Only first attempts are waited for: a server being reconnected is unavailable meanwhile.
+      const pending = [...entries.values()].filter(
+        (entry) => !entry.settled && entry.state === 'connecting' && entry.attempt,
+      )
       if (pending.length === 0 || signal.aborted) return
       await new Promise<void>((resolve) => {
         signal.addEventListener('abort', () => resolve(), { once: true })
