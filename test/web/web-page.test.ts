@@ -69,6 +69,10 @@ describe.skipIf(skipReason !== undefined)('web page in a browser', () => {
     expect(await sentences.first().getAttribute('data-emotion')).toBe('开心')
     expect(await sentences.allTextContents()).toHaveLength(3)
     expect(await turn.locator('.turn-state').textContent()).toContain('完成')
+    // The turn report: time to the first sentence and the tokens the model reported.
+    expect(await turn.locator('.turn-report').textContent()).toMatch(
+      /首句 \d[\d,]* ms · 共 \d[\d,]* ms · \d+ \+ \d+ tokens/,
+    )
     expect(await page.locator('[data-subtitles]').textContent()).toBe('你好呀！我是小测。今天过得怎么样？')
     expect(await page.locator('.avatar').getAttribute('data-emotion')).toBe('开心')
   })

@@ -55,7 +55,7 @@ function TurnReportLine(props: { report: TurnReport }) {
       translate('turn.tokens', { prompt: report.promptTokens, completion: report.completionTokens }) +
         (report.cachedTokens ? ` (${translate('turn.cached', { cached: report.cachedTokens })})` : ''),
     )
-  return parts.length > 0 ? <span class="turn-report">{parts.join(' · ')}</span> : null
+  return parts.length > 0 ? <div class="turn-report">{parts.join(' · ')}</div> : null
 }
 
 export function TurnList(props: { turns: TurnView[]; emotionAliases: Record<string, string> }) {
@@ -93,8 +93,8 @@ export function TurnList(props: { turns: TurnView[]; emotionAliases: Record<stri
           ))}
           <div class={`turn-state turn-${readTurnOutcome(turn)}`} data-state={turn.status}>
             <TurnState turn={turn} />
-            {turn.report ? <TurnReportLine report={turn.report} /> : null}
           </div>
+          {turn.report ? <TurnReportLine report={turn.report} /> : null}
         </li>
       ))}
     </ol>
