@@ -118,6 +118,13 @@ describe.skipIf(skipReason !== undefined)('web page in a browser', () => {
     expect(await runPreview('今天好开心', 'happy')).not.toContain('用户语气')
   })
 
+  it('lists the tools and MCP servers under the pipeline (none configured here)', async () => {
+    await openTab('pipeline')
+    const section = page.locator('[data-section="tools"]')
+    await section.getByText('没有可用的工具。').waitFor()
+    expect(await section.locator('[role="alert"]').count()).toBe(0)
+  })
+
   it('shows an invalid value next to its field and saves nothing', async () => {
     const before = await readFile(server.configPath, 'utf8')
     await openTab('provider')

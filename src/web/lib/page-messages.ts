@@ -143,6 +143,12 @@ const zh = {
   'doctor.code.invalid_config': '配置无效',
   'doctor.code.skipped': '已跳过',
 
+  'tools.title': '工具',
+  'tools.hint': '角色可以调用的工具，以及 config.yaml 里 tools.mcp_servers 的 MCP 服务器状态。',
+  'tools.loadFailed': '工具列表读取失败：{message}',
+  'tools.none': '没有可用的工具。',
+  'tools.refresh': '刷新',
+
   'pipeline.title': '上下文流水线',
   'pipeline.hint': '按优先级从小到大依次运行；保存后下一轮生效。',
   'pipeline.loadFailed': '处理器列表读取失败：{message}',
@@ -344,6 +350,13 @@ const en: Record<MessageKey, string> = {
   'doctor.code.http_error': 'reached, but it answered with an error',
   'doctor.code.invalid_config': 'the config is invalid',
   'doctor.code.skipped': 'skipped',
+
+  'tools.title': 'Tools',
+  'tools.hint':
+    'What the character may call, and the state of the MCP servers of tools.mcp_servers in config.yaml.',
+  'tools.loadFailed': 'Cannot load the tools: {message}',
+  'tools.none': 'No tools available.',
+  'tools.refresh': 'Refresh',
 
   'pipeline.title': 'Context pipeline',
   'pipeline.hint': 'Runs from the lowest priority up; changes apply from the next turn.',

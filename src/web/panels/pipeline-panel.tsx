@@ -1,7 +1,8 @@
 /**
  * The context pipeline: processors in priority order with enable toggles, priorities and option
- * forms from their `configFields`. A changed processor is saved as its whole effective settings under
- * `pipeline.processors.<id>`, because that entry replaces the model-level one rather than merging.
+ * forms from their `configFields`, then the tools the character may call. A changed processor is
+ * saved as its whole effective settings under `pipeline.processors.<id>`, because that entry replaces
+ * the model-level one rather than merging.
  */
 import { useEffect, useState } from 'preact/hooks'
 import { ConfigFileBanner } from '../components/config-file-banner.js'
@@ -15,6 +16,7 @@ import { describeField, translate } from '../lib/i18n.js'
 import { isJsonEqual } from '../lib/object-path.js'
 import { readResponseList } from '../lib/read-response-list.js'
 import type { ConfigObject } from '../lib/use-config-draft.js'
+import { ToolsSection } from './tools-section.js'
 
 interface ProcessorInfo {
   id: string
@@ -214,6 +216,7 @@ export function PipelinePanel(props: { onSaved(config: ConfigObject): void }) {
         {errorMessage ? <SaveErrorList message={errorMessage} issues={issues} /> : null}
         {errorMessage ? <ConfigFileBanner onSave /> : null}
       </div>
+      <ToolsSection />
     </section>
   )
 }

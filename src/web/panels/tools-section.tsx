@@ -1,0 +1,61 @@
+/**
+ * The tools the character may call and where they come from: each MCP server of
+ * `tools.mcp_servers` with its state (`connecting`, `ready`, `failed` and why), then every tool.
+ * Read-only: servers are set in config.yaml.
+ */
+import { useEffect, useState } from 'preact/hooks'
+import { requestJson } from '../lib/api-client.js'
+import { translate } from '../lib/i18n.js'
+
+interface ToolListing {
+  tools: { name: string; description: string; server?: string }[]
+  servers: { name: string; state: string; error?: string }[]
+}
+
+export function ToolsSection() {
+  const [listing, setListing] = useState<ToolListing>({ tools: [], servers: [] })
+  const [errorMessage, setErrorMessage] = useState('')
+  const refresh = async () => {
+    try {
+      const answer = await requestJson<ToolListing>('GET', '/api/tools')
+      setListing({ tools: answer?.tools ?? [], servers: answer?.servers ?? [] })
+      setErrorMessage('')
+    } catch (error) {
+      setErrorMessage(error instanceof Error ? error.message : String(error))
+    }
+  }
+  useEffect(() => {
+    void refresh()
+  }, [])
+  return (
+    <div class="tools-section" data-section="tools">
+      <h3>{translate('tools.title')}</h3>
+      <p class="hint">{translate('tools.hint')}</p>
+      {errorMessage ? (
+        <div class="error-box" role="alert">
+          {translate('tools.loadFailed', { message: errorMessage })}
+        </div>
+      ) : null}
+      <ul class="kb-list">
+        {listing.servers.map((server) => (
+          <li data-mcp-server={server.name}>
+            <strong>{server.name}</strong> <span class="badge">{server.state}</span>
+            {server.error ? <span> {server.error}</span> : null}
+          </li>
+        ))}
+      </ul>
+      {listing.tools.length === 0 ? <p class="hint">{translate('tools.none')}</p> : null}
+      <ul class="kb-list">
+        {listing.tools.map((tool) => (
+          <li data-tool={tool.name}>
+            <strong>{tool.name}</strong> {tool.server ? <span class="badge">{tool.server}</span> : null}{' '}
+            <span>{tool.description}</span>
+          </li>
+        ))}
+      </ul>
+      <button type="button" data-action="tools-refresh" onClick={() => void refresh()}>
+        {translate('tools.refresh')}
+      </button>
+    </div>
+  )
+}
