@@ -577,6 +577,7 @@ export const mcpServerCommonFields = {
 
 export const mcpStdioServerSchema = z
   .strictObject({
+    type: z.literal('stdio').optional().describe('As MCP servers document it; stdio is implied by command.'),
     command: z.string().min(1).describe('Program started for the server (config file only).'),
     args: z.array(z.string()).default([]).describe('Its arguments (config file only).'),
     env: z
@@ -590,6 +591,10 @@ export const mcpStdioServerSchema = z
 
 export const mcpRemoteServerSchema = z
   .strictObject({
+    type: z
+      .enum(['http', 'streamable-http', 'streamableHttp', 'sse'])
+      .optional()
+      .describe('As MCP servers document it; sse: connect over the older SSE transport only.'),
     url: z.url().describe('Streamable HTTP endpoint (older SSE servers are tried when it fails).'),
     headers: z
       .record(z.string(), z.string())

@@ -99,7 +99,7 @@ function resultOf(events: CharpipeEvent[]) {
 
 describe('MCP tools in a turn', () => {
   it('a stdio server: the call reaches it and its answer reaches the next model request', async () => {
-    const charpipe = await open({ mcp_servers: { local: stdioServer() } })
+    const charpipe = await open({ mcp_servers: { local: stdioServer({ type: 'stdio' }) } })
     model.script([
       { toolCalls: [{ id: 'c1', name: 'echo', arguments: { text: 'hello' } }] },
       { text: 'It said hello.' },
@@ -120,7 +120,11 @@ describe('MCP tools in a turn', () => {
   })
 
   it('a Streamable HTTP server with function_calling off: structured content goes to the model as JSON', async () => {
-    const charpipe = await open({ mcp_servers: { web: { url: http.url } } }, { function_calling: false })
+    // The entry as MCP servers document it (with its `type`) is accepted as it is.
+    const charpipe = await open(
+      { mcp_servers: { web: { type: 'http', url: http.url } } },
+      { function_calling: false },
+    )
     model.script([
       { text: '{"tool_call": {"name": "remote_weather", "arguments": {"city": "Oslo"}}}' },
       { text: 'Mild in Oslo.' },

@@ -52,6 +52,10 @@ export async function connectMcpServer(options: ConnectMcpServerOptions): Promis
   }
   const url = new URL(config.url)
   const requestInit = { headers: config.headers }
+  if (config.type === 'sse') {
+    const client = await startClient(options, new sdk.SSEClientTransport(url, { requestInit }))
+    return connection(client, options)
+  }
   try {
     const client = await startClient(options, new sdk.StreamableHTTPClientTransport(url, { requestInit }))
     return connection(client, options)
