@@ -1,14 +1,7 @@
-/**
- * Group chat through the server over the real engine: `observe` frames and
- * `POST /api/sessions/:id/observe`, `speaker` on `user_input` and `POST /api/chat`, and the request
- * the mock model server records.
- */
-import { join } from 'node:path'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
-import { createCharpipe } from '../../src/engine/index.js'
 import { type MockModelServer, startMockModelServer } from '../../src/testing/index.js'
 import { readSse } from './read-sse.js'
-import { startTestServer, type TestServer } from './start-test-server.js'
+import { startServerOverModel, type TestServer } from './start-test-server.js'
 import { openTestSocket } from './websocket-client.js'
 
 let model: MockModelServer
@@ -25,20 +18,7 @@ afterEach(async () => {
 })
 
 const start = async () => {
-  server = await startTestServer({
-    configText: [
-      'llm:',
-      '  provider: custom',
-      `  base_url: ${model.url}/v1`,
-      '  model: mock-model',
-      '  max_retries: 0',
-      'character:',
-      '  reply_format: json',
-      'storage:',
-      `  sqlite_path: ${join('{folder}', 'charpipe.db')}`,
-    ].join('\n'),
-    createCharpipe: (config, logger) => createCharpipe(config, { logger }),
-  })
+  server = await startServerOverModel(model.url, ['character:', '  reply_format: json'])
   return server
 }
 

@@ -1,14 +1,8 @@
-/**
- * `/v1/chat/completions` over the real engine and the mock model server: failures reported as
- * OpenAI-compatible servers report them, and `usage` from the model or counted from the prompt.
- */
-import { join } from 'node:path'
 import OpenAI from 'openai'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
-import { createCharpipe } from '../../src/engine/index.js'
 import { type MockModelServer, startMockModelServer } from '../../src/testing/index.js'
 import { readSse } from './read-sse.js'
-import { startTestServer, type TestServer } from './start-test-server.js'
+import { startServerOverModel, type TestServer } from './start-test-server.js'
 
 let model: MockModelServer
 let server: TestServer | undefined
@@ -26,18 +20,7 @@ afterEach(async () => {
 })
 
 async function startWithEngine(): Promise<TestServer> {
-  server = await startTestServer({
-    configText: [
-      'llm:',
-      '  provider: custom',
-      `  base_url: ${model.url}/v1`,
-      '  model: mock-model',
-      '  max_retries: 0',
-      'storage:',
-      `  sqlite_path: ${join('{folder}', 'charpipe.db')}`,
-    ].join('\n'),
-    createCharpipe: (config, logger) => createCharpipe(config, { logger }),
-  })
+  server = await startServerOverModel(model.url)
   return server
 }
 

@@ -3,13 +3,11 @@
  * users meet them, with real streaming, parsing, history and memory.
  */
 import { readFile } from 'node:fs/promises'
-import { join } from 'node:path'
 import OpenAI from 'openai'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
-import { createCharpipe } from '../../src/engine/index.js'
 import { type MockModelServer, startMockModelServer } from '../../src/testing/index.js'
 import { readSse } from './read-sse.js'
-import { startTestServer, type TestServer } from './start-test-server.js'
+import { startServerOverModel, type TestServer } from './start-test-server.js'
 import { openTestSocket } from './websocket-client.js'
 
 let model: MockModelServer
@@ -32,20 +30,7 @@ afterEach(async () => {
 })
 
 const startWithEngine = async () => {
-  server = await startTestServer({
-    configText: [
-      'llm:',
-      '  provider: custom',
-      `  base_url: ${model.url}/v1`,
-      '  model: mock-model',
-      '  max_retries: 0',
-      'character:',
-      '  reply_format: json',
-      'storage:',
-      `  sqlite_path: ${join('{folder}', 'charpipe.db')}`,
-    ].join('\n'),
-    createCharpipe: (config, logger) => createCharpipe(config, { logger }),
-  })
+  server = await startServerOverModel(model.url, ['character:', '  reply_format: json'])
   return server
 }
 

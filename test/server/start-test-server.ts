@@ -95,3 +95,25 @@ export async function startTestServer(options: StartTestServerOptions = {}): Pro
     },
   }
 }
+
+/**
+ * The server over the real engine (`createCharpipe`), its model the mock model server at `modelUrl`
+ * (provider `custom`, no retries), history in SQLite in the test's folder. `extraYaml` lines are
+ * appended to the config file (other sections, such as `character:` or `conversation:`).
+ */
+export async function startServerOverModel(modelUrl: string, extraYaml: string[] = []): Promise<TestServer> {
+  const { createCharpipe } = await import('../../src/engine/index.js')
+  return startTestServer({
+    configText: [
+      'llm:',
+      '  provider: custom',
+      `  base_url: ${modelUrl}/v1`,
+      '  model: mock-model',
+      '  max_retries: 0',
+      'storage:',
+      `  sqlite_path: ${join('{folder}', 'charpipe.db')}`,
+      ...extraYaml,
+    ].join('\n'),
+    createCharpipe: (config, logger) => createCharpipe(config, { logger }),
+  })
+}

@@ -1,13 +1,6 @@
-/**
- * `on_new_input: queue` over the WebSocket, real engine and mock model server: an `interrupt` frame
- * stops the running turn only; with `clear_queue: true` it cancels the queued turns too, and those
- * are not stored.
- */
-import { join } from 'node:path'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
-import { createCharpipe } from '../../src/engine/index.js'
 import { type MockModelServer, startMockModelServer } from '../../src/testing/index.js'
-import { startTestServer, type TestServer } from './start-test-server.js'
+import { startServerOverModel, type TestServer } from './start-test-server.js'
 import { openTestSocket, type TestSocket } from './websocket-client.js'
 
 let model: MockModelServer
@@ -29,22 +22,12 @@ afterEach(async () => {
 })
 
 async function startQueued(): Promise<TestSocket> {
-  server = await startTestServer({
-    configText: [
-      'llm:',
-      '  provider: custom',
-      `  base_url: ${model.url}/v1`,
-      '  model: mock-model',
-      '  max_retries: 0',
-      'conversation:',
-      '  on_new_input: queue',
-      'memory:',
-      '  enabled: false',
-      'storage:',
-      `  sqlite_path: ${join('{folder}', 'charpipe.db')}`,
-    ].join('\n'),
-    createCharpipe: (config, logger) => createCharpipe(config, { logger }),
-  })
+  server = await startServerOverModel(model.url, [
+    'conversation:',
+    '  on_new_input: queue',
+    'memory:',
+    '  enabled: false',
+  ])
   client = await openTestSocket(`${server.url}/ws`)
   return client
 }
