@@ -68,4 +68,25 @@ describe('forEachUntilAborted', () => {
     ).rejects.toBe(failure)
     expect(state.returned).toBe(true)
   })
+
+  it('lets the event loop run during a long burst of items that are ready at once', async () => {
+    async function* burst() {
+      for (let index = 0; index < 2000; index++) yield index
+    }
+    let visited = 0
+    let visitedWhenOtherWorkRan = -1
+    setImmediate(() => {
+      visitedWhenOtherWorkRan = visited
+    })
+    await forEachUntilAborted(burst(), new AbortController().signal, () => {
+      visited++
+      // Work enough per item that the whole burst takes far longer than one busy stretch.
+      const until = performance.now() + 0.05
+      while (performance.now() < until) {}
+    })
+    expect(visited).toBe(2000)
+    // Other work ran in the middle of the burst, not only after it.
+    expect(visitedWhenOtherWorkRan).toBeGreaterThan(0)
+    expect(visitedWhenOtherWorkRan).toBeLessThan(2000)
+  })
 })

@@ -2,7 +2,17 @@
  * Barge-in must end a turn within milliseconds whatever the upstream does, so every await of the turn
  * is raced against its AbortSignal instead of trusting each stage to notice the abort in time.
  */
+import { performance } from 'node:perf_hooks'
 import { AbortedError } from '../shared/errors.js'
+
+/** Items handed to `visit` between two looks at the clock. */
+const itemsPerClockCheck = 64
+/**
+ * Longest stretch the loop keeps the event loop when the source has items ready without waiting
+ * (a fast upstream that delivered a megabyte at once): past it, the next pull waits for
+ * `setImmediate`, so other sessions' frames and timers get their turn.
+ */
+const maxBusyMs = 10
 
 function abortError(signal: AbortSignal): AbortedError {
   return new AbortedError('the turn was interrupted', { cause: signal.reason })
@@ -36,7 +46,9 @@ export function raceAbort<T>(promise: Promise<T>, signal: AbortSignal): Promise<
  * ignores it cannot hold us. A callback rather than a generator, and one abort listener for the
  * whole iteration: this is the per-chunk path, where each generator layer costs promises and ticks
  * per item, and adding and removing a listener per item costs more than the rest of the race. The
- * loop is written as `then` callbacks, not `await`: one promise per item, the source's own.
+ * loop is written as `then` callbacks, not `await`: one promise per item, the source's own. Items
+ * that are ready at once (a burst the network delivered together) are handed over for at most
+ * `maxBusyMs` before the loop lets the event loop run.
  */
 export function forEachUntilAborted<T>(
   iterable: AsyncIterable<T>,
@@ -55,6 +67,8 @@ export function forEachUntilAborted<T>(
       reject(error)
     }
     const onAbort = () => settle(abortError(signal))
+    let sinceClockCheck = 0
+    let lastYield = performance.now()
     const onResult = (result: IteratorResult<T>) => {
       if (settled) return
       if (result.done) return settle()
@@ -62,6 +76,15 @@ export function forEachUntilAborted<T>(
         visit(result.value)
       } catch (error) {
         return settle(error)
+      }
+      if (++sinceClockCheck >= itemsPerClockCheck) {
+        sinceClockCheck = 0
+        const now = performance.now()
+        if (now - lastYield > maxBusyMs) {
+          lastYield = now
+          setImmediate(pull)
+          return
+        }
       }
       pull()
     }
