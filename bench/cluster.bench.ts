@@ -9,7 +9,7 @@
  * Run: node --import tsx bench/cluster.bench.ts      (ROUNDS=500; keys under a random prefix, removed)
  */
 import { performance } from 'node:perf_hooks'
-import { createTestKeyPrefix, deleteKeysUnder, testRedisUrl } from '../src/cluster/cluster-test-redis.js'
+import { createTestKeyPrefix, deleteKeysUnder, testRedisUrl } from '../test/support/local-redis.js'
 import { parseConfig } from '../src/config/load-config.js'
 import type { CharpipeConfigInput } from '../src/config/schema.js'
 import { createCharpipe } from '../src/engine/index.js'

@@ -6,18 +6,18 @@ import {
   createScriptedProvider,
   type ScriptedStep,
 } from '../../test/engine/fake-engine-parts.js'
+import {
+  createTestKeyPrefix,
+  deleteKeysUnder,
+  findRedisSkipReason,
+  testRedisUrl,
+} from '../../test/support/local-redis.js'
 import type { CharpipeConfigInput } from '../config/schema.js'
 import { createCharpipe } from '../engine/create-charpipe.js'
 import type { Charpipe } from '../engine/types.js'
 import { createInMemoryHistoryStore } from '../memory/index.js'
 import type { HistoryStore } from '../memory/types.js'
 import { createLogger } from '../shared/logger.js'
-import {
-  createTestKeyPrefix,
-  deleteKeysUnder,
-  findRedisSkipReason,
-  testRedisUrl,
-} from './cluster-test-redis.js'
 import { type Cluster, connectCluster } from './connect-cluster.js'
 
 const skipReason = await findRedisSkipReason()

@@ -3,17 +3,17 @@ import { connect, createServer, type Server, type Socket } from 'node:net'
 import { afterAll, describe, expect, it } from 'vitest'
 import { collectEvents, makeConfig } from '../../test/engine/engine-test-helpers.js'
 import { createFakeParts, createScriptedProvider } from '../../test/engine/fake-engine-parts.js'
-import { createCharpipe } from '../engine/create-charpipe.js'
-import type { Charpipe } from '../engine/types.js'
-import { createInMemoryHistoryStore } from '../memory/index.js'
-import { checkStores } from '../server/routes/health-routes.js'
-import { createLogger } from '../shared/logger.js'
 import {
   createTestKeyPrefix,
   deleteKeysUnder,
   findRedisSkipReason,
   testRedisUrl,
-} from './cluster-test-redis.js'
+} from '../../test/support/local-redis.js'
+import { createCharpipe } from '../engine/create-charpipe.js'
+import type { Charpipe } from '../engine/types.js'
+import { createInMemoryHistoryStore } from '../memory/index.js'
+import { checkStores } from '../server/routes/health-routes.js'
+import { createLogger } from '../shared/logger.js'
 
 const skipReason = await findRedisSkipReason()
 const keyPrefix = createTestKeyPrefix()

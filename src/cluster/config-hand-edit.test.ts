@@ -7,16 +7,16 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
-import { loadConfig } from '../config/load-config.js'
-import type { CharpipeConfig } from '../config/schema.js'
-import { type ConfigManager, createConfigManager } from '../server/create-config-manager.js'
-import { createLogger } from '../shared/logger.js'
 import {
   createTestKeyPrefix,
   deleteKeysUnder,
   findRedisSkipReason,
   testRedisUrl,
-} from './cluster-test-redis.js'
+} from '../../test/support/local-redis.js'
+import { loadConfig } from '../config/load-config.js'
+import type { CharpipeConfig } from '../config/schema.js'
+import { type ConfigManager, createConfigManager } from '../server/create-config-manager.js'
+import { createLogger } from '../shared/logger.js'
 import { type ClusterRedis, connectClusterRedis } from './connect-cluster-redis.js'
 import { type ConfigSync, startConfigSync } from './start-config-sync.js'
 

@@ -1,13 +1,13 @@
 import { Redis } from 'ioredis'
 import { afterAll, describe, expect, it } from 'vitest'
-import { configSchema } from '../config/schema.js'
-import { createLogger } from '../shared/logger.js'
 import {
   createTestKeyPrefix,
   deleteKeysUnder,
   findRedisSkipReason,
   testRedisUrl,
-} from './cluster-test-redis.js'
+} from '../../test/support/local-redis.js'
+import { configSchema } from '../config/schema.js'
+import { createLogger } from '../shared/logger.js'
 import { type Cluster, connectCluster } from './connect-cluster.js'
 import type { ClusterInterrupt } from './turn-coordinator.js'
 

@@ -1,13 +1,13 @@
 import { Redis } from 'ioredis'
 import { afterAll, describe, expect, it } from 'vitest'
-import { type CharpipeConfig, configSchema } from '../config/schema.js'
-import { createLogger } from '../shared/logger.js'
 import {
   createTestKeyPrefix,
   deleteKeysUnder,
   findRedisSkipReason,
   testRedisUrl,
-} from './cluster-test-redis.js'
+} from '../../test/support/local-redis.js'
+import { type CharpipeConfig, configSchema } from '../config/schema.js'
+import { createLogger } from '../shared/logger.js'
 import { type ClusterRedis, connectClusterRedis } from './connect-cluster-redis.js'
 import { type ConfigSync, startConfigSync } from './start-config-sync.js'
 

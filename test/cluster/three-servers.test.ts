@@ -15,14 +15,14 @@ import { join, resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { type MockModelServer, type RecordedRequest, startMockModelServer } from '../../src/testing/index.js'
+import { openTestSocket, type TestSocket } from '../server/websocket-client.js'
 import {
   createTestKeyPrefix,
   deleteKeysUnder,
   findRedisSkipReason,
   testRedisUrl,
-} from '../../src/cluster/cluster-test-redis.js'
-import { type MockModelServer, type RecordedRequest, startMockModelServer } from '../../src/testing/index.js'
-import { openTestSocket, type TestSocket } from '../server/websocket-client.js'
+} from '../support/local-redis.js'
 
 const repoRoot = resolve(import.meta.dirname, '../..')
 const tsxLoader = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href

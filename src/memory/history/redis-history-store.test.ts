@@ -1,47 +1,24 @@
 import { randomUUID } from 'node:crypto'
 import { Redis } from 'ioredis'
 import { afterAll, describe, expect, it } from 'vitest'
+import {
+  createTestKeyPrefix,
+  deleteKeysUnder,
+  findRedisSkipReason,
+  testRedisUrl,
+} from '../../../test/support/local-redis.js'
 import { buildTurn, describeHistoryStoreContract } from './history-store-contract.js'
 import { loadOptionalPeer } from './load-optional-peer.js'
 import { createRedisHistoryStore } from './redis-history-store.js'
 
-const url = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379'
+const url = testRedisUrl
 // A prefix of its own per run, so the suite never touches other keys and can remove all of its own.
-const keyPrefix = `charpipe-test-${randomUUID()}:`
-
-async function probeRedis(): Promise<string | undefined> {
-  const client = new Redis(url, {
-    lazyConnect: true,
-    connectTimeout: 1000,
-    maxRetriesPerRequest: 0,
-    retryStrategy: () => null,
-  })
-  client.on('error', () => {})
-  try {
-    await client.connect()
-    await client.ping()
-    return undefined
-  } catch (error) {
-    return `Redis not reachable at ${url} (${(error as Error).message})`
-  } finally {
-    client.disconnect()
-  }
-}
-
-// Under CI the service must be there: never skip, let the suite fail instead.
-const skipReason = process.env.CI === 'true' ? undefined : await probeRedis()
+const keyPrefix = createTestKeyPrefix()
+const skipReason = await findRedisSkipReason()
 if (skipReason) console.warn(`redis history store tests skipped: ${skipReason}`)
 
 afterAll(async () => {
-  if (skipReason) return
-  const client = new Redis(url)
-  let cursor = '0'
-  do {
-    const [next, keys] = await client.scan(cursor, 'MATCH', `${keyPrefix}*`, 'COUNT', 1000)
-    if (keys.length) await client.del(...keys)
-    cursor = next
-  } while (cursor !== '0')
-  await client.quit()
+  if (!skipReason) await deleteKeysUnder(keyPrefix)
 })
 
 describeHistoryStoreContract({

@@ -1,5 +1,5 @@
 /**
- * For the cluster's tests: the local Redis (`REDIS_URL`), a key prefix of its own per run, and the
+ * For tests that need the local Redis (`REDIS_URL`): a key prefix of its own per run, and the
  * cleanup of every key under it. Under CI the tests never skip: a missing Redis fails them.
  */
 import { randomUUID } from 'node:crypto'
