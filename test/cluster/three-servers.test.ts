@@ -6,7 +6,8 @@
  * admin config change reaches every server; the history lost no turn and holds no duplicate.
  * Under CI the services must be there: the test never skips then.
  */
-import { type ChildProcess, spawn } from 'node:child_process'
+
+import type { ChildProcess } from 'node:child_process'
 import { randomUUID } from 'node:crypto'
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { createRequire } from 'node:module'
@@ -23,9 +24,10 @@ import {
   findRedisSkipReason,
   testRedisUrl,
 } from '../support/local-redis.js'
+import { spawnServe as startServeProcess } from '../support/spawn-serve.js'
 
-const repoRoot = resolve(import.meta.dirname, '../..')
-const tsxLoader = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href
+const _repoRoot = resolve(import.meta.dirname, '../..')
+const _tsxLoader = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href
 const adminUrl = process.env.POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test'
 const leaseMs = 2000
 
@@ -88,20 +90,7 @@ function reply(request: RecordedRequest) {
 
 function spawnServe(name: string): Promise<ServeProcess> {
   const cwd = join(folder, name)
-  const child = spawn(
-    process.execPath,
-    [
-      '--import',
-      tsxLoader,
-      join(repoRoot, 'src/cli/entry.ts'),
-      'serve',
-      '--config',
-      configPath,
-      '--port',
-      '0',
-    ],
-    { cwd, env: { ...process.env, CHARPIPE_LOG_LEVEL: 'info' } },
-  )
+  const child = startServeProcess(configPath, { cwd, env: { ...process.env, CHARPIPE_LOG_LEVEL: 'info' } })
   let stdout = ''
   let stderr = ''
   child.stdout!.on('data', (chunk) => (stdout += chunk))

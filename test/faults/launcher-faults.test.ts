@@ -4,6 +4,7 @@
  * the port; it notices its IPC channel closing and shuts down. And SIGTERM must end the process even
  * while the history store is frozen, with the running turn closed by `llm_done`.
  */
+
 import { spawn } from 'node:child_process'
 import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { createRequire } from 'node:module'
@@ -14,10 +15,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { serveNodeFlags } from '../../src/cli/relaunch-with-node-flags.js'
 import { type MockModelServer, startMockModelServer } from '../../src/testing/index.js'
 import { openTestSocket } from '../server/websocket-client.js'
+import { serveArguments, spawnServe } from '../support/spawn-serve.js'
 import { describeMissingBinaries, startRedis } from './fault-processes.js'
 
-const repoRoot = resolve(import.meta.dirname, '../..')
-const tsxLoader = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href
+const _repoRoot = resolve(import.meta.dirname, '../..')
+const _tsxLoader = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href
 let folder: string
 
 beforeAll(async () => {
@@ -32,20 +34,7 @@ describe('serve launcher', { timeout: 120_000 }, () => {
     const configPath = join(folder, 'config.yaml')
     await writeFile(configPath, `storage:\n  sqlite_path: ${join(folder, 'charpipe.db')}\n`)
     // Without the heap flag on the command line, serve relaunches itself in a child process.
-    const launcher = spawn(
-      process.execPath,
-      [
-        '--import',
-        tsxLoader,
-        join(repoRoot, 'src/cli/entry.ts'),
-        'serve',
-        '--config',
-        configPath,
-        '--port',
-        '0',
-      ],
-      { cwd: folder, stdio: ['ignore', 'pipe', 'pipe'] },
-    )
+    const launcher = spawnServe(configPath, { cwd: folder, stdio: ['ignore', 'pipe', 'pipe'] })
     let stdout = ''
     launcher.stdout!.on('data', (chunk) => (stdout += chunk))
     launcher.stderr!.resume()
@@ -96,21 +85,10 @@ describe.skipIf(missing !== undefined)('serve shutdown with a frozen store', { t
         ].join('\n'),
       )
       // With the heap flag given, serve runs in this one process (no launcher) and takes the signal itself.
-      const serve = spawn(
-        process.execPath,
-        [
-          ...serveNodeFlags,
-          '--import',
-          tsxLoader,
-          join(repoRoot, 'src/cli/entry.ts'),
-          'serve',
-          '--config',
-          configPath,
-          '--port',
-          '0',
-        ],
-        { cwd: folder, stdio: ['ignore', 'pipe', 'pipe'] },
-      )
+      const serve = spawn(process.execPath, [...serveNodeFlags, ...serveArguments(configPath)], {
+        cwd: folder,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      })
       let stdout = ''
       serve.stdout!.on('data', (chunk) => (stdout += chunk))
       serve.stderr!.resume()

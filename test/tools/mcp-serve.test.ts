@@ -3,7 +3,8 @@
  * handshake does not hold up `listening on`, a stdio server's tool answers through the HTTP API, and
  * SIGTERM leaves no child process running.
  */
-import { type ChildProcess, spawn } from 'node:child_process'
+
+import type { ChildProcess } from 'node:child_process'
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { createRequire } from 'node:module'
 import { tmpdir } from 'node:os'
@@ -11,9 +12,10 @@ import { join, resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type MockModelServer, startMockModelServer } from '../../src/testing/index.js'
+import { spawnServe } from '../support/spawn-serve.js'
 
 const repoRoot = resolve(import.meta.dirname, '../..')
-const tsxLoader = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href
+const _tsxLoader = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href
 const stdioScript = join(repoRoot, 'test/tools/mcp-stdio-server.mjs')
 let folder: string
 let model: MockModelServer
@@ -80,20 +82,7 @@ describe('MCP servers under charpipe serve', () => {
         '      timeout_ms: 8000',
       ].join('\n'),
     )
-    const child = spawn(
-      process.execPath,
-      [
-        '--import',
-        tsxLoader,
-        join(repoRoot, 'src/cli/entry.ts'),
-        'serve',
-        '--config',
-        configPath,
-        '--port',
-        '0',
-      ],
-      { cwd: folder, env: { ...process.env, CHARPIPE_LOG_LEVEL: 'info' } },
-    )
+    const child = spawnServe(configPath, { cwd: folder, env: { ...process.env, CHARPIPE_LOG_LEVEL: 'info' } })
     let stdout = ''
     child.stdout!.on('data', (chunk) => (stdout += chunk))
     child.stderr!.on('data', () => {})

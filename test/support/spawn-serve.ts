@@ -1,0 +1,29 @@
+/**
+ * `charpipe serve` as a real child process, run from source through the TypeScript loader, for
+ * tests that kill it, restart it or run several: `--config` the given file, `--port 0`.
+ */
+import { type ChildProcess, type SpawnOptions, spawn } from 'node:child_process'
+import { createRequire } from 'node:module'
+import { join, resolve } from 'node:path'
+import { pathToFileURL } from 'node:url'
+
+const repoRoot = resolve(import.meta.dirname, '../..')
+const tsxLoader = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href
+
+/** The command line of `node … serve`, for tests that spawn it their own way. */
+export function serveArguments(configPath: string): string[] {
+  return [
+    '--import',
+    tsxLoader,
+    join(repoRoot, 'src/cli/entry.ts'),
+    'serve',
+    '--config',
+    configPath,
+    '--port',
+    '0',
+  ]
+}
+
+export function spawnServe(configPath: string, options: SpawnOptions = {}): ChildProcess {
+  return spawn(process.execPath, serveArguments(configPath), options)
+}
