@@ -7,8 +7,10 @@
 import { randomUUID } from 'node:crypto'
 import type { Cluster } from '../cluster/connect-cluster.js'
 import type { ClusterInterrupt } from '../cluster/turn-coordinator.js'
+import { characterIdOf } from '../config/character-id.js'
 import { loadConfig, parseConfig } from '../config/load-config.js'
 import type { CharpipeConfig } from '../config/schema.js'
+import { findCharacter, isDefaultCharacter, listCharacterIds } from '../config/select-character-config.js'
 import { checkPipelineConfig } from '../context/check-pipeline-config.js'
 import type { ContextPipeline } from '../context/types.js'
 import type { HistoryStore, MemoryStore } from '../memory/types.js'
@@ -31,13 +33,20 @@ import { createEventBus } from './event-bus.js'
 import { createEventChannel } from './event-channel.js'
 import { executeTurn } from './execute-turn.js'
 import { createObservedLines } from './observed-lines.js'
+import { createOpenedSessions, forgetOpenedSession, openSession } from './open-session.js'
 import { conversationScopeOf } from './persist-turn.js'
 import { renderGroupInput } from './render-group-input.js'
 import { toCharpipeError } from './run-turn.js'
-import { abortTurn, createSessionLanes, type TurnHandle } from './session-lanes.js'
+import { selectCharacterRuntime } from './select-character-runtime.js'
+import { abortTurn, createSessionLanes, laneKeyOf, parseLaneKey, type TurnHandle } from './session-lanes.js'
 import type { EmitTurnEvent } from './turn-reply.js'
 import type { Charpipe, GenerateInput, GenerateOptions, InterruptOptions } from './types.js'
-import { validateGenerateInput, validateObserveInput } from './validate-generate-input.js'
+import {
+  checkCharacterField,
+  validateGenerateInput,
+  validateObserveInput,
+  validateSessionField,
+} from './validate-generate-input.js'
 
 export interface CreateCharpipeOptions {
   /** A history store to use instead of the one `history.store` names (the caller closes it). */
@@ -124,6 +133,7 @@ export async function createCharpipe(
   const lanes = createSessionLanes()
   const observedLines = createObservedLines()
   const retired = new Set<EngineRuntime>()
+  const opened = createOpenedSessions()
   const background = createBackgroundWork(logger)
   const injected = { provider: options.provider, ...owned }
   let current = await createEngineRuntime({
@@ -153,12 +163,28 @@ export async function createCharpipe(
   }
   await configureMcp(current.config.tools.mcp_servers)
 
-  const releaseRuntime = (runtime: EngineRuntime) => {
+  const releaseRuntime = (view: EngineRuntime) => {
+    // A character's view counts its turns on the runtime it was made from.
+    const runtime = view.base ?? view
     runtime.activeTurns--
     if (runtime.activeTurns === 0 && retired.delete(runtime)) {
       void releaseRuntimeParts(runtime, current, owned, logger)
     }
   }
+
+  /** The runtime of a character on `runtime` (throws bad_request naming an unknown id). */
+  const characterRuntime = (runtime: EngineRuntime, character: string | undefined) =>
+    selectCharacterRuntime(runtime, character, { parts, logger })
+
+  /** The stable id a character's turns are kept under; undefined for the default character. */
+  const storageIdOf = (runtime: EngineRuntime, character: string | undefined): string | undefined => {
+    if (isDefaultCharacter(runtime.config, character)) return undefined
+    return characterIdOf(characterRuntime(runtime, character).config.character)
+  }
+
+  /** Where a session's history with a character is kept. */
+  const scopeOf = (session: string, character: string | undefined) =>
+    conversationScopeOf(characterRuntime(current, character), session)
 
   const startTurn = (
     raw: GenerateInput,
@@ -182,7 +208,7 @@ export async function createCharpipe(
       push(event)
       if (doneEmitted) close()
     }
-    const handle: TurnHandle = {
+    const handle: { -readonly [K in keyof TurnHandle]: TurnHandle[K] } = {
       session,
       turn,
       controller: new AbortController(),
@@ -211,6 +237,12 @@ export async function createCharpipe(
         current.config.conversation.group,
       )
       session = input.session
+      // The character is chosen now (an unknown id is refused at once) and kept by its stable id.
+      const chosen = validated.character
+      const storageId = storageIdOf(current, chosen)
+      if (storageId === undefined) delete input.character
+      else input.character = storageId
+      handle.character = storageId
       const mode = current.config.conversation.on_new_input
       // The server running this session's turn elsewhere stops it; this turn then waits for its lock.
       if (mode === 'interrupt' && cluster) announceNewInput(handle)
@@ -225,10 +257,14 @@ export async function createCharpipe(
         logger,
         emit,
         acquireRuntime: () => {
-          current.activeTurns++
-          return current
+          const runtime = current
+          // A reload that removed the character meanwhile: the turn ends with bad_request.
+          const view = characterRuntime(runtime, chosen)
+          runtime.activeTurns++
+          return view
         },
         releaseRuntime,
+        openSession: (runtime) => openSession({ runtime, session: input.session, opened }),
         background,
         coordinator: cluster?.coordinator,
         ...(turnOptions.onModelCall ? { onModelCall: turnOptions.onModelCall } : {}),
@@ -309,7 +345,7 @@ export async function createCharpipe(
   // Each turn's place among its session's inputs across the cluster (`on_new_input: interrupt`).
   const inputOrder = new WeakMap<TurnHandle, Promise<number>>()
   function announceNewInput(handle: TurnHandle): void {
-    const order = cluster!.coordinator.announceNewInput(handle.session)
+    const order = cluster!.coordinator.announceNewInput(laneKeyOf(handle.session, handle.character))
     // Unnumbered (Redis away): any later input stops it; the turn itself fails on the lock.
     inputOrder.set(
       handle,
@@ -332,8 +368,11 @@ export async function createCharpipe(
 
   // Another server asks: stop the turns of this session running here.
   await cluster?.coordinator.onInterrupt((message) => {
+    // A new input names its lane (`laneKeyOf`); an interrupt names a session, or one character's lane.
+    const lane = parseLaneKey(message.session)
+    const character = lane.character ?? (message.kind === 'new_input' ? '' : undefined)
     const named = lanes
-      .turnsOf(message.session)
+      .turnsOf(lane.session, character)
       .filter((handle) => message.turn === undefined || handle.turn === message.turn)
     if (message.kind === 'new_input') {
       // A new input elsewhere stops every earlier turn of the session here, as entering the lane does.
@@ -358,11 +397,16 @@ export async function createCharpipe(
     on: (type, listener) => bus.on(type, listener),
     off: (type, listener) => bus.off(type, listener),
     interrupt(session, interruptOptions = {}) {
-      const turns = lanes.turnsOf(session)
+      const chosen = interruptOptions.character
+      // A character no longer configured has no turns to stop.
+      const known = chosen === undefined || findCharacter(current.config, chosen) !== undefined
+      const character =
+        chosen === undefined ? undefined : known ? (storageIdOf(current, chosen) ?? '') : undefined
+      const turns = known ? lanes.turnsOf(session, character) : []
       if (cluster) {
         const { heard, clearQueue } = interruptOptions
         publishInterrupt({
-          session,
+          session: character ? laneKeyOf(session, character) : session,
           kind: 'interrupt',
           ...(heard === undefined ? {} : { heard }),
           ...(clearQueue ? { clearQueue } : {}),
@@ -411,7 +455,10 @@ export async function createCharpipe(
         observedLines.peek(validated.session),
         current.config.conversation.group,
       )
-      const runtime = current
+      const runtime = characterRuntime(current, validated.character)
+      const storageId = storageIdOf(current, validated.character)
+      if (storageId === undefined) delete turnInput.character
+      else turnInput.character = storageId
       return pipeline.preview({
         input: turnInput,
         config: runtime.config,
@@ -419,9 +466,28 @@ export async function createCharpipe(
         services: createPipelineServices(runtime, logger),
       })
     },
-    history: (session, historyOptions) =>
-      current.historyStore.listMessages(conversationScopeOf(current, session), historyOptions),
-    clearSession: (session) => current.historyStore.clearSession(conversationScopeOf(current, session)),
+    async history(session, historyOptions = {}) {
+      const { character, ...listOptions } = historyOptions
+      return current.historyStore.listMessages(scopeOf(session, character), listOptions)
+    },
+    async clearSession(session, clearOptions = {}) {
+      // Without a character, the session is deleted with every character it was held with.
+      const characters =
+        clearOptions.character === undefined ? listCharacterIds(current.config) : [clearOptions.character]
+      for (const character of characters) {
+        const scope = scopeOf(session, character)
+        await current.historyStore.clearSession(scope)
+        forgetOpenedSession(opened, scope)
+      }
+    },
+    async open(input = {}) {
+      if (closed) throw new BadRequestError('this charpipe instance is closed')
+      const session = validateSessionField(input.session)
+      const runtime = characterRuntime(current, checkCharacterField(input.character))
+      const greeting = await openSession({ runtime, session, opened })
+      return greeting ? { greeting } : {}
+    },
+    characters: () => listCharacterIds(current.config),
     activeSessions: () => lanes.sessions(),
     listProcessors: () => pipeline.listProcessors(current.config),
     listTools: () => ({

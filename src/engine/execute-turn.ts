@@ -5,6 +5,7 @@
  */
 import type { TurnCoordinator, TurnLease } from '../cluster/turn-coordinator.js'
 import type { ContextPipeline, TurnInput } from '../context/types.js'
+import type { StoredMessage } from '../memory/types.js'
 import { CharpipeError, StoreUnavailableError } from '../shared/errors.js'
 import { createChildLogger, type Logger } from '../shared/logger.js'
 import type { ChatMessage } from '../shared/messages.js'
@@ -16,7 +17,7 @@ import type { EngineParts } from './engine-parts.js'
 import type { EngineRuntime } from './engine-runtime.js'
 import { type PersistTurnOptions, rememberCompletedTurn, storeTurn } from './persist-turn.js'
 import { readInterruptReason, runTurn, type TurnOutcome } from './run-turn.js'
-import type { TurnHandle } from './session-lanes.js'
+import { laneKeyOf, type TurnHandle } from './session-lanes.js'
 import type { EmitTurnEvent } from './turn-reply.js'
 import { createTurnTimer, type TurnTimer } from './turn-timing.js'
 
@@ -38,6 +39,27 @@ export interface ExecuteTurnOptions {
   /** The session's turn lock across servers (`cluster.enabled`); none orders turns in this process only. */
   coordinator?: TurnCoordinator
   onModelCall?: (messages: readonly ChatMessage[]) => void
+  /** Stores the character's greeting when the session is new (see `openSession`); returns it then. */
+  openSession?: (runtime: EngineRuntime) => Promise<StoredMessage | undefined>
+}
+
+/**
+ * A new session's greeting goes out before the reply; a store that fails here costs the greeting
+ * only (the turn itself then meets the same store, and says so).
+ */
+async function sendGreeting(options: ExecuteTurnOptions, runtime: EngineRuntime): Promise<void> {
+  if (!options.openSession) return
+  try {
+    const greeting = await options.openSession(runtime)
+    if (!greeting) return
+    options.emit({
+      type: 'greeting',
+      text: greeting.content,
+      emotion: greeting.emotion ?? runtime.config.character.default_emotion,
+    })
+  } catch (error) {
+    options.logger.warn({ err: error, session: options.input.session }, 'the greeting was not stored')
+  }
 }
 
 /**
@@ -202,7 +224,7 @@ export async function executeTurn(untimed: ExecuteTurnOptions): Promise<void> {
   try {
     try {
       await raceAbort(options.previous, signal)
-      lease = await options.coordinator?.acquire(input.session, signal)
+      lease = await options.coordinator?.acquire(laneKeyOf(input.session, input.character), signal)
     } catch (error) {
       if (!signal.aborted) {
         runtime = options.acquireRuntime()
@@ -230,6 +252,7 @@ export async function executeTurn(untimed: ExecuteTurnOptions): Promise<void> {
     }
     handle.running = true
     runtime = options.acquireRuntime()
+    await sendGreeting(options, runtime)
     const outcome = await runTurn({
       runtime,
       pipeline: options.pipeline,
