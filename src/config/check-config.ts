@@ -42,6 +42,12 @@ export function findConfigErrors(config: CharpipeConfig): ConfigIssue[] {
   const defaultId = characterIdOf(config.character)
   for (const [id, character] of Object.entries(config.characters)) {
     checkEmotion(character, `characters.${id}`)
+    if (character.id && character.id !== id) {
+      issues.push({
+        path: `characters.${id}.id`,
+        message: `an entry of characters is kept under its key ("${id}"); leave id empty or make it "${id}"`,
+      })
+    }
     if (id === defaultId) {
       issues.push({
         path: `characters.${id}`,

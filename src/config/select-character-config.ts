@@ -18,7 +18,7 @@ export function findCharacter(config: CharpipeConfig, id: string | undefined): C
   if (!id || id === characterIdOf(config.character)) return config.character
   if (!Object.hasOwn(config.characters, id)) return undefined
   const character = config.characters[id]!
-  // The key is the character's id unless the block pins another (kept conversations after a rename).
+  // The key is the character's id: its history and memories are kept under it.
   return character.id ? character : { ...character, id }
 }
 

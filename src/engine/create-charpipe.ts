@@ -7,12 +7,16 @@
 import { randomUUID } from 'node:crypto'
 import type { Cluster } from '../cluster/connect-cluster.js'
 import type { ClusterInterrupt } from '../cluster/turn-coordinator.js'
-import { characterIdOf } from '../config/character-id.js'
 import { loadConfig, parseConfig } from '../config/load-config.js'
+import {
+  createUnknownCharacterError,
+  findCharacter,
+  isDefaultCharacter,
+  listCharacterIds,
+} from '../config/select-character-config.js'
 import type { CharpipeConfig } from '../config/schema.js'
-import { findCharacter, isDefaultCharacter, listCharacterIds } from '../config/select-character-config.js'
 import { checkPipelineConfig } from '../context/check-pipeline-config.js'
-import type { ContextPipeline } from '../context/types.js'
+import type { ContextPipeline, TurnInput } from '../context/types.js'
 import type { HistoryStore, MemoryStore } from '../memory/types.js'
 import { BadRequestError } from '../shared/errors.js'
 import type { CharpipeEvent } from '../shared/events.js'
@@ -35,6 +39,13 @@ import { executeTurn } from './execute-turn.js'
 import { createObservedLines } from './observed-lines.js'
 import { createOpenedSessions, forgetOpenedSession, openSession } from './open-session.js'
 import { conversationScopeOf } from './persist-turn.js'
+import {
+  createPreflightController,
+  type StartedTurn,
+  type TurnSink,
+} from './preflight/create-preflight-controller.js'
+import type { PreflightGate } from './preflight/create-preflight-gate.js'
+import { createPreflightSlots } from './preflight/create-preflight-slots.js'
 import { renderGroupInput } from './render-group-input.js'
 import { toCharpipeError } from './run-turn.js'
 import { selectCharacterRuntime } from './select-character-runtime.js'
@@ -112,6 +123,17 @@ function selectInterrupted(turns: TurnHandle[], clearQueue: boolean | undefined)
   return clearQueue ? turns : turns.filter((handle) => handle.running)
 }
 
+/** The first turn of each character's lane among a session's turns (they are in lane order). */
+function firstOfEachLane(turns: TurnHandle[]): TurnHandle[] {
+  const seen = new Set<string>()
+  return turns.filter((handle) => {
+    const lane = handle.character ?? ''
+    if (seen.has(lane)) return false
+    seen.add(lane)
+    return true
+  })
+}
+
 /** Loaded only with `cluster.enabled` (it needs ioredis). */
 async function connectOwnCluster(runtime: EngineRuntime, logger: Logger): Promise<Cluster> {
   const { connectCluster } = await import('../cluster/connect-cluster.js')
@@ -131,6 +153,7 @@ export async function createCharpipe(
   const pipeline = options.pipeline ?? parts.createContextPipeline()
   const bus = createEventBus(logger)
   const lanes = createSessionLanes()
+  const preflightSlots = createPreflightSlots()
   const observedLines = createObservedLines()
   const retired = new Set<EngineRuntime>()
   const opened = createOpenedSessions()
@@ -176,55 +199,139 @@ export async function createCharpipe(
   const characterRuntime = (runtime: EngineRuntime, character: string | undefined) =>
     selectCharacterRuntime(runtime, character, { parts, logger })
 
-  /** The stable id a character's turns are kept under; undefined for the default character. */
-  const storageIdOf = (runtime: EngineRuntime, character: string | undefined): string | undefined => {
-    if (isDefaultCharacter(runtime.config, character)) return undefined
-    return characterIdOf(characterRuntime(runtime, character).config.character)
+  /**
+   * The character of an input, checked now (an unknown id is refused before anything runs): its id
+   * when it is one of `characters`, nothing for the default character however it was named.
+   */
+  const resolveCharacter = <T extends { character?: string }>(input: T): T => {
+    const chosen = input.character
+    if (isDefaultCharacter(current.config, chosen)) delete input.character
+    else if (!findCharacter(current.config, chosen)) throw createUnknownCharacterError(current.config, chosen!)
+    return input
   }
 
   /** Where a session's history with a character is kept. */
   const scopeOf = (session: string, character: string | undefined) =>
     conversationScopeOf(characterRuntime(current, character), session)
 
+  /**
+   * A turn's events, completed with its session and id, to the bus and the sink: `llm_done` exactly
+   * once and last. A prepared turn (preflight) has no sink until a final input adopts it.
+   */
+  const createTurnOutput = (turn: string, session: string, sink: TurnSink | undefined) => {
+    let doneEmitted = false
+    let target = sink
+    const output = {
+      session,
+      emit: ((partial) => {
+        // Exactly one llm_done, always last: nothing of this turn goes out after it.
+        if (doneEmitted) return
+        // Every partial is a fresh object made for this call, so it is completed in place: a spread
+        // of objects of many shapes is the slowest copy there is, once per chunk.
+        const event = partial as CharpipeEvent
+        event.session = output.session
+        event.turn = turn
+        if (event.type === 'llm_done') doneEmitted = true
+        // A prepared turn nobody adopted sends nothing, not even its close.
+        if (!target) return
+        bus.emit(event)
+        target.push(event)
+        if (doneEmitted) target.close()
+      }) as EmitTurnEvent,
+      isDone: () => doneEmitted,
+      attach(next: TurnSink) {
+        target = next
+      },
+      closeWithError(error: unknown) {
+        const { code, message } = toCharpipeError(error)
+        output.emit({ type: 'llm_error', code, message })
+        output.emit({
+          type: 'llm_done',
+          text: '',
+          emotion: current.config.character.default_emotion,
+          interrupted: false,
+        })
+      },
+    }
+    return output
+  }
+  type TurnOutput = ReturnType<typeof createTurnOutput>
+
+  /** Puts a turn in its session's lane and runs it there (the returned handle's `ended` tells when it is over). */
+  const launchTurn = (
+    handle: TurnHandle,
+    input: TurnInput,
+    output: TurnOutput,
+    mode: 'interrupt' | 'queue',
+    turnOptions: GenerateOptions,
+    gate?: PreflightGate,
+  ) => {
+    handle.character = input.character
+    const previous = lanes.enter(handle, mode)
+    handle.ended = executeTurn({
+      handle,
+      input,
+      previous,
+      parts,
+      pipeline,
+      registry,
+      logger,
+      emit: output.emit,
+      acquireRuntime: () => {
+        const runtime = current
+        // A reload that removed the character meanwhile: the turn ends with bad_request.
+        const view = characterRuntime(runtime, input.character)
+        runtime.activeTurns++
+        return view
+      },
+      releaseRuntime,
+      openSession: (runtime) => openSession({ runtime, session: input.session, opened }),
+      background,
+      coordinator: cluster?.coordinator,
+      ...(turnOptions.onModelCall ? { onModelCall: turnOptions.onModelCall } : {}),
+      ...(gate ? { preflight: gate } : {}),
+    }).finally(() => {
+      if (!output.isDone()) output.closeWithError(new Error('the turn ended without a result'))
+      lanes.leave(handle)
+    })
+  }
+
+  const createHandle = (session: string, preflight: boolean): TurnHandle => ({
+    session,
+    turn: randomUUID(),
+    controller: new AbortController(),
+    running: false,
+    ended: Promise.resolve(),
+    ...(preflight ? { preflight } : {}),
+  })
+
+  const preflights = createPreflightController({
+    slots: preflightSlots,
+    lanes,
+    observedLines,
+    readConfig: () => current.config,
+    resolveInput: resolveCharacter,
+    launch(input, gate) {
+      const handle = createHandle(input.session, true)
+      const output = createTurnOutput(handle.turn, input.session, undefined)
+      // Queued, never interrupting: it starts only behind turns that are already ending.
+      launchTurn(handle, input, output, 'queue', {}, gate)
+      return { handle, isDone: output.isDone, attach: output.attach }
+    },
+    onAdopted(handle) {
+      if (cluster && current.config.conversation.on_new_input === 'interrupt') announceNewInput(handle)
+    },
+  })
+
   const startTurn = (
     raw: GenerateInput,
     push: (event: CharpipeEvent) => void,
     close: () => void,
     turnOptions: GenerateOptions = {},
-  ) => {
-    const turn = randomUUID()
-    let session = typeof raw?.session === 'string' && raw.session ? raw.session : 'default'
-    let doneEmitted = false
-    const emit: EmitTurnEvent = (partial) => {
-      // Exactly one llm_done, always last: nothing of this turn goes out after it.
-      if (doneEmitted) return
-      // Every partial is a fresh object made for this call, so it is completed in place: a spread
-      // of objects of many shapes is the slowest copy there is, once per chunk.
-      const event = partial as CharpipeEvent
-      event.session = session
-      event.turn = turn
-      if (event.type === 'llm_done') doneEmitted = true
-      bus.emit(event)
-      push(event)
-      if (doneEmitted) close()
-    }
-    const handle: { -readonly [K in keyof TurnHandle]: TurnHandle[K] } = {
-      session,
-      turn,
-      controller: new AbortController(),
-      running: false,
-      ended: Promise.resolve(),
-    }
-    const closeWithError = (error: unknown) => {
-      const { code, message } = toCharpipeError(error)
-      emit({ type: 'llm_error', code, message })
-      emit({
-        type: 'llm_done',
-        text: '',
-        emotion: current.config.character.default_emotion,
-        interrupted: false,
-      })
-    }
+  ): StartedTurn => {
+    const session = typeof raw?.session === 'string' && raw.session ? raw.session : 'default'
+    const handle = createHandle(session, false)
+    const output = createTurnOutput(handle.turn, session, { push, close })
     try {
       if (closed) throw new BadRequestError('this charpipe instance is closed')
       const validated = validateGenerateInput(raw, {
@@ -236,50 +343,40 @@ export async function createCharpipe(
         observedLines.drain(validated.session),
         current.config.conversation.group,
       )
-      session = input.session
-      // The character is chosen now (an unknown id is refused at once) and kept by its stable id.
-      const chosen = validated.character
-      const storageId = storageIdOf(current, chosen)
-      if (storageId === undefined) delete input.character
-      else input.character = storageId
-      handle.character = storageId
+      output.session = input.session
+      resolveCharacter(input)
+      // The turn prepared from an early transcript with these words becomes this input's reply.
+      const adopted = preflights.claim(input, { push, close })
+      if (adopted) return adopted
       const mode = current.config.conversation.on_new_input
       // The server running this session's turn elsewhere stops it; this turn then waits for its lock.
       if (mode === 'interrupt' && cluster) announceNewInput(handle)
-      const previous = lanes.enter(handle, mode)
-      handle.ended = executeTurn({
-        handle,
-        input,
-        previous,
-        parts,
-        pipeline,
-        registry,
-        logger,
-        emit,
-        acquireRuntime: () => {
-          const runtime = current
-          // A reload that removed the character meanwhile: the turn ends with bad_request.
-          const view = characterRuntime(runtime, chosen)
-          runtime.activeTurns++
-          return view
-        },
-        releaseRuntime,
-        openSession: (runtime) => openSession({ runtime, session: input.session, opened }),
-        background,
-        coordinator: cluster?.coordinator,
-        ...(turnOptions.onModelCall ? { onModelCall: turnOptions.onModelCall } : {}),
-      }).finally(() => {
-        if (!doneEmitted) closeWithError(new Error('the turn ended without a result'))
-        lanes.leave(handle)
-      })
+      launchTurn(handle, input, output, mode, turnOptions)
     } catch (error) {
-      closeWithError(error)
+      output.closeWithError(error)
     }
-    return { handle, isDone: () => doneEmitted }
+    return { handle, isDone: output.isDone, attach: output.attach }
+  }
+
+  /** An early transcript (`preflight: true`): nothing goes out for it, unless it is refused. */
+  const prepareTurn = (raw: GenerateInput, push: (event: CharpipeEvent) => void, close: () => void) => {
+    try {
+      if (closed) throw new BadRequestError('this charpipe instance is closed')
+      preflights.prepare(raw)
+      close()
+    } catch (error) {
+      const session = typeof raw?.session === 'string' && raw.session ? raw.session : 'default'
+      createTurnOutput(randomUUID(), session, { push, close }).closeWithError(error)
+    }
   }
 
   async function* generate(input: GenerateInput, generateOptions: GenerateOptions = {}) {
     const channel = createEventChannel<CharpipeEvent>()
+    if (input?.preflight === true) {
+      prepareTurn(input, channel.push, channel.close)
+      yield* channel
+      return
+    }
     const { handle, isDone } = startTurn(input, channel.push, channel.close, generateOptions)
     const signal = generateOptions.signal
     const onAbort = () => abortTurn(handle, { kind: 'signal' })
@@ -303,6 +400,9 @@ export async function createCharpipe(
     onEvent: (event: CharpipeEvent) => void,
     runOptions: GenerateOptions = {},
   ) {
+    if (input?.preflight === true) {
+      return new Promise<void>((resolve) => prepareTurn(input, onEvent, resolve))
+    }
     return new Promise<void>((resolve, reject) => {
       const signal = runOptions.signal
       let handle: TurnHandle | undefined
@@ -384,7 +484,11 @@ export async function createCharpipe(
         }),
       ).then((stopped) => stopped.reduce<number>((sum, each) => sum + each, 0))
     }
-    const handles = selectInterrupted(named, message.clearQueue)
+    // A prepared turn is not a reply yet: only a new input (above) stops it.
+    const handles = selectInterrupted(
+      named.filter((handle) => !handle.preflight),
+      message.clearQueue,
+    )
     for (const handle of handles) {
       abortTurn(handle, handle.running ? { kind: 'interrupt', heard: message.heard } : { kind: 'interrupt' })
     }
@@ -398,11 +502,11 @@ export async function createCharpipe(
     off: (type, listener) => bus.off(type, listener),
     interrupt(session, interruptOptions = {}) {
       const chosen = interruptOptions.character
-      // A character no longer configured has no turns to stop.
+      // A character named: its lane only ('' is the default's); none: every character's in the session.
       const known = chosen === undefined || findCharacter(current.config, chosen) !== undefined
-      const character =
-        chosen === undefined ? undefined : known ? (storageIdOf(current, chosen) ?? '') : undefined
-      const turns = known ? lanes.turnsOf(session, character) : []
+      const character = chosen === undefined || !known ? undefined : isDefaultCharacter(current.config, chosen) ? '' : chosen
+      // A prepared turn (preflight) is not a reply yet: there is nothing of it to stop.
+      const turns = known ? lanes.turnsOf(session, character).filter((handle) => !handle.preflight) : []
       if (cluster) {
         const { heard, clearQueue } = interruptOptions
         publishInterrupt({
@@ -413,8 +517,8 @@ export async function createCharpipe(
         })
         return interruptHandles(selectInterrupted(turns, clearQueue), interruptOptions)
       }
-      // A lane's turns are in arrival order: the first is the running one (or about to run).
-      return interruptHandles(interruptOptions.clearQueue ? turns : turns.slice(0, 1), interruptOptions)
+      // A lane's turns are in arrival order: the first of each is the running one (or about to run).
+      return interruptHandles(interruptOptions.clearQueue ? turns : firstOfEachLane(turns), interruptOptions)
     },
     reload(config) {
       const next = reloading.then(async () => {
@@ -450,15 +554,10 @@ export async function createCharpipe(
       const validated = validateGenerateInput(input, {
         maxInputChars: current.config.conversation.max_input_chars,
       })
-      const turnInput = renderGroupInput(
-        validated,
-        observedLines.peek(validated.session),
-        current.config.conversation.group,
+      const turnInput = resolveCharacter(
+        renderGroupInput(validated, observedLines.peek(validated.session), current.config.conversation.group),
       )
-      const runtime = characterRuntime(current, validated.character)
-      const storageId = storageIdOf(current, validated.character)
-      if (storageId === undefined) delete turnInput.character
-      else turnInput.character = storageId
+      const runtime = characterRuntime(current, turnInput.character)
       return pipeline.preview({
         input: turnInput,
         config: runtime.config,
@@ -488,7 +587,9 @@ export async function createCharpipe(
       return greeting ? { greeting } : {}
     },
     characters: () => listCharacterIds(current.config),
-    activeSessions: () => lanes.sessions(),
+    activeSessions: () =>
+      lanes.sessions().filter((session) => lanes.turnsOf(session).some((handle) => !handle.preflight)),
+    preflightStats: () => preflightSlots.stats(),
     listProcessors: () => pipeline.listProcessors(current.config),
     listTools: () => ({
       tools: registry.list().map((tool) => {

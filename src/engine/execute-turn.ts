@@ -5,9 +5,9 @@
  */
 import type { TurnCoordinator, TurnLease } from '../cluster/turn-coordinator.js'
 import type { ContextPipeline, TurnInput } from '../context/types.js'
-import type { StoredMessage } from '../memory/types.js'
 import { CharpipeError, StoreUnavailableError } from '../shared/errors.js'
 import { createChildLogger, type Logger } from '../shared/logger.js'
+import type { StoredMessage } from '../memory/types.js'
 import type { ChatMessage } from '../shared/messages.js'
 import type { ToolRegistry } from '../tools/tool-registry.js'
 import { raceAbort } from './abortable.js'
@@ -16,6 +16,8 @@ import { createModelFactExtractor } from './create-model-fact-extractor.js'
 import type { EngineParts } from './engine-parts.js'
 import type { EngineRuntime } from './engine-runtime.js'
 import { type PersistTurnOptions, rememberCompletedTurn, storeTurn } from './persist-turn.js'
+import { awaitAdoption, countModelCalls } from './preflight/await-adoption.js'
+import type { PreflightGate } from './preflight/create-preflight-gate.js'
 import { readInterruptReason, runTurn, type TurnOutcome } from './run-turn.js'
 import { laneKeyOf, type TurnHandle } from './session-lanes.js'
 import type { EmitTurnEvent } from './turn-reply.js'
@@ -41,6 +43,11 @@ export interface ExecuteTurnOptions {
   onModelCall?: (messages: readonly ChatMessage[]) => void
   /** Stores the character's greeting when the session is new (see `openSession`); returns it then. */
   openSession?: (runtime: EngineRuntime) => Promise<StoredMessage | undefined>
+  /**
+   * Set for a turn prepared from an early transcript: until a final input adopts it, its events are
+   * held, its tools wait and nothing is stored; dropped (its signal aborts), it ends without a trace.
+   */
+  preflight?: PreflightGate
 }
 
 /**
@@ -195,15 +202,31 @@ function closeWithoutLock(
 }
 
 export async function executeTurn(untimed: ExecuteTurnOptions): Promise<void> {
-  const timer = createTurnTimer()
+  const gate = untimed.preflight
+  let timer = createTurnTimer()
+  const held: Parameters<EmitTurnEvent>[0][] = []
   const options: ExecuteTurnOptions = {
     ...untimed,
     emit: (event) => {
+      if (gate && !gate.adopted) {
+        held.push(event)
+        return
+      }
       timer.observe(event)
       untimed.emit(event)
     },
   }
-  const { handle, input } = options
+  const { handle } = options
+  // An adopted preflight is stored with the final input's words, and timed from it.
+  let input = options.input
+  gate?.onAdopt((finalInput, adoptedAt) => {
+    input = finalInput
+    timer = createTurnTimer(adoptedAt, { preflightSavedMs: adoptedAt - gate.startedAt })
+    for (const event of held.splice(0)) {
+      timer.observe(event)
+      untimed.emit(event)
+    }
+  })
   const signal = handle.controller.signal
   const startedAt = Date.now()
   let runtime: EngineRuntime | undefined
@@ -226,6 +249,11 @@ export async function executeTurn(untimed: ExecuteTurnOptions): Promise<void> {
       await raceAbort(options.previous, signal)
       lease = await options.coordinator?.acquire(laneKeyOf(input.session, input.character), signal)
     } catch (error) {
+      // A preparation that never started leaves nothing behind; a lock failure starts the final over.
+      if (gate && !gate.adopted) {
+        gate.failed = !signal.aborted
+        return
+      }
       if (!signal.aborted) {
         runtime = options.acquireRuntime()
         closeWithoutLock(options, runtime, error, timer)
@@ -264,8 +292,10 @@ export async function executeTurn(untimed: ExecuteTurnOptions): Promise<void> {
       signal,
       emit: options.emit,
       logger: options.logger,
-      ...(options.onModelCall ? { onModelCall: options.onModelCall } : {}),
+      ...(options.onModelCall || gate ? { onModelCall: countModelCalls(gate, options.onModelCall) } : {}),
+      ...(gate ? { beforeTools: () => gate.whenAdopted } : {}),
     })
+    if (gate && !(await awaitAdoption(gate, outcome, signal))) return
     emitClosing(options, outcome)
     const persist = persistOptions(runtime, outcome)
     const storeError = await storeUnlessHistoryIsDown(options, persist, lease, (write) => {

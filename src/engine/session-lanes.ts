@@ -8,12 +8,17 @@ import type { InterruptReason } from './run-turn.js'
 
 export interface TurnHandle {
   readonly session: string
-  /** The character's stable id; undefined for the default character. */
-  readonly character?: string
+  /** The character's id (a key of `characters`); undefined for the default character. */
+  character?: string
   readonly turn: string
   readonly controller: AbortController
   /** Set once the turn holds the lane (it is past the previous turn). */
   running: boolean
+  /**
+   * A turn prepared from an early transcript and not adopted yet: it is not a reply, so interrupts
+   * pass it by and a preflight is not refused because of it.
+   */
+  preflight?: boolean
   /** Resolves when the turn has ended and been stored. */
   ended: Promise<void>
 }

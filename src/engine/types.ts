@@ -8,6 +8,7 @@ import type { PreviewResult, ProcessorInfo, Speaker, TurnInput } from '../contex
 import type { HistoryStore, MemoryStore, StoredMessage } from '../memory/types.js'
 import type { CharpipeEvent, CharpipeEventOf, CharpipeEventType } from '../shared/events.js'
 import type { ChatMessage } from '../shared/messages.js'
+import type { PreflightStats } from './preflight/create-preflight-slots.js'
 
 export interface GenerateInput
   extends Partial<Pick<TurnInput, 'session'>>,
@@ -16,6 +17,12 @@ export interface GenerateInput
   reply_images?: string[]
   /** The id of the character spoken to (a key of `characters`); absent: the default character. */
   character?: string
+  /**
+   * An early transcript (`conversation.preflight`): the turn is prepared, nothing is sent or stored,
+   * and the call ends at once with no event (unless the input is refused). The session's next input
+   * without `preflight` adopts the prepared turn when its words match, and yields its events.
+   */
+  preflight?: boolean
 }
 
 /** A line said in a session that needs no reply (group chat); it reaches the model with the next input. */
@@ -104,6 +111,8 @@ export interface Charpipe {
   listTools(): ToolListing
   /** Calls, errors and seconds spent per MCP tool since the start (for `/metrics`). */
   toolCallStats?(): ToolCallStats[]
+  /** Early transcripts prepared, adopted, dropped and ignored, and what the unused ones cost (for `/metrics`). */
+  preflightStats?(): PreflightStats
   readonly config: CharpipeConfig
   /** Long-term memory and knowledge base; undefined when `memory.enabled` is false. */
   readonly memory: MemoryStore | undefined
