@@ -8,13 +8,13 @@ import { randomUUID } from 'node:crypto'
 import type { Cluster } from '../cluster/connect-cluster.js'
 import type { ClusterInterrupt } from '../cluster/turn-coordinator.js'
 import { loadConfig, parseConfig } from '../config/load-config.js'
+import type { CharpipeConfig } from '../config/schema.js'
 import {
   createUnknownCharacterError,
   findCharacter,
   isDefaultCharacter,
   listCharacterIds,
 } from '../config/select-character-config.js'
-import type { CharpipeConfig } from '../config/schema.js'
 import { checkPipelineConfig } from '../context/check-pipeline-config.js'
 import type { ContextPipeline, TurnInput } from '../context/types.js'
 import type { HistoryStore, MemoryStore } from '../memory/types.js'
@@ -206,7 +206,8 @@ export async function createCharpipe(
   const resolveCharacter = <T extends { character?: string }>(input: T): T => {
     const chosen = input.character
     if (isDefaultCharacter(current.config, chosen)) delete input.character
-    else if (!findCharacter(current.config, chosen)) throw createUnknownCharacterError(current.config, chosen!)
+    else if (!findCharacter(current.config, chosen))
+      throw createUnknownCharacterError(current.config, chosen!)
     return input
   }
 
@@ -504,7 +505,8 @@ export async function createCharpipe(
       const chosen = interruptOptions.character
       // A character named: its lane only ('' is the default's); none: every character's in the session.
       const known = chosen === undefined || findCharacter(current.config, chosen) !== undefined
-      const character = chosen === undefined || !known ? undefined : isDefaultCharacter(current.config, chosen) ? '' : chosen
+      const character =
+        chosen === undefined || !known ? undefined : isDefaultCharacter(current.config, chosen) ? '' : chosen
       // A prepared turn (preflight) is not a reply yet: there is nothing of it to stop.
       const turns = known ? lanes.turnsOf(session, character).filter((handle) => !handle.preflight) : []
       if (cluster) {

@@ -5,9 +5,9 @@
  */
 import type { TurnCoordinator, TurnLease } from '../cluster/turn-coordinator.js'
 import type { ContextPipeline, TurnInput } from '../context/types.js'
+import type { StoredMessage } from '../memory/types.js'
 import { CharpipeError, StoreUnavailableError } from '../shared/errors.js'
 import { createChildLogger, type Logger } from '../shared/logger.js'
-import type { StoredMessage } from '../memory/types.js'
 import type { ChatMessage } from '../shared/messages.js'
 import type { ToolRegistry } from '../tools/tool-registry.js'
 import { raceAbort } from './abortable.js'
