@@ -58,7 +58,8 @@ function explainUnsupported(pattern: string): string | undefined {
   return undefined
 }
 
-function readFlags(flags: string): number | string {
+/** RE2 flag bits for JavaScript flags, or why one is not supported. */
+export function readFlags(flags: string): number | string {
   let bits = 0
   for (const flag of flags) {
     const bit = flagBits[flag]
@@ -69,7 +70,7 @@ function readFlags(flags: string): number | string {
 }
 
 /** Compiles a pattern for RE2, or says why it cannot be. */
-function compilePattern(pattern: string, flags: number): RE2JS | string {
+export function compilePattern(pattern: string, flags: number): RE2JS | string {
   const unsupported = explainUnsupported(pattern)
   if (unsupported) return `${unsupported}: rules run on a linear-time engine (RE2 syntax)`
   try {
