@@ -66,10 +66,16 @@ function readDecorators(content: string): {
   return { content: stripped, decorators, depth, role }
 }
 
+/** SillyTavern's placement fields of `extensions`: the entry's position, depth and role hold them. */
+const placementExtensions = ['position', 'depth', 'role']
+
 function convertEntry(entry: CardBookEntry): LorebookEntryConfig {
   const card = rest(entry, entryFields)
   if (card.use_regex === false) delete card.use_regex
   const extensions = (entry.extensions ?? {}) as Record<string, unknown>
+  const otherExtensions = rest(extensions, new Set(placementExtensions))
+  if (Object.keys(otherExtensions).length > 0) card.extensions = otherExtensions
+  else delete card.extensions
   const decorated = readDecorators(entry.content)
   if (decorated.content !== entry.content) card.decorators = decorated.decorators
   const stDepth = extensions.position === atDepth
@@ -114,11 +120,11 @@ function writeKeys(keys: readonly string[], useRegex: boolean): string[] {
 function writeEntry(entry: LorebookEntryConfig): Record<string, unknown> {
   const { decorators, ...card } = entry.card
   const useRegex = card.use_regex === true
-  const extensions = { ...((card.extensions as Record<string, unknown> | undefined) ?? {}) }
-  if (entry.position === 'depth') {
-    Object.assign(extensions, { position: atDepth, depth: entry.depth, role: roles.indexOf(entry.role) })
-  } else if (typeof extensions.position === 'number') {
-    extensions.position = entry.position === 'after_char' ? 1 : 0
+  const extensions = {
+    ...((card.extensions as Record<string, unknown> | undefined) ?? {}),
+    position: entry.position === 'depth' ? atDepth : entry.position === 'after_char' ? 1 : 0,
+    depth: entry.depth,
+    role: roles.indexOf(entry.role),
   }
   let content = entry.content
   if (Array.isArray(decorators)) {
