@@ -158,7 +158,7 @@ export const injectionAssembler: ContextProcessor = {
       ...lore
         .filter((entry) => entry.position === 'depth')
         .map((entry) => ({ ...entry, source: 'lorebook' as const })),
-    ]
+    ].sort((a, b) => b.depth - a.depth) // at one place in a short history, the deeper one first
     const historyWithDepth: ChatMessage[] = []
     for (let index = 0; index <= history.length; index++) {
       for (const injection of depthInjections) {
