@@ -50,38 +50,48 @@ export function takeNodeBody(response: Response): Readable | undefined {
   return message
 }
 
-class StreamedNodeResponse extends Response {
-  #message: Readable
-  #body: ReadableStream<Uint8Array<ArrayBuffer>> | undefined
+type StreamedNodeResponseClass = new (message: Readable, init: ResponseInit) => Response
+let streamedNodeResponse: StreamedNodeResponseClass | undefined
 
-  constructor(message: Readable, init: ResponseInit) {
-    super(null, init)
-    this.#message = message
-  }
+/**
+ * Declared on first use: `extends Response` reads the global `Response`, which loads Node's whole
+ * fetch implementation (undici, about 20 ms), and `import('charpipe')` should not pay for that.
+ */
+function loadStreamedNodeResponse(): StreamedNodeResponseClass {
+  streamedNodeResponse ??= class StreamedNodeResponse extends Response {
+    #message: Readable
+    #body: ReadableStream<Uint8Array<ArrayBuffer>> | undefined
 
-  override get body(): ReadableStream<Uint8Array<ArrayBuffer>> {
-    streamedBodies.delete(this)
-    this.#body ??= loadNodeModules().stream.Readable.toWeb(this.#message) as ReadableStream<
-      Uint8Array<ArrayBuffer>
-    >
-    return this.#body
-  }
+    constructor(message: Readable, init: ResponseInit) {
+      super(null, init)
+      this.#message = message
+    }
 
-  override get bodyUsed(): boolean {
-    return this.#body !== undefined || !streamedBodies.has(this)
-  }
+    override get body(): ReadableStream<Uint8Array<ArrayBuffer>> {
+      streamedBodies.delete(this)
+      this.#body ??= loadNodeModules().stream.Readable.toWeb(this.#message) as ReadableStream<
+        Uint8Array<ArrayBuffer>
+      >
+      return this.#body
+    }
 
-  override async arrayBuffer(): Promise<ArrayBuffer> {
-    return new Response(this.body).arrayBuffer()
-  }
+    override get bodyUsed(): boolean {
+      return this.#body !== undefined || !streamedBodies.has(this)
+    }
 
-  override async text(): Promise<string> {
-    return new Response(this.body).text()
-  }
+    override async arrayBuffer(): Promise<ArrayBuffer> {
+      return new Response(this.body).arrayBuffer()
+    }
 
-  override async json(): Promise<unknown> {
-    return JSON.parse(await this.text())
+    override async text(): Promise<string> {
+      return new Response(this.body).text()
+    }
+
+    override async json(): Promise<unknown> {
+      return JSON.parse(await this.text())
+    }
   }
+  return streamedNodeResponse
 }
 
 function toHeaderRecord(headers: HeadersInit | undefined): Record<string, string> {
@@ -243,7 +253,7 @@ export function createNodeFetch(fallback?: typeof fetch): NodeFetch {
         const contentType = message.headers['content-type'] ?? ''
         if (status >= 200 && status < 300 && contentType.includes('text/event-stream')) {
           const body = decodeBody(message)
-          const response = new StreamedNodeResponse(body, responseInit)
+          const response = new (loadStreamedNodeResponse())(body, responseInit)
           streamedBodies.set(response, body)
           resolve(response)
           return
