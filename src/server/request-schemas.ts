@@ -25,6 +25,12 @@ export const userInputFrameSchema = z.strictObject({
   emotion: z.string().max(100).optional(),
   images: imagesField.optional(),
   ...groupInputFields,
+  preflight: z
+    .boolean()
+    .optional()
+    .describe(
+      'An early transcript: the turn is prepared and nothing is sent or stored until the final input (without preflight) adopts it.',
+    ),
 })
 
 export const interruptFrameSchema = z.strictObject({

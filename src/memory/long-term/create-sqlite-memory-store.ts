@@ -18,8 +18,9 @@ import { createPrivateDatabaseFile, restrictDatabaseSideFiles } from '../create-
 import { openSqliteDatabase } from '../open-sqlite-database.js'
 import type { AddMemoryInput, KnowledgeDocument, MemoryChange, MemoryRecord, MemoryStore } from '../types.js'
 import { chunkKnowledgeText } from './chunk-knowledge-text.js'
-import { createKeywordIndex } from './create-keyword-index.js'
 import type { EmbeddingsClient } from './create-openai-embeddings.js'
+import { createSqliteKeywordIndex } from './create-sqlite-keyword-index.js'
+import { createSqliteMemoryRows } from './create-sqlite-memory-rows.js'
 import {
   convertRowToRecord,
   convertScopeToKey,
@@ -83,11 +84,12 @@ export function createSqliteMemoryStore(options: CreateSqliteMemoryStoreOptions)
   const ranking = { ...defaultMemoryRanking, ...options.ranking }
   const neighbourContext = options.neighbourContext ?? true
   const embeddings = options.embeddings
-  const keywordIndex = createKeywordIndex(
+  const keywordIndex = createSqliteKeywordIndex(
     database,
     options.keywordIndexMaxBytes === undefined ? {} : { maxBytes: options.keywordIndexMaxBytes },
   )
-  const searcher = createMemorySearcher({ database, keywordIndex, ranking, embeddings, now, logger })
+  const rows = createSqliteMemoryRows(database)
+  const searcher = createMemorySearcher({ rows, keywordIndex, ranking, embeddings, now, logger })
   let closed = false
 
   const statements = {

@@ -4,7 +4,7 @@ import { join } from 'node:path'
 import Database from 'better-sqlite3'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import type { MemoryStore } from '../types.js'
-import { createKeywordIndex } from './create-keyword-index.js'
+import { createSqliteKeywordIndex } from './create-sqlite-keyword-index.js'
 import { createSqliteMemoryStore } from './create-sqlite-memory-store.js'
 import { defaultMemoryRanking } from './memory-ranking.js'
 import type { MemoryTermIndex } from './memory-term-index.js'
@@ -128,7 +128,7 @@ describe('keyword index', () => {
       await store.add({ scope: 'a', text, speaker: index % 2 ? 'Caroline' : 'Melanie' })
     }
     const database = openDatabase()
-    const index = createKeywordIndex(database)
+    const index = createSqliteKeywordIndex(database)
     const partitions = index.findPartitions('a')
     const fts = database.prepare('SELECT rowid FROM memory_fts WHERE memory_fts MATCH ?').pluck()
     const documents = readStoredDocuments(database)
@@ -241,11 +241,11 @@ describe('keyword index eviction', () => {
       for (const line of lines) await store.add({ scope: `user-${scope}`, text: line })
     }
     const database = openDatabase()
-    const unbounded = createKeywordIndex(database)
+    const unbounded = createSqliteKeywordIndex(database)
     unbounded.findPartitions('user-0')
     const oneScope = unbounded.measureSize().bytes
     // Room for about two scopes besides the knowledge partition.
-    const index = createKeywordIndex(database, { maxBytes: Math.ceil(oneScope * 2.5) })
+    const index = createSqliteKeywordIndex(database, { maxBytes: Math.ceil(oneScope * 2.5) })
     for (let scope = 0; scope < 6; scope++) index.findPartitions(`user-${scope}`)
     const size = index.measureSize()
     expect(size.bytes).toBeLessThanOrEqual(Math.ceil(oneScope * 2.5))
