@@ -4,7 +4,7 @@
  * `null` for "none", extra fields kept), strict on types, so a wrong type is refused with the field's
  * name instead of turning into a broken character.
  */
-import { z } from 'zod'
+import * as z from 'zod'
 
 const text = z.string().nullish()
 const texts = z.array(z.string()).nullish()
