@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { loadConfig } from '../config/load-config.js'
+import { base64Json, makeCardPng, makeCardV2, makeCardV3 } from './cards/card-factories.js'
 
 let folder: string | undefined
 afterEach(async () => {
@@ -41,6 +42,32 @@ describe('characters_dir', () => {
     })
     expect(config.characters.bob!.name).toBe('Bob')
     expect(config.character.name).toBe('小助手')
+  })
+
+  it('reads Character Cards as .json and .png, and names a bad card', async () => {
+    const dir = await writeFolder({ 'seraphina.json': JSON.stringify(makeCardV2()) })
+    await writeFile(
+      join(dir, 'luna.png'),
+      makeCardPng({ ccv3: base64Json(makeCardV3({ name: 'Luna', first_mes: 'Hi, {{user}}.' })) }),
+    )
+    await writeFile(configPath(), `characters_dir: ${dir}\ncharacters:\n  luna:\n    user_name: 旅人\n`)
+    const { config } = await loadConfig(configPath())
+    expect(config.characters.seraphina).toMatchObject({
+      name: 'Seraphina',
+      greeting: expect.stringContaining('You are safe now'),
+    })
+    expect(config.characters.seraphina!.alternate_greetings).toHaveLength(2)
+    expect(config.characters.luna).toMatchObject({
+      name: 'Luna',
+      greeting: 'Hi, {{user}}.',
+      user_name: '旅人',
+    })
+    expect(config.characters.luna!.avatar).toMatch(/^data:image\/png;base64,/)
+
+    await writeFile(join(dir, 'broken.json'), '{"spec": "chara_card_v2", "data": ')
+    const failure = String(await loadConfig(configPath()).catch((error: unknown) => error))
+    expect(failure).toContain('characters_dir: broken.json:')
+    expect(failure).toContain('not valid JSON')
   })
 
   it('names every file that cannot be used, and the folder when it is missing', async () => {

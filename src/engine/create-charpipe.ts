@@ -78,6 +78,8 @@ export interface CreateCharpipeOptions {
    * it). With neither, turns are ordered within this process only.
    */
   cluster?: Cluster
+  /** Picks among a character's greetings (tests pass a fixed one). @default Math.random */
+  random?: () => number
 }
 
 export type CharpipeConfigSource = CharpipeConfig | { configPath: string }
@@ -286,7 +288,8 @@ export async function createCharpipe(
         return view
       },
       releaseRuntime,
-      openSession: (runtime) => openSession({ runtime, session: input.session, opened }),
+      openSession: (runtime) =>
+        openSession({ runtime, session: input.session, opened, random: options.random }),
       background,
       coordinator: cluster?.coordinator,
       ...(turnOptions.onModelCall ? { onModelCall: turnOptions.onModelCall } : {}),
@@ -585,7 +588,7 @@ export async function createCharpipe(
       if (closed) throw new BadRequestError('this charpipe instance is closed')
       const session = validateSessionField(input.session)
       const runtime = characterRuntime(current, checkCharacterField(input.character))
-      const greeting = await openSession({ runtime, session, opened })
+      const greeting = await openSession({ runtime, session, opened, random: options.random })
       return greeting ? { greeting } : {}
     },
     characters: () => listCharacterIds(current.config),
