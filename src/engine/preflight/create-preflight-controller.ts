@@ -125,7 +125,7 @@ export function createPreflightController(options: CreatePreflightControllerOpti
       turn.handle.preflight = false
       turn.attach(sink)
       options.onAdopted?.(turn.handle)
-      slots.noteAdopted()
+      slots.noteAdopted(prepared)
       prepared.gate.adopt(input)
       return turn
     },
