@@ -4,7 +4,7 @@
  * this one declaration. Sections use `.prefault({})` so a missing section still gets every inner
  * default; objects are strict so a misspelt key is reported instead of silently ignored.
  */
-import { z } from 'zod'
+import * as z from 'zod'
 
 /** A timeout in milliseconds: at least 100 ms (less cannot be met), at most one hour. */
 const timeoutMs = () => z.int().min(100).max(3_600_000)

@@ -2,7 +2,7 @@
  * Zod schemas of every WebSocket frame and HTTP body the server accepts, so a bad one is answered
  * with `bad_request` and a message naming the field.
  */
-import { z } from 'zod'
+import * as z from 'zod'
 
 const sessionField = z.string().min(1).max(200).describe('Session id; default `default`.')
 const imagesField = z.array(z.string().min(1)).max(16)
