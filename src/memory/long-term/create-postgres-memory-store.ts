@@ -12,7 +12,7 @@
  * PostgreSQL cannot store a NUL character in text; input that holds one is refused.
  */
 import { randomUUID } from 'node:crypto'
-import type { Pool, PoolClient } from 'pg'
+import type { Pool } from 'pg'
 import { BadRequestError } from '../../shared/errors.js'
 import { estimateTokens } from '../../shared/estimate-tokens.js'
 import { getLogger, type Logger, scrubSecrets } from '../../shared/logger.js'
@@ -24,28 +24,24 @@ import { chunkKnowledgeText } from './chunk-knowledge-text.js'
 import type { EmbeddingsClient } from './create-openai-embeddings.js'
 import { createPostgresKeywordIndex } from './create-postgres-keyword-index.js'
 import { createPostgresMemoryRows } from './create-postgres-memory-rows.js'
+import { createPostgresMemoryWrites, type ItemRow } from './create-postgres-memory-writes.js'
 import { embedQuietly } from './embed-quietly.js'
 import {
   convertRowToChange,
   convertRowToRecord,
   knowledgeScope,
   type MemoryChangeRow,
-  type MemoryItemRow,
 } from './memory-item-row.js'
 import { defaultMemoryRanking, type MemoryRankingOptions } from './memory-ranking.js'
 import { capContext, joinContext } from './neighbour-context.js'
-import { openPartitionWrite, type PartitionWrite } from './open-partition-write.js'
 import {
   convertPostgresItemRow,
   type PostgresMemoryItemRow,
-  postgresItemColumns,
   readStoredTerms,
 } from './postgres-memory-item-row.js'
 import { applyPostgresMemoryMigrations } from './postgres-memory-migrations.js'
-import { runPostgresTransaction } from './run-postgres-transaction.js'
 import { encodeVector } from './scan-vectors.js'
 import { createMemorySearcher } from './search-memory-items.js'
-import { segmentIndexedFields } from './segment-indexed-fields.js'
 import { validateAddInput, validateKnowledgeDocument, validatePatch } from './validate-memory-input.js'
 
 export interface CreatePostgresMemoryStoreOptions {
@@ -70,19 +66,11 @@ export interface CreatePostgresMemoryStoreOptions {
   now?: () => number
 }
 
-type ItemRow = Omit<MemoryItemRow, 'seq'>
-type StoredItem = Omit<PostgresMemoryItemRow, 'seq'> & { seq: number }
-
 function refuseNul(action: string, values: Record<string, unknown>): void {
   for (const [field, value] of Object.entries(values)) {
     if (typeof value === 'string' && value.includes('\u0000'))
       throw new BadRequestError(`${action}: ${field} holds a NUL character, which PostgreSQL cannot store`)
   }
-}
-
-function joinTerms(row: Pick<ItemRow, 'speaker' | 'text' | 'context'>) {
-  const fields = segmentIndexedFields(row)
-  return { speaker: fields.speaker.join(' '), body: fields.body.join(' '), context: fields.context.join(' ') }
 }
 
 /** Creates a PostgreSQL memory store; connects and migrates before it resolves. */
@@ -127,136 +115,16 @@ export async function createPostgresMemoryStore(
   })
   const rows = createPostgresMemoryRows(pool, tables)
   const searcher = createMemorySearcher({ rows, keywordIndex, ranking, embeddings, now, logger })
+  const { sql, readMemory, logChange, insertItem, rewriteItem, writePartition } = createPostgresMemoryWrites({
+    pool,
+    tables,
+    embeddings,
+    logger,
+  })
   let closed = false
-
-  const itemSelect = `SELECT ${postgresItemColumns} FROM ${tables}.memory_items i`
-  const sql = {
-    getMemory: `${itemSelect} WHERE i.id = $1 AND i.kind = 'memory'`,
-    previousInScope: `${itemSelect} WHERE i.kind = 'memory' AND i.scope = $1 ORDER BY i.seq DESC LIMIT 1`,
-    insertItem: `INSERT INTO ${tables}.memory_items (id, kind, scope, text, speaker, time, metadata, source_turn,
-        document_id, context, token_count, speaker_terms, body_terms, context_terms, created_at, updated_at)
-      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $15) RETURNING seq`,
-    updateItem: `UPDATE ${tables}.memory_items SET text = $2, speaker = $3, time = $4, metadata = $5,
-        context = $6, token_count = $7, speaker_terms = $8, body_terms = $9, context_terms = $10,
-        updated_at = COALESCE($11, updated_at)
-      WHERE seq = $1`,
-    insertVector: `INSERT INTO ${tables}.memory_vectors (seq, model, vector) VALUES ($1, $2, $3)
-      ON CONFLICT (seq) DO UPDATE SET model = EXCLUDED.model, vector = EXCLUDED.vector`,
-    deleteVector: `DELETE FROM ${tables}.memory_vectors WHERE seq = $1`,
-    deleteItem: `DELETE FROM ${tables}.memory_items WHERE seq = $1`,
-    deleteScope: `DELETE FROM ${tables}.memory_items WHERE kind = 'memory' AND scope = $1 RETURNING seq, id, text`,
-    logChanges: `INSERT INTO ${tables}.memory_changes (memory_id, event, old_text, new_text, time)
-      SELECT change.memory_id, $1, change.old_text, change.new_text, $2
-      FROM unnest($3::text[], $4::text[], $5::text[]) WITH ORDINALITY AS change (memory_id, old_text, new_text, position)
-      ORDER BY change.position`,
-    history: `SELECT id, memory_id, event, old_text, new_text, time FROM ${tables}.memory_changes
-      WHERE memory_id = $1 ORDER BY id`,
-    list: `${itemSelect} WHERE i.kind = 'memory' AND ($1::text IS NULL OR i.scope = $1)
-      ORDER BY i.seq DESC LIMIT $2 OFFSET $3`,
-    insertDocument: `INSERT INTO ${tables}.knowledge_documents (id, name, chunks, created_at) VALUES ($1, $2, $3, $4)`,
-    listDocuments: `SELECT id, name, chunks, created_at FROM ${tables}.knowledge_documents ORDER BY created_at, id`,
-    deleteChunks: `DELETE FROM ${tables}.memory_items WHERE document_id = $1
-      RETURNING seq, time, speaker_terms, body_terms, context_terms`,
-    deleteDocument: `DELETE FROM ${tables}.knowledge_documents WHERE id = $1`,
-  }
 
   function assertOpen(): void {
     if (closed) throw new BadRequestError('memory store is closed')
-  }
-
-  async function readMemory(client: Pool | PoolClient, id: string) {
-    const result = await client.query<PostgresMemoryItemRow>(sql.getMemory, [id])
-    return result.rows[0] && convertPostgresItemRow(result.rows[0])
-  }
-
-  async function logChange(
-    client: PoolClient,
-    event: 'add' | 'update' | 'delete',
-    at: number,
-    changes: { id: string; oldText: string | null; newText: string | null }[],
-  ): Promise<void> {
-    await client.query(sql.logChanges, [
-      event,
-      at,
-      changes.map((change) => change.id),
-      changes.map((change) => change.oldText),
-      changes.map((change) => change.newText),
-    ])
-  }
-
-  async function insertItem(
-    client: PoolClient,
-    write: PartitionWrite,
-    row: ItemRow,
-    vector: Float32Array | undefined,
-    at: number,
-  ): Promise<number> {
-    const terms = joinTerms(row)
-    const inserted = await client.query<{ seq: string }>(sql.insertItem, [
-      row.id,
-      row.kind,
-      row.scope,
-      row.text,
-      row.speaker,
-      row.time,
-      row.metadata,
-      row.source_turn,
-      row.document_id,
-      row.context,
-      row.token_count,
-      terms.speaker,
-      terms.body,
-      terms.context,
-      at,
-    ])
-    const seq = Number(inserted.rows[0]!.seq)
-    write.put({ seq, time: row.time }, terms)
-    if (vector && embeddings)
-      await client.query(sql.insertVector, [seq, embeddings.model, encodeVector(vector)])
-    return seq
-  }
-
-  /**
-   * Rewrites a stored row (its index terms with it) and logs the re-index. `at` is the update time;
-   * null when only the context changed, which is not an update of the memory itself.
-   */
-  async function rewriteItem(
-    client: PoolClient,
-    write: PartitionWrite,
-    before: StoredItem,
-    next: ItemRow,
-    at: number | null,
-  ): Promise<void> {
-    const terms = joinTerms(next)
-    await client.query(sql.updateItem, [
-      before.seq,
-      next.text,
-      next.speaker,
-      next.time,
-      next.metadata,
-      next.context,
-      next.token_count,
-      terms.speaker,
-      terms.body,
-      terms.context,
-      at,
-    ])
-    write.remove({ seq: before.seq, time: before.time }, readStoredTerms(before))
-    write.put({ seq: before.seq, time: next.time }, terms)
-  }
-
-  /** One write of one partition: bump its version, do the work, log what the index must do. */
-  function writePartition<Result>(
-    kind: MemoryItemRow['kind'],
-    scope: string,
-    work: (client: PoolClient, write: PartitionWrite) => Promise<Result>,
-  ): Promise<Result> {
-    return runPostgresTransaction(pool, logger, async (client) => {
-      const write = await openPartitionWrite(client, { tables, kind, scope })
-      const result = await work(client, write)
-      await write.finish()
-      return result
-    })
   }
 
   return {
