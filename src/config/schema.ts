@@ -4,7 +4,7 @@
  * this one declaration. Sections use `.prefault({})` so a missing section still gets every inner
  * default; objects are strict so a misspelt key is reported instead of silently ignored.
  */
-import { z } from 'zod'
+import * as z from 'zod'
 
 /** A timeout in milliseconds: at least 100 ms (less cannot be met), at most one hour. */
 const timeoutMs = () => z.int().min(100).max(3_600_000)
@@ -499,6 +499,34 @@ export const conversationSchema = z
         'Longest text of one input, in characters; a longer one is refused with bad_request (bounds the work one turn can cost).',
       ),
     group: groupChatSchema.prefault({}),
+    preflight: z
+      .boolean()
+      .default(true)
+      .describe(
+        'Accept user_input with preflight: true (an early transcript): the turn is prepared from it, nothing sent or stored, and adopted when the final input has the same words. false: such inputs are ignored.',
+      ),
+    preflight_timeout_ms: z
+      .int()
+      .min(100)
+      .max(600_000)
+      .default(5000)
+      .describe('A preflight no final input has confirmed by then is dropped (its model request aborted).'),
+    preflight_max_restarts: z
+      .int()
+      .min(0)
+      .max(100)
+      .default(3)
+      .describe(
+        'Times a newer preflight with other words may replace the prepared one before the final input; past it newer ones are ignored.',
+      ),
+    preflight_min_interval_ms: z
+      .int()
+      .min(0)
+      .max(60_000)
+      .default(150)
+      .describe(
+        'A newer preflight with other words arriving sooner than this after the prepared one started is ignored (no request per partial transcript).',
+      ),
   })
   .describe('Turn taking.')
 

@@ -10,7 +10,7 @@ import type { ClusterInterrupt } from '../cluster/turn-coordinator.js'
 import { loadConfig, parseConfig } from '../config/load-config.js'
 import type { CharpipeConfig } from '../config/schema.js'
 import { checkPipelineConfig } from '../context/check-pipeline-config.js'
-import type { ContextPipeline } from '../context/types.js'
+import type { ContextPipeline, TurnInput } from '../context/types.js'
 import type { HistoryStore, MemoryStore } from '../memory/types.js'
 import { BadRequestError } from '../shared/errors.js'
 import type { CharpipeEvent } from '../shared/events.js'
@@ -19,6 +19,11 @@ import type { McpToolSource } from '../tools/mcp/create-mcp-tool-source.js'
 import { createToolRegistry } from '../tools/tool-registry.js'
 import type { Tool } from '../tools/types.js'
 import { createBackgroundWork } from './background-work.js'
+import {
+  createTurnOutput as createTurnOutputOf,
+  type TurnOutput,
+  type TurnSink,
+} from './create-turn-output.js'
 import type { EngineParts } from './engine-parts.js'
 import {
   createEngineRuntime,
@@ -32,10 +37,11 @@ import { createEventChannel } from './event-channel.js'
 import { executeTurn } from './execute-turn.js'
 import { createObservedLines } from './observed-lines.js'
 import { conversationScopeOf } from './persist-turn.js'
+import { createPreflightController, type StartedTurn } from './preflight/create-preflight-controller.js'
+import type { PreflightGate } from './preflight/create-preflight-gate.js'
+import { createPreflightSlots } from './preflight/create-preflight-slots.js'
 import { renderGroupInput } from './render-group-input.js'
-import { toCharpipeError } from './run-turn.js'
 import { abortTurn, createSessionLanes, type TurnHandle } from './session-lanes.js'
-import type { EmitTurnEvent } from './turn-reply.js'
 import type { Charpipe, GenerateInput, GenerateOptions, InterruptOptions } from './types.js'
 import { validateGenerateInput, validateObserveInput } from './validate-generate-input.js'
 
@@ -122,6 +128,7 @@ export async function createCharpipe(
   const pipeline = options.pipeline ?? parts.createContextPipeline()
   const bus = createEventBus(logger)
   const lanes = createSessionLanes()
+  const preflightSlots = createPreflightSlots()
   const observedLines = createObservedLines()
   const retired = new Set<EngineRuntime>()
   const background = createBackgroundWork(logger)
@@ -160,45 +167,84 @@ export async function createCharpipe(
     }
   }
 
+  const createTurnOutput = (turn: string, session: string, sink: TurnSink | undefined) =>
+    createTurnOutputOf({
+      bus,
+      turn,
+      session,
+      sink,
+      readDefaultEmotion: () => current.config.character.default_emotion,
+    })
+
+  /** Puts a turn in its session's lane and runs it there (the returned handle's `ended` tells when it is over). */
+  const launchTurn = (
+    handle: TurnHandle,
+    input: TurnInput,
+    output: TurnOutput,
+    mode: 'interrupt' | 'queue',
+    turnOptions: GenerateOptions,
+    gate?: PreflightGate,
+  ) => {
+    const previous = lanes.enter(handle, mode)
+    handle.ended = executeTurn({
+      handle,
+      input,
+      previous,
+      parts,
+      pipeline,
+      registry,
+      logger,
+      emit: output.emit,
+      acquireRuntime: () => {
+        current.activeTurns++
+        return current
+      },
+      releaseRuntime,
+      background,
+      coordinator: cluster?.coordinator,
+      ...(turnOptions.onModelCall ? { onModelCall: turnOptions.onModelCall } : {}),
+      ...(gate ? { preflight: gate } : {}),
+    }).finally(() => {
+      if (!output.isDone()) output.closeWithError(new Error('the turn ended without a result'))
+      lanes.leave(handle)
+    })
+  }
+
+  const createHandle = (session: string, preflight: boolean): TurnHandle => ({
+    session,
+    turn: randomUUID(),
+    controller: new AbortController(),
+    running: false,
+    ended: Promise.resolve(),
+    ...(preflight ? { preflight } : {}),
+  })
+
+  const preflights = createPreflightController({
+    slots: preflightSlots,
+    lanes,
+    observedLines,
+    readConfig: () => current.config,
+    launch(input, gate) {
+      const handle = createHandle(input.session, true)
+      const output = createTurnOutput(handle.turn, input.session, undefined)
+      // Queued, never interrupting: it starts only behind turns that are already ending.
+      launchTurn(handle, input, output, 'queue', {}, gate)
+      return { handle, isDone: output.isDone, attach: output.attach }
+    },
+    onAdopted(handle) {
+      if (cluster && current.config.conversation.on_new_input === 'interrupt') announceNewInput(handle)
+    },
+  })
+
   const startTurn = (
     raw: GenerateInput,
     push: (event: CharpipeEvent) => void,
     close: () => void,
     turnOptions: GenerateOptions = {},
-  ) => {
-    const turn = randomUUID()
-    let session = typeof raw?.session === 'string' && raw.session ? raw.session : 'default'
-    let doneEmitted = false
-    const emit: EmitTurnEvent = (partial) => {
-      // Exactly one llm_done, always last: nothing of this turn goes out after it.
-      if (doneEmitted) return
-      // Every partial is a fresh object made for this call, so it is completed in place: a spread
-      // of objects of many shapes is the slowest copy there is, once per chunk.
-      const event = partial as CharpipeEvent
-      event.session = session
-      event.turn = turn
-      if (event.type === 'llm_done') doneEmitted = true
-      bus.emit(event)
-      push(event)
-      if (doneEmitted) close()
-    }
-    const handle: TurnHandle = {
-      session,
-      turn,
-      controller: new AbortController(),
-      running: false,
-      ended: Promise.resolve(),
-    }
-    const closeWithError = (error: unknown) => {
-      const { code, message } = toCharpipeError(error)
-      emit({ type: 'llm_error', code, message })
-      emit({
-        type: 'llm_done',
-        text: '',
-        emotion: current.config.character.default_emotion,
-        interrupted: false,
-      })
-    }
+  ): StartedTurn => {
+    const session = typeof raw?.session === 'string' && raw.session ? raw.session : 'default'
+    const handle = createHandle(session, false)
+    const output = createTurnOutput(handle.turn, session, { push, close })
     try {
       if (closed) throw new BadRequestError('this charpipe instance is closed')
       const validated = validateGenerateInput(raw, {
@@ -210,40 +256,39 @@ export async function createCharpipe(
         observedLines.drain(validated.session),
         current.config.conversation.group,
       )
-      session = input.session
+      output.session = input.session
+      // The turn prepared from an early transcript with these words becomes this input's reply.
+      const adopted = preflights.claim(input, { push, close })
+      if (adopted) return adopted
       const mode = current.config.conversation.on_new_input
       // The server running this session's turn elsewhere stops it; this turn then waits for its lock.
       if (mode === 'interrupt' && cluster) announceNewInput(handle)
-      const previous = lanes.enter(handle, mode)
-      handle.ended = executeTurn({
-        handle,
-        input,
-        previous,
-        parts,
-        pipeline,
-        registry,
-        logger,
-        emit,
-        acquireRuntime: () => {
-          current.activeTurns++
-          return current
-        },
-        releaseRuntime,
-        background,
-        coordinator: cluster?.coordinator,
-        ...(turnOptions.onModelCall ? { onModelCall: turnOptions.onModelCall } : {}),
-      }).finally(() => {
-        if (!doneEmitted) closeWithError(new Error('the turn ended without a result'))
-        lanes.leave(handle)
-      })
+      launchTurn(handle, input, output, mode, turnOptions)
     } catch (error) {
-      closeWithError(error)
+      output.closeWithError(error)
     }
-    return { handle, isDone: () => doneEmitted }
+    return { handle, isDone: output.isDone, attach: output.attach }
+  }
+
+  /** An early transcript (`preflight: true`): nothing goes out for it, unless it is refused. */
+  const prepareTurn = (raw: GenerateInput, push: (event: CharpipeEvent) => void, close: () => void) => {
+    try {
+      if (closed) throw new BadRequestError('this charpipe instance is closed')
+      preflights.prepare(raw)
+      close()
+    } catch (error) {
+      const session = typeof raw?.session === 'string' && raw.session ? raw.session : 'default'
+      createTurnOutput(randomUUID(), session, { push, close }).closeWithError(error)
+    }
   }
 
   async function* generate(input: GenerateInput, generateOptions: GenerateOptions = {}) {
     const channel = createEventChannel<CharpipeEvent>()
+    if (input?.preflight === true) {
+      prepareTurn(input, channel.push, channel.close)
+      yield* channel
+      return
+    }
     const { handle, isDone } = startTurn(input, channel.push, channel.close, generateOptions)
     const signal = generateOptions.signal
     const onAbort = () => abortTurn(handle, { kind: 'signal' })
@@ -267,6 +312,9 @@ export async function createCharpipe(
     onEvent: (event: CharpipeEvent) => void,
     runOptions: GenerateOptions = {},
   ) {
+    if (input?.preflight === true) {
+      return new Promise<void>((resolve) => prepareTurn(input, onEvent, resolve))
+    }
     return new Promise<void>((resolve, reject) => {
       const signal = runOptions.signal
       let handle: TurnHandle | undefined
@@ -345,7 +393,11 @@ export async function createCharpipe(
         }),
       ).then((stopped) => stopped.reduce<number>((sum, each) => sum + each, 0))
     }
-    const handles = selectInterrupted(named, message.clearQueue)
+    // A prepared turn is not a reply yet: only a new input (above) stops it.
+    const handles = selectInterrupted(
+      named.filter((handle) => !handle.preflight),
+      message.clearQueue,
+    )
     for (const handle of handles) {
       abortTurn(handle, handle.running ? { kind: 'interrupt', heard: message.heard } : { kind: 'interrupt' })
     }
@@ -358,7 +410,8 @@ export async function createCharpipe(
     on: (type, listener) => bus.on(type, listener),
     off: (type, listener) => bus.off(type, listener),
     interrupt(session, interruptOptions = {}) {
-      const turns = lanes.turnsOf(session)
+      // A prepared turn (preflight) is not a reply yet: there is nothing of it to stop.
+      const turns = lanes.turnsOf(session).filter((handle) => !handle.preflight)
       if (cluster) {
         const { heard, clearQueue } = interruptOptions
         publishInterrupt({
@@ -422,7 +475,9 @@ export async function createCharpipe(
     history: (session, historyOptions) =>
       current.historyStore.listMessages(conversationScopeOf(current, session), historyOptions),
     clearSession: (session) => current.historyStore.clearSession(conversationScopeOf(current, session)),
-    activeSessions: () => lanes.sessions(),
+    activeSessions: () =>
+      lanes.sessions().filter((session) => lanes.turnsOf(session).some((handle) => !handle.preflight)),
+    preflightStats: () => preflightSlots.stats(),
     listProcessors: () => pipeline.listProcessors(current.config),
     listTools: () => ({
       tools: registry.list().map((tool) => {

@@ -15,6 +15,8 @@ import { createModelFactExtractor } from './create-model-fact-extractor.js'
 import type { EngineParts } from './engine-parts.js'
 import type { EngineRuntime } from './engine-runtime.js'
 import { type PersistTurnOptions, rememberCompletedTurn, storeTurn } from './persist-turn.js'
+import { awaitAdoption, countModelCalls } from './preflight/await-adoption.js'
+import type { PreflightGate } from './preflight/create-preflight-gate.js'
 import { readInterruptReason, runTurn, type TurnOutcome } from './run-turn.js'
 import type { TurnHandle } from './session-lanes.js'
 import type { EmitTurnEvent } from './turn-reply.js'
@@ -38,6 +40,11 @@ export interface ExecuteTurnOptions {
   /** The session's turn lock across servers (`cluster.enabled`); none orders turns in this process only. */
   coordinator?: TurnCoordinator
   onModelCall?: (messages: readonly ChatMessage[]) => void
+  /**
+   * Set for a turn prepared from an early transcript: until a final input adopts it, its events are
+   * held, its tools wait and nothing is stored; dropped (its signal aborts), it ends without a trace.
+   */
+  preflight?: PreflightGate
 }
 
 /**
@@ -173,15 +180,31 @@ function closeWithoutLock(
 }
 
 export async function executeTurn(untimed: ExecuteTurnOptions): Promise<void> {
-  const timer = createTurnTimer()
+  const gate = untimed.preflight
+  let timer = createTurnTimer()
+  const held: Parameters<EmitTurnEvent>[0][] = []
   const options: ExecuteTurnOptions = {
     ...untimed,
     emit: (event) => {
+      if (gate && !gate.adopted) {
+        held.push(event)
+        return
+      }
       timer.observe(event)
       untimed.emit(event)
     },
   }
-  const { handle, input } = options
+  const { handle } = options
+  // An adopted preflight is stored with the final input's words, and timed from it.
+  let input = options.input
+  gate?.onAdopt((finalInput, adoptedAt) => {
+    input = finalInput
+    timer = createTurnTimer(adoptedAt, { preflightSavedMs: adoptedAt - gate.startedAt })
+    for (const event of held.splice(0)) {
+      timer.observe(event)
+      untimed.emit(event)
+    }
+  })
   const signal = handle.controller.signal
   const startedAt = Date.now()
   let runtime: EngineRuntime | undefined
@@ -204,6 +227,11 @@ export async function executeTurn(untimed: ExecuteTurnOptions): Promise<void> {
       await raceAbort(options.previous, signal)
       lease = await options.coordinator?.acquire(input.session, signal)
     } catch (error) {
+      // A preparation that never started leaves nothing behind; a lock failure starts the final over.
+      if (gate && !gate.adopted) {
+        gate.failed = !signal.aborted
+        return
+      }
       if (!signal.aborted) {
         runtime = options.acquireRuntime()
         closeWithoutLock(options, runtime, error, timer)
@@ -241,8 +269,10 @@ export async function executeTurn(untimed: ExecuteTurnOptions): Promise<void> {
       signal,
       emit: options.emit,
       logger: options.logger,
-      ...(options.onModelCall ? { onModelCall: options.onModelCall } : {}),
+      ...(options.onModelCall || gate ? { onModelCall: countModelCalls(gate, options.onModelCall) } : {}),
+      ...(gate ? { beforeTools: () => gate.whenAdopted } : {}),
     })
+    if (gate && !(await awaitAdoption(gate, outcome, signal))) return
     emitClosing(options, outcome)
     const persist = persistOptions(runtime, outcome)
     const storeError = await storeUnlessHistoryIsDown(options, persist, lease, (write) => {

@@ -44,6 +44,11 @@ export interface RunModelStepsOptions {
   logger: Logger
   /** Called with the messages of each model call as it is sent. */
   onModelCall?: (messages: readonly ChatMessage[]) => void
+  /**
+   * Awaited before the tools of a step run: a turn prepared from an early transcript stops at its
+   * first tool call until a final input adopts it, so a tool never runs for words not yet said.
+   */
+  beforeTools?: () => Promise<void>
   /** Receives every step event, in order, as it happens. */
   onEvent(event: StepEvent): void
 }
@@ -132,6 +137,7 @@ export async function runModelSteps(options: RunModelStepsOptions): Promise<void
     options.onEvent({ type: 'step-end' })
     if (step.calls.length === 0) return
 
+    if (options.beforeTools) await raceAbort(options.beforeTools(), options.signal)
     const results: { call: ToolCall; result: unknown }[] = []
     for (const call of step.calls) {
       options.onEvent({ type: 'tool_call', id: call.id, name: call.name, arguments: call.arguments })

@@ -25,6 +25,8 @@ export type InterruptReason =
   | { kind: 'signal' }
   | { kind: 'consumer' }
   | { kind: 'close' }
+  /** A turn prepared from an early transcript that no final input adopted. */
+  | { kind: 'preflight' }
 
 export interface TurnOutcome {
   displayText: string
@@ -51,6 +53,8 @@ export interface RunTurnOptions {
   emit: EmitTurnEvent
   logger: Logger
   onModelCall?: (messages: readonly ChatMessage[]) => void
+  /** Awaited before tools run (a prepared turn runs them only once adopted). */
+  beforeTools?: () => Promise<void>
 }
 
 export function toCharpipeError(error: unknown): CharpipeError {
@@ -123,6 +127,7 @@ export async function runTurn(options: RunTurnOptions): Promise<TurnOutcome> {
       turn: options.turn,
       logger: options.logger,
       ...(options.onModelCall ? { onModelCall: options.onModelCall } : {}),
+      ...(options.beforeTools ? { beforeTools: options.beforeTools } : {}),
       onEvent(event) {
         if (event.type === 'text-delta') reply.push(event.text)
         else if (event.type === 'step-end') reply.endStep()

@@ -11,6 +11,11 @@ export interface TurnHandle {
   readonly controller: AbortController
   /** Set once the turn holds the lane (it is past the previous turn). */
   running: boolean
+  /**
+   * A turn prepared from an early transcript and not adopted yet: it is not a reply, so interrupts
+   * pass it by and a preflight is not refused because of it.
+   */
+  preflight?: boolean
   /** Resolves when the turn has ended and been stored. */
   ended: Promise<void>
 }

@@ -8,12 +8,19 @@ import type { PreviewResult, ProcessorInfo, Speaker, TurnInput } from '../contex
 import type { HistoryStore, MemoryStore, StoredMessage } from '../memory/types.js'
 import type { CharpipeEvent, CharpipeEventOf, CharpipeEventType } from '../shared/events.js'
 import type { ChatMessage } from '../shared/messages.js'
+import type { PreflightStats } from './preflight/create-preflight-slots.js'
 
 export interface GenerateInput
   extends Partial<Pick<TurnInput, 'session'>>,
     Omit<TurnInput, 'session' | 'replyImages' | 'spokenText'> {
   /** Images of the message being replied to (URL, `data:` URI or asset path). */
   reply_images?: string[]
+  /**
+   * An early transcript (`conversation.preflight`): the turn is prepared, nothing is sent or stored,
+   * and the call ends at once with no event (unless the input is refused). The session's next input
+   * without `preflight` adopts the prepared turn when its words match, and yields its events.
+   */
+  preflight?: boolean
 }
 
 /** A line said in a session that needs no reply (group chat); it reaches the model with the next input. */
@@ -78,6 +85,8 @@ export interface Charpipe {
   listTools(): ToolListing
   /** Calls, errors and seconds spent per MCP tool since the start (for `/metrics`). */
   toolCallStats?(): ToolCallStats[]
+  /** Early transcripts prepared, adopted, dropped and ignored, and what the unused ones cost (for `/metrics`). */
+  preflightStats?(): PreflightStats
   readonly config: CharpipeConfig
   /** Long-term memory and knowledge base; undefined when `memory.enabled` is false. */
   readonly memory: MemoryStore | undefined

@@ -9,8 +9,8 @@ import type { CharpipeConfig } from '../config/schema.js'
 import { InvalidConfigError } from '../shared/errors.js'
 import { type Logger, registerSecrets } from '../shared/logger.js'
 import { addStoreDeadlines } from './add-store-deadlines.js'
-import { createOpenAIEmbeddings, type EmbeddingsClient } from './long-term/create-openai-embeddings.js'
 import { HistoryStoreError } from './history/history-store-error.js'
+import { createOpenAIEmbeddings, type EmbeddingsClient } from './long-term/create-openai-embeddings.js'
 import {
   type CreateSqliteMemoryStoreOptions,
   createSqliteMemoryStore,

@@ -96,6 +96,7 @@ export async function createServer(options: CreateServerOptions): Promise<Charpi
     countActiveSessions: () => charpipe.activeSessions().length,
     ...(cluster ? { readClusterStats: () => cluster.stats() } : {}),
     ...(charpipe.toolCallStats ? { readToolCallStats: () => charpipe.toolCallStats?.() ?? [] } : {}),
+    ...(charpipe.preflightStats ? { readPreflightStats: () => charpipe.preflightStats!() } : {}),
   })
   const sessionOwners = createSessionOwners()
   const dependencies: ServerDependencies = {

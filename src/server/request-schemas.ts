@@ -2,7 +2,7 @@
  * Zod schemas of every WebSocket frame and HTTP body the server accepts, so a bad one is answered
  * with `bad_request` and a message naming the field.
  */
-import { z } from 'zod'
+import * as z from 'zod'
 
 const sessionField = z.string().min(1).max(200).describe('Session id; default `default`.')
 const imagesField = z.array(z.string().min(1)).max(16)
@@ -25,6 +25,12 @@ export const userInputFrameSchema = z.strictObject({
   emotion: z.string().max(100).optional(),
   images: imagesField.optional(),
   ...groupInputFields,
+  preflight: z
+    .boolean()
+    .optional()
+    .describe(
+      'An early transcript: the turn is prepared and nothing is sent or stored until the final input (without preflight) adopts it.',
+    ),
 })
 
 export const interruptFrameSchema = z.strictObject({

@@ -7,15 +7,18 @@
  * Recordings (voice messages, videos) go to the transcriber and come back as `[语音:转写]`.
  */
 import { basename } from 'node:path'
+import { loadOnFirstUse } from '../../shared/load-on-first-use.js'
 import type { ChatMessage, ContentPart, ImagePart } from '../../shared/messages.js'
 import { createDescriptionCache, hashImage } from '../assets/create-description-cache.js'
 import { decodeTextFile } from '../assets/decode-text-file.js'
-import { fetchRemoteImage } from '../assets/fetch-remote-image.js'
 import { type ReadLocalAssetResult, readLocalAsset } from '../assets/read-local-asset.js'
 import { sniffMediaType } from '../assets/sniff-media-type.js'
 import { markAttachmentRefused } from '../refused-attachments.js'
 import type { ContextProcessor, ImageDescriber, PipelineContext } from '../types.js'
 import { readBoolean } from './read-settings.js'
+
+// The guarded fetch (resolver, http/https, address ranges) loads with the first URL image to describe.
+const loadImageFetch = loadOnFirstUse(() => import('../assets/fetch-remote-image.js'))
 
 // Past images come back every turn with their message; describing them once is enough. About
 // 2 MB of descriptions, keyed by content hash (never by the image itself).
@@ -131,6 +134,7 @@ async function prepareUrlImage(
   describer: ImageDescriber,
 ): Promise<ImagePart | undefined> {
   if (!describer.needsImageBytes || !/^https?:/i.test(part.url)) return part
+  const { fetchRemoteImage } = await loadImageFetch()
   const fetched = await fetchRemoteImage({
     url: part.url,
     maxBytes: context.config.assets.max_bytes,

@@ -2,10 +2,11 @@
  * The default history store: one SQLite file (better-sqlite3). better-sqlite3 is synchronous, so
  * every call here is one short indexed statement or one small transaction; nothing scans a session.
  */
-import Database from 'better-sqlite3'
+import type Database from 'better-sqlite3'
 import { BadRequestError } from '../../shared/errors.js'
 import { getLogger, type Logger } from '../../shared/logger.js'
 import { createPrivateDatabaseFile, restrictDatabaseSideFiles } from '../create-private-database-file.js'
+import { openSqliteDatabase } from '../open-sqlite-database.js'
 import type { CompletedTurn, ConversationScope, HistoryStore, StoredMessage } from '../types.js'
 import { describeError, HistoryStoreError } from './history-store-error.js'
 import { sqliteHistoryQueries } from './sqlite-history-queries.js'
@@ -40,7 +41,7 @@ function openDatabase(options: SqliteHistoryStoreOptions, logger: Logger): Datab
   let database: Database.Database | undefined
   try {
     createPrivateDatabaseFile(options.path)
-    database = new Database(options.path, { timeout: options.busyTimeoutMs ?? 2000 })
+    database = openSqliteDatabase(options.path, { timeout: options.busyTimeoutMs ?? 2000 })
     database.pragma('journal_mode = WAL')
     restrictDatabaseSideFiles(options.path)
     database.pragma(`synchronous = ${options.synchronous === 'full' ? 'FULL' : 'NORMAL'}`)

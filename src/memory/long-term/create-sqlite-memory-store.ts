@@ -11,11 +11,11 @@
  * of each neighbour.
  */
 import { randomUUID } from 'node:crypto'
-import Database from 'better-sqlite3'
 import { BadRequestError } from '../../shared/errors.js'
 import { estimateTokens } from '../../shared/estimate-tokens.js'
 import { getLogger, type Logger } from '../../shared/logger.js'
 import { createPrivateDatabaseFile, restrictDatabaseSideFiles } from '../create-private-database-file.js'
+import { openSqliteDatabase } from '../open-sqlite-database.js'
 import type { AddMemoryInput, KnowledgeDocument, MemoryRecord, MemoryStore } from '../types.js'
 import { chunkKnowledgeText } from './chunk-knowledge-text.js'
 import type { EmbeddingsClient } from './create-openai-embeddings.js'
@@ -65,7 +65,7 @@ const itemSelect =
 export function createSqliteMemoryStore(options: CreateSqliteMemoryStoreOptions): MemoryStore {
   if (!options?.path) throw new BadRequestError('memory store: path is required')
   createPrivateDatabaseFile(options.path)
-  const database = new Database(options.path)
+  const database = openSqliteDatabase(options.path)
   database.pragma('journal_mode = WAL')
   restrictDatabaseSideFiles(options.path)
   database.pragma('synchronous = NORMAL')

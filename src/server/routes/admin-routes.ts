@@ -4,7 +4,7 @@
  * for the web page's picker.
  */
 import type { Hono } from 'hono'
-import { z } from 'zod'
+import * as z from 'zod'
 import { builtinProviders } from '../../config/provider-registry.js'
 import { respondWithError } from '../error-response.js'
 import { readJsonBody } from '../read-json-body.js'

@@ -138,6 +138,48 @@ export function createWebSocketEvents(options: CreateWebSocketEventsOptions): WS
     }
   }
 
+  /**
+   * An early transcript (`preflight: true`): it is not a turn in the metrics (the final input that
+   * adopts it is) and holds no turn slot, but it may start a model request, so early transcripts
+   * have their own `turns_per_minute` per connection. Nothing is sent back unless it is refused.
+   */
+  const prepareTurn = (socket: WSContext, frame: Extract<ClientFrame, { type: 'user_input' }>) => {
+    const session = frame.session ?? 'default'
+    const slot = turns.tryStart('preflight')
+    if (!slot.ok) {
+      send(socket, { type: 'error', code: 'bad_request', session, message: `preflight: ${slot.message}` })
+      return
+    }
+    slot.release()
+    if (!options.admin && options.sessionOwners && !options.sessionOwners.claim(session, options.clientKey)) {
+      sendBadRequest(socket, describeForeignSession(session))
+      return
+    }
+    const input = {
+      session,
+      text: frame.text,
+      emotion: frame.emotion,
+      images: frame.images,
+      speaker: frame.speaker,
+      reply_images: frame.reply_images,
+      preflight: true,
+    }
+    charpipe
+      .run(input, (event) => {
+        if (event.type === 'llm_error')
+          send(socket, { type: 'error', code: event.code, session, message: event.message })
+      })
+      .catch((error: unknown) => {
+        logger.error({ error }, 'preparing a preflight failed')
+        send(socket, {
+          type: 'error',
+          code: 'internal',
+          session,
+          message: 'the preflight failed; see the server log',
+        })
+      })
+  }
+
   // Nothing is sent back for an observed line unless it is refused: a flood would echo a flood.
   const observeLine = (socket: WSContext, frame: Extract<ClientFrame, { type: 'observe' }>) => {
     const session = frame.session ?? 'default'
@@ -238,7 +280,8 @@ export function createWebSocketEvents(options: CreateWebSocketEventsOptions): WS
       const frame = parseFrame(socket, event.data)
       if (!frame) return
       if (frame.type === 'user_input') {
-        void runTurn(socket, frame)
+        if (frame.preflight) prepareTurn(socket, frame)
+        else void runTurn(socket, frame)
         return
       }
       if (frame.type === 'observe') {
