@@ -42,7 +42,7 @@ describe('character cards over /api/characters', () => {
       id: 'seraphina-2',
     })
     const png = makeCardPng({ ccv3: base64Json(makeCardV3({ name: 'Luna Moth' })) })
-    const pngCard = await post(png, 'image/png')
+    const pngCard = await post(new Blob([png.slice()]), 'image/png')
     expect(pngCard.status).toBe(201)
     expect(await pngCard.json()).toEqual({ id: 'luna-moth' })
 
@@ -73,7 +73,7 @@ describe('character cards over /api/characters', () => {
     const notJson = await post('{"spec": "chara_card_v2", ', 'application/json')
     expect(notJson.status).toBe(400)
     expect((await notJson.json()).error.message).toContain('not valid JSON')
-    const notPng = await post(new Uint8Array([1, 2, 3, 4]), 'image/png')
+    const notPng = await post(new Blob([new Uint8Array([1, 2, 3, 4])]), 'image/png')
     expect(notPng.status).toBe(400)
     expect((await notPng.json()).error.message).toMatch(/PNG/)
     const noName = await post(
