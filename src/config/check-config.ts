@@ -55,6 +55,12 @@ export function findConfigErrors(config: CharpipeConfig): ConfigIssue[] {
       message: 'history.store is postgres but no postgres_url is set',
     })
   }
+  if (config.memory.enabled && config.memory.store === 'postgres' && !config.storage.postgres_url) {
+    issues.push({
+      path: 'storage.postgres_url',
+      message: 'memory.store is postgres but no postgres_url is set',
+    })
+  }
   return issues
 }
 

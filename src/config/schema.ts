@@ -540,6 +540,12 @@ export const embeddingsSchema = z.strictObject({
 export const memorySchema = z
   .strictObject({
     enabled: z.boolean().default(true).describe('Store turns as long-term memories and retrieve them.'),
+    store: z
+      .enum(['sqlite', 'postgres'])
+      .default('sqlite')
+      .describe(
+        'Where long-term memories, their history of changes and the knowledge base are kept: sqlite (storage.sqlite_path) or postgres (storage.postgres_url, shared by several servers). Search ranks alike in both.',
+      ),
     top_k: z.int().min(0).max(100).default(3).describe('Memories placed in the system prompt.'),
     min_score: z
       .number()
@@ -625,7 +631,7 @@ export const storageSchema = z
   .strictObject({
     sqlite_path: z.string().min(1).default('./data/charpipe.db').describe('SQLite database file.'),
     redis_url: secret('Redis URL (history.store: redis; cluster.enabled).'),
-    postgres_url: secret('PostgreSQL URL (history.store: postgres).'),
+    postgres_url: secret('PostgreSQL URL (history.store: postgres; memory.store: postgres).'),
     timeout_ms: timeoutMs()
       .default(1000)
       .describe(

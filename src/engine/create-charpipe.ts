@@ -19,6 +19,11 @@ import type { McpToolSource } from '../tools/mcp/create-mcp-tool-source.js'
 import { createToolRegistry } from '../tools/tool-registry.js'
 import type { Tool } from '../tools/types.js'
 import { createBackgroundWork } from './background-work.js'
+import {
+  createTurnOutput as createTurnOutputOf,
+  type TurnOutput,
+  type TurnSink,
+} from './create-turn-output.js'
 import type { EngineParts } from './engine-parts.js'
 import {
   createEngineRuntime,
@@ -32,17 +37,11 @@ import { createEventChannel } from './event-channel.js'
 import { executeTurn } from './execute-turn.js'
 import { createObservedLines } from './observed-lines.js'
 import { conversationScopeOf } from './persist-turn.js'
-import {
-  createPreflightController,
-  type StartedTurn,
-  type TurnSink,
-} from './preflight/create-preflight-controller.js'
+import { createPreflightController, type StartedTurn } from './preflight/create-preflight-controller.js'
 import type { PreflightGate } from './preflight/create-preflight-gate.js'
 import { createPreflightSlots } from './preflight/create-preflight-slots.js'
 import { renderGroupInput } from './render-group-input.js'
-import { toCharpipeError } from './run-turn.js'
 import { abortTurn, createSessionLanes, type TurnHandle } from './session-lanes.js'
-import type { EmitTurnEvent } from './turn-reply.js'
 import type { Charpipe, GenerateInput, GenerateOptions, InterruptOptions } from './types.js'
 import { validateGenerateInput, validateObserveInput } from './validate-generate-input.js'
 
@@ -168,48 +167,14 @@ export async function createCharpipe(
     }
   }
 
-  /**
-   * A turn's events, completed with its session and id, to the bus and the sink: `llm_done` exactly
-   * once and last. A prepared turn (preflight) has no sink until a final input adopts it.
-   */
-  const createTurnOutput = (turn: string, session: string, sink: TurnSink | undefined) => {
-    let doneEmitted = false
-    let target = sink
-    const output = {
+  const createTurnOutput = (turn: string, session: string, sink: TurnSink | undefined) =>
+    createTurnOutputOf({
+      bus,
+      turn,
       session,
-      emit: ((partial) => {
-        // Exactly one llm_done, always last: nothing of this turn goes out after it.
-        if (doneEmitted) return
-        // Every partial is a fresh object made for this call, so it is completed in place: a spread
-        // of objects of many shapes is the slowest copy there is, once per chunk.
-        const event = partial as CharpipeEvent
-        event.session = output.session
-        event.turn = turn
-        if (event.type === 'llm_done') doneEmitted = true
-        // A prepared turn nobody adopted sends nothing, not even its close.
-        if (!target) return
-        bus.emit(event)
-        target.push(event)
-        if (doneEmitted) target.close()
-      }) as EmitTurnEvent,
-      isDone: () => doneEmitted,
-      attach(next: TurnSink) {
-        target = next
-      },
-      closeWithError(error: unknown) {
-        const { code, message } = toCharpipeError(error)
-        output.emit({ type: 'llm_error', code, message })
-        output.emit({
-          type: 'llm_done',
-          text: '',
-          emotion: current.config.character.default_emotion,
-          interrupted: false,
-        })
-      },
-    }
-    return output
-  }
-  type TurnOutput = ReturnType<typeof createTurnOutput>
+      sink,
+      readDefaultEmotion: () => current.config.character.default_emotion,
+    })
 
   /** Puts a turn in its session's lane and runs it there (the returned handle's `ended` tells when it is over). */
   const launchTurn = (

@@ -9,7 +9,7 @@
  */
 import type { CharpipeConfig } from '../../config/schema.js'
 import type { TurnInput } from '../../context/types.js'
-import type { CharpipeEvent } from '../../shared/events.js'
+import type { TurnSink } from '../create-turn-output.js'
 import type { ObservedLines } from '../observed-lines.js'
 import { renderGroupInput } from '../render-group-input.js'
 import type { SessionLanes, TurnHandle } from '../session-lanes.js'
@@ -24,12 +24,6 @@ import {
   unusableReasonOf,
 } from './create-preflight-slots.js'
 import { preflightKeyOf } from './normalize-preflight-text.js'
-
-/** Where a turn's events go once someone listens (a prepared turn has no listener until adopted). */
-export interface TurnSink {
-  push(event: CharpipeEvent): void
-  close(): void
-}
 
 /** A turn started in its lane: its handle, whether it has closed, and (prepared) how to adopt it. */
 export interface StartedTurn {
@@ -125,7 +119,7 @@ export function createPreflightController(options: CreatePreflightControllerOpti
       turn.handle.preflight = false
       turn.attach(sink)
       options.onAdopted?.(turn.handle)
-      slots.noteAdopted()
+      slots.noteAdopted(prepared)
       prepared.gate.adopt(input)
       return turn
     },

@@ -139,11 +139,18 @@ export function createWebSocketEvents(options: CreateWebSocketEventsOptions): WS
   }
 
   /**
-   * An early transcript (`preflight: true`): it takes no turn slot and is not a turn in the metrics
-   * (the final input that adopts it is); nothing is sent back unless it is refused.
+   * An early transcript (`preflight: true`): it is not a turn in the metrics (the final input that
+   * adopts it is) and holds no turn slot, but it may start a model request, so early transcripts
+   * have their own `turns_per_minute` per connection. Nothing is sent back unless it is refused.
    */
   const prepareTurn = (socket: WSContext, frame: Extract<ClientFrame, { type: 'user_input' }>) => {
     const session = frame.session ?? 'default'
+    const slot = turns.tryStart('preflight')
+    if (!slot.ok) {
+      send(socket, { type: 'error', code: 'bad_request', session, message: `preflight: ${slot.message}` })
+      return
+    }
+    slot.release()
     if (!options.admin && options.sessionOwners && !options.sessionOwners.claim(session, options.clientKey)) {
       sendBadRequest(socket, describeForeignSession(session))
       return
