@@ -402,6 +402,14 @@ export const characterSchema = z
   })
   .describe('The character.')
 
+/** A character's id as it appears in URLs, `model` names and file names. */
+export const characterIdKeySchema = z
+  .string()
+  .regex(
+    /^[\p{L}\p{N}_][\p{L}\p{N}_.-]{0,63}$/u,
+    'letters, digits, _ . - (at most 64, not starting with . or -)',
+  )
+
 export const historySchema = z
   .strictObject({
     store: z
@@ -540,6 +548,12 @@ export const embeddingsSchema = z.strictObject({
 export const memorySchema = z
   .strictObject({
     enabled: z.boolean().default(true).describe('Store turns as long-term memories and retrieve them.'),
+    store: z
+      .enum(['sqlite', 'postgres'])
+      .default('sqlite')
+      .describe(
+        'Where long-term memories, their history of changes and the knowledge base are kept: sqlite (storage.sqlite_path) or postgres (storage.postgres_url, shared by several servers). Search ranks alike in both.',
+      ),
     top_k: z.int().min(0).max(100).default(3).describe('Memories placed in the system prompt.'),
     min_score: z
       .number()
@@ -625,7 +639,7 @@ export const storageSchema = z
   .strictObject({
     sqlite_path: z.string().min(1).default('./data/charpipe.db').describe('SQLite database file.'),
     redis_url: secret('Redis URL (history.store: redis; cluster.enabled).'),
-    postgres_url: secret('PostgreSQL URL (history.store: postgres).'),
+    postgres_url: secret('PostgreSQL URL (history.store: postgres; memory.store: postgres).'),
     timeout_ms: timeoutMs()
       .default(1000)
       .describe(
@@ -745,6 +759,18 @@ export const configSchema = z
     llm: llmSchema.prefault({}),
     openclaw: openclawSchema.prefault({}),
     character: characterSchema.prefault({}),
+    characters: z
+      .record(characterIdKeySchema, characterSchema)
+      .default({})
+      .describe(
+        'More characters served by the same server, by id (user_input / POST /api/chat `character`, the OpenAI `model`); `character` stays the default one.',
+      ),
+    characters_dir: z
+      .string()
+      .default('')
+      .describe(
+        'A folder with one file per character (YAML, or a Character Card V2/V3 as .json or .png); the file name without extension is the id. Entries of `characters` with the same id are merged over them.',
+      ),
     history: historySchema.prefault({}),
     conversation: conversationSchema.prefault({}),
     memory: memorySchema.prefault({}),

@@ -225,6 +225,30 @@ describe('preflight over the WebSocket', () => {
   })
 })
 
+describe('preflight limits', () => {
+  it('early transcripts have their own turns_per_minute per connection', async () => {
+    server = await startServerOverModel(model.url, [
+      'server:',
+      '  limits:',
+      '    turns_per_minute: 2',
+      'memory:',
+      '  enabled: false',
+    ])
+    client = await openTestSocket(`${server.url}/ws`)
+    model.script([
+      { text: '一。', firstTokenDelayMs: 2000 },
+      { text: '二。', firstTokenDelayMs: 2000 },
+    ])
+    for (const session of ['l1', 'l2', 'l3']) {
+      client.send({ type: 'user_input', session, text: '你好', preflight: true })
+    }
+    const refused = await client.waitFor((frame) => frame.type === 'error')
+    expect(refused).toMatchObject({ code: 'bad_request', session: 'l3' })
+    expect(String(refused.message)).toContain('turns_per_minute')
+    await expect.poll(() => model.requests.length, patience).toBe(2)
+  })
+})
+
 describe('preflight with a tool call', () => {
   it('stops at the tool call until adopted; the tool runs once, after adoption', async () => {
     const calls: string[] = []

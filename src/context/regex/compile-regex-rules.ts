@@ -68,7 +68,8 @@ function explainUnsupported(pattern: string): string | undefined {
   return undefined
 }
 
-function readFlags(flags: string): number | string {
+/** RE2 flag bits for JavaScript flags, or why one is not supported. */
+export function readFlags(flags: string): number | string {
   let bits = 0
   for (const flag of flags) {
     if (!Object.hasOwn(flagNames, flag)) return `flag "${flag}" is not supported (use g, i, m, s, u)`
@@ -79,7 +80,7 @@ function readFlags(flags: string): number | string {
 }
 
 /** Compiles a pattern for RE2, or says why it cannot be. */
-function compilePattern(pattern: string, flags: number): RE2JS | string {
+export function compilePattern(pattern: string, flags: number): RE2JS | string {
   const unsupported = explainUnsupported(pattern)
   if (unsupported) return `${unsupported}: rules run on a linear-time engine (RE2 syntax)`
   try {

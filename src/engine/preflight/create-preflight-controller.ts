@@ -9,7 +9,7 @@
  */
 import type { CharpipeConfig } from '../../config/schema.js'
 import type { TurnInput } from '../../context/types.js'
-import type { CharpipeEvent } from '../../shared/events.js'
+import type { TurnSink } from '../create-turn-output.js'
 import type { ObservedLines } from '../observed-lines.js'
 import { renderGroupInput } from '../render-group-input.js'
 import type { SessionLanes, TurnHandle } from '../session-lanes.js'
@@ -24,12 +24,6 @@ import {
   unusableReasonOf,
 } from './create-preflight-slots.js'
 import { preflightKeyOf } from './normalize-preflight-text.js'
-
-/** Where a turn's events go once someone listens (a prepared turn has no listener until adopted). */
-export interface TurnSink {
-  push(event: CharpipeEvent): void
-  close(): void
-}
 
 /** A turn started in its lane: its handle, whether it has closed, and (prepared) how to adopt it. */
 export interface StartedTurn {
@@ -51,6 +45,8 @@ export interface CreatePreflightControllerOptions {
   lanes: SessionLanes
   observedLines: ObservedLines
   readConfig(): CharpipeConfig
+  /** Checks and settles the input's character (an unknown one is refused like a final input's). */
+  resolveInput?(input: TurnInput): TurnInput
   /** Starts a turn in its session's lane, holding its events on `gate` (no sink yet). */
   launch(input: TurnInput, gate: PreflightGate): StartedTurn
   /** A final input adopting a prepared turn is a new input of the session (cluster, `interrupt`). */
@@ -75,11 +71,12 @@ export function createPreflightController(options: CreatePreflightControllerOpti
       }
       const validated = validateGenerateInput(raw, { maxInputChars: conversation.max_input_chars })
       // Observed lines are only looked at: the final input takes them.
-      const input = renderGroupInput(
+      const rendered = renderGroupInput(
         validated,
         options.observedLines.peek(validated.session),
         conversation.group,
       )
+      const input = options.resolveInput ? options.resolveInput(rendered) : rendered
       return slots.offer({
         session: input.session,
         key: preflightKeyOf(input),
@@ -125,7 +122,7 @@ export function createPreflightController(options: CreatePreflightControllerOpti
       turn.handle.preflight = false
       turn.attach(sink)
       options.onAdopted?.(turn.handle)
-      slots.noteAdopted()
+      slots.noteAdopted(prepared)
       prepared.gate.adopt(input)
       return turn
     },

@@ -64,7 +64,7 @@ export interface PreflightSlots {
   take(session: string): PreparedTurn | undefined
   /** A prepared turn that can no longer be adopted: stops it and counts what it cost. */
   drop(prepared: PreparedTurn, reason: PreflightDropReason): void
-  noteAdopted(): void
+  noteAdopted(prepared: PreparedTurn): void
   stats(): PreflightStats
 }
 
@@ -141,6 +141,20 @@ export function createPreflightSlots(): PreflightSlots {
       }
       const prepared = start()
       stats.started++
+      // Stopped from elsewhere (a new input on another server, close): counted now, not at expiry.
+      prepared.handle.controller.signal.addEventListener(
+        'abort',
+        () => {
+          if (prepared.gate.adopted) return
+          const current = sessions.get(session)
+          if (current?.prepared === prepared) {
+            clearTimeout(current.expiry)
+            sessions.delete(session)
+          }
+          drop(prepared, 'interrupted')
+        },
+        { once: true },
+      )
       const expiry = setTimeout(() => expire(session, prepared), settings.timeoutMs)
       expiry.unref?.()
       sessions.set(session, {
@@ -162,7 +176,8 @@ export function createPreflightSlots(): PreflightSlots {
       return state.prepared
     },
     drop,
-    noteAdopted() {
+    noteAdopted(prepared) {
+      accounted.add(prepared)
       stats.adopted++
     },
     stats: () => ({
