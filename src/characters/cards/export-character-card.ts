@@ -10,7 +10,7 @@ import { BadRequestError } from '../../shared/errors.js'
 import { cardDataSchema } from './card-schema.js'
 import { convertCharacterToCard } from './convert-character-to-card.js'
 import { createDefaultCardImage } from './create-default-card-image.js'
-import { readCardPng } from './read-card-png.js'
+import { readPngChunks } from './read-png-chunks.js'
 import { writeCardPng } from './write-card-png.js'
 
 export interface ExportCharacterCardOptions {
@@ -24,11 +24,10 @@ function readAvatarPng(avatar: string): Uint8Array | undefined {
   if (!pngDataUri.test(avatar)) return undefined
   const bytes = new Uint8Array(Buffer.from(avatar.slice(avatar.indexOf(',') + 1), 'base64'))
   try {
-    readCardPng(bytes)
+    readPngChunks(bytes)
     return bytes
-  } catch (error) {
-    // readCardPng refuses a PNG without a card too; that is the usual avatar and is fine.
-    return BadRequestError.isInstance(error) && /no character card/.test(error.message) ? bytes : undefined
+  } catch {
+    return undefined
   }
 }
 

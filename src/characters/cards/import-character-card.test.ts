@@ -197,6 +197,16 @@ describe('bad cards', () => {
       },
       /bad PNG: a chunk runs past the end/,
     ],
+    [
+      'a damaged card chunk',
+      () => {
+        const bytes = new Uint8Array(valid)
+        const at = Buffer.from(bytes).indexOf('chara\0') + 8
+        bytes[at] = bytes[at] === 65 ? 66 : 65
+        return [bytes, 'image/png']
+      },
+      /bad PNG: the chara chunk is damaged/,
+    ],
     ['a PNG without a card', () => [makePicture(), 'image/png'], /no "chara" or "ccv3" text chunk/],
     ['bad base64', () => [png({ chara: 'not*base64!' }), 'image/png'], /chara chunk is not base64/],
     [
