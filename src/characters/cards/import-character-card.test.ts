@@ -167,6 +167,35 @@ describe('exportCharacterCard round trip', () => {
     expect(chara!.data).toMatchObject({ name: 'Seraphina', first_mes: character.greeting })
   })
 
+  it("carries charpipe's own presentation fields in extensions.charpipe, and nothing else through it", () => {
+    const character = characterSchema.parse({
+      name: 'Mika',
+      user_name: 'Captain',
+      reply_format: 'json',
+      emotions: ['happy', 'sad'],
+      default_emotion: 'happy',
+      inline_emotion_tags: true,
+    })
+    const card = JSON.parse(Buffer.from(exportCharacterCard(character, { format: 'json' })).toString('utf8'))
+    expect(card.data.extensions).toEqual({
+      charpipe: {
+        user_name: 'Captain',
+        reply_format: 'json',
+        emotions: ['happy', 'sad'],
+        default_emotion: 'happy',
+        inline_emotion_tags: true,
+      },
+    })
+    const back = characterSchema.parse(importCharacterCard(card, 'application/json').character)
+    expect(back).toEqual({ ...character, card: {} })
+    card.data.extensions.charpipe.pipeline = { processors: { 'regex-processor': { rules: [] } } }
+    expect(importCharacterCard(card, 'application/json').character.pipeline).toBeUndefined()
+    card.data.extensions.charpipe.emotions = ['happy', 3]
+    expect(() => importCharacterCard(card, 'application/json')).toThrow(
+      /data\.extensions\.charpipe\.emotions\.1: /,
+    )
+  })
+
   it('exports a character made in charpipe with a default picture', () => {
     const character = characterSchema.parse({ name: '小助手', persona: '温柔。', greeting: '你好！' })
     const png = exportCharacterCard(character, { format: 'png' })
