@@ -153,12 +153,6 @@ export function App() {
     return () => created.close()
   }, [])
 
-  // Opening the session with the character: a new one gets its greeting (stored by the server).
-  useEffect(() => {
-    if (status !== 'open' || !config) return
-    socket?.send({ type: 'open', session, ...(chosenCharacter ? { character: chosenCharacter } : {}) })
-  }, [status, session, chosenCharacter, config !== undefined])
-
   const changeCharacter = (next: string) => {
     setCharacterId(next)
     setChatState(initialChatState)

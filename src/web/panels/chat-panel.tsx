@@ -99,6 +99,17 @@ export function ChatPanel(props: ChatPanelProps) {
     void restoreConversation()
   }, [props.session, props.character, props.greetings, props.needsToken])
 
+  // Shown, the chat opens its session with the character: a new one gets its greeting, stored by
+  // the server, and the conversation is read again when the `opened` frame says so.
+  useEffect(() => {
+    if (props.status !== 'open' || props.needsToken) return
+    props.socket?.send({
+      type: 'open',
+      session: props.session,
+      ...(props.character ? { character: props.character } : {}),
+    })
+  }, [props.status, props.session, props.character, props.needsToken])
+
   // The stored count follows the turns that end on this page.
   const finishedHere = props.state.turns.filter((turn) => !turn.restored && turn.status === 'done').length
   useEffect(() => {
