@@ -255,8 +255,10 @@ export function App() {
           <ProviderPanel config={config} schema={schema} onSaved={setConfig} />
         ) : null}
         {tab === 'pipeline' ? <PipelinePanel onSaved={setConfig} /> : null}
-        {tab === 'preview' ? <PreviewPanel session={session} emotionKeys={emotionKeys} /> : null}
-        {tab === 'memory' ? <MemoryPanel session={session} /> : null}
+        {tab === 'preview' ? (
+          <PreviewPanel session={session} character={chosenCharacter} emotionKeys={emotionKeys} />
+        ) : null}
+        {tab === 'memory' ? <MemoryPanel session={session} character={chosenCharacter} /> : null}
       </main>
       <ToastArea />
     </div>

@@ -80,6 +80,14 @@ describe.skipIf(skipReason !== undefined)('characters on the web page', () => {
     expect(
       ofDefault.messages.some((message: { content: string }) => message.content === '你好，爱丽丝'),
     ).toBe(false)
+
+    // The context preview is the chosen character's.
+    await page.goto(`${server.url}/#preview`)
+    await page.locator('[data-panel="preview"]').waitFor()
+    await page.fill('input[name="preview-text"]', '你在画什么？')
+    await page.click('[data-action="preview"]')
+    await page.locator('.preview-message').first().waitFor()
+    expect(await page.locator('.preview-messages').textContent()).toContain('爱丽丝是一位画家。')
   })
 
   it('imports a PNG card (its picture the avatar), exports it, duplicates and deletes a character', async () => {
