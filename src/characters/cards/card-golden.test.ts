@@ -24,14 +24,15 @@ async function converse(imported: ImportCharacterCardResult, texts: string[]) {
   server.script(texts.map((_, index) => ({ text: `{"emotion":"平静"}reply ${index}` })))
   const config = makeConfig({
     llm: { provider: 'custom', base_url: `${server.url}/v1`, model: 'golden-model', max_retries: 0 },
-    character: imported.character,
-    // The character's own processor settings, as a single-character config writes them.
-    pipeline: { processors: imported.character.pipeline?.processors ?? {} },
+    // Served beside the default character under its id: its own processor settings (the card's
+    // system prompt and post-history instructions) and its lorebook apply to its turns only.
+    characters: { [imported.id]: imported.character },
   })
   // The first greeting (first_mes) opens the session: a new session is opened with one at random.
   const charpipe = await createCharpipe(config, { random: () => 0 })
   try {
-    for (const text of texts) await collectEvents(charpipe.generate({ text, session: 'golden' }))
+    for (const text of texts)
+      await collectEvents(charpipe.generate({ text, session: 'golden', character: imported.id }))
   } finally {
     await charpipe.close()
   }
@@ -98,5 +99,27 @@ describe('an imported card, as the model receives it', () => {
       { role: 'system', content: 'Answer in two sentences at most.' },
       { role: 'user', content: 'The moonlight is bright in the glade.' },
     ])
+  })
+
+  it("keeps a character's lorebook and card prompts to that character's turns", async () => {
+    const imported = importCharacterCard(makeCardV3(), 'application/json')
+    server.reset()
+    server.script({ text: '{"emotion":"平静"}ok' })
+    const config = makeConfig({
+      llm: { provider: 'custom', base_url: `${server.url}/v1`, model: 'golden-model', max_retries: 0 },
+      characters: { [imported.id]: imported.character },
+    })
+    const charpipe = await createCharpipe(config)
+    try {
+      await collectEvents(
+        charpipe.generate({ text: 'The castle at night, the glade, the moon.', session: 's' }),
+      )
+    } finally {
+      await charpipe.close()
+    }
+    const sent = JSON.stringify((server.requests[0]!.body as { messages: unknown[] }).messages)
+    expect(sent).toContain('你是小助手')
+    for (const text of ['haunted', 'glade herself', 'sleeping goddess', 'Stay gentle', 'two sentences'])
+      expect(sent).not.toContain(text)
   })
 })

@@ -163,6 +163,7 @@ export function createWebSocketEvents(options: CreateWebSocketEventsOptions): WS
       images: frame.images,
       speaker: frame.speaker,
       reply_images: frame.reply_images,
+      ...(frame.character ? { character: frame.character } : {}),
       preflight: true,
     }
     charpipe
