@@ -51,7 +51,7 @@ export function makeCardV2(overrides: Partial<CharacterCardV2['data']> = {}): Ch
           secondary_keys: ['night'],
           selective: true,
           content: 'The castle is haunted after dark.',
-          extensions: { probability: 100 },
+          extensions: { probability: 100, position: 5 },
           enabled: true,
           insertion_order: 20,
           id: 1,

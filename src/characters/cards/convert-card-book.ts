@@ -69,12 +69,17 @@ function readDecorators(content: string): {
 
 /** SillyTavern's placement fields of `extensions`: the entry's position, depth and role hold them. */
 const placementExtensions = ['position', 'depth', 'role']
+/** SillyTavern positions charpipe places as its own: before (0) / after (1) the character, at depth (4). */
+const ownPositions = new Set([0, 1, atDepth])
 
 function convertEntry(entry: CardBookEntry): LorebookEntryConfig {
   const card = rest(entry, entryFields)
   if (card.use_regex === false) delete card.use_regex
   const extensions = (entry.extensions ?? {}) as Record<string, unknown>
-  const otherExtensions = rest(extensions, new Set(placementExtensions))
+  // Other SillyTavern positions (author's note, example messages, outlets) have no place in charpipe:
+  // the entry goes by its before_char/after_char, and the position is kept to be written back.
+  const foreignPosition = typeof extensions.position === 'number' && !ownPositions.has(extensions.position)
+  const otherExtensions = rest(extensions, new Set(foreignPosition ? ['depth', 'role'] : placementExtensions))
   if (Object.keys(otherExtensions).length > 0) card.extensions = otherExtensions
   else delete card.extensions
   const decorated = readDecorators(entry.content)
@@ -121,9 +126,11 @@ function writeKeys(keys: readonly string[], useRegex: boolean): string[] {
 function writeEntry(entry: LorebookEntryConfig): Record<string, unknown> {
   const { decorators, ...card } = entry.card
   const useRegex = card.use_regex === true
+  const kept = (card.extensions as Record<string, unknown> | undefined) ?? {}
+  const position = entry.position === 'depth' ? atDepth : entry.position === 'after_char' ? 1 : 0
   const extensions = {
-    ...((card.extensions as Record<string, unknown> | undefined) ?? {}),
-    position: entry.position === 'depth' ? atDepth : entry.position === 'after_char' ? 1 : 0,
+    ...kept,
+    position: typeof kept.position === 'number' && entry.position !== 'depth' ? kept.position : position,
     depth: entry.depth,
     role: roles.indexOf(entry.role),
   }
