@@ -2,7 +2,8 @@
  * A card's `character_book` as the character's lorebook, and back. What the lorebook has no field
  * for stays in `card` (the book's and each entry's) and is written back. Two card dialects carry an
  * entry's depth: SillyTavern's `extensions` (`position: 4`, `depth`, `role` 0-2) and V3's `@@depth` /
- * `@@role` decorators at the top of the content; both are read, and written back the way they came.
+ * `@@role` decorators at the top of the content. Both are read; export always writes the
+ * extensions, and the decorators for an entry that came with decorators.
  */
 
 import type { LorebookConfig, LorebookEntryConfig } from '../../config/schema.js'
