@@ -402,6 +402,14 @@ export const characterSchema = z
   })
   .describe('The character.')
 
+/** A character's id as it appears in URLs, `model` names and file names. */
+export const characterIdKeySchema = z
+  .string()
+  .regex(
+    /^[\p{L}\p{N}_][\p{L}\p{N}_.-]{0,63}$/u,
+    'letters, digits, _ . - (at most 64, not starting with . or -)',
+  )
+
 export const historySchema = z
   .strictObject({
     store: z
@@ -751,6 +759,18 @@ export const configSchema = z
     llm: llmSchema.prefault({}),
     openclaw: openclawSchema.prefault({}),
     character: characterSchema.prefault({}),
+    characters: z
+      .record(characterIdKeySchema, characterSchema)
+      .default({})
+      .describe(
+        'More characters served by the same server, by id (user_input / POST /api/chat `character`, the OpenAI `model`); `character` stays the default one.',
+      ),
+    characters_dir: z
+      .string()
+      .default('')
+      .describe(
+        'A folder with one file per character (YAML, or a Character Card V2/V3 as .json or .png); the file name without extension is the id. Entries of `characters` with the same id are merged over them.',
+      ),
     history: historySchema.prefault({}),
     conversation: conversationSchema.prefault({}),
     memory: memorySchema.prefault({}),

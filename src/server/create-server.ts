@@ -23,6 +23,7 @@ import { respondBadRequest, respondWithError } from './error-response.js'
 import { limitHttpTurns } from './limit-http-turns.js'
 import { requireAccess } from './require-access.js'
 import { registerAdminRoutes } from './routes/admin-routes.js'
+import { registerCharacterRoutes } from './routes/character-routes.js'
 import { registerChatRoute } from './routes/chat-route.js'
 import { registerDoctorRoute } from './routes/doctor-route.js'
 import { registerHealthRoutes } from './routes/health-routes.js'
@@ -111,7 +112,12 @@ export async function createServer(options: CreateServerOptions): Promise<Charpi
 
   const app = new Hono()
   // First: no route runs for a foreign Host, a foreign page or a form-encoded body.
-  mountSecurity(app, { readServer: () => readConfig().server, boundHost: options.host })
+  mountSecurity(app, {
+    readServer: () => readConfig().server,
+    boundHost: options.host,
+    // A character card may come as the PNG that carries it.
+    extraTypes: { '/api/characters/import': ['image/png'] },
+  })
   defineErrorEvent()
   const nodeWebSocket = createNodeWebSocket({ app })
   const sockets = new Set<() => void>()
@@ -156,6 +162,7 @@ export async function createServer(options: CreateServerOptions): Promise<Charpi
   registerOpenAiCompletionsRoute(app, dependencies)
   registerOpenAiModelsRoute(app, dependencies)
   registerAdminRoutes(app, dependencies)
+  registerCharacterRoutes(app, dependencies)
   registerDoctorRoute(app, dependencies)
   registerMemoryRoutes(app, dependencies)
 

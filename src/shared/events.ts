@@ -82,7 +82,19 @@ export interface LlmDoneEvent extends TurnEventBase {
   usage?: TurnUsage
 }
 
+/**
+ * A character's greeting opening a new session (`greeting` / `alternate_greetings`): stored as its
+ * first reply, and sent before anything of the turn whose input found the session new.
+ */
+export interface GreetingEvent extends TurnEventBase {
+  type: 'greeting'
+  /** The greeting's display text ({{char}} and {{user}} filled in). */
+  text: string
+  emotion: string
+}
+
 export type CharpipeEvent =
+  | GreetingEvent
   | LlmChunkEvent
   | LlmEmotionEvent
   | LlmSentenceEvent

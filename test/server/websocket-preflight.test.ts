@@ -225,6 +225,28 @@ describe('preflight over the WebSocket', () => {
   })
 })
 
+describe('preflight with characters', () => {
+  it("an early transcript to a character is prepared with that character's persona and adopted", async () => {
+    server = await startServerOverModel(model.url, [
+      'characters:',
+      '  alice:',
+      '    name: Alice',
+      '    persona: ALICE-PERSONA 一位画家',
+      'memory:',
+      '  enabled: false',
+    ])
+    client = await openTestSocket(`${server.url}/ws`)
+    model.script({ text: '我画画。', firstTokenDelayMs: 100 })
+    client.send({ type: 'user_input', session: 'ch', character: 'alice', text: '你做什么', preflight: true })
+    await expect.poll(() => model.requests.length, patience).toBe(1)
+    expect(JSON.stringify(model.requests[0]!.body)).toContain('ALICE-PERSONA')
+    client.send({ type: 'user_input', session: 'ch', character: 'alice', text: '你做什么？' })
+    const frames = await client.waitForTurn('ch')
+    expect(frames.at(-1)).toMatchObject({ type: 'llm_done', text: '我画画。' })
+    expect(model.requests).toHaveLength(1)
+  })
+})
+
 describe('preflight limits', () => {
   it('early transcripts have their own turns_per_minute per connection', async () => {
     server = await startServerOverModel(model.url, [

@@ -24,13 +24,15 @@ async function converse(imported: ImportCharacterCardResult, texts: string[]) {
   server.script(texts.map((_, index) => ({ text: `{"emotion":"平静"}reply ${index}` })))
   const config = makeConfig({
     llm: { provider: 'custom', base_url: `${server.url}/v1`, model: 'golden-model', max_retries: 0 },
-    character: imported.character,
-    // The character's own processor settings, as a single-character config writes them.
-    pipeline: { processors: imported.character.pipeline?.processors ?? {} },
+    // Served beside the default character under its id: its own processor settings (the card's
+    // system prompt and post-history instructions) and its lorebook apply to its turns only.
+    characters: { [imported.id]: imported.character },
   })
-  const charpipe = await createCharpipe(config)
+  // The first greeting (first_mes) opens the session: a new session is opened with one at random.
+  const charpipe = await createCharpipe(config, { random: () => 0 })
   try {
-    for (const text of texts) await collectEvents(charpipe.generate({ text, session: 'golden' }))
+    for (const text of texts)
+      await collectEvents(charpipe.generate({ text, session: 'golden', character: imported.id }))
   } finally {
     await charpipe.close()
   }
@@ -53,11 +55,13 @@ describe('an imported card, as the model receives it', () => {
       '【场景】\n用户 wakes up in a glade.',
       formatRules,
     ].join('\n\n')
+    const greeting = '{"emotion": "平静", "text": "*Seraphina kneels beside you.* You are safe now."}'
     const examples = [
       { role: 'user', content: 'Who are you?' },
       { role: 'assistant', content: 'I am Seraphina.\nI keep this forest.' },
       { role: 'user', content: 'Is it dangerous?' },
-      { role: 'assistant', content: 'Only at night.' },
+      // The greeting (first_mes) is the session's first stored reply; consecutive replies are merged.
+      { role: 'assistant', content: `Only at night.\n\n${greeting}` },
     ]
     expect(requests[0]).toEqual([
       { role: 'system', content: systemPrompt },
@@ -83,13 +87,39 @@ describe('an imported card, as the model receives it', () => {
   it('injects depth entries into the history and regex keys by pattern', async () => {
     const imported = importCharacterCard(makeCardV3(), 'application/json')
     const [first] = await converse(imported, ['The moonlight is bright in the glade.'])
-    // Depth 2 before depth 1 (the history is empty, so both sit before the input); the assistant
-    // entry joins the example dialogue's last reply, as consecutive roles are merged.
-    expect(first!.slice(-4)).toEqual([
+    // Depth 2 before depth 1, counted back from the input through the history (the greeting); the
+    // assistant entry joins the example dialogue's last reply, as consecutive roles are merged.
+    expect(first!.slice(-5)).toEqual([
       { role: 'assistant', content: 'Only at night.\n\nThe moon is a sleeping goddess.' },
       { role: 'system', content: 'Seraphina planted the glade herself.' },
+      {
+        role: 'assistant',
+        content: '{"emotion": "平静", "text": "*Seraphina kneels beside you.* You are safe now."}',
+      },
       { role: 'system', content: 'Answer in two sentences at most.' },
       { role: 'user', content: 'The moonlight is bright in the glade.' },
     ])
+  })
+
+  it("keeps a character's lorebook and card prompts to that character's turns", async () => {
+    const imported = importCharacterCard(makeCardV3(), 'application/json')
+    server.reset()
+    server.script({ text: '{"emotion":"平静"}ok' })
+    const config = makeConfig({
+      llm: { provider: 'custom', base_url: `${server.url}/v1`, model: 'golden-model', max_retries: 0 },
+      characters: { [imported.id]: imported.character },
+    })
+    const charpipe = await createCharpipe(config)
+    try {
+      await collectEvents(
+        charpipe.generate({ text: 'The castle at night, the glade, the moon.', session: 's' }),
+      )
+    } finally {
+      await charpipe.close()
+    }
+    const sent = JSON.stringify((server.requests[0]!.body as { messages: unknown[] }).messages)
+    expect(sent).toContain('你是小助手')
+    for (const text of ['haunted', 'glade herself', 'sleeping goddess', 'Stay gentle', 'two sentences'])
+      expect(sent).not.toContain(text)
   })
 })

@@ -2,8 +2,12 @@
  * The picture of a card exported from a character without a PNG avatar: a 128×128 head-and-shoulders
  * silhouette, drawn here so no binary file ships for it. Made once, on first use.
  */
-import { deflateSync } from 'node:zlib'
-import encodeChunks from 'png-chunks-encode'
+import { createRequire } from 'node:module'
+import { computeCrc32 } from './compute-crc32.js'
+import { pngSignature } from './read-png-chunks.js'
+
+// node:zlib loads with the first picture made, not with `import('charpipe')`.
+const require = createRequire(import.meta.url)
 
 const size = 128
 const background = [0xdd, 0xe3, 0xea]
@@ -17,13 +21,21 @@ function isFigure(x: number, y: number): boolean {
   return head || shoulders
 }
 
-function headerChunk(): { name: string; data: Uint8Array } {
-  const data = new Uint8Array(13)
-  const view = new DataView(data.buffer)
-  view.setUint32(0, size)
-  view.setUint32(4, size)
+function encodeChunk(type: string, data: Uint8Array): Buffer {
+  const chunk = Buffer.alloc(12 + data.length)
+  chunk.writeUInt32BE(data.length, 0)
+  chunk.write(type, 4, 'latin1')
+  chunk.set(data, 8)
+  chunk.writeUInt32BE(computeCrc32(chunk.subarray(4, 8), data), 8 + data.length)
+  return chunk
+}
+
+function headerData(): Uint8Array {
+  const data = Buffer.alloc(13)
+  data.writeUInt32BE(size, 0)
+  data.writeUInt32BE(size, 4)
   data.set([8, 2, 0, 0, 0], 8) // 8-bit RGB, deflate, no filter method, no interlace
-  return { name: 'IHDR', data }
+  return data
 }
 
 export function createDefaultCardImage(): Uint8Array {
@@ -37,10 +49,11 @@ export function createDefaultCardImage(): Uint8Array {
       offset += 3
     }
   }
-  image = encodeChunks([
-    headerChunk(),
-    { name: 'IDAT', data: new Uint8Array(deflateSync(rows)) },
-    { name: 'IEND', data: new Uint8Array(0) },
+  image = Buffer.concat([
+    pngSignature,
+    encodeChunk('IHDR', headerData()),
+    encodeChunk('IDAT', (require('node:zlib') as typeof import('node:zlib')).deflateSync(rows)),
+    encodeChunk('IEND', new Uint8Array(0)),
   ])
   return image
 }

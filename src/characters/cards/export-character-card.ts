@@ -4,13 +4,14 @@
  * older readers, the V2 form (converted by the card library, which also drops V3-only content
  * decorators) in a `chara` chunk.
  */
-import { CCardLib, type CharacterCardV3 } from '@risuai/ccardlib'
+import type { CharacterCardV3 } from '@risuai/ccardlib'
 import type { CharacterConfig } from '../../config/schema.js'
 import { BadRequestError } from '../../shared/errors.js'
 import { cardDataSchema } from './card-schema.js'
 import { convertCharacterToCard } from './convert-character-to-card.js'
 import { createDefaultCardImage } from './create-default-card-image.js'
-import { readCardPng } from './read-card-png.js'
+import { loadCardLibrary } from './load-card-library.js'
+import { readPngChunks } from './read-png-chunks.js'
 import { writeCardPng } from './write-card-png.js'
 
 export interface ExportCharacterCardOptions {
@@ -24,11 +25,10 @@ function readAvatarPng(avatar: string): Uint8Array | undefined {
   if (!pngDataUri.test(avatar)) return undefined
   const bytes = new Uint8Array(Buffer.from(avatar.slice(avatar.indexOf(',') + 1), 'base64'))
   try {
-    readCardPng(bytes)
+    readPngChunks(bytes)
     return bytes
-  } catch (error) {
-    // readCardPng refuses a PNG without a card too; that is the usual avatar and is fine.
-    return BadRequestError.isInstance(error) && /no character card/.test(error.message) ? bytes : undefined
+  } catch {
+    return undefined
   }
 }
 
@@ -41,7 +41,7 @@ function checkCard(card: CharacterCardV3): void {
       `the character's card field ${issue.path.map(String).join('.')} cannot be exported: ${issue.message}`,
     )
   }
-  if (CCardLib.character.check(card) !== 'v3')
+  if (loadCardLibrary().character.check(card) !== 'v3')
     throw new BadRequestError("the character's card fields do not make a Character Card V3")
 }
 
@@ -53,7 +53,7 @@ export function exportCharacterCard(
   checkCard(card)
   const json = JSON.stringify(card)
   if (options.format === 'json') return new Uint8Array(Buffer.from(json, 'utf8'))
-  const v2 = CCardLib.character.convert(card, { from: 'v3', to: 'v2' })
+  const v2 = loadCardLibrary().character.convert(card, { from: 'v3', to: 'v2' })
   return writeCardPng({
     image: readAvatarPng(character.avatar) ?? createDefaultCardImage(),
     ccv3: json,

@@ -3,11 +3,9 @@
  * as SillyTavern, RisuAI and Chub write them. Also returns the picture without those chunks, which
  * becomes the character's avatar (keeping them would store the card twice).
  */
-
-import { decode as decodeTextChunk } from 'png-chunk-text'
-import encodeChunks from 'png-chunks-encode'
-import extractChunks from 'png-chunks-extract'
 import { BadRequestError } from '../../shared/errors.js'
+import { computeCrc32 } from './compute-crc32.js'
+import { type PngChunk, pngSignature, readPngChunks } from './read-png-chunks.js'
 
 export interface ReadCardPngResult {
   /** The card's JSON text. */
@@ -18,54 +16,23 @@ export interface ReadCardPngResult {
   image: Uint8Array
 }
 
-const signature = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]
 export const cardChunkKeywords = new Set(['ccv3', 'chara'])
 
-type Chunk = { name: string; data: Uint8Array }
-
-/**
- * Walks the chunk lengths before the library reads them: it allocates what each chunk declares, so
- * a few bytes declaring 4 GB would otherwise cost that much memory before failing.
- */
-function checkChunkLengths(bytes: Uint8Array): void {
-  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength)
-  let offset = signature.length
-  while (offset + 8 <= bytes.length) {
-    const length = view.getUint32(offset)
-    const end = offset + 12 + length
-    if (end > bytes.length) throw new BadRequestError('bad PNG: a chunk runs past the end of the file')
-    if (String.fromCharCode(...bytes.subarray(offset + 4, offset + 8)) === 'IEND') return
-    offset = end
-  }
-  throw new BadRequestError('bad PNG: the file ended before its IEND chunk')
-}
-
-function readChunks(bytes: Uint8Array): Chunk[] {
-  if (bytes.length < signature.length || signature.some((byte, index) => bytes[index] !== byte))
-    throw new BadRequestError('bad PNG: the file does not start with the PNG signature')
-  checkChunkLengths(bytes)
-  try {
-    return extractChunks(bytes)
-  } catch (error) {
-    throw new BadRequestError(`bad PNG: ${(error as Error).message}`, { cause: error })
-  }
-}
-
-function keywordOf(chunk: Chunk): string | undefined {
-  if (chunk.name !== 'tEXt') return undefined
+/** The keyword of a tEXt chunk (`keyword\0text`), or undefined for any other chunk. */
+export function readTextKeyword(chunk: PngChunk): string | undefined {
+  if (chunk.type !== 'tEXt') return undefined
   const end = chunk.data.indexOf(0)
-  return end < 0 ? undefined : String.fromCharCode(...chunk.data.subarray(0, Math.min(end, 80)))
+  return end > 0 && end < 80 ? Buffer.from(chunk.data.subarray(0, end)).toString('latin1') : undefined
 }
 
 const base64Pattern = /^[A-Za-z0-9+/]*={0,2}$/
 
-function decodeCardText(chunk: Chunk, keyword: string): string {
-  let text: string
-  try {
-    text = decodeTextChunk(chunk.data).text.replace(/\s+/g, '')
-  } catch (error) {
-    throw new BadRequestError(`bad PNG: the ${keyword} chunk: ${(error as Error).message}`, { cause: error })
-  }
+function decodeCardText(chunk: PngChunk, keyword: string): string {
+  if (computeCrc32(new TextEncoder().encode(chunk.type), chunk.data) !== chunk.crc)
+    throw new BadRequestError(`bad PNG: the ${keyword} chunk is damaged (its CRC does not match)`)
+  const text = Buffer.from(chunk.data.subarray(keyword.length + 1))
+    .toString('latin1')
+    .replace(/\s+/g, '')
   if (!base64Pattern.test(text) || text.length % 4 === 1)
     throw new BadRequestError(`the ${keyword} chunk is not base64`)
   try {
@@ -75,17 +42,16 @@ function decodeCardText(chunk: Chunk, keyword: string): string {
   }
 }
 
-export function readCardPng(bytes: Uint8Array): ReadCardPngResult {
-  const chunks = readChunks(bytes)
-  const found = new Map<string, Chunk>()
-  const kept: Chunk[] = []
-  for (const chunk of chunks) {
-    const keyword = keywordOf(chunk)
+export function readCardPng(png: Uint8Array): ReadCardPngResult {
+  const found = new Map<string, PngChunk>()
+  const kept: Uint8Array[] = [pngSignature]
+  for (const chunk of readPngChunks(png)) {
+    const keyword = readTextKeyword(chunk)
     if (keyword && cardChunkKeywords.has(keyword)) {
       if (!found.has(keyword)) found.set(keyword, chunk)
-    } else kept.push(chunk)
+    } else kept.push(chunk.bytes)
   }
   const chunk = found.has('ccv3') ? 'ccv3' : found.has('chara') ? 'chara' : undefined
   if (!chunk) throw new BadRequestError('the PNG carries no character card (no "chara" or "ccv3" text chunk)')
-  return { json: decodeCardText(found.get(chunk)!, chunk), chunk, image: encodeChunks(kept) }
+  return { json: decodeCardText(found.get(chunk)!, chunk), chunk, image: Buffer.concat(kept) }
 }

@@ -33,6 +33,16 @@ interface RegexKey extends KeyOwner {
 }
 
 const regexKey = /^\/(.+)\/([a-z]*)$/s
+
+/** Plain keys look at the newest this many characters of the scanned text (one pass, ~1 ms). */
+export const maxScanChars = 50_000
+/**
+ * Characters all `/regex/` keys together may scan in one call: each RE2 run is linear but costs
+ * about 50 ns a character, so with many regex keys each looks at a shorter newest part of the text
+ * (never less than `minRegexScanChars`). Keeps a turn's scan within a few ms whatever the lorebook.
+ */
+export const regexScanBudgetChars = 400_000
+export const minRegexScanChars = 2_000
 const cache = new WeakMap<LorebookConfig, CompiledLorebook>()
 
 function compileRegexKey(key: string): RE2JS | string | undefined {
@@ -68,11 +78,15 @@ function build(lorebook: LorebookConfig): CompiledLorebook {
     problems,
     scan(text, hits) {
       const mark = (owner: KeyOwner) => hits[owner.kind].add(owner.entry)
+      const newest = text.length > maxScanChars ? text.slice(-maxScanChars) : text
       for (const [scanner, owners, lower] of scanners) {
         if (owners.length === 0) continue
-        scanner.scan(lower ? text.toLowerCase() : text, (id) => mark(owners[id]!))
+        scanner.scan(lower ? newest.toLowerCase() : newest, (id) => mark(owners[id]!))
       }
-      for (const key of regexes) if (!hits[key.kind].has(key.entry) && key.regex.test(text)) mark(key)
+      if (regexes.length === 0) return
+      const window = Math.max(minRegexScanChars, Math.floor(regexScanBudgetChars / regexes.length))
+      const regexText = newest.length > window ? newest.slice(-window) : newest
+      for (const key of regexes) if (!hits[key.kind].has(key.entry) && key.regex.test(regexText)) mark(key)
     },
   }
 }

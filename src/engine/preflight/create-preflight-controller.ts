@@ -45,6 +45,8 @@ export interface CreatePreflightControllerOptions {
   lanes: SessionLanes
   observedLines: ObservedLines
   readConfig(): CharpipeConfig
+  /** Checks and settles the input's character (an unknown one is refused like a final input's). */
+  resolveInput?(input: TurnInput): TurnInput
   /** Starts a turn in its session's lane, holding its events on `gate` (no sink yet). */
   launch(input: TurnInput, gate: PreflightGate): StartedTurn
   /** A final input adopting a prepared turn is a new input of the session (cluster, `interrupt`). */
@@ -69,11 +71,12 @@ export function createPreflightController(options: CreatePreflightControllerOpti
       }
       const validated = validateGenerateInput(raw, { maxInputChars: conversation.max_input_chars })
       // Observed lines are only looked at: the final input takes them.
-      const input = renderGroupInput(
+      const rendered = renderGroupInput(
         validated,
         options.observedLines.peek(validated.session),
         conversation.group,
       )
+      const input = options.resolveInput ? options.resolveInput(rendered) : rendered
       return slots.offer({
         session: input.session,
         key: preflightKeyOf(input),

@@ -53,6 +53,25 @@ describe('createCharpipe input with preflight: true', () => {
     await charpipe.close()
   })
 
+  it('adopted while still streaming: the held events and the live ones follow in order, none lost or doubled', async () => {
+    const charpipe = await createCharpipe(configOver())
+    const text = '第一句话。第二句话。第三句话。第四句话。'
+    model.script({ text, chunkSize: 1, delayMs: 25, firstTokenDelayMs: 50 })
+    await collectEvents(charpipe.generate({ session: 'm', text: '说四句', preflight: true }))
+    await expect.poll(() => model.requests.length, patience).toBe(1)
+    // Part of the reply is prepared (held), the rest arrives after the final input.
+    await new Promise((resolve) => setTimeout(resolve, 200))
+    const events = await collectEvents(charpipe.generate({ session: 'm', text: '说四句。' }))
+    const chunks = events.flatMap((event) => (event.type === 'llm_chunk' ? [event.text] : []))
+    expect(chunks.join('')).toBe(text)
+    expect(events.flatMap((event) => (event.type === 'llm_sentence' ? [event.index] : []))).toEqual([
+      0, 1, 2, 3,
+    ])
+    expect(doneOf(events)).toMatchObject({ text, interrupted: false })
+    expect(model.requests[0]!.closedEarly).toBe(false)
+    await charpipe.close()
+  })
+
   it('other final words abort the prepared request and answer the final text', async () => {
     const charpipe = await createCharpipe(configOver({ conversation: { on_new_input: 'queue' } }))
     model.script([{ text: '猫。', firstTokenDelayMs: 5000 }, { text: '狗。' }])

@@ -150,7 +150,7 @@ export async function createPostgresHistoryStore(
           )
         }
         const { id, turn_count: turnSeq } = session.rows[0]!
-        await client.query(sql.insertMessage, messageValues(id, turnSeq, turn.turn, turn.user))
+        if (turn.user) await client.query(sql.insertMessage, messageValues(id, turnSeq, turn.turn, turn.user))
         if (turn.assistant)
           await client.query(sql.insertMessage, messageValues(id, turnSeq, turn.turn, turn.assistant))
         await client.query('COMMIT')

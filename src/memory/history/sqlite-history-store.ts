@@ -120,7 +120,7 @@ export function createSqliteHistoryStore(options: SqliteHistoryStoreOptions): Hi
   // all. IMMEDIATE takes the write lock up front, so a second process waits instead of failing late.
   const appendTurn = database.transaction((scope: ConversationScope, turn: CompletedTurn) => {
     const session = statements.bumpSession.get({ ...pickScope(scope), now: Date.now() })!
-    insertMessage(session.id, session.turn_count, turn.turn, turn.user)
+    if (turn.user) insertMessage(session.id, session.turn_count, turn.turn, turn.user)
     if (turn.assistant) insertMessage(session.id, session.turn_count, turn.turn, turn.assistant)
   })
 

@@ -1,5 +1,5 @@
 /**
- * `GET /ws`: JSON text frames in (`user_input`, `observe`, `interrupt`), turn events out. Several sessions may
+ * `GET /ws`: JSON text frames in (`user_input`, `observe`, `interrupt`, `open`), turn events out. Several sessions may
  * share one socket; a frame that is not valid gets an `error` frame naming the problem and the
  * connection stays open. Turns still running when the socket closes are interrupted.
  */
@@ -113,6 +113,7 @@ export function createWebSocketEvents(options: CreateWebSocketEventsOptions): WS
     try {
       const input = {
         session,
+        ...(frame.character ? { character: frame.character } : {}),
         text: frame.text,
         emotion: frame.emotion,
         images: frame.images,
@@ -162,6 +163,7 @@ export function createWebSocketEvents(options: CreateWebSocketEventsOptions): WS
       images: frame.images,
       speaker: frame.speaker,
       reply_images: frame.reply_images,
+      ...(frame.character ? { character: frame.character } : {}),
       preflight: true,
     }
     charpipe
@@ -198,6 +200,39 @@ export function createWebSocketEvents(options: CreateWebSocketEventsOptions): WS
         message: CharpipeError.isInstance(error)
           ? error.message
           : 'observing the line failed; see the server log',
+      })
+    }
+  }
+
+  // Always answered, so a client knows when to show the session: with the greeting when one was stored.
+  const openSession = async (socket: WSContext, frame: Extract<ClientFrame, { type: 'open' }>) => {
+    const session = frame.session ?? 'default'
+    if (!options.admin && options.sessionOwners && !options.sessionOwners.claim(session, options.clientKey)) {
+      sendBadRequest(socket, describeForeignSession(session))
+      return
+    }
+    try {
+      const { greeting } = await charpipe.open({
+        session,
+        ...(frame.character ? { character: frame.character } : {}),
+      })
+      send(socket, {
+        type: 'opened',
+        session,
+        ...(frame.character ? { character: frame.character } : {}),
+        greeting: greeting
+          ? { text: greeting.content, emotion: greeting.emotion, turn: greeting.turn }
+          : null,
+      })
+    } catch (error) {
+      if (!CharpipeError.isInstance(error)) logger.error({ error }, 'opening a session failed')
+      send(socket, {
+        type: 'error',
+        code: CharpipeError.isInstance(error) ? error.code : 'internal',
+        session,
+        message: CharpipeError.isInstance(error)
+          ? error.message
+          : 'opening the session failed; see the server log',
       })
     }
   }
@@ -241,7 +276,10 @@ export function createWebSocketEvents(options: CreateWebSocketEventsOptions): WS
       return undefined
     }
     if (value === null || typeof value !== 'object' || Array.isArray(value)) {
-      sendBadRequest(socket, 'a frame must be a JSON object with a "type" (user_input, observe or interrupt)')
+      sendBadRequest(
+        socket,
+        'a frame must be a JSON object with a "type" (user_input, observe, interrupt or open)',
+      )
       return undefined
     }
     const forbidden = findForbiddenKey(value)
@@ -252,12 +290,12 @@ export function createWebSocketEvents(options: CreateWebSocketEventsOptions): WS
     const parsed = clientFrameSchema.safeParse(value)
     if (!parsed.success) {
       const type = (value as { type?: unknown }).type
-      const known = type === 'user_input' || type === 'interrupt' || type === 'observe'
+      const known = type === 'user_input' || type === 'interrupt' || type === 'observe' || type === 'open'
       sendBadRequest(
         socket,
         known
           ? `${type} frame: ${formatZodIssues(parsed.error)}`
-          : `type: unknown frame type ${JSON.stringify(type ?? null)}; expected user_input, observe or interrupt`,
+          : `type: unknown frame type ${JSON.stringify(type ?? null)}; expected user_input, observe, interrupt or open`,
       )
       return undefined
     }
@@ -288,6 +326,10 @@ export function createWebSocketEvents(options: CreateWebSocketEventsOptions): WS
         observeLine(socket, frame)
         return
       }
+      if (frame.type === 'open') {
+        void openSession(socket, frame)
+        return
+      }
       const session = frame.session ?? 'default'
       if (
         !options.admin &&
@@ -304,6 +346,7 @@ export function createWebSocketEvents(options: CreateWebSocketEventsOptions): WS
         .interrupt(session, {
           ...(heard !== undefined ? { heard } : {}),
           ...(frame.clear_queue ? { clearQueue: true } : {}),
+          ...(frame.character ? { character: frame.character } : {}),
         })
         .catch((error: unknown) => {
           logger.error({ error }, 'interrupt failed')
