@@ -159,7 +159,10 @@ describe('exportCharacterCard round trip', () => {
       system_prompt: 'You are {{char}}. Stay gentle.',
       post_history_instructions: 'Answer in two sentences at most.',
     })
-    const moon = (ccv3!.data.character_book as { entries: { content: string; keys: string[] }[] }).entries[3]!
+    const entries = (ccv3!.data.character_book as { entries: Record<string, unknown>[] }).entries
+    // A SillyTavern position charpipe has no place for (5: before the example messages) is kept.
+    expect(entries[1]!.extensions).toEqual({ probability: 100, position: 5, depth: 4, role: 0 })
+    const moon = entries[3] as { content: string }
     expect(moon.content).toBe('@@depth 2\n@@role assistant\nThe moon is a sleeping goddess.')
     // The V2 form has no V3-only decorators in its content.
     const v2Moon = (chara!.data.character_book as { entries: { content: string }[] }).entries[3]!
