@@ -94,4 +94,21 @@ describe('createCharpipe: several characters', () => {
     expect(charpipe.characters()).toEqual(['小助手', 'alice', 'bob'])
     await charpipe.close()
   })
+
+  it('the builtin mock answers as the character spoken to', async () => {
+    const charpipe = await createCharpipe(
+      makeConfig({
+        llm: { provider: 'mock' },
+        history: { store: 'memory' },
+        memory: { enabled: false },
+        character: { name: '小助手' },
+        characters: { alice: { name: 'Alice', reply_format: 'plain' } },
+      }),
+    )
+    const alice = doneOf(await collectEvents(charpipe.generate({ character: 'alice', text: '你是谁' })))
+    const main = doneOf(await collectEvents(charpipe.generate({ text: '你是谁' })))
+    expect(alice.text).toContain('我是Alice')
+    expect(main.text).toContain('我是小助手')
+    await charpipe.close()
+  })
 })
