@@ -5,9 +5,9 @@
  * `@@role` decorators at the top of the content. Both are read; export always writes the
  * extensions, and the decorators for an entry that came with decorators.
  */
-import { CCardLib } from '@risuai/ccardlib'
 import type { LorebookConfig, LorebookEntryConfig } from '../../config/schema.js'
 import type { CardBook, CardBookEntry } from './card-schema.js'
+import { loadCardLibrary } from './load-card-library.js'
 
 const roles = ['system', 'user', 'assistant'] as const
 /** SillyTavern's `extensions.position` for "at depth". */
@@ -59,7 +59,7 @@ function readDecorators(content: string): {
   const decorators: string[] = []
   let depth: number | undefined
   let role: string | undefined
-  const stripped = CCardLib.decorator.parse(content, (name, args) => {
+  const stripped = loadCardLibrary().decorator.parse(content, (name, args) => {
     if (name === 'depth' && /^\d+$/.test(args[0] ?? '')) depth = Number(args[0])
     else if (name === 'role' && roles.includes(args[0] as (typeof roles)[number])) role = args[0]
     else decorators.push(`@@${name}${args.length ? ` ${args.join(',')}` : ''}`)

@@ -2,7 +2,7 @@
  * The picture of a card exported from a character without a PNG avatar: a 128×128 head-and-shoulders
  * silhouette, drawn here so no binary file ships for it. Made once, on first use.
  */
-import { deflateSync } from 'node:zlib'
+import { createRequire } from 'node:module'
 import { computeCrc32 } from './compute-crc32.js'
 import { pngSignature } from './read-png-chunks.js'
 
@@ -46,6 +46,8 @@ export function createDefaultCardImage(): Uint8Array {
       offset += 3
     }
   }
+  // zlib on first use: the bare package import loads no compression module.
+  const { deflateSync } = createRequire(import.meta.url)('node:zlib') as typeof import('node:zlib')
   image = Buffer.concat([
     pngSignature,
     encodeChunk('IHDR', headerData()),
