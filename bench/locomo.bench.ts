@@ -3,7 +3,11 @@
  * each question searched in its own conversation with the store's default ranking and no
  * embeddings; recall@5/10/25 of the evidence turns against the paper's DRAGON retriever.
  *
- *   node --import tsx bench/locomo.bench.ts [--datasets DIR]
+ *   node --import tsx bench/locomo.bench.ts [--datasets DIR] [--store sqlite|postgres|both]
+ *
+ * `--store postgres` stores the same turns in PostgreSQL (`POSTGRES_URL`, else the local server;
+ * one schema per conversation, dropped afterwards); `both` runs the two and counts the questions
+ * whose top 25 came back the same, in the same order.
  *
  * The dataset is not kept in the repository: the folder comes from `--datasets`, else
  * `CHARPIPE_DATASETS`, else `../shared/datasets` beside the checkout, and must hold
@@ -14,18 +18,27 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { createPostgresMemoryStore } from '../src/memory/long-term/create-postgres-memory-store.js'
 import { createSqliteMemoryStore } from '../src/memory/long-term/create-sqlite-memory-store.js'
+import type { MemoryStore } from '../src/memory/types.js'
+import { createTestSchemaName, dropSchemasUnder, testPostgresUrl } from '../test/support/local-postgres.js'
 import { loadLocomo } from './locomo/load-locomo.js'
 import { measureRecall, type QuestionOutcome } from './locomo/measure-recall.js'
 
 const ks = [5, 10, 25]
 const dragon: Record<number, number> = { 5: 58.8, 10: 67.5, 25: 79.9 }
 const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..')
-const flagIndex = process.argv.indexOf('--datasets')
+const readFlag = (name: string) => {
+  const index = process.argv.indexOf(name)
+  return index > 0 ? process.argv[index + 1] : undefined
+}
+const store = readFlag('--store') ?? 'sqlite'
+if (!['sqlite', 'postgres', 'both'].includes(store)) {
+  console.error(`--store must be sqlite, postgres or both, got ${JSON.stringify(store)}`)
+  process.exit(2)
+}
 const datasetsDir =
-  (flagIndex > 0 ? process.argv[flagIndex + 1] : undefined) ??
-  process.env.CHARPIPE_DATASETS ??
-  join(repoRoot, '..', 'shared', 'datasets')
+  readFlag('--datasets') ?? process.env.CHARPIPE_DATASETS ?? join(repoRoot, '..', 'shared', 'datasets')
 const zipPath = join(datasetsDir, 'locomo', 'locomo10.zip')
 if (!existsSync(zipPath)) {
   console.error(
@@ -37,18 +50,22 @@ if (!existsSync(zipPath)) {
 }
 
 const conversations = loadLocomo(zipPath)
-const folder = mkdtempSync(join(tmpdir(), 'locomo-bench-'))
-const outcomes: QuestionOutcome[] = []
-let skipped = 0
-let turns = 0
-try {
+
+/** Opens the store one conversation is stored in (its own file or schema). */
+type OpenStore = (conversation: string, now: () => number) => Promise<MemoryStore>
+
+interface StoreRun {
+  outcomes: QuestionOutcome[]
+  skipped: number
+  turns: number
+}
+
+async function runLocomo(openStore: OpenStore): Promise<StoreRun> {
+  const run: StoreRun = { outcomes: [], skipped: 0, turns: 0 }
   for (const conversation of conversations) {
     const lastTime = Math.max(...conversation.turns.map((turn) => turn.time))
     // Questions are asked after the last session: the clock stands a day later.
-    const store = createSqliteMemoryStore({
-      path: join(folder, `${conversation.id}.db`),
-      now: () => lastTime + 86_400_000,
-    })
+    const store = await openStore(conversation.id, () => lastTime + 86_400_000)
     for (const turn of conversation.turns) {
       await store.add({
         scope: conversation.id,
@@ -60,36 +77,79 @@ try {
     }
     for (const question of conversation.questions) {
       const hits = await store.search(question.question, { scope: conversation.id, k: Math.max(...ks) })
-      outcomes.push({
+      run.outcomes.push({
         category: question.category,
         evidence: question.evidence,
         retrieved: hits.map((hit) => String(hit.metadata?.diaId)),
       })
     }
-    skipped += conversation.skipped
-    turns += conversation.turns.length
+    run.skipped += conversation.skipped
+    run.turns += conversation.turns.length
     await store.close()
   }
-} finally {
-  rmSync(folder, { recursive: true, force: true })
+  return run
 }
 
-console.log(
-  `LoCoMo: ${conversations.length} conversations, ${turns} turns, ${outcomes.length} questions, ${skipped} skipped`,
-)
-const rows = measureRecall(outcomes, ks)
-console.table(
-  Object.fromEntries([
-    ...rows.map((row) => [
-      row.label,
-      {
-        questions: row.questions,
-        ...Object.fromEntries(ks.map((k) => [`R@${k}`, row.recall[k]?.toFixed(1)])),
-      },
+async function runSqlite(): Promise<StoreRun> {
+  const folder = mkdtempSync(join(tmpdir(), 'locomo-bench-'))
+  try {
+    return await runLocomo(async (conversation, now) =>
+      createSqliteMemoryStore({ path: join(folder, `${conversation}.db`), now }),
+    )
+  } finally {
+    rmSync(folder, { recursive: true, force: true })
+  }
+}
+
+async function runPostgres(): Promise<StoreRun> {
+  // One schema per conversation, as SQLite has one file per conversation; all dropped afterwards.
+  const prefix = createTestSchemaName('locomo')
+  try {
+    return await runLocomo((conversation, now) =>
+      createPostgresMemoryStore({
+        url: testPostgresUrl,
+        schema: `${prefix}_${conversation.replace(/\W/g, '_').toLowerCase()}`,
+        timeoutMs: 10_000,
+        now,
+      }),
+    )
+  } finally {
+    await dropSchemasUnder(prefix)
+  }
+}
+
+const runs: [string, StoreRun][] = []
+if (store === 'sqlite' || store === 'both') runs.push(['sqlite', await runSqlite()])
+if (store === 'postgres' || store === 'both') runs.push(['postgres', await runPostgres()])
+
+for (const [name, { outcomes, skipped, turns }] of runs) {
+  console.log(
+    `LoCoMo through the ${name} store: ${conversations.length} conversations, ${turns} turns, ${outcomes.length} questions, ${skipped} skipped`,
+  )
+  const rows = measureRecall(outcomes, ks)
+  console.table(
+    Object.fromEntries([
+      ...rows.map((row) => [
+        row.label,
+        {
+          questions: row.questions,
+          ...Object.fromEntries(ks.map((k) => [`R@${k}`, row.recall[k]?.toFixed(1)])),
+        },
+      ]),
+      [
+        'DRAGON (paper)',
+        { questions: '', ...Object.fromEntries(ks.map((k) => [`R@${k}`, dragon[k]?.toFixed(1)])) },
+      ],
     ]),
-    [
-      'DRAGON (paper)',
-      { questions: '', ...Object.fromEntries(ks.map((k) => [`R@${k}`, dragon[k]?.toFixed(1)])) },
-    ],
-  ]),
-)
+  )
+}
+
+if (runs.length === 2) {
+  const [sqlite, postgres] = runs.map(([, run]) => run.outcomes) as [QuestionOutcome[], QuestionOutcome[]]
+  const same = sqlite.filter(
+    (outcome, index) => outcome.retrieved.join() === postgres[index]?.retrieved.join(),
+  ).length
+  console.log(
+    `the same ${Math.max(...ks)} memories in the same order for ${same} of ${sqlite.length} questions`,
+  )
+}

@@ -5,6 +5,7 @@
  * `@@role` decorators at the top of the content. Both are read; export always writes the
  * extensions, and the decorators for an entry that came with decorators.
  */
+
 import type { LorebookConfig, LorebookEntryConfig } from '../../config/schema.js'
 import type { CardBook, CardBookEntry } from './card-schema.js'
 import { loadCardLibrary } from './load-card-library.js'

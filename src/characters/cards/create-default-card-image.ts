@@ -6,6 +6,9 @@ import { createRequire } from 'node:module'
 import { computeCrc32 } from './compute-crc32.js'
 import { pngSignature } from './read-png-chunks.js'
 
+// node:zlib loads with the first picture made, not with `import('charpipe')`.
+const require = createRequire(import.meta.url)
+
 const size = 128
 const background = [0xdd, 0xe3, 0xea]
 const figure = [0x8a, 0x97, 0xa8]
@@ -46,12 +49,10 @@ export function createDefaultCardImage(): Uint8Array {
       offset += 3
     }
   }
-  // zlib on first use: the bare package import loads no compression module.
-  const { deflateSync } = createRequire(import.meta.url)('node:zlib') as typeof import('node:zlib')
   image = Buffer.concat([
     pngSignature,
     encodeChunk('IHDR', headerData()),
-    encodeChunk('IDAT', deflateSync(rows)),
+    encodeChunk('IDAT', (require('node:zlib') as typeof import('node:zlib')).deflateSync(rows)),
     encodeChunk('IEND', new Uint8Array(0)),
   ])
   return image

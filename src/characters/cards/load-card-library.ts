@@ -1,15 +1,15 @@
 /**
- * The card library, loaded on first use: the config loader reaches the card importer (card files in
- * `characters_dir`), and a bare `import('charpipe')` must not load a dependency it may never need.
- * Loaded with `require` because the card functions are synchronous; the package ships CommonJS too.
+ * The card library (`@risuai/ccardlib`) is required with the first card read or written, not with
+ * `import('charpipe')`: most programs never touch a Character Card. Its CommonJS build is the one
+ * used, by every caller through here, so there is one instance.
  */
 import { createRequire } from 'node:module'
-import type { CCardLib as CardLibrary } from '@risuai/ccardlib'
+import type { CCardLib } from '@risuai/ccardlib'
 
-let library: typeof CardLibrary | undefined
+const require = createRequire(import.meta.url)
+let loaded: typeof CCardLib | undefined
 
-export function loadCardLibrary(): typeof CardLibrary {
-  library ??= (createRequire(import.meta.url)('@risuai/ccardlib') as { CCardLib: typeof CardLibrary })
-    .CCardLib
-  return library
+export function loadCardLibrary(): typeof CCardLib {
+  loaded ??= (require('@risuai/ccardlib') as typeof import('@risuai/ccardlib')).CCardLib
+  return loaded
 }

@@ -148,6 +148,22 @@ const zh = {
   'tools.loadFailed': '工具列表读取失败：{message}',
   'tools.none': '没有可用的工具。',
   'tools.refresh': '刷新',
+  'mcpImport.title': '从 JSON 添加 MCP 服务器',
+  'mcpImport.hint':
+    '粘贴 MCP 服务器文档里的 mcpServers JSON（{"mcpServers": {…}} 或其中的服务器表）。远程服务器（url）直接生效；要运行程序的服务器（command）只能写在 config.yaml 里。',
+  'mcpImport.apply': '添加',
+  'mcpImport.applied': '已添加远程服务器：{names}',
+  'mcpImport.applyFailed': '服务器拒绝了这次修改：{message}',
+  'mcpImport.stdioLead':
+    '{names} 要在本机运行程序：为安全起见，管理接口不接受这类服务器（否则能打开本页的人就能在服务器上运行程序）。请把下面几行加到 config.yaml，保存后服务器会自动读取：',
+  'mcpImport.badJson': '不是有效的 JSON：{message}',
+  'mcpImport.notObject': '应是一个对象：{"mcpServers": {…}}，或服务器名到配置的表。',
+  'mcpImport.empty': 'JSON 里没有服务器。',
+  'mcpImport.badName': '服务器名 "{name}" 只能用字母、数字、_ . -（最多 64 个）。',
+  'mcpImport.badEntry': '服务器 "{name}"：需要 "command"（本地程序）或 "url"（远程服务器）。',
+  'mcpImport.badField': '服务器 "{name}"：{field} 应为 {expected}。',
+  'mcpImport.ignored': '服务器 "{name}"：忽略了不认识的字段 {fields}。',
+  'mcpImport.disabled': '服务器 "{name}" 标记为 disabled，未添加。',
 
   'pipeline.title': '上下文流水线',
   'pipeline.hint': '按优先级从小到大依次运行；保存后下一轮生效。',
@@ -357,6 +373,23 @@ const en: Record<MessageKey, string> = {
   'tools.loadFailed': 'Cannot load the tools: {message}',
   'tools.none': 'No tools available.',
   'tools.refresh': 'Refresh',
+  'mcpImport.title': 'Add MCP servers from JSON',
+  'mcpImport.hint':
+    'Paste the mcpServers JSON from an MCP server’s documentation ({"mcpServers": {…}} or the map of servers in it). Remote servers (url) are added at once; servers that run a program (command) can only be set in config.yaml.',
+  'mcpImport.apply': 'Add',
+  'mcpImport.applied': 'Remote servers added: {names}',
+  'mcpImport.applyFailed': 'The server refused the change: {message}',
+  'mcpImport.stdioLead':
+    '{names} run a program on this machine: for safety the admin API refuses such servers (otherwise anyone who reaches this page could run programs on the server). Add these lines to config.yaml; the server picks up the saved file:',
+  'mcpImport.badJson': 'Not valid JSON: {message}',
+  'mcpImport.notObject':
+    'Expected an object: {"mcpServers": {…}}, or a map of server names to their settings.',
+  'mcpImport.empty': 'No servers in the JSON.',
+  'mcpImport.badName': 'Server name "{name}" may only use letters, digits, _ . - (up to 64).',
+  'mcpImport.badEntry': 'Server "{name}": needs "command" (a local program) or "url" (a remote server).',
+  'mcpImport.badField': 'Server "{name}": {field} must be {expected}.',
+  'mcpImport.ignored': 'Server "{name}": unknown fields left out: {fields}.',
+  'mcpImport.disabled': 'Server "{name}" is marked disabled and was left out.',
 
   'pipeline.title': 'Context pipeline',
   'pipeline.hint': 'Runs from the lowest priority up; changes apply from the next turn.',
