@@ -37,6 +37,16 @@ export interface MemoryRankingOptions {
   /** The expansion never lifts a memory above this many of the best the query's own words found. */
   feedbackKeep: number
   /**
+   * Share of its score a memory keeps when the query names a date ("in May 2023") and the memory
+   * was not said in or just after it (1: dates are ignored).
+   */
+  undatedShare: number
+  /**
+   * Share of its score a memory keeps when the query asks when and the memory tells no time
+   * ("yesterday", "last week", a weekday or month; 1: off).
+   */
+  untimedShare: number
+  /**
    * Hits scoring below this (scores are in [0, 1]) are not returned. The store's default keeps
    * every match; the server passes `memory.min_score`.
    */
@@ -59,6 +69,8 @@ export const defaultMemoryRanking: MemoryRankingOptions = {
   feedbackWeight: 0.3,
   feedbackTermShare: 0.05,
   feedbackKeep: 10,
+  undatedShare: 0.5,
+  untimedShare: 0.7,
   minScore: 0,
 }
 

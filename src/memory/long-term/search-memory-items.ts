@@ -17,6 +17,8 @@ import type { Logger } from '../../shared/logger.js'
 import type { MemoryHit, MemorySearchOptions } from '../types.js'
 import type { KeywordIndex } from './create-keyword-index.js'
 import type { EmbeddingsClient } from './create-openai-embeddings.js'
+import { findQueryDates } from './find-query-dates.js'
+import { findTimeReferenceTerms } from './find-time-reference-terms.js'
 import { fuseRanks } from './fuse-ranks.js'
 import { convertRowToHit, type MemoryItemRow } from './memory-item-row.js'
 import {
@@ -149,36 +151,36 @@ export function createMemorySearcher(options: MemorySearcherOptions): MemorySear
   }
 
   /** Final score from what the index holds: no row is read or segmented. */
-  function scoreIndexed(
-    candidate: Candidate,
-    partition: MemoryTermIndex,
-    rareTerms: Map<string, number>,
-    now: number,
-  ) {
+  function scoreIndexed(candidate: Candidate, partition: MemoryTermIndex, query: QueryFeatures, now: number) {
     const slot = candidate.slot
     const snippetTerms = new Set<string>()
-    for (const term of rareTerms.keys()) if (partition.hasInBody(term, slot)) snippetTerms.add(term)
+    for (const term of query.rareTerms.keys()) if (partition.hasInBody(term, slot)) snippetTerms.add(term)
     const time = partition.times[slot] as number
+    const timed = query.timeTerms.some((term) => partition.hasInBody(term, slot))
     return combineScore(
       candidate.relevance,
       {
         decay: partition.kind === 'memory' ? computeTimeDecay(now - time, ranking) : 1,
-        boost: computeKeywordBoost({ rareTerms, snippetTerms }, ranking),
+        boost: computeKeywordBoost({ rareTerms: query.rareTerms, snippetTerms }, ranking),
         penalty: computeLengthPenalty(partition.bodyLengths[slot] as number, ranking),
+        timeAnswer: query.timeTerms.length === 0 || timed ? 1 : ranking.untimedShare,
       },
       ranking.keywordBoost,
     )
   }
 
   /** Final score of a row the index lacks (a vector hit written by a writer it has not seen). */
-  function scoreRow(candidate: Candidate, row: RankedRow, rareTerms: Map<string, number>, now: number) {
+  function scoreRow(candidate: Candidate, row: RankedRow, query: QueryFeatures, now: number) {
     const bodyTerms = segmentText(row.text)
+    const snippetTerms = new Set(bodyTerms)
+    const timed = query.timeTerms.some((term) => snippetTerms.has(term))
     return combineScore(
       candidate.relevance,
       {
         decay: row.kind === 'memory' ? computeTimeDecay(now - row.time, ranking) : 1,
-        boost: computeKeywordBoost({ rareTerms, snippetTerms: new Set(bodyTerms) }, ranking),
+        boost: computeKeywordBoost({ rareTerms: query.rareTerms, snippetTerms }, ranking),
         penalty: computeLengthPenalty(bodyTerms.length, ranking),
+        timeAnswer: query.timeTerms.length === 0 || timed ? 1 : ranking.untimedShare,
       },
       ranking.keywordBoost,
     )
@@ -224,6 +226,8 @@ export function createMemorySearcher(options: MemorySearcherOptions): MemorySear
       validateSearch(query, searchOptions)
       const { scope, k } = searchOptions
       if (k === 0) return []
+      const now = options.now()
+      const timeWindows = findQueryDates(query, { now })
       // Stopwords are not indexed, so a query of nothing but stopwords has nothing to match.
       const terms = [...new Set(segmentText(query))]
       if (terms.length === 0) return []
@@ -232,7 +236,12 @@ export function createMemorySearcher(options: MemorySearcherOptions): MemorySear
       // After the await: the index is read and used in one synchronous stretch, so no write lands
       // between ranking and reading the rows.
       const partitions = keywordIndex.findPartitions(scope)
-      const columnWeights = { speakerWeight: ranking.speakerWeight, contextWeight: ranking.contextWeight }
+      const columnWeights = {
+        speakerWeight: ranking.speakerWeight,
+        contextWeight: ranking.contextWeight,
+        timeWindows,
+        outsideWindowShare: ranking.undatedShare,
+      }
       const keyword = rankKeywordMatches({ partitions, terms, limit, ...columnWeights })
       const keywordScale = keyword.maxRelevance > 0 ? 1 / keyword.maxRelevance : 0
       const candidates = new Map<number, Candidate>(
@@ -277,16 +286,18 @@ export function createMemorySearcher(options: MemorySearcherOptions): MemorySear
         }
       }
       if (candidates.size === 0) return []
-      const rareTerms = findRareTerms(keyword.documentFrequency, keyword.documentCount)
-      const now = options.now()
+      const features: QueryFeatures = {
+        rareTerms: findRareTerms(keyword.documentFrequency, keyword.documentCount),
+        timeTerms: findTimeReferenceTerms(query),
+      }
       const unindexed = [...candidates.values()].filter((candidate) => !candidate.partition)
       const rows = unindexed.length ? readRows(unindexed.map((candidate) => candidate.seq)) : new Map()
       const ranked: ScoredCandidate[] = []
       for (const candidate of candidates.values()) {
         const row = rows.get(candidate.seq)
         const score = candidate.partition
-          ? scoreIndexed(candidate, candidate.partition, rareTerms, now)
-          : row && scoreRow(candidate, row, rareTerms, now)
+          ? scoreIndexed(candidate, candidate.partition, features, now)
+          : row && scoreRow(candidate, row, features, now)
         if (score === undefined) continue
         const time = candidate.partition
           ? (candidate.partition.times[candidate.slot] as number)
@@ -325,13 +336,22 @@ function orderRanked(ranked: ScoredCandidate[]): ScoredCandidate[] {
   )
 }
 
+/** What the final scoring needs to know of the query. */
+interface QueryFeatures {
+  /** Rare query terms with their IDF (the keyword boost). */
+  rareTerms: Map<string, number>
+  /** When the query asks when: the terms of a memory that tells a time. */
+  timeTerms: readonly string[]
+}
+
 /** Relevance (in [0, 1]) times factors each at most 1: the boost is divided by its own maximum. */
 function combineScore(
   relevance: number,
-  factors: { decay: number; boost: number; penalty: number },
+  factors: { decay: number; boost: number; penalty: number; timeAnswer: number },
   keywordBoost: number,
 ): number {
-  return (relevance * factors.decay * factors.boost * factors.penalty) / (1 + Math.max(0, keywordBoost))
+  const product = relevance * factors.decay * factors.boost * factors.penalty * factors.timeAnswer
+  return product / (1 + Math.max(0, keywordBoost))
 }
 
 function validateSearch(query: string, options: MemorySearchOptions): void {
