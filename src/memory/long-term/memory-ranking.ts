@@ -42,6 +42,15 @@ export interface MemoryRankingOptions {
    */
   undatedShare: number
   /**
+   * A candidate that matches on its own words, a turn or two from one of the best matches in the
+   * same sitting, rises to at least this share of that match (0: off; `rerankByLocality`).
+   */
+  nearShare: number
+  /** Weight of how well a candidate's stretch of conversation matches (0: off; `rerankByLocality`). */
+  supportWeight: number
+  /** Weight of another form of a query word ("adopt" for "adoption") against the word itself (0: off). */
+  variantWeight: number
+  /**
    * Share of its score a memory keeps when the query asks when and the memory tells no time
    * ("yesterday", "last week", a weekday or month; 1: off).
    */
@@ -63,13 +72,16 @@ export const defaultMemoryRanking: MemoryRankingOptions = {
   speakerWeight: 0.5,
   contextWeight: 0.5,
   duplicateThreshold: 0.85,
-  candidates: 60,
+  candidates: 150,
   feedbackDocuments: 3,
   feedbackTerms: 8,
   feedbackWeight: 0.3,
   feedbackTermShare: 0.05,
   feedbackKeep: 10,
   undatedShare: 0.5,
+  variantWeight: 0.5,
+  nearShare: 0.5,
+  supportWeight: 0.3,
   untimedShare: 0.7,
   minScore: 0,
 }

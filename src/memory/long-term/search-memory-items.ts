@@ -18,6 +18,7 @@ import type { MemoryHit, MemorySearchOptions } from '../types.js'
 import type { KeywordIndex } from './create-keyword-index.js'
 import type { EmbeddingsClient } from './create-openai-embeddings.js'
 import { findQueryDates } from './find-query-dates.js'
+import { findTermVariants } from './find-term-variants.js'
 import { findTimeReferenceTerms } from './find-time-reference-terms.js'
 import { fuseRanks } from './fuse-ranks.js'
 import { convertRowToHit, type MemoryItemRow } from './memory-item-row.js'
@@ -29,6 +30,7 @@ import {
 } from './memory-ranking.js'
 import type { MemoryTermIndex } from './memory-term-index.js'
 import { type KeywordMatch, rankKeywordMatches } from './rank-keyword-matches.js'
+import { defaultLocality, rerankByLocality } from './rerank-by-locality.js'
 import { scanVectors } from './scan-vectors.js'
 import { segmentText } from './segment-text.js'
 import { selectMemoryHits } from './select-memory-hits.js'
@@ -242,7 +244,8 @@ export function createMemorySearcher(options: MemorySearcherOptions): MemorySear
         timeWindows,
         outsideWindowShare: ranking.undatedShare,
       }
-      const keyword = rankKeywordMatches({ partitions, terms, limit, ...columnWeights })
+      const variants = findTermVariants({ terms, partitions, weight: ranking.variantWeight })
+      const keyword = rankKeywordMatches({ partitions, terms, variants, limit, ...columnWeights })
       const keywordScale = keyword.maxRelevance > 0 ? 1 / keyword.maxRelevance : 0
       const candidates = new Map<number, Candidate>(
         keyword.matches.map((match) => [match.seq, { ...match, relevance: match.relevance * keywordScale }]),
@@ -286,6 +289,11 @@ export function createMemorySearcher(options: MemorySearcherOptions): MemorySear
         }
       }
       if (candidates.size === 0) return []
+      rerankByLocality(candidates.values(), {
+        ...defaultLocality,
+        nearShare: ranking.nearShare,
+        supportWeight: ranking.supportWeight,
+      })
       const features: QueryFeatures = {
         rareTerms: findRareTerms(keyword.documentFrequency, keyword.documentCount),
         timeTerms: findTimeReferenceTerms(query),
