@@ -3,6 +3,7 @@
  * warnings of the seeds (injected dialogue shape, an Anthropic key without its usual prefix).
  */
 import type { ConfigIssue } from '../shared/errors.js'
+import { characterIdOf } from './character-id.js'
 import { suggestClosestName } from './find-closest-name.js'
 import { builtinProviders, lookupProvider } from './provider-registry.js'
 import type { CharpipeConfig } from './schema.js'
@@ -30,11 +31,29 @@ export function findConfigErrors(config: CharpipeConfig): ConfigIssue[] {
   for (const [index, fallback] of config.llm.fallbacks.entries())
     checkProvider(fallback, `llm.fallbacks.${index}`)
   if (config.memory.embeddings) checkProvider(config.memory.embeddings, 'memory.embeddings')
-  if (!config.character.emotions.includes(config.character.default_emotion)) {
+  const checkEmotion = (character: CharpipeConfig['character'], path: string) => {
+    if (character.emotions.includes(character.default_emotion)) return
     issues.push({
-      path: 'character.default_emotion',
-      message: `"${config.character.default_emotion}" is not one of character.emotions (${config.character.emotions.join(', ')})`,
+      path: `${path}.default_emotion`,
+      message: `"${character.default_emotion}" is not one of ${path}.emotions (${character.emotions.join(', ')})`,
     })
+  }
+  checkEmotion(config.character, 'character')
+  const defaultId = characterIdOf(config.character)
+  for (const [id, character] of Object.entries(config.characters)) {
+    checkEmotion(character, `characters.${id}`)
+    if (character.id && character.id !== id) {
+      issues.push({
+        path: `characters.${id}.id`,
+        message: `an entry of characters is kept under its key ("${id}"); leave id empty or make it "${id}"`,
+      })
+    }
+    if (id === defaultId) {
+      issues.push({
+        path: `characters.${id}`,
+        message: `"${id}" is the id of the default character (character); give one of them another id`,
+      })
+    }
   }
   const reset = config.history.reset
   if (reset.policy === 'turns' && reset.max_turns <= 0) {
@@ -53,6 +72,12 @@ export function findConfigErrors(config: CharpipeConfig): ConfigIssue[] {
     issues.push({
       path: 'storage.postgres_url',
       message: 'history.store is postgres but no postgres_url is set',
+    })
+  }
+  if (config.memory.enabled && config.memory.store === 'postgres' && !config.storage.postgres_url) {
+    issues.push({
+      path: 'storage.postgres_url',
+      message: 'memory.store is postgres but no postgres_url is set',
     })
   }
   return issues

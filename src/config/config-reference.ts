@@ -2,7 +2,7 @@
  * Documents generated from the one config schema: `config.schema.json` (editor completion for
  * config.yaml) and `docs/config.md` (the reference). A test keeps the checked-in copies up to date.
  */
-import { z } from 'zod'
+import * as z from 'zod'
 import { configSchema } from './schema.js'
 
 type JsonSchema = {

@@ -6,6 +6,9 @@
 import { readFile } from 'node:fs/promises'
 import { createRequire } from 'node:module'
 import type { z } from 'zod'
+// characters/ sits beside config/: the cards of `characters_dir` are part of the config.
+import { importCardFile } from '../characters/import-card-file.js'
+import { mergeCharactersDir } from '../characters/read-characters-dir.js'
 import { ConfigFileNotFoundError, type ConfigIssue, InvalidConfigError } from '../shared/errors.js'
 import { findForbiddenKey, forbiddenKeyMessage } from '../shared/find-forbidden-key.js'
 import { getLogger, type Logger, registerSecrets } from '../shared/logger.js'
@@ -61,10 +64,18 @@ export function parseConfig(raw: unknown, options: ParseConfigOptions = {}): Par
     message: `environment variable ${variable} is not set; using an empty value`,
   }))
 
-  const parsed = configSchema.safeParse(substituted.value)
+  let value: unknown
+  try {
+    value = mergeCharactersDir(substituted.value, importCardFile)
+  } catch (error) {
+    if (error instanceof InvalidConfigError)
+      throw new InvalidConfigError(error.issues, { source: options.source })
+    throw error
+  }
+  const parsed = configSchema.safeParse(value)
   if (!parsed.success) {
-    const issues = convertZodIssues(parsed.error.issues, substituted.value)
-    const rest = parseWithoutInvalidFields(substituted.value, parsed.error.issues)
+    const issues = convertZodIssues(parsed.error.issues, value)
+    const rest = parseWithoutInvalidFields(value, parsed.error.issues)
     if (rest) {
       for (const issue of runChecks(rest, options)) {
         if (!issues.some((known) => known.path === issue.path)) issues.push(issue)

@@ -4,7 +4,7 @@
  * this one declaration. Sections use `.prefault({})` so a missing section still gets every inner
  * default; objects are strict so a misspelt key is reported instead of silently ignored.
  */
-import { z } from 'zod'
+import * as z from 'zod'
 
 /** A timeout in milliseconds: at least 100 ms (less cannot be met), at most one hour. */
 const timeoutMs = () => z.int().min(100).max(3_600_000)
@@ -249,6 +249,67 @@ export const replyFormatSchema = z
     'json: {"emotion","text"}; prefix: {"emotion"} then plain text; auto: either; plain: no emotion parsing.',
   )
 
+export const lorebookEntrySchema = z
+  .strictObject({
+    name: z.string().default('').describe('A label for people; not sent to the model.'),
+    keys: z.array(z.string().min(1)).default([]).describe('Words (or /regex/flags) that trigger the entry.'),
+    secondary_keys: z
+      .array(z.string().min(1))
+      .default([])
+      .describe('With selective: one of these must appear too.'),
+    selective: z.boolean().default(false).describe('Needs a key and a secondary key.'),
+    constant: z.boolean().default(false).describe('Always injected, keys or not.'),
+    case_sensitive: z.boolean().default(false).describe('Keys match with case.'),
+    enabled: z.boolean().default(true).describe('False: never injected.'),
+    content: z.string().describe('What is injected when the entry triggers.'),
+    insertion_order: z
+      .int()
+      .default(100)
+      .describe('Entries with a higher order are kept first when the budget is short, and placed later.'),
+    position: z
+      .enum(['before_char', 'after_char', 'depth'])
+      .default('before_char')
+      .describe('Before or after the persona in the system prompt, or inside the history at depth.'),
+    depth: z
+      .int()
+      .min(0)
+      .max(1000)
+      .default(4)
+      .describe('With position depth: messages from the end of the history.'),
+    role: z
+      .enum(['system', 'user', 'assistant'])
+      .default('system')
+      .describe('With position depth: who says it.'),
+    card: z
+      .record(z.string(), z.unknown())
+      .default({})
+      .describe("Fields of the card's entry that charpipe does not use, written back on export."),
+  })
+  .describe('A keyword-triggered lorebook (world info) entry.')
+
+export const lorebookSchema = z
+  .strictObject({
+    scan_depth: z
+      .int()
+      .min(0)
+      .max(1000)
+      .default(4)
+      .describe('How many of the newest messages (the input included) are scanned for keys.'),
+    token_budget: z
+      .int()
+      .min(0)
+      .max(1_000_000)
+      .default(1024)
+      .describe('Most tokens of entries injected in one turn.'),
+    recursive: z.boolean().default(false).describe('Injected entries may trigger further entries.'),
+    entries: z.array(lorebookEntrySchema).default([]).describe('The entries.'),
+    card: z
+      .record(z.string(), z.unknown())
+      .default({})
+      .describe("Fields of the card's character_book that charpipe does not use, written back on export."),
+  })
+  .describe("The character's lorebook: entries injected when their keys appear in the conversation.")
+
 export const characterSchema = z
   .strictObject({
     id: z
@@ -303,8 +364,51 @@ export const characterSchema = z
       .array(injectedMessageSchema)
       .default([])
       .describe('Example dialogue placed after the system prompt and before the history.'),
+    scenario: z
+      .string()
+      .default('')
+      .describe('The situation the conversation takes place in; shown after the persona ({{scenario}}).'),
+    greeting: z
+      .string()
+      .default('')
+      .describe(
+        "The character's first message: a new session opens with it as a stored assistant reply (a card's first_mes); empty: the user speaks first.",
+      ),
+    alternate_greetings: z
+      .array(z.string().min(1))
+      .default([])
+      .describe(
+        'Other first messages; a new session opens with one of greeting and these, chosen at random.',
+      ),
+    avatar: z
+      .string()
+      .default('')
+      .describe("Picture of the character: an asset path, an http(s) URL or a data URI (a card's image)."),
+    lorebook: lorebookSchema.prefault({}),
+    pipeline: z
+      .strictObject({
+        processors: processorMapSchema.describe(
+          'Per processor id: {enabled, priority, ...options}, over the top-level pipeline.processors entry of the same id.',
+        ),
+      })
+      .optional()
+      .describe("This character's own processor settings (characters that need other rules than the rest)."),
+    card: z
+      .record(z.string(), z.unknown())
+      .default({})
+      .describe(
+        'Fields of an imported character card that charpipe does not use (creator, tags, extensions, …), written back on export.',
+      ),
   })
   .describe('The character.')
+
+/** A character's id as it appears in URLs, `model` names and file names. */
+export const characterIdKeySchema = z
+  .string()
+  .regex(
+    /^[\p{L}\p{N}_][\p{L}\p{N}_.-]{0,63}$/u,
+    'letters, digits, _ . - (at most 64, not starting with . or -)',
+  )
 
 export const historySchema = z
   .strictObject({
@@ -403,6 +507,34 @@ export const conversationSchema = z
         'Longest text of one input, in characters; a longer one is refused with bad_request (bounds the work one turn can cost).',
       ),
     group: groupChatSchema.prefault({}),
+    preflight: z
+      .boolean()
+      .default(true)
+      .describe(
+        'Accept user_input with preflight: true (an early transcript): the turn is prepared from it, nothing sent or stored, and adopted when the final input has the same words. false: such inputs are ignored.',
+      ),
+    preflight_timeout_ms: z
+      .int()
+      .min(100)
+      .max(600_000)
+      .default(5000)
+      .describe('A preflight no final input has confirmed by then is dropped (its model request aborted).'),
+    preflight_max_restarts: z
+      .int()
+      .min(0)
+      .max(100)
+      .default(3)
+      .describe(
+        'Times a newer preflight with other words may replace the prepared one before the final input; past it newer ones are ignored.',
+      ),
+    preflight_min_interval_ms: z
+      .int()
+      .min(0)
+      .max(60_000)
+      .default(150)
+      .describe(
+        'A newer preflight with other words arriving sooner than this after the prepared one started is ignored (no request per partial transcript).',
+      ),
   })
   .describe('Turn taking.')
 
@@ -416,6 +548,12 @@ export const embeddingsSchema = z.strictObject({
 export const memorySchema = z
   .strictObject({
     enabled: z.boolean().default(true).describe('Store turns as long-term memories and retrieve them.'),
+    store: z
+      .enum(['sqlite', 'postgres'])
+      .default('sqlite')
+      .describe(
+        'Where long-term memories, their history of changes and the knowledge base are kept: sqlite (storage.sqlite_path) or postgres (storage.postgres_url, shared by several servers). Search ranks alike in both.',
+      ),
     top_k: z.int().min(0).max(100).default(3).describe('Memories placed in the system prompt.'),
     min_score: z
       .number()
@@ -501,7 +639,7 @@ export const storageSchema = z
   .strictObject({
     sqlite_path: z.string().min(1).default('./data/charpipe.db').describe('SQLite database file.'),
     redis_url: secret('Redis URL (history.store: redis; cluster.enabled).'),
-    postgres_url: secret('PostgreSQL URL (history.store: postgres).'),
+    postgres_url: secret('PostgreSQL URL (history.store: postgres; memory.store: postgres).'),
     timeout_ms: timeoutMs()
       .default(1000)
       .describe(
@@ -621,6 +759,18 @@ export const configSchema = z
     llm: llmSchema.prefault({}),
     openclaw: openclawSchema.prefault({}),
     character: characterSchema.prefault({}),
+    characters: z
+      .record(characterIdKeySchema, characterSchema)
+      .default({})
+      .describe(
+        'More characters served by the same server, by id (user_input / POST /api/chat `character`, the OpenAI `model`); `character` stays the default one.',
+      ),
+    characters_dir: z
+      .string()
+      .default('')
+      .describe(
+        'A folder with one file per character (YAML, or a Character Card V2/V3 as .json or .png); the file name without extension is the id. Entries of `characters` with the same id are merged over them.',
+      ),
     history: historySchema.prefault({}),
     conversation: conversationSchema.prefault({}),
     memory: memorySchema.prefault({}),
@@ -640,6 +790,8 @@ export type CharpipeConfigInput = z.input<typeof configSchema>
 export type FallbackProviderConfig = z.infer<typeof fallbackProviderSchema>
 export type ProcessorSettings = z.infer<typeof processorSettingsSchema>
 export type CharacterConfig = z.infer<typeof characterSchema>
+export type LorebookConfig = z.infer<typeof lorebookSchema>
+export type LorebookEntryConfig = z.infer<typeof lorebookEntrySchema>
 export type SentenceConfig = z.infer<typeof sentenceSchema>
 export type ReplyFormat = z.infer<typeof replyFormatSchema>
 export type SpeechFilter = z.infer<typeof speechFilterSchema>

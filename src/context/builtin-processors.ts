@@ -10,6 +10,7 @@ import { mergeSystemMessages } from './formatters/merge-system-messages.js'
 import { assetResolver } from './processors/asset-resolver.js'
 import { attachmentText } from './processors/attachment-text.js'
 import { injectionAssembler } from './processors/injection-assembler.js'
+import { lorebook } from './processors/lorebook.js'
 import { memoryRetriever } from './processors/memory-retriever.js'
 import { regexProcessor } from './processors/regex-processor.js'
 import { sessionLoader } from './processors/session-loader.js'
@@ -22,6 +23,7 @@ export const builtinProcessors: readonly ContextProcessor[] = [
   memoryRetriever,
   regexProcessor,
   attachmentText,
+  lorebook,
   injectionAssembler,
   userEmotion,
   tokenLimiter,

@@ -256,6 +256,7 @@ describe('seed 003: 执行顺序 and configuration', () => {
       ['memory-retriever', 150],
       ['regex-processor', 200],
       ['attachment-text', 250],
+      ['lorebook', 270],
       ['injection-assembler', 300],
       ['user-emotion', 350],
       ['token-limiter', 400],

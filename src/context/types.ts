@@ -28,6 +28,11 @@ export interface TurnInput {
   speaker?: Speaker
   /** The text exactly as the caller sent it, when `text` was rendered with speaker and observed lines. */
   spokenText?: string
+  /**
+   * The stable id of the character spoken to (`characters`); absent: the default character. Its
+   * memories are kept apart from every other character's (see `memoryScopeOf`).
+   */
+  character?: string
 }
 
 /** Someone in a group chat: a stable id and an optional display name. */

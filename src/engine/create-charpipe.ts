@@ -9,8 +9,14 @@ import type { Cluster } from '../cluster/connect-cluster.js'
 import type { ClusterInterrupt } from '../cluster/turn-coordinator.js'
 import { loadConfig, parseConfig } from '../config/load-config.js'
 import type { CharpipeConfig } from '../config/schema.js'
+import {
+  createUnknownCharacterError,
+  findCharacter,
+  isDefaultCharacter,
+  listCharacterIds,
+} from '../config/select-character-config.js'
 import { checkPipelineConfig } from '../context/check-pipeline-config.js'
-import type { ContextPipeline } from '../context/types.js'
+import type { ContextPipeline, TurnInput } from '../context/types.js'
 import type { HistoryStore, MemoryStore } from '../memory/types.js'
 import { BadRequestError } from '../shared/errors.js'
 import type { CharpipeEvent } from '../shared/events.js'
@@ -19,6 +25,11 @@ import type { McpToolSource } from '../tools/mcp/create-mcp-tool-source.js'
 import { createToolRegistry } from '../tools/tool-registry.js'
 import type { Tool } from '../tools/types.js'
 import { createBackgroundWork } from './background-work.js'
+import {
+  createTurnOutput as createTurnOutputOf,
+  type TurnOutput,
+  type TurnSink,
+} from './create-turn-output.js'
 import type { EngineParts } from './engine-parts.js'
 import {
   createEngineRuntime,
@@ -31,13 +42,21 @@ import { createEventBus } from './event-bus.js'
 import { createEventChannel } from './event-channel.js'
 import { executeTurn } from './execute-turn.js'
 import { createObservedLines } from './observed-lines.js'
+import { createOpenedSessions, forgetOpenedSession, openSession } from './open-session.js'
 import { conversationScopeOf } from './persist-turn.js'
+import { createPreflightController, type StartedTurn } from './preflight/create-preflight-controller.js'
+import type { PreflightGate } from './preflight/create-preflight-gate.js'
+import { createPreflightSlots } from './preflight/create-preflight-slots.js'
 import { renderGroupInput } from './render-group-input.js'
-import { toCharpipeError } from './run-turn.js'
-import { abortTurn, createSessionLanes, type TurnHandle } from './session-lanes.js'
-import type { EmitTurnEvent } from './turn-reply.js'
+import { selectCharacterRuntime } from './select-character-runtime.js'
+import { abortTurn, createSessionLanes, laneKeyOf, parseLaneKey, type TurnHandle } from './session-lanes.js'
 import type { Charpipe, GenerateInput, GenerateOptions, InterruptOptions } from './types.js'
-import { validateGenerateInput, validateObserveInput } from './validate-generate-input.js'
+import {
+  checkCharacterField,
+  validateGenerateInput,
+  validateObserveInput,
+  validateSessionField,
+} from './validate-generate-input.js'
 
 export interface CreateCharpipeOptions {
   /** A history store to use instead of the one `history.store` names (the caller closes it). */
@@ -58,6 +77,8 @@ export interface CreateCharpipeOptions {
    * it). With neither, turns are ordered within this process only.
    */
   cluster?: Cluster
+  /** Picks among a character's greetings (tests pass a fixed one). @default Math.random */
+  random?: () => number
 }
 
 export type CharpipeConfigSource = CharpipeConfig | { configPath: string }
@@ -103,6 +124,17 @@ function selectInterrupted(turns: TurnHandle[], clearQueue: boolean | undefined)
   return clearQueue ? turns : turns.filter((handle) => handle.running)
 }
 
+/** The first turn of each character's lane among a session's turns (they are in lane order). */
+function firstOfEachLane(turns: TurnHandle[]): TurnHandle[] {
+  const seen = new Set<string>()
+  return turns.filter((handle) => {
+    const lane = handle.character ?? ''
+    if (seen.has(lane)) return false
+    seen.add(lane)
+    return true
+  })
+}
+
 /** Loaded only with `cluster.enabled` (it needs ioredis). */
 async function connectOwnCluster(runtime: EngineRuntime, logger: Logger): Promise<Cluster> {
   const { connectCluster } = await import('../cluster/connect-cluster.js')
@@ -122,8 +154,10 @@ export async function createCharpipe(
   const pipeline = options.pipeline ?? parts.createContextPipeline()
   const bus = createEventBus(logger)
   const lanes = createSessionLanes()
+  const preflightSlots = createPreflightSlots()
   const observedLines = createObservedLines()
   const retired = new Set<EngineRuntime>()
+  const opened = createOpenedSessions()
   const background = createBackgroundWork(logger)
   const injected = { provider: options.provider, ...owned }
   let current = await createEngineRuntime({
@@ -153,52 +187,120 @@ export async function createCharpipe(
   }
   await configureMcp(current.config.tools.mcp_servers)
 
-  const releaseRuntime = (runtime: EngineRuntime) => {
+  const releaseRuntime = (view: EngineRuntime) => {
+    // A character's view counts its turns on the runtime it was made from.
+    const runtime = view.base ?? view
     runtime.activeTurns--
     if (runtime.activeTurns === 0 && retired.delete(runtime)) {
       void releaseRuntimeParts(runtime, current, owned, logger)
     }
   }
 
+  /** The runtime of a character on `runtime` (throws bad_request naming an unknown id). */
+  const characterRuntime = (runtime: EngineRuntime, character: string | undefined) =>
+    selectCharacterRuntime(runtime, character, { parts, logger })
+
+  /**
+   * The character of an input, checked now (an unknown id is refused before anything runs): its id
+   * when it is one of `characters`, nothing for the default character however it was named.
+   */
+  const resolveCharacter = <T extends { character?: string }>(input: T): T => {
+    const chosen = input.character
+    if (isDefaultCharacter(current.config, chosen)) delete input.character
+    else if (!findCharacter(current.config, chosen))
+      throw createUnknownCharacterError(current.config, chosen!)
+    return input
+  }
+
+  /** Where a session's history with a character is kept. */
+  const scopeOf = (session: string, character: string | undefined) =>
+    conversationScopeOf(characterRuntime(current, character), session)
+
+  const createTurnOutput = (turn: string, session: string, sink: TurnSink | undefined) =>
+    createTurnOutputOf({
+      bus,
+      turn,
+      session,
+      sink,
+      readDefaultEmotion: () => current.config.character.default_emotion,
+    })
+
+  /** Puts a turn in its session's lane and runs it there (the returned handle's `ended` tells when it is over). */
+  const launchTurn = (
+    handle: TurnHandle,
+    input: TurnInput,
+    output: TurnOutput,
+    mode: 'interrupt' | 'queue',
+    turnOptions: GenerateOptions,
+    gate?: PreflightGate,
+  ) => {
+    handle.character = input.character
+    const previous = lanes.enter(handle, mode)
+    handle.ended = executeTurn({
+      handle,
+      input,
+      previous,
+      parts,
+      pipeline,
+      registry,
+      logger,
+      emit: output.emit,
+      acquireRuntime: () => {
+        const runtime = current
+        // A reload that removed the character meanwhile: the turn ends with bad_request.
+        const view = characterRuntime(runtime, input.character)
+        runtime.activeTurns++
+        return view
+      },
+      releaseRuntime,
+      openSession: (runtime) =>
+        openSession({ runtime, session: input.session, opened, random: options.random }),
+      background,
+      coordinator: cluster?.coordinator,
+      ...(turnOptions.onModelCall ? { onModelCall: turnOptions.onModelCall } : {}),
+      ...(gate ? { preflight: gate } : {}),
+    }).finally(() => {
+      if (!output.isDone()) output.closeWithError(new Error('the turn ended without a result'))
+      lanes.leave(handle)
+    })
+  }
+
+  const createHandle = (session: string, preflight: boolean): TurnHandle => ({
+    session,
+    turn: randomUUID(),
+    controller: new AbortController(),
+    running: false,
+    ended: Promise.resolve(),
+    ...(preflight ? { preflight } : {}),
+  })
+
+  const preflights = createPreflightController({
+    slots: preflightSlots,
+    lanes,
+    observedLines,
+    readConfig: () => current.config,
+    resolveInput: resolveCharacter,
+    launch(input, gate) {
+      const handle = createHandle(input.session, true)
+      const output = createTurnOutput(handle.turn, input.session, undefined)
+      // Queued, never interrupting: it starts only behind turns that are already ending.
+      launchTurn(handle, input, output, 'queue', {}, gate)
+      return { handle, isDone: output.isDone, attach: output.attach }
+    },
+    onAdopted(handle) {
+      if (cluster && current.config.conversation.on_new_input === 'interrupt') announceNewInput(handle)
+    },
+  })
+
   const startTurn = (
     raw: GenerateInput,
     push: (event: CharpipeEvent) => void,
     close: () => void,
     turnOptions: GenerateOptions = {},
-  ) => {
-    const turn = randomUUID()
-    let session = typeof raw?.session === 'string' && raw.session ? raw.session : 'default'
-    let doneEmitted = false
-    const emit: EmitTurnEvent = (partial) => {
-      // Exactly one llm_done, always last: nothing of this turn goes out after it.
-      if (doneEmitted) return
-      // Every partial is a fresh object made for this call, so it is completed in place: a spread
-      // of objects of many shapes is the slowest copy there is, once per chunk.
-      const event = partial as CharpipeEvent
-      event.session = session
-      event.turn = turn
-      if (event.type === 'llm_done') doneEmitted = true
-      bus.emit(event)
-      push(event)
-      if (doneEmitted) close()
-    }
-    const handle: TurnHandle = {
-      session,
-      turn,
-      controller: new AbortController(),
-      running: false,
-      ended: Promise.resolve(),
-    }
-    const closeWithError = (error: unknown) => {
-      const { code, message } = toCharpipeError(error)
-      emit({ type: 'llm_error', code, message })
-      emit({
-        type: 'llm_done',
-        text: '',
-        emotion: current.config.character.default_emotion,
-        interrupted: false,
-      })
-    }
+  ): StartedTurn => {
+    const session = typeof raw?.session === 'string' && raw.session ? raw.session : 'default'
+    const handle = createHandle(session, false)
+    const output = createTurnOutput(handle.turn, session, { push, close })
     try {
       if (closed) throw new BadRequestError('this charpipe instance is closed')
       const validated = validateGenerateInput(raw, {
@@ -210,40 +312,40 @@ export async function createCharpipe(
         observedLines.drain(validated.session),
         current.config.conversation.group,
       )
-      session = input.session
+      output.session = input.session
+      resolveCharacter(input)
+      // The turn prepared from an early transcript with these words becomes this input's reply.
+      const adopted = preflights.claim(input, { push, close })
+      if (adopted) return adopted
       const mode = current.config.conversation.on_new_input
       // The server running this session's turn elsewhere stops it; this turn then waits for its lock.
       if (mode === 'interrupt' && cluster) announceNewInput(handle)
-      const previous = lanes.enter(handle, mode)
-      handle.ended = executeTurn({
-        handle,
-        input,
-        previous,
-        parts,
-        pipeline,
-        registry,
-        logger,
-        emit,
-        acquireRuntime: () => {
-          current.activeTurns++
-          return current
-        },
-        releaseRuntime,
-        background,
-        coordinator: cluster?.coordinator,
-        ...(turnOptions.onModelCall ? { onModelCall: turnOptions.onModelCall } : {}),
-      }).finally(() => {
-        if (!doneEmitted) closeWithError(new Error('the turn ended without a result'))
-        lanes.leave(handle)
-      })
+      launchTurn(handle, input, output, mode, turnOptions)
     } catch (error) {
-      closeWithError(error)
+      output.closeWithError(error)
     }
-    return { handle, isDone: () => doneEmitted }
+    return { handle, isDone: output.isDone, attach: output.attach }
+  }
+
+  /** An early transcript (`preflight: true`): nothing goes out for it, unless it is refused. */
+  const prepareTurn = (raw: GenerateInput, push: (event: CharpipeEvent) => void, close: () => void) => {
+    try {
+      if (closed) throw new BadRequestError('this charpipe instance is closed')
+      preflights.prepare(raw)
+      close()
+    } catch (error) {
+      const session = typeof raw?.session === 'string' && raw.session ? raw.session : 'default'
+      createTurnOutput(randomUUID(), session, { push, close }).closeWithError(error)
+    }
   }
 
   async function* generate(input: GenerateInput, generateOptions: GenerateOptions = {}) {
     const channel = createEventChannel<CharpipeEvent>()
+    if (input?.preflight === true) {
+      prepareTurn(input, channel.push, channel.close)
+      yield* channel
+      return
+    }
     const { handle, isDone } = startTurn(input, channel.push, channel.close, generateOptions)
     const signal = generateOptions.signal
     const onAbort = () => abortTurn(handle, { kind: 'signal' })
@@ -267,6 +369,9 @@ export async function createCharpipe(
     onEvent: (event: CharpipeEvent) => void,
     runOptions: GenerateOptions = {},
   ) {
+    if (input?.preflight === true) {
+      return new Promise<void>((resolve) => prepareTurn(input, onEvent, resolve))
+    }
     return new Promise<void>((resolve, reject) => {
       const signal = runOptions.signal
       let handle: TurnHandle | undefined
@@ -309,7 +414,7 @@ export async function createCharpipe(
   // Each turn's place among its session's inputs across the cluster (`on_new_input: interrupt`).
   const inputOrder = new WeakMap<TurnHandle, Promise<number>>()
   function announceNewInput(handle: TurnHandle): void {
-    const order = cluster!.coordinator.announceNewInput(handle.session)
+    const order = cluster!.coordinator.announceNewInput(laneKeyOf(handle.session, handle.character))
     // Unnumbered (Redis away): any later input stops it; the turn itself fails on the lock.
     inputOrder.set(
       handle,
@@ -332,8 +437,11 @@ export async function createCharpipe(
 
   // Another server asks: stop the turns of this session running here.
   await cluster?.coordinator.onInterrupt((message) => {
+    // A new input names its lane (`laneKeyOf`); an interrupt names a session, or one character's lane.
+    const lane = parseLaneKey(message.session)
+    const character = lane.character ?? (message.kind === 'new_input' ? '' : undefined)
     const named = lanes
-      .turnsOf(message.session)
+      .turnsOf(lane.session, character)
       .filter((handle) => message.turn === undefined || handle.turn === message.turn)
     if (message.kind === 'new_input') {
       // A new input elsewhere stops every earlier turn of the session here, as entering the lane does.
@@ -345,7 +453,11 @@ export async function createCharpipe(
         }),
       ).then((stopped) => stopped.reduce<number>((sum, each) => sum + each, 0))
     }
-    const handles = selectInterrupted(named, message.clearQueue)
+    // A prepared turn is not a reply yet: only a new input (above) stops it.
+    const handles = selectInterrupted(
+      named.filter((handle) => !handle.preflight),
+      message.clearQueue,
+    )
     for (const handle of handles) {
       abortTurn(handle, handle.running ? { kind: 'interrupt', heard: message.heard } : { kind: 'interrupt' })
     }
@@ -358,19 +470,25 @@ export async function createCharpipe(
     on: (type, listener) => bus.on(type, listener),
     off: (type, listener) => bus.off(type, listener),
     interrupt(session, interruptOptions = {}) {
-      const turns = lanes.turnsOf(session)
+      const chosen = interruptOptions.character
+      // A character named: its lane only ('' is the default's); none: every character's in the session.
+      const known = chosen === undefined || findCharacter(current.config, chosen) !== undefined
+      const character =
+        chosen === undefined || !known ? undefined : isDefaultCharacter(current.config, chosen) ? '' : chosen
+      // A prepared turn (preflight) is not a reply yet: there is nothing of it to stop.
+      const turns = known ? lanes.turnsOf(session, character).filter((handle) => !handle.preflight) : []
       if (cluster) {
         const { heard, clearQueue } = interruptOptions
         publishInterrupt({
-          session,
+          session: character ? laneKeyOf(session, character) : session,
           kind: 'interrupt',
           ...(heard === undefined ? {} : { heard }),
           ...(clearQueue ? { clearQueue } : {}),
         })
         return interruptHandles(selectInterrupted(turns, clearQueue), interruptOptions)
       }
-      // A lane's turns are in arrival order: the first is the running one (or about to run).
-      return interruptHandles(interruptOptions.clearQueue ? turns : turns.slice(0, 1), interruptOptions)
+      // A lane's turns are in arrival order: the first of each is the running one (or about to run).
+      return interruptHandles(interruptOptions.clearQueue ? turns : firstOfEachLane(turns), interruptOptions)
     },
     reload(config) {
       const next = reloading.then(async () => {
@@ -406,12 +524,10 @@ export async function createCharpipe(
       const validated = validateGenerateInput(input, {
         maxInputChars: current.config.conversation.max_input_chars,
       })
-      const turnInput = renderGroupInput(
-        validated,
-        observedLines.peek(validated.session),
-        current.config.conversation.group,
+      const turnInput = resolveCharacter(
+        renderGroupInput(validated, observedLines.peek(validated.session), current.config.conversation.group),
       )
-      const runtime = current
+      const runtime = characterRuntime(current, turnInput.character)
       return pipeline.preview({
         input: turnInput,
         config: runtime.config,
@@ -419,10 +535,31 @@ export async function createCharpipe(
         services: createPipelineServices(runtime, logger),
       })
     },
-    history: (session, historyOptions) =>
-      current.historyStore.listMessages(conversationScopeOf(current, session), historyOptions),
-    clearSession: (session) => current.historyStore.clearSession(conversationScopeOf(current, session)),
-    activeSessions: () => lanes.sessions(),
+    async history(session, historyOptions = {}) {
+      const { character, ...listOptions } = historyOptions
+      return current.historyStore.listMessages(scopeOf(session, character), listOptions)
+    },
+    async clearSession(session, clearOptions = {}) {
+      // Without a character, the session is deleted with every character it was held with.
+      const characters =
+        clearOptions.character === undefined ? listCharacterIds(current.config) : [clearOptions.character]
+      for (const character of characters) {
+        const scope = scopeOf(session, character)
+        await current.historyStore.clearSession(scope)
+        forgetOpenedSession(opened, scope)
+      }
+    },
+    async open(input = {}) {
+      if (closed) throw new BadRequestError('this charpipe instance is closed')
+      const session = validateSessionField(input.session)
+      const runtime = characterRuntime(current, checkCharacterField(input.character))
+      const greeting = await openSession({ runtime, session, opened, random: options.random })
+      return greeting ? { greeting } : {}
+    },
+    characters: () => listCharacterIds(current.config),
+    activeSessions: () =>
+      lanes.sessions().filter((session) => lanes.turnsOf(session).some((handle) => !handle.preflight)),
+    preflightStats: () => preflightSlots.stats(),
     listProcessors: () => pipeline.listProcessors(current.config),
     listTools: () => ({
       tools: registry.list().map((tool) => {

@@ -6,7 +6,7 @@
  * that is not the JSON asked for is logged and counts as "nothing to remember", so the worst case
  * is a turn that adds no facts.
  */
-import { z } from 'zod'
+import * as z from 'zod'
 import type { ExtractedFactDecision, FactExtractor } from '../memory/index.js'
 import type { MemoryRecord } from '../memory/types.js'
 import type { ChatProvider } from '../providers/types.js'

@@ -36,6 +36,8 @@ export interface EngineRuntime {
   readonly resetPolicy: HistoryResetPolicy
   /** Turns running on this runtime; a retired runtime releases its own parts at zero. */
   activeTurns: number
+  /** For one character's view of a runtime (see `selectCharacterRuntime`): the runtime it shares parts with. */
+  readonly base?: EngineRuntime
 }
 
 export interface CreateEngineRuntimeOptions {

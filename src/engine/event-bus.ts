@@ -11,6 +11,7 @@ import type { Logger } from '../shared/logger.js'
 type AnyListener = (event: any) => void
 
 const eventTypes = new Set<string>([
+  'greeting',
   'llm_chunk',
   'llm_emotion',
   'llm_sentence',

@@ -5,6 +5,7 @@
  */
 import type { TurnCoordinator, TurnLease } from '../cluster/turn-coordinator.js'
 import type { ContextPipeline, TurnInput } from '../context/types.js'
+import type { StoredMessage } from '../memory/types.js'
 import { CharpipeError, StoreUnavailableError } from '../shared/errors.js'
 import { createChildLogger, type Logger } from '../shared/logger.js'
 import type { ChatMessage } from '../shared/messages.js'
@@ -15,8 +16,10 @@ import { createModelFactExtractor } from './create-model-fact-extractor.js'
 import type { EngineParts } from './engine-parts.js'
 import type { EngineRuntime } from './engine-runtime.js'
 import { type PersistTurnOptions, rememberCompletedTurn, storeTurn } from './persist-turn.js'
+import { awaitAdoption, countModelCalls } from './preflight/await-adoption.js'
+import type { PreflightGate } from './preflight/create-preflight-gate.js'
 import { readInterruptReason, runTurn, type TurnOutcome } from './run-turn.js'
-import type { TurnHandle } from './session-lanes.js'
+import { laneKeyOf, type TurnHandle } from './session-lanes.js'
 import type { EmitTurnEvent } from './turn-reply.js'
 import { createTurnTimer, type TurnTimer } from './turn-timing.js'
 
@@ -38,6 +41,32 @@ export interface ExecuteTurnOptions {
   /** The session's turn lock across servers (`cluster.enabled`); none orders turns in this process only. */
   coordinator?: TurnCoordinator
   onModelCall?: (messages: readonly ChatMessage[]) => void
+  /** Stores the character's greeting when the session is new (see `openSession`); returns it then. */
+  openSession?: (runtime: EngineRuntime) => Promise<StoredMessage | undefined>
+  /**
+   * Set for a turn prepared from an early transcript: until a final input adopts it, its events are
+   * held, its tools wait and nothing is stored; dropped (its signal aborts), it ends without a trace.
+   */
+  preflight?: PreflightGate
+}
+
+/**
+ * A new session's greeting goes out before the reply; a store that fails here costs the greeting
+ * only (the turn itself then meets the same store, and says so).
+ */
+async function sendGreeting(options: ExecuteTurnOptions, runtime: EngineRuntime): Promise<void> {
+  if (!options.openSession) return
+  try {
+    const greeting = await options.openSession(runtime)
+    if (!greeting) return
+    options.emit({
+      type: 'greeting',
+      text: greeting.content,
+      emotion: greeting.emotion ?? runtime.config.character.default_emotion,
+    })
+  } catch (error) {
+    options.logger.warn({ err: error, session: options.input.session }, 'the greeting was not stored')
+  }
 }
 
 /**
@@ -173,15 +202,31 @@ function closeWithoutLock(
 }
 
 export async function executeTurn(untimed: ExecuteTurnOptions): Promise<void> {
-  const timer = createTurnTimer()
+  const gate = untimed.preflight
+  let timer = createTurnTimer()
+  const held: Parameters<EmitTurnEvent>[0][] = []
   const options: ExecuteTurnOptions = {
     ...untimed,
     emit: (event) => {
+      if (gate && !gate.adopted) {
+        held.push(event)
+        return
+      }
       timer.observe(event)
       untimed.emit(event)
     },
   }
-  const { handle, input } = options
+  const { handle } = options
+  // An adopted preflight is stored with the final input's words, and timed from it.
+  let input = options.input
+  gate?.onAdopt((finalInput, adoptedAt) => {
+    input = finalInput
+    timer = createTurnTimer(adoptedAt, { preflightSavedMs: adoptedAt - gate.startedAt })
+    for (const event of held.splice(0)) {
+      timer.observe(event)
+      untimed.emit(event)
+    }
+  })
   const signal = handle.controller.signal
   const startedAt = Date.now()
   let runtime: EngineRuntime | undefined
@@ -202,8 +247,13 @@ export async function executeTurn(untimed: ExecuteTurnOptions): Promise<void> {
   try {
     try {
       await raceAbort(options.previous, signal)
-      lease = await options.coordinator?.acquire(input.session, signal)
+      lease = await options.coordinator?.acquire(laneKeyOf(input.session, input.character), signal)
     } catch (error) {
+      // A preparation that never started leaves nothing behind; a lock failure starts the final over.
+      if (gate && !gate.adopted) {
+        gate.failed = !signal.aborted
+        return
+      }
       if (!signal.aborted) {
         runtime = options.acquireRuntime()
         closeWithoutLock(options, runtime, error, timer)
@@ -230,6 +280,7 @@ export async function executeTurn(untimed: ExecuteTurnOptions): Promise<void> {
     }
     handle.running = true
     runtime = options.acquireRuntime()
+    await sendGreeting(options, runtime)
     const outcome = await runTurn({
       runtime,
       pipeline: options.pipeline,
@@ -241,8 +292,10 @@ export async function executeTurn(untimed: ExecuteTurnOptions): Promise<void> {
       signal,
       emit: options.emit,
       logger: options.logger,
-      ...(options.onModelCall ? { onModelCall: options.onModelCall } : {}),
+      ...(options.onModelCall || gate ? { onModelCall: countModelCalls(gate, options.onModelCall) } : {}),
+      ...(gate ? { beforeTools: () => gate.whenAdopted } : {}),
     })
+    if (gate && !(await awaitAdoption(gate, outcome, signal))) return
     emitClosing(options, outcome)
     const persist = persistOptions(runtime, outcome)
     const storeError = await storeUnlessHistoryIsDown(options, persist, lease, (write) => {

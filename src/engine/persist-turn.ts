@@ -7,6 +7,7 @@
 import { characterIdOf } from '../config/character-id.js'
 import type { TurnInput } from '../context/types.js'
 import type { FactExtractor } from '../memory/index.js'
+import { memoryScopeOf } from '../memory/memory-scope-of.js'
 import type { ConversationScope, StoredMessage } from '../memory/types.js'
 import { CharpipeError } from '../shared/errors.js'
 import { createChildLogger, type Logger } from '../shared/logger.js'
@@ -144,7 +145,7 @@ export async function rememberCompletedTurn(
   const speaker = input.speaker
   try {
     await options.parts.rememberTurn(store, {
-      scope: input.session,
+      scope: memoryScopeOf(input),
       user: said,
       assistant: selectStoredReply(options.outcome),
       turn: options.turn,

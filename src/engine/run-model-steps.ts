@@ -9,7 +9,7 @@
  */
 import type { ChatProvider, ChatRequest, Usage } from '../providers/types.js'
 import type { Logger } from '../shared/logger.js'
-import type { ChatMessage, ToolCall } from '../shared/messages.js'
+import type { ChatMessage, ContentPart, ImagePart, ToolCall } from '../shared/messages.js'
 import {
   createToolCallTextDetector,
   parseToolCallText,
@@ -17,6 +17,7 @@ import {
   type ToolCallTextDetector,
 } from '../tools/tool-call-text.js'
 import type { ToolRegistry } from '../tools/tool-registry.js'
+import { isToolResultContent } from '../tools/tool-result-content.js'
 import { forEachUntilAborted, raceAbort } from './abortable.js'
 
 export type StepEvent =
@@ -42,11 +43,23 @@ export interface RunModelStepsOptions {
   session: string
   turn: string
   logger: Logger
+  /**
+   * What the model gets for the images of a tool result: `native` sends them as image parts (a
+   * vision model), a function turns each into text (the image describer); absent, placeholders.
+   */
+  toolImages?: ToolImageHandling
   /** Called with the messages of each model call as it is sent. */
   onModelCall?: (messages: readonly ChatMessage[]) => void
+  /**
+   * Awaited before the tools of a step run: a turn prepared from an early transcript stops at its
+   * first tool call until a final input adopts it, so a tool never runs for words not yet said.
+   */
+  beforeTools?: () => Promise<void>
   /** Receives every step event, in order, as it happens. */
   onEvent(event: StepEvent): void
 }
+
+export type ToolImageHandling = 'native' | ((image: ImagePart, signal: AbortSignal) => Promise<string>)
 
 interface StepResult {
   text: string
@@ -91,24 +104,60 @@ async function streamOneStep(
   }
 }
 
-function appendToolMessages(
+/** A tool result as the model takes it: its text, and the images that go natively. */
+async function prepareToolResult(
+  options: RunModelStepsOptions,
+  result: unknown,
+  counter: { images: number },
+): Promise<{ value: unknown; text?: string; images: ImagePart[] }> {
+  if (!isToolResultContent(result)) return { value: result, images: [] }
+  const handling = options.toolImages
+  if (!handling) return { value: result.toJSON(), text: result.toJSON(), images: [] }
+  const lines: string[] = []
+  const images: ImagePart[] = []
+  for (const part of result.parts) {
+    if (part.type === 'text') lines.push(part.text)
+    else if (handling === 'native') {
+      images.push(part)
+      lines.push(`[image ${++counter.images}: ${part.mediaType ?? 'image'}]`)
+    } else lines.push(await handling(part, options.signal))
+  }
+  const text = lines.join('\n')
+  return { value: text, text, images }
+}
+
+async function appendToolMessages(
   options: RunModelStepsOptions,
   messages: ChatMessage[],
   step: StepResult,
   results: { call: ToolCall; result: unknown }[],
   lastRound: boolean,
-): void {
+): Promise<void> {
+  const prepared = []
+  // Images are numbered across the round, so the model can tell them apart wherever they go.
+  const counter = { images: 0 }
+  for (const { call, result } of results)
+    prepared.push({ call, ...(await prepareToolResult(options, result, counter)) })
   if (options.nativeTools) {
     messages.push({ role: 'assistant', content: step.text, toolCalls: step.calls, source: 'tool' })
-    for (const { call, result } of results) {
-      messages.push({ role: 'tool', content: JSON.stringify(result), toolCallId: call.id, source: 'tool' })
+    for (const { call, value, text, images } of prepared) {
+      // Text of a result with images goes as it is; other results as JSON, as before.
+      const content: string | ContentPart[] =
+        images.length > 0 ? [{ type: 'text', text: text ?? '' }, ...images] : (text ?? JSON.stringify(value))
+      messages.push({ role: 'tool', content, toolCallId: call.id, source: 'tool' })
     }
     return
   }
   messages.push({ role: 'assistant', content: step.text, source: 'tool' })
-  const lines = results.map(({ call, result }) => renderToolResultText(call, result))
+  const lines = prepared.map(({ call, value }) => renderToolResultText(call, value))
   if (lastRound) lines.push('工具调用次数已用完，请直接回答。')
-  messages.push({ role: 'user', content: lines.join('\n'), source: 'tool' })
+  const images = prepared.flatMap((item) => item.images)
+  const text = lines.join('\n')
+  messages.push({
+    role: 'user',
+    content: images.length > 0 ? [{ type: 'text', text }, ...images] : text,
+    source: 'tool',
+  })
 }
 
 /**
@@ -132,6 +181,7 @@ export async function runModelSteps(options: RunModelStepsOptions): Promise<void
     options.onEvent({ type: 'step-end' })
     if (step.calls.length === 0) return
 
+    if (options.beforeTools) await raceAbort(options.beforeTools(), options.signal)
     const results: { call: ToolCall; result: unknown }[] = []
     for (const call of step.calls) {
       options.onEvent({ type: 'tool_call', id: call.id, name: call.name, arguments: call.arguments })
@@ -141,8 +191,13 @@ export async function runModelSteps(options: RunModelStepsOptions): Promise<void
       )
       if (run.isError) options.logger.warn({ tool: call.name, result: run.result }, 'a tool failed')
       results.push({ call, result: run.result })
-      options.onEvent({ type: 'tool_result', id: call.id, result: run.result })
+      // Events carry a result's text; its images go to the model only.
+      const shown = isToolResultContent(run.result) ? run.result.toJSON() : run.result
+      options.onEvent({ type: 'tool_result', id: call.id, result: shown })
     }
-    appendToolMessages(options, messages, step, results, round + 1 >= options.maxToolSteps)
+    await raceAbort(
+      appendToolMessages(options, messages, step, results, round + 1 >= options.maxToolSteps),
+      options.signal,
+    )
   }
 }

@@ -3,6 +3,7 @@
  * reply parser → events. It never throws: the outcome says whether the turn completed, was
  * interrupted (and why) or failed, and the caller emits the closing `llm_error` / `llm_done`.
  */
+import { describeImagePart } from '../context/assets/describe-image-part.js'
 import { readRefusedAttachments } from '../context/refused-attachments.js'
 import type { ContextPipeline, TurnInput } from '../context/types.js'
 import type { Usage } from '../providers/types.js'
@@ -15,7 +16,7 @@ import type { ToolRegistry } from '../tools/tool-registry.js'
 import { raceAbort } from './abortable.js'
 import type { EngineParts } from './engine-parts.js'
 import { createPipelineServices, type EngineRuntime } from './engine-runtime.js'
-import { runModelSteps } from './run-model-steps.js'
+import { runModelSteps, type ToolImageHandling } from './run-model-steps.js'
 import { createTurnReply, type EmitTurnEvent } from './turn-reply.js'
 
 /** Why a turn was cut short; carried as the AbortSignal's reason. */
@@ -25,6 +26,8 @@ export type InterruptReason =
   | { kind: 'signal' }
   | { kind: 'consumer' }
   | { kind: 'close' }
+  /** A turn prepared from an early transcript that no final input adopted. */
+  | { kind: 'preflight' }
 
 export interface TurnOutcome {
   displayText: string
@@ -51,6 +54,8 @@ export interface RunTurnOptions {
   emit: EmitTurnEvent
   logger: Logger
   onModelCall?: (messages: readonly ChatMessage[]) => void
+  /** Awaited before tools run (a prepared turn runs them only once adopted). */
+  beforeTools?: () => Promise<void>
 }
 
 export function toCharpipeError(error: unknown): CharpipeError {
@@ -74,6 +79,23 @@ export function addTurnUsage(total: TurnUsage | undefined, usage: Usage): TurnUs
       ? { cached_tokens: cached }
       : {}),
   }
+}
+
+/**
+ * Images in tool results take the path of images in messages: native for a vision model, described
+ * by `llm.vision_describer` otherwise, placeholders when there is neither.
+ */
+function chooseToolImageHandling(runtime: EngineRuntime, logger: Logger): ToolImageHandling | undefined {
+  if (runtime.capabilities.vision) return 'native'
+  const describer = runtime.imageDescriber
+  if (!describer) return undefined
+  return (image, signal) =>
+    describeImagePart(image, {
+      describer,
+      assets: runtime.config.assets,
+      signal,
+      warn: (message) => logger.warn({ part: 'tool result' }, message),
+    })
 }
 
 export async function runTurn(options: RunTurnOptions): Promise<TurnOutcome> {
@@ -115,6 +137,7 @@ export async function runTurn(options: RunTurnOptions): Promise<TurnOutcome> {
       messages,
       registry: options.registry,
       nativeTools,
+      toolImages: chooseToolImageHandling(runtime, options.logger),
       maxToolSteps: runtime.config.llm.max_tool_steps,
       temperature: runtime.config.llm.temperature,
       maxTokens: runtime.config.llm.max_tokens,
@@ -123,6 +146,7 @@ export async function runTurn(options: RunTurnOptions): Promise<TurnOutcome> {
       turn: options.turn,
       logger: options.logger,
       ...(options.onModelCall ? { onModelCall: options.onModelCall } : {}),
+      ...(options.beforeTools ? { beforeTools: options.beforeTools } : {}),
       onEvent(event) {
         if (event.type === 'text-delta') reply.push(event.text)
         else if (event.type === 'step-end') reply.endStep()

@@ -1,16 +1,24 @@
 /**
- * Per-session turn order (R6): turns of one session run one at a time, each starting once the one
- * before it has ended and been stored (so its history is visible); different sessions never wait on
- * each other. With `on_new_input: interrupt`, entering a lane aborts every turn already in it.
+ * Per-session turn order (R6): turns of one session with one character run one at a time, each
+ * starting once the one before it has ended and been stored (so its history is visible); different
+ * sessions, and different characters in a session of the same id, never wait on each other. With
+ * `on_new_input: interrupt`, entering a lane aborts every turn already in it.
  */
 import type { InterruptReason } from './run-turn.js'
 
 export interface TurnHandle {
   readonly session: string
+  /** The character's id (a key of `characters`); undefined for the default character. */
+  character?: string
   readonly turn: string
   readonly controller: AbortController
   /** Set once the turn holds the lane (it is past the previous turn). */
   running: boolean
+  /**
+   * A turn prepared from an early transcript and not adopted yet: it is not a reply, so interrupts
+   * pass it by and a preflight is not refused because of it.
+   */
+  preflight?: boolean
   /** Resolves when the turn has ended and been stored. */
   ended: Promise<void>
 }
@@ -25,9 +33,22 @@ export interface SessionLanes {
   enter(handle: TurnHandle, mode: 'interrupt' | 'queue'): Promise<void>
   /** The turn is finished: lets the next one start. */
   leave(handle: TurnHandle): void
-  turnsOf(session: string): TurnHandle[]
+  /** Turns of a session, of one character when `character` is given (`''`: the default), else of all. */
+  turnsOf(session: string, character?: string): TurnHandle[]
   all(): TurnHandle[]
   sessions(): string[]
+}
+
+/** One string naming a session's lane with a character (cluster locks and interrupts use it). */
+export function laneKeyOf(session: string, character: string | undefined): string {
+  return character ? `${session}\u0000${character}` : session
+}
+
+/** The session and character a lane key names (session ids cannot hold NUL, character ids neither). */
+export function parseLaneKey(key: string): { session: string; character: string | undefined } {
+  const separator = key.indexOf('\u0000')
+  if (separator < 0) return { session: key, character: undefined }
+  return { session: key.slice(0, separator), character: key.slice(separator + 1) }
 }
 
 export function abortTurn(handle: TurnHandle, reason: InterruptReason): void {
@@ -35,15 +56,20 @@ export function abortTurn(handle: TurnHandle, reason: InterruptReason): void {
 }
 
 export function createSessionLanes(): SessionLanes {
-  const lanes = new Map<string, Lane>()
+  const sessions = new Map<string, Map<string, Lane>>()
   const releases = new WeakMap<TurnHandle, () => void>()
 
   return {
     enter(handle, mode) {
-      let lane = lanes.get(handle.session)
+      let lanes = sessions.get(handle.session)
+      if (!lanes) {
+        lanes = new Map()
+        sessions.set(handle.session, lanes)
+      }
+      let lane = lanes.get(handle.character ?? '')
       if (!lane) {
         lane = { tail: Promise.resolve(), handles: new Set() }
-        lanes.set(handle.session, lane)
+        lanes.set(handle.character ?? '', lane)
       }
       if (mode === 'interrupt') for (const other of lane.handles) abortTurn(other, { kind: 'new_input' })
       const previous = lane.tail
@@ -53,14 +79,23 @@ export function createSessionLanes(): SessionLanes {
     },
     leave(handle) {
       releases.get(handle)?.()
-      const lane = lanes.get(handle.session)
-      if (!lane) return
+      const lanes = sessions.get(handle.session)
+      const lane = lanes?.get(handle.character ?? '')
+      if (!lanes || !lane) return
       lane.handles.delete(handle)
       // Nobody is chained behind an empty lane, so it can go.
-      if (lane.handles.size === 0) lanes.delete(handle.session)
+      if (lane.handles.size > 0) return
+      lanes.delete(handle.character ?? '')
+      if (lanes.size === 0) sessions.delete(handle.session)
     },
-    turnsOf: (session) => [...(lanes.get(session)?.handles ?? [])],
-    all: () => [...lanes.values()].flatMap((lane) => [...lane.handles]),
-    sessions: () => [...lanes.keys()],
+    turnsOf(session, character) {
+      const lanes = sessions.get(session)
+      if (!lanes) return []
+      if (character !== undefined) return [...(lanes.get(character)?.handles ?? [])]
+      return [...lanes.values()].flatMap((lane) => [...lane.handles])
+    },
+    all: () =>
+      [...sessions.values()].flatMap((lanes) => [...lanes.values()].flatMap((lane) => [...lane.handles])),
+    sessions: () => [...sessions.keys()],
   }
 }

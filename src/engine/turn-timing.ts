@@ -1,6 +1,7 @@
 /**
  * A turn's timing for its report (`llm_done.timing`): milliseconds from the turn's start (the
- * `generate` call, queueing included) to its first display chunk, its first sentence and its end.
+ * `generate` call, queueing included; for an adopted preflight, the final input) to its first
+ * display chunk, its first sentence and its end.
  * What a voice character's user feels is the first sentence: speech synthesis starts there.
  */
 import { performance } from 'node:perf_hooks'
@@ -14,7 +15,15 @@ export interface TurnTimer {
 
 const roundToTenth = (milliseconds: number) => Math.round(milliseconds * 10) / 10
 
-export function createTurnTimer(startedAt = performance.now()): TurnTimer {
+export interface CreateTurnTimerOptions {
+  /** A prepared turn's head start when its final input adopted it (reported as `preflight_saved_ms`). */
+  preflightSavedMs?: number
+}
+
+export function createTurnTimer(
+  startedAt = performance.now(),
+  options: CreateTurnTimerOptions = {},
+): TurnTimer {
   let firstChunk: number | null = null
   let firstSentence: number | null = null
   return {
@@ -27,6 +36,9 @@ export function createTurnTimer(startedAt = performance.now()): TurnTimer {
         first_chunk_ms: firstChunk,
         first_sentence_ms: firstSentence,
         total_ms: roundToTenth(performance.now() - startedAt),
+        ...(options.preflightSavedMs === undefined
+          ? {}
+          : { preflight_saved_ms: roundToTenth(options.preflightSavedMs) }),
       }
     },
   }

@@ -8,12 +8,21 @@ import type { PreviewResult, ProcessorInfo, Speaker, TurnInput } from '../contex
 import type { HistoryStore, MemoryStore, StoredMessage } from '../memory/types.js'
 import type { CharpipeEvent, CharpipeEventOf, CharpipeEventType } from '../shared/events.js'
 import type { ChatMessage } from '../shared/messages.js'
+import type { PreflightStats } from './preflight/create-preflight-slots.js'
 
 export interface GenerateInput
   extends Partial<Pick<TurnInput, 'session'>>,
-    Omit<TurnInput, 'session' | 'replyImages' | 'spokenText'> {
+    Omit<TurnInput, 'session' | 'replyImages' | 'spokenText' | 'character'> {
   /** Images of the message being replied to (URL, `data:` URI or asset path). */
   reply_images?: string[]
+  /** The id of the character spoken to (a key of `characters`); absent: the default character. */
+  character?: string
+  /**
+   * An early transcript (`conversation.preflight`): the turn is prepared, nothing is sent or stored,
+   * and the call ends at once with no event (unless the input is refused). The session's next input
+   * without `preflight` adopts the prepared turn when its words match, and yields its events.
+   */
+  preflight?: boolean
 }
 
 /** A line said in a session that needs no reply (group chat); it reaches the model with the next input. */
@@ -40,6 +49,19 @@ export interface InterruptOptions {
    * @default false
    */
   clearQueue?: boolean
+  /** Only the turns with this character (an id of `characters`); absent: every character's in the session. */
+  character?: string
+}
+
+export interface OpenSessionInput {
+  session?: string
+  /** An id of `characters`; absent: the default character. */
+  character?: string
+}
+
+export interface OpenSessionResult {
+  /** The greeting stored now, when the session was new and the character has one. */
+  greeting?: StoredMessage
 }
 
 export type CharpipeListener<T extends CharpipeEventType> = (event: CharpipeEventOf<T>) => void
@@ -67,9 +89,20 @@ export interface Charpipe {
   observe(input: ObserveInput): { id: string }
   /** The context that would be sent for `input`, without calling the model. */
   preview(input: GenerateInput): Promise<PreviewResult>
-  /** Stored history of a session, oldest first. */
-  history(session: string, options?: { limit?: number; beforeId?: string }): Promise<StoredMessage[]>
-  clearSession(session: string): Promise<void>
+  /** Stored history of a session with a character (absent: the default), oldest first. */
+  history(
+    session: string,
+    options?: { limit?: number; beforeId?: string; character?: string },
+  ): Promise<StoredMessage[]>
+  /** Deletes a session's history with one character, or with every character when none is named. */
+  clearSession(session: string, options?: { character?: string }): Promise<void>
+  /**
+   * Opens a session with a character: a new one gets the character's greeting, stored as its first
+   * reply and returned (a session's first input does the same when no one opened it).
+   */
+  open(input?: OpenSessionInput): Promise<OpenSessionResult>
+  /** The ids of the characters served: the default character's first, then those of `characters`. */
+  characters(): string[]
   /** Sessions with a running turn. */
   activeSessions(): string[]
   /** Context processors with their effective settings (for the admin API and the web page). */
@@ -78,6 +111,8 @@ export interface Charpipe {
   listTools(): ToolListing
   /** Calls, errors and seconds spent per MCP tool since the start (for `/metrics`). */
   toolCallStats?(): ToolCallStats[]
+  /** Early transcripts prepared, adopted, dropped and ignored, and what the unused ones cost (for `/metrics`). */
+  preflightStats?(): PreflightStats
   readonly config: CharpipeConfig
   /** Long-term memory and knowledge base; undefined when `memory.enabled` is false. */
   readonly memory: MemoryStore | undefined

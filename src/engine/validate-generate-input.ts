@@ -8,14 +8,29 @@ import type { GenerateInput, ObserveInput } from './types.js'
 
 const maxSessionLength = 200
 const maxSpeakerIdLength = 200
+const maxCharacterLength = 200
 const maxSpeakerNameLength = 100
 
-function checkSession(value: unknown): string {
+/** A session id as callers give it (`default` when absent). */
+export function validateSessionField(value: unknown): string {
   const session = value ?? 'default'
   if (typeof session !== 'string' || session.trim() === '' || session.length > maxSessionLength) {
     throw new BadRequestError(`session must be a non-empty string of at most ${maxSessionLength} characters`)
   }
+  // NUL separates a session from its character where one string names both (turn lanes, locks).
+  if (session.includes('\u0000')) throw new BadRequestError('session must not contain a NUL character')
   return session
+}
+
+/** The character asked for: a non-empty string (whether it exists is the engine's to say). */
+export function checkCharacterField(value: unknown): string | undefined {
+  if (value === undefined || value === null) return undefined
+  if (typeof value !== 'string' || value === '' || value.length > maxCharacterLength) {
+    throw new BadRequestError(
+      `character must be a non-empty string of at most ${maxCharacterLength} characters`,
+    )
+  }
+  return value
 }
 
 function checkSpeaker(value: unknown): Speaker | undefined {
@@ -60,7 +75,7 @@ export function validateGenerateInput(
 ): TurnInput {
   if (!input || typeof input !== 'object')
     throw new BadRequestError('input must be an object with a text field')
-  const session = checkSession(input.session)
+  const session = validateSessionField(input.session)
   if (typeof input.text !== 'string') throw new BadRequestError('text must be a string')
   if (options.maxInputChars !== undefined && input.text.length > options.maxInputChars) {
     throw new BadRequestError(
@@ -74,11 +89,13 @@ export function validateGenerateInput(
   const files = checkStringList(input.files, 'files')
   const replyImages = checkStringList(input.reply_images, 'reply_images')
   const speaker = checkSpeaker(input.speaker)
+  const character = checkCharacterField(input.character)
   if (input.text.trim() === '' && !images && !files && !replyImages) {
     throw new BadRequestError('text is empty and there are no images or files')
   }
   return {
     session,
+    ...(character ? { character } : {}),
     text: input.text,
     ...(input.emotion ? { emotion: input.emotion } : {}),
     ...(images ? { images } : {}),
@@ -102,7 +119,7 @@ export function validateObserveInput(
 ): ValidatedObserveInput {
   if (!input || typeof input !== 'object')
     throw new BadRequestError('an observed line must be an object {speaker, text, images?}')
-  const session = checkSession(input.session)
+  const session = validateSessionField(input.session)
   const speaker = checkSpeaker(input.speaker)
   if (!speaker) throw new BadRequestError('speaker is required for an observed line')
   if (typeof input.text !== 'string') throw new BadRequestError('text must be a string')

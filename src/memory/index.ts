@@ -2,6 +2,7 @@ export { type AddStoreDeadlinesOptions, addStoreDeadlines } from './add-store-de
 export * from './history/index.js'
 export { type CreateHistoryStoreOptions, createHistoryStore } from './history-store-factory.js'
 export * from './long-term/index.js'
+export { type MemoryScopeInput, memoryScopeOf } from './memory-scope-of.js'
 export { type CreateMemoryStoreOptions, createMemoryStore } from './memory-store-factory.js'
 export {
   createHistoryResetPolicy,

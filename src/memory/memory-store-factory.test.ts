@@ -1,7 +1,13 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest'
+import {
+  createTestSchemaName,
+  dropSchemasUnder,
+  findPostgresSkipReason,
+  testPostgresUrl,
+} from '../../test/support/local-postgres.js'
 import { parseConfig } from '../config/load-config.js'
 import { createMemoryStore } from './memory-store-factory.js'
 
@@ -50,5 +56,42 @@ describe('createMemoryStore', () => {
       'likes jasmine tea',
     ])
     await store?.close()
+  })
+})
+
+const postgresSkipReason = await findPostgresSkipReason()
+const schema = createTestSchemaName('factory')
+afterAll(async () => {
+  if (!postgresSkipReason) await dropSchemasUnder(schema)
+})
+
+describe.skipIf(postgresSkipReason !== undefined)('createMemoryStore with memory.store: postgres', () => {
+  it('opens PostgreSQL at storage.postgres_url, bounds its calls, and keeps memories across a reopen', async () => {
+    const { config } = parseConfig({
+      memory: { store: 'postgres' },
+      storage: { postgres_url: testPostgresUrl, sqlite_path: join(folder, 'unused.db') },
+    })
+    const store = await createMemoryStore(config, { postgresSchema: schema })
+    await store?.add({ scope: 's', text: 'remember the oat milk' })
+    await expect(store?.search('x', { scope: 's', k: -1 })).rejects.toMatchObject({ code: 'bad_request' })
+    await store?.close()
+    const reopened = await createMemoryStore(config, { postgresSchema: schema })
+    expect((await reopened?.search('oat milk', { scope: 's', k: 1 }))?.map((hit) => hit.text)).toEqual([
+      'remember the oat milk',
+    ])
+    await reopened?.close()
+  })
+})
+
+describe('createMemoryStore with memory.store: postgres and no server', () => {
+  it('says which setting is missing', async () => {
+    expect(() => parseConfig({ memory: { store: 'postgres' } })).toThrow(
+      /storage\.postgres_url: memory\.store is postgres but no postgres_url is set/,
+    )
+    // A caller that builds the config by hand, past parseConfig, still gets a clear error.
+    const { config } = parseConfig({})
+    await expect(
+      createMemoryStore({ ...config, memory: { ...config.memory, store: 'postgres' } }),
+    ).rejects.toThrow(/memory\.store is postgres but storage\.postgres_url is empty/)
   })
 })

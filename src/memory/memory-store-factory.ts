@@ -1,6 +1,7 @@
 /**
- * Builds the long-term memory store the config asks for: SQLite at `storage.sqlite_path` (the
- * history's file), with vector retrieval when `memory.embeddings` names an endpoint.
+ * Builds the long-term memory store `memory.store` names: SQLite at `storage.sqlite_path` (the
+ * history's file) or PostgreSQL at `storage.postgres_url` (its `pg` client an optional peer, loaded
+ * only when chosen), with vector retrieval when `memory.embeddings` names an endpoint.
  */
 
 import { resolveProviderSettings } from '../config/provider-registry.js'
@@ -8,8 +9,12 @@ import type { CharpipeConfig } from '../config/schema.js'
 import { InvalidConfigError } from '../shared/errors.js'
 import { type Logger, registerSecrets } from '../shared/logger.js'
 import { addStoreDeadlines } from './add-store-deadlines.js'
+import { HistoryStoreError } from './history/history-store-error.js'
 import { createOpenAIEmbeddings, type EmbeddingsClient } from './long-term/create-openai-embeddings.js'
-import { createSqliteMemoryStore } from './long-term/create-sqlite-memory-store.js'
+import {
+  type CreateSqliteMemoryStoreOptions,
+  createSqliteMemoryStore,
+} from './long-term/create-sqlite-memory-store.js'
 import type { MemoryRankingOptions } from './long-term/memory-ranking.js'
 import type { MemoryStore } from './types.js'
 
@@ -23,6 +28,8 @@ export interface CreateMemoryStoreOptions {
   fetch?: typeof fetch
   /** Overrides of the ranking rules. */
   ranking?: Partial<MemoryRankingOptions>
+  /** PostgreSQL: the schema holding the tables. @default 'public' */
+  postgresSchema?: string
 }
 
 /** The configured memory store, or undefined when `memory.enabled` is false. */
@@ -31,23 +38,52 @@ export async function createMemoryStore(
   options: CreateMemoryStoreOptions = {},
 ): Promise<MemoryStore | undefined> {
   if (!config.memory.enabled) return undefined
-  const store = createSqliteMemoryStore({
-    path: config.storage.sqlite_path,
+  const shared = {
     embeddings: options.embeddings ?? createConfiguredEmbeddings(config, options),
     ranking: { minScore: config.memory.min_score, ...options.ranking },
     keywordIndexMaxBytes: config.memory.index_max_mb * 1024 * 1024,
     logger: options.logger,
     now: options.now,
-  })
+  }
+  const store = await openMemoryStore(config, options, shared)
   // Retrieval runs before the model is called, so it is bounded; writes that embed whole documents
   // (and a turn's memory, stored after its llm_done) may take as long as the embeddings endpoint.
   return addStoreDeadlines(store, {
     store: 'memory',
-    backend: 'sqlite',
+    backend: config.memory.store,
     timeoutMs: config.storage.timeout_ms,
     unbounded: ['add', 'update', 'addKnowledge'],
     logger: options.logger,
   })
+}
+
+async function openMemoryStore(
+  config: CharpipeConfig,
+  options: CreateMemoryStoreOptions,
+  shared: Omit<CreateSqliteMemoryStoreOptions, 'path'>,
+): Promise<MemoryStore> {
+  switch (config.memory.store) {
+    case 'sqlite':
+      return createSqliteMemoryStore({ path: config.storage.sqlite_path, ...shared })
+    case 'postgres': {
+      if (!config.storage.postgres_url) {
+        throw new HistoryStoreError(
+          'memory.store is postgres but storage.postgres_url is empty; set it in config.yaml or the environment',
+        )
+      }
+      const { createPostgresMemoryStore } = await import('./long-term/create-postgres-memory-store.js')
+      return createPostgresMemoryStore({
+        url: config.storage.postgres_url,
+        schema: options.postgresSchema,
+        timeoutMs: config.storage.timeout_ms,
+        ...shared,
+      })
+    }
+    default:
+      throw new HistoryStoreError(
+        `memory.store: unknown store ${JSON.stringify(config.memory.store)}; use sqlite or postgres`,
+      )
+  }
 }
 
 function createConfiguredEmbeddings(

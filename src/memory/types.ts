@@ -33,7 +33,8 @@ export interface StoredMessage {
 
 export interface CompletedTurn {
   turn: string
-  user: StoredMessage
+  /** Absent for a turn the character opens alone: a greeting stored before the session's first input. */
+  user?: StoredMessage
   /** Absent when the turn produced no reply at all (error before any text). */
   assistant?: StoredMessage
   /**

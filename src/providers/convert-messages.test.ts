@@ -51,4 +51,58 @@ describe('message conversion', () => {
     expect(() => convertToAnthropicMessages(unresolved)).toThrow(/has no url/)
     expect(() => convertToOpenAIMessages([{ role: 'tool', content: 'x' }])).toThrow(/needs toolCallId/)
   })
+
+  describe('tool results with images', () => {
+    const png = 'data:image/png;base64,iVBORw0KGgo='
+    const withImages: ChatMessage[] = [
+      { role: 'user', content: 'screenshot both' },
+      {
+        role: 'assistant',
+        content: '',
+        toolCalls: [
+          { id: 'c1', name: 'shot', arguments: {} },
+          { id: 'c2', name: 'shot', arguments: {} },
+        ],
+      },
+      {
+        role: 'tool',
+        toolCallId: 'c1',
+        content: [
+          { type: 'text', text: 'first [image 1: image/png]' },
+          { type: 'image', url: png, mediaType: 'image/png' },
+        ],
+      },
+      { role: 'tool', toolCallId: 'c2', content: 'no image here' },
+    ]
+
+    it('OpenAI: tool messages stay text, their images follow them in one user message', () => {
+      const converted = convertToOpenAIMessages(withImages)
+      expect(converted.slice(2)).toEqual([
+        { role: 'tool', tool_call_id: 'c1', content: 'first [image 1: image/png]' },
+        { role: 'tool', tool_call_id: 'c2', content: 'no image here' },
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'Images from the tool results above:' },
+            { type: 'image_url', image_url: { url: png } },
+          ],
+        },
+      ])
+    })
+
+    it('Anthropic: the image goes inside its tool_result block', () => {
+      const { messages } = convertToAnthropicMessages(withImages)
+      expect(messages[2]!.content).toEqual([
+        {
+          type: 'tool_result',
+          tool_use_id: 'c1',
+          content: [
+            { type: 'text', text: 'first [image 1: image/png]' },
+            { type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'iVBORw0KGgo=' } },
+          ],
+        },
+        { type: 'tool_result', tool_use_id: 'c2', content: 'no image here' },
+      ])
+    })
+  })
 })

@@ -1,8 +1,9 @@
 /**
  * Converts our `ChatMessage`s to the Anthropic Messages format. System messages go to the separate
  * `system` parameter (Anthropic has no system role); assistant tool calls become `tool_use` blocks;
- * tool messages become `tool_result` blocks in a user turn. Consecutive turns of the same role are
- * merged, because the API wants user and assistant to alternate.
+ * tool messages become `tool_result` blocks in a user turn (with image blocks when a tool result
+ * has images). Consecutive turns of the same role are merged, because the API wants user and
+ * assistant to alternate.
  */
 import { BadRequestError } from '../shared/errors.js'
 import type { ChatMessage, ContentPart, ToolDefinition } from '../shared/messages.js'
@@ -16,7 +17,10 @@ export type AnthropicBlock =
       source: { type: 'base64'; media_type: string; data: string } | { type: 'url'; url: string }
     }
   | { type: 'tool_use'; id: string; name: string; input: unknown }
-  | { type: 'tool_result'; tool_use_id: string; content: string }
+  | { type: 'tool_result'; tool_use_id: string; content: string | AnthropicResultBlock[] }
+
+/** What a `tool_result` block may hold besides plain text: text and image blocks. */
+export type AnthropicResultBlock = Extract<AnthropicBlock, { type: 'text' | 'image' }>
 
 /** A block marked as the end of a cached prefix. */
 export type CacheControl = { cache_control?: { type: 'ephemeral' } }
@@ -54,6 +58,10 @@ function convertContent(content: ChatMessage['content'], position: number): Anth
     else blocks.push({ type: 'text', text: describeFilePart(part) })
   }
   return blocks
+}
+
+function hasImage(content: ChatMessage['content']): boolean {
+  return typeof content !== 'string' && content.some((part) => part.type === 'image')
 }
 
 function textOf(content: ChatMessage['content']): string {
@@ -97,7 +105,13 @@ export function convertToAnthropicMessages(messages: ChatMessage[]): ConvertToAn
         if (!message.toolCallId)
           throw new BadRequestError(`message ${position}: a tool message needs toolCallId`)
         append('user', [
-          { type: 'tool_result', tool_use_id: message.toolCallId, content: textOf(message.content) },
+          {
+            type: 'tool_result',
+            tool_use_id: message.toolCallId,
+            content: hasImage(message.content)
+              ? (convertContent(message.content, position) as AnthropicResultBlock[])
+              : textOf(message.content),
+          },
         ])
         return
       default:

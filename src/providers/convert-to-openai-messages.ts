@@ -2,7 +2,8 @@
  * Converts our `ChatMessage`s and tools to the Chat Completions wire format. Text-only content is
  * sent as a plain string (several OpenAI-compatible servers reject part arrays without images);
  * images become `image_url` parts; other files, which the context pipeline did not turn into text,
- * are named in a short text note so the model knows something was attached.
+ * are named in a short text note so the model knows something was attached. A `tool` message takes
+ * text only, so the images of tool results follow the tool messages in one user message.
  */
 import { BadRequestError } from '../shared/errors.js'
 import type { ChatMessage, ContentPart, ToolDefinition } from '../shared/messages.js'
@@ -65,44 +66,67 @@ function convertUserContent(content: ChatMessage['content'], position: number): 
   return parts
 }
 
-export function convertToOpenAIMessages(messages: ChatMessage[]): OpenAIMessage[] {
-  return messages.map((message, position): OpenAIMessage => {
-    switch (message.role) {
-      case 'system':
-        return { role: 'system', content: flattenText(message.content, position) }
-      case 'user':
-        return { role: 'user', content: convertUserContent(message.content, position) }
-      case 'assistant': {
-        const text = flattenText(message.content, position)
-        if (!message.toolCalls?.length) return { role: 'assistant', content: text }
-        return {
-          role: 'assistant',
-          content: text || null,
-          tool_calls: message.toolCalls.map((call) => ({
-            id: call.id,
-            type: 'function',
-            function: {
-              name: call.name,
-              arguments:
-                typeof call.arguments === 'string' ? call.arguments : JSON.stringify(call.arguments ?? {}),
-            },
-          })),
-        }
+/** The images of tool results, which a `tool` message cannot carry. */
+const toolImagesNote = 'Images from the tool results above:'
+
+function convertMessage(message: ChatMessage, position: number): OpenAIMessage {
+  switch (message.role) {
+    case 'system':
+      return { role: 'system', content: flattenText(message.content, position) }
+    case 'user':
+      return { role: 'user', content: convertUserContent(message.content, position) }
+    case 'assistant': {
+      const text = flattenText(message.content, position)
+      if (!message.toolCalls?.length) return { role: 'assistant', content: text }
+      return {
+        role: 'assistant',
+        content: text || null,
+        tool_calls: message.toolCalls.map((call) => ({
+          id: call.id,
+          type: 'function',
+          function: {
+            name: call.name,
+            arguments:
+              typeof call.arguments === 'string' ? call.arguments : JSON.stringify(call.arguments ?? {}),
+          },
+        })),
       }
-      case 'tool':
-        if (!message.toolCallId)
-          throw new BadRequestError(`message ${position}: a tool message needs toolCallId`)
-        return {
-          role: 'tool',
-          tool_call_id: message.toolCallId,
-          content: flattenText(message.content, position),
-        }
-      default:
-        throw new BadRequestError(
-          `message ${position}: unknown role "${String((message as ChatMessage).role)}"`,
-        )
+    }
+    case 'tool':
+      if (!message.toolCallId)
+        throw new BadRequestError(`message ${position}: a tool message needs toolCallId`)
+      return {
+        role: 'tool',
+        tool_call_id: message.toolCallId,
+        content: flattenText(message.content, position),
+      }
+    default:
+      throw new BadRequestError(
+        `message ${position}: unknown role "${String((message as ChatMessage).role)}"`,
+      )
+  }
+}
+
+export function convertToOpenAIMessages(messages: ChatMessage[]): OpenAIMessage[] {
+  const converted: OpenAIMessage[] = []
+  let toolImages: OpenAIContentPart[] = []
+  const flushToolImages = () => {
+    if (toolImages.length === 0) return
+    converted.push({ role: 'user', content: [{ type: 'text', text: toolImagesNote }, ...toolImages] })
+    toolImages = []
+  }
+  messages.forEach((message, position) => {
+    // Tool messages answer the calls before them with nothing in between: images wait for the last.
+    if (message.role !== 'tool') flushToolImages()
+    converted.push(convertMessage(message, position))
+    if (message.role === 'tool' && typeof message.content !== 'string') {
+      for (const part of message.content)
+        if (part.type === 'image')
+          toolImages.push({ type: 'image_url', image_url: { url: requireImageUrl(part, position) } })
     }
   })
+  flushToolImages()
+  return converted
 }
 
 export function convertToOpenAITools(tools: ToolDefinition[]): OpenAITool[] {

@@ -9,16 +9,31 @@
  * kept beside the `Response` and the provider reads it directly with `takeNodeBody`. Anyone else
  * asking for `response.body` still gets a web stream of it, built on first use.
  */
-import {
-  Agent as HttpAgent,
-  request as httpRequest,
-  type IncomingMessage,
-  type RequestOptions,
-} from 'node:http'
-import { Agent as HttpsAgent, request as httpsRequest } from 'node:https'
-import { pipeline, Readable } from 'node:stream'
+import type { IncomingMessage, RequestOptions } from 'node:http'
+import { createRequire } from 'node:module'
+import type { Readable } from 'node:stream'
 import { urlToHttpOptions } from 'node:url'
-import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib'
+
+// The Node modules of a request load with the first fetch made here, not with `import('charpipe')`
+// (together they cost about as much as the rest of the library's import).
+const require = createRequire(import.meta.url)
+let nodeModules:
+  | {
+      http: typeof import('node:http')
+      https: typeof import('node:https')
+      stream: typeof import('node:stream')
+      zlib: typeof import('node:zlib')
+    }
+  | undefined
+const loadNodeModules = () => {
+  nodeModules ??= {
+    http: require('node:http'),
+    https: require('node:https'),
+    stream: require('node:stream'),
+    zlib: require('node:zlib'),
+  }
+  return nodeModules
+}
 
 export interface NodeFetch {
   readonly fetch: typeof fetch
@@ -35,36 +50,48 @@ export function takeNodeBody(response: Response): Readable | undefined {
   return message
 }
 
-class StreamedNodeResponse extends Response {
-  #message: Readable
-  #body: ReadableStream<Uint8Array<ArrayBuffer>> | undefined
+type StreamedNodeResponseClass = new (message: Readable, init: ResponseInit) => Response
+let streamedNodeResponse: StreamedNodeResponseClass | undefined
 
-  constructor(message: Readable, init: ResponseInit) {
-    super(null, init)
-    this.#message = message
-  }
+/**
+ * Declared on first use: `extends Response` reads the global `Response`, which loads Node's whole
+ * fetch implementation (undici, about 20 ms), and `import('charpipe')` should not pay for that.
+ */
+function loadStreamedNodeResponse(): StreamedNodeResponseClass {
+  streamedNodeResponse ??= class StreamedNodeResponse extends Response {
+    #message: Readable
+    #body: ReadableStream<Uint8Array<ArrayBuffer>> | undefined
 
-  override get body(): ReadableStream<Uint8Array<ArrayBuffer>> {
-    streamedBodies.delete(this)
-    this.#body ??= Readable.toWeb(this.#message) as ReadableStream<Uint8Array<ArrayBuffer>>
-    return this.#body
-  }
+    constructor(message: Readable, init: ResponseInit) {
+      super(null, init)
+      this.#message = message
+    }
 
-  override get bodyUsed(): boolean {
-    return this.#body !== undefined || !streamedBodies.has(this)
-  }
+    override get body(): ReadableStream<Uint8Array<ArrayBuffer>> {
+      streamedBodies.delete(this)
+      this.#body ??= loadNodeModules().stream.Readable.toWeb(this.#message) as ReadableStream<
+        Uint8Array<ArrayBuffer>
+      >
+      return this.#body
+    }
 
-  override async arrayBuffer(): Promise<ArrayBuffer> {
-    return new Response(this.body).arrayBuffer()
-  }
+    override get bodyUsed(): boolean {
+      return this.#body !== undefined || !streamedBodies.has(this)
+    }
 
-  override async text(): Promise<string> {
-    return new Response(this.body).text()
-  }
+    override async arrayBuffer(): Promise<ArrayBuffer> {
+      return new Response(this.body).arrayBuffer()
+    }
 
-  override async json(): Promise<unknown> {
-    return JSON.parse(await this.text())
+    override async text(): Promise<string> {
+      return new Response(this.body).text()
+    }
+
+    override async json(): Promise<unknown> {
+      return JSON.parse(await this.text())
+    }
   }
+  return streamedNodeResponse
 }
 
 function toHeaderRecord(headers: HeadersInit | undefined): Record<string, string> {
@@ -105,17 +132,18 @@ const redirectStatuses = new Set([301, 302, 303, 307, 308])
  */
 function decodeBody(message: IncomingMessage): Readable {
   const coding = (message.headers['content-encoding'] ?? '').trim().toLowerCase()
+  const { stream, zlib } = loadNodeModules()
   const decoder =
     coding === 'gzip' || coding === 'x-gzip'
-      ? createGunzip()
+      ? zlib.createGunzip()
       : coding === 'deflate'
-        ? createInflate()
+        ? zlib.createInflate()
         : coding === 'br'
-          ? createBrotliDecompress()
+          ? zlib.createBrotliDecompress()
           : undefined
   if (!decoder) return message
   // A failure of either side reaches the decoder, which is what gets read.
-  return pipeline(message, decoder, () => {})
+  return stream.pipeline(message, decoder, () => {})
 }
 
 async function readAll(message: Readable): Promise<Buffer> {
@@ -147,8 +175,9 @@ function isGlobalFetchRouted(): boolean {
  * fetch of the moment by default).
  */
 export function createNodeFetch(fallback?: typeof fetch): NodeFetch {
-  const httpAgent = new HttpAgent({ keepAlive: true })
-  const httpsAgent = new HttpsAgent({ keepAlive: true })
+  const { http, https } = loadNodeModules()
+  const httpAgent = new http.Agent({ keepAlive: true })
+  const httpsAgent = new https.Agent({ keepAlive: true })
 
   const callFallback = (input: string | URL | Request, init: RequestInit) =>
     (fallback ?? globalThis.fetch)(input, init)
@@ -186,7 +215,7 @@ export function createNodeFetch(fallback?: typeof fetch): NodeFetch {
     }
 
     return new Promise<Response>((resolve, reject) => {
-      const send = secure ? httpsRequest : httpRequest
+      const send = secure ? https.request : http.request
       const outgoing = send({
         ...target,
         method: init.method ?? 'GET',
@@ -224,7 +253,7 @@ export function createNodeFetch(fallback?: typeof fetch): NodeFetch {
         const contentType = message.headers['content-type'] ?? ''
         if (status >= 200 && status < 300 && contentType.includes('text/event-stream')) {
           const body = decodeBody(message)
-          const response = new StreamedNodeResponse(body, responseInit)
+          const response = new (loadStreamedNodeResponse())(body, responseInit)
           streamedBodies.set(response, body)
           resolve(response)
           return

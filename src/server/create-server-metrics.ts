@@ -3,12 +3,14 @@
  * collide): turns, errors by code, time to first chunk and first sentence, active sessions and
  * connections, store failures and timeouts, and prom-client's default process metrics (CPU, memory,
  * handles, GC, event-loop lag: `nodejs_eventloop_lag_*`); in a cluster, lock waits and interrupts
- * from other servers.
+ * from other servers; early transcripts (preflight) apart from turns.
  */
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client'
 import type { ClusterStats } from '../cluster/connect-cluster.js'
+import type { PreflightStats } from '../engine/preflight/create-preflight-slots.js'
 import type { ToolCallStats } from '../engine/types.js'
 import { onStoreFailure } from '../memory/store-failures.js'
+import { registerPreflightMetrics } from './register-preflight-metrics.js'
 
 export interface ServerMetrics {
   registry: Registry
@@ -31,6 +33,8 @@ export interface CreateServerMetricsOptions {
   readClusterStats?: () => ClusterStats
   /** Calls of MCP tools, read at scrape time. */
   readToolCallStats?: () => ToolCallStats[]
+  /** Early transcripts prepared, adopted and dropped, read at scrape time. */
+  readPreflightStats?: () => PreflightStats
 }
 
 const latencyBuckets = [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 30]
@@ -121,6 +125,7 @@ export function createServerMetrics(options: CreateServerMetricsOptions): Server
   }
   const readToolCallStats = options.readToolCallStats
   if (readToolCallStats) registerToolCallMetrics(registry, readToolCallStats)
+  if (options.readPreflightStats) registerPreflightMetrics(registry, options.readPreflightStats)
   collectDefaultMetrics({ register: registry })
   return {
     registry,

@@ -23,6 +23,7 @@ import { respondBadRequest, respondWithError } from './error-response.js'
 import { limitHttpTurns } from './limit-http-turns.js'
 import { requireAccess } from './require-access.js'
 import { registerAdminRoutes } from './routes/admin-routes.js'
+import { registerCharacterRoutes } from './routes/character-routes.js'
 import { registerChatRoute } from './routes/chat-route.js'
 import { registerDoctorRoute } from './routes/doctor-route.js'
 import { registerHealthRoutes } from './routes/health-routes.js'
@@ -96,6 +97,7 @@ export async function createServer(options: CreateServerOptions): Promise<Charpi
     countActiveSessions: () => charpipe.activeSessions().length,
     ...(cluster ? { readClusterStats: () => cluster.stats() } : {}),
     ...(charpipe.toolCallStats ? { readToolCallStats: () => charpipe.toolCallStats?.() ?? [] } : {}),
+    ...(charpipe.preflightStats ? { readPreflightStats: () => charpipe.preflightStats!() } : {}),
   })
   const sessionOwners = createSessionOwners()
   const dependencies: ServerDependencies = {
@@ -155,6 +157,7 @@ export async function createServer(options: CreateServerOptions): Promise<Charpi
   registerOpenAiCompletionsRoute(app, dependencies)
   registerOpenAiModelsRoute(app, dependencies)
   registerAdminRoutes(app, dependencies)
+  registerCharacterRoutes(app, dependencies)
   registerDoctorRoute(app, dependencies)
   registerMemoryRoutes(app, dependencies)
 

@@ -2,10 +2,15 @@
  * Zod schemas of every WebSocket frame and HTTP body the server accepts, so a bad one is answered
  * with `bad_request` and a message naming the field.
  */
-import { z } from 'zod'
+import * as z from 'zod'
 
 const sessionField = z.string().min(1).max(200).describe('Session id; default `default`.')
 const imagesField = z.array(z.string().min(1)).max(16)
+const characterField = z
+  .string()
+  .min(1)
+  .max(200)
+  .describe('The id of the character spoken to (a key of `characters`); default the default character.')
 const speakerField = z
   .strictObject({
     id: z.string().min(1).max(200).describe('Stable id of the speaker (a user id of the chat platform).'),
@@ -21,18 +26,37 @@ const groupInputFields = {
 export const userInputFrameSchema = z.strictObject({
   type: z.literal('user_input'),
   session: sessionField.optional(),
+  character: characterField.optional(),
   text: z.string(),
   emotion: z.string().max(100).optional(),
   images: imagesField.optional(),
   ...groupInputFields,
+  preflight: z
+    .boolean()
+    .optional()
+    .describe(
+      'An early transcript: the turn is prepared and nothing is sent or stored until the final input (without preflight) adopts it.',
+    ),
 })
 
 export const interruptFrameSchema = z.strictObject({
   type: z.literal('interrupt'),
   session: sessionField.optional(),
+  /** Only the turn with this character; absent: every character's turn in the session. */
+  character: characterField.optional(),
   heard: z.string().optional(),
   /** Also cancel the session's queued turns (`on_new_input: queue`). */
   clear_queue: z.boolean().optional(),
+})
+
+/**
+ * Opens a session with a character: a new one gets the character's greeting (stored as its first
+ * reply), answered with an `opened` frame.
+ */
+export const openFrameSchema = z.strictObject({
+  type: z.literal('open'),
+  session: sessionField.optional(),
+  character: characterField.optional(),
 })
 
 /** A line said in the session that needs no reply; it reaches the model with the next input. */
@@ -54,11 +78,13 @@ export const clientFrameSchema = z.discriminatedUnion('type', [
   userInputFrameSchema,
   interruptFrameSchema,
   observeFrameSchema,
+  openFrameSchema,
 ])
 export type ClientFrame = z.infer<typeof clientFrameSchema>
 
 export const chatBodySchema = z.strictObject({
   session: sessionField.optional(),
+  character: characterField.optional(),
   text: z.string(),
   emotion: z.string().max(100).optional(),
   images: imagesField.optional(),
@@ -67,6 +93,7 @@ export const chatBodySchema = z.strictObject({
 
 export const previewBodySchema = z.strictObject({
   session: sessionField.optional(),
+  character: characterField.optional(),
   text: z.string(),
   emotion: z.string().max(100).optional(),
   images: imagesField.optional(),

@@ -49,11 +49,17 @@ export interface LlmErrorEvent extends TurnEventBase {
   status?: number
 }
 
-/** Milliseconds from the turn's start; null when the turn produced no chunk or no sentence. */
+/** Milliseconds from the turn's start (for an adopted preflight, the final input); null when the turn produced no chunk or no sentence. */
 export interface TurnTiming {
   first_chunk_ms: number | null
   first_sentence_ms: number | null
   total_ms: number
+  /**
+   * Only for a turn prepared from an early transcript (`preflight`) and adopted by the final input:
+   * how long it had been running when the final input arrived, the head start the user did not wait
+   * for. The other fields count from the final input.
+   */
+  preflight_saved_ms?: number
 }
 
 /** Tokens of one turn as the model reported them, summed over its model calls (tool rounds). */
@@ -76,7 +82,19 @@ export interface LlmDoneEvent extends TurnEventBase {
   usage?: TurnUsage
 }
 
+/**
+ * A character's greeting opening a new session (`greeting` / `alternate_greetings`): stored as its
+ * first reply, and sent before anything of the turn whose input found the session new.
+ */
+export interface GreetingEvent extends TurnEventBase {
+  type: 'greeting'
+  /** The greeting's display text ({{char}} and {{user}} filled in). */
+  text: string
+  emotion: string
+}
+
 export type CharpipeEvent =
+  | GreetingEvent
   | LlmChunkEvent
   | LlmEmotionEvent
   | LlmSentenceEvent

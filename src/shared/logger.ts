@@ -3,11 +3,22 @@
  * is scrubbed of the configured secrets and of key-shaped tokens, so an upstream that echoes a key in
  * an error body cannot put it in a log line.
  */
-import { type Logger, type LoggerOptions, pino } from 'pino'
+import { createRequire } from 'node:module'
+import type { Logger, LoggerOptions, pino } from 'pino'
 import { createPrettyDestination } from './format-log-line.js'
 import { isSecretKey, MASK, redactText } from './redact.js'
 
 export type { Logger } from 'pino'
+
+// pino (with its serializers and stream) is loaded when the first logger is made, not with
+// `import('charpipe')`: a library user who never logs does not pay for it. It is CommonJS, so
+// `require` hands out the same instance an `import` would.
+const require = createRequire(import.meta.url)
+let loadedPino: typeof pino | undefined
+const loadPino = (): typeof pino => {
+  loadedPino ??= (require('pino') as typeof import('pino')).pino
+  return loadedPino
+}
 
 const knownSecrets = new Set<string>()
 
@@ -69,9 +80,10 @@ export function createLogger(options: CreateLoggerOptions = {}): Logger {
     const where = options.level === undefined ? 'CHARPIPE_LOG_LEVEL' : 'the log level'
     throw new TypeError(`${where} "${level}" is not a log level; use one of ${logLevels.join(', ')}`)
   }
-  const destination = options.destination ?? pino.destination(2)
+  const createPino = loadPino()
+  const destination = options.destination ?? createPino.destination(2)
   const format = options.format ?? chooseLogFormat(!options.destination && Boolean(process.stderr.isTTY))
-  return pino(
+  return createPino(
     {
       name: options.name ?? 'charpipe',
       level,

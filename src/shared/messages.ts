@@ -13,6 +13,7 @@ export type MessageSource =
   | 'injected'
   | 'depth-injection'
   | 'anchor'
+  | 'lorebook'
   | 'history'
   | 'input'
   | 'tool'

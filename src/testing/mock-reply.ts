@@ -4,7 +4,7 @@
  * Script files (YAML or JSON) hold the same objects: `{ replies: [MockReply…], default: MockReply }`
  * or a bare list of replies.
  */
-import { z } from 'zod'
+import * as z from 'zod'
 
 const toolCallSchema = z.strictObject({
   id: z.string().optional().describe('Call id; generated when absent.'),

@@ -19,7 +19,10 @@ export interface Tool<Arguments = Record<string, unknown>> {
   description: string
   /** JSON Schema of the arguments object. */
   parameters: Record<string, unknown>
-  /** Returns any JSON-serialisable value; a thrown error is given back to the model as the result. */
+  /**
+   * Returns any JSON-serialisable value, or `createToolResultContent(parts)` for text with images;
+   * a thrown error is given back to the model as the result.
+   */
   execute(args: Arguments, options: ToolExecuteOptions): Promise<unknown> | unknown
 }
 

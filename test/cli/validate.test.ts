@@ -62,6 +62,17 @@ describe('charpipe validate', () => {
     )
   })
 
+  it('memory.store postgres without storage.postgres_url is named, in validate and in doctor', async () => {
+    const path = await writeConfig('memory:\n  store: postgres\n')
+    for (const command of ['validate', 'doctor']) {
+      const result = runCli([command, '--config', path])
+      expect(result.status, command).not.toBe(0)
+      expect(`${result.stdout}${result.stderr}`).toMatch(
+        /storage\.postgres_url: memory\.store is postgres but no postgres_url is set/,
+      )
+    }
+  })
+
   it('suggests the nearest field and provider name', async () => {
     const path = await writeConfig(['llm:', '  provider: deepseak', '  modle: deepseek-chat'].join('\n'))
     const result = runCli(['validate', '--config', path])

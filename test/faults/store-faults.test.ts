@@ -1,5 +1,6 @@
 /**
- * The history stores under faults, with private PostgreSQL and Redis instances: killed, frozen
+ * The history stores, and the PostgreSQL memory store, under faults, with private PostgreSQL and Redis
+ * instances: killed, frozen
  * (SIGSTOP) and restarted while turns run. Each case holds a bound: the turn ends with
  * `store_unavailable` and exactly one `llm_done`, an interrupt ends it, `close()` returns, the
  * process does not crash, and the store heals once the server is back. Bounds are generous (hang
@@ -188,3 +189,72 @@ for (const store of ['postgres', 'redis'] as const) {
     })
   })
 }
+
+describe.skipIf(missing !== undefined)('memory in postgres under faults', { timeout: 120_000 }, () => {
+  let server: FaultyServer
+  let charpipe: Charpipe
+  beforeAll(async () => {
+    server = await startPostgres()
+    const config = parseConfig({
+      llm: { provider: 'custom', base_url: `${model.url}/v1`, max_retries: 0 },
+      history: { store: 'memory' },
+      memory: { enabled: true, store: 'postgres' },
+      storage: { postgres_url: server.url, timeout_ms: 1000 },
+    }).config
+    charpipe = await createCharpipe(config)
+  }, 60_000)
+  afterAll(async () => {
+    server?.thaw()
+    await charpipe?.close()
+    await server?.stop()
+  })
+
+  const search = () => charpipe.memory!.search('火锅', { scope: 'faults', k: 3 })
+
+  async function expectSearchHealed(withinMs = 15_000) {
+    const until = Date.now() + withinMs
+    for (;;) {
+      const found = await search().catch(() => undefined)
+      if (found) return found
+      if (Date.now() > until) throw new Error('the memory store did not heal')
+      await new Promise((resolve) => setTimeout(resolve, 250))
+    }
+  }
+
+  it('remembers a turn while the server is up, and the health check says so', async () => {
+    expect(await checkStores(charpipe, getLogger('health'))).toEqual([])
+    await charpipe.memory!.add({ scope: 'faults', text: '我周末想去吃火锅' })
+    expect((await search()).map((hit) => hit.text)).toEqual(['我周末想去吃火锅'])
+  })
+
+  it('killed: search fails with store_unavailable naming the memory store, health says so, and it heals after a restart', async () => {
+    await server.kill()
+    const error = await search().catch((caught: unknown) => caught)
+    expect(error).toMatchObject({
+      code: 'store_unavailable',
+      message: expect.stringContaining('the memory store (postgres)'),
+    })
+    expect(await checkStores(charpipe, getLogger('health'))).toEqual([{ store: 'memory', reason: 'error' }])
+    // A turn still ends, once, while long-term memory is down.
+    expectClosedOnce(await runTurn(charpipe, '还记得吗'))
+    await server.restart()
+    expect((await expectSearchHealed()).map((hit) => hit.text)).toContain('我周末想去吃火锅')
+    expect(await checkStores(charpipe, getLogger('health'))).toEqual([])
+  })
+
+  it('frozen: search misses its deadline instead of hanging, and it heals after SIGCONT', async () => {
+    server.freeze()
+    try {
+      const error = await search().catch((caught: unknown) => caught)
+      expect(error).toMatchObject({ code: 'store_unavailable', timedOut: true })
+      expect(await checkStores(charpipe, getLogger('health'))).toEqual([
+        { store: 'memory', reason: 'timeout' },
+      ])
+    } finally {
+      server.thaw()
+    }
+    await expectSearchHealed()
+    const added = await charpipe.memory!.add({ scope: 'faults', text: '火锅要微辣' })
+    expect((await search()).map((hit) => hit.id)).toContain(added.id)
+  })
+})

@@ -8,3 +8,5 @@ export interface CreateTestMcpServerOptions {
 }
 
 export function createTestMcpServer(options?: CreateTestMcpServerOptions): McpServer
+
+export const testImage: string

@@ -2,10 +2,15 @@
  * The tools of the test MCP servers (stdio and Streamable HTTP), written on the official SDK:
  * `echo` answers text, `fail` answers an error, `weather` answers structured content, `slow` waits
  * until it is cancelled (and reports the cancellation through `onCancelled`), `whoami` gives the
- * process id (to kill a stdio server from a test), `grow` adds the tool `sprout`.
+ * process id (to kill a stdio server from a test), `grow` adds the tool `sprout`, `shot` answers
+ * a caption and a PNG image (`testImage`).
  */
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
 import { z } from 'zod'
+
+/** A 1×1 red PNG, base64: what the `shot` tool answers as its image. */
+export const testImage =
+  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR4nGP4z8DwHwAFAAH/iZk9HQAAAABJRU5ErkJggg=='
 
 export function createTestMcpServer(options = {}) {
   const server = new McpServer({ name: options.name ?? 'test', version: '1.0.0' })
@@ -45,6 +50,12 @@ export function createTestMcpServer(options = {}) {
   }))
   server.registerTool(`${prefix}big`, { description: 'A long answer' }, async () => ({
     content: [{ type: 'text', text: 'x'.repeat(5000) }],
+  }))
+  server.registerTool(`${prefix}shot`, { description: 'A screenshot' }, async () => ({
+    content: [
+      { type: 'text', text: 'the screen:' },
+      { type: 'image', mimeType: 'image/png', data: testImage },
+    ],
   }))
   // Adds a tool while connected: the SDK announces it with `notifications/tools/list_changed`.
   server.registerTool(`${prefix}grow`, { description: 'Adds the tool sprout' }, async () => {

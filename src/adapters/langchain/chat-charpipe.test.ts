@@ -7,7 +7,7 @@ import {
 } from '@langchain/core/messages'
 import { tool } from '@langchain/core/tools'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
-import { z } from 'zod'
+import * as z from 'zod'
 import { waitUntil } from '../../providers/test-helpers.js'
 import { type MockModelServer, startMockModelServer } from '../../testing/start-mock-model-server.js'
 import { ChatCharpipe, type LlmConfigInput } from './chat-charpipe.js'

@@ -7,7 +7,7 @@ import type { BaseMessage } from '@langchain/core/messages'
 import { tool } from '@langchain/core/tools'
 import { createReactAgent } from '@langchain/langgraph/prebuilt'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
-import { z } from 'zod'
+import * as z from 'zod'
 import { type MockModelServer, startMockModelServer } from '../../testing/start-mock-model-server.js'
 import { ChatCharpipe } from './chat-charpipe.js'
 

@@ -1,6 +1,6 @@
 import { DynamicTool, tool } from '@langchain/core/tools'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
-import { z } from 'zod'
+import * as z from 'zod'
 import { collectEvents, doneOf, makeConfig } from '../../../test/engine/engine-test-helpers.js'
 import { createCharpipe } from '../../engine/create-charpipe.js'
 import { type MockModelServer, startMockModelServer } from '../../testing/start-mock-model-server.js'

@@ -1,6 +1,6 @@
 /**
- * The character's system prompt (seed 000): name, persona and the reply-format instructions with
- * the emotion list. Memories are added after it by the assembler so they end up at its end.
+ * The character's system prompt (seed 000): name, persona, scenario and the reply-format
+ * instructions with the emotion list. Memories are added after it by the assembler so they end up at its end.
  */
 import type { CharacterConfig } from '../../config/schema.js'
 
@@ -36,14 +36,32 @@ export function buildReplyFormatInstructions(character: CharacterConfig): string
   return lines.join('\n')
 }
 
-/** Name, persona and format instructions, before macros are expanded. */
+/** What a template's `{{original}}` stands for (a card's name for it): the default opening part. */
+export const originalPromptMacro = '{{original}}'
+
+/** The default opening: who is talking to whom, the persona and the scenario. */
+export function buildCharacterSection(character: CharacterConfig): string {
+  const sections = ['你是{{char}}，正在和{{user}}对话。']
+  if (character.persona.trim()) sections.push(`【人设】\n${character.persona.trim()}`)
+  if (character.scenario.trim()) sections.push(`【场景】\n${character.scenario.trim()}`)
+  return sections.join('\n\n')
+}
+
+/**
+ * Name, persona, scenario and format instructions, before macros are expanded. A template replaces
+ * the name, persona and scenario part; `{{original}}` in it puts that part back where it stands.
+ */
 export function buildSystemPrompt(character: CharacterConfig, template?: string): string {
   const sections: string[] = []
   if (template?.trim()) {
-    sections.push(template.trim())
+    const trimmed = template.trim()
+    sections.push(
+      trimmed.includes(originalPromptMacro)
+        ? trimmed.replaceAll(originalPromptMacro, () => buildCharacterSection(character))
+        : trimmed,
+    )
   } else {
-    sections.push('你是{{char}}，正在和{{user}}对话。')
-    if (character.persona.trim()) sections.push(`【人设】\n${character.persona.trim()}`)
+    sections.push(buildCharacterSection(character))
   }
   const format = buildReplyFormatInstructions(character)
   if (format) sections.push(format)

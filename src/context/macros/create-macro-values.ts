@@ -20,6 +20,7 @@ export function createMacroValues(
     timestamp: context.timestamp,
     lastMessageAt: context.sharedData.get(lastMessageAtKey) as number | undefined,
     lastUserMessage: input ? messageText(input) : context.input.text,
+    scenario: context.character.scenario,
     timeZone: options.timeZone,
   }
 }

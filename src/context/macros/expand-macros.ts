@@ -11,6 +11,8 @@ export interface MacroValues {
   /** When the last stored message was written; undefined for a new conversation. */
   lastMessageAt?: number
   lastUserMessage: string
+  /** The character's scenario, for `{{scenario}}`; its own macros are expanded too. */
+  scenario?: string
   /** IANA time zone for time/date/weekday; the process's zone when absent. */
   timeZone?: string
   /** Source of randomness for `{{random:…}}` (tests pass a fixed one). */
@@ -111,6 +113,8 @@ export function expandMacros(text: string, values: MacroValues, budget?: MacroBu
         return values.lastMessageAt === undefined
           ? '初次见面'
           : formatIdleDuration(values.timestamp - values.lastMessageAt)
+      case 'scenario':
+        return values.scenario ? expandMacros(values.scenario, { ...values, scenario: '' }, budget) : ''
       case 'lastUserMessage':
         return spend(budget, values.lastUserMessage)
       case 'random': {

@@ -7,19 +7,15 @@
  * Recordings (voice messages, videos) go to the transcriber and come back as `[语音:转写]`.
  */
 import { basename } from 'node:path'
-import type { ChatMessage, ContentPart, ImagePart } from '../../shared/messages.js'
+import type { ChatMessage, ContentPart } from '../../shared/messages.js'
 import { createDescriptionCache, hashImage } from '../assets/create-description-cache.js'
 import { decodeTextFile } from '../assets/decode-text-file.js'
-import { fetchRemoteImage } from '../assets/fetch-remote-image.js'
+import { describeImagePart } from '../assets/describe-image-part.js'
 import { type ReadLocalAssetResult, readLocalAsset } from '../assets/read-local-asset.js'
 import { sniffMediaType } from '../assets/sniff-media-type.js'
 import { markAttachmentRefused } from '../refused-attachments.js'
-import type { ContextProcessor, ImageDescriber, PipelineContext } from '../types.js'
+import type { ContextProcessor, PipelineContext } from '../types.js'
 import { readBoolean } from './read-settings.js'
-
-// Past images come back every turn with their message; describing them once is enough. About
-// 2 MB of descriptions, keyed by content hash (never by the image itself).
-const descriptionCache = createDescriptionCache(1_000_000)
 
 function logWarning(context: PipelineContext, message: string): void {
   context.logs.push({ processorId: 'attachment-text', level: 'warn', message })
@@ -124,105 +120,6 @@ async function readFilePart(context: PipelineContext, part: Extract<ContentPart,
   return `[文件:${name}]\n${text}\n[/文件]`
 }
 
-/** A URL image as the describer takes it: as it is, or fetched into a data URI when it needs bytes. */
-async function prepareUrlImage(
-  context: PipelineContext,
-  part: ImagePart & { url: string },
-  describer: ImageDescriber,
-): Promise<ImagePart | undefined> {
-  if (!describer.needsImageBytes || !/^https?:/i.test(part.url)) return part
-  const fetched = await fetchRemoteImage({
-    url: part.url,
-    maxBytes: context.config.assets.max_bytes,
-    allowPrivate: context.config.assets.allow_private_urls,
-    signal: context.signal,
-  })
-  if (!fetched.ok) {
-    logWarning(context, fetched.reason)
-    return undefined
-  }
-  return {
-    ...part,
-    mediaType: fetched.mediaType,
-    url: `data:${fetched.mediaType};base64,${fetched.bytes.toString('base64')}`,
-  }
-}
-
-/** A local image read into a data URI with its content key, or the placeholder word of a refusal. */
-async function prepareLocalImage(
-  context: PipelineContext,
-  part: ImagePart,
-): Promise<{ image: ImagePart; key: string } | { refused: string }> {
-  const result = await readLocalAsset({
-    reference: part.assetRef ?? '',
-    dirs: context.config.assets.dirs,
-    maxBytes: context.config.assets.max_bytes,
-  })
-  if (!result.ok) {
-    logWarning(context, result.reason)
-    markAttachmentRefused(context, part)
-    return { refused: '无法读取' }
-  }
-  // An image reference is never read as anything else, whatever the file holds.
-  if (!result.mediaType?.startsWith('image/')) {
-    logWarning(context, `local file "${part.assetRef}" refused: its bytes are not an image`)
-    markAttachmentRefused(context, part)
-    return { refused: '不是图片' }
-  }
-  const url = `data:${result.mediaType};base64,${result.bytes.toString('base64')}`
-  return { image: { ...part, mediaType: result.mediaType, url }, key: hashImage(result.bytes) }
-}
-
-/** Bytes a data URI holds, from its length (base64 or not), without decoding it. */
-function estimateDataUriBytes(url: string): number {
-  const comma = url.indexOf(',')
-  const payload = url.length - comma - 1
-  return url.slice(0, comma).endsWith(';base64') ? Math.floor((payload * 3) / 4) : payload
-}
-
-async function describeImage(context: PipelineContext, part: ImagePart): Promise<string> {
-  const label = part.inReplyTo ? '回复图片' : '图片'
-  const describer = context.services.imageDescriber
-  if (!describer) return `[${label}:当前模型看不到图片，且未配置图片描述]`
-  let image: ImagePart | undefined
-  let key: string
-  if (part.url) {
-    if (part.url.startsWith('data:') && !/^data:image\//i.test(part.url)) {
-      logWarning(context, `image ${part.url.slice(0, 40)}… refused: not an image data URI`)
-      markAttachmentRefused(context, part)
-      return `[${label}:不是图片]`
-    }
-    const maxBytes = context.config.assets.max_bytes
-    if (part.url.startsWith('data:') && estimateDataUriBytes(part.url) > maxBytes) {
-      logWarning(context, `image ${part.url.slice(0, 40)}… refused: over assets.max_bytes (${maxBytes})`)
-      markAttachmentRefused(context, part)
-      return `[${label}:无法读取]`
-    }
-    key = hashImage(part.url)
-    const cached = descriptionCache.get(key)
-    if (cached !== undefined) return `[${label}:${cached}]`
-    image = await prepareUrlImage(context, part as ImagePart & { url: string }, describer)
-  } else {
-    const local = await prepareLocalImage(context, part)
-    if ('refused' in local) return `[${label}:${local.refused}]`
-    key = local.key
-    const cached = descriptionCache.get(key)
-    if (cached !== undefined) return `[${label}:${cached}]`
-    image = local.image
-  }
-  if (!image?.url) return `[${label}:无法读取]`
-  try {
-    const description = (
-      await describer.describe({ url: image.url, mediaType: image.mediaType }, { signal: context.signal })
-    ).trim()
-    descriptionCache.set(key, description)
-    return `[${label}:${description}]`
-  } catch (error) {
-    logWarning(context, `image description failed: ${error instanceof Error ? error.message : String(error)}`)
-    return `[${label}:描述失败]`
-  }
-}
-
 async function convertParts(context: PipelineContext, message: ChatMessage, describe: boolean) {
   if (typeof message.content === 'string') return
   const parts: ContentPart[] = []
@@ -232,7 +129,16 @@ async function convertParts(context: PipelineContext, message: ChatMessage, desc
       parts.push({ type: 'text', text: await readFilePart(context, part) })
       changed = true
     } else if (part.type === 'image' && describe) {
-      parts.push({ type: 'text', text: await describeImage(context, part) })
+      parts.push({
+        type: 'text',
+        text: await describeImagePart(part, {
+          describer: context.services.imageDescriber,
+          assets: context.config.assets,
+          signal: context.signal,
+          warn: (text) => logWarning(context, text),
+          refuse: (refused) => markAttachmentRefused(context, refused),
+        }),
+      })
       changed = true
     } else {
       parts.push(part)

@@ -1,15 +1,18 @@
 /**
  * injection-assembler (300): puts the context in its order (SPEC R3.3, seed 000):
  * `[system, ...injected_history, ...recent_history, user_input]`, where the system prompt is the
- * name, persona and reply-format instructions with retrieved memories (and knowledge) at its end.
- * Anchors go before/after the persona and the history; depth injections sit inside the history,
- * counted from its end. Macros are expanded in everything the assembler writes (not in what the
+ * name, persona, scenario and reply-format instructions with retrieved memories (and knowledge) at
+ * its end. Anchors go before/after the persona and the history; depth injections sit inside the
+ * history, counted from its end. Lorebook entries the lorebook processor chose go right before or
+ * after the system prompt, or at their depth like depth injections. Macros are expanded in everything the assembler writes (not in what the
  * user or the history says).
  *
  * `memory_position: before_input` moves the memories (which change every turn) out of the system
  * prompt to a system message right before the input, so the persona, the example dialogue and the
  * history form a prefix that stays the same from turn to turn and provider prompt caches hit.
  */
+
+import type { LorebookEntryConfig } from '../../config/schema.js'
 import type { MemoryHit } from '../../memory/types.js'
 import type { ChatMessage, MessageSource } from '../../shared/messages.js'
 import { buildSystemPrompt } from '../assembler/build-system-prompt.js'
@@ -24,6 +27,7 @@ import {
 import { createMacroValues } from '../macros/create-macro-values.js'
 import { createMacroBudget, defaultMacroBudgetChars, expandMacros } from '../macros/expand-macros.js'
 import type { ContextProcessor } from '../types.js'
+import { lorebookEntriesKey } from './lorebook.js'
 import { memoryHitsKey } from './memory-retriever.js'
 import { checkType, readString } from './read-settings.js'
 
@@ -43,7 +47,8 @@ export const injectionAssembler: ContextProcessor = {
       label: 'System prompt template',
       type: 'textarea',
       default: '',
-      description: 'Replaces the name and persona part of the system prompt; macros such as {{char}} work.',
+      description:
+        'Replaces the name, persona and scenario part of the system prompt ({{original}} puts it back where it stands); macros such as {{char}} work.',
     },
     {
       key: 'depth_injections',
@@ -121,6 +126,11 @@ export const injectionAssembler: ContextProcessor = {
       source,
     })
     const anchors = readAnchors(settings)
+    const lore = (context.sharedData.get(lorebookEntriesKey) as LorebookEntryConfig[] | undefined) ?? []
+    const loreAt = (position: LorebookEntryConfig['position']) =>
+      lore
+        .filter((entry) => entry.position === position)
+        .map((entry) => make(entry.role, entry.content, 'lorebook'))
     const anchorsAt = (position: AnchorPosition) =>
       anchors
         .filter((anchor) => anchor.position === position)
@@ -140,12 +150,20 @@ export const injectionAssembler: ContextProcessor = {
     const knowledgeText = formatKnowledge(hits, readString(settings, 'knowledge_header', '【相关资料】'))
     const systemPrompt = buildSystemPrompt(context.character, readString(settings, 'system_prompt', ''))
 
-    const depthInjections = readDepthInjections(settings)
+    const depthInjections = [
+      ...readDepthInjections(settings).map((injection) => ({
+        ...injection,
+        source: 'depth-injection' as const,
+      })),
+      ...lore
+        .filter((entry) => entry.position === 'depth')
+        .map((entry) => ({ ...entry, source: 'lorebook' as const })),
+    ].sort((a, b) => b.depth - a.depth) // at one place in a short history, the deeper one first
     const historyWithDepth: ChatMessage[] = []
     for (let index = 0; index <= history.length; index++) {
       for (const injection of depthInjections) {
         if (Math.max(0, history.length - injection.depth) === index)
-          historyWithDepth.push(make(injection.role, injection.content, 'depth-injection'))
+          historyWithDepth.push(make(injection.role, injection.content, injection.source))
       }
       if (index < history.length) historyWithDepth.push(history[index]!)
     }
@@ -161,7 +179,9 @@ export const injectionAssembler: ContextProcessor = {
 
     context.messages = [
       ...anchorsAt('before_persona'),
+      ...loreAt('before_char'),
       make('system', systemPrompt, 'system'),
+      ...loreAt('after_char'),
       ...anchorsAt('after_persona'),
       ...(beforeInput ? [] : retrieved),
       ...context.character.injected_history.map((entry) => make(entry.role, entry.content, 'injected')),

@@ -3,6 +3,7 @@
  * input. They go on `sharedData` for the assembler (end of the system prompt, seed 000) and into
  * the logs with kind, source and score for the preview.
  */
+import { memoryScopeOf } from '../../memory/memory-scope-of.js'
 import type { MemoryHit } from '../../memory/types.js'
 import { CharpipeError } from '../../shared/errors.js'
 import type { ChatMessage } from '../../shared/messages.js'
@@ -65,7 +66,7 @@ export const memoryRetriever: ContextProcessor = {
     let hits: MemoryHit[]
     try {
       hits = await retriever.search(context.input.text, {
-        scope: context.input.session,
+        scope: memoryScopeOf(context.input),
         // A store that cannot leave them out is asked for enough to still fill k without them.
         k: Math.min(100, k + loadedTurns.size),
         excludeSourceTurns: [...loadedTurns],

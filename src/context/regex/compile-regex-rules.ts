@@ -9,7 +9,8 @@
  * syntax: backreferences and lookaround cannot be expressed, and such a rule is a config error that
  * says so.
  */
-import { RE2JS } from 're2js'
+import { createRequire } from 'node:module'
+import type { RE2JS } from 're2js'
 
 export type RegexScope = 'input' | 'history' | 'output-display'
 
@@ -36,13 +37,22 @@ export interface RegexRuleIssue {
 const scopes: readonly RegexScope[] = ['input', 'history', 'output-display']
 const defaultScopes: RegexScope[] = ['input', 'history']
 
+// RE2 is loaded with the first rule to check or compile: most characters have no regex rules, and
+// loading it costs as much as a tenth of `import('charpipe')`.
+const require = createRequire(import.meta.url)
+let loadedRe2: typeof RE2JS | undefined
+const loadRe2 = (): typeof RE2JS => {
+  loadedRe2 ??= (require('re2js') as typeof import('re2js')).RE2JS
+  return loadedRe2
+}
+
 /** JavaScript flags and their RE2 meaning; `g` is implied (a rule replaces every match), `u` too. */
-const flagBits: Record<string, number> = {
-  g: 0,
-  u: 0,
-  i: RE2JS.CASE_INSENSITIVE,
-  m: RE2JS.MULTILINE,
-  s: RE2JS.DOTALL,
+const flagNames: Record<string, 'CASE_INSENSITIVE' | 'MULTILINE' | 'DOTALL' | undefined> = {
+  g: undefined,
+  u: undefined,
+  i: 'CASE_INSENSITIVE',
+  m: 'MULTILINE',
+  s: 'DOTALL',
 }
 
 function readScopes(value: unknown): RegexScope[] | undefined {
@@ -58,22 +68,24 @@ function explainUnsupported(pattern: string): string | undefined {
   return undefined
 }
 
-function readFlags(flags: string): number | string {
+/** RE2 flag bits for JavaScript flags, or why one is not supported. */
+export function readFlags(flags: string): number | string {
   let bits = 0
   for (const flag of flags) {
-    const bit = flagBits[flag]
-    if (bit === undefined) return `flag "${flag}" is not supported (use g, i, m, s, u)`
-    bits |= bit
+    if (!Object.hasOwn(flagNames, flag)) return `flag "${flag}" is not supported (use g, i, m, s, u)`
+    const name = flagNames[flag]
+    if (name) bits |= loadRe2()[name]
   }
   return bits
 }
 
 /** Compiles a pattern for RE2, or says why it cannot be. */
-function compilePattern(pattern: string, flags: number): RE2JS | string {
+export function compilePattern(pattern: string, flags: number): RE2JS | string {
   const unsupported = explainUnsupported(pattern)
   if (unsupported) return `${unsupported}: rules run on a linear-time engine (RE2 syntax)`
   try {
-    return RE2JS.compile(RE2JS.translateRegExp(pattern), flags)
+    const re2 = loadRe2()
+    return re2.compile(re2.translateRegExp(pattern), flags)
   } catch (error) {
     return `invalid regular expression (RE2 syntax): ${(error as Error).message}`
   }

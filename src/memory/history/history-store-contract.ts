@@ -88,6 +88,18 @@ export function describeHistoryStoreContract(options: HistoryStoreContractOption
       expect((await store.listMessages(scope)).at(-1)).toMatchObject({ role: 'user', failed: true })
     })
 
+    it("keeps a greeting turn (the character's reply alone) before the first input", async () => {
+      const store = await openStore()
+      const scope = newScope()
+      const greeting = buildTurn(0, { assistant: { content: '你好呀' } })
+      delete greeting.user
+      await store.appendTurn(scope, greeting)
+      await appendTurns(store, scope, 1, 1)
+      expect(contents(await store.listMessages(scope))).toEqual(['你好呀', '问题 1', '回答 1'])
+      expect(contents(await store.loadRecent(scope, 5))).toEqual(['你好呀', '问题 1', '回答 1'])
+      expect((await store.listMessages(scope))[0]).toMatchObject({ role: 'assistant', turn: 'turn-0' })
+    })
+
     it('loads the last N turns oldest first, every field intact', async () => {
       const store = await openStore()
       const scope = newScope()

@@ -54,7 +54,7 @@ export function createInMemoryHistoryStore(): HistoryStore {
         id: String(nextId++),
         turn: turn.turn,
       })
-      session.messages.push(stamp(turn.user))
+      if (turn.user) session.messages.push(stamp(turn.user))
       if (turn.assistant) session.messages.push(stamp(turn.assistant))
       session.turns++
     },

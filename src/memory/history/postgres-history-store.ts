@@ -7,8 +7,8 @@ import type { Pool } from 'pg'
 import { BadRequestError, StoreUnavailableError } from '../../shared/errors.js'
 import { getLogger, type Logger, scrubSecrets } from '../../shared/logger.js'
 import type { ConversationScope, HistoryStore, StoredMessage } from '../types.js'
+import { createPostgresPool } from './create-postgres-pool.js'
 import { describeError, describeServerUrl, HistoryStoreError } from './history-store-error.js'
-import { loadOptionalPeer } from './load-optional-peer.js'
 import { applyPostgresHistoryMigrations, quoteIdentifier } from './postgres-migrations.js'
 import {
   convertRowToStoredMessage,
@@ -38,26 +38,6 @@ export interface PostgresHistoryStoreOptions {
 const messageColumns =
   'm.id, m.turn, m.role, m.content, m.emotion, m.interrupted, m.failed, m.created_at, m.attachments'
 
-async function createPool(url: string, timeoutMs: number, logger: Logger): Promise<Pool> {
-  const pg = await loadOptionalPeer<typeof import('pg')>({
-    packageName: 'pg',
-    neededFor: 'history.store: postgres',
-  })
-  const Pool = pg.Pool ?? (pg as unknown as { default: typeof import('pg') }).default.Pool
-  // Both waits bounded: a server that stops answering fails the query (and the client is dropped
-  // from the pool) instead of holding a pooled client, and with it every later turn, forever.
-  const pool = new Pool({
-    connectionString: url,
-    connectionTimeoutMillis: Math.max(timeoutMs, 1000),
-    query_timeout: timeoutMs,
-    max: 5,
-  })
-  pool.on('error', (error) =>
-    logger.warn({ error: scrubSecrets(error.message) }, 'postgres idle client error'),
-  )
-  return pool
-}
-
 /** Creates a PostgreSQL history store; connects and migrates before it resolves. */
 export async function createPostgresHistoryStore(
   options: PostgresHistoryStoreOptions,
@@ -68,7 +48,14 @@ export async function createPostgresHistoryStore(
   }
   const schema = options.schema ?? 'public'
   const ownsPool = !options.pool
-  const pool = options.pool ?? (await createPool(options.url!, options.timeoutMs ?? 1000, logger))
+  const pool =
+    options.pool ??
+    (await createPostgresPool({
+      url: options.url!,
+      timeoutMs: options.timeoutMs ?? 1000,
+      neededFor: 'history.store: postgres',
+      logger,
+    }))
   try {
     await applyPostgresHistoryMigrations(pool, schema, logger)
   } catch (error) {
@@ -163,7 +150,7 @@ export async function createPostgresHistoryStore(
           )
         }
         const { id, turn_count: turnSeq } = session.rows[0]!
-        await client.query(sql.insertMessage, messageValues(id, turnSeq, turn.turn, turn.user))
+        if (turn.user) await client.query(sql.insertMessage, messageValues(id, turnSeq, turn.turn, turn.user))
         if (turn.assistant)
           await client.query(sql.insertMessage, messageValues(id, turnSeq, turn.turn, turn.assistant))
         await client.query('COMMIT')

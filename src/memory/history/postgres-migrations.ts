@@ -1,5 +1,6 @@
 /**
- * Numbered schema migrations of the PostgreSQL history tables, in the schema the store is given. All
+ * Numbered schema migrations of the PostgreSQL history tables, in the schema the store is given, and
+ * the runner the long-term memory tables use too (each component keeps its own version row). All
  * pending migrations run in one transaction under an advisory lock, so several servers starting at
  * once against one database migrate it exactly once.
  */
@@ -43,7 +44,28 @@ export function quoteIdentifier(name: string): string {
   return `"${name.replace(/"/g, '""')}"`
 }
 
-export async function applyPostgresHistoryMigrations(pool: Pool, schema: string, logger?: Logger) {
+export interface ApplyPostgresMigrationsOptions {
+  /** The schema that holds the tables; created when missing. */
+  schema: string
+  /** Whose version row in `charpipe_schema_versions`: `history`, `memory`. */
+  component: string
+  /** Index `n` holds migration `n + 1`; `@schema` is replaced by the quoted schema name. */
+  migrations: readonly string[]
+  logger?: Logger
+}
+
+export function applyPostgresHistoryMigrations(pool: Pool, schema: string, logger?: Logger) {
+  return applyPostgresMigrations(pool, {
+    schema,
+    component: 'history',
+    migrations: postgresHistoryMigrations,
+    logger,
+  })
+}
+
+/** Runs the pending migrations of one component; resolves with the versions it went from and to. */
+export async function applyPostgresMigrations(pool: Pool, options: ApplyPostgresMigrationsOptions) {
+  const { schema, component, migrations, logger } = options
   const quoted = quoteIdentifier(schema)
   const client = await pool.connect()
   // A checked-out client needs its own listener: the server going away mid-migration must fail the
@@ -53,28 +75,29 @@ export async function applyPostgresHistoryMigrations(pool: Pool, schema: string,
   client.on('error', onError)
   try {
     await client.query('BEGIN')
-    await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`charpipe:history:${schema}`])
+    await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`charpipe:${component}:${schema}`])
     await client.query(`CREATE SCHEMA IF NOT EXISTS ${quoted}`)
     await client.query(`CREATE TABLE IF NOT EXISTS ${quoted}.charpipe_schema_versions (
       component TEXT PRIMARY KEY, version INTEGER NOT NULL, applied_at BIGINT NOT NULL)`)
     const found = await client.query<{ version: number }>(
-      `SELECT version FROM ${quoted}.charpipe_schema_versions WHERE component = 'history'`,
+      `SELECT version FROM ${quoted}.charpipe_schema_versions WHERE component = $1`,
+      [component],
     )
     const from = found.rows[0]?.version ?? 0
-    const latest = postgresHistoryMigrations.length
+    const latest = migrations.length
     if (from > latest) {
       throw new HistoryStoreError(
-        `history schema version ${from} in ${schema} is newer than this charpipe knows (${latest}); upgrade charpipe`,
+        `${component} schema version ${from} in ${schema} is newer than this charpipe knows (${latest}); upgrade charpipe`,
       )
     }
     for (let version = from + 1; version <= latest; version++) {
-      await client.query(postgresHistoryMigrations[version - 1]!.replaceAll('@schema', quoted))
-      logger?.info({ component: 'history', schema, version }, 'applied history schema migration')
+      await client.query(migrations[version - 1]!.replaceAll('@schema', quoted))
+      logger?.info({ component, schema, version }, `applied ${component} schema migration`)
     }
     await client.query(
-      `INSERT INTO ${quoted}.charpipe_schema_versions (component, version, applied_at) VALUES ('history', $1, $2)
+      `INSERT INTO ${quoted}.charpipe_schema_versions (component, version, applied_at) VALUES ($1, $2, $3)
        ON CONFLICT (component) DO UPDATE SET version = EXCLUDED.version, applied_at = EXCLUDED.applied_at`,
-      [latest, Date.now()],
+      [component, latest, Date.now()],
     )
     await client.query('COMMIT')
     return { from, to: latest }

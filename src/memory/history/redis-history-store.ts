@@ -159,7 +159,7 @@ export async function createRedisHistoryStore(options: RedisHistoryStoreOptions)
       checkConnected()
       validateCompletedTurn(scope, turn)
       const keys = keysOf(scope)
-      const entries = [toJson(turn.user, turn.turn)]
+      const entries = turn.user ? [toJson(turn.user, turn.turn)] : []
       if (turn.assistant) entries.push(toJson(turn.assistant, turn.turn))
       // MULTI: both messages, the turn counter and the session set change together or not at all.
       await runMulti(

@@ -2,10 +2,11 @@
  * The default history store: one SQLite file (better-sqlite3). better-sqlite3 is synchronous, so
  * every call here is one short indexed statement or one small transaction; nothing scans a session.
  */
-import Database from 'better-sqlite3'
+import type Database from 'better-sqlite3'
 import { BadRequestError } from '../../shared/errors.js'
 import { getLogger, type Logger } from '../../shared/logger.js'
 import { createPrivateDatabaseFile, restrictDatabaseSideFiles } from '../create-private-database-file.js'
+import { openSqliteDatabase } from '../open-sqlite-database.js'
 import type { CompletedTurn, ConversationScope, HistoryStore, StoredMessage } from '../types.js'
 import { describeError, HistoryStoreError } from './history-store-error.js'
 import { sqliteHistoryQueries } from './sqlite-history-queries.js'
@@ -40,7 +41,7 @@ function openDatabase(options: SqliteHistoryStoreOptions, logger: Logger): Datab
   let database: Database.Database | undefined
   try {
     createPrivateDatabaseFile(options.path)
-    database = new Database(options.path, { timeout: options.busyTimeoutMs ?? 2000 })
+    database = openSqliteDatabase(options.path, { timeout: options.busyTimeoutMs ?? 2000 })
     database.pragma('journal_mode = WAL')
     restrictDatabaseSideFiles(options.path)
     database.pragma(`synchronous = ${options.synchronous === 'full' ? 'FULL' : 'NORMAL'}`)
@@ -119,7 +120,7 @@ export function createSqliteHistoryStore(options: SqliteHistoryStoreOptions): Hi
   // all. IMMEDIATE takes the write lock up front, so a second process waits instead of failing late.
   const appendTurn = database.transaction((scope: ConversationScope, turn: CompletedTurn) => {
     const session = statements.bumpSession.get({ ...pickScope(scope), now: Date.now() })!
-    insertMessage(session.id, session.turn_count, turn.turn, turn.user)
+    if (turn.user) insertMessage(session.id, session.turn_count, turn.turn, turn.user)
     if (turn.assistant) insertMessage(session.id, session.turn_count, turn.turn, turn.assistant)
   })
 

@@ -44,7 +44,10 @@ export function validateCompletedTurn(scope: ConversationScope, turn: CompletedT
   if (!turn || typeof turn.turn !== 'string' || turn.turn.length === 0) {
     throw new BadRequestError('turn.turn must be a non-empty string (the turn id)')
   }
-  validateMessage(turn.user, 'user', 'turn.user')
+  if (turn.user === undefined && turn.assistant === undefined) {
+    throw new BadRequestError('turn: a turn needs a user message, an assistant message or both')
+  }
+  if (turn.user !== undefined) validateMessage(turn.user, 'user', 'turn.user')
   if (turn.assistant !== undefined) validateMessage(turn.assistant, 'assistant', 'turn.assistant')
 }
 

@@ -11,28 +11,33 @@
  * of each neighbour.
  */
 import { randomUUID } from 'node:crypto'
-import Database from 'better-sqlite3'
 import { BadRequestError } from '../../shared/errors.js'
 import { estimateTokens } from '../../shared/estimate-tokens.js'
 import { getLogger, type Logger } from '../../shared/logger.js'
 import { createPrivateDatabaseFile, restrictDatabaseSideFiles } from '../create-private-database-file.js'
-import type { AddMemoryInput, KnowledgeDocument, MemoryChange, MemoryRecord, MemoryStore } from '../types.js'
+import { openSqliteDatabase } from '../open-sqlite-database.js'
+import type { AddMemoryInput, KnowledgeDocument, MemoryRecord, MemoryStore } from '../types.js'
 import { chunkKnowledgeText } from './chunk-knowledge-text.js'
-import { createKeywordIndex } from './create-keyword-index.js'
 import type { EmbeddingsClient } from './create-openai-embeddings.js'
+import { createSqliteKeywordIndex } from './create-sqlite-keyword-index.js'
+import { createSqliteMemoryRows } from './create-sqlite-memory-rows.js'
+import { embedQuietly as embedQuietlyWith } from './embed-quietly.js'
 import {
+  convertRowToChange,
   convertRowToRecord,
   convertScopeToKey,
   knowledgeScope,
   knowledgeScopeKey,
+  type MemoryChangeRow,
   type MemoryItemRow,
 } from './memory-item-row.js'
 import { defaultMemoryRanking, type MemoryRankingOptions } from './memory-ranking.js'
 import { migrateMemorySchema } from './migrate-memory-schema.js'
+import { capContext, joinContext } from './neighbour-context.js'
 import { encodeVector } from './scan-vectors.js'
 import { createMemorySearcher } from './search-memory-items.js'
-import { capIndexedText, maxIndexedCharacters, segmentText } from './segment-text.js'
-import { validateAddInput, validatePatch } from './validate-memory-input.js'
+import { segmentIndexedFields } from './segment-indexed-fields.js'
+import { validateAddInput, validateKnowledgeDocument, validatePatch } from './validate-memory-input.js'
 
 export interface CreateSqliteMemoryStoreOptions {
   /** Database file (created with its folder when missing), or `:memory:`. */
@@ -57,22 +62,10 @@ export interface CreateSqliteMemoryStoreOptions {
 const itemSelect =
   'SELECT seq, id, kind, scope, text, speaker, time, metadata, source_turn, document_id, context, token_count FROM memory_items'
 
-/** Each neighbour's share of a memory's context: what of it would be indexed at all. */
-const maxContextPartCharacters = maxIndexedCharacters / 2
-
-function capContext(text: string): string {
-  return capIndexedText(text, maxContextPartCharacters)
-}
-
-/** The context of a memory that already has its predecessor's text, with its successor's added. */
-function joinContext(context: string, next: string): string {
-  return context ? `${capContext(context)}\n${capContext(next)}` : capContext(next)
-}
-
 export function createSqliteMemoryStore(options: CreateSqliteMemoryStoreOptions): MemoryStore {
   if (!options?.path) throw new BadRequestError('memory store: path is required')
   createPrivateDatabaseFile(options.path)
-  const database = new Database(options.path)
+  const database = openSqliteDatabase(options.path)
   database.pragma('journal_mode = WAL')
   restrictDatabaseSideFiles(options.path)
   database.pragma('synchronous = NORMAL')
@@ -83,11 +76,12 @@ export function createSqliteMemoryStore(options: CreateSqliteMemoryStoreOptions)
   const ranking = { ...defaultMemoryRanking, ...options.ranking }
   const neighbourContext = options.neighbourContext ?? true
   const embeddings = options.embeddings
-  const keywordIndex = createKeywordIndex(
+  const keywordIndex = createSqliteKeywordIndex(
     database,
     options.keywordIndexMaxBytes === undefined ? {} : { maxBytes: options.keywordIndexMaxBytes },
   )
-  const searcher = createMemorySearcher({ database, keywordIndex, ranking, embeddings, now, logger })
+  const rows = createSqliteMemoryRows(database)
+  const searcher = createMemorySearcher({ rows, keywordIndex, ranking, embeddings, now, logger })
   let closed = false
 
   const statements = {
@@ -153,11 +147,7 @@ export function createSqliteMemoryStore(options: CreateSqliteMemoryStoreOptions)
 
   function indexItem(row: Omit<MemoryItemRow, 'seq'>, seq: number): void {
     const scopeKey = row.kind === 'knowledge' ? knowledgeScopeKey : convertScopeToKey(row.scope)
-    const fields = {
-      speaker: segmentText(row.speaker ?? ''),
-      body: segmentText(row.text),
-      context: segmentText(row.context),
-    }
+    const fields = segmentIndexedFields(row)
     statements.insertFts.run(
       seq,
       scopeKey,
@@ -186,16 +176,7 @@ export function createSqliteMemoryStore(options: CreateSqliteMemoryStoreOptions)
     statements.deleteItem.run(row.seq)
   }
 
-  async function embedQuietly(texts: string[]): Promise<(Float32Array | undefined)[]> {
-    if (!embeddings || texts.length === 0) return texts.map(() => undefined)
-    try {
-      return await embeddings.embed(texts)
-    } catch (error) {
-      // The memory is still stored and found by keywords; only its vector is missing.
-      logger.warn({ err: error }, 'memory: embeddings failed; storing without vectors')
-      return texts.map(() => undefined)
-    }
-  }
+  const embedQuietly = (texts: string[]) => embedQuietlyWith(embeddings, texts, logger)
 
   return {
     search(query, searchOptions) {
@@ -331,35 +312,13 @@ export function createSqliteMemoryStore(options: CreateSqliteMemoryStoreOptions)
 
     async history(id) {
       assertOpen()
-      const rows = statements.history.all(String(id)) as {
-        id: number
-        memory_id: string
-        event: MemoryChange['event']
-        old_text: string | null
-        new_text: string | null
-        time: number
-      }[]
-      return rows.map((row) => {
-        const change: MemoryChange = {
-          id: String(row.id),
-          memoryId: row.memory_id,
-          event: row.event,
-          time: row.time,
-        }
-        if (row.old_text !== null) change.oldText = row.old_text
-        if (row.new_text !== null) change.newText = row.new_text
-        return change
-      })
+      const rows = statements.history.all(String(id)) as MemoryChangeRow[]
+      return rows.map(convertRowToChange)
     },
 
     async addKnowledge(document) {
       assertOpen()
-      if (!document || typeof document.name !== 'string' || !document.name.trim()) {
-        throw new BadRequestError('knowledge: name must be a non-empty string')
-      }
-      if (typeof document.text !== 'string' || !document.text.trim()) {
-        throw new BadRequestError(`knowledge: "${document.name}" has no text`)
-      }
+      validateKnowledgeDocument(document)
       const chunks = chunkKnowledgeText(document.text)
       const vectors = await embedQuietly(chunks.map((chunk) => chunk.text))
       assertOpen()

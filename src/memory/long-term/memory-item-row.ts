@@ -1,6 +1,6 @@
-/** The `memory_items` row and its conversion to the public record shapes. */
+/** The `memory_items` and `memory_changes` rows and their conversion to the public record shapes. */
 import { createHash } from 'node:crypto'
-import type { MemoryHit, MemoryRecord } from '../types.js'
+import type { MemoryChange, MemoryHit, MemoryRecord } from '../types.js'
 
 export interface MemoryItemRow {
   seq: number
@@ -39,4 +39,25 @@ export function convertRowToHit(row: MemoryItemRow, score: number, sourceName?: 
   const hit: MemoryHit = { ...convertRowToRecord(row), score, kind: row.kind }
   if (sourceName !== undefined) hit.sourceName = sourceName
   return hit
+}
+
+export interface MemoryChangeRow {
+  id: number | string
+  memory_id: string
+  event: MemoryChange['event']
+  old_text: string | null
+  new_text: string | null
+  time: number
+}
+
+export function convertRowToChange(row: MemoryChangeRow): MemoryChange {
+  const change: MemoryChange = {
+    id: String(row.id),
+    memoryId: row.memory_id,
+    event: row.event,
+    time: row.time,
+  }
+  if (row.old_text !== null) change.oldText = row.old_text
+  if (row.new_text !== null) change.newText = row.new_text
+  return change
 }

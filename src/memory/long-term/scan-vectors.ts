@@ -3,24 +3,21 @@
  * Vectors are stored unit-length, so cosine similarity is a dot product. A linear scan is fast
  * enough for one character's memories (tens of thousands of vectors) and needs no extension.
  */
-import type Database from 'better-sqlite3'
+
+/** One stored vector: the item's sequence number and its float32 bytes. */
+export interface StoredVector {
+  seq: number
+  vector: Uint8Array
+}
 
 export interface ScanVectorsOptions {
-  model: string
-  scope: string
   vector: Float32Array
   limit: number
 }
 
 /** Item sequence numbers, most similar first. */
-export function scanVectors(database: Database.Database, options: ScanVectorsOptions): number[] {
+export function scanVectors(rows: Iterable<StoredVector>, options: ScanVectorsOptions): number[] {
   const query = normalizeVector(options.vector)
-  const rows = database
-    .prepare(
-      `SELECT v.seq AS seq, v.vector AS vector FROM memory_vectors v JOIN memory_items i ON i.seq = v.seq
-       WHERE v.model = ? AND ((i.kind = 'memory' AND i.scope = ?) OR i.kind = 'knowledge')`,
-    )
-    .all(options.model, options.scope) as { seq: number; vector: Buffer }[]
   const scored: { seq: number; similarity: number }[] = []
   for (const row of rows) {
     const stored = decodeVector(row.vector)
@@ -47,7 +44,7 @@ export function encodeVector(vector: Float32Array): Buffer {
   return Buffer.from(unit.buffer, unit.byteOffset, unit.byteLength)
 }
 
-function decodeVector(blob: Buffer): Float32Array {
+function decodeVector(blob: Uint8Array): Float32Array {
   // Copy: the Buffer's offset inside its pool need not be 4-byte aligned.
   const copy = new Uint8Array(blob)
   return new Float32Array(copy.buffer, 0, copy.byteLength / 4)

@@ -11,23 +11,23 @@
  * its neighbours' words keeps only `contextOnlyShare` of its score. The query is expanded once with
  * the rarer words of its best matches (`expandQuery`), which adds recall below the top.
  */
-import type Database from 'better-sqlite3'
 import { BadRequestError } from '../../shared/errors.js'
 import type { Logger } from '../../shared/logger.js'
 import type { MemoryHit, MemorySearchOptions } from '../types.js'
-import type { KeywordIndex } from './create-keyword-index.js'
+import type { KeywordIndex } from './create-keyword-partitions.js'
 import type { EmbeddingsClient } from './create-openai-embeddings.js'
 import { findQueryDates } from './find-query-dates.js'
 import { findTermVariants } from './find-term-variants.js'
 import { findTimeReferenceTerms } from './find-time-reference-terms.js'
 import { fuseRanks } from './fuse-ranks.js'
-import { convertRowToHit, type MemoryItemRow } from './memory-item-row.js'
+import { convertRowToHit } from './memory-item-row.js'
 import {
   computeKeywordBoost,
   computeLengthPenalty,
   computeTimeDecay,
   type MemoryRankingOptions,
 } from './memory-ranking.js'
+import type { MemoryRowSource, RankedMemoryRow } from './memory-row-source.js'
 import type { MemoryTermIndex } from './memory-term-index.js'
 import { type KeywordMatch, rankKeywordMatches } from './rank-keyword-matches.js'
 import { defaultLocality, rerankByLocality } from './rerank-by-locality.js'
@@ -36,7 +36,8 @@ import { segmentText } from './segment-text.js'
 import { selectMemoryHits } from './select-memory-hits.js'
 
 export interface MemorySearcherOptions {
-  database: Database.Database
+  /** Where rows and vectors are read (the store's tables). */
+  rows: MemoryRowSource
   keywordIndex: KeywordIndex
   ranking: MemoryRankingOptions
   embeddings?: EmbeddingsClient
@@ -48,7 +49,7 @@ export interface MemorySearcher {
   search(query: string, options: MemorySearchOptions): Promise<MemoryHit[]>
 }
 
-type RankedRow = MemoryItemRow & { source_name: string | null }
+type RankedRow = RankedMemoryRow
 
 interface Candidate {
   seq: number
@@ -61,13 +62,7 @@ interface Candidate {
 }
 
 export function createMemorySearcher(options: MemorySearcherOptions): MemorySearcher {
-  const { database, ranking, keywordIndex } = options
-  const rowsStatement = database.prepare(
-    `SELECT i.seq, i.id, i.kind, i.scope, i.text, i.speaker, i.time, i.metadata, i.source_turn,
-            i.document_id, i.context, i.token_count, d.name AS source_name
-     FROM memory_items i LEFT JOIN knowledge_documents d ON d.id = i.document_id
-     WHERE i.seq IN (SELECT value FROM json_each(?))`,
-  )
+  const { ranking, keywordIndex } = options
 
   function findRareTerms(documentFrequency: Map<string, number>, itemCount: number): Map<string, number> {
     const rare = new Map<string, number>()
@@ -85,18 +80,18 @@ export function createMemorySearcher(options: MemorySearcherOptions): MemorySear
    * at `feedbackWeight` (a question about "the book Melanie read" also finds the turn that names
    * the book but not Melanie). Words most memories have, and words only one memory has, are skipped.
    */
-  function expandQuery(
+  async function expandQuery(
     first: { matches: KeywordMatch[]; documentCount: number },
     terms: readonly string[],
     partitions: readonly MemoryTermIndex[],
-  ): Map<string, number> {
+  ): Promise<Map<string, number>> {
     const expansion = new Map<string, number>()
     if (ranking.feedbackDocuments <= 0 || ranking.feedbackTerms <= 0 || ranking.feedbackWeight <= 0)
       return expansion
     const top = first.matches.filter((match) => match.direct).slice(0, ranking.feedbackDocuments)
     if (top.length === 0) return expansion
     const query = new Set(terms)
-    const rows = readRows(top.map((match) => match.seq))
+    const rows = await readRows(top.map((match) => match.seq))
     const weights = new Map<string, number>()
     const count = Math.max(1, first.documentCount)
     for (const match of top) {
@@ -144,7 +139,8 @@ export function createMemorySearcher(options: MemorySearcherOptions): MemorySear
     try {
       const [vector] = await embeddings.embed([query])
       if (!vector) return []
-      return scanVectors(database, { model: embeddings.model, scope, vector, limit })
+      const stored = await options.rows.readVectors({ model: embeddings.model, scope })
+      return scanVectors(stored, { vector, limit })
     } catch (error) {
       // Keyword retrieval still answers when the embeddings endpoint is down.
       options.logger.warn({ err: error }, 'memory search: embeddings failed; using keyword ranking only')
@@ -188,8 +184,8 @@ export function createMemorySearcher(options: MemorySearcherOptions): MemorySear
     )
   }
 
-  function readRows(seqs: number[]): Map<number, RankedRow> {
-    const rows = rowsStatement.all(JSON.stringify(seqs)) as RankedRow[]
+  async function readRows(seqs: number[]): Promise<Map<number, RankedRow>> {
+    const rows = await options.rows.readRows(seqs)
     return new Map(rows.map((row) => [row.seq, row]))
   }
 
@@ -197,7 +193,7 @@ export function createMemorySearcher(options: MemorySearcherOptions): MemorySear
    * Walks the ranked candidates as `selectMemoryHits` does, reading rows only for a prefix that
    * grows until `k` are selected: most searches read a handful of rows, not every candidate.
    */
-  function selectRanked(
+  async function selectRanked(
     ranked: ScoredCandidate[],
     rows: Map<number, RankedRow>,
     searchOptions: MemorySearchOptions,
@@ -207,7 +203,7 @@ export function createMemorySearcher(options: MemorySearcherOptions): MemorySear
     for (;;) {
       const missing = ranked.slice(0, prefix).filter((item) => !rows.has(item.seq))
       if (missing.length)
-        for (const [seq, row] of readRows(missing.map((item) => item.seq))) rows.set(seq, row)
+        for (const [seq, row] of await readRows(missing.map((item) => item.seq))) rows.set(seq, row)
       const hits = ranked.slice(0, prefix).flatMap((item) => {
         const row = rows.get(item.seq)
         if (!row || (row.source_turn !== null && excluded.has(row.source_turn))) return []
@@ -235,9 +231,9 @@ export function createMemorySearcher(options: MemorySearcherOptions): MemorySear
       if (terms.length === 0) return []
       const limit = Math.max(ranking.candidates, k * 3)
       const vectorSeqs = await rankByVector(query, scope, limit)
-      // After the await: the index is read and used in one synchronous stretch, so no write lands
-      // between ranking and reading the rows.
-      const partitions = keywordIndex.findPartitions(scope)
+      // A write that lands while rows are read (the awaits below) leaves the ranking as it was; a
+      // row it deleted is skipped, as a row the index lacks.
+      const partitions = await keywordIndex.findPartitions(scope)
       const columnWeights = {
         speakerWeight: ranking.speakerWeight,
         contextWeight: ranking.contextWeight,
@@ -250,7 +246,7 @@ export function createMemorySearcher(options: MemorySearcherOptions): MemorySear
       const candidates = new Map<number, Candidate>(
         keyword.matches.map((match) => [match.seq, { ...match, relevance: match.relevance * keywordScale }]),
       )
-      const expansion = expandQuery(keyword, terms, partitions)
+      const expansion = await expandQuery(keyword, terms, partitions)
       if (expansion.size) {
         const expanded = rankKeywordMatches({
           partitions,
@@ -299,7 +295,9 @@ export function createMemorySearcher(options: MemorySearcherOptions): MemorySear
         timeTerms: findTimeReferenceTerms(query),
       }
       const unindexed = [...candidates.values()].filter((candidate) => !candidate.partition)
-      const rows = unindexed.length ? readRows(unindexed.map((candidate) => candidate.seq)) : new Map()
+      const rows = unindexed.length
+        ? await readRows(unindexed.map((candidate) => candidate.seq))
+        : new Map<number, RankedRow>()
       const ranked: ScoredCandidate[] = []
       for (const candidate of candidates.values()) {
         const row = rows.get(candidate.seq)
@@ -313,7 +311,7 @@ export function createMemorySearcher(options: MemorySearcherOptions): MemorySear
         ranked.push({ seq: candidate.seq, score, time, direct: candidate.direct })
       }
       const kept = orderRanked(ranked).filter((item) => item.score >= ranking.minScore)
-      return selectRanked(kept, rows, searchOptions).map((item) =>
+      return (await selectRanked(kept, rows, searchOptions)).map((item) =>
         convertRowToHit(item.row, item.score, item.row.source_name ?? undefined),
       )
     },

@@ -15,7 +15,9 @@ import { stemEnglishWord } from './stem-english-word.js'
 
 const cjkPattern = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/u
 const latinWordPattern = /[\p{L}\p{N}\p{M}]+(?:['’][\p{L}]+)*/gu
-const segmenter = new Intl.Segmenter('zh', { granularity: 'word' })
+// Made with the first CJK text: building it loads ICU's word-break dictionary (about 10 ms and
+// several MB), which `import('charpipe')` and programs without memory should not pay for.
+let segmenter: Intl.Segmenter | undefined
 
 /** Characters of a text that are indexed or matched; the rest is stored but not segmented. */
 export const maxIndexedCharacters = 2_048
@@ -54,6 +56,7 @@ export function capIndexedText(text: string, maxCharacters = maxIndexedCharacter
 
 function segmentMixed(text: string): string[] {
   const words: string[] = []
+  segmenter ??= new Intl.Segmenter('zh', { granularity: 'word' })
   for (const window of splitSegmentWindows(text)) {
     for (const segment of segmenter.segment(window)) {
       if (segment.isWordLike) words.push(segment.segment)

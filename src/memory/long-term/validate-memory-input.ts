@@ -47,3 +47,12 @@ function validateOptionalFields(action: string, fields: MemoryPatch): void {
     throw new BadRequestError(`${action}: metadata must be a JSON object`)
   }
 }
+
+export function validateKnowledgeDocument(document: { name: string; text: string }): void {
+  if (!document || typeof document.name !== 'string' || !document.name.trim()) {
+    throw new BadRequestError('knowledge: name must be a non-empty string')
+  }
+  if (typeof document.text !== 'string' || !document.text.trim()) {
+    throw new BadRequestError(`knowledge: "${document.name}" has no text`)
+  }
+}

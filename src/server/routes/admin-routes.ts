@@ -4,7 +4,7 @@
  * for the web page's picker.
  */
 import type { Hono } from 'hono'
-import { z } from 'zod'
+import * as z from 'zod'
 import { builtinProviders } from '../../config/provider-registry.js'
 import { respondWithError } from '../error-response.js'
 import { readJsonBody } from '../read-json-body.js'
@@ -70,9 +70,11 @@ export function registerAdminRoutes(app: Hono, dependencies: ServerDependencies)
       )
     }
     try {
+      const character = context.req.query('character')
       const messages = await charpipe.history(context.req.param('id'), {
         limit,
         beforeId: context.req.query('before'),
+        ...(character ? { character } : {}),
       })
       return context.json({ session: context.req.param('id'), messages })
     } catch (error) {
@@ -82,7 +84,9 @@ export function registerAdminRoutes(app: Hono, dependencies: ServerDependencies)
 
   app.delete('/api/sessions/:id', async (context) => {
     try {
-      await charpipe.clearSession(context.req.param('id'))
+      // Without ?character= the session goes with every character it was held with.
+      const character = context.req.query('character')
+      await charpipe.clearSession(context.req.param('id'), character ? { character } : {})
       return context.json({ deleted: true, session: context.req.param('id') })
     } catch (error) {
       return respondWithError(context, error)

@@ -19,6 +19,7 @@ import { mapErrorCodeToStatus, respondBadRequest } from '../error-response.js'
 import { readJsonBody } from '../read-json-body.js'
 import { refuseForeignSession } from '../refuse-foreign-session.js'
 import { type OpenAiCompletionBody, openAiCompletionBodySchema } from '../request-schemas.js'
+import { selectModelCharacter } from '../select-model-character.js'
 import type { ServerDependencies } from '../server-dependencies.js'
 import { streamTurn } from '../stream-turn.js'
 
@@ -67,8 +68,14 @@ export function registerOpenAiCompletionsRoute(app: Hono, dependencies: ServerDe
     const session = context.req.header('x-session-id') || request.user || 'default'
     const refused = refuseForeignSession(context, dependencies.sessionOwners, session)
     if (refused) return refused
-    const input: GenerateInput = { ...userInput, session }
     const config = dependencies.configManager.current()
+    let character: string | undefined
+    try {
+      character = selectModelCharacter(config, request.model)
+    } catch (error) {
+      return respondBadRequest(context, `model: ${(error as Error).message}`)
+    }
+    const input: GenerateInput = { ...userInput, session, ...(character ? { character } : {}) }
     const model = request.model || config.llm.model || config.llm.provider
     const id = `chatcmpl-${randomUUID()}`
     const created = Math.floor(Date.now() / 1000)

@@ -1,5 +1,5 @@
 /**
- * `GET /v1/models`, OpenAI-compatible: the character listed as a model, since OpenAI-compatible chat
+ * `GET /v1/models`, OpenAI-compatible: every character listed as a model (the default first), since OpenAI-compatible chat
  * front-ends list the models first and offer them to pick from. The id is what such a front-end then
  * sends as `model` to `/v1/chat/completions`. Auth is the `/v1/*` token check of the server.
  */
@@ -16,7 +16,9 @@ export interface OpenAiModel {
 
 /** The characters this server answers as, as OpenAI model entries. */
 export function listCharacterModels(config: CharpipeConfig, created: number): OpenAiModel[] {
-  return [{ id: config.character.name, object: 'model', created, owned_by: 'charpipe' }]
+  // The default character keeps the model name it has always had: its name.
+  const ids = [config.character.name, ...Object.keys(config.characters)]
+  return ids.map((id) => ({ id, object: 'model', created, owned_by: 'charpipe' }))
 }
 
 export function registerOpenAiModelsRoute(app: Hono, dependencies: ServerDependencies): void {

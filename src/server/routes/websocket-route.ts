@@ -1,5 +1,5 @@
 /**
- * `GET /ws`: JSON text frames in (`user_input`, `observe`, `interrupt`), turn events out. Several sessions may
+ * `GET /ws`: JSON text frames in (`user_input`, `observe`, `interrupt`, `open`), turn events out. Several sessions may
  * share one socket; a frame that is not valid gets an `error` frame naming the problem and the
  * connection stays open. Turns still running when the socket closes are interrupted.
  */
@@ -113,6 +113,7 @@ export function createWebSocketEvents(options: CreateWebSocketEventsOptions): WS
     try {
       const input = {
         session,
+        ...(frame.character ? { character: frame.character } : {}),
         text: frame.text,
         emotion: frame.emotion,
         images: frame.images,
@@ -138,6 +139,49 @@ export function createWebSocketEvents(options: CreateWebSocketEventsOptions): WS
     }
   }
 
+  /**
+   * An early transcript (`preflight: true`): it is not a turn in the metrics (the final input that
+   * adopts it is) and holds no turn slot, but it may start a model request, so early transcripts
+   * have their own `turns_per_minute` per connection. Nothing is sent back unless it is refused.
+   */
+  const prepareTurn = (socket: WSContext, frame: Extract<ClientFrame, { type: 'user_input' }>) => {
+    const session = frame.session ?? 'default'
+    const slot = turns.tryStart('preflight')
+    if (!slot.ok) {
+      send(socket, { type: 'error', code: 'bad_request', session, message: `preflight: ${slot.message}` })
+      return
+    }
+    slot.release()
+    if (!options.admin && options.sessionOwners && !options.sessionOwners.claim(session, options.clientKey)) {
+      sendBadRequest(socket, describeForeignSession(session))
+      return
+    }
+    const input = {
+      session,
+      text: frame.text,
+      emotion: frame.emotion,
+      images: frame.images,
+      speaker: frame.speaker,
+      reply_images: frame.reply_images,
+      ...(frame.character ? { character: frame.character } : {}),
+      preflight: true,
+    }
+    charpipe
+      .run(input, (event) => {
+        if (event.type === 'llm_error')
+          send(socket, { type: 'error', code: event.code, session, message: event.message })
+      })
+      .catch((error: unknown) => {
+        logger.error({ error }, 'preparing a preflight failed')
+        send(socket, {
+          type: 'error',
+          code: 'internal',
+          session,
+          message: 'the preflight failed; see the server log',
+        })
+      })
+  }
+
   // Nothing is sent back for an observed line unless it is refused: a flood would echo a flood.
   const observeLine = (socket: WSContext, frame: Extract<ClientFrame, { type: 'observe' }>) => {
     const session = frame.session ?? 'default'
@@ -156,6 +200,39 @@ export function createWebSocketEvents(options: CreateWebSocketEventsOptions): WS
         message: CharpipeError.isInstance(error)
           ? error.message
           : 'observing the line failed; see the server log',
+      })
+    }
+  }
+
+  // Always answered, so a client knows when to show the session: with the greeting when one was stored.
+  const openSession = async (socket: WSContext, frame: Extract<ClientFrame, { type: 'open' }>) => {
+    const session = frame.session ?? 'default'
+    if (!options.admin && options.sessionOwners && !options.sessionOwners.claim(session, options.clientKey)) {
+      sendBadRequest(socket, describeForeignSession(session))
+      return
+    }
+    try {
+      const { greeting } = await charpipe.open({
+        session,
+        ...(frame.character ? { character: frame.character } : {}),
+      })
+      send(socket, {
+        type: 'opened',
+        session,
+        ...(frame.character ? { character: frame.character } : {}),
+        greeting: greeting
+          ? { text: greeting.content, emotion: greeting.emotion, turn: greeting.turn }
+          : null,
+      })
+    } catch (error) {
+      if (!CharpipeError.isInstance(error)) logger.error({ error }, 'opening a session failed')
+      send(socket, {
+        type: 'error',
+        code: CharpipeError.isInstance(error) ? error.code : 'internal',
+        session,
+        message: CharpipeError.isInstance(error)
+          ? error.message
+          : 'opening the session failed; see the server log',
       })
     }
   }
@@ -199,7 +276,10 @@ export function createWebSocketEvents(options: CreateWebSocketEventsOptions): WS
       return undefined
     }
     if (value === null || typeof value !== 'object' || Array.isArray(value)) {
-      sendBadRequest(socket, 'a frame must be a JSON object with a "type" (user_input, observe or interrupt)')
+      sendBadRequest(
+        socket,
+        'a frame must be a JSON object with a "type" (user_input, observe, interrupt or open)',
+      )
       return undefined
     }
     const forbidden = findForbiddenKey(value)
@@ -210,12 +290,12 @@ export function createWebSocketEvents(options: CreateWebSocketEventsOptions): WS
     const parsed = clientFrameSchema.safeParse(value)
     if (!parsed.success) {
       const type = (value as { type?: unknown }).type
-      const known = type === 'user_input' || type === 'interrupt' || type === 'observe'
+      const known = type === 'user_input' || type === 'interrupt' || type === 'observe' || type === 'open'
       sendBadRequest(
         socket,
         known
           ? `${type} frame: ${formatZodIssues(parsed.error)}`
-          : `type: unknown frame type ${JSON.stringify(type ?? null)}; expected user_input, observe or interrupt`,
+          : `type: unknown frame type ${JSON.stringify(type ?? null)}; expected user_input, observe, interrupt or open`,
       )
       return undefined
     }
@@ -238,11 +318,16 @@ export function createWebSocketEvents(options: CreateWebSocketEventsOptions): WS
       const frame = parseFrame(socket, event.data)
       if (!frame) return
       if (frame.type === 'user_input') {
-        void runTurn(socket, frame)
+        if (frame.preflight) prepareTurn(socket, frame)
+        else void runTurn(socket, frame)
         return
       }
       if (frame.type === 'observe') {
         observeLine(socket, frame)
+        return
+      }
+      if (frame.type === 'open') {
+        void openSession(socket, frame)
         return
       }
       const session = frame.session ?? 'default'
@@ -261,6 +346,7 @@ export function createWebSocketEvents(options: CreateWebSocketEventsOptions): WS
         .interrupt(session, {
           ...(heard !== undefined ? { heard } : {}),
           ...(frame.clear_queue ? { clearQueue: true } : {}),
+          ...(frame.character ? { character: frame.character } : {}),
         })
         .catch((error: unknown) => {
           logger.error({ error }, 'interrupt failed')

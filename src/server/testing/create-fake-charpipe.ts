@@ -8,6 +8,7 @@
  * every 20 ms (long enough to interrupt).
  */
 import type { CharpipeConfig } from '../../config/schema.js'
+import { listCharacterIds } from '../../config/select-character-config.js'
 import type { PreviewResult, ProcessorInfo } from '../../context/types.js'
 import { createTurnTimer } from '../../engine/turn-timing.js'
 import type {
@@ -250,6 +251,11 @@ export function createFakeCharpipe(options: CreateFakeCharpipeOptions): FakeChar
     async clearSession(session: string) {
       histories.delete(session)
     },
+    // The fake serves its one character and greets no one.
+    async open() {
+      return {}
+    },
+    characters: () => listCharacterIds(config),
     activeSessions: () => [...running.keys()],
     listTools() {
       return { tools: [], servers: [] }

@@ -199,6 +199,16 @@ export const fieldTexts: Record<string, FieldTextEntry> = {
     en: 'Describe images for non-vision models',
     zh: '为不支持图片的模型描述图片',
   },
+  'pipeline.processors.lorebook': {
+    en: 'Lorebook',
+    zh: '世界书',
+    zhHint: '最近的消息里出现某条目的关键词时，把该条目注入上下文（角色的 lorebook，在其 token 预算内）。',
+  },
+  'pipeline.processors.lorebook.max_recursion': {
+    en: 'Recursion rounds',
+    zh: '递归轮数',
+    zhHint: 'lorebook 开启 recursive 时，已注入条目的内容最多再触发几轮其他条目。',
+  },
   'pipeline.processors.injection-assembler': {
     en: 'Injection assembler',
     zh: '注入组装器',
@@ -207,7 +217,8 @@ export const fieldTexts: Record<string, FieldTextEntry> = {
   'pipeline.processors.injection-assembler.system_prompt': {
     en: 'System prompt template',
     zh: '系统提示模板',
-    zhHint: '替换系统提示中名字和人设的部分；可以使用 {{char}} 等宏。',
+    zhHint:
+      '替换系统提示中名字、人设和场景的部分（写 {{original}} 把这部分放回原处）；可以使用 {{char}} 等宏。',
   },
   'pipeline.processors.injection-assembler.depth_injections': {
     en: 'Depth injections',

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest'
-import { z } from 'zod'
+import * as z from 'zod'
 import { configSchema } from '../../config/schema.js'
 import { builtinProcessors } from '../../context/builtin-processors.js'
 import { fieldTexts } from './field-texts.js'

@@ -1,0 +1,81 @@
+/**
+ * Imports a Character Card (V1, V2 or V3; JSON or a PNG carrying it) as a `character` block and the
+ * id to keep it under. Reading and checking come first and nothing is kept from a card that fails:
+ * every refusal is a `BadRequestError` that says what is wrong (bad PNG, no card chunk, bad base64,
+ * bad JSON, an unknown spec, a missing name, a field of the wrong type, by its name).
+ */
+import { characterSchema } from '../../config/schema.js'
+import { BadRequestError } from '../../shared/errors.js'
+import { type CharacterInput, convertCardToCharacter } from './convert-card-to-character.js'
+import { createCharacterSlug } from './create-character-slug.js'
+import { readCardObject } from './read-card-object.js'
+import { readCardPng } from './read-card-png.js'
+
+export type CardContentType = 'application/json' | 'image/png'
+
+export interface ImportCharacterCardResult {
+  /** A slug of the card's name: stable, and safe as a YAML key and a file name. */
+  id: string
+  character: CharacterInput
+}
+
+/** The largest card accepted: a large avatar with its card is a few MB. */
+export const maxCardBytes = 20 * 1024 * 1024
+
+function toBytes(input: Uint8Array | string | object): Uint8Array {
+  if (input instanceof Uint8Array) return input
+  if (typeof input === 'string') return Buffer.from(input, 'utf8')
+  throw new BadRequestError('a PNG card must be given as bytes')
+}
+
+function parseJson(text: string, where: string): unknown {
+  try {
+    return JSON.parse(text.replace(/^\uFEFF/, ''))
+  } catch (error) {
+    throw new BadRequestError(`${where} is not valid JSON: ${(error as Error).message}`, { cause: error })
+  }
+}
+
+function readJsonInput(input: Uint8Array | string | object): unknown {
+  if (typeof input === 'string') return parseJson(input, 'the card')
+  if (!(input instanceof Uint8Array)) return input
+  let text: string
+  try {
+    text = new TextDecoder('utf-8', { fatal: true }).decode(input)
+  } catch (error) {
+    throw new BadRequestError('the card is not UTF-8 text', { cause: error })
+  }
+  return parseJson(text, 'the card')
+}
+
+export function importCharacterCard(
+  input: Uint8Array | string | object,
+  contentType: CardContentType,
+): ImportCharacterCardResult {
+  const size = input instanceof Uint8Array || typeof input === 'string' ? input.length : 0
+  if (size > maxCardBytes)
+    throw new BadRequestError(`the card is ${size} bytes; the largest accepted is ${maxCardBytes}`)
+  let card: unknown
+  let avatar = ''
+  if (contentType === 'image/png') {
+    const png = readCardPng(toBytes(input))
+    card = parseJson(png.json, `the ${png.chunk} chunk`)
+    avatar = `data:image/png;base64,${Buffer.from(png.image).toString('base64')}`
+  } else if (contentType === 'application/json') {
+    card = readJsonInput(input)
+  } else {
+    throw new BadRequestError(
+      `content type ${JSON.stringify(contentType)}: a card is application/json or image/png`,
+    )
+  }
+  const { data } = readCardObject(card)
+  const character = convertCardToCharacter(data, avatar)
+  const checked = characterSchema.safeParse(character)
+  if (!checked.success) {
+    const issue = checked.error.issues[0]!
+    throw new BadRequestError(
+      `the card does not make a valid character: ${issue.path.map(String).join('.')}: ${issue.message}`,
+    )
+  }
+  return { id: createCharacterSlug(data.name), character }
+}

@@ -1,0 +1,68 @@
+/**
+ * Which lorebook entries a turn injects: constants, and entries with a key in the scanned text (a
+ * selective one needs one of its secondary keys too). With `recursive`, the content of triggered
+ * entries is scanned for further keys, a bounded number of rounds, each over the new content only.
+ * Entries with a higher `insertion_order` are kept first while the token budget lasts, and the kept
+ * ones are returned in placement order (lower order first).
+ */
+import type { LorebookConfig, LorebookEntryConfig } from '../../config/schema.js'
+import { type CompiledLorebook, compileLorebook, type LorebookHits } from './compile-lorebook.js'
+
+export interface SelectLorebookEntriesOptions {
+  lorebook: LorebookConfig
+  /** The scanned messages' text, newest last. */
+  text: string
+  countTokens(text: string): number
+  /** Rounds of recursive scanning at most. */
+  maxRecursion: number
+}
+
+export interface SelectLorebookEntriesResult {
+  entries: LorebookEntryConfig[]
+  /** Triggered entries left out for the budget. */
+  dropped: LorebookEntryConfig[]
+  problems: string[]
+}
+
+function findTriggered(compiled: CompiledLorebook, hits: LorebookHits, taken: Set<number>): number[] {
+  const triggered: number[] = []
+  compiled.entries.forEach((entry, index) => {
+    if (!entry.enabled || taken.has(index)) return
+    const keyed =
+      hits.primary.has(index) &&
+      (!entry.selective || entry.secondary_keys.length === 0 || hits.secondary.has(index))
+    if (entry.constant || keyed) triggered.push(index)
+  })
+  return triggered
+}
+
+export function selectLorebookEntries(options: SelectLorebookEntriesOptions): SelectLorebookEntriesResult {
+  const compiled = compileLorebook(options.lorebook)
+  const hits: LorebookHits = { primary: new Set(), secondary: new Set() }
+  compiled.scan(options.text, hits)
+  const taken = new Set<number>()
+  let fresh = findTriggered(compiled, hits, taken)
+  for (let round = 0; fresh.length > 0; round++) {
+    for (const index of fresh) taken.add(index)
+    if (!options.lorebook.recursive || round >= options.maxRecursion) break
+    compiled.scan(fresh.map((index) => compiled.entries[index]!.content).join('\n'), hits)
+    fresh = findTriggered(compiled, hits, taken)
+  }
+
+  const byOrder = [...taken].sort(
+    (a, b) => compiled.entries[b]!.insertion_order - compiled.entries[a]!.insertion_order || a - b,
+  )
+  const kept: number[] = []
+  const dropped: LorebookEntryConfig[] = []
+  let budget = options.lorebook.token_budget
+  for (const index of byOrder) {
+    const entry = compiled.entries[index]!
+    const tokens = options.countTokens(entry.content)
+    if (tokens <= budget) {
+      budget -= tokens
+      kept.push(index)
+    } else dropped.push(entry)
+  }
+  kept.sort((a, b) => compiled.entries[a]!.insertion_order - compiled.entries[b]!.insertion_order || a - b)
+  return { entries: kept.map((index) => compiled.entries[index]!), dropped, problems: compiled.problems }
+}

@@ -1,0 +1,68 @@
+/**
+ * Where one turn's events go: each is completed with the session and the turn id, handed to the
+ * event bus and to the caller's sink, with `llm_done` exactly once and last. A turn prepared from an
+ * early transcript (preflight) has no sink until a final input adopts it: until then nothing of it
+ * goes anywhere, not even its close.
+ */
+import type { CharpipeEvent } from '../shared/events.js'
+import type { EventBus } from './event-bus.js'
+import { toCharpipeError } from './run-turn.js'
+import type { EmitTurnEvent } from './turn-reply.js'
+
+export interface TurnSink {
+  push(event: CharpipeEvent): void
+  close(): void
+}
+
+export interface CreateTurnOutputOptions {
+  bus: EventBus
+  turn: string
+  session: string
+  sink: TurnSink | undefined
+  /** The emotion of a turn closed by an error (read when it closes: the config may have changed). */
+  readDefaultEmotion(): string
+}
+
+export interface TurnOutput {
+  /** Set once the input is validated (the session it names, or `default`). */
+  session: string
+  emit: EmitTurnEvent
+  isDone(): boolean
+  /** Sets where the events go (a prepared turn's, on adoption). */
+  attach(sink: TurnSink): void
+  /** Closes the turn with `llm_error` and an empty `llm_done`. */
+  closeWithError(error: unknown): void
+}
+
+export function createTurnOutput(options: CreateTurnOutputOptions): TurnOutput {
+  const { bus, turn } = options
+  let doneEmitted = false
+  let target = options.sink
+  const output: TurnOutput = {
+    session: options.session,
+    emit: (partial) => {
+      // Exactly one llm_done, always last: nothing of this turn goes out after it.
+      if (doneEmitted) return
+      // Every partial is a fresh object made for this call, so it is completed in place: a spread
+      // of objects of many shapes is the slowest copy there is, once per chunk.
+      const event = partial as CharpipeEvent
+      event.session = output.session
+      event.turn = turn
+      if (event.type === 'llm_done') doneEmitted = true
+      if (!target) return
+      bus.emit(event)
+      target.push(event)
+      if (doneEmitted) target.close()
+    },
+    isDone: () => doneEmitted,
+    attach(next) {
+      target = next
+    },
+    closeWithError(error) {
+      const { code, message } = toCharpipeError(error)
+      output.emit({ type: 'llm_error', code, message })
+      output.emit({ type: 'llm_done', text: '', emotion: options.readDefaultEmotion(), interrupted: false })
+    },
+  }
+  return output
+}

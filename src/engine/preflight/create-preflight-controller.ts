@@ -1,0 +1,130 @@
+/**
+ * What `createCharpipe` does with early and final transcripts of a session. An early one (`user_input`
+ * with `preflight: true`) starts a prepared turn in the session's lane unless a reply of the session
+ * is running or queued there (a preflight never interrupts a reply: it is ignored, and the final
+ * input then goes the usual way). A final one takes the prepared turn: with the same words it adopts
+ * it (the held events go out at once, under the prepared turn's id, and the turn goes on live);
+ * otherwise the prepared turn is dropped, its model request aborted, and the final input runs as a
+ * new turn.
+ */
+import type { CharpipeConfig } from '../../config/schema.js'
+import type { TurnInput } from '../../context/types.js'
+import type { TurnSink } from '../create-turn-output.js'
+import type { ObservedLines } from '../observed-lines.js'
+import { renderGroupInput } from '../render-group-input.js'
+import type { SessionLanes, TurnHandle } from '../session-lanes.js'
+import type { GenerateInput } from '../types.js'
+import { validateGenerateInput } from '../validate-generate-input.js'
+import { createPreflightGate, type PreflightGate } from './create-preflight-gate.js'
+import {
+  isAdoptable,
+  type OfferResult,
+  type PreflightSlots,
+  type PreparedTurn,
+  unusableReasonOf,
+} from './create-preflight-slots.js'
+import { preflightKeyOf } from './normalize-preflight-text.js'
+
+/** A turn started in its lane: its handle, whether it has closed, and (prepared) how to adopt it. */
+export interface StartedTurn {
+  handle: TurnHandle
+  isDone(): boolean
+  /** Sets where the turn's events go (a prepared turn's, on adoption). */
+  attach(sink: TurnSink): void
+}
+
+export interface PreflightController {
+  /** An early transcript: prepares its turn, or ignores it. Throws BadRequestError for bad input. */
+  prepare(raw: GenerateInput): OfferResult
+  /** A final input: the adopted prepared turn, now sending to `sink`; undefined when none matched. */
+  claim(input: TurnInput, sink: TurnSink): StartedTurn | undefined
+}
+
+export interface CreatePreflightControllerOptions {
+  slots: PreflightSlots
+  lanes: SessionLanes
+  observedLines: ObservedLines
+  readConfig(): CharpipeConfig
+  /** Checks and settles the input's character (an unknown one is refused like a final input's). */
+  resolveInput?(input: TurnInput): TurnInput
+  /** Starts a turn in its session's lane, holding its events on `gate` (no sink yet). */
+  launch(input: TurnInput, gate: PreflightGate): StartedTurn
+  /** A final input adopting a prepared turn is a new input of the session (cluster, `interrupt`). */
+  onAdopted?(handle: TurnHandle): void
+}
+
+export function createPreflightController(options: CreatePreflightControllerOptions): PreflightController {
+  const { slots, lanes } = options
+  const started = new WeakMap<PreparedTurn, StartedTurn>()
+
+  // A reply of the session is running or waiting: the early transcript must not touch it.
+  const isBusy = (session: string) =>
+    lanes.turnsOf(session).some((handle) => !handle.preflight && !handle.controller.signal.aborted)
+
+  return {
+    prepare(raw) {
+      const config = options.readConfig()
+      const conversation = config.conversation
+      if (!conversation.preflight) {
+        slots.ignore('disabled')
+        return 'disabled'
+      }
+      const validated = validateGenerateInput(raw, { maxInputChars: conversation.max_input_chars })
+      // Observed lines are only looked at: the final input takes them.
+      const rendered = renderGroupInput(
+        validated,
+        options.observedLines.peek(validated.session),
+        conversation.group,
+      )
+      const input = options.resolveInput ? options.resolveInput(rendered) : rendered
+      return slots.offer({
+        session: input.session,
+        key: preflightKeyOf(input),
+        busy: isBusy(input.session),
+        settings: {
+          timeoutMs: conversation.preflight_timeout_ms,
+          maxRestarts: conversation.preflight_max_restarts,
+          minIntervalMs: conversation.preflight_min_interval_ms,
+        },
+        start() {
+          const gate = createPreflightGate()
+          const turn = options.launch(input, gate)
+          const prepared: PreparedTurn = {
+            session: input.session,
+            handle: turn.handle,
+            gate,
+            input,
+            key: preflightKeyOf(input),
+          }
+          started.set(prepared, turn)
+          return prepared
+        },
+      })
+    },
+    claim(input, sink) {
+      const prepared = slots.take(input.session)
+      if (!prepared) return undefined
+      if (!isAdoptable(prepared)) {
+        slots.drop(prepared, unusableReasonOf(prepared))
+        return undefined
+      }
+      const turn = started.get(prepared)
+      // Closed already (it failed unexpectedly): a final input cannot take its events over.
+      if (!turn || turn.isDone()) {
+        slots.drop(prepared, 'failed')
+        return undefined
+      }
+      if (prepared.key !== preflightKeyOf(input)) {
+        slots.drop(prepared, 'changed')
+        return undefined
+      }
+      // From here the prepared turn is the session's reply: interrupts reach it, and so on.
+      turn.handle.preflight = false
+      turn.attach(sink)
+      options.onAdopted?.(turn.handle)
+      slots.noteAdopted(prepared)
+      prepared.gate.adopt(input)
+      return turn
+    },
+  }
+}

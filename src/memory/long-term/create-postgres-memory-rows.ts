@@ -1,0 +1,38 @@
+/** The rows and vectors a search reads, from the PostgreSQL memory tables. */
+import type { Pool } from 'pg'
+import type { MemoryRowSource, RankedMemoryRow } from './memory-row-source.js'
+import {
+  convertPostgresItemRow,
+  type PostgresMemoryItemRow,
+  postgresItemColumns,
+} from './postgres-memory-item-row.js'
+import type { StoredVector } from './scan-vectors.js'
+
+/**
+ * `tables` is the quoted schema name. Vectors are read whole and ranked in process, as the SQLite
+ * store does; with pgvector the `vectors` query would instead order by distance and take the
+ * nearest, and `scanVectors` would only keep that order.
+ */
+export function createPostgresMemoryRows(pool: Pool, tables: string): MemoryRowSource {
+  const sql = {
+    rows: `SELECT ${postgresItemColumns}, d.name AS source_name
+      FROM ${tables}.memory_items i LEFT JOIN ${tables}.knowledge_documents d ON d.id = i.document_id
+      WHERE i.seq = ANY($1::bigint[])`,
+    vectors: `SELECT v.seq, v.vector FROM ${tables}.memory_vectors v
+      JOIN ${tables}.memory_items i ON i.seq = v.seq
+      WHERE v.model = $1 AND ((i.kind = 'memory' AND i.scope = $2) OR i.kind = 'knowledge')`,
+  }
+  return {
+    async readRows(seqs) {
+      if (seqs.length === 0) return []
+      const result = await pool.query<PostgresMemoryItemRow & { source_name: string | null }>(sql.rows, [
+        seqs,
+      ])
+      return result.rows.map((row) => convertPostgresItemRow(row) as RankedMemoryRow)
+    },
+    async readVectors({ model, scope }) {
+      const result = await pool.query<{ seq: string; vector: Buffer }>(sql.vectors, [model, scope])
+      return result.rows.map((row): StoredVector => ({ seq: Number(row.seq), vector: row.vector }))
+    },
+  }
+}

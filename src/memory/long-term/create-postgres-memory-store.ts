@@ -1,0 +1,335 @@
+/**
+ * Long-term memory and the knowledge base in PostgreSQL, for several servers sharing one store
+ * (`memory.store: postgres`). The tables, the writes and the search are those of the SQLite store:
+ * the same rows, the same index terms per row, the same neighbour context, and the same searcher
+ * over the same in-process keyword index (`createPostgresKeywordIndex` keeps it in step with every
+ * server's writes), so both stores rank the same data alike.
+ *
+ * Every write is one transaction that first bumps the version of the partition it writes (a
+ * scope's memories, or the knowledge chunks): writers of one scope take turns across servers, so
+ * "the memory before" a new one is the same on every server, and the index log it writes is read
+ * in order. Vectors are computed before the transaction, so no lock is held across a network call.
+ * PostgreSQL cannot store a NUL character in text; input that holds one is refused.
+ */
+import { randomUUID } from 'node:crypto'
+import type { Pool } from 'pg'
+import { BadRequestError } from '../../shared/errors.js'
+import { estimateTokens } from '../../shared/estimate-tokens.js'
+import { getLogger, type Logger, scrubSecrets } from '../../shared/logger.js'
+import { createPostgresPool } from '../history/create-postgres-pool.js'
+import { describeError, describeServerUrl, HistoryStoreError } from '../history/history-store-error.js'
+import { quoteIdentifier } from '../history/postgres-migrations.js'
+import type { AddMemoryInput, KnowledgeDocument, MemoryStore } from '../types.js'
+import { chunkKnowledgeText } from './chunk-knowledge-text.js'
+import type { EmbeddingsClient } from './create-openai-embeddings.js'
+import { createPostgresKeywordIndex } from './create-postgres-keyword-index.js'
+import { createPostgresMemoryRows } from './create-postgres-memory-rows.js'
+import { createPostgresMemoryWrites, type ItemRow } from './create-postgres-memory-writes.js'
+import { embedQuietly } from './embed-quietly.js'
+import {
+  convertRowToChange,
+  convertRowToRecord,
+  knowledgeScope,
+  type MemoryChangeRow,
+} from './memory-item-row.js'
+import { defaultMemoryRanking, type MemoryRankingOptions } from './memory-ranking.js'
+import { capContext, joinContext } from './neighbour-context.js'
+import {
+  convertPostgresItemRow,
+  type PostgresMemoryItemRow,
+  readStoredTerms,
+} from './postgres-memory-item-row.js'
+import { applyPostgresMemoryMigrations } from './postgres-memory-migrations.js'
+import { encodeVector } from './scan-vectors.js'
+import { createMemorySearcher } from './search-memory-items.js'
+import { validateAddInput, validateKnowledgeDocument, validatePatch } from './validate-memory-input.js'
+
+export interface CreatePostgresMemoryStoreOptions {
+  /** `postgres://user:password@host:port/database`. Either this or `pool`. */
+  url?: string
+  /** A pg Pool the caller owns (and ends). */
+  pool?: Pool
+  /** The schema that holds the tables; created when missing. @default 'public' */
+  schema?: string
+  /** Longest wait for a connection or one query, in milliseconds (with `url`). @default 1000 */
+  timeoutMs?: number
+  /** Vector retrieval fused with BM25; keyword retrieval only when absent. */
+  embeddings?: EmbeddingsClient
+  /** Ranking rules; unset fields keep `defaultMemoryRanking`. */
+  ranking?: Partial<MemoryRankingOptions>
+  /** Index each memory with the memory before and after it in its scope (see the SQLite store). @default true */
+  neighbourContext?: boolean
+  /** Estimated bytes of the in-process keyword index. @default 64 MiB */
+  keywordIndexMaxBytes?: number
+  logger?: Logger
+  /** Clock in milliseconds since the epoch (tests). */
+  now?: () => number
+}
+
+function refuseNul(action: string, values: Record<string, unknown>): void {
+  for (const [field, value] of Object.entries(values)) {
+    if (typeof value === 'string' && value.includes('\u0000'))
+      throw new BadRequestError(`${action}: ${field} holds a NUL character, which PostgreSQL cannot store`)
+  }
+}
+
+/** Creates a PostgreSQL memory store; connects and migrates before it resolves. */
+export async function createPostgresMemoryStore(
+  options: CreatePostgresMemoryStoreOptions,
+): Promise<MemoryStore> {
+  const logger = options.logger ?? getLogger('memory')
+  if (!options.pool && !options.url) {
+    throw new HistoryStoreError('createPostgresMemoryStore: give url (storage.postgres_url) or pool')
+  }
+  const schema = options.schema ?? 'public'
+  const ownsPool = !options.pool
+  const pool =
+    options.pool ??
+    (await createPostgresPool({
+      url: options.url!,
+      timeoutMs: options.timeoutMs ?? 1000,
+      neededFor: 'memory.store: postgres',
+      logger,
+    }))
+  try {
+    await applyPostgresMemoryMigrations(pool, schema, logger)
+  } catch (error) {
+    if (ownsPool) await pool.end().catch(() => {})
+    if (HistoryStoreError.isInstance(error)) throw error
+    const where = options.url ? describeServerUrl(options.url) : 'the given pool'
+    throw new HistoryStoreError(
+      `cannot open PostgreSQL memory at ${where}: ${scrubSecrets(describeError(error))}`,
+      { cause: error },
+    )
+  }
+  const tables = quoteIdentifier(schema)
+  const now = options.now ?? Date.now
+  const ranking = { ...defaultMemoryRanking, ...options.ranking }
+  const neighbourContext = options.neighbourContext ?? true
+  const embeddings = options.embeddings
+  const keywordIndex = createPostgresKeywordIndex({
+    pool,
+    tables,
+    logger,
+    ...(options.keywordIndexMaxBytes === undefined ? {} : { maxBytes: options.keywordIndexMaxBytes }),
+  })
+  const rows = createPostgresMemoryRows(pool, tables)
+  const searcher = createMemorySearcher({ rows, keywordIndex, ranking, embeddings, now, logger })
+  const { sql, readMemory, logChange, insertItem, rewriteItem, writePartition } = createPostgresMemoryWrites({
+    pool,
+    tables,
+    embeddings,
+    logger,
+  })
+  let closed = false
+
+  function assertOpen(): void {
+    if (closed) throw new BadRequestError('memory store is closed')
+  }
+
+  return {
+    search(query, searchOptions) {
+      assertOpen()
+      return searcher.search(query, searchOptions)
+    },
+
+    async add(input: AddMemoryInput) {
+      assertOpen()
+      validateAddInput(input)
+      refuseNul('memory add', { scope: input.scope, text: input.text, speaker: input.speaker })
+      refuseNul('memory add', { sourceTurn: input.sourceTurn })
+      const [vector] = await embedQuietly(embeddings, [input.text], logger)
+      assertOpen()
+      const at = now()
+      const row: ItemRow = {
+        id: `mem_${randomUUID()}`,
+        kind: 'memory',
+        scope: input.scope,
+        text: input.text,
+        speaker: input.speaker ?? null,
+        time: input.time ?? at,
+        metadata: input.metadata === undefined ? null : JSON.stringify(input.metadata),
+        source_turn: input.sourceTurn ?? null,
+        document_id: null,
+        context: '',
+        token_count: estimateTokens(input.text),
+      }
+      await writePartition('memory', input.scope, async (client, write) => {
+        const found = neighbourContext
+          ? await client.query<PostgresMemoryItemRow>(sql.previousInScope, [input.scope])
+          : undefined
+        const previous = found?.rows[0] && convertPostgresItemRow(found.rows[0])
+        if (previous) {
+          // The previous memory learns what followed it: an answer indexes its question and the
+          // question its answer, both at the context weight.
+          const context = joinContext(previous.context, input.text)
+          await rewriteItem(client, write, previous, { ...previous, context }, null)
+          row.context = capContext(previous.text)
+        }
+        await insertItem(client, write, row, vector, at)
+        await logChange(client, 'add', at, [{ id: row.id, oldText: null, newText: input.text }])
+      })
+      return convertRowToRecord({ ...row, seq: 0 })
+    },
+
+    async get(id) {
+      assertOpen()
+      const row = await readMemory(pool, String(id))
+      return row && convertRowToRecord(row)
+    },
+
+    async list(listOptions = {}) {
+      assertOpen()
+      const limit = listOptions.limit ?? 100
+      const offset = listOptions.offset ?? 0
+      if (!Number.isInteger(limit) || limit < 0) throw new BadRequestError('memory list: limit must be >= 0')
+      if (!Number.isInteger(offset) || offset < 0)
+        throw new BadRequestError('memory list: offset must be >= 0')
+      const result = await pool.query<PostgresMemoryItemRow>(sql.list, [
+        listOptions.scope ?? null,
+        limit,
+        offset,
+      ])
+      return result.rows.map((row) => convertRowToRecord(convertPostgresItemRow(row)))
+    },
+
+    async update(id, patch) {
+      assertOpen()
+      validatePatch(patch)
+      refuseNul('memory update', { text: patch.text, speaker: patch.speaker })
+      const existing = await readMemory(pool, String(id))
+      if (!existing) return undefined
+      const textChanged = patch.text !== undefined && patch.text !== existing.text
+      const [vector] = textChanged
+        ? await embedQuietly(embeddings, [patch.text as string], logger)
+        : [undefined]
+      assertOpen()
+      const at = now()
+      const updated = await writePartition('memory', existing.scope, async (client, write) => {
+        const row = await readMemory(client, String(id))
+        if (!row) return undefined
+        const next: ItemRow = {
+          ...row,
+          text: patch.text ?? row.text,
+          speaker: patch.speaker === undefined ? row.speaker : patch.speaker,
+          time: patch.time ?? row.time,
+          metadata: patch.metadata === undefined ? row.metadata : JSON.stringify(patch.metadata),
+        }
+        next.token_count = estimateTokens(next.text)
+        await rewriteItem(client, write, row, next, at)
+        if (textChanged) {
+          await client.query(sql.deleteVector, [row.seq])
+          if (vector && embeddings)
+            await client.query(sql.insertVector, [row.seq, embeddings.model, encodeVector(vector)])
+        }
+        await logChange(client, 'update', at, [{ id: row.id, oldText: row.text, newText: next.text }])
+        return next
+      })
+      return updated && convertRowToRecord({ ...updated, seq: 0 })
+    },
+
+    async delete(id) {
+      assertOpen()
+      const existing = await readMemory(pool, String(id))
+      if (!existing) return false
+      const at = now()
+      return writePartition('memory', existing.scope, async (client, write) => {
+        const row = await readMemory(client, String(id))
+        if (!row) return false
+        // The vector goes with the row (ON DELETE CASCADE).
+        await client.query(sql.deleteItem, [row.seq])
+        write.remove({ seq: row.seq, time: row.time }, readStoredTerms(row))
+        await logChange(client, 'delete', at, [{ id: row.id, oldText: row.text, newText: null }])
+        return true
+      })
+    },
+
+    async deleteAll(scope) {
+      assertOpen()
+      if (typeof scope !== 'string') throw new BadRequestError('memory deleteAll: scope must be a string')
+      refuseNul('memory deleteAll', { scope })
+      const at = now()
+      return writePartition('memory', scope, async (client, write) => {
+        const deleted = await client.query<{ seq: string; id: string; text: string }>(sql.deleteScope, [
+          scope,
+        ])
+        write.clear()
+        const removed = deleted.rows.sort((left, right) => Number(left.seq) - Number(right.seq))
+        const changes = removed.map((row) => ({ id: row.id, oldText: row.text, newText: null }))
+        if (changes.length) await logChange(client, 'delete', at, changes)
+        return changes.length
+      })
+    },
+
+    async history(id) {
+      assertOpen()
+      const result = await pool.query<MemoryChangeRow>(sql.history, [String(id)])
+      return result.rows.map(convertRowToChange)
+    },
+
+    async addKnowledge(document) {
+      assertOpen()
+      validateKnowledgeDocument(document)
+      refuseNul('knowledge', { name: document.name, text: document.text })
+      const chunks = chunkKnowledgeText(document.text)
+      const vectors = await embedQuietly(
+        embeddings,
+        chunks.map((chunk) => chunk.text),
+        logger,
+      )
+      assertOpen()
+      const at = now()
+      const id = `kb_${randomUUID()}`
+      await writePartition('knowledge', knowledgeScope, async (client, write) => {
+        await client.query(sql.insertDocument, [id, document.name, chunks.length, at])
+        for (const [index, chunk] of chunks.entries()) {
+          const row: ItemRow = {
+            id: `${id}#${index}`,
+            kind: 'knowledge',
+            scope: knowledgeScope,
+            text: chunk.text,
+            speaker: null,
+            time: at,
+            metadata: JSON.stringify({ document: id, chunk: index, headings: chunk.headings }),
+            source_turn: null,
+            document_id: id,
+            context: [document.name, ...chunk.headings].join(' > '),
+            token_count: estimateTokens(chunk.text),
+          }
+          await insertItem(client, write, row, vectors[index], at)
+        }
+      })
+      return { id, name: document.name, chunks: chunks.length, createdAt: at }
+    },
+
+    async listKnowledge(): Promise<KnowledgeDocument[]> {
+      assertOpen()
+      const result = await pool.query<{ id: string; name: string; chunks: number; created_at: number }>(
+        sql.listDocuments,
+      )
+      return result.rows.map((row) => ({
+        id: row.id,
+        name: row.name,
+        chunks: row.chunks,
+        createdAt: row.created_at,
+      }))
+    },
+
+    async removeKnowledge(id) {
+      assertOpen()
+      return writePartition('knowledge', knowledgeScope, async (client, write) => {
+        const chunks = await client.query<PostgresMemoryItemRow>(sql.deleteChunks, [String(id)])
+        for (const chunk of chunks.rows)
+          write.remove({ seq: Number(chunk.seq), time: chunk.time }, readStoredTerms(chunk))
+        const removed = await client.query(sql.deleteDocument, [String(id)])
+        return (removed.rowCount ?? 0) > 0
+      })
+    },
+
+    async close() {
+      if (closed) return
+      closed = true
+      if (ownsPool && !pool.ended) await pool.end()
+    },
+  }
+}

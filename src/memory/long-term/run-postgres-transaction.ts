@@ -1,0 +1,34 @@
+/** One PostgreSQL transaction on a pooled client, committed when `work` resolves. */
+import type { Pool, PoolClient } from 'pg'
+import { type Logger, scrubSecrets } from '../../shared/logger.js'
+
+export async function runPostgresTransaction<Result>(
+  pool: Pool,
+  logger: Logger,
+  work: (client: PoolClient) => Promise<Result>,
+): Promise<Result> {
+  const client = await pool.connect()
+  // The pool listens for errors only on idle clients: a checked-out client whose server goes away
+  // emits 'error', which without a listener is an uncaught exception that ends the process.
+  let broken: Error | undefined
+  const onError = (error: Error) => {
+    broken = error
+    logger.warn({ error: scrubSecrets(error.message) }, 'postgres client error during a memory write')
+  }
+  client.on('error', onError)
+  try {
+    await client.query('BEGIN')
+    const result = await work(client)
+    await client.query('COMMIT')
+    return result
+  } catch (error) {
+    broken ??= error as Error
+    await client.query('ROLLBACK').catch(() => {})
+    throw error
+  } finally {
+    client.off('error', onError)
+    // A client that failed is destroyed rather than handed to the next caller half-way through a
+    // transaction or with a query still waiting for an answer.
+    client.release(broken)
+  }
+}

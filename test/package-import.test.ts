@@ -1,0 +1,98 @@
+/**
+ * What `import('charpipe')` loads, on the package as it is built (tsup, into a temp folder so the
+ * `dist/` other suites run stays untouched): no dependency and none of the Node modules a request
+ * needs, until first use; then a turn with SQLite history, a regex rule and the mock provider loads
+ * them (better-sqlite3, re2js, pino) and works.
+ */
+import { spawnSync } from 'node:child_process'
+import { mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { pathToFileURL } from 'node:url'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+
+const root = join(import.meta.dirname, '..')
+let folder: string
+let entry: string
+
+// Records every module URL the ES module loader is asked for, one per line, in LOADED_MODULES_FILE
+// (what `require` loads is added from its cache when the script ends).
+const recordHooks = `
+import { appendFileSync } from 'node:fs'
+export async function load(url, context, next) {
+  appendFileSync(process.env.LOADED_MODULES_FILE, url + '\\n')
+  return next(url, context)
+}`
+
+function runNode(script: string): { modules: string[]; stdout: string } {
+  const record = join(folder, `loaded-${Math.random().toString(36).slice(2)}.txt`)
+  writeFileSync(record, '')
+  const register = `import { register } from 'node:module'; register(${JSON.stringify(pathToFileURL(join(folder, 'record-hooks.mjs')).href)})`
+  const result = spawnSync(
+    process.execPath,
+    [
+      '--import',
+      `data:text/javascript,${encodeURIComponent(register)}`,
+      '--input-type=module',
+      '-e',
+      `${script}
+const { appendFileSync } = await import('node:fs')
+const { createRequire } = await import('node:module')
+for (const path of Object.keys(createRequire(import.meta.url).cache)) appendFileSync(process.env.LOADED_MODULES_FILE, path + '\\n')`,
+    ],
+    { encoding: 'utf8', env: { ...process.env, LOADED_MODULES_FILE: record, CHARPIPE_LOG_LEVEL: 'silent' } },
+  )
+  if (result.status !== 0) throw new Error(`node failed: ${result.stderr}`)
+  const modules = [...new Set(readFileSync(record, 'utf8').split('\n').filter(Boolean))]
+  return { modules, stdout: result.stdout }
+}
+
+const packagesIn = (modules: string[]) =>
+  [...new Set(modules.flatMap((url) => url.match(/node_modules\/((?:@[^/]+\/)?[^/]+)/)?.[1] ?? []))].sort()
+
+beforeAll(() => {
+  folder = mkdtempSync(join(tmpdir(), 'charpipe-import-'))
+  const built = spawnSync('npx', ['tsup', '--no-dts', '--silent', '--out-dir', join(folder, 'dist')], {
+    cwd: root,
+    encoding: 'utf8',
+  })
+  if (built.status !== 0) throw new Error(`tsup failed: ${built.stderr}`)
+  // The built files find their dependencies the way an installed package does.
+  symlinkSync(join(root, 'node_modules'), join(folder, 'node_modules'), 'dir')
+  writeFileSync(join(folder, 'record-hooks.mjs'), recordHooks)
+  entry = pathToFileURL(join(folder, 'dist', 'index.js')).href
+}, 120_000)
+
+afterAll(() => rmSync(folder, { recursive: true, force: true }))
+
+describe("import('charpipe')", () => {
+  it('loads no dependency and no network or compression module', () => {
+    const { modules } = runNode(`await import(${JSON.stringify(entry)})`)
+    expect(modules).toContain(entry)
+    expect(packagesIn(modules)).toEqual([])
+    const heavyBuiltins = ['node:http', 'node:https', 'node:zlib', 'node:dns/promises', 'node:stream']
+    expect(modules.filter((url) => heavyBuiltins.includes(url))).toEqual([])
+  })
+
+  it('loads what a turn needs on first use, and the turn works', () => {
+    const database = join(folder, 'history.db')
+    const script = `
+const { createCharpipe, parseConfig } = await import(${JSON.stringify(entry)})
+const { config } = parseConfig({
+  history: { store: 'sqlite' },
+  storage: { sqlite_path: ${JSON.stringify(database)} },
+  memory: { enabled: false },
+  pipeline: { processors: { 'regex-processor': { rules: [{ pattern: 'wor(ld)', replacement: 'there' }] } } },
+})
+const charpipe = await createCharpipe(config)
+let text = ''
+for await (const event of charpipe.generate({ text: 'hello world', session: 'import-test' })) {
+  if (event.type === 'llm_done') text = event.text
+}
+await charpipe.close()
+console.log(JSON.stringify(text))`
+    const { modules, stdout } = runNode(script)
+    expect(JSON.parse(stdout)).toContain('hello there')
+    expect(packagesIn(modules)).toEqual(expect.arrayContaining(['better-sqlite3', 'pino', 're2js']))
+  })
+})
