@@ -34,9 +34,8 @@ describe('makeVariants', () => {
 describe('findTermVariants', () => {
   const partition = new MemoryTermIndex('memory')
   const texts = ['We are adopting a puppy', 'The adoption agency called', 'A healthy breakfast']
-  texts.forEach((text, slot) =>
-    partition.put(slot + 1, 0, { speaker: [], body: segmentText(text), context: [] }),
-  )
+  for (const [slot, text] of texts.entries())
+    partition.put(slot + 1, 0, { speaker: [], body: segmentText(text), context: [] })
 
   it('keeps only the forms the memories hold, at the given weight', () => {
     const variants = findTermVariants({ terms: ['adopt'], partitions: [partition], weight: 0.5 })

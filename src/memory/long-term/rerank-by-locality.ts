@@ -50,7 +50,7 @@ export function rerankByLocality(
   const byPartition = new Map<MemoryTermIndex, LocalityCandidate[]>()
   for (const candidate of candidates) {
     const partition = candidate.partition
-    if (!partition || partition.kind !== 'memory') continue
+    if (partition?.kind !== 'memory') continue
     const list = byPartition.get(partition) ?? []
     list.push(candidate)
     byPartition.set(partition, list)

@@ -11,7 +11,6 @@
  * its neighbours' words keeps only `contextOnlyShare` of its score. The query is expanded once with
  * the rarer words of its best matches (`expandQuery`), which adds recall below the top.
  */
-import { BadRequestError } from '../../shared/errors.js'
 import type { Logger } from '../../shared/logger.js'
 import type { MemoryHit, MemorySearchOptions } from '../types.js'
 import type { KeywordIndex } from './create-keyword-partitions.js'
@@ -21,19 +20,16 @@ import { findTermVariants } from './find-term-variants.js'
 import { findTimeReferenceTerms } from './find-time-reference-terms.js'
 import { fuseRanks } from './fuse-ranks.js'
 import { convertRowToHit } from './memory-item-row.js'
-import {
-  computeKeywordBoost,
-  computeLengthPenalty,
-  computeTimeDecay,
-  type MemoryRankingOptions,
-} from './memory-ranking.js'
+import type { MemoryRankingOptions } from './memory-ranking.js'
 import type { MemoryRowSource, RankedMemoryRow } from './memory-row-source.js'
 import type { MemoryTermIndex } from './memory-term-index.js'
 import { type KeywordMatch, rankKeywordMatches } from './rank-keyword-matches.js'
 import { defaultLocality, rerankByLocality } from './rerank-by-locality.js'
 import { scanVectors } from './scan-vectors.js'
+import { createCandidateScorer, type QueryFeatures } from './score-memory-candidates.js'
 import { segmentText } from './segment-text.js'
 import { selectMemoryHits } from './select-memory-hits.js'
+import { validateSearch } from './validate-memory-input.js'
 
 export interface MemorySearcherOptions {
   /** Where rows and vectors are read (the store's tables). */
@@ -63,17 +59,6 @@ interface Candidate {
 
 export function createMemorySearcher(options: MemorySearcherOptions): MemorySearcher {
   const { ranking, keywordIndex } = options
-
-  function findRareTerms(documentFrequency: Map<string, number>, itemCount: number): Map<string, number> {
-    const rare = new Map<string, number>()
-    if (ranking.keywordBoost <= 0) return rare
-    const total = Math.max(1, itemCount)
-    for (const [term, frequency] of documentFrequency) {
-      if (frequency > 0 && frequency / total <= ranking.rareTermShare)
-        rare.set(term, Math.log(1 + total / frequency))
-    }
-    return rare
-  }
 
   /**
    * Pseudo-relevance feedback: the rarer words of the best few direct matches, added to the query
@@ -146,42 +131,6 @@ export function createMemorySearcher(options: MemorySearcherOptions): MemorySear
       options.logger.warn({ err: error }, 'memory search: embeddings failed; using keyword ranking only')
       return []
     }
-  }
-
-  /** Final score from what the index holds: no row is read or segmented. */
-  function scoreIndexed(candidate: Candidate, partition: MemoryTermIndex, query: QueryFeatures, now: number) {
-    const slot = candidate.slot
-    const snippetTerms = new Set<string>()
-    for (const term of query.rareTerms.keys()) if (partition.hasInBody(term, slot)) snippetTerms.add(term)
-    const time = partition.times[slot] as number
-    const timed = query.timeTerms.some((term) => partition.hasInBody(term, slot))
-    return combineScore(
-      candidate.relevance,
-      {
-        decay: partition.kind === 'memory' ? computeTimeDecay(now - time, ranking) : 1,
-        boost: computeKeywordBoost({ rareTerms: query.rareTerms, snippetTerms }, ranking),
-        penalty: computeLengthPenalty(partition.bodyLengths[slot] as number, ranking),
-        timeAnswer: query.timeTerms.length === 0 || timed ? 1 : ranking.untimedShare,
-      },
-      ranking.keywordBoost,
-    )
-  }
-
-  /** Final score of a row the index lacks (a vector hit written by a writer it has not seen). */
-  function scoreRow(candidate: Candidate, row: RankedRow, query: QueryFeatures, now: number) {
-    const bodyTerms = segmentText(row.text)
-    const snippetTerms = new Set(bodyTerms)
-    const timed = query.timeTerms.some((term) => snippetTerms.has(term))
-    return combineScore(
-      candidate.relevance,
-      {
-        decay: row.kind === 'memory' ? computeTimeDecay(now - row.time, ranking) : 1,
-        boost: computeKeywordBoost({ rareTerms: query.rareTerms, snippetTerms }, ranking),
-        penalty: computeLengthPenalty(bodyTerms.length, ranking),
-        timeAnswer: query.timeTerms.length === 0 || timed ? 1 : ranking.untimedShare,
-      },
-      ranking.keywordBoost,
-    )
   }
 
   async function readRows(seqs: number[]): Promise<Map<number, RankedRow>> {
@@ -290,8 +239,9 @@ export function createMemorySearcher(options: MemorySearcherOptions): MemorySear
         nearShare: ranking.nearShare,
         supportWeight: ranking.supportWeight,
       })
+      const scorer = createCandidateScorer(ranking, now)
       const features: QueryFeatures = {
-        rareTerms: findRareTerms(keyword.documentFrequency, keyword.documentCount),
+        rareTerms: scorer.findRareTerms(keyword.documentFrequency, keyword.documentCount),
         timeTerms: findTimeReferenceTerms(query),
       }
       const unindexed = [...candidates.values()].filter((candidate) => !candidate.partition)
@@ -302,8 +252,8 @@ export function createMemorySearcher(options: MemorySearcherOptions): MemorySear
       for (const candidate of candidates.values()) {
         const row = rows.get(candidate.seq)
         const score = candidate.partition
-          ? scoreIndexed(candidate, candidate.partition, features, now)
-          : row && scoreRow(candidate, row, features, now)
+          ? scorer.scoreIndexed(candidate.relevance, candidate.partition, candidate.slot, features)
+          : row && scorer.scoreRow(candidate.relevance, row, features)
         if (score === undefined) continue
         const time = candidate.partition
           ? (candidate.partition.times[candidate.slot] as number)
@@ -340,43 +290,4 @@ function orderRanked(ranked: ScoredCandidate[]): ScoredCandidate[] {
   return ranked.sort(
     (left, right) => right.score - left.score || right.time - left.time || left.seq - right.seq,
   )
-}
-
-/** What the final scoring needs to know of the query. */
-interface QueryFeatures {
-  /** Rare query terms with their IDF (the keyword boost). */
-  rareTerms: Map<string, number>
-  /** When the query asks when: the terms of a memory that tells a time. */
-  timeTerms: readonly string[]
-}
-
-/** Relevance (in [0, 1]) times factors each at most 1: the boost is divided by its own maximum. */
-function combineScore(
-  relevance: number,
-  factors: { decay: number; boost: number; penalty: number; timeAnswer: number },
-  keywordBoost: number,
-): number {
-  const product = relevance * factors.decay * factors.boost * factors.penalty * factors.timeAnswer
-  return product / (1 + Math.max(0, keywordBoost))
-}
-
-function validateSearch(query: string, options: MemorySearchOptions): void {
-  if (typeof query !== 'string') throw new BadRequestError('memory search: query must be a string')
-  if (!options || typeof options.scope !== 'string') {
-    throw new BadRequestError('memory search: scope must be a string')
-  }
-  if (!Number.isInteger(options.k) || options.k < 0) {
-    throw new BadRequestError(`memory search: k must be a whole number >= 0, got ${String(options.k)}`)
-  }
-  const excluded = options.excludeSourceTurns
-  if (
-    excluded !== undefined &&
-    (!Array.isArray(excluded) || excluded.some((turn) => typeof turn !== 'string'))
-  ) {
-    throw new BadRequestError('memory search: excludeSourceTurns must be an array of turn ids (strings)')
-  }
-  const budget = options.tokenBudget
-  if (budget !== undefined && (typeof budget !== 'number' || !(budget >= 0))) {
-    throw new BadRequestError(`memory search: tokenBudget must be a number >= 0, got ${String(budget)}`)
-  }
 }
