@@ -9,13 +9,13 @@
  * Run: node --import tsx bench/cluster.bench.ts      (ROUNDS=500; keys under a random prefix, removed)
  */
 import { performance } from 'node:perf_hooks'
-import { createTestKeyPrefix, deleteKeysUnder, testRedisUrl } from '../test/support/local-redis.js'
 import { parseConfig } from '../src/config/load-config.js'
 import type { CharpipeConfigInput } from '../src/config/schema.js'
 import { createCharpipe } from '../src/engine/index.js'
 import { createInMemoryHistoryStore } from '../src/memory/index.js'
 import { createLogger } from '../src/shared/logger.js'
 import { createFakeProvider } from '../src/testing/index.js'
+import { createTestKeyPrefix, deleteKeysUnder, testRedisUrl } from '../test/support/local-redis.js'
 
 const rounds = Number(process.env.ROUNDS ?? 500)
 const logger = createLogger({ level: 'silent' })

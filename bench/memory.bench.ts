@@ -5,15 +5,33 @@
  * is reopened before searching, so the first search builds the scope's keyword index from SQLite
  * as after a restart; its time and the memory it takes are reported on their own.
  *
- *   node --import tsx bench/memory.bench.ts
+ *   node --import tsx bench/memory.bench.ts [--store sqlite|postgres]
+ *
+ * `--store postgres` runs the same against PostgreSQL (`POSTGRES_URL`, else the local server), in a
+ * schema of its own that is dropped afterwards; the search path is the same searcher and keyword
+ * index, plus the store's round trips (the index-log check before each search, the rows read). All
+ * but the last 2,000 memories are written in bulk, as the store would write them
+ * (`bulkLoadPostgresMemories`); the insert row times those 2,000, added one by one.
  */
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { createPostgresMemoryStore } from '../src/memory/long-term/create-postgres-memory-store.js'
 import { createSqliteMemoryStore } from '../src/memory/long-term/create-sqlite-memory-store.js'
+import type { MemoryStore } from '../src/memory/types.js'
+import { createTestSchemaName, dropSchemasUnder, testPostgresUrl } from '../test/support/local-postgres.js'
+import { bulkLoadPostgresMemories } from './memory/bulk-load-postgres-memories.js'
 
 const memoryCount = Number(process.env.MEMORY_BENCH_COUNT ?? 100_000)
 const queryCount = 2_000
+/** PostgreSQL: memories added one by one through the store (the rest are written in bulk). */
+const postgresAddedCount = 2_000
+const storeFlag = process.argv.indexOf('--store')
+const storeName = storeFlag > 0 ? process.argv[storeFlag + 1] : 'sqlite'
+if (storeName !== 'sqlite' && storeName !== 'postgres') {
+  console.error(`--store must be sqlite or postgres, got ${JSON.stringify(storeName)}`)
+  process.exit(2)
+}
 
 // Deterministic pseudo-random numbers (mulberry32) so runs compare.
 let seed = 42
@@ -83,16 +101,36 @@ function percentile(sorted: number[], share: number): number {
 }
 
 const folder = mkdtempSync(join(tmpdir(), 'memory-bench-'))
+const schema = createTestSchemaName('memory_bench')
+/** The bench's store; a second call opens the same data again, as after a restart. */
+function openStore(): Promise<MemoryStore> | MemoryStore {
+  return storeName === 'postgres'
+    ? createPostgresMemoryStore({ url: testPostgresUrl, schema, timeoutMs: 60_000 })
+    : createSqliteMemoryStore({ path: join(folder, 'charpipe.db') })
+}
 try {
-  const store = createSqliteMemoryStore({ path: join(folder, 'charpipe.db') })
+  const store = await openStore()
   const lines = Array.from({ length: memoryCount }, makeLine)
+  const speakerOf = (index: number) => (index % 2 ? 'Ann' : 'Bot')
+  // PostgreSQL: all but the last `postgresAddedCount` written in bulk, the rest through the store.
+  const bulkCount = storeName === 'postgres' ? Math.max(0, memoryCount - postgresAddedCount) : 0
+  if (bulkCount > 0) {
+    await bulkLoadPostgresMemories({
+      url: testPostgresUrl,
+      schema,
+      scope: 'user-1',
+      memories: lines.slice(0, bulkCount).map((text, index) => ({ text, speaker: speakerOf(index) })),
+      time: Date.now(),
+    })
+  }
   // A search first, so every add below also keeps the loaded keyword index in step, as in a chat.
   await store.search('warm up', { scope: 'user-1', k: 1 })
   const insertStart = performance.now()
-  for (let index = 0; index < lines.length; index++) {
-    await store.add({ scope: 'user-1', text: lines[index] as string, speaker: index % 2 ? 'Ann' : 'Bot' })
+  for (let index = bulkCount; index < lines.length; index++) {
+    await store.add({ scope: 'user-1', text: lines[index] as string, speaker: speakerOf(index) })
   }
   const insertSeconds = (performance.now() - insertStart) / 1000
+  const addedCount = memoryCount - bulkCount
   // A few other scopes so the scope filter has something to filter.
   for (let index = 0; index < 1_000; index++)
     await store.add({ scope: `user-${2 + (index % 10)}`, text: makeLine() })
@@ -102,7 +140,7 @@ try {
   const results: Record<string, Record<string, string | number>> = {}
   global.gc?.()
   const before = process.memoryUsage()
-  const reopened = createSqliteMemoryStore({ path: join(folder, 'charpipe.db') })
+  const reopened = await openStore()
   const buildStart = performance.now()
   await reopened.search('first search builds the index', { scope: 'user-1', k: 3 })
   const buildMs = performance.now() - buildStart
@@ -137,16 +175,17 @@ try {
     }
   }
   await reopened.close()
-  console.log(`memory bench: ${memoryCount} memories in one scope (+1,000 in others)`)
+  console.log(`memory bench (${storeName}): ${memoryCount} memories in one scope (+1,000 in others)`)
   console.table({
-    insert: {
-      memories: memoryCount,
+    [bulkCount ? `insert (after ${bulkCount} in bulk)` : 'insert']: {
+      memories: addedCount,
       seconds: insertSeconds.toFixed(1),
-      'per second': Math.round(memoryCount / insertSeconds),
+      'per second': Math.round(addedCount / insertSeconds),
     },
   })
   console.table({ 'keyword index': build })
   console.table(results)
 } finally {
   rmSync(folder, { recursive: true, force: true })
+  if (storeName === 'postgres') await dropSchemasUnder(schema)
 }

@@ -17,6 +17,7 @@ const commands: Record<string, () => Promise<CommandModule>> = {
   doctor: () => import('./commands/doctor.js'),
   'mock-llm': () => import('./commands/mock-llm.js'),
   kb: () => import('./commands/kb.js'),
+  card: () => import('./commands/card.js'),
   validate: () => import('./commands/validate.js'),
 }
 

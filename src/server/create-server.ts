@@ -112,7 +112,12 @@ export async function createServer(options: CreateServerOptions): Promise<Charpi
 
   const app = new Hono()
   // First: no route runs for a foreign Host, a foreign page or a form-encoded body.
-  mountSecurity(app, { readServer: () => readConfig().server, boundHost: options.host })
+  mountSecurity(app, {
+    readServer: () => readConfig().server,
+    boundHost: options.host,
+    // A character card may come as the PNG that carries it.
+    extraTypes: { '/api/characters/import': ['image/png'] },
+  })
   defineErrorEvent()
   const nodeWebSocket = createNodeWebSocket({ app })
   const sockets = new Set<() => void>()

@@ -1,7 +1,8 @@
 /**
  * MCP servers under `charpipe serve`, run the way users run it: a server that never finishes its
  * handshake does not hold up `listening on`, a stdio server's tool answers through the HTTP API, and
- * SIGTERM leaves no child process running.
+ * SIGTERM leaves no child process running; a Streamable HTTP server's tool answers a model without
+ * function calling (tools described in the prompt).
  */
 
 import type { ChildProcess } from 'node:child_process'
@@ -13,6 +14,7 @@ import { pathToFileURL } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type MockModelServer, startMockModelServer } from '../../src/testing/index.js'
 import { spawnServe } from '../support/spawn-serve.js'
+import { startHttpMcpServer } from './start-http-mcp-server.js'
 
 const repoRoot = resolve(import.meta.dirname, '../..')
 const _tsxLoader = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href
@@ -126,6 +128,62 @@ describe('MCP servers under charpipe serve', () => {
       expect(isAlive(silentPid)).toBe(false)
     } finally {
       if (child.exitCode === null) child.kill('SIGKILL')
+    }
+  }, 90_000)
+
+  it('a Streamable HTTP server answers a model without function calling', async () => {
+    const http = await startHttpMcpServer({ toolPrefix: 'web_' })
+    const configPath = join(folder, 'config-http.yaml')
+    await writeFile(
+      configPath,
+      [
+        'llm:',
+        '  provider: custom',
+        `  base_url: ${model.url}/v1`,
+        '  model: m',
+        '  max_retries: 0',
+        '  function_calling: false',
+        'history:',
+        '  store: memory',
+        'memory:',
+        '  enabled: false',
+        'tools:',
+        '  mcp_servers:',
+        '    web:',
+        `      url: ${http.url}`,
+      ].join('\n'),
+    )
+    const child = spawnServe(configPath, { cwd: folder })
+    let stdout = ''
+    child.stdout!.on('data', (chunk) => (stdout += chunk))
+    child.stderr!.on('data', () => {})
+    const exited = new Promise<number | null>((done) => child.once('exit', (code) => done(code)))
+    try {
+      const url = await waitFor(
+        async () => stdout.match(/listening on (http:\/\/\S+)/)?.[1],
+        'listening on',
+        child,
+      )
+      model.reset()
+      model.script([
+        { text: '{"tool_call": {"name": "web_echo", "arguments": {"text": "no native tools"}}}' },
+        { text: 'done over http' },
+      ])
+      const chat = await fetch(`${url}/api/chat`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ text: 'go', session: 'mcp-http' }),
+      })
+      expect(await chat.text()).toContain('done over http')
+      const first = model.requests[0]!.body as { tools?: unknown; messages: { content: unknown }[] }
+      expect(first.tools).toBeUndefined()
+      expect(JSON.stringify(first.messages[0]!.content)).toContain('web_echo')
+      expect(JSON.stringify(model.requests[1]!.body)).toContain('echo: no native tools')
+      child.kill('SIGTERM')
+      expect(await exited).toBe(0)
+    } finally {
+      if (child.exitCode === null) child.kill('SIGKILL')
+      await http.close()
     }
   }, 90_000)
 })

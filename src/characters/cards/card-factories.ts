@@ -3,10 +3,11 @@
  * built with the PNG chunk libraries, the way other apps write them. Used by this folder's tests.
  */
 import { deflateSync } from 'node:zlib'
-import { CCardLib, type CharacterCardV2, type CharacterCardV3 } from '@risuai/ccardlib'
+import type { CharacterCardV2, CharacterCardV3 } from '@risuai/ccardlib'
 import { encode as encodeTextChunk } from 'png-chunk-text'
 import encodeChunks from 'png-chunks-encode'
 import extractChunks from 'png-chunks-extract'
+import { loadCardLibrary } from './load-card-library.js'
 
 export function makeCardV2(overrides: Partial<CharacterCardV2['data']> = {}): CharacterCardV2 {
   const v1 = {
@@ -18,7 +19,7 @@ export function makeCardV2(overrides: Partial<CharacterCardV2['data']> = {}): Ch
     mes_example:
       '<START>\n{{user}}: Who are you?\n{{char}}: I am Seraphina.\nI keep this forest.\n<START>\n{{user}}: Is it dangerous?\n{{char}}: Only at night.',
   }
-  const card = CCardLib.character.convert(v1, { from: 'v1', to: 'v2' })
+  const card = loadCardLibrary().character.convert(v1, { from: 'v1', to: 'v2' })
   Object.assign(card.data, {
     creator: 'tester',
     creator_notes: 'Made for a test.',
@@ -50,7 +51,7 @@ export function makeCardV2(overrides: Partial<CharacterCardV2['data']> = {}): Ch
           secondary_keys: ['night'],
           selective: true,
           content: 'The castle is haunted after dark.',
-          extensions: { probability: 100 },
+          extensions: { probability: 100, position: 5 },
           enabled: true,
           insertion_order: 20,
           id: 1,
@@ -72,7 +73,7 @@ export function makeCardV2(overrides: Partial<CharacterCardV2['data']> = {}): Ch
 }
 
 export function makeCardV3(overrides: Partial<CharacterCardV3['data']> = {}): CharacterCardV3 {
-  const card = CCardLib.character.convert(makeCardV2(), { from: 'v2', to: 'v3' })
+  const card = loadCardLibrary().character.convert(makeCardV2(), { from: 'v2', to: 'v3' })
   Object.assign(card.data, {
     nickname: 'Sera',
     group_only_greetings: ['Hello, everyone.'],

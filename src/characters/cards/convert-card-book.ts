@@ -2,11 +2,13 @@
  * A card's `character_book` as the character's lorebook, and back. What the lorebook has no field
  * for stays in `card` (the book's and each entry's) and is written back. Two card dialects carry an
  * entry's depth: SillyTavern's `extensions` (`position: 4`, `depth`, `role` 0-2) and V3's `@@depth` /
- * `@@role` decorators at the top of the content; both are read, and written back the way they came.
+ * `@@role` decorators at the top of the content. Both are read; export always writes the
+ * extensions, and the decorators for an entry that came with decorators.
  */
-import { CCardLib } from '@risuai/ccardlib'
+
 import type { LorebookConfig, LorebookEntryConfig } from '../../config/schema.js'
 import type { CardBook, CardBookEntry } from './card-schema.js'
+import { loadCardLibrary } from './load-card-library.js'
 
 const roles = ['system', 'user', 'assistant'] as const
 /** SillyTavern's `extensions.position` for "at depth". */
@@ -58,7 +60,7 @@ function readDecorators(content: string): {
   const decorators: string[] = []
   let depth: number | undefined
   let role: string | undefined
-  const stripped = CCardLib.decorator.parse(content, (name, args) => {
+  const stripped = loadCardLibrary().decorator.parse(content, (name, args) => {
     if (name === 'depth' && /^\d+$/.test(args[0] ?? '')) depth = Number(args[0])
     else if (name === 'role' && roles.includes(args[0] as (typeof roles)[number])) role = args[0]
     else decorators.push(`@@${name}${args.length ? ` ${args.join(',')}` : ''}`)
@@ -68,12 +70,17 @@ function readDecorators(content: string): {
 
 /** SillyTavern's placement fields of `extensions`: the entry's position, depth and role hold them. */
 const placementExtensions = ['position', 'depth', 'role']
+/** SillyTavern positions charpipe places as its own: before (0) / after (1) the character, at depth (4). */
+const ownPositions = new Set([0, 1, atDepth])
 
 function convertEntry(entry: CardBookEntry): LorebookEntryConfig {
   const card = rest(entry, entryFields)
   if (card.use_regex === false) delete card.use_regex
   const extensions = (entry.extensions ?? {}) as Record<string, unknown>
-  const otherExtensions = rest(extensions, new Set(placementExtensions))
+  // Other SillyTavern positions (author's note, example messages, outlets) have no place in charpipe:
+  // the entry goes by its before_char/after_char, and the position is kept to be written back.
+  const foreignPosition = typeof extensions.position === 'number' && !ownPositions.has(extensions.position)
+  const otherExtensions = rest(extensions, new Set(foreignPosition ? ['depth', 'role'] : placementExtensions))
   if (Object.keys(otherExtensions).length > 0) card.extensions = otherExtensions
   else delete card.extensions
   const decorated = readDecorators(entry.content)
@@ -120,9 +127,11 @@ function writeKeys(keys: readonly string[], useRegex: boolean): string[] {
 function writeEntry(entry: LorebookEntryConfig): Record<string, unknown> {
   const { decorators, ...card } = entry.card
   const useRegex = card.use_regex === true
+  const kept = (card.extensions as Record<string, unknown> | undefined) ?? {}
+  const position = entry.position === 'depth' ? atDepth : entry.position === 'after_char' ? 1 : 0
   const extensions = {
-    ...((card.extensions as Record<string, unknown> | undefined) ?? {}),
-    position: entry.position === 'depth' ? atDepth : entry.position === 'after_char' ? 1 : 0,
+    ...kept,
+    position: typeof kept.position === 'number' && entry.position !== 'depth' ? kept.position : position,
     depth: entry.depth,
     role: roles.indexOf(entry.role),
   }

@@ -6,6 +6,7 @@ import type { z } from 'zod'
 import type { characterSchema } from '../../config/schema.js'
 import type { CardData } from './card-schema.js'
 import { joinPersona, readCardSystemPrompt, readPostHistoryInstructions } from './card-text-mapping.js'
+import { charpipeExtensionKey, readCharpipeExtension } from './charpipe-card-extension.js'
 import { convertCardBookToLorebook } from './convert-card-book.js'
 import { parseExampleDialogue } from './parse-example-dialogue.js'
 
@@ -57,14 +58,22 @@ function assemblerSettings(data: CardData): Record<string, unknown> | undefined 
   }
 }
 
+/** The card's `extensions` without charpipe's own, which become fields of the character block. */
+function splitExtensions(extensions: Record<string, unknown> | null | undefined) {
+  const { [charpipeExtensionKey]: own, ...others } = extensions ?? {}
+  return { own: readCharpipeExtension(own), others }
+}
+
 export function convertCardToCharacter(data: CardData, avatar: string): CharacterInput {
+  const extensions = splitExtensions(data.extensions)
   const card: Record<string, unknown> = {}
-  for (const [key, value] of Object.entries(data))
+  for (const [key, value] of Object.entries({ ...data, extensions: extensions.others }))
     if (!mappedCardFields.has(key) && !(droppedWhenEmpty.has(key) && isEmptyValue(value)) && value != null)
       card[key] = value
   const assembler = assemblerSettings(data)
   const book = data.character_book
   return {
+    ...extensions.own,
     name: data.name,
     persona: joinPersona(data.description ?? '', data.personality ?? ''),
     scenario: data.scenario ?? '',

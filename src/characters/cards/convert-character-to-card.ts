@@ -5,6 +5,7 @@
  */
 import type { CharacterConfig } from '../../config/schema.js'
 import { originalMacro, splitPersona, writeCardSystemPrompt } from './card-text-mapping.js'
+import { charpipeExtensionKey, writeCharpipeExtension } from './charpipe-card-extension.js'
 import { convertLorebookToCardBook } from './convert-card-book.js'
 import { formatExampleDialogue } from './parse-example-dialogue.js'
 
@@ -55,12 +56,18 @@ export function convertCharacterToCard(character: CharacterConfig): CardV3 {
   const settings = assemblerSettingsOf(character)
   const { character_book: _stale, ...kept } = character.card
   const systemPrompt = readSystemPrompt(settings)
+  const own = writeCharpipeExtension(character)
+  const extensions = {
+    ...((kept.extensions as Record<string, unknown> | undefined) ?? {}),
+    ...(Object.keys(own).length > 0 ? { [charpipeExtensionKey]: own } : {}),
+  }
   return {
     spec: 'chara_card_v3',
     spec_version: '3.0',
     data: {
       ...requiredDefaults,
       ...kept,
+      extensions,
       name: character.name,
       description,
       personality,

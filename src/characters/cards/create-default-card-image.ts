@@ -2,9 +2,12 @@
  * The picture of a card exported from a character without a PNG avatar: a 128×128 head-and-shoulders
  * silhouette, drawn here so no binary file ships for it. Made once, on first use.
  */
-import { deflateSync } from 'node:zlib'
+import { createRequire } from 'node:module'
 import { computeCrc32 } from './compute-crc32.js'
 import { pngSignature } from './read-png-chunks.js'
+
+// node:zlib loads with the first picture made, not with `import('charpipe')`.
+const require = createRequire(import.meta.url)
 
 const size = 128
 const background = [0xdd, 0xe3, 0xea]
@@ -49,7 +52,7 @@ export function createDefaultCardImage(): Uint8Array {
   image = Buffer.concat([
     pngSignature,
     encodeChunk('IHDR', headerData()),
-    encodeChunk('IDAT', deflateSync(rows)),
+    encodeChunk('IDAT', (require('node:zlib') as typeof import('node:zlib')).deflateSync(rows)),
     encodeChunk('IEND', new Uint8Array(0)),
   ])
   return image

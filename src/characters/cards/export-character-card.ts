@@ -4,12 +4,13 @@
  * older readers, the V2 form (converted by the card library, which also drops V3-only content
  * decorators) in a `chara` chunk.
  */
-import { CCardLib, type CharacterCardV3 } from '@risuai/ccardlib'
+import type { CharacterCardV3 } from '@risuai/ccardlib'
 import type { CharacterConfig } from '../../config/schema.js'
 import { BadRequestError } from '../../shared/errors.js'
 import { cardDataSchema } from './card-schema.js'
 import { convertCharacterToCard } from './convert-character-to-card.js'
 import { createDefaultCardImage } from './create-default-card-image.js'
+import { loadCardLibrary } from './load-card-library.js'
 import { readPngChunks } from './read-png-chunks.js'
 import { writeCardPng } from './write-card-png.js'
 
@@ -40,7 +41,7 @@ function checkCard(card: CharacterCardV3): void {
       `the character's card field ${issue.path.map(String).join('.')} cannot be exported: ${issue.message}`,
     )
   }
-  if (CCardLib.character.check(card) !== 'v3')
+  if (loadCardLibrary().character.check(card) !== 'v3')
     throw new BadRequestError("the character's card fields do not make a Character Card V3")
 }
 
@@ -52,7 +53,7 @@ export function exportCharacterCard(
   checkCard(card)
   const json = JSON.stringify(card)
   if (options.format === 'json') return new Uint8Array(Buffer.from(json, 'utf8'))
-  const v2 = CCardLib.character.convert(card, { from: 'v3', to: 'v2' })
+  const v2 = loadCardLibrary().character.convert(card, { from: 'v3', to: 'v2' })
   return writeCardPng({
     image: readAvatarPng(character.avatar) ?? createDefaultCardImage(),
     ccv3: json,

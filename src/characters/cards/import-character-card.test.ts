@@ -159,12 +159,44 @@ describe('exportCharacterCard round trip', () => {
       system_prompt: 'You are {{char}}. Stay gentle.',
       post_history_instructions: 'Answer in two sentences at most.',
     })
-    const moon = (ccv3!.data.character_book as { entries: { content: string; keys: string[] }[] }).entries[3]!
+    const entries = (ccv3!.data.character_book as { entries: Record<string, unknown>[] }).entries
+    // A SillyTavern position charpipe has no place for (5: before the example messages) is kept.
+    expect(entries[1]!.extensions).toEqual({ probability: 100, position: 5, depth: 4, role: 0 })
+    const moon = entries[3] as { content: string }
     expect(moon.content).toBe('@@depth 2\n@@role assistant\nThe moon is a sleeping goddess.')
     // The V2 form has no V3-only decorators in its content.
     const v2Moon = (chara!.data.character_book as { entries: { content: string }[] }).entries[3]!
     expect(v2Moon.content).toBe('The moon is a sleeping goddess.')
     expect(chara!.data).toMatchObject({ name: 'Seraphina', first_mes: character.greeting })
+  })
+
+  it("carries charpipe's own presentation fields in extensions.charpipe, and nothing else through it", () => {
+    const character = characterSchema.parse({
+      name: 'Mika',
+      user_name: 'Captain',
+      reply_format: 'json',
+      emotions: ['happy', 'sad'],
+      default_emotion: 'happy',
+      inline_emotion_tags: true,
+    })
+    const card = JSON.parse(Buffer.from(exportCharacterCard(character, { format: 'json' })).toString('utf8'))
+    expect(card.data.extensions).toEqual({
+      charpipe: {
+        user_name: 'Captain',
+        reply_format: 'json',
+        emotions: ['happy', 'sad'],
+        default_emotion: 'happy',
+        inline_emotion_tags: true,
+      },
+    })
+    const back = characterSchema.parse(importCharacterCard(card, 'application/json').character)
+    expect(back).toEqual({ ...character, card: {} })
+    card.data.extensions.charpipe.pipeline = { processors: { 'regex-processor': { rules: [] } } }
+    expect(importCharacterCard(card, 'application/json').character.pipeline).toBeUndefined()
+    card.data.extensions.charpipe.emotions = ['happy', 3]
+    expect(() => importCharacterCard(card, 'application/json')).toThrow(
+      /data\.extensions\.charpipe\.emotions\.1: /,
+    )
   })
 
   it('exports a character made in charpipe with a default picture', () => {

@@ -27,6 +27,7 @@ import {
   type KeywordIndex,
   knowledgePartitionKey,
 } from './create-keyword-partitions.js'
+import type { RowCache } from './create-row-cache.js'
 import { MemoryTermIndex } from './memory-term-index.js'
 
 export interface CreatePostgresKeywordIndexOptions extends CreateKeywordPartitionsOptions {
@@ -36,6 +37,8 @@ export interface CreatePostgresKeywordIndexOptions extends CreateKeywordPartitio
   logger: Logger
   /** Longest wait for loading one partition, in milliseconds (a big scope is many rows). @default 120000 */
   loadTimeoutMs?: number
+  /** Rows cached by the store: told of every row a logged change touches. */
+  rowCache?: RowCache
 }
 
 /** Past this many log entries for one partition, reloading it is cheaper than applying them. */
@@ -95,6 +98,8 @@ export function createPostgresKeywordIndex(options: CreatePostgresKeywordIndexOp
 
   /** The partition's rows and version, read in one snapshot. */
   async function load(wanted: Wanted): Promise<Loaded> {
+    // Whatever this index missed may have changed cached rows too.
+    options.rowCache?.forgetAll()
     const client = await pool.connect()
     let broken: Error | undefined
     const onError = (error: Error) => {
@@ -167,10 +172,12 @@ export function createPostgresKeywordIndex(options: CreatePostgresKeywordIndexOp
           state.seen = version
         }
         if (entry.op === 'clear') {
+          options.rowCache?.forgetAll()
           state.partition = new MemoryTermIndex(state.partition.kind)
           partitions.replace(key, state.partition)
         } else if (entry.op === 'put' || entry.op === 'remove') {
           const row = { seq: Number(entry.seq), time: entry.time as number, kind: state.partition.kind }
+          options.rowCache?.forget(row.seq)
           const fields = convertStoredTerms({
             speaker: entry.speaker_terms,
             body: entry.body_terms,

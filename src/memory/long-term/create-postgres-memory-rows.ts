@@ -1,5 +1,6 @@
 /** The rows and vectors a search reads, from the PostgreSQL memory tables. */
 import type { Pool } from 'pg'
+import type { RowCache } from './create-row-cache.js'
 import type { MemoryRowSource, RankedMemoryRow } from './memory-row-source.js'
 import {
   convertPostgresItemRow,
@@ -13,7 +14,7 @@ import type { StoredVector } from './scan-vectors.js'
  * store does; with pgvector the `vectors` query would instead order by distance and take the
  * nearest, and `scanVectors` would only keep that order.
  */
-export function createPostgresMemoryRows(pool: Pool, tables: string): MemoryRowSource {
+export function createPostgresMemoryRows(pool: Pool, tables: string, cache: RowCache): MemoryRowSource {
   const sql = {
     rows: `SELECT ${postgresItemColumns}, d.name AS source_name
       FROM ${tables}.memory_items i LEFT JOIN ${tables}.knowledge_documents d ON d.id = i.document_id
@@ -24,11 +25,15 @@ export function createPostgresMemoryRows(pool: Pool, tables: string): MemoryRowS
   }
   return {
     async readRows(seqs) {
-      if (seqs.length === 0) return []
+      const { found, missing } = cache.find(seqs)
+      if (missing.length === 0) return found
+      const mark = cache.markRead()
       const result = await pool.query<PostgresMemoryItemRow & { source_name: string | null }>(sql.rows, [
-        seqs,
+        missing,
       ])
-      return result.rows.map((row) => convertPostgresItemRow(row) as RankedMemoryRow)
+      const read = result.rows.map((row) => convertPostgresItemRow(row) as RankedMemoryRow)
+      cache.keep(mark, read)
+      return [...found, ...read]
     },
     async readVectors({ model, scope }) {
       const result = await pool.query<{ seq: string; vector: Buffer }>(sql.vectors, [model, scope])

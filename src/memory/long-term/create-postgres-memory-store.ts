@@ -25,6 +25,7 @@ import type { EmbeddingsClient } from './create-openai-embeddings.js'
 import { createPostgresKeywordIndex } from './create-postgres-keyword-index.js'
 import { createPostgresMemoryRows } from './create-postgres-memory-rows.js'
 import { createPostgresMemoryWrites, type ItemRow } from './create-postgres-memory-writes.js'
+import { createRowCache } from './create-row-cache.js'
 import { embedQuietly } from './embed-quietly.js'
 import {
   convertRowToChange,
@@ -73,6 +74,9 @@ function refuseNul(action: string, values: Record<string, unknown>): void {
   }
 }
 
+/** Rows kept for the next searches (a row is a memory of at most 64 KiB; most are one line). */
+const rowCacheRows = 10_000
+
 /** Creates a PostgreSQL memory store; connects and migrates before it resolves. */
 export async function createPostgresMemoryStore(
   options: CreatePostgresMemoryStoreOptions,
@@ -107,13 +111,15 @@ export async function createPostgresMemoryStore(
   const ranking = { ...defaultMemoryRanking, ...options.ranking }
   const neighbourContext = options.neighbourContext ?? true
   const embeddings = options.embeddings
+  const rowCache = createRowCache({ maxRows: rowCacheRows })
   const keywordIndex = createPostgresKeywordIndex({
     pool,
     tables,
     logger,
+    rowCache,
     ...(options.keywordIndexMaxBytes === undefined ? {} : { maxBytes: options.keywordIndexMaxBytes }),
   })
-  const rows = createPostgresMemoryRows(pool, tables)
+  const rows = createPostgresMemoryRows(pool, tables, rowCache)
   const searcher = createMemorySearcher({ rows, keywordIndex, ranking, embeddings, now, logger })
   const { sql, readMemory, logChange, insertItem, rewriteItem, writePartition } = createPostgresMemoryWrites({
     pool,

@@ -308,8 +308,13 @@ export function describeMemoryStoreContract(options: MemoryStoreContractOptions)
       it('sees writes made through another store on the same data', async () => {
         const reader = await openStore()
         const writer = await openStore()
-        await writer.add({ scope: 'a', text: 'the first note about gardening' })
+        const first = await writer.add({ scope: 'a', text: 'the first note about gardening' })
         expect(await reader.search('gardening', { scope: 'a', k: 5 })).toHaveLength(1)
+        // A row the reader has read before comes back as it is now, not as it was.
+        await writer.update(first.id, { text: 'the first note about gardening, amended' })
+        expect((await reader.search('gardening', { scope: 'a', k: 5 })).map((hit) => hit.text)).toEqual([
+          'the first note about gardening, amended',
+        ])
         const second = await writer.add({ scope: 'a', text: 'tomatoes need gardening gloves' })
         const ids = async (query: string) =>
           (await reader.search(query, { scope: 'a', k: 5 })).map((hit) => hit.id)

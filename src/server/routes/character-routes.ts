@@ -4,12 +4,14 @@
  * written to the config file (so it survives a restart), applied from the next turn, refused whole
  * when invalid. The default character is `character`; the others are entries of `characters`.
  * A character of `characters_dir` is changed by entries of `characters` put over its file; it is
- * deleted by removing the file.
+ * deleted by removing the file. Cards come in through `POST /api/characters/import` and go out
+ * through `GET /api/characters/:id/card`.
  */
 import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Context, Hono } from 'hono'
-import { z } from 'zod'
+import * as z from 'zod'
+import { exportCharacterCard, importCharacterCard } from '../../characters/cards/index.js'
 import { characterIdOf } from '../../config/character-id.js'
 import { type CharacterConfig, type CharpipeConfig, characterIdKeySchema } from '../../config/schema.js'
 import {
@@ -68,6 +70,10 @@ export function buildCharacterChange(
   return isDefaultCharacter(config, id) ? { character: body } : { characters: { [id]: body } }
 }
 
+function readMediaType(contentType: string | undefined): string {
+  return (contentType ?? '').split(';')[0]!.trim().toLowerCase()
+}
+
 function checkNewId(context: Context, id: string): Response | undefined {
   const parsed = characterIdKeySchema.safeParse(id)
   if (parsed.success) return undefined
@@ -101,6 +107,50 @@ export function registerCharacterRoutes(app: Hono, dependencies: ServerDependenc
     try {
       const config = await configManager.update(buildCharacterChange(configManager.current(), id, body.value))
       return context.json({ id, default: isDefaultCharacter(config, id), character: readBlock(config, id) })
+    } catch (error) {
+      return respondWithError(context, error)
+    }
+  })
+
+  // A Character Card V2/V3 as JSON or PNG: checked whole before anything is kept (a bad card changes
+  // nothing and the error names what is wrong), then kept like a PUT under an id of its name.
+  app.post('/api/characters/import', async (context) => {
+    const type = readMediaType(context.req.header('content-type'))
+    if (type !== 'application/json' && type !== 'image/png') {
+      return respondBadRequest(context, 'a card is sent as application/json or image/png', 415)
+    }
+    try {
+      const bytes = new Uint8Array(await context.req.arrayBuffer())
+      if (bytes.length === 0)
+        return respondBadRequest(context, 'the body is empty: expected a character card')
+      const imported = importCharacterCard(bytes, type)
+      const id = findFreeCharacterId(configManager.current(), imported.id)
+      await configManager.update({ characters: { [id]: imported.character } })
+      return context.json({ id }, 201)
+    } catch (error) {
+      return respondWithError(context, error)
+    }
+  })
+
+  // A V3 card of the character: JSON, or with ?format=png a PNG of its avatar (or a default picture).
+  app.get('/api/characters/:id/card', (context) => {
+    const config = configManager.current()
+    const id = context.req.param('id')
+    const character = findCharacter(config, id)
+    if (!character) return respondWithError(context, createUnknownCharacterError(config, id))
+    const format = context.req.query('format') ?? 'json'
+    if (format !== 'json' && format !== 'png') {
+      return respondBadRequest(
+        context,
+        `format: expected json or png, got ${JSON.stringify(format.slice(0, 20))}`,
+      )
+    }
+    try {
+      const bytes = exportCharacterCard(character, { format })
+      return context.body(bytes.slice().buffer, 200, {
+        'content-type': format === 'png' ? 'image/png' : 'application/json',
+        'content-disposition': `attachment; filename="${id.replace(/[^A-Za-z0-9_.-]/g, '_')}.${format}"; filename*=UTF-8''${encodeURIComponent(id)}.${format}`,
+      })
     } catch (error) {
       return respondWithError(context, error)
     }

@@ -216,7 +216,7 @@ export function PipelinePanel(props: { onSaved(config: ConfigObject): void }) {
         {errorMessage ? <SaveErrorList message={errorMessage} issues={issues} /> : null}
         {errorMessage ? <ConfigFileBanner onSave /> : null}
       </div>
-      <ToolsSection />
+      <ToolsSection onSaved={props.onSaved} />
     </section>
   )
 }

@@ -1,18 +1,20 @@
 /**
  * The tools the character may call and where they come from: each MCP server of
- * `tools.mcp_servers` with its state (`connecting`, `ready`, `failed` and why), then every tool.
- * Read-only: servers are set in config.yaml.
+ * `tools.mcp_servers` with its state (`connecting`, `ready`, `failed` and why), then every tool, and
+ * a form that takes the `mcpServers` JSON of an MCP server's documentation.
  */
 import { useEffect, useState } from 'preact/hooks'
 import { requestJson } from '../lib/api-client.js'
 import { translate } from '../lib/i18n.js'
+import type { ConfigObject } from '../lib/use-config-draft.js'
+import { McpImportForm } from './mcp-import-form.js'
 
 interface ToolListing {
   tools: { name: string; description: string; server?: string }[]
   servers: { name: string; state: string; error?: string }[]
 }
 
-export function ToolsSection() {
+export function ToolsSection(props: { onSaved(config: ConfigObject): void }) {
   const [listing, setListing] = useState<ToolListing>({ tools: [], servers: [] })
   const [errorMessage, setErrorMessage] = useState('')
   const refresh = async () => {
@@ -56,6 +58,12 @@ export function ToolsSection() {
       <button type="button" data-action="tools-refresh" onClick={() => void refresh()}>
         {translate('tools.refresh')}
       </button>
+      <McpImportForm
+        onApplied={(config) => {
+          props.onSaved(config)
+          void refresh()
+        }}
+      />
     </div>
   )
 }
