@@ -105,7 +105,10 @@ describe('charpipe chat --character', () => {
     expect(result.code).toBe(0)
     const lines = result.stdout.split('\n')
     expect(lines[0]).toContain('Seraphina (mock')
-    expect(lines[1]).toContain('You are safe now.')
+    // One of the card's greetings, chosen at random: first_mes or an alternate.
+    expect(lines[1]).toMatch(
+      /^\[平静\] (\*Seraphina kneels beside you\.\* You are safe now\.|Welcome back, 用户\.|Oh! A visitor\.)$/,
+    )
     expect(result.stdout).toContain('我是Seraphina')
     const unknown = await runCli(['chat', '--config', config, '--character', 'nobody'], '你好\n')
     expect(unknown.code).toBe(2)
