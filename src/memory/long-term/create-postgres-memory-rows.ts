@@ -2,6 +2,7 @@
 import type { Pool } from 'pg'
 import type { RowCache } from './create-row-cache.js'
 import type { MemoryRowSource, RankedMemoryRow } from './memory-row-source.js'
+import { namePostgresStatement } from './name-postgres-statement.js'
 import {
   convertPostgresItemRow,
   type PostgresMemoryItemRow,
@@ -23,14 +24,17 @@ export function createPostgresMemoryRows(pool: Pool, tables: string, cache: RowC
       JOIN ${tables}.memory_items i ON i.seq = v.seq
       WHERE v.model = $1 AND ((i.kind = 'memory' AND i.scope = $2) OR i.kind = 'knowledge')`,
   }
+  const rowsStatementName = namePostgresStatement('memory_rows', sql.rows)
   return {
     async readRows(seqs) {
       const { found, missing } = cache.find(seqs)
       if (missing.length === 0) return found
       const mark = cache.markRead()
-      const result = await pool.query<PostgresMemoryItemRow & { source_name: string | null }>(sql.rows, [
-        missing,
-      ])
+      const result = await pool.query<PostgresMemoryItemRow & { source_name: string | null }>({
+        name: rowsStatementName,
+        text: sql.rows,
+        values: [missing],
+      })
       const read = result.rows.map((row) => convertPostgresItemRow(row) as RankedMemoryRow)
       cache.keep(mark, read)
       return [...found, ...read]
