@@ -3,11 +3,7 @@ import type { Pool } from 'pg'
 import type { RowCache } from './create-row-cache.js'
 import type { MemoryRowSource, RankedMemoryRow } from './memory-row-source.js'
 import { namePostgresStatement } from './name-postgres-statement.js'
-import {
-  convertPostgresItemRow,
-  type PostgresMemoryItemRow,
-  postgresItemColumns,
-} from './postgres-memory-item-row.js'
+import { convertPostgresItemRow, type PostgresMemoryItemRow } from './postgres-memory-item-row.js'
 import type { StoredVector } from './scan-vectors.js'
 
 /**
@@ -17,7 +13,9 @@ import type { StoredVector } from './scan-vectors.js'
  */
 export function createPostgresMemoryRows(pool: Pool, tables: string, cache: RowCache): MemoryRowSource {
   const sql = {
-    rows: `SELECT ${postgresItemColumns}, d.name AS source_name
+    // Not the index terms: a search needs the row, and they would more than double what is sent.
+    rows: `SELECT i.seq, i.id, i.kind, i.scope, i.text, i.speaker, i.time, i.metadata, i.source_turn,
+        i.document_id, i.context, i.token_count, d.name AS source_name
       FROM ${tables}.memory_items i LEFT JOIN ${tables}.knowledge_documents d ON d.id = i.document_id
       WHERE i.seq = ANY($1::bigint[])`,
     vectors: `SELECT v.seq, v.vector FROM ${tables}.memory_vectors v
