@@ -74,6 +74,17 @@ describe("import('charpipe')", () => {
     expect(modules.filter((url) => heavyBuiltins.includes(url))).toEqual([])
   })
 
+  it('bundles zod with its English messages only (any `import { z }` would pull in every locale)', () => {
+    const { modules } = runNode(`await import(${JSON.stringify(entry)})`)
+    const loaded = modules
+      .filter((url) => url.startsWith('file:') && url.includes('/dist/'))
+      .map((url) => readFileSync(new URL(url), 'utf8'))
+      .join('\n')
+    // The bundler names the source of each bundled module in a comment.
+    const locales = [...loaded.matchAll(/zod\/v4\/locales\/([\w-]+)\.js/g)].map((match) => match[1])
+    expect(new Set(locales)).toEqual(new Set(['en']))
+  })
+
   it('loads what a turn needs on first use, and the turn works', () => {
     const database = join(folder, 'history.db')
     const script = `

@@ -19,10 +19,12 @@ import {
   translate,
 } from './lib/i18n.js'
 import type { JsonSchemaNode } from './lib/json-schema-node.js'
+import { findPageCharacter, listPageCharacters } from './lib/list-page-characters.js'
 import type { MessageKey } from './lib/page-messages.js'
 import { readToken } from './lib/token-store.js'
 import type { ConfigObject } from './lib/use-config-draft.js'
 import { CharacterPanel } from './panels/character-panel.js'
+import { CharacterSwitch } from './panels/character-switch.js'
 import { ChatPanel } from './panels/chat-panel.js'
 import { LoginBar } from './panels/login-bar.js'
 import { MemoryPanel } from './panels/memory-panel.js'
@@ -67,6 +69,14 @@ function readStoredSession(): string {
   }
 }
 
+function readStoredCharacter(): string {
+  try {
+    return localStorage.getItem('charpipe.character') || ''
+  } catch {
+    return ''
+  }
+}
+
 /** The session the socket handler reads; a ref so the one socket follows session changes. */
 const sessionRef = { current: readStoredSession() }
 
@@ -85,6 +95,13 @@ export function App() {
   const [status, setStatus] = useState<SocketStatus>('connecting')
   const [chatState, setChatState] = useState<ChatState>(initialChatState)
   const [session, setSession] = useState(readStoredSession())
+  const [characterId, setCharacterId] = useState(readStoredCharacter())
+  // Counts the greetings the server stored when this page opened a session: the chat reloads then.
+  const [greetings, setGreetings] = useState(0)
+  const characters = listPageCharacters(config)
+  const selected = findPageCharacter(characters, characterId)
+  // Frames name the character only when it is not the default one.
+  const chosenCharacter = selected && !selected.isDefault ? selected.id : undefined
 
   const loadAll = async () => {
     setLoadError('')
@@ -126,12 +143,31 @@ export function App() {
 
   useEffect(() => {
     const created = createChatSocket({
-      onFrame: (frame) => setChatState((state) => applyChatFrame(state, frame, sessionRef.current)),
+      onFrame: (frame) => {
+        if (frame.type === 'opened' && frame.greeting) setGreetings((count) => count + 1)
+        setChatState((state) => applyChatFrame(state, frame, sessionRef.current))
+      },
       onStatus: setStatus,
     })
     setSocket(created)
     return () => created.close()
   }, [])
+
+  const changeCharacter = (next: string) => {
+    setCharacterId(next)
+    setChatState(initialChatState)
+    try {
+      localStorage.setItem('charpipe.character', next)
+    } catch {
+      // Storage can be off; the default character is shown after a reload then.
+    }
+  }
+
+  /** After a character was created, copied, imported or deleted: the config again, showing `id`. */
+  const reloadCharacters = async (id: string) => {
+    setConfig(await requestJson<ConfigObject>('GET', '/api/config'))
+    changeCharacter(id)
+  }
 
   const changeSession = (next: string) => {
     sessionRef.current = next
@@ -154,8 +190,9 @@ export function App() {
     <div class="app">
       <header class="top">
         <h1>
-          charpipe <small>{String((config?.character as { name?: string } | undefined)?.name ?? '')}</small>
+          charpipe <small>{selected?.name ?? ''}</small>
         </h1>
+        <CharacterSwitch characters={characters} selected={selected} onSelect={changeCharacter} />
         <LanguageSwitch language={language} />
         <nav class="tabs">
           {tabs.map((id) => (
@@ -197,20 +234,31 @@ export function App() {
             state={chatState}
             setState={setChatState}
             session={session}
+            character={chosenCharacter}
+            greetings={greetings}
             onSessionChange={changeSession}
             emotionAliases={character.emotion_aliases ?? {}}
             emotionKeys={emotionKeys}
           />
         ) : null}
-        {tab === 'character' && config && schema ? (
-          <CharacterPanel config={config} schema={schema} onSaved={setConfig} />
+        {tab === 'character' && config && schema && selected ? (
+          <CharacterPanel
+            config={config}
+            schema={schema}
+            onSaved={setConfig}
+            characters={characters}
+            selected={selected}
+            onCharactersChanged={reloadCharacters}
+          />
         ) : null}
         {tab === 'provider' && config && schema ? (
           <ProviderPanel config={config} schema={schema} onSaved={setConfig} />
         ) : null}
         {tab === 'pipeline' ? <PipelinePanel onSaved={setConfig} /> : null}
-        {tab === 'preview' ? <PreviewPanel session={session} emotionKeys={emotionKeys} /> : null}
-        {tab === 'memory' ? <MemoryPanel session={session} /> : null}
+        {tab === 'preview' ? (
+          <PreviewPanel session={session} character={chosenCharacter} emotionKeys={emotionKeys} />
+        ) : null}
+        {tab === 'memory' ? <MemoryPanel session={session} character={chosenCharacter} /> : null}
       </main>
       <ToastArea />
     </div>

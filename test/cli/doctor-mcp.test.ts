@@ -32,7 +32,7 @@ describe('charpipe doctor with MCP servers', () => {
       { cwd: root, encoding: 'utf8', env: { ...process.env, CHARPIPE_LOG_LEVEL: 'warn' }, timeout: 60_000 },
     )
     expect(result.stdout).toMatch(
-      /ok {3}MCP server local: 7 tools: echo, fail, weather, slow, whoami, big, grow/,
+      /ok {3}MCP server local: 8 tools: echo, fail, weather, slow, whoami, big, shot, grow/,
     )
     expect(result.stdout).toMatch(/FAIL MCP server broken: cannot connect/)
     expect(result.status).toBe(1)

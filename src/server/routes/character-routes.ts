@@ -10,7 +10,7 @@
 import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Context, Hono } from 'hono'
-import { z } from 'zod'
+import * as z from 'zod'
 import { exportCharacterCard, importCharacterCard } from '../../characters/cards/index.js'
 import { characterIdOf } from '../../config/character-id.js'
 import { type CharacterConfig, type CharpipeConfig, characterIdKeySchema } from '../../config/schema.js'

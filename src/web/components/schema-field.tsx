@@ -24,6 +24,8 @@ export interface SchemaFieldProps {
   placeholder?: string
   /** Hides the schema description (compact rows). */
   compact?: boolean
+  /** The path whose label and hint to show, when `path` is another place of the same field. */
+  textPath?: string
 }
 
 /** Reads a number input: a number when it parses, else the raw text so the server names the problem. */
@@ -36,7 +38,7 @@ export function readNumberInput(text: string): number | string | undefined {
 export function SchemaField(props: SchemaFieldProps) {
   const node = unwrapNullable(props.node)
   const key = props.path.split('.').pop() ?? props.path
-  const text = describeField({ path: props.path, description: node?.description })
+  const text = describeField({ path: props.textPath ?? props.path, description: node?.description })
   const label = text.label
   const isRecord =
     node?.type === 'object' && typeof node.additionalProperties === 'object' && !node.properties

@@ -19,6 +19,26 @@ export const fieldTexts: Record<string, FieldTextEntry> = {
   'character.name': { en: 'Name', zh: '角色名', zhHint: '角色的名字（{{char}}）。' },
   'character.user_name': { en: 'User name', zh: '用户称呼', zhHint: '对用户的称呼（{{user}}）。' },
   'character.persona': { en: 'Persona', zh: '人设', zhHint: '角色是谁：性格、背景、说话方式。' },
+  'character.scenario': {
+    en: 'Scenario',
+    zh: '场景',
+    zhHint: '对话发生的情境；放在人设之后（{{scenario}}）。',
+  },
+  'character.greeting': {
+    en: 'Greeting',
+    zh: '开场白',
+    zhHint: '新会话以这句话开始，作为角色的第一条回复保存（角色卡的 first_mes）；留空则由用户先说。',
+  },
+  'character.alternate_greetings': {
+    en: 'Alternate greetings',
+    zh: '备选开场白',
+    zhHint: '新会话从开场白和这些备选中随机选一句开始。',
+  },
+  'character.avatar': {
+    en: 'Avatar',
+    zh: '头像',
+    zhHint: '角色的图片：素材路径、http(s) 地址或 data URI（导入角色卡时为卡片图片）。',
+  },
   'character.reply_format': {
     en: 'Reply format',
     zh: '回复格式',

@@ -28,6 +28,10 @@ export interface ChatPanelProps {
   state: ChatState
   setState(update: (state: ChatState) => ChatState): void
   session: string
+  /** The character spoken to; undefined: the default one. */
+  character: string | undefined
+  /** Greetings stored so far by the server on this page's `open`: each reloads the conversation. */
+  greetings: number
   onSessionChange(session: string): void
   emotionAliases: Record<string, string>
   emotionKeys: string[]
@@ -59,11 +63,14 @@ export function ChatPanel(props: ChatPanelProps) {
   const [historyError, setHistoryError] = useState('')
   const running = isReplyRunning(props.state)
   const path = `/api/sessions/${encodeURIComponent(props.session)}`
+  const characterQuery = props.character ? `?character=${encodeURIComponent(props.character)}` : ''
 
   const readStored = async (): Promise<StoredChatMessage[] | undefined> => {
     setHistoryError('')
     try {
-      const messages = readResponseList<StoredChatMessage>(await requestJson('GET', `${path}/messages`))
+      const messages = readResponseList<StoredChatMessage>(
+        await requestJson('GET', `${path}/messages${characterQuery}`),
+      )
       setStoredCount(messages.length)
       return messages
     } catch (error) {
@@ -90,7 +97,18 @@ export function ChatPanel(props: ChatPanelProps) {
     if (props.needsToken) return
     setStoredCount(undefined)
     void restoreConversation()
-  }, [props.session, props.needsToken])
+  }, [props.session, props.character, props.greetings, props.needsToken])
+
+  // Shown, the chat opens its session with the character: a new one gets its greeting, stored by
+  // the server, and the conversation is read again when the `opened` frame says so.
+  useEffect(() => {
+    if (props.status !== 'open' || props.needsToken) return
+    props.socket?.send({
+      type: 'open',
+      session: props.session,
+      ...(props.character ? { character: props.character } : {}),
+    })
+  }, [props.status, props.session, props.character, props.needsToken])
 
   // The stored count follows the turns that end on this page.
   const finishedHere = props.state.turns.filter((turn) => !turn.restored && turn.status === 'done').length
@@ -100,7 +118,7 @@ export function ChatPanel(props: ChatPanelProps) {
 
   const clearSession = async () => {
     try {
-      await requestJson('DELETE', path)
+      await requestJson('DELETE', `${path}${characterQuery}`)
       props.setState(() => initialChatState)
       setStoredCount(0)
       showToast(translate('chat.sessionCleared', { session: props.session }))
@@ -114,6 +132,7 @@ export function ChatPanel(props: ChatPanelProps) {
     if (!text.trim()) return
     const images = [...imageUrls.split(/\s+/).filter((url) => url !== ''), ...uploads]
     const frame: Record<string, unknown> = { type: 'user_input', session: props.session, text }
+    if (props.character) frame.character = props.character
     if (emotion) frame.emotion = emotion
     if (images.length > 0) frame.images = images
     if (!props.socket?.send(frame)) {
@@ -128,7 +147,11 @@ export function ChatPanel(props: ChatPanelProps) {
   }
 
   const interrupt = () => {
-    props.socket?.send({ type: 'interrupt', session: props.session })
+    props.socket?.send({
+      type: 'interrupt',
+      session: props.session,
+      ...(props.character ? { character: props.character } : {}),
+    })
   }
 
   const lastTurn = props.state.turns.at(-1)

@@ -125,8 +125,9 @@ function MemoryRow(props: { item: MemoryItem; onChanged(): void }) {
   )
 }
 
-export function MemoryPanel(props: { session: string }) {
-  const [scope, setScope] = useState(props.session)
+export function MemoryPanel(props: { session: string; character?: string }) {
+  // A character of `characters` keeps its memories under `<id>:<session>` (docs/characters.md).
+  const [scope, setScope] = useState(props.character ? `${props.character}:${props.session}` : props.session)
   const [query, setQuery] = useState('')
   const [limit, setLimit] = useState(10)
   const [items, setItems] = useState<MemoryItem[]>([])

@@ -24,7 +24,7 @@ interface PreviewAnswer {
   logs?: PreviewLog[]
 }
 
-export function PreviewPanel(props: { session: string; emotionKeys: string[] }) {
+export function PreviewPanel(props: { session: string; character?: string; emotionKeys: string[] }) {
   const [text, setText] = useState(getLanguage() === 'zh' ? '你好' : 'Hello')
   const [emotion, setEmotion] = useState('')
   const [session, setSession] = useState(props.session)
@@ -40,6 +40,8 @@ export function PreviewPanel(props: { session: string; emotionKeys: string[] }) 
     setAnswer(undefined)
     try {
       const body: Record<string, unknown> = { session, text }
+      // The context of the character the header shows (absent: the default one).
+      if (props.character) body.character = props.character
       if (emotion) body.emotion = emotion
       setAnswer(await requestJson<PreviewAnswer>('POST', '/api/preview', body))
     } catch (error) {
