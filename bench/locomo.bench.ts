@@ -4,6 +4,13 @@
  * embeddings; recall@5/10/25 of the evidence turns against the paper's DRAGON retriever.
  *
  *   node --import tsx bench/locomo.bench.ts [--datasets DIR] [--store sqlite|postgres|both]
+ *     [--embeddings hashed|URL] [--embeddings-model NAME]
+ *
+ * Without `--embeddings` retrieval is keyword-only (the local default). `--embeddings hashed` adds
+ * vectors from the mock model server's `/v1/embeddings` (a deterministic bag of hashed n-grams,
+ * `embedHashedNgrams`: surface form only, no meaning), fused with the keyword ranking as with any
+ * OpenAI-compatible endpoint; `--embeddings URL` uses a real one (its base URL including `/v1`,
+ * e.g. Ollama's `http://127.0.0.1:11434/v1` with `--embeddings-model nomic-embed-text`).
  *
  * `--store postgres` stores the same turns in PostgreSQL (`POSTGRES_URL`, else the local server;
  * one schema per conversation, dropped afterwards); `both` runs the two and counts the questions
@@ -18,9 +25,14 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import {
+  createOpenAIEmbeddings,
+  type EmbeddingsClient,
+} from '../src/memory/long-term/create-openai-embeddings.js'
 import { createPostgresMemoryStore } from '../src/memory/long-term/create-postgres-memory-store.js'
 import { createSqliteMemoryStore } from '../src/memory/long-term/create-sqlite-memory-store.js'
 import type { MemoryStore } from '../src/memory/types.js'
+import { type MockModelServer, startMockModelServer } from '../src/testing/start-mock-model-server.js'
 import { createTestSchemaName, dropSchemasUnder, testPostgresUrl } from '../test/support/local-postgres.js'
 import { loadLocomo } from './locomo/load-locomo.js'
 import { measureRecall, type QuestionOutcome } from './locomo/measure-recall.js'
@@ -48,6 +60,20 @@ if (!existsSync(zipPath)) {
   )
   process.exit(2)
 }
+
+const embeddingsFlag = readFlag('--embeddings')
+let mockServer: MockModelServer | undefined
+let embeddings: EmbeddingsClient | undefined
+if (embeddingsFlag === 'hashed') {
+  mockServer = await startMockModelServer()
+  embeddings = createOpenAIEmbeddings({ baseUrl: `${mockServer.url}/v1`, model: 'hashed-ngrams' })
+} else if (embeddingsFlag) {
+  embeddings = createOpenAIEmbeddings({
+    baseUrl: embeddingsFlag,
+    model: readFlag('--embeddings-model') ?? 'nomic-embed-text',
+  })
+}
+const withEmbeddings = embeddings ? { embeddings } : {}
 
 const conversations = loadLocomo(zipPath)
 
@@ -94,7 +120,7 @@ async function runSqlite(): Promise<StoreRun> {
   const folder = mkdtempSync(join(tmpdir(), 'locomo-bench-'))
   try {
     return await runLocomo(async (conversation, now) =>
-      createSqliteMemoryStore({ path: join(folder, `${conversation}.db`), now }),
+      createSqliteMemoryStore({ path: join(folder, `${conversation}.db`), now, ...withEmbeddings }),
     )
   } finally {
     rmSync(folder, { recursive: true, force: true })
@@ -111,6 +137,7 @@ async function runPostgres(): Promise<StoreRun> {
         schema: `${prefix}_${conversation.replace(/\W/g, '_').toLowerCase()}`,
         timeoutMs: 10_000,
         now,
+        ...withEmbeddings,
       }),
     )
   } finally {
@@ -121,10 +148,12 @@ async function runPostgres(): Promise<StoreRun> {
 const runs: [string, StoreRun][] = []
 if (store === 'sqlite' || store === 'both') runs.push(['sqlite', await runSqlite()])
 if (store === 'postgres' || store === 'both') runs.push(['postgres', await runPostgres()])
+await mockServer?.close()
 
 for (const [name, { outcomes, skipped, turns }] of runs) {
   console.log(
-    `LoCoMo through the ${name} store: ${conversations.length} conversations, ${turns} turns, ${outcomes.length} questions, ${skipped} skipped`,
+    `LoCoMo through the ${name} store: ${conversations.length} conversations, ${turns} turns, ${outcomes.length} questions, ${skipped} skipped; ` +
+      (embeddings ? `keyword ranking fused with embeddings (${embeddingsFlag})` : 'keyword ranking only'),
   )
   const rows = measureRecall(outcomes, ks)
   console.table(
@@ -133,7 +162,7 @@ for (const [name, { outcomes, skipped, turns }] of runs) {
         row.label,
         {
           questions: row.questions,
-          ...Object.fromEntries(ks.map((k) => [`R@${k}`, row.recall[k]?.toFixed(1)])),
+          ...Object.fromEntries(ks.map((k) => [`R@${k}`, row.recall[k]?.toFixed(2)])),
         },
       ]),
       [

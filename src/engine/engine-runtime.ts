@@ -36,6 +36,11 @@ export interface EngineRuntime {
   readonly resetPolicy: HistoryResetPolicy
   /** Turns running on this runtime; a retired runtime releases its own parts at zero. */
   activeTurns: number
+  /**
+   * Builds the provider for another config (a character's view, when the provider depends on the
+   * character, as the builtin mock does); undefined when the caller gave one provider instance.
+   */
+  readonly rebuildProvider?: (config: CharpipeConfig) => ChatProvider
   /** For one character's view of a runtime (see `selectCharacterRuntime`): the runtime it shares parts with. */
   readonly base?: EngineRuntime
 }
@@ -146,9 +151,17 @@ export async function createEngineRuntime(options: CreateEngineRuntimeOptions): 
         ? previous.memoryStore
         : await parts.createMemoryStore(config, storeOptions)
   }
+  const { provider } = options
+  const providerLogger = createChildLogger(logger, 'providers')
   return {
     config,
     provider: buildProvider(options),
+    rebuildProvider:
+      typeof provider === 'function'
+        ? provider
+        : provider
+          ? undefined
+          : (other) => parts.createProvider(other, { logger: providerLogger }),
     imageDescriber: buildImageDescriber(options),
     audioTranscriber: buildAudioTranscriber(options),
     capabilities,

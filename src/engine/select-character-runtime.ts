@@ -1,13 +1,13 @@
 /**
- * A character's view of a runtime: the same provider, stores and token counter, with the config
- * of that character (`selectCharacterConfig`) and the reply parser options its emotions and reply
- * format make. Views are made on first use and kept with the runtime, so a reload (a new runtime)
+ * A character's view of a runtime: the same provider (unless it depends on the character, as the
+ * builtin mock's replies do), stores and token counter, with the config of that character
+ * (`selectCharacterConfig`) and the reply parser options its emotions and reply format make. Views are made on first use and kept with the runtime, so a reload (a new runtime)
  * rebuilds them from the new config and a turn keeps the view it started with.
  */
 import { selectCharacterConfig } from '../config/select-character-config.js'
 import { createChildLogger, type Logger } from '../shared/logger.js'
 import type { EngineParts } from './engine-parts.js'
-import type { EngineRuntime } from './engine-runtime.js'
+import { type EngineRuntime, isSameProviderConfig } from './engine-runtime.js'
 
 const viewsOf = new WeakMap<EngineRuntime, Map<string, EngineRuntime>>()
 
@@ -32,6 +32,11 @@ export function selectCharacterRuntime(
   const view: EngineRuntime = {
     ...runtime,
     config,
+    // Only a provider that depends on the character (the builtin mock's replies) is built again.
+    provider:
+      runtime.rebuildProvider && !isSameProviderConfig(runtime.config, config)
+        ? runtime.rebuildProvider(config)
+        : runtime.provider,
     parserOptions: options.parts.replyParserOptionsFromConfig(config, (level, message) =>
       level === 'warn' ? parserLogger.warn(message) : parserLogger.debug(message),
     ),

@@ -14,6 +14,11 @@ export {
   type FakeProviderCall,
   type FakeReply,
 } from './create-fake-provider.js'
+export {
+  defaultHashedDimensions,
+  type EmbedHashedNgramsOptions,
+  embedHashedNgrams,
+} from './embed-hashed-ngrams.js'
 export { type LoadedFixture, type LoadFixtureOptions, loadFixture } from './load-fixture.js'
 export { type MockReply, type MockScript, parseMockReply, parseMockScript } from './mock-reply.js'
 export { mockReplyHeader } from './select-mock-reply.js'

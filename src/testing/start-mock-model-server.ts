@@ -1,7 +1,8 @@
 /**
  * A local OpenAI- and Anthropic-compatible model server for trying the pipeline without keys and for
  * tests (node:http, no framework). Routes: `POST /v1/chat/completions` (OpenAI), `POST /v1/messages`
- * (Anthropic), streamed (`stream: true`) or not, and `GET /v1/models`.
+ * (Anthropic), streamed (`stream: true`) or not, `POST /v1/embeddings` (deterministic hashed n-gram
+ * vectors, `createMockEmbeddingsResult`) and `GET /v1/models`.
  *
  * Where a reply comes from, first match wins:
  * 1. the request itself: an `x-mock-reply` header holding a `MockReply` as JSON (or `base64:` + base64
@@ -27,6 +28,7 @@ import { readFile } from 'node:fs/promises'
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { parse as parseYaml } from 'yaml'
+import { createMockEmbeddingsResult } from './create-mock-embeddings-result.js'
 import { type MockReply, type MockScript, parseMockReply, parseMockScript } from './mock-reply.js'
 import { createRecordedRequest, type RecordedRequest } from './recorded-request.js'
 import { selectRequestedReply } from './select-mock-reply.js'
@@ -97,6 +99,10 @@ export async function startMockModelServer(
         object: 'list',
         data: [{ id: model, object: 'model', owned_by: 'charpipe' }],
       })
+    }
+    if (record.method === 'POST' && path.endsWith('/embeddings')) {
+      const result = createMockEmbeddingsResult({ body: record.body, model })
+      return sendJson(response, result.status, result.value)
     }
     const api = path.endsWith('/chat/completions')
       ? 'openai'

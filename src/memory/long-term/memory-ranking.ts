@@ -37,6 +37,25 @@ export interface MemoryRankingOptions {
   /** The expansion never lifts a memory above this many of the best the query's own words found. */
   feedbackKeep: number
   /**
+   * Share of its score a memory keeps when the query names a date ("in May 2023") and the memory
+   * was not said in or just after it (1: dates are ignored).
+   */
+  undatedShare: number
+  /**
+   * A candidate that matches on its own words, a turn or two from one of the best matches in the
+   * same sitting, rises to at least this share of that match (0: off; `rerankByLocality`).
+   */
+  nearShare: number
+  /** Weight of how well a candidate's stretch of conversation matches (0: off; `rerankByLocality`). */
+  supportWeight: number
+  /** Weight of another form of a query word ("adopt" for "adoption") against the word itself (0: off). */
+  variantWeight: number
+  /**
+   * Share of its score a memory keeps when the query asks when and the memory tells no time
+   * ("yesterday", "last week", a weekday or month; 1: off).
+   */
+  untimedShare: number
+  /**
    * Hits scoring below this (scores are in [0, 1]) are not returned. The store's default keeps
    * every match; the server passes `memory.min_score`.
    */
@@ -53,12 +72,17 @@ export const defaultMemoryRanking: MemoryRankingOptions = {
   speakerWeight: 0.5,
   contextWeight: 0.5,
   duplicateThreshold: 0.85,
-  candidates: 60,
+  candidates: 150,
   feedbackDocuments: 3,
   feedbackTerms: 8,
   feedbackWeight: 0.3,
   feedbackTermShare: 0.05,
   feedbackKeep: 10,
+  undatedShare: 0.5,
+  variantWeight: 0.5,
+  nearShare: 0.5,
+  supportWeight: 0.3,
+  untimedShare: 0.7,
   minScore: 0,
 }
 

@@ -158,14 +158,16 @@ export class MemoryTermIndex {
 
   /** Whether the document in `slot` has `term` among its own words (not speaker or context). */
   hasInBody(term: string, slot: number): boolean {
+    return readBodyCount(this.readCounts(term, slot)) > 0
+  }
+
+  /** The packed counts of `term` in the document in `slot` (0 when it lacks the term). */
+  readCounts(term: string, slot: number): number {
     const postings = this.terms.get(term)
-    if (!postings) return false
+    if (!postings) return 0
     const position = findPosition(postings.slots, postings.size, slot)
-    return (
-      position < postings.size &&
-      postings.slots[position] === slot &&
-      readBodyCount(postings.counts[position] as number) > 0
-    )
+    if (position >= postings.size || postings.slots[position] !== slot) return 0
+    return postings.counts[position] as number
   }
 
   /** Documents containing `term` in any column. */

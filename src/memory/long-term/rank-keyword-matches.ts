@@ -20,6 +20,7 @@ import {
   readSpeakerCount,
   weighTermCounts,
 } from './compute-bm25.js'
+import { isInWindows, type TimeWindow } from './find-query-dates.js'
 import { type KeywordMatch, KeywordMatchHeap } from './keyword-match-heap.js'
 import type { MemoryTermIndex, TermPostings } from './memory-term-index.js'
 
@@ -33,6 +34,17 @@ export interface RankKeywordMatchesOptions extends ColumnWeights {
   /** Weight of each term's score (1 when absent): expansion terms count for less than the query's own. */
   termWeights?: ReadonlyMap<string, number>
   limit: number
+  /**
+   * Other forms of the query's words, with their weights: scored like query terms, but not part
+   * of what the query could score (a variant stands in for its word, it adds no new word).
+   */
+  variants?: ReadonlyMap<string, number>
+  /**
+   * Dates the query names: a memory said outside them keeps `outsideWindowShare` of its score
+   * (knowledge chunks are not dated and keep theirs).
+   */
+  timeWindows?: readonly TimeWindow[]
+  outsideWindowShare?: number
 }
 
 export interface RankKeywordMatchesResult {
@@ -97,9 +109,23 @@ export function rankKeywordMatches(options: RankKeywordMatchesOptions): RankKeyw
       const inverse = weight * computeBm25Idf(documentCount, documentFrequency.get(term) ?? 0)
       touchedCount = addTermScores(partition, postings, inverse, scoring, touchedCount)
     }
+    for (const [term, weight] of options.variants ?? []) {
+      const postings = partition.terms.get(term)
+      if (!postings) continue
+      let frequency = 0
+      for (const each of partitions) frequency += each.countDocuments(term)
+      const inverse = weight * computeBm25Idf(documentCount, frequency)
+      touchedCount = addTermScores(partition, postings, inverse, scoring, touchedCount)
+    }
+    const dated = partition.kind === 'memory' && options.timeWindows?.length ? options.timeWindows : undefined
+    if (dated) weighByTime(partition, touchedCount, dated, options.outsideWindowShare ?? 1)
     offerTouched(partition, touchedCount, heap)
   }
-  return { matches: heap.drainBestFirst(), documentFrequency, documentCount, maxRelevance }
+  const matches = heap.drainBestFirst()
+  // A memory holding a word and its variant could pass what the query's words alone allow.
+  if (options.variants?.size)
+    for (const match of matches) match.relevance = Math.min(match.relevance, maxRelevance)
+  return { matches, documentFrequency, documentCount, maxRelevance }
 }
 
 function addTermScores(
@@ -125,6 +151,20 @@ function addTermScores(
     scores[slot] = previous + contribution || Number.MIN_VALUE
   }
   return count
+}
+
+function weighByTime(
+  partition: MemoryTermIndex,
+  touchedCount: number,
+  windows: readonly TimeWindow[],
+  outsideShare: number,
+): void {
+  const times = partition.times
+  for (let index = 0; index < touchedCount; index++) {
+    const slot = touched[index] as number
+    if (!isInWindows(times[slot] as number, windows))
+      scores[slot] = (scores[slot] as number) * outsideShare || Number.MIN_VALUE
+  }
 }
 
 /** Offers every touched slot and clears its score; once the heap is full most fail one comparison. */

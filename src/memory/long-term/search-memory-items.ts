@@ -11,25 +11,25 @@
  * its neighbours' words keeps only `contextOnlyShare` of its score. The query is expanded once with
  * the rarer words of its best matches (`expandQuery`), which adds recall below the top.
  */
-import { BadRequestError } from '../../shared/errors.js'
 import type { Logger } from '../../shared/logger.js'
 import type { MemoryHit, MemorySearchOptions } from '../types.js'
 import type { KeywordIndex } from './create-keyword-partitions.js'
 import type { EmbeddingsClient } from './create-openai-embeddings.js'
+import { findQueryDates } from './find-query-dates.js'
+import { findTermVariants } from './find-term-variants.js'
+import { findTimeReferenceTerms } from './find-time-reference-terms.js'
 import { fuseRanks } from './fuse-ranks.js'
 import { convertRowToHit } from './memory-item-row.js'
-import {
-  computeKeywordBoost,
-  computeLengthPenalty,
-  computeTimeDecay,
-  type MemoryRankingOptions,
-} from './memory-ranking.js'
+import type { MemoryRankingOptions } from './memory-ranking.js'
 import type { MemoryRowSource, RankedMemoryRow } from './memory-row-source.js'
 import type { MemoryTermIndex } from './memory-term-index.js'
 import { type KeywordMatch, rankKeywordMatches } from './rank-keyword-matches.js'
+import { defaultLocality, rerankByLocality } from './rerank-by-locality.js'
 import { scanVectors } from './scan-vectors.js'
+import { createCandidateScorer, type QueryFeatures } from './score-memory-candidates.js'
 import { segmentText } from './segment-text.js'
 import { selectMemoryHits } from './select-memory-hits.js'
+import { validateSearch } from './validate-memory-input.js'
 
 export interface MemorySearcherOptions {
   /** Where rows and vectors are read (the store's tables). */
@@ -59,17 +59,6 @@ interface Candidate {
 
 export function createMemorySearcher(options: MemorySearcherOptions): MemorySearcher {
   const { ranking, keywordIndex } = options
-
-  function findRareTerms(documentFrequency: Map<string, number>, itemCount: number): Map<string, number> {
-    const rare = new Map<string, number>()
-    if (ranking.keywordBoost <= 0) return rare
-    const total = Math.max(1, itemCount)
-    for (const [term, frequency] of documentFrequency) {
-      if (frequency > 0 && frequency / total <= ranking.rareTermShare)
-        rare.set(term, Math.log(1 + total / frequency))
-    }
-    return rare
-  }
 
   /**
    * Pseudo-relevance feedback: the rarer words of the best few direct matches, added to the query
@@ -144,42 +133,6 @@ export function createMemorySearcher(options: MemorySearcherOptions): MemorySear
     }
   }
 
-  /** Final score from what the index holds: no row is read or segmented. */
-  function scoreIndexed(
-    candidate: Candidate,
-    partition: MemoryTermIndex,
-    rareTerms: Map<string, number>,
-    now: number,
-  ) {
-    const slot = candidate.slot
-    const snippetTerms = new Set<string>()
-    for (const term of rareTerms.keys()) if (partition.hasInBody(term, slot)) snippetTerms.add(term)
-    const time = partition.times[slot] as number
-    return combineScore(
-      candidate.relevance,
-      {
-        decay: partition.kind === 'memory' ? computeTimeDecay(now - time, ranking) : 1,
-        boost: computeKeywordBoost({ rareTerms, snippetTerms }, ranking),
-        penalty: computeLengthPenalty(partition.bodyLengths[slot] as number, ranking),
-      },
-      ranking.keywordBoost,
-    )
-  }
-
-  /** Final score of a row the index lacks (a vector hit written by a writer it has not seen). */
-  function scoreRow(candidate: Candidate, row: RankedRow, rareTerms: Map<string, number>, now: number) {
-    const bodyTerms = segmentText(row.text)
-    return combineScore(
-      candidate.relevance,
-      {
-        decay: row.kind === 'memory' ? computeTimeDecay(now - row.time, ranking) : 1,
-        boost: computeKeywordBoost({ rareTerms, snippetTerms: new Set(bodyTerms) }, ranking),
-        penalty: computeLengthPenalty(bodyTerms.length, ranking),
-      },
-      ranking.keywordBoost,
-    )
-  }
-
   async function readRows(seqs: number[]): Promise<Map<number, RankedRow>> {
     const rows = await options.rows.readRows(seqs)
     return new Map(rows.map((row) => [row.seq, row]))
@@ -220,6 +173,8 @@ export function createMemorySearcher(options: MemorySearcherOptions): MemorySear
       validateSearch(query, searchOptions)
       const { scope, k } = searchOptions
       if (k === 0) return []
+      const now = options.now()
+      const timeWindows = findQueryDates(query, { now })
       // Stopwords are not indexed, so a query of nothing but stopwords has nothing to match.
       const terms = [...new Set(segmentText(query))]
       if (terms.length === 0) return []
@@ -228,8 +183,14 @@ export function createMemorySearcher(options: MemorySearcherOptions): MemorySear
       // A write that lands while rows are read (the awaits below) leaves the ranking as it was; a
       // row it deleted is skipped, as a row the index lacks.
       const partitions = await keywordIndex.findPartitions(scope)
-      const columnWeights = { speakerWeight: ranking.speakerWeight, contextWeight: ranking.contextWeight }
-      const keyword = rankKeywordMatches({ partitions, terms, limit, ...columnWeights })
+      const columnWeights = {
+        speakerWeight: ranking.speakerWeight,
+        contextWeight: ranking.contextWeight,
+        timeWindows,
+        outsideWindowShare: ranking.undatedShare,
+      }
+      const variants = findTermVariants({ terms, partitions, weight: ranking.variantWeight })
+      const keyword = rankKeywordMatches({ partitions, terms, variants, limit, ...columnWeights })
       const keywordScale = keyword.maxRelevance > 0 ? 1 / keyword.maxRelevance : 0
       const candidates = new Map<number, Candidate>(
         keyword.matches.map((match) => [match.seq, { ...match, relevance: match.relevance * keywordScale }]),
@@ -273,8 +234,16 @@ export function createMemorySearcher(options: MemorySearcherOptions): MemorySear
         }
       }
       if (candidates.size === 0) return []
-      const rareTerms = findRareTerms(keyword.documentFrequency, keyword.documentCount)
-      const now = options.now()
+      rerankByLocality(candidates.values(), {
+        ...defaultLocality,
+        nearShare: ranking.nearShare,
+        supportWeight: ranking.supportWeight,
+      })
+      const scorer = createCandidateScorer(ranking, now)
+      const features: QueryFeatures = {
+        rareTerms: scorer.findRareTerms(keyword.documentFrequency, keyword.documentCount),
+        timeTerms: findTimeReferenceTerms(query),
+      }
       const unindexed = [...candidates.values()].filter((candidate) => !candidate.partition)
       const rows = unindexed.length
         ? await readRows(unindexed.map((candidate) => candidate.seq))
@@ -283,8 +252,8 @@ export function createMemorySearcher(options: MemorySearcherOptions): MemorySear
       for (const candidate of candidates.values()) {
         const row = rows.get(candidate.seq)
         const score = candidate.partition
-          ? scoreIndexed(candidate, candidate.partition, rareTerms, now)
-          : row && scoreRow(candidate, row, rareTerms, now)
+          ? scorer.scoreIndexed(candidate.relevance, candidate.partition, candidate.slot, features)
+          : row && scorer.scoreRow(candidate.relevance, row, features)
         if (score === undefined) continue
         const time = candidate.partition
           ? (candidate.partition.times[candidate.slot] as number)
@@ -321,34 +290,4 @@ function orderRanked(ranked: ScoredCandidate[]): ScoredCandidate[] {
   return ranked.sort(
     (left, right) => right.score - left.score || right.time - left.time || left.seq - right.seq,
   )
-}
-
-/** Relevance (in [0, 1]) times factors each at most 1: the boost is divided by its own maximum. */
-function combineScore(
-  relevance: number,
-  factors: { decay: number; boost: number; penalty: number },
-  keywordBoost: number,
-): number {
-  return (relevance * factors.decay * factors.boost * factors.penalty) / (1 + Math.max(0, keywordBoost))
-}
-
-function validateSearch(query: string, options: MemorySearchOptions): void {
-  if (typeof query !== 'string') throw new BadRequestError('memory search: query must be a string')
-  if (!options || typeof options.scope !== 'string') {
-    throw new BadRequestError('memory search: scope must be a string')
-  }
-  if (!Number.isInteger(options.k) || options.k < 0) {
-    throw new BadRequestError(`memory search: k must be a whole number >= 0, got ${String(options.k)}`)
-  }
-  const excluded = options.excludeSourceTurns
-  if (
-    excluded !== undefined &&
-    (!Array.isArray(excluded) || excluded.some((turn) => typeof turn !== 'string'))
-  ) {
-    throw new BadRequestError('memory search: excludeSourceTurns must be an array of turn ids (strings)')
-  }
-  const budget = options.tokenBudget
-  if (budget !== undefined && (typeof budget !== 'number' || !(budget >= 0))) {
-    throw new BadRequestError(`memory search: tokenBudget must be a number >= 0, got ${String(budget)}`)
-  }
 }

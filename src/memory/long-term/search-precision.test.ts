@@ -159,3 +159,64 @@ describe('query expansion from the best matches', () => {
     }
   })
 })
+
+describe('dates and questions that ask when', () => {
+  let datedFolder: string
+  const day = 86_400_000
+  const memories = [
+    { text: 'Baked bread again, the bread came out great', time: Date.UTC(2023, 2, 12) },
+    { text: 'I baked banana bread for the neighbours', time: Date.UTC(2023, 4, 20) },
+    { text: 'The beach is lovely, we love the beach with the kids', time: Date.UTC(2023, 5, 2) },
+    { text: 'I went to the beach yesterday', time: Date.UTC(2023, 5, 9) },
+  ]
+
+  async function searchWith(ranking: { undatedShare?: number; untimedShare?: number }, query: string) {
+    const store = createSqliteMemoryStore({
+      path: join(datedFolder, 'charpipe.db'),
+      now: () => Date.UTC(2023, 6, 1),
+      ranking,
+    })
+    try {
+      return (await store.search(query, { scope: 'd', k: 2 })).map((hit) => hit.text)
+    } finally {
+      await store.close()
+    }
+  }
+
+  beforeAll(async () => {
+    datedFolder = mkdtempSync(join(tmpdir(), 'memory-dates-'))
+    const store = createSqliteMemoryStore({ path: join(datedFolder, 'charpipe.db') })
+    // Apart from each other, so no memory is indexed with another's words as context.
+    for (const [index, memory] of memories.entries()) {
+      await store.add({ scope: 'd', ...memory })
+      await store.add({ scope: 'd', text: `filler note ${index}`, time: memory.time + day })
+    }
+    await store.close()
+  })
+
+  afterAll(() => rmSync(datedFolder, { recursive: true, force: true }))
+
+  it('puts first the memory said in the period the question names', async () => {
+    const query = 'What bread did I bake in May 2023?'
+    expect((await searchWith({}, query))[0]).toBe('I baked banana bread for the neighbours')
+    expect((await searchWith({}, '2023年5月烤了什么 bread'))[0]).toBe(
+      'I baked banana bread for the neighbours',
+    )
+    // Dates ignored: the memory that says "bread" twice wins.
+    expect((await searchWith({ undatedShare: 1 }, query))[0]).toBe(
+      'Baked bread again, the bread came out great',
+    )
+  })
+
+  it('puts first, for a question that asks when, the memory that tells a time', async () => {
+    const query = 'When did I go to the beach?'
+    expect((await searchWith({}, query))[0]).toBe('I went to the beach yesterday')
+    expect((await searchWith({ untimedShare: 1 }, query))[0]).toBe(
+      'The beach is lovely, we love the beach with the kids',
+    )
+    // Not a when-question: the words decide.
+    expect((await searchWith({}, 'Tell me about the beach'))[0]).toBe(
+      'The beach is lovely, we love the beach with the kids',
+    )
+  })
+})

@@ -39,6 +39,11 @@ describe('segmentText', () => {
     expect(segmentText('我的iPhone手机坏了')).toEqual(expect.arrayContaining(['iphon', '手机']))
   })
 
+  it('drops a stopword that stems to something else ("where" → "wher")', () => {
+    expect(segmentText('Where were those before? Does she have some more?')).toEqual([])
+    expect(segmentText('Where does Deborah get her cats?')).toEqual(['deborah', 'cat'])
+  })
+
   it('keeps stopwords only when asked', () => {
     expect(segmentText('what is it')).toEqual([])
     expect(segmentText('what is it', { keepStopwords: true })).toEqual(['what', 'is', 'it'])

@@ -41,7 +41,8 @@ export function segmentText(text: string, options: SegmentTextOptions = {}): str
     }
     const term = normalizeLatinWord(word)
     if (!term) continue
-    if (!options.keepStopwords && stopwords.has(term)) continue
+    // The word is checked before stemming too: "where" stems to "wher", which is no stopword.
+    if (!options.keepStopwords && (stopwords.has(term) || stopwords.has(word.replace(/['’]/gu, '')))) continue
     terms.push(term)
   }
   return terms

@@ -1,6 +1,6 @@
 /** Checks of caller input, each naming the field that is wrong. */
 import { BadRequestError } from '../../shared/errors.js'
-import type { AddMemoryInput, MemoryRecord } from '../types.js'
+import type { AddMemoryInput, MemoryRecord, MemorySearchOptions } from '../types.js'
 
 type MemoryPatch = Partial<Pick<MemoryRecord, 'text' | 'speaker' | 'time' | 'metadata'>>
 
@@ -54,5 +54,26 @@ export function validateKnowledgeDocument(document: { name: string; text: string
   }
   if (typeof document.text !== 'string' || !document.text.trim()) {
     throw new BadRequestError(`knowledge: "${document.name}" has no text`)
+  }
+}
+
+export function validateSearch(query: string, options: MemorySearchOptions): void {
+  if (typeof query !== 'string') throw new BadRequestError('memory search: query must be a string')
+  if (!options || typeof options.scope !== 'string') {
+    throw new BadRequestError('memory search: scope must be a string')
+  }
+  if (!Number.isInteger(options.k) || options.k < 0) {
+    throw new BadRequestError(`memory search: k must be a whole number >= 0, got ${String(options.k)}`)
+  }
+  const excluded = options.excludeSourceTurns
+  if (
+    excluded !== undefined &&
+    (!Array.isArray(excluded) || excluded.some((turn) => typeof turn !== 'string'))
+  ) {
+    throw new BadRequestError('memory search: excludeSourceTurns must be an array of turn ids (strings)')
+  }
+  const budget = options.tokenBudget
+  if (budget !== undefined && (typeof budget !== 'number' || !(budget >= 0))) {
+    throw new BadRequestError(`memory search: tokenBudget must be a number >= 0, got ${String(budget)}`)
   }
 }
