@@ -1,6 +1,7 @@
 /**
  * `charpipe card import FILE…` as a child process from source: cards land in the config file, or in
  * `characters_dir` when one is set, each id printed; a bad card is named and nothing is written.
+ * `charpipe chat --character ID` then talks with one, opened with its greeting.
  */
 import { spawn } from 'node:child_process'
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
@@ -19,8 +20,12 @@ beforeEach(() => {
 })
 afterEach(() => rmSync(folder, { recursive: true, force: true }))
 
-function runCli(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+function runCli(
+  args: string[],
+  stdin = '',
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/entry.ts', ...args], { cwd: repoRoot })
+  child.stdin.end(stdin)
   let stdout = ''
   let stderr = ''
   child.stdout.on('data', (chunk) => {
@@ -84,5 +89,29 @@ describe('charpipe card import', () => {
     expect(result.stderr).toContain('nothing was imported')
     expect(result.stdout).toBe('')
     expect(readFileSync(config, 'utf8')).toBe('character:\n  name: 小助手\n')
+  })
+})
+
+describe('charpipe chat --character', () => {
+  it('talks with an imported character, opened with its greeting', async () => {
+    const config = join(folder, 'config.yaml')
+    writeFileSync(
+      config,
+      `llm: { provider: mock }\nhistory: { store: memory }\nmemory: { enabled: false }\nstorage: { sqlite_path: ${join(folder, 'data', 'charpipe.db')} }\n`,
+    )
+    const { json } = writeCards()
+    expect((await runCli(['card', 'import', json, '--config', config])).code).toBe(0)
+    const result = await runCli(['chat', '--config', config, '--character', 'seraphina'], '你好\n')
+    expect(result.code).toBe(0)
+    const lines = result.stdout.split('\n')
+    expect(lines[0]).toContain('Seraphina (mock')
+    // One of the card's greetings, chosen at random: first_mes or an alternate.
+    expect(lines[1]).toMatch(
+      /^\[平静\] (\*Seraphina kneels beside you\.\* You are safe now\.|Welcome back, 用户\.|Oh! A visitor\.)$/,
+    )
+    expect(result.stdout).toContain('我是Seraphina')
+    const unknown = await runCli(['chat', '--config', config, '--character', 'nobody'], '你好\n')
+    expect(unknown.code).toBe(2)
+    expect(unknown.stderr).toContain('character "nobody" is not configured')
   })
 })

@@ -1,6 +1,7 @@
 /**
- * `charpipe chat [--config FILE] [--session ID]`: a conversation in the terminal. Each sentence is
- * printed with its emotion as it arrives (`[开心] 你好呀～`). Ctrl-C interrupts the running reply; a
+ * `charpipe chat [--config FILE] [--session ID] [--character ID]`: a conversation in the terminal,
+ * opened with the character's greeting when the session is new. Each sentence is printed with its
+ * emotion as it arrives (`[开心] 你好呀～`). Ctrl-C interrupts the running reply; a
  * second Ctrl-C, or Ctrl-C at the prompt, exits. Lines from piped stdin are answered one by one.
  * Log lines go to a file, not between the lines of the conversation. What the model wrote (sentences,
  * tool calls, upstream error text) is printed without control characters, so a reply cannot move
@@ -19,20 +20,22 @@ import { openChatLog, summarizeNotices } from '../open-chat-log.js'
 
 export const summary = 'Talk with the character in the terminal (sentences with emotions as they arrive)'
 export const usage =
-  'charpipe chat [--config FILE] [--session ID] [--log-file FILE]\n\n' +
+  'charpipe chat [--config FILE] [--session ID] [--character ID] [--log-file FILE]\n\n' +
+  '  --character ID   talk with a character of `characters` (default: the default character)\n' +
   '  --log-file FILE  where log lines go (default: chat.log beside the SQLite database)'
 
 const quitCommands = new Set(['/quit', '/exit'])
 
 export function run(args: string[]): Promise<number> {
   return runCommand(async () => {
-    let values: { config?: string; session: string; 'log-file'?: string }
+    let values: { config?: string; session: string; character?: string; 'log-file'?: string }
     try {
       values = parseArgs({
         args,
         options: {
           config: { type: 'string' },
           session: { type: 'string', default: 'default' },
+          character: { type: 'string' },
           'log-file': { type: 'string' },
         },
       }).values as typeof values
@@ -54,6 +57,20 @@ export function run(args: string[]): Promise<number> {
       return 2
     }
     const session = values.session
+    const chosen = values.character ? { character: values.character } : {}
+    let greeting: Awaited<ReturnType<typeof charpipe.open>>
+    try {
+      // A new session with a character that greets opens with its greeting, as the page does.
+      greeting = await charpipe.open({ session, ...chosen })
+    } catch (error) {
+      await charpipe.close()
+      log.close()
+      console.error(`charpipe chat: ${CharpipeError.isInstance(error) ? error.message : String(error)}`)
+      return 2
+    }
+    const characterName = values.character
+      ? (config.characters[values.character]?.name ?? values.character)
+      : config.character.name
     const interactive = Boolean(process.stdin.isTTY)
     const lines = createInterface({ input: process.stdin, output: process.stdout, terminal: interactive })
     let replying = false
@@ -68,7 +85,7 @@ export function run(args: string[]): Promise<number> {
     const onInterrupt = () => {
       if (replying && !interruptRequested) {
         interruptRequested = true
-        void charpipe.interrupt(session)
+        void charpipe.interrupt(session, chosen)
         return
       }
       quit()
@@ -79,8 +96,12 @@ export function run(args: string[]): Promise<number> {
 
     const model = resolveProviderSettings(config.llm).model
     console.log(
-      `${config.character.name} (${config.llm.provider}${model ? ` ${model}` : ''}) · session ${session} · log ${log.path} · Ctrl-C interrupts, /quit leaves`,
+      `${characterName} (${config.llm.provider}${model ? ` ${model}` : ''}) · session ${session} · log ${log.path} · Ctrl-C interrupts, /quit leaves`,
     )
+    if (greeting.greeting) {
+      const { emotion, content } = greeting.greeting
+      console.log(stripUnsafeCharacters(`[${emotion ?? config.character.default_emotion}] ${content}`))
+    }
     if (interactive) lines.prompt()
     for await (const line of lines) {
       const text = line.trim()
@@ -88,7 +109,7 @@ export function run(args: string[]): Promise<number> {
       if (text) {
         replying = true
         interruptRequested = false
-        for await (const event of charpipe.generate({ session, text })) {
+        for await (const event of charpipe.generate({ session, text, ...chosen })) {
           if (event.type === 'llm_sentence')
             console.log(stripUnsafeCharacters(`[${event.emotion}] ${event.text}`))
           else if (event.type === 'tool_call')

@@ -29,6 +29,7 @@ import {
 } from './create-keyword-partitions.js'
 import type { RowCache } from './create-row-cache.js'
 import { MemoryTermIndex } from './memory-term-index.js'
+import { namePostgresStatement } from './name-postgres-statement.js'
 
 export interface CreatePostgresKeywordIndexOptions extends CreateKeywordPartitionsOptions {
   pool: Pool
@@ -87,6 +88,8 @@ export function createPostgresKeywordIndex(options: CreatePostgresKeywordIndexOp
     rows: `SELECT seq, time, speaker_terms, body_terms, context_terms FROM ${tables}.memory_items
       WHERE kind = $1 AND scope = $2 ORDER BY seq`,
   }
+
+  const logStatementName = namePostgresStatement('memory_log', sql.log)
 
   /** What is loaded for `key`, if the cache still holds it. */
   function findLoaded(key: string): Loaded | undefined {
@@ -198,12 +201,11 @@ export function createPostgresKeywordIndex(options: CreatePostgresKeywordIndexOp
     const states = wanted.map((each) => findLoaded(each.key))
     if (states.every((state) => state === undefined)) return
     const [memory, knowledge] = states
-    const result = await pool.query<LogRow>(sql.log, [
-      wanted[0]!.scope,
-      memory?.seen ?? null,
-      knowledge?.seen ?? null,
-      maxLogEntries + 1,
-    ])
+    const result = await pool.query<LogRow>({
+      name: logStatementName,
+      text: sql.log,
+      values: [wanted[0]!.scope, memory?.seen ?? null, knowledge?.seen ?? null, maxLogEntries + 1],
+    })
     const ordered = result.rows.sort(
       (left, right) => Number(left.version) - Number(right.version) || left.position - right.position,
     )

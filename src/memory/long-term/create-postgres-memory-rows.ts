@@ -2,11 +2,8 @@
 import type { Pool } from 'pg'
 import type { RowCache } from './create-row-cache.js'
 import type { MemoryRowSource, RankedMemoryRow } from './memory-row-source.js'
-import {
-  convertPostgresItemRow,
-  type PostgresMemoryItemRow,
-  postgresItemColumns,
-} from './postgres-memory-item-row.js'
+import { namePostgresStatement } from './name-postgres-statement.js'
+import { convertPostgresItemRow, type PostgresMemoryItemRow } from './postgres-memory-item-row.js'
 import type { StoredVector } from './scan-vectors.js'
 
 /**
@@ -16,21 +13,26 @@ import type { StoredVector } from './scan-vectors.js'
  */
 export function createPostgresMemoryRows(pool: Pool, tables: string, cache: RowCache): MemoryRowSource {
   const sql = {
-    rows: `SELECT ${postgresItemColumns}, d.name AS source_name
+    // Not the index terms: a search needs the row, and they would more than double what is sent.
+    rows: `SELECT i.seq, i.id, i.kind, i.scope, i.text, i.speaker, i.time, i.metadata, i.source_turn,
+        i.document_id, i.context, i.token_count, d.name AS source_name
       FROM ${tables}.memory_items i LEFT JOIN ${tables}.knowledge_documents d ON d.id = i.document_id
       WHERE i.seq = ANY($1::bigint[])`,
     vectors: `SELECT v.seq, v.vector FROM ${tables}.memory_vectors v
       JOIN ${tables}.memory_items i ON i.seq = v.seq
       WHERE v.model = $1 AND ((i.kind = 'memory' AND i.scope = $2) OR i.kind = 'knowledge')`,
   }
+  const rowsStatementName = namePostgresStatement('memory_rows', sql.rows)
   return {
     async readRows(seqs) {
       const { found, missing } = cache.find(seqs)
       if (missing.length === 0) return found
       const mark = cache.markRead()
-      const result = await pool.query<PostgresMemoryItemRow & { source_name: string | null }>(sql.rows, [
-        missing,
-      ])
+      const result = await pool.query<PostgresMemoryItemRow & { source_name: string | null }>({
+        name: rowsStatementName,
+        text: sql.rows,
+        values: [missing],
+      })
       const read = result.rows.map((row) => convertPostgresItemRow(row) as RankedMemoryRow)
       cache.keep(mark, read)
       return [...found, ...read]
