@@ -1,0 +1,85 @@
+/**
+ * The public methods about a session rather than a turn: `observe` (a line said by someone else,
+ * kept for the next input), `preview` (the context a turn would send, without sending it),
+ * `history`, `clearSession` and `open` (the character's greeting for a new session).
+ */
+import { randomUUID } from 'node:crypto'
+import { listCharacterIds } from '../config/select-character-config.js'
+import { BadRequestError } from '../shared/errors.js'
+import { characterRuntimeOf, resolveCharacter, scopeOf } from './character-runtime.js'
+import type { EngineContext } from './engine-context.js'
+import { createPipelineServices } from './engine-runtime.js'
+import { forgetOpenedSession, openSession } from './open-session.js'
+import { renderGroupInput } from './render-group-input.js'
+import type { Charpipe } from './types.js'
+import {
+  checkCharacterField,
+  validateGenerateInput,
+  validateObserveInput,
+  validateSessionField,
+} from './validate-generate-input.js'
+
+export function createSessionMethods(
+  context: EngineContext,
+): Pick<Charpipe, 'observe' | 'preview' | 'history' | 'clearSession' | 'open'> {
+  const { logger, observedLines, opened, pipeline } = context
+  return {
+    observe(input) {
+      if (context.closed) throw new BadRequestError('this charpipe instance is closed')
+      const config = context.current.config
+      const line = validateObserveInput(input, { maxInputChars: config.conversation.max_input_chars })
+      const id = randomUUID()
+      const group = config.conversation.group
+      observedLines.add(
+        line.session,
+        { id, speaker: line.speaker, text: line.text, ...(line.images ? { images: line.images } : {}) },
+        {
+          maxChars: group.observed_max_chars,
+          maxLines: group.observed_max_lines,
+          maxSessions: group.observed_max_sessions,
+        },
+      )
+      return { id }
+    },
+    async preview(input) {
+      const config = context.current.config
+      const validated = validateGenerateInput(input, {
+        maxInputChars: config.conversation.max_input_chars,
+      })
+      const turnInput = resolveCharacter(
+        context,
+        renderGroupInput(validated, observedLines.peek(validated.session), config.conversation.group),
+      )
+      const runtime = characterRuntimeOf(context, context.current, turnInput.character)
+      return pipeline.preview({
+        input: turnInput,
+        config: runtime.config,
+        capabilities: runtime.capabilities,
+        services: createPipelineServices(runtime, logger),
+      })
+    },
+    async history(session, historyOptions = {}) {
+      const { character, ...listOptions } = historyOptions
+      return context.current.historyStore.listMessages(scopeOf(context, session, character), listOptions)
+    },
+    async clearSession(session, clearOptions = {}) {
+      // Without a character, the session is deleted with every character it was held with.
+      const characters =
+        clearOptions.character === undefined
+          ? listCharacterIds(context.current.config)
+          : [clearOptions.character]
+      for (const character of characters) {
+        const scope = scopeOf(context, session, character)
+        await context.current.historyStore.clearSession(scope)
+        forgetOpenedSession(opened, scope)
+      }
+    },
+    async open(input = {}) {
+      if (context.closed) throw new BadRequestError('this charpipe instance is closed')
+      const session = validateSessionField(input.session)
+      const runtime = characterRuntimeOf(context, context.current, checkCharacterField(input.character))
+      const greeting = await openSession({ runtime, session, opened, random: context.random })
+      return greeting ? { greeting } : {}
+    },
+  }
+}

@@ -1,0 +1,63 @@
+/**
+ * What changes the engine as a whole: connecting the MCP servers, `reload` (a new runtime for the
+ * next turns, the old one released once its turns end) and `close` (every turn stopped, background
+ * work drained, then the stores and connections this instance opened closed).
+ */
+import { parseConfig } from '../config/load-config.js'
+import type { CharpipeConfig } from '../config/schema.js'
+import { checkPipelineConfig } from '../context/check-pipeline-config.js'
+import { BadRequestError } from '../shared/errors.js'
+import type { EngineContext } from './engine-context.js'
+import { createEngineRuntime, releaseRuntimeParts } from './engine-runtime.js'
+import { abortTurn } from './session-lanes.js'
+
+/** MCP servers connect in the background; the module (and the SDK) load only when one is configured. */
+export async function configureMcp(
+  context: EngineContext,
+  servers: CharpipeConfig['tools']['mcp_servers'],
+): Promise<void> {
+  if (context.mcp) {
+    context.mcp.reconfigure(servers)
+    return
+  }
+  if (Object.keys(servers).length === 0) return
+  const { createMcpToolSource } = await import('../tools/mcp/create-mcp-tool-source.js')
+  context.mcp = createMcpToolSource({
+    servers,
+    logger: context.logger,
+    reservedNames: new Set(context.registry.list().map((tool) => tool.name)),
+  })
+}
+
+export function reloadEngine(context: EngineContext, config: CharpipeConfig): Promise<void> {
+  const { injected, parts, logger, owned } = context
+  const next = context.reloading.then(async () => {
+    if (context.closed) throw new BadRequestError('this charpipe instance is closed')
+    const parsed = parseConfig(config, { source: 'reload', logger, checks: [checkPipelineConfig] }).config
+    const previous = context.current
+    context.current = await createEngineRuntime({ ...injected, config: parsed, parts, logger, previous })
+    await configureMcp(context, parsed.tools.mcp_servers)
+    if (previous.activeTurns === 0) await releaseRuntimeParts(previous, context.current, owned, logger)
+    else context.retired.add(previous)
+    logger.info('config reloaded; applies from the next turn')
+  })
+  context.reloading = next.catch(() => {})
+  return next
+}
+
+export async function closeEngine(context: EngineContext): Promise<void> {
+  if (context.closed) return
+  context.closed = true
+  const { lanes, retired, owned, logger } = context
+  await context.reloading
+  const handles = lanes.all()
+  for (const handle of handles) abortTurn(handle, { kind: 'close' })
+  await Promise.all(handles.map((handle) => handle.ended))
+  // Fact extractions of finished turns complete (each within memory.extract_timeout_ms).
+  await context.background.drain()
+  for (const runtime of retired) await releaseRuntimeParts(runtime, context.current, owned, logger)
+  retired.clear()
+  await releaseRuntimeParts(context.current, undefined, owned, logger)
+  await context.mcp?.close()
+  if (context.ownsCluster) await context.cluster?.close()
+}
