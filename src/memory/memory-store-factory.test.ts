@@ -38,6 +38,33 @@ describe('createMemoryStore', () => {
     await reopened?.close()
   })
 
+  it('drops hits below memory.min_score, and keeps every match at 0', async () => {
+    const path = join(folder, 'scores.db')
+    const open = async (minScore: number) =>
+      createMemoryStore(
+        parseConfig({ storage: { sqlite_path: path }, memory: { min_score: minScore } }).config,
+      )
+    const search = async (minScore: number) => {
+      const store = await open(minScore)
+      try {
+        return (await store?.search('jasmine tea', { scope: 's', k: 5 })) ?? []
+      } finally {
+        await store?.close()
+      }
+    }
+    const writer = await open(0)
+    for (const text of ['likes jasmine tea', 'went to the park', 'bought green tea', 'read a long book'])
+      await writer?.add({ scope: 's', text })
+    await writer?.close()
+    const all = await search(0)
+    expect(all[0]?.text).toBe('likes jasmine tea')
+    expect(all.length).toBeGreaterThan(1)
+    // Between the best hit and the next: only the best is left.
+    const threshold = ((all[0]?.score ?? 0) + (all[1]?.score ?? 0)) / 2
+    expect((await search(threshold)).map((hit) => hit.text)).toEqual(['likes jasmine tea'])
+    expect(await search(1)).toEqual([])
+  })
+
   it('uses the embeddings the config names, and still stores memories when they fail', async () => {
     const calls: string[][] = []
     const { config } = parseConfig({ storage: { sqlite_path: join(folder, 'x.db') } })

@@ -68,6 +68,9 @@ export const observeFrameSchema = z.strictObject({
   images: imagesField.optional(),
 })
 
+/** `POST /api/sessions/:id/open`: the `open` frame over HTTP. */
+export const openBodySchema = z.strictObject({ character: characterField.optional() })
+
 export const observeBodySchema = z.strictObject({
   speaker: speakerField,
   text: z.string(),

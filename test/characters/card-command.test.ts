@@ -110,6 +110,9 @@ describe('charpipe chat --character', () => {
       /^\[平静\] (\*Seraphina kneels beside you\.\* You are safe now\.|Welcome back, 用户\.|Oh! A visitor\.)$/,
     )
     expect(result.stdout).toContain('我是Seraphina')
+    const preview = await runCli(['preview', '--config', config, '--character', 'seraphina', '你好'])
+    expect(preview.code).toBe(0)
+    expect(JSON.parse(preview.stdout).messages[0].content).toContain('Seraphina is the guardian')
     const unknown = await runCli(['chat', '--config', config, '--character', 'nobody'], '你好\n')
     expect(unknown.code).toBe(2)
     expect(unknown.stderr).toContain('character "nobody" is not configured')

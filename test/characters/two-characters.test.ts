@@ -131,6 +131,24 @@ describe('two characters on one server', () => {
     })
     expect(await historyOf('fresh', 'bob')).toEqual([])
     await client.close()
+
+    // The same over HTTP, for clients of POST /api/chat.
+    const open = (session: string, body: unknown) =>
+      fetch(`${server!.url}/api/sessions/${session}/open`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      })
+    const first = await open('http-fresh', { character: 'alice' })
+    expect(await first.json()).toMatchObject({
+      session: 'http-fresh',
+      character: 'alice',
+      greeting: { text: '你好，旅人！我是Alice。' },
+    })
+    expect(await (await open('http-fresh', { character: 'alice' })).json()).toMatchObject({ greeting: null })
+    const unknown = await open('http-fresh', { character: 'carol' })
+    expect(unknown.status).toBe(400)
+    expect((await unknown.json()).error.message).toContain('character "carol" is not configured')
   })
 
   it('refuses an unknown character, naming it and the known ones', async () => {

@@ -1,6 +1,6 @@
 /**
- * `charpipe preview [--config FILE] [--session ID] [--emotion LABEL] TEXT`: prints the context that
- * would be sent to the model for TEXT — messages with their source tags and token counts, and the
+ * `charpipe preview [--config FILE] [--session ID] [--character ID] [--emotion LABEL] TEXT`: prints
+ * the context that would be sent to the model for TEXT (to the default character, or the one named) — messages with their source tags and token counts, and the
  * processors' logs (a PreviewResult as JSON) — without calling the model.
  */
 import { parseArgs } from 'node:util'
@@ -9,11 +9,14 @@ import { CharpipeError } from '../../shared/errors.js'
 import { loadCliConfig, runCommand } from '../load-cli-config.js'
 
 export const summary = 'Print the assembled context for a text as JSON, without calling the model'
-export const usage = 'charpipe preview [--config FILE] [--session ID] [--emotion LABEL] TEXT'
+export const usage = 'charpipe preview [--config FILE] [--session ID] [--character ID] [--emotion LABEL] TEXT'
 
 export function run(args: string[]): Promise<number> {
   return runCommand(async () => {
-    let parsed: { values: { config?: string; session: string; emotion?: string }; positionals: string[] }
+    let parsed: {
+      values: { config?: string; session: string; character?: string; emotion?: string }
+      positionals: string[]
+    }
     try {
       parsed = parseArgs({
         args,
@@ -22,6 +25,7 @@ export function run(args: string[]): Promise<number> {
           config: { type: 'string' },
           session: { type: 'string', default: 'default' },
           emotion: { type: 'string' },
+          character: { type: 'string' },
         },
       }) as typeof parsed
     } catch (error) {
@@ -38,8 +42,13 @@ export function run(args: string[]): Promise<number> {
     try {
       const charpipe = await createCharpipe(config)
       try {
-        const { session, emotion } = parsed.values
-        const result = await charpipe.preview({ session, text, ...(emotion ? { emotion } : {}) })
+        const { session, emotion, character } = parsed.values
+        const result = await charpipe.preview({
+          session,
+          text,
+          ...(emotion ? { emotion } : {}),
+          ...(character ? { character } : {}),
+        })
         console.log(JSON.stringify(result, null, 2))
       } finally {
         await charpipe.close()

@@ -1,8 +1,12 @@
 /**
  * Retrieval over the memory tables: BM25 from the in-process keyword index (an OR of the query's
- * terms, so a query never comes back empty just because one word is missing), optionally fused
- * with a brute-force cosine scan of stored vectors, then re-scored with time decay, keyword boost
- * and length penalty, and finally selected under `k`, the token budget and the near-duplicate rule.
+ * terms and, at half weight, other forms of them, so a query never comes back empty just because
+ * one word is missing; memories said outside a date the query names count for less), optionally
+ * fused with a brute-force cosine scan of stored vectors, re-ranked by where the candidates sit in
+ * the conversation (`rerankByLocality`), then re-scored with time decay, keyword boost, length
+ * penalty and, for a question that asks when, whether the memory tells a time
+ * (`createCandidateScorer`), and finally selected under `k`, the token budget and the
+ * near-duplicate rule.
  *
  * Scores are in [0, 1] and mean the same for every query (docs/memory-scores.md): BM25 is
  * divided by the query's maximum attainable BM25 (`maxRelevance`), a fused rank by the best fused

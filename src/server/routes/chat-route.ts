@@ -8,7 +8,7 @@ import { streamSSE } from 'hono/streaming'
 import { respondWithError } from '../error-response.js'
 import { readJsonBody } from '../read-json-body.js'
 import { refuseForeignSession } from '../refuse-foreign-session.js'
-import { chatBodySchema, observeBodySchema } from '../request-schemas.js'
+import { chatBodySchema, observeBodySchema, openBodySchema } from '../request-schemas.js'
 import type { ServerDependencies } from '../server-dependencies.js'
 import { streamTurn } from '../stream-turn.js'
 
@@ -41,6 +41,28 @@ export function registerChatRoute(app: Hono, dependencies: ServerDependencies): 
         await stream.writeSSE({ event: 'error', data: JSON.stringify(payload) })
       },
     )
+  })
+
+  // The `open` frame over HTTP: a new session with a greeting character gets the greeting, stored.
+  app.post('/api/sessions/:id/open', async (context) => {
+    const body = await readJsonBody(context, openBodySchema)
+    if (!body.ok) return body.response
+    const session = context.req.param('id')
+    const foreign = refuseForeignSession(context, dependencies.sessionOwners, session)
+    if (foreign) return foreign
+    try {
+      const { character } = body.value
+      const { greeting } = await dependencies.charpipe.open({ session, ...(character ? { character } : {}) })
+      return context.json({
+        session,
+        ...(character ? { character } : {}),
+        greeting: greeting
+          ? { text: greeting.content, emotion: greeting.emotion, turn: greeting.turn }
+          : null,
+      })
+    } catch (error) {
+      return respondWithError(context, error)
+    }
   })
 
   app.post('/api/sessions/:id/observe', async (context) => {

@@ -15,6 +15,21 @@ const frames = (state: ChatState, list: Record<string, unknown>[], session = 'de
   )
 
 describe('applyChatFrame', () => {
+  it("shows a greeting that came with a turn as the character's reply before that turn", () => {
+    let state = addUserTurn(initialChatState, { text: '你好', imageCount: 0 })
+    state = frames(state, [
+      { type: 'greeting', text: '欢迎！', emotion: '开心' },
+      { type: 'llm_chunk', text: '你好呀' },
+      { type: 'llm_done', text: '你好呀', emotion: '平静', interrupted: false },
+    ])
+    expect(state.turns.map((turn) => [turn.userText, turn.subtitles, turn.status])).toEqual([
+      ['', '欢迎！', 'done'],
+      ['你好', '你好呀', 'done'],
+    ])
+    const elsewhere = { type: 'greeting', session: 'other', turn: 't2', text: '欢迎！' } as never
+    expect(applyChatFrame(initialChatState, elsewhere, 'default').turns).toEqual([])
+  })
+
   it('grows subtitles chunk by chunk, lists sentences with emotions and closes on llm_done', () => {
     let state = addUserTurn(initialChatState, { text: '你好', imageCount: 0 })
     state = frames(state, [

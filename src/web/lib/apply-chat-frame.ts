@@ -129,10 +129,36 @@ function applyToTurn(turn: TurnView, frame: ServerFrame): TurnView {
 
 const emotionFrames = new Set(['llm_emotion', 'llm_sentence', 'llm_done'])
 
+/**
+ * A character's greeting that opened the session with this turn's input: the character's first
+ * reply, shown before the turn whose input it came with (the one waiting for its first event).
+ */
+function addGreeting(state: ChatState, frame: ServerFrame): ChatState {
+  const text = String(frame.text ?? '')
+  const emotion = String(frame.emotion ?? '')
+  const greeting: TurnView = {
+    // An id of its own, so the turn's own events never land on it.
+    id: `greeting:${String(frame.turn ?? '')}`,
+    userText: '',
+    imageCount: 0,
+    subtitles: text,
+    sentences: text ? [{ index: 0, text, emotion }] : [],
+    emotion,
+    status: 'done',
+    interrupted: false,
+    errors: [],
+  }
+  const turns = [...state.turns]
+  const waiting = turns.findIndex((turn) => turn.id === undefined || turn.id === frame.turn)
+  turns.splice(waiting === -1 ? turns.length : waiting, 0, greeting)
+  return { ...state, turns, emotion: state.emotion ?? emotion }
+}
+
 /** Applies one server frame for `session`; frames of other sessions are ignored. */
 export function applyChatFrame(state: ChatState, frame: ServerFrame, session: string): ChatState {
   if (frame.type === 'error') return { ...state, errors: [...state.errors, readErrorFrame(frame)] }
   if (frame.session !== undefined && frame.session !== session) return state
+  if (frame.type === 'greeting') return addGreeting(state, frame)
   if (!frame.type.startsWith('llm_') && !frame.type.startsWith('tool_')) return state
   const turns = [...state.turns]
   let index = turns.findIndex((turn) => turn.id !== undefined && turn.id === frame.turn)

@@ -1,0 +1,178 @@
+/**
+ * The `character` section and its lorebook: who the model plays, and the entries injected
+ * when their keys come up. `characters` in the root schema reuses it per id.
+ */
+import * as z from 'zod'
+import { processorMapSchema } from './fields.js'
+
+export const injectedMessageSchema = z.strictObject({
+  role: z.enum(['user', 'assistant']).describe('Who says it.'),
+  content: z.string().describe('What is said.'),
+})
+
+export const replyFormatSchema = z
+  .enum(['json', 'prefix', 'auto', 'plain'])
+  .describe(
+    'json: {"emotion","text"}; prefix: {"emotion"} then plain text; auto: either; plain: no emotion parsing.',
+  )
+
+export const lorebookEntrySchema = z
+  .strictObject({
+    name: z.string().default('').describe('A label for people; not sent to the model.'),
+    keys: z.array(z.string().min(1)).default([]).describe('Words (or /regex/flags) that trigger the entry.'),
+    secondary_keys: z
+      .array(z.string().min(1))
+      .default([])
+      .describe('With selective: one of these must appear too.'),
+    selective: z.boolean().default(false).describe('Needs a key and a secondary key.'),
+    constant: z.boolean().default(false).describe('Always injected, keys or not.'),
+    case_sensitive: z.boolean().default(false).describe('Keys match with case.'),
+    enabled: z.boolean().default(true).describe('False: never injected.'),
+    content: z.string().describe('What is injected when the entry triggers.'),
+    insertion_order: z
+      .int()
+      .default(100)
+      .describe('Entries with a higher order are kept first when the budget is short, and placed later.'),
+    position: z
+      .enum(['before_char', 'after_char', 'depth'])
+      .default('before_char')
+      .describe('Before or after the persona in the system prompt, or inside the history at depth.'),
+    depth: z
+      .int()
+      .min(0)
+      .max(1000)
+      .default(4)
+      .describe('With position depth: messages from the end of the history.'),
+    role: z
+      .enum(['system', 'user', 'assistant'])
+      .default('system')
+      .describe('With position depth: who says it.'),
+    card: z
+      .record(z.string(), z.unknown())
+      .default({})
+      .describe("Fields of the card's entry that charpipe does not use, written back on export."),
+  })
+  .describe('A keyword-triggered lorebook (world info) entry.')
+
+export const lorebookSchema = z
+  .strictObject({
+    scan_depth: z
+      .int()
+      .min(0)
+      .max(1000)
+      .default(4)
+      .describe('How many of the newest messages (the input included) are scanned for keys.'),
+    token_budget: z
+      .int()
+      .min(0)
+      .max(1_000_000)
+      .default(1024)
+      .describe('Most tokens of entries injected in one turn.'),
+    recursive: z.boolean().default(false).describe('Injected entries may trigger further entries.'),
+    entries: z.array(lorebookEntrySchema).default([]).describe('The entries.'),
+    card: z
+      .record(z.string(), z.unknown())
+      .default({})
+      .describe("Fields of the card's character_book that charpipe does not use, written back on export."),
+  })
+  .describe("The character's lorebook: entries injected when their keys appear in the conversation.")
+
+export const characterSchema = z
+  .strictObject({
+    id: z
+      .string()
+      .max(200)
+      .default('')
+      .describe(
+        "The key the character's history and memory are stored under; empty: the name. Renaming through the page pins it to the old name, so conversations are kept.",
+      ),
+    name: z.string().default('小助手').describe("The character's name ({{char}})."),
+    user_name: z.string().default('用户').describe("The user's name ({{user}})."),
+    persona: z
+      .string()
+      .default('')
+      .describe('Who the character is: personality, background, manner of speech.'),
+    reply_format: replyFormatSchema.default('auto'),
+    default_emotion: z.string().min(1).default('平静').describe('Emotion when the model gives none.'),
+    emotions: z
+      .array(z.string().min(1))
+      .default(['开心', '平静', '难过', '生气', '惊讶', '害怕', '害羞'])
+      .describe('Emotion labels the model may use.'),
+    inline_emotion_tags: z
+      .boolean()
+      .default(false)
+      .describe('Parse inline tags such as [开心] or <|ACT {"emotion":…}|> inside the text.'),
+    emotion_aliases: z
+      .record(z.string(), z.string())
+      .default({
+        happy: '开心',
+        joy: '开心',
+        neutral: '平静',
+        calm: '平静',
+        sad: '难过',
+        angry: '生气',
+        surprised: '惊讶',
+        fear: '害怕',
+        shy: '害羞',
+      })
+      .describe('Maps labels a model may write instead (happy) to configured ones (开心).'),
+    user_emotion_map: z
+      .record(z.string(), z.string())
+      .default({
+        happy: '愉快',
+        sad: '难过',
+        angry: '生气',
+        surprised: '惊讶',
+        fearful: '害怕',
+        disgusted: '厌恶',
+      })
+      .describe('Maps the speech recogniser emotion to the words appended as [用户语气：…].'),
+    injected_history: z
+      .array(injectedMessageSchema)
+      .default([])
+      .describe('Example dialogue placed after the system prompt and before the history.'),
+    scenario: z
+      .string()
+      .default('')
+      .describe('The situation the conversation takes place in; shown after the persona ({{scenario}}).'),
+    greeting: z
+      .string()
+      .default('')
+      .describe(
+        "The character's first message: a new session opens with it as a stored assistant reply (a card's first_mes); empty: the user speaks first.",
+      ),
+    alternate_greetings: z
+      .array(z.string().min(1))
+      .default([])
+      .describe(
+        'Other first messages; a new session opens with one of greeting and these, chosen at random.',
+      ),
+    avatar: z
+      .string()
+      .default('')
+      .describe("Picture of the character: an asset path, an http(s) URL or a data URI (a card's image)."),
+    lorebook: lorebookSchema.prefault({}),
+    pipeline: z
+      .strictObject({
+        processors: processorMapSchema.describe(
+          'Per processor id: {enabled, priority, ...options}, over the top-level pipeline.processors entry of the same id.',
+        ),
+      })
+      .optional()
+      .describe("This character's own processor settings (characters that need other rules than the rest)."),
+    card: z
+      .record(z.string(), z.unknown())
+      .default({})
+      .describe(
+        'Fields of an imported character card that charpipe does not use (creator, tags, extensions, …), written back on export.',
+      ),
+  })
+  .describe('The character.')
+
+/** A character's id as it appears in URLs, `model` names and file names. */
+export const characterIdKeySchema = z
+  .string()
+  .regex(
+    /^[\p{L}\p{N}_][\p{L}\p{N}_.-]{0,63}$/u,
+    'letters, digits, _ . - (at most 64, not starting with . or -)',
+  )

@@ -1,0 +1,96 @@
+/**
+ * The `conversation` section: turn taking, group chat and preflight.
+ */
+import * as z from 'zod'
+
+export const groupChatSchema = z
+  .strictObject({
+    observed_max_chars: z
+      .int()
+      .min(0)
+      .max(1_000_000)
+      .default(4000)
+      .describe(
+        'Characters of observed lines (said in the session without needing a reply) kept for the next input, newest first; older ones are dropped.',
+      ),
+    observed_max_lines: z
+      .int()
+      .min(0)
+      .max(10_000)
+      .default(50)
+      .describe('Observed lines kept per session for the next input, newest first.'),
+    observed_max_sessions: z
+      .int()
+      .min(1)
+      .max(1_000_000)
+      .default(10_000)
+      .describe(
+        'Sessions with pending observed lines; past it the session observed least recently loses its lines.',
+      ),
+    line_template: z
+      .string()
+      .max(1000)
+      .default('{{name}}({{id}}): {{text}}')
+      .describe('One line said by a speaker; {{name}} (the id when no name), {{id}}, {{text}}.'),
+    template: z
+      .string()
+      .max(4000)
+      .default('[群聊记录]\n{{observed}}\n[当前消息]\n{{current}}')
+      .describe(
+        'The input when observed lines are pending; {{observed}} (their lines, one a line) and {{current}} (the input as a line).',
+      ),
+    current_template: z
+      .string()
+      .max(4000)
+      .default('[当前消息]\n{{current}}')
+      .describe(
+        'The input when it has a speaker and no observed lines are pending. No speaker and none pending: the text as is.',
+      ),
+  })
+  .describe('Group chat: speakers on inputs and lines observed in the session.')
+
+export const conversationSchema = z
+  .strictObject({
+    on_new_input: z
+      .enum(['interrupt', 'queue'])
+      .default('interrupt')
+      .describe('A new input while a reply runs: interrupt it, or queue behind it.'),
+    max_input_chars: z
+      .int()
+      .min(1)
+      .max(10_000_000)
+      .default(32_000)
+      .describe(
+        'Longest text of one input, in characters; a longer one is refused with bad_request (bounds the work one turn can cost).',
+      ),
+    group: groupChatSchema.prefault({}),
+    preflight: z
+      .boolean()
+      .default(true)
+      .describe(
+        'Accept user_input with preflight: true (an early transcript): the turn is prepared from it, nothing sent or stored, and adopted when the final input has the same words. false: such inputs are ignored.',
+      ),
+    preflight_timeout_ms: z
+      .int()
+      .min(100)
+      .max(600_000)
+      .default(5000)
+      .describe('A preflight no final input has confirmed by then is dropped (its model request aborted).'),
+    preflight_max_restarts: z
+      .int()
+      .min(0)
+      .max(100)
+      .default(3)
+      .describe(
+        'Times a newer preflight with other words may replace the prepared one before the final input; past it newer ones are ignored.',
+      ),
+    preflight_min_interval_ms: z
+      .int()
+      .min(0)
+      .max(60_000)
+      .default(150)
+      .describe(
+        'A newer preflight with other words arriving sooner than this after the prepared one started is ignored (no request per partial transcript).',
+      ),
+  })
+  .describe('Turn taking.')

@@ -1,0 +1,87 @@
+/**
+ * The `server` section: HTTP/WebSocket listener, tokens, limits and shutdown.
+ */
+import * as z from 'zod'
+import { secret, timeoutMs } from './fields.js'
+
+export const serverSchema = z
+  .strictObject({
+    host: z.string().min(1).default('127.0.0.1').describe('Interface to listen on.'),
+    port: z.int().min(0).max(65535).default(8080).describe('TCP port (0 picks a free one).'),
+    token: secret(
+      'Bearer token required by the API, WebSocket and admin calls when set. Required on a non-loopback host. With server.admin_token set, it grants chat only (WebSocket, /api/chat, /v1/*, reading and observing sessions).',
+    ),
+    admin_token: secret(
+      'Bearer token for the admin surface (config, doctor, memory and knowledge, session deletion, preview, tools, characters, metrics); it also grants chat. Empty: server.token grants both.',
+    ),
+    max_body_bytes: z
+      .int()
+      .min(4096)
+      .max(1024 * 1024 * 1024)
+      .default(10 * 1024 * 1024)
+      .describe(
+        'Largest accepted HTTP body or WebSocket frame (4 KiB to 1 GiB: a smaller limit would refuse the very request that raises it).',
+      ),
+    allowed_hosts: z
+      .array(z.string().min(1))
+      .default([])
+      .describe(
+        'Host names the server answers to besides localhost, IP addresses and server.host (DNS rebinding guard). `.example.com` also matches its subdomains; `*` turns the check off.',
+      ),
+    allowed_origins: z
+      .array(
+        z
+          .string()
+          .regex(
+            /^https?:\/\/[^\s/?#]+$/i,
+            'expected an origin such as https://app.example.com (scheme and host, no path or trailing slash)',
+          ),
+      )
+      .default([])
+      .describe(
+        "Web origins (`https://app.example.com`) besides the server's own whose pages may call the API and open the WebSocket; only they get CORS headers.",
+      ),
+    limits: z
+      .strictObject({
+        frames_per_second: z
+          .int()
+          .min(1)
+          .max(100_000)
+          .default(50)
+          .describe(
+            'Most WebSocket frames one connection may send per second (a burst of twice this is allowed); frames past it are dropped with an error frame.',
+          ),
+        turns_per_minute: z
+          .int()
+          .min(1)
+          .max(100_000)
+          .default(120)
+          .describe(
+            'Most turns (model requests) one WebSocket connection, or one client of /api/chat and /v1/* (its token and address), may start per minute.',
+          ),
+        concurrent_turns: z
+          .int()
+          .min(1)
+          .max(10_000)
+          .default(8)
+          .describe('Most turns running at once for one WebSocket connection, or one HTTP client.'),
+      })
+      .prefault({})
+      .describe(
+        'Per-connection and per-client limits, so a flood of frames or requests does not become as many upstream calls.',
+      ),
+    ws_max_buffered_bytes: z
+      .int()
+      .min(64 * 1024)
+      .max(1024 * 1024 * 1024)
+      .default(8 * 1024 * 1024)
+      .describe(
+        'Most bytes of events waiting for one WebSocket client that does not read. While a client lags, chunks are merged; past this, its turns are interrupted (and stored) and the socket is closed with code 1008.',
+      ),
+    shutdown_grace_ms: timeoutMs()
+      .default(10_000)
+      .describe(
+        'SIGTERM/SIGINT: longest wait for running turns to end and be stored and the stores to close; then the process exits, logging the sessions it could not finish.',
+      ),
+  })
+  .describe('The HTTP/WebSocket server (`charpipe serve`).')
