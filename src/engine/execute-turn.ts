@@ -311,14 +311,15 @@ export async function executeTurn(untimed: ExecuteTurnOptions): Promise<void> {
     options.emit({ type: 'llm_error', code: 'internal', message: 'the turn failed unexpectedly' })
   } finally {
     if (runtime && !handedOver) options.releaseRuntime(runtime)
-    if (lease) {
-      const held = lease
-      const releasing = storing.then(
-        () => held.release(),
-        () => held.release(),
-      )
-      // Released before the lane lets the next local turn in, unless the write still runs.
-      if (!signal.aborted) await releasing
-    }
+    const held = lease
+    const finishing = storing.then(
+      () => held?.release(),
+      () => held?.release(),
+    )
+    // Released before the lane lets the next local turn in. An interrupt does not wait for the
+    // write, but the engine's close does (as background work): the stores, and the cluster's Redis,
+    // close only after the cut turn is stored and its lock released.
+    if (!signal.aborted) await finishing
+    else options.background.schedule(`turn:${handle.turn}`, () => finishing)
   }
 }

@@ -6,6 +6,7 @@ import { type ChildProcess, type SpawnOptions, spawn } from 'node:child_process'
 import { createRequire } from 'node:module'
 import { join, resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
+import { serveNodeFlags } from '../../src/cli/relaunch-with-node-flags.js'
 
 const repoRoot = resolve(import.meta.dirname, '../..')
 const tsxLoader = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href
@@ -26,4 +27,13 @@ export function serveArguments(configPath: string): string[] {
 
 export function spawnServe(configPath: string, options: SpawnOptions = {}): ChildProcess {
   return spawn(process.execPath, serveArguments(configPath), options)
+}
+
+/**
+ * The server process itself: with the heap flag on its command line, `serve` does not relaunch
+ * itself, so a signal sent to the child reaches the server (SIGKILL of a launcher would only make the
+ * server shut down gracefully, storing its running turn).
+ */
+export function spawnServeProcess(configPath: string, options: SpawnOptions = {}): ChildProcess {
+  return spawn(process.execPath, [...serveNodeFlags, ...serveArguments(configPath)], options)
 }
