@@ -5,42 +5,32 @@
  * and delete.
  */
 import { readFile } from 'node:fs/promises'
-import type { Browser, Page } from 'playwright-core'
+import type { Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { buildWeb } from '../../scripts/build-web.js'
 import { base64Json, makeCardPng, makeCardV3 } from '../../src/characters/cards/card-factories.js'
 import {
+  type BrowserTest,
   findBrowserSkipReason,
-  launchBrowser,
+  openTestPage,
   type ServerUnderTest,
-  startServerUnderTest,
+  startBrowserTest,
 } from './web-test-harness.js'
 
 const skipReason = findBrowserSkipReason()
 if (skipReason) console.warn(skipReason)
 
 describe.skipIf(skipReason !== undefined)('characters on the web page', () => {
+  let browserTest: BrowserTest
   let server: ServerUnderTest
-  let browser: Browser
   let page: Page
 
   beforeAll(async () => {
-    await buildWeb()
-    server = await startServerUnderTest()
-    browser = await launchBrowser()
-    page = await browser.newPage({
-      viewport: { width: 1280, height: 800 },
-      locale: 'zh-CN',
-      acceptDownloads: true,
-    })
-    page.setDefaultTimeout(10_000)
-    page.on('pageerror', (error) => console.error(`page error: ${error.message}`))
+    browserTest = await startBrowserTest()
+    server = browserTest.server
+    page = await openTestPage(browserTest.browser, { acceptDownloads: true })
   }, 60_000)
 
-  afterAll(async () => {
-    await browser?.close()
-    await server?.stop()
-  })
+  afterAll(() => browserTest?.stop())
 
   const switchOptions = () =>
     page

@@ -14,12 +14,11 @@ import type { AddressInfo } from 'node:net'
 import OpenAI from 'openai'
 import type { Browser, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { buildWeb } from '../../scripts/build-web.js'
 import {
+  type BrowserTest,
   findBrowserSkipReason,
-  launchBrowser,
   type ServerUnderTest,
-  startServerUnderTest,
+  startBrowserTest,
 } from './web-test-harness.js'
 
 const skipReason = findBrowserSkipReason()
@@ -28,6 +27,7 @@ if (skipReason) console.warn(skipReason)
 const rebindName = 'rebind.charpipe.test'
 
 describe.skipIf(skipReason !== undefined)('a hostile web page against the server', () => {
+  let browserTest: BrowserTest
   let server: ServerUnderTest
   let hostile: Server
   let hostileUrl: string
@@ -38,21 +38,21 @@ describe.skipIf(skipReason !== undefined)('a hostile web page against the server
   const cspViolations: string[] = []
 
   beforeAll(async () => {
-    await buildWeb()
-    server = await startServerUnderTest()
+    browserTest = await startBrowserTest({
+      browserArgs: [`--host-resolver-rules=MAP ${rebindName} 127.0.0.1`],
+    })
+    ;({ server, browser } = browserTest)
     hostile = createServer((_request, response) => {
       response.setHeader('content-type', 'text/html; charset=utf-8')
       response.end('<!doctype html><title>free prizes</title><iframe name="sink"></iframe>')
     })
     await new Promise<void>((resolve) => hostile.listen(0, '127.0.0.1', resolve))
     hostileUrl = `http://127.0.0.1:${(hostile.address() as AddressInfo).port}`
-    browser = await launchBrowser([`--host-resolver-rules=MAP ${rebindName} 127.0.0.1`])
   }, 60_000)
 
   afterAll(async () => {
-    await browser?.close()
+    await browserTest?.stop()
     await new Promise((resolve) => hostile?.close(resolve))
-    await server?.stop()
   })
 
   const openPage = async (url: string, options: { watchPolicy?: boolean } = {}): Promise<Page> => {

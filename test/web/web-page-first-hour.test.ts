@@ -12,15 +12,15 @@ import { tmpdir } from 'node:os'
 import path from 'node:path'
 import type { Browser, BrowserContext, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { buildWeb } from '../../scripts/build-web.js'
 import {
+  type BrowserTest,
   findBrowserSkipReason,
   keyRefusedTrigger,
-  launchBrowser,
   longReplyTrigger,
   modelMissingTrigger,
   type ServerUnderTest,
-  startServerUnderTest,
+  startBrowserTest,
+  watchPage,
 } from './web-test-harness.js'
 
 const skipReason = findBrowserSkipReason()
@@ -46,28 +46,23 @@ async function openPage(
     const token = options.token
     await context.addInitScript((value) => localStorage.setItem('charpipe.token', value), token)
   }
-  const page = await context.newPage()
-  page.setDefaultTimeout(10_000)
-  page.on('pageerror', (error) => console.error(`page error: ${error.message}`))
+  const page = watchPage(await context.newPage())
   return { context, page }
 }
 
 describe.skipIf(skipReason !== undefined)('the first hour on the page', () => {
+  let browserTest: BrowserTest
   let server: ServerUnderTest
   let browser: Browser
 
   beforeAll(async () => {
     shotDir = await mkdtemp(path.join(tmpdir(), 'charpipe-web-shots-'))
     console.log(`screenshots in ${shotDir}`)
-    await buildWeb()
-    server = await startServerUnderTest()
-    browser = await launchBrowser()
+    browserTest = await startBrowserTest()
+    ;({ server, browser } = browserTest)
   }, 60_000)
 
-  afterAll(async () => {
-    await browser?.close()
-    await server?.stop()
-  })
+  afterAll(() => browserTest?.stop())
 
   const openChat = async (page: Page, session: string) => {
     await page.goto(`${server.url}/#chat`)
@@ -444,19 +439,16 @@ describe.skipIf(skipReason !== undefined)('the first hour on the page', () => {
 
 describe.skipIf(skipReason !== undefined)('the page with a wrong token', () => {
   const token = 'web-test-token-first-hour'
+  let browserTest: BrowserTest
   let server: ServerUnderTest
   let browser: Browser
 
   beforeAll(async () => {
-    await buildWeb()
-    server = await startServerUnderTest({ token })
-    browser = await launchBrowser()
+    browserTest = await startBrowserTest({ token })
+    ;({ server, browser } = browserTest)
   }, 60_000)
 
-  afterAll(async () => {
-    await browser?.close()
-    await server?.stop()
-  })
+  afterAll(() => browserTest?.stop())
 
   for (const viewport of ['desktop', 'phone'] as const) {
     it(`says the server refused the token and where to enter it (${viewport})`, async () => {

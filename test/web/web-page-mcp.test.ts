@@ -4,41 +4,37 @@
  * are listed) and gives the stdio server back as YAML for config.yaml, saying why.
  */
 import { readFile } from 'node:fs/promises'
-import type { Browser, Page } from 'playwright-core'
+import type { Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { buildWeb } from '../../scripts/build-web.js'
 import { type HttpMcpServer, startHttpMcpServer } from '../tools/start-http-mcp-server.js'
 import {
+  type BrowserTest,
   findBrowserSkipReason,
-  launchBrowser,
+  openTestPage,
   type ServerUnderTest,
-  startServerUnderTest,
+  startBrowserTest,
 } from './web-test-harness.js'
 
 const skipReason = findBrowserSkipReason()
 if (skipReason) console.warn(skipReason)
 
 describe.skipIf(skipReason !== undefined)('MCP servers pasted into the page', () => {
+  let browserTest: BrowserTest
   let server: ServerUnderTest
   let mcp: HttpMcpServer
-  let browser: Browser
   let page: Page
 
   beforeAll(async () => {
-    await buildWeb()
     mcp = await startHttpMcpServer({ toolPrefix: 'pasted_' })
-    server = await startServerUnderTest()
-    browser = await launchBrowser()
-    page = await browser.newPage({ viewport: { width: 1280, height: 800 }, locale: 'zh-CN' })
-    page.setDefaultTimeout(10_000)
-    page.on('pageerror', (error) => console.error(`page error: ${error.message}`))
+    browserTest = await startBrowserTest()
+    server = browserTest.server
+    page = await openTestPage(browserTest.browser)
     await page.goto(`${server.url}/#pipeline`)
     await page.locator('[data-panel="pipeline"]').waitFor()
   }, 60_000)
 
   afterAll(async () => {
-    await browser?.close()
-    await server?.stop()
+    await browserTest?.stop()
     await mcp?.close()
   })
 

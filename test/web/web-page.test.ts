@@ -9,38 +9,31 @@ import { tmpdir } from 'node:os'
 import path from 'node:path'
 import type { Browser, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { buildWeb } from '../../scripts/build-web.js'
 import {
+  type BrowserTest,
   findBrowserSkipReason,
-  launchBrowser,
   longReplyText,
   longReplyTrigger,
+  openTestPage,
   type ServerUnderTest,
-  startServerUnderTest,
+  startBrowserTest,
 } from './web-test-harness.js'
 
 const skipReason = findBrowserSkipReason()
 if (skipReason) console.warn(skipReason)
 
 describe.skipIf(skipReason !== undefined)('web page in a browser', () => {
+  let browserTest: BrowserTest
   let server: ServerUnderTest
-  let browser: Browser
   let page: Page
 
   beforeAll(async () => {
-    await buildWeb()
-    server = await startServerUnderTest()
-    browser = await launchBrowser()
-    // A Chinese browser: the page then speaks Chinese, as these checks expect.
-    page = await browser.newPage({ viewport: { width: 1280, height: 800 }, locale: 'zh-CN' })
-    page.setDefaultTimeout(10_000)
-    page.on('pageerror', (error) => console.error(`page error: ${error.message}`))
+    browserTest = await startBrowserTest()
+    server = browserTest.server
+    page = await openTestPage(browserTest.browser)
   }, 60_000)
 
-  afterAll(async () => {
-    await browser?.close()
-    await server?.stop()
-  })
+  afterAll(() => browserTest?.stop())
 
   const openTab = async (tab: string) => {
     await page.goto(`${server.url}/#${tab}`)
@@ -232,19 +225,16 @@ describe.skipIf(skipReason !== undefined)('web page in a browser', () => {
 
 describe.skipIf(skipReason !== undefined)('web page with a server token', () => {
   const token = 'web-test-token-7f3a'
+  let browserTest: BrowserTest
   let server: ServerUnderTest
   let browser: Browser
 
   beforeAll(async () => {
-    await buildWeb()
-    server = await startServerUnderTest({ token })
-    browser = await launchBrowser()
+    browserTest = await startBrowserTest({ token })
+    ;({ server, browser } = browserTest)
   }, 60_000)
 
-  afterAll(async () => {
-    await browser?.close()
-    await server?.stop()
-  })
+  afterAll(() => browserTest?.stop())
 
   it('asks for the token after a 401, then loads the config and connects the WebSocket', async () => {
     const page = await browser.newPage({ viewport: { width: 1280, height: 800 }, locale: 'zh-CN' })

@@ -10,7 +10,8 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { type Browser, chromium } from 'playwright-core'
+import { type Browser, type BrowserContextOptions, chromium, type Page } from 'playwright-core'
+import { buildWeb } from '../../scripts/build-web.js'
 import { type MockReply, startMockModelServer } from '../../src/testing/index.js'
 
 export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..')
@@ -189,4 +190,48 @@ export async function startServerUnderTest(options: { token?: string } = {}): Pr
     await rm(directory, { recursive: true, force: true })
     throw error
   }
+}
+
+export interface BrowserTest {
+  server: ServerUnderTest
+  browser: Browser
+  /** Closes the browser, then stops the server. */
+  stop(): Promise<void>
+}
+
+/** Builds the page, starts the server under test and launches the browser (`browserArgs`: see launchBrowser). */
+export async function startBrowserTest(
+  options: { token?: string; browserArgs?: string[] } = {},
+): Promise<BrowserTest> {
+  await buildWeb()
+  const server = await startServerUnderTest({ token: options.token })
+  let browser: Browser
+  try {
+    browser = await launchBrowser(options.browserArgs)
+  } catch (error) {
+    await server.stop()
+    throw error
+  }
+  return {
+    server,
+    browser,
+    stop: async () => {
+      await browser.close()
+      await server.stop()
+    },
+  }
+}
+
+/** Short waits, and errors thrown in the page go to the test's output. */
+export function watchPage(page: Page): Page {
+  page.setDefaultTimeout(10_000)
+  page.on('pageerror', (error) => console.error(`page error: ${error.message}`))
+  return page
+}
+
+/** A new page at desktop size in a Chinese browser (the page then speaks Chinese, as most checks expect). */
+export async function openTestPage(browser: Browser, options: BrowserContextOptions = {}): Promise<Page> {
+  return watchPage(
+    await browser.newPage({ viewport: { width: 1280, height: 800 }, locale: 'zh-CN', ...options }),
+  )
 }
