@@ -6,24 +6,16 @@ import {
   createScriptedProvider,
   type ScriptedStep,
 } from '../../test/engine/fake-engine-parts.js'
-import {
-  createTestKeyPrefix,
-  deleteKeysUnder,
-  findRedisSkipReason,
-  testRedisUrl,
-} from '../../test/support/local-redis.js'
+import { prepareTestRedis, testRedisUrl } from '../../test/support/local-redis.js'
+import { openClusterEngines } from '../../test/support/open-cluster-engines.js'
 import type { CharpipeConfigInput } from '../config/schema.js'
-import { createCharpipe } from '../engine/create-charpipe.js'
-import type { Charpipe } from '../engine/types.js'
 import { createInMemoryHistoryStore } from '../memory/index.js'
 import type { HistoryStore } from '../memory/types.js'
 import { createLogger } from '../shared/logger.js'
-import { type Cluster, connectCluster } from './connect-cluster.js'
 
-const skipReason = await findRedisSkipReason()
-const keyPrefix = createTestKeyPrefix()
+const { skipReason, keyPrefix, deleteKeys } = await prepareTestRedis()
 const logger = createLogger({ level: 'silent' })
-const opened: { charpipe: Charpipe; cluster: Cluster }[] = []
+const engines = openClusterEngines(logger)
 
 async function startServer(
   steps: ScriptedStep[],
@@ -35,25 +27,18 @@ async function startServer(
     storage: { redis_url: testRedisUrl },
     cluster: { enabled: true, key_prefix: keyPrefix, lease_ms: 2000 },
   })
-  const cluster = await connectCluster(config, logger)
   const provider = createScriptedProvider(steps)
-  const charpipe = await createCharpipe(config, {
+  const { charpipe, cluster } = await engines.open(config, {
     parts: createFakeParts(),
     provider,
     historyStore,
-    cluster,
-    logger,
   })
-  opened.push({ charpipe, cluster })
   return { charpipe, provider, cluster }
 }
 
 afterAll(async () => {
-  for (const { charpipe, cluster } of opened) {
-    await charpipe.close()
-    await cluster.close()
-  }
-  if (!skipReason) await deleteKeysUnder(keyPrefix)
+  await engines.closeAll()
+  await deleteKeys()
 })
 
 const contents = async (store: HistoryStore, session: string) =>

@@ -3,20 +3,14 @@ import { connect, createServer, type Server, type Socket } from 'node:net'
 import { afterAll, describe, expect, it } from 'vitest'
 import { collectEvents, makeConfig } from '../../test/engine/engine-test-helpers.js'
 import { createFakeParts, createScriptedProvider } from '../../test/engine/fake-engine-parts.js'
-import {
-  createTestKeyPrefix,
-  deleteKeysUnder,
-  findRedisSkipReason,
-  testRedisUrl,
-} from '../../test/support/local-redis.js'
+import { prepareTestRedis, testRedisUrl } from '../../test/support/local-redis.js'
 import { createCharpipe } from '../engine/create-charpipe.js'
 import type { Charpipe } from '../engine/types.js'
 import { createInMemoryHistoryStore } from '../memory/index.js'
 import { checkStores } from '../server/routes/health-routes.js'
 import { createLogger } from '../shared/logger.js'
 
-const skipReason = await findRedisSkipReason()
-const keyPrefix = createTestKeyPrefix()
+const { skipReason, keyPrefix, deleteKeys } = await prepareTestRedis()
 const logger = createLogger({ level: 'silent' })
 const target = new URL(testRedisUrl)
 
@@ -55,7 +49,7 @@ function startProxy() {
 let charpipe: Charpipe | undefined
 afterAll(async () => {
   await charpipe?.close()
-  if (!skipReason) await deleteKeysUnder(keyPrefix)
+  await deleteKeys()
 })
 
 describe.skipIf(skipReason !== undefined)('the cluster when Redis goes away', { timeout: 30_000 }, () => {

@@ -5,25 +5,17 @@
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { collectEvents, doneOf, makeConfig } from '../../test/engine/engine-test-helpers.js'
-import {
-  createTestKeyPrefix,
-  deleteKeysUnder,
-  findRedisSkipReason,
-  testRedisUrl,
-} from '../../test/support/local-redis.js'
+import { prepareTestRedis, testRedisUrl } from '../../test/support/local-redis.js'
+import { openClusterEngines } from '../../test/support/open-cluster-engines.js'
 import type { CharpipeConfigInput } from '../config/schema.js'
-import { createCharpipe } from '../engine/create-charpipe.js'
-import type { Charpipe } from '../engine/types.js'
 import { createInMemoryHistoryStore } from '../memory/index.js'
 import type { HistoryStore } from '../memory/types.js'
 import { createLogger } from '../shared/logger.js'
 import { type MockModelServer, startMockModelServer } from '../testing/index.js'
-import { type Cluster, connectCluster } from './connect-cluster.js'
 
-const skipReason = await findRedisSkipReason()
-const keyPrefix = createTestKeyPrefix()
+const { skipReason, keyPrefix, deleteKeys } = await prepareTestRedis()
 const logger = createLogger({ level: 'silent' })
-const opened: { charpipe: Charpipe; cluster: Cluster }[] = []
+const engines = openClusterEngines(logger)
 let model: MockModelServer
 const patience = { timeout: 5000 }
 
@@ -32,12 +24,9 @@ beforeAll(async () => {
 })
 beforeEach(() => model.reset())
 afterAll(async () => {
-  for (const { charpipe, cluster } of opened) {
-    await charpipe.close()
-    await cluster.close()
-  }
+  await engines.closeAll()
   await model.close()
-  if (!skipReason) await deleteKeysUnder(keyPrefix)
+  await deleteKeys()
 })
 
 async function startServer(historyStore: HistoryStore, overrides: CharpipeConfigInput = {}) {
@@ -47,10 +36,7 @@ async function startServer(historyStore: HistoryStore, overrides: CharpipeConfig
     storage: { redis_url: testRedisUrl },
     cluster: { enabled: true, key_prefix: keyPrefix, lease_ms: 2000 },
   })
-  const cluster = await connectCluster(config, logger)
-  const charpipe = await createCharpipe(config, { historyStore, cluster, logger })
-  opened.push({ charpipe, cluster })
-  return charpipe
+  return (await engines.open(config, { historyStore })).charpipe
 }
 
 const contents = async (store: HistoryStore, session: string) =>

@@ -7,12 +7,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
-import {
-  createTestKeyPrefix,
-  deleteKeysUnder,
-  findRedisSkipReason,
-  testRedisUrl,
-} from '../../test/support/local-redis.js'
+import { prepareTestRedis, testRedisUrl } from '../../test/support/local-redis.js'
 import { loadConfig } from '../config/load-config.js'
 import type { CharpipeConfig } from '../config/schema.js'
 import { type ConfigManager, createConfigManager } from '../server/create-config-manager.js'
@@ -20,8 +15,7 @@ import { createLogger } from '../shared/logger.js'
 import { type ClusterRedis, connectClusterRedis } from './connect-cluster-redis.js'
 import { type ConfigSync, startConfigSync } from './start-config-sync.js'
 
-const skipReason = await findRedisSkipReason()
-const keyPrefix = createTestKeyPrefix()
+const { skipReason, keyPrefix, deleteKeys } = await prepareTestRedis()
 const logger = createLogger({ level: 'silent' })
 const folder = await mkdtemp(join(tmpdir(), 'charpipe-cluster-config-'))
 const opened: { redis: ClusterRedis; sync: ConfigSync }[] = []
@@ -62,7 +56,7 @@ afterAll(async () => {
     sync.close()
     await redis.close()
   }
-  if (!skipReason) await deleteKeysUnder(keyPrefix)
+  await deleteKeys()
   await rm(folder, { recursive: true, force: true })
 })
 

@@ -1,19 +1,13 @@
 import { Redis } from 'ioredis'
 import { afterAll, describe, expect, it } from 'vitest'
-import {
-  createTestKeyPrefix,
-  deleteKeysUnder,
-  findRedisSkipReason,
-  testRedisUrl,
-} from '../../test/support/local-redis.js'
+import { prepareTestRedis, testRedisUrl } from '../../test/support/local-redis.js'
 import { configSchema } from '../config/schema.js'
 import { createLogger } from '../shared/logger.js'
 import { type Cluster, connectCluster } from './connect-cluster.js'
 import type { ClusterInterrupt } from './turn-coordinator.js'
 
-const skipReason = await findRedisSkipReason()
+const { skipReason, keyPrefix, deleteKeys } = await prepareTestRedis()
 if (skipReason) console.warn(`cluster tests skipped: ${skipReason}`)
-const keyPrefix = createTestKeyPrefix()
 const logger = createLogger({ level: 'silent' })
 const opened: Cluster[] = []
 
@@ -29,7 +23,7 @@ async function join(cluster: { lease_ms?: number; lock_wait_ms?: number } = {}):
 
 afterAll(async () => {
   for (const member of opened) await member.close()
-  if (!skipReason) await deleteKeysUnder(keyPrefix)
+  await deleteKeys()
 })
 
 describe.skipIf(skipReason !== undefined)('the Redis turn lock', { timeout: 20_000 }, () => {

@@ -1,18 +1,12 @@
 import { Redis } from 'ioredis'
 import { afterAll, describe, expect, it } from 'vitest'
-import {
-  createTestKeyPrefix,
-  deleteKeysUnder,
-  findRedisSkipReason,
-  testRedisUrl,
-} from '../../test/support/local-redis.js'
+import { prepareTestRedis, testRedisUrl } from '../../test/support/local-redis.js'
 import { type CharpipeConfig, configSchema } from '../config/schema.js'
 import { createLogger } from '../shared/logger.js'
 import { type ClusterRedis, connectClusterRedis } from './connect-cluster-redis.js'
 import { type ConfigSync, startConfigSync } from './start-config-sync.js'
 
-const skipReason = await findRedisSkipReason()
-const keyPrefix = createTestKeyPrefix()
+const { skipReason, keyPrefix, deleteKeys } = await prepareTestRedis()
 const logger = createLogger({ level: 'silent' })
 const opened: { redis: ClusterRedis; sync: ConfigSync; adopted: CharpipeConfig[] }[] = []
 
@@ -46,7 +40,7 @@ afterAll(async () => {
     sync.close()
     await redis.close()
   }
-  if (!skipReason) await deleteKeysUnder(keyPrefix)
+  await deleteKeys()
 })
 
 describe.skipIf(skipReason !== undefined)('config shared by the cluster', { timeout: 20_000 }, () => {

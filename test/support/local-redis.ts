@@ -45,3 +45,25 @@ export async function deleteKeysUnder(keyPrefix: string): Promise<void> {
     await client.quit()
   }
 }
+
+export interface TestRedis {
+  /** Why the file's tests skip (no Redis), or undefined. */
+  skipReason: string | undefined
+  /** The file's own key prefix. */
+  keyPrefix: string
+  /** Deletes every key under the prefix (nothing when the tests skipped). */
+  deleteKeys(): Promise<void>
+}
+
+/** What a test file on the local Redis starts with: whether to skip, and a key prefix of its own. */
+export async function prepareTestRedis(): Promise<TestRedis> {
+  const skipReason = await findRedisSkipReason()
+  const keyPrefix = createTestKeyPrefix()
+  return {
+    skipReason,
+    keyPrefix,
+    deleteKeys: async () => {
+      if (!skipReason) await deleteKeysUnder(keyPrefix)
+    },
+  }
+}
