@@ -14,22 +14,24 @@
 import { randomUUID } from 'node:crypto'
 import type { Pool } from 'pg'
 import { BadRequestError } from '../../shared/errors.js'
-import { estimateTokens } from '../../shared/estimate-tokens.js'
 import { getLogger, type Logger, scrubSecrets } from '../../shared/logger.js'
 import { createPostgresPool } from '../history/create-postgres-pool.js'
 import { describeError, describeServerUrl, HistoryStoreError } from '../history/history-store-error.js'
 import { quoteIdentifier } from '../history/postgres-migrations.js'
 import type { AddMemoryInput, KnowledgeDocument, MemoryStore } from '../types.js'
 import { chunkKnowledgeText } from './chunk-knowledge-text.js'
+import { applyMemoryPatch, createKnowledgeChunkRow, createMemoryItemRow } from './create-memory-item-row.js'
 import type { EmbeddingsClient } from './create-openai-embeddings.js'
 import { createPostgresKeywordIndex } from './create-postgres-keyword-index.js'
 import { createPostgresMemoryRows } from './create-postgres-memory-rows.js'
-import { createPostgresMemoryWrites, type ItemRow } from './create-postgres-memory-writes.js'
+import { createPostgresMemoryWrites } from './create-postgres-memory-writes.js'
 import { createRowCache } from './create-row-cache.js'
 import { embedQuietly } from './embed-quietly.js'
 import {
   convertRowToChange,
+  convertRowToDocument,
   convertRowToRecord,
+  type KnowledgeDocumentRow,
   knowledgeScope,
   type MemoryChangeRow,
 } from './memory-item-row.js'
@@ -43,7 +45,12 @@ import {
 import { applyPostgresMemoryMigrations } from './postgres-memory-migrations.js'
 import { encodeVector } from './scan-vectors.js'
 import { createMemorySearcher } from './search-memory-items.js'
-import { validateAddInput, validateKnowledgeDocument, validatePatch } from './validate-memory-input.js'
+import {
+  validateAddInput,
+  validateKnowledgeDocument,
+  validateListOptions,
+  validatePatch,
+} from './validate-memory-input.js'
 
 export interface CreatePostgresMemoryStoreOptions {
   /** `postgres://user:password@host:port/database`. Either this or `pool`. */
@@ -147,19 +154,7 @@ export async function createPostgresMemoryStore(
       const [vector] = await embedQuietly(embeddings, [input.text], logger)
       assertOpen()
       const at = now()
-      const row: ItemRow = {
-        id: `mem_${randomUUID()}`,
-        kind: 'memory',
-        scope: input.scope,
-        text: input.text,
-        speaker: input.speaker ?? null,
-        time: input.time ?? at,
-        metadata: input.metadata === undefined ? null : JSON.stringify(input.metadata),
-        source_turn: input.sourceTurn ?? null,
-        document_id: null,
-        context: '',
-        token_count: estimateTokens(input.text),
-      }
+      const row = createMemoryItemRow({ id: `mem_${randomUUID()}`, input, at, context: '' })
       await writePartition('memory', input.scope, async (client, write) => {
         const found = neighbourContext
           ? await client.query<PostgresMemoryItemRow>(sql.previousInScope, [input.scope])
@@ -186,11 +181,7 @@ export async function createPostgresMemoryStore(
 
     async list(listOptions = {}) {
       assertOpen()
-      const limit = listOptions.limit ?? 100
-      const offset = listOptions.offset ?? 0
-      if (!Number.isInteger(limit) || limit < 0) throw new BadRequestError('memory list: limit must be >= 0')
-      if (!Number.isInteger(offset) || offset < 0)
-        throw new BadRequestError('memory list: offset must be >= 0')
+      const { limit, offset } = validateListOptions(listOptions)
       const result = await pool.query<PostgresMemoryItemRow>(sql.list, [
         listOptions.scope ?? null,
         limit,
@@ -214,14 +205,7 @@ export async function createPostgresMemoryStore(
       const updated = await writePartition('memory', existing.scope, async (client, write) => {
         const row = await readMemory(client, String(id))
         if (!row) return undefined
-        const next: ItemRow = {
-          ...row,
-          text: patch.text ?? row.text,
-          speaker: patch.speaker === undefined ? row.speaker : patch.speaker,
-          time: patch.time ?? row.time,
-          metadata: patch.metadata === undefined ? row.metadata : JSON.stringify(patch.metadata),
-        }
-        next.token_count = estimateTokens(next.text)
+        const next = applyMemoryPatch(row, patch)
         await rewriteItem(client, write, row, next, at)
         if (textChanged) {
           await client.query(sql.deleteVector, [row.seq])
@@ -289,19 +273,13 @@ export async function createPostgresMemoryStore(
       await writePartition('knowledge', knowledgeScope, async (client, write) => {
         await client.query(sql.insertDocument, [id, document.name, chunks.length, at])
         for (const [index, chunk] of chunks.entries()) {
-          const row: ItemRow = {
-            id: `${id}#${index}`,
-            kind: 'knowledge',
-            scope: knowledgeScope,
-            text: chunk.text,
-            speaker: null,
-            time: at,
-            metadata: JSON.stringify({ document: id, chunk: index, headings: chunk.headings }),
-            source_turn: null,
-            document_id: id,
-            context: [document.name, ...chunk.headings].join(' > '),
-            token_count: estimateTokens(chunk.text),
-          }
+          const row = createKnowledgeChunkRow({
+            documentId: id,
+            documentName: document.name,
+            chunk,
+            index,
+            at,
+          })
           await insertItem(client, write, row, vectors[index], at)
         }
       })
@@ -310,15 +288,8 @@ export async function createPostgresMemoryStore(
 
     async listKnowledge(): Promise<KnowledgeDocument[]> {
       assertOpen()
-      const result = await pool.query<{ id: string; name: string; chunks: number; created_at: number }>(
-        sql.listDocuments,
-      )
-      return result.rows.map((row) => ({
-        id: row.id,
-        name: row.name,
-        chunks: row.chunks,
-        createdAt: row.created_at,
-      }))
+      const result = await pool.query<KnowledgeDocumentRow>(sql.listDocuments)
+      return result.rows.map(convertRowToDocument)
     },
 
     async removeKnowledge(id) {

@@ -12,21 +12,22 @@
  */
 import { randomUUID } from 'node:crypto'
 import { BadRequestError } from '../../shared/errors.js'
-import { estimateTokens } from '../../shared/estimate-tokens.js'
 import { getLogger, type Logger } from '../../shared/logger.js'
 import { createPrivateDatabaseFile, restrictDatabaseSideFiles } from '../create-private-database-file.js'
 import { openSqliteDatabase } from '../open-sqlite-database.js'
 import type { AddMemoryInput, KnowledgeDocument, MemoryRecord, MemoryStore } from '../types.js'
 import { chunkKnowledgeText } from './chunk-knowledge-text.js'
+import { applyMemoryPatch, createKnowledgeChunkRow, createMemoryItemRow } from './create-memory-item-row.js'
 import type { EmbeddingsClient } from './create-openai-embeddings.js'
 import { createSqliteKeywordIndex } from './create-sqlite-keyword-index.js'
 import { createSqliteMemoryRows } from './create-sqlite-memory-rows.js'
 import { embedQuietly as embedQuietlyWith } from './embed-quietly.js'
 import {
   convertRowToChange,
+  convertRowToDocument,
   convertRowToRecord,
   convertScopeToKey,
-  knowledgeScope,
+  type KnowledgeDocumentRow,
   knowledgeScopeKey,
   type MemoryChangeRow,
   type MemoryItemRow,
@@ -37,7 +38,12 @@ import { capContext, joinContext } from './neighbour-context.js'
 import { encodeVector } from './scan-vectors.js'
 import { createMemorySearcher } from './search-memory-items.js'
 import { segmentIndexedFields } from './segment-indexed-fields.js'
-import { validateAddInput, validateKnowledgeDocument, validatePatch } from './validate-memory-input.js'
+import {
+  validateAddInput,
+  validateKnowledgeDocument,
+  validateListOptions,
+  validatePatch,
+} from './validate-memory-input.js'
 
 export interface CreateSqliteMemoryStoreOptions {
   /** Database file (created with its folder when missing), or `:memory:`. */
@@ -204,19 +210,7 @@ export function createSqliteMemoryStore(options: CreateSqliteMemoryStoreOptions)
           indexItem(previous, previous.seq)
         }
         insertItem(
-          {
-            id,
-            kind: 'memory',
-            scope: input.scope,
-            text: input.text,
-            speaker: input.speaker ?? null,
-            time: input.time ?? at,
-            metadata: input.metadata === undefined ? null : JSON.stringify(input.metadata),
-            source_turn: input.sourceTurn ?? null,
-            document_id: null,
-            context: capContext(previous?.text ?? ''),
-            token_count: estimateTokens(input.text),
-          },
+          createMemoryItemRow({ id, input, at, context: capContext(previous?.text ?? '') }),
           vector,
           at,
         )
@@ -233,11 +227,7 @@ export function createSqliteMemoryStore(options: CreateSqliteMemoryStoreOptions)
 
     async list(listOptions = {}) {
       assertOpen()
-      const limit = listOptions.limit ?? 100
-      const offset = listOptions.offset ?? 0
-      if (!Number.isInteger(limit) || limit < 0) throw new BadRequestError('memory list: limit must be >= 0')
-      if (!Number.isInteger(offset) || offset < 0)
-        throw new BadRequestError('memory list: offset must be >= 0')
+      const { limit, offset } = validateListOptions(listOptions)
       const filtered = listOptions.scope !== undefined
       const rows = database
         .prepare(
@@ -259,14 +249,7 @@ export function createSqliteMemoryStore(options: CreateSqliteMemoryStoreOptions)
       const updated = runWrite(() => {
         const row = statements.getMemory.get(String(id)) as MemoryItemRow | undefined
         if (!row) return undefined
-        const next: MemoryItemRow = {
-          ...row,
-          text: patch.text ?? row.text,
-          speaker: patch.speaker === undefined ? row.speaker : patch.speaker,
-          time: patch.time ?? row.time,
-          metadata: patch.metadata === undefined ? row.metadata : JSON.stringify(patch.metadata),
-        }
-        next.token_count = estimateTokens(next.text)
+        const next = applyMemoryPatch(row, patch)
         statements.updateItem.run({ ...next, now: at })
         unindexItem(row)
         indexItem(next, row.seq)
@@ -327,23 +310,14 @@ export function createSqliteMemoryStore(options: CreateSqliteMemoryStoreOptions)
       runWrite(() => {
         statements.insertDocument.run(id, document.name, chunks.length, at)
         chunks.forEach((chunk, index) => {
-          insertItem(
-            {
-              id: `${id}#${index}`,
-              kind: 'knowledge',
-              scope: knowledgeScope,
-              text: chunk.text,
-              speaker: null,
-              time: at,
-              metadata: JSON.stringify({ document: id, chunk: index, headings: chunk.headings }),
-              source_turn: null,
-              document_id: id,
-              context: [document.name, ...chunk.headings].join(' > '),
-              token_count: estimateTokens(chunk.text),
-            },
-            vectors[index],
+          const row = createKnowledgeChunkRow({
+            documentId: id,
+            documentName: document.name,
+            chunk,
+            index,
             at,
-          )
+          })
+          insertItem(row, vectors[index], at)
         })
       })
       return { id, name: document.name, chunks: chunks.length, createdAt: at }
@@ -351,18 +325,8 @@ export function createSqliteMemoryStore(options: CreateSqliteMemoryStoreOptions)
 
     async listKnowledge(): Promise<KnowledgeDocument[]> {
       assertOpen()
-      const rows = statements.listDocuments.all() as {
-        id: string
-        name: string
-        chunks: number
-        created_at: number
-      }[]
-      return rows.map((row) => ({
-        id: row.id,
-        name: row.name,
-        chunks: row.chunks,
-        createdAt: row.created_at,
-      }))
+      const rows = statements.listDocuments.all() as KnowledgeDocumentRow[]
+      return rows.map(convertRowToDocument)
     },
 
     async removeKnowledge(id) {

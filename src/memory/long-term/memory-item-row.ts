@@ -1,6 +1,6 @@
 /** The `memory_items` and `memory_changes` rows and their conversion to the public record shapes. */
 import { createHash } from 'node:crypto'
-import type { MemoryChange, MemoryHit, MemoryRecord } from '../types.js'
+import type { KnowledgeDocument, MemoryChange, MemoryHit, MemoryRecord } from '../types.js'
 
 export interface MemoryItemRow {
   seq: number
@@ -60,4 +60,15 @@ export function convertRowToChange(row: MemoryChangeRow): MemoryChange {
   if (row.old_text !== null) change.oldText = row.old_text
   if (row.new_text !== null) change.newText = row.new_text
   return change
+}
+
+export interface KnowledgeDocumentRow {
+  id: string
+  name: string
+  chunks: number
+  created_at: number
+}
+
+export function convertRowToDocument(row: KnowledgeDocumentRow): KnowledgeDocument {
+  return { id: row.id, name: row.name, chunks: row.chunks, createdAt: row.created_at }
 }

@@ -48,6 +48,18 @@ function validateOptionalFields(action: string, fields: MemoryPatch): void {
   }
 }
 
+/** The page a `list` asks for, with its defaults. */
+export function validateListOptions(options: { limit?: number; offset?: number }): {
+  limit: number
+  offset: number
+} {
+  const limit = options.limit ?? 100
+  const offset = options.offset ?? 0
+  if (!Number.isInteger(limit) || limit < 0) throw new BadRequestError('memory list: limit must be >= 0')
+  if (!Number.isInteger(offset) || offset < 0) throw new BadRequestError('memory list: offset must be >= 0')
+  return { limit, offset }
+}
+
 export function validateKnowledgeDocument(document: { name: string; text: string }): void {
   if (!document || typeof document.name !== 'string' || !document.name.trim()) {
     throw new BadRequestError('knowledge: name must be a non-empty string')
