@@ -4,7 +4,6 @@
  * and deleted through the other, a turn on the other server is given it, and `/healthz` on both
  * covers the memory store. Under CI the services must be there: the test never skips then.
  */
-import type { ChildProcess } from 'node:child_process'
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -19,15 +18,13 @@ import {
   findRedisSkipReason,
   testRedisUrl,
 } from '../support/local-redis.js'
-import { spawnServe } from '../support/spawn-serve.js'
+import { spawnServe, type WatchedServe, waitForListening, watchServe } from '../support/spawn-serve.js'
 
 const skipReason = (await findRedisSkipReason()) ?? (await findPostgresSkipReason())
 if (skipReason) console.warn(`shared memory cluster test skipped: ${skipReason}`)
 
-interface ServeProcess {
-  child: ChildProcess
+interface ServeProcess extends WatchedServe {
   url: string
-  exited: Promise<number | null>
 }
 
 const database = createTestSchemaName('cluster_memory')
@@ -38,22 +35,11 @@ const requests: RecordedRequest[] = []
 let folder: string
 let model: MockModelServer
 
-function startServe(configPath: string, cwd: string): Promise<ServeProcess> {
-  const child = spawnServe(configPath, { cwd, env: { ...process.env, CHARPIPE_LOG_LEVEL: 'info' } })
-  let stdout = ''
-  let stderr = ''
-  child.stdout!.on('data', (chunk) => (stdout += chunk))
-  child.stderr!.on('data', (chunk) => (stderr += chunk))
-  const exited = new Promise<number | null>((done) => child.once('exit', (code) => done(code)))
-  return (async () => {
-    for (let attempt = 0; attempt < 1200; attempt++) {
-      const match = stdout.match(/listening on (http:\/\/\S+)/)
-      if (match) return { child, url: match[1]!, exited }
-      if (child.exitCode !== null) throw new Error(`serve exited: ${stderr}${stdout}`)
-      await new Promise((done) => setTimeout(done, 100))
-    }
-    throw new Error(`serve did not start: ${stderr}`)
-  })()
+async function startServe(configPath: string, cwd: string): Promise<ServeProcess> {
+  const serve = watchServe(
+    spawnServe(configPath, { cwd, env: { ...process.env, CHARPIPE_LOG_LEVEL: 'info' } }),
+  )
+  return { ...serve, url: await waitForListening(serve) }
 }
 
 beforeAll(async () => {

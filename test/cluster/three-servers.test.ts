@@ -10,7 +10,6 @@
  * Under CI the services must be there: the test never skips then.
  */
 
-import type { ChildProcess } from 'node:child_process'
 import { randomUUID } from 'node:crypto'
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
@@ -25,7 +24,7 @@ import {
   findRedisSkipReason,
   testRedisUrl,
 } from '../support/local-redis.js'
-import { spawnServeProcess } from '../support/spawn-serve.js'
+import { spawnServeProcess, type WatchedServe, waitForListening, watchServe } from '../support/spawn-serve.js'
 
 const adminUrl = process.env.POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test'
 const leaseMs = 2000
@@ -46,13 +45,9 @@ async function findPostgresSkipReason(): Promise<string | undefined> {
 const skipReason = (await findRedisSkipReason()) ?? (await findPostgresSkipReason())
 if (skipReason) console.warn(`cluster integration test skipped: ${skipReason}`)
 
-interface ServeProcess {
+interface ServeProcess extends WatchedServe {
   name: string
-  child: ChildProcess
   url: string
-  stdout: () => string
-  /** The signal that ended the process, or its exit code. */
-  exited: Promise<NodeJS.Signals | number | null>
 }
 
 function lastUserText(request: RecordedRequest): string {
@@ -126,28 +121,14 @@ function describeCluster(memoryStore: 'sqlite' | 'postgres') {
     }
   }
 
-  function spawnServe(name: string): Promise<ServeProcess> {
-    const cwd = join(folder, name)
-    const child = spawnServeProcess(configPath, {
-      cwd,
-      env: { ...process.env, CHARPIPE_LOG_LEVEL: 'info' },
-    })
-    let stdout = ''
-    let stderr = ''
-    child.stdout!.on('data', (chunk) => (stdout += chunk))
-    child.stderr!.on('data', (chunk) => (stderr += chunk))
-    const exited = new Promise<NodeJS.Signals | number | null>((done) =>
-      child.once('exit', (code, signal) => done(signal ?? code)),
+  async function spawnServe(name: string): Promise<ServeProcess> {
+    const serve = watchServe(
+      spawnServeProcess(configPath, {
+        cwd: join(folder, name),
+        env: { ...process.env, CHARPIPE_LOG_LEVEL: 'info' },
+      }),
     )
-    return (async () => {
-      for (let attempt = 0; attempt < 1200; attempt++) {
-        const match = stdout.match(/listening on (http:\/\/\S+)/)
-        if (match) return { name, child, url: match[1]!, stdout: () => stdout, exited }
-        if (child.exitCode !== null) throw new Error(`${name} exited: ${stderr}${stdout}`)
-        await new Promise((done) => setTimeout(done, 100))
-      }
-      throw new Error(`${name} did not start: ${stderr}`)
-    })()
+    return { ...serve, name, url: await waitForListening(serve) }
   }
 
   describe.skipIf(skipReason !== undefined)(

@@ -1,18 +1,15 @@
 /** `charpipe serve` as a child process, the way users run it. */
-import { type ChildProcess, spawn } from 'node:child_process'
+import { spawn } from 'node:child_process'
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
-import { createRequire } from 'node:module'
 import { tmpdir } from 'node:os'
-import { join, resolve } from 'node:path'
-import { pathToFileURL } from 'node:url'
+import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { serveNodeFlags } from '../../src/cli/relaunch-with-node-flags.js'
 import { type MockModelServer, startMockModelServer } from '../../src/testing/index.js'
+import { serveCommand, type WatchedServe, waitForListening, watchServe } from '../support/spawn-serve.js'
 import { openTestSocket } from './websocket-client.js'
 
-const repoRoot = resolve(import.meta.dirname, '../..')
 // The child runs in a temporary folder (so `./data/…` defaults land there), loading TypeScript through tsx.
-const tsxLoader = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href
 let folder: string
 let model: MockModelServer
 
@@ -25,39 +22,16 @@ afterAll(async () => {
   await rm(folder, { recursive: true, force: true })
 })
 
-interface ServeProcess {
-  child: ChildProcess
-  stdout: () => string
-  stderr: () => string
-  exited: Promise<number | null>
-}
-
-function spawnServe(args: string[], cwd = folder, env: Record<string, string> = {}): ServeProcess {
-  const child = spawn(
-    process.execPath,
-    ['--import', tsxLoader, join(repoRoot, 'src/cli/entry.ts'), 'serve', ...args],
-    {
+function spawnServe(args: string[], cwd = folder, env: Record<string, string> = {}): WatchedServe {
+  return watchServe(
+    spawn(process.execPath, serveCommand(args), {
       cwd,
       env: { ...process.env, CHARPIPE_LOG_LEVEL: 'info', ...env },
-    },
+    }),
   )
-  let stdout = ''
-  let stderr = ''
-  child.stdout!.on('data', (chunk) => (stdout += chunk))
-  child.stderr!.on('data', (chunk) => (stderr += chunk))
-  const exited = new Promise<number | null>((done) => child.once('exit', (code) => done(code)))
-  return { child, stdout: () => stdout, stderr: () => stderr, exited }
 }
 
-async function waitForUrl(serve: ServeProcess): Promise<string> {
-  for (let attempt = 0; attempt < 600; attempt++) {
-    const match = serve.stdout().match(/listening on (http:\/\/\S+)/)
-    if (match) return match[1]!
-    if (serve.child.exitCode !== null) throw new Error(`serve exited: ${serve.stderr()}`)
-    await new Promise((done) => setTimeout(done, 100))
-  }
-  throw new Error(`serve did not start: ${serve.stderr()}`)
-}
+const waitForUrl = (serve: WatchedServe) => waitForListening(serve, { attempts: 600 })
 
 // Each case starts a fresh Node process compiling the sources; on a busy machine that takes a while.
 describe('charpipe serve', { timeout: 120_000 }, () => {

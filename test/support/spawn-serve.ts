@@ -11,18 +11,14 @@ import { serveNodeFlags } from '../../src/cli/relaunch-with-node-flags.js'
 const repoRoot = resolve(import.meta.dirname, '../..')
 const tsxLoader = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href
 
+/** The command line of `node … serve` with the given switches. */
+export function serveCommand(switches: string[]): string[] {
+  return ['--import', tsxLoader, join(repoRoot, 'src/cli/entry.ts'), 'serve', ...switches]
+}
+
 /** The command line of `node … serve`, for tests that spawn it their own way. */
 export function serveArguments(configPath: string): string[] {
-  return [
-    '--import',
-    tsxLoader,
-    join(repoRoot, 'src/cli/entry.ts'),
-    'serve',
-    '--config',
-    configPath,
-    '--port',
-    '0',
-  ]
+  return serveCommand(['--config', configPath, '--port', '0'])
 }
 
 export function spawnServe(configPath: string, options: SpawnOptions = {}): ChildProcess {
@@ -36,4 +32,38 @@ export function spawnServe(configPath: string, options: SpawnOptions = {}): Chil
  */
 export function spawnServeProcess(configPath: string, options: SpawnOptions = {}): ChildProcess {
   return spawn(process.execPath, [...serveNodeFlags, ...serveArguments(configPath)], options)
+}
+
+export interface WatchedServe {
+  child: ChildProcess
+  stdout: () => string
+  stderr: () => string
+  /** The signal that ended the process, or its exit code. */
+  exited: Promise<NodeJS.Signals | number | null>
+}
+
+/** Keeps what a spawned `serve` prints (its stdio piped), and when it ends. */
+export function watchServe(child: ChildProcess): WatchedServe {
+  let stdout = ''
+  let stderr = ''
+  child.stdout!.on('data', (chunk) => (stdout += chunk))
+  child.stderr!.on('data', (chunk) => (stderr += chunk))
+  const exited = new Promise<NodeJS.Signals | number | null>((done) =>
+    child.once('exit', (code, signal) => done(signal ?? code)),
+  )
+  return { child, stdout: () => stdout, stderr: () => stderr, exited }
+}
+
+/** The URL of the listening line; fails with what `serve` printed if it exits or prints none in time. */
+export async function waitForListening(
+  serve: WatchedServe,
+  options: { attempts?: number } = {},
+): Promise<string> {
+  for (let attempt = 0; attempt < (options.attempts ?? 1200); attempt++) {
+    const match = serve.stdout().match(/listening on (http:\/\/\S+)/)
+    if (match) return match[1]!
+    if (serve.child.exitCode !== null) throw new Error(`serve exited: ${serve.stderr()}${serve.stdout()}`)
+    await new Promise((done) => setTimeout(done, 100))
+  }
+  throw new Error(`serve did not start: ${serve.stderr()}`)
 }

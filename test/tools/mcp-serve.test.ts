@@ -13,7 +13,7 @@ import { join, resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type MockModelServer, startMockModelServer } from '../../src/testing/index.js'
-import { spawnServe } from '../support/spawn-serve.js'
+import { spawnServe, waitForListening, watchServe } from '../support/spawn-serve.js'
 import { startHttpMcpServer } from './start-http-mcp-server.js'
 
 const repoRoot = resolve(import.meta.dirname, '../..')
@@ -84,17 +84,12 @@ describe('MCP servers under charpipe serve', () => {
         '      timeout_ms: 8000',
       ].join('\n'),
     )
-    const child = spawnServe(configPath, { cwd: folder, env: { ...process.env, CHARPIPE_LOG_LEVEL: 'info' } })
-    let stdout = ''
-    child.stdout!.on('data', (chunk) => (stdout += chunk))
-    child.stderr!.on('data', () => {})
-    const exited = new Promise<number | null>((done) => child.once('exit', (code) => done(code)))
+    const serve = watchServe(
+      spawnServe(configPath, { cwd: folder, env: { ...process.env, CHARPIPE_LOG_LEVEL: 'info' } }),
+    )
+    const { child, exited } = serve
     try {
-      const url = await waitFor(
-        async () => stdout.match(/listening on (http:\/\/\S+)/)?.[1],
-        'listening on',
-        child,
-      )
+      const url = await waitForListening(serve, { attempts: 600 })
       const tools = async () =>
         (await (await fetch(`${url}/api/tools`)).json()) as { servers: { name: string; state: string }[] }
       const stateOf = async (name: string) =>
@@ -153,17 +148,10 @@ describe('MCP servers under charpipe serve', () => {
         `      url: ${http.url}`,
       ].join('\n'),
     )
-    const child = spawnServe(configPath, { cwd: folder })
-    let stdout = ''
-    child.stdout!.on('data', (chunk) => (stdout += chunk))
-    child.stderr!.on('data', () => {})
-    const exited = new Promise<number | null>((done) => child.once('exit', (code) => done(code)))
+    const serve = watchServe(spawnServe(configPath, { cwd: folder }))
+    const { child, exited } = serve
     try {
-      const url = await waitFor(
-        async () => stdout.match(/listening on (http:\/\/\S+)/)?.[1],
-        'listening on',
-        child,
-      )
+      const url = await waitForListening(serve, { attempts: 600 })
       model.reset()
       model.script([
         { text: '{"tool_call": {"name": "web_echo", "arguments": {"text": "no native tools"}}}' },
