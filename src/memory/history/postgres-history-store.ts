@@ -5,10 +5,10 @@
  */
 import type { Pool } from 'pg'
 import { BadRequestError, StoreUnavailableError } from '../../shared/errors.js'
-import { getLogger, type Logger, scrubSecrets } from '../../shared/logger.js'
+import { getLogger, type Logger } from '../../shared/logger.js'
+import { openPostgresStore } from '../open-postgres-store.js'
+import { runPostgresTransaction } from '../run-postgres-transaction.js'
 import type { ConversationScope, HistoryStore, StoredMessage } from '../types.js'
-import { createPostgresPool } from './create-postgres-pool.js'
-import { describeError, describeServerUrl, HistoryStoreError } from './history-store-error.js'
 import { applyPostgresHistoryMigrations, quoteIdentifier } from './postgres-migrations.js'
 import {
   convertRowToStoredMessage,
@@ -43,32 +43,14 @@ export async function createPostgresHistoryStore(
   options: PostgresHistoryStoreOptions,
 ): Promise<HistoryStore> {
   const logger = options.logger ?? getLogger('history')
-  if (!options.pool && !options.url) {
-    throw new HistoryStoreError('createPostgresHistoryStore: give url (storage.postgres_url) or pool')
-  }
-  const schema = options.schema ?? 'public'
-  const ownsPool = !options.pool
-  const pool =
-    options.pool ??
-    (await createPostgresPool({
-      url: options.url!,
-      timeoutMs: options.timeoutMs ?? 1000,
-      neededFor: 'history.store: postgres',
-      logger,
-    }))
-  try {
-    await applyPostgresHistoryMigrations(pool, schema, logger)
-  } catch (error) {
-    if (ownsPool) await pool.end().catch(() => {})
-    if (HistoryStoreError.isInstance(error)) throw error
-    const where = options.url ? describeServerUrl(options.url) : 'the given pool'
-    throw new HistoryStoreError(
-      `cannot open PostgreSQL history at ${where}: ${scrubSecrets(describeError(error))}`,
-      {
-        cause: error,
-      },
-    )
-  }
+  const { pool, ownsPool, schema } = await openPostgresStore({
+    ...options,
+    logger,
+    factoryName: 'createPostgresHistoryStore',
+    holds: 'history',
+    neededFor: 'history.store: postgres',
+    migrate: applyPostgresHistoryMigrations,
+  })
 
   const tables = quoteIdentifier(schema)
   const sql = {
@@ -127,17 +109,13 @@ export async function createPostgresHistoryStore(
 
     async appendTurn(scope, turn) {
       validateCompletedTurn(scope, turn)
-      const client = await pool.connect()
-      // The pool listens for errors only on idle clients: a checked-out client whose server goes
-      // away emits 'error', which without a listener is an uncaught exception that ends the process.
-      let broken: Error | undefined
-      const onError = (error: Error) => {
-        broken = error
-        logger.warn({ error: scrubSecrets(error.message) }, 'postgres client error during a turn write')
+      const transaction = {
+        logger,
+        doing: 'a turn write',
+        // A stale fence is an answer, not a broken connection: the client goes back to the pool.
+        isAnswer: (error: unknown) => error instanceof StoreUnavailableError,
       }
-      client.on('error', onError)
-      try {
-        await client.query('BEGIN')
+      await runPostgresTransaction(pool, transaction, async (client) => {
         const session = await client.query<{ id: string; turn_count: number }>(sql.bumpSession, [
           ...scopeValues(scope),
           Date.now(),
@@ -153,18 +131,7 @@ export async function createPostgresHistoryStore(
         if (turn.user) await client.query(sql.insertMessage, messageValues(id, turnSeq, turn.turn, turn.user))
         if (turn.assistant)
           await client.query(sql.insertMessage, messageValues(id, turnSeq, turn.turn, turn.assistant))
-        await client.query('COMMIT')
-      } catch (error) {
-        // A stale fence is an answer, not a broken connection: the client goes back to the pool.
-        if (!(error instanceof StoreUnavailableError)) broken ??= error as Error
-        await client.query('ROLLBACK').catch(() => {})
-        throw error
-      } finally {
-        client.off('error', onError)
-        // A client that failed is destroyed rather than handed to the next caller half-way through
-        // a transaction or with a query still waiting for an answer.
-        client.release(broken)
-      }
+      })
     },
 
     async listMessages(scope, listOptions = {}) {

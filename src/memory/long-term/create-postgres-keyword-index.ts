@@ -17,8 +17,10 @@
  * reload), so a search always sees every write committed before it began. It costs one indexed
  * query per search, about what a NOTIFY listener would cost in wake-ups on a busy server.
  */
+
 import type { Pool } from 'pg'
 import type { Logger } from '../../shared/logger.js'
+import { runPostgresTransaction } from '../run-postgres-transaction.js'
 import {
   type CreateKeywordPartitionsOptions,
   convertStoredTerms,
@@ -103,14 +105,8 @@ export function createPostgresKeywordIndex(options: CreatePostgresKeywordIndexOp
   async function load(wanted: Wanted): Promise<Loaded> {
     // Whatever this index missed may have changed cached rows too.
     options.rowCache?.forgetAll()
-    const client = await pool.connect()
-    let broken: Error | undefined
-    const onError = (error: Error) => {
-      broken = error
-    }
-    client.on('error', onError)
-    try {
-      await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY')
+    const snapshot = { begin: 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY' }
+    const { version, rows } = await runPostgresTransaction(pool, snapshot, async (client) => {
       const version = await client.query<{ version: string }>(sql.version, [wanted.kind, wanted.scope])
       const rows = await client.query<[string, number, string, string, string]>({
         text: sql.rows,
@@ -118,20 +114,13 @@ export function createPostgresKeywordIndex(options: CreatePostgresKeywordIndexOp
         rowMode: 'array',
         query_timeout: loadTimeoutMs,
       } as never)
-      await client.query('COMMIT')
-      const partition = new MemoryTermIndex(wanted.kind)
-      for (const [seq, time, speaker, body, context] of rows.rows) {
-        partition.put(Number(seq), time, convertStoredTerms({ speaker, body, context }))
-      }
-      return { partition, seen: Number(version.rows[0]?.version ?? 0) }
-    } catch (error) {
-      broken ??= error as Error
-      await client.query('ROLLBACK').catch(() => {})
-      throw error
-    } finally {
-      client.off('error', onError)
-      client.release(broken)
+      return { version, rows }
+    })
+    const partition = new MemoryTermIndex(wanted.kind)
+    for (const [seq, time, speaker, body, context] of rows.rows) {
+      partition.put(Number(seq), time, convertStoredTerms({ speaker, body, context }))
     }
+    return { partition, seen: Number(version.rows[0]?.version ?? 0) }
   }
 
   /**

@@ -14,10 +14,9 @@
 import { randomUUID } from 'node:crypto'
 import type { Pool } from 'pg'
 import { BadRequestError } from '../../shared/errors.js'
-import { getLogger, type Logger, scrubSecrets } from '../../shared/logger.js'
-import { createPostgresPool } from '../history/create-postgres-pool.js'
-import { describeError, describeServerUrl, HistoryStoreError } from '../history/history-store-error.js'
+import { getLogger, type Logger } from '../../shared/logger.js'
 import { quoteIdentifier } from '../history/postgres-migrations.js'
+import { openPostgresStore } from '../open-postgres-store.js'
 import type { AddMemoryInput, KnowledgeDocument, MemoryStore } from '../types.js'
 import { chunkKnowledgeText } from './chunk-knowledge-text.js'
 import { applyMemoryPatch, createKnowledgeChunkRow, createMemoryItemRow } from './create-memory-item-row.js'
@@ -89,30 +88,14 @@ export async function createPostgresMemoryStore(
   options: CreatePostgresMemoryStoreOptions,
 ): Promise<MemoryStore> {
   const logger = options.logger ?? getLogger('memory')
-  if (!options.pool && !options.url) {
-    throw new HistoryStoreError('createPostgresMemoryStore: give url (storage.postgres_url) or pool')
-  }
-  const schema = options.schema ?? 'public'
-  const ownsPool = !options.pool
-  const pool =
-    options.pool ??
-    (await createPostgresPool({
-      url: options.url!,
-      timeoutMs: options.timeoutMs ?? 1000,
-      neededFor: 'memory.store: postgres',
-      logger,
-    }))
-  try {
-    await applyPostgresMemoryMigrations(pool, schema, logger)
-  } catch (error) {
-    if (ownsPool) await pool.end().catch(() => {})
-    if (HistoryStoreError.isInstance(error)) throw error
-    const where = options.url ? describeServerUrl(options.url) : 'the given pool'
-    throw new HistoryStoreError(
-      `cannot open PostgreSQL memory at ${where}: ${scrubSecrets(describeError(error))}`,
-      { cause: error },
-    )
-  }
+  const { pool, ownsPool, schema } = await openPostgresStore({
+    ...options,
+    logger,
+    factoryName: 'createPostgresMemoryStore',
+    holds: 'memory',
+    neededFor: 'memory.store: postgres',
+    migrate: applyPostgresMemoryMigrations,
+  })
   const tables = quoteIdentifier(schema)
   const now = options.now ?? Date.now
   const ranking = { ...defaultMemoryRanking, ...options.ranking }

@@ -2,8 +2,10 @@
  * The statements and row writes of the PostgreSQL memory store. Each write of a row also writes
  * its index terms and tells the open partition write what the keyword index must do with it.
  */
+
 import type { Pool, PoolClient } from 'pg'
 import type { Logger } from '../../shared/logger.js'
+import { runPostgresTransaction } from '../run-postgres-transaction.js'
 import type { EmbeddingsClient } from './create-openai-embeddings.js'
 import type { MemoryItemRow } from './memory-item-row.js'
 import { openPartitionWrite, type PartitionWrite } from './open-partition-write.js'
@@ -13,7 +15,6 @@ import {
   postgresItemColumns,
   readStoredTerms,
 } from './postgres-memory-item-row.js'
-import { runPostgresTransaction } from './run-postgres-transaction.js'
 import { encodeVector } from './scan-vectors.js'
 import { segmentIndexedFields } from './segment-indexed-fields.js'
 
@@ -155,7 +156,7 @@ export function createPostgresMemoryWrites(options: CreatePostgresMemoryWritesOp
     scope: string,
     work: (client: PoolClient, write: PartitionWrite) => Promise<Result>,
   ): Promise<Result> {
-    return runPostgresTransaction(pool, logger, async (client) => {
+    return runPostgresTransaction(pool, { logger, doing: 'a memory write' }, async (client) => {
       const write = await openPartitionWrite(client, { tables, kind, scope })
       const result = await work(client, write)
       await write.finish()

@@ -83,6 +83,20 @@ export function createWebSocketEvents(options: CreateWebSocketEventsOptions): WS
   }
   const sendBadRequest = (socket: WSContext, message: string) =>
     send(socket, { type: 'error', code: 'bad_request', message })
+  // Admins reach every session; other clients only the sessions they hold or can claim.
+  const maySendTo = (session: string) =>
+    options.admin || !options.sessionOwners || options.sessionOwners.claim(session, options.clientKey)
+  // A CharpipeError is the client's to read; anything else goes to the log and is only named.
+  const sendFailure = (socket: WSContext, session: string, error: unknown, logged: string, told: string) => {
+    const known = CharpipeError.isInstance(error)
+    if (!known) logger.error({ error }, logged)
+    send(socket, {
+      type: 'error',
+      code: known ? error.code : 'internal',
+      session,
+      message: known ? error.message : told,
+    })
+  }
 
   const readLimits = options.readLimits ?? (() => defaultLimits)
   const frames = createFrameRateLimiter(() => readLimits().frames_per_second)
@@ -104,7 +118,7 @@ export function createWebSocketEvents(options: CreateWebSocketEventsOptions): WS
       return
     }
     const session = frame.session ?? 'default'
-    if (!options.admin && options.sessionOwners && !options.sessionOwners.claim(session, options.clientKey)) {
+    if (!maySendTo(session)) {
       slot.release()
       send(socket, { type: 'error', code: 'bad_request', session, message: describeForeignSession(session) })
       return
@@ -152,7 +166,7 @@ export function createWebSocketEvents(options: CreateWebSocketEventsOptions): WS
       return
     }
     slot.release()
-    if (!options.admin && options.sessionOwners && !options.sessionOwners.claim(session, options.clientKey)) {
+    if (!maySendTo(session)) {
       sendBadRequest(socket, describeForeignSession(session))
       return
     }
@@ -185,29 +199,27 @@ export function createWebSocketEvents(options: CreateWebSocketEventsOptions): WS
   // Nothing is sent back for an observed line unless it is refused: a flood would echo a flood.
   const observeLine = (socket: WSContext, frame: Extract<ClientFrame, { type: 'observe' }>) => {
     const session = frame.session ?? 'default'
-    if (!options.admin && options.sessionOwners && !options.sessionOwners.claim(session, options.clientKey)) {
+    if (!maySendTo(session)) {
       sendBadRequest(socket, describeForeignSession(session))
       return
     }
     try {
       charpipe.observe({ session, speaker: frame.speaker, text: frame.text, images: frame.images })
     } catch (error) {
-      if (!CharpipeError.isInstance(error)) logger.error({ error }, 'observing a line failed')
-      send(socket, {
-        type: 'error',
-        code: CharpipeError.isInstance(error) ? error.code : 'internal',
+      sendFailure(
+        socket,
         session,
-        message: CharpipeError.isInstance(error)
-          ? error.message
-          : 'observing the line failed; see the server log',
-      })
+        error,
+        'observing a line failed',
+        'observing the line failed; see the server log',
+      )
     }
   }
 
   // Always answered, so a client knows when to show the session: with the greeting when one was stored.
   const openSession = async (socket: WSContext, frame: Extract<ClientFrame, { type: 'open' }>) => {
     const session = frame.session ?? 'default'
-    if (!options.admin && options.sessionOwners && !options.sessionOwners.claim(session, options.clientKey)) {
+    if (!maySendTo(session)) {
       sendBadRequest(socket, describeForeignSession(session))
       return
     }
@@ -225,15 +237,13 @@ export function createWebSocketEvents(options: CreateWebSocketEventsOptions): WS
           : null,
       })
     } catch (error) {
-      if (!CharpipeError.isInstance(error)) logger.error({ error }, 'opening a session failed')
-      send(socket, {
-        type: 'error',
-        code: CharpipeError.isInstance(error) ? error.code : 'internal',
+      sendFailure(
+        socket,
         session,
-        message: CharpipeError.isInstance(error)
-          ? error.message
-          : 'opening the session failed; see the server log',
-      })
+        error,
+        'opening a session failed',
+        'opening the session failed; see the server log',
+      )
     }
   }
 

@@ -1,10 +1,20 @@
 /** One PostgreSQL transaction on a pooled client, committed when `work` resolves. */
 import type { Pool, PoolClient } from 'pg'
-import { type Logger, scrubSecrets } from '../../shared/logger.js'
+import { type Logger, scrubSecrets } from '../shared/logger.js'
+
+export interface RunPostgresTransactionOptions {
+  logger?: Logger
+  /** What the transaction does, for the warning when its client fails, e.g. `a memory write`; no warning when absent. */
+  doing?: string
+  /** The statement that opens the transaction. @default 'BEGIN' */
+  begin?: string
+  /** Errors that leave the client fit for reuse (an answer from the server, not a failure). */
+  isAnswer?: (error: unknown) => boolean
+}
 
 export async function runPostgresTransaction<Result>(
   pool: Pool,
-  logger: Logger,
+  options: RunPostgresTransactionOptions,
   work: (client: PoolClient) => Promise<Result>,
 ): Promise<Result> {
   const client = await pool.connect()
@@ -13,16 +23,20 @@ export async function runPostgresTransaction<Result>(
   let broken: Error | undefined
   const onError = (error: Error) => {
     broken = error
-    logger.warn({ error: scrubSecrets(error.message) }, 'postgres client error during a memory write')
+    if (options.logger && options.doing)
+      options.logger.warn(
+        { error: scrubSecrets(error.message) },
+        `postgres client error during ${options.doing}`,
+      )
   }
   client.on('error', onError)
   try {
-    await client.query('BEGIN')
+    await client.query(options.begin ?? 'BEGIN')
     const result = await work(client)
     await client.query('COMMIT')
     return result
   } catch (error) {
-    broken ??= error as Error
+    if (!options.isAnswer?.(error)) broken ??= error as Error
     await client.query('ROLLBACK').catch(() => {})
     throw error
   } finally {
