@@ -7,7 +7,6 @@
  */
 import { readFile, writeFile } from 'node:fs/promises'
 import { extname, join } from 'node:path'
-import { parseArgs } from 'node:util'
 import { type CardContentType, importCharacterCard } from '../../characters/cards/index.js'
 import { parseConfig, parseConfigText } from '../../config/load-config.js'
 import { listCharacterIds } from '../../config/select-character-config.js'
@@ -16,6 +15,7 @@ import { applyChangesToYaml, writeFileAtomically } from '../../server/write-conf
 import { CharpipeError } from '../../shared/errors.js'
 import { createLogger } from '../../shared/logger.js'
 import { DEFAULT_CONFIG_PATH, loadCliConfig, runCommand } from '../load-cli-config.js'
+import { parseActionArgs } from '../parse-action-args.js'
 
 export const summary = 'Import Character Cards (JSON or PNG) as characters'
 export const usage = 'charpipe card import FILE… [--config FILE]'
@@ -32,21 +32,14 @@ interface ReadCard {
 
 export function run(args: string[]): Promise<number> {
   return runCommand(async () => {
-    const { values, positionals } = parseArgs({
-      args,
-      allowPositionals: true,
-      options: { config: { type: 'string' } },
-    })
-    const [action, ...files] = positionals
-    if (action !== 'import') {
-      console.error(`charpipe card: expected import${action ? `, got "${action}"` : ''}\nusage: ${usage}`)
-      return 2
-    }
+    const parsed = parseActionArgs({ args, command: 'card', actions: ['import'], usage })
+    if (!parsed) return 2
+    const files = parsed.rest
     if (files.length === 0) {
       console.error('charpipe card import: name at least one card file (.json or .png)')
       return 2
     }
-    const loaded = await loadCliConfig(values.config)
+    const loaded = await loadCliConfig(parsed.configPath)
     const cards = await readCards(files)
     if (!cards) return 1
     const taken = new Set(listCharacterIds(loaded.config))
@@ -54,7 +47,7 @@ export function run(args: string[]): Promise<number> {
     const dir = loaded.config.characters_dir
     if (dir) {
       for (const card of cards) await writeFile(join(dir, `${card.id}${card.extension}`), card.bytes)
-    } else if (!(await writeIntoConfig(values.config ?? DEFAULT_CONFIG_PATH, cards))) {
+    } else if (!(await writeIntoConfig(parsed.configPath ?? DEFAULT_CONFIG_PATH, cards))) {
       return 1
     }
     for (const card of cards) console.log(card.id)

@@ -3,28 +3,19 @@
  * beside long-term memory (text and Markdown files, chunked by headings and paragraphs).
  */
 import { readFile } from 'node:fs/promises'
-import { parseArgs } from 'node:util'
 import { createMemoryStore } from '../../memory/memory-store-factory.js'
 import type { MemoryStore } from '../../memory/types.js'
 import { loadCliConfig, runCommand } from '../load-cli-config.js'
+import { parseActionArgs } from '../parse-action-args.js'
 
 export const summary = 'Manage the knowledge base: add text/Markdown files, list, remove'
 export const usage = 'charpipe kb add FILE… | kb list | kb remove ID [--config FILE]'
 
 export function run(args: string[]): Promise<number> {
   return runCommand(async () => {
-    const { values, positionals } = parseArgs({
-      args,
-      allowPositionals: true,
-      options: { config: { type: 'string' } },
-    })
-    const [action, ...rest] = positionals
-    if (action !== 'add' && action !== 'list' && action !== 'remove') {
-      console.error(
-        `charpipe kb: expected add, list or remove${action ? `, got "${action}"` : ''}\nusage: ${usage}`,
-      )
-      return 2
-    }
+    const parsed = parseActionArgs({ args, command: 'kb', actions: ['add', 'list', 'remove'], usage })
+    if (!parsed) return 2
+    const { action, rest } = parsed
     if (action === 'add' && rest.length === 0) {
       console.error('charpipe kb add: name at least one file')
       return 2
@@ -33,7 +24,7 @@ export function run(args: string[]): Promise<number> {
       console.error('charpipe kb remove: name exactly one document id (see `charpipe kb list`)')
       return 2
     }
-    const { config } = await loadCliConfig(values.config)
+    const { config } = await loadCliConfig(parsed.configPath)
     const store = await createMemoryStore(config)
     if (!store) {
       console.error('charpipe kb: memory is disabled in the config (memory.enabled: false)')
