@@ -38,6 +38,18 @@ export function watchLauncher(onGone: () => void): boolean {
   return true
 }
 
+/** The message a server sends its launcher once it has begun to shut down. */
+const stoppingMessage = 'charpipe:stopping'
+
+/**
+ * In the server process: tells the launcher (if any) that the shutdown has begun, so it forwards no
+ * further stop signal. A signal that reached the server while Node tears the process down, after
+ * the shutdown finished, would kill it by the signal (exit 130) instead of letting it exit 0.
+ */
+export function tellLauncherStopping(): void {
+  if (process.channel && process.connected && process.send) process.send(stoppingMessage)
+}
+
 /**
  * Runs this same command line again in a child Node process with `serveNodeFlags`, passing the
  * terminal through and forwarding stop signals; resolves with the child's exit code.
@@ -54,11 +66,22 @@ export function relaunchWithServeNodeFlags(): Promise<number> {
       env: { ...process.env, [launcherWatchVariable]: '1' },
     },
   )
-  const forward = (signal: NodeJS.Signals) => child.kill(signal)
+  // Ctrl-C signals every process of the terminal's group: once the server says it is stopping,
+  // it has its signal and a forwarded copy could only arrive while it exits.
+  let serverStopping = false
+  child.on('message', (message) => {
+    if (message === stoppingMessage) serverStopping = true
+  })
+  let serverGone = false
+  // The listeners stay until this process exits: a signal arriving after the server is gone must
+  // not kill the launcher by its default action (they do not keep the process alive).
+  const forward = (signal: NodeJS.Signals) => {
+    if (!serverStopping && !serverGone) child.kill(signal)
+  }
   for (const signal of forwardedSignals) process.on(signal, forward)
   return new Promise<number>((resolve) => {
     const done = (code: number) => {
-      for (const signal of forwardedSignals) process.off(signal, forward)
+      serverGone = true
       resolve(code)
     }
     child.once('error', (error) => {

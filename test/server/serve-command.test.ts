@@ -100,6 +100,23 @@ describe('charpipe serve', { timeout: 120_000 }, () => {
     expect(await serve.exited).toBe(0)
   })
 
+  it('does not pass a stop signal on to a server that is already stopping (exit 0, one shutdown)', async () => {
+    const configPath = join(folder, 'late-signal.yaml')
+    await writeFile(configPath, 'history: { store: memory }\nmemory: { enabled: false }\n')
+    const serve = spawnServe(['--config', configPath, '--port', '0'])
+    await waitForUrl(serve)
+    const children = await readFile(`/proc/${serve.child.pid}/task/${serve.child.pid}/children`, 'utf8')
+    const [server] = children.trim().split(/\s+/)
+    process.kill(Number(server), 'SIGINT')
+    for (let attempt = 0; attempt < 300 && !serve.stderr().includes('shutting down'); attempt++) {
+      await new Promise((done) => setTimeout(done, 10))
+    }
+    // The launcher's copy comes late: while the server shuts down, or after it has gone.
+    serve.child.kill('SIGINT')
+    expect(await serve.exited).toBe(0)
+    expect(serve.stderr()).not.toContain('already shutting down')
+  })
+
   it('starts with the defaults (provider mock) when ./config.yaml is missing, and says where saves go', async () => {
     const empty = await mkdtemp(join(folder, 'empty-'))
     const serve = spawnServe(['--port', '0'], empty, { CHARPIPE_LOG_FORMAT: 'pretty' })

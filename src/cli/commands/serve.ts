@@ -15,6 +15,7 @@ import { loadCliConfig, runCommand } from '../load-cli-config.js'
 import {
   needsServeNodeFlags,
   relaunchWithServeNodeFlags,
+  tellLauncherStopping,
   watchLauncher,
 } from '../relaunch-with-node-flags.js'
 
@@ -109,6 +110,7 @@ export function run(args: string[]): Promise<number> {
         // a second signal must not cut the shutdown short (running turns are still being stored).
         if (stopping) return logger.info({ signal }, 'already shutting down')
         stopping = true
+        tellLauncherStopping()
         logger.info({ signal }, 'shutting down')
         // Turns end and stores close within their own deadlines; this is the bound on the whole.
         setTimeout(() => {
