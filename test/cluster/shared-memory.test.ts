@@ -7,18 +7,28 @@
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type MockModelServer, type RecordedRequest, startMockModelServer } from '../../src/testing/index.js'
 import { openTestSocket, type TestSocket } from '../server/websocket-client.js'
-import { createTestSchemaName, findPostgresSkipReason, testPostgresUrl } from '../support/local-postgres.js'
+import {
+  createTestDatabase,
+  createTestSchemaName,
+  dropTestDatabase,
+  findPostgresSkipReason,
+} from '../support/local-postgres.js'
 import {
   createTestKeyPrefix,
   deleteKeysUnder,
   findRedisSkipReason,
   testRedisUrl,
 } from '../support/local-redis.js'
-import { spawnServe, type WatchedServe, waitForListening, watchServe } from '../support/spawn-serve.js'
+import {
+  spawnServe,
+  stopServe,
+  type WatchedServe,
+  waitForListening,
+  watchServe,
+} from '../support/spawn-serve.js'
 
 const skipReason = (await findRedisSkipReason()) ?? (await findPostgresSkipReason())
 if (skipReason) console.warn(`shared memory cluster test skipped: ${skipReason}`)
@@ -52,12 +62,7 @@ beforeAll(async () => {
     },
   })
   // A database of this run's own: the store keeps its tables in its `public` schema.
-  const admin = new pg.Client({ connectionString: testPostgresUrl })
-  await admin.connect()
-  await admin.query(`CREATE DATABASE ${database}`)
-  await admin.end()
-  const url = new URL(testPostgresUrl)
-  url.pathname = `/${database}`
+  const postgresUrl = await createTestDatabase(database)
   const configPath = join(folder, 'config.yaml')
   await writeFile(
     configPath,
@@ -71,7 +76,7 @@ beforeAll(async () => {
       'memory:',
       '  store: postgres',
       'storage:',
-      `  postgres_url: ${url.href}`,
+      `  postgres_url: ${postgresUrl}`,
       `  redis_url: ${testRedisUrl}`,
       'cluster:',
       '  enabled: true',
@@ -85,16 +90,10 @@ beforeAll(async () => {
 
 afterAll(async () => {
   for (const socket of sockets) await socket.close().catch(() => {})
-  for (const server of servers) {
-    server.child.kill('SIGTERM')
-    await server.exited
-  }
+  for (const server of servers) await stopServe(server)
   if (skipReason) return
   await model?.close()
-  const admin = new pg.Client({ connectionString: testPostgresUrl })
-  await admin.connect()
-  await admin.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`)
-  await admin.end()
+  await dropTestDatabase(database)
   await deleteKeysUnder(keyPrefix)
   await rm(folder, { recursive: true, force: true })
 }, 60_000)

@@ -14,33 +14,25 @@ import { randomUUID } from 'node:crypto'
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type MockModelServer, type RecordedRequest, startMockModelServer } from '../../src/testing/index.js'
 import { openTestSocket, type TestSocket } from '../server/websocket-client.js'
+import { createTestDatabase, dropTestDatabase, findPostgresSkipReason } from '../support/local-postgres.js'
 import {
   createTestKeyPrefix,
   deleteKeysUnder,
   findRedisSkipReason,
   testRedisUrl,
 } from '../support/local-redis.js'
-import { spawnServeProcess, type WatchedServe, waitForListening, watchServe } from '../support/spawn-serve.js'
+import {
+  spawnServeProcess,
+  stopServe,
+  type WatchedServe,
+  waitForListening,
+  watchServe,
+} from '../support/spawn-serve.js'
 
-const adminUrl = process.env.POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test'
 const leaseMs = 2000
-
-async function findPostgresSkipReason(): Promise<string | undefined> {
-  if (process.env.CI === 'true') return undefined
-  const client = new pg.Client({ connectionString: adminUrl, connectionTimeoutMillis: 1000 })
-  try {
-    await client.connect()
-    return undefined
-  } catch (error) {
-    return `PostgreSQL not reachable (${(error as Error).message})`
-  } finally {
-    await client.end().catch(() => {})
-  }
-}
 
 const skipReason = (await findRedisSkipReason()) ?? (await findPostgresSkipReason())
 if (skipReason) console.warn(`cluster integration test skipped: ${skipReason}`)
@@ -144,12 +136,7 @@ function describeCluster(memoryStore: 'sqlite' | 'postgres') {
         if (skipReason) return
         folder = await mkdtemp(join(tmpdir(), 'charpipe-cluster-'))
         model = await startMockModelServer({ respond: reply })
-        const admin = new pg.Client({ connectionString: adminUrl })
-        await admin.connect()
-        await admin.query(`CREATE DATABASE ${database}`)
-        await admin.end()
-        const postgresUrl = new URL(adminUrl)
-        postgresUrl.pathname = `/${database}`
+        const postgresUrl = await createTestDatabase(database)
         configPath = join(folder, 'config.yaml')
         // History and (with memory.store: postgres) memories in this run's own database; SQLite
         // memories in a file under each server's own folder.
@@ -168,7 +155,7 @@ function describeCluster(memoryStore: 'sqlite' | 'postgres') {
             '  enabled: true',
             `  store: ${memoryStore}`,
             'storage:',
-            `  postgres_url: ${postgresUrl.href}`,
+            `  postgres_url: ${postgresUrl}`,
             `  redis_url: ${testRedisUrl}`,
             '  sqlite_path: ./charpipe.db',
             'cluster:',
@@ -185,18 +172,10 @@ function describeCluster(memoryStore: 'sqlite' | 'postgres') {
 
       afterAll(async () => {
         for (const socket of sockets) await socket.close().catch(() => {})
-        for (const server of servers) {
-          if (server.child.exitCode === null && server.child.signalCode === null) {
-            server.child.kill('SIGTERM')
-            await server.exited
-          }
-        }
+        for (const server of servers) await stopServe(server)
         if (skipReason) return
         await model?.close()
-        const admin = new pg.Client({ connectionString: adminUrl })
-        await admin.connect()
-        await admin.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`)
-        await admin.end()
+        await dropTestDatabase(database)
         await deleteKeysUnder(keyPrefix)
         await rm(folder, { recursive: true, force: true })
       }, 60_000)

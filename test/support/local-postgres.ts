@@ -42,3 +42,28 @@ export async function dropSchemasUnder(prefix: string): Promise<void> {
     await client.end()
   }
 }
+
+/** Creates a database of the run's own (for servers that keep their tables in `public`); its URL. */
+export async function createTestDatabase(name: string): Promise<string> {
+  const client = new pg.Client({ connectionString: testPostgresUrl })
+  await client.connect()
+  try {
+    await client.query(`CREATE DATABASE ${name}`)
+  } finally {
+    await client.end()
+  }
+  const url = new URL(testPostgresUrl)
+  url.pathname = `/${name}`
+  return url.href
+}
+
+/** Drops a database made by createTestDatabase, closing what is still connected to it. */
+export async function dropTestDatabase(name: string): Promise<void> {
+  const client = new pg.Client({ connectionString: testPostgresUrl })
+  await client.connect()
+  try {
+    await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)
+  } finally {
+    await client.end()
+  }
+}

@@ -67,3 +67,11 @@ export async function waitForListening(
   }
   throw new Error(`serve did not start: ${serve.stderr()}`)
 }
+
+/** Stops a `serve` still running (SIGTERM) and waits until it has gone. */
+export async function stopServe(serve: WatchedServe): Promise<void> {
+  if (serve.child.exitCode === null && serve.child.signalCode === null) {
+    serve.child.kill('SIGTERM')
+    await serve.exited
+  }
+}
