@@ -14,13 +14,12 @@
 import { randomUUID } from 'node:crypto'
 import type { Pool } from 'pg'
 import { BadRequestError } from '../../shared/errors.js'
-import { getLogger, type Logger } from '../../shared/logger.js'
+import { getLogger } from '../../shared/logger.js'
 import { quoteIdentifier } from '../history/postgres-migrations.js'
 import { openPostgresStore } from '../open-postgres-store.js'
 import type { AddMemoryInput, KnowledgeDocument, MemoryStore } from '../types.js'
 import { chunkKnowledgeText } from './chunk-knowledge-text.js'
 import { applyMemoryPatch, createKnowledgeChunkRow, createMemoryItemRow } from './create-memory-item-row.js'
-import type { EmbeddingsClient } from './create-openai-embeddings.js'
 import { createPostgresKeywordIndex } from './create-postgres-keyword-index.js'
 import { createPostgresMemoryRows } from './create-postgres-memory-rows.js'
 import { createPostgresMemoryWrites } from './create-postgres-memory-writes.js'
@@ -34,7 +33,8 @@ import {
   knowledgeScope,
   type MemoryChangeRow,
 } from './memory-item-row.js'
-import { defaultMemoryRanking, type MemoryRankingOptions } from './memory-ranking.js'
+import { defaultMemoryRanking } from './memory-ranking.js'
+import type { MemoryStoreOptions } from './memory-store-options.js'
 import { capContext, joinContext } from './neighbour-context.js'
 import {
   convertPostgresItemRow,
@@ -51,7 +51,7 @@ import {
   validatePatch,
 } from './validate-memory-input.js'
 
-export interface CreatePostgresMemoryStoreOptions {
+export interface CreatePostgresMemoryStoreOptions extends MemoryStoreOptions {
   /** `postgres://user:password@host:port/database`. Either this or `pool`. */
   url?: string
   /** A pg Pool the caller owns (and ends). */
@@ -60,17 +60,6 @@ export interface CreatePostgresMemoryStoreOptions {
   schema?: string
   /** Longest wait for a connection or one query, in milliseconds (with `url`). @default 1000 */
   timeoutMs?: number
-  /** Vector retrieval fused with BM25; keyword retrieval only when absent. */
-  embeddings?: EmbeddingsClient
-  /** Ranking rules; unset fields keep `defaultMemoryRanking`. */
-  ranking?: Partial<MemoryRankingOptions>
-  /** Index each memory with the memory before and after it in its scope (see the SQLite store). @default true */
-  neighbourContext?: boolean
-  /** Estimated bytes of the in-process keyword index. @default 64 MiB */
-  keywordIndexMaxBytes?: number
-  logger?: Logger
-  /** Clock in milliseconds since the epoch (tests). */
-  now?: () => number
 }
 
 function refuseNul(action: string, values: Record<string, unknown>): void {

@@ -12,13 +12,12 @@
  */
 import { randomUUID } from 'node:crypto'
 import { BadRequestError } from '../../shared/errors.js'
-import { getLogger, type Logger } from '../../shared/logger.js'
+import { getLogger } from '../../shared/logger.js'
 import { createPrivateDatabaseFile, restrictDatabaseSideFiles } from '../create-private-database-file.js'
 import { openSqliteDatabase } from '../open-sqlite-database.js'
 import type { AddMemoryInput, KnowledgeDocument, MemoryRecord, MemoryStore } from '../types.js'
 import { chunkKnowledgeText } from './chunk-knowledge-text.js'
 import { applyMemoryPatch, createKnowledgeChunkRow, createMemoryItemRow } from './create-memory-item-row.js'
-import type { EmbeddingsClient } from './create-openai-embeddings.js'
 import { createSqliteKeywordIndex } from './create-sqlite-keyword-index.js'
 import { createSqliteMemoryRows } from './create-sqlite-memory-rows.js'
 import { embedQuietly as embedQuietlyWith } from './embed-quietly.js'
@@ -32,7 +31,8 @@ import {
   type MemoryChangeRow,
   type MemoryItemRow,
 } from './memory-item-row.js'
-import { defaultMemoryRanking, type MemoryRankingOptions } from './memory-ranking.js'
+import { defaultMemoryRanking } from './memory-ranking.js'
+import type { MemoryStoreOptions } from './memory-store-options.js'
 import { migrateMemorySchema } from './migrate-memory-schema.js'
 import { capContext, joinContext } from './neighbour-context.js'
 import { encodeVector } from './scan-vectors.js'
@@ -45,24 +45,9 @@ import {
   validatePatch,
 } from './validate-memory-input.js'
 
-export interface CreateSqliteMemoryStoreOptions {
+export interface CreateSqliteMemoryStoreOptions extends MemoryStoreOptions {
   /** Database file (created with its folder when missing), or `:memory:`. */
   path: string
-  /** Vector retrieval fused with BM25; keyword retrieval only when absent. */
-  embeddings?: EmbeddingsClient
-  /** Ranking rules; unset fields keep `defaultMemoryRanking`. */
-  ranking?: Partial<MemoryRankingOptions>
-  /**
-   * Index each memory together with its neighbours in its scope, the memory before and the one
-   * after, at `ranking.contextWeight` (a reply is found by the question it answers; on LoCoMo this
-   * adds 10 points of recall@5). @default true
-   */
-  neighbourContext?: boolean
-  /** Estimated bytes of the in-process keyword index; the least recently searched scopes go past it. @default 64 MiB */
-  keywordIndexMaxBytes?: number
-  logger?: Logger
-  /** Clock in milliseconds since the epoch (tests). */
-  now?: () => number
 }
 
 const itemSelect =
