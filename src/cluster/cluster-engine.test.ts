@@ -1,5 +1,5 @@
 /** Two engines joined by one Redis, as two servers would be: the turn lock and interrupts between them. */
-import { afterAll, describe, expect, it } from 'vitest'
+import { afterAll, describe, expect, it, vi } from 'vitest'
 import { doneOf, makeConfig, watchEvents } from '../../test/engine/engine-test-helpers.js'
 import {
   createFakeParts,
@@ -45,14 +45,6 @@ const contents = async (store: HistoryStore, session: string) =>
   (await store.listMessages({ character: '小助手', session })).map(
     ({ role, content }) => `${role}:${content}`,
   )
-
-async function waitFor(condition: () => Promise<boolean>): Promise<void> {
-  for (let attempt = 0; attempt < 100; attempt++) {
-    if (await condition()) return
-    await new Promise((resolve) => setTimeout(resolve, 50))
-  }
-  throw new Error('the condition did not come true within 5 s')
-}
 
 describe.skipIf(skipReason !== undefined)('engines in one cluster', { timeout: 20_000 }, () => {
   it('queue: a turn of the session sent to the other server waits until the running one is stored', async () => {
@@ -105,7 +97,10 @@ describe.skipIf(skipReason !== undefined)('engines in one cluster', { timeout: 2
     await b.charpipe.interrupt('x', { heard: '你好' })
     expect(doneOf(await first.finished).interrupted).toBe(true)
     // The write of an interrupted turn goes on after its llm_done.
-    await waitFor(async () => (await contents(history, 'x')).length === 2)
+    await vi.waitFor(async () => expect(await contents(history, 'x')).toHaveLength(2), {
+      timeout: 5000,
+      interval: 50,
+    })
     const stored = await history.listMessages({ character: '小助手', session: 'x' })
     expect(stored[1]).toMatchObject({ role: 'assistant', content: '你好', interrupted: true })
   })

@@ -6,7 +6,7 @@
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { afterAll, describe, expect, it } from 'vitest'
+import { afterAll, describe, expect, it, vi } from 'vitest'
 import { prepareTestRedis, testRedisUrl } from '../../test/support/local-redis.js'
 import { loadConfig } from '../config/load-config.js'
 import type { CharpipeConfig } from '../config/schema.js'
@@ -44,13 +44,6 @@ async function startServer(name: string, temperature: number) {
   return { configPath, manager, applied }
 }
 
-async function waitFor(condition: () => boolean): Promise<void> {
-  for (let attempt = 0; attempt < 60 && !condition(); attempt++) {
-    await new Promise((resolve) => setTimeout(resolve, 50))
-  }
-  expect(condition()).toBe(true)
-}
-
 afterAll(async () => {
   for (const { redis, sync } of opened) {
     sync.close()
@@ -68,13 +61,19 @@ describe.skipIf(skipReason !== undefined)('config changes across servers', { tim
     expect(b.manager.current().llm.temperature).toBe(0.1)
 
     await a.manager.update({ llm: { temperature: 0.3 } })
-    await waitFor(() => b.manager.current().llm.temperature === 0.3)
+    await vi.waitFor(() => expect(b.manager.current().llm.temperature).toBe(0.3), {
+      timeout: 3000,
+      interval: 50,
+    })
     expect(await readFile(b.configPath, 'utf8')).toContain('temperature: 0.2')
 
     // A hand edit of B's file while B runs (what its watch calls): applied on B and on A.
     await writeFile(b.configPath, 'llm:\n  temperature: 0.4\n')
     expect(await b.manager.reloadFromFile()).toBe(true)
-    await waitFor(() => a.manager.current().llm.temperature === 0.4)
+    await vi.waitFor(() => expect(a.manager.current().llm.temperature).toBe(0.4), {
+      timeout: 3000,
+      interval: 50,
+    })
 
     const late = await startServer('c', 0.9)
     expect(late.manager.current().llm.temperature).toBe(0.4)

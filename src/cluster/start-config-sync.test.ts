@@ -1,5 +1,5 @@
 import { Redis } from 'ioredis'
-import { afterAll, describe, expect, it } from 'vitest'
+import { afterAll, describe, expect, it, vi } from 'vitest'
 import { prepareTestRedis, testRedisUrl } from '../../test/support/local-redis.js'
 import { type CharpipeConfig, configSchema } from '../config/schema.js'
 import { createLogger } from '../shared/logger.js'
@@ -28,13 +28,6 @@ async function startServer(initial: CharpipeConfig, checkIntervalMs = 1000) {
   return { sync, adopted }
 }
 
-async function waitFor(condition: () => boolean): Promise<void> {
-  for (let attempt = 0; attempt < 100 && !condition(); attempt++) {
-    await new Promise((resolve) => setTimeout(resolve, 50))
-  }
-  expect(condition()).toBe(true)
-}
-
 afterAll(async () => {
   for (const { redis, sync } of opened) {
     sync.close()
@@ -57,7 +50,10 @@ describe.skipIf(skipReason !== undefined)('config shared by the cluster', { time
     const c = await startServer(configNamed('丙'))
     const before = c.adopted.length
     await a!.sync.publish(configNamed('丁'))
-    await waitFor(() => c.adopted.length > before && b!.adopted.length > 1)
+    await vi.waitFor(() => expect(c.adopted.length > before && b!.adopted.length > 1).toBe(true), {
+      timeout: 5000,
+      interval: 50,
+    })
     expect(c.adopted.at(-1)!.character.name).toBe('丁')
     expect(b!.adopted.at(-1)!.character.name).toBe('丁')
     expect(a!.adopted).toEqual([])
@@ -71,6 +67,9 @@ describe.skipIf(skipReason !== undefined)('config shared by the cluster', { time
     await raw.hincrby(`${keyPrefix}config`, 'version', 1)
     await raw.hset(`${keyPrefix}config`, 'body', JSON.stringify(configNamed('己')), 'from', 'elsewhere')
     await raw.quit()
-    await waitFor(() => member.adopted.at(-1)?.character.name === '己')
+    await vi.waitFor(() => expect(member.adopted.at(-1)?.character.name).toBe('己'), {
+      timeout: 5000,
+      interval: 50,
+    })
   })
 })
