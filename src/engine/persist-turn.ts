@@ -10,6 +10,7 @@ import type { FactExtractor } from '../memory/index.js'
 import { memoryScopeOf } from '../memory/memory-scope-of.js'
 import type { ConversationScope, StoredMessage } from '../memory/types.js'
 import { CharpipeError } from '../shared/errors.js'
+import { resolveUserName } from '../shared/language/index.js'
 import { createChildLogger, type Logger } from '../shared/logger.js'
 import { acceptHeardText } from './accept-heard-text.js'
 import type { EngineParts } from './engine-parts.js'
@@ -151,7 +152,7 @@ export async function rememberCompletedTurn(
       turn: options.turn,
       time: options.startedAt,
       speakerNames: {
-        user: speaker ? `${speaker.name || speaker.id}(${speaker.id})` : runtime.config.character.user_name,
+        user: speaker ? `${speaker.name || speaker.id}(${speaker.id})` : resolveUserName(runtime.config.character),
         assistant: runtime.config.character.name,
       },
       ...(extractor ? { extractor, logger: createChildLogger(options.logger, 'memory') } : {}),

@@ -14,6 +14,7 @@
 
 import type { LorebookEntryConfig } from '../../config/schema.js'
 import type { MemoryHit } from '../../memory/types.js'
+import { readScaffoldingTexts, resolveCharacterLanguage } from '../../shared/language/index.js'
 import type { ChatMessage, MessageSource } from '../../shared/messages.js'
 import { buildSystemPrompt } from '../assembler/build-system-prompt.js'
 import { formatKnowledge, formatMemories } from '../assembler/format-memories.js'
@@ -78,8 +79,22 @@ export const injectionAssembler: ContextProcessor = {
       description:
         'before_input keeps the system prompt and history the same from turn to turn, so provider prompt caches hit.',
     },
-    { key: 'memory_header', label: 'Memory header', type: 'text', default: '【相关记忆】' },
-    { key: 'knowledge_header', label: 'Knowledge header', type: 'text', default: '【相关资料】' },
+    {
+      key: 'memory_header',
+      label: 'Memory header',
+      type: 'text',
+      default: '',
+      placeholder: '【相关记忆】',
+      description: "Empty: the character language's (【相关记忆】, [Relevant memories]).",
+    },
+    {
+      key: 'knowledge_header',
+      label: 'Knowledge header',
+      type: 'text',
+      default: '',
+      placeholder: '【相关资料】',
+      description: "Empty: the character language's (【相关资料】, [Reference material]).",
+    },
     {
       key: 'time_zone',
       label: 'Time zone',
@@ -146,8 +161,12 @@ export const injectionAssembler: ContextProcessor = {
     }
 
     const hits = (context.sharedData.get(memoryHitsKey) as MemoryHit[] | undefined) ?? []
-    const memoryText = formatMemories(hits, readString(settings, 'memory_header', '【相关记忆】'))
-    const knowledgeText = formatKnowledge(hits, readString(settings, 'knowledge_header', '【相关资料】'))
+    const texts = readScaffoldingTexts(resolveCharacterLanguage(context.character))
+    const memoryText = formatMemories(hits, readString(settings, 'memory_header', '') || texts.memoryHeader)
+    const knowledgeText = formatKnowledge(
+      hits,
+      readString(settings, 'knowledge_header', '') || texts.knowledgeHeader,
+    )
     const systemPrompt = buildSystemPrompt(context.character, readString(settings, 'system_prompt', ''))
 
     const depthInjections = [
