@@ -152,7 +152,9 @@ export async function rememberCompletedTurn(
       turn: options.turn,
       time: options.startedAt,
       speakerNames: {
-        user: speaker ? `${speaker.name || speaker.id}(${speaker.id})` : resolveUserName(runtime.config.character),
+        user: speaker
+          ? `${speaker.name || speaker.id}(${speaker.id})`
+          : resolveUserName(runtime.config.character),
         assistant: runtime.config.character.name,
       },
       ...(extractor ? { extractor, logger: createChildLogger(options.logger, 'memory') } : {}),

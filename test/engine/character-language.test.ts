@@ -86,7 +86,9 @@ describe('a character speaks its own language', () => {
       if (event.type === 'llm_emotion' || event.type === 'llm_sentence')
         expect(defaultEmotions).toContain(event.emotion)
 
-    const chineseDone = doneOf(await collectEvents(charpipe.generate({ session: 'zh', text: '今天天气怎么样' })))
+    const chineseDone = doneOf(
+      await collectEvents(charpipe.generate({ session: 'zh', text: '今天天气怎么样' })),
+    )
     expect(chineseDone.text).toContain('你刚才说「今天天气怎么样」。')
     expect(chineseDone.text).toContain('我是小助手，这条回复来自内置的 mock 模型')
     expect(defaultEmotions).toContain(chineseDone.emotion)

@@ -6,12 +6,17 @@
  * English character) match `buildReplyFormatInstructions`.
  */
 import type { CharacterConfig } from '../../config/schema.js'
-import { type LanguageSource, resolveCharacterLanguage, showEmotionLabel } from '../../shared/language/index.js'
+import {
+  type LanguageSource,
+  resolveCharacterLanguage,
+  showEmotionLabel,
+} from '../../shared/language/index.js'
 
 export function formatStoredReply(
   text: string,
   emotion: string | undefined,
-  character: Pick<CharacterConfig, 'reply_format' | 'inline_emotion_tags' | 'default_emotion'> & LanguageSource,
+  character: Pick<CharacterConfig, 'reply_format' | 'inline_emotion_tags' | 'default_emotion'> &
+    LanguageSource,
 ): string {
   const language = resolveCharacterLanguage(character)
   const label = showEmotionLabel(emotion || character.default_emotion, language)
@@ -22,6 +27,8 @@ export function formatStoredReply(
     case 'prefix':
       return `{"emotion": ${JSON.stringify(label)}}\n${text}`
     default:
-      return character.inline_emotion_tags && emotion ? `[${showEmotionLabel(emotion, language)}]${text}` : text
+      return character.inline_emotion_tags && emotion
+        ? `[${showEmotionLabel(emotion, language)}]${text}`
+        : text
   }
 }

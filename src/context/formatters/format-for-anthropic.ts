@@ -17,7 +17,6 @@ export interface FormatForAnthropicOptions {
   separator?: string
 }
 
-
 /** The conversation part of an Anthropic request: role of a non-system message for alternation. */
 const sideOf = (message: ChatMessage) => (message.role === 'assistant' ? 'assistant' : 'user')
 

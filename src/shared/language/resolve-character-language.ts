@@ -28,8 +28,7 @@ export function resolveCharacterLanguage(character: LanguageSource): Language {
   const known = resolved.get(character)
   if (known) return known
   const text = [character.persona, character.greeting, character.scenario].join('\n')
-  const language =
-    detectTextLanguage(text) ?? detectTextLanguage(character.name ?? '') ?? fallbackLanguage
+  const language = detectTextLanguage(text) ?? detectTextLanguage(character.name ?? '') ?? fallbackLanguage
   resolved.set(character, language)
   return language
 }
