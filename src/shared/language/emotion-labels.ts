@@ -38,3 +38,10 @@ export function findEmotionByName(written: string, configured: ReadonlySet<strin
   const chinese = chineseByEnglish.get(english)!
   return configured.has(chinese) ? chinese : undefined
 }
+
+/** A default emotion's name in `language` (either way round); other labels as they are. For pages. */
+export function translateEmotionLabel(label: string, language: Language): string {
+  return language === 'en'
+    ? (emotionNames[label] ?? label)
+    : (chineseByEnglish.get(label.toLowerCase()) ?? label)
+}

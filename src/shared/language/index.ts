@@ -5,7 +5,12 @@
  * engine's own lines). Plain functions over plain values, so every stage and the page can use them.
  */
 export { detectTextLanguage, type Language } from './detect-text-language.js'
-export { emotionNames, findEmotionByName, showEmotionLabel } from './emotion-labels.js'
+export {
+  emotionNames,
+  findEmotionByName,
+  showEmotionLabel,
+  translateEmotionLabel,
+} from './emotion-labels.js'
 export {
   fallbackLanguage,
   type LanguageSetting,
