@@ -9,7 +9,7 @@ import { randomUUID } from 'node:crypto'
 import type { CharacterConfig } from '../config/schema.js'
 import { expandMacros } from '../context/macros/expand-macros.js'
 import type { ConversationScope, StoredMessage } from '../memory/types.js'
-import { resolveUserName } from '../shared/language/index.js'
+import { resolveCharacterLanguage, resolveUserName } from '../shared/language/index.js'
 import type { EngineRuntime } from './engine-runtime.js'
 import { conversationScopeOf } from './persist-turn.js'
 
@@ -93,6 +93,7 @@ async function greetIfNew(
     content: expandMacros(chosen, {
       char: character.name,
       user: resolveUserName(character),
+      language: resolveCharacterLanguage(character),
       timestamp: now,
       lastUserMessage: '',
     }),

@@ -2,7 +2,7 @@
  * The macro values of one turn, taken from the pipeline context. The session loader leaves the
  * time of the last stored message on `sharedData` for `{{idle_duration}}`.
  */
-import { resolveUserName } from '../../shared/language/index.js'
+import { resolveCharacterLanguage, resolveUserName } from '../../shared/language/index.js'
 import { messageText } from '../../shared/messages.js'
 import type { PipelineContext } from '../types.js'
 import type { MacroValues } from './expand-macros.js'
@@ -18,6 +18,7 @@ export function createMacroValues(
   return {
     char: context.character.name,
     user: resolveUserName(context.character),
+    language: resolveCharacterLanguage(context.character),
     timestamp: context.timestamp,
     lastMessageAt: context.sharedData.get(lastMessageAtKey) as number | undefined,
     lastUserMessage: input ? messageText(input) : context.input.text,
