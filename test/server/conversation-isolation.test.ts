@@ -37,7 +37,7 @@ const listMemories = async (scope: string): Promise<string[]> => {
 }
 
 /** Every message the model was sent in its last request, as one text. */
-const lastPrompt = () => JSON.stringify((model.requests.at(-1)?.body as { messages: unknown[] }).messages)
+const lastPrompt = () => JSON.stringify((model.requests.at(-1)!.body as { messages: unknown[] }).messages)
 
 describe('memory scopes', () => {
   it("a character's memories never reach the default character's session `<character>:<session>`", async () => {
