@@ -99,7 +99,7 @@ describe('limits', () => {
     await client.close()
   })
 
-  it('concurrent turns of one HTTP client are limited (429); others and later turns still work', async () => {
+  it('concurrent turns of one HTTP client in one session are limited (429); later turns still work', async () => {
     server = await startTestServer({
       configText: 'server:\n  limits:\n    concurrent_turns: 1\n',
     })
@@ -107,7 +107,7 @@ describe('limits', () => {
       fetch(`${server!.url}/api/chat`, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ session: `s-${text}`, text }),
+        body: JSON.stringify({ session: 'one-session', text }),
       })
     const first = await chat('!slow one')
     const second = await chat('two')
