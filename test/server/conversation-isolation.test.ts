@@ -3,26 +3,14 @@
  * public API over the real engine: a character's memories stay out of the default character's
  * session whose id reads like `<character>:<session>`.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest'
+import { describe, expect, it, vi } from 'vitest'
 import { memoryScopeOf } from '../../src/memory/index.js'
-import { type MockModelServer, startMockModelServer } from '../../src/testing/index.js'
-import { startServerOverModel, type TestServer } from './start-test-server.js'
+import { useServersOverMockModel } from './use-servers-over-mock-model.js'
 
-let model: MockModelServer
-let server: TestServer | undefined
-
-beforeAll(async () => {
-  model = await startMockModelServer()
-})
-afterAll(() => model.close())
-afterEach(async () => {
-  await server?.stop()
-  server = undefined
-  model.reset()
-})
+const suite = useServersOverMockModel()
 
 const chat = async (body: Record<string, unknown>) => {
-  const response = await fetch(`${server!.url}/api/chat`, {
+  const response = await fetch(`${suite.server.url}/api/chat`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify(body),
@@ -32,21 +20,19 @@ const chat = async (body: Record<string, unknown>) => {
 }
 
 const listMemories = async (scope: string): Promise<string[]> => {
-  const answer = await (await fetch(`${server!.url}/api/memory?scope=${encodeURIComponent(scope)}`)).json()
+  const answer = await (
+    await fetch(`${suite.server.url}/api/memory?scope=${encodeURIComponent(scope)}`)
+  ).json()
   return (answer.memories as { text: string }[]).map((memory) => memory.text)
 }
 
 /** Every message the model was sent in its last request, as one text. */
-const lastPrompt = () => JSON.stringify((model.requests.at(-1)!.body as { messages: unknown[] }).messages)
+const lastPrompt = () =>
+  JSON.stringify((suite.model.requests.at(-1)!.body as { messages: unknown[] }).messages)
 
 describe('memory scopes', () => {
   it("a character's memories never reach the default character's session `<character>:<session>`", async () => {
-    server = await startServerOverModel(model.url, [
-      'characters:',
-      '  nova:',
-      '    name: Nova',
-      '    persona: A pilot.',
-    ])
+    await suite.start(['characters:', '  nova:', '    name: Nova', '    persona: A pilot.'])
     await chat({ character: 'nova', session: 'alice', text: 'My locker code is 4711 zebra.' })
     await vi.waitFor(async () => expect((await listMemories('nova:alice')).join()).toContain('4711'), {
       timeout: 10_000,

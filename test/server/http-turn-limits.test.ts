@@ -3,24 +3,10 @@
  * session: users behind one proxy do not share one bucket, one user still meets the limit, and a
  * client that is not a trusted proxy cannot name itself someone else with `X-Forwarded-For`.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
-import { type MockModelServer, startMockModelServer } from '../../src/testing/index.js'
-import { startServerOverModel, type TestServer } from './start-test-server.js'
+import { describe, expect, it } from 'vitest'
+import { useServersOverMockModel } from './use-servers-over-mock-model.js'
 
-let model: MockModelServer
-let server: TestServer | undefined
-const controllers: AbortController[] = []
-
-beforeAll(async () => {
-  model = await startMockModelServer()
-})
-afterAll(() => model.close())
-afterEach(async () => {
-  for (const controller of controllers.splice(0)) controller.abort()
-  await server?.stop()
-  server = undefined
-  model.reset()
-})
+const suite = useServersOverMockModel()
 
 /** A reply that takes about 20 s unless its request is dropped: every turn is running at once. */
 const slowReply = { text: 'One long answer, word by word.', chunkSize: 1, delayMs: 700 }
@@ -28,8 +14,8 @@ const slowReply = { text: 'One long answer, word by word.', chunkSize: 1, delayM
 /** Starts a streamed completion and resolves with its status once the answer has begun. */
 async function startCompletion(headers: Record<string, string>): Promise<number> {
   const controller = new AbortController()
-  controllers.push(controller)
-  const response = await fetch(`${server!.url}/v1/chat/completions`, {
+  suite.onCleanup(() => controller.abort())
+  const response = await fetch(`${suite.server.url}/v1/chat/completions`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', ...headers },
     body: JSON.stringify({ model: 'm', stream: true, messages: [{ role: 'user', content: 'hi' }] }),
@@ -41,8 +27,8 @@ async function startCompletion(headers: Record<string, string>): Promise<number>
 
 describe('HTTP turn limits', () => {
   it('20 requests at once from 10 users behind one trusted proxy all start', async () => {
-    server = await startServerOverModel(model.url, ['server:', '  trusted_proxies: ["127.0.0.1"]'])
-    model.script(Array.from({ length: 20 }, () => slowReply))
+    await suite.start(['server:', '  trusted_proxies: ["127.0.0.1"]'])
+    suite.model.script(Array.from({ length: 20 }, () => slowReply))
     const statuses = await Promise.all(
       Array.from({ length: 20 }, (_, index) =>
         startCompletion({
@@ -56,7 +42,7 @@ describe('HTTP turn limits', () => {
   })
 
   it('one user past its turns in one session gets 429; its other session and another user do not', async () => {
-    server = await startServerOverModel(model.url, [
+    await suite.start([
       'server:',
       '  trusted_proxies: ["127.0.0.0/8"]',
       '  limits:',
@@ -71,14 +57,14 @@ describe('HTTP turn limits', () => {
   })
 
   it('without trusted proxies X-Forwarded-For names no one', async () => {
-    server = await startServerOverModel(model.url, ['server:', '  limits:', '    turns_per_minute: 1'])
+    await suite.start(['server:', '  limits:', '    turns_per_minute: 1'])
     const session = { 'x-session-id': 'chat' }
     expect(await startCompletion({ ...session, 'x-forwarded-for': '198.51.100.1' })).toBe(200)
     expect(await startCompletion({ ...session, 'x-forwarded-for': '198.51.100.2' })).toBe(429)
   })
 
   it('one address meets ten times the limits across its sessions', async () => {
-    server = await startServerOverModel(model.url, ['server:', '  limits:', '    turns_per_minute: 1'])
+    await suite.start(['server:', '  limits:', '    turns_per_minute: 1'])
     const statuses: number[] = []
     for (let index = 0; index < 11; index++)
       statuses.push(await startCompletion({ 'x-session-id': `s${index}` }))

@@ -11,22 +11,10 @@ import { AIMessage, HumanMessage, SystemMessage } from '@langchain/core/messages
 import { ChatOpenAI } from '@langchain/openai'
 import { generateText } from 'ai'
 import OpenAI from 'openai'
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
-import { type MockModelServer, startMockModelServer } from '../../src/testing/index.js'
-import { startServerOverModel, type TestServer } from './start-test-server.js'
+import { describe, expect, it } from 'vitest'
+import { useServersOverMockModel } from './use-servers-over-mock-model.js'
 
-let model: MockModelServer
-let server: TestServer | undefined
-
-beforeAll(async () => {
-  model = await startMockModelServer()
-})
-afterAll(() => model.close())
-afterEach(async () => {
-  await server?.stop()
-  server = undefined
-  model.reset()
-})
+const suite = useServersOverMockModel()
 
 const characters = [
   'character:',
@@ -38,21 +26,18 @@ const characters = [
   '    persona: A forest guardian.',
 ]
 
-const start = async () => {
-  server = await startServerOverModel(model.url, characters)
-  return server
-}
+const start = () => suite.start(characters)
 
 const openai = (headers: Record<string, string> = {}, maxRetries = 0) =>
-  new OpenAI({ baseURL: `${server!.url}/v1`, apiKey: 'unused', maxRetries, defaultHeaders: headers })
+  new OpenAI({ baseURL: `${suite.server.url}/v1`, apiKey: 'unused', maxRetries, defaultHeaders: headers })
 
 type SentMessage = { role: string; content: string }
 /** The messages of the model request `index` (from the end with a negative index). */
 const sentTo = (index = -1): SentMessage[] =>
-  (model.requests.at(index)!.body as { messages: SentMessage[] }).messages
+  (suite.model.requests.at(index)!.body as { messages: SentMessage[] }).messages
 
 const storedIn = async (session: string): Promise<string[]> => {
-  const answer = await (await fetch(`${server!.url}/api/sessions/${session}/messages`)).json()
+  const answer = await (await fetch(`${suite.server.url}/api/sessions/${session}/messages`)).json()
   return (answer.messages as { content: string }[]).map((message) => message.content)
 }
 
@@ -102,7 +87,7 @@ describe('a client that keeps its own conversation', () => {
       model: 'Seraphina',
       apiKey: 'unused',
       maxRetries: 0,
-      configuration: { baseURL: `${server!.url}/v1` },
+      configuration: { baseURL: `${suite.server.url}/v1` },
     })
     for (const secret of ['kiwi', 'mango']) {
       const conversation = clientConversation(secret)
@@ -122,7 +107,7 @@ describe('a client that keeps its own conversation', () => {
   it('Vercel AI SDK: history honoured; with a session named, the turn is kept there and memory added', async () => {
     await start()
     const provider = createOpenAI({
-      baseURL: `${server!.url}/v1`,
+      baseURL: `${suite.server.url}/v1`,
       apiKey: 'unused',
       headers: { 'X-Session-Id': 'ai-sdk-chat' },
     })
@@ -171,21 +156,21 @@ describe('a client that sends only its new message', () => {
 describe('failures', () => {
   it('a refused provider key is not retried by the official SDK, and the turn is stored once', async () => {
     await start()
-    model.script({ status: 401, body: { error: { message: 'Incorrect API key provided' } } })
-    const before = model.requests.length
+    suite.model.script({ status: 401, body: { error: { message: 'Incorrect API key provided' } } })
+    const before = suite.model.requests.length
     const failing = openai({ 'X-Session-Id': 'refused' }, 2).chat.completions.create({
       model: 'mika',
       messages: [{ role: 'user', content: 'hello?' }],
     })
     await expect(failing).rejects.toMatchObject({ status: 502 })
-    expect(model.requests.length - before).toBe(1)
+    expect(suite.model.requests.length - before).toBe(1)
     expect(await storedIn('refused')).toEqual(['hello?'])
   })
 
   it('says x-should-retry: false only where a retry cannot help', async () => {
     await start()
     const post = (body: unknown) =>
-      fetch(`${server!.url}/v1/chat/completions`, {
+      fetch(`${suite.server.url}/v1/chat/completions`, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
         body: JSON.stringify(body),
@@ -195,7 +180,7 @@ describe('failures', () => {
     expect(unknownModel.headers.get('x-should-retry')).toBe('false')
     const noUser = await post({ messages: [{ role: 'system', content: 'hi' }] })
     expect(noUser.headers.get('x-should-retry')).toBe('false')
-    model.script({ status: 503, body: 'overloaded' })
+    suite.model.script({ status: 503, body: 'overloaded' })
     const overloaded = await post({ model: 'mika', messages: [{ role: 'user', content: 'hi' }] })
     expect(overloaded.status).toBe(502)
     expect(overloaded.headers.get('x-should-retry')).toBeNull()
