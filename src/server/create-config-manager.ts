@@ -10,7 +10,7 @@ import { pinCharacterIdOnRename } from '../config/character-id.js'
 import { escapeEnvReferences } from '../config/env-substitution.js'
 import { findFileOnlyChanges } from '../config/find-file-only-changes.js'
 import { findForbiddenUrlTargets, type LookupAddresses } from '../config/find-forbidden-url-targets.js'
-import { type ConfigCheck, parseConfig, parseConfigText } from '../config/load-config.js'
+import { type ConfigCheck, parseConfig, parseConfigFile, parseConfigText } from '../config/load-config.js'
 import { maskSecrets, restoreMaskedSecrets } from '../config/mask-secrets.js'
 import type { CharpipeConfig } from '../config/schema.js'
 import { BadRequestError, CharpipeError, type ConfigIssue, InvalidConfigError } from '../shared/errors.js'
@@ -98,8 +98,9 @@ export function createConfigManager(options: CreateConfigManagerOptions): Config
     }
   }
 
+  // `raw` is what the file holds (or would hold): its `${VAR}` are expanded here, once.
   const validate = (raw: unknown, source: string) =>
-    parseConfig(raw, { source, checks: options.checks, logger }).config
+    parseConfigFile(raw, { source, checks: options.checks, logger }).config
 
   const recordFileError = (issues: ConfigIssue[]) => {
     fileError = {
@@ -123,7 +124,7 @@ export function createConfigManager(options: CreateConfigManagerOptions): Config
     if (!(error instanceof InvalidConfigError)) return error
     let fileIssues: ConfigIssue[]
     try {
-      parseConfig(stored, { checks: options.checks, logger: quietLogger })
+      parseConfigFile(stored, { checks: options.checks, logger: quietLogger })
       return error
     } catch (fileProblem) {
       if (!(fileProblem instanceof InvalidConfigError)) return error
@@ -252,7 +253,8 @@ export function createConfigManager(options: CreateConfigManagerOptions): Config
     reloadFromFile,
     adopt: (config) =>
       serialize(async () => {
-        const next = validate(config, 'the cluster')
+        // A parsed config: never expanded again.
+        const next = parseConfig(config, { source: 'the cluster', checks: options.checks, logger }).config
         await options.apply(next)
         running = next
       }),

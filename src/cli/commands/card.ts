@@ -8,7 +8,8 @@
 import { readFile, writeFile } from 'node:fs/promises'
 import { extname, join } from 'node:path'
 import { type CardContentType, importCharacterCard } from '../../characters/cards/index.js'
-import { parseConfig, parseConfigText } from '../../config/load-config.js'
+import { escapeEnvReferences } from '../../config/env-substitution.js'
+import { parseConfigFile, parseConfigText } from '../../config/load-config.js'
 import { listCharacterIds } from '../../config/select-character-config.js'
 import { checkPipelineConfig } from '../../context/check-pipeline-config.js'
 import { applyChangesToYaml, writeFileAtomically } from '../../server/write-config-file.js'
@@ -109,10 +110,11 @@ async function writeIntoConfig(path: string, cards: ReadCard[]): Promise<boolean
   }
   const next = applyChangesToYaml(
     text,
-    cards.map((card) => ({ path: ['characters', card.id], value: card.character })),
+    // A card's text is its author's, not the file's: `${VAR}` in it stays literal when the file is read.
+    cards.map((card) => ({ path: ['characters', card.id], value: escapeEnvReferences(card.character) })),
   )
   try {
-    parseConfig(parseConfigText(next, path), {
+    parseConfigFile(parseConfigText(next, path), {
       source: path,
       checks: [checkPipelineConfig],
       logger: createLogger({ level: 'silent' }),

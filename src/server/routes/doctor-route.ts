@@ -39,11 +39,7 @@ export function registerDoctorRoute(app: Hono, dependencies: ServerDependencies)
     try {
       const merged = { ...structuredClone(running), ...mergeSection(running, overrides) }
       // The running config is already expanded and the body is API input: no `${VAR}` is read here.
-      candidate = parseConfig(merged, {
-        source: 'POST /api/doctor',
-        logger: dependencies.logger,
-        expandEnvironment: false,
-      }).config
+      candidate = parseConfig(merged, { source: 'POST /api/doctor', logger: dependencies.logger }).config
       const refused = await findForbiddenUrlTargets({ candidate, running, lookup: dependencies.lookup })
       if (refused.length > 0) throw new InvalidConfigError(refused, { source: 'POST /api/doctor' })
       checks.push({ name: 'config', ok: true, code: 'ok', message: 'the config is valid' })
