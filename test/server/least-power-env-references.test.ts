@@ -45,7 +45,10 @@ const request = (method: string, path: string, body?: unknown) =>
 
 /** The preview and the model request of one turn with `character`, as text. */
 async function previewAndModelRequest(character?: string): Promise<{ preview: string; sent: string }> {
-  const preview = await request('POST', '/api/preview', { text: 'hello', ...(character ? { character } : {}) })
+  const preview = await request('POST', '/api/preview', {
+    text: 'hello',
+    ...(character ? { character } : {}),
+  })
   expect(preview.status).toBe(200)
   model.script({ text: 'Hi there.' })
   const chat = await request('POST', '/api/chat', {
@@ -100,7 +103,10 @@ describe('${VAR} from a third party stays literal up to the model', () => {
   it('a card imported with `charpipe card import`: a server started on the file sends it literally', async () => {
     server = await startServerOverModel(model.url)
     const cardPath = join(server.folder, 'mallory.json')
-    await writeFile(cardPath, JSON.stringify(makeCardV2({ name: 'Mallory', description: `I know ${reference}` })))
+    await writeFile(
+      cardPath,
+      JSON.stringify(makeCardV2({ name: 'Mallory', description: `I know ${reference}` })),
+    )
     const result = await runCli(['card', 'import', cardPath, '--config', server.configPath])
     expect(result.stderr).toBe('')
     expect(result.code).toBe(0)

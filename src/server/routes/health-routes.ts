@@ -10,6 +10,7 @@
  * (it may name hosts); the log has the details.
  */
 import type { Hono } from 'hono'
+import type { ConfigDisagreement } from '../../cluster/start-config-sync.js'
 import type { Charpipe } from '../../engine/types.js'
 import { CharpipeError } from '../../shared/errors.js'
 import type { Logger } from '../../shared/logger.js'
@@ -19,6 +20,8 @@ export interface RegisterHealthRoutesOptions {
   logger: Logger
   /** True once the server has begun to shut down. */
   isClosing: () => boolean
+  /** Where this server's config file and the cluster's version it runs differ (a cluster member). */
+  readConfigDisagreement?: () => ConfigDisagreement | undefined
 }
 
 interface StoreDown {
@@ -72,11 +75,39 @@ export function registerHealthRoutes(app: Hono, options: RegisterHealthRoutesOpt
   app.get('/livez', (context) => context.json({ ok: true }))
   app.get('/healthz', async (context) => {
     const down = await checkStores(charpipe, logger)
-    return down.length === 0 ? context.json({ ok: true }) : context.json({ ok: false, down }, 503)
+    // Still ready (the cluster's version is a valid config), but it says so on every probe.
+    const disagreement = options.readConfigDisagreement?.()
+    const config = disagreement
+      ? {
+          config: {
+            file_differs: disagreement.fields,
+            cluster_version: disagreement.version,
+            message:
+              "this server's config file and the cluster's config version differ; the cluster's version runs",
+          },
+        }
+      : {}
+    return down.length === 0
+      ? context.json({ ok: true, ...config })
+      : context.json({ ok: false, down, ...config }, 503)
   })
   app.get('/readyz', async (context) => {
     if (options.isClosing()) return context.json({ ok: false, closing: true }, 503)
     const down = await checkStores(charpipe, logger)
-    return down.length === 0 ? context.json({ ok: true }) : context.json({ ok: false, down }, 503)
+    // Still ready (the cluster's version is a valid config), but it says so on every probe.
+    const disagreement = options.readConfigDisagreement?.()
+    const config = disagreement
+      ? {
+          config: {
+            file_differs: disagreement.fields,
+            cluster_version: disagreement.version,
+            message:
+              "this server's config file and the cluster's config version differ; the cluster's version runs",
+          },
+        }
+      : {}
+    return down.length === 0
+      ? context.json({ ok: true, ...config })
+      : context.json({ ok: false, down, ...config }, 503)
   })
 }
