@@ -4,20 +4,18 @@
  * literal through the engine's start and reload, up to the preview and the model request (checked
  * on the mock model server), while the file's own references keep working.
  */
-import { spawn } from 'node:child_process'
 import { readFile, writeFile } from 'node:fs/promises'
-import { dirname, join, resolve } from 'node:path'
-import { fileURLToPath } from 'node:url'
+import { join } from 'node:path'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { makeCardV2 } from '../../src/characters/cards/card-factories.js'
 import { loadConfig } from '../../src/config/load-config.js'
 import { type MockModelServer, startMockModelServer } from '../../src/testing/index.js'
+import { runCli } from '../support/run-cli.js'
 import { startServerOverModel, type TestServer } from './start-test-server.js'
 
 const secretName = 'CHARPIPE_TRUST_ENV_SECRET'
 const secretValue = 'env-secret-value-8f3a1c'
 const reference = ['${', secretName, '}'].join('')
-const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '../..')
 
 let model: MockModelServer
 let server: TestServer | undefined
@@ -133,21 +131,4 @@ async function startServerFromFile(text: string): Promise<TestServer> {
     configText: text.replace(/sqlite_path: .*/, `sqlite_path: ${join('{folder}', 'charpipe.db')}`),
     createCharpipe: (config, logger) => createCharpipe(config, { logger }),
   })
-}
-
-function runCli(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/entry.ts', ...args], {
-    cwd: repoRoot,
-    env: { ...process.env },
-  })
-  child.stdin.end()
-  let stdout = ''
-  let stderr = ''
-  child.stdout.on('data', (chunk) => {
-    stdout += chunk
-  })
-  child.stderr.on('data', (chunk) => {
-    stderr += chunk
-  })
-  return new Promise((done) => child.on('close', (code) => done({ code, stdout, stderr })))
 }
