@@ -27,7 +27,7 @@ afterAll(async () => {
   await deleteKeys()
 })
 
-const configText = (name: string) =>
+const configText = (name: string, secret = sharedSecret) =>
   [
     'server:',
     `  admin_token: ${adminToken}`,
@@ -45,14 +45,14 @@ const configText = (name: string) =>
     'cluster:',
     '  enabled: true',
     `  key_prefix: "${prefix}"`,
-    `  shared_secret: ${sharedSecret}`,
+    `  shared_secret: ${secret}`,
     '',
   ].join('\n')
 
-async function startMember(name: string): Promise<TestServer> {
+async function startMember(name: string, secret = sharedSecret): Promise<TestServer> {
   const { createCharpipe } = await import('../../src/engine/index.js')
   const server = await startTestServer({
-    configText: configText(name),
+    configText: configText(name, secret),
     createCharpipe: (config, logger) => createCharpipe(config, { logger }),
     watchConfig: false,
   })
@@ -199,6 +199,31 @@ describe.skipIf(skipReason !== undefined)(
       // A, whose file holds the change, agrees with the cluster.
       expect(((await (await fetch(`${a.url}/readyz`)).json()) as { config?: unknown }).config).toBeUndefined()
       expect(await readFile(a.configPath, 'utf8')).toContain('changed by the admin')
+    })
+
+    it('a cluster started again from files with a new shared secret runs its files', async () => {
+      prefix = `${keyPrefix}${run++}:`
+      const a = await startMember('甲')
+      expect(
+        (await admin(a, 'PUT', '/api/config', { character: { persona: 'the old version' } })).status,
+      ).toBe(200)
+      await a.stop()
+      servers.splice(servers.indexOf(a), 1)
+      // Every file edited, with a new secret: the stored version no longer verifies.
+      const renewed = 'renewed-shared-secret-0123456789'
+      const first = await startMember('丙', renewed)
+      const second = await startMember('丁', renewed)
+      expect(await personaOf(first)).toBe('')
+      expect(first.charpipe.config.character.name).toBe('丙')
+      expect(first.logLines.some((line) => line.includes('refused the shared config version in Redis'))).toBe(
+        true,
+      )
+      // The second joins the first's file, and says where its own differs.
+      expect(second.charpipe.config.character.name).toBe('丙')
+      const ready = (await (await fetch(`${second.url}/readyz`)).json()) as {
+        config?: { file_differs: string[] }
+      }
+      expect(ready.config?.file_differs).toEqual(['character.name'])
     })
   },
 )
