@@ -39,7 +39,13 @@ async function startServer(name: string, temperature: number) {
     },
   })
   const redis = await connectClusterRedis({ url: testRedisUrl, keyPrefix, timeoutMs: 1000, logger })
-  sync = await startConfigSync({ redis, initial: config, adopt: (next) => manager.adopt(next), logger })
+  sync = await startConfigSync({
+    redis,
+    initial: config,
+    sharedSecret: 'test-shared-secret-0123456789',
+    adopt: (next) => manager.adopt(next),
+    logger,
+  })
   opened.push({ redis, sync })
   return { configPath, manager, applied }
 }

@@ -4,20 +4,24 @@ import { prepareTestRedis, testRedisUrl } from '../../test/support/local-redis.j
 import { type CharpipeConfig, configSchema } from '../config/schema.js'
 import { createLogger } from '../shared/logger.js'
 import { type ClusterRedis, connectClusterRedis } from './connect-cluster-redis.js'
+import { createConfigVersionSeal } from './seal-config-version.js'
 import { type ConfigSync, startConfigSync } from './start-config-sync.js'
 
 const { skipReason, keyPrefix, deleteKeys } = await prepareTestRedis()
 const logger = createLogger({ level: 'silent' })
-const opened: { redis: ClusterRedis; sync: ConfigSync; adopted: CharpipeConfig[] }[] = []
+const opened: { redis: ClusterRedis; sync: ConfigSync; adopted: Record<string, unknown>[] }[] = []
+const sharedSecret = 'test-shared-secret-0123456789'
+const nameOf = (shared: Record<string, unknown>) => (shared.character as { name: string }).name
 
 const configNamed = (name: string) => configSchema.parse({ character: { name } })
 
 async function startServer(initial: CharpipeConfig, checkIntervalMs = 1000) {
   const redis = await connectClusterRedis({ url: testRedisUrl, keyPrefix, timeoutMs: 1000, logger })
-  const adopted: CharpipeConfig[] = []
+  const adopted: Record<string, unknown>[] = []
   const sync = await startConfigSync({
     redis,
     initial,
+    sharedSecret,
     adopt: async (config) => {
       adopted.push(config)
     },
@@ -42,7 +46,10 @@ describe.skipIf(skipReason !== undefined)('config shared by the cluster', { time
     expect(first.adopted).toEqual([])
     expect(first.sync.version()).toBe(1)
     const second = await startServer(configNamed('乙'))
-    expect(second.adopted.map((config) => config.character.name)).toEqual(['甲'])
+    expect(second.adopted.map(nameOf)).toEqual(['甲'])
+    // Where the cluster's version and the server's own file differ, it says so.
+    expect(second.sync.disagreement()).toEqual({ version: 1, fields: ['character.name'] })
+    expect(first.sync.disagreement()).toBeUndefined()
   })
 
   it('applies a change made on one server on the others, within a second, and not on the sender', async () => {
@@ -54,8 +61,8 @@ describe.skipIf(skipReason !== undefined)('config shared by the cluster', { time
       timeout: 5000,
       interval: 50,
     })
-    expect(c.adopted.at(-1)!.character.name).toBe('丁')
-    expect(b!.adopted.at(-1)!.character.name).toBe('丁')
+    expect(nameOf(c.adopted.at(-1)!)).toBe('丁')
+    expect(nameOf(b!.adopted.at(-1)!)).toBe('丁')
     expect(a!.adopted).toEqual([])
     expect(c.sync.version()).toBe(a!.sync.version())
   })
@@ -63,11 +70,14 @@ describe.skipIf(skipReason !== undefined)('config shared by the cluster', { time
   it('catches up by its periodic check when the message was missed', async () => {
     const member = await startServer(configNamed('戊'), 200)
     const raw = new Redis(testRedisUrl)
-    // A change stored while this server was not subscribed: no message will come.
-    await raw.hincrby(`${keyPrefix}config`, 'version', 1)
-    await raw.hset(`${keyPrefix}config`, 'body', JSON.stringify(configNamed('己')), 'from', 'elsewhere')
+    // A change stored by another server while this one was not subscribed: no message will come.
+    const current = Number(await raw.hget(`${keyPrefix}config`, 'version'))
+    const sealed = createConfigVersionSeal(sharedSecret).seal(current + 1, 'elsewhere', {
+      character: { name: '己' },
+    })
+    await raw.hset(`${keyPrefix}config`, sealed)
     await raw.quit()
-    await vi.waitFor(() => expect(member.adopted.at(-1)?.character.name).toBe('己'), {
+    await vi.waitFor(() => expect(nameOf(member.adopted.at(-1)!)).toBe('己'), {
       timeout: 5000,
       interval: 50,
     })

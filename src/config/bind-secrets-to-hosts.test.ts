@@ -19,7 +19,7 @@ const stored = parseConfig(
     openclaw: { url: 'http://gateway.lan:18789', token: 'claw-real' },
     memory: { embeddings: { api_key: 'sk-embed-real' } },
   },
-  { logger: createLogger({ level: 'silent' }), environment: {} },
+  { logger: createLogger({ level: 'silent' }) },
 ).config
 
 const pathsOf = (incoming: unknown) => bindSecretsToHosts(incoming, stored).map((issue) => issue.path)

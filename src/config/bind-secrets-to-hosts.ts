@@ -47,6 +47,12 @@ const bindings: readonly SecretBinding[] = [
 
 type Mapping = Record<string, unknown>
 
+/** The secrets this binding guards (a remote MCP server's headers included), `*` for every item or entry. */
+export const boundSecretFieldPaths: readonly (readonly string[])[] = [
+  ...bindings.map((binding) => [...binding.holder, binding.secret]),
+  ['tools', 'mcp_servers', '*', 'headers', '*'],
+]
+
 function isRecord(value: unknown): value is Mapping {
   return value !== null && typeof value === 'object' && !Array.isArray(value)
 }

@@ -65,8 +65,9 @@ export function createConfigReferenceMarkdown(): string {
     '# config.yaml reference',
     '',
     'Generated from `src/config/schema.ts` by `npm run generate`; do not edit by hand.',
-    'Every field is optional. `${ENV_VAR}` (or `${ENV_VAR:-fallback}`) in any string is replaced from the',
-    'environment. Secrets (keys, tokens, storage URLs) are shown as `***` by the admin API and the web page.',
+    'Every field is optional. `${ENV_VAR}` (or `${ENV_VAR:-fallback}`) in any string of the file is replaced from the',
+    'environment, once, as the file is read (text from the admin API, cards and `characters_dir` stays literal).',
+    'Secrets (keys, tokens, storage URLs) are shown as `***` by the admin API and the web page.',
     '',
   ]
   for (const [section, sectionSchema] of Object.entries(root.properties ?? {})) {

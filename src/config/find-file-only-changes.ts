@@ -6,15 +6,17 @@
  */
 import { isDeepStrictEqual } from 'node:util'
 import type { ConfigIssue } from '../shared/errors.js'
+import { listFieldPaths } from './gate/config-field-trust.js'
 
-/** Paths of the file-only fields (a section name covers the whole section). */
-export const fileOnlyFieldPaths: readonly (readonly string[])[] = [
-  ['server', 'host'],
-  ['server', 'port'],
-  ['assets', 'dirs'],
-  ['storage'],
-  ['characters_dir'],
-]
+const fileOnlyPaths = listFieldPaths('file-only')
+
+/** Paths of the file-only fields outside maps (a section name covers the whole section). */
+export const fileOnlyFieldPaths: readonly (readonly string[])[] = fileOnlyPaths.filter(
+  (path) =>
+    !path.includes('*') &&
+    // A field inside a listed section is covered by it.
+    !fileOnlyPaths.some((other) => other.length < path.length && other.every((key, i) => key === path[i])),
+)
 
 export interface FindFileOnlyChangesOptions {
   /** The file's content a change would write. */
@@ -45,7 +47,10 @@ export function findFileOnlyChanges(options: FindFileOnlyChangesOptions): Config
   return issues
 }
 
-const stdioFields = ['command', 'args', 'env', 'cwd'] as const
+// `command`, `args`, `env`, `cwd`: the file-only fields of an MCP server.
+const stdioFields = fileOnlyPaths
+  .filter((path) => path.length === 4 && path[0] === 'tools' && path[1] === 'mcp_servers' && path[2] === '*')
+  .map((path) => path[3]!)
 
 /**
  * A stdio MCP server is a program the server starts: adding one, or changing what it runs and how

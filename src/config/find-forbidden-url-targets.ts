@@ -9,16 +9,10 @@ import { lookup as lookupName } from 'node:dns/promises'
 import ipaddr from 'ipaddr.js'
 import type { ConfigIssue } from '../shared/errors.js'
 import { isForbiddenKey } from '../shared/find-forbidden-key.js'
+import { listFieldPaths } from './gate/config-field-trust.js'
 
-/** Fields holding the address of an outbound service, `*` for every item of a list. */
-export const outboundUrlFieldPaths: readonly (readonly string[])[] = [
-  ['llm', 'base_url'],
-  ['llm', 'fallbacks', '*', 'base_url'],
-  ['llm', 'vision_describer', 'base_url'],
-  ['llm', 'transcriber', 'base_url'],
-  ['memory', 'embeddings', 'base_url'],
-  ['openclaw', 'url'],
-]
+/** Fields holding the address of an outbound service, `*` for every item of a list or entry of a map. */
+export const outboundUrlFieldPaths: readonly (readonly string[])[] = listFieldPaths('outbound-url')
 
 const metadataNames = new Set([
   'metadata.google.internal',
@@ -104,8 +98,11 @@ function collectValues(value: unknown, fieldPath: readonly string[]): { path: st
     if (current === null || typeof current !== 'object') return
     const key = fieldPath[depth]!
     if (key === '*') {
-      if (Array.isArray(current))
-        for (const [index, item] of current.entries()) walk(item, depth + 1, [...path, String(index)])
+      // Every item of a list (fallbacks) or entry of a map (MCP servers).
+      const entries = Array.isArray(current)
+        ? current.map((item, index) => [String(index), item] as const)
+        : Object.entries(current).filter(([name]) => !isForbiddenKey(name))
+      for (const [name, item] of entries) walk(item, depth + 1, [...path, name])
       return
     }
     if (isForbiddenKey(key) || !Object.hasOwn(current, key)) return

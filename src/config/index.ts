@@ -9,9 +9,11 @@ export {
   type LoadConfigOptions,
   type LoadConfigResult,
   loadConfig,
+  type ParseConfigFileOptions,
   type ParseConfigOptions,
   type ParseConfigResult,
   parseConfig,
+  parseConfigFile,
   parseConfigText,
 } from './load-config.js'
 export { collectSecrets, maskSecrets, restoreMaskedSecrets } from './mask-secrets.js'

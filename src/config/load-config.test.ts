@@ -4,11 +4,19 @@ import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { InvalidConfigError } from '../shared/errors.js'
 import { createLogger } from '../shared/logger.js'
-import { type ConfigCheck, defaultConfig, loadConfig, parseConfig, parseConfigText } from './load-config.js'
+import {
+  type ConfigCheck,
+  defaultConfig,
+  loadConfig,
+  parseConfig,
+  parseConfigFile,
+  parseConfigText,
+} from './load-config.js'
 
 const silent = createLogger({ level: 'silent' })
+// The content of a config file: its `${VAR}` are read from `environment`.
 const parse = (raw: unknown, environment: Record<string, string> = {}) =>
-  parseConfig(raw, { environment, logger: silent })
+  parseConfigFile(raw, { environment, logger: silent })
 
 function issuesOf(action: () => unknown) {
   try {
@@ -197,7 +205,7 @@ describe('soft warnings (seed 000: injected_history 格式约束)', () => {
           ],
         },
       },
-      { logger, environment: {} },
+      { logger },
     )
     expect(result.config.character.injected_history).toHaveLength(3)
     expect(result.warnings.map((warning) => warning.path)).toEqual(['character.injected_history'])
@@ -238,6 +246,24 @@ describe('${ENV_VAR} substitution', () => {
     const { config, warnings } = parse({ llm: { provider: 'deepseek', api_key: '${MISSING_KEY}' } })
     expect(config.llm.api_key).toBe('')
     expect(warnings).toEqual([{ path: 'llm.api_key', message: expect.stringContaining('MISSING_KEY') }])
+  })
+
+  it('happens once: a parsed config parsed again keeps `${VAR}` text literal', () => {
+    process.env.CHARPIPE_PARSE_ONCE_SECRET = 'from-the-environment'
+    try {
+      const file = parse({ character: { persona: '$${CHARPIPE_PARSE_ONCE_SECRET}' } }).config
+      expect(file.character.persona).toBe('${CHARPIPE_PARSE_ONCE_SECRET}')
+      const again = parseConfig(file, { logger: silent }).config
+      expect(again.character.persona).toBe('${CHARPIPE_PARSE_ONCE_SECRET}')
+      // An object given to createCharpipe is not a file either.
+      const given = parseConfig(
+        { character: { persona: 'I know ${CHARPIPE_PARSE_ONCE_SECRET}' } },
+        { logger: silent },
+      )
+      expect(given.config.character.persona).toBe('I know ${CHARPIPE_PARSE_ONCE_SECRET}')
+    } finally {
+      delete process.env.CHARPIPE_PARSE_ONCE_SECRET
+    }
   })
 })
 

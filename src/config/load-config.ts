@@ -2,6 +2,11 @@
  * Reading config.yaml: YAML → `${ENV}` substitution → schema → cross-field and extra checks → soft
  * warnings, with every problem of the file reported at once by field path. A missing file means the
  * defaults (provider `mock`), unless the caller requires the file (a path the user named).
+ *
+ * `${ENV}` is expanded in one place only: the file's own content, once, as it is read
+ * (`parseConfigFile`). `parseConfig` takes parsed objects (a config given to `createCharpipe`, the
+ * running config again on reload, a cluster's version) and never expands: text that came from
+ * elsewhere (an API body, a card, a file of `characters_dir`) stays literal however often it is parsed.
  */
 import { readFile } from 'node:fs/promises'
 import { createRequire } from 'node:module'
@@ -25,15 +30,15 @@ export type ConfigCheck = (config: CharpipeConfig) => ConfigIssue[]
 export interface ParseConfigOptions {
   /** Named in error messages (a file path, "PUT /api/config"). */
   source?: string
-  environment?: Record<string, string | undefined>
-  /**
-   * Replace `${VAR}` from the environment. Only text from the config file may: pass false for
-   * values that came from elsewhere (an API body merged into a running config), where it is literal.
-   * @default true
-   */
-  expandEnvironment?: boolean
   checks?: ConfigCheck[]
   logger?: Logger
+  /** Problems found before the object was parsed (unset variables of the file), reported with its own. */
+  warnings?: ConfigIssue[]
+}
+
+export interface ParseConfigFileOptions extends Omit<ParseConfigOptions, 'warnings'> {
+  /** Where `${VAR}` is read from. @default process.env */
+  environment?: Record<string, string | undefined>
 }
 
 export interface ParseConfigResult {
@@ -55,18 +60,10 @@ export function parseConfig(raw: unknown, options: ParseConfigOptions = {}): Par
       source: options.source,
     })
   }
-  const substituted =
-    options.expandEnvironment === false
-      ? { value: raw ?? {}, missing: [] }
-      : substituteEnvVariables(raw ?? {}, options.environment)
-  const warnings: ConfigIssue[] = substituted.missing.map(({ path, variable }) => ({
-    path,
-    message: `environment variable ${variable} is not set; using an empty value`,
-  }))
-
+  const warnings: ConfigIssue[] = [...(options.warnings ?? [])]
   let value: unknown
   try {
-    value = mergeCharactersDir(substituted.value, importCardFile)
+    value = mergeCharactersDir(raw ?? {}, importCardFile)
   } catch (error) {
     if (error instanceof InvalidConfigError)
       throw new InvalidConfigError(error.issues, { source: options.source })
@@ -92,6 +89,26 @@ export function parseConfig(raw: unknown, options: ParseConfigOptions = {}): Par
   for (const warning of warnings)
     logger.warn({ path: warning.path, source: options.source }, `config: ${warning.path}: ${warning.message}`)
   return { config, warnings }
+}
+
+/**
+ * Validates the content of a config file (its YAML read as an object, before any substitution):
+ * the one place `${VAR}` is expanded, and `$${VAR}` becomes the literal text `${VAR}`.
+ */
+export function parseConfigFile(raw: unknown, options: ParseConfigFileOptions = {}): ParseConfigResult {
+  const { environment, ...parseOptions } = options
+  const forbidden = findForbiddenKey(raw)
+  if (forbidden !== undefined) {
+    throw new InvalidConfigError([{ path: forbidden, message: forbiddenKeyMessage }], {
+      source: options.source,
+    })
+  }
+  const substituted = substituteEnvVariables(raw ?? {}, environment)
+  const warnings = substituted.missing.map(({ path, variable }) => ({
+    path,
+    message: `environment variable ${variable} is not set; using an empty value`,
+  }))
+  return parseConfig(substituted.value, { ...parseOptions, warnings })
 }
 
 function runChecks(config: CharpipeConfig, options: ParseConfigOptions): ConfigIssue[] {
@@ -141,7 +158,7 @@ export interface LoadConfigResult extends ParseConfigResult {
   path: string
 }
 
-export interface LoadConfigOptions extends Omit<ParseConfigOptions, 'source'> {
+export interface LoadConfigOptions extends Omit<ParseConfigFileOptions, 'source'> {
   /**
    * The file must exist: a path the user named is a mistake when missing, not a wish for the
    * defaults. Throws ConfigFileNotFoundError (naming a near file when there is one).
@@ -161,10 +178,10 @@ export async function loadConfig(path: string, options: LoadConfigOptions = {}):
     if (required) {
       throw new ConfigFileNotFoundError(path, { suggestion: await findNearFile(path), cause: error })
     }
-    return { ...parseConfig({}, { ...parseOptions, source: path }), raw: {}, fromFile: false, path }
+    return { ...parseConfigFile({}, { ...parseOptions, source: path }), raw: {}, fromFile: false, path }
   }
   const raw = parseConfigText(text, path)
-  return { ...parseConfig(raw, { ...parseOptions, source: path }), raw, fromFile: true, path }
+  return { ...parseConfigFile(raw, { ...parseOptions, source: path }), raw, fromFile: true, path }
 }
 
 // The YAML parser is loaded with the first config file read: library users who pass a config

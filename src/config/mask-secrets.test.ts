@@ -15,7 +15,7 @@ const withSecrets = () =>
       openclaw: { token: 'claw-token-5678' },
       storage: { redis_url: 'redis://:hunter2@127.0.0.1:6379' },
     },
-    { logger: createLogger({ level: 'silent' }), environment: {} },
+    { logger: createLogger({ level: 'silent' }) },
   ).config
 
 describe('maskSecrets', () => {

@@ -120,4 +120,5 @@ export const secretFieldPaths = [
   ['storage', 'postgres_url'],
   ['tools', 'mcp_servers', '*', 'env', '*'],
   ['tools', 'mcp_servers', '*', 'headers', '*'],
+  ['cluster', 'shared_secret'],
 ] as const

@@ -8,9 +8,14 @@ import { readFile } from 'node:fs/promises'
 import { basename, dirname } from 'node:path'
 import { pinCharacterIdOnRename } from '../config/character-id.js'
 import { escapeEnvReferences } from '../config/env-substitution.js'
-import { findFileOnlyChanges } from '../config/find-file-only-changes.js'
-import { findForbiddenUrlTargets, type LookupAddresses } from '../config/find-forbidden-url-targets.js'
-import { type ConfigCheck, parseConfig, parseConfigText } from '../config/load-config.js'
+import type { LookupAddresses } from '../config/find-forbidden-url-targets.js'
+import {
+  type ConfigSource,
+  checkConfigChange,
+  findNodeLocalFields,
+  putBackNodeLocalFields,
+} from '../config/gate/index.js'
+import { type ConfigCheck, parseConfig, parseConfigFile, parseConfigText } from '../config/load-config.js'
 import { maskSecrets, restoreMaskedSecrets } from '../config/mask-secrets.js'
 import type { CharpipeConfig } from '../config/schema.js'
 import { BadRequestError, CharpipeError, type ConfigIssue, InvalidConfigError } from '../shared/errors.js'
@@ -35,18 +40,27 @@ export interface ConfigManager {
   status(): ConfigStatus
   /** The running config with every secret replaced by `***`. */
   masked(): CharpipeConfig
-  /** Validates, writes and applies a full or partial config; throws InvalidConfigError and changes nothing when invalid. */
-  update(body: unknown): Promise<CharpipeConfig>
+  /**
+   * Validates, writes and applies a full or partial config; throws InvalidConfigError and changes
+   * nothing when invalid or refused by the trust gate for its source.
+   */
+  update(body: unknown, options?: UpdateConfigOptions): Promise<CharpipeConfig>
   /** Re-reads the file (what the watch calls); returns whether a new config was applied. */
   reloadFromFile(): Promise<boolean>
   /** Starts watching the file for hand edits. */
   watchFile(): void
   /**
-   * Applies a config another server of the cluster applied (validated again; the file is left as
-   * it is: it is this server's bootstrap, and the cluster's config wins while it runs).
+   * Applies a config version another server of the cluster shared (without the fields each server
+   * keeps for itself): this server's own are put back, and it passes the trust gate as `cluster`.
+   * Throws InvalidConfigError and changes nothing when refused. The file is left as it is.
    */
-  adopt(config: CharpipeConfig): Promise<void>
+  adopt(shared: Record<string, unknown>): Promise<CharpipeConfig>
   close(): void
+}
+
+export interface UpdateConfigOptions {
+  /** Where the change came from (for the trust gate). @default 'admin' */
+  source?: Exclude<ConfigSource, 'file' | 'cluster'>
 }
 
 export interface CreateConfigManagerOptions {
@@ -98,8 +112,9 @@ export function createConfigManager(options: CreateConfigManagerOptions): Config
     }
   }
 
+  // `raw` is what the file holds (or would hold): its `${VAR}` are expanded here, once.
   const validate = (raw: unknown, source: string) =>
-    parseConfig(raw, { source, checks: options.checks, logger }).config
+    parseConfigFile(raw, { source, checks: options.checks, logger }).config
 
   const recordFileError = (issues: ConfigIssue[]) => {
     fileError = {
@@ -123,7 +138,7 @@ export function createConfigManager(options: CreateConfigManagerOptions): Config
     if (!(error instanceof InvalidConfigError)) return error
     let fileIssues: ConfigIssue[]
     try {
-      parseConfig(stored, { checks: options.checks, logger: quietLogger })
+      parseConfigFile(stored, { checks: options.checks, logger: quietLogger })
       return error
     } catch (fileProblem) {
       if (!(fileProblem instanceof InvalidConfigError)) return error
@@ -140,7 +155,7 @@ export function createConfigManager(options: CreateConfigManagerOptions): Config
   }
 
   const apiSource = 'PUT /api/config'
-  const update = (body: unknown) =>
+  const update = (body: unknown, updateOptions: UpdateConfigOptions = {}) =>
     serialize(async () => {
       if (!isPlainObject(body)) throw new BadRequestError('the body must be a JSON object of config sections')
       // The whole change is checked before anything is read from it or written.
@@ -159,7 +174,8 @@ export function createConfigManager(options: CreateConfigManagerOptions): Config
       // `${VAR}` in API input is literal: escaped, so the file keeps it as text (the file's own
       // references, restored for `***` secrets or left untouched, stay references).
       const literal = escapeEnvReferences(body)
-      const restored = restoreMaskedSecrets(literal, mergeSections(running, stored))
+      const secretsGiven = mergeSections(running, stored)
+      const restored = restoreMaskedSecrets(literal, secretsGiven)
       const changes = collectConfigChanges({ incoming: restored, stored, effective: running })
       const renamedFrom = pinCharacterIdOnRename({
         running: running.character,
@@ -173,11 +189,15 @@ export function createConfigManager(options: CreateConfigManagerOptions): Config
       } catch (error) {
         throw explainSaveError(error, stored)
       }
-      const refused = [
-        // Compared in the file's own terms: what the change would write there.
-        ...findFileOnlyChanges({ candidate: changed, running: stored }),
-        ...(await findForbiddenUrlTargets({ candidate: config, running, lookup: options.lookup })),
-      ]
+      const refused = await checkConfigChange({
+        source: updateOptions.source ?? 'admin',
+        candidate: config,
+        running,
+        // File-only fields are compared in the file's own terms: what the change would write there.
+        file: { candidate: changed, running: stored },
+        secrets: { incoming: literal, stored: secretsGiven },
+        lookup: options.lookup,
+      })
       if (refused.length > 0) throw new InvalidConfigError(refused, { source: apiSource })
       if (changes.length === 0) {
         await options.apply(config)
@@ -250,11 +270,25 @@ export function createConfigManager(options: CreateConfigManagerOptions): Config
     masked: () => maskSecrets(running),
     update,
     reloadFromFile,
-    adopt: (config) =>
+    adopt: (shared) =>
       serialize(async () => {
-        const next = validate(config, 'the cluster')
+        const source = 'the cluster'
+        const ownFields = findNodeLocalFields(shared)
+        if (ownFields.length > 0) throw new InvalidConfigError(ownFields, { source })
+        // A parsed config with this server's own fields: never expanded again.
+        const candidate = putBackNodeLocalFields(shared, running)
+        const next = parseConfig(candidate, { source, checks: options.checks, logger }).config
+        const refused = await checkConfigChange({
+          source: 'cluster',
+          candidate: next,
+          running,
+          shared,
+          lookup: options.lookup,
+        })
+        if (refused.length > 0) throw new InvalidConfigError(refused, { source })
         await options.apply(next)
         running = next
+        return next
       }),
     watchFile() {
       if (watcher) return

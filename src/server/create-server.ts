@@ -7,7 +7,7 @@ import type { Server } from 'node:http'
 import { createNodeWebSocket } from '@hono/node-ws'
 import { Hono } from 'hono'
 import { bodyLimit } from 'hono/body-limit'
-import { startConfigSync } from '../cluster/start-config-sync.js'
+import { type ConfigSync, startConfigSync } from '../cluster/start-config-sync.js'
 import type { LookupAddresses } from '../config/find-forbidden-url-targets.js'
 import { type ConfigCheck, loadConfig } from '../config/load-config.js'
 import type { CharpipeConfig } from '../config/schema.js'
@@ -84,14 +84,7 @@ export async function createServer(options: CreateServerOptions): Promise<Charpi
       await configSync?.publish(next)
     },
   })
-  const configSync = charpipe.cluster
-    ? await startConfigSync({
-        redis: charpipe.cluster.redis,
-        initial: config,
-        adopt: (next) => configManager.adopt(next),
-        logger: createChildLogger(logger, 'cluster'),
-      })
-    : undefined
+  const configSync = await startClusterConfigSync(charpipe, config, configManager, logger)
   const cluster = charpipe.cluster
   const metrics = createServerMetrics({
     countActiveSessions: () => charpipe.activeSessions().length,
@@ -128,7 +121,12 @@ export async function createServer(options: CreateServerOptions): Promise<Charpi
   })
 
   let closing = false
-  registerHealthRoutes(app, { charpipe, logger, isClosing: () => closing })
+  registerHealthRoutes(app, {
+    charpipe,
+    logger,
+    isClosing: () => closing,
+    ...(configSync ? { readConfigDisagreement: () => configSync.disagreement() } : {}),
+  })
 
   const readTokens = () => ({
     token: readConfig().server.token,
@@ -245,4 +243,31 @@ async function createOwnedCharpipe(options: CreateServerOptions, config: Charpip
   if (!options.createCharpipe)
     throw new TypeError('createServer needs a `charpipe` or a `createCharpipe` factory')
   return options.createCharpipe(config)
+}
+
+/**
+ * The cluster shares admin config changes only with `cluster.shared_secret` set (each version is
+ * signed and encrypted with it); without it every server runs its own file, and says so once.
+ */
+async function startClusterConfigSync(
+  charpipe: Charpipe,
+  config: CharpipeConfig,
+  configManager: ConfigManager,
+  logger: Logger,
+): Promise<ConfigSync | undefined> {
+  if (!charpipe.cluster) return undefined
+  const clusterLogger = createChildLogger(logger, 'cluster')
+  if (config.cluster.shared_secret === '') {
+    clusterLogger.warn(
+      'cluster.shared_secret is not set: admin config changes stay on the server that made them, and no config is taken from Redis',
+    )
+    return undefined
+  }
+  return startConfigSync({
+    redis: charpipe.cluster.redis,
+    initial: config,
+    sharedSecret: config.cluster.shared_secret,
+    adopt: (next) => configManager.adopt(next),
+    logger: clusterLogger,
+  })
 }

@@ -162,6 +162,7 @@ function describeCluster(memoryStore: 'sqlite' | 'postgres') {
             '  enabled: true',
             `  key_prefix: "${keyPrefix}"`,
             `  lease_ms: ${leaseMs}`,
+            '  shared_secret: three-servers-shared-secret-0123',
           ].join('\n'),
         )
         for (const name of ['a', 'b', 'c']) await mkdir(join(folder, name))

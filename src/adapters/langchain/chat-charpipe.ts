@@ -49,10 +49,11 @@ export interface ChatCharpipeCallOptions extends BaseChatModelCallOptions {
 
 export interface ChatCharpipeFields extends BaseChatModelParams {
   /**
-   * The `llm` block of config.yaml: provider, model, base_url, api_key (`${ENV}` is expanded),
+   * The `llm` block of config.yaml: provider, model, base_url, api_key (read `process.env` yourself:
+   * `${ENV}` is only expanded in a config file's text),
    * temperature, max_tokens, timeouts, max_retries, fallbacks, function_calling.
    * @default the builtin mock provider
-   * @example new ChatCharpipe({ llm: { provider: 'deepseek', api_key: '${DEEPSEEK_API_KEY}' } })
+   * @example new ChatCharpipe({ llm: { provider: 'deepseek', api_key: process.env.DEEPSEEK_API_KEY } })
    */
   llm?: LlmConfigInput
 }

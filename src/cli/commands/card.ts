@@ -8,11 +8,13 @@
 import { readFile, writeFile } from 'node:fs/promises'
 import { extname, join } from 'node:path'
 import { type CardContentType, importCharacterCard } from '../../characters/cards/index.js'
-import { parseConfig, parseConfigText } from '../../config/load-config.js'
+import { escapeEnvReferences } from '../../config/env-substitution.js'
+import { checkConfigChange } from '../../config/gate/index.js'
+import { parseConfigFile, parseConfigText } from '../../config/load-config.js'
 import { listCharacterIds } from '../../config/select-character-config.js'
 import { checkPipelineConfig } from '../../context/check-pipeline-config.js'
 import { applyChangesToYaml, writeFileAtomically } from '../../server/write-config-file.js'
-import { CharpipeError } from '../../shared/errors.js'
+import { CharpipeError, InvalidConfigError } from '../../shared/errors.js'
 import { createLogger } from '../../shared/logger.js'
 import { DEFAULT_CONFIG_PATH, loadCliConfig, runCommand } from '../load-cli-config.js'
 import { parseActionArgs } from '../parse-action-args.js'
@@ -109,14 +111,24 @@ async function writeIntoConfig(path: string, cards: ReadCard[]): Promise<boolean
   }
   const next = applyChangesToYaml(
     text,
-    cards.map((card) => ({ path: ['characters', card.id], value: card.character })),
+    // A card's text is its author's, not the file's: `${VAR}` in it stays literal when the file is read.
+    cards.map((card) => ({ path: ['characters', card.id], value: escapeEnvReferences(card.character) })),
   )
   try {
-    parseConfig(parseConfigText(next, path), {
-      source: path,
-      checks: [checkPipelineConfig],
-      logger: createLogger({ level: 'silent' }),
+    const parse = (yaml: string) =>
+      parseConfigFile(parseConfigText(yaml, path), {
+        source: path,
+        checks: [checkPipelineConfig],
+        logger: createLogger({ level: 'silent' }),
+      }).config
+    // The cards pass the trust gate as any change from outside the file does.
+    const refused = await checkConfigChange({
+      source: 'card',
+      candidate: parse(next),
+      running: parse(text),
+      file: { candidate: parseConfigText(next, path), running: parseConfigText(text, path) },
     })
+    if (refused.length > 0) throw new InvalidConfigError(refused, { source: path })
   } catch (error) {
     console.error(`charpipe card import: ${CharpipeError.isInstance(error) ? error.message : String(error)}`)
     console.error('charpipe card import: nothing was imported')

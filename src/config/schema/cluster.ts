@@ -33,5 +33,12 @@ export const clusterSchema = z
       .max(200)
       .default('charpipe:cluster:')
       .describe('Put before every Redis key and channel of the cluster; servers of one cluster share it.'),
+    shared_secret: z
+      .string()
+      .refine((value) => value === '' || value.length >= 16, 'at least 16 characters (a long random value)')
+      .default('')
+      .describe(
+        "Signs (HMAC-SHA256) and encrypts (AES-256-GCM) the config versions the servers share through Redis; the same long random value in every server's config file (config file only). Empty: admin changes are not shared and no version is taken from Redis.",
+      ),
   })
   .describe('Several servers acting as one (Redis for locks, interrupts and config changes).')

@@ -125,7 +125,7 @@ export function registerCharacterRoutes(app: Hono, dependencies: ServerDependenc
         return respondBadRequest(context, 'the body is empty: expected a character card')
       const imported = importCharacterCard(bytes, type)
       const id = findFreeCharacterId(configManager.current(), imported.id)
-      await configManager.update({ characters: { [id]: imported.character } })
+      await configManager.update({ characters: { [id]: imported.character } }, { source: 'card' })
       return context.json({ id }, 201)
     } catch (error) {
       return respondWithError(context, error)

@@ -4,7 +4,7 @@
  * config, the provider's address, and the model answering a tiny prompt.
  */
 import type { Hono } from 'hono'
-import { findForbiddenUrlTargets } from '../../config/find-forbidden-url-targets.js'
+import { checkConfigChange } from '../../config/gate/index.js'
 import { parseConfig } from '../../config/load-config.js'
 import { restoreMaskedSecrets } from '../../config/mask-secrets.js'
 import { CharpipeError, InvalidConfigError } from '../../shared/errors.js'
@@ -39,12 +39,16 @@ export function registerDoctorRoute(app: Hono, dependencies: ServerDependencies)
     try {
       const merged = { ...structuredClone(running), ...mergeSection(running, overrides) }
       // The running config is already expanded and the body is API input: no `${VAR}` is read here.
-      candidate = parseConfig(merged, {
-        source: 'POST /api/doctor',
-        logger: dependencies.logger,
-        expandEnvironment: false,
-      }).config
-      const refused = await findForbiddenUrlTargets({ candidate, running, lookup: dependencies.lookup })
+      candidate = parseConfig(merged, { source: 'POST /api/doctor', logger: dependencies.logger }).config
+      const refused = await checkConfigChange({
+        source: 'admin',
+        candidate,
+        running,
+        // Only the connection settings are tried: nothing is written, so no file-only field moves.
+        file: { candidate: running, running },
+        secrets: { incoming: body, stored: running },
+        lookup: dependencies.lookup,
+      })
       if (refused.length > 0) throw new InvalidConfigError(refused, { source: 'POST /api/doctor' })
       checks.push({ name: 'config', ok: true, code: 'ok', message: 'the config is valid' })
     } catch (error) {

@@ -9,7 +9,8 @@
  * The answers name the store and whether it timed out or failed, never the back end's own message
  * (it may name hosts); the log has the details.
  */
-import type { Hono } from 'hono'
+import type { Context, Hono } from 'hono'
+import type { ConfigDisagreement } from '../../cluster/start-config-sync.js'
 import type { Charpipe } from '../../engine/types.js'
 import { CharpipeError } from '../../shared/errors.js'
 import type { Logger } from '../../shared/logger.js'
@@ -19,6 +20,8 @@ export interface RegisterHealthRoutesOptions {
   logger: Logger
   /** True once the server has begun to shut down. */
   isClosing: () => boolean
+  /** Where this server's config file and the cluster's version it runs differ (a cluster member). */
+  readConfigDisagreement?: () => ConfigDisagreement | undefined
 }
 
 interface StoreDown {
@@ -68,15 +71,29 @@ export async function checkStores(charpipe: Charpipe, logger: Logger): Promise<S
 }
 
 export function registerHealthRoutes(app: Hono, options: RegisterHealthRoutesOptions): void {
-  const { charpipe, logger } = options
   app.get('/livez', (context) => context.json({ ok: true }))
-  app.get('/healthz', async (context) => {
-    const down = await checkStores(charpipe, logger)
-    return down.length === 0 ? context.json({ ok: true }) : context.json({ ok: false, down }, 503)
-  })
+  app.get('/healthz', (context) => answerStores(context, options))
   app.get('/readyz', async (context) => {
     if (options.isClosing()) return context.json({ ok: false, closing: true }, 503)
-    const down = await checkStores(charpipe, logger)
-    return down.length === 0 ? context.json({ ok: true }) : context.json({ ok: false, down }, 503)
+    return answerStores(context, options)
   })
+}
+
+/** The stores' state; a cluster member whose file differs from the cluster's version says so (still ready). */
+async function answerStores(context: Context, options: RegisterHealthRoutesOptions): Promise<Response> {
+  const down = await checkStores(options.charpipe, options.logger)
+  const disagreement = options.readConfigDisagreement?.()
+  const config = disagreement
+    ? {
+        config: {
+          file_differs: disagreement.fields,
+          cluster_version: disagreement.version,
+          message:
+            "this server's config file and the cluster's config version differ; the cluster's version runs",
+        },
+      }
+    : {}
+  return down.length === 0
+    ? context.json({ ok: true, ...config })
+    : context.json({ ok: false, down, ...config }, 503)
 }

@@ -2,7 +2,9 @@
  * One connection to one MCP server through the official SDK client: a stdio child process, or a
  * remote server over Streamable HTTP (falling back to the older SSE transport when that fails).
  */
+
 import type { McpServerConfig } from '../../config/schema.js'
+import { hideAnsweredPage } from './hide-answered-page.js'
 import type { McpSdk } from './load-mcp-sdk.js'
 
 type Client = InstanceType<McpSdk['Client']>
@@ -50,6 +52,16 @@ export async function connectMcpServer(options: ConnectMcpServerOptions): Promis
     const client = await startClient(options, transport)
     return connection(client, options, transport.pid ?? undefined)
   }
+  try {
+    return await connectRemote(options)
+  } catch (error) {
+    throw hideAnsweredPage(error)
+  }
+}
+
+async function connectRemote(options: ConnectMcpServerOptions): Promise<McpConnection> {
+  const { sdk } = options
+  const config = options.config as Extract<ConnectMcpServerOptions['config'], { url: string }>
   const url = new URL(config.url)
   const requestInit = { headers: config.headers }
   if (config.type === 'sse') {
