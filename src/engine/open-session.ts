@@ -9,6 +9,7 @@ import { randomUUID } from 'node:crypto'
 import type { CharacterConfig } from '../config/schema.js'
 import { expandMacros } from '../context/macros/expand-macros.js'
 import type { ConversationScope, StoredMessage } from '../memory/types.js'
+import { stripUnsafeCharacters } from '../shared/strip-unsafe-characters.js'
 import type { EngineRuntime } from './engine-runtime.js'
 import { conversationScopeOf } from './persist-turn.js'
 
@@ -89,12 +90,15 @@ async function greetIfNew(
   const now = Date.now()
   const greeting: StoredMessage = {
     role: 'assistant',
-    content: expandMacros(chosen, {
-      char: character.name,
-      user: character.user_name,
-      timestamp: now,
-      lastUserMessage: '',
-    }),
+    // A card's text is shown as a subtitle like the model's: the same characters are kept out.
+    content: stripUnsafeCharacters(
+      expandMacros(chosen, {
+        char: character.name,
+        user: character.user_name,
+        timestamp: now,
+        lastUserMessage: '',
+      }),
+    ),
     emotion: character.default_emotion,
     createdAt: now,
   }
