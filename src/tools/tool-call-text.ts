@@ -8,6 +8,7 @@
  * `{"tool_call` is held back.
  */
 import type { ToolCall, ToolDefinition } from '../shared/messages.js'
+import { encodeToolResult } from './encode-tool-result.js'
 
 const callPrefix = '{"tool_call'
 const fencePattern = /^```(?:json)?/
@@ -114,5 +115,5 @@ export function renderToolPrompt(definitions: readonly ToolDefinition[]): string
 
 /** How a tool result is handed back to a model without a `tool` role. */
 export function renderToolResultText(call: ToolCall, result: unknown): string {
-  return `[工具结果 ${call.name}] ${JSON.stringify(result)}`
+  return `[工具结果 ${call.name}] ${encodeToolResult(result)}`
 }
