@@ -3,6 +3,8 @@ import type { Logger } from '../../shared/logger.js'
 import type { EmbeddingsClient } from './create-openai-embeddings.js'
 import type { MemoryRankingOptions } from './memory-ranking.js'
 
+export const defaultMaxKnowledgeChars = 10_000_000
+
 export interface MemoryStoreOptions {
   /** Vector retrieval fused with BM25; keyword retrieval only when absent. */
   embeddings?: EmbeddingsClient
@@ -14,6 +16,8 @@ export interface MemoryStoreOptions {
    * adds 10 points of recall@5). @default true
    */
   neighbourContext?: boolean
+  /** Longest knowledge document accepted, in characters. @default 10,000,000 */
+  maxKnowledgeChars?: number
   /** Estimated bytes of the in-process keyword index; the least recently searched scopes go past it. @default 64 MiB */
   keywordIndexMaxBytes?: number
   logger?: Logger
