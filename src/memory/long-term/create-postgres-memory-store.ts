@@ -44,12 +44,7 @@ import { applyPostgresMemoryMigrations } from './postgres-memory-migrations.js'
 import { prepareKnowledgeRows } from './prepare-knowledge-rows.js'
 import { encodeVector } from './scan-vectors.js'
 import { createMemorySearcher } from './search-memory-items.js'
-import {
-  validateAddInput,
-  validateKnowledgeDocument,
-  validateListOptions,
-  validatePatch,
-} from './validate-memory-input.js'
+import { validateAddInput, validateListOptions, validatePatch } from './validate-memory-input.js'
 
 export interface CreatePostgresMemoryStoreOptions extends MemoryStoreOptions {
   /** `postgres://user:password@host:port/database`. Either this or `pool`. */
@@ -232,18 +227,11 @@ export async function createPostgresMemoryStore(
 
     async addKnowledge(document) {
       assertOpen()
-      validateKnowledgeDocument(document)
-      refuseNul('knowledge', { name: document.name, text: document.text })
+      refuseNul('knowledge', { name: document?.name, text: document?.text })
       const at = now()
-      const id = `kb_${randomUUID()}`
       // Chunked and segmented in slices (the event loop free between them); the writes await the
       // database row by row, so they hold the loop no longer than one row each.
-      const prepared = await prepareKnowledgeRows({
-        document,
-        documentId: id,
-        at,
-        maxChars: maxKnowledgeChars,
-      })
+      const { id, rows: prepared } = await prepareKnowledgeRows({ document, at, maxChars: maxKnowledgeChars })
       const vectors = await embedQuietly(
         embeddings,
         prepared.map((item) => item.row.text),

@@ -39,12 +39,7 @@ import { prepareKnowledgeRows, writeInSlices } from './prepare-knowledge-rows.js
 import { encodeVector } from './scan-vectors.js'
 import { createMemorySearcher } from './search-memory-items.js'
 import { segmentIndexedFields } from './segment-indexed-fields.js'
-import {
-  validateAddInput,
-  validateKnowledgeDocument,
-  validateListOptions,
-  validatePatch,
-} from './validate-memory-input.js'
+import { validateAddInput, validateListOptions, validatePatch } from './validate-memory-input.js'
 
 export interface CreateSqliteMemoryStoreOptions extends MemoryStoreOptions {
   /** Database file (created with its folder when missing), or `:memory:`. */
@@ -304,17 +299,10 @@ export function createSqliteMemoryStore(options: CreateSqliteMemoryStoreOptions)
 
     async addKnowledge(document) {
       assertOpen()
-      validateKnowledgeDocument(document)
       const at = now()
-      const id = `kb_${randomUUID()}`
       // Chunked, segmented and written in slices: a document of megabytes never holds the event
       // loop for long. Its entry goes first, so a write cut short leaves a document one can remove.
-      const prepared = await prepareKnowledgeRows({
-        document,
-        documentId: id,
-        at,
-        maxChars: maxKnowledgeChars,
-      })
+      const { id, rows: prepared } = await prepareKnowledgeRows({ document, at, maxChars: maxKnowledgeChars })
       const vectors = await embedQuietly(prepared.map((item) => item.row.text))
       assertOpen()
       runWrite(() => statements.insertDocument.run(id, document.name, prepared.length, at))

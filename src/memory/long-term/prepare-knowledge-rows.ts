@@ -4,12 +4,14 @@
  * them, so megabytes of text posted to `/api/kb` never stall the other sessions of the server. The
  * stores write what this returns in short transactions (`writeInSlices`).
  */
+import { randomUUID } from 'node:crypto'
 import { BadRequestError } from '../../shared/errors.js'
 import { generateKnowledgeChunks } from './chunk-knowledge-text.js'
 import { createKnowledgeChunkRow } from './create-memory-item-row.js'
 import type { MemoryItemRow } from './memory-item-row.js'
 import type { IndexedFields } from './memory-term-index.js'
 import { segmentIndexedFields } from './segment-indexed-fields.js'
+import { validateKnowledgeDocument } from './validate-memory-input.js'
 
 /** Longest run of work between two pauses. */
 export const knowledgeSliceMs = 8
@@ -21,7 +23,7 @@ export interface PreparedKnowledgeRow {
 
 export interface PrepareKnowledgeRowsOptions {
   document: { name: string; text: string }
-  documentId: string
+  /** The write's time. */
   at: number
   /** Longest text accepted, in characters (`memory.max_knowledge_chars`). */
   maxChars: number
@@ -36,11 +38,20 @@ export function checkKnowledgeSize(document: { name: string; text: string }, max
   }
 }
 
+export interface PrepareKnowledgeRowsResult {
+  /** The new document's id. */
+  id: string
+  rows: PreparedKnowledgeRow[]
+}
+
+/** Checks the document (a name, some text, within the limit), then its rows under a new id. */
 export async function prepareKnowledgeRows(
   options: PrepareKnowledgeRowsOptions,
-): Promise<PreparedKnowledgeRow[]> {
-  const { document, documentId, at } = options
+): Promise<PrepareKnowledgeRowsResult> {
+  const { document, at } = options
+  validateKnowledgeDocument(document)
   checkKnowledgeSize(document, options.maxChars)
+  const documentId = `kb_${randomUUID()}`
   const prepared: PreparedKnowledgeRow[] = []
   const pause = createPause()
   let index = 0
@@ -55,7 +66,7 @@ export async function prepareKnowledgeRows(
     prepared.push({ row, fields: segmentIndexedFields(row) })
     await pause()
   }
-  return prepared
+  return { id: documentId, rows: prepared }
 }
 
 /** Runs `write` over `items` in batches, each within about one slice, the event loop free between. */
