@@ -45,6 +45,7 @@ export async function createMemoryStore(
     maxKnowledgeChars: config.memory.max_knowledge_chars,
     logger: options.logger,
     now: options.now,
+    characterIds: Object.keys(config.characters),
   }
   const store = await openMemoryStore(config, options, shared)
   // Retrieval runs before the model is called, so it is bounded; writes that embed whole documents
