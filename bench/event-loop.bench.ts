@@ -11,13 +11,15 @@
  *     stored as history and as a memory;
  *   - model reply: a short input, the model streams `SIZE` characters (stored the same way);
  *   - retrieval: a new engine on the same database answers an input that finds the giant memories
- *     (search, the memories in the prompt, the prompt counted and sent).
+ *     (search, the memories in the prompt, the prompt counted and sent);
+ *   - knowledge base: `SIZE` characters of paragraphs added with `memory.addKnowledge` (what
+ *     `POST /api/kb` and `charpipe kb add` do), chunked, indexed and written in slices.
  * Each case runs from the engine's creation to its `close()` (which waits for the memory writes).
  * The idle row is the noise floor: on a busy machine the scheduler alone stalls the loop that long.
  *
  *   node --import tsx bench/event-loop.bench.ts
  *   SIZE=80000 node --import tsx bench/event-loop.bench.ts
- *   ONLY=reply node --import tsx bench/event-loop.bench.ts    (or ONLY=input)
+ *   ONLY=reply node --import tsx bench/event-loop.bench.ts    (or ONLY=input, ONLY=kb)
  */
 import { fork } from 'node:child_process'
 import { once } from 'node:events'
@@ -89,6 +91,32 @@ async function measure(
   return { name, worstMs: monitor.max / 1e6, wallMs, outcome }
 }
 
+/** The worst stall while `SIZE` characters of paragraphs go into the knowledge base. */
+async function measureKnowledge(): Promise<CaseResult> {
+  const input: CharpipeConfigInput = {
+    llm: { provider: 'custom', base_url: `${listening.url}/v1`, model: 'bench', max_retries: 0 },
+    storage: { sqlite_path: join(folder, 'charpipe.db') },
+  }
+  const paragraph = 'The lighthouse keeper logs every ship that passes the reef. 灯塔守护者记录每一艘船。\n\n'
+  const text = paragraph.repeat(Math.ceil(size / paragraph.length)).slice(0, size)
+  const charpipe = await createCharpipe(parseConfig(input, { logger }).config, { logger })
+  const monitor = monitorEventLoopDelay({ resolution: 5 })
+  monitor.enable()
+  const started = performance.now()
+  let outcome = 'ok'
+  try {
+    const document = await charpipe.memory!.addKnowledge({ name: 'bench.md', text })
+    outcome = `ok, ${document.chunks} chunks`
+  } catch (error) {
+    outcome = error instanceof Error ? error.message : String(error)
+  }
+  const wallMs = performance.now() - started
+  await new Promise((resolve) => setTimeout(resolve, 50))
+  monitor.disable()
+  await charpipe.close()
+  return { name: 'knowledge base document', worstMs: monitor.max / 1e6, wallMs, outcome }
+}
+
 /** The worst delay of an idle second: what the machine's other load alone costs this loop. */
 async function measureIdle(): Promise<CaseResult> {
   const monitor = monitorEventLoopDelay({ resolution: 5 })
@@ -113,14 +141,17 @@ try {
   // A warm-up turn: loading modules and opening the database is not what is measured.
   await measure('warm-up', '你好', shortReply)
   report(await measureIdle())
-  report(await measure('input, default config', giant, shortReply))
-  if (hasInputLimit && only !== 'reply') {
-    report(await measure('input, limit raised', giant, shortReply, { max_input_chars: size + 1_000 }))
+  if (only !== 'kb') {
+    report(await measure('input, default config', giant, shortReply))
+    if (hasInputLimit && only !== 'reply') {
+      report(await measure('input, limit raised', giant, shortReply, { max_input_chars: size + 1_000 }))
+    }
+    if (only !== 'input')
+      report(await measure('model reply', '讲个很长的故事吧', { text: giant, chunkSize: 256 }))
+    if (only !== 'reply' && only !== 'input')
+      report(await measure('retrieval of the giant memories', 'violin', shortReply))
   }
-  if (only !== 'input')
-    report(await measure('model reply', '讲个很长的故事吧', { text: giant, chunkSize: 256 }))
-  if (only !== 'reply' && only !== 'input')
-    report(await measure('retrieval of the giant memories', 'violin', shortReply))
+  if (only === undefined || only === 'kb') report(await measureKnowledge())
 } finally {
   mockProcess.send({ type: 'close' })
   rmSync(folder, { recursive: true, force: true })

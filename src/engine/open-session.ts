@@ -10,6 +10,7 @@ import type { CharacterConfig } from '../config/schema.js'
 import { expandMacros } from '../context/macros/expand-macros.js'
 import type { ConversationScope, StoredMessage } from '../memory/types.js'
 import { resolveCharacterLanguage, resolveUserName } from '../shared/language/index.js'
+import { stripUnsafeCharacters } from '../shared/strip-unsafe-characters.js'
 import type { EngineRuntime } from './engine-runtime.js'
 import { conversationScopeOf } from './persist-turn.js'
 
@@ -90,13 +91,16 @@ async function greetIfNew(
   const now = Date.now()
   const greeting: StoredMessage = {
     role: 'assistant',
-    content: expandMacros(chosen, {
-      char: character.name,
-      user: resolveUserName(character),
-      language: resolveCharacterLanguage(character),
-      timestamp: now,
-      lastUserMessage: '',
-    }),
+    // A card's text is shown as a subtitle like the model's: the same characters are kept out.
+    content: stripUnsafeCharacters(
+      expandMacros(chosen, {
+        char: character.name,
+        user: resolveUserName(character),
+        language: resolveCharacterLanguage(character),
+        timestamp: now,
+        lastUserMessage: '',
+      }),
+    ),
     emotion: character.default_emotion,
     createdAt: now,
   }

@@ -11,6 +11,7 @@ import type { ChatProvider, ChatRequest, Usage } from '../providers/types.js'
 import { type Language, readScaffoldingTexts } from '../shared/language/index.js'
 import type { Logger } from '../shared/logger.js'
 import type { ChatMessage, ContentPart, ImagePart, ToolCall } from '../shared/messages.js'
+import { encodeToolResult } from '../tools/encode-tool-result.js'
 import {
   createToolCallTextDetector,
   parseToolCallText,
@@ -144,9 +145,11 @@ async function appendToolMessages(
   if (options.nativeTools) {
     messages.push({ role: 'assistant', content: step.text, toolCalls: step.calls, source: 'tool' })
     for (const { call, value, text, images } of prepared) {
-      // Text of a result with images goes as it is; other results as JSON, as before.
+      // Text goes as it is (an MCP tool's JSON text is not encoded a second time); other results as JSON.
       const content: string | ContentPart[] =
-        images.length > 0 ? [{ type: 'text', text: text ?? '' }, ...images] : (text ?? JSON.stringify(value))
+        images.length > 0
+          ? [{ type: 'text', text: text ?? '' }, ...images]
+          : (text ?? encodeToolResult(value))
       messages.push({ role: 'tool', content, toolCallId: call.id, source: 'tool' })
     }
     return

@@ -42,6 +42,7 @@ export async function createMemoryStore(
     embeddings: options.embeddings ?? createConfiguredEmbeddings(config, options),
     ranking: { minScore: config.memory.min_score, ...options.ranking },
     keywordIndexMaxBytes: config.memory.index_max_mb * 1024 * 1024,
+    maxKnowledgeChars: config.memory.max_knowledge_chars,
     logger: options.logger,
     now: options.now,
     characterIds: Object.keys(config.characters),

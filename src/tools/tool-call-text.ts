@@ -9,6 +9,7 @@
  */
 import { type Language, readScaffoldingTexts } from '../shared/language/index.js'
 import type { ToolCall, ToolDefinition } from '../shared/messages.js'
+import { encodeToolResult } from './encode-tool-result.js'
 
 const callPrefix = '{"tool_call'
 const fencePattern = /^```(?:json)?/
@@ -110,5 +111,5 @@ export function renderToolPrompt(definitions: readonly ToolDefinition[], languag
 
 /** How a tool result is handed back to a model without a `tool` role. */
 export function renderToolResultText(call: ToolCall, result: unknown, language: Language = 'zh'): string {
-  return `${readScaffoldingTexts(language).toolResult(call.name)} ${JSON.stringify(result)}`
+  return `${readScaffoldingTexts(language).toolResult(call.name)} ${encodeToolResult(result)}`
 }

@@ -4,12 +4,13 @@
  */
 import { readFile } from 'node:fs/promises'
 import { fileURLToPath } from 'node:url'
-import { afterEach, describe, expect, it } from 'vitest'
+import { afterEach, describe, expect, it, vi } from 'vitest'
 import { createCharpipe } from '../../src/engine/index.js'
 import { startMockModelServer } from '../../src/testing/index.js'
 import { startTestServer, type TestServer } from './start-test-server.js'
 
 const stdioScript = fileURLToPath(new URL('../tools/mcp-stdio-server.mjs', import.meta.url))
+const misbehavingScript = fileURLToPath(new URL('../tools/mcp-misbehaving-server.mjs', import.meta.url))
 
 let server: TestServer | undefined
 afterEach(async () => {
@@ -74,6 +75,43 @@ describe('MCP servers through the admin API', () => {
     const logs = server!.logLines.join('\n')
     expect(logs).toContain('using token')
     expect(logs).not.toContain('env-secret-value-123')
+  })
+
+  it('GET /api/tools says why a server failed (its last stderr lines, scrubbed) and the others still work', async () => {
+    server = await startTestServer({
+      configText: `${configText}    fs:
+      command: ${JSON.stringify(process.execPath)}
+      args: [${JSON.stringify(misbehavingScript)}]
+      env:
+        MCP_MISBEHAVE: exit
+        SERVICE_TOKEN: fs-secret-value-456
+    endless:
+      command: ${JSON.stringify(process.execPath)}
+      args: [${JSON.stringify(misbehavingScript)}]
+      env:
+        MCP_MISBEHAVE: endless-cursor
+`,
+      createCharpipe: (config, logger) => createCharpipe(config, { logger }),
+    })
+    const listing = await vi.waitFor(
+      async () => {
+        const current = await readTools()
+        if (current.servers.some((entry) => entry.state === 'connecting')) throw new Error('still connecting')
+        return current
+      },
+      { timeout: 20_000, interval: 50 },
+    )
+    const byName = Object.fromEntries(listing.servers.map((entry) => [entry.name, entry]))
+    expect(byName.local?.state).toBe('ready')
+    expect(byName.fs?.state).toBe('failed')
+    expect(byName.fs?.error).toContain('None of the specified directories are accessible')
+    expect(byName.endless?.error).toContain('tools.mcp_servers.endless.max_list_pages')
+    expect(JSON.stringify(listing)).not.toContain('fs-secret-value-456')
+    expect(listing.tools).toContainEqual({ name: 'echo', description: 'Repeats the text', server: 'local' })
+    expect((await fetch(`${server.url}/healthz`)).status).toBe(200)
+    const logs = server.logLines.join('\n')
+    expect(logs).toContain('None of the specified directories are accessible')
+    expect(logs).not.toContain('fs-secret-value-456')
   })
 
   it('masks env values in GET /api/config and keeps them through a save of the masked form', async () => {

@@ -107,7 +107,8 @@ describe('MCP tools in a turn', () => {
     const events = await collectEvents(charpipe.generate({ text: 'echo hello' }))
     expect(typesOf(events).slice(0, 2)).toEqual(['tool_call', 'tool_result'])
     expect(resultOf(events)).toMatchObject({ result: 'echo: hello' })
-    expect(toolMessages(1).join()).toContain('echo: hello')
+    // The tool's text is the tool message as it is: encoded once, not JSON-quoted again.
+    expect(toolMessages(1)).toEqual(['echo: hello'])
     const offered = (model.requests[0]!.body as { tools: { function: { name: string } }[] }).tools
     expect(offered.map((tool) => tool.function.name)).toContain('echo')
     expect(doneOf(events).text).toBe('It said hello.')
@@ -135,8 +136,20 @@ describe('MCP tools in a turn', () => {
     const first = model.requests[0]!.body as { tools?: unknown; messages: { content: string }[] }
     expect(first.tools).toBeUndefined()
     expect(first.messages[0]!.content).toContain('remote_weather')
-    expect(JSON.stringify(model.requests[1]!.body)).toContain('celsius')
+    const told = (model.requests[1]!.body as { messages: { content: string }[] }).messages.at(-1)!.content
+    expect(told).toContain('[工具结果 remote_weather] {"city":"Oslo","celsius":21}')
     expect(doneOf(events).text).toBe('Mild in Oslo.')
+  })
+
+  it('structured content reaches the model natively as JSON encoded once', async () => {
+    const charpipe = await open({ mcp_servers: { web: { url: http.url } } })
+    model.script([
+      { toolCalls: [{ id: 'c1', name: 'remote_weather', arguments: { city: 'Oslo' } }] },
+      { text: 'Mild.' },
+    ])
+    await collectEvents(charpipe.generate({ text: 'weather?' }))
+    const [message] = toolMessages(1)
+    expect(JSON.parse(message!)).toEqual({ city: 'Oslo', celsius: 21 })
   })
 
   it('an error answer is handed to the model as an error and the turn goes on', async () => {

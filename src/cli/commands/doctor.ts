@@ -116,7 +116,7 @@ export function run(args: string[]): Promise<number> {
     if (servers.length > 0) {
       const { checkMcpServer } = await import('../../tools/mcp/check-mcp-server.js')
       for (const [name, server] of servers) {
-        const result = await checkMcpServer(server)
+        const result = await checkMcpServer(name, server)
         serversOk &&= result.ok
         const detail = result.ok
           ? `${result.tools.length} tools: ${result.tools.join(', ') || '(none)'}`

@@ -69,4 +69,17 @@ describe('charpipe kb', () => {
     expect(missing.status).toBe(1)
     expect(missing.stderr).toContain(`cannot read ${join(folder, 'nope.md')}`)
   })
+
+  it('skips a file over memory.max_knowledge_chars, naming the limit, and adds the others', () => {
+    const limited = join(folder, 'limited.yaml')
+    writeFileSync(
+      limited,
+      `storage:\n  sqlite_path: ${JSON.stringify(join(folder, 'limited.db'))}\nmemory:\n  max_knowledge_chars: 100\n`,
+    )
+    writeFileSync(join(folder, 'long.md'), 'word '.repeat(40))
+    const added = runKb(['add', join(folder, 'long.md'), join(folder, 'notes.txt'), '--config', limited])
+    expect(added.status).toBe(1)
+    expect(added.stderr).toContain('has 200 characters, more than memory.max_knowledge_chars (100)')
+    expect(added.stdout).toMatch(/added kb_\S+ {2}\S*notes\.txt/)
+  })
 })

@@ -5,6 +5,7 @@
 import { readFile } from 'node:fs/promises'
 import { createMemoryStore } from '../../memory/memory-store-factory.js'
 import type { MemoryStore } from '../../memory/types.js'
+import { BadRequestError } from '../../shared/errors.js'
 import { loadCliConfig, runCommand } from '../load-cli-config.js'
 import { parseActionArgs } from '../parse-action-args.js'
 
@@ -56,8 +57,15 @@ async function addFiles(store: MemoryStore, files: string[]): Promise<number> {
       failed++
       continue
     }
-    const document = await store.addKnowledge({ name: file, text })
-    console.log(`added ${document.id}  ${file}  (${document.chunks} chunks)`)
+    try {
+      const document = await store.addKnowledge({ name: file, text })
+      console.log(`added ${document.id}  ${file}  (${document.chunks} chunks)`)
+    } catch (error) {
+      // A file refused (over memory.max_knowledge_chars) does not stop the others.
+      if (!BadRequestError.isInstance(error)) throw error
+      console.error(`charpipe kb add: ${error.message}; skipped`)
+      failed++
+    }
   }
   return failed ? 1 : 0
 }

@@ -76,6 +76,13 @@ export const memorySchema = z
       .nullable()
       .default(null)
       .describe('An OpenAI-compatible embeddings endpoint; null: keyword retrieval only.'),
+    max_knowledge_chars: z
+      .int()
+      .min(1)
+      .default(10_000_000)
+      .describe(
+        'Longest knowledge document (POST /api/kb, charpipe kb add), in characters; a longer one is refused naming this limit.',
+      ),
     index_max_mb: z
       .int()
       .min(1)

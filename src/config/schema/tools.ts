@@ -28,7 +28,24 @@ export const mcpServerCommonFields = {
     .positive()
     .default(30000)
     .describe(
-      'Longest wait for connecting and for one tool call; a turn waits for a connecting server at most this long.',
+      'Longest wait for connecting, for listing the tools (every page together) and for one tool call; a turn waits for a connecting server at most this long.',
+    ),
+  max_list_pages: z
+    .int()
+    .positive()
+    .default(100)
+    .describe('A tools/list with more pages is refused (the server is marked failed, naming this limit).'),
+  max_tools: z
+    .int()
+    .positive()
+    .default(1000)
+    .describe('A server that lists more tools is refused (marked failed, naming this limit).'),
+  max_schema_chars: z
+    .int()
+    .positive()
+    .default(100000)
+    .describe(
+      "Largest tool a server may list: its name, description and schemas as JSON characters; a larger one refuses the server's listing.",
     ),
   max_result_chars: z
     .int()

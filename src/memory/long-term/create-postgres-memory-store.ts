@@ -18,8 +18,7 @@ import { getLogger } from '../../shared/logger.js'
 import { quoteIdentifier } from '../history/postgres-migrations.js'
 import { openPostgresStore } from '../open-postgres-store.js'
 import type { AddMemoryInput, KnowledgeDocument, MemoryStore } from '../types.js'
-import { chunkKnowledgeText } from './chunk-knowledge-text.js'
-import { applyMemoryPatch, createKnowledgeChunkRow, createMemoryItemRow } from './create-memory-item-row.js'
+import { applyMemoryPatch, createMemoryItemRow } from './create-memory-item-row.js'
 import { createPostgresKeywordIndex } from './create-postgres-keyword-index.js'
 import { createPostgresMemoryRows } from './create-postgres-memory-rows.js'
 import { createPostgresMemoryWrites } from './create-postgres-memory-writes.js'
@@ -34,7 +33,7 @@ import {
   type MemoryChangeRow,
 } from './memory-item-row.js'
 import { defaultMemoryRanking } from './memory-ranking.js'
-import type { MemoryStoreOptions } from './memory-store-options.js'
+import { defaultMaxKnowledgeChars, type MemoryStoreOptions } from './memory-store-options.js'
 import { capContext, joinContext } from './neighbour-context.js'
 import {
   convertPostgresItemRow,
@@ -42,14 +41,10 @@ import {
   readStoredTerms,
 } from './postgres-memory-item-row.js'
 import { applyPostgresMemoryMigrations } from './postgres-memory-migrations.js'
+import { prepareKnowledgeRows } from './prepare-knowledge-rows.js'
 import { encodeVector } from './scan-vectors.js'
 import { createMemorySearcher } from './search-memory-items.js'
-import {
-  validateAddInput,
-  validateKnowledgeDocument,
-  validateListOptions,
-  validatePatch,
-} from './validate-memory-input.js'
+import { validateAddInput, validateListOptions, validatePatch } from './validate-memory-input.js'
 
 export interface CreatePostgresMemoryStoreOptions extends MemoryStoreOptions {
   /** `postgres://user:password@host:port/database`. Either this or `pool`. */
@@ -90,6 +85,7 @@ export async function createPostgresMemoryStore(
   const now = options.now ?? Date.now
   const ranking = { ...defaultMemoryRanking, ...options.ranking }
   const neighbourContext = options.neighbourContext ?? true
+  const maxKnowledgeChars = options.maxKnowledgeChars ?? defaultMaxKnowledgeChars
   const embeddings = options.embeddings
   const rowCache = createRowCache({ maxRows: rowCacheRows })
   const keywordIndex = createPostgresKeywordIndex({
@@ -232,31 +228,23 @@ export async function createPostgresMemoryStore(
 
     async addKnowledge(document) {
       assertOpen()
-      validateKnowledgeDocument(document)
-      refuseNul('knowledge', { name: document.name, text: document.text })
-      const chunks = chunkKnowledgeText(document.text)
+      refuseNul('knowledge', { name: document?.name, text: document?.text })
+      const at = now()
+      // Chunked and segmented in slices (the event loop free between them); the writes await the
+      // database row by row, so they hold the loop no longer than one row each.
+      const { id, rows: prepared } = await prepareKnowledgeRows({ document, at, maxChars: maxKnowledgeChars })
       const vectors = await embedQuietly(
         embeddings,
-        chunks.map((chunk) => chunk.text),
+        prepared.map((item) => item.row.text),
         logger,
       )
       assertOpen()
-      const at = now()
-      const id = `kb_${randomUUID()}`
       await writePartition('knowledge', knowledgeScope, async (client, write) => {
-        await client.query(sql.insertDocument, [id, document.name, chunks.length, at])
-        for (const [index, chunk] of chunks.entries()) {
-          const row = createKnowledgeChunkRow({
-            documentId: id,
-            documentName: document.name,
-            chunk,
-            index,
-            at,
-          })
-          await insertItem(client, write, row, vectors[index], at)
-        }
+        await client.query(sql.insertDocument, [id, document.name, prepared.length, at])
+        for (const [index, item] of prepared.entries())
+          await insertItem(client, write, item.row, vectors[index], at, item.fields)
       })
-      return { id, name: document.name, chunks: chunks.length, createdAt: at }
+      return { id, name: document.name, chunks: prepared.length, createdAt: at }
     },
 
     async listKnowledge(): Promise<KnowledgeDocument[]> {

@@ -8,6 +8,7 @@ import type { Logger } from '../../shared/logger.js'
 import { runPostgresTransaction } from '../run-postgres-transaction.js'
 import type { EmbeddingsClient } from './create-openai-embeddings.js'
 import type { MemoryItemRow } from './memory-item-row.js'
+import type { IndexedFields } from './memory-term-index.js'
 import { openPartitionWrite, type PartitionWrite } from './open-partition-write.js'
 import {
   convertPostgresItemRow,
@@ -31,8 +32,7 @@ export interface CreatePostgresMemoryWritesOptions {
   logger: Logger
 }
 
-function joinTerms(row: Pick<ItemRow, 'speaker' | 'text' | 'context'>) {
-  const fields = segmentIndexedFields(row)
+function joinTerms(row: Pick<ItemRow, 'speaker' | 'text' | 'context'>, fields = segmentIndexedFields(row)) {
   return { speaker: fields.speaker.join(' '), body: fields.body.join(' '), context: fields.context.join(' ') }
 }
 
@@ -95,8 +95,10 @@ export function createPostgresMemoryWrites(options: CreatePostgresMemoryWritesOp
     row: ItemRow,
     vector: Float32Array | undefined,
     at: number,
+    /** The row's index terms when already segmented (a knowledge document, in slices). */
+    fields?: IndexedFields,
   ): Promise<number> {
-    const terms = joinTerms(row)
+    const terms = joinTerms(row, fields)
     const inserted = await client.query<{ seq: string }>(sql.insertItem, [
       row.id,
       row.kind,

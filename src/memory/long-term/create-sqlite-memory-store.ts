@@ -16,8 +16,7 @@ import { getLogger } from '../../shared/logger.js'
 import { createPrivateDatabaseFile, restrictDatabaseSideFiles } from '../create-private-database-file.js'
 import { openSqliteDatabase } from '../open-sqlite-database.js'
 import type { AddMemoryInput, KnowledgeDocument, MemoryRecord, MemoryStore } from '../types.js'
-import { chunkKnowledgeText } from './chunk-knowledge-text.js'
-import { applyMemoryPatch, createKnowledgeChunkRow, createMemoryItemRow } from './create-memory-item-row.js'
+import { applyMemoryPatch, createMemoryItemRow } from './create-memory-item-row.js'
 import { createSqliteKeywordIndex } from './create-sqlite-keyword-index.js'
 import { createSqliteMemoryRows } from './create-sqlite-memory-rows.js'
 import { embedQuietly as embedQuietlyWith } from './embed-quietly.js'
@@ -32,18 +31,15 @@ import {
   type MemoryItemRow,
 } from './memory-item-row.js'
 import { defaultMemoryRanking } from './memory-ranking.js'
-import type { MemoryStoreOptions } from './memory-store-options.js'
+import { defaultMaxKnowledgeChars, type MemoryStoreOptions } from './memory-store-options.js'
+import type { IndexedFields } from './memory-term-index.js'
 import { migrateMemorySchema } from './migrate-memory-schema.js'
 import { capContext, joinContext } from './neighbour-context.js'
+import { prepareKnowledgeRows, writeInSlices } from './prepare-knowledge-rows.js'
 import { encodeVector } from './scan-vectors.js'
 import { createMemorySearcher } from './search-memory-items.js'
 import { segmentIndexedFields } from './segment-indexed-fields.js'
-import {
-  validateAddInput,
-  validateKnowledgeDocument,
-  validateListOptions,
-  validatePatch,
-} from './validate-memory-input.js'
+import { validateAddInput, validateListOptions, validatePatch } from './validate-memory-input.js'
 
 export interface CreateSqliteMemoryStoreOptions extends MemoryStoreOptions {
   /** Database file (created with its folder when missing), or `:memory:`. */
@@ -66,6 +62,7 @@ export function createSqliteMemoryStore(options: CreateSqliteMemoryStoreOptions)
   const logger = options.logger ?? getLogger('memory')
   const ranking = { ...defaultMemoryRanking, ...options.ranking }
   const neighbourContext = options.neighbourContext ?? true
+  const maxKnowledgeChars = options.maxKnowledgeChars ?? defaultMaxKnowledgeChars
   const embeddings = options.embeddings
   const keywordIndex = createSqliteKeywordIndex(
     database,
@@ -136,9 +133,12 @@ export function createSqliteMemoryStore(options: CreateSqliteMemoryStoreOptions)
     return result
   }
 
-  function indexItem(row: Omit<MemoryItemRow, 'seq'>, seq: number): void {
+  function indexItem(
+    row: Omit<MemoryItemRow, 'seq'>,
+    seq: number,
+    fields: IndexedFields = segmentIndexedFields(row),
+  ): void {
     const scopeKey = row.kind === 'knowledge' ? knowledgeScopeKey : convertScopeToKey(row.scope)
-    const fields = segmentIndexedFields(row)
     statements.insertFts.run(
       seq,
       scopeKey,
@@ -154,9 +154,14 @@ export function createSqliteMemoryStore(options: CreateSqliteMemoryStoreOptions)
     statements.deleteFts.run(row.seq)
   }
 
-  function insertItem(row: Omit<MemoryItemRow, 'seq'>, vector: Float32Array | undefined, at: number): number {
+  function insertItem(
+    row: Omit<MemoryItemRow, 'seq'>,
+    vector: Float32Array | undefined,
+    at: number,
+    fields?: IndexedFields,
+  ): number {
     const seq = Number(statements.insertItem.run({ ...row, now: at }).lastInsertRowid)
-    indexItem(row, seq)
+    indexItem(row, seq, fields)
     if (vector && embeddings) statements.insertVector.run(seq, embeddings.model, encodeVector(vector))
     return seq
   }
@@ -168,6 +173,14 @@ export function createSqliteMemoryStore(options: CreateSqliteMemoryStoreOptions)
   }
 
   const embedQuietly = (texts: string[]) => embedQuietlyWith(embeddings, texts, logger)
+
+  function removeDocument(id: string): boolean {
+    return runWrite(() => {
+      const chunks = statements.documentChunks.all(id) as MemoryItemRow[]
+      for (const chunk of chunks) removeItem(chunk)
+      return statements.deleteDocument.run(id).changes > 0
+    })
+  }
 
   return {
     search(query, searchOptions) {
@@ -286,26 +299,26 @@ export function createSqliteMemoryStore(options: CreateSqliteMemoryStoreOptions)
 
     async addKnowledge(document) {
       assertOpen()
-      validateKnowledgeDocument(document)
-      const chunks = chunkKnowledgeText(document.text)
-      const vectors = await embedQuietly(chunks.map((chunk) => chunk.text))
-      assertOpen()
       const at = now()
-      const id = `kb_${randomUUID()}`
-      runWrite(() => {
-        statements.insertDocument.run(id, document.name, chunks.length, at)
-        chunks.forEach((chunk, index) => {
-          const row = createKnowledgeChunkRow({
-            documentId: id,
-            documentName: document.name,
-            chunk,
-            index,
-            at,
+      // Chunked, segmented and written in slices: a document of megabytes never holds the event
+      // loop for long. Its entry goes first, so a write cut short leaves a document one can remove.
+      const { id, rows: prepared } = await prepareKnowledgeRows({ document, at, maxChars: maxKnowledgeChars })
+      const vectors = await embedQuietly(prepared.map((item) => item.row.text))
+      assertOpen()
+      runWrite(() => statements.insertDocument.run(id, document.name, prepared.length, at))
+      try {
+        const items = prepared.map((item, index) => ({ ...item, vector: vectors[index] }))
+        await writeInSlices(items, (batch) => {
+          assertOpen()
+          runWrite(() => {
+            for (const item of batch) insertItem(item.row, item.vector, at, item.fields)
           })
-          insertItem(row, vectors[index], at)
         })
-      })
-      return { id, name: document.name, chunks: chunks.length, createdAt: at }
+      } catch (error) {
+        if (!closed) removeDocument(id)
+        throw error
+      }
+      return { id, name: document.name, chunks: prepared.length, createdAt: at }
     },
 
     async listKnowledge(): Promise<KnowledgeDocument[]> {
@@ -316,12 +329,7 @@ export function createSqliteMemoryStore(options: CreateSqliteMemoryStoreOptions)
 
     async removeKnowledge(id) {
       assertOpen()
-      const removed = runWrite(() => {
-        const chunks = statements.documentChunks.all(String(id)) as MemoryItemRow[]
-        for (const chunk of chunks) removeItem(chunk)
-        return statements.deleteDocument.run(String(id)).changes > 0
-      })
-      return removed
+      return removeDocument(String(id))
     },
 
     async close() {

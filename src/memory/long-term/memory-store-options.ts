@@ -4,6 +4,8 @@ import type { EmbeddingsClient } from './create-openai-embeddings.js'
 import type { MemoryRankingOptions } from './memory-ranking.js'
 import type { ScopeMigrationOptions } from './plan-scope-migration.js'
 
+export const defaultMaxKnowledgeChars = 10_000_000
+
 /** `characterIds`: read once, when a store kept before scopes were encoded is migrated. */
 export interface MemoryStoreOptions extends ScopeMigrationOptions {
   /** Vector retrieval fused with BM25; keyword retrieval only when absent. */
@@ -16,6 +18,8 @@ export interface MemoryStoreOptions extends ScopeMigrationOptions {
    * adds 10 points of recall@5). @default true
    */
   neighbourContext?: boolean
+  /** Longest knowledge document accepted, in characters. @default 10,000,000 */
+  maxKnowledgeChars?: number
   /** Estimated bytes of the in-process keyword index; the least recently searched scopes go past it. @default 64 MiB */
   keywordIndexMaxBytes?: number
   logger?: Logger

@@ -2,18 +2,12 @@
  * One connection to one MCP server through the official SDK client: a stdio child process, or a
  * remote server over Streamable HTTP (falling back to the older SSE transport when that fails).
  */
-
+import { StringDecoder } from 'node:string_decoder'
 import type { McpServerConfig } from '../../config/schema.js'
 import { hideAnsweredPage } from './hide-answered-page.js'
 import type { McpSdk } from './load-mcp-sdk.js'
 
 type Client = InstanceType<McpSdk['Client']>
-
-export interface McpToolInfo {
-  name: string
-  description?: string
-  inputSchema: Record<string, unknown>
-}
 
 export interface McpConnection {
   client: Client
@@ -28,7 +22,8 @@ export interface ConnectMcpServerOptions {
   /** Called once when the connection ends without `close()` (a server that exited or hung up). */
   onClose(): void
   onToolsChanged(): void
-  onStderr?(line: string): void
+  /** What a stdio server writes to its stderr, chunk by chunk (see `createOutputTail`). */
+  onOutput?(chunk: string): void
   /** Abandons the attempt: the half-open connection is closed (a started child is ended). */
   signal?: AbortSignal
 }
@@ -46,9 +41,9 @@ export async function connectMcpServer(options: ConnectMcpServerOptions): Promis
       ...(config.cwd ? { cwd: config.cwd } : {}),
       stderr: 'pipe',
     })
-    transport.stderr?.on('data', (chunk: Buffer) => {
-      for (const line of chunk.toString().split('\n')) if (line.trim()) options.onStderr?.(line)
-    })
+    // A chunk may end inside a character: the decoder keeps its bytes for the next one.
+    const decoder = new StringDecoder('utf8')
+    transport.stderr?.on('data', (chunk: Buffer) => options.onOutput?.(decoder.write(chunk)))
     const client = await startClient(options, transport)
     return connection(client, options, transport.pid ?? undefined)
   }
@@ -121,22 +116,4 @@ function connection(client: Client, options: ConnectMcpServerOptions, pid?: numb
       await client.close().catch(() => {})
     },
   }
-}
-
-/** Every tool of the server (all pages of `tools/list`). */
-export async function listServerTools(client: Client, timeoutMs: number): Promise<McpToolInfo[]> {
-  const tools: McpToolInfo[] = []
-  let cursor: string | undefined
-  do {
-    const page = await client.listTools(cursor ? { cursor } : {}, { timeout: timeoutMs })
-    for (const tool of page.tools) {
-      tools.push({
-        name: tool.name,
-        ...(tool.description ? { description: tool.description } : {}),
-        inputSchema: tool.inputSchema as Record<string, unknown>,
-      })
-    }
-    cursor = page.nextCursor
-  } while (cursor)
-  return tools
 }

@@ -3,15 +3,25 @@
  * server connects in the background (nothing waits for it but a turn, at most its `timeout_ms`),
  * its tools are listed and renamed where providers would refuse the name, and a call goes to the
  * server under its own name with the turn's abort signal (an interrupt sends the MCP cancellation).
- * A server that exits or fails is reconnected with backoff; its tools are unavailable meanwhile.
- * `reconfigure` reconnects only the servers whose settings changed; `close` ends every child.
+ * A server that exits or fails is reconnected with backoff; its tools are unavailable meanwhile, and
+ * its status says why, with the last lines it wrote to stderr. Its listing is bounded
+ * (`listServerTools`), on connecting and after each `notifications/tools/list_changed` alike; a
+ * listing it breaks fails the server. `reconfigure` reconnects only the servers whose settings
+ * changed; `close` ends every child.
  */
 import { isDeepStrictEqual } from 'node:util'
 import type { McpServerConfig } from '../../config/schema.js'
 import type { Logger } from '../../shared/logger.js'
 import type { Tool, ToolSource } from '../types.js'
-import { connectMcpServer, listServerTools, type McpConnection } from './connect-mcp-server.js'
+import { connectMcpServer, type McpConnection } from './connect-mcp-server.js'
 import { convertToolResult } from './convert-tool-result.js'
+import {
+  createOutputTail,
+  describeMcpFailure,
+  listServerSecrets,
+  type OutputTail,
+} from './create-output-tail.js'
+import { listServerTools, type McpToolInfo, readListingLimits } from './list-server-tools.js'
 import { loadMcpSdk } from './load-mcp-sdk.js'
 import { mapToolName } from './map-tool-name.js'
 
@@ -67,6 +77,10 @@ interface ServerEntry {
   removed: boolean
   /** Its first attempt is over: later reconnects do not hold up turns. */
   settled: boolean
+  /** The last lines a stdio server wrote to stderr (this connection's). */
+  output: OutputTail
+  /** A listing after `list_changed` is running; `again` asks for one more after it. */
+  relisting?: { again: boolean }
 }
 
 const maxRestartDelayMs = 30_000
@@ -84,9 +98,7 @@ export function createMcpToolSource(options: CreateMcpToolSourceOptions): McpToo
     offered = undefined
   }
 
-  const describe = (error: unknown) => (error instanceof Error ? error.message || error.name : String(error))
-
-  const makeTool = (entry: ServerEntry, info: Awaited<ReturnType<typeof listServerTools>>[number]): Tool => {
+  const makeTool = (entry: ServerEntry, info: McpToolInfo): Tool => {
     const config = entry.config
     return {
       name: mapToolName(config.prefix, info.name),
@@ -142,7 +154,11 @@ export function createMcpToolSource(options: CreateMcpToolSourceOptions): McpToo
   }
 
   const refreshTools = async (entry: ServerEntry, connection: McpConnection) => {
-    const listed = await listServerTools(connection.client, entry.config.timeout_ms)
+    const listed = await listServerTools({
+      client: connection.client,
+      limits: readListingLimits(entry.config),
+      settingsPath: `tools.mcp_servers.${entry.name}`,
+    })
     const { include, exclude } = entry.config
     entry.tools = listed
       .filter((tool) => include.length === 0 || include.includes(tool.name))
@@ -151,9 +167,40 @@ export function createMcpToolSource(options: CreateMcpToolSourceOptions): McpToo
     invalidate()
   }
 
+  /** After `list_changed`: one listing at a time, and a burst of notifications costs one more at most. */
+  const relist = (entry: ServerEntry, connection: McpConnection) => {
+    if (entry.relisting) {
+      entry.relisting.again = true
+      return
+    }
+    const relisting = { again: false }
+    entry.relisting = relisting
+    void (async () => {
+      do {
+        relisting.again = false
+        await refreshTools(entry, connection)
+      } while (relisting.again && entry.connection === connection)
+    })()
+      .catch(async (error) => {
+        if (entry.connection !== connection || entry.removed) return
+        const reason = describeMcpFailure(error, entry.output)
+        logger.warn({ server: entry.name, err: reason }, 'MCP tools could not be listed again; reconnecting')
+        // A server that breaks its listing is not trusted with the tools it listed before.
+        entry.connection = undefined
+        markFailed(entry, reason)
+        await connection.close()
+        scheduleRetry(entry)
+      })
+      .finally(() => {
+        if (entry.relisting === relisting) delete entry.relisting
+      })
+  }
+
   const connect = (entry: ServerEntry) => {
     entry.state = 'connecting'
     delete entry.error
+    delete entry.relisting
+    entry.output.clear()
     const abandon = new AbortController()
     entry.abandon = abandon
     const attempt = (async () => {
@@ -168,21 +215,22 @@ export function createMcpToolSource(options: CreateMcpToolSourceOptions): McpToo
             onClose: () => {
               if (entry.connection !== connection || entry.removed) return
               entry.connection = undefined
-              markFailed(entry, 'the server closed the connection; reconnecting')
-              logger.warn({ server: entry.name }, 'MCP server closed the connection; reconnecting')
+              const reason = describeMcpFailure(
+                'the server closed the connection; reconnecting',
+                entry.output,
+              )
+              markFailed(entry, reason)
+              logger.warn(
+                { server: entry.name, err: reason },
+                'MCP server closed the connection; reconnecting',
+              )
               scheduleRetry(entry)
             },
             onToolsChanged: () => {
               const current = entry.connection
-              if (!current) return
-              refreshTools(entry, current).catch((error) =>
-                logger.warn(
-                  { server: entry.name, err: describe(error) },
-                  'MCP tools could not be listed again',
-                ),
-              )
+              if (current) relist(entry, current)
             },
-            onStderr: (line) => logger.debug({ server: entry.name, line }, 'MCP server output'),
+            onOutput: (chunk) => entry.output.write(chunk),
           }),
           entry.config.timeout_ms,
           `connecting took longer than ${entry.config.timeout_ms} ms`,
@@ -210,8 +258,11 @@ export function createMcpToolSource(options: CreateMcpToolSourceOptions): McpToo
         if (entry.removed) return
         if (connection) await connection.close()
         entry.connection = undefined
-        markFailed(entry, describe(error))
-        logger.warn({ server: entry.name, err: describe(error) }, 'MCP server could not be connected')
+        // The output of a child that just exited may still be on its way through the pipe.
+        await new Promise((resolve) => setImmediate(resolve))
+        const reason = describeMcpFailure(error, entry.output)
+        markFailed(entry, reason)
+        logger.warn({ server: entry.name, err: reason }, 'MCP server could not be connected')
         scheduleRetry(entry)
       }
     })()
@@ -231,6 +282,10 @@ export function createMcpToolSource(options: CreateMcpToolSourceOptions): McpToo
       failures: 0,
       removed: false,
       settled: false,
+      output: createOutputTail({
+        secrets: listServerSecrets(config),
+        onLine: (line) => logger.debug({ server: name, line }, 'MCP server output'),
+      }),
     }
     entries.set(name, entry)
     void connect(entry)
@@ -285,11 +340,15 @@ export function createMcpToolSource(options: CreateMcpToolSourceOptions): McpToo
         (entry) => !entry.settled && entry.state === 'connecting' && entry.attempt,
       )
       if (pending.length === 0 || signal.aborted) return
+      // Connecting and listing are bounded by timeout_ms each; a turn waits timeout_ms at most.
+      const longest = Math.max(...pending.map((entry) => entry.config.timeout_ms))
+      let timer: NodeJS.Timeout | undefined
       await new Promise<void>((resolve) => {
         signal.addEventListener('abort', () => resolve(), { once: true })
-        // Each attempt is bounded by its server's timeout_ms.
+        timer = setTimeout(resolve, longest)
         void Promise.allSettled(pending.map((entry) => entry.attempt)).then(() => resolve())
       })
+      clearTimeout(timer)
     },
     callStats: () => [...stats.values()].map((entry) => ({ ...entry })),
     servers: () => {

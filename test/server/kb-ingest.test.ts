@@ -1,0 +1,86 @@
+/**
+ * Knowledge-base text through `POST /api/kb` on the real engine (SQLite): a large document is
+ * ingested in slices with the event loop turning between them (other sessions go on meanwhile),
+ * and a document over `memory.max_knowledge_chars` is refused naming the limit while smaller ones
+ * are still taken.
+ */
+import { afterEach, describe, expect, it } from 'vitest'
+import { createCharpipe } from '../../src/engine/index.js'
+import { startTestServer, type TestServer } from './start-test-server.js'
+
+let server: TestServer | undefined
+afterEach(async () => {
+  await server?.stop()
+  server = undefined
+})
+
+async function start(memory = '') {
+  server = await startTestServer({
+    configText: `llm:\n  provider: mock\nstorage:\n  sqlite_path: "{folder}/charpipe.db"\nmemory:\n  enabled: true\n${memory}`,
+    createCharpipe: (config, logger) => createCharpipe(config, { logger }),
+  })
+  return server
+}
+
+const postKnowledge = async (name: string, text: string) =>
+  server!.server.app.request('/api/kb', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ name, text }),
+  })
+
+/** How many times the event loop turned while `work` ran (each turn runs the other sessions' work). */
+async function countLoopTurns<T>(work: () => Promise<T>): Promise<{ result: T; turns: number }> {
+  let turns = 0
+  let counting = true
+  const spin = () => {
+    turns++
+    if (counting) setImmediate(spin)
+  }
+  setImmediate(spin)
+  try {
+    return { result: await work(), turns }
+  } finally {
+    counting = false
+  }
+}
+
+describe('POST /api/kb', () => {
+  it('ingests a large document in slices: the event loop keeps turning while it is chunked, indexed and written', async () => {
+    await start()
+    const paragraph =
+      'The lighthouse keeper logs every ship that passes the northern reef at night. 灯塔守护者记录每一艘船。\n\n'
+    const text = `# Harbour log\n\n${paragraph.repeat(Math.ceil(400_000 / paragraph.length))}The northern reef is called Gannet Rock.\n`
+    const { result, turns } = await countLoopTurns(() => postKnowledge('harbour.md', text))
+    expect(result.status).toBe(201)
+    const body = (await result.json()) as { id: string; chunks: number }
+    expect(body.chunks).toBeGreaterThan(100)
+    // All at once the loop would turn once or twice; in slices it turns between them.
+    expect(turns).toBeGreaterThan(20)
+    const search = await server!.server.app.request(
+      `/api/memory/search?q=${encodeURIComponent('Gannet Rock')}&scope=anyone`,
+    )
+    const hits = ((await search.json()) as { results: { kind: string; sourceName: string }[] }).results
+    expect(hits[0]).toMatchObject({ kind: 'knowledge', sourceName: 'harbour.md' })
+    const listed = (await (await server!.server.app.request('/api/kb')).json()) as {
+      documents: { id: string; chunks: number }[]
+    }
+    expect(listed.documents).toEqual([expect.objectContaining({ id: body.id, chunks: body.chunks })])
+  })
+
+  it('refuses a document over memory.max_knowledge_chars, naming the limit, and still takes smaller ones', async () => {
+    await start('  max_knowledge_chars: 1000\n')
+    const refused = await postKnowledge('big.md', 'x'.repeat(1001))
+    expect(refused.status).toBe(400)
+    const error = ((await refused.json()) as { error: { code: string; message: string } }).error
+    expect(error.code).toBe('bad_request')
+    expect(error.message).toContain(
+      '"big.md" has 1001 characters, more than memory.max_knowledge_chars (1000)',
+    )
+    expect(
+      ((await (await server!.server.app.request('/api/kb')).json()) as { documents: unknown[] }).documents,
+    ).toEqual([])
+    const taken = await postKnowledge('small.md', 'Opening hours are nine to five.')
+    expect(taken.status).toBe(201)
+  })
+})
