@@ -3,6 +3,7 @@
  * when their keys come up. `characters` in the root schema reuses it per id.
  */
 import * as z from 'zod'
+import { characterAudienceSchema } from './audience.js'
 import { processorMapSchema } from './fields.js'
 
 export const injectedMessageSchema = z.strictObject({
@@ -47,6 +48,7 @@ export const lorebookEntrySchema = z
       .enum(['system', 'user', 'assistant'])
       .default('system')
       .describe('With position depth: who says it.'),
+    audience: characterAudienceSchema,
     card: z
       .record(z.string(), z.unknown())
       .default({})
