@@ -48,7 +48,6 @@ export const lorebookEntrySchema = z
       .enum(['system', 'user', 'assistant'])
       .default('system')
       .describe('With position depth: who says it.'),
-    audience: characterAudienceSchema,
     card: z
       .record(z.string(), z.unknown())
       .default({})
@@ -162,6 +161,7 @@ export const characterSchema = z
       })
       .optional()
       .describe("This character's own processor settings (characters that need other rules than the rest)."),
+    audience: characterAudienceSchema,
     card: z
       .record(z.string(), z.unknown())
       .default({})
