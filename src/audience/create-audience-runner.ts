@@ -131,7 +131,10 @@ export function createAudienceRunner(
     const idle = policy.idle
     if (idle.after_ms <= 0 || !live || speaking || idleInRow >= idle.max_in_row) return
     const dueAt = Math.max(lastHeardAt + idle.after_ms, gapUntil)
-    if (now < dueAt) return wakeAt(dueAt)
+    if (now < dueAt) {
+      wakeAt(dueAt)
+      return
+    }
     idleInRow++
     report.idleTurn()
     start('idle', [])
@@ -151,12 +154,16 @@ export function createAudienceRunner(
     const policy = host.readPolicy(character)
     const now = clock.now()
     if (selector.hasWaiting()) {
-      if (now < gapUntil) return wakeAt(gapUntil)
+      if (now < gapUntil) {
+        wakeAt(gapUntil)
+        return
+      }
       const { batch, dropped } = selector.takeBatch()
       if (dropped.length > 0) report.dropped(dropped)
       if (batch.length > 0) {
         report.selected(batch)
-        return start('audience', batch)
+        start('audience', batch)
+        return
       }
     }
     startIdleIfDue(policy, now)

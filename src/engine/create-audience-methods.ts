@@ -16,6 +16,7 @@ import { BadRequestError } from '../shared/errors.js'
 import { characterRuntimeOf, resolveCharacter } from './character-runtime.js'
 import type { EngineContext } from './engine-context.js'
 import { renderLine } from './render-group-input.js'
+import { abortTurn } from './session-lanes.js'
 import { startTurn, type TurnStarter } from './start-turn.js'
 import type { Charpipe } from './types.js'
 import { checkCharacterField, validateSessionField } from './validate-generate-input.js'
@@ -96,10 +97,9 @@ function createHost(
       return Promise.allSettled(turns.map((handle) => handle.ended)).then(() => {})
     },
     interrupt(session, character) {
-      void starter.context.lanes
-        .turnsOf(session, character ?? '')
-        .filter((handle) => handle.running)
-        .forEach((handle) => handle.controller.abort({ kind: 'interrupt' }))
+      for (const handle of context.lanes.turnsOf(session, character ?? '')) {
+        if (handle.running) abortTurn(handle, { kind: 'interrupt' })
+      }
     },
     observe(session, character, message) {
       const config = configOf(context, character)
