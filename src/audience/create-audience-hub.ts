@@ -63,6 +63,8 @@ export interface AudienceHub {
   /** An input started a turn in the session: idle turns count from now. */
   noteInput(session: string, character: string | undefined): void
   subscribe(session: string, listener: (event: SessionEvent) => void): () => void
+  /** Tells whether a message of the session waits for a reply; undefined when nothing waits there. */
+  isWaiting(session: string): ((line: { id: string }) => boolean) | undefined
   queue(session: string, character: string | undefined): AudienceQueueSnapshot
   /** Pins or drops a waiting message; false when it is not waiting. */
   moderate(session: string, character: string | undefined, id: string, action: 'pin' | 'drop'): boolean
@@ -237,6 +239,13 @@ export function createAudienceHub(host: AudienceHubHost): AudienceHub {
           if (audience.session === session && !audience.fed) audience.runner.setLive(false)
         }
       }
+    },
+    isWaiting(session) {
+      const selectors = runnersOf(session)
+        .map((runner) => runner.selector)
+        .filter((selector) => selector.hasWaiting())
+      if (selectors.length === 0) return undefined
+      return (line) => selectors.some((selector) => selector.isWaiting(line.id))
     },
     queue(session, character) {
       const audience = audienceOf(session, character)

@@ -49,6 +49,7 @@ export interface AudienceSelector {
   waiting(): WaitingMessage[]
   /** Whether any message waits. */
   hasWaiting(): boolean
+  isWaiting(id: string): boolean
   pin(id: string): boolean
   /** Removes a waiting message (the owner's drop); false when it is not waiting. */
   remove(id: string): boolean
@@ -240,6 +241,7 @@ export function createAudienceSelector(options: CreateAudienceSelectorOptions): 
     expire,
     waiting: () => [...queue.values()].sort(compareWaiting),
     hasWaiting: () => queue.size > 0,
+    isWaiting: (id) => queue.has(id),
     pin(id) {
       const entry = queue.get(id)
       if (!entry) return false

@@ -48,7 +48,7 @@ export function startTurn(
     // Lines observed since the last input go with this one, and are stored with it.
     const input = renderGroupInput(
       validated,
-      context.observedLines.drain(validated.session),
+      context.observedLines.drain(validated.session, context.audience?.isWaiting(validated.session)),
       config.conversation.group,
     )
     output.session = input.session
