@@ -17,6 +17,7 @@ import { characterRuntimeOf, resolveCharacter } from './character-runtime.js'
 import type { EngineContext } from './engine-context.js'
 import { renderLine } from './render-group-input.js'
 import { abortTurn } from './session-lanes.js'
+import { lineBudgetOf } from './session-presence.js'
 import { startTurn, type TurnStarter } from './start-turn.js'
 import type { Charpipe } from './types.js'
 import { checkCharacterField, validateSessionField } from './validate-generate-input.js'
@@ -70,7 +71,7 @@ function createHost(
       const { context: engine } = starter
       const ids = new Set(request.batch.map(({ message }) => message.id))
       // The messages answered are the input now, not lines observed beside it.
-      if (ids.size > 0) engine.observedLines.remove(request.session, ids)
+      if (ids.size > 0) engine.presence.remove(request.session, ids)
       const input = {
         session: request.session,
         ...(request.character ? { character: request.character } : {}),
@@ -102,24 +103,19 @@ function createHost(
       }
     },
     observe(session, character, message) {
-      const config = configOf(context, character)
-      const group = config.conversation.group
-      context.observedLines.add(
+      const budget = lineBudgetOf(context.current.config)
+      // The character answering the session's audience is present there from its first message.
+      context.presence.enter(session, character ?? '', budget)
+      const { id, name } = message.speaker
+      context.presence.say(
         session,
         {
           id: message.id,
-          speaker: {
-            id: message.speaker.id,
-            ...(message.speaker.name ? { name: message.speaker.name } : {}),
-          },
+          speaker: { id, ...(name ? { name } : {}) },
           text: message.text,
           ...(message.images ? { images: message.images } : {}),
         },
-        {
-          maxChars: group.observed_max_chars,
-          maxLines: group.observed_max_lines,
-          maxSessions: group.observed_max_sessions,
-        },
+        budget,
       )
     },
   }

@@ -37,6 +37,7 @@ import { createOpenedSessions } from './open-session.js'
 import { createPreflightSlots } from './preflight/create-preflight-slots.js'
 import { type CharpipeConfigSource, resolveConfig } from './resolve-config.js'
 import { createSessionLanes } from './session-lanes.js'
+import { createSessionPresence } from './session-presence.js'
 import type { Charpipe } from './types.js'
 
 export type { CharpipeConfigSource } from './resolve-config.js'
@@ -102,6 +103,7 @@ export async function createCharpipe(
     lanes,
     preflightSlots,
     observedLines,
+    presence: createSessionPresence(observedLines),
     retired: new Set(),
     opened,
     background,

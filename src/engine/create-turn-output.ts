@@ -32,6 +32,8 @@ export interface TurnOrigin {
 }
 
 export interface TurnOutput {
+  /** What started the turn. */
+  readonly trigger: TurnOrigin['trigger']
   /** Set once the input is validated (the session it names, or `default`). */
   session: string
   emit: EmitTurnEvent
@@ -49,6 +51,7 @@ export function createTurnOutput(options: CreateTurnOutputOptions): TurnOutput {
   let doneEmitted = false
   let target = options.sink
   const output: TurnOutput = {
+    trigger,
     session: options.session,
     emit: (partial) => {
       // Exactly one llm_done, always last: nothing of this turn goes out after it.

@@ -19,6 +19,7 @@ import type { ObservedLines } from './observed-lines.js'
 import type { OpenedSessions } from './open-session.js'
 import type { PreflightSlots } from './preflight/create-preflight-slots.js'
 import type { SessionLanes } from './session-lanes.js'
+import type { SessionPresence } from './session-presence.js'
 
 /** The stores the caller gave: used instead of the configured ones, and never closed here. */
 export interface OwnedStores {
@@ -35,6 +36,8 @@ export interface EngineContext {
   readonly lanes: SessionLanes
   readonly preflightSlots: PreflightSlots
   readonly observedLines: ObservedLines
+  /** Which characters are present in each session, and the lines each has heard. */
+  readonly presence: SessionPresence
   /** Runtimes replaced by a reload while turns still ran on them; released when the last ends. */
   readonly retired: Set<EngineRuntime>
   readonly opened: OpenedSessions

@@ -14,6 +14,7 @@ import type { EngineContext } from './engine-context.js'
 import { createEngineTurnOutput, createTurnHandle, launchTurn } from './launch-turn.js'
 import type { PreflightController, StartedTurn } from './preflight/create-preflight-controller.js'
 import { renderGroupInput } from './render-group-input.js'
+import { lineBudgetOf } from './session-presence.js'
 import type { GenerateInput, GenerateOptions } from './types.js'
 import { validateGenerateInput } from './validate-generate-input.js'
 
@@ -45,14 +46,17 @@ export function startTurn(
     const validated = validateGenerateInput(raw, {
       maxInputChars: config.conversation.max_input_chars,
     })
-    // Lines observed since the last input go with this one, and are stored with it.
-    const input = renderGroupInput(
-      validated,
-      context.observedLines.drain(validated.session, context.audience?.isWaiting(validated.session)),
-      config.conversation.group,
+    resolveCharacter(context, validated)
+    // Lines heard since the character's last turn go with this input, and are stored with it.
+    const character = validated.character ?? ''
+    context.presence.enter(validated.session, character, lineBudgetOf(config))
+    const heard = context.presence.drain(
+      validated.session,
+      character,
+      context.audience?.isWaiting(validated.session),
     )
+    const input = renderGroupInput(validated, heard, config.conversation.group)
     output.session = input.session
-    resolveCharacter(context, input)
     // The turn prepared from an early transcript with these words becomes this input's reply.
     const adopted = origin ? undefined : preflights.claim(input, { push, close })
     if (adopted) return adopted
