@@ -94,6 +94,7 @@ async function applyResetPolicy(options: PersistTurnOptions, scope: Conversation
 /** Stores the turn and applies the reset policy; returns the failure instead of throwing. */
 export async function storeTurn(options: PersistTurnOptions): Promise<CharpipeError | undefined> {
   const { runtime, input, outcome } = options
+  if (input.stateless) return undefined
   const scope = conversationScopeOf(runtime, input.session)
   const reply = selectStoredReply(outcome)
   const assistant: StoredMessage | undefined = reply.trim()
@@ -141,7 +142,7 @@ export async function rememberCompletedTurn(
   const store = runtime.memoryStore
   // What the speaker said, without the group chat's framing (that is in the stored history).
   const said = input.spokenText ?? input.text
-  if (!store || !runtime.config.memory.enabled || !said.trim()) return
+  if (!store || !runtime.config.memory.enabled || !said.trim() || input.stateless) return
   const speaker = input.speaker
   try {
     await options.parts.rememberTurn(store, {
