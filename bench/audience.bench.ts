@@ -14,8 +14,25 @@ import { createManualClock } from '../src/testing/create-manual-clock.js'
 
 const perMinute = 10_000
 const minutes = 10
-const roles: AudienceRole[] = ['viewer', 'viewer', 'viewer', 'viewer', 'member', 'viewer', 'moderator', 'viewer']
-const texts = ['主播好厉害', '这是什么游戏？', '小助手 唱首歌吧', '666', 'hello from the chat', '哈哈哈哈哈', 'where are you from?']
+const roles: AudienceRole[] = [
+  'viewer',
+  'viewer',
+  'viewer',
+  'viewer',
+  'member',
+  'viewer',
+  'moderator',
+  'viewer',
+]
+const texts = [
+  '主播好厉害',
+  '这是什么游戏？',
+  '小助手 唱首歌吧',
+  '666',
+  'hello from the chat',
+  '哈哈哈哈哈',
+  'where are you from?',
+]
 
 function scriptMessages(): AudienceMessage[] {
   return Array.from({ length: perMinute * minutes }, (_, index) => ({

@@ -6,17 +6,15 @@
  */
 import type { Charpipe } from '../engine/types.js'
 import { BadRequestError } from '../shared/errors.js'
-import { describeForeignSession } from './create-session-owners.js'
+import { describeForeignSession, renameEventSession } from './create-session-owners.js'
 import type { ClientFrame } from './request-schemas.js'
 
 export interface WebSocketAudienceOptions {
   charpipe: Charpipe
   /** Sends an event or frame to the client (dropped when the socket is closed). */
   send(payload: unknown): void
-  /** Whether the connection may follow a session (its own, or one no client holds). */
-  mayFollow(session: string): boolean
-  /** Whether the connection may speak in a session (claiming it when no client holds it). */
-  maySpeak(session: string): boolean
+  /** The engine's session for a session the client names (its key's namespace); undefined: not its to name. */
+  resolve(named: string): string | undefined
   /** Reports a refused frame to the client. */
   fail(session: string, error: unknown): void
 }
@@ -33,19 +31,21 @@ const maxFollowed = 1000
 export function createWebSocketAudience(options: WebSocketAudienceOptions): WebSocketAudience {
   const { charpipe } = options
   const followed = new Map<string, () => void>()
-  const follow = (session: string) => {
-    if (followed.has(session) || followed.size >= maxFollowed || !options.mayFollow(session)) return
+  const follow = (named: string) => {
+    const session = options.resolve(named)
+    if (session === undefined || followed.has(session) || followed.size >= maxFollowed) return
     followed.set(
       session,
-      charpipe.subscribe(session, (event) => options.send(event)),
+      charpipe.subscribe(session, (event) => options.send(renameEventSession(event, named))),
     )
   }
   return {
     follow,
     handle(frame) {
-      const session = frame.session ?? 'default'
-      if (!options.maySpeak(session)) {
-        options.fail(session, new BadRequestError(describeForeignSession(session)))
+      const named = frame.session ?? 'default'
+      const session = options.resolve(named)
+      if (session === undefined) {
+        options.fail(named, new BadRequestError(describeForeignSession(named)))
         return
       }
       try {
@@ -60,7 +60,7 @@ export function createWebSocketAudience(options: WebSocketAudienceOptions): WebS
           ...(frame.character ? { character: frame.character } : {}),
         })
       } catch (error) {
-        options.fail(session, error)
+        options.fail(named, error)
       }
     },
     close() {

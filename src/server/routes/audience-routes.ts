@@ -8,7 +8,7 @@
 import type { Context, Hono } from 'hono'
 import { respondWithError } from '../error-response.js'
 import { readJsonBody } from '../read-json-body.js'
-import { refuseForeignSession } from '../refuse-foreign-session.js'
+import { resolveRequestSession } from '../refuse-foreign-session.js'
 import { audienceBodySchema } from '../request-schemas.js'
 import type { ServerDependencies } from '../server-dependencies.js'
 
@@ -25,30 +25,34 @@ export function registerAudienceRoutes(app: Hono, dependencies: ServerDependenci
   app.post('/api/sessions/:id/audience', async (context) => {
     const body = await readJsonBody(context, audienceBodySchema)
     if (!body.ok) return body.response
-    const session = context.req.param('id')
-    const foreign = refuseForeignSession(context, dependencies.sessionOwners, session)
-    if (foreign) return foreign
+    const resolved = resolveRequestSession(context, dependencies.sessionOwners, context.req.param('id'))
+    if (resolved.response) return resolved.response
     try {
-      return context.json(charpipe.audience({ ...body.value, session }), 202)
+      return context.json(charpipe.audience({ ...body.value, session: resolved.session }), 202)
     } catch (error) {
       return respondWithError(context, error)
     }
   })
 
   app.get('/api/sessions/:id/audience', (context) => {
+    const resolved = resolveRequestSession(context, dependencies.sessionOwners, context.req.param('id'))
+    if (resolved.response) return resolved.response
     try {
       const character = context.req.query('character')
-      return context.json(charpipe.audienceQueue(context.req.param('id'), character ? { character } : {}))
+      const queue = charpipe.audienceQueue(resolved.session, character ? { character } : {})
+      return context.json({ ...queue, session: context.req.param('id') })
     } catch (error) {
       return respondWithError(context, error)
     }
   })
 
   const moderate = (action: 'pin' | 'drop') => (context: Context) => {
+    const resolved = resolveRequestSession(context, dependencies.sessionOwners, context.req.param('id') ?? '')
+    if (resolved.response) return resolved.response
     try {
       const character = context.req.query('character')
       const done = charpipe.moderateAudience({
-        session: context.req.param('id') ?? '',
+        session: resolved.session,
         id: context.req.param('message') ?? '',
         action,
         ...(character ? { character } : {}),

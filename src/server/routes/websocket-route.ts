@@ -111,9 +111,11 @@ export function createWebSocketEvents(options: CreateWebSocketEventsOptions): WS
     send: (payload) => {
       if (openSocket) send(openSocket, payload)
     },
-    mayFollow: (session) =>
-      options.admin || !options.sessionOwners || options.sessionOwners.mayUse(session, options.clientKey),
-    maySpeak: (session) => maySendTo(session),
+    resolve: (named) => {
+      if (!options.sessionOwners) return named
+      const resolved = options.sessionOwners.resolve(named, options.clientKey, options.admin)
+      return resolved.ok ? resolved.session : undefined
+    },
     fail: (session, error) => {
       if (openSocket)
         sendFailure(
