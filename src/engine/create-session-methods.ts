@@ -11,6 +11,7 @@ import type { EngineContext } from './engine-context.js'
 import { createPipelineServices } from './engine-runtime.js'
 import { forgetOpenedSession, openSession } from './open-session.js'
 import { renderGroupInput } from './render-group-input.js'
+import { lineBudgetOf } from './session-presence.js'
 import type { Charpipe } from './types.js'
 import {
   checkCharacterField,
@@ -22,22 +23,17 @@ import {
 export function createSessionMethods(
   context: EngineContext,
 ): Pick<Charpipe, 'observe' | 'preview' | 'history' | 'clearSession' | 'open'> {
-  const { logger, observedLines, opened, pipeline } = context
+  const { logger, opened, pipeline } = context
   return {
     observe(input) {
       if (context.closed) throw new BadRequestError('this charpipe instance is closed')
       const config = context.current.config
       const line = validateObserveInput(input, { maxInputChars: config.conversation.max_input_chars })
       const id = randomUUID()
-      const group = config.conversation.group
-      observedLines.add(
+      context.presence.say(
         line.session,
         { id, speaker: line.speaker, text: line.text, ...(line.images ? { images: line.images } : {}) },
-        {
-          maxChars: group.observed_max_chars,
-          maxLines: group.observed_max_lines,
-          maxSessions: group.observed_max_sessions,
-        },
+        lineBudgetOf(config),
       )
       return { id }
     },
@@ -46,10 +42,9 @@ export function createSessionMethods(
       const validated = validateGenerateInput(input, {
         maxInputChars: config.conversation.max_input_chars,
       })
-      const turnInput = resolveCharacter(
-        context,
-        renderGroupInput(validated, observedLines.peek(validated.session), config.conversation.group),
-      )
+      resolveCharacter(context, validated)
+      const heard = context.presence.peek(validated.session, validated.character ?? '')
+      const turnInput = renderGroupInput(validated, heard, config.conversation.group)
       const runtime = characterRuntimeOf(context, context.current, turnInput.character)
       return pipeline.preview({
         input: turnInput,
@@ -78,6 +73,10 @@ export function createSessionMethods(
       if (context.closed) throw new BadRequestError('this charpipe instance is closed')
       const session = validateSessionField(input.session)
       const runtime = characterRuntimeOf(context, context.current, checkCharacterField(input.character))
+      const character = resolveCharacter(context, {
+        character: checkCharacterField(input.character),
+      }).character
+      context.presence.enter(session, character ?? '', lineBudgetOf(context.current.config))
       const greeting = await openSession({ runtime, session, opened, random: context.random })
       return greeting ? { greeting } : {}
     },

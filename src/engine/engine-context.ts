@@ -4,6 +4,7 @@
  * `createCharpipe` builds it once; the modules for turns, characters, the cluster and the public
  * methods read and update it here, so each can live in its own file instead of one closure.
  */
+import type { AudienceHub } from '../audience/create-audience-hub.js'
 import type { Cluster } from '../cluster/connect-cluster.js'
 import type { ContextPipeline } from '../context/types.js'
 import type { HistoryStore, MemoryStore } from '../memory/types.js'
@@ -18,6 +19,7 @@ import type { ObservedLines } from './observed-lines.js'
 import type { OpenedSessions } from './open-session.js'
 import type { PreflightSlots } from './preflight/create-preflight-slots.js'
 import type { SessionLanes } from './session-lanes.js'
+import type { SessionPresence } from './session-presence.js'
 
 /** The stores the caller gave: used instead of the configured ones, and never closed here. */
 export interface OwnedStores {
@@ -34,6 +36,8 @@ export interface EngineContext {
   readonly lanes: SessionLanes
   readonly preflightSlots: PreflightSlots
   readonly observedLines: ObservedLines
+  /** Which characters are present in each session, and the lines each has heard. */
+  readonly presence: SessionPresence
   /** Runtimes replaced by a reload while turns still ran on them; released when the last ends. */
   readonly retired: Set<EngineRuntime>
   readonly opened: OpenedSessions
@@ -50,4 +54,6 @@ export interface EngineContext {
   reloading: Promise<void>
   closed: boolean
   mcp: McpToolSource | undefined
+  /** Every session's audience (selector, idle turns, followers); set once the engine is built. */
+  audience: AudienceHub | undefined
 }

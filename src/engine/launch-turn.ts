@@ -4,15 +4,17 @@
  * so a reload meanwhile releases the old runtime only after its last turn.
  */
 import { randomUUID } from 'node:crypto'
+import { characterIdOf } from '../config/character-id.js'
 import type { TurnInput } from '../context/types.js'
 import { characterRuntimeOf } from './character-runtime.js'
-import { createTurnOutput, type TurnOutput, type TurnSink } from './create-turn-output.js'
+import { createTurnOutput, type TurnOrigin, type TurnOutput, type TurnSink } from './create-turn-output.js'
 import type { EngineContext } from './engine-context.js'
 import { type EngineRuntime, releaseRuntimeParts } from './engine-runtime.js'
 import { executeTurn } from './execute-turn.js'
 import { openSession } from './open-session.js'
 import type { PreflightGate } from './preflight/create-preflight-gate.js'
 import type { TurnHandle } from './session-lanes.js'
+import { lineBudgetOf } from './session-presence.js'
 import type { GenerateOptions } from './types.js'
 
 export function createTurnHandle(session: string, preflight: boolean): TurnHandle {
@@ -31,12 +33,14 @@ export function createEngineTurnOutput(
   turn: string,
   session: string,
   sink: TurnSink | undefined,
+  origin?: TurnOrigin,
 ): TurnOutput {
   return createTurnOutput({
     bus: context.bus,
     turn,
     session,
     sink,
+    ...(origin ? { origin } : {}),
     readDefaultEmotion: () => context.current.config.character.default_emotion,
   })
 }
@@ -47,6 +51,35 @@ function releaseRuntime(context: EngineContext, view: EngineRuntime): void {
   runtime.activeTurns--
   if (runtime.activeTurns === 0 && context.retired.delete(runtime)) {
     void releaseRuntimeParts(runtime, context.current, context.owned, context.logger)
+  }
+}
+
+/**
+ * Group-chat fidelity: the other characters present in the session hear this turn — the person's
+ * input (an audience turn's messages they heard already; an idle turn's instruction is not said by
+ * anyone) and the character's reply.
+ */
+function shareWithOthersPresent(
+  context: EngineContext,
+  input: TurnInput,
+  output: TurnOutput,
+): TurnOutput['emit'] {
+  const self = input.character ?? ''
+  if (!context.presence.present(input.session).some((character) => character !== self)) return output.emit
+  return (event) => {
+    if (event.type === 'llm_done' && event.text.trim() !== '') {
+      const config = characterRuntimeOf(context, context.current, input.character).config
+      const budget = lineBudgetOf(context.current.config)
+      const turn = randomUUID()
+      if (output.trigger === 'input') {
+        const speaker = input.speaker ?? { id: 'user', name: config.character.user_name }
+        const said = { id: `${turn}:input`, speaker, text: input.spokenText ?? input.text }
+        context.presence.say(input.session, said, budget, self)
+      }
+      const character = { id: characterIdOf(config.character), name: config.character.name }
+      context.presence.say(input.session, { id: turn, speaker: character, text: event.text }, budget, self)
+    }
+    output.emit(event)
   }
 }
 
@@ -71,7 +104,7 @@ export function launchTurn(
     pipeline,
     registry,
     logger,
-    emit: output.emit,
+    emit: shareWithOthersPresent(context, input, output),
     acquireRuntime: () => {
       const runtime = context.current
       // A reload that removed the character meanwhile: the turn ends with bad_request.

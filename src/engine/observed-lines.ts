@@ -22,8 +22,13 @@ export interface ObservedLines {
   add(session: string, line: ObservedLine, budget: ObservedLineBudget): void
   /** The session's pending lines, oldest first, without removing them (for a preview). */
   peek(session: string): ObservedLine[]
-  /** The session's pending lines, oldest first; they are gone afterwards. */
-  drain(session: string): ObservedLine[]
+  /**
+   * The session's pending lines, oldest first; they are gone afterwards, except those `keep` holds
+   * back (audience messages still waiting for a reply: they reach the model once, answered or not).
+   */
+  drain(session: string, keep?: (line: ObservedLine) => boolean): ObservedLine[]
+  /** Takes the lines with these ids out (audience messages about to be answered as the input). */
+  remove(session: string, ids: ReadonlySet<string>): void
 }
 
 interface SessionLines {
@@ -60,10 +65,28 @@ export function createObservedLines(): ObservedLines {
       }
     },
     peek: (session) => [...(sessions.get(session)?.lines ?? [])],
-    drain(session) {
-      const lines = sessions.get(session)?.lines ?? []
-      sessions.delete(session)
-      return lines
+    drain(session, keep) {
+      const entry = sessions.get(session)
+      if (!entry) return []
+      const kept = keep ? entry.lines.filter(keep) : []
+      if (kept.length === 0) {
+        sessions.delete(session)
+        return entry.lines
+      }
+      const taken = entry.lines.filter((line) => !kept.includes(line))
+      entry.lines = kept
+      entry.chars = kept.reduce((sum, line) => sum + sizeOf(line), 0)
+      return taken
+    },
+    remove(session, ids) {
+      const entry = sessions.get(session)
+      if (!entry) return
+      entry.lines = entry.lines.filter((line) => {
+        if (!ids.has(line.id)) return true
+        entry.chars -= sizeOf(line)
+        return false
+      })
+      if (entry.lines.length === 0) sessions.delete(session)
     },
   }
 }

@@ -9,10 +9,12 @@ import { BadRequestError } from '../shared/errors.js'
 import type { CharpipeEvent } from '../shared/events.js'
 import { resolveCharacter } from './character-runtime.js'
 import type { ClusterLink } from './cluster-link.js'
+import type { TurnOrigin } from './create-turn-output.js'
 import type { EngineContext } from './engine-context.js'
 import { createEngineTurnOutput, createTurnHandle, launchTurn } from './launch-turn.js'
 import type { PreflightController, StartedTurn } from './preflight/create-preflight-controller.js'
 import { renderGroupInput } from './render-group-input.js'
+import { lineBudgetOf } from './session-presence.js'
 import type { GenerateInput, GenerateOptions } from './types.js'
 import { validateGenerateInput } from './validate-generate-input.js'
 
@@ -32,32 +34,38 @@ export function startTurn(
   push: (event: CharpipeEvent) => void,
   close: () => void,
   turnOptions: GenerateOptions = {},
+  origin?: TurnOrigin,
 ): StartedTurn {
   const { context, preflights, clusterLink } = starter
   const session = sessionOf(raw)
   const handle = createTurnHandle(session, false)
-  const output = createEngineTurnOutput(context, handle.turn, session, { push, close })
+  const output = createEngineTurnOutput(context, handle.turn, session, { push, close }, origin)
   try {
     if (context.closed) throw new BadRequestError('this charpipe instance is closed')
     const config = context.current.config
     const validated = validateGenerateInput(raw, {
       maxInputChars: config.conversation.max_input_chars,
     })
-    // Lines observed since the last input go with this one, and are stored with it.
-    const input = renderGroupInput(
-      validated,
-      context.observedLines.drain(validated.session),
-      config.conversation.group,
+    resolveCharacter(context, validated)
+    // Lines heard since the character's last turn go with this input, and are stored with it.
+    const character = validated.character ?? ''
+    context.presence.enter(validated.session, character, lineBudgetOf(config))
+    const heard = context.presence.drain(
+      validated.session,
+      character,
+      context.audience?.isWaiting(validated.session),
     )
+    const input = renderGroupInput(validated, heard, config.conversation.group)
     output.session = input.session
-    resolveCharacter(context, input)
     // The turn prepared from an early transcript with these words becomes this input's reply.
-    const adopted = preflights.claim(input, { push, close })
+    const adopted = origin ? undefined : preflights.claim(input, { push, close })
     if (adopted) return adopted
-    const mode = context.current.config.conversation.on_new_input
+    // A turn the server starts by itself (audience, idle) waits its turn: it never cuts a reply.
+    const mode = origin ? 'queue' : context.current.config.conversation.on_new_input
     // The server running this session's turn elsewhere stops it; this turn then waits for its lock.
     if (mode === 'interrupt' && context.cluster) clusterLink.announceNewInput(handle)
     launchTurn(context, handle, input, output, mode, turnOptions)
+    if (!origin) context.audience?.noteInput(input.session, input.character)
   } catch (error) {
     output.closeWithError(error)
   }

@@ -23,6 +23,7 @@ import { findPageCharacter, listPageCharacters } from './lib/list-page-character
 import type { MessageKey } from './lib/page-messages.js'
 import { readToken } from './lib/token-store.js'
 import type { ConfigObject } from './lib/use-config-draft.js'
+import { AudiencePanel } from './panels/audience-panel.js'
 import { CharacterPanel } from './panels/character-panel.js'
 import { CharacterSwitch } from './panels/character-switch.js'
 import { ChatPanel } from './panels/chat-panel.js'
@@ -33,7 +34,7 @@ import { PreviewPanel } from './panels/preview-panel.js'
 import { ProviderPanel } from './panels/provider-panel.js'
 import { rememberSession } from './panels/session-picker.js'
 
-const tabs = ['chat', 'character', 'provider', 'pipeline', 'preview', 'memory'] as const
+const tabs = ['chat', 'character', 'provider', 'pipeline', 'preview', 'memory', 'audience'] as const
 type TabId = (typeof tabs)[number]
 
 function readTab(): TabId {
@@ -259,6 +260,7 @@ export function App() {
           <PreviewPanel session={session} character={chosenCharacter} emotionKeys={emotionKeys} />
         ) : null}
         {tab === 'memory' ? <MemoryPanel session={session} character={chosenCharacter} /> : null}
+        {tab === 'audience' ? <AudiencePanel session={session} character={chosenCharacter} /> : null}
       </main>
       <ToastArea />
     </div>

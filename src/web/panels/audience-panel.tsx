@@ -1,0 +1,114 @@
+/**
+ * The live audience queue of the session (`GET /api/sessions/:id/audience`, admin): messages waiting
+ * for a reply with their priority and why, the latest selected and the latest dropped with their
+ * reason. The owner pins a message (answered first) or drops it. Refreshed every two seconds.
+ */
+import { useEffect, useState } from 'preact/hooks'
+import { requestJson } from '../lib/api-client.js'
+import { translate } from '../lib/i18n.js'
+
+interface QueueEntry {
+  id: string
+  speaker: { id: string; name?: string; role?: string }
+  text: string
+  priority?: number
+  reasons?: string[]
+  pinned?: boolean
+  waited_ms?: number
+  reason?: string
+}
+
+interface AudienceQueue {
+  waiting: QueueEntry[]
+  selected: QueueEntry[]
+  dropped: QueueEntry[]
+}
+
+const refreshMs = 2000
+
+function EntryList(props: {
+  title: string
+  entries: QueueEntry[]
+  onAction?(entry: QueueEntry, action: 'pin' | 'drop'): void
+}) {
+  return (
+    <section class="audience-list">
+      <h4>{props.title}</h4>
+      {props.entries.length === 0 ? <p class="hint">{translate('audience.empty')}</p> : null}
+      <ul>
+        {props.entries.map((entry) => (
+          <li key={entry.id} data-id={entry.id} class={entry.pinned ? 'pinned' : undefined}>
+            <strong>{entry.speaker.name || entry.speaker.id}</strong>
+            {entry.speaker.role && entry.speaker.role !== 'viewer' ? ` (${entry.speaker.role})` : ''}:{' '}
+            {entry.text}
+            {entry.priority !== undefined ? (
+              <span class="meta">
+                {' '}
+                · {entry.priority} {entry.reasons?.join(', ')}
+              </span>
+            ) : null}
+            {entry.waited_ms !== undefined ? (
+              <span class="meta"> · {Math.round(entry.waited_ms / 1000)} s</span>
+            ) : null}
+            {entry.reason ? <span class="meta"> · {entry.reason}</span> : null}
+            {props.onAction ? (
+              <span class="actions">
+                {entry.pinned ? null : (
+                  <button type="button" onClick={() => props.onAction!(entry, 'pin')}>
+                    {translate('audience.pin')}
+                  </button>
+                )}
+                <button type="button" onClick={() => props.onAction!(entry, 'drop')}>
+                  {translate('audience.drop')}
+                </button>
+              </span>
+            ) : null}
+          </li>
+        ))}
+      </ul>
+    </section>
+  )
+}
+
+export function AudiencePanel(props: { session: string; character?: string }) {
+  const [queue, setQueue] = useState<AudienceQueue>({ waiting: [], selected: [], dropped: [] })
+  const [errorMessage, setErrorMessage] = useState('')
+  const base = `/api/sessions/${encodeURIComponent(props.session)}/audience`
+  const query = props.character ? `?character=${encodeURIComponent(props.character)}` : ''
+  const refresh = async () => {
+    try {
+      setQueue(await requestJson<AudienceQueue>('GET', `${base}${query}`))
+      setErrorMessage('')
+    } catch (error) {
+      setErrorMessage(error instanceof Error ? error.message : String(error))
+    }
+  }
+  const act = async (entry: QueueEntry, action: 'pin' | 'drop') => {
+    const path = `${base}/${encodeURIComponent(entry.id)}${action === 'pin' ? '/pin' : ''}${query}`
+    try {
+      await requestJson(action === 'pin' ? 'POST' : 'DELETE', path)
+    } catch (error) {
+      setErrorMessage(error instanceof Error ? error.message : String(error))
+    }
+    await refresh()
+  }
+  useEffect(() => {
+    void refresh()
+    const timer = setInterval(() => void refresh(), refreshMs)
+    return () => clearInterval(timer)
+  }, [props.session, props.character])
+  return (
+    <div class="panel audience-panel" data-panel="audience">
+      <h3>{translate('audience.title')}</h3>
+      <p class="hint">{translate('audience.hint')}</p>
+      {errorMessage ? (
+        <div class="error-box" role="alert">
+          {translate('audience.loadFailed', { message: errorMessage })}
+        </div>
+      ) : null}
+      <EntryList title={translate('audience.waiting')} entries={queue.waiting} onAction={act} />
+      <EntryList title={translate('audience.selected')} entries={queue.selected} />
+      <EntryList title={translate('audience.dropped')} entries={queue.dropped} />
+    </div>
+  )
+}
