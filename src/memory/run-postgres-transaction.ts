@@ -10,6 +10,20 @@ export interface RunPostgresTransactionOptions {
   begin?: string
   /** Errors that leave the client fit for reuse (an answer from the server, not a failure). */
   isAnswer?: (error: unknown) => boolean
+  /**
+   * Milliseconds since the epoch. The transaction commits only if the server reads its COMMIT
+   * before then (checked on the server, in the same message as the COMMIT), and at the deadline the
+   * client is ended: a statement still on its way, or a server frozen mid-transaction, can no longer
+   * commit it later. Clocks of the servers are assumed in step (NTP).
+   */
+  deadline?: number
+}
+
+/** A commit that refuses itself once the server's clock is past `deadline`. */
+function commitBefore(deadline: number): string {
+  const seconds = (deadline / 1000).toFixed(3)
+  return `DO $$BEGIN IF clock_timestamp() > to_timestamp(${seconds}) THEN
+    RAISE EXCEPTION 'the write arrived after its deadline' USING ERRCODE = '57014'; END IF; END$$; COMMIT`
 }
 
 export async function runPostgresTransaction<Result>(
@@ -30,16 +44,34 @@ export async function runPostgresTransaction<Result>(
       )
   }
   client.on('error', onError)
+  const { deadline } = options
+  let cutOff: NodeJS.Timeout | undefined
+  let ended = false
+  if (deadline !== undefined) {
+    cutOff = setTimeout(
+      () => {
+        ended = true
+        broken ??= new Error('the transaction passed its deadline')
+        // Ends the connection: the server rolls back what it has not committed.
+        client.end().catch(() => {})
+      },
+      Math.max(0, deadline - Date.now()),
+    )
+    cutOff.unref()
+  }
   try {
     await client.query(options.begin ?? 'BEGIN')
     const result = await work(client)
-    await client.query('COMMIT')
+    if (broken) throw broken
+    await client.query(deadline === undefined ? 'COMMIT' : commitBefore(deadline))
     return result
   } catch (error) {
     if (!options.isAnswer?.(error)) broken ??= error as Error
-    await client.query('ROLLBACK').catch(() => {})
+    if (!ended) await client.query('ROLLBACK').catch(() => {})
+    if (ended) throw new Error('the write passed its deadline (the connection was ended)', { cause: error })
     throw error
   } finally {
+    clearTimeout(cutOff)
     client.off('error', onError)
     // A client that failed is destroyed rather than handed to the next caller half-way through a
     // transaction or with a query still waiting for an answer.
