@@ -33,6 +33,13 @@ export interface TurnInput {
    * memories are kept apart from every other character's (see `memoryScopeOf`).
    */
   character?: string
+  /**
+   * The client's id for this input (at most 128 characters). A resend of an id the session already
+   * has is the same turn: it is never stored twice, and a finished turn is answered again from the
+   * store. Resend with the same id whenever a turn ends with `store_outcome_unknown` (or the
+   * connection dropped before `llm_done`).
+   */
+  id?: string
 }
 
 /** Someone in a group chat: a stable id and an optional display name. */

@@ -13,8 +13,9 @@ import type { EngineContext } from './engine-context.js'
 import { createEngineTurnOutput, createTurnHandle, launchTurn } from './launch-turn.js'
 import type { PreflightController, StartedTurn } from './preflight/create-preflight-controller.js'
 import { renderGroupInput } from './render-group-input.js'
+import { turnIdOfInput } from './turn-id-of-input.js'
 import type { GenerateInput, GenerateOptions } from './types.js'
-import { validateGenerateInput } from './validate-generate-input.js'
+import { maxInputIdLength, validateGenerateInput } from './validate-generate-input.js'
 
 export interface TurnStarter {
   readonly context: EngineContext
@@ -26,6 +27,14 @@ function sessionOf(raw: GenerateInput): string {
   return typeof raw?.session === 'string' && raw.session ? raw.session : 'default'
 }
 
+/** The input's own turn id when it carries the client's id (checked again with the rest of it). */
+function turnIdOf(raw: GenerateInput): string | undefined {
+  const id = raw?.id
+  if (typeof id !== 'string' || id === '' || id.length > maxInputIdLength) return undefined
+  const character = typeof raw.character === 'string' ? raw.character : undefined
+  return turnIdOfInput(sessionOf(raw), character, id)
+}
+
 export function startTurn(
   starter: TurnStarter,
   raw: GenerateInput,
@@ -35,7 +44,7 @@ export function startTurn(
 ): StartedTurn {
   const { context, preflights, clusterLink } = starter
   const session = sessionOf(raw)
-  const handle = createTurnHandle(session, false)
+  const handle = createTurnHandle(session, false, turnIdOf(raw))
   const output = createEngineTurnOutput(context, handle.turn, session, { push, close })
   try {
     if (context.closed) throw new BadRequestError('this charpipe instance is closed')
@@ -56,12 +65,19 @@ export function startTurn(
     if (adopted) return adopted
     const mode = context.current.config.conversation.on_new_input
     // The server running this session's turn elsewhere stops it; this turn then waits for its lock.
-    if (mode === 'interrupt' && context.cluster) clusterLink.announceNewInput(handle)
+    if (mode === 'interrupt' && context.cluster && !isResentHere(context, handle)) {
+      clusterLink.announceNewInput(handle)
+    }
     launchTurn(context, handle, input, output, mode, turnOptions)
   } catch (error) {
     output.closeWithError(error)
   }
   return { handle, isDone: output.isDone, attach: output.attach }
+}
+
+/** A resend of an input whose turn is still in its lane here: it waits for that turn, stopping nothing. */
+function isResentHere(context: EngineContext, handle: ReturnType<typeof createTurnHandle>): boolean {
+  return context.lanes.turnsOf(handle.session).some((other) => other.turn === handle.turn)
 }
 
 /** An early transcript (`preflight: true`): nothing goes out for it, unless it is refused. */

@@ -10,6 +10,17 @@ const maxSessionLength = 200
 const maxSpeakerIdLength = 200
 const maxCharacterLength = 200
 const maxSpeakerNameLength = 100
+/** Longest client input id (PROTOCOL.md: input ids). */
+export const maxInputIdLength = 128
+
+/** The client's id for an input: a non-empty string of at most 128 characters, or none. */
+export function checkInputIdField(value: unknown): string | undefined {
+  if (value === undefined || value === null) return undefined
+  if (typeof value !== 'string' || value === '' || value.length > maxInputIdLength) {
+    throw new BadRequestError(`id must be a non-empty string of at most ${maxInputIdLength} characters`)
+  }
+  return value
+}
 
 /** A session id as callers give it (`default` when absent). */
 export function validateSessionField(value: unknown): string {
@@ -90,6 +101,7 @@ export function validateGenerateInput(
   const replyImages = checkStringList(input.reply_images, 'reply_images')
   const speaker = checkSpeaker(input.speaker)
   const character = checkCharacterField(input.character)
+  const id = checkInputIdField(input.id)
   if (input.text.trim() === '' && !images && !files && !replyImages) {
     throw new BadRequestError('text is empty and there are no images or files')
   }
@@ -102,6 +114,7 @@ export function validateGenerateInput(
     ...(files ? { files } : {}),
     ...(replyImages ? { replyImages } : {}),
     ...(speaker ? { speaker } : {}),
+    ...(id ? { id } : {}),
   }
 }
 
