@@ -75,7 +75,17 @@ export function registerOpenAiCompletionsRoute(app: Hono, dependencies: ServerDe
     } catch (error) {
       return respondBadRequest(context, `model: ${(error as Error).message}`)
     }
-    const input: GenerateInput = { ...userInput, session, ...(character ? { character } : {}) }
+    // The client's input id (a resend with the same key is the same turn, never stored twice).
+    const inputId = context.req.header('idempotency-key')
+    if (inputId !== undefined && (inputId === '' || inputId.length > 128)) {
+      return respondBadRequest(context, 'Idempotency-Key: at most 128 characters, not empty')
+    }
+    const input: GenerateInput = {
+      ...userInput,
+      session,
+      ...(character ? { character } : {}),
+      ...(inputId ? { id: inputId } : {}),
+    }
     const model = request.model || config.llm.model || config.llm.provider
     const id = `chatcmpl-${randomUUID()}`
     const created = Math.floor(Date.now() / 1000)

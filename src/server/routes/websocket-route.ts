@@ -133,6 +133,7 @@ export function createWebSocketEvents(options: CreateWebSocketEventsOptions): WS
         images: frame.images,
         speaker: frame.speaker,
         reply_images: frame.reply_images,
+        ...(frame.id ? { id: frame.id } : {}),
       }
       await relayTurn({
         charpipe,
@@ -141,6 +142,8 @@ export function createWebSocketEvents(options: CreateWebSocketEventsOptions): WS
         metrics,
         endpoint: 'ws',
         onEvent: (event) => sendEvent(socket, event),
+        // After llm_done: the interrupted turn's write failed; the client may resend its input.
+        onTurnNotStored: (event) => send(socket, event),
       })
     } catch (error) {
       logger.error({ error }, 'websocket turn failed')
