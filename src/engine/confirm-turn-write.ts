@@ -8,6 +8,7 @@
  * the same turn, stored at most once).
  */
 import type { ConversationScope, HistoryStore } from '../memory/types.js'
+import { isWriteNotApplied } from '../memory/write-not-applied.js'
 import { CharpipeError } from '../shared/errors.js'
 
 export type TurnWriteStatus = 'stored' | 'not_stored' | 'unknown'
@@ -49,7 +50,7 @@ export function notStored(reason: string, cause?: unknown): TurnWriteResult {
 
 export async function confirmTurnWrite(options: ConfirmTurnWriteOptions): Promise<TurnWriteResult> {
   const { failure } = options
-  if (isRefusal(failure)) return notStored(reasonOf(failure), failure)
+  if (isRefusal(failure) || isWriteNotApplied(failure)) return notStored(reasonOf(failure), failure)
   const isStored = async () => (await options.store.findTurn(options.scope, options.turn)).length > 0
   try {
     // Found at once: stored, whatever the error said. Not found: it may still land until the

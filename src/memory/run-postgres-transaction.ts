@@ -1,6 +1,7 @@
 /** One PostgreSQL transaction on a pooled client, committed when `work` resolves. */
 import type { Pool, PoolClient } from 'pg'
 import { type Logger, scrubSecrets } from '../shared/logger.js'
+import { markWriteNotApplied } from './write-not-applied.js'
 
 export interface RunPostgresTransactionOptions {
   logger?: Logger
@@ -31,7 +32,12 @@ export async function runPostgresTransaction<Result>(
   options: RunPostgresTransactionOptions,
   work: (client: PoolClient) => Promise<Result>,
 ): Promise<Result> {
-  const client = await pool.connect()
+  let client: PoolClient
+  try {
+    client = await pool.connect()
+  } catch (error) {
+    throw markWriteNotApplied(error)
+  }
   // The pool listens for errors only on idle clients: a checked-out client whose server goes away
   // emits 'error', which without a listener is an uncaught exception that ends the process.
   let broken: Error | undefined
@@ -47,6 +53,7 @@ export async function runPostgresTransaction<Result>(
   const { deadline } = options
   let cutOff: NodeJS.Timeout | undefined
   let ended = false
+  let commitSent = false
   if (deadline !== undefined) {
     cutOff = setTimeout(
       () => {
@@ -63,13 +70,17 @@ export async function runPostgresTransaction<Result>(
     await client.query(options.begin ?? 'BEGIN')
     const result = await work(client)
     if (broken) throw broken
+    commitSent = true
     await client.query(deadline === undefined ? 'COMMIT' : commitBefore(deadline))
     return result
   } catch (error) {
     if (!options.isAnswer?.(error)) broken ??= error as Error
     if (!ended) await client.query('ROLLBACK').catch(() => {})
-    if (ended) throw new Error('the write passed its deadline (the connection was ended)', { cause: error })
-    throw error
+    const thrown = ended
+      ? new Error('the write passed its deadline (the connection was ended)', { cause: error })
+      : error
+    // Before its COMMIT was sent the transaction cannot have committed: the server rolls it back.
+    throw commitSent ? thrown : markWriteNotApplied(thrown)
   } finally {
     clearTimeout(cutOff)
     client.off('error', onError)

@@ -12,6 +12,7 @@ import type { ChainableCommander, Redis } from 'ioredis'
 import { BadRequestError } from '../../shared/errors.js'
 import { getLogger, type Logger, scrubSecrets } from '../../shared/logger.js'
 import type { ConversationScope, HistoryStore, StoredMessage } from '../types.js'
+import { markWriteNotApplied } from '../write-not-applied.js'
 import { describeError, describeServerUrl, HistoryStoreError } from './history-store-error.js'
 import { loadOptionalPeer } from './load-optional-peer.js'
 import { validateCompletedTurn, validateMaxTurns, validateScope } from './validate-completed-turn.js'
@@ -181,7 +182,11 @@ export async function createRedisHistoryStore(options: RedisHistoryStoreOptions)
     },
 
     async appendTurn(scope, turn, appendOptions = {}) {
-      checkConnected()
+      try {
+        checkConnected()
+      } catch (error) {
+        throw markWriteNotApplied(error)
+      }
       validateCompletedTurn(scope, turn)
       const keys = keysOf(scope)
       const entries = turn.user ? [toJson(turn.user, turn.turn)] : []
@@ -202,7 +207,9 @@ export async function createRedisHistoryStore(options: RedisHistoryStoreOptions)
           ...entries,
         )
       } catch (error) {
-        throw new HistoryStoreError(`redis write failed: ${describeError(error)}`, { cause: error })
+        const failure = new HistoryStoreError(`redis write failed: ${describeError(error)}`, { cause: error })
+        // An error reply (the deadline passed, say) is Redis refusing the script: nothing changed.
+        throw (error as Error).name === 'ReplyError' ? markWriteNotApplied(failure) : failure
       }
     },
 
