@@ -206,29 +206,23 @@ describe.skipIf(missing !== undefined)('exactly once, under faults', { timeout: 
     await Promise.all([redis?.stop(), postgres?.stop()])
   })
 
-  it('Redis frozen 1.5 s every 3 s (history and locks in Redis): no input lost, doubled or out of order, no false "not stored"', async () => {
-    const figures = await runFaultPhase('redis', redis, redis)
-    console.info(`redis freeze: ${JSON.stringify(figures)}`)
-    expect(figures).toMatchObject({
-      lost: 0,
-      doubled: 0,
-      misordered: 0,
-      falseNotStored: 0,
-      unacknowledged: 0,
-    })
-  })
-
-  it('PostgreSQL frozen 1.5 s every 3 s (history in PostgreSQL, locks in Redis): the same', async () => {
-    const figures = await runFaultPhase('postgres', redis, postgres, postgres.url)
-    console.info(`postgres freeze: ${JSON.stringify(figures)}`)
-    expect(figures).toMatchObject({
-      lost: 0,
-      doubled: 0,
-      misordered: 0,
-      falseNotStored: 0,
-      unacknowledged: 0,
-    })
-  })
+  const phases = [
+    { title: 'Redis frozen 1.5 s every 3 s (history and locks in Redis)', history: 'redis' as const },
+    {
+      title: 'PostgreSQL frozen 1.5 s every 3 s (history in PostgreSQL, locks in Redis)',
+      history: 'postgres' as const,
+    },
+  ]
+  it.each(phases)(
+    '$title: no input lost, doubled or out of order, no false "not stored"',
+    async ({ history }) => {
+      const frozen = history === 'redis' ? redis : postgres
+      const figures = await runFaultPhase(history, redis, frozen, history === 'postgres' ? postgres.url : '')
+      console.info(`${history} freeze: ${JSON.stringify(figures)}`)
+      const clean = { lost: 0, doubled: 0, misordered: 0, falseNotStored: 0, unacknowledged: 0 }
+      expect(figures).toMatchObject(clean)
+    },
+  )
 
   it('after a Redis freeze no lease is left behind: every session takes its lock again within lock_wait_ms, far below lease_ms', async () => {
     const config = clusterConfig(redis.url, 'redis')

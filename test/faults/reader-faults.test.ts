@@ -19,6 +19,17 @@ async function readMetric(name: string): Promise<number> {
   return Number(text.match(new RegExp(`^${name} (\\S+)$`, 'm'))?.[1])
 }
 
+/** Until the server has closed every WebSocket (a hang guard of `attempts` × 100 ms). */
+async function waitForNoConnections(attempts: number): Promise<void> {
+  for (
+    let attempt = 0;
+    attempt < attempts && (await readMetric('charpipe_websocket_connections')) > 0;
+    attempt++
+  ) {
+    await new Promise((resolve) => setTimeout(resolve, 100))
+  }
+}
+
 describe('a reader that stops', { timeout: 60_000 }, () => {
   it('gets its turns interrupted and stored and its socket closed once its backlog passes the bound', async () => {
     server = await startTestServer({ configText: 'server:\n  ws_max_buffered_bytes: 262144\n' })
@@ -36,13 +47,7 @@ describe('a reader that stops', { timeout: 60_000 }, () => {
     const sessions = Array.from({ length: 40 }, (_value, index) => `reader-${index}`)
     for (const session of sessions) client.send(JSON.stringify({ type: 'user_input', session, text }))
 
-    for (
-      let attempt = 0;
-      attempt < 300 && (await readMetric('charpipe_websocket_connections')) > 0;
-      attempt++
-    ) {
-      await new Promise((resolve) => setTimeout(resolve, 100))
-    }
+    await waitForNoConnections(300)
     expect(await readMetric('charpipe_websocket_connections')).toBe(0)
     expect(server.logLines.some((line) => line.includes('the client is not reading'))).toBe(true)
     expect(server.charpipe.activeSessions()).toEqual([])
@@ -88,13 +93,7 @@ describe('many readers that stop, over the real engine', { timeout: 90_000 }, ()
         return client
       }),
     )
-    for (
-      let attempt = 0;
-      attempt < 600 && (await readMetric('charpipe_websocket_connections')) > 0;
-      attempt++
-    ) {
-      await new Promise((resolve) => setTimeout(resolve, 100))
-    }
+    await waitForNoConnections(600)
     expect(await readMetric('charpipe_websocket_connections')).toBe(0)
     const metrics = await (await fetch(`${server.url}/metrics`)).text()
     expect(metrics).not.toMatch(/charpipe_errors_total\{code="upstream_timeout"\} [1-9]/)
