@@ -61,7 +61,7 @@ export interface ExecuteTurnOptions {
  * only (the turn itself then meets the same store, and says so).
  */
 async function sendGreeting(options: ExecuteTurnOptions, runtime: EngineRuntime): Promise<void> {
-  if (!options.openSession) return
+  if (!options.openSession || options.input.stateless) return
   try {
     const greeting = await options.openSession(runtime)
     if (!greeting) return
@@ -280,7 +280,11 @@ export async function executeTurn(untimed: ExecuteTurnOptions): Promise<void> {
     handle.running = true
     runtime = options.acquireRuntime()
     // A resend of an input whose turn is stored already is answered from the store.
-    if (input.id !== undefined && (await replayStoredTurn({ runtime, input, turn: handle.turn, closer })))
+    if (
+      input.id !== undefined &&
+      !input.stateless &&
+      (await replayStoredTurn({ runtime, input, turn: handle.turn, closer }))
+    )
       return
     await sendGreeting(options, runtime)
     const outcome = await runTurn({

@@ -98,6 +98,7 @@ async function applyResetPolicy(options: PersistTurnOptions, scope: Conversation
  */
 export async function storeTurn(options: PersistTurnOptions): Promise<TurnWriteResult> {
   const { runtime, input, outcome } = options
+  if (input.stateless) return { status: 'not_stored' }
   const scope = conversationScopeOf(runtime, input.session)
   const reply = selectStoredReply(outcome)
   const assistant: StoredMessage | undefined = reply.trim()
@@ -159,7 +160,7 @@ export async function rememberCompletedTurn(
   const store = runtime.memoryStore
   // What the speaker said, without the group chat's framing (that is in the stored history).
   const said = input.spokenText ?? input.text
-  if (!store || !runtime.config.memory.enabled || !said.trim()) return
+  if (!store || !runtime.config.memory.enabled || !said.trim() || input.stateless) return
   const speaker = input.speaker
   try {
     await options.parts.rememberTurn(store, {
