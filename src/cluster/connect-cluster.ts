@@ -48,6 +48,7 @@ export async function connectCluster(config: CharpipeConfig, logger: Logger): Pr
   const stats: ClusterStats = { lockWaits: 0, remoteInterrupts: 0 }
   const coordinator = createRedisTurnCoordinator({
     redis,
+    commandTimeoutMs: config.storage.timeout_ms,
     leaseMs: config.cluster.lease_ms,
     lockWaitMs: config.cluster.lock_wait_ms,
     logger,

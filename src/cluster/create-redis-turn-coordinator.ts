@@ -17,6 +17,8 @@ import type { ClusterInterrupt, InterruptListener, TurnCoordinator, TurnLease } 
 
 export interface RedisTurnCoordinatorOptions {
   redis: ClusterRedis
+  /** Longest wait for one Redis command (`storage.timeout_ms`): a take older than this refuses itself. */
+  commandTimeoutMs: number
   /** `cluster.lease_ms`. */
   leaseMs: number
   /** `cluster.lock_wait_ms`. */
@@ -28,10 +30,14 @@ export interface RedisTurnCoordinatorOptions {
   onRemoteInterrupt?: () => void
 }
 
-// KEYS: lease, fence. ARGV: token, lease ms, fence lifetime ms. Returns the fence, or 0 when taken.
+// KEYS: lease, fence. ARGV: token, lease ms, fence lifetime ms, deadline (ms since the epoch).
+// Returns the fence, 0 when taken, -1 when the request arrived after its deadline: the caller gave
+// up on it (it sat in a frozen Redis's buffer, say) and nobody would ever release the lease.
 // A fence that is gone (expired, or Redis lost its data) starts again from Redis' clock in
 // milliseconds, above every fence handed out before, since stores keep the highest they saw.
 const takeScript = `
+local now = redis.call('TIME')
+if tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000) > tonumber(ARGV[4]) then return -1 end
 if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then
   if redis.call('EXISTS', KEYS[2]) == 0 then
     local now = redis.call('TIME')
@@ -152,13 +158,20 @@ export function createRedisTurnCoordinator(options: RedisTurnCoordinatorOptions)
         signal.throwIfAborted()
         let fence: number
         try {
+          const takeBy = Date.now() + options.commandTimeoutMs
           fence = Number(
-            await commands.eval(takeScript, 2, leaseKey, fenceKey, token, leaseMs, fenceLifetimeMs),
+            await commands.eval(takeScript, 2, leaseKey, fenceKey, token, leaseMs, fenceLifetimeMs, takeBy),
           )
         } catch (error) {
           throw toClusterStoreError(error, 'taking the turn lock')
         }
         if (fence > 0) return holdLease(session, token, fence)
+        if (fence < 0) {
+          throw new StoreUnavailableError("the cluster's Redis answered the turn lock too late", {
+            store: 'cluster',
+            timedOut: true,
+          })
+        }
         if (!waited) {
           waited = true
           options.onLockWait?.()

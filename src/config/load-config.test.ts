@@ -43,7 +43,7 @@ describe('defaults (PROTOCOL.md config.yaml)', () => {
       provider: 'mock',
       temperature: 0.8,
       max_tokens: 1024,
-      timeout_ms: 120000,
+      timeout_ms: 20000,
       max_retries: 2,
     })
     expect(config.llm.function_calling).toBe(true)
@@ -83,7 +83,7 @@ describe('defaults (PROTOCOL.md config.yaml)', () => {
 
   it('keeps inner defaults when a section is given partly', () => {
     const { config } = parse({ llm: { provider: 'deepseek', api_key: 'sk-test-123456' } })
-    expect(config.llm.timeout_ms).toBe(120000)
+    expect(config.llm.timeout_ms).toBe(20000)
     expect(config.llm.fallbacks).toEqual([])
   })
 })

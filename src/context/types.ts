@@ -34,6 +34,13 @@ export interface TurnInput {
    */
   character?: string
   /**
+   * The client's id for this input (at most 128 characters). A resend of an id the session already
+   * has is the same turn: it is never stored twice, and a finished turn is answered again from the
+   * store. Resend with the same id whenever a turn ends with `store_outcome_unknown` (or the
+   * connection dropped before `llm_done`).
+   */
+  id?: string
+  /**
    * The client's own prompt (an OpenAI-compatible client that sends its conversation): its history
    * replaces the stored one in the prompt, and its system prompt, when it sends one, replaces the
    * character's name, persona, scenario and example dialogue (the reply-format instructions, the

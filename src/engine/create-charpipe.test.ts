@@ -149,7 +149,11 @@ describe('createCharpipe: one turn', () => {
     const { charpipe } = await setup([{ chunks: ['好的。'] }], { historyStore: broken })
     const events = await collectEvents(charpipe.generate({ text: 'x' }))
     expect(typesOf(events).slice(-2)).toEqual(['llm_error', 'llm_done'])
-    expect(events.at(-2)).toMatchObject({ code: 'internal', message: expect.stringContaining('disk full') })
+    // Read back by turn id before the client is told: the turn is certainly not stored.
+    expect(events.at(-2)).toMatchObject({
+      code: 'store_unavailable',
+      message: expect.stringMatching(/the turn was not stored: .*disk full/),
+    })
     expect(doneOf(events).text).toBe('好的。')
   })
 

@@ -4,7 +4,12 @@
  * upper-case names are accepted as aliases. A listener that throws is logged and never breaks a turn.
  */
 
-import { type CharpipeEvent, type CharpipeEventType, legacyEventNames } from '../shared/events.js'
+import {
+  type CharpipeEvent,
+  type CharpipeEventType,
+  legacyEventNames,
+  type TurnNotStoredEvent,
+} from '../shared/events.js'
 import type { Logger } from '../shared/logger.js'
 
 // biome-ignore lint/suspicious/noExplicitAny: listeners of different event types share one map
@@ -19,16 +24,17 @@ const eventTypes = new Set<string>([
   'tool_result',
   'llm_error',
   'llm_done',
+  'turn_not_stored',
 ])
 
 export interface EventBus {
   on(type: string, listener: AnyListener): () => void
   off(type: string, listener: AnyListener): void
-  emit(event: CharpipeEvent): void
+  emit(event: CharpipeEvent | TurnNotStoredEvent): void
 }
 
 /** `LLM_SENTENCE` → `llm_sentence`; `*` subscribes to every event; anything else is an error. */
-export function resolveEventName(name: string): CharpipeEventType | '*' {
+export function resolveEventName(name: string): CharpipeEventType | 'turn_not_stored' | '*' {
   if (name === '*' || eventTypes.has(name)) return name as CharpipeEventType | '*'
   const legacy = (legacyEventNames as Record<string, CharpipeEventType>)[name]
   if (legacy) return legacy
@@ -39,7 +45,7 @@ export function resolveEventName(name: string): CharpipeEventType | '*' {
 export function createEventBus(logger: Logger): EventBus {
   const listeners = new Map<string, Set<AnyListener>>()
 
-  const call = (listener: AnyListener, event: CharpipeEvent) => {
+  const call = (listener: AnyListener, event: CharpipeEvent | TurnNotStoredEvent) => {
     try {
       listener(event)
     } catch (error) {

@@ -50,7 +50,7 @@ describe('a turn while the history store is unavailable', () => {
     expect(typesOf(events).slice(-2)).toEqual(['llm_error', 'llm_done'])
     expect(events.at(-2)).toMatchObject({
       code: 'store_unavailable',
-      message: expect.stringContaining('the turn could not be stored'),
+      message: expect.stringContaining('the turn was not stored'),
     })
     expect(doneOf(events).text).toBe('好的。')
     await charpipe.close()

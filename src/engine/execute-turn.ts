@@ -7,21 +7,25 @@ import type { TurnCoordinator, TurnLease } from '../cluster/turn-coordinator.js'
 import type { ContextPipeline, TurnInput } from '../context/types.js'
 import type { StoredMessage } from '../memory/types.js'
 import { CharpipeError, StoreUnavailableError } from '../shared/errors.js'
+import type { TurnNotStoredEvent } from '../shared/events.js'
 import { createChildLogger, type Logger } from '../shared/logger.js'
 import type { ChatMessage } from '../shared/messages.js'
 import type { ToolRegistry } from '../tools/tool-registry.js'
 import { raceAbort } from './abortable.js'
 import type { BackgroundWork } from './background-work.js'
+import { createTurnCloser, reportTurnNotStored, type TurnCloser } from './close-turn.js'
+import { notStored, type TurnWriteResult } from './confirm-turn-write.js'
 import { createModelFactExtractor } from './create-model-fact-extractor.js'
 import type { EngineParts } from './engine-parts.js'
 import type { EngineRuntime } from './engine-runtime.js'
 import { type PersistTurnOptions, rememberCompletedTurn, storeTurn } from './persist-turn.js'
 import { awaitAdoption, countModelCalls } from './preflight/await-adoption.js'
 import type { PreflightGate } from './preflight/create-preflight-gate.js'
+import { replayStoredTurn } from './replay-stored-turn.js'
 import { readInterruptReason, runTurn, type TurnOutcome } from './run-turn.js'
 import { laneKeyOf, type TurnHandle } from './session-lanes.js'
 import type { EmitTurnEvent } from './turn-reply.js'
-import { createTurnTimer, type TurnTimer } from './turn-timing.js'
+import { createTurnTimer } from './turn-timing.js'
 
 export interface ExecuteTurnOptions {
   handle: TurnHandle
@@ -43,6 +47,8 @@ export interface ExecuteTurnOptions {
   onModelCall?: (messages: readonly ChatMessage[]) => void
   /** Stores the character's greeting when the session is new (see `openSession`); returns it then. */
   openSession?: (runtime: EngineRuntime) => Promise<StoredMessage | undefined>
+  /** Where a write that ended after `llm_done` and did not store the turn is reported. */
+  reportNotStored?: (event: TurnNotStoredEvent) => void
   /**
    * Set for a turn prepared from an early transcript: until a final input adopts it, its events are
    * held, its tools wait and nothing is stored; dropped (its signal aborts), it ends without a trace.
@@ -91,48 +97,18 @@ function scheduleFactExtraction(options: ExecuteTurnOptions, persist: PersistTur
   return true
 }
 
-function emitClosing(options: ExecuteTurnOptions, outcome: TurnOutcome): void {
-  if (outcome.reason?.kind === 'new_input') {
-    options.emit({
-      type: 'llm_error',
-      code: 'interrupted_by_new_input',
-      message: 'a new input interrupted this reply',
-    })
-  }
-  if (outcome.error) {
-    const { code, message, status } = outcome.error
-    options.emit({ type: 'llm_error', code, message, ...(status === undefined ? {} : { status }) })
-  }
-}
-
-function emitDone(
-  options: ExecuteTurnOptions,
-  runtime: EngineRuntime,
-  outcome: TurnOutcome,
-  timer: TurnTimer,
-): void {
-  options.emit({
-    type: 'llm_done',
-    text: options.parts.applyDisplayRegexRules(outcome.displayText, runtime.config),
-    emotion: outcome.emotion,
-    interrupted: outcome.interrupted,
-    timing: timer.report(),
-    ...(outcome.usage ? { usage: outcome.usage } : {}),
-  })
-}
-
 /**
  * Stores the turn, unless reading the history already found the store down (one deadline per turn
  * is enough: the turn was not run, and the user hears about it now, not a second deadline later).
- * An interrupt while storing closes the turn at once; the write goes on in the background, bounded
- * by `storage.timeout_ms`, and logs its own failure.
+ * An interrupt while storing closes the turn at once; the write goes on in the background, and
+ * whatever became of it is reported after `llm_done` (see `reportTurnNotStored`).
  */
 async function storeUnlessHistoryIsDown(
   options: ExecuteTurnOptions,
   persist: PersistTurnOptions,
   lease: TurnLease | undefined,
-  onStoring: (storing: Promise<unknown>) => void,
-): Promise<CharpipeError | undefined> {
+  onStoring: (storing: Promise<TurnWriteResult>) => void,
+): Promise<TurnWriteResult | undefined> {
   const failure = persist.outcome.error
   if (failure?.code === 'store_unavailable' && (failure as StoreUnavailableError).store === 'history') {
     options.logger.warn(
@@ -155,33 +131,47 @@ async function storeUnlessHistoryIsDown(
  * over the write): once the lock expired and another server took the session, this turn is late and
  * storing it would put it after, or beside, the turns that followed.
  */
-async function storeIfLeaseHeld(
-  persist: PersistTurnOptions,
-  lease: TurnLease,
-): Promise<CharpipeError | undefined> {
+async function storeIfLeaseHeld(persist: PersistTurnOptions, lease: TurnLease): Promise<TurnWriteResult> {
   let held: boolean
   try {
     held = await lease.confirm()
   } catch (error) {
-    return CharpipeError.isInstance(error) ? error : new CharpipeError('internal', String(error))
+    // The lock could not be checked: nothing was written.
+    return notStored(error instanceof Error ? error.message : String(error), error)
   }
   if (held) return storeTurn({ ...persist, fence: lease.fence })
   persist.logger.warn(
     { session: persist.input.session, turn: persist.turn, fence: lease.fence },
     'the turn was not stored: its lock moved to another server',
   )
-  return new StoreUnavailableError(
-    'the turn was not stored: it outlived its lock (cluster.lease_ms) and the session moved on',
-    { store: 'cluster' },
-  )
+  return notStored('it outlived its lock (cluster.lease_ms) and the session moved on')
+}
+
+/** A turn that ends without running: its one error, then `llm_done`. */
+function closeWithoutRunning(
+  closer: TurnCloser,
+  runtime: EngineRuntime,
+  error: CharpipeError | undefined,
+  reason?: TurnOutcome['reason'],
+) {
+  const outcome: TurnOutcome = {
+    displayText: '',
+    emotion: runtime.config.character.default_emotion,
+    sentences: [],
+    interrupted: reason !== undefined,
+    ...(reason ? { reason } : {}),
+    ...(error ? { error } : {}),
+  }
+  closer.close(outcome, '')
+  return outcome
 }
 
 /** Closes a turn that could not get its session's lock (Redis away, or the wait was too long). */
 function closeWithoutLock(
   options: ExecuteTurnOptions,
+  closer: TurnCloser,
   runtime: EngineRuntime,
   error: unknown,
-  timer: TurnTimer,
 ) {
   const failure = CharpipeError.isInstance(error)
     ? error
@@ -190,21 +180,21 @@ function closeWithoutLock(
     { session: options.input.session, turn: options.handle.turn, err: failure },
     'turn not run',
   )
-  const outcome: TurnOutcome = {
-    displayText: '',
-    emotion: runtime.config.character.default_emotion,
-    sentences: [],
-    interrupted: false,
-    error: failure,
-  }
-  emitClosing(options, outcome)
-  emitDone(options, runtime, outcome, timer)
+  closeWithoutRunning(closer, runtime, failure)
 }
 
 export async function executeTurn(untimed: ExecuteTurnOptions): Promise<void> {
   const gate = untimed.preflight
   let timer = createTurnTimer()
   const held: Parameters<EmitTurnEvent>[0][] = []
+  // Every event of the turn goes through the closer: one llm_error at most, one llm_done.
+  const closer = createTurnCloser({
+    emit: (event) => {
+      timer.observe(event)
+      untimed.emit(event)
+    },
+    readTimer: () => timer,
+  })
   const options: ExecuteTurnOptions = {
     ...untimed,
     emit: (event) => {
@@ -212,8 +202,7 @@ export async function executeTurn(untimed: ExecuteTurnOptions): Promise<void> {
         held.push(event)
         return
       }
-      timer.observe(event)
-      untimed.emit(event)
+      closer.deliver(event)
     },
   }
   const { handle } = options
@@ -222,10 +211,7 @@ export async function executeTurn(untimed: ExecuteTurnOptions): Promise<void> {
   gate?.onAdopt((finalInput, adoptedAt) => {
     input = finalInput
     timer = createTurnTimer(adoptedAt, { preflightSavedMs: adoptedAt - gate.startedAt })
-    for (const event of held.splice(0)) {
-      timer.observe(event)
-      untimed.emit(event)
-    }
+    for (const event of held.splice(0)) closer.deliver(event)
   })
   const signal = handle.controller.signal
   const startedAt = Date.now()
@@ -244,6 +230,18 @@ export async function executeTurn(untimed: ExecuteTurnOptions): Promise<void> {
     outcome,
     logger: options.logger,
   })
+  // A write that ends after llm_done is reported on its own, and always logged.
+  const reportLate = (write: Promise<TurnWriteResult>) =>
+    write.then((result) =>
+      reportTurnNotStored({
+        write: result,
+        session: input.session,
+        turn: handle.turn,
+        inputId: input.id,
+        logger: options.logger,
+        report: options.reportNotStored ?? (() => {}),
+      }),
+    )
   try {
     try {
       await raceAbort(options.previous, signal)
@@ -254,32 +252,40 @@ export async function executeTurn(untimed: ExecuteTurnOptions): Promise<void> {
         gate.failed = !signal.aborted
         return
       }
+      runtime = options.acquireRuntime()
       if (!signal.aborted) {
-        runtime = options.acquireRuntime()
-        closeWithoutLock(options, runtime, error, timer)
+        closeWithoutLock(options, closer, runtime, error)
         return
       }
       // Aborted before it could start: close the stream now, store after the turn before it.
-      runtime = options.acquireRuntime()
-      const outcome: TurnOutcome = {
-        displayText: '',
-        emotion: runtime.config.character.default_emotion,
-        sentences: [],
-        interrupted: true,
-        reason: readInterruptReason(signal),
-      }
-      emitClosing(options, outcome)
-      emitDone(options, runtime, outcome, timer)
+      const outcome = closeWithoutRunning(closer, runtime, undefined, readInterruptReason(signal))
       // Cancelled by an interrupt that cleared the queue: the model never saw it, and a user line
       // without a reply would only confuse the next turns. Superseded by a newer input, or cut by
-      // a shutdown, it is stored as before: the user did say it.
+      // a shutdown, it is stored as before: the user did say it. In a cluster it is not: the newer
+      // input may already be stored on another server, and this one would land after it.
       if (outcome.reason?.kind === 'interrupt') return
+      if (options.coordinator) {
+        const code = outcome.reason?.kind === 'new_input' ? 'interrupted_by_new_input' : 'aborted'
+        const error = new CharpipeError(
+          code,
+          'the turn was not stored: it ended before it took its lock, and in a cluster a newer input may be stored already',
+        )
+        await reportLate(Promise.resolve({ status: 'not_stored', error }))
+        return
+      }
       await options.previous
-      await storeTurn(persistOptions(runtime, outcome))
+      await reportLate(storeTurn(persistOptions(runtime, outcome)))
       return
     }
     handle.running = true
     runtime = options.acquireRuntime()
+    // A resend of an input whose turn is stored already is answered from the store.
+    if (
+      input.id !== undefined &&
+      !input.stateless &&
+      (await replayStoredTurn({ runtime, input, turn: handle.turn, closer }))
+    )
+      return
     await sendGreeting(options, runtime)
     const outcome = await runTurn({
       runtime,
@@ -296,19 +302,21 @@ export async function executeTurn(untimed: ExecuteTurnOptions): Promise<void> {
       ...(gate ? { beforeTools: () => gate.whenAdopted } : {}),
     })
     if (gate && !(await awaitAdoption(gate, outcome, signal))) return
-    emitClosing(options, outcome)
     const persist = persistOptions(runtime, outcome)
-    const storeError = await storeUnlessHistoryIsDown(options, persist, lease, (write) => {
-      storing = write
+    let write: Promise<TurnWriteResult> | undefined
+    const written = await storeUnlessHistoryIsDown(options, persist, lease, (pending) => {
+      storing = pending
+      write = pending
     })
-    if (storeError) options.emit({ type: 'llm_error', code: storeError.code, message: storeError.message })
-    emitDone(options, runtime, outcome, timer)
+    closer.close(outcome, options.parts.applyDisplayRegexRules(outcome.displayText, runtime.config), written)
+    // Interrupted while storing: the write ends after llm_done, and says how it ended then.
+    if (!written && write) void reportLate(write)
     handedOver = scheduleFactExtraction(options, persist)
     if (!handedOver) await rememberCompletedTurn(persist)
   } catch (error) {
-    // Only a bug gets here; the caller still closes the stream with `llm_done`.
+    // Only a bug gets here: one internal error, then llm_done with what was sent.
     options.logger.error({ err: error, turn: handle.turn }, 'the turn failed unexpectedly')
-    options.emit({ type: 'llm_error', code: 'internal', message: 'the turn failed unexpectedly' })
+    closer.closeUnexpectedly(runtime?.config.character.default_emotion ?? '')
   } finally {
     if (runtime && !handedOver) options.releaseRuntime(runtime)
     const held = lease

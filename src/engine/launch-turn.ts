@@ -17,10 +17,14 @@ import type { TurnHandle } from './session-lanes.js'
 import { lineBudgetOf } from './session-presence.js'
 import type { GenerateOptions } from './types.js'
 
-export function createTurnHandle(session: string, preflight: boolean): TurnHandle {
+export function createTurnHandle(
+  session: string,
+  preflight: boolean,
+  turn: string = randomUUID(),
+): TurnHandle {
   return {
     session,
-    turn: randomUUID(),
+    turn,
     controller: new AbortController(),
     running: false,
     ended: Promise.resolve(),
@@ -95,7 +99,12 @@ export function launchTurn(
 ): void {
   const { lanes, parts, pipeline, registry, logger, opened, random } = context
   handle.character = input.character
-  const previous = lanes.enter(handle, mode)
+  // A resend of an input whose turn is still here waits for it (and then answers from the store)
+  // instead of interrupting it.
+  const resend = lanes
+    .turnsOf(handle.session, input.character ?? '')
+    .some((other) => other.turn === handle.turn)
+  const previous = lanes.enter(handle, resend ? 'queue' : mode)
   handle.ended = executeTurn({
     handle,
     input,
@@ -117,6 +126,10 @@ export function launchTurn(
     background: context.background,
     coordinator: context.cluster?.coordinator,
     ...(turnOptions.onModelCall ? { onModelCall: turnOptions.onModelCall } : {}),
+    reportNotStored: (event) => {
+      context.bus.emit(event)
+      turnOptions.onTurnNotStored?.(event)
+    },
     ...(gate ? { preflight: gate } : {}),
   }).finally(() => {
     if (!output.isDone()) output.closeWithError(new Error('the turn ended without a result'))

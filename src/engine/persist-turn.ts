@@ -9,10 +9,11 @@ import type { TurnInput } from '../context/types.js'
 import type { FactExtractor } from '../memory/index.js'
 import { memoryScopeOf } from '../memory/memory-scope-of.js'
 import type { ConversationScope, StoredMessage } from '../memory/types.js'
-import { CharpipeError } from '../shared/errors.js'
+import type { CharpipeError } from '../shared/errors.js'
 import { resolveUserName } from '../shared/language/index.js'
 import { createChildLogger, type Logger } from '../shared/logger.js'
 import { acceptHeardText } from './accept-heard-text.js'
+import { confirmTurnWrite, type TurnWriteResult } from './confirm-turn-write.js'
 import type { EngineParts } from './engine-parts.js'
 import type { EngineRuntime } from './engine-runtime.js'
 import type { TurnOutcome } from './run-turn.js'
@@ -92,10 +93,13 @@ async function applyResetPolicy(options: PersistTurnOptions, scope: Conversation
   }
 }
 
-/** Stores the turn and applies the reset policy; returns the failure instead of throwing. */
-export async function storeTurn(options: PersistTurnOptions): Promise<CharpipeError | undefined> {
+/**
+ * Stores the turn and applies the reset policy; says whether the turn is stored (confirmed by
+ * reading it back when the write failed or missed its deadline), never throws.
+ */
+export async function storeTurn(options: PersistTurnOptions): Promise<TurnWriteResult> {
   const { runtime, input, outcome } = options
-  if (input.stateless) return undefined
+  if (input.stateless) return { status: 'not_stored' }
   const scope = conversationScopeOf(runtime, input.session)
   const reply = selectStoredReply(outcome)
   const assistant: StoredMessage | undefined = reply.trim()
@@ -107,28 +111,42 @@ export async function storeTurn(options: PersistTurnOptions): Promise<CharpipeEr
         ...(outcome.interrupted ? { interrupted: true } : {}),
       }
     : undefined
+  // A failed turn with the client's id is not kept: its resend must run again, not replay a
+  // failure. The turn's own error already says it failed.
+  if (outcome.error && !assistant && input.id !== undefined) return { status: 'not_stored' }
+  const deadline = Date.now() + runtime.config.storage.timeout_ms
   try {
     const user = buildUserMessage(input, options.startedAt, outcome)
     // No reply at all: kept for the record, marked so the context leaves it out of later turns.
     if (outcome.error && !assistant) user.failed = true
-    await runtime.historyStore.appendTurn(scope, {
-      turn: options.turn,
-      user,
-      ...(assistant ? { assistant } : {}),
-      ...(options.fence === undefined ? {} : { fence: options.fence }),
-    })
-    await applyResetPolicy(options, scope)
-    return undefined
-  } catch (error) {
-    options.logger.error(
-      { err: error, session: input.session, turn: options.turn },
-      'storing the turn failed',
+    await runtime.historyStore.appendTurn(
+      scope,
+      {
+        turn: options.turn,
+        user,
+        ...(assistant ? { assistant } : {}),
+        ...(options.fence === undefined ? {} : { fence: options.fence }),
+      },
+      { deadline },
     )
-    const reason = error instanceof Error ? error.message : String(error)
-    const code =
-      CharpipeError.isInstance(error) && error.code === 'store_unavailable' ? error.code : 'internal'
-    return new CharpipeError(code, `the turn could not be stored: ${reason}`, { cause: error })
+  } catch (error) {
+    const result = await confirmTurnWrite({
+      store: runtime.historyStore,
+      scope,
+      turn: options.turn,
+      deadline,
+      failure: error,
+      inputId: input.id,
+    })
+    if (result.status !== 'stored') return result
   }
+  try {
+    await applyResetPolicy(options, scope)
+  } catch (error) {
+    // The turn is stored; only the reset waits for the next turn.
+    options.logger.warn({ err: error, session: input.session }, 'the history reset policy could not run')
+  }
+  return { status: 'stored' }
 }
 
 /**

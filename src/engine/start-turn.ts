@@ -15,8 +15,9 @@ import { createEngineTurnOutput, createTurnHandle, launchTurn } from './launch-t
 import type { PreflightController, StartedTurn } from './preflight/create-preflight-controller.js'
 import { renderGroupInput } from './render-group-input.js'
 import { lineBudgetOf } from './session-presence.js'
+import { turnIdOfInput } from './turn-id-of-input.js'
 import type { GenerateInput, GenerateOptions } from './types.js'
-import { validateGenerateInput } from './validate-generate-input.js'
+import { maxInputIdLength, validateGenerateInput } from './validate-generate-input.js'
 
 export interface TurnStarter {
   readonly context: EngineContext
@@ -26,6 +27,14 @@ export interface TurnStarter {
 
 function sessionOf(raw: GenerateInput): string {
   return typeof raw?.session === 'string' && raw.session ? raw.session : 'default'
+}
+
+/** The input's own turn id when it carries the client's id (checked again with the rest of it). */
+function turnIdOf(raw: GenerateInput): string | undefined {
+  const id = raw?.id
+  if (typeof id !== 'string' || id === '' || id.length > maxInputIdLength) return undefined
+  const character = typeof raw.character === 'string' ? raw.character : undefined
+  return turnIdOfInput(sessionOf(raw), character, id)
 }
 
 export function startTurn(
@@ -38,7 +47,7 @@ export function startTurn(
 ): StartedTurn {
   const { context, preflights, clusterLink } = starter
   const session = sessionOf(raw)
-  const handle = createTurnHandle(session, false)
+  const handle = createTurnHandle(session, false, turnIdOf(raw))
   const output = createEngineTurnOutput(context, handle.turn, session, { push, close }, origin)
   try {
     if (context.closed) throw new BadRequestError('this charpipe instance is closed')
@@ -63,13 +72,20 @@ export function startTurn(
     // A turn the server starts by itself (audience, idle) waits its turn: it never cuts a reply.
     const mode = origin ? 'queue' : context.current.config.conversation.on_new_input
     // The server running this session's turn elsewhere stops it; this turn then waits for its lock.
-    if (mode === 'interrupt' && context.cluster) clusterLink.announceNewInput(handle)
+    if (mode === 'interrupt' && context.cluster && !isResentHere(context, handle)) {
+      clusterLink.announceNewInput(handle)
+    }
     launchTurn(context, handle, input, output, mode, turnOptions)
     if (!origin) context.audience?.noteInput(input.session, input.character)
   } catch (error) {
     output.closeWithError(error)
   }
   return { handle, isDone: output.isDone, attach: output.attach }
+}
+
+/** A resend of an input whose turn is still in its lane here: it waits for that turn, stopping nothing. */
+function isResentHere(context: EngineContext, handle: ReturnType<typeof createTurnHandle>): boolean {
+  return context.lanes.turnsOf(handle.session).some((other) => other.turn === handle.turn)
 }
 
 /** An early transcript (`preflight: true`): nothing goes out for it, unless it is refused. */

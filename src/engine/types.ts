@@ -8,7 +8,12 @@ import type { Cluster } from '../cluster/connect-cluster.js'
 import type { CharpipeConfig } from '../config/schema.js'
 import type { PreviewResult, ProcessorInfo, Speaker, TurnInput } from '../context/types.js'
 import type { HistoryStore, MemoryStore, StoredMessage } from '../memory/types.js'
-import type { CharpipeEvent, CharpipeEventOf, CharpipeEventType } from '../shared/events.js'
+import type {
+  CharpipeEvent,
+  CharpipeEventOf,
+  CharpipeEventType,
+  TurnNotStoredEvent,
+} from '../shared/events.js'
 import type { ChatMessage } from '../shared/messages.js'
 import type { PreflightStats } from './preflight/create-preflight-slots.js'
 
@@ -40,6 +45,11 @@ export interface GenerateOptions {
   signal?: AbortSignal
   /** Called with the messages of each model call as it is sent (to count the prompt, say). */
   onModelCall?: (messages: readonly ChatMessage[]) => void
+  /**
+   * Called after `llm_done` when the turn's write, which ran after it (an interrupted turn), failed
+   * or could not be confirmed: the turn the client saw end is not (or may not be) in the history.
+   */
+  onTurnNotStored?: (event: TurnNotStoredEvent) => void
 }
 
 export interface InterruptOptions {

@@ -11,6 +11,17 @@ const maxSessionLength = 256
 const maxSpeakerIdLength = 200
 const maxCharacterLength = 200
 const maxSpeakerNameLength = 100
+/** Longest client input id (PROTOCOL.md: input ids). */
+export const maxInputIdLength = 128
+
+/** The client's id for an input: a non-empty string of at most 128 characters, or none. */
+export function checkInputIdField(value: unknown): string | undefined {
+  if (value === undefined || value === null) return undefined
+  if (typeof value !== 'string' || value === '' || value.length > maxInputIdLength) {
+    throw new BadRequestError(`id must be a non-empty string of at most ${maxInputIdLength} characters`)
+  }
+  return value
+}
 
 /** A session id as callers give it (`default` when absent). */
 export function validateSessionField(value: unknown): string {
@@ -91,6 +102,7 @@ export function validateGenerateInput(
   const replyImages = checkStringList(input.reply_images, 'reply_images')
   const speaker = checkSpeaker(input.speaker)
   const character = checkCharacterField(input.character)
+  const id = checkInputIdField(input.id)
   if (input.text.trim() === '' && !images && !files && !replyImages) {
     throw new BadRequestError('text is empty and there are no images or files')
   }
@@ -103,6 +115,7 @@ export function validateGenerateInput(
     ...(files ? { files } : {}),
     ...(replyImages ? { replyImages } : {}),
     ...(speaker ? { speaker } : {}),
+    ...(id ? { id } : {}),
     ...(input.clientPrompt ? { clientPrompt: checkClientPrompt(input.clientPrompt) } : {}),
     ...(input.stateless === true ? { stateless: true } : {}),
   }

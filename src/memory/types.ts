@@ -52,11 +52,25 @@ export interface ListMessagesOptions {
   beforeId?: string
 }
 
+export interface AppendTurnOptions {
+  /**
+   * Milliseconds since the epoch: a write that would commit after this refuses itself (stores over
+   * the network check it on the server, in the statement that commits), so once it has passed, a
+   * read by turn id (`findTurn`) tells for certain whether the turn is stored.
+   */
+  deadline?: number
+}
+
 export interface HistoryStore {
   /** The last `maxTurns` turns, oldest first, as messages. Must not scan the whole session. */
   loadRecent(scope: ConversationScope, maxTurns: number): Promise<StoredMessage[]>
-  /** Stores a finished turn atomically (both messages or neither). */
-  appendTurn(scope: ConversationScope, turn: CompletedTurn): Promise<void>
+  /**
+   * Stores a finished turn atomically (both messages or neither), once: a turn whose id the session
+   * already has is not stored again (the call succeeds and changes nothing), whichever server sends it.
+   */
+  appendTurn(scope: ConversationScope, turn: CompletedTurn, options?: AppendTurnOptions): Promise<void>
+  /** The stored messages of one turn, by turn id (empty when the session does not have it). */
+  findTurn(scope: ConversationScope, turn: string): Promise<StoredMessage[]>
   listMessages(scope: ConversationScope, options?: ListMessagesOptions): Promise<StoredMessage[]>
   /** Number of stored turns in a session (for reset policies). */
   countTurns(scope: ConversationScope): Promise<number>

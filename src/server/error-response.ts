@@ -17,6 +17,7 @@ const statusByCode: Record<CharpipeErrorCode, ContentfulStatusCode> = {
   invalid_config: 400,
   interrupted_by_new_input: 409,
   store_unavailable: 503,
+  store_outcome_unknown: 503,
   internal: 500,
 }
 

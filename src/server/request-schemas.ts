@@ -24,6 +24,13 @@ const groupInputFields = {
   reply_images: imagesField.optional(),
 }
 
+/** The client's id for an input: a resend with the same id is the same turn (PROTOCOL.md). */
+const inputIdField = z
+  .string()
+  .min(1)
+  .max(128)
+  .describe('The client id of this input; a resend with the same id is answered as the same turn.')
+
 export const userInputFrameSchema = z.strictObject({
   type: z.literal('user_input'),
   session: sessionField.optional(),
@@ -32,6 +39,7 @@ export const userInputFrameSchema = z.strictObject({
   emotion: z.string().max(100).optional(),
   images: imagesField.optional(),
   ...groupInputFields,
+  id: inputIdField.optional(),
   preflight: z
     .boolean()
     .optional()
@@ -126,6 +134,7 @@ export const chatBodySchema = z.strictObject({
   emotion: z.string().max(100).optional(),
   images: imagesField.optional(),
   ...groupInputFields,
+  id: inputIdField.optional(),
 })
 
 export const previewBodySchema = z.strictObject({

@@ -15,6 +15,8 @@ export interface StreamTurnOptions {
   endpoint: 'ws' | 'sse' | 'openai'
   /** Called with the messages of each model call as it is sent. */
   onModelCall?: GenerateOptions['onModelCall']
+  /** Called after `llm_done` when the turn's late write did not store it (`turn_not_stored`). */
+  onTurnNotStored?: GenerateOptions['onTurnNotStored']
 }
 
 /** Counts the turn and returns what records each of its events in the metrics. */
@@ -69,6 +71,9 @@ export function relayTurn(
       observe(event)
       onEvent(event)
     },
-    { signal: options.signal },
+    {
+      ...(options.signal ? { signal: options.signal } : {}),
+      ...(options.onTurnNotStored ? { onTurnNotStored: options.onTurnNotStored } : {}),
+    },
   )
 }

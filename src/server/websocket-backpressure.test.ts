@@ -104,3 +104,28 @@ describe('createWebSocketBackpressure', () => {
     expect(fake.sent).toHaveLength(count)
   })
 })
+
+describe('one byte budget for everything held for a client', () => {
+  it('counts merged text waiting for the socket, closes at the bound and drops what it held', async () => {
+    const fake = createFakeTransport()
+    let overflows = 0
+    const backpressure = createWebSocketBackpressure({
+      transport: fake.transport,
+      maxBufferedBytes: 64 * 1024,
+      coalesceAboveBytes: 1024,
+      onOverflow: () => overflows++,
+    })
+    // The socket's own buffer stays where it is (the client reads nothing): only held text grows.
+    fake.setBuffered(2048)
+    const piece = '字'.repeat(1000)
+    for (let index = 0; index < 21 && overflows === 0; index++) backpressure.sendEvent(chunk(piece))
+    expect(backpressure.heldBytes).toBeGreaterThan(0)
+    for (let index = 0; index < 10 && overflows === 0; index++) backpressure.sendEvent(chunk(piece))
+    expect(overflows).toBe(1)
+    expect(backpressure.overflowed).toBe(true)
+    expect(backpressure.heldBytes).toBe(0)
+    backpressure.sendEvent(chunk(piece))
+    expect(overflows).toBe(1)
+    expect(fake.sent).toHaveLength(0)
+  })
+})

@@ -3,9 +3,11 @@
  * bounded. Below `coalesceAboveBytes` of buffered output every event goes out as it comes. Above it
  * (the client lags: a slow network, a paused tab) the `llm_chunk` deltas of a turn are held and
  * merged into one, sent before that turn's next other event or when the socket drains, so a lagging
- * client gets fewer, larger frames and the text stays the same. Past `maxBufferedBytes` the client is
- * not reading at all: `onOverflow` runs once (the route interrupts the socket's turns, which are
- * stored as interrupted, and closes the socket with a reason) and nothing more is queued.
+ * client gets fewer, larger frames and the text stays the same. Everything held for the client
+ * counts in one byte budget: the socket's buffered output and the merged text waiting here. Past
+ * `maxBufferedBytes` the client is not reading at all: what is held here is dropped, `onOverflow`
+ * runs once (the route interrupts the socket's turns, which are stored as interrupted, and closes
+ * the socket with a reason) and nothing more is queued.
  */
 import type { Writable } from 'node:stream'
 import type { WSContext } from 'hono/ws'
@@ -37,6 +39,8 @@ export interface WebSocketBackpressure {
   sendPayload(payload: unknown): void
   /** Whether the bound was passed (nothing more is sent). */
   readonly overflowed: boolean
+  /** Bytes of merged text held here, waiting for the socket to drain (UTF-8, estimated by length). */
+  readonly heldBytes: number
 }
 
 type ChunkEvent = Extract<CharpipeEvent, { type: 'llm_chunk' }>
@@ -50,21 +54,33 @@ export function createWebSocketBackpressure(
   const pending = new Map<string, ChunkEvent>()
   let waitingForDrain = false
   let overflowed = false
+  // Merged text held, counted at 3 bytes a UTF-16 unit (the most one takes in UTF-8) so the
+  // budget is never under-counted without encoding each chunk.
+  let heldBytes = 0
 
+  const overflow = (bytes: number) => {
+    overflowed = true
+    pending.clear()
+    heldBytes = 0
+    options.onOverflow(bytes)
+  }
   const write = (text: string) => {
     if (overflowed) return
     transport.send(text)
-    const buffered = transport.bufferedAmount()
-    if (buffered > maxBufferedBytes) {
-      overflowed = true
-      pending.clear()
-      options.onOverflow(buffered)
-    }
+    const total = transport.bufferedAmount() + heldBytes
+    if (total > maxBufferedBytes) overflow(total)
+  }
+  const hold = (chunk: ChunkEvent, text: string) => {
+    chunk.text += text
+    heldBytes += text.length * 3
+    const total = transport.bufferedAmount() + heldBytes
+    if (total > maxBufferedBytes) overflow(total)
   }
   const flushTurn = (turn: string) => {
     const held = pending.get(turn)
     if (!held) return
     pending.delete(turn)
+    heldBytes -= held.text.length * 3
     write(JSON.stringify(held))
   }
   const flushAll = () => {
@@ -81,17 +97,22 @@ export function createWebSocketBackpressure(
     get overflowed() {
       return overflowed
     },
+    get heldBytes() {
+      return heldBytes
+    },
     sendEvent(event) {
       if (overflowed) return
       if (event.type === 'llm_chunk') {
         const held = pending.get(event.turn)
         if (held) {
-          held.text += event.text
+          hold(held, event.text)
           return
         }
         if (transport.bufferedAmount() > coalesceAbove) {
-          pending.set(event.turn, { ...event })
+          const chunk = { ...event, text: '' }
+          pending.set(event.turn, chunk)
           waitForDrain()
+          hold(chunk, event.text)
           return
         }
       } else {

@@ -13,6 +13,7 @@ export type CharpipeErrorCode =
   | 'invalid_config'
   | 'interrupted_by_new_input'
   | 'store_unavailable'
+  | 'store_outcome_unknown'
   | 'internal'
 
 const marker = Symbol.for('charpipe.error')

@@ -97,6 +97,22 @@ export interface GreetingEvent extends TurnEventBase {
   emotion: string
 }
 
+/**
+ * After `llm_done`: the turn's write failed, or its outcome could not be known (`code`
+ * `store_unavailable` or `store_outcome_unknown`), for a turn whose write ran after `llm_done` (an
+ * interrupted turn: barge-in). Not part of the turn's stream, which ended with `llm_done`; the
+ * WebSocket sends it to the connection that ran the turn, and the event bus to its listeners.
+ */
+export interface TurnNotStoredEvent {
+  type: 'turn_not_stored'
+  session: string
+  turn: string
+  /** The input's id, when the client gave one: resend it with this id. */
+  id?: string
+  code: CharpipeErrorCode
+  message: string
+}
+
 export type CharpipeEvent =
   | GreetingEvent
   | LlmChunkEvent

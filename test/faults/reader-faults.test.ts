@@ -5,7 +5,8 @@
  */
 import { afterEach, describe, expect, it } from 'vitest'
 import WebSocket from 'ws'
-import { startTestServer, type TestServer } from '../server/start-test-server.js'
+import { type MockModelServer, startMockModelServer } from '../../src/testing/index.js'
+import { startServerOverModel, startTestServer, type TestServer } from '../server/start-test-server.js'
 
 let server: TestServer | undefined
 afterEach(async () => {
@@ -16,6 +17,17 @@ afterEach(async () => {
 async function readMetric(name: string): Promise<number> {
   const text = await (await fetch(`${server!.url}/metrics`)).text()
   return Number(text.match(new RegExp(`^${name} (\\S+)$`, 'm'))?.[1])
+}
+
+/** Until the server has closed every WebSocket (a hang guard of `attempts` × 100 ms). */
+async function waitForNoConnections(attempts: number): Promise<void> {
+  for (
+    let attempt = 0;
+    attempt < attempts && (await readMetric('charpipe_websocket_connections')) > 0;
+    attempt++
+  ) {
+    await new Promise((resolve) => setTimeout(resolve, 100))
+  }
 }
 
 describe('a reader that stops', { timeout: 60_000 }, () => {
@@ -35,13 +47,7 @@ describe('a reader that stops', { timeout: 60_000 }, () => {
     const sessions = Array.from({ length: 40 }, (_value, index) => `reader-${index}`)
     for (const session of sessions) client.send(JSON.stringify({ type: 'user_input', session, text }))
 
-    for (
-      let attempt = 0;
-      attempt < 300 && (await readMetric('charpipe_websocket_connections')) > 0;
-      attempt++
-    ) {
-      await new Promise((resolve) => setTimeout(resolve, 100))
-    }
+    await waitForNoConnections(300)
     expect(await readMetric('charpipe_websocket_connections')).toBe(0)
     expect(server.logLines.some((line) => line.includes('the client is not reading'))).toBe(true)
     expect(server.charpipe.activeSessions()).toEqual([])
@@ -57,5 +63,41 @@ describe('a reader that stops', { timeout: 60_000 }, () => {
     ;(client as unknown as { _socket: { resume(): void } })._socket.resume()
     const { code } = await closed
     expect([1008, 1006]).toContain(code)
+  })
+})
+
+describe('many readers that stop, over the real engine', { timeout: 90_000 }, () => {
+  let model: MockModelServer | undefined
+  afterEach(async () => {
+    await model?.close()
+    model = undefined
+  })
+
+  it('closes every socket at the byte budget (merged text counted) and never blames the model', async () => {
+    // Long replies in small chunks: while a client lags they are merged, and the merged text counts.
+    model = await startMockModelServer({
+      script: { replies: [], default: { text: '慢慢读。'.repeat(20_000), chunkSize: 400, delayMs: 0 } },
+    })
+    server = await startServerOverModel(model.url, ['server:', '  ws_max_buffered_bytes: 262144'])
+    const clients = await Promise.all(
+      Array.from({ length: 8 }, async (_value, index) => {
+        const client = new WebSocket(`${server!.url.replace(/^http/, 'ws')}/ws`)
+        await new Promise((resolve, reject) => {
+          client.once('open', resolve)
+          client.once('error', reject)
+        })
+        ;(client as unknown as { _socket: { pause(): void } })._socket.pause()
+        for (let turn = 0; turn < 4; turn++) {
+          client.send(JSON.stringify({ type: 'user_input', session: `paused-${index}-${turn}`, text: '讲' }))
+        }
+        return client
+      }),
+    )
+    await waitForNoConnections(600)
+    expect(await readMetric('charpipe_websocket_connections')).toBe(0)
+    const metrics = await (await fetch(`${server.url}/metrics`)).text()
+    expect(metrics).not.toMatch(/charpipe_errors_total\{code="upstream_timeout"\} [1-9]/)
+    expect(server.charpipe.activeSessions()).toEqual([])
+    for (const client of clients) client.terminate()
   })
 })

@@ -139,7 +139,9 @@ for (const store of ['postgres', 'redis'] as const) {
         }
       })
       expectClosedOnce(result)
-      expect(errorCodes(result)).toEqual(['store_unavailable'])
+      // The write missed its deadline and the server, still frozen, cannot be asked whether it
+      // landed: the client is told it cannot be known, and to resend with the same id.
+      expect(errorCodes(result)).toEqual(['store_outcome_unknown'])
       expect(result.elapsedMs).toBeLessThan(10_000)
       // The write's connection is still checked out waiting for its answer: the server vanishing
       // now must be an error on that connection, not an uncaught exception.

@@ -77,7 +77,11 @@ export const llmSchema = z
       .max(100_000_000)
       .default(0)
       .describe("The model's context window in tokens; 0: the registry's value for the provider."),
-    timeout_ms: timeoutMs().default(120_000).describe('No first chunk by then: abort the request.'),
+    timeout_ms: timeoutMs()
+      .default(20_000)
+      .describe(
+        'No first chunk by then (across retries): abort the request and try the fallback, or end the turn with upstream_timeout. A voice character should not be silent longer; raise it for slow reasoning models.',
+      ),
     stall_timeout_ms: timeoutMs()
       .default(30_000)
       .describe('No chunk for this long in the middle of a stream: abort it.'),

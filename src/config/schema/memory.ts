@@ -100,9 +100,9 @@ export const storageSchema = z
     redis_url: secret('Redis URL (history.store: redis; cluster.enabled).'),
     postgres_url: secret('PostgreSQL URL (history.store: postgres; memory.store: postgres).'),
     timeout_ms: timeoutMs()
-      .default(1000)
+      .default(2500)
       .describe(
-        'Longest wait for one history or memory store call; past it (or when the store is down) the call fails with store_unavailable.',
+        "Longest wait for one history or memory store call, and for one command of the cluster's Redis; past it (or when the store is down) the call fails with store_unavailable. A turn write that misses it is read back before the client is told.",
       ),
   })
   .describe('Storage back ends.')

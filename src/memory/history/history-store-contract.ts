@@ -18,6 +18,8 @@ export interface HistoryStoreContractOptions {
   reopenStore?: () => Promise<HistoryStore> | HistoryStore
   /** Whether malformed turns are rejected (the persistent stores validate; the in-memory fake does not). */
   validatesInput?: boolean
+  /** Stores over the network: a write that reaches the server after its deadline refuses itself. */
+  checksDeadline?: boolean
 }
 
 /** A turn with both messages; `overrides` replace fields of the turn or of either message. */
@@ -242,6 +244,61 @@ export function describeHistoryStoreContract(options: HistoryStoreContractOption
       }
     })
 
+    it('stores a turn once, however often and however concurrently it is written', async () => {
+      const store = await openStore()
+      const scope = newScope()
+      await store.appendTurn(scope, buildTurn(1))
+      // A retried write, and a resend arriving on several servers at once.
+      await store.appendTurn(scope, buildTurn(1, { assistant: { content: '另一个回答' } }))
+      await Promise.all(Array.from({ length: 5 }, () => store.appendTurn(scope, buildTurn(2))))
+      await store.appendTurn(scope, buildTurn(3))
+      expect(contents(await store.listMessages(scope))).toEqual([
+        '问题 1',
+        '回答 1',
+        '问题 2',
+        '回答 2',
+        '问题 3',
+        '回答 3',
+      ])
+      expect(await store.countTurns(scope)).toBe(3)
+    })
+
+    it('finds a turn by its id, and nothing for a turn it does not have', async () => {
+      const store = await openStore()
+      const scope = newScope()
+      await appendTurns(store, scope, 1, 3)
+      await store.appendTurn(scope, buildTurn(4, { assistant: null }))
+      const found = await store.findTurn(scope, 'turn-2')
+      expect(found.map((message) => [message.role, message.content, message.turn])).toEqual([
+        ['user', '问题 2', 'turn-2'],
+        ['assistant', '回答 2', 'turn-2'],
+      ])
+      expect(contents(await store.findTurn(scope, 'turn-4'))).toEqual(['问题 4'])
+      expect(await store.findTurn(scope, 'turn-9')).toEqual([])
+      expect(await store.findTurn({ ...scope, session: 'other' }, 'turn-2')).toEqual([])
+      await store.clearSession(scope)
+      expect(await store.findTurn(scope, 'turn-2')).toEqual([])
+    })
+
+    it('stores a write that arrives before its deadline', async () => {
+      const store = await openStore()
+      const scope = newScope()
+      await store.appendTurn(scope, buildTurn(1), { deadline: Date.now() + 60_000 })
+      expect(contents(await store.findTurn(scope, 'turn-1'))).toEqual(['问题 1', '回答 1'])
+    })
+
+    it.skipIf(!options.checksDeadline)(
+      'refuses a write that reaches the server after its deadline',
+      async () => {
+        const store = await openStore()
+        const scope = newScope()
+        await expect(store.appendTurn(scope, buildTurn(1), { deadline: Date.now() - 1 })).rejects.toThrow(
+          /deadline/,
+        )
+        expect(await store.findTurn(scope, 'turn-1')).toEqual([])
+        expect(await store.listMessages(scope)).toEqual([])
+      },
+    )
     it.skipIf(!options.reopenStore)('keeps turns and the reset marker across a reopen', async () => {
       const store = await openStore()
       const scope = newScope()

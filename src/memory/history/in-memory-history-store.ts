@@ -12,6 +12,8 @@ import type {
 
 interface SessionHistory {
   messages: StoredMessage[]
+  /** Ids of the stored turns: a turn is stored once. */
+  turnIds: Set<string>
   turns: number
   /** Index into `messages` where the current context starts (after a reset). */
   contextStart: number
@@ -27,7 +29,7 @@ export function createInMemoryHistoryStore(): HistoryStore {
     const key = scopeKey(scope)
     let session = sessions.get(key)
     if (!session) {
-      session = { scope: { ...scope }, messages: [], turns: 0, contextStart: 0 }
+      session = { scope: { ...scope }, messages: [], turnIds: new Set(), turns: 0, contextStart: 0 }
       sessions.set(key, session)
     }
     return session
@@ -49,6 +51,8 @@ export function createInMemoryHistoryStore(): HistoryStore {
 
     async appendTurn(scope, turn: CompletedTurn) {
       const session = sessionOf(scope)
+      if (session.turnIds.has(turn.turn)) return
+      session.turnIds.add(turn.turn)
       const stamp = (message: StoredMessage): StoredMessage => ({
         ...message,
         id: String(nextId++),
@@ -57,6 +61,12 @@ export function createInMemoryHistoryStore(): HistoryStore {
       if (turn.user) session.messages.push(stamp(turn.user))
       if (turn.assistant) session.messages.push(stamp(turn.assistant))
       session.turns++
+    },
+
+    async findTurn(scope, turn) {
+      const session = sessions.get(scopeKey(scope))
+      if (!session?.turnIds.has(turn)) return []
+      return session.messages.filter((message) => message.turn === turn).map((message) => ({ ...message }))
     },
 
     async listMessages(scope, options: ListMessagesOptions = {}) {

@@ -39,6 +39,7 @@ describeHistoryStoreContract({
   createStore: () => createPostgresHistoryStore({ url, schema }),
   reopenStore: () => createPostgresHistoryStore({ url, schema }),
   validatesInput: true,
+  checksDeadline: true,
   skipReason,
 })
 

@@ -35,6 +35,10 @@ export interface PostgresHistoryStoreOptions {
   logger?: Logger
 }
 
+// Thrown inside a turn's transaction to roll it back when the turn is there already.
+const storedAlready = Symbol('stored already')
+const uniqueViolation = '23505'
+
 const messageColumns =
   'm.id, m.turn, m.role, m.content, m.emotion, m.interrupted, m.failed, m.created_at, m.attachments'
 
@@ -70,6 +74,10 @@ export async function createPostgresHistoryStore(
         ON m.session_id = s.id AND m.turn_seq > GREATEST(s.context_start_turn, s.turn_count - $3)
       WHERE s."character" = $1 AND s.session = $2
       ORDER BY m.turn_seq, m.id`,
+    findTurn: `SELECT ${messageColumns} FROM ${tables}.history_sessions s
+      JOIN ${tables}.history_messages m ON m.session_id = s.id AND m.turn = $3
+      WHERE s."character" = $1 AND s.session = $2
+      ORDER BY m.id`,
     listMessages: `SELECT ${messageColumns} FROM ${tables}.history_sessions s
       JOIN ${tables}.history_messages m ON m.session_id = s.id AND ($3::bigint IS NULL OR m.id < $3::bigint)
       WHERE s."character" = $1 AND s.session = $2
@@ -107,15 +115,20 @@ export async function createPostgresHistoryStore(
       return result.rows.map(convertRowToStoredMessage)
     },
 
-    async appendTurn(scope, turn) {
+    async appendTurn(scope, turn, appendOptions = {}) {
       validateCompletedTurn(scope, turn)
       const transaction = {
         logger,
         doing: 'a turn write',
-        // A stale fence is an answer, not a broken connection: the client goes back to the pool.
-        isAnswer: (error: unknown) => error instanceof StoreUnavailableError,
+        // A stale fence, or the turn stored already, is an answer, not a broken connection: the
+        // client goes back to the pool.
+        isAnswer: (error: unknown) => error instanceof StoreUnavailableError || error === storedAlready,
+        ...(appendOptions.deadline === undefined ? {} : { deadline: appendOptions.deadline }),
       }
-      await runPostgresTransaction(pool, transaction, async (client) => {
+      const write = runPostgresTransaction(pool, transaction, async (client) => {
+        // Stored already (a resend, a retried write): once is enough.
+        const found = await client.query(sql.findTurn, [...scopeValues(scope), turn.turn])
+        if (found.rows.length > 0) throw storedAlready
         const session = await client.query<{ id: string; turn_count: number }>(sql.bumpSession, [
           ...scopeValues(scope),
           Date.now(),
@@ -128,10 +141,26 @@ export async function createPostgresHistoryStore(
           )
         }
         const { id, turn_count: turnSeq } = session.rows[0]!
-        if (turn.user) await client.query(sql.insertMessage, messageValues(id, turnSeq, turn.turn, turn.user))
-        if (turn.assistant)
-          await client.query(sql.insertMessage, messageValues(id, turnSeq, turn.turn, turn.assistant))
+        try {
+          if (turn.user)
+            await client.query(sql.insertMessage, messageValues(id, turnSeq, turn.turn, turn.user))
+          if (turn.assistant)
+            await client.query(sql.insertMessage, messageValues(id, turnSeq, turn.turn, turn.assistant))
+        } catch (error) {
+          // Another server stored the same turn meanwhile (the unique index): it is stored.
+          if ((error as { code?: string }).code === uniqueViolation) throw storedAlready
+          throw error
+        }
       })
+      await write.catch((error: unknown) => {
+        if (error !== storedAlready) throw error
+      })
+    },
+
+    async findTurn(scope, turn) {
+      validateScope(scope)
+      const result = await pool.query<StoredMessageRow>(sql.findTurn, [...scopeValues(scope), turn])
+      return result.rows.map(convertRowToStoredMessage)
     },
 
     async listMessages(scope, listOptions = {}) {

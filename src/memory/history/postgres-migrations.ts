@@ -38,6 +38,12 @@ export const postgresHistoryMigrations: readonly string[] = [
   'ALTER TABLE @schema.history_messages ADD COLUMN failed BOOLEAN NOT NULL DEFAULT FALSE;',
   // 3: the highest cluster fencing number stored per session (a turn below it is stale).
   'ALTER TABLE @schema.history_sessions ADD COLUMN fence BIGINT NOT NULL DEFAULT 0;',
+  // 4: a turn is stored once per session. Copies written before this (a retried write that had
+  // landed after all) are dropped, keeping the first.
+  `DELETE FROM @schema.history_messages later USING @schema.history_messages first
+     WHERE later.session_id = first.session_id AND later.turn = first.turn AND later.role = first.role
+       AND later.id > first.id;
+   CREATE UNIQUE INDEX history_messages_once ON @schema.history_messages (session_id, turn, role);`,
 ]
 
 export function quoteIdentifier(name: string): string {

@@ -26,6 +26,7 @@ describeHistoryStoreContract({
   createStore: () => createRedisHistoryStore({ url, keyPrefix }),
   reopenStore: () => createRedisHistoryStore({ url, keyPrefix }),
   validatesInput: true,
+  checksDeadline: true,
   skipReason,
 })
 

@@ -3,7 +3,8 @@
  * order, a small hash beside it with the reset marker, and a set of sessions per character. A
  * message's id is its position in the list plus one, so ids grow within a session without a counter.
  *
- * Keys: `{prefix}history:{character}:session`, `…:meta` and `{prefix}history-sessions:{character}`.
+ * Keys: `{prefix}history:{character}:session`, `…:meta`, `…:turns` (each stored turn's id and the
+ * index of its first message: a turn is stored once) and `{prefix}history-sessions:{character}`.
  * The braces are a Redis Cluster hash tag: every key of one character lands in the same slot, so the
  * MULTI of a turn works on a cluster too.
  */
@@ -11,6 +12,7 @@ import type { ChainableCommander, Redis } from 'ioredis'
 import { BadRequestError } from '../../shared/errors.js'
 import { getLogger, type Logger, scrubSecrets } from '../../shared/logger.js'
 import type { ConversationScope, HistoryStore, StoredMessage } from '../types.js'
+import { markWriteNotApplied } from '../write-not-applied.js'
 import { describeError, describeServerUrl, HistoryStoreError } from './history-store-error.js'
 import { loadOptionalPeer } from './load-optional-peer.js'
 import { validateCompletedTurn, validateMaxTurns, validateScope } from './validate-completed-turn.js'
@@ -44,6 +46,25 @@ local length = redis.call('LLEN', KEYS[1])
 if length == 0 then return 0 end
 redis.call('HSET', KEYS[2], 'contextStart', length, 'contextTurns', 0)
 return length`
+
+// KEYS: list, meta, sessions, turns. ARGV: deadline (ms since the epoch, 0: none), session, turn,
+// then the messages as JSON. A write Redis runs after its deadline (it sat in a frozen server's
+// buffer, say) refuses itself, so once the deadline has passed a read by turn id is the truth; a
+// turn stored already is not stored again. Returns 1 when stored, 0 when it was there already.
+const appendScript = `
+local deadline = tonumber(ARGV[1])
+if deadline > 0 then
+  local now = redis.call('TIME')
+  if tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000) > deadline then
+    return redis.error_reply('LATE the write arrived after its deadline')
+  end
+end
+if redis.call('HEXISTS', KEYS[4], ARGV[3]) == 1 then return 0 end
+local length = redis.call('RPUSH', KEYS[1], unpack(ARGV, 4))
+redis.call('HSET', KEYS[4], ARGV[3], length - (#ARGV - 3))
+redis.call('HINCRBY', KEYS[2], 'contextTurns', 1)
+redis.call('SADD', KEYS[3], ARGV[2])
+return 1`
 
 type StoredJson = Omit<StoredMessage, 'id'>
 
@@ -120,7 +141,12 @@ export async function createRedisHistoryStore(options: RedisHistoryStoreOptions)
   const keysOf = (scope: ConversationScope) => {
     const tag = `{${escapeKeyPart(scope.character)}}`
     const list = `${prefix}history:${tag}:${escapeKeyPart(scope.session)}`
-    return { list, meta: `${list}:meta`, sessions: `${prefix}history-sessions:${tag}` }
+    return {
+      list,
+      meta: `${list}:meta`,
+      turns: `${list}:turns`,
+      sessions: `${prefix}history-sessions:${tag}`,
+    }
   }
 
   const toJson = (message: StoredMessage, turn: string) => {
@@ -155,20 +181,49 @@ export async function createRedisHistoryStore(options: RedisHistoryStoreOptions)
       return messages.slice(start)
     },
 
-    async appendTurn(scope, turn) {
-      checkConnected()
+    async appendTurn(scope, turn, appendOptions = {}) {
+      try {
+        checkConnected()
+      } catch (error) {
+        throw markWriteNotApplied(error)
+      }
       validateCompletedTurn(scope, turn)
       const keys = keysOf(scope)
       const entries = turn.user ? [toJson(turn.user, turn.turn)] : []
       if (turn.assistant) entries.push(toJson(turn.assistant, turn.turn))
-      // MULTI: both messages, the turn counter and the session set change together or not at all.
-      await runMulti(
-        client
-          .multi()
-          .rpush(keys.list, ...entries)
-          .hincrby(keys.meta, 'contextTurns', 1)
-          .sadd(keys.sessions, scope.session),
-      )
+      // One script: both messages, the turn's index, the turn counter and the session set change
+      // together or not at all.
+      try {
+        await client.eval(
+          appendScript,
+          4,
+          keys.list,
+          keys.meta,
+          keys.sessions,
+          keys.turns,
+          Math.round(appendOptions.deadline ?? 0),
+          scope.session,
+          turn.turn,
+          ...entries,
+        )
+      } catch (error) {
+        const failure = new HistoryStoreError(`redis write failed: ${describeError(error)}`, { cause: error })
+        // An error reply (the deadline passed, say) is Redis refusing the script: nothing changed.
+        throw (error as Error).name === 'ReplyError' ? markWriteNotApplied(failure) : failure
+      }
+    },
+
+    async findTurn(scope, turn) {
+      checkConnected()
+      validateScope(scope)
+      const keys = keysOf(scope)
+      const index = await client.hget(keys.turns, turn)
+      if (index === null) return []
+      const first = Number(index)
+      const messages = await client.lrange(keys.list, first, first + 1)
+      return messages
+        .map((json, offset) => parseMessage(json, first + offset))
+        .filter((message) => message.turn === turn)
     },
 
     async listMessages(scope, listOptions = {}) {
@@ -213,7 +268,7 @@ export async function createRedisHistoryStore(options: RedisHistoryStoreOptions)
       checkConnected()
       validateScope(scope)
       const keys = keysOf(scope)
-      await runMulti(client.multi().del(keys.list, keys.meta).srem(keys.sessions, scope.session))
+      await runMulti(client.multi().del(keys.list, keys.meta, keys.turns).srem(keys.sessions, scope.session))
     },
 
     async resetContext(scope) {

@@ -165,6 +165,12 @@ describe('createSqliteHistoryStore', () => {
       /SEARCH m USING (COVERING )?INDEX history_messages_by_session \(session_id=\? AND rowid<\?\)/,
     )
     expect(listPlan.join('\n')).not.toMatch(/SCAN|TEMP B-TREE/)
+    // Every write first looks for its turn id (a turn is stored once): one index search.
+    const findPlan = planOf(database, sqliteHistoryQueries.findTurn, { ...parameters, turn: 'turn-7' })
+    expect(findPlan.join('\n')).toMatch(
+      /SEARCH m USING INDEX history_messages_once \(session_id=\? AND turn=\?\)/,
+    )
+    expect(findPlan.join('\n')).not.toMatch(/SCAN/)
     database.close()
   }, 120_000)
 })

@@ -93,6 +93,9 @@ export function createSqliteHistoryStore(options: SqliteHistoryStoreOptions): Hi
     findSession: database.prepare<[string, string], { id: number }>(
       'SELECT id FROM history_sessions WHERE character = ? AND session = ?',
     ),
+    findTurn: database.prepare<{ character: string; session: string; turn: string }, StoredMessageRow>(
+      sqliteHistoryQueries.findTurn,
+    ),
     deleteMessages: database.prepare('DELETE FROM history_messages WHERE session_id = ?'),
     deleteSession: database.prepare('DELETE FROM history_sessions WHERE id = ?'),
     resetContext: database.prepare(
@@ -119,6 +122,8 @@ export function createSqliteHistoryStore(options: SqliteHistoryStoreOptions): Hi
   // One transaction per turn: both messages and the session's turn counter commit together or not at
   // all. IMMEDIATE takes the write lock up front, so a second process waits instead of failing late.
   const appendTurn = database.transaction((scope: ConversationScope, turn: CompletedTurn) => {
+    // Stored already (a resend, a retried write): once is enough.
+    if (statements.findTurn.get({ ...pickScope(scope), turn: turn.turn })) return
     const session = statements.bumpSession.get({ ...pickScope(scope), now: Date.now() })!
     if (turn.user) insertMessage(session.id, session.turn_count, turn.turn, turn.user)
     if (turn.assistant) insertMessage(session.id, session.turn_count, turn.turn, turn.assistant)
@@ -148,6 +153,12 @@ export function createSqliteHistoryStore(options: SqliteHistoryStoreOptions): Hi
       validateCompletedTurn(scope, turn)
       ensureOpen()
       appendTurn.immediate(scope, turn)
+    },
+
+    async findTurn(scope, turn) {
+      validateScope(scope)
+      ensureOpen()
+      return statements.findTurn.all({ ...pickScope(scope), turn }).map(convertRowToStoredMessage)
     },
 
     async listMessages(scope, listOptions = {}) {

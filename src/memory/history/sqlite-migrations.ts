@@ -42,6 +42,11 @@ export const sqliteHistoryMigrations: readonly string[] = [
    CREATE INDEX history_messages_by_session ON history_messages (session_id);`,
   // 2: user messages of failed turns, kept for the record but not sent to the model again.
   'ALTER TABLE history_messages ADD COLUMN failed INTEGER NOT NULL DEFAULT 0;',
+  // 3: a turn is stored once per session. Copies written before this (a retried write that had
+  // landed after all) are dropped, keeping the first.
+  `DELETE FROM history_messages WHERE id NOT IN
+     (SELECT min(id) FROM history_messages GROUP BY session_id, turn, role);
+   CREATE UNIQUE INDEX history_messages_once ON history_messages (session_id, turn, role);`,
 ]
 
 export interface ApplySqliteMigrationsResult {

@@ -102,12 +102,18 @@ export function registerOpenAiCompletionsRoute(app: Hono, dependencies: ServerDe
     } catch (error) {
       return respondBadRequest(context, `model: ${(error as Error).message}`)
     }
+    // The client's input id (a resend with the same key is the same turn, never stored twice).
+    const inputId = context.req.header('idempotency-key')
+    if (inputId !== undefined && (inputId === '' || inputId.length > 128)) {
+      return respondBadRequest(context, 'Idempotency-Key: at most 128 characters, not empty')
+    }
     const input: GenerateInput = {
       ...turnRequest.input,
       session,
       ...(character ? { character } : {}),
       ...(turnRequest.clientPrompt ? { clientPrompt: turnRequest.clientPrompt } : {}),
       ...(stateless ? { stateless: true } : {}),
+      ...(inputId ? { id: inputId } : {}),
     }
     const model = request.model || config.llm.model || config.llm.provider
     const id = `chatcmpl-${randomUUID()}`

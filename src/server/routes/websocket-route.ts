@@ -163,6 +163,7 @@ export function createWebSocketEvents(options: CreateWebSocketEventsOptions): WS
         images: frame.images,
         speaker: frame.speaker,
         reply_images: frame.reply_images,
+        ...(frame.id ? { id: frame.id } : {}),
       }
       await relayTurn({
         charpipe,
@@ -171,6 +172,8 @@ export function createWebSocketEvents(options: CreateWebSocketEventsOptions): WS
         metrics,
         endpoint: 'ws',
         onEvent: (event) => sendEvent(socket, renameEventSession(event, named)),
+        // After llm_done: the interrupted turn's write failed; the client may resend its input.
+        onTurnNotStored: (event) => send(socket, renameEventSession(event, named)),
       })
     } catch (error) {
       logger.error({ error }, 'websocket turn failed')
