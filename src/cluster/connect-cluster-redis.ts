@@ -45,7 +45,7 @@ function createClient(ioredis: typeof import('ioredis'), options: ConnectCluster
     // While Redis is down every reconnect attempt fails: one line every 10 s is enough.
     if (Date.now() - lastLogged < 10_000) return
     lastLogged = Date.now()
-    options.logger.warn({ role, error: scrubSecrets(error.message) }, 'cluster redis error')
+    options.logger.warn({ role, err: scrubSecrets(error.message) }, 'cluster redis error')
   })
   return client
 }

@@ -123,7 +123,7 @@ export async function createServer(options: CreateServerOptions): Promise<Charpi
   const sockets = new Set<() => void>()
 
   app.onError((error, context) => {
-    logger.error({ error, path: context.req.path }, 'request failed')
+    logger.error({ err: error, path: context.req.path }, 'request failed')
     return respondWithError(context, error)
   })
 

@@ -36,7 +36,7 @@ export function registerChatRoute(app: Hono, dependencies: ServerDependencies): 
         }
       },
       async (error, stream) => {
-        dependencies.logger.error({ error }, 'chat turn failed')
+        dependencies.logger.error({ err: error }, 'chat turn failed')
         const payload = { type: 'error', code: 'internal', message: 'the turn failed; see the server log' }
         await stream.writeSSE({ event: 'error', data: JSON.stringify(payload) })
       },

@@ -196,7 +196,7 @@ export function registerOpenAiCompletionsRoute(app: Hono, dependencies: ServerDe
         await stream.writeSSE({ data: '[DONE]' })
       },
       async (error, stream) => {
-        dependencies.logger.error({ error }, 'completion turn failed')
+        dependencies.logger.error({ err: error }, 'completion turn failed')
         const payload = {
           message: 'the turn failed; see the server log',
           type: 'internal',

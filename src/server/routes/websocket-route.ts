@@ -89,7 +89,7 @@ export function createWebSocketEvents(options: CreateWebSocketEventsOptions): WS
   // A CharpipeError is the client's to read; anything else goes to the log and is only named.
   const sendFailure = (socket: WSContext, session: string, error: unknown, logged: string, told: string) => {
     const known = CharpipeError.isInstance(error)
-    if (!known) logger.error({ error }, logged)
+    if (!known) logger.error({ err: error }, logged)
     send(socket, {
       type: 'error',
       code: known ? error.code : 'internal',
@@ -143,7 +143,7 @@ export function createWebSocketEvents(options: CreateWebSocketEventsOptions): WS
         onEvent: (event) => sendEvent(socket, event),
       })
     } catch (error) {
-      logger.error({ error }, 'websocket turn failed')
+      logger.error({ err: error }, 'websocket turn failed')
       send(socket, { type: 'error', code: 'internal', message: 'the turn failed; see the server log' })
     } finally {
       slot.release()
@@ -186,7 +186,7 @@ export function createWebSocketEvents(options: CreateWebSocketEventsOptions): WS
           send(socket, { type: 'error', code: event.code, session, message: event.message })
       })
       .catch((error: unknown) => {
-        logger.error({ error }, 'preparing a preflight failed')
+        logger.error({ err: error }, 'preparing a preflight failed')
         send(socket, {
           type: 'error',
           code: 'internal',
@@ -359,7 +359,7 @@ export function createWebSocketEvents(options: CreateWebSocketEventsOptions): WS
           ...(frame.character ? { character: frame.character } : {}),
         })
         .catch((error: unknown) => {
-          logger.error({ error }, 'interrupt failed')
+          logger.error({ err: error }, 'interrupt failed')
           send(socket, {
             type: 'error',
             code: 'internal',
@@ -382,7 +382,7 @@ export function createWebSocketEvents(options: CreateWebSocketEventsOptions): WS
         )
         return
       }
-      logger.warn({ error }, 'websocket error')
+      logger.warn({ err: error }, 'websocket error')
     },
   }
 }
