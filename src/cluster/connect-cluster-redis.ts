@@ -29,6 +29,8 @@ export interface ConnectClusterRedisOptions {
   /** Longest wait for one command. */
   timeoutMs: number
   logger: Logger
+  /** Replaces the import of `ioredis` (tests of a missing package). */
+  importModule?: (name: string) => Promise<unknown>
 }
 
 function createClient(ioredis: typeof import('ioredis'), options: ConnectClusterRedisOptions, role: string) {
@@ -54,6 +56,7 @@ export async function connectClusterRedis(options: ConnectClusterRedisOptions): 
   const ioredis = await loadOptionalPeer<typeof import('ioredis')>({
     packageName: 'ioredis',
     neededFor: 'cluster.enabled',
+    ...(options.importModule ? { importModule: options.importModule } : {}),
   })
   const commands = createClient(ioredis, options, 'commands')
   const subscriber = createClient(ioredis, options, 'subscriber')
