@@ -276,7 +276,10 @@ export function createConfigManager(options: CreateConfigManagerOptions): Config
         })
         watcher.on('error', (error) => logger.warn({ err: error }, 'config file watch stopped'))
       } catch (error) {
-        logger.warn({ err: error, path: configPath }, 'cannot watch the config file; hand edits need a restart')
+        logger.warn(
+          { err: error, path: configPath },
+          'cannot watch the config file; hand edits need a restart',
+        )
       }
     },
     close() {

@@ -28,8 +28,8 @@ import { registerChatRoute } from './routes/chat-route.js'
 import { registerDoctorRoute } from './routes/doctor-route.js'
 import { registerHealthRoutes } from './routes/health-routes.js'
 import { registerMemoryRoutes } from './routes/memory-routes.js'
-import { registerOpenAiCompletionsRoute } from './routes/openai-completions-route.js'
-import { registerOpenAiModelsRoute } from './routes/openai-models-route.js'
+import { registerOpenAICompletionsRoute } from './routes/openai-completions-route.js'
+import { registerOpenAIModelsRoute } from './routes/openai-models-route.js'
 import { createWebSocketEvents } from './routes/websocket-route.js'
 import { mountSecurity } from './security/index.js'
 import { createStaticFileHandler, findDefaultStaticDir } from './serve-static-files.js'
@@ -159,8 +159,8 @@ export async function createServer(options: CreateServerOptions): Promise<Charpi
   app.post('/v1/chat/completions', httpTurns)
 
   registerChatRoute(app, dependencies)
-  registerOpenAiCompletionsRoute(app, dependencies)
-  registerOpenAiModelsRoute(app, dependencies)
+  registerOpenAICompletionsRoute(app, dependencies)
+  registerOpenAIModelsRoute(app, dependencies)
   registerAdminRoutes(app, dependencies)
   registerCharacterRoutes(app, dependencies)
   registerDoctorRoute(app, dependencies)

@@ -18,12 +18,12 @@ import { countMessageTokens, countTokens } from '../count-tokens.js'
 import { mapErrorCodeToStatus, respondBadRequest } from '../error-response.js'
 import { readJsonBody } from '../read-json-body.js'
 import { refuseForeignSession } from '../refuse-foreign-session.js'
-import { type OpenAiCompletionBody, openAiCompletionBodySchema } from '../request-schemas.js'
+import { type OpenAICompletionBody, openAICompletionBodySchema } from '../request-schemas.js'
 import { selectModelCharacter } from '../select-model-character.js'
 import type { ServerDependencies } from '../server-dependencies.js'
 import { streamTurn } from '../stream-turn.js'
 
-type CompletionMessage = OpenAiCompletionBody['messages'][number]
+type CompletionMessage = OpenAICompletionBody['messages'][number]
 
 /** The turn input from the last user message: its text parts joined, its image parts as images. */
 function readLastUserMessage(messages: CompletionMessage[]): Omit<GenerateInput, 'session'> | undefined {
@@ -50,17 +50,17 @@ function isFailure(event: LlmErrorEvent): boolean {
 
 const missingDone: TurnFailure = { code: 'internal', message: 'the turn ended without a result' }
 
-function convertToOpenAiError(event: TurnFailure) {
+function convertToOpenAIError(event: TurnFailure) {
   return { message: event.message, type: event.code, code: event.code, param: null }
 }
 
-function sendOpenAiError(context: Context, event: TurnFailure): Response {
-  return context.json({ error: convertToOpenAiError(event) }, mapErrorCodeToStatus(event.code))
+function sendOpenAIError(context: Context, event: TurnFailure): Response {
+  return context.json({ error: convertToOpenAIError(event) }, mapErrorCodeToStatus(event.code))
 }
 
-export function registerOpenAiCompletionsRoute(app: Hono, dependencies: ServerDependencies): void {
+export function registerOpenAICompletionsRoute(app: Hono, dependencies: ServerDependencies): void {
   app.post('/v1/chat/completions', async (context) => {
-    const body = await readJsonBody(context, openAiCompletionBodySchema)
+    const body = await readJsonBody(context, openAICompletionBodySchema)
     if (!body.ok) return body.response
     const request = body.value
     const userInput = readLastUserMessage(request.messages)
@@ -116,7 +116,7 @@ export function registerOpenAiCompletionsRoute(app: Hono, dependencies: ServerDe
         if (event.type === 'llm_done') done = event
       }
       // A reply cut by a failure is not a completion: the client gets the error, as from OpenAI.
-      if (failure || !done) return sendOpenAiError(context, failure ?? missingDone)
+      if (failure || !done) return sendOpenAIError(context, failure ?? missingDone)
       return context.json({
         id,
         object: 'chat.completion',
@@ -147,7 +147,7 @@ export function registerOpenAiCompletionsRoute(app: Hono, dependencies: ServerDe
     const early = held.find((event): event is LlmErrorEvent => event.type === 'llm_error' && isFailure(event))
     if (early && !held.some((event) => event.type === 'llm_chunk' && event.text)) {
       await events.return?.(undefined)
-      return sendOpenAiError(context, early)
+      return sendOpenAIError(context, early)
     }
 
     const includeUsage = request.stream_options?.include_usage === true
@@ -175,7 +175,7 @@ export function registerOpenAiCompletionsRoute(app: Hono, dependencies: ServerDe
             if (failure) {
               // Cut by a failure: an error object, as OpenAI-compatible servers send, and no
               // finish_reason that would call the reply complete.
-              await stream.writeSSE({ data: JSON.stringify({ error: convertToOpenAiError(failure) }) })
+              await stream.writeSSE({ data: JSON.stringify({ error: convertToOpenAIError(failure) }) })
             } else {
               const finish = event.interrupted ? 'length' : 'stop'
               await stream.writeSSE({ data: JSON.stringify(chunk({ emotion: event.emotion }, finish)) })

@@ -7,7 +7,7 @@ import type { Hono } from 'hono'
 import type { CharpipeConfig } from '../../config/schema.js'
 import type { ServerDependencies } from '../server-dependencies.js'
 
-export interface OpenAiModel {
+export interface OpenAIModel {
   id: string
   object: 'model'
   created: number
@@ -15,13 +15,13 @@ export interface OpenAiModel {
 }
 
 /** The characters this server answers as, as OpenAI model entries. */
-export function listCharacterModels(config: CharpipeConfig, created: number): OpenAiModel[] {
+export function listCharacterModels(config: CharpipeConfig, created: number): OpenAIModel[] {
   // The default character keeps the model name it has always had: its name.
   const ids = [config.character.name, ...Object.keys(config.characters)]
   return ids.map((id) => ({ id, object: 'model', created, owned_by: 'charpipe' }))
 }
 
-export function registerOpenAiModelsRoute(app: Hono, dependencies: ServerDependencies): void {
+export function registerOpenAIModelsRoute(app: Hono, dependencies: ServerDependencies): void {
   // Characters have no creation time of their own; the server's start stands in for it.
   const created = Math.floor(Date.now() / 1000)
   app.get('/v1/models', (context) =>
