@@ -5,6 +5,7 @@
  */
 import type { Hono } from 'hono'
 import { streamSSE } from 'hono/streaming'
+import { convertWireInput } from '../convert-wire-input.js'
 import { respondWithError } from '../error-response.js'
 import { readJsonBody } from '../read-json-body.js'
 import { refuseForeignSession } from '../refuse-foreign-session.js'
@@ -17,7 +18,7 @@ export function registerChatRoute(app: Hono, dependencies: ServerDependencies): 
     const body = await readJsonBody(context, chatBodySchema)
     if (!body.ok) return body.response
     const controller = new AbortController()
-    const input = { ...body.value, session: body.value.session ?? 'default' }
+    const input = convertWireInput({ ...body.value, session: body.value.session ?? 'default' })
     const refused = refuseForeignSession(context, dependencies.sessionOwners, input.session)
     if (refused) return refused
     return streamSSE(

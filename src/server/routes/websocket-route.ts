@@ -10,6 +10,7 @@ import { CharpipeError } from '../../shared/errors.js'
 import type { CharpipeEvent } from '../../shared/events.js'
 import { describeForbiddenKey, findForbiddenKey } from '../../shared/find-forbidden-key.js'
 import type { Logger } from '../../shared/logger.js'
+import { convertWireInput } from '../convert-wire-input.js'
 import type { ServerMetrics } from '../create-server-metrics.js'
 import { describeForeignSession, type SessionOwners } from '../create-session-owners.js'
 import { createFrameRateLimiter, createTurnLimiter, type TurnLimits } from '../create-turn-limiter.js'
@@ -125,7 +126,7 @@ export function createWebSocketEvents(options: CreateWebSocketEventsOptions): WS
     }
     ownTurns.set(session, (ownTurns.get(session) ?? 0) + 1)
     try {
-      const input = {
+      const input = convertWireInput({
         session,
         ...(frame.character ? { character: frame.character } : {}),
         text: frame.text,
@@ -133,7 +134,7 @@ export function createWebSocketEvents(options: CreateWebSocketEventsOptions): WS
         images: frame.images,
         speaker: frame.speaker,
         reply_images: frame.reply_images,
-      }
+      })
       await relayTurn({
         charpipe,
         input,
@@ -170,7 +171,7 @@ export function createWebSocketEvents(options: CreateWebSocketEventsOptions): WS
       sendBadRequest(socket, describeForeignSession(session))
       return
     }
-    const input = {
+    const input = convertWireInput({
       session,
       text: frame.text,
       emotion: frame.emotion,
@@ -179,7 +180,7 @@ export function createWebSocketEvents(options: CreateWebSocketEventsOptions): WS
       reply_images: frame.reply_images,
       ...(frame.character ? { character: frame.character } : {}),
       preflight: true,
-    }
+    })
     charpipe
       .run(input, (event) => {
         if (event.type === 'llm_error')
