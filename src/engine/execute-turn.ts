@@ -118,6 +118,7 @@ function emitDone(
     interrupted: outcome.interrupted,
     timing: timer.report(),
     ...(outcome.usage ? { usage: outcome.usage } : {}),
+    ...(outcome.answer ? { provider: outcome.answer.provider, model: outcome.answer.model } : {}),
   })
 }
 

@@ -80,6 +80,10 @@ export interface LlmDoneEvent extends TurnEventBase {
   timing?: TurnTiming
   /** Present when the model reported its usage. */
   usage?: TurnUsage
+  /** The provider (its config name) that answered: a fallback's when the primary failed. */
+  provider?: string
+  /** The model that answered (the fallback's model when a fallback did). */
+  model?: string
 }
 
 /**
