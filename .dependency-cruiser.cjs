@@ -71,7 +71,8 @@ module.exports = {
       comment: 'the page reaches the server only over HTTP and the WebSocket',
       severity: 'error',
       from: { path: '^src/web/', ...productCode },
-      to: { path: '^src/', pathNot: `^src/(${webMayImport.join('|')})/` },
+      // memory-scope-of.ts is a pure function the page shares to show a session's memory scope.
+      to: { path: '^src/', pathNot: `^src/((${webMayImport.join('|')})/|memory/memory-scope-of\\.ts$)` },
     },
     ...layerRules,
   ],

@@ -9,6 +9,7 @@ import { randomUUID } from 'node:crypto'
 import type { CharacterConfig } from '../config/schema.js'
 import { expandMacros } from '../context/macros/expand-macros.js'
 import type { ConversationScope, StoredMessage } from '../memory/types.js'
+import { resolveCharacterLanguage, resolveUserName } from '../shared/language/index.js'
 import type { EngineRuntime } from './engine-runtime.js'
 import { conversationScopeOf } from './persist-turn.js'
 
@@ -91,7 +92,8 @@ async function greetIfNew(
     role: 'assistant',
     content: expandMacros(chosen, {
       char: character.name,
-      user: character.user_name,
+      user: resolveUserName(character),
+      language: resolveCharacterLanguage(character),
       timestamp: now,
       lastUserMessage: '',
     }),

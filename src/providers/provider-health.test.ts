@@ -15,7 +15,12 @@ const down = { events: [], error: new UpstreamHttpError(500, 'down') }
 /** A clock the test moves by hand. */
 function createManualClock(start = 1_000_000) {
   let time = start
-  return { now: () => time, advance: (milliseconds: number) => void (time += milliseconds) }
+  return {
+    now: () => time,
+    advance(milliseconds: number) {
+      time += milliseconds
+    },
+  }
 }
 
 function setUp() {

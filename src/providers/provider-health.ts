@@ -82,7 +82,10 @@ export function createProviderHealth(options: CreateProviderHealthOptions): Prov
       const healthy: number[] = []
       const skipped: number[] = []
       states.forEach((state, position) => {
-        if (state.skippedUntil <= 0) return healthy.push(position)
+        if (state.skippedUntil <= 0) {
+          healthy.push(position)
+          return
+        }
         skipped.push(position)
         if (state.skippedUntil <= time && !state.probe) void probe(position, request)
       })
