@@ -1,19 +1,27 @@
 import { defineConfig } from 'tsup'
 
-// One entry per public subpath (see package.json "exports"), plus the CLI.
+// One entry per public subpath (see package.json "exports"; test/public-api.test.ts checks both
+// agree), plus the CLI.
+const subpaths = {
+  index: 'src/index.ts',
+  'testing/index': 'src/testing/index.ts',
+  'server/index': 'src/server/index.ts',
+  'adapters/langchain/index': 'src/adapters/langchain/index.ts',
+  'memory/index': 'src/memory/index.ts',
+  'memory/postgres': 'src/memory/postgres.ts',
+  'memory/redis': 'src/memory/redis.ts',
+  'cluster/index': 'src/cluster/index.ts',
+  'providers/index': 'src/providers/index.ts',
+  'context/index': 'src/context/index.ts',
+  'reply/index': 'src/reply/index.ts',
+  'tools/index': 'src/tools/index.ts',
+}
+
 export default defineConfig({
-  entry: {
-    index: 'src/index.ts',
-    'testing/index': 'src/testing/index.ts',
-    'server/index': 'src/server/index.ts',
-    'adapters/langchain/index': 'src/adapters/langchain/index.ts',
-    'cli/main': 'src/cli/main.ts',
-  },
+  entry: { ...subpaths, 'cli/main': 'src/cli/main.ts' },
   format: ['esm'],
   target: 'node20',
-  dts: {
-    entry: ['src/index.ts', 'src/testing/index.ts', 'src/server/index.ts', 'src/adapters/langchain/index.ts'],
-  },
+  dts: { entry: subpaths },
   sourcemap: true,
   clean: true,
   splitting: true,

@@ -1,11 +1,60 @@
 import { defineConfig } from 'vitest/config'
 
+/**
+ * Tests that need more than this process: a browser (the page), a spawned process (the CLI,
+ * `charpipe serve`, stdio MCP servers, the bundler) or a database (PostgreSQL, Redis). `npm test`
+ * runs everything; `npm run test:unit` (the `unit` project) runs the rest, in about a minute.
+ * A new test that starts any of these belongs here.
+ */
+const needsMore = [
+  // A browser.
+  'test/web/**',
+  // Spawned processes.
+  'test/cli/**',
+  'test/durability.test.ts',
+  'test/package-import.test.ts',
+  'test/faults/launcher-faults.test.ts',
+  'test/characters/card-command.test.ts',
+  'test/engine/cli-commands.test.ts',
+  'test/server/serve-command.test.ts',
+  'test/server/mcp-tools-api.test.ts',
+  'test/tools/mcp-images.test.ts',
+  'test/tools/mcp-tools.test.ts',
+  'test/tools/mcp-serve.test.ts',
+  'src/cli/commands/kb.test.ts',
+  'src/testing/start-mock-model-server.test.ts',
+  // PostgreSQL or Redis.
+  'test/cluster/**',
+  'src/cluster/cluster-*.test.ts',
+  'src/cluster/config-hand-edit.test.ts',
+  'src/cluster/create-redis-turn-coordinator.test.ts',
+  'src/cluster/start-config-sync.test.ts',
+  'src/engine/close-running-turn.test.ts',
+  'src/memory/history-store-factory.test.ts',
+  'src/memory/memory-store-factory.test.ts',
+  'src/memory/history/postgres-history-store.test.ts',
+  'src/memory/history/redis-history-store.test.ts',
+  'src/memory/long-term/create-postgres-memory-store.test.ts',
+]
+
 export default defineConfig({
   test: {
-    include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
     // Several suites start servers and child processes; two cores are the norm here.
     testTimeout: 30_000,
     hookTimeout: 30_000,
     reporters: ['default', './scripts/summary-reporter.ts'],
+    projects: [
+      {
+        extends: true,
+        test: { name: 'unit', include: ['src/**/*.test.ts', 'test/**/*.test.ts'], exclude: needsMore },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'integration',
+          include: needsMore.map((path) => path.replace(/\/\*\*$/, '/**/*.test.ts')),
+        },
+      },
+    ],
   },
 })

@@ -10,6 +10,8 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import tsupConfig from '../tsup.config.js'
+import { readSubpathEntries, rootRuntimeNames } from './support/public-api.js'
 
 const root = join(import.meta.dirname, '..')
 let folder: string
@@ -105,5 +107,27 @@ console.log(JSON.stringify(text))`
     const { modules, stdout } = runNode(script)
     expect(JSON.parse(stdout)).toContain('hello there')
     expect(packagesIn(modules)).toEqual(expect.arrayContaining(['better-sqlite3', 'pino', 're2js']))
+  })
+
+  it('each built entry of package.json `exports` offers the names its source does (the chosen API)', async () => {
+    const entries = readSubpathEntries()
+    const urls = Object.fromEntries(
+      Object.entries(entries).map(([subpath, file]) => [
+        subpath,
+        pathToFileURL(join(folder, 'dist', `${file}.js`)).href,
+      ]),
+    )
+    const { stdout } = runNode(`
+const urls = ${JSON.stringify(urls)}
+const names = {}
+for (const [subpath, url] of Object.entries(urls)) names[subpath] = Object.keys(await import(url)).sort()
+console.log(JSON.stringify(names))`)
+    const built = JSON.parse(stdout) as Record<string, string[]>
+    expect(built['.']).toEqual(rootRuntimeNames)
+    const sources = (tsupConfig as { entry: Record<string, string> }).entry
+    for (const [subpath, file] of Object.entries(entries)) {
+      const source = Object.keys(await import(join(root, sources[file] as string))).sort()
+      expect(built[subpath], subpath).toEqual(source)
+    }
   })
 })

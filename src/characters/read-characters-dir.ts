@@ -6,7 +6,7 @@
  */
 import { readdirSync, readFileSync } from 'node:fs'
 import { extname, join } from 'node:path'
-import { parseConfigText } from '../config/load-config.js'
+import { parseConfigText } from '../config/parse-config-text.js'
 import { characterIdKeySchema } from '../config/schema.js'
 import { CharpipeError, type ConfigIssue, InvalidConfigError } from '../shared/errors.js'
 

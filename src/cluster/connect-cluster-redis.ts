@@ -29,6 +29,8 @@ export interface ConnectClusterRedisOptions {
   /** Longest wait for one command. */
   timeoutMs: number
   logger: Logger
+  /** Replaces the import of `ioredis` (tests of a missing package). */
+  importModule?: (name: string) => Promise<unknown>
 }
 
 function createClient(ioredis: typeof import('ioredis'), options: ConnectClusterRedisOptions, role: string) {
@@ -45,7 +47,7 @@ function createClient(ioredis: typeof import('ioredis'), options: ConnectCluster
     // While Redis is down every reconnect attempt fails: one line every 10 s is enough.
     if (Date.now() - lastLogged < 10_000) return
     lastLogged = Date.now()
-    options.logger.warn({ role, error: scrubSecrets(error.message) }, 'cluster redis error')
+    options.logger.warn({ role, err: scrubSecrets(error.message) }, 'cluster redis error')
   })
   return client
 }
@@ -54,6 +56,7 @@ export async function connectClusterRedis(options: ConnectClusterRedisOptions): 
   const ioredis = await loadOptionalPeer<typeof import('ioredis')>({
     packageName: 'ioredis',
     neededFor: 'cluster.enabled',
+    ...(options.importModule ? { importModule: options.importModule } : {}),
   })
   const commands = createClient(ioredis, options, 'commands')
   const subscriber = createClient(ioredis, options, 'subscriber')

@@ -9,7 +9,6 @@
  * elsewhere (an API body, a card, a file of `characters_dir`) stays literal however often it is parsed.
  */
 import { readFile } from 'node:fs/promises'
-import { createRequire } from 'node:module'
 import type { z } from 'zod'
 // characters/ sits beside config/: the cards of `characters_dir` are part of the config.
 import { importCardFile } from '../characters/import-card-file.js'
@@ -22,6 +21,7 @@ import { convertZodIssues } from './convert-zod-issues.js'
 import { substituteEnvVariables } from './env-substitution.js'
 import { findNearFile } from './find-near-file.js'
 import { collectSecrets } from './mask-secrets.js'
+import { parseConfigText } from './parse-config-text.js'
 import { type CharpipeConfig, configSchema } from './schema.js'
 
 /** An extra check run after the schema, e.g. processors validating their own options. */
@@ -184,33 +184,7 @@ export async function loadConfig(path: string, options: LoadConfigOptions = {}):
   return { ...parseConfigFile(raw, { ...parseOptions, source: path }), raw, fromFile: true, path }
 }
 
-// The YAML parser is loaded with the first config file read: library users who pass a config
-// object never need it.
-const require = createRequire(import.meta.url)
-let yaml: typeof import('yaml') | undefined
-
-/** YAML text to a plain object; syntax errors become an InvalidConfigError with line numbers. */
-export function parseConfigText(text: string, source = 'config.yaml'): Record<string, unknown> {
-  yaml ??= require('yaml') as typeof import('yaml')
-  const document = yaml.parseDocument(text, { prettyErrors: true })
-  if (document.errors.length > 0) {
-    throw new InvalidConfigError(
-      document.errors.map((error) => ({
-        path: error.linePos ? `line ${error.linePos[0].line}, column ${error.linePos[0].col}` : '',
-        message: error.message.split('\n')[0] ?? error.message,
-      })),
-      { source },
-    )
-  }
-  const value: unknown = document.toJS() ?? {}
-  if (typeof value !== 'object' || Array.isArray(value)) {
-    throw new InvalidConfigError(
-      [{ path: '', message: 'the config must be a mapping of sections (server, llm, character, …)' }],
-      { source },
-    )
-  }
-  return value as Record<string, unknown>
-}
+export { parseConfigText }
 
 /** The config with every default, as used when no file exists. */
 export function defaultConfig(): CharpipeConfig {

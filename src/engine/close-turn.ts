@@ -81,6 +81,7 @@ export function createTurnCloser(options: CreateTurnCloserOptions): TurnCloser {
         interrupted: outcome.interrupted,
         timing: options.readTimer().report(),
         ...(outcome.usage ? { usage: outcome.usage } : {}),
+        ...(outcome.answer ? { provider: outcome.answer.provider, model: outcome.answer.model } : {}),
       } as Extract<CharpipeEvent, { type: 'llm_done' }>)
     },
     closeUnexpectedly(emotion) {

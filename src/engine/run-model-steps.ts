@@ -7,7 +7,7 @@
  * `max_tool_steps` bounds the rounds in which tools run; the call after the last round goes out
  * without tools so the model has to answer in words.
  */
-import type { ChatProvider, ChatRequest, Usage } from '../providers/types.js'
+import type { ChatProvider, ChatRequest, ProviderAnswer, Usage } from '../providers/types.js'
 import { type Language, readScaffoldingTexts } from '../shared/language/index.js'
 import type { Logger } from '../shared/logger.js'
 import type { ChatMessage, ContentPart, ImagePart, ToolCall } from '../shared/messages.js'
@@ -31,6 +31,8 @@ export type StepEvent =
   | { type: 'tool_result'; id: string; result: unknown }
   /** What one model call cost, when the provider reports it. */
   | { type: 'usage'; usage: Usage }
+  /** Which provider and model answered one model call (a fallback's when it did). */
+  | { type: 'answer'; answer: ProviderAnswer }
 
 export interface RunModelStepsOptions {
   provider: ChatProvider
@@ -79,8 +81,21 @@ async function streamOneStep(
   const detector: ToolCallTextDetector | undefined =
     toolsOffered && !options.nativeTools ? createToolCallTextDetector() : undefined
   options.onModelCall?.(request.messages)
-  const stream = options.provider.streamChat(request, { signal: options.signal })
+  // A provider that does not say who answered (one without fallbacks) answered itself.
+  let answered = false
+  const stream = options.provider.streamChat(request, {
+    signal: options.signal,
+    onAnswer(answer) {
+      answered = true
+      options.onEvent({ type: 'answer', answer })
+    },
+  })
   await forEachUntilAborted(stream, options.signal, (event) => {
+    if (!answered) {
+      answered = true
+      const { name, model } = options.provider
+      options.onEvent({ type: 'answer', answer: { provider: name, model: request.model ?? model } })
+    }
     if (event.type === 'text-delta') {
       result.text += event.text
       const released = detector ? detector.push(event.text) : event.text

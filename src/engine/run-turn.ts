@@ -6,7 +6,7 @@
 import { describeImagePart } from '../context/assets/describe-image-part.js'
 import { readRefusedAttachments } from '../context/refused-attachments.js'
 import type { ContextPipeline, TurnInput } from '../context/types.js'
-import type { Usage } from '../providers/types.js'
+import type { ProviderAnswer, Usage } from '../providers/types.js'
 import { CharpipeError } from '../shared/errors.js'
 import type { TurnUsage } from '../shared/events.js'
 import { resolveCharacterLanguage } from '../shared/language/index.js'
@@ -41,6 +41,8 @@ export interface TurnOutcome {
   refusedAttachments?: ReadonlySet<string>
   /** Summed over the turn's model calls; absent when no call reported usage. */
   usage?: TurnUsage
+  /** The provider and model that answered the turn's last model call. */
+  answer?: ProviderAnswer
 }
 
 export interface RunTurnOptions {
@@ -109,6 +111,7 @@ export async function runTurn(options: RunTurnOptions): Promise<TurnOutcome> {
   )
   let refusedAttachments: ReadonlySet<string> | undefined
   let usage: TurnUsage | undefined
+  let answer: ProviderAnswer | undefined
   const outcome = (extra: Partial<TurnOutcome>): TurnOutcome => ({
     displayText: reply.displayText,
     emotion: reply.emotion,
@@ -116,6 +119,7 @@ export async function runTurn(options: RunTurnOptions): Promise<TurnOutcome> {
     interrupted: false,
     ...(refusedAttachments?.size ? { refusedAttachments } : {}),
     ...(usage ? { usage } : {}),
+    ...(answer ? { answer } : {}),
     ...extra,
   })
   try {
@@ -159,6 +163,7 @@ export async function runTurn(options: RunTurnOptions): Promise<TurnOutcome> {
         if (event.type === 'text-delta') reply.push(event.text)
         else if (event.type === 'step-end') reply.endStep()
         else if (event.type === 'usage') usage = addTurnUsage(usage, event.usage)
+        else if (event.type === 'answer') answer = event.answer
         else emit(event)
       },
     })

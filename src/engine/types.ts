@@ -21,6 +21,11 @@ export interface GenerateInput
   extends Partial<Pick<TurnInput, 'session'>>,
     Omit<TurnInput, 'session' | 'replyImages' | 'spokenText' | 'character'> {
   /** Images of the message being replied to (URL, `data:` URI or asset path). */
+  replyImages?: string[]
+  /**
+   * The former name of `replyImages` (still accepted; `replyImages` wins when both are given).
+   * @deprecated use `replyImages`; the wire frames keep `reply_images`.
+   */
   reply_images?: string[]
   /** The id of the character spoken to (a key of `characters`); absent: the default character. */
   character?: string

@@ -99,7 +99,10 @@ export function validateGenerateInput(
   }
   const images = checkStringList(input.images, 'images')
   const files = checkStringList(input.files, 'files')
-  const replyImages = checkStringList(input.reply_images, 'reply_images')
+  const replyImages =
+    input.replyImages !== undefined
+      ? checkStringList(input.replyImages, 'replyImages')
+      : checkStringList(input.reply_images, 'reply_images')
   const speaker = checkSpeaker(input.speaker)
   const character = checkCharacterField(input.character)
   const id = checkInputIdField(input.id)

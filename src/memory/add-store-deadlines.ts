@@ -74,7 +74,7 @@ function callWithin(
 ): Promise<unknown> {
   const toUnavailable = (error: unknown, timedOut: boolean) => {
     recordStoreFailure({ store: options.store, backend: options.backend, operation, timedOut })
-    logger.warn({ operation, timedOut, error: describeFailure(error) }, `${where} failed`)
+    logger.warn({ operation, timedOut, err: describeFailure(error) }, `${where} failed`)
     return new StoreUnavailableError(
       timedOut
         ? `${where} did not answer within ${options.timeoutMs} ms (${operation})`
@@ -105,7 +105,7 @@ function callWithin(
         // The call may still settle; its result is no longer wanted.
         pending.catch((late: unknown) =>
           logger.debug(
-            { operation, error: describeFailure(late) },
+            { operation, err: describeFailure(late) },
             `${where}: late failure after the deadline`,
           ),
         )
@@ -133,7 +133,7 @@ async function closeWithin(call: () => unknown, where: string, timeoutMs: number
       logger.warn(`${where} did not close within ${timeoutMs} ms; leaving it`)
     }
   } catch (error) {
-    logger.warn({ error: describeFailure(error) }, `closing ${where} failed`)
+    logger.warn({ err: describeFailure(error) }, `closing ${where} failed`)
   } finally {
     clearTimeout(timer)
   }

@@ -1,3 +1,8 @@
+/**
+ * `charpipe/memory`: the parts of history and long-term memory (stores that need no optional peer,
+ * the store factories, remembering a turn, knowledge chunks, embeddings, ranking, deadlines). The
+ * PostgreSQL and Redis stores have their own subpaths (`postgres.ts`, `redis.ts` beside this file).
+ */
 export { type AddStoreDeadlinesOptions, addStoreDeadlines } from './add-store-deadlines.js'
 export * from './history/index.js'
 export { type CreateHistoryStoreOptions, createHistoryStore } from './history-store-factory.js'

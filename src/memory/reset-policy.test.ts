@@ -1,7 +1,6 @@
 import * as cl100k from 'gpt-tokenizer/encoding/cl100k_base'
-import * as o200k from 'gpt-tokenizer/encoding/o200k_base'
 import { describe, expect, it } from 'vitest'
-import { estimateTokens } from './history/estimate-tokens.js'
+import { estimateTokens } from '../shared/estimate-tokens.js'
 import { createHistoryResetPolicy, messageOverheadTokens } from './reset-policy.js'
 import type { StoredMessage } from './types.js'
 
@@ -54,34 +53,20 @@ describe('createHistoryResetPolicy', () => {
     expect(policy.shouldReset({ turns: 1, messages: [message('hello')] })).toBe(false)
   })
 
+  it('policy tokens counts by default with the one estimate the context limiter uses', () => {
+    const text = '人工智能角色需要记住用户说过的话。'
+    const limit = estimateTokens(text) + messageOverheadTokens
+    const policy = createHistoryResetPolicy(reset({ policy: 'tokens', max_tokens: limit }))
+    expect(policy.shouldReset({ turns: 1, messages: [message(text)] })).toBe(true)
+    const above = createHistoryResetPolicy(reset({ policy: 'tokens', max_tokens: limit + 1 }))
+    expect(above.shouldReset({ turns: 1, messages: [message(text)] })).toBe(false)
+  })
+
   it('rejects a policy without its limit, naming the field', () => {
     expect(() => createHistoryResetPolicy(reset({ policy: 'turns' }))).toThrow(/history\.reset\.max_turns/)
     expect(() => createHistoryResetPolicy(reset({ policy: 'tokens' }))).toThrow(/history\.reset\.max_tokens/)
     expect(() => createHistoryResetPolicy(reset({ policy: 'sometimes' as never }))).toThrow(
       /history\.reset\.policy/,
     )
-  })
-})
-
-describe('estimateTokens', () => {
-  const chinese = [
-    '你好！今天天气怎么样？我想出去走走，顺便买一杯咖啡。',
-    '人工智能角色需要记住用户说过的话，并在下一轮对话中自然地提起。',
-    '龘靐齉爩，生僻字也不能少算。鬱鬱蔥蔥的樹林裡傳來鳥叫聲。',
-    '中英混排：我用 WebSocket 接收 llm_sentence 事件，延迟大约 120 ms。',
-    'こんにちは、元気ですか？안녕하세요, 반갑습니다! 🎉🎉',
-  ]
-
-  it.each(chinese)('does not undercount %s', (text) => {
-    const actual = Math.max(cl100k.encode(text).length, o200k.encode(text).length)
-    expect(estimateTokens(text)).toBeGreaterThanOrEqual(actual)
-  })
-
-  it('stays within a small factor for English and counts nothing for nothing', () => {
-    const text = 'Interruption (barge-in): a new input or an explicit interrupt aborts the running turn.'
-    const actual = cl100k.encode(text).length
-    expect(estimateTokens(text)).toBeGreaterThanOrEqual(actual)
-    expect(estimateTokens(text)).toBeLessThan(actual * 2)
-    expect(estimateTokens('')).toBe(0)
   })
 })

@@ -5,7 +5,7 @@
  */
 import type { CharpipeConfig } from '../config/schema.js'
 import { InvalidConfigError } from '../shared/errors.js'
-import { estimateTokens } from './history/estimate-tokens.js'
+import { estimateTokens } from '../shared/estimate-tokens.js'
 import type { StoredMessage } from './types.js'
 
 export interface HistoryResetState {

@@ -45,7 +45,7 @@ export async function runPostgresTransaction<Result>(
     broken = error
     if (options.logger && options.doing)
       options.logger.warn(
-        { error: scrubSecrets(error.message) },
+        { err: scrubSecrets(error.message) },
         `postgres client error during ${options.doing}`,
       )
   }

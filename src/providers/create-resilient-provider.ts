@@ -10,10 +10,18 @@
  * headers and then nothing costs the turn `timeout_ms`, not `(max_retries + 1) × timeout_ms`. So a
  * timeout is not retried on the same provider, and a backoff (or a `Retry-After`) longer than what is
  * left of the budget goes straight to the next fallback, or ends the turn when there is none.
+ *
+ * With fallbacks, health is kept between requests (a circuit breaker per provider, as in LiveKit's
+ * fallback adapter): a provider that failed or stayed silent before its first event is skipped for
+ * `cooldownMs`, so a dead primary does not cost every turn its whole wait. After that, the next
+ * request starts a probe of it in the background (the same request, dropped after its first event)
+ * and is served by the others meanwhile; a probe that answers makes it first again. When every
+ * provider is being skipped, all are still tried in order rather than failing the turn untried.
  */
 import { AbortedError, CharpipeError, UpstreamTimeoutError } from '../shared/errors.js'
 import { getLogger, type Logger } from '../shared/logger.js'
 import { type ChatResult, collectChatResult } from './collect-chat-result.js'
+import { createProviderHealth } from './provider-health.js'
 import type { ChatProvider, ChatRequest, ProviderEvent, StreamChatOptions } from './types.js'
 
 export interface CreateResilientProviderOptions {
@@ -38,6 +46,8 @@ export interface CreateResilientProviderOptions {
   firstChunkTimeoutsMs?: readonly (number | undefined)[]
   /** Clock in milliseconds (tests). @default Date.now */
   now?: () => number
+  /** How long a provider that failed before its first event is skipped (with fallbacks). @default 30000 */
+  cooldownMs?: number
 }
 
 /**
@@ -118,6 +128,13 @@ export function createResilientProvider(options: CreateResilientProviderOptions)
   const sleep = options.sleep ?? sleepWithSignal
   const random = options.random ?? Math.random
   const now = options.now ?? Date.now
+  const health = createProviderHealth({
+    providers,
+    now,
+    cooldownMs: options.cooldownMs ?? 30_000,
+    firstChunkTimeoutsMs: options.firstChunkTimeoutsMs ?? [],
+    logger,
+  })
 
   const backoffDelay = (attempt: number, failure: CharpipeError) => {
     if (failure.retryAfterSeconds !== undefined) return Math.min(maxDelayMs, failure.retryAfterSeconds * 1000)
@@ -131,6 +148,7 @@ export function createResilientProvider(options: CreateResilientProviderOptions)
     model: options.primary.model,
     chat: (request, chatOptions) => collectChatResult(provider.streamChat(request, chatOptions)),
     close() {
+      health.close()
       for (const provider of providers) (provider as ChatProvider & { close?: () => void }).close?.()
     },
     streamChat(request: ChatRequest, streamOptions: StreamChatOptions = {}): AsyncIterable<ProviderEvent> {
@@ -148,7 +166,9 @@ export function createResilientProvider(options: CreateResilientProviderOptions)
 
       const firstEvent = async (): Promise<IteratorResult<ProviderEvent>> => {
         let lastFailure: CharpipeError | undefined
-        for (let position = 0; position < providers.length; position++) {
+        const order = health.order(request)
+        for (let index = 0; index < order.length; index++) {
+          const position = order[index]!
           const provider = providers[position]!
           const budgetMs = options.firstChunkTimeoutsMs?.[position]
           const deadline = budgetMs === undefined ? undefined : now() + budgetMs
@@ -168,6 +188,8 @@ export function createResilientProvider(options: CreateResilientProviderOptions)
                 }),
               ])
               attemptSignal.settle()
+              health.succeeded(position)
+              streamOptions.onAnswer?.({ provider: provider.name, model: request.model ?? provider.model })
               streaming = iterator
               if (stopped) void iterator.return?.()
               return first
@@ -213,7 +235,9 @@ export function createResilientProvider(options: CreateResilientProviderOptions)
               await sleep(delay, signal)
             }
           }
-          const next = providers[position + 1]
+          health.failed(position)
+          const nextPosition = order[index + 1]
+          const next = nextPosition === undefined ? undefined : providers[nextPosition]
           if (next) {
             logger.warn(
               { provider: provider.name, fallback: next.name, code: lastFailure?.code },

@@ -23,6 +23,17 @@ export interface ChatRequest {
 
 export interface StreamChatOptions {
   signal?: AbortSignal
+  /**
+   * Called once, with the first event, naming the provider and model that answer: a fallback's
+   * when the primary failed (the resilient provider calls it; a single provider need not).
+   */
+  onAnswer?: (answer: ProviderAnswer) => void
+}
+
+/** Which provider (its config name) and model answered a request. */
+export interface ProviderAnswer {
+  provider: string
+  model: string
 }
 
 export interface Usage {

@@ -305,12 +305,15 @@ export function createConfigManager(options: CreateConfigManagerOptions): Config
           if (changed && changed.toString() !== name) return
           clearTimeout(timer)
           timer = setTimeout(() => {
-            reloadFromFile().catch((error: unknown) => logger.error({ error }, 'config reload failed'))
+            reloadFromFile().catch((error: unknown) => logger.error({ err: error }, 'config reload failed'))
           }, options.debounceMs ?? 250)
         })
-        watcher.on('error', (error) => logger.warn({ error }, 'config file watch stopped'))
+        watcher.on('error', (error) => logger.warn({ err: error }, 'config file watch stopped'))
       } catch (error) {
-        logger.warn({ error, path: configPath }, 'cannot watch the config file; hand edits need a restart')
+        logger.warn(
+          { err: error, path: configPath },
+          'cannot watch the config file; hand edits need a restart',
+        )
       }
     },
     close() {

@@ -29,8 +29,8 @@ import { registerChatRoute } from './routes/chat-route.js'
 import { registerDoctorRoute } from './routes/doctor-route.js'
 import { registerHealthRoutes } from './routes/health-routes.js'
 import { registerMemoryRoutes } from './routes/memory-routes.js'
-import { registerOpenAiCompletionsRoute } from './routes/openai-completions-route.js'
-import { registerOpenAiModelsRoute } from './routes/openai-models-route.js'
+import { registerOpenAICompletionsRoute } from './routes/openai-completions-route.js'
+import { registerOpenAIModelsRoute } from './routes/openai-models-route.js'
 import { createWebSocketEvents } from './routes/websocket-route.js'
 import { mountSecurity } from './security/index.js'
 import { createStaticFileHandler, findDefaultStaticDir } from './serve-static-files.js'
@@ -118,7 +118,7 @@ export async function createServer(options: CreateServerOptions): Promise<Charpi
   const sockets = new Set<() => void>()
 
   app.onError((error, context) => {
-    logger.error({ error, path: context.req.path }, 'request failed')
+    logger.error({ err: error, path: context.req.path }, 'request failed')
     return respondWithError(context, error)
   })
 
@@ -167,8 +167,8 @@ export async function createServer(options: CreateServerOptions): Promise<Charpi
 
   registerChatRoute(app, dependencies)
   registerAudienceRoutes(app, dependencies)
-  registerOpenAiCompletionsRoute(app, dependencies)
-  registerOpenAiModelsRoute(app, dependencies)
+  registerOpenAICompletionsRoute(app, dependencies)
+  registerOpenAIModelsRoute(app, dependencies)
   registerAdminRoutes(app, dependencies)
   registerCharacterRoutes(app, dependencies)
   registerDoctorRoute(app, dependencies)

@@ -1,13 +1,13 @@
 import { describe, expect, it } from 'vitest'
-import { readOpenAiMessages } from './read-openai-messages.js'
+import { readOpenAIMessages } from './read-openai-messages.js'
 
-describe('readOpenAiMessages', () => {
+describe('readOpenAIMessages', () => {
   it('one user message: the input alone, the server keeps the conversation', () => {
-    expect(readOpenAiMessages([{ role: 'user', content: 'hi' }])).toEqual({ input: { text: 'hi' } })
+    expect(readOpenAIMessages([{ role: 'user', content: 'hi' }])).toEqual({ input: { text: 'hi' } })
   })
 
   it("more: the client's system prompt and history, in order, without tool traffic", () => {
-    const turn = readOpenAiMessages([
+    const turn = readOpenAIMessages([
       { role: 'system', content: 'Be brief.' },
       { role: 'developer', content: [{ type: 'text', text: 'Speak French.' }] },
       { role: 'user', content: 'What is 2+2?' },
@@ -36,7 +36,7 @@ describe('readOpenAiMessages', () => {
 
   it("history without a system prompt keeps the character's; no user message is no turn", () => {
     expect(
-      readOpenAiMessages([
+      readOpenAIMessages([
         { role: 'assistant', content: 'Hello!' },
         { role: 'user', content: 'Hi' },
       ]),
@@ -44,6 +44,6 @@ describe('readOpenAiMessages', () => {
       input: { text: 'Hi' },
       clientPrompt: { history: [{ role: 'assistant', content: 'Hello!' }] },
     })
-    expect(readOpenAiMessages([{ role: 'system', content: 'x' }])).toBeUndefined()
+    expect(readOpenAIMessages([{ role: 'system', content: 'x' }])).toBeUndefined()
   })
 })

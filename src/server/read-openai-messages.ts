@@ -8,11 +8,11 @@
  */
 import type { ClientPrompt } from '../context/types.js'
 import type { GenerateInput } from '../engine/types.js'
-import type { OpenAiCompletionBody } from './request-schemas.js'
+import type { OpenAICompletionBody } from './request-schemas.js'
 
-type CompletionMessage = OpenAiCompletionBody['messages'][number]
+type CompletionMessage = OpenAICompletionBody['messages'][number]
 
-export interface OpenAiTurn {
+export interface OpenAITurn {
   input: Pick<GenerateInput, 'text' | 'images'>
   /** Present when the client sent its own system prompt or history. */
   clientPrompt?: ClientPrompt
@@ -34,7 +34,7 @@ function readImages(message: CompletionMessage): string[] {
 }
 
 /** The turn a request asks for; undefined when it has no user message. */
-export function readOpenAiMessages(messages: readonly CompletionMessage[]): OpenAiTurn | undefined {
+export function readOpenAIMessages(messages: readonly CompletionMessage[]): OpenAITurn | undefined {
   const lastIndex = messages.findLastIndex((message) => message.role === 'user')
   if (lastIndex < 0) return undefined
   const last = messages[lastIndex]!

@@ -152,20 +152,20 @@ const contentPartSchema = z.looseObject({
   image_url: z.union([z.string(), z.looseObject({ url: z.string() })]).optional(),
 })
 
-export const openAiMessageSchema = z.looseObject({
+export const openAIMessageSchema = z.looseObject({
   role: z.string(),
   content: z.union([z.string(), z.array(contentPartSchema), z.null()]).optional(),
 })
 
 /** The fields we read of an OpenAI chat completion request; the others are accepted and ignored. */
-export const openAiCompletionBodySchema = z.looseObject({
+export const openAICompletionBodySchema = z.looseObject({
   model: z.string().optional(),
-  messages: z.array(openAiMessageSchema).min(1),
+  messages: z.array(openAIMessageSchema).min(1),
   stream: z.boolean().nullable().optional(),
   stream_options: z.looseObject({ include_usage: z.boolean().optional() }).nullable().optional(),
   user: z.string().min(1).max(200).optional(),
 })
-export type OpenAiCompletionBody = z.infer<typeof openAiCompletionBodySchema>
+export type OpenAICompletionBody = z.infer<typeof openAICompletionBodySchema>
 
 export const addMemoryBodySchema = z.strictObject({
   scope: z.string().min(1).optional(),

@@ -1,10 +1,12 @@
 /**
- * A token estimate for models whose tokenizer we do not ship. It must not undercount: a context
- * that is estimated too small overflows the model. Chinese, Japanese and Korean characters count
- * 1.3 tokens each (cl100k gives up to 1.3 per Han character, o200k about 0.8, DeepSeek and Qwen
- * 0.6-0.8, Claude 1-1.3: the estimate sits at the top of that range); Latin words count one token per 4 letters started, which is at or
- * above what o200k/cl100k give for English prose (about 1.3 tokens per word); digits one per 3;
- * every other visible symbol one.
+ * The one token estimate (context limits, storage, usage, history resets) for models whose
+ * tokenizer we do not ship; OpenAI models are counted exactly (`context/tokens`). It must not
+ * undercount: a context that is estimated too small overflows the model. Chinese, Japanese and
+ * Korean characters count 1.4 tokens each: o200k gives about 0.8 for common text and up to 1.4 for
+ * rare and traditional characters, DeepSeek and Qwen 0.6-0.8, Claude 1-1.3 (cl100k, up to 2, is
+ * only used for older OpenAI models, which are counted exactly). Latin words count one token per 4
+ * letters started, which is at or above what o200k/cl100k give for English prose (about 1.3 tokens
+ * per word); digits one per 3; every other visible symbol one.
  */
 /** Han, kana, hangul and their full-width punctuation. */
 function isCjk(code: number): boolean {
@@ -18,7 +20,7 @@ function isCjk(code: number): boolean {
 }
 
 /** Tokens per Chinese, Japanese or Korean character. */
-const cjkTokens = 1.3
+const cjkTokens = 1.4
 
 export function estimateTokens(text: string): number {
   let tokens = 0

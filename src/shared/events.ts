@@ -84,6 +84,10 @@ export interface LlmDoneEvent extends TurnEventBase {
   usage?: TurnUsage
   /** For an audience turn (`trigger: "audience"`): the ids of the messages it answers. */
   replying_to?: string[]
+  /** The provider (its config name) that answered: a fallback's when the primary failed. */
+  provider?: string
+  /** The model that answered (the fallback's model when a fallback did). */
+  model?: string
 }
 
 /**

@@ -37,6 +37,33 @@ describe('logger secret scrubbing', () => {
   })
 })
 
+describe('logged errors', () => {
+  it('keep their stack, cause, code and own fields, scrubbed of secrets', () => {
+    registerSecrets(['cause-secret-value-77'])
+    const { logger, text } = capture()
+    const cause = Object.assign(new Error('socket hang up near cause-secret-value-77'), {
+      code: 'ECONNRESET',
+    })
+    const error = Object.assign(new Error('the turn failed unexpectedly', { cause }), { status: 502 })
+    logger.error({ err: error }, 'the turn failed unexpectedly')
+    const record = JSON.parse(text()) as { err: Record<string, unknown> & { cause: Record<string, unknown> } }
+    expect(record.err).toMatchObject({ type: 'Error', message: 'the turn failed unexpectedly', status: 502 })
+    expect(record.err.stack).toEqual(expect.stringContaining('logger.test.ts'))
+    expect(record.err.cause).toMatchObject({ type: 'Error', code: 'ECONNRESET' })
+    expect(record.err.cause.stack).toEqual(expect.stringContaining('socket hang up'))
+    expect(text()).not.toContain('cause-secret-value-77')
+  })
+
+  it('stop at a cause chain that loops', () => {
+    const { logger, text } = capture()
+    const first = new Error('first')
+    const second = new Error('second', { cause: first })
+    first.cause = second
+    logger.error({ err: first }, 'looping causes')
+    expect(JSON.parse(text()).err.cause.message).toBe('second')
+  })
+})
+
 describe('redactText', () => {
   it('masks bearer tokens and key query parameters but keeps their names', () => {
     expect(redactText('Authorization: Bearer abc.def-ghi_jkl')).toBe('Authorization: Bearer ***')

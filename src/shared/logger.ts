@@ -34,18 +34,29 @@ export function scrubSecrets(text: string): string {
 function scrubValue(value: unknown, depth = 0): unknown {
   if (typeof value === 'string') return scrubSecrets(value)
   if (depth > 6 || value === null || typeof value !== 'object') return value
-  if (value instanceof Error) {
-    return {
-      type: value.name,
-      message: scrubSecrets(value.message),
-      code: (value as { code?: unknown }).code,
-    }
-  }
+  if (value instanceof Error) return scrubError(value, depth)
   if (Array.isArray(value)) return value.map((item) => scrubValue(item, depth + 1))
   const result: Record<string, unknown> = {}
   for (const [key, item] of Object.entries(value)) {
     result[key] = isSecretKey(key) && item ? MASK : scrubValue(item, depth + 1)
   }
+  return result
+}
+
+/**
+ * An Error as a plain object pino can write, scrubbed like any other text: its name, message, code,
+ * stack and cause (an error's cause is where an upstream failure's reason is), plus its own fields
+ * (an HTTP status, config issues). pino's own error serializer only looks at the `err` key, and a
+ * scrubbed copy is needed anyway, so the shape is made here.
+ */
+function scrubError(error: Error, depth: number): Record<string, unknown> {
+  const result: Record<string, unknown> = { type: error.name, message: scrubSecrets(error.message) }
+  for (const [key, item] of Object.entries(error)) {
+    if (key !== 'cause') result[key] = isSecretKey(key) && item ? MASK : scrubValue(item, depth + 1)
+  }
+  if (typeof error.stack === 'string') result.stack = scrubSecrets(error.stack)
+  if (error.cause !== undefined) result.cause = scrubValue(error.cause, depth + 1)
+  if (error instanceof AggregateError) result.errors = scrubValue(error.errors, depth + 1)
   return result
 }
 
@@ -88,6 +99,9 @@ export function createLogger(options: CreateLoggerOptions = {}): Logger {
       name: options.name ?? 'charpipe',
       level,
       base: undefined,
+      // Errors are already plain objects (scrubError): pino's own `err` serializer would flatten
+      // the cause into the message and name the type `Object`.
+      serializers: { err: (value: unknown) => value },
       hooks: {
         logMethod(args, method) {
           method.apply(this, args.map((arg) => scrubValue(arg)) as Parameters<typeof method>)

@@ -151,7 +151,7 @@ describe('group chat', () => {
     expect(server.requests).toHaveLength(0)
   })
 
-  it('describes reply_images as [回复图片:描述] for a model without vision', async () => {
+  it('describes replyImages as [回复图片:描述] for a model without vision', async () => {
     const image = `data:image/png;base64,${randomBytes(24).toString('base64')}`
     server.script([{ text: '一张猫的表情包' }, { text: '哈哈。' }])
     const charpipe = await createCharpipe(
@@ -167,7 +167,7 @@ describe('group chat', () => {
       }),
     )
     const events = await collectEvents(
-      charpipe.generate({ text: '这个好笑', speaker: { id: '9', name: '阿明' }, reply_images: [image] }),
+      charpipe.generate({ text: '这个好笑', speaker: { id: '9', name: '阿明' }, replyImages: [image] }),
     )
     await charpipe.close()
     expect(doneOf(events).text).toBe('哈哈。')
@@ -178,7 +178,7 @@ describe('group chat', () => {
     expect(user).not.toContain(image)
   })
 
-  it('passes reply_images natively to a model with vision', async () => {
+  it('passes replyImages natively to a model with vision (also under the former name reply_images)', async () => {
     const image = `data:image/png;base64,${randomBytes(24).toString('base64')}`
     server.script({ text: '看到了。' })
     const charpipe = await createCharpipe(
@@ -192,10 +192,14 @@ describe('group chat', () => {
         },
       }),
     )
-    await collectEvents(charpipe.generate({ text: '看', reply_images: [image] }))
+    await collectEvents(charpipe.generate({ text: '看', replyImages: [image] }))
+    const former = `data:image/png;base64,${randomBytes(24).toString('base64')}`
+    server.script({ text: '也看到了。' })
+    await collectEvents(charpipe.generate({ session: 'former-name', text: '看', reply_images: [former] }))
     await charpipe.close()
-    expect(server.requests).toHaveLength(1)
+    expect(server.requests).toHaveLength(2)
     expect(JSON.stringify(lastUserOf(bodyOf(0)))).toContain(image)
+    expect(JSON.stringify(lastUserOf(bodyOf(1)))).toContain(former)
   })
 
   it('writes the memory of a turn under its speaker, without the group framing', async () => {

@@ -34,6 +34,19 @@ const postJson = (path: string, body: unknown) =>
   })
 
 describe('group chat over the server', () => {
+  it('reply_images on the wire (WebSocket and /api/chat) reach the model as images being replied to', async () => {
+    await start()
+    const image = 'https://example.com/meme.png'
+    model.script({ text: '{"emotion":"开心","text":"哈哈。"}' })
+    const client = await openTestSocket(`${server!.url}/ws`)
+    client.send({ type: 'user_input', session: 'wire', text: '这个', reply_images: [image] })
+    await client.waitForTurn('wire')
+    await client.close()
+    model.script({ text: '{"emotion":"开心","text":"好。"}' })
+    await readSse(await postJson('/api/chat', { session: 'wire-http', text: '那个', reply_images: [image] }))
+    expect(model.requests).toHaveLength(2)
+    for (const index of [0, 1]) expect(JSON.stringify(lastUserOf(index))).toContain('回复图片')
+  })
   it('WebSocket: observe frames reach the model before the next user_input, with speakers', async () => {
     await start()
     model.script({ text: '{"emotion":"开心","text":"大家好。"}' })

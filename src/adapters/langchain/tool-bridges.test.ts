@@ -1,5 +1,5 @@
 import { DynamicTool, tool } from '@langchain/core/tools'
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest'
 import * as z from 'zod'
 import { collectEvents, doneOf, makeConfig } from '../../../test/engine/engine-test-helpers.js'
 import { createCharpipe } from '../../engine/create-charpipe.js'
@@ -63,7 +63,8 @@ describe('toCharpipeTool', () => {
     )
     const controller = new AbortController()
     const running = toCharpipeTool(slow).execute({}, { signal: controller.signal, session: 's', turn: 't' })
-    await new Promise((resolve) => setTimeout(resolve, 20))
+    // Once the tool runs (it has its signal), abort it.
+    await vi.waitFor(() => expect(seen).toBeDefined())
     controller.abort()
     await expect(running).rejects.toThrow()
     expect(seen?.aborted).toBe(true)

@@ -121,7 +121,7 @@ export function run(args: string[]): Promise<number> {
           process.exit(1)
         }, graceMs).unref()
         started.close().then(resolve, (error: unknown) => {
-          logger.error({ error }, 'shutdown did not finish cleanly')
+          logger.error({ err: error }, 'shutdown did not finish cleanly')
           resolve()
         })
       }

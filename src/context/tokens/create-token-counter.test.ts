@@ -1,6 +1,7 @@
 import { countTokens as countCl100k } from 'gpt-tokenizer/encoding/cl100k_base'
 import { countTokens as countO200k } from 'gpt-tokenizer/encoding/o200k_base'
 import { describe, expect, it } from 'vitest'
+import { estimateTokens } from '../../shared/estimate-tokens.js'
 import type { ChatMessage } from '../../shared/messages.js'
 import {
   countTextInWindows,
@@ -10,7 +11,6 @@ import {
   maxRunCharacters,
   maxWindowCharacters,
 } from './create-token-counter.js'
-import { estimateTokens } from './estimate-tokens.js'
 
 const chinese = [
   '你好，今天天气怎么样？我想去公园散步。',

@@ -12,9 +12,9 @@
  * `maxExactCharacters` is estimated (linear, and never below the exact count) instead.
  */
 import { createRequire } from 'node:module'
+import { estimateTokens } from '../../shared/estimate-tokens.js'
 import type { ChatMessage } from '../../shared/messages.js'
 import type { ModelCapabilities, TokenCounter } from '../types.js'
-import { estimateTokens } from './estimate-tokens.js'
 
 type Encoding = 'o200k_base' | 'cl100k_base'
 

@@ -27,7 +27,7 @@ export async function createPostgresPool(options: CreatePostgresPoolOptions): Pr
     max: 5,
   })
   pool.on('error', (error) =>
-    options.logger.warn({ error: scrubSecrets(error.message) }, 'postgres idle client error'),
+    options.logger.warn({ err: scrubSecrets(error.message) }, 'postgres idle client error'),
   )
   return pool
 }

@@ -1,6 +1,4 @@
 export { HistoryStoreError } from './history-store-error.js'
 export { createInMemoryHistoryStore } from './in-memory-history-store.js'
-export { createPostgresHistoryStore, type PostgresHistoryStoreOptions } from './postgres-history-store.js'
-export { createRedisHistoryStore, type RedisHistoryStoreOptions } from './redis-history-store.js'
 export { type ResetHistoryIfNeededOptions, resetHistoryIfNeeded } from './reset-history-if-needed.js'
 export { createSqliteHistoryStore, type SqliteHistoryStoreOptions } from './sqlite-history-store.js'

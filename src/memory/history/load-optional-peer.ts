@@ -2,7 +2,25 @@
  * Loads an optional peer dependency (`ioredis`, `pg`) on first use, so the bare package stays light
  * and users of the SQLite default never need them installed.
  */
-import { HistoryStoreError } from './history-store-error.js'
+import { CharpipeError, type CharpipeErrorOptions } from '../../shared/errors.js'
+
+/**
+ * An optional peer that the config asks for is not installed. A setup mistake, not a fault of the
+ * server, so its code is `invalid_config` and the message names the package and the command.
+ */
+export class MissingPackageError extends CharpipeError {
+  readonly packageName: string
+
+  constructor(packageName: string, neededFor: string, options: CharpipeErrorOptions = {}) {
+    super(
+      'invalid_config',
+      `install ${packageName} to use ${neededFor} (npm install ${packageName}): the package ${packageName} is not installed`,
+      options,
+    )
+    this.name = 'MissingPackageError'
+    this.packageName = packageName
+  }
+}
 
 export interface LoadOptionalPeerOptions {
   /** The npm package name. */
@@ -20,10 +38,7 @@ export async function loadOptionalPeer<Module>(options: LoadOptionalPeerOptions)
   } catch (error) {
     const code = (error as { code?: unknown }).code
     if (code === 'ERR_MODULE_NOT_FOUND' || code === 'MODULE_NOT_FOUND') {
-      throw new HistoryStoreError(
-        `install ${options.packageName} to use ${options.neededFor} (npm install ${options.packageName})`,
-        { cause: error },
-      )
+      throw new MissingPackageError(options.packageName, options.neededFor, { cause: error })
     }
     throw error
   }

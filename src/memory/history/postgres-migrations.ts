@@ -82,7 +82,7 @@ export async function applyPostgresMigrations(pool: Pool, options: ApplyPostgres
   // A checked-out client needs its own listener: the server going away mid-migration must fail the
   // migration, not end the process with an unhandled 'error' event.
   const onError = (error: Error) =>
-    logger?.warn({ error: error.message }, 'postgres client error during migration')
+    logger?.warn({ err: error.message }, 'postgres client error during migration')
   client.on('error', onError)
   try {
     await client.query('BEGIN')

@@ -90,7 +90,7 @@ async function connectClient(url: string, timeoutMs: number, logger: Logger): Pr
     // While Redis is down every reconnect attempt fails: one line every 10 s is enough.
     if (Date.now() - lastLogged < 10_000) return
     lastLogged = Date.now()
-    logger.warn({ where, error: scrubSecrets(error.message) }, 'redis error')
+    logger.warn({ where, err: scrubSecrets(error.message) }, 'redis error')
   })
   try {
     await client.connect()

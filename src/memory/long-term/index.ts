@@ -8,10 +8,6 @@ export {
   createOpenAIEmbeddings,
   type EmbeddingsClient,
 } from './create-openai-embeddings.js'
-export {
-  type CreatePostgresMemoryStoreOptions,
-  createPostgresMemoryStore,
-} from './create-postgres-memory-store.js'
 export { type CreateSqliteMemoryStoreOptions, createSqliteMemoryStore } from './create-sqlite-memory-store.js'
 export { defaultMemoryRanking, type MemoryRankingOptions } from './memory-ranking.js'
 export {

@@ -5,7 +5,18 @@
 import { describe, expect, it } from 'vitest'
 import type { MemoryStore } from '../types.js'
 import type { EmbeddingsClient } from './create-openai-embeddings.js'
-import type { ContractStoreOptions } from './memory-store-contract.js'
+import type { MemoryRankingOptions } from './memory-ranking.js'
+
+/** How a contract test opens a store (memory-store-contract.ts). */
+export interface ContractStoreOptions {
+  /** Which data: one name is one database (file, schema) for the whole test. */
+  database: string
+  now: () => number
+  ranking?: Partial<MemoryRankingOptions>
+  neighbourContext?: boolean
+  keywordIndexMaxBytes?: number
+  embeddings?: EmbeddingsClient
+}
 
 export const memoryContractStart = Date.UTC(2025, 0, 1)
 const start = memoryContractStart

@@ -9,21 +9,13 @@ import { randomUUID } from 'node:crypto'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { CharpipeError } from '../../shared/errors.js'
 import type { MemoryStore } from '../types.js'
-import type { EmbeddingsClient } from './create-openai-embeddings.js'
-import type { MemoryRankingOptions } from './memory-ranking.js'
-import { describeMemorySearchContract, memoryContractStart } from './memory-search-contract.js'
+import {
+  type ContractStoreOptions,
+  describeMemorySearchContract,
+  memoryContractStart,
+} from './memory-search-contract.js'
 import { segmentText } from './segment-text.js'
 import { maxMemoryTextCharacters } from './validate-memory-input.js'
-
-export interface ContractStoreOptions {
-  /** Which data: one name is one database (file, schema) for the whole test. */
-  database: string
-  now: () => number
-  ranking?: Partial<MemoryRankingOptions>
-  neighbourContext?: boolean
-  keywordIndexMaxBytes?: number
-  embeddings?: EmbeddingsClient
-}
 
 export interface MemoryStoreContractOptions {
   /** Suite title, e.g. `sqlite`. */

@@ -5,6 +5,7 @@
  */
 import type { Hono } from 'hono'
 import { streamSSE } from 'hono/streaming'
+import { convertWireInput } from '../convert-wire-input.js'
 import { renameEventSession } from '../create-session-owners.js'
 import { respondWithError } from '../error-response.js'
 import { readJsonBody } from '../read-json-body.js'
@@ -21,7 +22,7 @@ export function registerChatRoute(app: Hono, dependencies: ServerDependencies): 
     const named = body.value.session ?? 'default'
     const resolved = resolveRequestSession(context, dependencies.sessionOwners, named)
     if (resolved.response) return resolved.response
-    const input = { ...body.value, session: resolved.session }
+    const input = convertWireInput({ ...body.value, session: resolved.session })
     return streamSSE(
       context,
       async (stream) => {
@@ -38,7 +39,7 @@ export function registerChatRoute(app: Hono, dependencies: ServerDependencies): 
         }
       },
       async (error, stream) => {
-        dependencies.logger.error({ error }, 'chat turn failed')
+        dependencies.logger.error({ err: error }, 'chat turn failed')
         const payload = { type: 'error', code: 'internal', message: 'the turn failed; see the server log' }
         await stream.writeSSE({ event: 'error', data: JSON.stringify(payload) })
       },

@@ -26,9 +26,9 @@ import type { CharpipeEvent, LlmDoneEvent, LlmErrorEvent } from '../../shared/ev
 import { countMessageTokens, countTokens } from '../count-tokens.js'
 import { mapErrorCodeToStatus, respondBadRequest } from '../error-response.js'
 import { readJsonBody } from '../read-json-body.js'
-import { readOpenAiMessages } from '../read-openai-messages.js'
+import { readOpenAIMessages } from '../read-openai-messages.js'
 import { resolveRequestSession } from '../refuse-foreign-session.js'
-import { openAiCompletionBodySchema } from '../request-schemas.js'
+import { openAICompletionBodySchema } from '../request-schemas.js'
 import { selectModelCharacter } from '../select-model-character.js'
 import type { ServerDependencies } from '../server-dependencies.js'
 import { streamTurn } from '../stream-turn.js'
@@ -53,13 +53,13 @@ export function isFailureFinal(failure: TurnFailure): boolean {
   )
 }
 
-function convertToOpenAiError(event: TurnFailure) {
+function convertToOpenAIError(event: TurnFailure) {
   return { message: event.message, type: event.code, code: event.code, param: null }
 }
 
-function sendOpenAiError(context: Context, event: TurnFailure): Response {
+function sendOpenAIError(context: Context, event: TurnFailure): Response {
   if (isFailureFinal(event)) context.header('x-should-retry', 'false')
-  return context.json({ error: convertToOpenAiError(event) }, mapErrorCodeToStatus(event.code))
+  return context.json({ error: convertToOpenAIError(event) }, mapErrorCodeToStatus(event.code))
 }
 
 /**
@@ -74,16 +74,16 @@ function markFinalRefusal(response: Response): Response {
   return new Response(response.body, { status, statusText: response.statusText, headers })
 }
 
-export function registerOpenAiCompletionsRoute(app: Hono, dependencies: ServerDependencies): void {
+export function registerOpenAICompletionsRoute(app: Hono, dependencies: ServerDependencies): void {
   app.use('/v1/chat/completions', async (context, next) => {
     await next()
     context.res = markFinalRefusal(context.res)
   })
   app.post('/v1/chat/completions', async (context) => {
-    const body = await readJsonBody(context, openAiCompletionBodySchema)
+    const body = await readJsonBody(context, openAICompletionBodySchema)
     if (!body.ok) return body.response
     const request = body.value
-    const turnRequest = readOpenAiMessages(request.messages)
+    const turnRequest = readOpenAIMessages(request.messages)
     if (!turnRequest) return respondBadRequest(context, 'messages: no message with role "user"')
     const named = context.req.header('x-session-id') || request.user
     // Without a session, a client that keeps its own history is stateless: a session of its own
@@ -155,7 +155,7 @@ export function registerOpenAiCompletionsRoute(app: Hono, dependencies: ServerDe
         if (event.type === 'llm_done') done = event
       }
       // A reply cut by a failure is not a completion: the client gets the error, as from OpenAI.
-      if (failure || !done) return sendOpenAiError(context, failure ?? missingDone)
+      if (failure || !done) return sendOpenAIError(context, failure ?? missingDone)
       return context.json({
         id,
         object: 'chat.completion',
@@ -186,7 +186,7 @@ export function registerOpenAiCompletionsRoute(app: Hono, dependencies: ServerDe
     const early = held.find((event): event is LlmErrorEvent => event.type === 'llm_error' && isFailure(event))
     if (early && !held.some((event) => event.type === 'llm_chunk' && event.text)) {
       await events.return?.(undefined)
-      return sendOpenAiError(context, early)
+      return sendOpenAIError(context, early)
     }
 
     const includeUsage = request.stream_options?.include_usage === true
@@ -214,7 +214,7 @@ export function registerOpenAiCompletionsRoute(app: Hono, dependencies: ServerDe
             if (failure) {
               // Cut by a failure: an error object, as OpenAI-compatible servers send, and no
               // finish_reason that would call the reply complete.
-              await stream.writeSSE({ data: JSON.stringify({ error: convertToOpenAiError(failure) }) })
+              await stream.writeSSE({ data: JSON.stringify({ error: convertToOpenAIError(failure) }) })
             } else {
               const finish = event.interrupted ? 'length' : 'stop'
               await stream.writeSSE({ data: JSON.stringify(chunk({ emotion: event.emotion }, finish)) })
@@ -235,7 +235,7 @@ export function registerOpenAiCompletionsRoute(app: Hono, dependencies: ServerDe
         await stream.writeSSE({ data: '[DONE]' })
       },
       async (error, stream) => {
-        dependencies.logger.error({ error }, 'completion turn failed')
+        dependencies.logger.error({ err: error }, 'completion turn failed')
         const payload = {
           message: 'the turn failed; see the server log',
           type: 'internal',

@@ -11,7 +11,7 @@ import type { CharpipeConfig } from '../../config/schema.js'
 import { listModelCharacters } from '../select-model-character.js'
 import type { ServerDependencies } from '../server-dependencies.js'
 
-export interface OpenAiModel {
+export interface OpenAIModel {
   id: string
   object: 'model'
   created: number
@@ -23,7 +23,7 @@ export interface OpenAiModel {
 }
 
 /** The characters this server answers as, as OpenAI model entries. */
-export function listCharacterModels(config: CharpipeConfig, created: number): OpenAiModel[] {
+export function listCharacterModels(config: CharpipeConfig, created: number): OpenAIModel[] {
   return listModelCharacters(config).map((character) => ({
     id: character.engineId === undefined ? character.name : character.id,
     object: 'model',
@@ -34,7 +34,7 @@ export function listCharacterModels(config: CharpipeConfig, created: number): Op
   }))
 }
 
-export function registerOpenAiModelsRoute(app: Hono, dependencies: ServerDependencies): void {
+export function registerOpenAIModelsRoute(app: Hono, dependencies: ServerDependencies): void {
   // Characters have no creation time of their own; the server's start stands in for it.
   const created = Math.floor(Date.now() / 1000)
   app.get('/v1/models', (context) =>

@@ -10,6 +10,7 @@ import { CharpipeError } from '../../shared/errors.js'
 import type { CharpipeEvent } from '../../shared/events.js'
 import { describeForbiddenKey, findForbiddenKey } from '../../shared/find-forbidden-key.js'
 import type { Logger } from '../../shared/logger.js'
+import { convertWireInput } from '../convert-wire-input.js'
 import type { ServerMetrics } from '../create-server-metrics.js'
 import { renameEventSession, type SessionOwners } from '../create-session-owners.js'
 import { createFrameRateLimiter, createTurnLimiter, type TurnLimits } from '../create-turn-limiter.js'
@@ -96,7 +97,7 @@ export function createWebSocketEvents(options: CreateWebSocketEventsOptions): WS
   // A CharpipeError is the client's to read; anything else goes to the log and is only named.
   const sendFailure = (socket: WSContext, session: string, error: unknown, logged: string, told: string) => {
     const known = CharpipeError.isInstance(error)
-    if (!known) logger.error({ error }, logged)
+    if (!known) logger.error({ err: error }, logged)
     send(socket, {
       type: 'error',
       code: known ? error.code : 'internal',
@@ -155,7 +156,7 @@ export function createWebSocketEvents(options: CreateWebSocketEventsOptions): WS
     }
     ownTurns.set(session, (ownTurns.get(session) ?? 0) + 1)
     try {
-      const input = {
+      const input = convertWireInput({
         session,
         ...(frame.character ? { character: frame.character } : {}),
         text: frame.text,
@@ -164,7 +165,7 @@ export function createWebSocketEvents(options: CreateWebSocketEventsOptions): WS
         speaker: frame.speaker,
         reply_images: frame.reply_images,
         ...(frame.id ? { id: frame.id } : {}),
-      }
+      })
       await relayTurn({
         charpipe,
         input,
@@ -176,7 +177,7 @@ export function createWebSocketEvents(options: CreateWebSocketEventsOptions): WS
         onTurnNotStored: (event) => send(socket, renameEventSession(event, named)),
       })
     } catch (error) {
-      logger.error({ error }, 'websocket turn failed')
+      logger.error({ err: error }, 'websocket turn failed')
       send(socket, { type: 'error', code: 'internal', message: 'the turn failed; see the server log' })
     } finally {
       slot.release()
@@ -206,7 +207,7 @@ export function createWebSocketEvents(options: CreateWebSocketEventsOptions): WS
     slot.release()
     const session = resolveSession(socket, named)
     if (session === undefined) return
-    const input = {
+    const input = convertWireInput({
       session,
       text: frame.text,
       emotion: frame.emotion,
@@ -215,14 +216,14 @@ export function createWebSocketEvents(options: CreateWebSocketEventsOptions): WS
       reply_images: frame.reply_images,
       ...(frame.character ? { character: frame.character } : {}),
       preflight: true,
-    }
+    })
     charpipe
       .run(input, (event) => {
         if (event.type === 'llm_error')
           send(socket, { type: 'error', code: event.code, session: named, message: event.message })
       })
       .catch((error: unknown) => {
-        logger.error({ error }, 'preparing a preflight failed')
+        logger.error({ err: error }, 'preparing a preflight failed')
         send(socket, {
           type: 'error',
           code: 'internal',
@@ -388,7 +389,7 @@ export function createWebSocketEvents(options: CreateWebSocketEventsOptions): WS
           ...(frame.character ? { character: frame.character } : {}),
         })
         .catch((error: unknown) => {
-          logger.error({ error }, 'interrupt failed')
+          logger.error({ err: error }, 'interrupt failed')
           send(socket, {
             type: 'error',
             code: 'internal',
@@ -412,7 +413,7 @@ export function createWebSocketEvents(options: CreateWebSocketEventsOptions): WS
         )
         return
       }
-      logger.warn({ error }, 'websocket error')
+      logger.warn({ err: error }, 'websocket error')
     },
   }
 }

@@ -1,0 +1,85 @@
+/**
+ * The architecture of docs/architecture/overview.md as rules, checked by `npm run check:architecture`
+ * and by `test/architecture.test.ts` (so `npm test` and CI fail when it is broken).
+ *
+ * Every folder of src/ sits in one layer below. Product code imports only from its own layer or the
+ * layers below it; tests (`*.test.ts`) may reach any folder. No module cycles at all. A folder of
+ * src/ that is in no layer fails the check: a new folder is a decision about where it belongs.
+ *
+ * Adding a folder: put its name in the layer that matches what it imports and who imports it (a
+ * folder that produces turns, like `audience/`, sits above `engine/`; a gate every config passes
+ * through sits with `config/`, or in its own layer just above `shared/` if `config/` imports it).
+ */
+const layers = [
+  // The contracts every stage uses: errors, events, messages, the logger.
+  ['shared'],
+  // The config file and its schema; `characters/` reads `characters_dir` as part of loading it.
+  ['config', 'characters'],
+  // Stages that need only the config: stores, providers, the reply parser, tools.
+  ['memory', 'providers', 'reply', 'tools'],
+  // The context pipeline (reads memory) and the cluster (leases over the history stores).
+  ['context', 'cluster'],
+  // One turn end to end.
+  ['engine'],
+  // Producers of turns besides a client's input.
+  ['audience'],
+  ['connectors'],
+  // The edges: the server, bridges to other frameworks, the mock model server and fakes.
+  ['server', 'adapters', 'testing'],
+  // The commands.
+  ['cli'],
+]
+
+/** The page runs in the browser: it reaches the server only over HTTP and the WebSocket. */
+const webMayImport = ['web', 'shared', 'config', 'context']
+
+const placed = [...layers.flat(), 'web']
+const productCode = { pathNot: '\\.test\\.tsx?$' }
+
+const layerRules = layers.flatMap((layer, index) => {
+  const above = layers.slice(index + 1).flat()
+  if (above.length === 0) return []
+  return layer.map((folder) => ({
+    name: `no-upward-import-from-${folder}`,
+    comment: `${folder}/ is below ${above.join(', ')}: it must not import them`,
+    severity: 'error',
+    from: { path: `^src/${folder}/`, ...productCode },
+    to: { path: `^src/(${[...above, 'web'].join('|')})/` },
+  }))
+})
+
+module.exports = {
+  forbidden: [
+    {
+      name: 'no-circular',
+      comment: 'a module cycle: one of the two must not know the other',
+      severity: 'error',
+      // The one allowed: the page's field and its list of objects render each other (a field can be
+      // a list whose columns are fields), which is recursion of the data, not a layering knot.
+      from: { pathNot: '^src/web/components/(schema-field|object-list-editor)\\.tsx$' },
+      to: { circular: true },
+    },
+    {
+      name: 'folder-not-placed',
+      comment: 'a folder of src/ that is in no layer of .dependency-cruiser.cjs: place it there',
+      severity: 'error',
+      from: { path: '^src/', pathNot: `^src/((${placed.join('|')})/|index\\.ts$)` },
+      to: {},
+    },
+    {
+      name: 'web-only-over-http',
+      comment: 'the page reaches the server only over HTTP and the WebSocket',
+      severity: 'error',
+      from: { path: '^src/web/', ...productCode },
+      // memory-scope-of.ts is a pure function the page shares to show a session's memory scope.
+      to: { path: '^src/', pathNot: `^src/((${webMayImport.join('|')})/|memory/memory-scope-of\\.ts$)` },
+    },
+    ...layerRules,
+  ],
+  options: {
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    doNotFollow: { path: 'node_modules' },
+    includeOnly: '^src/',
+  },
+}

@@ -1,0 +1,91 @@
+/**
+ * The architecture rules of `.dependency-cruiser.cjs` (docs/architecture/overview.md as layers):
+ * the source keeps them, and the rules catch what they are there for (an upward import, a module
+ * cycle, a folder placed in no layer), shown on a small tree of files made for the test.
+ */
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
+import { createRequire } from 'node:module'
+import { tmpdir } from 'node:os'
+import { dirname, join } from 'node:path'
+import { cruise, type ICruiseOptions, type IViolation } from 'dependency-cruiser'
+import extractTSConfig from 'dependency-cruiser/config-utl/extract-ts-config'
+import { afterAll, describe, expect, it } from 'vitest'
+
+const root = join(import.meta.dirname, '..')
+const config = createRequire(import.meta.url)(join(root, '.dependency-cruiser.cjs')) as {
+  forbidden: NonNullable<ICruiseOptions['ruleSet']>['forbidden']
+  options: ICruiseOptions
+}
+const temporary: string[] = []
+
+afterAll(() => {
+  for (const folder of temporary) rmSync(folder, { recursive: true, force: true })
+})
+
+async function findViolations(baseDir: string): Promise<IViolation[]> {
+  const { options } = config
+  const result = await cruise(
+    ['src'],
+    {
+      ...options,
+      baseDir,
+      tsConfig: { fileName: join(root, 'tsconfig.json') },
+      ruleSet: { forbidden: config.forbidden },
+      validate: true,
+    },
+    {},
+    { tsConfig: extractTSConfig(join(root, 'tsconfig.json')) },
+  )
+  if (typeof result.output === 'string') throw new Error('expected a cruise result')
+  return result.output.summary.violations
+}
+
+const describeViolation = (violation: IViolation) =>
+  `${violation.rule.name}: ${violation.from} → ${violation.to}`
+
+describe('architecture', () => {
+  it('every folder of src/ is placed in a layer', () => {
+    const rule = config.forbidden?.find((candidate) => candidate.name === 'folder-not-placed')
+    const placed = new RegExp(String(rule?.from.pathNot))
+    const folders = readdirSync(join(root, 'src'), { withFileTypes: true }).filter((entry) =>
+      entry.isDirectory(),
+    )
+    expect(folders.length).toBeGreaterThan(10)
+    const unplaced = folders.map((entry) => entry.name).filter((name) => !placed.test(`src/${name}/index.ts`))
+    expect(unplaced, 'place these folders in a layer of .dependency-cruiser.cjs').toEqual([])
+  })
+
+  it('the source keeps the layering and has no module cycle', async () => {
+    const violations = await findViolations(root)
+    expect(violations.map(describeViolation)).toEqual([])
+  }, 180_000)
+
+  it('the rules catch an upward import, a cycle, a folder in no layer and the page importing the engine', async () => {
+    const folder = mkdtempSync(join(tmpdir(), 'charpipe-architecture-'))
+    temporary.push(folder)
+    const files: Record<string, string> = {
+      'src/shared/log.ts': "import { run } from '../engine/run.js'\nexport const log = () => run()\n",
+      'src/engine/run.ts': 'export const run = () => 1\n',
+      'src/tools/a.ts': "import { b } from './b.js'\nexport const a = () => b()\n",
+      'src/tools/b.ts': "import { a } from './a.js'\nexport const b = (): number => a()\n",
+      'src/elsewhere/thing.ts': "import { run } from '../engine/run.js'\nexport const thing = run\n",
+      'src/web/page.ts': "import { run } from '../engine/run.js'\nexport const page = run\n",
+      'src/engine/run.test.ts': "import { log } from '../shared/log.js'\nexport const check = log\n",
+    }
+    for (const [path, text] of Object.entries(files)) {
+      mkdirSync(dirname(join(folder, path)), { recursive: true })
+      writeFileSync(join(folder, path), text)
+    }
+    const found = (await findViolations(folder)).map(describeViolation)
+    expect(found).toEqual(
+      expect.arrayContaining([
+        'no-upward-import-from-shared: src/shared/log.ts → src/engine/run.ts',
+        'no-circular: src/tools/a.ts → src/tools/b.ts',
+        'folder-not-placed: src/elsewhere/thing.ts → src/engine/run.ts',
+        'web-only-over-http: src/web/page.ts → src/engine/run.ts',
+      ]),
+    )
+    // A test may reach any folder.
+    expect(found.filter((line) => line.includes('run.test.ts'))).toEqual([])
+  }, 120_000)
+})
