@@ -66,7 +66,9 @@ export function parseConfig(raw: unknown, options: ParseConfigOptions = {}): Par
 
   let value: unknown
   try {
-    value = mergeCharactersDir(substituted.value, importCardFile)
+    const merged = mergeCharactersDir(substituted.value, importCardFile)
+    value = merged.value
+    warnings.push(...merged.skipped.map((issue) => ({ ...issue, message: `skipped: ${issue.message}` })))
   } catch (error) {
     if (error instanceof InvalidConfigError)
       throw new InvalidConfigError(error.issues, { source: options.source })
