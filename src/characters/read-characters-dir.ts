@@ -3,7 +3,7 @@
  * character per id, the file name without extension (see characters-folder.ts for which files make
  * one). A file that cannot be used (bad YAML, a bad card, a block the schema refuses, a name that
  * cannot be an id) is skipped and named, so one bad card among hundreds does not stop the server;
- * the others are used. Its text is a third party's: it is never `${VAR}`-expanded.
+ * the others are used; a folder that cannot be read means no characters from it, also named. Its text is a third party's: it is never `${VAR}`-expanded.
  */
 import { readdirSync, readFileSync } from 'node:fs'
 import { extname, join } from 'node:path'
@@ -78,8 +78,9 @@ export function readCharactersDir(options: ReadCharactersDirOptions): ReadCharac
   } catch (error) {
     const missing = (error as NodeJS.ErrnoException).code === 'ENOENT'
     if (missing && options.optional) return { characters: {}, skipped: [] }
-    const reason = missing ? 'no such folder' : String(error)
-    throw new InvalidConfigError([{ path: 'characters_dir', message: `cannot read ${dir}: ${reason}` }])
+    // The server starts without them, and says why: the first import creates the folder.
+    const reason = missing ? 'no such folder (yet)' : String(error)
+    return { characters: {}, skipped: [{ path: 'characters_dir', message: `cannot read ${dir}: ${reason}` }] }
   }
   const characters: Record<string, Record<string, unknown>> = {}
   const skipped: ConfigIssue[] = []

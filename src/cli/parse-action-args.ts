@@ -46,6 +46,8 @@ export function parseActionArgs<Action extends string>(
     )
     return undefined
   }
-  const switches = new Set((options.switches ?? []).filter((name) => (values as Record<string, unknown>)[name] === true))
+  const switches = new Set(
+    (options.switches ?? []).filter((name) => (values as Record<string, unknown>)[name] === true),
+  )
   return { action: action as Action, rest, configPath: values.config as string | undefined, switches }
 }

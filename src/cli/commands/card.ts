@@ -37,7 +37,13 @@ interface ReadCard {
 
 export function run(args: string[]): Promise<number> {
   return runCommand(async () => {
-    const parsed = parseActionArgs({ args, command: 'card', actions: ['import'], usage, switches: ['as-new'] })
+    const parsed = parseActionArgs({
+      args,
+      command: 'card',
+      actions: ['import'],
+      usage,
+      switches: ['as-new'],
+    })
     if (!parsed) return 2
     const files = parsed.rest
     if (files.length === 0) {
@@ -128,7 +134,8 @@ async function dropConfigEntries(path: string, cards: ReadCard[]): Promise<boole
     : text
   try {
     if (next === text) await loadConfig(path, { checks: [checkPipelineConfig], logger: quiet })
-    else parseConfig(parseConfigText(next, path), { source: path, checks: [checkPipelineConfig], logger: quiet })
+    else
+      parseConfig(parseConfigText(next, path), { source: path, checks: [checkPipelineConfig], logger: quiet })
   } catch (error) {
     console.error(`charpipe card import: ${CharpipeError.isInstance(error) ? error.message : String(error)}`)
     console.error('charpipe card import: nothing was imported')

@@ -84,6 +84,18 @@ function findCharacterFiles(config: CharpipeConfig, id: string): string[] {
     .filter((path) => existsSync(path))
 }
 
+/** The character with its picture file (a PNG of the characters folder) as its avatar, for export. */
+async function withAvatarFile(
+  config: CharpipeConfig,
+  id: string,
+  character: CharacterConfig,
+): Promise<CharacterConfig> {
+  if (character.avatar || isDefaultCharacter(config, id)) return character
+  const file = findAvatarFile(resolveCharactersDir(config).dir, id)
+  if (!file || readAvatarType(file) !== 'image/png') return character
+  return { ...character, avatar: `data:image/png;base64,${(await readFile(file)).toString('base64')}` }
+}
+
 /** Whether config.yaml itself holds an entry for the id (an older import, or changes over a file). */
 async function fileHasEntry(configPath: string, id: string): Promise<boolean> {
   let text: string
@@ -218,7 +230,7 @@ export function registerCharacterRoutes(app: Hono, dependencies: ServerDependenc
   })
 
   // A V3 card of the character: JSON, or with ?format=png a PNG of its avatar (or a default picture).
-  app.get('/api/characters/:id/card', (context) => {
+  app.get('/api/characters/:id/card', async (context) => {
     const config = configManager.current()
     const id = context.req.param('id')
     const character = findCharacter(config, id)
@@ -231,7 +243,7 @@ export function registerCharacterRoutes(app: Hono, dependencies: ServerDependenc
       )
     }
     try {
-      const bytes = exportCharacterCard(character, { format })
+      const bytes = exportCharacterCard(await withAvatarFile(config, id, character), { format })
       return context.body(bytes.slice().buffer, 200, {
         'content-type': format === 'png' ? 'image/png' : 'application/json',
         'content-disposition': `attachment; filename="${id.replace(/[^A-Za-z0-9_.-]/g, '_')}.${format}"; filename*=UTF-8''${encodeURIComponent(id)}.${format}`,
