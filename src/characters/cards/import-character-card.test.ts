@@ -163,7 +163,14 @@ describe('exportCharacterCard round trip', () => {
     })
     const entries = (ccv3!.data.character_book as { entries: Record<string, unknown>[] }).entries
     // A SillyTavern position charpipe has no place for (5: before the example messages) is kept.
-    expect(entries[1]!.extensions).toEqual({ probability: 100, position: 5, depth: 4, role: 0 })
+    expect(entries[1]!.extensions).toEqual({
+      probability: 100,
+      position: 5,
+      depth: 4,
+      role: 0,
+      match_whole_words: true,
+      case_sensitive: false,
+    })
     const moon = entries[3] as { content: string }
     expect(moon.content).toBe('@@depth 2\n@@role assistant\nThe moon is a sleeping goddess.')
     // The V2 form has no V3-only decorators in its content.

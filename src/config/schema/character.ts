@@ -29,6 +29,12 @@ export const lorebookEntrySchema = z
     selective: z.boolean().default(false).describe('Needs a key and a secondary key.'),
     constant: z.boolean().default(false).describe('Always injected, keys or not.'),
     case_sensitive: z.boolean().default(false).describe('Keys match with case.'),
+    match_whole_words: z
+      .boolean()
+      .default(true)
+      .describe(
+        'A key made of one word matches whole words only ("wood" not in "Hollywood"); keys in scripts written without spaces (Chinese, Japanese) match inside text either way.',
+      ),
     enabled: z.boolean().default(true).describe('False: never injected.'),
     content: z.string().max(limits.entryContentChars).describe('What is injected when the entry triggers.'),
     insertion_order: z
