@@ -147,10 +147,12 @@ export function mergeCharactersDir(raw: unknown, importCard: ImportCardFile): Me
   const fromDir = read.characters
   if (Object.keys(fromDir).length === 0) return { value: raw, skipped: read.skipped }
   const given = isPlainObject(raw.characters) ? raw.characters : {}
-  const characters: Record<string, unknown> = { ...fromDir }
+  // The config's own characters first, in its order, then the folder's.
+  const characters: Record<string, unknown> = {}
   for (const [id, block] of Object.entries(given)) {
     const file = fromDir[id]
     characters[id] = file && isPlainObject(block) ? mergeDeep(file, block) : block
   }
+  for (const [id, file] of Object.entries(fromDir)) if (!Object.hasOwn(characters, id)) characters[id] = file
   return { value: { ...raw, characters }, skipped: read.skipped }
 }
