@@ -4,39 +4,20 @@
  * updates; a bad card is named and nothing is written.
  * `charpipe chat --character ID` then talks with one, opened with its greeting.
  */
-import { spawn } from 'node:child_process'
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { dirname, join, resolve } from 'node:path'
-import { fileURLToPath } from 'node:url'
+import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { base64Json, makeCardPng, makeCardV2, makeCardV3 } from '../../src/characters/cards/card-factories.js'
 import { loadConfig } from '../../src/config/load-config.js'
+import { runCli } from '../support/run-cli.js'
 
-const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '../..')
 let folder: string
 
 beforeEach(() => {
   folder = mkdtempSync(join(tmpdir(), 'charpipe-card-'))
 })
 afterEach(() => rmSync(folder, { recursive: true, force: true }))
-
-function runCli(
-  args: string[],
-  stdin = '',
-): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/entry.ts', ...args], { cwd: repoRoot })
-  child.stdin.end(stdin)
-  let stdout = ''
-  let stderr = ''
-  child.stdout.on('data', (chunk) => {
-    stdout += chunk
-  })
-  child.stderr.on('data', (chunk) => {
-    stderr += chunk
-  })
-  return new Promise((done) => child.on('close', (code) => done({ code, stdout, stderr })))
-}
 
 function writeCards(): { json: string; png: string } {
   const json = join(folder, 'seraphina.json')

@@ -3,16 +3,14 @@
  * imported through the CLI and through HTTP: each becomes the same character either way, with its
  * greetings intact and its lorebook's own matching settings.
  */
-import { spawn } from 'node:child_process'
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { dirname, join, resolve } from 'node:path'
-import { fileURLToPath } from 'node:url'
+import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { loadConfig } from '../../src/config/load-config.js'
 import { startTestServer, type TestServer } from '../server/start-test-server.js'
+import { repoRoot, runCli } from '../support/run-cli.js'
 
-const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '../..')
 const fixtures = join(repoRoot, 'test', 'fixtures', 'cards')
 const cardFiles = readdirSync(fixtures)
   .filter((name) => name.endsWith('.json') || name.endsWith('.png'))
@@ -37,19 +35,6 @@ afterEach(async () => {
   if (folder) rmSync(folder, { recursive: true, force: true })
   folder = undefined
 })
-
-function runCli(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/entry.ts', ...args], { cwd: repoRoot })
-  let stdout = ''
-  let stderr = ''
-  child.stdout.on('data', (chunk) => {
-    stdout += chunk
-  })
-  child.stderr.on('data', (chunk) => {
-    stderr += chunk
-  })
-  return new Promise((done) => child.on('close', (code) => done({ code, stdout, stderr })))
-}
 
 describe('third-party card shapes', () => {
   it('imports every fixture through the CLI and through HTTP to the same characters', async () => {

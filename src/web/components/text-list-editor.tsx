@@ -4,6 +4,7 @@
  * Long items (greetings) get a multi-line field per row.
  */
 import { translate } from '../lib/i18n.js'
+import { RemoveRowButton } from './remove-row-button.js'
 
 export interface TextListEditorProps {
   path: string
@@ -35,14 +36,7 @@ export function TextListEditor(props: TextListEditorProps) {
               onInput={(event) => change(index, event.currentTarget.value)}
             />
           )}
-          <button
-            type="button"
-            class="icon danger"
-            title={translate('field.remove')}
-            onClick={() => props.onChange(props.value.filter((_, at) => at !== index))}
-          >
-            ✕
-          </button>
+          <RemoveRowButton onRemove={() => props.onChange(props.value.filter((_, at) => at !== index))} />
         </div>
       ))}
       <button type="button" class="small" data-add-item onClick={() => props.onChange([...props.value, ''])}>
