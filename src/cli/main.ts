@@ -10,6 +10,8 @@ export interface CommandModule {
   run(args: string[]): Promise<number>
 }
 
+import { chooseCliLogFormat } from './choose-cli-log-format.js'
+
 const commands: Record<string, () => Promise<CommandModule>> = {
   serve: () => import('./commands/serve.js'),
   chat: () => import('./commands/chat.js'),
@@ -27,7 +29,11 @@ async function printHelp(): Promise<void> {
     const command = await load()
     lines.push(`  ${name.padEnd(10)} ${command.summary}`)
   }
-  lines.push('', 'Run `charpipe <command> --help` for its options.')
+  lines.push(
+    '',
+    'Run `charpipe <command> --help` for its options.',
+    'Any command: --log-format json|pretty (default: readable lines; serve: JSON when not at a terminal).',
+  )
   console.log(lines.join('\n'))
 }
 
@@ -56,5 +62,11 @@ export async function main(argv: string[]): Promise<number> {
     console.log(`usage: ${command.usage}\n\n${command.summary}`)
     return 0
   }
-  return command.run(rest)
+  const logFormat = chooseCliLogFormat(name, rest)
+  if (logFormat.error) {
+    console.error(`charpipe ${name}: ${logFormat.error}`)
+    return 2
+  }
+  if (logFormat.format) process.env.CHARPIPE_LOG_FORMAT = logFormat.format
+  return command.run(logFormat.args)
 }

@@ -33,6 +33,24 @@ export interface TurnInput {
    * memories are kept apart from every other character's (see `memoryScopeOf`).
    */
   character?: string
+  /**
+   * The client's own prompt (an OpenAI-compatible client that sends its conversation): its history
+   * replaces the stored one in the prompt, and its system prompt, when it sends one, replaces the
+   * character's name, persona, scenario and example dialogue (the reply-format instructions, the
+   * lorebook and memories are still added).
+   */
+  clientPrompt?: ClientPrompt
+  /**
+   * Nothing of the session is read or kept: no stored history or memory reaches the prompt, no
+   * greeting is sent, and the turn is neither stored nor remembered.
+   */
+  stateless?: boolean
+}
+
+/** A conversation as a client keeps it, sent with its newest input. */
+export interface ClientPrompt {
+  system?: string
+  history: { role: 'user' | 'assistant'; content: string }[]
 }
 
 /** Someone in a group chat: a stable id and an optional display name. */

@@ -55,7 +55,7 @@ export interface ExecuteTurnOptions {
  * only (the turn itself then meets the same store, and says so).
  */
 async function sendGreeting(options: ExecuteTurnOptions, runtime: EngineRuntime): Promise<void> {
-  if (!options.openSession) return
+  if (!options.openSession || options.input.stateless) return
   try {
     const greeting = await options.openSession(runtime)
     if (!greeting) return

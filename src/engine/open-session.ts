@@ -9,6 +9,7 @@ import { randomUUID } from 'node:crypto'
 import type { CharacterConfig } from '../config/schema.js'
 import { expandMacros } from '../context/macros/expand-macros.js'
 import type { ConversationScope, StoredMessage } from '../memory/types.js'
+import { resolveCharacterLanguage, resolveUserName } from '../shared/language/index.js'
 import type { EngineRuntime } from './engine-runtime.js'
 import { conversationScopeOf } from './persist-turn.js'
 
@@ -114,7 +115,8 @@ function createGreeting(character: CharacterConfig, index: number): StoredMessag
     role: 'assistant',
     content: expandMacros(listGreetings(character)[index]!, {
       char: character.name,
-      user: character.user_name,
+      user: resolveUserName(character),
+      language: resolveCharacterLanguage(character),
       timestamp: now,
       lastUserMessage: '',
     }),

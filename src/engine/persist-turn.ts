@@ -10,6 +10,7 @@ import type { FactExtractor } from '../memory/index.js'
 import { memoryScopeOf } from '../memory/memory-scope-of.js'
 import type { ConversationScope, StoredMessage } from '../memory/types.js'
 import { CharpipeError } from '../shared/errors.js'
+import { resolveUserName } from '../shared/language/index.js'
 import { createChildLogger, type Logger } from '../shared/logger.js'
 import { acceptHeardText } from './accept-heard-text.js'
 import type { EngineParts } from './engine-parts.js'
@@ -94,6 +95,7 @@ async function applyResetPolicy(options: PersistTurnOptions, scope: Conversation
 /** Stores the turn and applies the reset policy; returns the failure instead of throwing. */
 export async function storeTurn(options: PersistTurnOptions): Promise<CharpipeError | undefined> {
   const { runtime, input, outcome } = options
+  if (input.stateless) return undefined
   const scope = conversationScopeOf(runtime, input.session)
   const reply = selectStoredReply(outcome)
   const assistant: StoredMessage | undefined = reply.trim()
@@ -141,7 +143,7 @@ export async function rememberCompletedTurn(
   const store = runtime.memoryStore
   // What the speaker said, without the group chat's framing (that is in the stored history).
   const said = input.spokenText ?? input.text
-  if (!store || !runtime.config.memory.enabled || !said.trim()) return
+  if (!store || !runtime.config.memory.enabled || !said.trim() || input.stateless) return
   const speaker = input.speaker
   try {
     await options.parts.rememberTurn(store, {
@@ -151,7 +153,9 @@ export async function rememberCompletedTurn(
       turn: options.turn,
       time: options.startedAt,
       speakerNames: {
-        user: speaker ? `${speaker.name || speaker.id}(${speaker.id})` : runtime.config.character.user_name,
+        user: speaker
+          ? `${speaker.name || speaker.id}(${speaker.id})`
+          : resolveUserName(runtime.config.character),
         assistant: runtime.config.character.name,
       },
       ...(extractor ? { extractor, logger: createChildLogger(options.logger, 'memory') } : {}),

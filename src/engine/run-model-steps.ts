@@ -8,6 +8,7 @@
  * without tools so the model has to answer in words.
  */
 import type { ChatProvider, ChatRequest, Usage } from '../providers/types.js'
+import { type Language, readScaffoldingTexts } from '../shared/language/index.js'
 import type { Logger } from '../shared/logger.js'
 import type { ChatMessage, ContentPart, ImagePart, ToolCall } from '../shared/messages.js'
 import {
@@ -36,6 +37,8 @@ export interface RunModelStepsOptions {
   registry: ToolRegistry
   /** Native tool calls (true) or tools described in the prompt (false). */
   nativeTools: boolean
+  /** The character's language: the words of tool results and notes described in the prompt. */
+  language: Language
   maxToolSteps: number
   temperature?: number
   maxTokens?: number
@@ -149,8 +152,8 @@ async function appendToolMessages(
     return
   }
   messages.push({ role: 'assistant', content: step.text, source: 'tool' })
-  const lines = prepared.map(({ call, value }) => renderToolResultText(call, value))
-  if (lastRound) lines.push('工具调用次数已用完，请直接回答。')
+  const lines = prepared.map(({ call, value }) => renderToolResultText(call, value, options.language))
+  if (lastRound) lines.push(readScaffoldingTexts(options.language).toolRoundsUsedUp)
   const images = prepared.flatMap((item) => item.images)
   const text = lines.join('\n')
   messages.push({

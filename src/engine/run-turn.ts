@@ -9,6 +9,7 @@ import type { ContextPipeline, TurnInput } from '../context/types.js'
 import type { Usage } from '../providers/types.js'
 import { CharpipeError } from '../shared/errors.js'
 import type { TurnUsage } from '../shared/events.js'
+import { resolveCharacterLanguage } from '../shared/language/index.js'
 import { type Logger, scrubSecrets } from '../shared/logger.js'
 import type { ChatMessage } from '../shared/messages.js'
 import { addToolPrompt } from '../tools/add-tool-prompt.js'
@@ -100,7 +101,12 @@ function chooseToolImageHandling(runtime: EngineRuntime, logger: Logger): ToolIm
 
 export async function runTurn(options: RunTurnOptions): Promise<TurnOutcome> {
   const { runtime, signal, emit } = options
-  const reply = createTurnReply(options.parts, runtime.parserOptions, emit)
+  const reply = createTurnReply(
+    options.parts,
+    runtime.parserOptions,
+    emit,
+    runtime.config.character.default_emotion,
+  )
   let refusedAttachments: ReadonlySet<string> | undefined
   let usage: TurnUsage | undefined
   const outcome = (extra: Partial<TurnOutcome>): TurnOutcome => ({
@@ -128,15 +134,17 @@ export async function runTurn(options: RunTurnOptions): Promise<TurnOutcome> {
     // Tools of sources still connecting (MCP servers) are waited for, each within its own bound.
     await raceAbort(options.registry.ready(signal), signal)
     const nativeTools = runtime.capabilities.functionCalling
+    const language = resolveCharacterLanguage(runtime.config.character)
     const messages =
       options.registry.size > 0 && !nativeTools
-        ? addToolPrompt(built.messages, options.registry.definitions())
+        ? addToolPrompt(built.messages, options.registry.definitions(), undefined, language)
         : built.messages
     await runModelSteps({
       provider: runtime.provider,
       messages,
       registry: options.registry,
       nativeTools,
+      language,
       toolImages: chooseToolImageHandling(runtime, options.logger),
       maxToolSteps: runtime.config.llm.max_tool_steps,
       temperature: runtime.config.llm.temperature,

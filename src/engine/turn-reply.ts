@@ -23,10 +23,12 @@ export function createTurnReply(
   parts: Pick<EngineParts, 'createReplyParser'>,
   options: ReplyParserOptions,
   emit: EmitTurnEvent,
+  /** The character's `default_emotion`: the emotion until the model gives one. */
+  defaultEmotion: string,
 ): TurnReply {
   let parser: ReplyParser | undefined
   let finishedText = ''
-  let emotion = options.defaultEmotion ?? '平静'
+  let emotion = options.defaultEmotion || defaultEmotion
   let emittedEmotion: string | undefined
   const sentences: string[] = []
 

@@ -2,11 +2,12 @@
  * Checks what a caller passes to `generate`/`preview` and fills the session default, naming the
  * field that is wrong (inputs come from WebSocket frames and HTTP bodies, so anything can arrive).
  */
-import type { Speaker, TurnInput } from '../context/types.js'
+import type { ClientPrompt, Speaker, TurnInput } from '../context/types.js'
 import { BadRequestError } from '../shared/errors.js'
 import type { GenerateInput, ObserveInput } from './types.js'
 
-const maxSessionLength = 200
+// A client names at most 200 characters; a keyed client's session carries its namespace too.
+const maxSessionLength = 256
 const maxSpeakerIdLength = 200
 const maxCharacterLength = 200
 const maxSpeakerNameLength = 100
@@ -102,7 +103,25 @@ export function validateGenerateInput(
     ...(files ? { files } : {}),
     ...(replyImages ? { replyImages } : {}),
     ...(speaker ? { speaker } : {}),
+    ...(input.clientPrompt ? { clientPrompt: checkClientPrompt(input.clientPrompt) } : {}),
+    ...(input.stateless === true ? { stateless: true } : {}),
   }
+}
+
+function checkClientPrompt(value: unknown): ClientPrompt {
+  const prompt = value as Partial<ClientPrompt>
+  if (typeof prompt !== 'object' || prompt === null || !Array.isArray(prompt.history))
+    throw new BadRequestError('clientPrompt must be an object {system?, history: [{role, content}]}')
+  if (prompt.system !== undefined && typeof prompt.system !== 'string')
+    throw new BadRequestError('clientPrompt.system must be a string')
+  const history = prompt.history.map((message, index) => {
+    if ((message?.role !== 'user' && message?.role !== 'assistant') || typeof message.content !== 'string')
+      throw new BadRequestError(
+        `clientPrompt.history.${index} must be {role: user|assistant, content: string}`,
+      )
+    return { role: message.role, content: message.content }
+  })
+  return { ...(prompt.system?.trim() ? { system: prompt.system } : {}), history }
 }
 
 export interface ValidatedObserveInput {

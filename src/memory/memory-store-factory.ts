@@ -44,6 +44,7 @@ export async function createMemoryStore(
     keywordIndexMaxBytes: config.memory.index_max_mb * 1024 * 1024,
     logger: options.logger,
     now: options.now,
+    characterIds: Object.keys(config.characters),
   }
   const store = await openMemoryStore(config, options, shared)
   // Retrieval runs before the model is called, so it is bounded; writes that embed whole documents

@@ -1,8 +1,12 @@
 /**
  * The reply of the builtin `mock` model: a few sentences in the configured reply format, with an
  * emotion, echoing a bit of what the user said and saying plainly that no real model answered. The
- * emotion and wording follow from the user's text, so the same input gives the same reply.
+ * emotion and wording follow from the user's text, so the same input gives the same reply. It answers
+ * in the language of the user's text (English or Chinese; Chinese when the text has no letters), as a
+ * real model would, and names a default emotion the way an English model is shown it (`happy`).
  */
+import { detectTextLanguage, type Language, showEmotionLabel } from '../shared/language/index.js'
+
 export interface ComposeMockReplyOptions {
   /** What the user said last. */
   userText: string
@@ -15,14 +19,54 @@ export interface ComposeMockReplyOptions {
 
 const defaultEmotions = ['开心', '平静', '难过', '生气', '惊讶', '害怕', '害羞']
 
-const openers: Record<string, string> = {
-  开心: '太好啦！',
-  平静: '嗯，我听到了。',
-  难过: '唉，听起来有点让人难过。',
-  生气: '哼，这可不行！',
-  惊讶: '哇，真的吗？',
-  害怕: '呜，有点吓人呢……',
-  害羞: '诶嘿，被你这么说有点不好意思。',
+interface MockWords {
+  openers: Record<string, string>
+  echo: (echo: string) => string
+  silence: string
+  /** What an emotion without an opener becomes. */
+  aside: (emotion: string) => string
+  disclaimer: (name: string | undefined) => string
+  advice: string
+  /** Between sentences. */
+  separator: string
+}
+
+const wordsByLanguage: Record<Language, MockWords> = {
+  zh: {
+    openers: {
+      开心: '太好啦！',
+      平静: '嗯，我听到了。',
+      难过: '唉，听起来有点让人难过。',
+      生气: '哼，这可不行！',
+      惊讶: '哇，真的吗？',
+      害怕: '呜，有点吓人呢……',
+      害羞: '诶嘿，被你这么说有点不好意思。',
+    },
+    echo: (echo) => `你刚才说「${echo}」。`,
+    silence: '你好像什么都没说。',
+    aside: (emotion) => `（${emotion}）`,
+    disclaimer: (name) => `${name ? `我是${name}，` : ''}这条回复来自内置的 mock 模型，不是真正的大模型。`,
+    advice: '配置好 llm.provider 之后，就能听到真正的回答啦！',
+    separator: '',
+  },
+  en: {
+    openers: {
+      开心: "That's great!",
+      平静: 'Mm, I hear you.',
+      难过: 'Oh, that sounds a little sad.',
+      生气: "Hmph, that won't do!",
+      惊讶: 'Wow, really?',
+      害怕: "Eek, that's a bit scary…",
+      害羞: "Hehe, you're making me blush.",
+    },
+    echo: (echo) => `You just said "${echo}".`,
+    silence: "You don't seem to have said anything.",
+    aside: (emotion) => `(${emotion})`,
+    disclaimer: (name) =>
+      `${name ? `I'm ${name}, and this` : 'This'} reply comes from the builtin mock model, not a real language model.`,
+    advice: "Once llm.provider is configured, you'll hear real answers!",
+    separator: ' ',
+  },
 }
 
 function hashText(text: string): number {
@@ -49,16 +93,18 @@ export interface ComposeMockReplyResult {
 
 export function composeMockReply(options: ComposeMockReplyOptions): ComposeMockReplyResult {
   const emotions = options.emotions?.length ? options.emotions : defaultEmotions
-  const emotion = emotions[hashText(options.userText) % emotions.length]!
+  const configured = emotions[hashText(options.userText) % emotions.length]!
+  const language = detectTextLanguage(options.userText) ?? 'zh'
+  const words = wordsByLanguage[language]
+  const emotion = showEmotionLabel(configured, language)
   const echo = echoOf(options.userText)
-  const name = options.characterName ? `我是${options.characterName}，` : ''
   const sentences = [
-    openers[emotion] ?? `（${emotion}）`,
-    echo ? `你刚才说「${echo}」。` : '你好像什么都没说。',
-    `${name}这条回复来自内置的 mock 模型，不是真正的大模型。`,
-    '配置好 llm.provider 之后，就能听到真正的回答啦！',
+    words.openers[configured] ?? words.aside(emotion),
+    echo ? words.echo(echo) : words.silence,
+    words.disclaimer(options.characterName || undefined),
+    words.advice,
   ]
-  const body = sentences.join('')
+  const body = sentences.join(words.separator)
   switch (options.replyFormat ?? 'auto') {
     case 'json':
       return { text: JSON.stringify({ emotion, text: body }), emotion }

@@ -20,8 +20,9 @@ const defaultChunkDelayMs = 5
 function lastUserText(request: ChatRequest): string {
   for (let index = request.messages.length - 1; index >= 0; index--) {
     const message = request.messages[index]!
-    // Echo what the user said, not the tone note the pipeline appended ([用户语气：…]).
-    if (message.role === 'user') return messageText(message).replace(/\s*\[用户语气：[^\]]*\]\s*$/u, '')
+    // Echo what the user said, not the tone note the pipeline appended ([用户语气：…], [User tone: …]).
+    if (message.role === 'user')
+      return messageText(message).replace(/\s*\[(?:用户语气：|User tone: )[^\]]*\]\s*$/u, '')
   }
   return ''
 }

@@ -1,11 +1,14 @@
 /**
  * Maps the emotion labels a model writes to the configured ones: a configured label as is, then the
- * alias table (exact, then case-insensitive: `Happy` → 开心). Anything else becomes the default
+ * alias table (exact, then case-insensitive: `Happy` → 开心), then the default emotions' names in
+ * either language (`afraid` → 害怕, see `shared/language/emotion-labels.ts`: an English character is
+ * shown the English names of its labels). Anything else becomes the default
  * emotion: clients (avatars, TTS voices, pages) only ever receive a label from the configured set,
  * never text the model made up. Unknown labels are logged once per label list and alias table (so
  * once per config, not once per reply), so a prompt that drifts from the list is visible without
  * flooding the log.
  */
+import { findEmotionByName } from '../shared/language/index.js'
 
 export interface EmotionResolverOptions {
   /** What an unknown label becomes. */
@@ -68,7 +71,11 @@ export function createEmotionResolver(options: EmotionResolverOptions): EmotionR
     tables ??= readTables(options.emotions, options.aliases)
     const trimmed = label.trim()
     if (tables.configured.has(trimmed)) return trimmed
-    return tables.aliases.get(trimmed) ?? tables.lowerAliases.get(trimmed.toLowerCase())
+    return (
+      tables.aliases.get(trimmed) ??
+      tables.lowerAliases.get(trimmed.toLowerCase()) ??
+      findEmotionByName(trimmed, tables.configured)
+    )
   }
 
   const reportUnknown = (label: string, level: 'debug' | 'warn') => {

@@ -154,6 +154,13 @@ export async function createServer(options: CreateServerOptions): Promise<Charpi
 
   const httpTurns = limitHttpTurns({
     limiter: createTurnLimiter({ readLimits: () => readConfig().server.limits }),
+    addressLimiter: createTurnLimiter({
+      readLimits: () => {
+        const { turns_per_minute, concurrent_turns } = readConfig().server.limits
+        return { turns_per_minute: turns_per_minute * 10, concurrent_turns: concurrent_turns * 10 }
+      },
+    }),
+    readTrustedProxies: () => readConfig().server.trusted_proxies,
   })
   app.post('/api/chat', httpTurns)
   app.post('/v1/chat/completions', httpTurns)

@@ -1,45 +1,50 @@
 /**
- * Sessions bound to a client key, so one chat client reads and interrupts only its own sessions.
- * A client names itself with `X-Charpipe-Client: <key>` (HTTP, and the WebSocket upgrade) or
- * `?client=<key>` (WebSocket upgrade, for browsers): a long random string it keeps. The first turn
- * a keyed client starts in a session binds the session to the key's hash; from then on requests
- * for that session (turns, reading its messages, interrupting it) need the same key, or the admin
- * token. Clients without a key use unbound sessions as before. Bindings live in memory: after a
- * restart a session is bound again by the first keyed client that uses it.
+ * Sessions live in the namespace of the client key that uses them, so one chat client can never
+ * reach, read, interrupt or lock another's. A client names itself with `X-Charpipe-Client: <key>`
+ * (HTTP, and the WebSocket upgrade) or `?client=<key>` (WebSocket upgrade, for browsers): a long
+ * random string it keeps. What such a client calls session `diary` the engine keeps as
+ * `~<hash of the key>~diary`; another key's `diary`, and the `diary` of clients without a key (the
+ * web page, simple apps), are other sessions. Nothing is bound and nothing is held in memory: the
+ * namespace is the key itself, so no flood of keys or sessions can take a session from its client,
+ * and a restart changes nothing. Session ids that start with `~` are refused from clients without a
+ * key (only the admin token may name them, to read a keyed client's session).
  */
 import { createHash } from 'node:crypto'
 
+export type ResolveSessionResult = { ok: true; session: string } | { ok: false; message: string }
+
 export interface SessionOwners {
-  /** Binds `session` to `clientKey` when unbound; true when the client may use the session. */
-  claim(session: string, clientKey: string | undefined): boolean
-  /** True when the client may read or interrupt `session` (unbound sessions are open). */
-  mayUse(session: string, clientKey: string | undefined): boolean
+  /** The engine's session for what the client calls `session`, or why the client may not name it. */
+  resolve(session: string, clientKey: string | undefined, admin?: boolean): ResolveSessionResult
+  /** What the client calls the engine's `session` (the reverse of `resolve`). */
+  nameFor(session: string, clientKey: string | undefined): string
 }
 
-export interface CreateSessionOwnersOptions {
-  /** Most bindings kept; the oldest are forgotten past it. @default 100000 */
-  maxSessions?: number
-}
+const reservedPrefix = '~'
 
-export function createSessionOwners(options: CreateSessionOwnersOptions = {}): SessionOwners {
-  const maxSessions = options.maxSessions ?? 100_000
-  const owners = new Map<string, string>()
-  const hash = (key: string) => createHash('sha256').update(key).digest('base64url')
-
-  const mayUse = (session: string, clientKey: string | undefined) => {
-    const owner = owners.get(session)
-    return owner === undefined || (clientKey !== undefined && owner === hash(clientKey))
+export function createSessionOwners(): SessionOwners {
+  // Hashing a key costs a microsecond or two; a connection asks again for every frame.
+  const namespaces = new Map<string, string>()
+  const namespaceOf = (key: string) => {
+    let namespace = namespaces.get(key)
+    if (namespace === undefined) {
+      namespace = `${reservedPrefix}${createHash('sha256').update(key).digest('base64url').slice(0, 22)}${reservedPrefix}`
+      if (namespaces.size >= 10_000) namespaces.clear()
+      namespaces.set(key, namespace)
+    }
+    return namespace
   }
-
   return {
-    mayUse,
-    claim(session, clientKey) {
-      if (!mayUse(session, clientKey)) return false
-      if (clientKey !== undefined && !owners.has(session)) {
-        owners.set(session, hash(clientKey))
-        if (owners.size > maxSessions) owners.delete(owners.keys().next().value!)
-      }
-      return true
+    resolve(session, clientKey, admin = false) {
+      if (clientKey !== undefined) return { ok: true, session: `${namespaceOf(clientKey)}${session}` }
+      if (session.startsWith(reservedPrefix) && !admin)
+        return { ok: false, message: describeForeignSession(session) }
+      return { ok: true, session }
+    },
+    nameFor(session, clientKey) {
+      if (clientKey === undefined) return session
+      const namespace = namespaceOf(clientKey)
+      return session.startsWith(namespace) ? session.slice(namespace.length) : session
     },
   }
 }
@@ -54,5 +59,10 @@ export function readClientKey(header: string | undefined, url?: string): string 
 
 /** The message of a refusal for `session`. */
 export function describeForeignSession(session: string): string {
-  return `session "${session}" belongs to another client: send its X-Charpipe-Client key (or the admin token)`
+  return `session "${session}" is reserved: session ids starting with "~" belong to clients that send an X-Charpipe-Client key`
+}
+
+/** `event` with the session as its client calls it (the same object when nothing changes). */
+export function renameEventSession<Event extends { session?: string }>(event: Event, name: string): Event {
+  return event.session === undefined || event.session === name ? event : { ...event, session: name }
 }

@@ -1,34 +1,83 @@
 /**
- * Turn limits for `/api/chat` and `/v1/chat/completions`, per client: the token it presented (as a
- * hash) and its address. The slot is held until the answer's body has been sent or dropped, since a
- * streamed turn runs long after the route returned its Response.
+ * Turn limits for `/api/chat` and `/v1/chat/completions`, per client: its address (the forwarded
+ * one behind `server.trusted_proxies`, see find-client-address.ts) and the session it names, with
+ * the `server.limits` of one client; and per address across all its sessions, ten times those (a
+ * client naming a new session per request still meets a bound). Users behind one proxy no longer
+ * share one bucket, and two conversations of one user do not wait for each other. The slot is held
+ * until the answer's body has been sent or dropped, since a streamed turn runs long after the route
+ * returned its Response.
  */
-import { createHash } from 'node:crypto'
 import { getConnInfo } from '@hono/node-server/conninfo'
-import type { MiddlewareHandler } from 'hono'
-import { readPresentedToken } from './check-token.js'
-import type { TurnLimiter } from './create-turn-limiter.js'
+import type { Context, MiddlewareHandler } from 'hono'
+import { readClientKey } from './create-session-owners.js'
+import type { StartTurnResult, TurnLimiter } from './create-turn-limiter.js'
+import { findClientAddress } from './find-client-address.js'
 
 export interface LimitHttpTurnsOptions {
+  /** Limits of one session of one client address. */
   limiter: TurnLimiter
+  /** Limits of one client address across its sessions. */
+  addressLimiter: TurnLimiter
+  /** `server.trusted_proxies`, read per request so a config change applies at once. */
+  readTrustedProxies: () => readonly string[]
 }
 
-/** Who a request comes from, for the limits: its token's hash and its address. */
-export function identifyClient(authorization: string | undefined, address: string | undefined): string {
-  const token = readPresentedToken(authorization)
-  const tokenHash = token ? createHash('sha256').update(token).digest('base64url').slice(0, 16) : '-'
-  return `${tokenHash}@${address ?? 'unknown'}`
+/** The session a turn request names: `X-Session-Id`, else the body's `session` or `user`. */
+async function readNamedSession(context: Context): Promise<string> {
+  const header = context.req.header('x-session-id')
+  if (header) return header
+  try {
+    const body = JSON.parse(await context.req.text()) as { session?: unknown; user?: unknown }
+    const named = body?.session ?? body?.user
+    return typeof named === 'string' ? named : ''
+  } catch {
+    // Not JSON: the route answers 400; the limits count it under no session.
+    return ''
+  }
+}
+
+/** Who a request comes from, for the limits: its address, and the session in its key's namespace. */
+export async function identifyClient(
+  context: Context,
+  trustedProxies: readonly string[],
+): Promise<{ address: string; session: string }> {
+  let socketAddress: string | undefined
+  try {
+    socketAddress = getConnInfo(context).remote.address
+  } catch {
+    // Not on a Node socket (app.request in tests): every request comes from one client.
+  }
+  const address =
+    findClientAddress({
+      socketAddress,
+      forwardedFor: context.req.header('x-forwarded-for'),
+      trustedProxies,
+    }) ?? 'unknown'
+  const key = readClientKey(context.req.header('x-charpipe-client')) ?? ''
+  return { address, session: JSON.stringify([key, await readNamedSession(context)]) }
+}
+
+function takeSlots(options: LimitHttpTurnsOptions, address: string, session: string): StartTurnResult {
+  const own = options.addressLimiter.tryStart(address)
+  if (!own.ok) return { ok: false, message: `${own.message}, across the sessions of one address` }
+  const slot = options.limiter.tryStart(`${address} ${session}`)
+  if (!slot.ok) {
+    own.release()
+    return slot
+  }
+  return {
+    ok: true,
+    release: () => {
+      slot.release()
+      own.release()
+    },
+  }
 }
 
 export function limitHttpTurns(options: LimitHttpTurnsOptions): MiddlewareHandler {
   return async (context, next) => {
-    let address: string | undefined
-    try {
-      address = getConnInfo(context).remote.address
-    } catch {
-      // Not on a Node socket (app.request in tests): the token alone names the client.
-    }
-    const slot = options.limiter.tryStart(identifyClient(context.req.header('authorization'), address))
+    const { address, session } = await identifyClient(context, options.readTrustedProxies())
+    const slot = takeSlots(options, address, session)
     if (!slot.ok) return context.json({ error: { code: 'rate_limited', message: slot.message } }, 429)
     try {
       await next()

@@ -1,20 +1,25 @@
 /**
- * The HTTP side of session binding (see create-session-owners.ts): a turn binds the session to the
- * request's client key; a turn or a read of a session bound to another key answers 403. The admin
- * token passes.
+ * The HTTP side of client namespaces (see create-session-owners.ts): the engine's session for the
+ * session a request names, in the namespace of its `X-Charpipe-Client` key, or a 403 when a
+ * request without a key names a reserved id. The admin token without a key names any session.
  */
 import type { Context } from 'hono'
-import { describeForeignSession, readClientKey, type SessionOwners } from './create-session-owners.js'
+import { readClientKey, type SessionOwners } from './create-session-owners.js'
 
-export function refuseForeignSession(
+export type ResolveRequestSessionResult = { session: string; response?: undefined } | { response: Response }
+
+export function resolveRequestSession(
   context: Context,
   owners: SessionOwners,
   session: string,
-  use: 'turn' | 'read' = 'turn',
-): Response | undefined {
-  if (context.get('adminTokenUsed')) return undefined
+): ResolveRequestSessionResult {
   const key = readClientKey(context.req.header('x-charpipe-client'))
-  const allowed = use === 'turn' ? owners.claim(session, key) : owners.mayUse(session, key)
-  if (allowed) return undefined
-  return context.json({ error: { code: 'forbidden', message: describeForeignSession(session) } }, 403)
+  const resolved = owners.resolve(session, key, context.get('adminTokenUsed') === true)
+  if (resolved.ok) return { session: resolved.session }
+  return { response: context.json({ error: { code: 'forbidden', message: resolved.message } }, 403) }
+}
+
+/** What the request's client calls the engine's `session`. */
+export function nameRequestSession(context: Context, owners: SessionOwners, session: string): string {
+  return owners.nameFor(session, readClientKey(context.req.header('x-charpipe-client')))
 }

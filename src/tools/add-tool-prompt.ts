@@ -2,7 +2,9 @@
  * For a model without function calling, the tools are described at the end of the first system
  * message (or in a new one at the start), in the format `parseToolCallText` reads back. `mustCall`
  * asks for a call (of any tool, or of the named one), the prompt's stand-in for a forced tool choice.
+ * The words are the character's language (Chinese when none is given).
  */
+import { type Language, readScaffoldingTexts } from '../shared/language/index.js'
 import type { ChatMessage, ToolDefinition } from '../shared/messages.js'
 import { renderToolPrompt } from './tool-call-text.js'
 
@@ -10,12 +12,13 @@ export function addToolPrompt(
   messages: ChatMessage[],
   definitions: readonly ToolDefinition[],
   mustCall?: true | string,
+  language: Language = 'zh',
 ): ChatMessage[] {
   const requirement =
     mustCall === undefined
       ? ''
-      : `\n这一步必须调用${mustCall === true ? '一个工具' : `工具 ${mustCall}`}，不要直接回答。`
-  const prompt = renderToolPrompt(definitions) + requirement
+      : `\n${readScaffoldingTexts(language).mustCallTool(mustCall === true ? undefined : mustCall)}`
+  const prompt = renderToolPrompt(definitions, language) + requirement
   const index = messages.findIndex((message) => message.role === 'system')
   if (index < 0) return [{ role: 'system', content: prompt, source: 'system' }, ...messages]
   const system = messages[index]!

@@ -7,6 +7,7 @@
  * ordinary reply still streams to speech at once: only a prefix that could still become
  * `{"tool_call` is held back.
  */
+import { type Language, readScaffoldingTexts } from '../shared/language/index.js'
 import type { ToolCall, ToolDefinition } from '../shared/messages.js'
 
 const callPrefix = '{"tool_call'
@@ -95,24 +96,19 @@ export function parseToolCallText(text: string): ToolCall[] | undefined {
   return calls as ToolCall[]
 }
 
-/** The system-prompt section that describes the tools and the call format. */
-export function renderToolPrompt(definitions: readonly ToolDefinition[]): string {
+/** The system-prompt section that describes the tools and the call format, in `language`. */
+export function renderToolPrompt(definitions: readonly ToolDefinition[], language: Language = 'zh'): string {
+  const texts = readScaffoldingTexts(language).toolPrompt
   const list = definitions
     .map(
       (definition) =>
-        `- ${definition.name}: ${definition.description}\n  参数 (JSON Schema): ${JSON.stringify(definition.parameters)}`,
+        `- ${definition.name}: ${definition.description}\n  ${texts.parameters}: ${JSON.stringify(definition.parameters)}`,
     )
     .join('\n')
-  return [
-    '## 可用工具',
-    '需要调用工具时，整条回复只输出下面格式的 JSON，不要输出其他任何文字：',
-    '{"tool_call": {"name": "<工具名>", "arguments": {<参数>}}}',
-    '工具结果会以用户消息的形式返回给你，然后再用平常的格式回答。不需要工具时照常回答。',
-    list,
-  ].join('\n')
+  return [texts.title, ...texts.callFormat, list].join('\n')
 }
 
 /** How a tool result is handed back to a model without a `tool` role. */
-export function renderToolResultText(call: ToolCall, result: unknown): string {
-  return `[工具结果 ${call.name}] ${JSON.stringify(result)}`
+export function renderToolResultText(call: ToolCall, result: unknown, language: Language = 'zh'): string {
+  return `${readScaffoldingTexts(language).toolResult(call.name)} ${JSON.stringify(result)}`
 }

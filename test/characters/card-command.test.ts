@@ -106,12 +106,13 @@ describe('charpipe chat --character', () => {
     expect(lines[0]).toContain('Seraphina (mock')
     // One of the card's greetings, chosen at random: first_mes or an alternate.
     expect(lines[1]).toMatch(
-      /^\[平静\] (\*Seraphina kneels beside you\.\* You are safe now\.|Welcome back, 用户\.|Oh! A visitor\.)$/,
+      /^\[平静\] (\*Seraphina kneels beside you\.\* You are safe now\.|Welcome back, User\.|Oh! A visitor\.)$/,
     )
     expect(result.stdout).toContain('我是Seraphina')
     const preview = await runCli(['preview', '--config', config, '--character', 'seraphina', '你好'])
     expect(preview.code).toBe(0)
-    expect(JSON.parse(preview.stdout).messages[0].content).toContain('Seraphina is the guardian')
+    expect(preview.stdout).toContain('── 1. system (system, ')
+    expect(preview.stdout).toContain('Seraphina is the guardian')
     const unknown = await runCli(['chat', '--config', config, '--character', 'nobody'], '你好\n')
     expect(unknown.code).toBe(2)
     expect(unknown.stderr).toContain('character "nobody" is not configured')

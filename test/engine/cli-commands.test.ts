@@ -147,6 +147,52 @@ describe('charpipe chat', () => {
     expect(logged.some((line) => / WARN {2}engine\/providers: retrying /.test(line))).toBe(true)
   })
 
+  it('keeps local commands to itself: /help, /clear, /character and /session never reach the model', async () => {
+    const path = writeConfig(
+      'two.yaml',
+      `llm: { provider: custom, base_url: "${server.url}/v1", model: m, max_retries: 0 }\nhistory: { store: memory }\nmemory: { enabled: false }\n` +
+        'characters:\n  mira:\n    name: Mira\n    persona: A guide of Eldoria.\n    greeting: "Welcome, {{user}}!"\n',
+    )
+    server.script([
+      { text: '{"emotion": "开心", "text": "一。"}' },
+      { text: '{"emotion": "开心", "text": "二。"}' },
+      { text: '{"emotion": "开心", "text": "Three."}' },
+      { text: '{"emotion": "开心", "text": "四。"}' },
+    ])
+    const input = [
+      '/help',
+      '你好',
+      '/clear',
+      '再说',
+      '/nope',
+      '/character mira',
+      'Hi',
+      '/session other',
+      '//slash',
+      '/quit',
+      'never sent',
+    ]
+    const { code, stdout } = await runCli(['chat', '--config', path], `${input.join('\n')}\n`)
+    expect(code).toBe(0)
+    expect(stdout).toContain('/character [ID]')
+    expect(stdout).toContain('unknown command /nope')
+    expect(stdout).toContain('(session default · character mira)')
+    // Mira's greeting opens her new session, in her language.
+    expect(stdout).toContain('[平静] Welcome, User!')
+    expect(stdout).toContain('(session other · character mira)')
+    const sent = server.requests.map((request) => {
+      const messages = (request.body as { messages: { role: string; content: string }[] }).messages
+      return { system: messages[0]!.content, history: messages.slice(1).map((message) => message.content) }
+    })
+    expect(sent).toHaveLength(4)
+    // /clear emptied the session: the second turn carries no history.
+    expect(sent[1]!.history).toEqual(['再说'])
+    expect(sent[2]!.system).toMatch(/^You are Mira, talking with User\./)
+    expect(sent[3]!.history.at(-1)).toBe('/slash')
+    expect(JSON.stringify(sent)).not.toContain('never sent')
+    expect(JSON.stringify(sent)).not.toContain('/help')
+  })
+
   it('a bad config exits non-zero naming the field', async () => {
     const path = writeConfig('bad.yaml', 'llm: { temperature: 9 }\n')
     const { code, stderr } = await runCli(['chat', '--config', path])
@@ -156,12 +202,34 @@ describe('charpipe chat', () => {
 })
 
 describe('charpipe preview', () => {
-  it('prints the assembled context as JSON without calling the model', async () => {
+  it('prints the assembled context for a person, without calling the model', async () => {
     const path = writeConfig(
       'preview.yaml',
       `character: { name: 小雪, persona: 温柔的猫娘 }\nhistory: { store: memory }\nmemory: { enabled: false }\n`,
     )
-    const { code, stdout } = await runCli(['preview', '--config', path, '--emotion', 'happy', '今天', '好累'])
+    const { code, stdout } = await runCli(['preview', '--config', path, '今天', '好累'])
+    expect(code).toBe(0)
+    expect(stdout).toMatch(/^── 1\. system \(system, \d+ tokens\) ──\n你是小雪，正在和用户对话。/)
+    expect(stdout).toMatch(/── 2\. user \(input, \d+ tokens\) ──\n今天 好累/)
+    expect(stdout).toMatch(/^2 messages, \d+ tokens$/m)
+    expect(server.requests).toHaveLength(0)
+  })
+
+  it('prints the assembled context as JSON with --json', async () => {
+    const path = writeConfig(
+      'preview.yaml',
+      `character: { name: 小雪, persona: 温柔的猫娘 }\nhistory: { store: memory }\nmemory: { enabled: false }\n`,
+    )
+    const { code, stdout } = await runCli([
+      'preview',
+      '--config',
+      path,
+      '--json',
+      '--emotion',
+      'happy',
+      '今天',
+      '好累',
+    ])
     expect(code).toBe(0)
     const preview = JSON.parse(stdout) as { messages: { role: string; content: string; source: string }[] }
     expect(preview.messages[0]!.role).toBe('system')
@@ -171,6 +239,27 @@ describe('charpipe preview', () => {
       content: expect.stringContaining('今天 好累'),
     })
     expect(server.requests).toHaveLength(0)
+  })
+
+  it('writes readable log lines, or JSON when asked', async () => {
+    // A new SQLite database logs its schema migrations.
+    const configFor = (name: string) =>
+      writeConfig(`${name}.yaml`, `storage: { sqlite_path: "${join(folder, name, 'charpipe.db')}" }\n`)
+    const environment = { CHARPIPE_LOG_LEVEL: 'info', CHARPIPE_LOG_FORMAT: '' }
+    const readable = await runCli(['preview', '--config', configFor('readable'), 'hi'], '', environment)
+    expect(readable.stderr).toMatch(
+      /^\d\d:\d\d:\d\d\.\d{3} INFO {2}engine\/history: applied history schema migration/m,
+    )
+    expect(readable.stderr).not.toContain('{"level"')
+    const json = await runCli(
+      ['preview', '--log-format', 'json', '--config', configFor('json'), 'hi'],
+      '',
+      environment,
+    )
+    expect(json.stderr).toMatch(/^\{"level":30,.*"msg":"applied history schema migration"\}$/m)
+    const wrong = await runCli(['preview', '--log-format', 'yaml', 'hi'], '', environment)
+    expect(wrong.code).toBe(2)
+    expect(wrong.stderr).toContain('--log-format must be json or pretty')
   })
 
   it('asks for the text when it is missing', async () => {

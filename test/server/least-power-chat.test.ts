@@ -4,6 +4,7 @@
  * frame closing the socket with a clear code instead of a crash in the error report.
  */
 
+import { createHash } from 'node:crypto'
 import { afterEach, describe, expect, it } from 'vitest'
 import WebSocket from 'ws'
 import { startTestServer, type TestServer } from './start-test-server.js'
@@ -98,7 +99,7 @@ describe('limits', () => {
     await client.close()
   })
 
-  it('concurrent turns of one HTTP client are limited (429); others and later turns still work', async () => {
+  it('concurrent turns of one HTTP client in one session are limited (429); later turns still work', async () => {
     server = await startTestServer({
       configText: 'server:\n  limits:\n    concurrent_turns: 1\n',
     })
@@ -106,7 +107,7 @@ describe('limits', () => {
       fetch(`${server!.url}/api/chat`, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ session: `s-${text}`, text }),
+        body: JSON.stringify({ session: 'one-session', text }),
       })
     const first = await chat('!slow one')
     const second = await chat('two')
@@ -142,8 +143,8 @@ describe('a far too large frame', () => {
   })
 })
 
-describe('sessions bound to a client key', () => {
-  const chat = (session: string, key?: string, headers: Record<string, string> = {}) =>
+describe('sessions in the namespace of a client key', () => {
+  const chat = (session: string, key?: string, headers: Record<string, string> = {}, text = 'hi') =>
     fetch(`${server!.url}/api/chat`, {
       method: 'POST',
       headers: {
@@ -151,55 +152,81 @@ describe('sessions bound to a client key', () => {
         ...(key ? { 'x-charpipe-client': key } : {}),
         ...headers,
       },
-      body: JSON.stringify({ session, text: 'hi' }),
+      body: JSON.stringify({ session, text }),
     })
-  const read = (session: string, key?: string, headers: Record<string, string> = {}) =>
-    fetch(`${server!.url}/api/sessions/${session}/messages`, {
+  const read = async (session: string, key?: string, headers: Record<string, string> = {}) => {
+    const response = await fetch(`${server!.url}/api/sessions/${encodeURIComponent(session)}/messages`, {
       headers: { ...(key ? { 'x-charpipe-client': key } : {}), ...headers },
     })
+    expect(response.status).toBe(200)
+    return ((await response.json()).messages as { content: string }[]).map((message) => message.content)
+  }
 
-  it('another client (or none) can neither chat in, read nor interrupt a bound session; its owner can', async () => {
+  it("another client (or none) can neither chat in, read nor interrupt a keyed client's session; its owner can", async () => {
     server = await startTestServer({ configText: '' })
-    const first = await chat('diary', 'key-of-alice-0123456789')
+    const first = await chat('diary', 'key-of-alice-0123456789', {}, 'my secret plan')
     expect(first.status).toBe(200)
-    await first.text()
+    // Events name the session as the client does.
+    expect(await first.text()).toContain('"session":"diary"')
     for (const key of ['key-of-mallory-0123456789', undefined]) {
-      const other = await chat('diary', key)
-      expect(other.status).toBe(403)
-      expect((await other.json()).error.message).toContain('X-Charpipe-Client')
-      expect((await read('diary', key)).status).toBe(403)
+      expect(await read('diary', key)).not.toContain('my secret plan')
+      const other = await chat('diary', key, {}, `not alice: ${key}`)
+      expect(other.status).toBe(200)
+      await other.text()
     }
-    expect((await read('diary', 'key-of-alice-0123456789')).status).toBe(200)
-    // WebSocket: a stranger's turn and interrupt are refused; the owner's work.
-    const stranger = await openTestSocket(`${server.url}/ws?client=key-of-mallory-0123456789`)
-    stranger.send({ type: 'user_input', session: 'diary', text: 'hi' })
-    stranger.send({ type: 'interrupt', session: 'diary', heard: 'x' })
-    await stranger.waitFor(
-      (frame) => frame.type === 'error' && String(frame.message).includes('another client'),
-    )
+    expect(await read('diary', 'key-of-alice-0123456789')).toEqual(expect.arrayContaining(['my secret plan']))
+    expect((await read('diary', 'key-of-alice-0123456789')).join()).not.toContain('not alice')
+    // WebSocket: a stranger's turn and interrupt reach only the stranger's own session.
     const owner = await openTestSocket(`${server.url}/ws?client=key-of-alice-0123456789`)
-    owner.send({ type: 'user_input', session: 'diary', text: 'again' })
-    await owner.waitForTurn('diary')
+    owner.send({ type: 'user_input', session: 'diary', text: '!slow story' })
+    await owner.waitFor((frame) => frame.type === 'llm_chunk' && frame.session === 'diary')
+    const stranger = await openTestSocket(`${server.url}/ws?client=key-of-mallory-0123456789`)
+    stranger.send({ type: 'interrupt', session: 'diary', heard: 'x' })
+    const keyless = await openTestSocket(`${server.url}/ws`)
+    keyless.send({ type: 'interrupt', session: 'diary', heard: 'x' })
+    keyless.send({ type: 'user_input', session: 'diary', text: 'hi' })
+    await keyless.waitForTurn('diary')
+    const done = await owner.waitFor((frame) => frame.type === 'llm_done' && frame.session === 'diary')
+    expect(done.interrupted).toBe(false)
     await stranger.close()
+    await keyless.close()
     await owner.close()
-    // Unbound sessions stay open to clients without a key.
-    const open = await chat('lobby')
-    expect(open.status).toBe(200)
-    await open.text()
   })
 
-  it('the admin token reads any bound session', async () => {
+  it('a keyed client never locks a keyless one out of a session, however many sessions it names', async () => {
+    server = await startTestServer({ configText: '' })
+    const socket = await openTestSocket(`${server.url}/ws?client=key-of-mallory-0123456789`)
+    for (let index = 0; index < 30; index++) socket.send({ type: 'open', session: `s${index}` })
+    socket.send({ type: 'open', session: 'default' })
+    await socket.waitFor((frame) => frame.type === 'opened' && frame.session === 'default')
+    const taken = await chat('default', 'key-of-mallory-0123456789')
+    await taken.text()
+    for (const session of ['default', 's0', 's29']) {
+      const page = await chat(session)
+      expect(page.status).toBe(200)
+      await page.text()
+    }
+    await socket.close()
+  })
+
+  it('reserved session ids are refused from keyless clients; the admin token reads a keyed session', async () => {
     const adminToken = 'admin-token-0123456789abcdef'
     server = await startTestServer({
       configText: `server:\n  token: chat-token-0123456789\n  admin_token: ${adminToken}\n`,
     })
-    const first = await chat('diary', 'key-of-alice-0123456789', {
-      authorization: 'Bearer chat-token-0123456789',
-    })
+    const chatToken = { authorization: 'Bearer chat-token-0123456789' }
+    const first = await chat('diary', 'key-of-alice-0123456789', chatToken, 'my secret plan')
     await first.text()
-    expect((await read('diary', undefined, { authorization: 'Bearer chat-token-0123456789' })).status).toBe(
-      403,
+    // What the server keeps it as: the key's namespace, which only the key (or the admin) reaches.
+    const namespace = createHash('sha256').update('key-of-alice-0123456789').digest('base64url').slice(0, 22)
+    const engineSession = `~${namespace}~diary`
+    const guessed = await fetch(`${server.url}/api/sessions/${encodeURIComponent(engineSession!)}/messages`, {
+      headers: chatToken,
+    })
+    expect(guessed.status).toBe(403)
+    expect((await guessed.json()).error.message).toContain('X-Charpipe-Client')
+    expect(await read(engineSession!, undefined, { authorization: `Bearer ${adminToken}` })).toContain(
+      'my secret plan',
     )
-    expect((await read('diary', undefined, { authorization: `Bearer ${adminToken}` })).status).toBe(200)
   })
 })

@@ -152,9 +152,12 @@ describe('admin endpoints', () => {
       const rejected = await post({ llm: { base_url: guarded, api_key: 'sk-wrong-key-000000' } })
       expect(rejected.body.ok).toBe(false)
       expect(rejected.body.checks[1].message).toContain('HTTP 401')
+      // A refused key is said as such, not as a provider that cannot be reached.
+      expect(rejected.body.checks[1]).toMatchObject({ code: 'key_refused' })
       expect(rejected.body.checks[2]).toMatchObject({
         ok: false,
-        message: expect.stringContaining('skipped'),
+        code: 'skipped',
+        message: 'skipped: the provider refused the key',
       })
       // The stored key goes only to its own host: another address needs a key given with it.
       const keyMoved = await post({ llm: { base_url: 'http://127.0.0.1:9/v1', api_key: '***' } })

@@ -17,7 +17,14 @@ describe('GET /v1/models with the official openai client', () => {
     const models = []
     for await (const model of createClient('unused').models.list()) models.push(model)
     expect(models).toEqual([
-      { id: '小狐', object: 'model', created: expect.any(Number), owned_by: 'charpipe' },
+      {
+        id: '小狐',
+        object: 'model',
+        created: expect.any(Number),
+        owned_by: 'charpipe',
+        name: '小狐',
+        character: '小狐',
+      },
     ])
     expect(Math.abs(models[0]!.created - Date.now() / 1000)).toBeLessThan(600)
 

@@ -49,6 +49,24 @@ describe.skipIf(skipReason !== undefined)('web page in a browser', () => {
     return page.locator('.preview-messages').textContent()
   }
 
+  it('shows emotion badges in the page language while frames keep the configured labels', async () => {
+    const english = await openTestPage(browserTest.browser, { locale: 'en-US' })
+    try {
+      await english.goto(`${server.url}/#chat`)
+      await english.locator('.dot-open').waitFor()
+      await english.fill('input[name="chat-text"]', 'Hello')
+      await english.click('[data-action="send"]')
+      const turn = english.locator('.turn').last()
+      await turn.locator('[data-state="done"]').waitFor()
+      const sentence = turn.locator('.sentence').first()
+      expect(await sentence.getAttribute('data-emotion')).toBe('开心')
+      expect((await sentence.locator('.badge.emotion').textContent())?.trim()).toBe('😄 happy')
+      expect(await english.locator('.avatar-label').textContent()).toBe('happy')
+    } finally {
+      await english.close()
+    }
+  })
+
   it('sends a message and shows subtitles, sentences with emotions and the done state', async () => {
     await openTab('chat')
     await page.locator('.dot-open').waitFor()

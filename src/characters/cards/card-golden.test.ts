@@ -39,8 +39,9 @@ async function converse(imported: ImportCharacterCardResult, texts: string[]) {
   return server.requests.map((request) => (request.body as { messages: unknown[] }).messages)
 }
 
+// An English card: charpipe's own words around it are English too (character.language: auto).
 const formatRules =
-  '【输出格式】只输出一个 JSON 对象，不要输出任何其他内容（不要代码块）：\n{"emotion": "<情感>", "text": "<回复内容>"}\nemotion 必须是以下之一：开心、平静、难过、生气、惊讶、害怕、害羞。'
+  '[Output format] Output one JSON object and nothing else (no code block):\n{"emotion": "<emotion>", "text": "<reply>"}\nemotion must be one of: happy, calm, sad, angry, surprised, afraid, shy.'
 
 describe('an imported card, as the model receives it', () => {
   it('places every field, injects a lorebook entry only once its keys appear, and survives export', async () => {
@@ -50,12 +51,12 @@ describe('an imported card, as the model receives it', () => {
 
     const systemPrompt = [
       'You are Seraphina. Stay gentle.',
-      '你是Seraphina，正在和用户对话。',
-      "【人设】\nSeraphina is the guardian of an enchanted forest.\n\nSeraphina's personality: warm, protective",
-      '【场景】\n用户 wakes up in a glade.',
+      'You are Seraphina, talking with User.',
+      "[Persona]\nSeraphina is the guardian of an enchanted forest.\n\nSeraphina's personality: warm, protective",
+      '[Scenario]\nUser wakes up in a glade.',
       formatRules,
     ].join('\n\n')
-    const greeting = '{"emotion": "平静", "text": "*Seraphina kneels beside you.* You are safe now."}'
+    const greeting = '{"emotion": "calm", "text": "*Seraphina kneels beside you.* You are safe now."}'
     const examples = [
       { role: 'user', content: 'Who are you?' },
       { role: 'assistant', content: 'I am Seraphina.\nI keep this forest.' },
@@ -73,7 +74,7 @@ describe('an imported card, as the model receives it', () => {
       { role: 'system', content: `${systemPrompt}\n\nThe castle is haunted after dark.` },
       ...examples,
       { role: 'user', content: 'Hello there.' },
-      { role: 'assistant', content: '{"emotion": "平静", "text": "reply 0"}' },
+      { role: 'assistant', content: '{"emotion": "calm", "text": "reply 0"}' },
       { role: 'system', content: 'Answer in two sentences at most.' },
       { role: 'user', content: 'Is the castle safe at night?' },
     ])
@@ -98,7 +99,7 @@ describe('an imported card, as the model receives it', () => {
       { role: 'system', content: 'Seraphina planted the glade herself.' },
       {
         role: 'assistant',
-        content: '{"emotion": "平静", "text": "*Seraphina kneels beside you.* You are safe now."}',
+        content: '{"emotion": "calm", "text": "*Seraphina kneels beside you.* You are safe now."}',
       },
       { role: 'system', content: 'Answer in two sentences at most.' },
       { role: 'user', content: 'The moonlight is bright in the glade.' },

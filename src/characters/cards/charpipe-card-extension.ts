@@ -1,6 +1,6 @@
 /**
- * The character block's own fields that no card field holds (reply format, emotions, the user's
- * name), written under the card's `extensions.charpipe` — the place the spec gives applications for
+ * The character block's own fields that no card field holds (language, reply format, emotions, the
+ * user's name), written under the card's `extensions.charpipe` — the place the spec gives applications for
  * their own data — so a character exported from charpipe comes back the same. Only these harmless
  * presentation fields travel this way: a card never brings processor settings beyond its prompts.
  * Fields left at their defaults are not written.
@@ -11,6 +11,7 @@ import { BadRequestError } from '../../shared/errors.js'
 export const charpipeExtensionKey = 'charpipe'
 
 const fields = [
+  'language',
   'user_name',
   'reply_format',
   'default_emotion',

@@ -3,6 +3,8 @@
  * opened with the character's greeting when the session is new. Each sentence is printed with its
  * emotion as it arrives (`[开心] 你好呀～`). Ctrl-C interrupts the running reply; a
  * second Ctrl-C, or Ctrl-C at the prompt, exits. Lines from piped stdin are answered one by one.
+ * Lines starting with `/` are local commands (`/help`, `/quit`, `/clear`, `/character ID`,
+ * `/session ID`), never sent to the model.
  * Log lines go to a file, not between the lines of the conversation. What the model wrote (sentences,
  * tool calls, upstream error text) is printed without control characters, so a reply cannot move
  * the cursor, retitle the window or rewrite the screen with escape sequences.
@@ -17,14 +19,13 @@ import { getLogger, setLogger } from '../../shared/logger.js'
 import { stripUnsafeCharacters } from '../../shared/strip-unsafe-characters.js'
 import { loadCliConfig, runCommand } from '../load-cli-config.js'
 import { openChatLog, summarizeNotices } from '../open-chat-log.js'
+import { type ChatCommandContext, type ChatTarget, runChatCommand } from '../run-chat-command.js'
 
 export const summary = 'Talk with the character in the terminal (sentences with emotions as they arrive)'
 export const usage =
   'charpipe chat [--config FILE] [--session ID] [--character ID] [--log-file FILE]\n\n' +
   '  --character ID   talk with a character of `characters` (default: the default character)\n' +
   '  --log-file FILE  where log lines go (default: chat.log beside the SQLite database)'
-
-const quitCommands = new Set(['/quit', '/exit'])
 
 export function run(args: string[]): Promise<number> {
   return runCommand(async () => {
@@ -56,12 +57,20 @@ export function run(args: string[]): Promise<number> {
       )
       return 2
     }
-    const session = values.session
-    const chosen = values.character ? { character: values.character } : {}
-    let greeting: Awaited<ReturnType<typeof charpipe.open>>
+    const target: ChatTarget = { session: values.session, character: values.character }
+    const chosen = () => (target.character ? { character: target.character } : {})
+    // A new session with a character that greets opens with its greeting, as the page does.
+    const openSession = () => charpipe.open({ session: target.session, ...chosen() })
+    const printGreeting = (opened: Awaited<ReturnType<typeof openSession>>) => {
+      if (!opened.greeting) return
+      const { emotion, content } = opened.greeting
+      const character = (target.character && config.characters[target.character]) || config.character
+      console.log(stripUnsafeCharacters(`[${emotion ?? character.default_emotion}] ${content}`))
+    }
+    const session = target.session
+    let opened: Awaited<ReturnType<typeof openSession>>
     try {
-      // A new session with a character that greets opens with its greeting, as the page does.
-      greeting = await charpipe.open({ session, ...chosen })
+      opened = await openSession()
     } catch (error) {
       await charpipe.close()
       log.close()
@@ -85,7 +94,7 @@ export function run(args: string[]): Promise<number> {
     const onInterrupt = () => {
       if (replying && !interruptRequested) {
         interruptRequested = true
-        void charpipe.interrupt(session, chosen)
+        void charpipe.interrupt(target.session, chosen())
         return
       }
       quit()
@@ -96,20 +105,26 @@ export function run(args: string[]): Promise<number> {
 
     const model = resolveProviderSettings(config.llm).model
     console.log(
-      `${characterName} (${config.llm.provider}${model ? ` ${model}` : ''}) · session ${session} · log ${log.path} · Ctrl-C interrupts, /quit leaves`,
+      `${characterName} (${config.llm.provider}${model ? ` ${model}` : ''}) · session ${session} · log ${log.path} · Ctrl-C interrupts, /help lists commands, /quit leaves`,
     )
-    if (greeting.greeting) {
-      const { emotion, content } = greeting.greeting
-      console.log(stripUnsafeCharacters(`[${emotion ?? config.character.default_emotion}] ${content}`))
+    printGreeting(opened)
+    const commands: ChatCommandContext = {
+      target,
+      characters: Object.keys(config.characters),
+      clear: (cleared) =>
+        charpipe.clearSession(cleared.session, cleared.character ? { character: cleared.character } : {}),
+      open: async () => printGreeting(await openSession()),
+      print: (text) => console.log(text),
     }
     if (interactive) lines.prompt()
     for await (const line of lines) {
-      const text = line.trim()
-      if (quitCommands.has(text)) break
+      const command = await runChatCommand(line.trim(), commands)
+      if (command.kind === 'quit') break
+      const text = command.kind === 'say' ? command.text : ''
       if (text) {
         replying = true
         interruptRequested = false
-        for await (const event of charpipe.generate({ session, text, ...chosen })) {
+        for await (const event of charpipe.generate({ session: target.session, text, ...chosen() })) {
           if (event.type === 'llm_sentence')
             console.log(stripUnsafeCharacters(`[${event.emotion}] ${event.text}`))
           else if (event.type === 'tool_call')

@@ -1,20 +1,24 @@
 /**
- * `charpipe preview [--config FILE] [--session ID] [--character ID] [--emotion LABEL] TEXT`: prints
- * the context that would be sent to the model for TEXT (to the default character, or the one named) — messages with their source tags and token counts, and the
- * processors' logs (a PreviewResult as JSON) — without calling the model.
+ * `charpipe preview [--config FILE] [--session ID] [--character ID] [--emotion LABEL] [--json] TEXT`:
+ * prints the context that would be sent to the model for TEXT (to the default character, or the one
+ * named) — messages with their source tags and token counts, and the processors' logs — without
+ * calling the model; readable by default, the PreviewResult as JSON with `--json`.
  */
 import { parseArgs } from 'node:util'
 import { createCharpipe } from '../../engine/index.js'
 import { CharpipeError } from '../../shared/errors.js'
+import { formatPreviewResult } from '../format-preview-result.js'
 import { loadCliConfig, runCommand } from '../load-cli-config.js'
 
-export const summary = 'Print the assembled context for a text as JSON, without calling the model'
-export const usage = 'charpipe preview [--config FILE] [--session ID] [--character ID] [--emotion LABEL] TEXT'
+export const summary = 'Print the assembled context for a text, without calling the model'
+export const usage =
+  'charpipe preview [--config FILE] [--session ID] [--character ID] [--emotion LABEL] [--json] TEXT\n\n' +
+  '  --json  print the result as JSON (messages, total_tokens, logs)'
 
 export function run(args: string[]): Promise<number> {
   return runCommand(async () => {
     let parsed: {
-      values: { config?: string; session: string; character?: string; emotion?: string }
+      values: { config?: string; session: string; character?: string; emotion?: string; json?: boolean }
       positionals: string[]
     }
     try {
@@ -26,6 +30,7 @@ export function run(args: string[]): Promise<number> {
           session: { type: 'string', default: 'default' },
           emotion: { type: 'string' },
           character: { type: 'string' },
+          json: { type: 'boolean' },
         },
       }) as typeof parsed
     } catch (error) {
@@ -49,7 +54,7 @@ export function run(args: string[]): Promise<number> {
           ...(emotion ? { emotion } : {}),
           ...(character ? { character } : {}),
         })
-        console.log(JSON.stringify(result, null, 2))
+        console.log(parsed.values.json ? JSON.stringify(result, null, 2) : formatPreviewResult(result))
       } finally {
         await charpipe.close()
       }

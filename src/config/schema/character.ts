@@ -128,7 +128,17 @@ export const characterSchema = z
         "The key the character's history and memory are stored under; empty: the name. Renaming through the page pins it to the old name, so conversations are kept.",
       ),
     name: z.string().max(limits.nameChars).default('小助手').describe("The character's name ({{char}})."),
-    user_name: z.string().max(limits.nameChars).default('用户').describe("The user's name ({{user}})."),
+    language: z
+      .enum(['auto', 'zh', 'en'])
+      .default('auto')
+      .describe(
+        "The language of charpipe's own words around the character (system prompt labels and format rules, the user's default name, emotion labels shown to the model, tool prompts); auto: read from the persona, greeting and scenario, else the name (Chinese when they say nothing).",
+      ),
+    user_name: z
+      .string()
+      .max(limits.nameChars)
+      .default('')
+      .describe("The user's name ({{user}}); empty: the character language's word (User, 用户)."),
     persona: longText()
       .default('')
       .describe('Who the character is: personality, background, manner of speech.'),

@@ -41,6 +41,13 @@ export const serverSchema = z
       .describe(
         "Web origins (`https://app.example.com`) besides the server's own whose pages may call the API and open the WebSocket; only they get CORS headers.",
       ),
+    trusted_proxies: z
+      .array(z.union([z.ipv4(), z.ipv6(), z.cidrv4(), z.cidrv6()]))
+      .max(1000)
+      .default([])
+      .describe(
+        'Addresses or CIDR ranges (`10.0.0.0/8`) of reverse proxies in front of the server whose `X-Forwarded-For` is believed: behind them the turn limits of /api/chat and /v1/* count per client address (the first address from the right of the header that is not a trusted proxy). Empty: the header is ignored and the socket peer is the client.',
+      ),
     limits: z
       .strictObject({
         frames_per_second: z
@@ -57,14 +64,16 @@ export const serverSchema = z
           .max(100_000)
           .default(120)
           .describe(
-            'Most turns (model requests) one WebSocket connection, or one client of /api/chat and /v1/* (its token and address), may start per minute.',
+            'Most turns (model requests) one WebSocket connection, or one session of one client address of /api/chat and /v1/* (see trusted_proxies), may start per minute; one address may start ten times this across its sessions.',
           ),
         concurrent_turns: z
           .int()
           .min(1)
           .max(10_000)
           .default(8)
-          .describe('Most turns running at once for one WebSocket connection, or one HTTP client.'),
+          .describe(
+            'Most turns running at once for one WebSocket connection, or one session of one HTTP client address; one address may run ten times this across its sessions.',
+          ),
       })
       .prefault({})
       .describe(

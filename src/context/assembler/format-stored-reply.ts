@@ -2,16 +2,24 @@
  * A past reply as the model would have written it. History stores the display text and the emotion
  * apart; sent back as bare text, it would show the model two formats in one conversation (the
  * system prompt and the example dialogue ask for `{"emotion", "text"}`) and the model drifts out of
- * the format, losing the avatar its emotion. The shapes match `buildReplyFormatInstructions`.
+ * the format, losing the avatar its emotion. The shapes and the emotion's name (English for an
+ * English character) match `buildReplyFormatInstructions`.
  */
 import type { CharacterConfig } from '../../config/schema.js'
+import {
+  type LanguageSource,
+  resolveCharacterLanguage,
+  showEmotionLabel,
+} from '../../shared/language/index.js'
 
 export function formatStoredReply(
   text: string,
   emotion: string | undefined,
-  character: Pick<CharacterConfig, 'reply_format' | 'inline_emotion_tags' | 'default_emotion'>,
+  character: Pick<CharacterConfig, 'reply_format' | 'inline_emotion_tags' | 'default_emotion'> &
+    LanguageSource,
 ): string {
-  const label = emotion || character.default_emotion
+  const language = resolveCharacterLanguage(character)
+  const label = showEmotionLabel(emotion || character.default_emotion, language)
   switch (character.reply_format) {
     case 'json':
     case 'auto':
@@ -19,6 +27,8 @@ export function formatStoredReply(
     case 'prefix':
       return `{"emotion": ${JSON.stringify(label)}}\n${text}`
     default:
-      return character.inline_emotion_tags && emotion ? `[${emotion}]${text}` : text
+      return character.inline_emotion_tags && emotion
+        ? `[${showEmotionLabel(emotion, language)}]${text}`
+        : text
   }
 }

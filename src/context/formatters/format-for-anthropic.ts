@@ -5,18 +5,17 @@
  * later ones become user text, empty messages are dropped, same roles are joined and an assistant
  * message at the start gets a short user message before it.
  */
+import { readScaffoldingTexts, resolveCharacterLanguage } from '../../shared/language/index.js'
 import type { ChatMessage } from '../../shared/messages.js'
 import { readBoolean, readString } from '../processors/read-settings.js'
 import type { ContextProcessor } from '../types.js'
 import { isEmptyMessage, joinMessageContents, mergeMessages } from './join-message-contents.js'
 
 export interface FormatForAnthropicOptions {
-  /** Text of the user message put before a leading assistant message. */
+  /** Text of the user message put before a leading assistant message. @default '（对话开始）' */
   firstUserText?: string
   separator?: string
 }
-
-const defaultFirstUserText = '（对话开始）'
 
 /** The conversation part of an Anthropic request: role of a non-system message for alternation. */
 const sideOf = (message: ChatMessage) => (message.role === 'assistant' ? 'assistant' : 'user')
@@ -54,7 +53,7 @@ export function formatForAnthropic(
   if (first && sideOf(first) !== 'user') {
     conversation.unshift({
       role: 'user',
-      content: options.firstUserText ?? defaultFirstUserText,
+      content: options.firstUserText ?? readScaffoldingTexts('zh').conversationStart,
       source: 'system',
     })
   }
@@ -70,12 +69,21 @@ export const anthropicFormat: ContextProcessor = {
   defaultEnabled: true,
   configFields: [
     { key: 'always', label: 'Also for other models', type: 'boolean', default: false },
-    { key: 'first_user_text', label: 'Opening user text', type: 'text', default: defaultFirstUserText },
+    {
+      key: 'first_user_text',
+      label: 'Opening user text',
+      type: 'text',
+      default: '',
+      placeholder: '（对话开始）',
+      description: "Empty: the character language's (（对话开始）, (The conversation begins.)).",
+    },
   ],
   execute(context, settings) {
     if (context.capabilities.apiType !== 'anthropic' && !readBoolean(settings, 'always', false)) return
     context.messages = formatForAnthropic(context.messages, {
-      firstUserText: readString(settings, 'first_user_text', defaultFirstUserText),
+      firstUserText:
+        readString(settings, 'first_user_text', '') ||
+        readScaffoldingTexts(resolveCharacterLanguage(context.character)).conversationStart,
     })
   },
 }

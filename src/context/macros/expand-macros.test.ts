@@ -31,5 +31,14 @@ describe('expandMacros', () => {
     expect(formatIdleDuration(30_000)).toBe('刚刚')
     expect(formatIdleDuration(5 * 60_000)).toBe('5分钟')
     expect(formatIdleDuration(26 * 3_600_000)).toBe('1天2小时')
+    expect(formatIdleDuration(30_000, 'en')).toBe('just now')
+    expect(formatIdleDuration(60_000, 'en')).toBe('1 minute')
+    expect(formatIdleDuration(26 * 3_600_000, 'en')).toBe('1 day 2 hours')
+  })
+
+  it("speaks the character's language in weekdays and durations", () => {
+    const english = { ...values, language: 'en' as const }
+    expect(expandMacros('{{weekday}}/{{idle_duration}}', english)).toBe('Monday/2 hours 15 minutes')
+    expect(expandMacros('{{idle_duration}}', { ...english, lastMessageAt: undefined })).toBe('first meeting')
   })
 })

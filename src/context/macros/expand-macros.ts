@@ -3,6 +3,8 @@
  * (seed 003 §3.2). One turn sees one time: everything derives from the turn's timestamp.
  * Unknown macros are left as written so a typo stays visible in the preview.
  */
+import type { Language } from '../../shared/language/index.js'
+
 export interface MacroValues {
   char: string
   user: string
@@ -17,9 +19,14 @@ export interface MacroValues {
   timeZone?: string
   /** Source of randomness for `{{random:…}}` (tests pass a fixed one). */
   random?: () => number
+  /** The character's language: the words of `{{weekday}}` and `{{idle_duration}}`. @default 'zh' */
+  language?: Language
 }
 
-const weekdays = ['星期日', '星期一', '星期二', '星期三', '星期四', '星期五', '星期六']
+const weekdays: Record<Language, readonly string[]> = {
+  zh: ['星期日', '星期一', '星期二', '星期三', '星期四', '星期五', '星期六'],
+  en: ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'],
+}
 
 // One formatter per time zone: building an Intl.DateTimeFormat costs far more than using one. The
 // process's zone is keyed on TZ, which may be changed at run time.
@@ -48,13 +55,30 @@ function partsOf(timestamp: number, timeZone: string | undefined): Record<string
 
 const weekdayIndex: Record<string, number> = { Sun: 0, Mon: 1, Tue: 2, Wed: 3, Thu: 4, Fri: 5, Sat: 6 }
 
-/** A duration in Chinese words, coarse to fine: `2天3小时`, `5分钟`, `刚刚`. */
-export function formatIdleDuration(milliseconds: number): string {
+const englishUnit = (count: number, unit: string) => `${count} ${unit}${count === 1 ? '' : 's'}`
+
+/**
+ * A duration in words, coarse to fine: `2天3小时`, `5分钟`, `刚刚`; in English `2 days 3 hours`,
+ * `5 minutes`, `just now`.
+ */
+export function formatIdleDuration(milliseconds: number, language: Language = 'zh'): string {
   const minutes = Math.floor(milliseconds / 60_000)
-  if (minutes < 1) return '刚刚'
   const days = Math.floor(minutes / 1440)
   const hours = Math.floor((minutes % 1440) / 60)
   const rest = minutes % 60
+  if (language === 'en') {
+    if (minutes < 1) return 'just now'
+    if (days > 0)
+      return hours > 0
+        ? `${englishUnit(days, 'day')} ${englishUnit(hours, 'hour')}`
+        : englishUnit(days, 'day')
+    if (hours > 0)
+      return rest > 0
+        ? `${englishUnit(hours, 'hour')} ${englishUnit(rest, 'minute')}`
+        : englishUnit(hours, 'hour')
+    return englishUnit(rest, 'minute')
+  }
+  if (minutes < 1) return '刚刚'
   if (days > 0) return hours > 0 ? `${days}天${hours}小时` : `${days}天`
   if (hours > 0) return rest > 0 ? `${hours}小时${rest}分钟` : `${hours}小时`
   return `${rest}分钟`
@@ -108,11 +132,10 @@ export function expandMacros(text: string, values: MacroValues, budget?: MacroBu
       case 'date':
         return `${dateParts().year}-${dateParts().month}-${dateParts().day}`
       case 'weekday':
-        return weekdays[weekdayIndex[dateParts().weekday ?? ''] ?? 0]!
+        return weekdays[values.language ?? 'zh'][weekdayIndex[dateParts().weekday ?? ''] ?? 0]!
       case 'idle_duration':
-        return values.lastMessageAt === undefined
-          ? '初次见面'
-          : formatIdleDuration(values.timestamp - values.lastMessageAt)
+        if (values.lastMessageAt === undefined) return values.language === 'en' ? 'first meeting' : '初次见面'
+        return formatIdleDuration(values.timestamp - values.lastMessageAt, values.language)
       case 'scenario':
         return values.scenario ? expandMacros(values.scenario, { ...values, scenario: '' }, budget) : ''
       case 'lastUserMessage':

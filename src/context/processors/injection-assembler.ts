@@ -14,8 +14,9 @@
 
 import type { LorebookEntryConfig } from '../../config/schema.js'
 import type { MemoryHit } from '../../memory/types.js'
+import { readScaffoldingTexts, resolveCharacterLanguage } from '../../shared/language/index.js'
 import type { ChatMessage, MessageSource } from '../../shared/messages.js'
-import { buildSystemPrompt } from '../assembler/build-system-prompt.js'
+import { buildReplyFormatInstructions, buildSystemPrompt } from '../assembler/build-system-prompt.js'
 import { formatKnowledge, formatMemories } from '../assembler/format-memories.js'
 import {
   type AnchorPosition,
@@ -78,8 +79,22 @@ export const injectionAssembler: ContextProcessor = {
       description:
         'before_input keeps the system prompt and history the same from turn to turn, so provider prompt caches hit.',
     },
-    { key: 'memory_header', label: 'Memory header', type: 'text', default: '【相关记忆】' },
-    { key: 'knowledge_header', label: 'Knowledge header', type: 'text', default: '【相关资料】' },
+    {
+      key: 'memory_header',
+      label: 'Memory header',
+      type: 'text',
+      default: '',
+      placeholder: '【相关记忆】',
+      description: "Empty: the character language's (【相关记忆】, [Relevant memories]).",
+    },
+    {
+      key: 'knowledge_header',
+      label: 'Knowledge header',
+      type: 'text',
+      default: '',
+      placeholder: '【相关资料】',
+      description: "Empty: the character language's (【相关资料】, [Reference material]).",
+    },
     {
       key: 'time_zone',
       label: 'Time zone',
@@ -146,9 +161,29 @@ export const injectionAssembler: ContextProcessor = {
     }
 
     const hits = (context.sharedData.get(memoryHitsKey) as MemoryHit[] | undefined) ?? []
-    const memoryText = formatMemories(hits, readString(settings, 'memory_header', '【相关记忆】'))
-    const knowledgeText = formatKnowledge(hits, readString(settings, 'knowledge_header', '【相关资料】'))
-    const systemPrompt = buildSystemPrompt(context.character, readString(settings, 'system_prompt', ''))
+    const texts = readScaffoldingTexts(resolveCharacterLanguage(context.character))
+    const memoryText = formatMemories(hits, readString(settings, 'memory_header', '') || texts.memoryHeader)
+    const knowledgeText = formatKnowledge(
+      hits,
+      readString(settings, 'knowledge_header', '') || texts.knowledgeHeader,
+    )
+    // A client that sends its own system prompt keeps it, word for word; the character adds the
+    // reply format (for emotion parsing), its lorebook and memories.
+    const clientSystem = context.input.clientPrompt?.system
+    const systemMessage: ChatMessage = clientSystem
+      ? {
+          role: 'system',
+          content: [clientSystem, buildReplyFormatInstructions(context.character)]
+            .filter(Boolean)
+            .join('\n\n'),
+          source: 'system',
+        }
+      : make(
+          'system',
+          buildSystemPrompt(context.character, readString(settings, 'system_prompt', '')),
+          'system',
+        )
+    const exampleDialogue = clientSystem ? [] : context.character.injected_history
 
     const depthInjections = [
       ...readDepthInjections(settings).map((injection) => ({
@@ -180,11 +215,11 @@ export const injectionAssembler: ContextProcessor = {
     context.messages = [
       ...anchorsAt('before_persona'),
       ...loreAt('before_char'),
-      make('system', systemPrompt, 'system'),
+      systemMessage,
       ...loreAt('after_char'),
       ...anchorsAt('after_persona'),
       ...(beforeInput ? [] : retrieved),
-      ...context.character.injected_history.map((entry) => make(entry.role, entry.content, 'injected')),
+      ...exampleDialogue.map((entry) => make(entry.role, entry.content, 'injected')),
       ...others,
       ...anchorsAt('before_history'),
       ...historyWithDepth,

@@ -62,6 +62,7 @@ export const memoryRetriever: ContextProcessor = {
     const retriever = context.services.memory
     const k = readNumber(settings, 'top_k', context.config.memory.top_k)
     if (!context.config.memory.enabled || !retriever || k <= 0 || !context.input.text.trim()) return
+    if (context.input.stateless) return
     const loadedTurns = findLoadedTurns(context.messages)
     let hits: MemoryHit[]
     try {

@@ -96,6 +96,11 @@ export const sessionLoader: ContextProcessor = {
     return issues
   },
   async execute(context, settings) {
+    if (context.input.clientPrompt) {
+      insertClientHistory(context)
+      return
+    }
+    if (context.input.stateless) return
     const maxTurns = readNumber(settings, 'max_turns', context.config.history.max_turns)
     const replayIn = readBoolean(settings, 'replay_format', true) ? context.character : undefined
     const block = Math.max(1, Math.floor(readNumber(settings, 'trim_block', 1)))
@@ -146,4 +151,19 @@ export const sessionLoader: ContextProcessor = {
 export function turnsInBlockWindow(storedTurns: number, maxTurns: number, block: number): number {
   if (block <= 1 || storedTurns <= maxTurns) return maxTurns
   return maxTurns + ((storedTurns - maxTurns) % block)
+}
+
+/** The client's own conversation in place of the stored one, as past words (macros not expanded). */
+function insertClientHistory(context: Parameters<ContextProcessor['execute']>[0]): void {
+  const history = context.input.clientPrompt?.history ?? []
+  if (history.length === 0) return
+  const inputIndex = context.messages.findIndex((message) => message.source === 'input')
+  const at = inputIndex === -1 ? context.messages.length : inputIndex
+  const messages = history.map((message): ChatMessage => ({ ...message, source: 'history' }))
+  context.messages.splice(at, 0, ...messages)
+  context.logs.push({
+    processorId: 'session-loader',
+    level: 'debug',
+    message: `used the ${history.length} messages of history the client sent`,
+  })
 }

@@ -1,10 +1,17 @@
 /**
  * user-emotion (350, SPEC R2.5, seed 000): the emotion the speech recogniser heard is appended to
- * the input as `[用户语气：<word>]`, mapped through `character.user_emotion_map`. Nothing is added
+ * the input as `[用户语气：<word>]` (`[User tone: <word>]` for an English character), mapped through
+ * `character.user_emotion_map`. Nothing is added
  * for an empty or neutral label; a label the map does not know is passed through as it is. Past
  * user turns in the history get the note their input had (`history`, on by default), so the model
  * sees the same shape in every user turn.
  */
+import {
+  detectTextLanguage,
+  type Language,
+  readScaffoldingTexts,
+  resolveCharacterLanguage,
+} from '../../shared/language/index.js'
 import type { ChatMessage } from '../../shared/messages.js'
 import type { ContextProcessor } from '../types.js'
 import { checkType, readBoolean } from './read-settings.js'
@@ -13,11 +20,14 @@ import { checkType, readBoolean } from './read-settings.js'
 export function formatUserEmotion(
   emotion: string | undefined,
   map: Record<string, string>,
+  language: Language = 'zh',
 ): string | undefined {
   const label = emotion?.trim()
   if (!label || label.toLowerCase() === 'neutral') return undefined
   const mapped = map[label] ?? map[label.toLowerCase()] ?? label
-  return `[用户语气：${mapped}]`
+  // The default map's words are Chinese: an English character gets the recogniser's own label.
+  const word = language === 'en' && detectTextLanguage(mapped) === 'zh' ? label : mapped
+  return readScaffoldingTexts(language).userTone(word)
 }
 
 function appendText(message: ChatMessage, suffix: string): void {
@@ -57,14 +67,15 @@ export const userEmotion: ContextProcessor = {
   },
   execute(context, settings) {
     const map = context.character.user_emotion_map
+    const language = resolveCharacterLanguage(context.character)
     if (readBoolean(settings, 'history', true)) {
       for (const message of context.messages) {
         if (message.source !== 'history' || message.role !== 'user') continue
-        const note = formatUserEmotion(message.meta?.emotion as string | undefined, map)
+        const note = formatUserEmotion(message.meta?.emotion as string | undefined, map, language)
         if (note) appendText(message, note)
       }
     }
-    const tag = formatUserEmotion(context.input.emotion, map)
+    const tag = formatUserEmotion(context.input.emotion, map, language)
     if (!tag) return
     const input = context.messages.findLast((message) => message.source === 'input')
     if (!input) return

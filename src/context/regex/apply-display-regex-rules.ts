@@ -4,6 +4,7 @@
  * disabled or has no such rules.
  */
 import type { CharpipeConfig } from '../../config/schema.js'
+import { resolveUserName } from '../../shared/language/index.js'
 import { expandMacros } from '../macros/expand-macros.js'
 import { readNumber } from '../processors/read-settings.js'
 import { resolveProcessorSettings } from '../resolve-processor-settings.js'
@@ -19,7 +20,7 @@ export function applyDisplayRegexRules(text: string, config: CharpipeConfig): st
   if (rules.length === 0) return text
   const values = escapeReplacementValues({
     char: config.character.name,
-    user: config.character.user_name,
+    user: resolveUserName(config.character),
     timestamp: Date.now(),
     lastUserMessage: '',
   })

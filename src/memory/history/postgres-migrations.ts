@@ -4,7 +4,7 @@
  * pending migrations run in one transaction under an advisory lock, so several servers starting at
  * once against one database migrate it exactly once.
  */
-import type { Pool } from 'pg'
+import type { Pool, PoolClient } from 'pg'
 import type { Logger } from '../../shared/logger.js'
 import { HistoryStoreError } from './history-store-error.js'
 
@@ -49,10 +49,15 @@ export interface ApplyPostgresMigrationsOptions {
   schema: string
   /** Whose version row in `charpipe_schema_versions`: `history`, `memory`. */
   component: string
-  /** Index `n` holds migration `n + 1`; `@schema` is replaced by the quoted schema name. */
-  migrations: readonly string[]
+  /**
+   * Index `n` holds migration `n + 1`: SQL where `@schema` is replaced by the quoted schema name, or
+   * a step that runs its own queries on the migration's client (inside its transaction).
+   */
+  migrations: readonly PostgresMigration[]
   logger?: Logger
 }
+
+export type PostgresMigration = string | ((client: PoolClient, quotedSchema: string) => Promise<void>)
 
 export function applyPostgresHistoryMigrations(pool: Pool, schema: string, logger?: Logger) {
   return applyPostgresMigrations(pool, {
@@ -91,7 +96,9 @@ export async function applyPostgresMigrations(pool: Pool, options: ApplyPostgres
       )
     }
     for (let version = from + 1; version <= latest; version++) {
-      await client.query(migrations[version - 1]!.replaceAll('@schema', quoted))
+      const migration = migrations[version - 1]!
+      if (typeof migration === 'string') await client.query(migration.replaceAll('@schema', quoted))
+      else await migration(client, quoted)
       logger?.info({ component, schema, version }, `applied ${component} schema migration`)
     }
     await client.query(

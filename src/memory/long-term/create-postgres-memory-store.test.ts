@@ -17,7 +17,7 @@ import {
 } from './create-postgres-memory-store.js'
 import { createSqliteMemoryStore } from './create-sqlite-memory-store.js'
 import { contractLines, describeMemoryStoreContract } from './memory-store-contract.js'
-import { postgresMemoryMigrations } from './postgres-memory-migrations.js'
+import { listPostgresMemoryMigrations } from './postgres-memory-migrations.js'
 
 // Schemas of this run only, all dropped afterwards, so the suite never touches other tables.
 const prefix = createTestSchemaName('memory')
@@ -128,7 +128,7 @@ describe.skipIf(skipReason !== undefined)('createPostgresMemoryStore', () => {
       await opened[0]!.add({ scope: 's', text: 'remember the milk' })
       expect((await opened[3]!.search('milk', { scope: 's', k: 1 }))[0]?.text).toBe('remember the milk')
       const versions = await pool.query(`SELECT component, version FROM "${schema}".charpipe_schema_versions`)
-      expect(versions.rows).toEqual([{ component: 'memory', version: postgresMemoryMigrations.length }])
+      expect(versions.rows).toEqual([{ component: 'memory', version: listPostgresMemoryMigrations().length }])
       await Promise.all(opened.map((store) => store.close()))
     } finally {
       await pool.end()

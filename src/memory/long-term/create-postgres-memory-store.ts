@@ -83,7 +83,8 @@ export async function createPostgresMemoryStore(
     factoryName: 'createPostgresMemoryStore',
     holds: 'memory',
     neededFor: 'memory.store: postgres',
-    migrate: applyPostgresMemoryMigrations,
+    migrate: (pool, schema, migrationLogger) =>
+      applyPostgresMemoryMigrations(pool, schema, migrationLogger, { characterIds: options.characterIds }),
   })
   const tables = quoteIdentifier(schema)
   const now = options.now ?? Date.now

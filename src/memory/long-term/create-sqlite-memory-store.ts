@@ -61,7 +61,7 @@ export function createSqliteMemoryStore(options: CreateSqliteMemoryStoreOptions)
   restrictDatabaseSideFiles(options.path)
   database.pragma('synchronous = NORMAL')
   database.pragma('busy_timeout = 5000')
-  migrateMemorySchema(database)
+  migrateMemorySchema(database, { characterIds: options.characterIds })
   const now = options.now ?? Date.now
   const logger = options.logger ?? getLogger('memory')
   const ranking = { ...defaultMemoryRanking, ...options.ranking }

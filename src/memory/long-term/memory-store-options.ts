@@ -2,8 +2,10 @@
 import type { Logger } from '../../shared/logger.js'
 import type { EmbeddingsClient } from './create-openai-embeddings.js'
 import type { MemoryRankingOptions } from './memory-ranking.js'
+import type { ScopeMigrationOptions } from './plan-scope-migration.js'
 
-export interface MemoryStoreOptions {
+/** `characterIds`: read once, when a store kept before scopes were encoded is migrated. */
+export interface MemoryStoreOptions extends ScopeMigrationOptions {
   /** Vector retrieval fused with BM25; keyword retrieval only when absent. */
   embeddings?: EmbeddingsClient
   /** Ranking rules; unset fields keep `defaultMemoryRanking`. */

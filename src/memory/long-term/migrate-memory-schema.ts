@@ -4,8 +4,12 @@
  * Each migration runs once, in order, inside a transaction.
  */
 import type Database from 'better-sqlite3'
+import { convertScopeToKey } from './memory-item-row.js'
+import { planScopeMigration, type ScopeMigrationOptions } from './plan-scope-migration.js'
 
-const migrations: string[] = [
+type SqliteMigration = string | ((database: Database.Database, options: ScopeMigrationOptions) => void)
+
+const migrations: SqliteMigration[] = [
   `CREATE TABLE memory_items (
      seq INTEGER PRIMARY KEY,
      id TEXT NOT NULL UNIQUE,
@@ -58,10 +62,33 @@ const migrations: string[] = [
      BEGIN UPDATE memory_write_count SET value = value + 1 WHERE id = 1; END;
    CREATE TRIGGER memory_items_count_delete AFTER DELETE ON memory_items
      BEGIN UPDATE memory_write_count SET value = value + 1 WHERE id = 1; END;`,
+  // 3: scopes encoded so that no two conversations share one (see memoryScopeOf). One UPDATE reads
+  // every row's old scope, so a scope that moves to where another moves away is not moved twice.
+  (database, options) => {
+    const scopes = database
+      .prepare("SELECT DISTINCT scope FROM memory_items WHERE kind = 'memory'")
+      .pluck()
+      .all() as string[]
+    const moves = planScopeMigration(scopes, options)
+    if (moves.length === 0) return
+    database.exec('CREATE TEMP TABLE scope_moves (from_scope TEXT PRIMARY KEY, to_scope TEXT NOT NULL)')
+    const insertMove = database.prepare('INSERT INTO scope_moves (from_scope, to_scope) VALUES (?, ?)')
+    for (const [from, to] of moves) insertMove.run(from, to)
+    database.exec(`UPDATE memory_items SET scope = (SELECT to_scope FROM scope_moves WHERE from_scope = scope)
+      WHERE kind = 'memory' AND scope IN (SELECT from_scope FROM scope_moves)`)
+    const moveTerms = database.prepare(
+      "UPDATE memory_fts SET scope_key = ? WHERE rowid IN (SELECT seq FROM memory_items WHERE kind = 'memory' AND scope = ?)",
+    )
+    for (const [, to] of moves) moveTerms.run(convertScopeToKey(to), to)
+    database.exec('DROP TABLE scope_moves')
+  },
 ]
 
 /** Brings the memory tables up to the latest version; returns the version reached. */
-export function migrateMemorySchema(database: Database.Database): number {
+export function migrateMemorySchema(
+  database: Database.Database,
+  options: ScopeMigrationOptions = {},
+): number {
   database.exec('CREATE TABLE IF NOT EXISTS memory_schema_version (version INTEGER NOT NULL)')
   const row = database.prepare('SELECT max(version) AS version FROM memory_schema_version').get() as {
     version: number | null
@@ -73,9 +100,10 @@ export function migrateMemorySchema(database: Database.Database): number {
     )
   }
   for (; version < migrations.length; version++) {
-    const migration = migrations[version] as string
+    const migration = migrations[version] as SqliteMigration
     database.transaction(() => {
-      database.exec(migration)
+      if (typeof migration === 'string') database.exec(migration)
+      else migration(database, options)
       database.prepare('INSERT INTO memory_schema_version (version) VALUES (?)').run(version + 1)
     })()
   }

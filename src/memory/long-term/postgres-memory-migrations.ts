@@ -8,11 +8,49 @@
  * Times are `double precision`: a memory's time is milliseconds since the epoch as the caller gave
  * it, and SQLite keeps a fractional one as it is.
  */
-import type { Pool } from 'pg'
+import type { Pool, PoolClient } from 'pg'
 import type { Logger } from '../../shared/logger.js'
-import { applyPostgresMigrations } from '../history/postgres-migrations.js'
+import { applyPostgresMigrations, type PostgresMigration } from '../history/postgres-migrations.js'
+import { planScopeMigration, type ScopeMigrationOptions } from './plan-scope-migration.js'
 
-/** Index `n` holds migration `n + 1`; `@schema` is replaced by the quoted schema name. */
+/**
+ * Migration 2: scopes encoded so that no two conversations share one (see memoryScopeOf). One
+ * UPDATE reads every row's old scope, so a scope that moves to where another moves away is not
+ * moved twice. The keyword-index partitions of the scopes involved start again (every server
+ * reloads a partition it has no log for); the migration runs before any server serves.
+ */
+async function encodeMemoryScopes(client: PoolClient, tables: string, options: ScopeMigrationOptions) {
+  const found = await client.query<{ scope: string }>(
+    `SELECT DISTINCT scope FROM ${tables}.memory_items WHERE kind = 'memory'`,
+  )
+  const moves = planScopeMigration(
+    found.rows.map((row) => row.scope),
+    options,
+  )
+  if (moves.length === 0) return
+  const from = moves.map(([scope]) => scope)
+  const to = moves.map(([, scope]) => scope)
+  await client.query(
+    `UPDATE ${tables}.memory_items AS item SET scope = move.to_scope
+     FROM unnest($1::text[], $2::text[]) AS move (from_scope, to_scope)
+     WHERE item.kind = 'memory' AND item.scope = move.from_scope`,
+    [from, to],
+  )
+  const touched = [...from, ...to]
+  await client.query(`DELETE FROM ${tables}.memory_index_log WHERE kind = 'memory' AND scope = ANY($1)`, [
+    touched,
+  ])
+  await client.query(`DELETE FROM ${tables}.memory_partitions WHERE kind = 'memory' AND scope = ANY($1)`, [
+    touched,
+  ])
+}
+
+/** The memory migrations; `options` reach the steps that move data. */
+export function listPostgresMemoryMigrations(options: ScopeMigrationOptions = {}): PostgresMigration[] {
+  return [...postgresMemoryMigrations, (client, tables) => encodeMemoryScopes(client, tables, options)]
+}
+
+/** The SQL migrations; index `n` holds migration `n + 1`; `@schema` is replaced by the quoted schema name. */
 export const postgresMemoryMigrations: readonly string[] = [
   `CREATE TABLE @schema.memory_items (
      seq BIGSERIAL PRIMARY KEY,
@@ -76,11 +114,16 @@ export const postgresMemoryMigrations: readonly string[] = [
    );`,
 ]
 
-export function applyPostgresMemoryMigrations(pool: Pool, schema: string, logger?: Logger) {
+export function applyPostgresMemoryMigrations(
+  pool: Pool,
+  schema: string,
+  logger?: Logger,
+  options: ScopeMigrationOptions = {},
+) {
   return applyPostgresMigrations(pool, {
     schema,
     component: 'memory',
-    migrations: postgresMemoryMigrations,
+    migrations: listPostgresMemoryMigrations(options),
     logger,
   })
 }

@@ -194,7 +194,15 @@ export function createMemorySearcher(options: MemorySearcherOptions): MemorySear
         outsideWindowShare: ranking.undatedShare,
       }
       const variants = findTermVariants({ terms, partitions, weight: ranking.variantWeight })
-      const keyword = rankKeywordMatches({ partitions, terms, variants, limit, ...columnWeights })
+      const termWeights = weighCjkCharacterTerms(terms)
+      const keyword = rankKeywordMatches({
+        partitions,
+        terms,
+        termWeights,
+        variants,
+        limit,
+        ...columnWeights,
+      })
       const keywordScale = keyword.maxRelevance > 0 ? 1 / keyword.maxRelevance : 0
       const candidates = new Map<number, Candidate>(
         keyword.matches.map((match) => [match.seq, { ...match, relevance: match.relevance * keywordScale }]),
@@ -204,7 +212,7 @@ export function createMemorySearcher(options: MemorySearcherOptions): MemorySear
         const expanded = rankKeywordMatches({
           partitions,
           terms: [...terms, ...expansion.keys()],
-          termWeights: expansion,
+          termWeights: new Map([...termWeights, ...expansion]),
           limit,
           ...columnWeights,
         })
@@ -294,4 +302,18 @@ function orderRanked(ranked: ScoredCandidate[]): ScoredCandidate[] {
   return ranked.sort(
     (left, right) => right.score - left.score || right.time - left.time || left.seq - right.seq,
   )
+}
+
+const singleCjkCharacter = /^[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]$/u
+
+/**
+ * A one-character CJK term of a query that also has longer CJK words (去 and 吃 beside 火锅) is mostly
+ * grammar, as English stopwords are, and counts half; alone (蛋 as the whole query) it counts fully.
+ */
+function weighCjkCharacterTerms(terms: readonly string[]): Map<string, number> {
+  const weights = new Map<string, number>()
+  const single = terms.filter((term) => singleCjkCharacter.test(term))
+  if (single.length === 0 || single.length === terms.length) return weights
+  for (const term of single) weights.set(term, 0.5)
+  return weights
 }

@@ -130,6 +130,50 @@ describe('memory search precision', () => {
   })
 })
 
+describe('scores across languages', () => {
+  it('ranks and scores the clear match of a short Chinese query as it does the English one', async () => {
+    const languageFolder = mkdtempSync(join(tmpdir(), 'memory-languages-'))
+    const languageStore = createSqliteMemoryStore({
+      path: join(languageFolder, 'charpipe.db'),
+      now: () => Date.UTC(2025, 0, 10),
+    })
+    try {
+      const chinese = [
+        '我喜欢吃巧克力蛋糕',
+        '用户养了一只猫叫咪咪',
+        '火锅店在三里屯',
+        '我的生日是五月三日',
+        '周末去爬山吗',
+      ]
+      const english = [
+        'I love chocolate cake',
+        'I have a cat named Mimi',
+        'The hotpot place is in Sanlitun',
+        'My birthday is May 3rd',
+        'Shall we go hiking this weekend?',
+      ]
+      let time = Date.UTC(2025, 0, 1)
+      for (const [index, text] of chinese.entries()) {
+        await languageStore.add({ scope: 'zh', text: `用户: ${text}`, speaker: '用户', time })
+        await languageStore.add({ scope: 'en', text: `User: ${english[index]}`, speaker: 'User', time })
+        time += 60_000
+      }
+      const [zh] = await languageStore.search('我们去吃火锅吧', { scope: 'zh', k: 3 })
+      const en = (await languageStore.search("Let's go eat hotpot", { scope: 'en', k: 3 })).find(
+        (hit) => hit.text === 'User: The hotpot place is in Sanlitun',
+      )
+      // 去 and 吃 beside 火锅 count as little as grammar does: the hotpot memory comes first, and its
+      // score is where the English memory's is for the English question.
+      expect(zh?.text).toBe('用户: 火锅店在三里屯')
+      expect(zh!.score).toBeGreaterThanOrEqual(en!.score * 0.8)
+      expect(zh!.score).toBeLessThanOrEqual(en!.score * 2)
+    } finally {
+      await languageStore.close()
+      rmSync(languageFolder, { recursive: true, force: true })
+    }
+  })
+})
+
 describe('query expansion from the best matches', () => {
   it('finds a memory that shares no word with the question through the words of the best match', async () => {
     const expansionFolder = mkdtempSync(join(tmpdir(), 'memory-expansion-'))

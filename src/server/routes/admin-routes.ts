@@ -8,7 +8,7 @@ import * as z from 'zod'
 import { builtinProviders } from '../../config/provider-registry.js'
 import { respondWithError } from '../error-response.js'
 import { readJsonBody } from '../read-json-body.js'
-import { refuseForeignSession } from '../refuse-foreign-session.js'
+import { resolveRequestSession } from '../refuse-foreign-session.js'
 import { previewBodySchema } from '../request-schemas.js'
 import type { ServerDependencies } from '../server-dependencies.js'
 
@@ -59,8 +59,8 @@ export function registerAdminRoutes(app: Hono, dependencies: ServerDependencies)
   })
 
   app.get('/api/sessions/:id/messages', async (context) => {
-    const foreign = refuseForeignSession(context, dependencies.sessionOwners, context.req.param('id'), 'read')
-    if (foreign) return foreign
+    const resolved = resolveRequestSession(context, dependencies.sessionOwners, context.req.param('id'))
+    if (resolved.response) return resolved.response
     const limitText = context.req.query('limit')
     const limit = limitText === undefined ? undefined : Number(limitText)
     if (limit !== undefined && (!Number.isInteger(limit) || limit < 1)) {
@@ -71,7 +71,7 @@ export function registerAdminRoutes(app: Hono, dependencies: ServerDependencies)
     }
     try {
       const character = context.req.query('character')
-      const messages = await charpipe.history(context.req.param('id'), {
+      const messages = await charpipe.history(resolved.session, {
         limit,
         beforeId: context.req.query('before'),
         ...(character ? { character } : {}),

@@ -5,9 +5,10 @@
  */
 import type { Hono } from 'hono'
 import { streamSSE } from 'hono/streaming'
+import { renameEventSession } from '../create-session-owners.js'
 import { respondWithError } from '../error-response.js'
 import { readJsonBody } from '../read-json-body.js'
-import { refuseForeignSession } from '../refuse-foreign-session.js'
+import { resolveRequestSession } from '../refuse-foreign-session.js'
 import { chatBodySchema, observeBodySchema, openBodySchema } from '../request-schemas.js'
 import type { ServerDependencies } from '../server-dependencies.js'
 import { streamTurn } from '../stream-turn.js'
@@ -17,9 +18,10 @@ export function registerChatRoute(app: Hono, dependencies: ServerDependencies): 
     const body = await readJsonBody(context, chatBodySchema)
     if (!body.ok) return body.response
     const controller = new AbortController()
-    const input = { ...body.value, session: body.value.session ?? 'default' }
-    const refused = refuseForeignSession(context, dependencies.sessionOwners, input.session)
-    if (refused) return refused
+    const named = body.value.session ?? 'default'
+    const resolved = resolveRequestSession(context, dependencies.sessionOwners, named)
+    if (resolved.response) return resolved.response
+    const input = { ...body.value, session: resolved.session }
     return streamSSE(
       context,
       async (stream) => {
@@ -32,7 +34,7 @@ export function registerChatRoute(app: Hono, dependencies: ServerDependencies): 
           endpoint: 'sse',
         })
         for await (const event of events) {
-          await stream.writeSSE({ event: event.type, data: JSON.stringify(event) })
+          await stream.writeSSE({ event: event.type, data: JSON.stringify(renameEventSession(event, named)) })
         }
       },
       async (error, stream) => {
@@ -48,11 +50,14 @@ export function registerChatRoute(app: Hono, dependencies: ServerDependencies): 
     const body = await readJsonBody(context, openBodySchema)
     if (!body.ok) return body.response
     const session = context.req.param('id')
-    const foreign = refuseForeignSession(context, dependencies.sessionOwners, session)
-    if (foreign) return foreign
+    const resolved = resolveRequestSession(context, dependencies.sessionOwners, session)
+    if (resolved.response) return resolved.response
     try {
       const { character } = body.value
-      const { greeting } = await dependencies.charpipe.open({ session, ...(character ? { character } : {}) })
+      const { greeting } = await dependencies.charpipe.open({
+        session: resolved.session,
+        ...(character ? { character } : {}),
+      })
       return context.json({
         session,
         ...(character ? { character } : {}),
@@ -68,10 +73,10 @@ export function registerChatRoute(app: Hono, dependencies: ServerDependencies): 
   app.post('/api/sessions/:id/observe', async (context) => {
     const body = await readJsonBody(context, observeBodySchema)
     if (!body.ok) return body.response
-    const foreign = refuseForeignSession(context, dependencies.sessionOwners, context.req.param('id'))
-    if (foreign) return foreign
+    const resolved = resolveRequestSession(context, dependencies.sessionOwners, context.req.param('id'))
+    if (resolved.response) return resolved.response
     try {
-      const observed = dependencies.charpipe.observe({ ...body.value, session: context.req.param('id') })
+      const observed = dependencies.charpipe.observe({ ...body.value, session: resolved.session })
       return context.json(observed, 201)
     } catch (error) {
       return respondWithError(context, error)

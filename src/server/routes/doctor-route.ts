@@ -57,7 +57,7 @@ export function registerDoctorRoute(app: Hono, dependencies: ServerDependencies)
     checks.push(
       reachable.ok
         ? await checkModelAnswers({ config: candidate })
-        : { name: 'model', ok: false, code: 'skipped', message: 'skipped: the provider cannot be reached' },
+        : { name: 'model', ok: false, code: 'skipped', message: `skipped: ${describeSkipReason(reachable)}` },
     )
     return context.json({ ok: checks.every((check) => check.ok), checks })
   })
@@ -70,4 +70,11 @@ function mergeSection(running: Record<string, unknown> | object, overrides: Reco
     result[section] = isPlainObject(base) && isPlainObject(value) ? { ...base, ...value } : value
   }
   return result
+}
+
+/** Why the model was not asked, in the provider check's own terms (a refused key is not "unreachable"). */
+function describeSkipReason(provider: DoctorCheck): string {
+  if (provider.code === 'key_refused') return 'the provider refused the key'
+  if (provider.code === 'timeout') return 'the provider gave no answer in time'
+  return 'the provider cannot be reached'
 }

@@ -1,47 +1,39 @@
 /**
  * `POST /v1/chat/completions`, OpenAI-compatible: the character (persona, history, memory) behind any
- * OpenAI client. The last user message is the input; the rest of `messages` is ignored because the
- * server keeps the history itself. The session is the `X-Session-Id` header, else the `user` field,
- * else `default`. The reply's emotion rides along as an extra `emotion` field.
+ * OpenAI client, for both kinds of client (docs/protocol.md says which part of the prompt comes from
+ * where). A client that sends only its new message gets the character's own history and memory; a
+ * client that sends its own system prompt or history gets them honoured, with the character's reply
+ * format, lorebook and memory added. The session is the `X-Session-Id` header, else the `user`
+ * field, in the namespace of the client's `X-Charpipe-Client` key. A request naming none never
+ * lands in another client's conversation: with its own history it is stateless (nothing read or
+ * stored), with one message it uses the session `openai` of its client. The reply's emotion rides
+ * along as an extra `emotion` field.
  *
  * Failures are answered as OpenAI-compatible servers answer them: a non-2xx with an error body when
  * the turn failed before any text (or, not streamed, at all); once a stream has begun, an
  * `{"error":…}` event before `[DONE]` and no `finish_reason` that would call the reply complete.
- * `usage` is the model's own when it reports one, else the messages sent and the reply estimated.
+ * A failure that a retry cannot mend (a bad request, an unknown model, the provider refusing the
+ * server's key or request) carries `x-should-retry: false`, which the official SDKs obey instead
+ * of retrying by status. `usage` is the model's own when it reports one, else the messages sent
+ * and the reply estimated.
  */
 import { randomUUID } from 'node:crypto'
 import type { Context, Hono } from 'hono'
 import { streamSSE } from 'hono/streaming'
 import type { GenerateInput } from '../../engine/types.js'
+import { isRetryableStatus } from '../../shared/errors.js'
 import type { CharpipeEvent, LlmDoneEvent, LlmErrorEvent } from '../../shared/events.js'
 import { countMessageTokens, countTokens } from '../count-tokens.js'
 import { mapErrorCodeToStatus, respondBadRequest } from '../error-response.js'
 import { readJsonBody } from '../read-json-body.js'
-import { refuseForeignSession } from '../refuse-foreign-session.js'
-import { type OpenAiCompletionBody, openAiCompletionBodySchema } from '../request-schemas.js'
+import { readOpenAiMessages } from '../read-openai-messages.js'
+import { resolveRequestSession } from '../refuse-foreign-session.js'
+import { openAiCompletionBodySchema } from '../request-schemas.js'
 import { selectModelCharacter } from '../select-model-character.js'
 import type { ServerDependencies } from '../server-dependencies.js'
 import { streamTurn } from '../stream-turn.js'
 
-type CompletionMessage = OpenAiCompletionBody['messages'][number]
-
-/** The turn input from the last user message: its text parts joined, its image parts as images. */
-function readLastUserMessage(messages: CompletionMessage[]): Omit<GenerateInput, 'session'> | undefined {
-  const last = messages.findLast((message) => message.role === 'user')
-  if (!last) return undefined
-  if (typeof last.content === 'string') return { text: last.content }
-  const parts = last.content ?? []
-  const text = parts
-    .filter((part) => part.type === 'text' && typeof part.text === 'string')
-    .map((part) => part.text)
-    .join('\n')
-  const images = parts
-    .filter((part) => part.type === 'image_url' && part.image_url !== undefined)
-    .map((part) => (typeof part.image_url === 'string' ? part.image_url : part.image_url!.url))
-  return images.length > 0 ? { text, images } : { text }
-}
-
-type TurnFailure = Pick<LlmErrorEvent, 'code' | 'message'>
+type TurnFailure = Pick<LlmErrorEvent, 'code' | 'message' | 'status'>
 
 /** An interruption by the session's next input ends the reply early; it is not a failure. */
 function isFailure(event: LlmErrorEvent): boolean {
@@ -50,24 +42,59 @@ function isFailure(event: LlmErrorEvent): boolean {
 
 const missingDone: TurnFailure = { code: 'internal', message: 'the turn ended without a result' }
 
+/** The session of a client that names none and sends one message (never the web page's `default`). */
+const unnamedSession = 'openai'
+
+/** A failure the same request would meet again: the client's own mistake, or the provider's refusal. */
+export function isFailureFinal(failure: TurnFailure): boolean {
+  if (failure.code === 'bad_request' || failure.code === 'invalid_config') return true
+  return (
+    failure.code === 'upstream_http' && failure.status !== undefined && !isRetryableStatus(failure.status)
+  )
+}
+
 function convertToOpenAiError(event: TurnFailure) {
   return { message: event.message, type: event.code, code: event.code, param: null }
 }
 
 function sendOpenAiError(context: Context, event: TurnFailure): Response {
+  if (isFailureFinal(event)) context.header('x-should-retry', 'false')
   return context.json({ error: convertToOpenAiError(event) }, mapErrorCodeToStatus(event.code))
 }
 
+/**
+ * Every 4xx of this route but the ones a wait mends (408, 409, 429) is final too. A new Response:
+ * the Node adapter may send a response from the headers it was made with, not later changes.
+ */
+function markFinalRefusal(response: Response): Response {
+  const { status } = response
+  if (status < 400 || status >= 500 || isRetryableStatus(status)) return response
+  const headers = new Headers(response.headers)
+  headers.set('x-should-retry', 'false')
+  return new Response(response.body, { status, statusText: response.statusText, headers })
+}
+
 export function registerOpenAiCompletionsRoute(app: Hono, dependencies: ServerDependencies): void {
+  app.use('/v1/chat/completions', async (context, next) => {
+    await next()
+    context.res = markFinalRefusal(context.res)
+  })
   app.post('/v1/chat/completions', async (context) => {
     const body = await readJsonBody(context, openAiCompletionBodySchema)
     if (!body.ok) return body.response
     const request = body.value
-    const userInput = readLastUserMessage(request.messages)
-    if (!userInput) return respondBadRequest(context, 'messages: no message with role "user"')
-    const session = context.req.header('x-session-id') || request.user || 'default'
-    const refused = refuseForeignSession(context, dependencies.sessionOwners, session)
-    if (refused) return refused
+    const turnRequest = readOpenAiMessages(request.messages)
+    if (!turnRequest) return respondBadRequest(context, 'messages: no message with role "user"')
+    const named = context.req.header('x-session-id') || request.user
+    // Without a session, a client that keeps its own history is stateless: a session of its own
+    // for this request alone (turns of one session interrupt each other), nothing read or stored.
+    const stateless = !named && turnRequest.clientPrompt !== undefined
+    let session = `~v1~${randomUUID()}`
+    if (!stateless) {
+      const resolved = resolveRequestSession(context, dependencies.sessionOwners, named || unnamedSession)
+      if (resolved.response) return resolved.response
+      session = resolved.session
+    }
     const config = dependencies.configManager.current()
     let character: string | undefined
     try {
@@ -75,7 +102,13 @@ export function registerOpenAiCompletionsRoute(app: Hono, dependencies: ServerDe
     } catch (error) {
       return respondBadRequest(context, `model: ${(error as Error).message}`)
     }
-    const input: GenerateInput = { ...userInput, session, ...(character ? { character } : {}) }
+    const input: GenerateInput = {
+      ...turnRequest.input,
+      session,
+      ...(character ? { character } : {}),
+      ...(turnRequest.clientPrompt ? { clientPrompt: turnRequest.clientPrompt } : {}),
+      ...(stateless ? { stateless: true } : {}),
+    }
     const model = request.model || config.llm.model || config.llm.provider
     const id = `chatcmpl-${randomUUID()}`
     const created = Math.floor(Date.now() / 1000)

@@ -11,7 +11,7 @@ import type { CharpipeEvent } from '../../shared/events.js'
 import { describeForbiddenKey, findForbiddenKey } from '../../shared/find-forbidden-key.js'
 import type { Logger } from '../../shared/logger.js'
 import type { ServerMetrics } from '../create-server-metrics.js'
-import { describeForeignSession, type SessionOwners } from '../create-session-owners.js'
+import { renameEventSession, type SessionOwners } from '../create-session-owners.js'
 import { createFrameRateLimiter, createTurnLimiter, type TurnLimits } from '../create-turn-limiter.js'
 import { isJsonNestedTooDeep, maxJsonDepth } from '../is-json-nested-too-deep.js'
 import { type ClientFrame, clientFrameSchema, formatZodIssues } from '../request-schemas.js'
@@ -35,7 +35,7 @@ export interface CreateWebSocketEventsOptions {
    * connection started. Otherwise `heard` counts only for the connection's own turns.
    */
   admin?: boolean
-  /** The client key the connection presented, and the bindings it is checked against. */
+  /** The client key the connection presented: its sessions live in the key's namespace. */
   clientKey?: string
   sessionOwners?: SessionOwners
 }
@@ -83,9 +83,15 @@ export function createWebSocketEvents(options: CreateWebSocketEventsOptions): WS
   }
   const sendBadRequest = (socket: WSContext, message: string) =>
     send(socket, { type: 'error', code: 'bad_request', message })
-  // Admins reach every session; other clients only the sessions they hold or can claim.
-  const maySendTo = (session: string) =>
-    options.admin || !options.sessionOwners || options.sessionOwners.claim(session, options.clientKey)
+  // The engine's session for a session the client names (in its key's namespace), or undefined
+  // after telling the client why it may not name it.
+  const resolveSession = (socket: WSContext, named: string): string | undefined => {
+    if (!options.sessionOwners) return named
+    const resolved = options.sessionOwners.resolve(named, options.clientKey, options.admin)
+    if (resolved.ok) return resolved.session
+    send(socket, { type: 'error', code: 'bad_request', session: named, message: resolved.message })
+    return undefined
+  }
   // A CharpipeError is the client's to read; anything else goes to the log and is only named.
   const sendFailure = (socket: WSContext, session: string, error: unknown, logged: string, told: string) => {
     const known = CharpipeError.isInstance(error)
@@ -117,10 +123,10 @@ export function createWebSocketEvents(options: CreateWebSocketEventsOptions): WS
       })
       return
     }
-    const session = frame.session ?? 'default'
-    if (!maySendTo(session)) {
+    const named = frame.session ?? 'default'
+    const session = resolveSession(socket, named)
+    if (session === undefined) {
       slot.release()
-      send(socket, { type: 'error', code: 'bad_request', session, message: describeForeignSession(session) })
       return
     }
     ownTurns.set(session, (ownTurns.get(session) ?? 0) + 1)
@@ -140,7 +146,7 @@ export function createWebSocketEvents(options: CreateWebSocketEventsOptions): WS
         signal: socketClosed.signal,
         metrics,
         endpoint: 'ws',
-        onEvent: (event) => sendEvent(socket, event),
+        onEvent: (event) => sendEvent(socket, renameEventSession(event, named)),
       })
     } catch (error) {
       logger.error({ error }, 'websocket turn failed')
@@ -159,17 +165,20 @@ export function createWebSocketEvents(options: CreateWebSocketEventsOptions): WS
    * have their own `turns_per_minute` per connection. Nothing is sent back unless it is refused.
    */
   const prepareTurn = (socket: WSContext, frame: Extract<ClientFrame, { type: 'user_input' }>) => {
-    const session = frame.session ?? 'default'
+    const named = frame.session ?? 'default'
     const slot = turns.tryStart('preflight')
     if (!slot.ok) {
-      send(socket, { type: 'error', code: 'bad_request', session, message: `preflight: ${slot.message}` })
+      send(socket, {
+        type: 'error',
+        code: 'bad_request',
+        session: named,
+        message: `preflight: ${slot.message}`,
+      })
       return
     }
     slot.release()
-    if (!maySendTo(session)) {
-      sendBadRequest(socket, describeForeignSession(session))
-      return
-    }
+    const session = resolveSession(socket, named)
+    if (session === undefined) return
     const input = {
       session,
       text: frame.text,
@@ -183,14 +192,14 @@ export function createWebSocketEvents(options: CreateWebSocketEventsOptions): WS
     charpipe
       .run(input, (event) => {
         if (event.type === 'llm_error')
-          send(socket, { type: 'error', code: event.code, session, message: event.message })
+          send(socket, { type: 'error', code: event.code, session: named, message: event.message })
       })
       .catch((error: unknown) => {
         logger.error({ error }, 'preparing a preflight failed')
         send(socket, {
           type: 'error',
           code: 'internal',
-          session,
+          session: named,
           message: 'the preflight failed; see the server log',
         })
       })
@@ -198,17 +207,15 @@ export function createWebSocketEvents(options: CreateWebSocketEventsOptions): WS
 
   // Nothing is sent back for an observed line unless it is refused: a flood would echo a flood.
   const observeLine = (socket: WSContext, frame: Extract<ClientFrame, { type: 'observe' }>) => {
-    const session = frame.session ?? 'default'
-    if (!maySendTo(session)) {
-      sendBadRequest(socket, describeForeignSession(session))
-      return
-    }
+    const named = frame.session ?? 'default'
+    const session = resolveSession(socket, named)
+    if (session === undefined) return
     try {
       charpipe.observe({ session, speaker: frame.speaker, text: frame.text, images: frame.images })
     } catch (error) {
       sendFailure(
         socket,
-        session,
+        named,
         error,
         'observing a line failed',
         'observing the line failed; see the server log',
@@ -218,11 +225,9 @@ export function createWebSocketEvents(options: CreateWebSocketEventsOptions): WS
 
   // Always answered, so a client knows when to show the session: with the greeting when one was stored.
   const openSession = async (socket: WSContext, frame: Extract<ClientFrame, { type: 'open' }>) => {
-    const session = frame.session ?? 'default'
-    if (!maySendTo(session)) {
-      sendBadRequest(socket, describeForeignSession(session))
-      return
-    }
+    const named = frame.session ?? 'default'
+    const session = resolveSession(socket, named)
+    if (session === undefined) return
     try {
       const { greeting } = await charpipe.open({
         session,
@@ -230,7 +235,7 @@ export function createWebSocketEvents(options: CreateWebSocketEventsOptions): WS
       })
       send(socket, {
         type: 'opened',
-        session,
+        session: named,
         ...(frame.character ? { character: frame.character } : {}),
         greeting: greeting
           ? { text: greeting.content, emotion: greeting.emotion, turn: greeting.turn }
@@ -239,7 +244,7 @@ export function createWebSocketEvents(options: CreateWebSocketEventsOptions): WS
     } catch (error) {
       sendFailure(
         socket,
-        session,
+        named,
         error,
         'opening a session failed',
         'opening the session failed; see the server log',
@@ -340,15 +345,8 @@ export function createWebSocketEvents(options: CreateWebSocketEventsOptions): WS
         void openSession(socket, frame)
         return
       }
-      const session = frame.session ?? 'default'
-      if (
-        !options.admin &&
-        options.sessionOwners &&
-        !options.sessionOwners.mayUse(session, options.clientKey)
-      ) {
-        sendBadRequest(socket, describeForeignSession(session))
-        return
-      }
+      const session = resolveSession(socket, frame.session ?? 'default')
+      if (session === undefined) return
       // What was heard becomes the character's stored words: only the connection that receives the
       // turn (it plays the speech) or an admin may say it. Anyone may still stop the turn.
       const heard = ownTurns.has(session) || options.admin ? frame.heard : undefined

@@ -17,7 +17,17 @@ export interface FieldTextEntry {
 
 export const fieldTexts: Record<string, FieldTextEntry> = {
   'character.name': { en: 'Name', zh: '角色名', zhHint: '角色的名字（{{char}}）。' },
-  'character.user_name': { en: 'User name', zh: '用户称呼', zhHint: '对用户的称呼（{{user}}）。' },
+  'character.language': {
+    en: 'Language',
+    zh: '语言',
+    zhHint:
+      'charpipe 自己的提示词用哪种语言（格式说明、标签、用户默认称呼、给模型看的情绪名）；auto：按人设、开场白和场景判断。',
+  },
+  'character.user_name': {
+    en: 'User name',
+    zh: '用户称呼',
+    zhHint: '对用户的称呼（{{user}}）；留空：按角色语言（用户 / User）。',
+  },
   'character.persona': { en: 'Persona', zh: '人设', zhHint: '角色是谁：性格、背景、说话方式。' },
   'character.scenario': {
     en: 'Scenario',

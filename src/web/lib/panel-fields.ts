@@ -6,6 +6,7 @@
 /** Character panel, besides the injected dialogue editor. */
 export const characterFields = [
   'name',
+  'language',
   'user_name',
   'persona',
   'scenario',

@@ -4,6 +4,7 @@
  * pick a session, see its stored conversation (restored on load) and clear it.
  */
 import { useEffect, useState } from 'preact/hooks'
+import { translateEmotionLabel } from '../../shared/language/emotion-labels.js'
 import { ConfirmButton } from '../components/confirm-button.js'
 import { showToast } from '../components/toast.js'
 import { ApiError, requestJson } from '../lib/api-client.js'
@@ -12,7 +13,7 @@ import type { ConfigFileStatus } from '../lib/config-status.js'
 import { convertStoredMessages, type StoredChatMessage } from '../lib/convert-stored-messages.js'
 import type { ChatSocket, SocketStatus } from '../lib/create-chat-socket.js'
 import { getEmotionFace } from '../lib/get-emotion-face.js'
-import { translate } from '../lib/i18n.js'
+import { getLanguage, translate } from '../lib/i18n.js'
 import { readResponseList } from '../lib/read-response-list.js'
 import type { ConfigObject } from '../lib/use-config-draft.js'
 import { AnsweringModel } from './answering-model.js'
@@ -167,7 +168,9 @@ export function ChatPanel(props: ChatPanelProps) {
           ) : (
             <span class="avatar-face">{getEmotionFace(props.state.emotion, props.emotionAliases)}</span>
           )}
-          <span class="avatar-label">{props.state.emotion ?? '—'}</span>
+          <span class="avatar-label">
+            {props.state.emotion ? translateEmotionLabel(props.state.emotion, getLanguage()) : '—'}
+          </span>
         </div>
         <div class="subtitles" data-subtitles aria-live="polite">
           {(lastTurn?.restored ? '' : lastTurn?.subtitles) || (

@@ -1,5 +1,6 @@
 /** Long-term memory: add, search, list by scope, edit, delete and the change history of one memory. */
 import { useEffect, useState } from 'preact/hooks'
+import { memoryScopeOf } from '../../memory/memory-scope-of.js'
 import { ConfirmButton } from '../components/confirm-button.js'
 import { showToast } from '../components/toast.js'
 import { requestJson } from '../lib/api-client.js'
@@ -127,7 +128,9 @@ function MemoryRow(props: { item: MemoryItem; onChanged(): void }) {
 
 export function MemoryPanel(props: { session: string; character?: string }) {
   // A character of `characters` keeps its memories under `<id>:<session>` (docs/characters.md).
-  const [scope, setScope] = useState(props.character ? `${props.character}:${props.session}` : props.session)
+  const [scope, setScope] = useState(
+    memoryScopeOf({ session: props.session, ...(props.character ? { character: props.character } : {}) }),
+  )
   const [query, setQuery] = useState('')
   const [limit, setLimit] = useState(10)
   const [items, setItems] = useState<MemoryItem[]>([])

@@ -3,11 +3,13 @@
  * ended. A failed turn says what went wrong and what to check (never "done"); an interrupted one says
  * it was interrupted, in the normal colours, because nothing is wrong.
  */
+
+import { translateEmotionLabel } from '../../shared/language/emotion-labels.js'
 import { readTurnOutcome, type TurnReport, type TurnView } from '../lib/apply-chat-frame.js'
 import { isUnansweredTurn } from '../lib/convert-stored-messages.js'
 import { type ChatErrorFrame, describeChatError } from '../lib/describe-chat-error.js'
 import { getEmotionFace } from '../lib/get-emotion-face.js'
-import { translate } from '../lib/i18n.js'
+import { getLanguage, translate } from '../lib/i18n.js'
 
 /** One error with what to check; the server's own words folded under "details". */
 export function ChatErrorView(props: { error: ChatErrorFrame }) {
@@ -79,7 +81,8 @@ export function TurnList(props: { turns: TurnView[]; emotionAliases: Record<stri
             {turn.sentences.map((sentence) => (
               <li class="sentence" data-index={sentence.index} data-emotion={sentence.emotion}>
                 <span class="badge emotion">
-                  {getEmotionFace(sentence.emotion, props.emotionAliases)} {sentence.emotion}
+                  {getEmotionFace(sentence.emotion, props.emotionAliases)}{' '}
+                  {translateEmotionLabel(sentence.emotion, getLanguage())}
                 </span>{' '}
                 {sentence.text}
               </li>
