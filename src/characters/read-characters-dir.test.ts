@@ -3,7 +3,10 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { loadConfig } from '../config/load-config.js'
-import { base64Json, makeCardPng, makeCardV2, makeCardV3 } from './cards/card-factories.js'
+import { createLogger } from '../shared/logger.js'
+import { base64Json, makeCardPng, makeCardV2, makeCardV3, makePicture } from './cards/card-factories.js'
+
+const silent = createLogger({ level: 'silent' })
 
 let folder: string | undefined
 afterEach(async () => {
@@ -44,7 +47,7 @@ describe('characters_dir', () => {
     expect(config.character.name).toBe('小助手')
   })
 
-  it('reads Character Cards as .json and .png, and names a bad card', async () => {
+  it('reads Character Cards as .json and .png, and skips a bad card naming it', async () => {
     const dir = await writeFolder({ 'seraphina.json': JSON.stringify(makeCardV2()) })
     await writeFile(
       join(dir, 'luna.png'),
@@ -62,31 +65,66 @@ describe('characters_dir', () => {
       greeting: 'Hi, {{user}}.',
       user_name: '旅人',
     })
-    expect(config.characters.luna!.avatar).toMatch(/^data:image\/png;base64,/)
+    // The picture stays in its file: the config holds no data URI.
+    expect(config.characters.luna!.avatar).toBe('')
 
     await writeFile(join(dir, 'broken.json'), '{"spec": "chara_card_v2", "data": ')
-    const failure = String(await loadConfig(configPath()).catch((error: unknown) => error))
-    expect(failure).toContain('characters_dir: broken.json:')
-    expect(failure).toContain('not valid JSON')
+    const { config: withBroken, warnings } = await loadConfig(configPath(), { logger: silent })
+    expect(Object.keys(withBroken.characters).sort()).toEqual(['luna', 'seraphina'])
+    expect(warnings).toContainEqual({
+      path: 'characters_dir: broken.json',
+      message: expect.stringContaining('not valid JSON'),
+    })
   })
 
-  it('names every file that cannot be used, and the folder when it is missing', async () => {
+  it('skips every file that cannot be used, naming each, and keeps the rest', async () => {
     const dir = await writeFolder({
       'good.yaml': 'name: Good\n',
       '.hidden.yaml': 'name: Hidden\n',
       'broken.yaml': 'name: [\n',
+      'typo.yaml': 'name: Typo\nnmae: x\n',
+      'huge.json': JSON.stringify({ name: 'x'.repeat(100_000) }),
     })
     await writeFile(configPath(), `characters_dir: ${dir}\n`)
-    const failure = String(await loadConfig(configPath()).catch((error: unknown) => error))
-    expect(failure).toContain('characters_dir: .hidden.yaml: ".hidden" cannot be a character id')
-    expect(failure).toContain('characters_dir: broken.yaml: line 2')
-    await rm(join(dir, '.hidden.yaml'))
-    await writeFile(join(dir, 'broken.yaml'), 'name: Typo\nnmae: x\n')
-    const typo = String(await loadConfig(configPath()).catch((error: unknown) => error))
-    expect(typo).toContain('characters.broken')
-    expect(typo).toContain('nmae')
+    const { config, warnings } = await loadConfig(configPath(), { logger: silent })
+    expect(Object.keys(config.characters)).toEqual(['good'])
+    const messages = warnings.map((warning) => `${warning.path}: ${warning.message}`)
+    expect(messages).toContainEqual(
+      expect.stringContaining('characters_dir: .hidden.yaml: skipped: ".hidden" cannot be a character id'),
+    )
+    expect(messages).toContainEqual(expect.stringMatching(/characters_dir: broken\.yaml: skipped: line 2/))
+    expect(messages).toContainEqual(expect.stringMatching(/characters_dir: typo\.yaml: skipped: .*nmae/))
+    expect(messages).toContainEqual(
+      expect.stringMatching(/characters_dir: huge\.json: skipped: .*name: .*200/),
+    )
     await writeFile(configPath(), `characters_dir: ${join(dir, 'nowhere')}\n`)
-    const noFolder = await loadConfig(configPath()).catch((error: unknown) => error)
-    expect(String(noFolder)).toMatch(/characters_dir: cannot read .*nowhere: no such folder/)
+    const noFolder = await loadConfig(configPath(), { logger: silent })
+    expect(noFolder.config.characters).toEqual({})
+    expect(noFolder.warnings[0]!.message).toMatch(/cannot read .*nowhere: no such folder/)
+  })
+
+  it("reads the data folder's characters when no characters_dir is set, and a missing one means none", async () => {
+    folder = await mkdtemp(join(tmpdir(), 'charpipe-characters-'))
+    await writeFile(configPath(), `storage:\n  sqlite_path: ${join(folder, 'data', 'charpipe.db')}\n`)
+    expect(Object.keys((await loadConfig(configPath())).config.characters)).toEqual([])
+    await mkdir(join(folder, 'data', 'characters'), { recursive: true })
+    // A V1 card (fields at the top level), a "V3 template" (spec, no data) and a picture beside a card.
+    await writeFile(
+      join(folder, 'data', 'characters', 'old.json'),
+      JSON.stringify({ name: 'Old', first_mes: 'Hey.' }),
+    )
+    await writeFile(
+      join(folder, 'data', 'characters', 'flat.json'),
+      JSON.stringify({ spec: 'chara_card_v3', spec_version: '3.0', name: 'Flat', description: 'Flat card.' }),
+    )
+    await writeFile(join(folder, 'data', 'characters', 'flat.png'), makePicture())
+    const { config } = await loadConfig(configPath())
+    expect(config.characters.old).toMatchObject({ name: 'Old', greeting: 'Hey.' })
+    expect(config.characters.flat).toMatchObject({
+      name: 'Flat',
+      persona: 'Flat card.',
+      avatar: '',
+      card: {},
+    })
   })
 })

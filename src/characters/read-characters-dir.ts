@@ -1,14 +1,16 @@
 /**
- * `characters_dir`: one file per character, the file name (without extension) its id. A `.yaml` /
- * `.yml` file holds a character block; a `.json` or `.png` file is a Character Card V2/V3, read
- * with the card importer. Other files (a README, a picture the cards refer to) are left alone.
- * Every file that cannot be used is reported at once, by name, and then nothing is used.
+ * The characters folder (`characters_dir`, by default the data folder's `characters`): one
+ * character per id, the file name without extension (see characters-folder.ts for which files make
+ * one). A file that cannot be used (bad YAML, a bad card, a block the schema refuses, a name that
+ * cannot be an id) is skipped and named, so one bad card among hundreds does not stop the server;
+ * the others are used; a folder that cannot be read means no characters from it, also named. Its text is a third party's: it is never `${VAR}`-expanded.
  */
 import { readdirSync, readFileSync } from 'node:fs'
 import { extname, join } from 'node:path'
 import { parseConfigText } from '../config/parse-config-text.js'
-import { characterIdKeySchema } from '../config/schema.js'
+import { characterIdKeySchema, characterSchema } from '../config/schema.js'
 import { CharpipeError, type ConfigIssue, InvalidConfigError } from '../shared/errors.js'
+import { characterFileExtensions, resolveCharactersDir } from './characters-folder.js'
 
 /** Reads a card's bytes as a character block (the card importer's `importCharacterCard`). */
 export type ImportCardFile = (
@@ -16,69 +18,101 @@ export type ImportCardFile = (
   contentType: 'application/json' | 'image/png',
 ) => { character: Record<string, unknown> }
 
-const cardTypes: Record<string, 'application/json' | 'image/png'> = {
-  '.json': 'application/json',
-  '.png': 'image/png',
-}
-
-/** What a character file looks like, by extension; undefined: not a character file. */
-function kindOf(name: string): 'yaml' | 'application/json' | 'image/png' | undefined {
-  const extension = extname(name).toLowerCase()
-  if (extension === '.yaml' || extension === '.yml') return 'yaml'
-  return cardTypes[extension]
-}
-
 export interface ReadCharactersDirOptions {
   dir: string
   importCard: ImportCardFile
+  /** A missing folder means no characters (the default folder before the first import). */
+  optional?: boolean
 }
 
-/** The character blocks of the folder by id; throws InvalidConfigError naming each bad file. */
-export function readCharactersDir(
-  options: ReadCharactersDirOptions,
-): Record<string, Record<string, unknown>> {
+export interface ReadCharactersDirResult {
+  /** The character blocks by id. */
+  characters: Record<string, Record<string, unknown>>
+  /** The files left out, each named with why. */
+  skipped: ConfigIssue[]
+}
+
+/** The file that describes each id: its YAML or JSON file, else its PNG card; several: a problem. */
+function pickCharacterFiles(names: string[]): Map<string, string[]> {
+  const byId = new Map<string, string[]>()
+  for (const name of names) {
+    const extension = extname(name).toLowerCase()
+    const described = (characterFileExtensions as readonly string[]).includes(extension)
+    if (!described && extension !== '.png') continue
+    const id = name.slice(0, -extension.length)
+    const files = byId.get(id) ?? []
+    files.push(name)
+    byId.set(id, files)
+  }
+  for (const [id, files] of byId) {
+    const described = files.filter((name) => extname(name).toLowerCase() !== '.png')
+    // A PNG beside a YAML or JSON file is its avatar, not a second character file.
+    byId.set(id, described.length > 0 ? described : files)
+  }
+  return byId
+}
+
+function describeError(error: CharpipeError): string {
+  return error instanceof InvalidConfigError
+    ? error.issues.map((issue) => (issue.path ? `${issue.path}: ${issue.message}` : issue.message)).join('; ')
+    : error.message
+}
+
+function readCharacterFile(dir: string, name: string, importCard: ImportCardFile): Record<string, unknown> {
+  const path = join(dir, name)
+  const bytes = readFileSync(path)
+  const extension = extname(name).toLowerCase()
+  if (extension === '.yaml' || extension === '.yml') return parseConfigText(bytes.toString('utf8'), path)
+  const { character } = importCard(bytes, extension === '.png' ? 'image/png' : 'application/json')
+  // The picture stays in its file and is served from there, not copied into the config.
+  const { avatar: _picture, ...block } = character
+  return block
+}
+
+/** The character blocks of the folder by id, and the files that could not be used. */
+export function readCharactersDir(options: ReadCharactersDirOptions): ReadCharactersDirResult {
   const { dir } = options
   let names: string[]
   try {
     names = readdirSync(dir).sort()
   } catch (error) {
-    const reason = (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such folder' : String(error)
-    throw new InvalidConfigError([{ path: 'characters_dir', message: `cannot read ${dir}: ${reason}` }])
+    const missing = (error as NodeJS.ErrnoException).code === 'ENOENT'
+    if (missing && options.optional) return { characters: {}, skipped: [] }
+    // The server starts without them, and says why: the first import creates the folder.
+    const reason = missing ? 'no such folder (yet)' : String(error)
+    return { characters: {}, skipped: [{ path: 'characters_dir', message: `cannot read ${dir}: ${reason}` }] }
   }
   const characters: Record<string, Record<string, unknown>> = {}
-  const issues: ConfigIssue[] = []
-  for (const name of names) {
-    const kind = kindOf(name)
-    if (!kind) continue
-    const id = name.slice(0, -extname(name).length)
-    const path = `characters_dir: ${name}`
+  const skipped: ConfigIssue[] = []
+  for (const [id, files] of pickCharacterFiles(names)) {
+    const path = `characters_dir: ${files[0]}`
     if (!characterIdKeySchema.safeParse(id).success) {
-      issues.push({ path, message: `"${id}" cannot be a character id (letters, digits, _ . -; at most 64)` })
+      skipped.push({ path, message: `"${id}" cannot be a character id (letters, digits, _ . -; at most 64)` })
       continue
     }
-    if (Object.hasOwn(characters, id)) {
-      issues.push({ path, message: `a second file for the character "${id}"` })
+    if (files.length > 1) {
+      skipped.push({ path, message: `more than one file for the character "${id}": ${files.join(', ')}` })
       continue
     }
+    let block: Record<string, unknown>
     try {
-      const bytes = readFileSync(join(dir, name))
-      characters[id] =
-        kind === 'yaml'
-          ? parseConfigText(bytes.toString('utf8'), join(dir, name))
-          : options.importCard(bytes, kind).character
+      block = readCharacterFile(dir, files[0]!, options.importCard)
     } catch (error) {
       if (!CharpipeError.isInstance(error)) throw error
-      const message =
-        error instanceof InvalidConfigError
-          ? error.issues
-              .map((issue) => (issue.path ? `${issue.path}: ${issue.message}` : issue.message))
-              .join('; ')
-          : error.message
-      issues.push({ path, message })
+      skipped.push({ path, message: describeError(error) })
+      continue
     }
+    const checked = characterSchema.safeParse(block)
+    if (!checked.success) {
+      const problems = checked.error.issues
+        .slice(0, 3)
+        .map((issue) => `${issue.path.map(String).join('.') || '(the file)'}: ${issue.message}`)
+      skipped.push({ path, message: problems.join('; ') })
+      continue
+    }
+    characters[id] = block
   }
-  if (issues.length > 0) throw new InvalidConfigError(issues)
-  return characters
+  return { characters, skipped }
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
@@ -95,21 +129,30 @@ function mergeDeep(base: Record<string, unknown>, over: Record<string, unknown>)
   return result
 }
 
+export interface MergeCharactersDirResult {
+  value: unknown
+  /** The folder's files that were left out, each named with why (reported as warnings). */
+  skipped: ConfigIssue[]
+}
+
 /**
- * The config with the characters of its `characters_dir` put into `characters`: the entry a config
+ * The config with the characters of its characters folder put into `characters`: the entry a config
  * gives for the same id is merged over its file (so a change made through the admin API, kept in
- * the config file, applies over a card). Unchanged when no folder is set.
+ * the config file, applies over a card).
  */
-export function mergeCharactersDir(raw: unknown, importCard: ImportCardFile): unknown {
-  if (!isPlainObject(raw)) return raw
-  const dir = raw.characters_dir
-  if (typeof dir !== 'string' || dir === '') return raw
-  const fromDir = readCharactersDir({ dir, importCard })
+export function mergeCharactersDir(raw: unknown, importCard: ImportCardFile): MergeCharactersDirResult {
+  if (!isPlainObject(raw)) return { value: raw, skipped: [] }
+  const folder = resolveCharactersDir(raw)
+  const read = readCharactersDir({ dir: folder.dir, importCard, optional: folder.isDefault })
+  const fromDir = read.characters
+  if (Object.keys(fromDir).length === 0) return { value: raw, skipped: read.skipped }
   const given = isPlainObject(raw.characters) ? raw.characters : {}
-  const characters: Record<string, unknown> = { ...fromDir }
+  // The config's own characters first, in its order, then the folder's.
+  const characters: Record<string, unknown> = {}
   for (const [id, block] of Object.entries(given)) {
     const file = fromDir[id]
     characters[id] = file && isPlainObject(block) ? mergeDeep(file, block) : block
   }
-  return { ...raw, characters }
+  for (const [id, file] of Object.entries(fromDir)) if (!Object.hasOwn(characters, id)) characters[id] = file
+  return { value: { ...raw, characters }, skipped: read.skipped }
 }

@@ -10,6 +10,8 @@ export interface ParseActionArgsOptions<Action extends string> {
   command: string
   actions: readonly Action[]
   usage: string
+  /** Switches the command also takes (`--as-new`), besides `--config`. */
+  switches?: readonly string[]
 }
 
 export interface ParseActionArgsResult<Action extends string> {
@@ -18,6 +20,8 @@ export interface ParseActionArgsResult<Action extends string> {
   rest: string[]
   /** The `--config` value, when given. */
   configPath: string | undefined
+  /** The switches given. */
+  switches: ReadonlySet<string>
 }
 
 /** Undefined, once the error is printed, when the action is missing or unknown. */
@@ -27,7 +31,10 @@ export function parseActionArgs<Action extends string>(
   const { values, positionals } = parseArgs({
     args: options.args,
     allowPositionals: true,
-    options: { config: { type: 'string' } },
+    options: {
+      config: { type: 'string' },
+      ...Object.fromEntries((options.switches ?? []).map((name) => [name, { type: 'boolean' as const }])),
+    },
   })
   const [action, ...rest] = positionals
   if (!options.actions.includes(action as Action)) {
@@ -39,5 +46,8 @@ export function parseActionArgs<Action extends string>(
     )
     return undefined
   }
-  return { action: action as Action, rest, configPath: values.config }
+  const switches = new Set(
+    (options.switches ?? []).filter((name) => (values as Record<string, unknown>)[name] === true),
+  )
+  return { action: action as Action, rest, configPath: values.config as string | undefined, switches }
 }

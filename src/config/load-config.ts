@@ -63,7 +63,9 @@ export function parseConfig(raw: unknown, options: ParseConfigOptions = {}): Par
   const warnings: ConfigIssue[] = [...(options.warnings ?? [])]
   let value: unknown
   try {
-    value = mergeCharactersDir(raw ?? {}, importCardFile)
+    const merged = mergeCharactersDir(raw ?? {}, importCardFile)
+    value = merged.value
+    warnings.push(...merged.skipped.map((issue) => ({ ...issue, message: `skipped: ${issue.message}` })))
   } catch (error) {
     if (error instanceof InvalidConfigError)
       throw new InvalidConfigError(error.issues, { source: options.source })

@@ -5,11 +5,13 @@
  */
 import { randomUUID } from 'node:crypto'
 import { listCharacterIds } from '../config/select-character-config.js'
+import { createInMemoryHistoryStore } from '../memory/history/in-memory-history-store.js'
 import { BadRequestError } from '../shared/errors.js'
 import { characterRuntimeOf, resolveCharacter, scopeOf } from './character-runtime.js'
 import type { EngineContext } from './engine-context.js'
 import { createPipelineServices } from './engine-runtime.js'
-import { forgetOpenedSession, openSession } from './open-session.js'
+import { forgetOpenedSession, openSession, previewGreeting } from './open-session.js'
+import { conversationScopeOf } from './persist-turn.js'
 import { renderGroupInput } from './render-group-input.js'
 import { lineBudgetOf } from './session-presence.js'
 import type { Charpipe } from './types.js'
@@ -46,11 +48,24 @@ export function createSessionMethods(
       const heard = context.presence.peek(validated.session, validated.character ?? '')
       const turnInput = renderGroupInput(validated, heard, config.conversation.group)
       const runtime = characterRuntimeOf(context, context.current, turnInput.character)
+      const services = createPipelineServices(runtime, logger)
+      // A new session's first turn follows its greeting: the preview shows it there too.
+      const greeting = await previewGreeting({
+        runtime,
+        session: turnInput.session,
+        opened,
+        random: context.random,
+      })
+      if (greeting) {
+        services.history = createInMemoryHistoryStore()
+        const scope = conversationScopeOf(runtime, turnInput.session)
+        await services.history.appendTurn(scope, { turn: 'greeting-preview', assistant: greeting })
+      }
       return pipeline.preview({
         input: turnInput,
         config: runtime.config,
         capabilities: runtime.capabilities,
-        services: createPipelineServices(runtime, logger),
+        services,
       })
     },
     async history(session, historyOptions = {}) {

@@ -27,11 +27,13 @@ export function listGreetings(character: CharacterConfig): string[] {
 export interface OpenedSessions {
   known: Set<string>
   pending: Map<string, Promise<StoredMessage | undefined>>
+  /** The greeting a preview showed for a new session (its index), which its opening then uses. */
+  chosen: Map<string, number>
   limit: number
 }
 
 export function createOpenedSessions(limit = 10_000): OpenedSessions {
-  return { known: new Set(), pending: new Map(), limit }
+  return { known: new Set(), pending: new Map(), chosen: new Map(), limit }
 }
 
 function keyOf(scope: ConversationScope): string {
@@ -65,7 +67,7 @@ export async function openSession(options: OpenSessionOptions): Promise<StoredMe
     await running.catch(() => undefined)
     return undefined
   }
-  const opening = greetIfNew(runtime, scope, options.random ?? Math.random)
+  const opening = greetIfNew(runtime, scope, () => chooseGreeting(options, key))
   opened.pending.set(key, opening)
   try {
     const greeting = await opening
@@ -75,25 +77,46 @@ export async function openSession(options: OpenSessionOptions): Promise<StoredMe
     return greeting
   } finally {
     opened.pending.delete(key)
+    opened.chosen.delete(key)
   }
 }
 
-async function greetIfNew(
-  runtime: EngineRuntime,
-  scope: ConversationScope,
-  random: () => number,
-): Promise<StoredMessage | undefined> {
-  const existing = await runtime.historyStore.listMessages(scope, { limit: 1 })
-  if (existing.length > 0) return undefined
-  const character = runtime.config.character
-  const greetings = listGreetings(character)
-  const chosen = greetings[Math.min(greetings.length - 1, Math.floor(random() * greetings.length))]!
+/** The index of the greeting a new session opens with: the one a preview showed, else a random one. */
+function chooseGreeting(options: OpenSessionOptions, key: string): number {
+  const count = listGreetings(options.runtime.config.character).length
+  const shown = options.opened.chosen.get(key)
+  if (shown !== undefined && shown < count) return shown
+  const random = options.random ?? Math.random
+  const index = Math.min(count - 1, Math.floor(random() * count))
+  options.opened.chosen.set(key, index)
+  // A Map iterates in insertion order: the oldest choice goes first.
+  if (options.opened.chosen.size > options.opened.limit)
+    options.opened.chosen.delete(options.opened.chosen.keys().next().value!)
+  return index
+}
+
+/**
+ * The greeting a new session will open with, without storing it (a preview shows what the first turn
+ * really sends): the choice is kept, so the session's opening then uses the same one. Undefined when
+ * the session is not new or the character has no greeting.
+ */
+export async function previewGreeting(options: OpenSessionOptions): Promise<StoredMessage | undefined> {
+  const { runtime } = options
+  if (listGreetings(runtime.config.character).length === 0) return undefined
+  const scope = conversationScopeOf(runtime, options.session)
+  const key = keyOf(scope)
+  if (options.opened.known.has(key)) return undefined
+  if ((await runtime.historyStore.listMessages(scope, { limit: 1 })).length > 0) return undefined
+  return createGreeting(runtime.config.character, chooseGreeting(options, key))
+}
+
+function createGreeting(character: CharacterConfig, index: number): StoredMessage {
   const now = Date.now()
-  const greeting: StoredMessage = {
+  return {
     role: 'assistant',
     // A card's text is shown as a subtitle like the model's: the same characters are kept out.
     content: stripUnsafeCharacters(
-      expandMacros(chosen, {
+      expandMacros(listGreetings(character)[index]!, {
         char: character.name,
         user: resolveUserName(character),
         language: resolveCharacterLanguage(character),
@@ -104,6 +127,16 @@ async function greetIfNew(
     emotion: character.default_emotion,
     createdAt: now,
   }
+}
+
+async function greetIfNew(
+  runtime: EngineRuntime,
+  scope: ConversationScope,
+  choose: () => number,
+): Promise<StoredMessage | undefined> {
+  const existing = await runtime.historyStore.listMessages(scope, { limit: 1 })
+  if (existing.length > 0) return undefined
+  const greeting = createGreeting(runtime.config.character, choose())
   const turn = `greeting-${randomUUID()}`
   await runtime.historyStore.appendTurn(scope, { turn, assistant: greeting })
   return { ...greeting, turn }

@@ -22,6 +22,7 @@ import type { JsonSchemaNode } from './lib/json-schema-node.js'
 import { findPageCharacter, listPageCharacters } from './lib/list-page-characters.js'
 import type { MessageKey } from './lib/page-messages.js'
 import { readToken } from './lib/token-store.js'
+import { useCharacterPicture } from './lib/use-character-picture.js'
 import type { ConfigObject } from './lib/use-config-draft.js'
 import { AudiencePanel } from './panels/audience-panel.js'
 import { CharacterPanel } from './panels/character-panel.js'
@@ -101,6 +102,7 @@ export function App() {
   const [greetings, setGreetings] = useState(0)
   const characters = listPageCharacters(config)
   const selected = findPageCharacter(characters, characterId)
+  const picture = useCharacterPicture(selected)
   // Frames name the character only when it is not the default one.
   const chosenCharacter = selected && !selected.isDefault ? selected.id : undefined
 
@@ -240,6 +242,7 @@ export function App() {
             onSessionChange={changeSession}
             emotionAliases={character.emotion_aliases ?? {}}
             emotionKeys={emotionKeys}
+            picture={picture}
           />
         ) : null}
         {tab === 'character' && config && schema && selected ? (

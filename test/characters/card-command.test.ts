@@ -1,41 +1,23 @@
 /**
- * `charpipe card import FILE…` as a child process from source: cards land in the config file, or in
- * `characters_dir` when one is set, each id printed; a bad card is named and nothing is written.
+ * `charpipe card import FILE…` as a child process from source: cards land in the characters folder
+ * (the data folder's, or `characters_dir`), each id printed, config.yaml untouched; importing again
+ * updates; a bad card is named and nothing is written.
  * `charpipe chat --character ID` then talks with one, opened with its greeting.
  */
-import { spawn } from 'node:child_process'
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { dirname, join, resolve } from 'node:path'
-import { fileURLToPath } from 'node:url'
+import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { base64Json, makeCardPng, makeCardV2, makeCardV3 } from '../../src/characters/cards/card-factories.js'
 import { loadConfig } from '../../src/config/load-config.js'
+import { runCli } from '../support/run-cli.js'
 
-const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '../..')
 let folder: string
 
 beforeEach(() => {
   folder = mkdtempSync(join(tmpdir(), 'charpipe-card-'))
 })
 afterEach(() => rmSync(folder, { recursive: true, force: true }))
-
-function runCli(
-  args: string[],
-  stdin = '',
-): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/entry.ts', ...args], { cwd: repoRoot })
-  child.stdin.end(stdin)
-  let stdout = ''
-  let stderr = ''
-  child.stdout.on('data', (chunk) => {
-    stdout += chunk
-  })
-  child.stderr.on('data', (chunk) => {
-    stderr += chunk
-  })
-  return new Promise((done) => child.on('close', (code) => done({ code, stdout, stderr })))
-}
 
 function writeCards(): { json: string; png: string } {
   const json = join(folder, 'seraphina.json')
@@ -46,34 +28,51 @@ function writeCards(): { json: string; png: string } {
 }
 
 describe('charpipe card import', () => {
-  it('writes the characters into the config file and prints their ids', async () => {
+  it('keeps the cards in the data folder, leaves config.yaml alone, updates on a second import', async () => {
     const config = join(folder, 'config.yaml')
-    writeFileSync(config, '# my server\ncharacter:\n  name: 小助手\n')
+    const text = `# my server\ncharacter:\n  name: 小助手\nstorage:\n  sqlite_path: ${join(folder, 'data', 'charpipe.db')}\n`
+    writeFileSync(config, text)
     const { json, png } = writeCards()
     const result = await runCli(['card', 'import', json, png, json, '--config', config])
     expect(result.stderr).toBe('')
     expect(result.code).toBe(0)
-    expect(result.stdout.trim().split('\n')).toEqual(['seraphina', 'luna', 'seraphina-2'])
-    const text = readFileSync(config, 'utf8')
-    expect(text.startsWith('# my server\n')).toBe(true)
+    expect(result.stdout.trim().split('\n')).toEqual(['seraphina', 'luna', 'seraphina'])
+    expect(readFileSync(config, 'utf8')).toBe(text)
+    const dir = join(folder, 'data', 'characters')
+    expect(readdirSync(dir).sort()).toEqual(['luna.json', 'luna.png', 'seraphina.json'])
+    // The picture is a plain picture file: the card is in luna.json.
+    expect(readFileSync(join(dir, 'luna.png')).includes('ccv3')).toBe(false)
     const loaded = await loadConfig(config)
-    expect(Object.keys(loaded.config.characters)).toEqual(['seraphina', 'luna', 'seraphina-2'])
-    expect(loaded.config.characters.luna!.avatar).toMatch(/^data:image\/png;base64,/)
+    expect(Object.keys(loaded.config.characters)).toEqual(['luna', 'seraphina'])
+    expect(loaded.config.characters.luna!.avatar).toBe('')
+
+    const again = await runCli(['card', 'import', json, '--as-new', '--config', config])
+    expect(again.stdout.trim()).toBe('seraphina-2')
+    const renamed = join(folder, 'seraphina.json')
+    writeFileSync(renamed, JSON.stringify(makeCardV2({ scenario: 'A new scenario.' })))
+    expect((await runCli(['card', 'import', renamed, '--config', config])).stdout.trim()).toBe('seraphina')
+    const updated = await loadConfig(config)
+    expect(Object.keys(updated.config.characters).sort()).toEqual(['luna', 'seraphina', 'seraphina-2'])
+    expect(updated.config.characters.seraphina!.scenario).toBe('A new scenario.')
   })
 
-  it('copies the cards into characters_dir when one is set', async () => {
+  it('uses characters_dir when one is set, and replaces an entry an earlier import left in config.yaml', async () => {
     const dir = join(folder, 'characters')
     mkdirSync(dir)
     const config = join(folder, 'config.yaml')
-    writeFileSync(config, `characters_dir: ${dir}\n`)
+    writeFileSync(
+      config,
+      `characters_dir: ${dir}\ncharacters:\n  seraphina:\n    name: Seraphina\n    persona: old\n`,
+    )
+    expect(Object.keys((await loadConfig(config)).config.characters)).toEqual(['seraphina'])
     const { json, png } = writeCards()
     const result = await runCli(['card', 'import', json, png, '--config', config])
     expect(result.code).toBe(0)
     expect(result.stdout.trim().split('\n')).toEqual(['seraphina', 'luna'])
-    expect(readdirSync(dir).sort()).toEqual(['luna.png', 'seraphina.json'])
-    expect(readFileSync(config, 'utf8')).toBe(`characters_dir: ${dir}\n`)
+    expect(readdirSync(dir).sort()).toEqual(['luna.json', 'luna.png', 'seraphina.json'])
+    expect(readFileSync(config, 'utf8')).not.toContain('persona: old')
     const loaded = await loadConfig(config)
-    expect(loaded.config.characters.seraphina!.name).toBe('Seraphina')
+    expect(loaded.config.characters.seraphina!.persona).toContain('guardian of an enchanted forest')
     expect(loaded.config.characters.luna!.name).toBe('Luna')
   })
 

@@ -1,11 +1,19 @@
 /**
  * Cards over the admin API: `POST /api/characters/import` takes a Character Card as JSON or as the
- * PNG carrying it and keeps it in the config file; `GET /api/characters/:id/card` gives it back as a
+ * PNG carrying it and keeps it as a file of the characters folder, its picture beside it (served by
+ * `GET /api/characters/:id/avatar`); the same card again updates it; `GET /api/characters/:id/card` gives it back as a
  * V3 card, JSON or PNG, which imports again to the same character. A bad card changes nothing.
  */
-import { readFile } from 'node:fs/promises'
+import { readdir, readFile } from 'node:fs/promises'
+import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
-import { base64Json, makeCardPng, makeCardV2, makeCardV3 } from '../../src/characters/cards/card-factories.js'
+import {
+  base64Json,
+  makeCardPng,
+  makeCardV2,
+  makeCardV3,
+  makePicture,
+} from '../../src/characters/cards/card-factories.js'
 import { importCharacterCard } from '../../src/characters/cards/index.js'
 import { loadConfig } from '../../src/config/load-config.js'
 import { startTestServer, type TestServer } from '../server/start-test-server.js'
@@ -30,27 +38,56 @@ const get = (path: string) =>
   fetch(`${server!.url}${path}`, { headers: { authorization: `Bearer ${adminToken}` } })
 
 describe('character cards over /api/characters', () => {
-  it('imports a V2 JSON card and a V3 PNG card, keeps them, and exports them to the same characters', async () => {
+  it('imports a V2 JSON card and a V3 PNG card as files, serves the picture apart, and exports them', async () => {
     server = await startTestServer({
-      configText: `server:\n  token: ${chatToken}\n  admin_token: ${adminToken}\n`,
+      configText: `server:\n  token: ${chatToken}\n  admin_token: ${adminToken}\nstorage:\n  sqlite_path: {folder}/data/charpipe.db\n`,
     })
+    const configText = await readFile(server.configPath, 'utf8')
     const jsonCard = await post(JSON.stringify(makeCardV2()), 'application/json')
     expect(jsonCard.status).toBe(201)
-    expect(await jsonCard.json()).toEqual({ id: 'seraphina' })
-    // The same card again: a second character beside the first, not over it.
-    expect(await (await post(JSON.stringify(makeCardV2()), 'application/json')).json()).toEqual({
-      id: 'seraphina-2',
+    expect(await jsonCard.json()).toEqual({ id: 'seraphina', updated: false })
+    // The same card again updates it; a second one beside it only when asked.
+    const changed = JSON.stringify(makeCardV2({ scenario: 'Dawn in the glade.' }))
+    const again = await post(changed, 'application/json')
+    expect(again.status).toBe(200)
+    expect(await again.json()).toEqual({ id: 'seraphina', updated: true })
+    expect(server.charpipe.config.characters.seraphina!.scenario).toBe('Dawn in the glade.')
+    const asNew = await fetch(`${server.url}/api/characters/import?as_new=true`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${adminToken}` },
+      body: changed,
     })
-    const png = makeCardPng({ ccv3: base64Json(makeCardV3({ name: 'Luna Moth' })) })
+    expect(await asNew.json()).toEqual({ id: 'seraphina-2', updated: false })
+    const picture = makePicture()
+    const png = makeCardPng({ ccv3: base64Json(makeCardV3({ name: 'Luna Moth' })) }, picture)
     const pngCard = await post(new Blob([png.slice()]), 'image/png')
     expect(pngCard.status).toBe(201)
-    expect(await pngCard.json()).toEqual({ id: 'luna-moth' })
+    expect(await pngCard.json()).toEqual({ id: 'luna-moth', updated: false })
 
+    // config.yaml is left as the person wrote it; the characters are files of the data folder.
+    expect(await readFile(server.configPath, 'utf8')).toBe(configText)
+    const dir = join(server.folder, 'data', 'characters')
+    expect((await readdir(dir)).sort()).toEqual([
+      'luna-moth.json',
+      'luna-moth.png',
+      'seraphina-2.json',
+      'seraphina.json',
+    ])
     const { config } = await loadConfig(server.configPath)
-    expect(Object.keys(config.characters)).toEqual(['seraphina', 'seraphina-2', 'luna-moth'])
-    expect(config.characters['luna-moth']).toMatchObject({ name: 'Luna Moth' })
-    expect(config.characters['luna-moth']!.avatar).toMatch(/^data:image\/png;base64,/)
+    expect(Object.keys(config.characters).sort()).toEqual(['luna-moth', 'seraphina', 'seraphina-2'])
+    expect(config.characters['luna-moth']).toMatchObject({ name: 'Luna Moth', avatar: '' })
     expect(server.charpipe.config.characters.seraphina!.alternate_greetings).toHaveLength(2)
+
+    const list = await (await get('/api/characters')).json()
+    expect(list.characters.find((character: { id: string }) => character.id === 'luna-moth')).toMatchObject({
+      avatar: '/api/characters/luna-moth/avatar',
+    })
+    expect(list.characters.find((character: { id: string }) => character.id === 'seraphina').avatar).toBe('')
+    const avatar = await get('/api/characters/luna-moth/avatar')
+    expect(avatar.status).toBe(200)
+    expect(avatar.headers.get('content-type')).toBe('image/png')
+    expect(new Uint8Array(await avatar.arrayBuffer())).toEqual(picture)
+    expect((await get('/api/characters/seraphina/avatar')).status).toBe(404)
 
     const exportedJson = await get('/api/characters/seraphina/card')
     expect(exportedJson.headers.get('content-type')).toBe('application/json')
@@ -58,17 +95,87 @@ describe('character cards over /api/characters', () => {
     const v3 = await exportedJson.json()
     expect(v3.spec).toBe('chara_card_v3')
     expect(importCharacterCard(v3, 'application/json').character).toEqual(
-      importCharacterCard(JSON.stringify(makeCardV2()), 'application/json').character,
+      importCharacterCard(changed, 'application/json').character,
     )
     const exportedPng = await get('/api/characters/luna-moth/card?format=png')
     expect(exportedPng.headers.get('content-type')).toBe('image/png')
     const bytes = new Uint8Array(await exportedPng.arrayBuffer())
-    expect(importCharacterCard(bytes, 'image/png').character).toMatchObject({ name: 'Luna Moth' })
+    const fromPng = importCharacterCard(bytes, 'image/png')
+    expect(fromPng.character).toMatchObject({ name: 'Luna Moth' })
+    expect(Buffer.from(fromPng.picture!)).toEqual(Buffer.from(picture))
     expect((await get('/api/characters/luna-moth/card?format=gif')).status).toBe(400)
+
+    // Deleting an imported character removes its files.
+    const deleted = await fetch(`${server.url}/api/characters/luna-moth`, {
+      method: 'DELETE',
+      headers: { authorization: `Bearer ${adminToken}` },
+    })
+    expect(deleted.status).toBe(200)
+    expect((await readdir(dir)).sort()).toEqual(['seraphina-2.json', 'seraphina.json'])
+    expect(Object.keys(server.charpipe.config.characters).sort()).toEqual(['seraphina', 'seraphina-2'])
+  })
+
+  it('serves the picture of a character imported into config.yaml earlier, which keeps working', async () => {
+    const picture = makePicture()
+    const dataUri = `data:image/png;base64,${Buffer.from(picture).toString('base64')}`
+    server = await startTestServer({
+      configText: `server:\n  admin_token: ${adminToken}\ncharacters_dir: {folder}/characters\ncharacters:\n  old:\n    name: Old\n    avatar: ${dataUri}\n`,
+    })
+    const list = await (await get('/api/characters')).json()
+    expect(list.characters.find((character: { id: string }) => character.id === 'old').avatar).toBe(
+      '/api/characters/old/avatar',
+    )
+    const avatar = await get('/api/characters/old/avatar')
+    expect(avatar.headers.get('content-type')).toBe('image/png')
+    expect(new Uint8Array(await avatar.arrayBuffer())).toEqual(picture)
+    // Imported again, the card takes its place in the characters folder and leaves config.yaml.
+    expect((await post(JSON.stringify(makeCardV2({ name: 'Old' })), 'application/json')).status).toBe(200)
+    const left = await readFile(server.configPath, 'utf8')
+    expect(left).toContain(`characters_dir: ${server.folder}/characters\n`)
+    expect(left).not.toContain('old')
+    expect(server.charpipe.config.characters.old!.persona).toContain('guardian')
+  })
+
+  it('refuses a card past a limit, naming it, before keeping anything', async () => {
+    server = await startTestServer({
+      configText: `server:\n  admin_token: ${adminToken}\ncharacters_dir: {folder}/characters\n`,
+    })
+    const cases: [unknown, RegExp][] = [
+      [makeCardV2({ name: 'n'.repeat(100_000) }), /data\.name: .*200/],
+      [makeCardV2({ description: 'd'.repeat(200_000) }), /data\.description: .*100000/],
+      [
+        makeCardV2({ alternate_greetings: Array.from({ length: 1_000 }, () => 'Hi.') }),
+        /alternate_greetings: .*200/,
+      ],
+      [
+        makeCardV2({
+          character_book: { entries: Array.from({ length: 150_000 }, () => ({ keys: ['a'], content: 'b' })) },
+        } as never),
+        /character_book\.entries: .*5000/,
+      ],
+      [
+        makeCardV2({
+          character_book: {
+            entries: [{ keys: ['k'.repeat(8 * 1024 * 1024)], content: 'x', extensions: {} }],
+          },
+        } as never),
+        /character_book\.entries\.0\.keys\.0: .*500/,
+      ],
+    ]
+    for (const [card, message] of cases) {
+      const response = await post(JSON.stringify(card), 'application/json')
+      expect(response.status).toBe(400)
+      const body = await response.json()
+      expect(body.error.code).toBe('bad_request')
+      expect(body.error.message).toMatch(message)
+    }
+    expect(Object.keys(server.charpipe.config.characters)).toEqual([])
   })
 
   it('refuses a bad card naming the problem, and changes nothing', async () => {
-    server = await startTestServer({ configText: `server:\n  admin_token: ${adminToken}\n` })
+    server = await startTestServer({
+      configText: `server:\n  admin_token: ${adminToken}\ncharacters_dir: {folder}/characters\n`,
+    })
     const before = await readFile(server.configPath, 'utf8')
     const notJson = await post('{"spec": "chara_card_v2", ', 'application/json')
     expect(notJson.status).toBe(400)
@@ -87,7 +194,7 @@ describe('character cards over /api/characters', () => {
 
   it('is administration: refused with the chat token, from a foreign page, and as a form', async () => {
     server = await startTestServer({
-      configText: `server:\n  token: ${chatToken}\n  admin_token: ${adminToken}\n`,
+      configText: `server:\n  token: ${chatToken}\n  admin_token: ${adminToken}\ncharacters_dir: {folder}/characters\n`,
     })
     const card = JSON.stringify(makeCardV2())
     expect((await post(card, 'application/json', { authorization: `Bearer ${chatToken}` })).status).toBe(401)

@@ -1,12 +1,9 @@
-/**
- * Runs `charpipe` from source as a child process (through tsx), with its output collected: what a
- * user at a terminal sees.
- */
+/** Runs `charpipe` from source as a child process (stdin given, stdout and stderr collected). */
 import { spawn } from 'node:child_process'
 import { dirname, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
-const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '../..')
+export const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '../..')
 
 export interface RunCliResult {
   code: number | null

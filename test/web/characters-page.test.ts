@@ -6,7 +6,7 @@
  */
 import { readFile } from 'node:fs/promises'
 import type { Page } from 'playwright-core'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { base64Json, makeCardPng, makeCardV3 } from '../../src/characters/cards/card-factories.js'
 import {
   type BrowserTest,
@@ -80,6 +80,50 @@ describe.skipIf(skipReason !== undefined)('characters on the web page', () => {
     expect(await page.locator('.preview-messages').textContent()).toContain('爱丽丝是一位画家。')
   })
 
+  it('edits alternate greetings with commas one per row, keeps them through a save and a reload', async () => {
+    const greetings = [
+      "Oh, you're back! Welcome, friend.",
+      'Well, well, well. Look who it is.',
+      'Hush, the owls are listening,\nand so, my dear, am I.',
+    ]
+    await page.goto(`${server.url}/#character`)
+    await page.locator('[data-panel="character"]').waitFor()
+    await page.selectOption('[data-character-switch]', 'alice')
+    await page.locator('[data-panel="character"][data-character="alice"]').waitFor()
+    // Greeting and scenario are multi-line fields.
+    expect(await page.locator('[name="characters.alice.greeting"]').evaluate((node) => node.tagName)).toBe(
+      'TEXTAREA',
+    )
+    expect(await page.locator('[name="characters.alice.scenario"]').evaluate((node) => node.tagName)).toBe(
+      'TEXTAREA',
+    )
+    const list = page.locator('[data-text-list="characters.alice.alternate_greetings"]')
+    for (const [index, greeting] of greetings.entries()) {
+      await list.locator('[data-add-item]').click()
+      await page.fill(`[name="characters.alice.alternate_greetings.${index}"]`, greeting)
+    }
+    await page.click('[data-action="save"]')
+    await page.waitForFunction(() => document.querySelector('.toast')?.textContent?.includes('已保存'))
+    const saved = await (await fetch(`${server.url}/api/characters/alice`)).json()
+    expect(saved.character.alternate_greetings).toEqual(greetings)
+
+    await page.reload()
+    await page.locator('[data-panel="character"][data-character="alice"]').waitFor()
+    const shown = await page
+      .locator('[data-text-list="characters.alice.alternate_greetings"] textarea')
+      .evaluateAll((nodes) => nodes.map((node) => (node as HTMLTextAreaElement).value))
+    expect(shown).toEqual(greetings)
+    // Removing one row removes that greeting only.
+    await page
+      .locator('[data-text-list="characters.alice.alternate_greetings"] [data-row="1"] button')
+      .click()
+    await page.click('[data-action="save"]')
+    await vi.waitFor(async () => {
+      const after = await (await fetch(`${server.url}/api/characters/alice`)).json()
+      expect(after.character.alternate_greetings).toEqual([greetings[0], greetings[2]])
+    })
+  })
+
   it('imports a PNG card (its picture the avatar), exports it, duplicates and deletes a character', async () => {
     await page.goto(`${server.url}/#character`)
     await page.locator('[data-panel="character"]').waitFor()
@@ -90,9 +134,9 @@ describe.skipIf(skipReason !== undefined)('characters on the web page', () => {
       buffer: Buffer.from(png),
     })
     await page.locator('[data-panel="character"][data-character="luna"]').waitFor()
-    expect(await page.locator('header [data-character-avatar]').getAttribute('src')).toMatch(
-      /^data:image\/png;base64,/,
-    )
+    // The picture stays a file on the server, fetched with the page's token: switcher and face box.
+    await page.locator('header img[data-character-avatar]').waitFor()
+    expect(await page.locator('header [data-character-avatar]').getAttribute('src')).toMatch(/^blob:/)
     expect(await page.inputValue('[name="characters.luna.name"]')).toBe('Luna')
 
     const download = page.waitForEvent('download')

@@ -81,7 +81,11 @@ describe('an imported card, as the model receives it', () => {
 
     const exported = exportCharacterCard(characterSchema.parse(imported.character), { format: 'png' })
     const again = importCharacterCard(exported, 'image/png')
-    expect(again).toEqual(imported)
+    expect({ ...again, cardJson: undefined, picture: undefined }).toEqual({
+      ...imported,
+      cardJson: undefined,
+      picture: undefined,
+    })
     expect(await converse(again, ['Hello there.', 'Is the castle safe at night?'])).toEqual(requests)
   })
 

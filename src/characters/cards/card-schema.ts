@@ -1,19 +1,29 @@
 /**
  * What a character card must look like for charpipe to read it: the fields of Character Card V1, V2
- * and V3 it uses or keeps, with their types. Lenient where real cards are (a missing optional field,
- * `null` for "none", extra fields kept), strict on types, so a wrong type is refused with the field's
- * name instead of turning into a broken character.
+ * and V3 it uses or keeps, with their types and sizes. Lenient where real cards are (a missing
+ * optional field, `null` for "none", extra fields kept), strict on types and sizes, so a wrong type
+ * or an oversized field is refused with the field's name and its limit instead of turning into a
+ * broken character. Lists are counted before their items are read: a card with 150,000 lorebook
+ * entries is refused without looking at one.
  */
 import * as z from 'zod'
+import { characterLimits as limits } from '../../config/schema/character-limits.js'
 
-const text = z.string().nullish()
-const texts = z.array(z.string()).nullish()
+/** A list of at most `max` items, counted before any item is checked. */
+function boundedList<T extends z.ZodType>(item: T, max: number) {
+  return z.array(z.unknown()).max(max).pipe(z.array(item))
+}
+
+const text = z.string().max(limits.textChars).nullish()
+const texts = boundedList(z.string().max(limits.textChars), limits.greetings).nullish()
+const keys = boundedList(z.string().max(limits.keyChars), limits.keysPerEntry).nullish()
+const shortText = z.string().max(limits.nameChars).nullish()
 const extensions = z.record(z.string(), z.unknown()).nullish()
 
 export const cardBookEntrySchema = z.looseObject({
-  keys: texts,
-  secondary_keys: texts,
-  content: z.string(),
+  keys,
+  secondary_keys: keys,
+  content: z.string().max(limits.entryContentChars),
   extensions,
   enabled: z.boolean().nullish(),
   insertion_order: z.number().nullish(),
@@ -21,7 +31,7 @@ export const cardBookEntrySchema = z.looseObject({
   use_regex: z.boolean().nullish(),
   constant: z.boolean().nullish(),
   selective: z.boolean().nullish(),
-  name: text,
+  name: shortText,
   comment: text,
   priority: z.number().nullish(),
   id: z.union([z.number(), z.string()]).nullish(),
@@ -35,12 +45,16 @@ export const cardBookSchema = z.looseObject({
   token_budget: z.number().nullish(),
   recursive_scanning: z.boolean().nullish(),
   extensions,
-  entries: z.array(cardBookEntrySchema).nullish(),
+  entries: boundedList(cardBookEntrySchema, limits.lorebookEntries).nullish(),
 })
 
 /** The `data` of a V2/V3 card (and, flat, a V1 card). */
 export const cardDataSchema = z.looseObject({
-  name: z.string({ error: 'missing: a card needs a name' }).trim().min(1, 'must not be empty'),
+  name: z
+    .string({ error: (issue) => (issue.input === undefined ? 'missing: a card needs a name' : undefined) })
+    .max(limits.nameChars)
+    .trim()
+    .min(1, 'must not be empty'),
   description: text,
   personality: text,
   scenario: text,
@@ -58,7 +72,7 @@ export const cardDataSchema = z.looseObject({
   source: texts,
   extensions,
   character_book: cardBookSchema.nullish(),
-  assets: z.array(z.looseObject({ type: z.string(), uri: z.string() })).nullish(),
+  assets: boundedList(z.looseObject({ type: z.string(), uri: z.string() }), limits.greetings).nullish(),
   creation_date: z.number().nullish(),
   modification_date: z.number().nullish(),
 })

@@ -68,6 +68,13 @@ function readDecorators(content: string): {
   return { content: stripped, decorators, depth, role }
 }
 
+/** SillyTavern's matching fields of `extensions`: the entry's own fields hold them. */
+const matchingExtensions = ['match_whole_words', 'case_sensitive']
+
+function readFlag(value: unknown): boolean | undefined {
+  return typeof value === 'boolean' ? value : undefined
+}
+
 /** SillyTavern's placement fields of `extensions`: the entry's position, depth and role hold them. */
 const placementExtensions = ['position', 'depth', 'role']
 /** SillyTavern positions charpipe places as its own: before (0) / after (1) the character, at depth (4). */
@@ -80,7 +87,10 @@ function convertEntry(entry: CardBookEntry): LorebookEntryConfig {
   // Other SillyTavern positions (author's note, example messages, outlets) have no place in charpipe:
   // the entry goes by its before_char/after_char, and the position is kept to be written back.
   const foreignPosition = typeof extensions.position === 'number' && !ownPositions.has(extensions.position)
-  const otherExtensions = rest(extensions, new Set(foreignPosition ? ['depth', 'role'] : placementExtensions))
+  const otherExtensions = rest(
+    extensions,
+    new Set([...(foreignPosition ? ['depth', 'role'] : placementExtensions), ...matchingExtensions]),
+  )
   if (Object.keys(otherExtensions).length > 0) card.extensions = otherExtensions
   else delete card.extensions
   const decorated = readDecorators(entry.content)
@@ -94,7 +104,9 @@ function convertEntry(entry: CardBookEntry): LorebookEntryConfig {
     secondary_keys: readKeys(entry.secondary_keys, entry.use_regex === true),
     selective: entry.selective ?? false,
     constant: entry.constant ?? false,
-    case_sensitive: entry.case_sensitive ?? false,
+    case_sensitive: entry.case_sensitive ?? readFlag(extensions.case_sensitive) ?? false,
+    // SillyTavern's default when the card leaves it open (null): whole words.
+    match_whole_words: readFlag(extensions.match_whole_words) ?? true,
     enabled: entry.enabled ?? true,
     content: decorated.content,
     insertion_order: clampInt(entry.insertion_order, 100, -1_000_000, 1_000_000),
@@ -134,6 +146,8 @@ function writeEntry(entry: LorebookEntryConfig): Record<string, unknown> {
     position: typeof kept.position === 'number' && entry.position !== 'depth' ? kept.position : position,
     depth: entry.depth,
     role: roles.indexOf(entry.role),
+    match_whole_words: entry.match_whole_words,
+    case_sensitive: entry.case_sensitive,
   }
   let content = entry.content
   if (Array.isArray(decorators)) {

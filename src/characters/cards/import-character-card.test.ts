@@ -132,7 +132,9 @@ describe('exportCharacterCard round trip', () => {
       const card = JSON.parse(Buffer.from(json).toString('utf8'))
       expect(CCardLib.character.check(card)).toBe('v3')
       const again = importCharacterCard(json, 'application/json')
-      expect(again).toEqual({ id: first.id, character: { ...first.character, avatar: undefined } })
+      expect(again.id).toBe(first.id)
+      expect(again.character).toEqual({ ...first.character, avatar: undefined })
+      expect(JSON.parse(again.cardJson)).toEqual(card)
 
       const png = exportCharacterCard(character, { format: 'png' })
       const chunks = textChunks(png)
@@ -161,7 +163,14 @@ describe('exportCharacterCard round trip', () => {
     })
     const entries = (ccv3!.data.character_book as { entries: Record<string, unknown>[] }).entries
     // A SillyTavern position charpipe has no place for (5: before the example messages) is kept.
-    expect(entries[1]!.extensions).toEqual({ probability: 100, position: 5, depth: 4, role: 0 })
+    expect(entries[1]!.extensions).toEqual({
+      probability: 100,
+      position: 5,
+      depth: 4,
+      role: 0,
+      match_whole_words: true,
+      case_sensitive: false,
+    })
     const moon = entries[3] as { content: string }
     expect(moon.content).toBe('@@depth 2\n@@role assistant\nThe moon is a sleeping goddess.')
     // The V2 form has no V3-only decorators in its content.

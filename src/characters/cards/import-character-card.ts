@@ -4,6 +4,8 @@
  * every refusal is a `BadRequestError` that says what is wrong (bad PNG, no card chunk, bad base64,
  * bad JSON, an unknown spec, a missing name, a field of the wrong type, by its name).
  */
+
+import { characterLimits } from '../../config/schema/character-limits.js'
 import { characterSchema } from '../../config/schema.js'
 import { BadRequestError } from '../../shared/errors.js'
 import { type CharacterInput, convertCardToCharacter } from './convert-card-to-character.js'
@@ -17,6 +19,10 @@ export interface ImportCharacterCardResult {
   /** A slug of the card's name: stable, and safe as a YAML key and a file name. */
   id: string
   character: CharacterInput
+  /** The card's JSON text, as given (a PNG's card chunk decoded): what a characters folder keeps. */
+  cardJson: string
+  /** The picture of a PNG card, without its card chunks. */
+  picture?: Uint8Array
 }
 
 /** The largest card accepted: a large avatar with its card is a few MB. */
@@ -57,12 +63,21 @@ export function importCharacterCard(
     throw new BadRequestError(`the card is ${size} bytes; the largest accepted is ${maxCardBytes}`)
   let card: unknown
   let avatar = ''
+  let cardJson: string
+  let picture: Uint8Array | undefined
   if (contentType === 'image/png') {
     const png = readCardPng(toBytes(input))
+    if (png.image.length > characterLimits.avatarBytes)
+      throw new BadRequestError(
+        `the card's picture is ${png.image.length} bytes; the largest accepted is ${characterLimits.avatarBytes}`,
+      )
     card = parseJson(png.json, `the ${png.chunk} chunk`)
+    cardJson = png.json
+    picture = png.image
     avatar = `data:image/png;base64,${Buffer.from(png.image).toString('base64')}`
   } else if (contentType === 'application/json') {
     card = readJsonInput(input)
+    cardJson = JSON.stringify(card, null, 2)
   } else {
     throw new BadRequestError(
       `content type ${JSON.stringify(contentType)}: a card is application/json or image/png`,
@@ -77,5 +92,5 @@ export function importCharacterCard(
       `the card does not make a valid character: ${issue.path.map(String).join('.')}: ${issue.message}`,
     )
   }
-  return { id: createCharacterSlug(data.name), character }
+  return { id: createCharacterSlug(data.name), character, cardJson, ...(picture ? { picture } : {}) }
 }

@@ -1,6 +1,6 @@
 /**
- * Reads a parsed card object of any spec (V1 flat, V2 `chara_card_v2`, V3 `chara_card_v3`) into its
- * `data`, checked against `cardDataSchema`. Every refusal is a `BadRequestError` that names the
+ * Reads a parsed card object of any spec (V1 flat, V2 `chara_card_v2`, V3 `chara_card_v3`, and a
+ * V2/V3 `spec` with its fields at the top level instead of in `data`) into its `data`, checked against `cardDataSchema`. Every refusal is a `BadRequestError` that names the
  * field, so a person can fix the card.
  */
 import { BadRequestError } from '../../shared/errors.js'
@@ -37,6 +37,11 @@ function detectSpec(card: Record<string, unknown>): { spec: CardSpec; data: unkn
     throw new BadRequestError(
       `spec: ${JSON.stringify(card.spec)} is not a character card spec (chara_card_v2 or chara_card_v3)`,
     )
+  // "V3 templates" and some exporters put the fields at the top level beside `spec`, with no `data`.
+  if (card.data === undefined && typeof card.name === 'string') {
+    const { spec: _spec, spec_version: _version, ...fields } = card
+    return { spec, data: fields, prefix: '' }
+  }
   if (!isRecord(card.data))
     throw new BadRequestError(
       `data: ${card.data === undefined ? 'missing' : `must be an object, got ${describeType(card.data)}`}`,

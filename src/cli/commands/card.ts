@@ -1,16 +1,21 @@
 /**
- * `charpipe card import FILE… [--config FILE]`: imports Character Cards (V1/V2/V3, `.json` or a
- * `.png` carrying one) as characters, printing the id each one got. With `characters_dir` set, each
- * card is copied there as `<id>.json` / `<id>.png` (kept whole, unknown fields and picture included);
- * otherwise it is written into the config file under `characters`. Every card is read and checked
- * first: when one is bad, its error is printed and nothing is written.
+ * `charpipe card import FILE… [--as-new] [--config FILE]`: imports Character Cards (V1/V2/V3,
+ * `.json` or a `.png` carrying one) as characters, printing the id each one got. Each card is kept
+ * in the characters folder (`characters_dir`, by default the data folder's `characters`) as
+ * `<id>.json`, its picture beside it as `<id>.png`: config.yaml is not touched, except that an entry
+ * an earlier import left there for the same id goes. A card whose character is already there updates
+ * it; with `--as-new` it is kept beside it under a new id. Every card is read and checked first: when
+ * one is bad, its error is printed and nothing is written.
  */
-import { readFile, writeFile } from 'node:fs/promises'
-import { extname, join } from 'node:path'
+import { readFile } from 'node:fs/promises'
+import { extname } from 'node:path'
 import { type CardContentType, importCharacterCard } from '../../characters/cards/index.js'
-import { escapeEnvReferences } from '../../config/env-substitution.js'
+import { resolveCharactersDir } from '../../characters/characters-folder.js'
+import { type SaveCharacterCardResult, saveCharacterCard } from '../../characters/save-character-card.js'
+import { characterIdOf } from '../../config/character-id.js'
 import { checkConfigChange } from '../../config/gate/index.js'
 import { parseConfigFile, parseConfigText } from '../../config/load-config.js'
+import type { CharpipeConfig } from '../../config/schema.js'
 import { listCharacterIds } from '../../config/select-character-config.js'
 import { checkPipelineConfig } from '../../context/check-pipeline-config.js'
 import { applyChangesToYaml, writeFileAtomically } from '../../server/write-config-file.js'
@@ -20,36 +25,42 @@ import { DEFAULT_CONFIG_PATH, loadCliConfig, runCommand } from '../load-cli-conf
 import { parseActionArgs } from '../parse-action-args.js'
 
 export const summary = 'Import Character Cards (JSON or PNG) as characters'
-export const usage = 'charpipe card import FILE… [--config FILE]'
+export const usage = 'charpipe card import FILE… [--as-new] [--config FILE]'
 
 const contentTypes: Record<string, CardContentType> = { '.json': 'application/json', '.png': 'image/png' }
 
 interface ReadCard {
   file: string
-  bytes: Uint8Array
-  extension: string
   id: string
-  character: Record<string, unknown>
+  cardJson: string
+  picture?: Uint8Array
 }
 
 export function run(args: string[]): Promise<number> {
   return runCommand(async () => {
-    const parsed = parseActionArgs({ args, command: 'card', actions: ['import'], usage })
+    const parsed = parseActionArgs({
+      args,
+      command: 'card',
+      actions: ['import'],
+      usage,
+      switches: ['as-new'],
+    })
     if (!parsed) return 2
     const files = parsed.rest
     if (files.length === 0) {
       console.error('charpipe card import: name at least one card file (.json or .png)')
       return 2
     }
+    const configPath = parsed.configPath ?? DEFAULT_CONFIG_PATH
     const loaded = await loadCliConfig(parsed.configPath)
     const cards = await readCards(files)
     if (!cards) return 1
-    const taken = new Set(listCharacterIds(loaded.config))
-    for (const card of cards) card.id = takeFreeId(taken, card.id)
-    const dir = loaded.config.characters_dir
-    if (dir) {
-      for (const card of cards) await writeFile(join(dir, `${card.id}${card.extension}`), card.bytes)
-    } else if (!(await writeIntoConfig(parsed.configPath ?? DEFAULT_CONFIG_PATH, cards))) {
+    assignIds(loaded.config, cards, parsed.switches.has('as-new'))
+    const { dir } = resolveCharactersDir(loaded.config)
+    const saved: SaveCharacterCardResult[] = []
+    for (const card of cards) saved.push(await saveCharacterCard({ dir, ...card }))
+    if (!(await dropConfigEntries(configPath, cards, loaded.config))) {
+      for (const save of saved.reverse()) await save.restore()
       return 1
     }
     for (const card of cards) console.log(card.id)
@@ -62,23 +73,15 @@ async function readCards(files: string[]): Promise<ReadCard[] | undefined> {
   const cards: ReadCard[] = []
   let failed = false
   for (const file of files) {
-    const extension = extname(file).toLowerCase()
-    const contentType = contentTypes[extension]
+    const contentType = contentTypes[extname(file).toLowerCase()]
     if (!contentType) {
       console.error(`charpipe card import: ${file}: expected a .json or .png card`)
       failed = true
       continue
     }
     try {
-      const bytes = new Uint8Array(await readFile(file))
-      const imported = importCharacterCard(bytes, contentType)
-      cards.push({
-        file,
-        bytes,
-        extension,
-        id: imported.id,
-        character: imported.character as Record<string, unknown>,
-      })
+      const imported = importCharacterCard(new Uint8Array(await readFile(file)), contentType)
+      cards.push({ file, id: imported.id, cardJson: imported.cardJson, picture: imported.picture })
     } catch (error) {
       const reason = CharpipeError.isInstance(error)
         ? error.message
@@ -94,46 +97,59 @@ async function readCards(files: string[]): Promise<ReadCard[] | undefined> {
   return cards
 }
 
-function takeFreeId(taken: Set<string>, wanted: string): string {
-  let id = wanted
-  for (let index = 2; taken.has(id); index++) id = `${wanted.slice(0, 60)}-${index}`
-  taken.add(id)
-  return id
+/** A card's own id, which updates the character there; a free one for `--as-new` or the default's id. */
+function assignIds(config: CharpipeConfig, cards: ReadCard[], asNew: boolean): void {
+  const taken = new Set([...listCharacterIds(config), characterIdOf(config.character)])
+  const defaultId = characterIdOf(config.character)
+  for (const card of cards) {
+    if (!asNew && card.id !== defaultId) {
+      taken.add(card.id)
+      continue
+    }
+    let id = card.id
+    for (let index = 2; taken.has(id); index++) id = `${card.id.slice(0, 60)}-${index}`
+    taken.add(id)
+    card.id = id
+  }
 }
 
-/** Adds the characters to the config file, checked as a whole before it is written. */
-async function writeIntoConfig(path: string, cards: ReadCard[]): Promise<boolean> {
+/**
+ * Removes the config file's entries for the imported ids (an earlier import into config.yaml), then
+ * checks the whole config with the new files; false (after printing why) when it is not valid.
+ */
+async function dropConfigEntries(path: string, cards: ReadCard[], running: CharpipeConfig): Promise<boolean> {
   let text = ''
   try {
     text = await readFile(path, 'utf8')
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error
   }
-  const next = applyChangesToYaml(
-    text,
-    // A card's text is its author's, not the file's: `${VAR}` in it stays literal when the file is read.
-    cards.map((card) => ({ path: ['characters', card.id], value: escapeEnvReferences(card.character) })),
-  )
+  const stored = text.trim() === '' ? {} : parseConfigText(text, path)
+  const entries = (stored.characters ?? {}) as Record<string, unknown>
+  const ids = [...new Set(cards.map((card) => card.id))].filter((id) => Object.hasOwn(entries, id))
+  const next = ids.length
+    ? applyChangesToYaml(
+        text,
+        ids.map((id) => ({ path: ['characters', id], value: undefined, remove: true })),
+      )
+    : text
   try {
-    const parse = (yaml: string) =>
-      parseConfigFile(parseConfigText(yaml, path), {
-        source: path,
-        checks: [checkPipelineConfig],
-        logger: createLogger({ level: 'silent' }),
-      }).config
+    const raw = next.trim() === '' ? {} : parseConfigText(next, path)
+    const candidate = parseConfigFile(raw, {
+      source: path,
+      checks: [checkPipelineConfig],
+      logger: quiet,
+    }).config
     // The cards pass the trust gate as any change from outside the file does.
-    const refused = await checkConfigChange({
-      source: 'card',
-      candidate: parse(next),
-      running: parse(text),
-      file: { candidate: parseConfigText(next, path), running: parseConfigText(text, path) },
-    })
+    const refused = await checkConfigChange({ source: 'card', candidate, running })
     if (refused.length > 0) throw new InvalidConfigError(refused, { source: path })
   } catch (error) {
     console.error(`charpipe card import: ${CharpipeError.isInstance(error) ? error.message : String(error)}`)
     console.error('charpipe card import: nothing was imported')
     return false
   }
-  await writeFileAtomically(path, next)
+  if (next !== text) await writeFileAtomically(path, next)
   return true
 }
+
+const quiet = createLogger({ level: 'silent' })

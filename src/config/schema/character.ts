@@ -4,11 +4,16 @@
  */
 import * as z from 'zod'
 import { characterAudienceSchema } from './audience.js'
+import { characterLimits as limits } from './character-limits.js'
 import { processorMapSchema } from './fields.js'
+
+const longText = () => z.string().max(limits.textChars)
+const lorebookKey = () => z.string().min(1).max(limits.keyChars)
+const keyList = () => z.array(lorebookKey()).max(limits.keysPerEntry)
 
 export const injectedMessageSchema = z.strictObject({
   role: z.enum(['user', 'assistant']).describe('Who says it.'),
-  content: z.string().describe('What is said.'),
+  content: longText().describe('What is said.'),
 })
 
 export const replyFormatSchema = z
@@ -19,17 +24,20 @@ export const replyFormatSchema = z
 
 export const lorebookEntrySchema = z
   .strictObject({
-    name: z.string().default('').describe('A label for people; not sent to the model.'),
-    keys: z.array(z.string().min(1)).default([]).describe('Words (or /regex/flags) that trigger the entry.'),
-    secondary_keys: z
-      .array(z.string().min(1))
-      .default([])
-      .describe('With selective: one of these must appear too.'),
+    name: z.string().max(limits.nameChars).default('').describe('A label for people; not sent to the model.'),
+    keys: keyList().default([]).describe('Words (or /regex/flags) that trigger the entry.'),
+    secondary_keys: keyList().default([]).describe('With selective: one of these must appear too.'),
     selective: z.boolean().default(false).describe('Needs a key and a secondary key.'),
     constant: z.boolean().default(false).describe('Always injected, keys or not.'),
     case_sensitive: z.boolean().default(false).describe('Keys match with case.'),
+    match_whole_words: z
+      .boolean()
+      .default(true)
+      .describe(
+        'A key made of one word matches whole words only ("wood" not in "Hollywood"); keys in scripts written without spaces (Chinese, Japanese) match inside text either way.',
+      ),
     enabled: z.boolean().default(true).describe('False: never injected.'),
-    content: z.string().describe('What is injected when the entry triggers.'),
+    content: z.string().max(limits.entryContentChars).describe('What is injected when the entry triggers.'),
     insertion_order: z
       .int()
       .default(100)
@@ -55,6 +63,34 @@ export const lorebookEntrySchema = z
   })
   .describe('A keyword-triggered lorebook (world info) entry.')
 
+/** The entries' keys and contents together stay within their totals (what a turn scans and counts). */
+function checkLorebookTotals(context: z.core.ParsePayload<LorebookEntryTotals[]>): void {
+  let keyChars = 0
+  let contentChars = 0
+  for (const entry of context.value) {
+    for (const key of [...entry.keys, ...entry.secondary_keys]) keyChars += key.length
+    contentChars += entry.content.length
+  }
+  if (keyChars > limits.lorebookKeyChars)
+    context.issues.push({
+      code: 'custom',
+      input: context.value,
+      message: `the keys hold ${keyChars} characters together; at most ${limits.lorebookKeyChars}`,
+    })
+  if (contentChars > limits.lorebookContentChars)
+    context.issues.push({
+      code: 'custom',
+      input: context.value,
+      message: `the contents hold ${contentChars} characters together; at most ${limits.lorebookContentChars}`,
+    })
+}
+
+interface LorebookEntryTotals {
+  keys: string[]
+  secondary_keys: string[]
+  content: string
+}
+
 export const lorebookSchema = z
   .strictObject({
     scan_depth: z
@@ -70,7 +106,12 @@ export const lorebookSchema = z
       .default(1024)
       .describe('Most tokens of entries injected in one turn.'),
     recursive: z.boolean().default(false).describe('Injected entries may trigger further entries.'),
-    entries: z.array(lorebookEntrySchema).default([]).describe('The entries.'),
+    entries: z
+      .array(lorebookEntrySchema)
+      .max(limits.lorebookEntries)
+      .default([])
+      .describe('The entries.')
+      .check(checkLorebookTotals),
     card: z
       .record(z.string(), z.unknown())
       .default({})
@@ -87,7 +128,7 @@ export const characterSchema = z
       .describe(
         "The key the character's history and memory are stored under; empty: the name. Renaming through the page pins it to the old name, so conversations are kept.",
       ),
-    name: z.string().default('小助手').describe("The character's name ({{char}})."),
+    name: z.string().max(limits.nameChars).default('小助手').describe("The character's name ({{char}})."),
     language: z
       .enum(['auto', 'zh', 'en'])
       .default('auto')
@@ -96,10 +137,10 @@ export const characterSchema = z
       ),
     user_name: z
       .string()
+      .max(limits.nameChars)
       .default('')
       .describe("The user's name ({{user}}); empty: the character language's word (User, 用户)."),
-    persona: z
-      .string()
+    persona: longText()
       .default('')
       .describe('Who the character is: personality, background, manner of speech.'),
     reply_format: replyFormatSchema.default('auto'),
@@ -139,26 +180,28 @@ export const characterSchema = z
       .describe('Maps the speech recogniser emotion to the words appended as [用户语气：…].'),
     injected_history: z
       .array(injectedMessageSchema)
+      .max(limits.injectedMessages)
       .default([])
       .describe('Example dialogue placed after the system prompt and before the history.'),
-    scenario: z
-      .string()
+    scenario: longText()
       .default('')
       .describe('The situation the conversation takes place in; shown after the persona ({{scenario}}).'),
-    greeting: z
-      .string()
+    greeting: longText()
       .default('')
       .describe(
         "The character's first message: a new session opens with it as a stored assistant reply (a card's first_mes); empty: the user speaks first.",
       ),
     alternate_greetings: z
-      .array(z.string().min(1))
+      .array(longText().min(1))
+      .max(limits.greetings)
       .default([])
       .describe(
         'Other first messages; a new session opens with one of greeting and these, chosen at random.',
       ),
     avatar: z
       .string()
+      // A data URI of a picture of at most `avatarBytes` (base64 takes 4 characters for 3 bytes).
+      .max(Math.ceil(limits.avatarBytes / 3) * 4 + 100)
       .default('')
       .describe("Picture of the character: an asset path, an http(s) URL or a data URI (a card's image)."),
     lorebook: lorebookSchema.prefault({}),

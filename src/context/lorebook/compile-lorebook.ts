@@ -1,6 +1,7 @@
 /**
- * A lorebook made ready for scanning: plain keys go into two keyword scanners (one over lowercased
- * text for case-insensitive keys, one as written), `/pattern/flags` keys compile for RE2 (linear
+ * A lorebook made ready for scanning: one-word keys of entries that match whole words (the default,
+ * as in SillyTavern) go into a word index, other plain keys into two keyword scanners (one over
+ * lowercased text for case-insensitive keys, one as written), `/pattern/flags` keys compile for RE2 (linear
  * time whatever the pattern, like the regex processor's rules). Compiled once per lorebook object,
  * which stays the same from turn to turn until the config is reloaded.
  */
@@ -8,6 +9,7 @@ import type { RE2JS } from 're2js'
 import type { LorebookConfig, LorebookEntryConfig } from '../../config/schema.js'
 import { compilePattern, readFlags } from '../regex/compile-regex-rules.js'
 import { createKeywordScanner, type KeywordScanner } from './create-keyword-scanner.js'
+import { createWordIndex, isSingleWord } from './create-word-index.js'
 
 /** Which keys of which entries a text holds. */
 export interface LorebookHits {
@@ -56,6 +58,7 @@ function build(lorebook: LorebookConfig): CompiledLorebook {
   const insensitive: { key: string; owner: KeyOwner }[] = []
   const sensitive: { key: string; owner: KeyOwner }[] = []
   const regexes: RegexKey[] = []
+  const words = createWordIndex<KeyOwner>()
   const problems: string[] = []
   lorebook.entries.forEach((entry, index) => {
     if (!entry.enabled) return
@@ -63,6 +66,11 @@ function build(lorebook: LorebookConfig): CompiledLorebook {
       const regex = compileRegexKey(key)
       if (typeof regex === 'string') problems.push(`entry ${index} key ${key}: ${regex}`)
       else if (regex) regexes.push({ entry: index, kind, regex })
+      else if (entry.match_whole_words && isSingleWord(key))
+        words.add(entry.case_sensitive ? key : key.toLowerCase(), entry.case_sensitive, {
+          entry: index,
+          kind,
+        })
       else if (entry.case_sensitive) sensitive.push({ key, owner: { entry: index, kind } })
       else insensitive.push({ key: key.toLowerCase(), owner: { entry: index, kind } })
     }
@@ -79,10 +87,16 @@ function build(lorebook: LorebookConfig): CompiledLorebook {
     scan(text, hits) {
       const mark = (owner: KeyOwner) => hits[owner.kind].add(owner.entry)
       const newest = text.length > maxScanChars ? text.slice(-maxScanChars) : text
-      for (const [scanner, owners, lower] of scanners) {
-        if (owners.length === 0) continue
-        scanner.scan(lower ? newest.toLowerCase() : newest, (id) => mark(owners[id]!))
+      let lowered: string | undefined
+      const lower = () => {
+        lowered ??= newest.toLowerCase()
+        return lowered
       }
+      for (const [scanner, owners, insensitive] of scanners) {
+        if (owners.length === 0) continue
+        scanner.scan(insensitive ? lower() : newest, (id) => mark(owners[id]!))
+      }
+      words.scan(newest, lower, mark)
       if (regexes.length === 0) return
       const window = Math.max(minRegexScanChars, Math.floor(regexScanBudgetChars / regexes.length))
       const regexText = newest.length > window ? newest.slice(-window) : newest

@@ -3,16 +3,29 @@
  * change goes through the config manager, as `PUT /api/config` does: validated with the one schema,
  * written to the config file (so it survives a restart), applied from the next turn, refused whole
  * when invalid. The default character is `character`; the others are entries of `characters`.
- * A character of `characters_dir` is changed by entries of `characters` put over its file; it is
- * deleted by removing the file. Cards come in through `POST /api/characters/import` and go out
- * through `GET /api/characters/:id/card`.
+ * A character of the characters folder (`characters_dir`) is changed by entries of `characters` put
+ * over its file. Cards come in through `POST /api/characters/import`, which keeps each one as a file
+ * of that folder (its picture beside it), so config.yaml stays a file a person edits; importing a
+ * card that is already there updates it (`?as_new=true` keeps both). They go out through
+ * `GET /api/characters/:id/card`; a character's picture is served by `GET /api/characters/:id/avatar`
+ * so the list stays small whatever the pictures weigh.
  */
 import { existsSync } from 'node:fs'
+import { readFile, rm } from 'node:fs/promises'
 import { join } from 'node:path'
 import type { Context, Hono } from 'hono'
 import * as z from 'zod'
 import { exportCharacterCard, importCharacterCard } from '../../characters/cards/index.js'
+import {
+  avatarTypes,
+  characterFileExtensions,
+  findAvatarFile,
+  readAvatarType,
+  resolveCharactersDir,
+} from '../../characters/characters-folder.js'
+import { saveCharacterCard } from '../../characters/save-character-card.js'
 import { characterIdOf } from '../../config/character-id.js'
+import { parseConfigText } from '../../config/load-config.js'
 import { type CharacterConfig, type CharpipeConfig, characterIdKeySchema } from '../../config/schema.js'
 import {
   createUnknownCharacterError,
@@ -31,9 +44,19 @@ export interface CharacterSummary {
   name: string
   /** The default character (`character`), which `user_input` without `character` speaks to. */
   default: boolean
+  /** A URL of the picture (`/api/characters/:id/avatar` for a picture file or a data URI), or ''. */
   avatar: string
   /** Whether a new session opens with a greeting. */
   greets: boolean
+}
+
+const dataUri = /^data:(image\/[a-z0-9.+-]+);base64,/i
+
+function avatarUrlOf(config: CharpipeConfig, id: string, character: CharacterConfig): string {
+  const served = `/api/characters/${encodeURIComponent(id)}/avatar`
+  if (dataUri.test(character.avatar)) return served
+  if (character.avatar) return character.avatar
+  return !isDefaultCharacter(config, id) && findAvatarFile(resolveCharactersDir(config).dir, id) ? served : ''
 }
 
 function summarize(config: CharpipeConfig, id: string): CharacterSummary {
@@ -42,7 +65,7 @@ function summarize(config: CharpipeConfig, id: string): CharacterSummary {
     id,
     name: character.name,
     default: isDefaultCharacter(config, id),
-    avatar: character.avatar,
+    avatar: avatarUrlOf(config, id, character),
     greets: character.greeting !== '' || character.alternate_greetings.length > 0,
   }
 }
@@ -53,12 +76,36 @@ function readBlock(config: CharpipeConfig, id: string): CharacterConfig | undefi
   return Object.hasOwn(config.characters, id) ? config.characters[id] : undefined
 }
 
-/** The file of `characters_dir` a character comes from, when it comes from one. */
-function findCharacterFile(config: CharpipeConfig, id: string): string | undefined {
-  if (!config.characters_dir) return undefined
-  return ['.yaml', '.yml', '.json', '.png']
-    .map((extension) => join(config.characters_dir, `${id}${extension}`))
-    .find((path) => existsSync(path))
+/** The files of the characters folder that make the character (its file and its picture). */
+function findCharacterFiles(config: CharpipeConfig, id: string): string[] {
+  const { dir } = resolveCharactersDir(config)
+  return [...characterFileExtensions, ...Object.keys(avatarTypes)]
+    .map((extension) => join(dir, `${id}${extension}`))
+    .filter((path) => existsSync(path))
+}
+
+/** The character with its picture file (a PNG of the characters folder) as its avatar, for export. */
+async function withAvatarFile(
+  config: CharpipeConfig,
+  id: string,
+  character: CharacterConfig,
+): Promise<CharacterConfig> {
+  if (character.avatar || isDefaultCharacter(config, id)) return character
+  const file = findAvatarFile(resolveCharactersDir(config).dir, id)
+  if (!file || readAvatarType(file) !== 'image/png') return character
+  return { ...character, avatar: `data:image/png;base64,${(await readFile(file)).toString('base64')}` }
+}
+
+/** Whether config.yaml itself holds an entry for the id (an older import, or changes over a file). */
+async function fileHasEntry(configPath: string, id: string): Promise<boolean> {
+  let text: string
+  try {
+    text = await readFile(configPath, 'utf8')
+  } catch {
+    return false
+  }
+  const characters = parseConfigText(text, configPath).characters
+  return typeof characters === 'object' && characters !== null && Object.hasOwn(characters, id)
 }
 
 /** The change a character body makes to the config: `character` for the default, else its entry. */
@@ -112,28 +159,79 @@ export function registerCharacterRoutes(app: Hono, dependencies: ServerDependenc
     }
   })
 
-  // A Character Card V2/V3 as JSON or PNG: checked whole before anything is kept (a bad card changes
-  // nothing and the error names what is wrong), then kept like a PUT under an id of its name.
+  // A Character Card V1/V2/V3 as JSON or PNG: checked whole before anything is kept (a bad card
+  // changes nothing and the error names what is wrong), then kept as a file of the characters folder
+  // under an id of its name. The same card again updates that character, unless `as_new=true`.
   app.post('/api/characters/import', async (context) => {
     const type = readMediaType(context.req.header('content-type'))
     if (type !== 'application/json' && type !== 'image/png') {
       return respondBadRequest(context, 'a card is sent as application/json or image/png', 415)
     }
+    const asNew = context.req.query('as_new')
+    if (asNew !== undefined && asNew !== 'true' && asNew !== 'false')
+      return respondBadRequest(
+        context,
+        `as_new: expected true or false, got ${JSON.stringify(asNew.slice(0, 20))}`,
+      )
     try {
       const bytes = new Uint8Array(await context.req.arrayBuffer())
       if (bytes.length === 0)
         return respondBadRequest(context, 'the body is empty: expected a character card')
       const imported = importCharacterCard(bytes, type)
-      const id = findFreeCharacterId(configManager.current(), imported.id)
-      await configManager.update({ characters: { [id]: imported.character } }, { source: 'card' })
-      return context.json({ id }, 201)
+      const config = configManager.current()
+      const updated =
+        asNew !== 'true' &&
+        !isDefaultCharacter(config, imported.id) &&
+        listCharacterIds(config).includes(imported.id)
+      const id = updated ? imported.id : findFreeCharacterId(config, imported.id)
+      const saved = await saveCharacterCard({
+        dir: resolveCharactersDir(config).dir,
+        id,
+        cardJson: imported.cardJson,
+        picture: imported.picture,
+      })
+      try {
+        // The card replaces the character whole: changes kept in config.yaml for that id go.
+        const entry = await fileHasEntry(configManager.status().path, id)
+        // The card passes the trust gate as any change from outside the file does.
+        await configManager.update(entry ? { characters: { [id]: null } } : {}, { source: 'card' })
+      } catch (error) {
+        await saved.restore()
+        throw error
+      }
+      return context.json({ id, updated }, updated ? 200 : 201)
     } catch (error) {
       return respondWithError(context, error)
     }
   })
 
+  // The character's picture: its file in the characters folder, or the data URI its block holds.
+  app.get('/api/characters/:id/avatar', async (context) => {
+    const config = configManager.current()
+    const id = context.req.param('id')
+    const character = findCharacter(config, id)
+    if (!character) return respondWithError(context, createUnknownCharacterError(config, id))
+    const headers = { 'cache-control': 'no-cache', 'x-content-type-options': 'nosniff' }
+    const inline = dataUri.exec(character.avatar)
+    if (inline) {
+      const bytes = Buffer.from(character.avatar.slice(character.avatar.indexOf(',') + 1), 'base64')
+      return context.body(new Uint8Array(bytes), 200, {
+        ...headers,
+        'content-type': inline[1]!.toLowerCase(),
+      })
+    }
+    const file = isDefaultCharacter(config, id)
+      ? undefined
+      : findAvatarFile(resolveCharactersDir(config).dir, id)
+    if (!file) return respondBadRequest(context, `character "${id}" has no picture`, 404)
+    return context.body(new Uint8Array(await readFile(file)), 200, {
+      ...headers,
+      'content-type': readAvatarType(file),
+    })
+  })
+
   // A V3 card of the character: JSON, or with ?format=png a PNG of its avatar (or a default picture).
-  app.get('/api/characters/:id/card', (context) => {
+  app.get('/api/characters/:id/card', async (context) => {
     const config = configManager.current()
     const id = context.req.param('id')
     const character = findCharacter(config, id)
@@ -146,7 +244,7 @@ export function registerCharacterRoutes(app: Hono, dependencies: ServerDependenc
       )
     }
     try {
-      const bytes = exportCharacterCard(character, { format })
+      const bytes = exportCharacterCard(await withAvatarFile(config, id, character), { format })
       return context.body(bytes.slice().buffer, 200, {
         'content-type': format === 'png' ? 'image/png' : 'application/json',
         'content-disposition': `attachment; filename="${id.replace(/[^A-Za-z0-9_.-]/g, '_')}.${format}"; filename*=UTF-8''${encodeURIComponent(id)}.${format}`,
@@ -166,15 +264,11 @@ export function registerCharacterRoutes(app: Hono, dependencies: ServerDependenc
         `"${id}" is the default character (character); make another one the default in the config file first`,
       )
     }
-    const file = findCharacterFile(config, id)
-    if (file) {
-      return respondBadRequest(
-        context,
-        `"${id}" comes from characters_dir (${file}); remove that file instead`,
-      )
-    }
     try {
-      await configManager.update({ characters: { [id]: null } })
+      // Its files go first: the config then no longer finds it there.
+      for (const file of findCharacterFiles(config, id)) await rm(file, { force: true })
+      const entry = await fileHasEntry(configManager.status().path, id)
+      await configManager.update(entry ? { characters: { [id]: null } } : {})
       return context.json({ deleted: true, id })
     } catch (error) {
       return respondWithError(context, error)

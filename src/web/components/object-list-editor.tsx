@@ -7,6 +7,7 @@ import type { ComponentChildren } from 'preact'
 import type { ConfigIssue } from '../lib/config-issues.js'
 import { translate } from '../lib/i18n.js'
 import type { JsonSchemaNode } from '../lib/json-schema-node.js'
+import { RemoveRowButton } from './remove-row-button.js'
 import { SchemaField } from './schema-field.js'
 
 export interface ObjectListEditorProps {
@@ -77,14 +78,7 @@ export function ObjectListEditor(props: ObjectListEditorProps) {
             >
               ↓
             </button>
-            <button
-              type="button"
-              class="icon danger"
-              title={translate('field.remove')}
-              onClick={() => props.onChange(props.value.filter((_, at) => at !== index))}
-            >
-              ✕
-            </button>
+            <RemoveRowButton onRemove={() => props.onChange(props.value.filter((_, at) => at !== index))} />
           </div>
           {props.renderRowExtra?.(index)}
         </div>

@@ -11,9 +11,13 @@ import { FieldShell } from './field-shell.js'
 import { JsonTextArea } from './json-text-area.js'
 import { KeyValueEditor } from './key-value-editor.js'
 import { ObjectListEditor } from './object-list-editor.js'
+import { TextListEditor } from './text-list-editor.js'
 
 const secretKeys = new Set(['api_key', 'token', 'admin_token', 'redis_url', 'postgres_url'])
-const multilineKeys = new Set(['persona', 'content'])
+const multilineKeys = new Set(['persona', 'content', 'greeting', 'scenario'])
+/** Lists of texts that may hold commas: one item per row. Greetings are prose: a multi-line row each. */
+const rowListKeys = new Set(['alternate_greetings', 'keys', 'secondary_keys'])
+const multilineListKeys = new Set(['alternate_greetings'])
 
 export interface SchemaFieldProps {
   path: string
@@ -98,7 +102,7 @@ export function SchemaField(props: SchemaFieldProps) {
         <textarea
           name={props.path}
           id={`f-${props.path}`}
-          rows={key === 'persona' ? 6 : 2}
+          rows={key === 'persona' ? 6 : key === 'content' ? 2 : 4}
           placeholder={props.placeholder}
           value={String(props.value ?? '')}
           onInput={(event) => props.onChange(event.currentTarget.value)}
@@ -118,6 +122,17 @@ export function SchemaField(props: SchemaFieldProps) {
         value={String(props.value ?? '')}
         onInput={(event) => props.onChange(event.currentTarget.value)}
       />,
+    )
+  }
+  if (node?.type === 'array' && node.items?.type === 'string' && rowListKeys.has(key)) {
+    return shell(
+      <TextListEditor
+        path={props.path}
+        value={Array.isArray(props.value) ? (props.value as string[]) : []}
+        multiline={multilineListKeys.has(key)}
+        onChange={(list) => props.onChange(list)}
+      />,
+      true,
     )
   }
   if (node?.type === 'array' && node.items?.type === 'string' && !node.items.enum) {

@@ -1,6 +1,7 @@
 /** The header's character switcher: the character the chat speaks to and the panels edit, with its avatar. */
 import { translate } from '../lib/i18n.js'
 import type { PageCharacter } from '../lib/list-page-characters.js'
+import { useCharacterPicture } from '../lib/use-character-picture.js'
 
 export interface CharacterSwitchProps {
   characters: PageCharacter[]
@@ -8,11 +9,11 @@ export interface CharacterSwitchProps {
   onSelect(id: string): void
 }
 
-/** The avatar as an image when it is one the page can show (a URL or a data URI), else the initial. */
+/** The character's picture (its avatar URL or data URI, or the one the server keeps), else the initial. */
 export function CharacterAvatar(props: { character: PageCharacter | undefined }) {
-  const avatar = props.character?.avatar ?? ''
-  if (/^(https?:|data:image\/)/i.test(avatar)) {
-    return <img class="character-avatar" src={avatar} alt="" data-character-avatar />
+  const picture = useCharacterPicture(props.character)
+  if (picture) {
+    return <img class="character-avatar" src={picture} alt="" data-character-avatar />
   }
   return (
     <span class="character-avatar initial" data-character-avatar>

@@ -38,6 +38,8 @@ export interface ChatPanelProps {
   emotionKeys: string[]
   config: ConfigObject | undefined
   configStatus: ConfigFileStatus | undefined
+  /** The character's picture, shown in the face box instead of the emotion face when it has one. */
+  picture?: string
 }
 
 function readAsDataUri(file: File): Promise<string> {
@@ -161,7 +163,11 @@ export function ChatPanel(props: ChatPanelProps) {
       <AnsweringModel config={props.config} status={props.configStatus} />
       <div class="chat-top">
         <div class="avatar" data-emotion={props.state.emotion ?? ''} title={props.state.emotion ?? ''}>
-          <span class="avatar-face">{getEmotionFace(props.state.emotion, props.emotionAliases)}</span>
+          {props.picture ? (
+            <img class="avatar-picture" src={props.picture} alt="" data-avatar-picture />
+          ) : (
+            <span class="avatar-face">{getEmotionFace(props.state.emotion, props.emotionAliases)}</span>
+          )}
           <span class="avatar-label">
             {props.state.emotion ? translateEmotionLabel(props.state.emotion, getLanguage()) : '—'}
           </span>
