@@ -14,6 +14,7 @@ export const fileOnlyFieldPaths: readonly (readonly string[])[] = [
   ['assets', 'dirs'],
   ['storage'],
   ['characters_dir'],
+  ['connectors'],
 ]
 
 export interface FindFileOnlyChangesOptions {

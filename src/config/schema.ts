@@ -14,6 +14,7 @@ import {
   type replyFormatSchema,
 } from './schema/character.js'
 import { clusterSchema } from './schema/cluster.js'
+import { connectorsSchema, type onebotConnectorSchema, type twitchConnectorSchema } from './schema/connectors.js'
 import { conversationSchema } from './schema/conversation.js'
 import type { processorSettingsSchema } from './schema/fields.js'
 import { type fallbackProviderSchema, llmSchema, openclawSchema } from './schema/llm.js'
@@ -38,6 +39,7 @@ export {
   replyFormatSchema,
 } from './schema/character.js'
 export { clusterSchema } from './schema/cluster.js'
+export { connectorsSchema, onebotConnectorSchema, twitchConnectorSchema } from './schema/connectors.js'
 export { conversationSchema, groupChatSchema } from './schema/conversation.js'
 export { processorSettingsSchema } from './schema/fields.js'
 export {
@@ -87,6 +89,7 @@ export const configSchema = z
     pipeline: pipelineSchema.prefault({}),
     tools: toolsSchema.prefault({}),
     cluster: clusterSchema.prefault({}),
+    connectors: connectorsSchema.prefault({}),
   })
   .describe('charpipe configuration (config.yaml).')
 
@@ -105,6 +108,8 @@ export type SpeechFilter = z.infer<typeof speechFilterSchema>
 export type McpServerConfig = z.infer<typeof mcpServerSchema>
 export type McpStdioServerConfig = z.infer<typeof mcpStdioServerSchema>
 export type McpRemoteServerConfig = z.infer<typeof mcpRemoteServerSchema>
+export type OnebotConnectorConfig = z.infer<typeof onebotConnectorSchema>
+export type TwitchConnectorConfig = z.infer<typeof twitchConnectorSchema>
 
 /** Paths of the fields that hold secrets (masked as `***` wherever the config is shown). */
 export const secretFieldPaths = [
@@ -120,4 +125,6 @@ export const secretFieldPaths = [
   ['storage', 'postgres_url'],
   ['tools', 'mcp_servers', '*', 'env', '*'],
   ['tools', 'mcp_servers', '*', 'headers', '*'],
+  ['connectors', 'onebot', '*', 'access_token'],
+  ['connectors', 'twitch', '*', 'oauth_token'],
 ] as const
