@@ -14,7 +14,11 @@ import {
   type replyFormatSchema,
 } from './schema/character.js'
 import { clusterSchema } from './schema/cluster.js'
-import { connectorsSchema, type onebotConnectorSchema, type twitchConnectorSchema } from './schema/connectors.js'
+import {
+  connectorsSchema,
+  type onebotConnectorSchema,
+  type twitchConnectorSchema,
+} from './schema/connectors.js'
 import { conversationSchema } from './schema/conversation.js'
 import type { processorSettingsSchema } from './schema/fields.js'
 import { type fallbackProviderSchema, llmSchema, openclawSchema } from './schema/llm.js'

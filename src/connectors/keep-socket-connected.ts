@@ -74,7 +74,9 @@ export function keepSocketConnected(options: KeepSocketConnectedOptions): KeptSo
     current.on('close', (code, reason) => {
       if (socket === current) socket = undefined
       if (closed) return
-      options.onDown(downReason ?? `the connection closed (${code}${reason.length > 0 ? ` ${reason.toString()}` : ''})`)
+      options.onDown(
+        downReason ?? `the connection closed (${code}${reason.length > 0 ? ` ${reason.toString()}` : ''})`,
+      )
       scheduleRetry()
     })
   }

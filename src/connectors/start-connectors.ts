@@ -56,7 +56,8 @@ export function startConnectors(options: StartConnectorsOptions): ConnectorSet {
 
   return {
     list: () => running.all.map((connector) => connector.status()),
-    findReverse: (path) => running.onebot.find((connector) => connector.listenPath !== '' && connector.listenPath === path),
+    findReverse: (path) =>
+      running.onebot.find((connector) => connector.listenPath !== '' && connector.listenPath === path),
     async update(config) {
       const next = connectorInputs(config)
       if (isDeepStrictEqual(next, inputs)) return

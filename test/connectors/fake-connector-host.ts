@@ -14,7 +14,9 @@ export interface FakeConnectorHost extends ConnectorHost {
   finishTurn(session: string, text: string, replyingTo?: string[]): void
 }
 
-export function createFakeConnectorHost(options: { reply?: (input: GenerateInput) => string } = {}): FakeConnectorHost {
+export function createFakeConnectorHost(
+  options: { reply?: (input: GenerateInput) => string } = {},
+): FakeConnectorHost {
   const audienceCalls: FakeConnectorHost['audienceCalls'] = []
   const runCalls: GenerateInput[] = []
   const listeners = new Map<string, Set<(event: never) => void>>()

@@ -67,10 +67,11 @@ export async function startFakeOnebot(options: StartFakeOnebotOptions = {}): Pro
     socket.on('message', (data) => {
       const call = JSON.parse(data.toString()) as OnebotCall
       calls.push(call)
+      nextMessageId += 1
+      if (!options.failCalls) sentIds.push(nextMessageId)
       const response = options.failCalls
         ? { status: 'failed', retcode: 1404, data: null, message: 'group not found', echo: call.echo }
-        : { status: 'ok', retcode: 0, data: { message_id: (nextMessageId += 1) }, echo: call.echo }
-      if (!options.failCalls) sentIds.push(nextMessageId)
+        : { status: 'ok', retcode: 0, data: { message_id: nextMessageId }, echo: call.echo }
       socket.send(JSON.stringify(response))
     })
     socket.send(

@@ -28,7 +28,10 @@ export interface FakeTwitchChat {
   close(): Promise<void>
 }
 
-export async function startFakeTwitchChat(options: { channel: string; validToken?: string }): Promise<FakeTwitchChat> {
+export async function startFakeTwitchChat(options: {
+  channel: string
+  validToken?: string
+}): Promise<FakeTwitchChat> {
   const received: string[] = []
   const joins: string[] = []
   const sockets = new Set<WebSocket>()
@@ -75,10 +78,15 @@ export async function startFakeTwitchChat(options: { channel: string; validToken
     say(line) {
       const tags = line.tags
         ? `@${Object.entries(line.tags)
-            .map(([key, value]) => `${key}=${value.replaceAll('\\', '\\\\').replaceAll(';', '\\:').replaceAll(' ', '\\s')}`)
+            .map(
+              ([key, value]) =>
+                `${key}=${value.replaceAll('\\', '\\\\').replaceAll(';', '\\:').replaceAll(' ', '\\s')}`,
+            )
             .join(';')} `
         : ''
-      send(`${tags}:${line.login}!${line.login}@${line.login}.tmi.twitch.tv PRIVMSG #${options.channel} :${line.text}\r\n`)
+      send(
+        `${tags}:${line.login}!${line.login}@${line.login}.tmi.twitch.tv PRIVMSG #${options.channel} :${line.text}\r\n`,
+      )
     },
     ping: () => send('PING :tmi.twitch.tv\r\n'),
     requestReconnect: () => send(':tmi.twitch.tv RECONNECT\r\n'),

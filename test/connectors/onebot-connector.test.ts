@@ -71,9 +71,17 @@ describe('OneBot v11 connector, forward WebSocket', () => {
     const { host } = await connect(fake)
     fake.sendGroupMessage({ groupId: 999, userId: 42, message: 'not our group' })
     fake.sendGroupMessage({ groupId: 123, userId: fake.selfId, message: 'the bot itself' })
-    fake.sendGroupMessage({ groupId: 123, userId: 7, message: `[CQ:at,qq=${fake.selfId}] a&#91;b&#93; &amp; c`, role: 'owner' })
+    fake.sendGroupMessage({
+      groupId: 123,
+      userId: 7,
+      message: `[CQ:at,qq=${fake.selfId}] a&#91;b&#93; &amp; c`,
+      role: 'owner',
+    })
     await vi.waitFor(() => expect(host.audienceCalls).toHaveLength(1))
-    expect(host.audienceCalls[0]?.messages[0]).toMatchObject({ text: '@小雪 a[b] & c', speaker: { role: 'owner' } })
+    expect(host.audienceCalls[0]?.messages[0]).toMatchObject({
+      text: '@小雪 a[b] & c',
+      speaker: { role: 'owner' },
+    })
     // The same event delivered again (an implementation replaying after a reconnect) is not fed twice.
     const frame = {
       time: 1,
@@ -92,16 +100,31 @@ describe('OneBot v11 connector, forward WebSocket', () => {
     await vi.waitFor(() => expect(host.audienceCalls).toHaveLength(2))
     fake.sendGroupMessage({ groupId: 123, userId: 9, message: 'after' })
     await vi.waitFor(() => expect(host.audienceCalls).toHaveLength(3))
-    expect(host.audienceCalls.map((call) => call.messages[0]?.text)).toEqual(['@小雪 a[b] & c', 'once', 'after'])
+    expect(host.audienceCalls.map((call) => call.messages[0]?.text)).toEqual([
+      '@小雪 a[b] & c',
+      'once',
+      'after',
+    ])
   })
 
   it('answers an audience turn as a reply to the message answered, with an at of each speaker, split at sentences', async () => {
     const fake = await startFake()
     const { host, connector } = await connect(fake, { max_message_chars: 20 })
-    const first = fake.sendGroupMessage({ groupId: 123, userId: 42, message: [{ type: 'text', data: { text: '你好' } }] })
-    const second = fake.sendGroupMessage({ groupId: 123, userId: 43, message: [{ type: 'text', data: { text: '在吗' } }] })
+    const first = fake.sendGroupMessage({
+      groupId: 123,
+      userId: 42,
+      message: [{ type: 'text', data: { text: '你好' } }],
+    })
+    const second = fake.sendGroupMessage({
+      groupId: 123,
+      userId: 43,
+      message: [{ type: 'text', data: { text: '在吗' } }],
+    })
     await vi.waitFor(() => expect(host.audienceCalls).toHaveLength(2))
-    host.finishTurn('onebot:qq:group:123', '你们好呀！今天天气真不错，我们一起出去走走吧。好不好？', [String(first), String(second)])
+    host.finishTurn('onebot:qq:group:123', '你们好呀！今天天气真不错，我们一起出去走走吧。好不好？', [
+      String(first),
+      String(second),
+    ])
     await vi.waitFor(() => expect(fake.calls).toHaveLength(3))
     expect(fake.calls[0]).toMatchObject({
       action: 'send_group_msg',
@@ -119,7 +142,11 @@ describe('OneBot v11 connector, forward WebSocket', () => {
       [{ type: 'text', data: { text: '今天天气真不错，我们一起出去走走吧。' } }],
       [{ type: 'text', data: { text: '好不好？' } }],
     ])
-    expect(connector.status()).toMatchObject({ messages_in: 2, messages_out: 3, sessions: ['onebot:qq:group:123'] })
+    expect(connector.status()).toMatchObject({
+      messages_in: 2,
+      messages_out: 3,
+      sessions: ['onebot:qq:group:123'],
+    })
     // A reply to the bot's own message counts as a mention.
     fake.sendGroupMessage({
       groupId: 123,
@@ -158,7 +185,12 @@ describe('OneBot v11 connector, forward WebSocket', () => {
   it('names a refused access token, and never shows the token', async () => {
     const fake = await startFake()
     const host = createFakeConnectorHost()
-    const config = onebotConnectorSchema.parse({ name: 'qq', url: fake.url, access_token: 'wrong-token-123', groups: [1] })
+    const config = onebotConnectorSchema.parse({
+      name: 'qq',
+      url: fake.url,
+      access_token: 'wrong-token-123',
+      groups: [1],
+    })
     const connector = createOnebotConnector({ config, host, characterName: 'x', logger, backoff })
     cleanups.push(() => connector.close())
     await vi.waitFor(() => expect(connector.status().state).toBe('failed'))
@@ -171,7 +203,11 @@ describe('OneBot v11 connector, forward WebSocket', () => {
     const { host, connector } = await connect(fake, { private: true })
     fake.sendPrivateMessage({ userId: 77, text: '晚上好', nickname: '小红' })
     await vi.waitFor(() => expect(fake.calls).toHaveLength(1))
-    expect(host.runCalls[0]).toMatchObject({ session: 'onebot:qq:private:77', text: '晚上好', speaker: { id: '77', name: '小红' } })
+    expect(host.runCalls[0]).toMatchObject({
+      session: 'onebot:qq:private:77',
+      text: '晚上好',
+      speaker: { id: '77', name: '小红' },
+    })
     expect(fake.calls[0]).toMatchObject({
       action: 'send_private_msg',
       params: { user_id: 77, message: [{ type: 'text', data: { text: 'reply to 晚上好' } }] },

@@ -8,7 +8,7 @@ import * as z from 'zod'
 const connectorNameSchema = z
   .string()
   .regex(/^[a-z0-9][a-z0-9_-]{0,63}$/, 'use lowercase letters, digits, - and _ (at most 64)')
-  .describe('The connector\'s name: part of its session ids and shown in GET /api/connectors.')
+  .describe("The connector's name: part of its session ids and shown in GET /api/connectors.")
 
 const characterRefSchema = z
   .string()
@@ -24,7 +24,7 @@ export const onebotConnectorSchema = z
       .max(2048)
       .default('')
       .describe(
-        'Forward WebSocket: the OneBot implementation\'s WebSocket address (NapCat, Lagrange, LLOneBot), e.g. ws://127.0.0.1:3001; charpipe connects to it.',
+        "Forward WebSocket: the OneBot implementation's WebSocket address (NapCat, Lagrange, LLOneBot), e.g. ws://127.0.0.1:3001; charpipe connects to it.",
       ),
     listen: z
       .string()
@@ -37,7 +37,9 @@ export const onebotConnectorSchema = z
       .string()
       .max(1000)
       .default('')
-      .describe('The OneBot access token: sent as a Bearer token (forward), required from the implementation (reverse).'),
+      .describe(
+        'The OneBot access token: sent as a Bearer token (forward), required from the implementation (reverse).',
+      ),
     groups: z
       .array(z.union([z.int().positive(), z.string().regex(/^\d{1,20}$/)]).transform(String))
       .max(1000)
@@ -80,38 +82,47 @@ export const twitchConnectorSchema = z
       .string()
       .max(25)
       .default('')
-      .describe('The bot account\'s login; empty: read anonymously (read-only).'),
+      .describe("The bot account's login; empty: read anonymously (read-only)."),
     oauth_token: z
       .string()
       .max(1000)
       .default('')
-      .describe('The bot account\'s chat token (with or without the oauth: prefix); empty: read-only.'),
+      .describe("The bot account's chat token (with or without the oauth: prefix); empty: read-only."),
     post_replies: z
       .boolean()
       .default(false)
       .describe(
-        'Write the character\'s replies into the chat (needs username and oauth_token); off: replies go only to the session\'s WebSocket clients (a voice character speaks them).',
+        "Write the character's replies into the chat (needs username and oauth_token); off: replies go only to the session's WebSocket clients (a voice character speaks them).",
       ),
     character: characterRefSchema,
     url: z
       .string()
       .max(2048)
       .default('')
-      .describe('The chat server\'s WebSocket address; empty: Twitch\'s own (wss://irc-ws.chat.twitch.tv:443).'),
+      .describe(
+        "The chat server's WebSocket address; empty: Twitch's own (wss://irc-ws.chat.twitch.tv:443).",
+      ),
   })
   .refine((connector) => connector.url === '' || /^wss?:\/\//.test(connector.url), {
     message: 'url must be a ws:// or wss:// address',
     path: ['url'],
   })
-  .refine((connector) => !connector.post_replies || (connector.username !== '' && connector.oauth_token !== ''), {
-    message: 'post_replies needs username and oauth_token',
-    path: ['post_replies'],
-  })
+  .refine(
+    (connector) => !connector.post_replies || (connector.username !== '' && connector.oauth_token !== ''),
+    {
+      message: 'post_replies needs username and oauth_token',
+      path: ['post_replies'],
+    },
+  )
 
 export const connectorsSchema = z
   .strictObject({
-    onebot: z.array(onebotConnectorSchema).max(50).default([]).describe('QQ groups and chats through OneBot v11.'),
-    twitch: z.array(twitchConnectorSchema).max(50).default([]).describe('Twitch channels\' chat.'),
+    onebot: z
+      .array(onebotConnectorSchema)
+      .max(50)
+      .default([])
+      .describe('QQ groups and chats through OneBot v11.'),
+    twitch: z.array(twitchConnectorSchema).max(50).default([]).describe("Twitch channels' chat."),
   })
   .refine(
     (connectors) => {

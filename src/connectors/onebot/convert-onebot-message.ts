@@ -27,7 +27,11 @@ const maxImages = 4
 export function convertOnebotMessage(options: ConvertOnebotMessageOptions): ConvertOnebotMessageResult {
   const { event } = options
   const segments: OnebotSegment[] =
-    typeof event.message === 'string' ? parseCqMessage(event.message) : Array.isArray(event.message) ? event.message : []
+    typeof event.message === 'string'
+      ? parseCqMessage(event.message)
+      : Array.isArray(event.message)
+        ? event.message
+        : []
   const selfId = String(event.self_id)
   let text = ''
   let mentioned = false

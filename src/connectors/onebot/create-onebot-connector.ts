@@ -8,11 +8,17 @@
  * then dropped is not sent again, so nothing reaches the group twice.
  */
 import type { OnebotConnectorConfig } from '../../config/schema.js'
-import { redactText } from '../../shared/redact.js'
 import type { CharpipeEvent } from '../../shared/events.js'
 import type { Logger } from '../../shared/logger.js'
+import { redactText } from '../../shared/redact.js'
 import { createBoundedSet } from '../bounded-set.js'
-import { type Connector, type ConnectorHost, type ConnectorStatus, type FollowedEvent, readReplyingTo } from '../connector-host.js'
+import {
+  type Connector,
+  type ConnectorHost,
+  type ConnectorStatus,
+  type FollowedEvent,
+  readReplyingTo,
+} from '../connector-host.js'
 import { type Backoff, keepSocketConnected } from '../keep-socket-connected.js'
 import { splitReplyText } from '../split-reply-text.js'
 import { convertOnebotMessage } from './convert-onebot-message.js'
@@ -40,7 +46,10 @@ export interface ReverseSocket {
 export interface OnebotConnector extends Connector {
   readonly listenPath: string
   /** The implementation connected to `listen`: frames from it go to `receive`, its end to `detach`. */
-  attachReverse(socket: ReverseSocket, selfId: string): { receive(text: string): void; detach(reason: string): void }
+  attachReverse(
+    socket: ReverseSocket,
+    selfId: string,
+  ): { receive(text: string): void; detach(reason: string): void }
 }
 
 interface OutgoingMessage {
@@ -121,7 +130,11 @@ export function createOnebotConnector(options: CreateOnebotConnectorOptions): On
       })
       rememberAnswered(converted.message.id, { userId: String(message.user_id), messageId })
       void Promise.resolve(
-        host.audience({ session: groupSession(String(message.group_id)), character, messages: [converted.message] }),
+        host.audience({
+          session: groupSession(String(message.group_id)),
+          character,
+          messages: [converted.message],
+        }),
       ).catch((error: Error) =>
         logger.warn({ connector: config.name, error: error.message }, 'audience message refused'),
       )
@@ -209,7 +222,10 @@ export function createOnebotConnector(options: CreateOnebotConnectorOptions): On
       while (link && outbox.length > 0) {
         const next = outbox.shift() as OutgoingMessage
         if (Date.now() - next.queuedAt > (options.outboxMaxAgeMs ?? 60_000)) {
-          logger.warn({ connector: config.name, action: next.action }, 'reply dropped: the OneBot link stayed down')
+          logger.warn(
+            { connector: config.name, action: next.action },
+            'reply dropped: the OneBot link stayed down',
+          )
           continue
         }
         try {
@@ -219,7 +235,10 @@ export function createOnebotConnector(options: CreateOnebotConnectorOptions): On
           const sentId = (response.data as { message_id?: unknown } | null)?.message_id
           if (sentId !== undefined) ownMessages.add(String(sentId))
         } catch (error) {
-          logger.warn({ connector: config.name, action: next.action, error: (error as Error).message }, 'reply not sent')
+          logger.warn(
+            { connector: config.name, action: next.action, error: (error as Error).message },
+            'reply not sent',
+          )
         }
       }
     } finally {

@@ -25,12 +25,17 @@ export function convertTwitchMessage(options: ConvertTwitchMessageOptions): Audi
     text = text.replace(mention, `@${options.characterName}`)
     const repliesToBot = (tags['reply-parent-user-login'] ?? '').toLowerCase() === options.botLogin
     // A reply's text starts with `@parent`, already rewritten above when the parent is the bot.
-    if (repliesToBot && !text.includes(`@${options.characterName}`)) text = `@${options.characterName} ${text}`
+    if (repliesToBot && !text.includes(`@${options.characterName}`))
+      text = `@${options.characterName} ${text}`
   }
   const bits = Number(tags.bits ?? 0)
   return {
     id: tags.id || `${login}:${tags['tmi-sent-ts'] ?? ''}`,
-    speaker: { id: tags['user-id'] || login, name: tags['display-name'] || login, role: roleOf(tags.badges ?? '') },
+    speaker: {
+      id: tags['user-id'] || login,
+      name: tags['display-name'] || login,
+      role: roleOf(tags.badges ?? ''),
+    },
     text: text.trim(),
     ...(Number.isFinite(bits) && bits > 0 ? { gift: { name: 'bits', value: bits } } : {}),
   }

@@ -13,7 +13,13 @@ import type { TwitchConnectorConfig } from '../../config/schema.js'
 import type { Logger } from '../../shared/logger.js'
 import { redactText } from '../../shared/redact.js'
 import { createBoundedSet } from '../bounded-set.js'
-import { type Connector, type ConnectorHost, type ConnectorStatus, type FollowedEvent, readReplyingTo } from '../connector-host.js'
+import {
+  type Connector,
+  type ConnectorHost,
+  type ConnectorStatus,
+  type FollowedEvent,
+  readReplyingTo,
+} from '../connector-host.js'
 import { type Backoff, keepSocketConnected } from '../keep-socket-connected.js'
 import { splitReplyText } from '../split-reply-text.js'
 import { convertTwitchMessage } from './convert-twitch-message.js'
@@ -70,7 +76,9 @@ export function createTwitchConnector(options: CreateTwitchConnectorOptions): Co
         flushOutbox()
         return
       case 'NOTICE':
-        if (/authentication failed|improperly formatted auth|invalid nick/i.test(message.params.at(-1) ?? '')) {
+        if (
+          /authentication failed|improperly formatted auth|invalid nick/i.test(message.params.at(-1) ?? '')
+        ) {
           state = 'failed'
           lastError = `Twitch refused the login: ${message.params.at(-1)}`
         }
@@ -130,7 +138,8 @@ export function createTwitchConnector(options: CreateTwitchConnectorOptions): Co
     if (text === '') return
     const replyingTo = readReplyingTo(event)[0] ?? ''
     splitReplyText(text, maxChatMessageChars).forEach((part, index) => {
-      const tag = index === 0 && /^[0-9a-f-]{8,64}$/i.test(replyingTo) ? `@reply-parent-msg-id=${replyingTo} ` : ''
+      const tag =
+        index === 0 && /^[0-9a-f-]{8,64}$/i.test(replyingTo) ? `@reply-parent-msg-id=${replyingTo} ` : ''
       outbox.push({ line: `${tag}PRIVMSG #${config.channel} :${part}`, queuedAt: Date.now() })
     })
     while (outbox.length > outboxLimit) outbox.shift()
