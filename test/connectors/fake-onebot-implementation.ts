@@ -126,6 +126,14 @@ export async function startFakeOnebot(options: StartFakeOnebotOptions = {}): Pro
     for (const socket of sockets) socket.send(text)
   }
 
+  const kill = async () => {
+    dialling = false
+    for (const socket of sockets) socket.terminate()
+    sockets.clear()
+    if (server) await new Promise<void>((resolve) => server?.close(() => resolve()))
+    server = undefined
+  }
+
   return {
     selfId,
     calls,
@@ -177,21 +185,13 @@ export async function startFakeOnebot(options: StartFakeOnebotOptions = {}): Pro
       for (const socket of sockets) socket.send(frame)
     },
     connectedCount: () => sockets.size,
-    async kill() {
-      dialling = false
-      for (const socket of sockets) socket.terminate()
-      sockets.clear()
-      if (server) await new Promise<void>((resolve) => server?.close(() => resolve()))
-      server = undefined
-    },
+    kill,
     async restart() {
       dialling = true
       if (options.reverseUrl) await dial()
       else await listen()
     },
-    async close() {
-      await this.kill()
-    },
+    close: kill,
   }
 }
 

@@ -7,6 +7,8 @@
  * down wait (bounded, one minute) and are sent once when it is back; a call written to a link that
  * then dropped is not sent again, so nothing reaches the group twice.
  */
+
+import { createHash, timingSafeEqual } from 'node:crypto'
 import type { OnebotConnectorConfig } from '../../config/schema.js'
 import type { CharpipeEvent } from '../../shared/events.js'
 import type { Logger } from '../../shared/logger.js'
@@ -45,6 +47,10 @@ export interface ReverseSocket {
 
 export interface OnebotConnector extends Connector {
   readonly listenPath: string
+  /** Whether an access token is configured (without one, only local peers may connect in reverse). */
+  readonly hasAccessToken: boolean
+  /** Whether `presented` is the configured access token (compared in constant time). */
+  acceptsToken(presented: string | undefined): boolean
   /** The implementation connected to `listen`: frames from it go to `receive`, its end to `detach`. */
   attachReverse(
     socket: ReverseSocket,
@@ -261,6 +267,8 @@ export function createOnebotConnector(options: CreateOnebotConnectorOptions): On
 
   return {
     listenPath: config.listen,
+    hasAccessToken: config.access_token !== '',
+    acceptsToken: (presented) => presented !== undefined && sameSecret(presented, config.access_token),
     attachReverse(socket, connectedSelfId) {
       // One implementation at a time: a second connection replaces the first.
       reverseSocket?.close(1000, 'replaced by a new connection')
@@ -297,4 +305,9 @@ export function createOnebotConnector(options: CreateOnebotConnectorOptions): On
       link?.close('the connector stopped')
     },
   }
+}
+
+function sameSecret(presented: string, expected: string): boolean {
+  const digest = (text: string) => createHash('sha256').update(text).digest()
+  return timingSafeEqual(digest(presented), digest(expected))
 }
