@@ -1,0 +1,157 @@
+/**
+ * Connectors in the running server, over the real engine, its audience selector and the mock model
+ * server: a QQ group through a forward and a reverse OneBot link, their replies as reply + at
+ * segments in the right group, the bot never answering itself, a link killed and restarted without
+ * a message sent twice, and the other sessions unaffected while it is down.
+ */
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest'
+import { type MockModelServer, startMockModelServer } from '../../src/testing/index.js'
+import { startServerOverModel, type TestServer } from '../server/start-test-server.js'
+import { openTestSocket } from '../server/websocket-client.js'
+import { type FakeOnebot, startFakeOnebot } from './fake-onebot-implementation.js'
+
+let model: MockModelServer
+let server: TestServer | undefined
+const fakes: FakeOnebot[] = []
+
+beforeAll(async () => {
+  model = await startMockModelServer({ respond: () => ({ text: '好的，我在。' }) })
+})
+afterAll(async () => {
+  await model.close()
+})
+afterEach(async () => {
+  await server?.stop()
+  server = undefined
+  for (const fake of fakes.splice(0)) await fake.close()
+  model.reset()
+})
+
+async function startWithConnectors(forward: FakeOnebot) {
+  server = await startServerOverModel(model.url, [
+    'character:',
+    '  name: 小雪',
+    'audience:',
+    '  reply: every',
+    '  min_gap_ms: 0',
+    'connectors:',
+    '  onebot:',
+    '    - name: qq',
+    `      url: ${forward.url}`,
+    '      access_token: forward-secret',
+    '      groups: [123]',
+    '    - name: rev',
+    '      listen: /onebot/rev',
+    '      access_token: reverse-secret',
+    '      groups: [456]',
+  ])
+  return server
+}
+
+const textOf = (call: { params: Record<string, unknown> }) =>
+  (call.params.message as { type: string; data: { text?: string } }[])
+    .filter((segment) => segment.type === 'text')
+    .map((segment) => segment.data.text)
+    .join('')
+
+describe('connectors in the server', () => {
+  it('answers each group through its own link, as a reply with an at, and never itself', async () => {
+    const forward = await startFakeOnebot({ accessToken: 'forward-secret' })
+    fakes.push(forward)
+    const running = await startWithConnectors(forward)
+    const reverse = await startFakeOnebot({
+      accessToken: 'reverse-secret',
+      reverseUrl: `${running.url.replace('http', 'ws')}/onebot/rev`,
+    })
+    fakes.push(reverse)
+    await vi.waitFor(async () => {
+      const answer = await fetch(`${running.url}/api/connectors`).then((response) => response.json())
+      expect(answer.connectors.map((connector: { state: string }) => connector.state)).toEqual(['ready', 'ready'])
+    })
+
+    const asked = forward.sendGroupMessage({
+      groupId: 123,
+      userId: 42,
+      card: '阿明',
+      message: [
+        { type: 'at', data: { qq: String(forward.selfId) } },
+        { type: 'text', data: { text: ' 你在吗？' } },
+      ],
+    })
+    forward.sendGroupMessage({ groupId: 123, userId: forward.selfId, message: [{ type: 'text', data: { text: '我自己' } }] })
+    await vi.waitFor(() => expect(forward.calls).toHaveLength(1), { timeout: 15_000 })
+    expect(forward.calls[0]).toMatchObject({
+      action: 'send_group_msg',
+      params: {
+        group_id: 123,
+        message: [
+          { type: 'reply', data: { id: String(asked) } },
+          { type: 'at', data: { qq: '42' } },
+          { type: 'text', data: { text: ' 好的，我在。' } },
+        ],
+      },
+    })
+    const prompt = JSON.stringify(model.requests.at(-1)?.body)
+    expect(prompt).toContain('阿明')
+    expect(prompt).toContain('你在吗')
+    expect(prompt).not.toContain('我自己')
+
+    reverse.sendGroupMessage({ groupId: 456, userId: 7, message: [{ type: 'text', data: { text: '晚上好' } }] })
+    await vi.waitFor(() => expect(reverse.calls).toHaveLength(1), { timeout: 15_000 })
+    expect(reverse.calls[0]?.params.group_id).toBe(456)
+    expect(forward.calls).toHaveLength(1)
+
+    const status = await fetch(`${running.url}/api/connectors`).then((response) => response.json())
+    expect(status.connectors[0]).toMatchObject({
+      name: 'qq',
+      kind: 'onebot',
+      state: 'ready',
+      sessions: ['onebot:qq:group:123'],
+      messages_in: 1,
+      messages_out: 1,
+    })
+    expect(JSON.stringify(status)).not.toContain('secret')
+  })
+
+  it('refuses a reverse connection without the token or the Universal role', async () => {
+    const forward = await startFakeOnebot({ accessToken: 'forward-secret' })
+    fakes.push(forward)
+    const running = await startWithConnectors(forward)
+    const wrong = await fetch(`${running.url}/onebot/rev`, {
+      headers: { Upgrade: 'websocket', Connection: 'Upgrade', 'X-Client-Role': 'Universal', 'X-Self-ID': '1', Authorization: 'Bearer nope' },
+    })
+    expect(wrong.status).toBe(401)
+    const role = await fetch(`${running.url}/onebot/rev`, {
+      headers: { Upgrade: 'websocket', Connection: 'Upgrade', 'X-Client-Role': 'Event', 'X-Self-ID': '1' },
+    })
+    expect(role.status).toBe(400)
+    expect((await role.json()).error.message).toMatch(/Universal/)
+  })
+
+  it('keeps other sessions going while a link is down, and sends nothing twice after it is back', async () => {
+    const forward = await startFakeOnebot({ accessToken: 'forward-secret' })
+    fakes.push(forward)
+    const running = await startWithConnectors(forward)
+    await vi.waitFor(() => expect(forward.connectedCount()).toBe(1))
+    forward.sendGroupMessage({ groupId: 123, userId: 1, message: [{ type: 'text', data: { text: '第一条' } }] })
+    await vi.waitFor(() => expect(forward.calls).toHaveLength(1), { timeout: 15_000 })
+
+    await forward.kill()
+    await vi.waitFor(async () => {
+      const answer = await fetch(`${running.url}/api/connectors`).then((response) => response.json())
+      expect(answer.connectors[0]).toMatchObject({ state: 'failed' })
+    })
+    // A chat client elsewhere is served as usual while the link is down.
+    const client = await openTestSocket(`${running.url}/ws`)
+    client.send({ type: 'user_input', session: 'elsewhere', text: '你好' })
+    const events = await client.waitForTurn('elsewhere')
+    expect(events.at(-1)).toMatchObject({ type: 'llm_done', text: '好的，我在。' })
+    await client.close()
+
+    await forward.restart()
+    await vi.waitFor(() => expect(forward.connectedCount()).toBe(1), { timeout: 15_000 })
+    forward.sendGroupMessage({ groupId: 123, userId: 2, message: [{ type: 'text', data: { text: '第二条' } }] })
+    await vi.waitFor(() => expect(forward.calls).toHaveLength(2), { timeout: 15_000 })
+    expect(forward.calls.map(textOf)).toEqual([' 好的，我在。', ' 好的，我在。'])
+  })
+})
