@@ -6,6 +6,7 @@
  */
 import * as z from 'zod'
 import { assetsSchema } from './schema/assets.js'
+import { audienceSchema } from './schema/audience.js'
 import {
   characterIdKeySchema,
   characterSchema,
@@ -34,6 +35,7 @@ import {
 } from './schema/tools.js'
 
 export { assetsSchema } from './schema/assets.js'
+export { audienceSchema, characterAudienceSchema } from './schema/audience.js'
 export {
   characterIdKeySchema,
   characterSchema,
@@ -93,6 +95,7 @@ export const configSchema = z
     pipeline: pipelineSchema.prefault({}),
     tools: toolsSchema.prefault({}),
     cluster: clusterSchema.prefault({}),
+    audience: audienceSchema.prefault({}),
     connectors: connectorsSchema.prefault({}),
   })
   .describe('charpipe configuration (config.yaml).')

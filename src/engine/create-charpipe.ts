@@ -10,6 +10,8 @@
  * (cluster-link.ts) and the methods (create-turn-methods.ts, create-session-methods.ts,
  * interrupt-turns.ts, engine-lifecycle.ts).
  */
+import { createSystemClock } from '../audience/create-system-clock.js'
+import type { AudienceClock } from '../audience/types.js'
 import type { Cluster } from '../cluster/connect-cluster.js'
 import { listCharacterIds } from '../config/select-character-config.js'
 import type { ContextPipeline } from '../context/types.js'
@@ -19,6 +21,7 @@ import { createToolRegistry } from '../tools/tool-registry.js'
 import type { Tool } from '../tools/types.js'
 import { createBackgroundWork } from './background-work.js'
 import { connectOwnCluster, createClusterLink } from './cluster-link.js'
+import { createAudienceMethods } from './create-audience-methods.js'
 import { createEnginePreflight } from './create-engine-preflight.js'
 import { createSessionMethods } from './create-session-methods.js'
 import { createTurnMethods } from './create-turn-methods.js'
@@ -59,6 +62,8 @@ export interface CreateCharpipeOptions {
   cluster?: Cluster
   /** Picks among a character's greetings (tests pass a fixed one). @default Math.random */
   random?: () => number
+  /** Where the audience selector and idle turns read time (tests pass a manual clock). @default the system clock */
+  clock?: AudienceClock
 }
 
 /** Creates the character engine from a config object or a config file path. */
@@ -109,6 +114,7 @@ export async function createCharpipe(
     reloading: Promise.resolve(),
     closed: false,
     mcp: undefined,
+    audience: undefined,
   }
   const engine = context
   await configureMcp(engine, current.config.tools.mcp_servers)
@@ -117,8 +123,10 @@ export async function createCharpipe(
   const preflights = createEnginePreflight(engine, clusterLink)
   await clusterLink.listen()
 
+  const starter = { context: engine, preflights, clusterLink }
   const charpipe: Charpipe = {
-    ...createTurnMethods({ context: engine, preflights, clusterLink }),
+    ...createTurnMethods(starter),
+    ...createAudienceMethods(starter, options.clock ?? createSystemClock()),
     on: (type, listener) => bus.on(type, listener),
     off: (type, listener) => bus.off(type, listener),
     interrupt: (session, interruptOptions = {}) =>

@@ -19,8 +19,16 @@ export interface CreateTurnOutputOptions {
   turn: string
   session: string
   sink: TurnSink | undefined
+  /** What started the turn, carried by each of its events. @default { trigger: 'input' } */
+  origin?: TurnOrigin
   /** The emotion of a turn closed by an error (read when it closes: the config may have changed). */
   readDefaultEmotion(): string
+}
+
+/** What started a turn: an input, or the audience runner (with the messages answered). */
+export interface TurnOrigin {
+  trigger: 'input' | 'audience' | 'idle'
+  replyingTo?: string[]
 }
 
 export interface TurnOutput {
@@ -36,6 +44,8 @@ export interface TurnOutput {
 
 export function createTurnOutput(options: CreateTurnOutputOptions): TurnOutput {
   const { bus, turn } = options
+  const trigger = options.origin?.trigger ?? 'input'
+  const replyingTo = options.origin?.replyingTo
   let doneEmitted = false
   let target = options.sink
   const output: TurnOutput = {
@@ -48,7 +58,11 @@ export function createTurnOutput(options: CreateTurnOutputOptions): TurnOutput {
       const event = partial as CharpipeEvent
       event.session = output.session
       event.turn = turn
-      if (event.type === 'llm_done') doneEmitted = true
+      event.trigger = trigger
+      if (event.type === 'llm_done') {
+        doneEmitted = true
+        if (replyingTo) event.replying_to = replyingTo
+      }
       if (!target) return
       bus.emit(event)
       target.push(event)

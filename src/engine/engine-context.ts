@@ -4,6 +4,7 @@
  * `createCharpipe` builds it once; the modules for turns, characters, the cluster and the public
  * methods read and update it here, so each can live in its own file instead of one closure.
  */
+import type { AudienceHub } from '../audience/create-audience-hub.js'
 import type { Cluster } from '../cluster/connect-cluster.js'
 import type { ContextPipeline } from '../context/types.js'
 import type { HistoryStore, MemoryStore } from '../memory/types.js'
@@ -50,4 +51,6 @@ export interface EngineContext {
   reloading: Promise<void>
   closed: boolean
   mcp: McpToolSource | undefined
+  /** Every session's audience (selector, idle turns, followers); set once the engine is built. */
+  audience: AudienceHub | undefined
 }

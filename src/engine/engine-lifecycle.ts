@@ -48,6 +48,7 @@ export function reloadEngine(context: EngineContext, config: CharpipeConfig): Pr
 export async function closeEngine(context: EngineContext): Promise<void> {
   if (context.closed) return
   context.closed = true
+  context.audience?.close()
   const { lanes, retired, owned, logger } = context
   await context.reloading
   const handles = lanes.all()

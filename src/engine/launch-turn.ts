@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto'
 import type { TurnInput } from '../context/types.js'
 import { characterRuntimeOf } from './character-runtime.js'
-import { createTurnOutput, type TurnOutput, type TurnSink } from './create-turn-output.js'
+import { createTurnOutput, type TurnOrigin, type TurnOutput, type TurnSink } from './create-turn-output.js'
 import type { EngineContext } from './engine-context.js'
 import { type EngineRuntime, releaseRuntimeParts } from './engine-runtime.js'
 import { executeTurn } from './execute-turn.js'
@@ -31,12 +31,14 @@ export function createEngineTurnOutput(
   turn: string,
   session: string,
   sink: TurnSink | undefined,
+  origin?: TurnOrigin,
 ): TurnOutput {
   return createTurnOutput({
     bus: context.bus,
     turn,
     session,
     sink,
+    ...(origin ? { origin } : {}),
     readDefaultEmotion: () => context.current.config.character.default_emotion,
   })
 }

@@ -24,6 +24,8 @@ export interface ObservedLines {
   peek(session: string): ObservedLine[]
   /** The session's pending lines, oldest first; they are gone afterwards. */
   drain(session: string): ObservedLine[]
+  /** Takes the lines with these ids out (audience messages about to be answered as the input). */
+  remove(session: string, ids: ReadonlySet<string>): void
 }
 
 interface SessionLines {
@@ -64,6 +66,16 @@ export function createObservedLines(): ObservedLines {
       const lines = sessions.get(session)?.lines ?? []
       sessions.delete(session)
       return lines
+    },
+    remove(session, ids) {
+      const entry = sessions.get(session)
+      if (!entry) return
+      entry.lines = entry.lines.filter((line) => {
+        if (!ids.has(line.id)) return true
+        entry.chars -= sizeOf(line)
+        return false
+      })
+      if (entry.lines.length === 0) sessions.delete(session)
     },
   }
 }

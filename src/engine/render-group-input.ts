@@ -24,7 +24,7 @@ function flattenLine(text: string): string {
   return text.replace(/[\u0000-\u001f\u007f\u2028\u2029]+/g, ' ')
 }
 
-function renderLine(settings: GroupSettings, speaker: Speaker, text: string): string {
+export function renderLine(settings: GroupSettings, speaker: Speaker, text: string): string {
   const id = flattenLine(speaker.id)
   return fillTemplate(settings.line_template, { name: flattenLine(speaker.name || speaker.id), id, text })
 }

@@ -9,6 +9,7 @@ import { BadRequestError } from '../shared/errors.js'
 import type { CharpipeEvent } from '../shared/events.js'
 import { resolveCharacter } from './character-runtime.js'
 import type { ClusterLink } from './cluster-link.js'
+import type { TurnOrigin } from './create-turn-output.js'
 import type { EngineContext } from './engine-context.js'
 import { createEngineTurnOutput, createTurnHandle, launchTurn } from './launch-turn.js'
 import type { PreflightController, StartedTurn } from './preflight/create-preflight-controller.js'
@@ -32,11 +33,12 @@ export function startTurn(
   push: (event: CharpipeEvent) => void,
   close: () => void,
   turnOptions: GenerateOptions = {},
+  origin?: TurnOrigin,
 ): StartedTurn {
   const { context, preflights, clusterLink } = starter
   const session = sessionOf(raw)
   const handle = createTurnHandle(session, false)
-  const output = createEngineTurnOutput(context, handle.turn, session, { push, close })
+  const output = createEngineTurnOutput(context, handle.turn, session, { push, close }, origin)
   try {
     if (context.closed) throw new BadRequestError('this charpipe instance is closed')
     const config = context.current.config
@@ -52,12 +54,14 @@ export function startTurn(
     output.session = input.session
     resolveCharacter(context, input)
     // The turn prepared from an early transcript with these words becomes this input's reply.
-    const adopted = preflights.claim(input, { push, close })
+    const adopted = origin ? undefined : preflights.claim(input, { push, close })
     if (adopted) return adopted
-    const mode = context.current.config.conversation.on_new_input
+    // A turn the server starts by itself (audience, idle) waits its turn: it never cuts a reply.
+    const mode = origin ? 'queue' : context.current.config.conversation.on_new_input
     // The server running this session's turn elsewhere stops it; this turn then waits for its lock.
     if (mode === 'interrupt' && context.cluster) clusterLink.announceNewInput(handle)
     launchTurn(context, handle, input, output, mode, turnOptions)
+    if (!origin) context.audience?.noteInput(input.session, input.character)
   } catch (error) {
     output.closeWithError(error)
   }

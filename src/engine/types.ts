@@ -2,6 +2,8 @@
  * The public face of the library (PROTOCOL.md "Library"): `createCharpipe(config)` returns a
  * `Charpipe`. The server, the CLI and users' programs drive the product only through this.
  */
+import type { AudienceQueueSnapshot, AudienceStats, SessionEvent } from '../audience/create-audience-hub.js'
+import type { AudienceMessage, DroppedAudienceMessage } from '../audience/types.js'
 import type { Cluster } from '../cluster/connect-cluster.js'
 import type { CharpipeConfig } from '../config/schema.js'
 import type { PreviewResult, ProcessorInfo, Speaker, TurnInput } from '../context/types.js'
@@ -64,6 +66,39 @@ export interface OpenSessionResult {
   greeting?: StoredMessage
 }
 
+export interface AudienceInput {
+  session?: string
+  /** The character that answers the session's audience (an id of `characters`); absent: the default. */
+  character?: string
+  messages: AudienceMessage[]
+}
+
+export interface AudienceResult {
+  /** Messages recorded in the session (duplicates and blocked ones are not). */
+  accepted: number
+  dropped: DroppedAudienceMessage[]
+}
+
+export interface ActivityInput {
+  session?: string
+  /** A person in the session starts (true) or stops (false) speaking. */
+  speaking: boolean
+}
+
+export interface ModerateAudienceInput {
+  session: string
+  character?: string
+  /** The id of a waiting message. */
+  id: string
+  /** `pin`: answered before any other, never dropped for room; `drop`: not answered (reason `moderated`). */
+  action: 'pin' | 'drop'
+}
+
+export interface AudienceStatsResult extends AudienceStats {
+  /** Milliseconds from a message's arrival to its reply's first sentence, measured since the last call. */
+  waits: number[]
+}
+
 export type CharpipeListener<T extends CharpipeEventType> = (event: CharpipeEventOf<T>) => void
 
 export interface Charpipe {
@@ -87,6 +122,26 @@ export interface Charpipe {
    * the session's next input, with its speaker. Kept within `conversation.group`'s budget.
    */
   observe(input: ObserveInput): { id: string }
+  /**
+   * Audience messages (group chat, live stream): each is recorded as an observed line with its
+   * speaker, and the session's selector (`audience` policy) decides which the character answers, in
+   * turns it starts by itself (`trigger: "audience"`, `llm_done.replying_to`). Follow them with `subscribe`.
+   */
+  audience(input: AudienceInput): AudienceResult
+  /** Voice activity: while someone speaks, idle turns wait, and a running idle turn is interrupted. */
+  activity(input: ActivityInput): void
+  /**
+   * Follows a session: the listener gets the events of every turn the engine starts in it by itself
+   * (audience, idle) and its `audience_dropped` events. A followed session is live: with
+   * `audience.idle.after_ms` its character speaks first. Returns the unsubscribe function.
+   */
+  subscribe(session: string, listener: (event: SessionEvent) => void): () => void
+  /** The session's audience queue now: waiting (best first), recently selected, recently dropped. */
+  audienceQueue(session: string, options?: { character?: string }): AudienceQueueSnapshot
+  /** Pins or drops a waiting audience message; false when no such message waits. */
+  moderateAudience(input: ModerateAudienceInput): boolean
+  /** Audience counts since the start (for `/metrics`). */
+  audienceStats(): AudienceStatsResult
   /** The context that would be sent for `input`, without calling the model. */
   preview(input: GenerateInput): Promise<PreviewResult>
   /** Stored history of a session with a character (absent: the default), oldest first. */

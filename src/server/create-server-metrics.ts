@@ -3,13 +3,15 @@
  * collide): turns, errors by code, time to first chunk and first sentence, active sessions and
  * connections, store failures and timeouts, and prom-client's default process metrics (CPU, memory,
  * handles, GC, event-loop lag: `nodejs_eventloop_lag_*`); in a cluster, lock waits and interrupts
- * from other servers; early transcripts (preflight) apart from turns.
+ * from other servers; early transcripts (preflight) apart from turns; the audience (messages, drops,
+ * waits, idle turns).
  */
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client'
 import type { ClusterStats } from '../cluster/connect-cluster.js'
 import type { PreflightStats } from '../engine/preflight/create-preflight-slots.js'
-import type { ToolCallStats } from '../engine/types.js'
+import type { AudienceStatsResult, ToolCallStats } from '../engine/types.js'
 import { onStoreFailure } from '../memory/store-failures.js'
+import { registerAudienceMetrics } from './register-audience-metrics.js'
 import { registerPreflightMetrics } from './register-preflight-metrics.js'
 
 export interface ServerMetrics {
@@ -35,6 +37,8 @@ export interface CreateServerMetricsOptions {
   readToolCallStats?: () => ToolCallStats[]
   /** Early transcripts prepared, adopted and dropped, read at scrape time. */
   readPreflightStats?: () => PreflightStats
+  /** Audience messages in, selected, dropped, idle turns and waits, read at scrape time. */
+  readAudienceStats?: () => AudienceStatsResult
 }
 
 const latencyBuckets = [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 30]
@@ -126,6 +130,7 @@ export function createServerMetrics(options: CreateServerMetricsOptions): Server
   const readToolCallStats = options.readToolCallStats
   if (readToolCallStats) registerToolCallMetrics(registry, readToolCallStats)
   if (options.readPreflightStats) registerPreflightMetrics(registry, options.readPreflightStats)
+  if (options.readAudienceStats) registerAudienceMetrics(registry, options.readAudienceStats)
   collectDefaultMetrics({ register: registry })
   return {
     registry,

@@ -23,6 +23,7 @@ import { respondBadRequest, respondWithError } from './error-response.js'
 import { limitHttpTurns } from './limit-http-turns.js'
 import { requireAccess } from './require-access.js'
 import { registerAdminRoutes } from './routes/admin-routes.js'
+import { registerAudienceRoutes } from './routes/audience-routes.js'
 import { registerCharacterRoutes } from './routes/character-routes.js'
 import { registerChatRoute } from './routes/chat-route.js'
 import { registerDoctorRoute } from './routes/doctor-route.js'
@@ -98,6 +99,7 @@ export async function createServer(options: CreateServerOptions): Promise<Charpi
     ...(cluster ? { readClusterStats: () => cluster.stats() } : {}),
     ...(charpipe.toolCallStats ? { readToolCallStats: () => charpipe.toolCallStats?.() ?? [] } : {}),
     ...(charpipe.preflightStats ? { readPreflightStats: () => charpipe.preflightStats!() } : {}),
+    readAudienceStats: () => charpipe.audienceStats(),
   })
   const sessionOwners = createSessionOwners()
   const dependencies: ServerDependencies = {
@@ -159,6 +161,7 @@ export async function createServer(options: CreateServerOptions): Promise<Charpi
   app.post('/v1/chat/completions', httpTurns)
 
   registerChatRoute(app, dependencies)
+  registerAudienceRoutes(app, dependencies)
   registerOpenAiCompletionsRoute(app, dependencies)
   registerOpenAiModelsRoute(app, dependencies)
   registerAdminRoutes(app, dependencies)

@@ -3,6 +3,7 @@
  * with `bad_request` and a message naming the field.
  */
 import * as z from 'zod'
+import { audienceMessagesSchema } from '../audience/audience-message-schema.js'
 
 const sessionField = z.string().min(1).max(200).describe('Session id; default `default`.')
 const imagesField = z.array(z.string().min(1)).max(16)
@@ -77,12 +78,45 @@ export const observeBodySchema = z.strictObject({
   images: imagesField.optional(),
 })
 
+/** Audience messages (group chat, live stream): observed, and answered as the session's selector decides. */
+export const audienceFrameSchema = z.strictObject({
+  type: z.literal('audience'),
+  session: sessionField.optional(),
+  character: characterField.optional(),
+  messages: audienceMessagesSchema,
+})
+
+/** Voice activity: a person in the session starts or stops speaking. */
+export const activityFrameSchema = z.strictObject({
+  type: z.literal('activity'),
+  session: sessionField.optional(),
+  speaking: z.boolean(),
+})
+
+/** `POST /api/sessions/:id/audience`: the `audience` frame over HTTP. */
+export const audienceBodySchema = z.strictObject({
+  character: characterField.optional(),
+  messages: audienceMessagesSchema,
+})
+
 export const clientFrameSchema = z.discriminatedUnion('type', [
   userInputFrameSchema,
   interruptFrameSchema,
   observeFrameSchema,
   openFrameSchema,
+  audienceFrameSchema,
+  activityFrameSchema,
 ])
+
+/** The frame types a client may send, as error messages name them. */
+export const clientFrameTypes = [
+  'user_input',
+  'observe',
+  'interrupt',
+  'open',
+  'audience',
+  'activity',
+] as const
 export type ClientFrame = z.infer<typeof clientFrameSchema>
 
 export const chatBodySchema = z.strictObject({

@@ -1,7 +1,7 @@
 /**
  * Two tokens, two surfaces. `server.token` is what chat clients hold (a VTuber front end, a device):
- * it grants the WebSocket, `/api/chat`, `/v1/*`, reading a session's messages, observing lines and
- * opening sessions.
+ * it grants the WebSocket, `/api/chat`, `/v1/*`, reading a session's messages, observing lines,
+ * sending audience messages and opening sessions (the audience queue's view and moderation are admin).
  * `server.admin_token`, when set, is needed for everything else (config, doctor, memory and
  * knowledge, session deletion, preview, tools, characters, metrics), and also grants chat. Without an
  * admin token, `server.token` grants both, as before; without either, the server is open (loopback).
@@ -32,7 +32,7 @@ export function isChatRequest(method: string, path: string): boolean {
   if (path === '/ws' || path.startsWith('/v1/')) return true
   if (path === '/api/chat') return true
   if (/^\/api\/sessions\/[^/]+\/messages$/.test(path)) return method === 'GET'
-  if (/^\/api\/sessions\/[^/]+\/(observe|open)$/.test(path)) return method === 'POST'
+  if (/^\/api\/sessions\/[^/]+\/(observe|open|audience)$/.test(path)) return method === 'POST'
   return false
 }
 

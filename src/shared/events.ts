@@ -8,6 +8,8 @@ interface TurnEventBase {
   session: string
   /** Turn id, unique within the process. */
   turn: string
+  /** What started the turn: an input, audience messages, or the character itself after a quiet spell. */
+  trigger?: 'input' | 'audience' | 'idle'
 }
 
 export interface LlmChunkEvent extends TurnEventBase {
@@ -80,6 +82,8 @@ export interface LlmDoneEvent extends TurnEventBase {
   timing?: TurnTiming
   /** Present when the model reported its usage. */
   usage?: TurnUsage
+  /** For an audience turn (`trigger: "audience"`): the ids of the messages it answers. */
+  replying_to?: string[]
 }
 
 /**

@@ -14,6 +14,7 @@ export {
   type FakeProviderCall,
   type FakeReply,
 } from './create-fake-provider.js'
+export { createManualClock, type ManualClock } from './create-manual-clock.js'
 export {
   defaultHashedDimensions,
   type EmbedHashedNgramsOptions,

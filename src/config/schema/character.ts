@@ -3,6 +3,7 @@
  * when their keys come up. `characters` in the root schema reuses it per id.
  */
 import * as z from 'zod'
+import { characterAudienceSchema } from './audience.js'
 import { processorMapSchema } from './fields.js'
 
 export const injectedMessageSchema = z.strictObject({
@@ -160,6 +161,7 @@ export const characterSchema = z
       })
       .optional()
       .describe("This character's own processor settings (characters that need other rules than the rest)."),
+    audience: characterAudienceSchema,
     card: z
       .record(z.string(), z.unknown())
       .default({})

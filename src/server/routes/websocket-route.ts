@@ -1,6 +1,6 @@
 /**
- * `GET /ws`: JSON text frames in (`user_input`, `observe`, `interrupt`, `open`), turn events out. Several sessions may
- * share one socket; a frame that is not valid gets an `error` frame naming the problem and the
+ * `GET /ws`: JSON text frames in (`user_input`, `observe`, `interrupt`, `open`, `audience`,
+ * `activity`), turn events out. Several sessions may share one socket; a frame that is not valid gets an `error` frame naming the problem and the
  * connection stays open. Turns still running when the socket closes are interrupted.
  */
 import type { Writable } from 'node:stream'
@@ -14,8 +14,9 @@ import type { ServerMetrics } from '../create-server-metrics.js'
 import { describeForeignSession, type SessionOwners } from '../create-session-owners.js'
 import { createFrameRateLimiter, createTurnLimiter, type TurnLimits } from '../create-turn-limiter.js'
 import { isJsonNestedTooDeep, maxJsonDepth } from '../is-json-nested-too-deep.js'
-import { type ClientFrame, clientFrameSchema, formatZodIssues } from '../request-schemas.js'
+import { type ClientFrame, clientFrameSchema, clientFrameTypes, formatZodIssues } from '../request-schemas.js'
 import { relayTurn } from '../stream-turn.js'
+import { createWebSocketAudience } from '../websocket-audience.js'
 import { attachWebSocketBackpressure, type WebSocketBackpressure } from '../websocket-backpressure.js'
 
 export interface CreateWebSocketEventsOptions {
@@ -97,6 +98,27 @@ export function createWebSocketEvents(options: CreateWebSocketEventsOptions): WS
       message: known ? error.message : told,
     })
   }
+
+  let openSocket: WSContext | undefined
+  const audience = createWebSocketAudience({
+    charpipe,
+    send: (payload) => {
+      if (openSocket) send(openSocket, payload)
+    },
+    mayFollow: (session) =>
+      options.admin || !options.sessionOwners || options.sessionOwners.mayUse(session, options.clientKey),
+    maySpeak: (session) => maySendTo(session),
+    fail: (session, error) => {
+      if (openSocket)
+        sendFailure(
+          openSocket,
+          session,
+          error,
+          'an audience frame failed',
+          'the frame failed; see the server log',
+        )
+    },
+  })
 
   const readLimits = options.readLimits ?? (() => defaultLimits)
   const frames = createFrameRateLimiter(() => readLimits().frames_per_second)
@@ -286,10 +308,7 @@ export function createWebSocketEvents(options: CreateWebSocketEventsOptions): WS
       return undefined
     }
     if (value === null || typeof value !== 'object' || Array.isArray(value)) {
-      sendBadRequest(
-        socket,
-        'a frame must be a JSON object with a "type" (user_input, observe, interrupt or open)',
-      )
+      sendBadRequest(socket, `a frame must be a JSON object with a "type" (${clientFrameTypes.join(', ')})`)
       return undefined
     }
     const forbidden = findForbiddenKey(value)
@@ -300,12 +319,12 @@ export function createWebSocketEvents(options: CreateWebSocketEventsOptions): WS
     const parsed = clientFrameSchema.safeParse(value)
     if (!parsed.success) {
       const type = (value as { type?: unknown }).type
-      const known = type === 'user_input' || type === 'interrupt' || type === 'observe' || type === 'open'
+      const known = (clientFrameTypes as readonly unknown[]).includes(type)
       sendBadRequest(
         socket,
         known
           ? `${type} frame: ${formatZodIssues(parsed.error)}`
-          : `type: unknown frame type ${JSON.stringify(type ?? null)}; expected user_input, observe, interrupt or open`,
+          : `type: unknown frame type ${JSON.stringify(type ?? null)}; expected ${clientFrameTypes.join(', ')}`,
       )
       return undefined
     }
@@ -314,6 +333,7 @@ export function createWebSocketEvents(options: CreateWebSocketEventsOptions): WS
 
   return {
     onOpen(_event, socket) {
+      openSocket = socket
       metrics.connections.inc()
       untrack = options.track(() => socket.close(1001, 'server shutting down'))
       const maxBufferedBytes = options.readMaxBufferedBytes?.()
@@ -327,6 +347,12 @@ export function createWebSocketEvents(options: CreateWebSocketEventsOptions): WS
       if (!admitFrame(socket)) return
       const frame = parseFrame(socket, event.data)
       if (!frame) return
+      // A session this connection speaks to is one it follows (turns the server starts there).
+      audience.follow(frame.session ?? 'default')
+      if (frame.type === 'audience' || frame.type === 'activity') {
+        audience.handle(frame)
+        return
+      }
       if (frame.type === 'user_input') {
         if (frame.preflight) prepareTurn(socket, frame)
         else void runTurn(socket, frame)
@@ -368,6 +394,7 @@ export function createWebSocketEvents(options: CreateWebSocketEventsOptions): WS
         })
     },
     onClose() {
+      audience.close()
       metrics.connections.dec()
       untrack?.()
       socketClosed.abort()

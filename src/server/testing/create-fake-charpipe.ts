@@ -12,6 +12,8 @@ import { listCharacterIds } from '../../config/select-character-config.js'
 import type { PreviewResult, ProcessorInfo } from '../../context/types.js'
 import { createTurnTimer } from '../../engine/turn-timing.js'
 import type {
+  ActivityInput,
+  AudienceInput,
   Charpipe,
   CharpipeListener,
   GenerateInput,
@@ -36,6 +38,8 @@ export interface FakeCharpipe extends Charpipe {
   readonly reloads: CharpipeConfig[]
   /** Every line passed to `observe`, in order. */
   readonly observed: ValidatedObserveInput[]
+  /** Every call of `audience` and `activity`, in order. */
+  readonly audienceCalls: (AudienceInput | ActivityInput)[]
   readonly closed: boolean
 }
 
@@ -184,7 +188,27 @@ export function createFakeCharpipe(options: CreateFakeCharpipeOptions): FakeChar
   }
 
   const observed: ValidatedObserveInput[] = []
+  // The audience is recorded, not selected: the real selector is tested over the real engine.
+  const audienceCalls: (AudienceInput | ActivityInput)[] = []
   const charpipe: FakeCharpipe = {
+    audienceCalls,
+    audience(input) {
+      audienceCalls.push(input)
+      return { accepted: input.messages.length, dropped: [] }
+    },
+    activity(input) {
+      audienceCalls.push(input)
+    },
+    subscribe: () => () => {},
+    audienceQueue: (session) => ({ session, waiting: [], selected: [], dropped: [] }),
+    moderateAudience: () => false,
+    audienceStats: () => ({
+      messagesIn: 0,
+      selected: 0,
+      dropped: { queue_full: 0, too_old: 0, duplicate: 0, blocked: 0, moderated: 0 },
+      idleTurns: 0,
+      waits: [],
+    }),
     get reloads() {
       return reloads
     },

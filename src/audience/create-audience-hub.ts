@@ -1,0 +1,272 @@
+/**
+ * Every session's audience in one place: messages in (each observed, then offered to the session's
+ * selector), voice activity, who follows a session, the live queue for the page, and the counts for
+ * `/metrics`. Followers get the events of the turns the server starts by itself (audience, idle)
+ * and `audience_dropped`; the turns of inputs go to whoever sent the input, as always.
+ */
+import type { CharpipeEvent } from '../shared/events.js'
+import { type AudienceHost, type AudienceRunner, createAudienceRunner } from './create-audience-runner.js'
+import type { WaitingMessage } from './create-audience-selector.js'
+import type { AudienceDropReason, AudienceMessage, AudienceSpeaker, DroppedAudienceMessage } from './types.js'
+
+export interface AudienceDroppedEvent {
+  type: 'audience_dropped'
+  session: string
+  ids: string[]
+  reason: AudienceDropReason
+}
+
+/** What a follower of a session receives. */
+export type SessionEvent = CharpipeEvent | AudienceDroppedEvent
+
+export interface AudienceHubHost extends AudienceHost {
+  /** Records a message as a line said in the session (as `observe` does). */
+  observe(session: string, character: string | undefined, message: AudienceMessage): void
+}
+
+export interface ReceiveAudienceResult {
+  accepted: number
+  dropped: DroppedAudienceMessage[]
+}
+
+export interface AudienceQueueEntry {
+  id: string
+  speaker: AudienceSpeaker
+  text: string
+  priority?: number
+  reasons?: string[]
+  pinned?: boolean
+  /** Milliseconds since it was said. */
+  waited_ms?: number
+  reason?: AudienceDropReason
+}
+
+export interface AudienceQueueSnapshot {
+  session: string
+  waiting: AudienceQueueEntry[]
+  /** The latest messages taken for a reply, newest first. */
+  selected: AudienceQueueEntry[]
+  /** The latest dropped messages with their reason, newest first. */
+  dropped: AudienceQueueEntry[]
+}
+
+export interface AudienceStats {
+  messagesIn: number
+  selected: number
+  dropped: Record<AudienceDropReason, number>
+  idleTurns: number
+}
+
+export interface AudienceHub {
+  receive(session: string, character: string | undefined, messages: AudienceMessage[]): ReceiveAudienceResult
+  activity(session: string, speaking: boolean): void
+  /** An input started a turn in the session: idle turns count from now. */
+  noteInput(session: string, character: string | undefined): void
+  subscribe(session: string, listener: (event: SessionEvent) => void): () => void
+  queue(session: string, character: string | undefined): AudienceQueueSnapshot
+  /** Pins or drops a waiting message; false when it is not waiting. */
+  moderate(session: string, character: string | undefined, id: string, action: 'pin' | 'drop'): boolean
+  stats(): AudienceStats
+  /** Waits measured since the last call, in milliseconds (for a metrics summary). */
+  takeWaits(): number[]
+  close(): void
+}
+
+interface SessionAudience {
+  runner: AudienceRunner
+  session: string
+  /** Recently offered messages by id, for the page's lists (bounded). */
+  recent: Map<string, AudienceMessage>
+  selected: AudienceQueueEntry[]
+  dropped: AudienceQueueEntry[]
+  fed: boolean
+}
+
+const recentLimit = 50
+const maxSessions = 10_000
+const maxPendingWaits = 100_000
+
+function pushRecent(list: AudienceQueueEntry[], entry: AudienceQueueEntry): void {
+  list.unshift(entry)
+  if (list.length > recentLimit) list.pop()
+}
+
+function keyOf(session: string, character: string | undefined): string {
+  return character ? `${session}\u0000${character}` : session
+}
+
+export function createAudienceHub(host: AudienceHubHost): AudienceHub {
+  const audiences = new Map<string, SessionAudience>()
+  const followers = new Map<string, Set<(event: SessionEvent) => void>>()
+  const speaking = new Map<string, boolean>()
+  const stats: AudienceStats = {
+    messagesIn: 0,
+    selected: 0,
+    dropped: { queue_full: 0, too_old: 0, duplicate: 0, blocked: 0, moderated: 0 },
+    idleTurns: 0,
+  }
+  let waits: number[] = []
+
+  const deliver = (session: string, event: SessionEvent) => {
+    for (const listener of [...(followers.get(session) ?? [])]) listener(event)
+  }
+
+  const reportDropped = (audience: SessionAudience, dropped: DroppedAudienceMessage[]) => {
+    const byReason = new Map<AudienceDropReason, string[]>()
+    for (const { id, reason } of dropped) {
+      stats.dropped[reason]++
+      byReason.set(reason, [...(byReason.get(reason) ?? []), id])
+      const message = audience.recent.get(id)
+      pushRecent(audience.dropped, {
+        id,
+        reason,
+        speaker: message?.speaker ?? { id: '' },
+        text: message?.text ?? '',
+      })
+    }
+    for (const [reason, ids] of byReason) {
+      deliver(audience.session, { type: 'audience_dropped', session: audience.session, ids, reason })
+    }
+  }
+
+  const describeWaiting = (entry: WaitingMessage): AudienceQueueEntry => ({
+    id: entry.message.id,
+    speaker: entry.message.speaker,
+    text: entry.message.text,
+    priority: entry.priority,
+    reasons: entry.reasons,
+    pinned: entry.pinned,
+    waited_ms: host.clock.now() - entry.saidAt,
+  })
+
+  const audienceOf = (session: string, character: string | undefined): SessionAudience => {
+    const key = keyOf(session, character)
+    const found = audiences.get(key)
+    if (found) return found
+    const audience: SessionAudience = {
+      session,
+      recent: new Map(),
+      selected: [],
+      dropped: [],
+      fed: false,
+      runner: createAudienceRunner(host, session, character, {
+        dropped: (dropped) => reportDropped(audience, dropped),
+        selected(batch) {
+          stats.selected += batch.length
+          for (const entry of batch) pushRecent(audience.selected, describeWaiting(entry))
+        },
+        idleTurn: () => stats.idleTurns++,
+        waited(milliseconds) {
+          if (waits.length < maxPendingWaits) waits.push(milliseconds)
+        },
+        event: (event) => deliver(session, event),
+      }),
+    }
+    audiences.set(key, audience)
+    if (speaking.get(session)) audience.runner.setSpeaking(true)
+    if (followers.has(session)) audience.runner.setLive(true)
+    forgetQuietSessions()
+    return audience
+  }
+
+  /** Past the bound, the least recent sessions with nothing waiting or running are forgotten. */
+  function forgetQuietSessions(): void {
+    if (audiences.size <= maxSessions) return
+    for (const [key, audience] of audiences) {
+      if (audiences.size <= maxSessions) return
+      if (audience.runner.running() || audience.runner.selector.hasWaiting()) continue
+      audience.runner.close()
+      audiences.delete(key)
+    }
+  }
+
+  const runnersOf = (session: string) =>
+    [...audiences.values()].filter((audience) => audience.session === session).map((each) => each.runner)
+
+  return {
+    receive(session, character, messages) {
+      const audience = audienceOf(session, character)
+      // Re-inserted: the sessions fed most recently are the last to be forgotten.
+      audiences.delete(keyOf(session, character))
+      audiences.set(keyOf(session, character), audience)
+      const dropped: DroppedAudienceMessage[] = []
+      let accepted = 0
+      for (const message of messages) {
+        stats.messagesIn++
+        audience.recent.set(message.id, message)
+        if (audience.recent.size > recentLimit * 4)
+          audience.recent.delete(audience.recent.keys().next().value!)
+        const result = audience.runner.selector.offer(message)
+        if (result.observe) {
+          accepted++
+          host.observe(session, character, message)
+        }
+        dropped.push(...result.dropped)
+      }
+      if (dropped.length > 0) reportDropped(audience, dropped)
+      audience.fed = true
+      audience.runner.heard()
+      audience.runner.setLive(true)
+      return { accepted, dropped }
+    },
+    activity(session, value) {
+      speaking.set(session, value)
+      if (!value) speaking.delete(session)
+      for (const runner of runnersOf(session)) runner.setSpeaking(value)
+    },
+    noteInput(session, character) {
+      const audience = audiences.get(keyOf(session, character))
+      if (!audience) return
+      audience.runner.heard()
+      audience.runner.schedule()
+    },
+    subscribe(session, listener) {
+      let set = followers.get(session)
+      if (!set) {
+        set = new Set()
+        followers.set(session, set)
+      }
+      set.add(listener)
+      // A followed session is live: its default character may speak first (idle.after_ms).
+      audienceOf(session, undefined).runner.setLive(true)
+      return () => {
+        set.delete(listener)
+        if (set.size > 0) return
+        followers.delete(session)
+        for (const audience of audiences.values()) {
+          if (audience.session === session && !audience.fed) audience.runner.setLive(false)
+        }
+      }
+    },
+    queue(session, character) {
+      const audience = audienceOf(session, character)
+      const expired = audience.runner.selector.expire()
+      if (expired.length > 0) reportDropped(audience, expired)
+      return {
+        session,
+        waiting: audience.runner.selector.waiting().map(describeWaiting),
+        selected: [...audience.selected],
+        dropped: [...audience.dropped],
+      }
+    },
+    moderate(session, character, id, action) {
+      const audience = audiences.get(keyOf(session, character))
+      if (!audience) return false
+      if (action === 'pin') return audience.runner.selector.pin(id)
+      if (!audience.runner.selector.remove(id)) return false
+      reportDropped(audience, [{ id, reason: 'moderated' }])
+      return true
+    },
+    stats: () => ({ ...stats, dropped: { ...stats.dropped } }),
+    takeWaits() {
+      const taken = waits
+      waits = []
+      return taken
+    },
+    close() {
+      for (const audience of audiences.values()) audience.runner.close()
+      audiences.clear()
+      followers.clear()
+    },
+  }
+}

@@ -1,0 +1,197 @@
+/**
+ * What one session's audience does with one character: the selector, and when to start the next
+ * turn. An audience turn starts when the session's lane is free and `min_gap_ms` has passed since
+ * the last reply; an idle turn when nothing was heard for `idle.after_ms`, no one is speaking and
+ * fewer than `idle.max_in_row` idle turns came in a row. Turns it starts queue behind whatever
+ * holds the lane, so they never cut a reply; a person's input interrupts them as any turn.
+ */
+import type { AudiencePolicy } from '../config/schema/audience.js'
+import type { CharpipeEvent } from '../shared/events.js'
+import {
+  type AudienceSelector,
+  createAudienceSelector,
+  type WaitingMessage,
+} from './create-audience-selector.js'
+import type { AudienceClock, AudienceTrigger, DroppedAudienceMessage } from './types.js'
+
+export interface AudienceTurnRequest {
+  session: string
+  character: string | undefined
+  trigger: Exclude<AudienceTrigger, 'input'>
+  /** The selected messages (audience turns); none for an idle turn. */
+  batch: readonly WaitingMessage[]
+  onEvent(event: CharpipeEvent): void
+}
+
+/** What the runner needs of the engine. */
+export interface AudienceHost {
+  clock: AudienceClock
+  readPolicy(character: string | undefined): AudiencePolicy
+  readNames(character: string | undefined): readonly string[]
+  /** Starts a turn (queued behind the lane's turns); resolves when it has ended and left the lane. */
+  startTurn(request: AudienceTurnRequest): Promise<void>
+  /** Undefined when no turn holds the lane; else resolves when those turns have ended. */
+  whenLaneFree(session: string, character: string | undefined): Promise<void> | undefined
+  interrupt(session: string, character: string | undefined): void
+}
+
+export interface RunnerReport {
+  dropped(dropped: DroppedAudienceMessage[]): void
+  selected(batch: readonly WaitingMessage[]): void
+  idleTurn(): void
+  /** From a message's arrival to the first sentence of the reply that answered it. */
+  waited(milliseconds: number): void
+  /** An event of a turn the runner started. */
+  event(event: CharpipeEvent): void
+}
+
+export interface AudienceRunner {
+  readonly selector: AudienceSelector
+  /** The turn running now, if the runner started it. */
+  running(): { trigger: AudienceTrigger; batch: readonly WaitingMessage[] } | undefined
+  /** Something was heard (an input, audience messages): idle turns count from now, from zero. */
+  heard(): void
+  /** Someone in the session starts or stops speaking. */
+  setSpeaking(speaking: boolean): void
+  /** The session is followed (a client listens, or audience messages arrive): idle turns may start. */
+  setLive(live: boolean): void
+  /** Looks at the queue and the clock, and starts a turn or sets a timer for the next look. */
+  schedule(): void
+  close(): void
+}
+
+const defaultIdleInstruction =
+  '（一段时间没有人说话了。请按你的性格主动开启一个话题，或者和在场的人聊聊，一两句话即可。）'
+
+export function idleInstructionOf(policy: AudiencePolicy): string {
+  return policy.idle.instruction.trim() || defaultIdleInstruction
+}
+
+export function createAudienceRunner(
+  host: AudienceHost,
+  session: string,
+  character: string | undefined,
+  report: RunnerReport,
+): AudienceRunner {
+  const { clock } = host
+  const selector = createAudienceSelector({
+    clock,
+    readPolicy: () => host.readPolicy(character),
+    readNames: () => host.readNames(character),
+  })
+  let running: { trigger: AudienceTrigger; batch: readonly WaitingMessage[] } | undefined
+  let waitingForLane = false
+  let timer: unknown
+  let timerAt = Number.POSITIVE_INFINITY
+  let gapUntil = 0
+  let lastHeardAt = clock.now()
+  let idleInRow = 0
+  let speaking = false
+  let live = false
+  let closed = false
+
+  const wakeAt = (at: number) => {
+    if (timer !== undefined && timerAt <= at) return
+    if (timer !== undefined) host.clock.clearTimer(timer)
+    timerAt = at
+    timer = clock.setTimer(() => {
+      timer = undefined
+      timerAt = Number.POSITIVE_INFINITY
+      schedule()
+    }, at - clock.now())
+  }
+
+  const start = (trigger: Exclude<AudienceTrigger, 'input'>, batch: readonly WaitingMessage[]) => {
+    running = { trigger, batch }
+    let answered = false
+    const ended = host.startTurn({
+      session,
+      character,
+      trigger,
+      batch,
+      onEvent(event) {
+        if (event.type === 'llm_sentence' && !answered) {
+          answered = true
+          for (const entry of batch) report.waited(clock.now() - entry.arrivedAt)
+        }
+        if (event.type === 'llm_done') {
+          gapUntil = clock.now() + host.readPolicy(character).min_gap_ms
+          lastHeardAt = Math.max(lastHeardAt, clock.now())
+        }
+        report.event(event)
+      },
+    })
+    void ended.finally(() => {
+      running = undefined
+      schedule()
+    })
+  }
+
+  const startIdleIfDue = (policy: AudiencePolicy, now: number) => {
+    const idle = policy.idle
+    if (idle.after_ms <= 0 || !live || speaking || idleInRow >= idle.max_in_row) return
+    const dueAt = Math.max(lastHeardAt + idle.after_ms, gapUntil)
+    if (now < dueAt) {
+      wakeAt(dueAt)
+      return
+    }
+    idleInRow++
+    report.idleTurn()
+    start('idle', [])
+  }
+
+  function schedule(): void {
+    if (closed || running || waitingForLane) return
+    const lane = host.whenLaneFree(session, character)
+    if (lane) {
+      waitingForLane = true
+      void lane.finally(() => {
+        waitingForLane = false
+        schedule()
+      })
+      return
+    }
+    const policy = host.readPolicy(character)
+    const now = clock.now()
+    if (selector.hasWaiting()) {
+      if (now < gapUntil) {
+        wakeAt(gapUntil)
+        return
+      }
+      const { batch, dropped } = selector.takeBatch()
+      if (dropped.length > 0) report.dropped(dropped)
+      if (batch.length > 0) {
+        report.selected(batch)
+        start('audience', batch)
+        return
+      }
+    }
+    startIdleIfDue(policy, now)
+  }
+
+  return {
+    selector,
+    running: () => running,
+    heard() {
+      lastHeardAt = clock.now()
+      idleInRow = 0
+    },
+    setSpeaking(value) {
+      speaking = value
+      lastHeardAt = clock.now()
+      // A person speaking is never talked over by the character's own initiative.
+      if (value && running?.trigger === 'idle') host.interrupt(session, character)
+      if (!value) schedule()
+    },
+    setLive(value) {
+      live = value
+      if (value) schedule()
+    },
+    schedule,
+    close() {
+      closed = true
+      if (timer !== undefined) clock.clearTimer(timer)
+      timer = undefined
+    },
+  }
+}

@@ -1,0 +1,256 @@
+/**
+ * One session's selector: every audience message is offered to it, and it decides which wait for a
+ * reply, in what order, and which are dropped and why. It holds no timers: time is read from the
+ * injected clock whenever a message is offered or a batch is taken, so it costs nothing while chat
+ * is quiet, and the same code runs under a test's manual clock.
+ *
+ * Memory is bounded: at most `queue_max` messages wait, and the per-speaker and per-id memories
+ * used for duplicates and first messages keep only their most recent entries.
+ */
+import type { AudiencePolicy } from '../config/schema/audience.js'
+import { findBlockedWord, type NormalizedText, normalizeChatText } from './normalize-chat-text.js'
+import { mentionsCharacter, type PriorityReason, scoreAudienceMessage } from './score-audience-message.js'
+import type { AudienceClock, AudienceMessage, DroppedAudienceMessage } from './types.js'
+
+export interface WaitingMessage {
+  message: AudienceMessage
+  /** When it was said: its `at` when given and not in the future, else when it arrived. */
+  saidAt: number
+  arrivedAt: number
+  /** Arrival order, for messages said at the same moment. */
+  sequence: number
+  priority: number
+  reasons: PriorityReason[]
+  /** Pinned by the owner: never dropped for room, taken before any unpinned message. */
+  pinned: boolean
+}
+
+export interface OfferResult {
+  /** Record the message as an observed line (false for duplicates and blocked messages). */
+  observe: boolean
+  /** The message now waits for a reply. */
+  queued: boolean
+  /** This message and any it pushed out of the queue. */
+  dropped: DroppedAudienceMessage[]
+}
+
+export interface TakeBatchResult {
+  batch: WaitingMessage[]
+  /** Messages that waited too long (they stay observed). */
+  dropped: DroppedAudienceMessage[]
+}
+
+export interface AudienceSelector {
+  offer(message: AudienceMessage): OfferResult
+  /** Drops what waited past `max_wait_ms`, then takes up to `batch_max` messages, best first. */
+  takeBatch(): TakeBatchResult
+  /** Drops what waited past `max_wait_ms`. */
+  expire(): DroppedAudienceMessage[]
+  waiting(): WaitingMessage[]
+  /** Whether any message waits. */
+  hasWaiting(): boolean
+  pin(id: string): boolean
+  /** Removes a waiting message (the owner's drop); false when it is not waiting. */
+  remove(id: string): boolean
+}
+
+export interface CreateAudienceSelectorOptions {
+  clock: AudienceClock
+  /** Read on every call, so a config reload applies at once. */
+  readPolicy(): AudiencePolicy
+  /** The names that count as a mention of the character (its name, its id). */
+  readNames(): readonly string[]
+  /** Speakers and message ids remembered, most recent kept. @default 10000 */
+  memoryLimit?: number
+}
+
+interface SpeakerMemory {
+  /** Normalized text → when it was last said. */
+  said: Map<string, number>
+  /** The id of this speaker's message waiting now, if any. */
+  waitingId?: string
+}
+
+/** Keeps a Map's most recent `limit` entries (Maps iterate oldest first). */
+function trimOldest<K, V>(map: Map<K, V>, limit: number): void {
+  while (map.size > limit) map.delete(map.keys().next().value as K)
+}
+
+function readSaidAt(message: AudienceMessage, arrivedAt: number): number {
+  if (!message.at) return arrivedAt
+  const parsed = Date.parse(message.at)
+  return Number.isFinite(parsed) ? Math.min(parsed, arrivedAt) : arrivedAt
+}
+
+/** Higher priority first; pinned before all; among equals, the older first. */
+function compareWaiting(left: WaitingMessage, right: WaitingMessage): number {
+  if (left.pinned !== right.pinned) return left.pinned ? -1 : 1
+  if (left.priority !== right.priority) return right.priority - left.priority
+  return compareSaid(left, right)
+}
+
+function compareSaid(left: WaitingMessage, right: WaitingMessage): number {
+  return left.saidAt - right.saidAt || left.sequence - right.sequence
+}
+
+export function createAudienceSelector(options: CreateAudienceSelectorOptions): AudienceSelector {
+  const { clock } = options
+  const memoryLimit = options.memoryLimit ?? 10_000
+  const queue = new Map<string, WaitingMessage>()
+  const speakers = new Map<string, SpeakerMemory>()
+  const seenIds = new Map<string, true>()
+  let blockedSource: readonly string[] | undefined
+  let blocked: NormalizedText[] = []
+  let sequence = 0
+
+  const blockedWords = (policy: AudiencePolicy) => {
+    if (policy.blocked_words !== blockedSource) {
+      blockedSource = policy.blocked_words
+      blocked = policy.blocked_words.map(normalizeChatText)
+    }
+    return blocked
+  }
+
+  const rememberSpeaker = (id: string): { memory: SpeakerMemory; first: boolean } => {
+    const memory = speakers.get(id)
+    if (memory) {
+      // Re-inserted so the most recent speakers are the ones kept.
+      speakers.delete(id)
+      speakers.set(id, memory)
+      return { memory, first: false }
+    }
+    const fresh: SpeakerMemory = { said: new Map() }
+    speakers.set(id, fresh)
+    trimOldest(speakers, memoryLimit)
+    return { memory: fresh, first: true }
+  }
+
+  const removeWaiting = (entry: WaitingMessage) => {
+    queue.delete(entry.message.id)
+    const memory = speakers.get(entry.message.speaker.id)
+    if (memory?.waitingId === entry.message.id) memory.waitingId = undefined
+  }
+
+  /** The entry to give up when one too many wait: the lowest priority, the oldest among equals. */
+  const findEvictable = (): WaitingMessage | undefined => {
+    let lowest: WaitingMessage | undefined
+    for (const entry of queue.values()) {
+      if (entry.pinned) continue
+      if (!lowest || entry.priority < lowest.priority) lowest = entry
+      else if (entry.priority === lowest.priority && compareSaid(entry, lowest) < 0) lowest = entry
+    }
+    return lowest
+  }
+
+  const isWanted = (policy: AudiencePolicy, reasons: PriorityReason[], role: string | undefined) => {
+    if (policy.reply === 'none') return false
+    if (policy.reply === 'mentions') return reasons.includes('mention') || role === 'owner'
+    return true
+  }
+
+  const expire = (): DroppedAudienceMessage[] => {
+    const limit = clock.now() - options.readPolicy().max_wait_ms
+    const dropped: DroppedAudienceMessage[] = []
+    for (const entry of queue.values()) {
+      if (entry.saidAt >= limit || entry.pinned) continue
+      removeWaiting(entry)
+      dropped.push({ id: entry.message.id, reason: 'too_old' })
+    }
+    return dropped
+  }
+
+  const enqueue = (entry: WaitingMessage, memory: SpeakerMemory, policy: AudiencePolicy): OfferResult => {
+    const dropped: DroppedAudienceMessage[] = []
+    const id = entry.message.id
+    // A flood from one speaker: one of their messages waits at a time, the better one.
+    const rival = memory.waitingId ? queue.get(memory.waitingId) : undefined
+    if (rival && entry.arrivedAt - rival.arrivedAt <= policy.dedupe_window_ms) {
+      if (rival.pinned || compareWaiting(rival, entry) <= 0) {
+        return { observe: true, queued: false, dropped: [{ id, reason: 'duplicate' }] }
+      }
+      removeWaiting(rival)
+      dropped.push({ id: rival.message.id, reason: 'duplicate' })
+    }
+    queue.set(id, entry)
+    memory.waitingId = id
+    while (queue.size > policy.queue_max) {
+      const evicted = findEvictable()
+      if (!evicted) break
+      removeWaiting(evicted)
+      dropped.push({ id: evicted.message.id, reason: 'queue_full' })
+    }
+    return { observe: true, queued: queue.has(id), dropped }
+  }
+
+  return {
+    offer(message) {
+      const policy = options.readPolicy()
+      const arrivedAt = clock.now()
+      const id = message.id
+      if (seenIds.has(id)) return { observe: false, queued: false, dropped: [{ id, reason: 'duplicate' }] }
+      seenIds.set(id, true)
+      trimOldest(seenIds, memoryLimit)
+      const text = normalizeChatText(message.text)
+      if (findBlockedWord(text, blockedWords(policy)) !== undefined) {
+        return { observe: false, queued: false, dropped: [{ id, reason: 'blocked' }] }
+      }
+      const { memory, first } = rememberSpeaker(message.speaker.id)
+      // The same words from the same speaker within the window reach the model once.
+      const key = text.compact || text.folded
+      const lastSaid = memory.said.get(key)
+      if (key && lastSaid !== undefined && arrivedAt - lastSaid <= policy.dedupe_window_ms) {
+        return { observe: false, queued: false, dropped: [{ id, reason: 'duplicate' }] }
+      }
+      if (key) {
+        memory.said.delete(key)
+        memory.said.set(key, arrivedAt)
+        trimOldest(memory.said, 32)
+      }
+      const names = options.readNames()
+      const score =
+        policy.reply === 'every'
+          ? { priority: 1, reasons: mentionsCharacter(text, names) ? (['mention'] as PriorityReason[]) : [] }
+          : scoreAudienceMessage(message, text, { weights: policy.weights, names, firstMessage: first })
+      if (!isWanted(policy, score.reasons, message.speaker.role)) {
+        return { observe: true, queued: false, dropped: [] }
+      }
+      const entry: WaitingMessage = {
+        message,
+        saidAt: readSaidAt(message, arrivedAt),
+        arrivedAt,
+        sequence: sequence++,
+        priority: score.priority,
+        reasons: score.reasons,
+        pinned: false,
+      }
+      if (entry.saidAt < arrivedAt - policy.max_wait_ms) {
+        return { observe: true, queued: false, dropped: [{ id, reason: 'too_old' }] }
+      }
+      return enqueue(entry, memory, policy)
+    },
+    takeBatch() {
+      const dropped = expire()
+      const batchMax = options.readPolicy().batch_max
+      const batch = [...queue.values()].sort(compareWaiting).slice(0, batchMax)
+      for (const entry of batch) removeWaiting(entry)
+      // Answered in the order they were said, so the reply reads like a conversation.
+      batch.sort(compareSaid)
+      return { batch, dropped }
+    },
+    expire,
+    waiting: () => [...queue.values()].sort(compareWaiting),
+    hasWaiting: () => queue.size > 0,
+    pin(id) {
+      const entry = queue.get(id)
+      if (!entry) return false
+      entry.pinned = true
+      return true
+    },
+    remove(id) {
+      const entry = queue.get(id)
+      if (!entry) return false
+      removeWaiting(entry)
+      return true
+    },
+  }
+}

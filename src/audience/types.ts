@@ -1,0 +1,48 @@
+/**
+ * The audience's words: a message from chat (PROTOCOL.md "Additions (third wave)"), why one was
+ * dropped, and the clock the selector reads time from (injected, so tests run minutes in seconds).
+ */
+export type AudienceRole = 'viewer' | 'member' | 'moderator' | 'owner'
+
+export interface AudienceSpeaker {
+  id: string
+  name?: string
+  /** @default 'viewer' */
+  role?: AudienceRole
+}
+
+export interface AudienceGift {
+  name: string
+  value?: number
+}
+
+export interface AudienceMessage {
+  /** The client's id for the message (a chat platform's message id). */
+  id: string
+  speaker: AudienceSpeaker
+  text: string
+  images?: string[]
+  gift?: AudienceGift
+  /** When it was said (ISO 8601); absent: when it arrived. */
+  at?: string
+}
+
+/**
+ * Why a message will not be answered. `moderated`: the session's owner dropped it from the queue.
+ * `queue_full` and `too_old` messages stay observed; `duplicate` and `blocked` ones never reach the model.
+ */
+export type AudienceDropReason = 'queue_full' | 'too_old' | 'duplicate' | 'blocked' | 'moderated'
+
+export interface DroppedAudienceMessage {
+  id: string
+  reason: AudienceDropReason
+}
+
+/** Where time comes from. The system clock in production; a manual one in tests. */
+export interface AudienceClock {
+  now(): number
+  setTimer(callback: () => void, delayMs: number): unknown
+  clearTimer(timer: unknown): void
+}
+
+export type AudienceTrigger = 'input' | 'audience' | 'idle'

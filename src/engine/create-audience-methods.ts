@@ -1,0 +1,172 @@
+/**
+ * The engine's side of the audience (src/audience/): the hub's host — turns it starts go through
+ * the same `startTurn` as any input, marked with their trigger; messages are recorded as observed
+ * lines; policies are the character's view of the config — and the public methods built on it.
+ */
+
+import { audienceMessagesSchema } from '../audience/audience-message-schema.js'
+import { createAudienceHub } from '../audience/create-audience-hub.js'
+import type { AudienceHost, AudienceTurnRequest } from '../audience/create-audience-runner.js'
+import { idleInstructionOf } from '../audience/create-audience-runner.js'
+import { normalizeChatText } from '../audience/normalize-chat-text.js'
+import { resolveAudiencePolicy } from '../audience/resolve-audience-policy.js'
+import type { AudienceClock } from '../audience/types.js'
+import { characterIdOf } from '../config/character-id.js'
+import { BadRequestError } from '../shared/errors.js'
+import { characterRuntimeOf, resolveCharacter } from './character-runtime.js'
+import type { EngineContext } from './engine-context.js'
+import { renderLine } from './render-group-input.js'
+import { abortTurn } from './session-lanes.js'
+import { startTurn, type TurnStarter } from './start-turn.js'
+import type { Charpipe } from './types.js'
+import { checkCharacterField, validateSessionField } from './validate-generate-input.js'
+
+const maxTurnImages = 8
+
+function configOf(context: EngineContext, character: string | undefined) {
+  return characterRuntimeOf(context, context.current, character).config
+}
+
+/** The batch as the turn's input: one line per message, named, in the group chat's line format. */
+function renderBatchInput(context: EngineContext, request: AudienceTurnRequest) {
+  const config = configOf(context, request.character)
+  if (request.trigger === 'idle')
+    return { text: idleInstructionOf(resolvePolicy(context, request.character)) }
+  const settings = config.conversation.group
+  const text = request.batch
+    .map(({ message }) => {
+      const gift = message.gift
+        ? ` [gift: ${message.gift.name}${message.gift.value ? ` ×${message.gift.value}` : ''}]`
+        : ''
+      return renderLine(settings, message.speaker, `${message.text}${gift}`.replace(/\s+/g, ' '))
+    })
+    .join('\n')
+  const images = request.batch.flatMap(({ message }) => message.images ?? []).slice(-maxTurnImages)
+  return { text, ...(images.length > 0 ? { images } : {}) }
+}
+
+function resolvePolicy(context: EngineContext, character: string | undefined) {
+  const config = configOf(context, character)
+  return resolveAudiencePolicy(config.audience, config.character.audience)
+}
+
+function createHost(
+  starter: TurnStarter,
+  clock: AudienceClock,
+): AudienceHost & {
+  observe: Parameters<typeof createAudienceHub>[0]['observe']
+} {
+  const { context } = starter
+  return {
+    clock,
+    readPolicy: (character) => resolvePolicy(context, character),
+    readNames(character) {
+      const config = configOf(context, character)
+      return [config.character.name, characterIdOf(config.character)]
+        .map((name) => normalizeChatText(name).compact)
+        .filter((name) => name.length > 0)
+    },
+    startTurn(request) {
+      const { context: engine } = starter
+      const ids = new Set(request.batch.map(({ message }) => message.id))
+      // The messages answered are the input now, not lines observed beside it.
+      if (ids.size > 0) engine.observedLines.remove(request.session, ids)
+      const input = {
+        session: request.session,
+        ...(request.character ? { character: request.character } : {}),
+        ...renderBatchInput(engine, request),
+      }
+      return new Promise<void>((resolve) => {
+        const started = startTurn(
+          starter,
+          input,
+          request.onEvent,
+          () => {},
+          {},
+          {
+            trigger: request.trigger,
+            ...(request.trigger === 'audience' ? { replyingTo: [...ids] } : {}),
+          },
+        )
+        started.handle.ended.then(resolve, resolve)
+      })
+    },
+    whenLaneFree(session, character) {
+      const turns = context.lanes.turnsOf(session, character ?? '').filter((handle) => !handle.preflight)
+      if (turns.length === 0) return undefined
+      return Promise.allSettled(turns.map((handle) => handle.ended)).then(() => {})
+    },
+    interrupt(session, character) {
+      for (const handle of context.lanes.turnsOf(session, character ?? '')) {
+        if (handle.running) abortTurn(handle, { kind: 'interrupt' })
+      }
+    },
+    observe(session, character, message) {
+      const config = configOf(context, character)
+      const group = config.conversation.group
+      context.observedLines.add(
+        session,
+        {
+          id: message.id,
+          speaker: {
+            id: message.speaker.id,
+            ...(message.speaker.name ? { name: message.speaker.name } : {}),
+          },
+          text: message.text,
+          ...(message.images ? { images: message.images } : {}),
+        },
+        {
+          maxChars: group.observed_max_chars,
+          maxLines: group.observed_max_lines,
+          maxSessions: group.observed_max_sessions,
+        },
+      )
+    },
+  }
+}
+
+export type AudienceMethods = Pick<
+  Charpipe,
+  'audience' | 'activity' | 'subscribe' | 'audienceQueue' | 'moderateAudience' | 'audienceStats'
+>
+
+export function createAudienceMethods(starter: TurnStarter, clock: AudienceClock): AudienceMethods {
+  const { context } = starter
+  const hub = createAudienceHub(createHost(starter, clock))
+  context.audience = hub
+  const characterOf = (value: unknown) =>
+    resolveCharacter(context, { character: checkCharacterField(value) }).character
+  return {
+    audience(input) {
+      if (context.closed) throw new BadRequestError('this charpipe instance is closed')
+      const session = validateSessionField(input?.session)
+      const character = characterOf(input?.character)
+      const parsed = audienceMessagesSchema.safeParse(input?.messages)
+      if (!parsed.success) {
+        const issue = parsed.error.issues[0]!
+        throw new BadRequestError(`messages.${issue.path.map(String).join('.')}: ${issue.message}`)
+      }
+      const maxChars = context.current.config.conversation.max_input_chars
+      const long = parsed.data.find((message) => message.text.length > maxChars)
+      if (long) {
+        throw new BadRequestError(
+          `message ${long.id}: text is longer than conversation.max_input_chars (${maxChars})`,
+        )
+      }
+      return hub.receive(session, character, parsed.data)
+    },
+    activity(input) {
+      const session = validateSessionField(input?.session)
+      if (typeof input?.speaking !== 'boolean') throw new BadRequestError('speaking must be true or false')
+      hub.activity(session, input.speaking)
+    },
+    subscribe: (session, listener) => hub.subscribe(validateSessionField(session), listener),
+    audienceQueue: (session, options = {}) =>
+      hub.queue(validateSessionField(session), characterOf(options.character)),
+    moderateAudience(input) {
+      const session = validateSessionField(input.session)
+      return hub.moderate(session, characterOf(input.character), input.id, input.action)
+    },
+    audienceStats: () => ({ ...hub.stats(), waits: hub.takeWaits() }),
+  }
+}

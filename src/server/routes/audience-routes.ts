@@ -1,0 +1,63 @@
+/**
+ * The audience over HTTP. `POST /api/sessions/:id/audience` (chat surface) takes a batch of
+ * messages → 202 `{accepted, dropped}`. The owner's view of the live queue and moderation are on
+ * the admin surface: `GET /api/sessions/:id/audience` → `{session, waiting, selected, dropped}`,
+ * `POST /api/sessions/:id/audience/:message/pin` and `DELETE /api/sessions/:id/audience/:message`
+ * → 204, or 404 when that message is not waiting.
+ */
+import type { Context, Hono } from 'hono'
+import { respondWithError } from '../error-response.js'
+import { readJsonBody } from '../read-json-body.js'
+import { refuseForeignSession } from '../refuse-foreign-session.js'
+import { audienceBodySchema } from '../request-schemas.js'
+import type { ServerDependencies } from '../server-dependencies.js'
+
+function notWaiting(context: Context) {
+  const id = context.req.param('message')
+  return context.json(
+    { error: { code: 'not_found', message: `no audience message ${JSON.stringify(id)} is waiting` } },
+    404,
+  )
+}
+
+export function registerAudienceRoutes(app: Hono, dependencies: ServerDependencies): void {
+  const { charpipe } = dependencies
+  app.post('/api/sessions/:id/audience', async (context) => {
+    const body = await readJsonBody(context, audienceBodySchema)
+    if (!body.ok) return body.response
+    const session = context.req.param('id')
+    const foreign = refuseForeignSession(context, dependencies.sessionOwners, session)
+    if (foreign) return foreign
+    try {
+      return context.json(charpipe.audience({ ...body.value, session }), 202)
+    } catch (error) {
+      return respondWithError(context, error)
+    }
+  })
+
+  app.get('/api/sessions/:id/audience', (context) => {
+    try {
+      const character = context.req.query('character')
+      return context.json(charpipe.audienceQueue(context.req.param('id'), character ? { character } : {}))
+    } catch (error) {
+      return respondWithError(context, error)
+    }
+  })
+
+  const moderate = (action: 'pin' | 'drop') => (context: Context) => {
+    try {
+      const character = context.req.query('character')
+      const done = charpipe.moderateAudience({
+        session: context.req.param('id') ?? '',
+        id: context.req.param('message') ?? '',
+        action,
+        ...(character ? { character } : {}),
+      })
+      return done ? context.body(null, 204) : notWaiting(context)
+    } catch (error) {
+      return respondWithError(context, error)
+    }
+  }
+  app.post('/api/sessions/:id/audience/:message/pin', moderate('pin'))
+  app.delete('/api/sessions/:id/audience/:message', moderate('drop'))
+}
