@@ -5,6 +5,7 @@
  * a message sent twice, and the other sessions unaffected while it is down.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest'
+import WebSocket from 'ws'
 import { type MockModelServer, startMockModelServer } from '../../src/testing/index.js'
 import { startServerOverModel, type TestServer } from '../server/start-test-server.js'
 import { openTestSocket } from '../server/websocket-client.js'
@@ -66,7 +67,10 @@ describe('connectors in the server', () => {
     fakes.push(reverse)
     await vi.waitFor(async () => {
       const answer = await fetch(`${running.url}/api/connectors`).then((response) => response.json())
-      expect(answer.connectors.map((connector: { state: string }) => connector.state)).toEqual(['ready', 'ready'])
+      expect(answer.connectors.map((connector: { state: string }) => connector.state)).toEqual([
+        'ready',
+        'ready',
+      ])
     })
 
     const asked = forward.sendGroupMessage({
@@ -78,7 +82,11 @@ describe('connectors in the server', () => {
         { type: 'text', data: { text: ' 你在吗？' } },
       ],
     })
-    forward.sendGroupMessage({ groupId: 123, userId: forward.selfId, message: [{ type: 'text', data: { text: '我自己' } }] })
+    forward.sendGroupMessage({
+      groupId: 123,
+      userId: forward.selfId,
+      message: [{ type: 'text', data: { text: '我自己' } }],
+    })
     await vi.waitFor(() => expect(forward.calls).toHaveLength(1), { timeout: 15_000 })
     expect(forward.calls[0]).toMatchObject({
       action: 'send_group_msg',
@@ -96,7 +104,11 @@ describe('connectors in the server', () => {
     expect(prompt).toContain('你在吗')
     expect(prompt).not.toContain('我自己')
 
-    reverse.sendGroupMessage({ groupId: 456, userId: 7, message: [{ type: 'text', data: { text: '晚上好' } }] })
+    reverse.sendGroupMessage({
+      groupId: 456,
+      userId: 7,
+      message: [{ type: 'text', data: { text: '晚上好' } }],
+    })
     await vi.waitFor(() => expect(reverse.calls).toHaveLength(1), { timeout: 15_000 })
     expect(reverse.calls[0]?.params.group_id).toBe(456)
     expect(forward.calls).toHaveLength(1)
@@ -117,15 +129,38 @@ describe('connectors in the server', () => {
     const forward = await startFakeOnebot({ accessToken: 'forward-secret' })
     fakes.push(forward)
     const running = await startWithConnectors(forward)
-    const wrong = await fetch(`${running.url}/onebot/rev`, {
-      headers: { Upgrade: 'websocket', Connection: 'Upgrade', 'X-Client-Role': 'Universal', 'X-Self-ID': '1', Authorization: 'Bearer nope' },
+    const url = `${running.url.replace('http', 'ws')}/onebot/rev`
+    const wrong = await refusedUpgrade(url, {
+      'X-Client-Role': 'Universal',
+      'X-Self-ID': '1',
+      Authorization: 'Bearer nope',
     })
-    expect(wrong.status).toBe(401)
-    const role = await fetch(`${running.url}/onebot/rev`, {
-      headers: { Upgrade: 'websocket', Connection: 'Upgrade', 'X-Client-Role': 'Event', 'X-Self-ID': '1' },
+    expect(wrong).toBe(401)
+    const missing = await refusedUpgrade(url, { 'X-Client-Role': 'Universal', 'X-Self-ID': '1' })
+    expect(missing).toBe(401)
+    const role = await refusedUpgrade(url, {
+      'X-Client-Role': 'Event',
+      'X-Self-ID': '1',
+      Authorization: 'Bearer reverse-secret',
     })
-    expect(role.status).toBe(400)
-    expect((await role.json()).error.message).toMatch(/Universal/)
+    expect(role).toBe(400)
+    // The upgrade's answer carries no body: the server's log says why.
+    const reasons = running.logLines
+      .filter((line) => line.includes('reverse OneBot connection refused'))
+      .join('\n')
+    expect(reasons).toContain('the access token is not valid')
+    expect(reasons).toContain('an access token is required')
+    expect(reasons).toContain('X-Client-Role must be Universal')
+    expect(reasons).not.toContain('nope')
+    // The right token by query string, as OneBot allows, is accepted.
+    const accepted = new WebSocket(`${url}?access_token=reverse-secret`, {
+      headers: { 'X-Client-Role': 'Universal', 'X-Self-ID': '1' },
+    })
+    await new Promise<void>((resolve, reject) => {
+      accepted.once('open', () => resolve())
+      accepted.once('error', reject)
+    })
+    accepted.close()
   })
 
   it('keeps other sessions going while a link is down, and sends nothing twice after it is back', async () => {
@@ -133,7 +168,11 @@ describe('connectors in the server', () => {
     fakes.push(forward)
     const running = await startWithConnectors(forward)
     await vi.waitFor(() => expect(forward.connectedCount()).toBe(1))
-    forward.sendGroupMessage({ groupId: 123, userId: 1, message: [{ type: 'text', data: { text: '第一条' } }] })
+    forward.sendGroupMessage({
+      groupId: 123,
+      userId: 1,
+      message: [{ type: 'text', data: { text: '第一条' } }],
+    })
     await vi.waitFor(() => expect(forward.calls).toHaveLength(1), { timeout: 15_000 })
 
     await forward.kill()
@@ -150,8 +189,25 @@ describe('connectors in the server', () => {
 
     await forward.restart()
     await vi.waitFor(() => expect(forward.connectedCount()).toBe(1), { timeout: 15_000 })
-    forward.sendGroupMessage({ groupId: 123, userId: 2, message: [{ type: 'text', data: { text: '第二条' } }] })
+    forward.sendGroupMessage({
+      groupId: 123,
+      userId: 2,
+      message: [{ type: 'text', data: { text: '第二条' } }],
+    })
     await vi.waitFor(() => expect(forward.calls).toHaveLength(2), { timeout: 15_000 })
     expect(forward.calls.map(textOf)).toEqual([' 好的，我在。', ' 好的，我在。'])
   })
 })
+
+/** Dials a reverse path and returns the status of the refused upgrade. */
+function refusedUpgrade(url: string, headers: Record<string, string>): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const socket = new WebSocket(url, { headers })
+    socket.once('open', () => reject(new Error('the upgrade was accepted')))
+    socket.once('unexpected-response', (_request, response) => {
+      resolve(response.statusCode ?? 0)
+      socket.terminate()
+    })
+    socket.once('error', () => {})
+  })
+}

@@ -3,12 +3,12 @@
  * a test play the selector: `finishTurn` delivers an `llm_done` to the session's followers, as the
  * engine does when an audience turn ends.
  */
-import type { AudienceMessageInput, ConnectorHost } from '../../src/connectors/index.js'
-import type { GenerateInput } from '../../src/engine/types.js'
+import type { ConnectorHost } from '../../src/connectors/index.js'
+import type { AudienceInput, GenerateInput } from '../../src/engine/types.js'
 import type { CharpipeEvent } from '../../src/shared/events.js'
 
 export interface FakeConnectorHost extends ConnectorHost {
-  audienceCalls: { session: string; character?: string; messages: AudienceMessageInput[] }[]
+  audienceCalls: AudienceInput[]
   runCalls: GenerateInput[]
   followers(session: string): number
   finishTurn(session: string, text: string, replyingTo?: string[]): void

@@ -3,8 +3,8 @@
  * WebSocket paths OneBot implementations dial (`connectors.onebot[].listen`). A reverse connection
  * must present `X-Client-Role: Universal`, a numeric `X-Self-ID` and the connector's access token
  * (`Authorization: Bearer …`, or `?access_token=`, as OneBot v11 allows); with no token configured
- * only a process on this machine may connect. Refusals are answered before the upgrade, with the
- * reason, and logged without the token.
+ * only a process on this machine may connect. A refusal is answered before the upgrade with its
+ * status (an upgrade's answer carries no body) and logged with the reason, never the token.
  */
 import type { IncomingMessage } from 'node:http'
 import type { Hono } from 'hono'
