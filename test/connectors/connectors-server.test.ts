@@ -10,10 +10,11 @@ import { type MockModelServer, startMockModelServer } from '../../src/testing/in
 import { startServerOverModel, type TestServer } from '../server/start-test-server.js'
 import { openTestSocket } from '../server/websocket-client.js'
 import { type FakeOnebot, startFakeOnebot } from './fake-onebot-implementation.js'
+import { type FakeTwitchChat, startFakeTwitchChat } from './fake-twitch-chat.js'
 
 let model: MockModelServer
 let server: TestServer | undefined
-const fakes: FakeOnebot[] = []
+const fakes: { close(): Promise<void> }[] = []
 
 beforeAll(async () => {
   model = await startMockModelServer({ respond: () => ({ text: '好的，我在。' }) })
@@ -28,13 +29,14 @@ afterEach(async () => {
   model.reset()
 })
 
-async function startWithConnectors(forward: FakeOnebot) {
+async function startWithConnectors(forward: FakeOnebot, audience: string[] = []) {
   server = await startServerOverModel(model.url, [
     'character:',
     '  name: 小雪',
     'audience:',
     '  reply: every',
     '  min_gap_ms: 0',
+    ...audience,
     'connectors:',
     '  onebot:',
     '    - name: qq',
@@ -196,6 +198,85 @@ describe('connectors in the server', () => {
     })
     await vi.waitFor(() => expect(forward.calls).toHaveLength(2), { timeout: 15_000 })
     expect(forward.calls.map(textOf)).toEqual([' 好的，我在。', ' 好的，我在。'])
+  })
+  it('keeps the selector rules through the connector: blocked words and duplicates', async () => {
+    const forward = await startFakeOnebot({ accessToken: 'forward-secret' })
+    fakes.push(forward)
+    await startWithConnectors(forward, ['  blocked_words: [代刷]', '  dedupe_window_ms: 60000'])
+    await vi.waitFor(() => expect(forward.connectedCount()).toBe(1))
+    forward.sendGroupMessage({
+      groupId: 123,
+      userId: 5,
+      message: [{ type: 'text', data: { text: '便宜代刷加我' } }],
+    })
+    forward.sendGroupMessage({
+      groupId: 123,
+      userId: 6,
+      message: [{ type: 'text', data: { text: '有人吗' } }],
+    })
+    forward.sendGroupMessage({
+      groupId: 123,
+      userId: 6,
+      message: [{ type: 'text', data: { text: '有人吗' } }],
+    })
+    forward.sendGroupMessage({ groupId: 123, userId: 7, message: [{ type: 'text', data: { text: '晚安' } }] })
+    const answered = () =>
+      forward.calls.flatMap((call) =>
+        (call.params.message as { type: string; data: { qq?: string } }[])
+          .filter((segment) => segment.type === 'at')
+          .map((segment) => segment.data.qq),
+      )
+    await vi.waitFor(() => expect(answered()).toContain('7'), { timeout: 15_000 })
+    const prompts = model.requests.map((request) => JSON.stringify(request.body))
+    expect(prompts.join('\n')).not.toContain('代刷')
+    // The repeated line reaches the model once: no request holds it twice (history + input).
+    for (const prompt of prompts) expect(prompt.split('有人吗').length - 1).toBeLessThanOrEqual(1)
+    expect(prompts.join('\n')).toContain('有人吗')
+    expect(answered()).not.toContain('5')
+    expect(answered().filter((qq) => qq === '6')).toHaveLength(1)
+  })
+
+  it('reads a Twitch channel and posts the reply once, as a reply to the message', async () => {
+    const chat: FakeTwitchChat = await startFakeTwitchChat({ channel: 'nova_live', validToken: 'chat-token' })
+    fakes.push(chat)
+    server = await startServerOverModel(model.url, [
+      'character:',
+      '  name: Nova',
+      'audience:',
+      '  reply: mentions',
+      '  min_gap_ms: 0',
+      'connectors:',
+      '  twitch:',
+      '    - name: stream',
+      '      channel: nova_live',
+      `      url: ${chat.url}`,
+      '      username: novabot',
+      '      oauth_token: chat-token',
+      '      post_replies: true',
+    ])
+    await vi.waitFor(() => expect(chat.connectedCount()).toBe(1))
+    chat.say({ login: 'viewer', tags: { id: 'aaaaaaaa-1111', 'user-id': '1' }, text: 'nice stream' })
+    chat.say({
+      login: 'fan',
+      tags: { id: 'bbbbbbbb-2222', 'user-id': '2', badges: 'subscriber/1' },
+      text: '@novabot how are you?',
+    })
+    await vi.waitFor(() => expect(chat.received.filter((line) => line.includes('PRIVMSG'))).toHaveLength(1), {
+      timeout: 15_000,
+    })
+    expect(chat.received.find((line) => line.includes('PRIVMSG'))).toBe(
+      '@reply-parent-msg-id=bbbbbbbb-2222 PRIVMSG #nova_live :好的，我在。',
+    )
+    const prompt = JSON.stringify(model.requests.at(-1)?.body)
+    expect(prompt).toContain('@Nova how are you?')
+    const status = await fetch(`${server.url}/api/connectors`).then((response) => response.json())
+    expect(status.connectors[0]).toMatchObject({
+      kind: 'twitch',
+      state: 'ready',
+      messages_in: 2,
+      messages_out: 1,
+    })
+    expect(JSON.stringify(status)).not.toContain('chat-token')
   })
 })
 
