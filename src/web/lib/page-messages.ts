@@ -162,7 +162,8 @@ const zh = {
   'tools.none': '没有可用的工具。',
   'tools.refresh': '刷新',
   'connectors.title': '连接器',
-  'connectors.hint': '角色所在的 QQ 群（OneBot）和直播间（Twitch）：状态、会话和收发的消息数。在 config.yaml 的 connectors 里设置。',
+  'connectors.hint':
+    '角色所在的 QQ 群（OneBot）和直播间（Twitch）：状态、会话和收发的消息数。在 config.yaml 的 connectors 里设置。',
   'connectors.loadFailed': '连接器列表读取失败：{message}',
   'connectors.none': '没有配置连接器。',
   'connectors.counts': '会话：{sessions} · 收到 {in} 条 · 发出 {out} 条',
