@@ -3,9 +3,8 @@
  * OneBot, a Twitch channel) with its state (`connecting`, `ready`, `failed` and why), its sessions
  * and how many messages came in and went out. Connectors are set in config.yaml only.
  */
-import { useEffect, useState } from 'preact/hooks'
-import { requestJson } from '../lib/api-client.js'
 import { translate } from '../lib/i18n.js'
+import { useLoadedJson } from '../lib/use-loaded-json.js'
 
 interface ConnectorListing {
   connectors: {
@@ -20,20 +19,13 @@ interface ConnectorListing {
 }
 
 export function ConnectorsSection() {
-  const [listing, setListing] = useState<ConnectorListing>({ connectors: [] })
-  const [errorMessage, setErrorMessage] = useState('')
-  const refresh = async () => {
-    try {
-      const answer = await requestJson<ConnectorListing>('GET', '/api/connectors')
-      setListing({ connectors: answer?.connectors ?? [] })
-      setErrorMessage('')
-    } catch (error) {
-      setErrorMessage(error instanceof Error ? error.message : String(error))
-    }
-  }
-  useEffect(() => {
-    void refresh()
-  }, [])
+  const {
+    value: listing,
+    errorMessage,
+    refresh,
+  } = useLoadedJson<ConnectorListing>('/api/connectors', (answer) => ({
+    connectors: answer?.connectors ?? [],
+  }))
   return (
     <div class="tools-section" data-section="connectors">
       <h3>{translate('connectors.title')}</h3>
