@@ -7,22 +7,23 @@
  * src/ that is in no layer fails the check: a new folder is a decision about where it belongs.
  *
  * Adding a folder: put its name in the layer that matches what it imports and who imports it (a
- * folder that produces turns, like `audience/`, sits above `engine/`; a gate every config passes
- * through sits with `config/`, or in its own layer just above `shared/` if `config/` imports it).
+ * folder that drives the product from outside, like `connectors/`, sits above `engine/`; a policy the
+ * engine consults, like `audience/`, below it; a gate every config passes through sits with
+ * `config/`, or in its own layer just above `shared/` if `config/` imports it).
  */
 const layers = [
   // The contracts every stage uses: errors, events, messages, the logger.
   ['shared'],
   // The config file and its schema; `characters/` reads `characters_dir` as part of loading it.
   ['config', 'characters'],
-  // Stages that need only the config: stores, providers, the reply parser, tools.
-  ['memory', 'providers', 'reply', 'tools'],
+  // Stages that need only the config: stores, providers, the reply parser, tools, and the audience
+  // selector the engine asks which chat messages a turn answers.
+  ['memory', 'providers', 'reply', 'tools', 'audience'],
   // The context pipeline (reads memory) and the cluster (leases over the history stores).
   ['context', 'cluster'],
   // One turn end to end.
   ['engine'],
-  // Producers of turns besides a client's input.
-  ['audience'],
+  // Producers of turns besides a client's own input: chat platforms feeding the audience.
   ['connectors'],
   // The edges: the server, bridges to other frameworks, the mock model server and fakes.
   ['server', 'adapters', 'testing'],

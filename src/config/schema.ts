@@ -15,6 +15,11 @@ import {
   type replyFormatSchema,
 } from './schema/character.js'
 import { clusterSchema } from './schema/cluster.js'
+import {
+  connectorsSchema,
+  type onebotConnectorSchema,
+  type twitchConnectorSchema,
+} from './schema/connectors.js'
 import { conversationSchema } from './schema/conversation.js'
 import type { processorSettingsSchema } from './schema/fields.js'
 import { type fallbackProviderSchema, llmSchema, openclawSchema } from './schema/llm.js'
@@ -40,6 +45,7 @@ export {
   replyFormatSchema,
 } from './schema/character.js'
 export { clusterSchema } from './schema/cluster.js'
+export { connectorsSchema, onebotConnectorSchema, twitchConnectorSchema } from './schema/connectors.js'
 export { conversationSchema, groupChatSchema } from './schema/conversation.js'
 export { processorSettingsSchema } from './schema/fields.js'
 export {
@@ -90,6 +96,7 @@ export const configSchema = z
     tools: toolsSchema.prefault({}),
     cluster: clusterSchema.prefault({}),
     audience: audienceSchema.prefault({}),
+    connectors: connectorsSchema.prefault({}),
   })
   .describe('charpipe configuration (config.yaml).')
 
@@ -108,6 +115,8 @@ export type SpeechFilter = z.infer<typeof speechFilterSchema>
 export type McpServerConfig = z.infer<typeof mcpServerSchema>
 export type McpStdioServerConfig = z.infer<typeof mcpStdioServerSchema>
 export type McpRemoteServerConfig = z.infer<typeof mcpRemoteServerSchema>
+export type OnebotConnectorConfig = z.infer<typeof onebotConnectorSchema>
+export type TwitchConnectorConfig = z.infer<typeof twitchConnectorSchema>
 
 /** Paths of the fields that hold secrets (masked as `***` wherever the config is shown). */
 export const secretFieldPaths = [
@@ -124,4 +133,6 @@ export const secretFieldPaths = [
   ['tools', 'mcp_servers', '*', 'env', '*'],
   ['tools', 'mcp_servers', '*', 'headers', '*'],
   ['cluster', 'shared_secret'],
+  ['connectors', 'onebot', '*', 'access_token'],
+  ['connectors', 'twitch', '*', 'oauth_token'],
 ] as const

@@ -11,6 +11,7 @@ import { type ConfigSync, startConfigSync } from '../cluster/start-config-sync.j
 import type { LookupAddresses } from '../config/find-forbidden-url-targets.js'
 import { type ConfigCheck, loadConfig } from '../config/load-config.js'
 import type { CharpipeConfig } from '../config/schema.js'
+import { startConnectors } from '../connectors/index.js'
 import { checkPipelineConfig } from '../context/index.js'
 import type { Charpipe } from '../engine/types.js'
 import { createChildLogger, getLogger, type Logger } from '../shared/logger.js'
@@ -26,6 +27,7 @@ import { registerAdminRoutes } from './routes/admin-routes.js'
 import { registerAudienceRoutes } from './routes/audience-routes.js'
 import { registerCharacterRoutes } from './routes/character-routes.js'
 import { registerChatRoute } from './routes/chat-route.js'
+import { registerConnectorRoutes } from './routes/connector-routes.js'
 import { registerDoctorRoute } from './routes/doctor-route.js'
 import { registerHealthRoutes } from './routes/health-routes.js'
 import { registerMemoryRoutes } from './routes/memory-routes.js'
@@ -74,10 +76,15 @@ export async function createServer(options: CreateServerOptions): Promise<Charpi
   const config = options.config ?? (await loadConfig(options.configPath, { logger })).config
   const ownsCharpipe = !options.charpipe
   const charpipe = options.charpipe ?? (await createOwnedCharpipe(options, config))
+  // Connectors follow the running config: a change of the file (or of a character's name) restarts them.
+  const connectors = startConnectors({ config, host: charpipe, logger })
   const configManager = createConfigManager({
     configPath: options.configPath,
     config,
-    apply: (next) => charpipe.reload(next),
+    apply: async (next) => {
+      await charpipe.reload(next)
+      await connectors.update(next)
+    },
     checks: options.configChecks ?? [checkPipelineConfig],
     logger,
     lookup: options.lookup,
@@ -173,6 +180,14 @@ export async function createServer(options: CreateServerOptions): Promise<Charpi
   registerCharacterRoutes(app, dependencies)
   registerDoctorRoute(app, dependencies)
   registerMemoryRoutes(app, dependencies)
+  registerConnectorRoutes(app, {
+    connectors,
+    upgradeWebSocket: nodeWebSocket.upgradeWebSocket,
+    setMaxPayload: (bytes) => {
+      nodeWebSocket.wss.options.maxPayload = bytes
+    },
+    logger,
+  })
 
   app.get(
     '/ws',
@@ -231,6 +246,7 @@ export async function createServer(options: CreateServerOptions): Promise<Charpi
       metrics.close()
       configManager.close()
       configSync?.close()
+      await connectors.close()
       if (ownsCharpipe) await charpipe.close()
       else
         await Promise.all(

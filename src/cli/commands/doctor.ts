@@ -1,7 +1,8 @@
 /**
  * `charpipe doctor [--config FILE]`: is this setup healthy? One verdict line per check — the config
  * is valid, the provider answers HTTP at its address, the model answers a tiny prompt — each `ok` or
- * `FAIL` with the reason; each MCP server of `tools.mcp_servers` is connected and its tools listed.
+ * `FAIL` with the reason; each MCP server of `tools.mcp_servers` is connected and its tools listed;
+ * each connector (OneBot, Twitch) is reached and logged in.
  * Exits 0 only when every check passes.
  */
 import { parseArgs } from 'node:util'
@@ -124,7 +125,11 @@ export function run(args: string[]): Promise<number> {
         printVerdict(`MCP server ${name}`, { ok: result.ok, detail })
       }
     }
-    const healthy = reachable.ok && answers.ok && serversOk
+    const { checkConnectors } = await import('../../connectors/check-connectors.js')
+    const connectorChecks = await checkConnectors(config)
+    for (const check of connectorChecks) printVerdict(check.name, check)
+    const connectorsOk = connectorChecks.every((check) => check.ok)
+    const healthy = reachable.ok && answers.ok && serversOk && connectorsOk
     console.log(healthy ? 'healthy' : 'unhealthy')
     return healthy ? 0 : 1
   })

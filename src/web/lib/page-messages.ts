@@ -174,6 +174,13 @@ const zh = {
   'tools.loadFailed': '工具列表读取失败：{message}',
   'tools.none': '没有可用的工具。',
   'tools.refresh': '刷新',
+  'connectors.title': '连接器',
+  'connectors.hint':
+    '角色所在的 QQ 群（OneBot）和直播间（Twitch）：状态、会话和收发的消息数。在 config.yaml 的 connectors 里设置。',
+  'connectors.loadFailed': '连接器列表读取失败：{message}',
+  'connectors.none': '没有配置连接器。',
+  'connectors.counts': '会话：{sessions} · 收到 {in} 条 · 发出 {out} 条',
+  'connectors.refresh': '刷新',
   'mcpImport.title': '从 JSON 添加 MCP 服务器',
   'mcpImport.hint':
     '粘贴 MCP 服务器文档里的 mcpServers JSON（{"mcpServers": {…}} 或其中的服务器表）。远程服务器（url）直接生效；要运行程序的服务器（command）只能写在 config.yaml 里。',
@@ -425,6 +432,13 @@ const en: Record<MessageKey, string> = {
   'tools.loadFailed': 'Cannot load the tools: {message}',
   'tools.none': 'No tools available.',
   'tools.refresh': 'Refresh',
+  'connectors.title': 'Connectors',
+  'connectors.hint':
+    'Where the character lives besides this page: QQ groups (OneBot) and stream chats (Twitch), with their state, sessions and messages. Set in connectors of config.yaml.',
+  'connectors.loadFailed': 'Cannot load the connectors: {message}',
+  'connectors.none': 'No connectors configured.',
+  'connectors.counts': 'Sessions: {sessions} · {in} in · {out} out',
+  'connectors.refresh': 'Refresh',
   'mcpImport.title': 'Add MCP servers from JSON',
   'mcpImport.hint':
     'Paste the mcpServers JSON from an MCP server’s documentation ({"mcpServers": {…}} or the map of servers in it). Remote servers (url) are added at once; servers that run a program (command) can only be set in config.yaml.',

@@ -16,6 +16,7 @@ import { describeField, translate } from '../lib/i18n.js'
 import { isJsonEqual } from '../lib/object-path.js'
 import { readResponseList } from '../lib/read-response-list.js'
 import type { ConfigObject } from '../lib/use-config-draft.js'
+import { ConnectorsSection } from './connectors-section.js'
 import { ToolsSection } from './tools-section.js'
 
 interface ProcessorInfo {
@@ -217,6 +218,7 @@ export function PipelinePanel(props: { onSaved(config: ConfigObject): void }) {
         {errorMessage ? <ConfigFileBanner onSave /> : null}
       </div>
       <ToolsSection onSaved={props.onSaved} />
+      <ConnectorsSection />
     </section>
   )
 }

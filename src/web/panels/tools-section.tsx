@@ -3,10 +3,9 @@
  * `tools.mcp_servers` with its state (`connecting`, `ready`, `failed` and why), then every tool, and
  * a form that takes the `mcpServers` JSON of an MCP server's documentation.
  */
-import { useEffect, useState } from 'preact/hooks'
-import { requestJson } from '../lib/api-client.js'
 import { translate } from '../lib/i18n.js'
 import type { ConfigObject } from '../lib/use-config-draft.js'
+import { useLoadedJson } from '../lib/use-loaded-json.js'
 import { McpImportForm } from './mcp-import-form.js'
 
 interface ToolListing {
@@ -15,20 +14,14 @@ interface ToolListing {
 }
 
 export function ToolsSection(props: { onSaved(config: ConfigObject): void }) {
-  const [listing, setListing] = useState<ToolListing>({ tools: [], servers: [] })
-  const [errorMessage, setErrorMessage] = useState('')
-  const refresh = async () => {
-    try {
-      const answer = await requestJson<ToolListing>('GET', '/api/tools')
-      setListing({ tools: answer?.tools ?? [], servers: answer?.servers ?? [] })
-      setErrorMessage('')
-    } catch (error) {
-      setErrorMessage(error instanceof Error ? error.message : String(error))
-    }
-  }
-  useEffect(() => {
-    void refresh()
-  }, [])
+  const {
+    value: listing,
+    errorMessage,
+    refresh,
+  } = useLoadedJson<ToolListing>('/api/tools', (answer) => ({
+    tools: answer?.tools ?? [],
+    servers: answer?.servers ?? [],
+  }))
   return (
     <div class="tools-section" data-section="tools">
       <h3>{translate('tools.title')}</h3>

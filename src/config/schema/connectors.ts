@@ -1,0 +1,134 @@
+/**
+ * The `connectors` section: where the character meets its audience outside charpipe's own
+ * endpoints (QQ groups through a OneBot v11 implementation, Twitch chat). Every field here decides
+ * what the server connects to or listens on, so the whole section is file-only.
+ */
+import * as z from 'zod'
+
+const connectorNameSchema = z
+  .string()
+  .regex(/^[a-z0-9][a-z0-9_-]{0,63}$/, 'use lowercase letters, digits, - and _ (at most 64)')
+  .describe("The connector's name: part of its session ids and shown in GET /api/connectors.")
+
+const characterRefSchema = z
+  .string()
+  .max(200)
+  .default('')
+  .describe('The id of the character that speaks here (a key of `characters`); empty: the default character.')
+
+export const onebotConnectorSchema = z
+  .strictObject({
+    name: connectorNameSchema,
+    url: z
+      .string()
+      .max(2048)
+      .default('')
+      .describe(
+        "Forward WebSocket: the OneBot implementation's WebSocket address (NapCat, Lagrange, LLOneBot), e.g. ws://127.0.0.1:3001; charpipe connects to it.",
+      ),
+    listen: z
+      .string()
+      .max(200)
+      .default('')
+      .describe(
+        'Reverse WebSocket: a path on this server (e.g. /onebot/qq) the OneBot implementation connects to, as a Universal client.',
+      ),
+    access_token: z
+      .string()
+      .max(1000)
+      .default('')
+      .describe(
+        'The OneBot access token: sent as a Bearer token (forward), required from the implementation (reverse).',
+      ),
+    groups: z
+      .array(z.union([z.int().positive(), z.string().regex(/^\d{1,20}$/)]).transform(String))
+      .max(1000)
+      .default([])
+      .describe('The group ids the character lives in; messages of other groups are ignored.'),
+    private: z
+      .boolean()
+      .default(false)
+      .describe('Answer private (friend) messages, each sender a 1:1 session.'),
+    character: characterRefSchema,
+    max_message_chars: z
+      .int()
+      .min(20)
+      .max(4000)
+      .default(300)
+      .describe('A reply longer than this is sent as several messages, cut at sentence ends.'),
+  })
+  .refine((connector) => (connector.url === '') !== (connector.listen === ''), {
+    message: 'set exactly one of url (forward WebSocket) and listen (reverse WebSocket)',
+    path: ['url'],
+  })
+  .refine((connector) => connector.listen === '' || /^\/[A-Za-z0-9/_-]{1,199}$/.test(connector.listen), {
+    message: 'listen must be a path such as /onebot/qq (letters, digits, /, - and _)',
+    path: ['listen'],
+  })
+  .refine((connector) => connector.url === '' || /^wss?:\/\//.test(connector.url), {
+    message: 'url must be a ws:// or wss:// address',
+    path: ['url'],
+  })
+
+export const twitchConnectorSchema = z
+  .strictObject({
+    name: connectorNameSchema,
+    channel: z
+      .string()
+      .regex(/^#?[A-Za-z0-9_]{1,25}$/, 'a Twitch channel name (letters, digits and _)')
+      .transform((channel) => channel.replace(/^#/, '').toLowerCase())
+      .describe('The channel whose chat the character reads.'),
+    username: z
+      .string()
+      .max(25)
+      .default('')
+      .describe("The bot account's login; empty: read anonymously (read-only)."),
+    oauth_token: z
+      .string()
+      .max(1000)
+      .default('')
+      .describe("The bot account's chat token (with or without the oauth: prefix); empty: read-only."),
+    post_replies: z
+      .boolean()
+      .default(false)
+      .describe(
+        "Write the character's replies into the chat (needs username and oauth_token); off: replies go only to the session's WebSocket clients (a voice character speaks them).",
+      ),
+    character: characterRefSchema,
+    url: z
+      .string()
+      .max(2048)
+      .default('')
+      .describe(
+        "The chat server's WebSocket address; empty: Twitch's own (wss://irc-ws.chat.twitch.tv:443).",
+      ),
+  })
+  .refine((connector) => connector.url === '' || /^wss?:\/\//.test(connector.url), {
+    message: 'url must be a ws:// or wss:// address',
+    path: ['url'],
+  })
+  .refine(
+    (connector) => !connector.post_replies || (connector.username !== '' && connector.oauth_token !== ''),
+    {
+      message: 'post_replies needs username and oauth_token',
+      path: ['post_replies'],
+    },
+  )
+
+export const connectorsSchema = z
+  .strictObject({
+    onebot: z
+      .array(onebotConnectorSchema)
+      .max(50)
+      .default([])
+      .describe('QQ groups and chats through OneBot v11.'),
+    twitch: z.array(twitchConnectorSchema).max(50).default([]).describe("Twitch channels' chat."),
+  })
+  .refine(
+    (connectors) => {
+      const names = [...connectors.onebot, ...connectors.twitch].map((connector) => connector.name)
+      return new Set(names).size === names.length
+    },
+    { message: 'connector names must be unique across onebot and twitch' },
+  )
+  .describe('Group chats and live-stream chats the character takes part in (docs/connectors.md).')

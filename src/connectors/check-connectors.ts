@@ -1,0 +1,126 @@
+/**
+ * `charpipe doctor`'s look at each connector: a forward OneBot link is dialled with its token and
+ * asked `get_login_info` (which account the bot is); a Twitch channel is joined (anonymously when no
+ * token is set). A reverse OneBot link is dialled by the implementation, so only the running server
+ * can tell (GET /api/connectors). Each check has its own deadline; secrets never reach the detail.
+ */
+import WebSocket from 'ws'
+import type { CharpipeConfig, OnebotConnectorConfig, TwitchConnectorConfig } from '../config/schema.js'
+import { redactText } from '../shared/redact.js'
+import { createOnebotLink } from './onebot/create-onebot-link.js'
+import { twitchChatUrl } from './twitch/create-twitch-connector.js'
+import { parseIrcLine } from './twitch/parse-irc-line.js'
+
+export interface ConnectorCheck {
+  name: string
+  ok: boolean
+  detail: string
+}
+
+export async function checkConnectors(config: CharpipeConfig, timeoutMs = 10_000): Promise<ConnectorCheck[]> {
+  const checks: Promise<ConnectorCheck>[] = [
+    ...config.connectors.onebot.map((connector) => checkOnebot(connector, timeoutMs)),
+    ...config.connectors.twitch.map((connector) => checkTwitch(connector, timeoutMs)),
+  ]
+  return Promise.all(checks)
+}
+
+async function checkOnebot(connector: OnebotConnectorConfig, timeoutMs: number): Promise<ConnectorCheck> {
+  const name = `OneBot ${connector.name}`
+  if (connector.listen !== '')
+    return {
+      name,
+      ok: true,
+      detail: `reverse WebSocket: the implementation connects to ${connector.listen} of the running server (its state: GET /api/connectors)`,
+    }
+  const socket = new WebSocket(connector.url, {
+    headers: connector.access_token ? { Authorization: `Bearer ${connector.access_token}` } : undefined,
+    handshakeTimeout: timeoutMs,
+  })
+  try {
+    await opened(socket, timeoutMs)
+    const link = createOnebotLink({
+      send: (text) => socket.send(text),
+      onEvent: () => {},
+      callTimeoutMs: timeoutMs,
+    })
+    socket.on('message', (data) => link.receive(data.toString()))
+    const response = await link.call('get_login_info', {})
+    const info = response.data as { user_id?: unknown; nickname?: unknown } | null
+    return {
+      name,
+      ok: true,
+      detail: `${connector.url} answers: logged in as ${info?.nickname ?? '?'} (${info?.user_id ?? '?'})`,
+    }
+  } catch (error) {
+    return {
+      name,
+      ok: false,
+      detail: `${connector.url}: ${redactText((error as Error).message, [connector.access_token].filter(Boolean))}`,
+    }
+  } finally {
+    socket.terminate()
+  }
+}
+
+async function checkTwitch(connector: TwitchConnectorConfig, timeoutMs: number): Promise<ConnectorCheck> {
+  const name = `Twitch ${connector.name}`
+  const url = connector.url || twitchChatUrl
+  const token = connector.oauth_token.replace(/^oauth:/, '')
+  const socket = new WebSocket(url, { handshakeTimeout: timeoutMs })
+  try {
+    await opened(socket, timeoutMs)
+    const login = token !== '' ? connector.username.toLowerCase() : 'justinfan54321'
+    const joined = new Promise<string>((resolve, reject) => {
+      socket.on('message', (data) => {
+        for (const line of data.toString().split('\r\n')) {
+          const message = parseIrcLine(line)
+          if (message?.command === 'NOTICE' && /authentication failed/i.test(message.params.at(-1) ?? ''))
+            reject(new Error(`the login was refused: ${message.params.at(-1)}`))
+          if (message?.command === 'JOIN') resolve(message.params[0] ?? '')
+        }
+      })
+      socket.on('close', () => reject(new Error('the server closed the connection')))
+    })
+    if (token !== '') socket.send(`PASS oauth:${token}\r\n`)
+    socket.send(`NICK ${login}\r\nJOIN #${connector.channel}\r\n`)
+    const channel = await withDeadline(joined, timeoutMs, 'no JOIN confirmation')
+    return {
+      name,
+      ok: true,
+      detail: `joined ${channel} ${token !== '' ? `as ${login}` : 'read-only (anonymous)'}`,
+    }
+  } catch (error) {
+    return {
+      name,
+      ok: false,
+      detail: `${url}: ${redactText((error as Error).message, [token].filter(Boolean))}`,
+    }
+  } finally {
+    socket.terminate()
+  }
+}
+
+function opened(socket: WebSocket, timeoutMs: number): Promise<void> {
+  return withDeadline(
+    new Promise<void>((resolve, reject) => {
+      socket.once('open', () => resolve())
+      socket.once('unexpected-response', (_request, response) =>
+        reject(new Error(`the WebSocket upgrade was answered with HTTP ${response.statusCode}`)),
+      )
+      socket.once('error', (error: Error & { code?: string }) =>
+        reject(new Error(error.code ?? error.message)),
+      )
+    }),
+    timeoutMs,
+    'no connection',
+  )
+}
+
+function withDeadline<T>(promise: Promise<T>, timeoutMs: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined
+  const deadline = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what} within ${timeoutMs / 1000} s`)), timeoutMs)
+  })
+  return Promise.race([promise, deadline]).finally(() => clearTimeout(timer))
+}

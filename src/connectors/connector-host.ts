@@ -1,0 +1,40 @@
+/**
+ * What a connector needs of the product: hand audience messages to a session's selector, follow the
+ * turns the server starts in that session by itself, and run a plain turn for a 1:1 chat. The
+ * `Charpipe` object provides all three; tests may pass a fake.
+ */
+import type { SessionEvent } from '../audience/create-audience-hub.js'
+import type { AudienceMessage } from '../audience/types.js'
+import type { Charpipe } from '../engine/types.js'
+
+export type { AudienceRole } from '../audience/types.js'
+
+/** One chat message from the audience (PROTOCOL.md "Additions (third wave)", `audience` frame). */
+export type AudienceMessageInput = AudienceMessage
+
+/** An event the connector follows: a turn's events (the `llm_done` of an audience turn names the ids it answers). */
+export type FollowedEvent = SessionEvent
+
+export type ConnectorHost = Pick<Charpipe, 'audience' | 'subscribe' | 'run'>
+
+/** The ids of the audience messages a finished turn answered (`llm_done` of an audience turn). */
+export function readReplyingTo(event: FollowedEvent): string[] {
+  return event.type === 'llm_done' ? (event.replying_to ?? []) : []
+}
+
+/** A connector's state for `GET /api/connectors` and the page. */
+export interface ConnectorStatus {
+  name: string
+  kind: 'onebot' | 'twitch'
+  state: 'connecting' | 'ready' | 'failed'
+  /** Why it is not ready (last failure), secrets masked. */
+  error?: string
+  sessions: string[]
+  messages_in: number
+  messages_out: number
+}
+
+export interface Connector {
+  status(): ConnectorStatus
+  close(): Promise<void>
+}

@@ -1,0 +1,17 @@
+/**
+ * Connectors bring the character to where its audience already is: QQ groups through a OneBot v11
+ * implementation (`onebot/`) and Twitch chat (`twitch/`). A connector is one more producer of
+ * audience messages and one more consumer of a session's turn events: it turns platform messages
+ * into the `audience` input of the session's selector and the selector's replies back into platform
+ * messages. It owns its link (reconnects, backoff, a bounded outbox) and nothing of the turn.
+ */
+export type {
+  AudienceMessageInput,
+  AudienceRole,
+  Connector,
+  ConnectorHost,
+  ConnectorStatus,
+} from './connector-host.js'
+export type { Backoff } from './keep-socket-connected.js'
+export type { OnebotConnector, ReverseSocket } from './onebot/create-onebot-connector.js'
+export { type ConnectorSet, type StartConnectorsOptions, startConnectors } from './start-connectors.js'

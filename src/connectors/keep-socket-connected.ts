@@ -1,0 +1,110 @@
+/**
+ * A WebSocket that dials again after it drops, with exponential backoff (doubling from
+ * `initialMs` to `maxMs`, a fifth of jitter, reset once a connection opens). Used by the connectors
+ * that dial out: one implementation going away costs its own reconnect timer, nothing else.
+ */
+import WebSocket from 'ws'
+
+export interface Backoff {
+  initialMs: number
+  maxMs: number
+}
+
+export const defaultBackoff: Backoff = { initialMs: 1000, maxMs: 30_000 }
+
+export interface KeepSocketConnectedOptions {
+  url: string
+  headers?: Record<string, string>
+  backoff?: Backoff
+  onOpen: () => void
+  onMessage: (text: string) => void
+  /** A connection ended or could not be made; `reason` names why (no secrets: headers are not in it). */
+  onDown: (reason: string) => void
+  /** Largest frame accepted. @default 4 MiB */
+  maxPayload?: number
+}
+
+export interface KeptSocket {
+  /** Sends on the open connection; false when there is none. */
+  send(text: string): boolean
+  isOpen(): boolean
+  /** Drops the connection and dials again at once (the server asked us to reconnect). */
+  redial(): void
+  close(): void
+}
+
+export function keepSocketConnected(options: KeepSocketConnectedOptions): KeptSocket {
+  const backoff = options.backoff ?? defaultBackoff
+  let delay = backoff.initialMs
+  let socket: WebSocket | undefined
+  let timer: NodeJS.Timeout | undefined
+  let closed = false
+
+  const scheduleRetry = () => {
+    if (closed) return
+    const jitter = delay * 0.2 * (Math.random() * 2 - 1)
+    timer = setTimeout(dial, Math.max(0, delay + jitter))
+    delay = Math.min(Math.max(delay * 2, backoff.initialMs), backoff.maxMs)
+  }
+
+  function dial() {
+    timer = undefined
+    if (closed) return
+    const current = new WebSocket(options.url, {
+      headers: options.headers,
+      maxPayload: options.maxPayload ?? 4 * 1024 * 1024,
+      handshakeTimeout: 10_000,
+    })
+    socket = current
+    let downReason: string | undefined
+    current.on('open', () => {
+      delay = backoff.initialMs
+      options.onOpen()
+    })
+    current.on('message', (data, isBinary) => {
+      if (!isBinary) options.onMessage(data.toString())
+    })
+    current.on('unexpected-response', (_request, response) => {
+      downReason = `the server answered the WebSocket upgrade with HTTP ${response.statusCode}`
+      current.terminate()
+    })
+    current.on('error', (error) => {
+      downReason ??= describeSocketError(error)
+    })
+    current.on('close', (code, reason) => {
+      if (socket === current) socket = undefined
+      if (closed) return
+      options.onDown(
+        downReason ?? `the connection closed (${code}${reason.length > 0 ? ` ${reason.toString()}` : ''})`,
+      )
+      scheduleRetry()
+    })
+  }
+
+  dial()
+  return {
+    send(text) {
+      if (socket?.readyState !== WebSocket.OPEN) return false
+      socket.send(text)
+      return true
+    },
+    isOpen: () => socket?.readyState === WebSocket.OPEN,
+    redial() {
+      delay = 0
+      socket?.terminate()
+    },
+    close() {
+      closed = true
+      if (timer) clearTimeout(timer)
+      socket?.close(1000)
+      socket = undefined
+    },
+  }
+}
+
+function describeSocketError(error: Error & { code?: string }): string {
+  if (error.code === 'ECONNREFUSED') return 'connection refused'
+  if (error.code === 'ENOTFOUND') return 'host not found'
+  if (error.code === 'ETIMEDOUT') return 'connection timed out'
+  return error.message
+}

@@ -1,0 +1,86 @@
+/**
+ * The connectors of a config, started together and replaced together when the `connectors`
+ * section (or the name of a character they speak for) changes. One connector failing to connect
+ * never touches the others or the server: each keeps its own link and reconnect timer.
+ */
+import { isDeepStrictEqual } from 'node:util'
+import type { CharpipeConfig } from '../config/schema.js'
+import { createChildLogger, type Logger } from '../shared/logger.js'
+import type { Connector, ConnectorHost, ConnectorStatus } from './connector-host.js'
+import type { Backoff } from './keep-socket-connected.js'
+import { createOnebotConnector, type OnebotConnector } from './onebot/create-onebot-connector.js'
+import { createTwitchConnector } from './twitch/create-twitch-connector.js'
+
+export interface StartConnectorsOptions {
+  config: CharpipeConfig
+  host: ConnectorHost
+  logger: Logger
+  backoff?: Backoff
+}
+
+export interface ConnectorSet {
+  list(): ConnectorStatus[]
+  /** The OneBot connector whose reverse WebSocket listens on `path`. */
+  findReverse(path: string): OnebotConnector | undefined
+  /** Applies a new config: connectors restart only when what they depend on changed. */
+  update(config: CharpipeConfig): Promise<void>
+  close(): Promise<void>
+}
+
+export function startConnectors(options: StartConnectorsOptions): ConnectorSet {
+  const logger = createChildLogger(options.logger, 'connectors')
+  let running = build(options.config)
+  let inputs = connectorInputs(options.config)
+
+  function build(config: CharpipeConfig) {
+    const onebot = config.connectors.onebot.map((connectorConfig) =>
+      createOnebotConnector({
+        config: connectorConfig,
+        host: options.host,
+        characterName: characterNameOf(config, connectorConfig.character),
+        logger,
+        backoff: options.backoff,
+      }),
+    )
+    const twitch = config.connectors.twitch.map((connectorConfig) =>
+      createTwitchConnector({
+        config: connectorConfig,
+        host: options.host,
+        characterName: characterNameOf(config, connectorConfig.character),
+        logger,
+        backoff: options.backoff,
+      }),
+    )
+    return { onebot, all: [...onebot, ...twitch] as Connector[] }
+  }
+
+  return {
+    list: () => running.all.map((connector) => connector.status()),
+    findReverse: (path) =>
+      running.onebot.find((connector) => connector.listenPath !== '' && connector.listenPath === path),
+    async update(config) {
+      const next = connectorInputs(config)
+      if (isDeepStrictEqual(next, inputs)) return
+      inputs = next
+      const previous = running
+      running = build(config)
+      await Promise.all(previous.all.map((connector) => connector.close()))
+    },
+    async close() {
+      await Promise.all(running.all.map((connector) => connector.close()))
+      running = { onebot: [], all: [] }
+    },
+  }
+}
+
+function connectorInputs(config: CharpipeConfig) {
+  const characters = [...config.connectors.onebot, ...config.connectors.twitch].map((connector) =>
+    characterNameOf(config, connector.character),
+  )
+  return { connectors: config.connectors, characters }
+}
+
+function characterNameOf(config: CharpipeConfig, character: string): string {
+  if (character === '') return config.character.name
+  return config.characters[character]?.name ?? character
+}

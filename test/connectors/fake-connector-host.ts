@@ -1,0 +1,67 @@
+/**
+ * A connector's host that records what a connector hands it (audience batches, 1:1 turns) and lets
+ * a test play the selector: `finishTurn` delivers an `llm_done` to the session's followers, as the
+ * engine does when an audience turn ends.
+ */
+import type { ConnectorHost } from '../../src/connectors/index.js'
+import type { AudienceInput, GenerateInput } from '../../src/engine/types.js'
+import type { CharpipeEvent } from '../../src/shared/events.js'
+
+export interface FakeConnectorHost extends ConnectorHost {
+  audienceCalls: AudienceInput[]
+  runCalls: GenerateInput[]
+  followers(session: string): number
+  finishTurn(session: string, text: string, replyingTo?: string[]): void
+}
+
+export function createFakeConnectorHost(
+  options: { reply?: (input: GenerateInput) => string } = {},
+): FakeConnectorHost {
+  const audienceCalls: FakeConnectorHost['audienceCalls'] = []
+  const runCalls: GenerateInput[] = []
+  const listeners = new Map<string, Set<(event: never) => void>>()
+  let turn = 0
+  return {
+    audienceCalls,
+    runCalls,
+    audience(input) {
+      audienceCalls.push(input)
+      return { accepted: input.messages.length, dropped: [] }
+    },
+    subscribe(session, listener) {
+      const set = listeners.get(session) ?? new Set()
+      set.add(listener as (event: never) => void)
+      listeners.set(session, set)
+      return () => set.delete(listener as (event: never) => void)
+    },
+    async run(input, onEvent) {
+      runCalls.push(input)
+      turn += 1
+      const text = options.reply?.(input) ?? `reply to ${input.text}`
+      const done: CharpipeEvent = {
+        type: 'llm_done',
+        session: input.session ?? 'default',
+        turn: `t${turn}`,
+        text,
+        emotion: 'neutral',
+        interrupted: false,
+      }
+      onEvent(done)
+    },
+    followers: (session) => listeners.get(session)?.size ?? 0,
+    finishTurn(session, text, replyingTo) {
+      turn += 1
+      const event = {
+        type: 'llm_done',
+        session,
+        turn: `t${turn}`,
+        text,
+        emotion: 'neutral',
+        interrupted: false,
+        trigger: replyingTo ? 'audience' : 'idle',
+        ...(replyingTo ? { replying_to: replyingTo } : {}),
+      }
+      for (const listener of listeners.get(session) ?? []) (listener as (event: unknown) => void)(event)
+    },
+  }
+}
