@@ -241,10 +241,7 @@ export function createOnebotConnector(options: CreateOnebotConnectorOptions): On
           const sentId = (response.data as { message_id?: unknown } | null)?.message_id
           if (sentId !== undefined) ownMessages.add(String(sentId))
         } catch (error) {
-          logger.warn(
-            { connector: config.name, action: next.action, err: error },
-            'reply not sent',
-          )
+          logger.warn({ connector: config.name, action: next.action, err: error }, 'reply not sent')
         }
       }
     } finally {
