@@ -69,9 +69,13 @@ export async function startFakeOnebot(options: StartFakeOnebotOptions = {}): Pro
       calls.push(call)
       nextMessageId += 1
       if (!options.failCalls) sentIds.push(nextMessageId)
+      const answer =
+        call.action === 'get_login_info'
+          ? { user_id: selfId, nickname: 'fake bot' }
+          : { message_id: nextMessageId }
       const response = options.failCalls
         ? { status: 'failed', retcode: 1404, data: null, message: 'group not found', echo: call.echo }
-        : { status: 'ok', retcode: 0, data: { message_id: nextMessageId }, echo: call.echo }
+        : { status: 'ok', retcode: 0, data: answer, echo: call.echo }
       socket.send(JSON.stringify(response))
     })
     socket.send(

@@ -1,0 +1,54 @@
+import { afterEach, describe, expect, it } from 'vitest'
+import { parseConfig } from '../../src/config/load-config.js'
+import { checkConnectors } from '../../src/connectors/check-connectors.js'
+import { startFakeOnebot } from './fake-onebot-implementation.js'
+import { startFakeTwitchChat } from './fake-twitch-chat.js'
+
+const cleanups: (() => Promise<void>)[] = []
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0)) await cleanup()
+})
+
+describe("charpipe doctor's connector checks", () => {
+  it('logs in to each connector, names a refused token without showing it, and leaves reverse links to the server', async () => {
+    const onebot = await startFakeOnebot({ accessToken: 'right-token' })
+    const chat = await startFakeTwitchChat({ channel: 'nova_live', validToken: 'chat-token' })
+    cleanups.push(
+      () => onebot.close(),
+      () => chat.close(),
+    )
+    const { config } = parseConfig({
+      connectors: {
+        onebot: [
+          { name: 'qq', url: onebot.url, access_token: 'right-token', groups: [1] },
+          { name: 'wrong', url: onebot.url, access_token: 'wrong-token-456', groups: [1] },
+          { name: 'reverse', listen: '/onebot/qq', access_token: 'x', groups: [1] },
+        ],
+        twitch: [
+          { name: 'stream', channel: 'nova_live', url: chat.url },
+          {
+            name: 'bot',
+            channel: 'nova_live',
+            url: chat.url,
+            username: 'novabot',
+            oauth_token: 'bad-chat-token',
+          },
+        ],
+      },
+    })
+    const checks = await checkConnectors(config, 5000)
+    expect(checks.map(({ name, ok }) => [name, ok])).toEqual([
+      ['OneBot qq', true],
+      ['OneBot wrong', false],
+      ['OneBot reverse', true],
+      ['Twitch stream', true],
+      ['Twitch bot', false],
+    ])
+    expect(checks[0]?.detail).toBe(`${onebot.url} answers: logged in as fake bot (${onebot.selfId})`)
+    expect(checks[1]?.detail).toMatch(/HTTP 401/)
+    expect(checks[2]?.detail).toMatch(/GET \/api\/connectors/)
+    expect(checks[3]?.detail).toBe('joined #nova_live read-only (anonymous)')
+    expect(checks[4]?.detail).toMatch(/the login was refused/)
+    expect(JSON.stringify(checks)).not.toMatch(/wrong-token-456|bad-chat-token/)
+  })
+})
