@@ -1,3 +1,4 @@
+import { getEventListeners } from 'node:events'
 import { describe, expect, it } from 'vitest'
 import { AbortedError, UpstreamHttpError, UpstreamTimeoutError } from '../shared/errors.js'
 import { createFakeProvider } from '../testing/create-fake-provider.js'
@@ -17,6 +18,21 @@ function recordSleeps() {
 }
 
 describe('createResilientProvider', () => {
+  it('lets go of the caller signal when a stream ends, however it ends', async () => {
+    // A signal that outlives the stream (a socket's, a describer's timeout) would otherwise keep
+    // every request it served, images included, alive through the attempt's abort listener.
+    const primary = createFakeProvider({ defaultReply: reply('ok') })
+    const provider = createResilientProvider({ primary, firstChunkTimeoutsMs: [10_000] })
+    const signal = new AbortController().signal
+    for (let turn = 0; turn < 3; turn++) await collectEvents(provider.streamChat(request, { signal }))
+    expect(getEventListeners(signal, 'abort')).toHaveLength(0)
+    const iterator = provider.streamChat(request, { signal })[Symbol.asyncIterator]()
+    await iterator.next()
+    expect(getEventListeners(signal, 'abort')).toHaveLength(1)
+    await iterator.return?.()
+    expect(getEventListeners(signal, 'abort')).toHaveLength(0)
+  })
+
   it('retries retryable failures with growing, jittered backoff', async () => {
     const primary = createFakeProvider({
       replies: [

@@ -159,6 +159,17 @@ export function createResilientProvider(options: CreateResilientProviderOptions)
       // untouched (this is the per-chunk path) and a failure is final.
       let streaming: AsyncIterator<ProviderEvent> | undefined
       let stopped = false
+      // The streaming attempt's hold on the caller's signal, let go when the stream ends: a signal
+      // that outlives the stream (a socket's, a describer's timeout) must not keep its request alive.
+      let releaseAttempt: (() => void) | undefined
+      const finish = () => {
+        releaseAttempt?.()
+        releaseAttempt = undefined
+      }
+      const passOn = (result: IteratorResult<ProviderEvent>) => {
+        if (result.done) finish()
+        return result
+      }
       const finalFailure = (error: unknown): never => {
         const failure = toCharpipeError(error)
         throw signal?.aborted ? abortedBy(error, failure) : failure
@@ -188,6 +199,7 @@ export function createResilientProvider(options: CreateResilientProviderOptions)
                 }),
               ])
               attemptSignal.settle()
+              releaseAttempt = () => attemptSignal.dispose()
               health.succeeded(position)
               streamOptions.onAnswer?.({ provider: provider.name, model: request.model ?? provider.model })
               streaming = iterator
@@ -249,10 +261,20 @@ export function createResilientProvider(options: CreateResilientProviderOptions)
       }
 
       const iterator: AsyncIterator<ProviderEvent> = {
-        next: () => (streaming ? streaming.next().then(undefined, finalFailure) : firstEvent()),
+        next: () =>
+          streaming
+            ? streaming.next().then(passOn, (error: unknown) => {
+                finish()
+                return finalFailure(error)
+              })
+            : firstEvent(),
         return: async () => {
           stopped = true
-          await streaming?.return?.()
+          try {
+            await streaming?.return?.()
+          } finally {
+            finish()
+          }
           return { value: undefined, done: true }
         },
       }
