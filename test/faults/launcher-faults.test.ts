@@ -108,8 +108,12 @@ describe.skipIf(missing !== undefined)('serve shutdown with a frozen store', { t
       const code = await exited
       expect(Date.now() - startedAt).toBeLessThan(10_000)
       expect([0, 1]).toContain(code)
-      expect(client.frames.filter((frame) => frame.type === 'llm_done')).toHaveLength(1)
-      expect(client.frames.at(-1)).toMatchObject({ type: 'llm_done', interrupted: true })
+      const done = client.frames.filter((frame) => frame.type === 'llm_done')
+      expect(done).toHaveLength(1)
+      expect(done[0]).toMatchObject({ interrupted: true })
+      // After llm_done only the truth about the turn's write may come: the store was frozen.
+      for (const frame of client.frames.slice(client.frames.indexOf(done[0]!) + 1))
+        expect(frame).toMatchObject({ type: 'turn_not_stored', turn: done[0]!.turn })
     } finally {
       redis.thaw()
       await redis.stop()

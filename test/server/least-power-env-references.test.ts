@@ -4,7 +4,8 @@
  * literal through the engine's start and reload, up to the preview and the model request (checked
  * on the mock model server), while the file's own references keep working.
  */
-import { readFile, writeFile } from 'node:fs/promises'
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { makeCardV2 } from '../../src/characters/cards/card-factories.js'
@@ -28,10 +29,12 @@ afterAll(async () => {
   delete process.env[secretName]
   await model.close()
 })
+const cleanups: (() => Promise<void>)[] = []
 afterEach(async () => {
   await server?.stop()
   server = undefined
   model.reset()
+  for (const cleanup of cleanups.splice(0)) await cleanup()
 })
 
 const request = (method: string, path: string, body?: unknown) =>
@@ -99,7 +102,10 @@ describe('${VAR} from a third party stays literal up to the model', () => {
   })
 
   it('a card imported with `charpipe card import`: a server started on the file sends it literally', async () => {
-    server = await startServerOverModel(model.url)
+    // The imported card lives in the characters folder, which outlives the first server's folder.
+    const charactersDir = await mkdtemp(join(tmpdir(), 'charpipe-characters-'))
+    cleanups.push(() => rm(charactersDir, { recursive: true, force: true }))
+    server = await startServerOverModel(model.url, [`characters_dir: ${JSON.stringify(charactersDir)}`])
     const cardPath = join(server.folder, 'mallory.json')
     await writeFile(
       cardPath,

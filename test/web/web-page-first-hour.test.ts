@@ -249,7 +249,7 @@ describe.skipIf(skipReason !== undefined)('the first hour on the page', () => {
       await page.goto(`${server.url}/#memory`)
       await page.locator('[data-panel="memory"]').waitFor()
       const tabs = page.locator('.tabs .tab')
-      expect(await tabs.count()).toBe(6)
+      expect(await tabs.count()).toBe(7)
       for (const tab of await tabs.all()) {
         const box = await tab.boundingBox()
         expect(box).not.toBeNull()
@@ -259,7 +259,7 @@ describe.skipIf(skipReason !== undefined)('the first hour on the page', () => {
       const active = page.locator('.tab.active')
       expect(await active.getAttribute('data-tab')).toBe('memory')
       expect(await active.isVisible()).toBe(true)
-      for (const id of ['chat', 'character', 'provider', 'pipeline', 'preview', 'memory']) {
+      for (const id of ['chat', 'character', 'provider', 'pipeline', 'preview', 'memory', 'audience']) {
         await page.click(`.tab[data-tab="${id}"]`)
         await page.locator(`[data-panel="${id}"]`).waitFor()
       }

@@ -88,9 +88,9 @@ describe('LangChain messages → charpipe messages', () => {
         content:
           '{"tool_calls":[{"name":"weather","arguments":{"city":"北京"}},{"name":"weather","arguments":{"city":"上海"}}]}',
       },
-      { role: 'user', content: '[工具结果 weather] {"sky":"晴"}\n[工具结果 weather] "rain"' },
+      { role: 'user', content: '[工具结果 weather] {"sky":"晴"}\n[工具结果 weather] rain' },
       { role: 'assistant', content: '{"tool_call":{"name":"clock","arguments":{}}}' },
-      { role: 'user', content: '[工具结果 clock] "12:00"' },
+      { role: 'user', content: '[工具结果 clock] 12:00' },
     ])
   })
 
