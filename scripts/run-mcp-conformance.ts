@@ -59,7 +59,12 @@ try {
     const defect = suiteDefects[scenario]
     if (failures.length === 0 && passed > 0 && run.status === 0) {
       console.log(`ok    ${scenario}: ${passed} checks passed`)
-    } else if (defect && clientErrors.includes(defect)) {
+    } else if (
+      defect &&
+      [clientErrors, run.stdout, run.stderr, JSON.stringify(checks)].some((text) => text.includes(defect))
+    ) {
+      // The suite's server says so itself; the client's own log shows only the HTTP status it got
+      // (an answered page's body is never shown: src/tools/mcp/hide-answered-page.ts).
       console.log(`known ${scenario}: the suite's own server failed (${defect}); not a client failure`)
     } else {
       failed++
