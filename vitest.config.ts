@@ -13,13 +13,16 @@ const needsMore = [
   'test/cli/**',
   'test/durability.test.ts',
   'test/package-import.test.ts',
-  'test/faults/launcher-faults.test.ts',
+  'test/faults/**',
   'test/characters/card-command.test.ts',
   'test/engine/cli-commands.test.ts',
   'test/server/serve-command.test.ts',
   'test/server/mcp-tools-api.test.ts',
   'test/tools/mcp-images.test.ts',
   'test/tools/mcp-tools.test.ts',
+  'test/tools/mcp-failure-reason.test.ts',
+  'test/tools/mcp-listing-limits.test.ts',
+  'test/tools/mcp-conformance.test.ts',
   'test/tools/mcp-serve.test.ts',
   'src/cli/commands/kb.test.ts',
   'src/testing/start-mock-model-server.test.ts',
@@ -35,6 +38,7 @@ const needsMore = [
   'src/memory/history/postgres-history-store.test.ts',
   'src/memory/history/redis-history-store.test.ts',
   'src/memory/long-term/create-postgres-memory-store.test.ts',
+  'src/memory/long-term/migrate-memory-scopes.test.ts',
 ]
 
 export default defineConfig({
