@@ -11,7 +11,7 @@ import type { CharpipeConfig } from '../../config/schema.js'
 import type { TurnInput } from '../../context/types.js'
 import type { TurnSink } from '../create-turn-output.js'
 import type { ObservedLines } from '../observed-lines.js'
-import { renderGroupInput } from '../render-group-input.js'
+import { inputLanguageOf, renderGroupInput } from '../render-group-input.js'
 import type { SessionLanes, TurnHandle } from '../session-lanes.js'
 import type { GenerateInput } from '../types.js'
 import { validateGenerateInput } from '../validate-generate-input.js'
@@ -75,6 +75,7 @@ export function createPreflightController(options: CreatePreflightControllerOpti
         validated,
         options.observedLines.peek(validated.session),
         conversation.group,
+        inputLanguageOf(config, validated),
       )
       const input = options.resolveInput ? options.resolveInput(rendered) : rendered
       return slots.offer({
