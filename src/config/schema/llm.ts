@@ -111,13 +111,13 @@ export const llmSchema = z
       .nullable()
       .default(null)
       .describe(
-        'A vision model that describes images as [图片:描述] when `vision` is false; null: a placeholder says the model cannot see them.',
+        'A vision model that describes images as [图片:描述] ([Image: …] for an English character) when `vision` is false; null: a placeholder says the model cannot see them.',
       ),
     transcriber: transcriberSchema
       .nullable()
       .default(null)
       .describe(
-        'A speech-to-text endpoint that turns audio attachments (voice messages, the sound of a video) into [语音:转写]; null: a placeholder says the audio was not transcribed.',
+        'A speech-to-text endpoint that turns audio attachments (voice messages, the sound of a video) into [语音:转写] ([Voice: …] for an English character); null: a placeholder says the audio was not transcribed.',
       ),
     fallbacks: z
       .array(fallbackProviderSchema)

@@ -165,7 +165,7 @@ export const attachmentText: ContextProcessor = {
   id: 'attachment-text',
   name: '附件文本提取',
   description:
-    'Reads text attachments into the prompt; describes images for models without vision ([图片:描述]); transcribes recordings ([语音:转写]).',
+    "Reads text attachments into the prompt; describes images for models without vision ([图片:描述]); transcribes recordings ([语音:转写]); placeholders in the character's language.",
   priority: 250,
   defaultEnabled: true,
   configFields: [
