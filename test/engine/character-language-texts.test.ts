@@ -85,6 +85,9 @@ describe("attachment placeholders in the character's language", () => {
       '[Image: the current model cannot see images, and no image describer is configured]',
     )
     expect(chinese).toContain('[图片:当前模型看不到图片，且未配置图片描述]')
+    const replied = await previewBoth({ replyImages: [png] })
+    expect(replied.english).toContain('[Replied image: the current model cannot see images')
+    expect(replied.chinese).toContain('[回复图片:当前模型看不到图片')
   })
 
   it("leaves the asset resolver's placeholder when image description is off", async () => {
