@@ -16,6 +16,7 @@ export {
   translateEmotionLabel,
 } from './emotion-labels.js'
 export { type GroupFrameTexts, readGroupFrameTexts } from './group-frame-texts.js'
+export { type MacroTexts, readMacroTexts } from './macro-texts.js'
 export { type MemoryTexts, readMemoryTexts } from './memory-texts.js'
 export {
   fallbackLanguage,
