@@ -23,6 +23,7 @@ let folder: string
 beforeAll(() => {
   folder = mkdtempSync(join(tmpdir(), 'charpipe-language-'))
   writeFileSync(join(folder, 'notes.txt'), 'Buy milk.')
+  writeFileSync(join(folder, 'blob.bin'), Buffer.from([0xff, 0xfe, 0x00, 0xc3, 0x28]))
 })
 afterAll(() => rmSync(folder, { recursive: true, force: true }))
 afterEach(async () => {
@@ -34,10 +35,10 @@ const png =
   'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg=='
 
 /** A WAV header and a few silent samples: a recording by its bytes. */
-function wavDataUri(): string {
+function wavDataUri(samples = 16): string {
   const header = Buffer.alloc(44)
   header.write('RIFF', 0, 'ascii')
-  header.writeUInt32LE(36 + 16, 4)
+  header.writeUInt32LE(36 + samples, 4)
   header.write('WAVEfmt ', 8, 'ascii')
   header.writeUInt32LE(16, 16)
   header.writeUInt16LE(1, 20)
@@ -47,8 +48,8 @@ function wavDataUri(): string {
   header.writeUInt16LE(2, 32)
   header.writeUInt16LE(16, 34)
   header.write('data', 36, 'ascii')
-  header.writeUInt32LE(16, 40)
-  return `data:audio/wav;base64,${Buffer.concat([header, Buffer.alloc(16)]).toString('base64')}`
+  header.writeUInt32LE(samples, 40)
+  return `data:audio/wav;base64,${Buffer.concat([header, Buffer.alloc(samples)]).toString('base64')}`
 }
 
 /** The default character speaks Chinese, `mira` English. */
@@ -127,6 +128,85 @@ describe("attachment placeholders in the character's language", () => {
     const { english, chinese } = await previewBoth({ files: [join(folder, 'notes.txt')] })
     expect(english).toMatch(/\[File: [^\]]*notes\.txt\]\nBuy milk\.\n\[\/File\]/)
     expect(chinese).toMatch(/\[文件:[^\]]*notes\.txt\]\nBuy milk\.\n\[\/文件\]/)
+  })
+})
+
+describe('every attachment placeholder, English beside Chinese', () => {
+  const describer: ImageDescriber = {
+    async describe(image) {
+      if (image.url.startsWith('data:image/png')) throw new Error('the vision model is down')
+      return 'never used'
+    },
+  }
+  const transcriber = (transcript: string | Error) => ({
+    async transcribe() {
+      if (transcript instanceof Error) throw transcript
+      return transcript
+    },
+  })
+  it.each([
+    {
+      what: 'an image that cannot be read',
+      input: () => ({ images: [join(folder, 'missing.png')] }),
+      english: '[Image: could not be read]',
+      chinese: '[图片:无法读取]',
+    },
+    {
+      what: 'a file that is not an image',
+      input: () => ({ images: [join(folder, 'notes.txt')] }),
+      english: '[Image: not an image]',
+      chinese: '[图片:不是图片]',
+    },
+    {
+      what: 'a failed description',
+      // Not an image described before (descriptions are cached by content).
+      input: () => ({ images: [png.replace('base64,', 'base64,AAAA')] }),
+      english: '[Image: description failed]',
+      chinese: '[图片:描述失败]',
+    },
+    {
+      what: 'a file that cannot be read',
+      input: () => ({ files: [join(folder, 'missing.txt')] }),
+      english: 'missing.txt (could not be read)]',
+      chinese: 'missing.txt（无法读取）]',
+    },
+    {
+      what: 'a file that is not text',
+      input: () => ({ files: [join(folder, 'blob.bin')] }),
+      english: 'blob.bin (not a text file, not read)]',
+      chinese: 'blob.bin（非文本文件，未读取）]',
+    },
+  ])('$what', async ({ input, english, chinese }) => {
+    charpipe = await createCharpipe(config(), { parts: { createImageDescriber: () => describer } })
+    const both = await previewBoth(input())
+    expect(both.english).toContain(english)
+    expect(both.chinese).toContain(chinese)
+  })
+
+  it('writes a transcript, or its failure, as a voice message', async () => {
+    charpipe = await createCharpipe(config(), {
+      parts: { createAudioTranscriber: () => transcriber('hello') },
+    })
+    const heard = await previewBoth({ files: [wavDataUri()] })
+    expect(heard.english).toContain('[Voice: hello]')
+    expect(heard.chinese).toContain('[语音:hello]')
+    await charpipe.close()
+    charpipe = await createCharpipe(config(), {
+      parts: { createAudioTranscriber: () => transcriber(new Error('the speech endpoint is down')) },
+    })
+    // Another recording than the one whose transcript is cached.
+    const failed = await previewBoth({ files: [wavDataUri(32)] })
+    expect(failed.english).toContain('[Voice: transcription failed]')
+    expect(failed.chinese).toContain('[语音:转写失败]')
+  })
+
+  it('leaves a file nothing read when attachment-text is off', async () => {
+    charpipe = await createCharpipe(
+      config({ pipeline: { processors: { 'attachment-text': { enabled: false } } } }),
+    )
+    const both = await previewBoth({ files: [join(folder, 'notes.txt')] })
+    expect(both.english).toMatch(/\[File: [^\]]*notes\.txt \(not read\)\]/)
+    expect(both.chinese).toMatch(/\[文件:[^\]]*notes\.txt（未读取）\]/)
   })
 })
 
