@@ -18,7 +18,7 @@ import type { EngineContext } from './engine-context.js'
 import { renderLine } from './render-group-input.js'
 import { abortTurn } from './session-lanes.js'
 import { lineBudgetOf } from './session-presence.js'
-import { startTurn, type TurnStarter } from './start-turn.js'
+import { startTurn, type TurnStarter } from './turn/start-turn.js'
 import type { Charpipe } from './types.js'
 import { checkCharacterField, validateSessionField } from './validate-generate-input.js'
 
@@ -93,7 +93,7 @@ function createHost(
       })
     },
     whenLaneFree(session, character) {
-      const turns = context.lanes.turnsOf(session, character ?? '').filter((handle) => !handle.preflight)
+      const turns = context.lanes.repliesOf(session, character ?? '')
       if (turns.length === 0) return undefined
       return Promise.allSettled(turns.map((handle) => handle.ended)).then(() => {})
     },

@@ -4,20 +4,26 @@
  * with these words or starts a new one. A refused input still gets a turn id and an error event, so
  * `generate` and `run` report it the way they report any turn's end.
  */
-import { randomUUID } from 'node:crypto'
-import { BadRequestError } from '../shared/errors.js'
-import type { CharpipeEvent } from '../shared/events.js'
-import { resolveCharacter } from './character-runtime.js'
-import type { ClusterLink } from './cluster-link.js'
-import type { TurnOrigin } from './create-turn-output.js'
-import type { EngineContext } from './engine-context.js'
-import { createEngineTurnOutput, createTurnHandle, launchTurn } from './launch-turn.js'
-import type { PreflightController, StartedTurn } from './preflight/create-preflight-controller.js'
-import { renderGroupInput } from './render-group-input.js'
-import { lineBudgetOf } from './session-presence.js'
-import { turnIdOfInput } from './turn-id-of-input.js'
-import type { GenerateInput, GenerateOptions } from './types.js'
-import { maxInputIdLength, validateGenerateInput } from './validate-generate-input.js'
+import { BadRequestError } from '../../shared/errors.js'
+import type { CharpipeEvent } from '../../shared/events.js'
+import { resolveCharacter } from '../character-runtime.js'
+import type { ClusterLink } from '../cluster-link.js'
+import type { EngineContext } from '../engine-context.js'
+import type { PreflightController } from '../preflight/create-preflight-controller.js'
+import { renderGroupInput } from '../render-group-input.js'
+import { createTurnHandle } from '../session-lanes.js'
+import { lineBudgetOf } from '../session-presence.js'
+import { turnIdOfInput } from '../turn-id-of-input.js'
+import type { GenerateInput, GenerateOptions } from '../types.js'
+import { maxInputIdLength, validateGenerateInput } from '../validate-generate-input.js'
+import { runTurn } from './run-turn.js'
+import {
+  createTurnOutput,
+  type StartedTurn,
+  type TurnOrigin,
+  type TurnOutput,
+  type TurnSink,
+} from './turn-output.js'
 
 export interface TurnStarter {
   readonly context: EngineContext
@@ -25,7 +31,25 @@ export interface TurnStarter {
   readonly clusterLink: ClusterLink
 }
 
-function sessionOf(raw: GenerateInput): string {
+/** Where a turn's events go: the engine's bus, and the caller's sink when there is one. */
+export function createEngineTurnOutput(
+  context: EngineContext,
+  turn: string,
+  session: string,
+  sink: TurnSink | undefined,
+  origin?: TurnOrigin,
+): TurnOutput {
+  return createTurnOutput({
+    bus: context.bus,
+    turn,
+    session,
+    sink,
+    ...(origin ? { origin } : {}),
+    readDefaultEmotion: () => context.current.config.character.default_emotion,
+  })
+}
+
+export function sessionOf(raw: GenerateInput): string {
   return typeof raw?.session === 'string' && raw.session ? raw.session : 'default'
 }
 
@@ -75,7 +99,15 @@ export function startTurn(
     if (mode === 'interrupt' && context.cluster && !isResentHere(context, handle)) {
       clusterLink.announceNewInput(handle)
     }
-    launchTurn(context, handle, input, output, mode, turnOptions)
+    runTurn({
+      engine: context,
+      handle,
+      input,
+      output,
+      mode,
+      ...(turnOptions.onModelCall ? { onModelCall: turnOptions.onModelCall } : {}),
+      ...(turnOptions.onTurnNotStored ? { onTurnNotStored: turnOptions.onTurnNotStored } : {}),
+    })
     if (!origin) context.audience?.noteInput(input.session, input.character)
   } catch (error) {
     output.closeWithError(error)
@@ -84,23 +116,6 @@ export function startTurn(
 }
 
 /** A resend of an input whose turn is still in its lane here: it waits for that turn, stopping nothing. */
-function isResentHere(context: EngineContext, handle: ReturnType<typeof createTurnHandle>): boolean {
+function isResentHere(context: EngineContext, handle: StartedTurn['handle']): boolean {
   return context.lanes.turnsOf(handle.session).some((other) => other.turn === handle.turn)
-}
-
-/** An early transcript (`preflight: true`): nothing goes out for it, unless it is refused. */
-export function prepareTurn(
-  starter: TurnStarter,
-  raw: GenerateInput,
-  push: (event: CharpipeEvent) => void,
-  close: () => void,
-): void {
-  const { context, preflights } = starter
-  try {
-    if (context.closed) throw new BadRequestError('this charpipe instance is closed')
-    preflights.prepare(raw)
-    close()
-  } catch (error) {
-    createEngineTurnOutput(context, randomUUID(), sessionOf(raw), { push, close }).closeWithError(error)
-  }
 }
