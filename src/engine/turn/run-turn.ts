@@ -41,7 +41,7 @@ import { replayStoredTurn } from '../replay-stored-turn.js'
 import { laneKeyOf, type TurnHandle } from '../session-lanes.js'
 import type { GenerateOptions } from '../types.js'
 import { buildTurnMessages, offerTools } from './build-turn-messages.js'
-import { createReplyStages, type EmitTurnEvent } from './reply-stages.js'
+import { applyDisplayRules, createReplyStages, type EmitTurnEvent } from './reply-stages.js'
 import { chooseToolImageHandling, runModelSteps } from './run-model-steps.js'
 import { shareWithOthersPresent } from './share-with-others-present.js'
 import { readInterruptReason, type TurnOutcome, toCharpipeError } from './turn-outcome.js'
@@ -133,7 +133,7 @@ async function liveTurn(options: RunTurnOptions, previous: Promise<void>): Promi
       logger: engine.logger,
     })
     state.storing = pending ?? state.storing
-    closer.close(outcome, engine.parts.applyDisplayRegexRules(outcome.displayText, runtime.config), written)
+    closer.close(outcome, applyDisplayRules(engine.parts, outcome.displayText, runtime.config), written)
     // Interrupted while storing: the write ends after llm_done, and says how it ended then.
     if (!written && pending) void reportLate(options, state, pending)
     state.handedOver = scheduleFactExtraction(options, persist)
