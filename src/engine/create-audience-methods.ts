@@ -78,17 +78,15 @@ function createHost(
         ...renderBatchInput(engine, request),
       }
       return new Promise<void>((resolve) => {
-        const started = startTurn(
-          starter,
+        const started = startTurn({
+          ...starter,
           input,
-          request.onEvent,
-          () => {},
-          {},
-          {
+          sink: { push: request.onEvent, close: () => {} },
+          origin: {
             trigger: request.trigger,
             ...(request.trigger === 'audience' ? { replyingTo: [...ids] } : {}),
           },
-        )
+        })
         started.handle.ended.then(resolve, resolve)
       })
     },

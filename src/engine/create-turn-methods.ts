@@ -19,7 +19,12 @@ export function createTurnMethods(starter: TurnStarter): Pick<Charpipe, 'generat
       yield* channel
       return
     }
-    const { handle, isDone } = startTurn(starter, input, channel.push, channel.close, generateOptions)
+    const { handle, isDone } = startTurn({
+      ...starter,
+      ...generateOptions,
+      input,
+      sink: { push: channel.push, close: channel.close },
+    })
     const signal = generateOptions.signal
     const onAbort = () => abortTurn(handle, { kind: 'signal' })
     if (signal?.aborted) onAbort()
@@ -69,7 +74,7 @@ export function createTurnMethods(starter: TurnStarter): Pick<Charpipe, 'generat
         if (listenerError) reject(listenerError.error)
         else resolve()
       }
-      handle = startTurn(starter, input, deliver, finish, runOptions).handle
+      handle = startTurn({ ...starter, ...runOptions, input, sink: { push: deliver, close: finish } }).handle
       // A turn refused at once (bad input) has already finished here.
       if (finished) return
       if (signal?.aborted) onAbort()

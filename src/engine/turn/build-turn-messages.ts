@@ -45,7 +45,7 @@ export async function buildTurnMessages(options: BuildTurnMessagesOptions): Prom
   return { messages: built.messages, refusedAttachments: readRefusedAttachments(built.sharedData) }
 }
 
-export interface OfferedTools {
+export interface OfferToolsResult {
   messages: ChatMessage[]
   /** Native tool calls (true) or tools described in the prompt (false). */
   nativeTools: boolean
@@ -58,7 +58,7 @@ export function offerTools(
   messages: ChatMessage[],
   registry: ToolRegistry,
   runtime: EngineRuntime,
-): OfferedTools {
+): OfferToolsResult {
   const nativeTools = runtime.capabilities.functionCalling
   const language = resolveCharacterLanguage(runtime.config.character)
   return {

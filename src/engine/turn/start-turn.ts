@@ -5,7 +5,6 @@
  * `generate` and `run` report it the way they report any turn's end.
  */
 import { BadRequestError } from '../../shared/errors.js'
-import type { CharpipeEvent } from '../../shared/events.js'
 import { resolveCharacter } from '../character-runtime.js'
 import type { ClusterLink } from '../cluster-link.js'
 import type { EngineContext } from '../engine-context.js'
@@ -61,18 +60,22 @@ function turnIdOf(raw: GenerateInput): string | undefined {
   return turnIdOfInput(sessionOf(raw), character, id)
 }
 
-export function startTurn(
-  starter: TurnStarter,
-  raw: GenerateInput,
-  push: (event: CharpipeEvent) => void,
-  close: () => void,
-  turnOptions: GenerateOptions = {},
-  origin?: TurnOrigin,
-): StartedTurn {
-  const { context, preflights, clusterLink } = starter
+export interface StartTurnOptions
+  extends TurnStarter,
+    Pick<GenerateOptions, 'onModelCall' | 'onTurnNotStored'> {
+  /** The input as the caller gave it: checked here. */
+  input: GenerateInput
+  /** Where the turn's events go, `close` after `llm_done`. */
+  sink: TurnSink
+  /** What started the turn, when the engine did (audience, idle); absent: the caller's input. */
+  origin?: TurnOrigin
+}
+
+export function startTurn(options: StartTurnOptions): StartedTurn {
+  const { context, preflights, clusterLink, input: raw, sink, origin } = options
   const session = sessionOf(raw)
   const handle = createTurnHandle(session, false, turnIdOf(raw))
-  const output = createEngineTurnOutput(context, handle.turn, session, { push, close }, origin)
+  const output = createEngineTurnOutput(context, handle.turn, session, sink, origin)
   try {
     if (context.closed) throw new BadRequestError('this charpipe instance is closed')
     const config = context.current.config
@@ -91,7 +94,7 @@ export function startTurn(
     const input = renderGroupInput(validated, heard, config.conversation.group)
     output.session = input.session
     // The turn prepared from an early transcript with these words becomes this input's reply.
-    const adopted = origin ? undefined : preflights.claim(input, { push, close })
+    const adopted = origin ? undefined : preflights.claim(input, sink)
     if (adopted) return adopted
     // A turn the server starts by itself (audience, idle) waits its turn: it never cuts a reply.
     const mode = origin ? 'queue' : context.current.config.conversation.on_new_input
@@ -105,8 +108,8 @@ export function startTurn(
       input,
       output,
       mode,
-      ...(turnOptions.onModelCall ? { onModelCall: turnOptions.onModelCall } : {}),
-      ...(turnOptions.onTurnNotStored ? { onTurnNotStored: turnOptions.onTurnNotStored } : {}),
+      ...(options.onModelCall ? { onModelCall: options.onModelCall } : {}),
+      ...(options.onTurnNotStored ? { onTurnNotStored: options.onTurnNotStored } : {}),
     })
     if (!origin) context.audience?.noteInput(input.session, input.character)
   } catch (error) {
