@@ -29,7 +29,9 @@ export type StepEvent =
   | { type: 'text-delta'; text: string }
   /** One model call ended: flush what was said in it. */
   | { type: 'step-end' }
+  /** A tool the model called, as it starts running. */
   | { type: 'tool-call'; id: string; name: string; arguments: unknown }
+  /** What the tool returned (its text: images go to the model only). */
   | { type: 'tool-result'; id: string; result: unknown }
   /** What one model call cost, when the provider reports it. */
   | { type: 'usage'; usage: Usage }
