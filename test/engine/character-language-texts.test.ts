@@ -239,6 +239,25 @@ describe("the group chat's frame in the character's language", () => {
     const configured = await charpipe.preview({ session: 'x', character: 'mira', speaker, text: 'Hi.' })
     expect(lastUserOf(configured)).toBe('<<Bo(2): Hi.>>')
   })
+
+  it('a turn reads and stores the frame the preview shows', async () => {
+    charpipe = await createCharpipe(config())
+    const ann = { id: '1', name: 'Ann' }
+    const speaker = { id: '2', name: 'Bo' }
+    charpipe.observe({ session: 'g', character: 'mira', speaker: ann, text: 'hi all' })
+    await collectEvents(charpipe.generate({ session: 'g', character: 'mira', speaker, text: 'Look.' }))
+    // Another session: a line is heard only by the characters present where it is said.
+    charpipe.observe({ session: 'h', speaker: ann, text: 'hi all' })
+    await collectEvents(charpipe.generate({ session: 'h', speaker, text: '看。' }))
+    const storedUser = async (session: string, character?: string) =>
+      (await charpipe!.history(session, character ? { character } : {})).find(
+        (message) => message.role === 'user',
+      )?.content
+    expect(await storedUser('g', 'mira')).toBe(
+      '[Group chat]\nAnn(1): hi all\n[Current message]\nBo(2): Look.',
+    )
+    expect(await storedUser('h')).toBe('[群聊记录]\nAnn(1): hi all\n[当前消息]\nBo(2): 看。')
+  })
 })
 
 describe("the fact-extraction request in the character's language", () => {
