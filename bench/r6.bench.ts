@@ -142,7 +142,9 @@ async function measureInterrupts(): Promise<void> {
     const loop = await processes.readLoopDelay()
     for (const socket of sockets) socket.close()
     samples.sort((left, right) => left - right)
-    console.log(`\nR6: interrupt → llm_done, ${sessions} WebSocket sessions × ${turns} turns, 20% interrupted`)
+    console.log(
+      `\nR6: interrupt → llm_done, ${sessions} WebSocket sessions × ${turns} turns, 20% interrupted`,
+    )
     console.log(`load average at the end (1, 5, 15 min): ${formatLoad()}`)
     console.log(
       '| sessions | turns | interrupts measured | p50 (ms) | p99 (ms) | max (ms) | errors | ended before the interrupt | server CPU (s) | server worst loop delay (ms) | wall (s) |',
@@ -187,11 +189,16 @@ async function measureGiant(name: string, text: string): Promise<void> {
 
 if (only === undefined || only === 'interrupt') await measureInterrupts()
 if (only === undefined || only === 'giant') {
-  console.log(`\nR6: worst event-loop delay of the server, a reply of ${giantSize.toLocaleString('en')} characters in one SSE event`)
+  console.log(
+    `\nR6: worst event-loop delay of the server, a reply of ${giantSize.toLocaleString('en')} characters in one SSE event`,
+  )
   console.log('| text | characters | idle second (noise floor, ms) | worst delay per turn (ms) | errors |')
   console.log('| --- | ---: | ---: | --- | ---: |')
   await measureGiant('prose', sentence.repeat(Math.ceil(giantSize / sentence.length)).slice(0, giantSize))
   const unbroken = '这是一段很长的中文文本没有空格'
-  await measureGiant('unbroken Chinese', unbroken.repeat(Math.ceil(giantSize / unbroken.length)).slice(0, giantSize))
+  await measureGiant(
+    'unbroken Chinese',
+    unbroken.repeat(Math.ceil(giantSize / unbroken.length)).slice(0, giantSize),
+  )
   console.log(`load average at the end (1, 5, 15 min): ${formatLoad()}`)
 }
