@@ -6,6 +6,7 @@
  * long. Such a delta is handed on in slices instead, with a turn of the event loop between two
  * slices. Deltas of normal size (a few characters) pass untouched, at the cost of one comparison.
  */
+import { nextTurnOfEventLoop } from '../shared/next-turn-of-event-loop.js'
 import type { ProviderEvent } from './types.js'
 
 /** Longest text handed on in one delta: a few milliseconds of the reply stages' work at most. */
@@ -34,8 +35,6 @@ export function sliceText(text: string, limit = maxDeltaChars): string[] {
   }
   return slices
 }
-
-const nextTurnOfEventLoop = () => new Promise<void>((resolve) => setImmediate(resolve))
 
 /**
  * The delta as slices of at most `limit` characters, each after a turn of the event loop (other
