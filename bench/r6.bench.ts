@@ -119,7 +119,7 @@ async function measureInterrupts(): Promise<void> {
 
     const sockets = await Promise.all(Array.from({ length: sessions }, () => openSocket(processes.serverUrl)))
     const samples: number[] = []
-    let errors = 0
+    const errorCodes = new Map<string, number>()
     let tooLate = 0
     let interruptsPlanned = 0
     const cpuBefore = await processes.readCpu()
@@ -138,7 +138,7 @@ async function measureInterrupts(): Promise<void> {
           const interruptAfter = turn === interruptedTurn ? 3 + Math.floor(random() * 40) : undefined
           if (interruptAfter !== undefined) interruptsPlanned++
           const outcome = await runTurn(socket, session, `第${turn}个问题：灯塔在哪里？`, interruptAfter)
-          if (outcome.error) errors++
+          if (outcome.error) errorCodes.set(outcome.error, (errorCodes.get(outcome.error) ?? 0) + 1)
           if (outcome.interruptedTooLate) tooLate++
           if (outcome.interruptToDoneMs !== undefined) samples.push(outcome.interruptToDoneMs)
           await pause(thinkMs * (0.5 + random()))
@@ -151,6 +151,7 @@ async function measureInterrupts(): Promise<void> {
     clientLoop.disable()
     for (const socket of sockets) socket.close()
     samples.sort((left, right) => left - right)
+    const errors = [...errorCodes.values()].reduce((sum, count) => sum + count, 0)
     console.log(
       `\nR6: interrupt → llm_done, ${sessions} WebSocket sessions × ${turns} turns, one turn a session interrupted, ${thinkMs} ms ± 50% between turns`,
     )
@@ -162,7 +163,10 @@ async function measureInterrupts(): Promise<void> {
     console.log(
       `| ${sessions} | ${sessions * turns} | ${samples.length} of ${interruptsPlanned} | ${percentile(samples, 0.5).toFixed(1)} | ${percentile(samples, 0.99).toFixed(1)} | ${samples.at(-1)?.toFixed(1)} | ${errors} | ${tooLate} | ${(cpuMs / 1000).toFixed(2)} | ${loop.maxMs.toFixed(1)} | ${(clientLoop.max / 1e6).toFixed(1)} | ${seconds.toFixed(1)} |`,
     )
-    if (errors > 0) process.exitCode = 1
+    if (errors > 0) {
+      console.log(`errors by code: ${[...errorCodes].map(([code, count]) => `${code} ${count}`).join(', ')}`)
+      process.exitCode = 1
+    }
   } finally {
     await processes.stop()
   }
