@@ -38,7 +38,7 @@ import { capContext, joinContext } from './neighbour-context.js'
 import { prepareKnowledgeRows, writeInSlices } from './prepare-knowledge-rows.js'
 import { encodeVector } from './scan-vectors.js'
 import { createMemorySearcher } from './search-memory-items.js'
-import { segmentIndexedFields } from './segment-indexed-fields.js'
+import { segmentAhead, segmentIndexedFields } from './segment-indexed-fields.js'
 import { validateAddInput, validateListOptions, validatePatch } from './validate-memory-input.js'
 
 export interface CreateSqliteMemoryStoreOptions extends MemoryStoreOptions {
@@ -172,6 +172,20 @@ export function createSqliteMemoryStore(options: CreateSqliteMemoryStoreOptions)
     statements.deleteItem.run(row.seq)
   }
 
+  /**
+   * What `add` will segment, as the store holds it now: the new memory's text, speaker and context
+   * (the previous memory's text), and the previous memory's new context.
+   */
+  function textsToIndexOnAdd(input: AddMemoryInput): string[] {
+    const previous = neighbourContext
+      ? (statements.previousInScope.get(input.scope) as MemoryItemRow | undefined)
+      : undefined
+    const texts = [input.text, input.speaker ?? '']
+    if (previous)
+      texts.push(previous.text, capContext(previous.text), joinContext(previous.context, input.text))
+    return [...new Set(texts)]
+  }
+
   const embedQuietly = (texts: string[]) => embedQuietlyWith(embeddings, texts, logger)
 
   function removeDocument(id: string): boolean {
@@ -192,6 +206,8 @@ export function createSqliteMemoryStore(options: CreateSqliteMemoryStoreOptions)
       assertOpen()
       validateAddInput(input)
       const [vector] = await embedQuietly([input.text])
+      assertOpen()
+      await segmentAhead(textsToIndexOnAdd(input))
       assertOpen()
       const at = now()
       const id = `mem_${randomUUID()}`

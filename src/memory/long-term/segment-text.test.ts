@@ -97,3 +97,31 @@ describe('segmentText on a long text', () => {
     for (const window of splitSegmentWindows(text).slice(0, -1)) expect(window).toMatch(/[，。]$/u)
   })
 })
+
+describe('segmentText cache', () => {
+  it('gives each call its own copy of the terms of a cached text', () => {
+    const text = '我们明天去灯塔看海，好吗？'
+    const first = segmentText(text)
+    first.push('changed')
+    first[0] = 'changed'
+    const second = segmentText(text)
+    expect(second).not.toContain('changed')
+    expect(second).toEqual(segmentText(`${text}`))
+  })
+
+  it('keeps the terms with and without stopwords apart', () => {
+    expect(segmentText('where is the lighthouse')).toEqual(['lighthous'])
+    expect(segmentText('where is the lighthouse', { keepStopwords: true })).toEqual([
+      'wher',
+      'is',
+      'the',
+      'lighthous',
+    ])
+    expect(segmentText('where is the lighthouse')).toEqual(['lighthous'])
+  })
+
+  it('keys a text by its indexed part', () => {
+    const head = 'a'.repeat(maxIndexedCharacters - 10)
+    expect(segmentText(`${head} lighthouse beyond`)).toEqual(segmentText(`${head} lighthouse beyond the cap`))
+  })
+})

@@ -8,6 +8,13 @@
  * (a memory or a query is found by its opening words; a megabyte pasted in one turn must not hold
  * the event loop), and `Intl.Segmenter`, whose cost grows faster than the length of one unbroken
  * run of CJK text, only ever sees windows of at most `segmentWindowCharacters`.
+ *
+ * The same texts come back often: a memory's text is segmented when it is stored, again when the
+ * next memory of its scope becomes its neighbour (it is then the new memory's context, and is
+ * indexed again with its own new context), and again whenever a search reads it back to expand a
+ * query. Segmenting CJK text (ICU's dictionary) is the costliest step of a memory write, so the
+ * terms of recent texts are kept, least recently used first out, up to `segmentCacheCharacters`
+ * characters of text; a text is the same key whatever follows its indexed part.
  */
 
 import { stopwords } from './english-stopwords.js'
@@ -29,9 +36,48 @@ export interface SegmentTextOptions {
   keepStopwords?: boolean
 }
 
+/** Characters of text whose terms are kept for the next `segmentText` of the same text. */
+export const segmentCacheCharacters = 1_000_000
+
+interface SegmentCache {
+  /** Map order is use order: the first key is the least recently used. */
+  terms: Map<string, readonly string[]>
+  characters: number
+}
+
+const segmentCaches = {
+  plain: { terms: new Map(), characters: 0 } as SegmentCache,
+  keepingStopwords: { terms: new Map(), characters: 0 } as SegmentCache,
+}
+
 /** The index terms of a text, in order, with repeats (term frequency matters to BM25). */
 export function segmentText(text: string, options: SegmentTextOptions = {}): string[] {
-  const normalized = capIndexedText(text).normalize('NFKC').toLowerCase()
+  const indexed = capIndexedText(text)
+  const cache = options.keepStopwords ? segmentCaches.keepingStopwords : segmentCaches.plain
+  const cached = cache.terms.get(indexed)
+  if (cached) {
+    cache.terms.delete(indexed)
+    cache.terms.set(indexed, cached)
+    return cached.slice()
+  }
+  const terms = segmentIndexedText(indexed, options)
+  rememberTerms(cache, indexed, terms)
+  return terms.slice()
+}
+
+function rememberTerms(cache: SegmentCache, text: string, terms: readonly string[]): void {
+  if (text.length > segmentCacheCharacters) return
+  cache.terms.set(text, terms)
+  cache.characters += text.length
+  for (const oldest of cache.terms.keys()) {
+    if (cache.characters <= segmentCacheCharacters) break
+    cache.terms.delete(oldest)
+    cache.characters -= oldest.length
+  }
+}
+
+function segmentIndexedText(indexed: string, options: SegmentTextOptions): string[] {
+  const normalized = indexed.normalize('NFKC').toLowerCase()
   const terms: string[] = []
   const words = cjkPattern.test(normalized) ? segmentMixed(normalized) : normalized.match(latinWordPattern)
   for (const word of words ?? []) {
