@@ -1,7 +1,7 @@
 /** The index terms of a stored item, column by column, as every store writes them. */
 import { nextTurnOfEventLoop } from '../../shared/next-turn-of-event-loop.js'
 import type { IndexedFields } from './memory-term-index.js'
-import { segmentText } from './segment-text.js'
+import { hasSegmentedText, segmentText } from './segment-text.js'
 
 export function segmentIndexedFields(row: {
   speaker: string | null
@@ -23,7 +23,7 @@ export function segmentIndexedFields(row: {
  */
 export async function segmentAhead(texts: readonly (string | null | undefined)[]): Promise<void> {
   for (const text of texts) {
-    if (!text) continue
+    if (!text || hasSegmentedText(text)) continue
     await nextTurnOfEventLoop()
     segmentText(text)
   }

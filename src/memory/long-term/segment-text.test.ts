@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import {
+  hasSegmentedText,
   maxIndexedCharacters,
   segmentText,
   segmentWindowCharacters,
@@ -123,5 +124,15 @@ describe('segmentText cache', () => {
   it('keys a text by its indexed part', () => {
     const head = 'a'.repeat(maxIndexedCharacters - 10)
     expect(segmentText(`${head} lighthouse beyond`)).toEqual(segmentText(`${head} lighthouse beyond the cap`))
+  })
+})
+
+describe('hasSegmentedText', () => {
+  it('tells a text whose terms are kept from one never segmented', () => {
+    const text = '港口东边的小山上有一座白色的灯塔。'
+    expect(hasSegmentedText(text)).toBe(false)
+    segmentText(text)
+    expect(hasSegmentedText(text)).toBe(true)
+    expect(hasSegmentedText(text, { keepStopwords: true })).toBe(false)
   })
 })

@@ -65,6 +65,12 @@ export function segmentText(text: string, options: SegmentTextOptions = {}): str
   return terms.slice()
 }
 
+/** Whether `segmentText(text, options)` would find its terms kept, without segmenting. */
+export function hasSegmentedText(text: string, options: SegmentTextOptions = {}): boolean {
+  const cache = options.keepStopwords ? segmentCaches.keepingStopwords : segmentCaches.plain
+  return cache.terms.has(capIndexedText(text))
+}
+
 function rememberTerms(cache: SegmentCache, text: string, terms: readonly string[]): void {
   if (text.length > segmentCacheCharacters) return
   cache.terms.set(text, terms)
