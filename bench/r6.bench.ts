@@ -8,7 +8,9 @@
  *    frames drawn from a seeded generator. Measured on this process's clock: from sending the
  *    `interrupt` frame to receiving that turn's `llm_done`. Goal (SPEC R6): within 50 ms. Between two
  *    turns a session waits `THINK_MS` (default 2,000) ± 50%, the user speaking; replies stream 60
- *    chunks 20 ms apart, so about 40% of the sessions are streaming at any moment.
+ *    chunks 20 ms apart, so about 40% of the sessions are streaming at any moment. Every turn's
+ *    text differs (the session's name in the input, a different draw of sentences in the reply), as
+ *    in use: the long-term memory write cannot do its per-text work once for all turns.
  * 2. A giant reply in one chunk: the model sends `GIANT` (default 200,000) characters as a single SSE
  *    event; the server's worst event-loop delay (`monitorEventLoopDelay` in the server process) from
  *    `user_input` to `llm_done`. Goal (SPEC R6, bounded work): at most 50 ms. Two texts: prose (a
@@ -103,12 +105,38 @@ function runTurn(
   })
 }
 
-// ~20 characters a sentence, 8 characters a chunk, 20 ms apart: a 60-chunk reply streams ~1.2 s.
+// ~17 characters a sentence, 8 characters a chunk, 20 ms apart: a 60-chunk reply streams ~1.2 s.
 const sentence = '今天的海风有点凉，我们去看灯塔吧。'
 const normalReply = { text: sentence.repeat(28), chunkSize: 8, delayMs: 20 }
+const sentences = [
+  sentence,
+  '灯塔在港口东边的小山上。',
+  '昨天下了一整天的雨，路有点滑。',
+  '你上次说想吃海边的烤鱼，还记得吗？',
+  '傍晚的时候，渔船会一艘一艘地回来。',
+  '我小时候常常在沙滩上捡贝壳。',
+  '如果累了，我们就在长椅上坐一会儿。',
+  '听说灯塔的守塔人已经八十多岁了。',
+  '明天早上可能会有大雾，要小心。',
+  '你最喜欢的季节是夏天还是秋天？',
+]
+
+/**
+ * Replies of the same length and pace as `normalReply`, each a different draw of sentences, so
+ * that no two turns store the same text in long-term memory (one text repeated would let the
+ * memory write's per-text work be done once for all turns).
+ */
+function createVariedReplies(count: number, random: () => number) {
+  return Array.from({ length: count }, () => {
+    let text = ''
+    while (text.length < normalReply.text.length) text += sentences[Math.floor(random() * sentences.length)]
+    return { ...normalReply, text }
+  })
+}
 
 async function measureInterrupts(): Promise<void> {
-  const processes = await startServeProcesses({ reply: normalReply })
+  const replies = createVariedReplies(sessions * turns + 10, createRandom(7))
+  const processes = await startServeProcesses({ reply: normalReply, replies })
   const random = createRandom(6)
   try {
     // Warm-up: a few full turns and one interrupted turn (modules load and compile on first use).
@@ -137,7 +165,12 @@ async function measureInterrupts(): Promise<void> {
         for (let turn = 0; turn < turns; turn++) {
           const interruptAfter = turn === interruptedTurn ? 3 + Math.floor(random() * 40) : undefined
           if (interruptAfter !== undefined) interruptsPlanned++
-          const outcome = await runTurn(socket, session, `第${turn}个问题：灯塔在哪里？`, interruptAfter)
+          const outcome = await runTurn(
+            socket,
+            session,
+            `${session} 第${turn}个问题：灯塔在哪里？`,
+            interruptAfter,
+          )
           if (outcome.error) errorCodes.set(outcome.error, (errorCodes.get(outcome.error) ?? 0) + 1)
           if (outcome.interruptedTooLate) tooLate++
           if (outcome.interruptToDoneMs !== undefined) samples.push(outcome.interruptToDoneMs)

@@ -58,12 +58,18 @@ async function stopChild(child: ChildProcess): Promise<void> {
   await exited
 }
 
-/** Starts `charpipe mock-llm` whose every reply is `reply`, then `charpipe serve` pointed at it. */
-export async function startServeProcesses(options: { reply: MockReply }): Promise<ServeProcesses> {
+/**
+ * Starts `charpipe mock-llm`, whose replies are `replies` one per request in order and then
+ * `reply`, then `charpipe serve` pointed at it.
+ */
+export async function startServeProcesses(options: {
+  reply: MockReply
+  replies?: MockReply[]
+}): Promise<ServeProcesses> {
   ensureBuilt()
   const folder = mkdtempSync(join(tmpdir(), 'charpipe-serve-bench-'))
   const scriptPath = join(folder, 'mock-script.json')
-  writeFileSync(scriptPath, JSON.stringify({ default: options.reply }))
+  writeFileSync(scriptPath, JSON.stringify({ replies: options.replies ?? [], default: options.reply }))
   const mock = fork(cli, ['mock-llm', '--port', '0', '--script', scriptPath], {
     stdio: ['ignore', 'pipe', 'inherit', 'ipc'],
   })
