@@ -71,6 +71,8 @@ export default defineConfig({
         test: {
           name: 'integration',
           include: needsMore.map((path) => path.replace(/\/\*\*$/, '/**/*.test.ts')),
+          // The CLI bundled once for the run: spawned `charpipe` processes start without the loader.
+          globalSetup: ['./test/support/build-test-cli.ts'],
         },
       },
     ],

@@ -1,19 +1,14 @@
 /**
- * `charpipe serve` as a real child process, run from source through the TypeScript loader, for
+ * `charpipe serve` as a real child process (the CLI bundled for the run, see `cli-command.ts`), for
  * tests that kill it, restart it or run several: `--config` the given file, `--port 0`.
  */
 import { type ChildProcess, type SpawnOptions, spawn } from 'node:child_process'
-import { createRequire } from 'node:module'
-import { join, resolve } from 'node:path'
-import { pathToFileURL } from 'node:url'
 import { serveNodeFlags } from '../../src/cli/relaunch-with-node-flags.js'
-
-const repoRoot = resolve(import.meta.dirname, '../..')
-const tsxLoader = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href
+import { cliArguments } from './cli-command.js'
 
 /** The command line of `node … serve` with the given switches. */
 export function serveCommand(switches: string[]): string[] {
-  return ['--import', tsxLoader, join(repoRoot, 'src/cli/entry.ts'), 'serve', ...switches]
+  return cliArguments(['serve', ...switches])
 }
 
 /** The command line of `node … serve`, for tests that spawn it their own way. */
