@@ -49,18 +49,35 @@ export function watchServe(child: ChildProcess): WatchedServe {
   return { child, stdout: () => stdout, stderr: () => stderr, exited }
 }
 
-/** The URL of the listening line; fails with what `serve` printed if it exits or prints none in time. */
-export async function waitForListening(
-  serve: WatchedServe,
-  options: { attempts?: number } = {},
-): Promise<string> {
-  for (let attempt = 0; attempt < (options.attempts ?? 1200); attempt++) {
-    const match = serve.stdout().match(/listening on (http:\/\/\S+)/)
-    if (match) return match[1]!
-    if (serve.child.exitCode !== null) throw new Error(`serve exited: ${serve.stderr()}${serve.stdout()}`)
-    await new Promise((done) => setTimeout(done, 100))
-  }
-  throw new Error(`serve did not start: ${serve.stderr()}`)
+/**
+ * The URL of the listening line, as soon as it is printed; fails with what `serve` printed if it
+ * exits first. (A server that never listens fails by the test's timeout.)
+ */
+export function waitForListening(serve: WatchedServe): Promise<string> {
+  const { child } = serve
+  return new Promise<string>((resolve, reject) => {
+    const finish = () => {
+      child.stdout!.off('data', check)
+      child.off('close', onExit)
+    }
+    function check(): boolean {
+      const match = serve.stdout().match(/listening on (http:\/\/\S+)/)
+      if (!match) return false
+      finish()
+      resolve(match[1]!)
+      return true
+    }
+    function onExit() {
+      if (check()) return
+      finish()
+      reject(new Error(`serve exited: ${serve.stderr()}${serve.stdout()}`))
+    }
+    // Listeners added after watchServe's own: by the time one runs, the chunk is in `stdout()`.
+    child.stdout!.on('data', check)
+    // 'close', not 'exit': by then everything it printed has been read.
+    child.once('close', onExit)
+    if (!check() && child.exitCode !== null && child.stdout!.readableEnded) onExit()
+  })
 }
 
 /** Stops a `serve` still running (SIGTERM) and waits until it has gone. */
