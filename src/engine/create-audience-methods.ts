@@ -18,7 +18,7 @@ import type { EngineContext } from './engine-context.js'
 import { renderLine } from './render-group-input.js'
 import { abortTurn } from './session-lanes.js'
 import { lineBudgetOf } from './session-presence.js'
-import { startTurn, type TurnStarter } from './start-turn.js'
+import { startTurn, type TurnStarter } from './turn/start-turn.js'
 import type { Charpipe } from './types.js'
 import { checkCharacterField, validateSessionField } from './validate-generate-input.js'
 
@@ -78,22 +78,20 @@ function createHost(
         ...renderBatchInput(engine, request),
       }
       return new Promise<void>((resolve) => {
-        const started = startTurn(
-          starter,
+        const started = startTurn({
+          ...starter,
           input,
-          request.onEvent,
-          () => {},
-          {},
-          {
+          sink: { push: request.onEvent, close: () => {} },
+          origin: {
             trigger: request.trigger,
             ...(request.trigger === 'audience' ? { replyingTo: [...ids] } : {}),
           },
-        )
+        })
         started.handle.ended.then(resolve, resolve)
       })
     },
     whenLaneFree(session, character) {
-      const turns = context.lanes.turnsOf(session, character ?? '').filter((handle) => !handle.preflight)
+      const turns = context.lanes.repliesOf(session, character ?? '')
       if (turns.length === 0) return undefined
       return Promise.allSettled(turns.map((handle) => handle.ended)).then(() => {})
     },
