@@ -13,6 +13,7 @@ import { resolveAudiencePolicy } from '../audience/resolve-audience-policy.js'
 import type { AudienceClock } from '../audience/types.js'
 import { characterIdOf } from '../config/character-id.js'
 import { BadRequestError } from '../shared/errors.js'
+import { resolveCharacterLanguage } from '../shared/language/index.js'
 import { characterRuntimeOf, resolveCharacter } from './character-runtime.js'
 import type { EngineContext } from './engine-context.js'
 import { renderLine } from './render-group-input.js'
@@ -31,8 +32,10 @@ function configOf(context: EngineContext, character: string | undefined) {
 /** The batch as the turn's input: one line per message, named, in the group chat's line format. */
 function renderBatchInput(context: EngineContext, request: AudienceTurnRequest) {
   const config = configOf(context, request.character)
-  if (request.trigger === 'idle')
-    return { text: idleInstructionOf(resolvePolicy(context, request.character)) }
+  if (request.trigger === 'idle') {
+    const language = resolveCharacterLanguage(config.character)
+    return { text: idleInstructionOf(resolvePolicy(context, request.character), language) }
+  }
   const settings = config.conversation.group
   const text = request.batch
     .map(({ message }) => {

@@ -10,7 +10,7 @@ import type { FactExtractor } from '../memory/index.js'
 import { memoryScopeOf } from '../memory/memory-scope-of.js'
 import type { ConversationScope, StoredMessage } from '../memory/types.js'
 import type { CharpipeError } from '../shared/errors.js'
-import { resolveUserName } from '../shared/language/index.js'
+import { resolveCharacterLanguage, resolveUserName } from '../shared/language/index.js'
 import { createChildLogger, type Logger } from '../shared/logger.js'
 import { acceptHeardText } from './accept-heard-text.js'
 import { confirmTurnWrite, type TurnWriteResult } from './confirm-turn-write.js'
@@ -176,6 +176,7 @@ export async function rememberCompletedTurn(
           : resolveUserName(runtime.config.character),
         assistant: runtime.config.character.name,
       },
+      language: resolveCharacterLanguage(runtime.config.character),
       ...(extractor ? { extractor, logger: createChildLogger(options.logger, 'memory') } : {}),
     })
   } catch (error) {

@@ -10,7 +10,7 @@
 import type { CharpipeConfig } from '../../config/schema.js'
 import type { TurnInput } from '../../context/types.js'
 import type { ObservedLines } from '../observed-lines.js'
-import { renderGroupInput } from '../render-group-input.js'
+import { inputLanguageOf, renderGroupInput } from '../render-group-input.js'
 import type { SessionLanes, TurnHandle } from '../session-lanes.js'
 import type { StartedTurn, TurnSink } from '../turn/turn-output.js'
 import type { GenerateInput } from '../types.js'
@@ -70,6 +70,7 @@ export function createPreflightController(options: CreatePreflightControllerOpti
         validated,
         options.observedLines.peek(validated.session),
         conversation.group,
+        inputLanguageOf(config, validated),
       )
       const input = options.resolveInput ? options.resolveInput(rendered) : rendered
       return slots.offer({

@@ -9,7 +9,7 @@
  */
 import { describeImagePart } from '../../context/assets/describe-image-part.js'
 import type { ChatProvider, ChatRequest, ProviderAnswer, Usage } from '../../providers/types.js'
-import { type Language, readScaffoldingTexts } from '../../shared/language/index.js'
+import { type Language, readScaffoldingTexts, resolveCharacterLanguage } from '../../shared/language/index.js'
 import type { Logger } from '../../shared/logger.js'
 import type { ChatMessage, ContentPart, ImagePart, ToolCall } from '../../shared/messages.js'
 import { encodeToolResult } from '../../tools/encode-tool-result.js'
@@ -86,6 +86,7 @@ export function chooseToolImageHandling(
     describeImagePart(image, {
       describer,
       assets: runtime.config.assets,
+      language: resolveCharacterLanguage(runtime.config.character),
       signal,
       warn: (message) => logger.warn({ part: 'tool result' }, message),
     })

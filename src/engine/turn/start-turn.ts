@@ -9,7 +9,7 @@ import { resolveCharacter } from '../character-runtime.js'
 import type { ClusterLink } from '../cluster-link.js'
 import type { EngineContext } from '../engine-context.js'
 import type { PreflightController } from '../preflight/create-preflight-controller.js'
-import { renderGroupInput } from '../render-group-input.js'
+import { inputLanguageOf, renderGroupInput } from '../render-group-input.js'
 import { createTurnHandle } from '../session-lanes.js'
 import { lineBudgetOf } from '../session-presence.js'
 import { turnIdOfInput } from '../turn-id-of-input.js'
@@ -91,7 +91,12 @@ export function startTurn(options: StartTurnOptions): StartedTurn {
       character,
       context.audience?.isWaiting(validated.session),
     )
-    const input = renderGroupInput(validated, heard, config.conversation.group)
+    const input = renderGroupInput(
+      validated,
+      heard,
+      config.conversation.group,
+      inputLanguageOf(config, validated),
+    )
     output.session = input.session
     // The turn prepared from an early transcript with these words becomes this input's reply.
     const adopted = origin ? undefined : preflights.claim(input, sink)
