@@ -18,7 +18,13 @@ import { notStored, type TurnWriteResult } from './confirm-turn-write.js'
 import { createModelFactExtractor } from './create-model-fact-extractor.js'
 import type { EngineParts } from './engine-parts.js'
 import type { EngineRuntime } from './engine-runtime.js'
-import { type PersistTurnOptions, rememberCompletedTurn, storeTurn } from './persist-turn.js'
+import {
+  type PersistTurnOptions,
+  rememberCompletedTurn,
+  storeAbortedBeforeLock,
+  storeIfLeaseHeld,
+  storeTurn,
+} from './persist-turn.js'
 import { awaitAdoption, countModelCalls } from './preflight/await-adoption.js'
 import type { PreflightGate } from './preflight/create-preflight-gate.js'
 import { replayStoredTurn } from './replay-stored-turn.js'
@@ -126,27 +132,6 @@ async function storeUnlessHistoryIsDown(
   }
 }
 
-/**
- * In a cluster the turn is stored only while its lock is still its own (the check extends the lock
- * over the write): once the lock expired and another server took the session, this turn is late and
- * storing it would put it after, or beside, the turns that followed.
- */
-async function storeIfLeaseHeld(persist: PersistTurnOptions, lease: TurnLease): Promise<TurnWriteResult> {
-  let held: boolean
-  try {
-    held = await lease.confirm()
-  } catch (error) {
-    // The lock could not be checked: nothing was written.
-    return notStored(error instanceof Error ? error.message : String(error), error)
-  }
-  if (held) return storeTurn({ ...persist, fence: lease.fence })
-  persist.logger.warn(
-    { session: persist.input.session, turn: persist.turn, fence: lease.fence },
-    'the turn was not stored: its lock moved to another server',
-  )
-  return notStored('it outlived its lock (cluster.lease_ms) and the session moved on')
-}
-
 /** A turn that ends without running: its one error, then `llm_done`. */
 function closeWithoutRunning(
   closer: TurnCloser,
@@ -245,7 +230,11 @@ export async function executeTurn(untimed: ExecuteTurnOptions): Promise<void> {
   try {
     try {
       await raceAbort(options.previous, signal)
-      lease = await options.coordinator?.acquire(laneKeyOf(input.session, input.character), signal)
+      lease = await options.coordinator?.acquire(
+        laneKeyOf(input.session, input.character),
+        signal,
+        handle.order,
+      )
     } catch (error) {
       // A preparation that never started leaves nothing behind; a lock failure starts the final over.
       if (gate && !gate.adopted) {
@@ -259,22 +248,16 @@ export async function executeTurn(untimed: ExecuteTurnOptions): Promise<void> {
       }
       // Aborted before it could start: close the stream now, store after the turn before it.
       const outcome = closeWithoutRunning(closer, runtime, undefined, readInterruptReason(signal))
-      // Cancelled by an interrupt that cleared the queue: the model never saw it, and a user line
-      // without a reply would only confuse the next turns. Superseded by a newer input, or cut by
-      // a shutdown, it is stored as before: the user did say it. In a cluster it is not: the newer
-      // input may already be stored on another server, and this one would land after it.
-      if (outcome.reason?.kind === 'interrupt') return
-      if (options.coordinator) {
-        const code = outcome.reason?.kind === 'new_input' ? 'interrupted_by_new_input' : 'aborted'
-        const error = new CharpipeError(
-          code,
-          'the turn was not stored: it ended before it took its lock, and in a cluster a newer input may be stored already',
-        )
-        await reportLate(Promise.resolve({ status: 'not_stored', error }))
-        return
-      }
-      await options.previous
-      await reportLate(storeTurn(persistOptions(runtime, outcome)))
+      // Stored after the turn before it, in its input's place (see `storeAbortedBeforeLock`).
+      await reportLate(
+        storeAbortedBeforeLock({
+          persist: persistOptions(runtime, outcome),
+          previous: options.previous,
+          coordinator: options.coordinator,
+          lane: laneKeyOf(input.session, input.character),
+          order: handle.order,
+        }),
+      )
       return
     }
     handle.running = true
