@@ -60,13 +60,16 @@ if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then
 end
 return 0`
 
-// KEYS: input counter, pending inputs. ARGV: lifetime ms, how long the input may wait for its turn (ms).
-// Numbers the session's next input and marks it pending until its turn takes the lock.
+// KEYS: input counter, pending inputs. ARGV: lifetime ms, how long the input may wait for its turn
+// (ms), deadline (ms since the epoch). Numbers the session's next input and marks it pending until
+// its turn takes the lock; -1 when it arrived after its deadline: the caller gave up on the number,
+// and a pending input nobody takes would hold later ones back.
 const numberInputScript = `
-local order = redis.call('INCR', KEYS[1])
-redis.call('PEXPIRE', KEYS[1], ARGV[1])
 local time = redis.call('TIME')
 local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+if now > tonumber(ARGV[3]) then return -1 end
+local order = redis.call('INCR', KEYS[1])
+redis.call('PEXPIRE', KEYS[1], ARGV[1])
 redis.call('ZADD', KEYS[2], now + tonumber(ARGV[2]), order)
 redis.call('PEXPIRE', KEYS[2], ARGV[1])
 return order`
@@ -256,10 +259,17 @@ export function createRedisTurnCoordinator(options: RedisTurnCoordinatorOptions)
             redis.key('pending', session),
             fenceLifetimeMs,
             pendingMs,
+            Date.now() + options.commandTimeoutMs,
           ),
         )
       } catch (error) {
         throw toClusterStoreError(error, 'numbering the input')
+      }
+      if (order < 0) {
+        throw new StoreUnavailableError("the cluster's Redis numbered the input too late", {
+          store: 'cluster',
+          timedOut: true,
+        })
       }
       await redis.publish(
         channel,

@@ -14,6 +14,7 @@
  * The figures it logs (turns lost and doubled, recovery after each fault) are in BENCHMARKS.md.
  * Run: `npx vitest run test/faults/exactly-once-faults.test.ts`.
  */
+import { Redis } from 'ioredis'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { characterIdOf } from '../../src/config/character-id.js'
 import { parseConfig } from '../../src/config/load-config.js'
@@ -444,6 +445,51 @@ describe.skipIf(missing !== undefined)('exactly once, under faults', { timeout: 
       expect(recovery.faults).toBeGreaterThan(0)
     },
   )
+
+  it('commands that missed their deadline in a frozen Redis refuse themselves when it thaws: no input number, pending input, lease, turn or clear lands late', async () => {
+    const base = clusterConfig(redis.url, 'redis')
+    const config = { ...base, cluster: { ...base.cluster, key_prefix: 'late:' } }
+    const engines = openClusterEngines(logger)
+    const { cluster } = await engines.open(config, {})
+    const history = await createHistoryStore(config, { logger })
+    const scope = (session: string) => ({ character: characterIdOf(config.character), session })
+    const raw = new Redis(redis.url)
+    try {
+      // A turn stored before the freeze, that a late clear would remove.
+      await history.appendTurn(scope('kept'), {
+        turn: 'kept-1',
+        user: { role: 'user', content: '留着', createdAt: 1 },
+      })
+      redis.freeze()
+      const late = await Promise.allSettled([
+        cluster.coordinator.announceNewInput('late'),
+        cluster.coordinator.acquire('late', new AbortController().signal, 7),
+        cluster.coordinator.acquire('late-plain', new AbortController().signal),
+        history.appendTurn(
+          scope('late'),
+          { turn: 'late-1', user: { role: 'user', content: '迟到', createdAt: 2 } },
+          { deadline: Date.now() + config.storage.timeout_ms },
+        ),
+        history.clearSession(scope('kept')),
+        history.resetContext(scope('kept')),
+      ])
+      expect(late.map((each) => each.status)).toEqual(late.map(() => 'rejected'))
+      redis.thaw()
+      // Each connection runs what it held first, then these.
+      await readWhenUp(() => raw.ping())
+      await readWhenUp(() => history.findTurn(scope('kept'), 'kept-1'))
+      await readWhenUp(() => cluster.check())
+      expect(await raw.keys('late:*')).toEqual([])
+      expect(await history.findTurn(scope('late'), 'late-1')).toEqual([])
+      expect((await history.listMessages(scope('kept'))).map((message) => message.content)).toEqual(['留着'])
+      expect(await history.countTurns(scope('kept'))).toBe(1)
+    } finally {
+      redis.thaw()
+      raw.disconnect()
+      await history.close()
+      await engines.closeAll()
+    }
+  })
 
   it('after a Redis freeze no lease is left behind: every session takes its lock again within lock_wait_ms, far below lease_ms', async () => {
     const config = clusterConfig(redis.url, 'redis')
