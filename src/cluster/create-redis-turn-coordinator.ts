@@ -125,6 +125,22 @@ export function createRedisTurnCoordinator(options: RedisTurnCoordinatorOptions)
   const listeners: InterruptListener[] = []
   let subscribed: Promise<void> | undefined
 
+  // Takes whose answer never came: released (compare-and-delete with their token, so only a lease
+  // they did take) as soon as Redis answers again; at most `lease_ms` later they expire anyway.
+  const orphans = new Map<string, { leaseKey: string; until: number }>()
+  const releaseOrphans = () => {
+    for (const [token, orphan] of orphans) {
+      orphans.delete(token)
+      if (Date.now() > orphan.until) continue
+      commands.eval(releaseScript, 1, orphan.leaseKey, token).catch(() => orphans.set(token, orphan))
+    }
+  }
+  const releaseWhenConnected = (leaseKey: string, token: string) => {
+    orphans.set(token, { leaseKey, until: Date.now() + leaseMs })
+    if (commands.status === 'ready') releaseOrphans()
+  }
+  commands.on('ready', releaseOrphans)
+
   const holdLease = (session: string, token: string, fence: number): TurnLease => {
     const leaseKey = redis.key('lease', session)
     const fenceKey = redis.key('fence', session)
@@ -199,6 +215,9 @@ export function createRedisTurnCoordinator(options: RedisTurnCoordinatorOptions)
           ),
         )
       } catch (error) {
+        // The take may have run with its answer lost (a connection reset, a reply past the timeout):
+        // its lease would hold the session for lease_ms with nobody to release it.
+        releaseWhenConnected(leaseKey, token)
         throw toClusterStoreError(error, 'taking the turn lock')
       }
       if (fence > 0) return holdLease(session, token, fence)

@@ -11,8 +11,11 @@ import { createConnection, createServer, type Socket } from 'node:net'
 export interface TcpProxy {
   /** `host:port` to give the servers in place of the store's own. */
   readonly port: number
-  /** Stops forwarding in both directions; connections stay open, new ones are accepted. */
-  stall(): void
+  /**
+   * Stops forwarding in both directions; connections stay open, new ones are accepted. `replies`:
+   * only the store's answers are held (the commands get through, their answers are lost in the way).
+   */
+  stall(direction?: 'both' | 'replies'): void
   /** Forwards again, held bytes first. */
   resume(): void
   /** Resets every open connection (both sides). */
@@ -60,21 +63,23 @@ export async function startTcpProxy(targetPort: number, targetHost = '127.0.0.1'
     get stalled() {
       return stalled
     },
-    stall() {
+    stall(direction = 'both') {
       if (stalled) return
       stalled = true
       for (const [client, upstream] of pairs) {
         // `pipe` resumes a paused source when its destination drains; unpipe so nothing flows.
-        client.unpipe(upstream)
         upstream.unpipe(client)
-        client.pause()
         upstream.pause()
+        if (direction === 'replies') continue
+        client.unpipe(upstream)
+        client.pause()
       }
     },
     resume() {
       if (!stalled) return
       stalled = false
       for (const [client, upstream] of pairs) {
+        client.unpipe(upstream)
         client.pipe(upstream)
         upstream.pipe(client)
         client.resume()
