@@ -176,7 +176,10 @@ async function runClient(
       if (result.errors[0] === 'store_unavailable') {
         // Told "not stored": the history must not have it (read once the store answers again).
         const found = await readWhenUp(() => reader.findTurn(scope, turn))
-        if (found.length > 0) ledger.falseNotStored++
+        if (found.length > 0) {
+          ledger.falseNotStored++
+          ledger.lastErrors.push(`${id} stored, told: ${lastError}`)
+        }
       }
       // A client backs off before resending (a store that is reconnecting fails fast meanwhile).
       await new Promise((resolve) => setTimeout(resolve, Math.min(50 * 2 ** attempt, 1000)))
