@@ -7,6 +7,7 @@
  */
 import type { AudiencePolicy } from '../config/schema/audience.js'
 import type { CharpipeEvent } from '../shared/events.js'
+import { type Language, readAudienceTexts } from '../shared/language/index.js'
 import {
   type AudienceSelector,
   createAudienceSelector,
@@ -60,11 +61,9 @@ export interface AudienceRunner {
   close(): void
 }
 
-const defaultIdleInstruction =
-  '（一段时间没有人说话了。请按你的性格主动开启一个话题，或者和在场的人聊聊，一两句话即可。）'
-
-export function idleInstructionOf(policy: AudiencePolicy): string {
-  return policy.idle.instruction.trim() || defaultIdleInstruction
+/** The idle turn's input: `audience.idle.instruction`, or the builtin line in the character's language. */
+export function idleInstructionOf(policy: AudiencePolicy, language: Language = 'zh'): string {
+  return policy.idle.instruction.trim() || readAudienceTexts(language).idleInstruction
 }
 
 export function createAudienceRunner(

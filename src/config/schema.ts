@@ -49,7 +49,6 @@ export { connectorsSchema, onebotConnectorSchema, twitchConnectorSchema } from '
 export { conversationSchema, groupChatSchema } from './schema/conversation.js'
 export { processorSettingsSchema } from './schema/fields.js'
 export {
-  defaultVisionDescriberPrompt,
   fallbackProviderSchema,
   llmSchema,
   openclawSchema,

@@ -5,6 +5,8 @@
  */
 import { isDeepStrictEqual } from 'node:util'
 import type { CharpipeConfig } from '../config/schema.js'
+import { findCharacter } from '../config/select-character-config.js'
+import { type Language, resolveCharacterLanguage } from '../shared/language/index.js'
 import { createChildLogger, type Logger } from '../shared/logger.js'
 import type { Connector, ConnectorHost, ConnectorStatus } from './connector-host.js'
 import type { Backoff } from './keep-socket-connected.js'
@@ -38,6 +40,7 @@ export function startConnectors(options: StartConnectorsOptions): ConnectorSet {
         config: connectorConfig,
         host: options.host,
         characterName: characterNameOf(config, connectorConfig.character),
+        language: characterLanguageOf(config, connectorConfig.character),
         logger,
         backoff: options.backoff,
       }),
@@ -74,10 +77,15 @@ export function startConnectors(options: StartConnectorsOptions): ConnectorSet {
 }
 
 function connectorInputs(config: CharpipeConfig) {
-  const characters = [...config.connectors.onebot, ...config.connectors.twitch].map((connector) =>
+  const characters = [...config.connectors.onebot, ...config.connectors.twitch].map((connector) => [
     characterNameOf(config, connector.character),
-  )
+    characterLanguageOf(config, connector.character),
+  ])
   return { connectors: config.connectors, characters }
+}
+
+function characterLanguageOf(config: CharpipeConfig, character: string): Language {
+  return resolveCharacterLanguage(findCharacter(config, character) ?? config.character)
 }
 
 function characterNameOf(config: CharpipeConfig, character: string): string {

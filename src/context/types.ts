@@ -22,7 +22,10 @@ export interface TurnInput {
   images?: string[]
   /** Local file paths inside `assets.dirs` (text files are read into the message). */
   files?: string[]
-  /** Images of the message being replied to, described as `[回复图片:…]` for a model without vision. */
+  /**
+   * Images of the message being replied to, described as `[回复图片:…]` (`[Replied image: …]`) for a
+   * model without vision.
+   */
   replyImages?: string[]
   /** Who said this, in a group chat. */
   speaker?: Speaker

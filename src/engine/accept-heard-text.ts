@@ -5,7 +5,7 @@
  * spoken sentences (speech filters may have dropped markup), never more. A `heard` that shares
  * nothing with the reply is not used at all; the sentences already emitted are stored instead.
  */
-import { joinSentences } from './turn-reply.js'
+import { joinSentences } from './turn/reply-stages.js'
 
 export interface AcceptHeardTextOptions {
   heard: string

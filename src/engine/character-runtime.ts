@@ -1,6 +1,6 @@
 /**
  * Which character an input or a call speaks to, and that character's runtime and history scope.
- * Every entry point (turns, preflights, preview, history, open) settles the character the same way:
+ * Every entry point (turns, early transcripts, preview, history, open) settles the character the same way:
  * an unknown id is refused before anything runs, and the default character however it is named
  * counts as no character at all.
  */

@@ -10,9 +10,9 @@ import { CharpipeError } from '../shared/errors.js'
 import type { CharpipeEvent, TurnNotStoredEvent } from '../shared/events.js'
 import type { Logger } from '../shared/logger.js'
 import type { TurnWriteResult } from './confirm-turn-write.js'
-import type { TurnOutcome } from './run-turn.js'
-import type { EmitTurnEvent } from './turn-reply.js'
-import type { TurnTimer } from './turn-timing.js'
+import type { EmitTurnEvent } from './turn/reply-stages.js'
+import type { TurnOutcome } from './turn/turn-outcome.js'
+import type { TurnTimer } from './turn/turn-timing.js'
 
 export interface TurnCloser {
   /** Passes an event on, counting the text sent and keeping `llm_error` to one. */

@@ -65,9 +65,12 @@ export function createClusterLink(context: EngineContext): ClusterLink {
       // A new input names its lane (`laneKeyOf`); an interrupt names a session, or one character's lane.
       const lane = parseLaneKey(message.session)
       const character = lane.character ?? (message.kind === 'new_input' ? '' : undefined)
-      const named = lanes
-        .turnsOf(lane.session, character)
-        .filter((handle) => message.turn === undefined || handle.turn === message.turn)
+      // A new input stops prepared turns too; an interrupt stops replies only (a prepared turn is not one yet).
+      const candidates =
+        message.kind === 'new_input'
+          ? lanes.turnsOf(lane.session, character)
+          : lanes.repliesOf(lane.session, character)
+      const named = candidates.filter((handle) => message.turn === undefined || handle.turn === message.turn)
       if (message.kind === 'new_input') {
         // A new input elsewhere stops every earlier turn of the session here, as entering the lane does.
         return Promise.all(
@@ -78,11 +81,7 @@ export function createClusterLink(context: EngineContext): ClusterLink {
           }),
         ).then((stopped) => stopped.reduce<number>((sum, each) => sum + each, 0))
       }
-      // A prepared turn is not a reply yet: only a new input (above) stops it.
-      const handles = selectInterrupted(
-        named.filter((handle) => !handle.preflight),
-        message.clearQueue,
-      )
+      const handles = selectInterrupted(named, message.clearQueue)
       for (const handle of handles) {
         abortTurn(
           handle,

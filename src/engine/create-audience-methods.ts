@@ -13,12 +13,13 @@ import { resolveAudiencePolicy } from '../audience/resolve-audience-policy.js'
 import type { AudienceClock } from '../audience/types.js'
 import { characterIdOf } from '../config/character-id.js'
 import { BadRequestError } from '../shared/errors.js'
+import { resolveCharacterLanguage } from '../shared/language/index.js'
 import { characterRuntimeOf, resolveCharacter } from './character-runtime.js'
 import type { EngineContext } from './engine-context.js'
 import { renderLine } from './render-group-input.js'
 import { abortTurn } from './session-lanes.js'
 import { lineBudgetOf } from './session-presence.js'
-import { startTurn, type TurnStarter } from './start-turn.js'
+import { startTurn, type TurnStarter } from './turn/start-turn.js'
 import type { Charpipe } from './types.js'
 import { checkCharacterField, validateSessionField } from './validate-generate-input.js'
 
@@ -31,8 +32,10 @@ function configOf(context: EngineContext, character: string | undefined) {
 /** The batch as the turn's input: one line per message, named, in the group chat's line format. */
 function renderBatchInput(context: EngineContext, request: AudienceTurnRequest) {
   const config = configOf(context, request.character)
-  if (request.trigger === 'idle')
-    return { text: idleInstructionOf(resolvePolicy(context, request.character)) }
+  if (request.trigger === 'idle') {
+    const language = resolveCharacterLanguage(config.character)
+    return { text: idleInstructionOf(resolvePolicy(context, request.character), language) }
+  }
   const settings = config.conversation.group
   const text = request.batch
     .map(({ message }) => {
@@ -78,22 +81,20 @@ function createHost(
         ...renderBatchInput(engine, request),
       }
       return new Promise<void>((resolve) => {
-        const started = startTurn(
-          starter,
+        const started = startTurn({
+          ...starter,
           input,
-          request.onEvent,
-          () => {},
-          {},
-          {
+          sink: { push: request.onEvent, close: () => {} },
+          origin: {
             trigger: request.trigger,
             ...(request.trigger === 'audience' ? { replyingTo: [...ids] } : {}),
           },
-        )
+        })
         started.handle.ended.then(resolve, resolve)
       })
     },
     whenLaneFree(session, character) {
-      const turns = context.lanes.turnsOf(session, character ?? '').filter((handle) => !handle.preflight)
+      const turns = context.lanes.repliesOf(session, character ?? '')
       if (turns.length === 0) return undefined
       return Promise.allSettled(turns.map((handle) => handle.ended)).then(() => {})
     },

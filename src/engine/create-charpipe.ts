@@ -1,12 +1,12 @@
 /**
  * `createCharpipe(config)`: the library's entry point (PROTOCOL.md "Library"). It owns the current
  * runtime (swapped by `reload`), the per-session lanes, the event bus and the tool registry, and
- * hands each turn to `executeTurn`. With `cluster.enabled` it also joins the cluster: interrupts and
+ * hands each turn to the turn runner (turn/run-turn.ts). With `cluster.enabled` it also joins the cluster: interrupts and
  * new inputs are sent to the other servers, and theirs stop the turns running here.
  *
  * This file is the overview: it builds the shared state (engine-context.ts) and assembles the
- * public object from the modules beside it: starting turns (start-turn.ts, launch-turn.ts), the
- * characters (character-runtime.ts), preflight (create-engine-preflight.ts), the cluster
+ * public object from the modules beside it: turns (turn/), the
+ * characters (character-runtime.ts), preflight (preflight/), the cluster
  * (cluster-link.ts) and the methods (create-turn-methods.ts, create-session-methods.ts,
  * interrupt-turns.ts, engine-lifecycle.ts).
  */
@@ -22,7 +22,6 @@ import type { Tool } from '../tools/types.js'
 import { createBackgroundWork } from './background-work.js'
 import { connectOwnCluster, createClusterLink } from './cluster-link.js'
 import { createAudienceMethods } from './create-audience-methods.js'
-import { createEnginePreflight } from './create-engine-preflight.js'
 import { createSessionMethods } from './create-session-methods.js'
 import { createTurnMethods } from './create-turn-methods.js'
 import type { EngineContext } from './engine-context.js'
@@ -34,7 +33,7 @@ import { interruptTurns } from './interrupt-turns.js'
 import { loadEngineParts } from './load-engine-parts.js'
 import { createObservedLines } from './observed-lines.js'
 import { createOpenedSessions } from './open-session.js'
-import { createPreflightSlots } from './preflight/create-preflight-slots.js'
+import { createEnginePreflight } from './preflight/create-engine-preflight.js'
 import { type CharpipeConfigSource, resolveConfig } from './resolve-config.js'
 import { createSessionLanes } from './session-lanes.js'
 import { createSessionPresence } from './session-presence.js'
@@ -81,7 +80,6 @@ export async function createCharpipe(
   const pipeline = options.pipeline ?? parts.createContextPipeline()
   const bus = createEventBus(logger)
   const lanes = createSessionLanes()
-  const preflightSlots = createPreflightSlots()
   const observedLines = createObservedLines()
   const opened = createOpenedSessions()
   const background = createBackgroundWork(logger)
@@ -101,8 +99,6 @@ export async function createCharpipe(
     registry,
     bus,
     lanes,
-    preflightSlots,
-    observedLines,
     presence: createSessionPresence(observedLines),
     retired: new Set(),
     opened,
@@ -122,7 +118,7 @@ export async function createCharpipe(
   await configureMcp(engine, current.config.tools.mcp_servers)
 
   const clusterLink = createClusterLink(engine)
-  const preflights = createEnginePreflight(engine, clusterLink)
+  const preflights = createEnginePreflight({ context: engine, clusterLink, observedLines })
   await clusterLink.listen()
 
   const starter = { context: engine, preflights, clusterLink }
@@ -136,9 +132,8 @@ export async function createCharpipe(
     reload: (config) => reloadEngine(engine, config),
     ...createSessionMethods(engine),
     characters: () => listCharacterIds(engine.current.config),
-    activeSessions: () =>
-      lanes.sessions().filter((session) => lanes.turnsOf(session).some((handle) => !handle.preflight)),
-    preflightStats: () => preflightSlots.stats(),
+    activeSessions: () => lanes.sessions().filter((session) => lanes.repliesOf(session).length > 0),
+    preflightStats: () => preflights.stats(),
     listProcessors: () => pipeline.listProcessors(engine.current.config),
     listTools: () => ({
       tools: registry.list().map((tool) => {

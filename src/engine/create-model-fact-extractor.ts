@@ -4,12 +4,14 @@
  * the related stored memories (add / update / delete / none), as JSON. The reply is collected, not
  * streamed anywhere: nothing of it reaches the turn's events. A failed call, a timeout or a reply
  * that is not the JSON asked for is logged and counts as "nothing to remember", so the worst case
- * is a turn that adds no facts.
+ * is a turn that adds no facts. The request is worded in the character's language (`extract`'s
+ * `language`, Chinese when none is given).
  */
 import * as z from 'zod'
 import type { ExtractedFactDecision, FactExtractor } from '../memory/index.js'
 import type { MemoryRecord } from '../memory/types.js'
 import type { ChatProvider } from '../providers/types.js'
+import { type Language, readMemoryTexts } from '../shared/language/index.js'
 import type { Logger } from '../shared/logger.js'
 import type { ChatMessage } from '../shared/messages.js'
 import { readJsonReply } from './read-json-reply.js'
@@ -25,18 +27,8 @@ export interface CreateModelFactExtractorOptions {
   maxTokens?: number
 }
 
-/** Tells the extraction request apart from a turn's (used by tests and visible in logs). */
-export const factExtractionMarker = '【记忆整理】'
-
-const extractionPrompt = `${factExtractionMarker}你负责维护角色对用户的长期记忆。阅读一轮对话，找出值得长期记住的事实（用户的身份、喜好、经历、计划、人际关系，以及双方的约定），与“已有记忆”比较后，对每条事实做出一个决定：
-- add：新的事实；
-- update：某条已有记忆需要更正或补充，给出它的 id 和完整的新文本；
-- delete：某条已有记忆被这轮对话推翻，给出它的 id；
-- none：没有需要改动的。
-每条事实写成一句独立完整的话，用对话所用的语言，写明主语（例如“用户喜欢蓝色”）。寒暄、客套和角色自己的台词不要记。
-只输出 JSON，不要任何其他文字，格式：
-{"memory":[{"event":"add","text":"…"},{"event":"update","id":"…","text":"…"},{"event":"delete","id":"…"}]}
-没有要记的内容时输出 {"memory":[]}。`
+/** Tells a Chinese extraction request apart from a turn's (used by tests and visible in logs). */
+export const factExtractionMarker = readMemoryTexts('zh').extractionMarker
 
 const decisionSchema = z.object({
   event: z.enum(['add', 'update', 'delete', 'none']),
@@ -46,13 +38,18 @@ const decisionSchema = z.object({
 
 const decisionListSchema = z.array(decisionSchema)
 
-function buildMessages(turnText: string, existing: Pick<MemoryRecord, 'id' | 'text'>[]): ChatMessage[] {
+function buildMessages(
+  turnText: string,
+  existing: Pick<MemoryRecord, 'id' | 'text'>[],
+  language: Language,
+): ChatMessage[] {
+  const texts = readMemoryTexts(language)
   const known = existing.length
     ? existing.map((memory) => `[${memory.id}] ${memory.text.replace(/\s+/g, ' ')}`).join('\n')
-    : '（没有）'
+    : undefined
   return [
-    { role: 'system', content: extractionPrompt },
-    { role: 'user', content: `已有记忆：\n${known}\n\n本轮对话：\n${turnText}` },
+    { role: 'system', content: texts.extractionPrompt },
+    { role: 'user', content: texts.extractionRequest(known, turnText) },
   ]
 }
 
@@ -89,11 +86,15 @@ async function collectText(
 
 export function createModelFactExtractor(options: CreateModelFactExtractorOptions): FactExtractor {
   return {
-    async extract(turnText, existing) {
+    async extract(turnText, existing, extractOptions = {}) {
       const timeout = AbortSignal.timeout(options.timeoutMs)
       const signal = options.signal ? AbortSignal.any([options.signal, timeout]) : timeout
       try {
-        const reply = await collectText(options, buildMessages(turnText, existing), signal)
+        const reply = await collectText(
+          options,
+          buildMessages(turnText, existing, extractOptions.language ?? 'zh'),
+          signal,
+        )
         const decisions = parseFactDecisions(reply)
         options.logger.debug(
           { decisions: decisions.length, shown: existing.length },

@@ -12,7 +12,7 @@ import type { EngineContext } from './engine-context.js'
 import { createPipelineServices } from './engine-runtime.js'
 import { forgetOpenedSession, openSession, previewGreeting } from './open-session.js'
 import { conversationScopeOf } from './persist-turn.js'
-import { renderGroupInput } from './render-group-input.js'
+import { inputLanguageOf, renderGroupInput } from './render-group-input.js'
 import { lineBudgetOf } from './session-presence.js'
 import type { Charpipe } from './types.js'
 import {
@@ -46,7 +46,12 @@ export function createSessionMethods(
       })
       resolveCharacter(context, validated)
       const heard = context.presence.peek(validated.session, validated.character ?? '')
-      const turnInput = renderGroupInput(validated, heard, config.conversation.group)
+      const turnInput = renderGroupInput(
+        validated,
+        heard,
+        config.conversation.group,
+        inputLanguageOf(config, validated),
+      )
       const runtime = characterRuntimeOf(context, context.current, turnInput.character)
       const services = createPipelineServices(runtime, logger)
       // A new session's first turn follows its greeting: the preview shows it there too.

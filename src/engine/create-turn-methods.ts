@@ -1,23 +1,30 @@
 /**
  * The two ways to take a turn's events: `generate`, an async iterable whose early exit interrupts
  * the turn, and `run`, a callback per event for servers relaying many turns, where each promise an
- * iterator adds per event counts. Both start the turn the same way (start-turn.ts).
+ * iterator adds per event counts. Both start the turn the same way (turn/start-turn.ts); an early
+ * transcript (`preflight: true`) only prepares one (preflight/prepare-turn.ts).
  */
 import type { CharpipeEvent } from '../shared/events.js'
 import { createEventChannel } from './event-channel.js'
+import { prepareTurn } from './preflight/prepare-turn.js'
 import { abortTurn, type TurnHandle } from './session-lanes.js'
-import { prepareTurn, startTurn, type TurnStarter } from './start-turn.js'
+import { startTurn, type TurnStarter } from './turn/start-turn.js'
 import type { Charpipe, GenerateInput, GenerateOptions } from './types.js'
 
 export function createTurnMethods(starter: TurnStarter): Pick<Charpipe, 'generate' | 'run'> {
   async function* generate(input: GenerateInput, generateOptions: GenerateOptions = {}) {
     const channel = createEventChannel<CharpipeEvent>()
     if (input?.preflight === true) {
-      prepareTurn(starter, input, channel.push, channel.close)
+      prepareTurn({ ...starter, input, push: channel.push, close: channel.close })
       yield* channel
       return
     }
-    const { handle, isDone } = startTurn(starter, input, channel.push, channel.close, generateOptions)
+    const { handle, isDone } = startTurn({
+      ...starter,
+      ...generateOptions,
+      input,
+      sink: { push: channel.push, close: channel.close },
+    })
     const signal = generateOptions.signal
     const onAbort = () => abortTurn(handle, { kind: 'signal' })
     if (signal?.aborted) onAbort()
@@ -41,7 +48,7 @@ export function createTurnMethods(starter: TurnStarter): Pick<Charpipe, 'generat
     runOptions: GenerateOptions = {},
   ) {
     if (input?.preflight === true) {
-      return new Promise<void>((resolve) => prepareTurn(starter, input, onEvent, resolve))
+      return new Promise<void>((resolve) => prepareTurn({ ...starter, input, push: onEvent, close: resolve }))
     }
     return new Promise<void>((resolve, reject) => {
       const signal = runOptions.signal
@@ -67,7 +74,7 @@ export function createTurnMethods(starter: TurnStarter): Pick<Charpipe, 'generat
         if (listenerError) reject(listenerError.error)
         else resolve()
       }
-      handle = startTurn(starter, input, deliver, finish, runOptions).handle
+      handle = startTurn({ ...starter, ...runOptions, input, sink: { push: deliver, close: finish } }).handle
       // A turn refused at once (bad input) has already finished here.
       if (finished) return
       if (signal?.aborted) onAbort()

@@ -1,8 +1,17 @@
 /**
- * The state one charpipe instance shares among its parts: the current runtime (swapped by
+ * What belongs to one charpipe instance, shared by its parts: the current runtime (swapped by
  * `reload`), the session lanes, the event bus, the stores it was given and whether it is closed.
- * `createCharpipe` builds it once; the modules for turns, characters, the cluster and the public
- * methods read and update it here, so each can live in its own file instead of one closure.
+ * `createCharpipe` builds it once. Nothing of a single turn lives here: a turn's state is the
+ * runner's (turn/run-turn.ts), a prepared turn's is preflight's (preflight/).
+ *
+ * Most fields are set once. The few that change, and the only modules that write them:
+ * - `current`, `reloading`: engine-lifecycle.ts (`reload`);
+ * - `retired`: engine-lifecycle.ts (`reload` adds, a turn's `releaseTurnRuntime` and `close` remove);
+ * - `closed`: engine-lifecycle.ts (`close`);
+ * - `mcp`: engine-lifecycle.ts (`configureMcp`, at creation and on reload);
+ * - `audience`: create-audience-methods.ts, once, while `createCharpipe` assembles the engine.
+ * The objects the other fields hold keep their own state behind their methods (lanes, presence,
+ * opened sessions, background work, the bus).
  */
 import type { AudienceHub } from '../audience/create-audience-hub.js'
 import type { Cluster } from '../cluster/connect-cluster.js'
@@ -15,9 +24,7 @@ import type { BackgroundWork } from './background-work.js'
 import type { EngineParts } from './engine-parts.js'
 import type { EngineRuntime, ProviderOption } from './engine-runtime.js'
 import type { EventBus } from './event-bus.js'
-import type { ObservedLines } from './observed-lines.js'
 import type { OpenedSessions } from './open-session.js'
-import type { PreflightSlots } from './preflight/create-preflight-slots.js'
 import type { SessionLanes } from './session-lanes.js'
 import type { SessionPresence } from './session-presence.js'
 
@@ -34,8 +41,6 @@ export interface EngineContext {
   readonly registry: ToolRegistry
   readonly bus: EventBus
   readonly lanes: SessionLanes
-  readonly preflightSlots: PreflightSlots
-  readonly observedLines: ObservedLines
   /** Which characters are present in each session, and the lines each has heard. */
   readonly presence: SessionPresence
   /** Runtimes replaced by a reload while turns still ran on them; released when the last ends. */
@@ -50,9 +55,12 @@ export interface EngineContext {
   readonly ownsCluster: boolean
   /** Picks among a character's greetings. */
   readonly random: (() => number) | undefined
+  /** The runtime new turns take; a running turn keeps the one it took. */
   current: EngineRuntime
+  /** The reload in progress (reloads run one after another; close waits for it). */
   reloading: Promise<void>
   closed: boolean
+  /** The MCP servers' tools, once one is configured. */
   mcp: McpToolSource | undefined
   /** Every session's audience (selector, idle turns, followers); set once the engine is built. */
   audience: AudienceHub | undefined

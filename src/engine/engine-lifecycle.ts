@@ -1,14 +1,15 @@
 /**
  * What changes the engine as a whole: connecting the MCP servers, `reload` (a new runtime for the
- * next turns, the old one released once its turns end) and `close` (every turn stopped, background
+ * next turns, the old one released once its turns end: turns take and give back runtimes here) and `close` (every turn stopped, background
  * work drained, then the stores and connections this instance opened closed).
  */
 import { parseConfig } from '../config/load-config.js'
 import type { CharpipeConfig } from '../config/schema.js'
 import { checkPipelineConfig } from '../context/check-pipeline-config.js'
 import { BadRequestError } from '../shared/errors.js'
+import { characterRuntimeOf } from './character-runtime.js'
 import type { EngineContext } from './engine-context.js'
-import { createEngineRuntime, releaseRuntimeParts } from './engine-runtime.js'
+import { createEngineRuntime, type EngineRuntime, releaseRuntimeParts } from './engine-runtime.js'
 import { abortTurn } from './session-lanes.js'
 
 /** MCP servers connect in the background; the module (and the SDK) load only when one is configured. */
@@ -27,6 +28,27 @@ export async function configureMcp(
     logger: context.logger,
     reservedNames: new Set(context.registry.list().map((tool) => tool.name)),
   })
+}
+
+/**
+ * A turn takes the runtime current when it starts (its character's view of it) and holds it to its
+ * end: a reload meanwhile retires the old runtime, released here when its last turn gives it back.
+ */
+export function acquireTurnRuntime(context: EngineContext, character: string | undefined): EngineRuntime {
+  const runtime = context.current
+  // Throws for a character a reload removed, before the runtime is counted.
+  const view = characterRuntimeOf(context, runtime, character)
+  runtime.activeTurns++
+  return view
+}
+
+export function releaseTurnRuntime(context: EngineContext, view: EngineRuntime): void {
+  // A character's view counts its turns on the runtime it was made from.
+  const runtime = view.base ?? view
+  runtime.activeTurns--
+  if (runtime.activeTurns === 0 && context.retired.delete(runtime)) {
+    void releaseRuntimeParts(runtime, context.current, context.owned, context.logger)
+  }
 }
 
 export function reloadEngine(context: EngineContext, config: CharpipeConfig): Promise<void> {

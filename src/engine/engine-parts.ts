@@ -15,6 +15,7 @@ import type { FactExtractor } from '../memory/index.js'
 import type { HistoryStore, MemoryStore, StoredMessage } from '../memory/types.js'
 import type { ChatProvider } from '../providers/types.js'
 import type { ReplyParser, ReplyParserOptions } from '../reply/types.js'
+import type { Language } from '../shared/language/index.js'
 import type { Logger } from '../shared/logger.js'
 
 export interface HistoryResetPolicy {
@@ -30,6 +31,8 @@ export interface RememberTurnInput {
   speakerNames: { user: string; assistant: string }
   /** With `memory.extract: true`: facts are extracted instead of the raw turn being stored. */
   extractor?: FactExtractor
+  /** The character's language, handed to the extractor. */
+  language?: Language
   logger?: Logger
 }
 

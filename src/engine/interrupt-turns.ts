@@ -39,8 +39,8 @@ export function interruptTurns(
   const known = chosen === undefined || findCharacter(config, chosen) !== undefined
   const character =
     chosen === undefined || !known ? undefined : isDefaultCharacter(config, chosen) ? '' : chosen
-  // A prepared turn (preflight) is not a reply yet: there is nothing of it to stop.
-  const turns = known ? context.lanes.turnsOf(session, character).filter((handle) => !handle.preflight) : []
+  // Replies only: a prepared turn is not one yet, so there is nothing of it to stop.
+  const turns = known ? context.lanes.repliesOf(session, character) : []
   if (context.cluster) {
     const { heard, clearQueue } = interruptOptions
     clusterLink.publishInterrupt({

@@ -4,21 +4,20 @@
  * sentences already emitted, or exactly what the client says was heard — with no `...` padding, so
  * the model never learns to answer with silence. Failures are returned or logged, never thrown.
  */
-import type { TurnCoordinator, TurnLease } from '../cluster/turn-coordinator.js'
 import { characterIdOf } from '../config/character-id.js'
 import type { TurnInput } from '../context/types.js'
 import type { FactExtractor } from '../memory/index.js'
 import { memoryScopeOf } from '../memory/memory-scope-of.js'
 import type { ConversationScope, StoredMessage } from '../memory/types.js'
 import type { CharpipeError } from '../shared/errors.js'
-import { resolveUserName } from '../shared/language/index.js'
+import { resolveCharacterLanguage, resolveUserName } from '../shared/language/index.js'
 import { createChildLogger, type Logger } from '../shared/logger.js'
 import { acceptHeardText } from './accept-heard-text.js'
-import { confirmTurnWrite, notStored, type TurnWriteResult } from './confirm-turn-write.js'
+import { confirmTurnWrite, type TurnWriteResult } from './confirm-turn-write.js'
 import type { EngineParts } from './engine-parts.js'
 import type { EngineRuntime } from './engine-runtime.js'
-import type { TurnOutcome } from './run-turn.js'
-import { joinSentences } from './turn-reply.js'
+import { joinSentences } from './turn/reply-stages.js'
+import type { TurnOutcome } from './turn/turn-outcome.js'
 
 export interface PersistTurnOptions {
   runtime: EngineRuntime
@@ -151,82 +150,6 @@ export async function storeTurn(options: PersistTurnOptions): Promise<TurnWriteR
 }
 
 /**
- * In a cluster the turn is stored only while its lock is still its own (the check extends the lock
- * over the write): once the lock expired and another server took the session, this turn is late and
- * storing it would put it after, or beside, the turns that followed.
- */
-export async function storeIfLeaseHeld(
-  persist: PersistTurnOptions,
-  lease: TurnLease,
-): Promise<TurnWriteResult> {
-  let held: boolean
-  try {
-    held = await lease.confirm()
-  } catch (error) {
-    // The lock could not be checked: nothing was written.
-    return notStored(error instanceof Error ? error.message : String(error), error)
-  }
-  if (held) return storeTurn({ ...persist, fence: lease.fence })
-  persist.logger.warn(
-    { session: persist.input.session, turn: persist.turn, fence: lease.fence },
-    'the turn was not stored: its lock moved to another server',
-  )
-  return notStored('it outlived its lock (cluster.lease_ms) and the session moved on')
-}
-
-export interface StoreAbortedBeforeLockOptions {
-  persist: PersistTurnOptions
-  /** Resolves when the session's previous turn here is finished. */
-  previous: Promise<void>
-  /** The session's lock across servers (`cluster.enabled`). */
-  coordinator?: TurnCoordinator | undefined
-  /** The lane's key (`laneKeyOf`): what the lock is taken for. */
-  lane: string
-  /** The input's number among the session's inputs in the cluster (`TurnHandle.order`). */
-  order?: Promise<number> | undefined
-}
-
-/**
- * A turn cut before it could run (its outcome says why). Cancelled by an interrupt that cleared the
- * queue, it is not stored: the model never saw it, and a user line without a reply would only
- * confuse the next turns. Superseded by a newer input, or cut by a shutdown, it is stored after the
- * turn before it: the user did say it. In a cluster it takes the session's lock first, in its
- * input's place: a newer input (numbered after it) waits for it on every server, so the stored
- * turns keep the order of the inputs whatever server took them. Never throws.
- */
-export async function storeAbortedBeforeLock(
-  options: StoreAbortedBeforeLockOptions,
-): Promise<TurnWriteResult> {
-  const { persist, coordinator } = options
-  if (persist.outcome.reason?.kind === 'interrupt') {
-    const order = (await options.order) ?? 0
-    if (coordinator && order > 0) await coordinator.withdrawInput(options.lane, order)
-    return { status: 'not_stored' }
-  }
-  await options.previous
-  if (!coordinator) return storeTurn(persist)
-  let lease: TurnLease
-  try {
-    // Its own wait (lock_wait_ms), no longer the cut turn's signal.
-    lease = await coordinator.acquire(options.lane, new AbortController().signal, options.order)
-  } catch (error) {
-    persist.logger.warn(
-      { session: persist.input.session, turn: persist.turn, err: error },
-      'a turn cut before it ran was not stored: its lock could not be taken',
-    )
-    return notStored(
-      `it was cut before it ran and its lock could not be taken (${error instanceof Error ? error.message : String(error)})`,
-      error,
-    )
-  }
-  try {
-    return await storeIfLeaseHeld(persist, lease)
-  } finally {
-    await lease.release()
-  }
-}
-
-/**
  * Long-term memory after the turn; a failure only costs this memory, so it is logged. With an
  * extractor, the model decides which facts to keep (see `createModelFactExtractor`).
  */
@@ -253,6 +176,7 @@ export async function rememberCompletedTurn(
           : resolveUserName(runtime.config.character),
         assistant: runtime.config.character.name,
       },
+      language: resolveCharacterLanguage(runtime.config.character),
       ...(extractor ? { extractor, logger: createChildLogger(options.logger, 'memory') } : {}),
     })
   } catch (error) {

@@ -1,10 +1,14 @@
 /**
  * Puts a group chat's input into words the model reads: who is speaking and what others said since
- * the last reply (`[群聊记录]` / `[当前消息]` by default, `conversation.group`'s templates). Without
- * a speaker and without observed lines the input is left exactly as it is.
+ * the last reply (`conversation.group`'s templates; by default `[群聊记录]` / `[当前消息]`, or
+ * `[Group chat]` / `[Current message]` for an English character). Without a speaker and without
+ * observed lines the input is left exactly as it is. The input is stored as rendered, so a stored
+ * turn is read back with the frame it had, whatever the language or templates are now.
  */
 import type { CharpipeConfig } from '../config/schema.js'
+import { findCharacter } from '../config/select-character-config.js'
 import type { Speaker, TurnInput } from '../context/types.js'
+import { type Language, readGroupFrameTexts, resolveCharacterLanguage } from '../shared/language/index.js'
 import type { ObservedLine } from './observed-lines.js'
 
 type GroupSettings = CharpipeConfig['conversation']['group']
@@ -29,17 +33,29 @@ export function renderLine(settings: GroupSettings, speaker: Speaker, text: stri
   return fillTemplate(settings.line_template, { name: flattenLine(speaker.name || speaker.id), id, text })
 }
 
+/** The language of the character an input speaks to (the default character's when none or unknown). */
+export function inputLanguageOf(config: CharpipeConfig, input: Pick<TurnInput, 'character'>): Language {
+  return resolveCharacterLanguage(findCharacter(config, input.character) ?? config.character)
+}
+
+/**
+ * `language`: the character's (`inputLanguageOf`), for the templates left empty; Chinese when not
+ * given. Every caller rendering one input must give the same: the rendered text is also the key a
+ * preflight's prepared turn is found by.
+ */
 export function renderGroupInput(
   input: TurnInput,
   observed: readonly ObservedLine[],
   settings: GroupSettings,
+  language: Language = 'zh',
 ): TurnInput {
   if (!input.speaker && observed.length === 0) return input
+  const frame = readGroupFrameTexts(language)
   const current = input.speaker ? renderLine(settings, input.speaker, input.text) : input.text
   const text =
     observed.length === 0
-      ? fillTemplate(settings.current_template, { current })
-      : fillTemplate(settings.template, {
+      ? fillTemplate(settings.current_template || frame.currentTemplate, { current })
+      : fillTemplate(settings.template || frame.template, {
           observed: observed
             .map((line) => renderLine(settings, line.speaker, flattenLine(line.text)))
             .join('\n'),

@@ -4,7 +4,8 @@
  * sessions, and different characters in a session of the same id, never wait on each other. With
  * `on_new_input: interrupt`, entering a lane aborts every turn already in it.
  */
-import type { InterruptReason } from './run-turn.js'
+import { randomUUID } from 'node:crypto'
+import type { InterruptReason } from './turn/turn-outcome.js'
 
 export interface TurnHandle {
   readonly session: string
@@ -40,6 +41,8 @@ export interface SessionLanes {
   leave(handle: TurnHandle): void
   /** Turns of a session, of one character when `character` is given (`''`: the default), else of all. */
   turnsOf(session: string, character?: string): TurnHandle[]
+  /** `turnsOf` without the prepared turns: the replies an interrupt or a busy check is about. */
+  repliesOf(session: string, character?: string): TurnHandle[]
   all(): TurnHandle[]
   sessions(): string[]
 }
@@ -56,6 +59,22 @@ export function parseLaneKey(key: string): { session: string; character: string 
   return { session: key.slice(0, separator), character: key.slice(separator + 1) }
 }
 
+/** A turn's handle before it enters its lane; `prepared`: a preflight's turn, not a reply yet. */
+export function createTurnHandle(
+  session: string,
+  prepared: boolean,
+  turn: string = randomUUID(),
+): TurnHandle {
+  return {
+    session,
+    turn,
+    controller: new AbortController(),
+    running: false,
+    ended: Promise.resolve(),
+    ...(prepared ? { preflight: true } : {}),
+  }
+}
+
 export function abortTurn(handle: TurnHandle, reason: InterruptReason): void {
   handle.controller.abort(reason)
 }
@@ -63,6 +82,13 @@ export function abortTurn(handle: TurnHandle, reason: InterruptReason): void {
 export function createSessionLanes(): SessionLanes {
   const sessions = new Map<string, Map<string, Lane>>()
   const releases = new WeakMap<TurnHandle, () => void>()
+
+  const turnsOf = (session: string, character?: string) => {
+    const lanes = sessions.get(session)
+    if (!lanes) return []
+    if (character !== undefined) return [...(lanes.get(character)?.handles ?? [])]
+    return [...lanes.values()].flatMap((lane) => [...lane.handles])
+  }
 
   return {
     enter(handle, mode) {
@@ -93,12 +119,8 @@ export function createSessionLanes(): SessionLanes {
       lanes.delete(handle.character ?? '')
       if (lanes.size === 0) sessions.delete(handle.session)
     },
-    turnsOf(session, character) {
-      const lanes = sessions.get(session)
-      if (!lanes) return []
-      if (character !== undefined) return [...(lanes.get(character)?.handles ?? [])]
-      return [...lanes.values()].flatMap((lane) => [...lane.handles])
-    },
+    turnsOf,
+    repliesOf: (session, character) => turnsOf(session, character).filter((handle) => !handle.preflight),
     all: () =>
       [...sessions.values()].flatMap((lanes) => [...lanes.values()].flatMap((lane) => [...lane.handles])),
     sessions: () => [...sessions.keys()],

@@ -7,8 +7,8 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { parseConfig } from '../config/load-config.js'
 import { maskSecrets } from '../config/mask-secrets.js'
 import type { CharpipeConfigInput } from '../config/schema.js'
-import { defaultVisionDescriberPrompt } from '../config/schema.js'
 import { CharpipeError } from '../shared/errors.js'
+import { readAttachmentTexts } from '../shared/language/index.js'
 import { type MockModelServer, startMockModelServer } from '../testing/start-mock-model-server.js'
 import { createImageDescriberFromConfig } from './create-image-describer-from-config.js'
 import { captureLogger, waitUntil } from './test-helpers.js'
@@ -61,7 +61,7 @@ describe('image describer', () => {
         {
           role: 'user',
           content: [
-            { type: 'text', text: defaultVisionDescriberPrompt },
+            { type: 'text', text: readAttachmentTexts('zh').describerPrompt },
             { type: 'image_url', image_url: { url: png.url } },
           ],
         },
@@ -69,7 +69,21 @@ describe('image describer', () => {
     })
   })
 
-  it('sends the image as a base64 block in the Anthropic format, with its own prompt', async () => {
+  it("asks in the character's language unless a prompt is configured", async () => {
+    server.script({ text: 'A ginger cat on a windowsill.' })
+    const { describer } = describerFor({ provider: 'custom', base_url: `${server.url}/v1` })
+    expect(await describer!.describe(png, { language: 'en' })).toBe('A ginger cat on a windowsill.')
+    const prompt = (server.requests[0]!.body as { messages: { content: { text?: string }[] }[] }).messages[0]!
+      .content[0]!.text
+    expect(prompt).toBe(
+      'Describe this image in one or two short sentences in English: what is in it, what is happening, and any text it shows. Only describe it: no comments, no questions.',
+    )
+    expect(readAttachmentTexts('zh').describerPrompt).toBe(
+      '请用一两句简短的中文描述这张图片：画面里有什么、在做什么、有没有文字。只写描述，不要评论，不要提问。',
+    )
+  })
+
+  it('sends the image as a base64 block in the Anthropic format, with its own prompt in any language', async () => {
     server.script({ text: '一张白色的小图。' })
     const { describer } = describerFor({
       provider: 'anthropic',
@@ -78,7 +92,7 @@ describe('image describer', () => {
       api_key: 'sk-ant-vision-0000',
       prompt: '描述这张图',
     })
-    expect(await describer!.describe(png, {})).toBe('一张白色的小图。')
+    expect(await describer!.describe(png, { language: 'en' })).toBe('一张白色的小图。')
     const request = server.requests[0]!
     expect(request.path).toBe('/v1/messages')
     // The SDK decides how the key travels (`x-api-key` or a bearer header, by SDK version).

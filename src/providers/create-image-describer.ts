@@ -7,12 +7,16 @@
 
 import { AbortedError, UpstreamStreamError, UpstreamTimeoutError } from '../shared/errors.js'
 import type { ImageDescriber } from '../shared/image-describer.js'
+import { readAttachmentTexts } from '../shared/language/index.js'
 import type { ChatProvider } from './types.js'
 
 export interface CreateImageDescriberOptions {
   provider: ChatProvider
-  /** What the model is asked about each image. */
-  prompt: string
+  /**
+   * What the model is asked about each image; empty or absent: the builtin prompt in the
+   * language `describe` is given (Chinese when none).
+   */
+  prompt?: string
   /** No complete description by then: fail with `upstream_timeout`. */
   timeoutMs: number
   /** Most tokens of one description. @default 300 */
@@ -24,7 +28,8 @@ export interface CreateImageDescriberOptions {
 export function createImageDescriber(options: CreateImageDescriberOptions): ImageDescriber {
   return {
     needsImageBytes: options.needsImageBytes ?? false,
-    async describe(image, { signal } = {}) {
+    async describe(image, { signal, language = 'zh' } = {}) {
+      const prompt = options.prompt || readAttachmentTexts(language).describerPrompt
       const timeout = AbortSignal.timeout(options.timeoutMs)
       const combined = signal ? AbortSignal.any([signal, timeout]) : timeout
       let text = ''
@@ -35,7 +40,7 @@ export function createImageDescriber(options: CreateImageDescriberOptions): Imag
               {
                 role: 'user',
                 content: [
-                  { type: 'text', text: options.prompt },
+                  { type: 'text', text: prompt },
                   {
                     type: 'image',
                     url: image.url,
@@ -58,7 +63,7 @@ export function createImageDescriber(options: CreateImageDescriberOptions): Imag
         }
         throw error
       }
-      // One line, and no bracket that would end the `[图片:…]` around it early.
+      // One line, and no bracket that would end the `[图片:…]` (`[Image: …]`) around it early.
       const description = text.replace(/\s+/g, ' ').replace(/\[/g, '［').replace(/\]/g, '］').trim()
       if (!description) throw new UpstreamStreamError('the vision model answered with no description')
       return description

@@ -32,6 +32,11 @@ export interface ConfigStatus {
   source: 'file' | 'defaults'
   /** Set while the file on disk is not valid (a hand edit): the last good config stays in force. */
   file_error: null | { message: string; issues: ConfigIssue[] }
+  /**
+   * What the running config was accepted with but not as written: a card of `characters_dir` that
+   * was skipped (`skipped: …`), a `${VAR}` that is not set, a setting with no effect.
+   */
+  warnings: ConfigIssue[]
 }
 
 export interface ConfigManager {
@@ -74,6 +79,8 @@ export interface CreateConfigManagerOptions {
   lookup?: LookupAddresses
   /** Quiet time after the last file event before the file is read. @default 250 */
   debounceMs?: number
+  /** The warnings `config` was parsed with (`GET /api/config/status`). @default none */
+  warnings?: ConfigIssue[]
   /** Where `config` came from. @default `file` when the file exists, else `defaults` */
   source?: ConfigStatus['source']
   /**
@@ -91,6 +98,8 @@ export function createConfigManager(options: CreateConfigManagerOptions): Config
   let running = options.config
   let source = options.source ?? (existsSync(configPath) ? 'file' : 'defaults')
   let fileError: ConfigStatus['file_error'] = null
+  // The warnings each config was accepted with, read for the running one.
+  const warningsOf = new WeakMap<CharpipeConfig, ConfigIssue[]>([[options.config, options.warnings ?? []]])
   // The text last read or written by us: a watch event for the same text is our own write.
   let knownText: string | undefined
   let queue: Promise<unknown> = Promise.resolve()
@@ -113,8 +122,11 @@ export function createConfigManager(options: CreateConfigManagerOptions): Config
   }
 
   // `raw` is what the file holds (or would hold): its `${VAR}` are expanded here, once.
-  const validate = (raw: unknown, source: string) =>
-    parseConfigFile(raw, { source, checks: options.checks, logger }).config
+  const validate = (raw: unknown, source: string) => {
+    const parsed = parseConfigFile(raw, { source, checks: options.checks, logger })
+    warningsOf.set(parsed.config, parsed.warnings)
+    return parsed.config
+  }
 
   const recordFileError = (issues: ConfigIssue[]) => {
     fileError = {
@@ -266,7 +278,12 @@ export function createConfigManager(options: CreateConfigManagerOptions): Config
 
   return {
     current: () => running,
-    status: () => ({ path: configPath, source, file_error: fileError }),
+    status: () => ({
+      path: configPath,
+      source,
+      file_error: fileError,
+      warnings: warningsOf.get(running) ?? [],
+    }),
     masked: () => maskSecrets(running),
     update,
     reloadFromFile,
@@ -277,7 +294,9 @@ export function createConfigManager(options: CreateConfigManagerOptions): Config
         if (ownFields.length > 0) throw new InvalidConfigError(ownFields, { source })
         // A parsed config with this server's own fields: never expanded again.
         const candidate = putBackNodeLocalFields(shared, running)
-        const next = parseConfig(candidate, { source, checks: options.checks, logger }).config
+        const parsed = parseConfig(candidate, { source, checks: options.checks, logger })
+        const next = parsed.config
+        warningsOf.set(next, parsed.warnings)
         const refused = await checkConfigChange({
           source: 'cluster',
           candidate: next,

@@ -14,6 +14,7 @@ import type { CharpipeConfig } from '../config/schema.js'
 import { startConnectors } from '../connectors/index.js'
 import { checkPipelineConfig } from '../context/index.js'
 import type { Charpipe } from '../engine/types.js'
+import type { ConfigIssue } from '../shared/errors.js'
 import { createChildLogger, getLogger, type Logger } from '../shared/logger.js'
 import { type ConfigManager, createConfigManager } from './create-config-manager.js'
 import { createServerMetrics, type ServerMetrics } from './create-server-metrics.js'
@@ -47,6 +48,8 @@ export interface CreateServerOptions {
   configPath: string
   /** The running config; read from `configPath` when not given. */
   config?: CharpipeConfig
+  /** The warnings `config` was parsed with, shown by `GET /api/config/status`. */
+  configWarnings?: ConfigIssue[]
   logger?: Logger
   /** Folder of the built web page. @default the package's `dist/web` */
   staticDir?: string
@@ -73,7 +76,10 @@ export interface CharpipeServer {
 
 export async function createServer(options: CreateServerOptions): Promise<CharpipeServer> {
   const logger = options.logger ?? getLogger('server')
-  const config = options.config ?? (await loadConfig(options.configPath, { logger })).config
+  const loaded = options.config
+    ? { config: options.config, warnings: options.configWarnings ?? [] }
+    : await loadConfig(options.configPath, { logger })
+  const { config } = loaded
   const ownsCharpipe = !options.charpipe
   const charpipe = options.charpipe ?? (await createOwnedCharpipe(options, config))
   // Connectors follow the running config: a change of the file (or of a character's name) restarts them.
@@ -81,6 +87,7 @@ export async function createServer(options: CreateServerOptions): Promise<Charpi
   const configManager = createConfigManager({
     configPath: options.configPath,
     config,
+    warnings: loaded.warnings,
     apply: async (next) => {
       await charpipe.reload(next)
       await connectors.update(next)

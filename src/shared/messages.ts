@@ -33,7 +33,10 @@ export interface ImagePart {
   url?: string
   assetRef?: string
   mediaType?: string
-  /** Set when the image belongs to a message being replied to (rendered as `[回复图片:…]`). */
+  /**
+   * Set when the image belongs to a message being replied to (rendered as `[回复图片:…]`, or
+   * `[Replied image: …]` for an English character).
+   */
   inReplyTo?: boolean
 }
 

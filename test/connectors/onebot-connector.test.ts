@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest'
 import { onebotConnectorSchema } from '../../src/config/schema.js'
 import type { Connector } from '../../src/connectors/index.js'
 import { createOnebotConnector } from '../../src/connectors/onebot/create-onebot-connector.js'
+import type { Language } from '../../src/shared/language/index.js'
 import { createLogger } from '../../src/shared/logger.js'
 import { createFakeConnectorHost } from './fake-connector-host.js'
 import { type FakeOnebot, startFakeOnebot } from './fake-onebot-implementation.js'
@@ -13,7 +14,11 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup()
 })
 
-async function connect(fake: FakeOnebot, overrides: Record<string, unknown> = {}) {
+async function connect(
+  fake: FakeOnebot,
+  overrides: Record<string, unknown> = {},
+  character: { characterName?: string; language?: Language } = {},
+) {
   const host = createFakeConnectorHost()
   const config = onebotConnectorSchema.parse({
     name: 'qq',
@@ -22,7 +27,14 @@ async function connect(fake: FakeOnebot, overrides: Record<string, unknown> = {}
     groups: [123],
     ...overrides,
   })
-  const connector: Connector = createOnebotConnector({ config, host, characterName: '小雪', logger, backoff })
+  const connector: Connector = createOnebotConnector({
+    config,
+    host,
+    characterName: '小雪',
+    ...character,
+    logger,
+    backoff,
+  })
   cleanups.push(() => connector.close())
   await vi.waitFor(() => expect(connector.status().state).toBe('ready'))
   await vi.waitFor(() => expect(fake.connectedCount()).toBe(1))
@@ -64,6 +76,26 @@ describe('OneBot v11 connector, forward WebSocket', () => {
         },
       ],
     })
+  })
+
+  it("writes images it cannot pass on, emoji and an at of everyone in the character's language", async () => {
+    const message = [
+      { type: 'at', data: { qq: 'all' } },
+      { type: 'text', data: { text: ' look ' } },
+      { type: 'image', data: { file: 'local.jpg' } },
+      { type: 'face', data: { id: '14' } },
+    ]
+    const english = await startFake()
+    const { host: englishHost } = await connect(english, {}, { characterName: 'Snow', language: 'en' })
+    english.sendGroupMessage({ groupId: 123, userId: 42, message })
+    await vi.waitFor(() => expect(englishHost.audienceCalls).toHaveLength(1))
+    expect(englishHost.audienceCalls[0]?.messages[0]?.text).toBe('@everyone look [Image][Emoji]')
+
+    const chinese = await startFake()
+    const { host: chineseHost } = await connect(chinese)
+    chinese.sendGroupMessage({ groupId: 123, userId: 42, message })
+    await vi.waitFor(() => expect(chineseHost.audienceCalls).toHaveLength(1))
+    expect(chineseHost.audienceCalls[0]?.messages[0]?.text).toBe('@全体成员 look [图片][表情]')
   })
 
   it('reads CQ-code string messages, and ignores other groups, its own messages and repeats', async () => {

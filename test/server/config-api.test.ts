@@ -1,4 +1,6 @@
-import { readFile, writeFile } from 'node:fs/promises'
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { startTestServer, type TestServer } from './start-test-server.js'
 import { openTestSocket } from './websocket-client.js'
@@ -183,7 +185,12 @@ describe('GET /api/config/status and a file made invalid by hand', () => {
 
   it('names the file; the last good config stays; a save names the file, the field and the problem', async () => {
     server = await startTestServer({ configText })
-    expect(await readStatus()).toEqual({ path: server.configPath, source: 'file', file_error: null })
+    expect(await readStatus()).toEqual({
+      path: server.configPath,
+      source: 'file',
+      file_error: null,
+      warnings: [],
+    })
 
     const broken = configText.replace('name: 小雪', 'name: 小雪\n  reply_format: jsonn')
     await writeFile(server.configPath, broken)
@@ -216,8 +223,35 @@ describe('GET /api/config/status and a file made invalid by hand', () => {
     // A save that sets the faulty field mends the file.
     const mended = await putConfig({ character: { reply_format: 'json', persona: '新的' } })
     expect(mended.status).toBe(200)
-    expect(await readStatus()).toEqual({ path: server.configPath, source: 'file', file_error: null })
+    expect(await readStatus()).toEqual({
+      path: server.configPath,
+      source: 'file',
+      file_error: null,
+      warnings: [],
+    })
     expect(await readFile(server.configPath, 'utf8')).toContain('reply_format: json\n')
+  })
+
+  it('lists a card of the characters folder that was skipped, until the file is gone', async () => {
+    const charactersDir = await mkdtemp(join(tmpdir(), 'charpipe-characters-'))
+    try {
+      await writeFile(join(charactersDir, 'broken.json'), '{ "spec": "chara_card_v2", "data": ')
+      server = await startTestServer({
+        configText: `${configText}characters_dir: ${JSON.stringify(charactersDir)}\n`,
+      })
+      const { warnings } = await readStatus()
+      expect(warnings).toEqual([
+        { path: 'characters_dir: broken.json', message: expect.stringMatching(/^skipped: /) },
+      ])
+      // The running config still serves: the card was set aside, not the config.
+      expect(server.charpipe.config.character.name).toBe('小雪')
+
+      await rm(join(charactersDir, 'broken.json'))
+      await writeFile(server.configPath, `${await readFile(server.configPath, 'utf8')}# edited\n`)
+      await expect.poll(async () => (await readStatus()).warnings, { timeout: 5000 }).toEqual([])
+    } finally {
+      await rm(charactersDir, { recursive: true, force: true })
+    }
   })
 
   it("a YAML syntax error is the file's problem, with its line", async () => {
@@ -232,7 +266,12 @@ describe('GET /api/config/status and a file made invalid by hand', () => {
 
   it('says the defaults run when there is no file, until a save creates it', async () => {
     server = await startTestServer()
-    expect(await readStatus()).toEqual({ path: server.configPath, source: 'defaults', file_error: null })
+    expect(await readStatus()).toEqual({
+      path: server.configPath,
+      source: 'defaults',
+      file_error: null,
+      warnings: [],
+    })
     expect((await putConfig({ character: { name: '新角色' } })).status).toBe(200)
     expect((await readStatus()).source).toBe('file')
   })

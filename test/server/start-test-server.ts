@@ -56,7 +56,7 @@ export async function startTestServer(options: StartTestServerOptions = {}): Pro
   const logger = createLogger({ level: 'debug', destination })
   const previousLogger = getLogger()
   if (options.captureAllLogs) setLogger(logger)
-  const { config } = await loadConfig(configPath, { logger })
+  const { config, warnings } = await loadConfig(configPath, { logger })
   let fake: FakeCharpipe | undefined
   const factory = options.createCharpipe
     ? (initial: CharpipeConfig) => options.createCharpipe!(initial, logger)
@@ -71,6 +71,7 @@ export async function startTestServer(options: StartTestServerOptions = {}): Pro
   const started = await startServer({
     configPath,
     config,
+    configWarnings: warnings,
     createCharpipe: factory,
     logger,
     host: '127.0.0.1',

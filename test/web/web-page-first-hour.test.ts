@@ -334,6 +334,28 @@ describe.skipIf(skipReason !== undefined)('the first hour on the page', () => {
     await context.close()
   })
 
+  it('lists, folded, what the running config was accepted with but not as written (a skipped card)', async () => {
+    const { context, page } = await openPage(browser, { viewport: 'desktop', locale: 'en-US' })
+    const status = {
+      path: '/srv/app/config.yaml',
+      source: 'file',
+      file_error: null,
+      warnings: [{ path: 'characters_dir: broken.json', message: 'skipped: not a character card' }],
+    }
+    await page.route('**/api/config/status', (route) => route.fulfill({ json: status }))
+    await page.goto(`${server.url}/#chat`)
+    const warnings = page.locator('[data-config-warnings]')
+    await warnings.waitFor()
+    expect(await warnings.locator('summary').textContent()).toBe(
+      'Config warnings (1): the config is in force, but not all of it as written.',
+    )
+    await warnings.locator('summary').click()
+    expect(await warnings.locator('li').textContent()).toContain('characters_dir: broken.json')
+    expect(await warnings.locator('li').textContent()).toContain('skipped: not a character card')
+    expect(await page.locator('[data-config-file-error]').count()).toBe(0)
+    await context.close()
+  })
+
   it('says which provider and model answer in the chat', async () => {
     const { context, page } = await openPage(browser, { viewport: 'phone', locale: 'en-US' })
     await page.goto(`${server.url}/#chat`)

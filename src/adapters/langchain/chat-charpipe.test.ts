@@ -10,7 +10,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import * as z from 'zod'
 import { waitUntil } from '../../providers/test-helpers.js'
 import { type MockModelServer, startMockModelServer } from '../../testing/start-mock-model-server.js'
-import { ChatCharpipe, type LlmConfigInput } from './chat-charpipe.js'
+import { ChatCharpipe, type ChatCharpipeFields, type LlmConfigInput } from './chat-charpipe.js'
 
 let server: MockModelServer
 const models: ChatCharpipe[] = []
@@ -23,9 +23,10 @@ afterEach(() => {
 })
 afterAll(() => server.close())
 
-function createModel(llm: LlmConfigInput = {}): ChatCharpipe {
+function createModel(llm: LlmConfigInput = {}, fields: Omit<ChatCharpipeFields, 'llm'> = {}): ChatCharpipe {
   const model = new ChatCharpipe({
     llm: { provider: 'custom', base_url: `${server.url}/v1`, api_key: 'sk-test', max_retries: 0, ...llm },
+    ...fields,
   })
   models.push(model)
   return model
@@ -166,6 +167,40 @@ describe('ChatCharpipe: a LangChain chat model over charpipe providers', () => {
       expect(body.tools).toBeUndefined()
       expect(body.messages[0]!.content).toContain('你是小助手。')
       expect(body.messages[0]!.content).toContain('- weather: 查询城市天气')
+    })
+
+    it('words the tool prompt and tool results in the language of the system prompt, or the one set', async () => {
+      const exchange = (system: string) => [
+        new SystemMessage(system),
+        new HumanMessage('Shenzhen?'),
+        new AIMessage({
+          content: '',
+          tool_calls: [{ id: 'x1', name: 'weather', args: { city: 'Shenzhen' } }],
+        }),
+        new ToolMessage({ content: '{"sky":"clear"}', tool_call_id: 'x1' }),
+      ]
+      const english = createModel({ function_calling: false }).bindTools([weather])
+      server.script({ text: 'Clear skies.' })
+      await english.invoke(exchange('You are a helpful travel guide.'))
+      const englishMessages = bodyOf(0).messages
+      expect(englishMessages[0]!.content).toContain('## Available tools')
+      expect(englishMessages[0]!.content).not.toContain('## 可用工具')
+      expect(englishMessages.at(-1)).toEqual({
+        role: 'user',
+        content: '[Tool result weather] {"sky":"clear"}',
+      })
+
+      server.script({ text: '深圳晴。' })
+      await english.invoke(exchange('你是小助手。'))
+      const chineseMessages = bodyOf(1).messages
+      expect(chineseMessages[0]!.content).toContain('## 可用工具')
+      expect(chineseMessages.at(-1)).toEqual({ role: 'user', content: '[工具结果 weather] {"sky":"clear"}' })
+
+      server.script({ text: 'Clear skies.' })
+      await createModel({ function_calling: false }, { language: 'en' })
+        .bindTools([weather])
+        .invoke(exchange('你是小助手。'))
+      expect(bodyOf(2).messages[0]!.content).toContain('## Available tools')
     })
 
     it('streams ordinary text at once and a written call as tool_calls, never as text', async () => {

@@ -28,6 +28,7 @@ import { createProviderFromConfig } from '../../providers/create-provider-from-c
 import type { ResilientProvider } from '../../providers/create-resilient-provider.js'
 import type { ChatRequest, FinishReason, ToolChoice } from '../../providers/types.js'
 import { BadRequestError } from '../../shared/errors.js'
+import { detectTextLanguage, type Language, type LanguageSetting } from '../../shared/language/index.js'
 import type { ToolCall } from '../../shared/messages.js'
 import { addToolPrompt } from '../../tools/add-tool-prompt.js'
 import { createToolCallTextDetector, parseToolCallText } from '../../tools/tool-call-text.js'
@@ -56,6 +57,13 @@ export interface ChatCharpipeFields extends BaseChatModelParams {
    * @example new ChatCharpipe({ llm: { provider: 'deepseek', api_key: process.env.DEEPSEEK_API_KEY } })
    */
   llm?: LlmConfigInput
+  /**
+   * The language of the words charpipe adds for a model without function calling (the tool prompt,
+   * tool results): `zh`, `en`, or `auto`, read from the system messages (the user's when there are
+   * none), Chinese when they say nothing.
+   * @default 'auto'
+   */
+  language?: LanguageSetting
 }
 
 interface PreparedRequest {
@@ -105,6 +113,21 @@ function toolCallChunk(call: ToolCall, index: number, rawArguments?: string): Ch
   })
 }
 
+function readMessageText(message: BaseMessage): string {
+  if (typeof message.content === 'string') return message.content
+  return message.content.map((block) => (block.type === 'text' ? String(block.text ?? '') : '')).join('\n')
+}
+
+/** `auto`: the language of the system messages, else of the user's, else Chinese. */
+function detectMessagesLanguage(messages: readonly BaseMessage[]): Language {
+  const textOf = (types: string[]) =>
+    messages
+      .filter((message) => types.includes(message.type))
+      .map(readMessageText)
+      .join('\n')
+  return detectTextLanguage(textOf(['system', 'developer'])) ?? detectTextLanguage(textOf(['human'])) ?? 'zh'
+}
+
 function messageChunk(fields: AIMessageChunkFields, text = ''): ChatGenerationChunk {
   return new ChatGenerationChunk({ text, message: new AIMessageChunk(fields) })
 }
@@ -116,11 +139,13 @@ export class ChatCharpipe extends BaseChatModel<ChatCharpipeCallOptions, AIMessa
 
   readonly #config: LlmConfig
   readonly #provider: ResilientProvider
+  readonly #language: LanguageSetting
 
   constructor(fields: ChatCharpipeFields = {}) {
     // The llm block (with its key) stays out of `lc_kwargs`, which tracing may serialise.
-    const { llm, ...base } = fields
+    const { llm, language, ...base } = fields
     super(base)
+    this.#language = language ?? 'auto'
     const { config } = parseConfig({ llm: llm ?? {} }, { source: 'ChatCharpipe llm' })
     this.#config = config.llm
     this.#provider = createProviderFromConfig(config)
@@ -177,12 +202,13 @@ export class ChatCharpipe extends BaseChatModel<ChatCharpipeCallOptions, AIMessa
     )
     const definitions = toolChoice ? bound : []
     const nativeTools = this.#config.function_calling
-    const converted = convertFromLangChainMessages(messages, { nativeTools })
+    const language = this.#language === 'auto' ? detectMessagesLanguage(messages) : this.#language
+    const converted = convertFromLangChainMessages(messages, { nativeTools, language })
     const toolsInText = !nativeTools && definitions.length > 0
     const mustCall =
       toolChoice === 'required' ? true : typeof toolChoice === 'object' ? toolChoice.name : undefined
     const request: ChatRequest = {
-      messages: toolsInText ? addToolPrompt(converted, definitions, mustCall) : converted,
+      messages: toolsInText ? addToolPrompt(converted, definitions, mustCall, language) : converted,
       temperature: this.#config.temperature,
       maxTokens: this.#config.max_tokens,
       ...(nativeTools && definitions.length > 0

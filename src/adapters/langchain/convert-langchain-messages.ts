@@ -25,12 +25,15 @@ import type { ChatResult } from '../../providers/collect-chat-result.js'
 import { describeFilePart } from '../../providers/convert-to-openai-messages.js'
 import type { Usage } from '../../providers/types.js'
 import { BadRequestError } from '../../shared/errors.js'
+import type { Language } from '../../shared/language/index.js'
 import type { ChatMessage, ContentPart, ToolCall } from '../../shared/messages.js'
 import { renderToolResultText } from '../../tools/tool-call-text.js'
 
 export interface ConvertFromLangChainMessagesOptions {
   /** False: tool calls and results become text, as for a model without function calling. @default true */
   nativeTools?: boolean
+  /** The language of tool results written as text (`nativeTools: false`). @default 'zh' */
+  language?: Language
 }
 
 type ContentBlock = Record<string, unknown> & { type?: unknown }
@@ -147,6 +150,7 @@ export function convertFromLangChainMessages(
       const line = renderToolResultText(
         { id: tool.tool_call_id, name, arguments: {} },
         readToolResult(tool.content, where),
+        options.language,
       )
       if (resultsMessage) resultsMessage.content = `${resultsMessage.content}\n${line}`
       else {

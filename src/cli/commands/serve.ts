@@ -86,6 +86,7 @@ export function run(args: string[]): Promise<number> {
       started = await startServer({
         configPath: loaded.path,
         config: loaded.config,
+        configWarnings: loaded.warnings,
         createCharpipe: (config) => createCharpipe(config, { logger: getLogger('engine') }),
         configChecks: [checkPipelineConfig, keepToken],
         logger,

@@ -41,7 +41,7 @@ export const audienceIdleSchema = z
       .max(4000)
       .default('')
       .describe(
-        "What the character is asked to do when it speaks first (sent as the turn's input); empty: a builtin line asking it to start a topic.",
+        "What the character is asked to do when it speaks first (sent as the turn's input); empty: a builtin line in the character's language asking it to start a topic.",
       ),
   })
   .describe('Speaking first when the session goes quiet.')

@@ -133,7 +133,7 @@ export const characterSchema = z
       .enum(['auto', 'zh', 'en'])
       .default('auto')
       .describe(
-        "The language of charpipe's own words around the character (system prompt labels and format rules, the user's default name, emotion labels shown to the model, tool prompts); auto: read from the persona, greeting and scenario, else the name (Chinese when they say nothing).",
+        "The language of charpipe's own words around the character (system prompt labels and format rules, the user's default name, emotion labels shown to the model, tool prompts, attachment placeholders, the group chat frame, the fact-extraction and idle prompts, the image describer's default prompt); auto: read from the persona, greeting and scenario, else the name (Chinese when they say nothing).",
       ),
     user_name: z
       .string()

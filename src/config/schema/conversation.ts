@@ -35,16 +35,16 @@ export const groupChatSchema = z
     template: z
       .string()
       .max(4000)
-      .default('[群聊记录]\n{{observed}}\n[当前消息]\n{{current}}')
+      .default('')
       .describe(
-        'The input when observed lines are pending; {{observed}} (their lines, one a line) and {{current}} (the input as a line).',
+        "The input when observed lines are pending; {{observed}} (their lines, one a line) and {{current}} (the input as a line). Empty: the character language's ([群聊记录] … [当前消息] …, [Group chat] … [Current message] …).",
       ),
     current_template: z
       .string()
       .max(4000)
-      .default('[当前消息]\n{{current}}')
+      .default('')
       .describe(
-        'The input when it has a speaker and no observed lines are pending. No speaker and none pending: the text as is.',
+        "The input when it has a speaker and no observed lines are pending ({{current}}); empty: the character language's ([当前消息] …, [Current message] …). No speaker and none pending: the text as is.",
       ),
   })
   .describe('Group chat: speakers on inputs and lines observed in the session.')

@@ -12,9 +12,6 @@ export const fallbackProviderSchema = z.strictObject({
   api_key: secret('API key.'),
 })
 
-export const defaultVisionDescriberPrompt =
-  '请用一两句简短的中文描述这张图片：画面里有什么、在做什么、有没有文字。只写描述，不要评论，不要提问。'
-
 export const visionDescriberSchema = z.strictObject({
   provider: z
     .string()
@@ -27,9 +24,10 @@ export const visionDescriberSchema = z.strictObject({
   api_key: secret('API key.'),
   prompt: z
     .string()
-    .min(1)
-    .default(defaultVisionDescriberPrompt)
-    .describe('What the vision model is asked about each image.'),
+    .default('')
+    .describe(
+      "What the vision model is asked about each image; empty: a builtin prompt in the character's language (a short description in that language).",
+    ),
   timeout_ms: timeoutMs().default(30_000).describe('No description by then: use a placeholder.'),
 })
 
@@ -113,13 +111,13 @@ export const llmSchema = z
       .nullable()
       .default(null)
       .describe(
-        'A vision model that describes images as [图片:描述] when `vision` is false; null: a placeholder says the model cannot see them.',
+        'A vision model that describes images as [图片:描述] ([Image: …] for an English character) when `vision` is false; null: a placeholder says the model cannot see them.',
       ),
     transcriber: transcriberSchema
       .nullable()
       .default(null)
       .describe(
-        'A speech-to-text endpoint that turns audio attachments (voice messages, the sound of a video) into [语音:转写]; null: a placeholder says the audio was not transcribed.',
+        'A speech-to-text endpoint that turns audio attachments (voice messages, the sound of a video) into [语音:转写] ([Voice: …] for an English character); null: a placeholder says the audio was not transcribed.',
       ),
     fallbacks: z
       .array(fallbackProviderSchema)

@@ -3,6 +3,7 @@
  * (an `at` of the bot, or a reply to one of its messages, becomes `@<character name>` so it counts
  * as a mention), images kept as images, the sender's group role mapped to an audience role.
  */
+import { type Language, readChatPlatformTexts } from '../../shared/language/index.js'
 import type { AudienceMessageInput, AudienceRole } from '../connector-host.js'
 import type { OnebotMessageEvent, OnebotSegment } from './onebot-types.js'
 import { parseCqMessage } from './parse-cq-message.js'
@@ -13,6 +14,8 @@ export interface ConvertOnebotMessageOptions {
   characterName: string
   /** Whether a message id is one the bot sent (a reply to it is a mention). */
   isOwnMessage: (messageId: string) => boolean
+  /** The character's language: the words for images, emoji and an at of everyone. @default 'zh' */
+  language?: Language
 }
 
 export interface ConvertOnebotMessageResult {
@@ -33,6 +36,7 @@ export function convertOnebotMessage(options: ConvertOnebotMessageOptions): Conv
         ? event.message
         : []
   const selfId = String(event.self_id)
+  const texts = readChatPlatformTexts(options.language ?? 'zh')
   let text = ''
   let mentioned = false
   const images: string[] = []
@@ -47,7 +51,7 @@ export function convertOnebotMessage(options: ConvertOnebotMessageOptions): Conv
         if (target === selfId) {
           mentioned = true
           text += `@${options.characterName} `
-        } else if (target === 'all') text += '@全体成员 '
+        } else if (target === 'all') text += `${texts.atEveryone} `
         else text += `@${String(data.name ?? target)} `
         break
       }
@@ -57,11 +61,11 @@ export function convertOnebotMessage(options: ConvertOnebotMessageOptions): Conv
       case 'image': {
         const url = String(data.url ?? data.file ?? '')
         if (/^https?:\/\//.test(url) && images.length < maxImages) images.push(url)
-        else text += '[图片]'
+        else text += texts.image
         break
       }
       case 'face':
-        text += '[表情]'
+        text += texts.emoji
         break
       default:
         text += `[${segment.type}]`

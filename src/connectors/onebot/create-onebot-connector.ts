@@ -11,6 +11,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto'
 import type { OnebotConnectorConfig } from '../../config/schema.js'
 import type { CharpipeEvent } from '../../shared/events.js'
+import { type Language, readChatPlatformTexts } from '../../shared/language/index.js'
 import type { Logger } from '../../shared/logger.js'
 import { redactText } from '../../shared/redact.js'
 import { createBoundedSet } from '../bounded-set.js'
@@ -32,6 +33,8 @@ export interface CreateOnebotConnectorOptions {
   host: ConnectorHost
   /** The name group members address the character by (an `at` of the bot becomes `@name`). */
   characterName: string
+  /** The character's language: the words for images and emoji in what it is sent. @default 'zh' */
+  language?: Language
   logger: Logger
   backoff?: Backoff
   callTimeoutMs?: number
@@ -132,6 +135,7 @@ export function createOnebotConnector(options: CreateOnebotConnectorOptions): On
       const converted = convertOnebotMessage({
         event: message,
         characterName: options.characterName,
+        ...(options.language ? { language: options.language } : {}),
         isOwnMessage: (id) => ownMessages.has(id),
       })
       rememberAnswered(converted.message.id, { userId: String(message.user_id), messageId })
@@ -164,6 +168,7 @@ export function createOnebotConnector(options: CreateOnebotConnectorOptions): On
     const converted = convertOnebotMessage({
       event: message,
       characterName: options.characterName,
+      ...(options.language ? { language: options.language } : {}),
       isOwnMessage: (id) => ownMessages.has(id),
     })
     if (converted.message.text === '' && !converted.message.images) return
@@ -172,7 +177,7 @@ export function createOnebotConnector(options: CreateOnebotConnectorOptions): On
         {
           session,
           character,
-          text: converted.message.text || '[图片]',
+          text: converted.message.text || readChatPlatformTexts(options.language ?? 'zh').image,
           speaker: { id: userId, name: converted.message.speaker.name },
           ...(converted.message.images ? { images: converted.message.images } : {}),
         },

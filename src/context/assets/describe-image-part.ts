@@ -7,6 +7,7 @@
  */
 import type { CharpipeConfig } from '../../config/schema.js'
 import type { ImageDescriber } from '../../shared/image-describer.js'
+import { type AttachmentTexts, type Language, readAttachmentTexts } from '../../shared/language/index.js'
 import { loadOnFirstUse } from '../../shared/load-on-first-use.js'
 import type { ImagePart } from '../../shared/messages.js'
 import { createDescriptionCache, hashImage } from './create-description-cache.js'
@@ -21,13 +22,15 @@ export interface DescribeImagePartOptions {
   warn(message: string): void
   /** An image refused (not an image, unreadable, too large). */
   refuse?(part: ImagePart): void
+  /** The character's language: the placeholder's words and the describer's default prompt. @default 'zh' */
+  language?: Language
 }
 
 // The guarded fetch (resolver, http/https, address ranges) loads with the first URL image to describe.
 const loadImageFetch = loadOnFirstUse(() => import('./fetch-remote-image.js'))
 
 // Past images come back every turn with their message; describing them once is enough. About
-// 2 MB of descriptions, keyed by content hash (never by the image itself).
+// 2 MB of descriptions, keyed by language and content hash (never by the image itself).
 const descriptionCache = createDescriptionCache(1_000_000)
 
 /** A URL image as the describer takes it: as it is, or fetched into a data URI when it needs bytes. */
@@ -59,6 +62,7 @@ async function prepareUrlImage(
 async function prepareLocalImage(
   options: DescribeImagePartOptions,
   part: ImagePart,
+  texts: AttachmentTexts,
 ): Promise<{ image: ImagePart; key: string } | { refused: string }> {
   const result = await readLocalAsset({
     reference: part.assetRef ?? '',
@@ -68,13 +72,13 @@ async function prepareLocalImage(
   if (!result.ok) {
     options.warn(result.reason)
     options.refuse?.(part)
-    return { refused: '无法读取' }
+    return { refused: texts.unreadable }
   }
   // An image reference is never read as anything else, whatever the file holds.
   if (!result.mediaType?.startsWith('image/')) {
     options.warn(`local file "${part.assetRef}" refused: its bytes are not an image`)
     options.refuse?.(part)
-    return { refused: '不是图片' }
+    return { refused: texts.notAnImage }
   }
   const url = `data:${result.mediaType};base64,${result.bytes.toString('base64')}`
   return { image: { ...part, mediaType: result.mediaType, url }, key: hashImage(result.bytes) }
@@ -88,49 +92,54 @@ function estimateDataUriBytes(url: string): number {
 }
 
 /**
- * `[图片:描述]` (`[回复图片:描述]` for an image being replied to) from the describer, described once
- * per image content; a placeholder says why when there is no describer, the image is refused or the
- * description fails.
+ * `[图片:描述]` (`[回复图片:描述]` for an image being replied to; `[Image: …]` for an English
+ * character) from the describer, described once per image content and language; a placeholder says
+ * why when there is no describer, the image is refused or the description fails.
  */
 export async function describeImagePart(part: ImagePart, options: DescribeImagePartOptions): Promise<string> {
-  const label = part.inReplyTo ? '回复图片' : '图片'
+  const language = options.language ?? 'zh'
+  const texts = readAttachmentTexts(language)
+  const placeholder = (text: string) => texts.image(text, part.inReplyTo)
   const describer = options.describer
-  if (!describer) return `[${label}:当前模型看不到图片，且未配置图片描述]`
+  if (!describer) return placeholder(texts.noImageDescriber)
   let image: ImagePart | undefined
   let key: string
   if (part.url) {
     if (part.url.startsWith('data:') && !/^data:image\//i.test(part.url)) {
       options.warn(`image ${part.url.slice(0, 40)}… refused: not an image data URI`)
       options.refuse?.(part)
-      return `[${label}:不是图片]`
+      return placeholder(texts.notAnImage)
     }
     const maxBytes = options.assets.max_bytes
     if (part.url.startsWith('data:') && estimateDataUriBytes(part.url) > maxBytes) {
       options.warn(`image ${part.url.slice(0, 40)}… refused: over assets.max_bytes (${maxBytes})`)
       options.refuse?.(part)
-      return `[${label}:无法读取]`
+      return placeholder(texts.unreadable)
     }
-    key = hashImage(part.url)
+    key = `${language}:${hashImage(part.url)}`
     const cached = descriptionCache.get(key)
-    if (cached !== undefined) return `[${label}:${cached}]`
+    if (cached !== undefined) return placeholder(cached)
     image = await prepareUrlImage(options, part as ImagePart & { url: string }, describer)
   } else {
-    const local = await prepareLocalImage(options, part)
-    if ('refused' in local) return `[${label}:${local.refused}]`
-    key = local.key
+    const local = await prepareLocalImage(options, part, texts)
+    if ('refused' in local) return placeholder(local.refused)
+    key = `${language}:${local.key}`
     const cached = descriptionCache.get(key)
-    if (cached !== undefined) return `[${label}:${cached}]`
+    if (cached !== undefined) return placeholder(cached)
     image = local.image
   }
-  if (!image?.url) return `[${label}:无法读取]`
+  if (!image?.url) return placeholder(texts.unreadable)
   try {
     const description = (
-      await describer.describe({ url: image.url, mediaType: image.mediaType }, { signal: options.signal })
+      await describer.describe(
+        { url: image.url, mediaType: image.mediaType },
+        { signal: options.signal, language },
+      )
     ).trim()
     descriptionCache.set(key, description)
-    return `[${label}:${description}]`
+    return placeholder(description)
   } catch (error) {
     options.warn(`image description failed: ${error instanceof Error ? error.message : String(error)}`)
-    return `[${label}:描述失败]`
+    return placeholder(texts.describeFailed)
   }
 }

@@ -34,6 +34,10 @@ describe('expandMacros', () => {
     expect(formatIdleDuration(30_000, 'en')).toBe('just now')
     expect(formatIdleDuration(60_000, 'en')).toBe('1 minute')
     expect(formatIdleDuration(26 * 3_600_000, 'en')).toBe('1 day 2 hours')
+    expect(formatIdleDuration(24 * 3_600_000 + 5 * 60_000)).toBe('1天')
+    expect(formatIdleDuration(24 * 3_600_000 + 5 * 60_000, 'en')).toBe('1 day')
+    expect(formatIdleDuration(2 * 3_600_000 + 60_000)).toBe('2小时1分钟')
+    expect(formatIdleDuration(2 * 3_600_000, 'en')).toBe('2 hours')
   })
 
   it("speaks the character's language in weekdays and durations", () => {

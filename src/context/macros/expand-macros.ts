@@ -3,7 +3,7 @@
  * (seed 003 §3.2). One turn sees one time: everything derives from the turn's timestamp.
  * Unknown macros are left as written so a typo stays visible in the preview.
  */
-import type { Language } from '../../shared/language/index.js'
+import { type Language, readMacroTexts } from '../../shared/language/index.js'
 
 export interface MacroValues {
   char: string
@@ -21,11 +21,6 @@ export interface MacroValues {
   random?: () => number
   /** The character's language: the words of `{{weekday}}` and `{{idle_duration}}`. @default 'zh' */
   language?: Language
-}
-
-const weekdays: Record<Language, readonly string[]> = {
-  zh: ['星期日', '星期一', '星期二', '星期三', '星期四', '星期五', '星期六'],
-  en: ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'],
 }
 
 // One formatter per time zone: building an Intl.DateTimeFormat costs far more than using one. The
@@ -55,33 +50,19 @@ function partsOf(timestamp: number, timeZone: string | undefined): Record<string
 
 const weekdayIndex: Record<string, number> = { Sun: 0, Mon: 1, Tue: 2, Wed: 3, Thu: 4, Fri: 5, Sat: 6 }
 
-const englishUnit = (count: number, unit: string) => `${count} ${unit}${count === 1 ? '' : 's'}`
-
 /**
  * A duration in words, coarse to fine: `2天3小时`, `5分钟`, `刚刚`; in English `2 days 3 hours`,
  * `5 minutes`, `just now`.
  */
 export function formatIdleDuration(milliseconds: number, language: Language = 'zh'): string {
+  const texts = readMacroTexts(language)
   const minutes = Math.floor(milliseconds / 60_000)
-  const days = Math.floor(minutes / 1440)
-  const hours = Math.floor((minutes % 1440) / 60)
-  const rest = minutes % 60
-  if (language === 'en') {
-    if (minutes < 1) return 'just now'
-    if (days > 0)
-      return hours > 0
-        ? `${englishUnit(days, 'day')} ${englishUnit(hours, 'hour')}`
-        : englishUnit(days, 'day')
-    if (hours > 0)
-      return rest > 0
-        ? `${englishUnit(hours, 'hour')} ${englishUnit(rest, 'minute')}`
-        : englishUnit(hours, 'hour')
-    return englishUnit(rest, 'minute')
-  }
-  if (minutes < 1) return '刚刚'
-  if (days > 0) return hours > 0 ? `${days}天${hours}小时` : `${days}天`
-  if (hours > 0) return rest > 0 ? `${hours}小时${rest}分钟` : `${hours}小时`
-  return `${rest}分钟`
+  if (minutes < 1) return texts.justNow
+  return texts.duration({
+    days: Math.floor(minutes / 1440),
+    hours: Math.floor((minutes % 1440) / 60),
+    minutes: minutes % 60,
+  })
 }
 
 const macroPattern = /\{\{\s*([a-zA-Z_]+)\s*(?::([^}]*))?\}\}/g
@@ -132,9 +113,9 @@ export function expandMacros(text: string, values: MacroValues, budget?: MacroBu
       case 'date':
         return `${dateParts().year}-${dateParts().month}-${dateParts().day}`
       case 'weekday':
-        return weekdays[values.language ?? 'zh'][weekdayIndex[dateParts().weekday ?? ''] ?? 0]!
+        return readMacroTexts(values.language ?? 'zh').weekdays[weekdayIndex[dateParts().weekday ?? ''] ?? 0]!
       case 'idle_duration':
-        if (values.lastMessageAt === undefined) return values.language === 'en' ? 'first meeting' : '初次见面'
+        if (values.lastMessageAt === undefined) return readMacroTexts(values.language ?? 'zh').firstMeeting
         return formatIdleDuration(values.timestamp - values.lastMessageAt, values.language)
       case 'scenario':
         return values.scenario ? expandMacros(values.scenario, { ...values, scenario: '' }, budget) : ''

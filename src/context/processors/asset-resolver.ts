@@ -2,8 +2,14 @@
  * asset-resolver (10000, seed 003 §4.2): the last step. Image references still in the messages
  * become what the model accepts: local files (inside `assets.dirs` only, within `assets.max_bytes`,
  * type sniffed from the bytes) become `data:` URIs; `https:` URLs and `data:` URIs pass through.
- * For a model without vision, and for files nothing has read, a text placeholder is left instead.
+ * For a model without vision, and for files nothing has read, a text placeholder is left instead,
+ * in the character's language.
  */
+import {
+  type AttachmentTexts,
+  readAttachmentTexts,
+  resolveCharacterLanguage,
+} from '../../shared/language/index.js'
 import type { ChatMessage, ContentPart, ImagePart } from '../../shared/messages.js'
 import { readLocalAsset } from '../assets/read-local-asset.js'
 import { markAttachmentRefused } from '../refused-attachments.js'
@@ -26,9 +32,16 @@ function checkDataUri(url: string, maxBytes: number): string | undefined {
   return undefined
 }
 
-async function resolveImage(context: PipelineContext, part: ImagePart): Promise<ContentPart> {
-  const label = part.inReplyTo ? '回复图片' : '图片'
-  if (!context.capabilities.vision) return { type: 'text', text: `[${label}:当前模型看不到图片]` }
+async function resolveImage(
+  context: PipelineContext,
+  part: ImagePart,
+  texts: AttachmentTexts,
+): Promise<ContentPart> {
+  const placeholder = (text: string): ContentPart => ({
+    type: 'text',
+    text: texts.image(text, part.inReplyTo),
+  })
+  if (!context.capabilities.vision) return placeholder(texts.cannotSeeImages)
   const maxBytes = context.config.assets.max_bytes
   if (part.url) {
     if (/^https?:\/\//i.test(part.url)) return part
@@ -38,7 +51,7 @@ async function resolveImage(context: PipelineContext, part: ImagePart): Promise<
     if (!problem) return part
     logWarning(context, `image ${part.url.slice(0, 40)}… refused: it ${problem}`)
     markAttachmentRefused(context, part)
-    return { type: 'text', text: `[${label}:无法读取]` }
+    return placeholder(texts.unreadable)
   }
   const result = await readLocalAsset({
     reference: part.assetRef ?? '',
@@ -48,7 +61,7 @@ async function resolveImage(context: PipelineContext, part: ImagePart): Promise<
   if (!result.ok) {
     logWarning(context, result.reason)
     markAttachmentRefused(context, part)
-    return { type: 'text', text: `[${label}:无法读取]` }
+    return placeholder(texts.unreadable)
   }
   if (!result.mediaType || !acceptedImageTypes.has(result.mediaType)) {
     logWarning(
@@ -56,7 +69,7 @@ async function resolveImage(context: PipelineContext, part: ImagePart): Promise<
       `local file "${part.assetRef}" refused: its bytes are not a PNG, JPEG, GIF or WebP image`,
     )
     markAttachmentRefused(context, part)
-    return { type: 'text', text: `[${label}:不是图片]` }
+    return placeholder(texts.notAnImage)
   }
   context.logs.push({
     processorId: 'asset-resolver',
@@ -74,12 +87,13 @@ async function resolveImage(context: PipelineContext, part: ImagePart): Promise<
 async function resolveParts(context: PipelineContext, message: ChatMessage): Promise<void> {
   if (typeof message.content === 'string') return
   if (message.content.every((part) => part.type === 'text')) return
+  const texts = readAttachmentTexts(resolveCharacterLanguage(context.character))
   const parts: ContentPart[] = []
   for (const part of message.content) {
-    if (part.type === 'image') parts.push(await resolveImage(context, part))
+    if (part.type === 'image') parts.push(await resolveImage(context, part, texts))
     else if (part.type === 'file') {
       logWarning(context, `file "${part.name ?? part.assetRef}" was not read into the prompt; left out`)
-      parts.push({ type: 'text', text: `[文件:${part.name ?? part.assetRef}（未读取）]` })
+      parts.push({ type: 'text', text: texts.fileNotRead(part.name ?? part.assetRef) })
     } else parts.push(part)
   }
   message.content = parts

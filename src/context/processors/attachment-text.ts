@@ -4,9 +4,15 @@
  * models; for the rest the image describer turns them into `[图片:描述]` (`[回复图片:描述]` for an
  * image being replied to), or a clear placeholder says that the model cannot see it. Image URLs go
  * to the describer as they are; only a describer that cannot take URLs gets the bytes, fetched here.
- * Recordings (voice messages, videos) go to the transcriber and come back as `[语音:转写]`.
+ * Recordings (voice messages, videos) go to the transcriber and come back as `[语音:转写]`. The
+ * placeholders are in the character's language (`[Image: …]`, `[Voice: …]`, `[File: …]` in English).
  */
 import { basename } from 'node:path'
+import {
+  type AttachmentTexts,
+  readAttachmentTexts,
+  resolveCharacterLanguage,
+} from '../../shared/language/index.js'
 import type { ChatMessage, ContentPart } from '../../shared/messages.js'
 import { createDescriptionCache, hashImage } from '../assets/create-description-cache.js'
 import { decodeTextFile } from '../assets/decode-text-file.js'
@@ -37,15 +43,16 @@ function isRecording(mediaType: string | undefined): mediaType is string {
 async function transcribeRecording(
   context: PipelineContext,
   audio: { bytes: Buffer; mediaType: string; name: string },
+  texts: AttachmentTexts,
 ): Promise<string> {
   const transcriber = context.services.audioTranscriber
   if (!transcriber) {
     logWarning(context, `recording "${audio.name}" not transcribed: llm.transcriber is not configured`)
-    return '[语音:未配置语音转写]'
+    return texts.recording(texts.noTranscriber)
   }
   const key = hashImage(audio.bytes)
   const cached = transcriptCache.get(key)
-  if (cached !== undefined) return `[语音:${cached}]`
+  if (cached !== undefined) return texts.recording(cached)
   try {
     const transcript = (
       await transcriber.transcribe(
@@ -54,13 +61,13 @@ async function transcribeRecording(
       )
     ).trim()
     transcriptCache.set(key, transcript)
-    return `[语音:${transcript}]`
+    return texts.recording(transcript)
   } catch (error) {
     logWarning(
       context,
       `transcribing "${audio.name}" failed: ${error instanceof Error ? error.message : String(error)}`,
     )
-    return '[语音:转写失败]'
+    return texts.recording(texts.transcribeFailed)
   }
 }
 
@@ -92,7 +99,11 @@ function readDataUriFile(reference: string, maxBytes: number): ReadLocalAssetRes
   return { ok: true, bytes, mediaType, path: `recording.${recordingExtensions[mediaType] ?? 'bin'}` }
 }
 
-async function readFilePart(context: PipelineContext, part: Extract<ContentPart, { type: 'file' }>) {
+async function readFilePart(
+  context: PipelineContext,
+  part: Extract<ContentPart, { type: 'file' }>,
+  texts: AttachmentTexts,
+) {
   const inline = part.assetRef.startsWith('data:')
   const result = inline
     ? readDataUriFile(part.assetRef, context.config.assets.max_bytes)
@@ -106,27 +117,29 @@ async function readFilePart(context: PipelineContext, part: Extract<ContentPart,
   if (!result.ok) {
     logWarning(context, result.reason)
     markAttachmentRefused(context, part)
-    return `[文件:${name}（无法读取）]`
+    return texts.fileUnreadable(name)
   }
   if (isRecording(result.mediaType)) {
-    return transcribeRecording(context, { bytes: result.bytes, mediaType: result.mediaType, name })
+    return transcribeRecording(context, { bytes: result.bytes, mediaType: result.mediaType, name }, texts)
   }
   const text = decodeTextFile(result.bytes)
   if (text === undefined) {
     logWarning(context, `file "${name}" is not UTF-8 text; left out of the prompt`)
     markAttachmentRefused(context, part)
-    return `[文件:${name}（非文本文件，未读取）]`
+    return texts.fileNotText(name)
   }
-  return `[文件:${name}]\n${text}\n[/文件]`
+  return texts.file(name, text)
 }
 
 async function convertParts(context: PipelineContext, message: ChatMessage, describe: boolean) {
   if (typeof message.content === 'string') return
+  const language = resolveCharacterLanguage(context.character)
+  const texts = readAttachmentTexts(language)
   const parts: ContentPart[] = []
   let changed = false
   for (const part of message.content) {
     if (part.type === 'file') {
-      parts.push({ type: 'text', text: await readFilePart(context, part) })
+      parts.push({ type: 'text', text: await readFilePart(context, part, texts) })
       changed = true
     } else if (part.type === 'image' && describe) {
       parts.push({
@@ -137,6 +150,7 @@ async function convertParts(context: PipelineContext, message: ChatMessage, desc
           signal: context.signal,
           warn: (text) => logWarning(context, text),
           refuse: (refused) => markAttachmentRefused(context, refused),
+          language,
         }),
       })
       changed = true
@@ -151,7 +165,7 @@ export const attachmentText: ContextProcessor = {
   id: 'attachment-text',
   name: '附件文本提取',
   description:
-    'Reads text attachments into the prompt; describes images for models without vision ([图片:描述]); transcribes recordings ([语音:转写]).',
+    "Reads text attachments into the prompt; describes images for models without vision ([图片:描述]); transcribes recordings ([语音:转写]); placeholders in the character's language.",
   priority: 250,
   defaultEnabled: true,
   configFields: [

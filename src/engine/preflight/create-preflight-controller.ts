@@ -9,10 +9,10 @@
  */
 import type { CharpipeConfig } from '../../config/schema.js'
 import type { TurnInput } from '../../context/types.js'
-import type { TurnSink } from '../create-turn-output.js'
 import type { ObservedLines } from '../observed-lines.js'
-import { renderGroupInput } from '../render-group-input.js'
+import { inputLanguageOf, renderGroupInput } from '../render-group-input.js'
 import type { SessionLanes, TurnHandle } from '../session-lanes.js'
+import type { StartedTurn, TurnSink } from '../turn/turn-output.js'
 import type { GenerateInput } from '../types.js'
 import { validateGenerateInput } from '../validate-generate-input.js'
 import { createPreflightGate, type PreflightGate } from './create-preflight-gate.js'
@@ -20,24 +20,19 @@ import {
   isAdoptable,
   type OfferResult,
   type PreflightSlots,
+  type PreflightStats,
   type PreparedTurn,
   unusableReasonOf,
 } from './create-preflight-slots.js'
 import { preflightKeyOf } from './normalize-preflight-text.js'
-
-/** A turn started in its lane: its handle, whether it has closed, and (prepared) how to adopt it. */
-export interface StartedTurn {
-  handle: TurnHandle
-  isDone(): boolean
-  /** Sets where the turn's events go (a prepared turn's, on adoption). */
-  attach(sink: TurnSink): void
-}
 
 export interface PreflightController {
   /** An early transcript: prepares its turn, or ignores it. Throws BadRequestError for bad input. */
   prepare(raw: GenerateInput): OfferResult
   /** A final input: the adopted prepared turn, now sending to `sink`; undefined when none matched. */
   claim(input: TurnInput, sink: TurnSink): StartedTurn | undefined
+  /** What preflight has done so far (`Charpipe.preflightStats`). */
+  stats(): PreflightStats
 }
 
 export interface CreatePreflightControllerOptions {
@@ -59,7 +54,7 @@ export function createPreflightController(options: CreatePreflightControllerOpti
 
   // A reply of the session is running or waiting: the early transcript must not touch it.
   const isBusy = (session: string) =>
-    lanes.turnsOf(session).some((handle) => !handle.preflight && !handle.controller.signal.aborted)
+    lanes.repliesOf(session).some((handle) => !handle.controller.signal.aborted)
 
   return {
     prepare(raw) {
@@ -75,6 +70,7 @@ export function createPreflightController(options: CreatePreflightControllerOpti
         validated,
         options.observedLines.peek(validated.session),
         conversation.group,
+        inputLanguageOf(config, validated),
       )
       const input = options.resolveInput ? options.resolveInput(rendered) : rendered
       return slots.offer({
@@ -126,5 +122,6 @@ export function createPreflightController(options: CreatePreflightControllerOpti
       prepared.gate.adopt(input)
       return turn
     },
+    stats: () => slots.stats(),
   }
 }

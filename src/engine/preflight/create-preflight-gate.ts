@@ -1,6 +1,6 @@
 /**
  * What a turn prepared from an early transcript waits on: the final input that adopts it. Until
- * then the turn's events are held (by `executeTurn`), its tools do not run and nothing is stored;
+ * then the turn's events are held (by the turn runner), its tools do not run and nothing is stored;
  * `adopt` hands it the final input and lets everything go, in order, at once.
  */
 import { performance } from 'node:perf_hooks'

@@ -12,6 +12,7 @@ export { type CreateSqliteMemoryStoreOptions, createSqliteMemoryStore } from './
 export { defaultMemoryRanking, type MemoryRankingOptions } from './memory-ranking.js'
 export {
   type ExtractedFactDecision,
+  type FactExtractOptions,
   type FactExtractor,
   type RememberTurnOptions,
   type RememberTurnResult,

@@ -6,6 +6,7 @@
  * turn, and a memory is found by its opening words, so a megabyte pasted or generated in one turn
  * costs the memory store no more than a long paragraph.
  */
+import type { Language } from '../../shared/language/index.js'
 import { getLogger, type Logger } from '../../shared/logger.js'
 import type { MemoryRecord, MemoryStore } from '../types.js'
 
@@ -16,9 +17,18 @@ export interface ExtractedFactDecision {
   text: string
 }
 
+export interface FactExtractOptions {
+  /** The character's language: the words the extractor is asked in. @default 'zh' */
+  language?: Language
+}
+
 /** Turns a conversation turn into decisions about stored facts. */
 export interface FactExtractor {
-  extract(turnText: string, existing: Pick<MemoryRecord, 'id' | 'text'>[]): Promise<ExtractedFactDecision[]>
+  extract(
+    turnText: string,
+    existing: Pick<MemoryRecord, 'id' | 'text'>[],
+    options?: FactExtractOptions,
+  ): Promise<ExtractedFactDecision[]>
 }
 
 export interface RememberTurnOptions {
@@ -34,6 +44,8 @@ export interface RememberTurnOptions {
   speakerNames: { user: string; assistant: string }
   /** When given, facts are extracted instead of the raw turn being stored. */
   extractor?: FactExtractor
+  /** The character's language, handed to the extractor. @default 'zh' */
+  language?: Language
   /** Stored facts shown to the extractor. @default 10 */
   existingLimit?: number
   logger?: Logger
@@ -81,6 +93,7 @@ export async function rememberTurn(
   const decisions = await options.extractor.extract(
     turnText,
     memories.map((hit) => ({ id: hit.id, text: hit.text })),
+    options.language ? { language: options.language } : {},
   )
   const logger = options.logger ?? getLogger('memory')
   for (const decision of decisions) {

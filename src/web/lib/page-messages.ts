@@ -37,6 +37,7 @@ const zh = {
   'configFile.invalid': '配置文件 {path} 有错误，服务器仍在使用上次有效的配置。请修改文件：',
   'configFile.defaults': '没有找到配置文件：正在使用默认配置（mock 模型）；保存会写入 {path}。',
   'configFile.saveBlocked': '配置文件 {path} 有错误（{fields}）；保存会写入同一个文件，请先修正该文件。',
+  'configFile.warnings': '配置警告（{count}）：配置已生效，但有部分内容未按原样采用。',
 
   'chat.connected': '已连接',
   'chat.connecting': '连接中…',
@@ -289,6 +290,7 @@ const en: Record<MessageKey, string> = {
     'No config file found: running on the defaults (the mock model); saves will go to {path}.',
   'configFile.saveBlocked':
     'The config file {path} has errors ({fields}); saves write that same file: fix it first.',
+  'configFile.warnings': 'Config warnings ({count}): the config is in force, but not all of it as written.',
 
   'chat.connected': 'Connected',
   'chat.connecting': 'Connecting…',

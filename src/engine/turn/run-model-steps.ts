@@ -7,28 +7,32 @@
  * `max_tool_steps` bounds the rounds in which tools run; the call after the last round goes out
  * without tools so the model has to answer in words.
  */
-import type { ChatProvider, ChatRequest, ProviderAnswer, Usage } from '../providers/types.js'
-import { type Language, readScaffoldingTexts } from '../shared/language/index.js'
-import type { Logger } from '../shared/logger.js'
-import type { ChatMessage, ContentPart, ImagePart, ToolCall } from '../shared/messages.js'
-import { encodeToolResult } from '../tools/encode-tool-result.js'
+import { describeImagePart } from '../../context/assets/describe-image-part.js'
+import type { ChatProvider, ChatRequest, ProviderAnswer, Usage } from '../../providers/types.js'
+import { type Language, readScaffoldingTexts, resolveCharacterLanguage } from '../../shared/language/index.js'
+import type { Logger } from '../../shared/logger.js'
+import type { ChatMessage, ContentPart, ImagePart, ToolCall } from '../../shared/messages.js'
+import { encodeToolResult } from '../../tools/encode-tool-result.js'
 import {
   createToolCallTextDetector,
   parseToolCallText,
   renderToolResultText,
   type ToolCallTextDetector,
-} from '../tools/tool-call-text.js'
-import type { ToolRegistry } from '../tools/tool-registry.js'
-import { isToolResultContent } from '../tools/tool-result-content.js'
-import { forEachUntilAborted, raceAbort } from './abortable.js'
+} from '../../tools/tool-call-text.js'
+import type { ToolRegistry } from '../../tools/tool-registry.js'
+import { isToolResultContent } from '../../tools/tool-result-content.js'
+import { forEachUntilAborted, raceAbort } from '../abortable.js'
+import type { EngineRuntime } from '../engine-runtime.js'
 
 export type StepEvent =
   /** Text the character says (already free of reasoning and of tool-call JSON). */
   | { type: 'text-delta'; text: string }
   /** One model call ended: flush what was said in it. */
   | { type: 'step-end' }
-  | { type: 'tool_call'; id: string; name: string; arguments: unknown }
-  | { type: 'tool_result'; id: string; result: unknown }
+  /** A tool the model called, as it starts running. */
+  | { type: 'tool-call'; id: string; name: string; arguments: unknown }
+  /** What the tool returned (its text: images go to the model only). */
+  | { type: 'tool-result'; id: string; result: unknown }
   /** What one model call cost, when the provider reports it. */
   | { type: 'usage'; usage: Usage }
   /** Which provider and model answered one model call (a fallback's when it did). */
@@ -66,6 +70,27 @@ export interface RunModelStepsOptions {
 }
 
 export type ToolImageHandling = 'native' | ((image: ImagePart, signal: AbortSignal) => Promise<string>)
+
+/**
+ * Images in tool results take the path of images in messages: native for a vision model, described
+ * by `llm.vision_describer` otherwise, placeholders when there is neither.
+ */
+export function chooseToolImageHandling(
+  runtime: EngineRuntime,
+  logger: Logger,
+): ToolImageHandling | undefined {
+  if (runtime.capabilities.vision) return 'native'
+  const describer = runtime.imageDescriber
+  if (!describer) return undefined
+  return (image, signal) =>
+    describeImagePart(image, {
+      describer,
+      assets: runtime.config.assets,
+      language: resolveCharacterLanguage(runtime.config.character),
+      signal,
+      warn: (message) => logger.warn({ part: 'tool result' }, message),
+    })
+}
 
 interface StepResult {
   text: string
@@ -205,7 +230,7 @@ export async function runModelSteps(options: RunModelStepsOptions): Promise<void
     if (options.beforeTools) await raceAbort(options.beforeTools(), options.signal)
     const results: { call: ToolCall; result: unknown }[] = []
     for (const call of step.calls) {
-      options.onEvent({ type: 'tool_call', id: call.id, name: call.name, arguments: call.arguments })
+      options.onEvent({ type: 'tool-call', id: call.id, name: call.name, arguments: call.arguments })
       const run = await raceAbort(
         options.registry.run(call, { signal: options.signal, session: options.session, turn: options.turn }),
         options.signal,
@@ -214,7 +239,7 @@ export async function runModelSteps(options: RunModelStepsOptions): Promise<void
       results.push({ call, result: run.result })
       // Events carry a result's text; its images go to the model only.
       const shown = isToolResultContent(run.result) ? run.result.toJSON() : run.result
-      options.onEvent({ type: 'tool_result', id: call.id, result: shown })
+      options.onEvent({ type: 'tool-result', id: call.id, result: shown })
     }
     await raceAbort(
       appendToolMessages(options, messages, step, results, round + 1 >= options.maxToolSteps),

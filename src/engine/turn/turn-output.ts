@@ -4,10 +4,19 @@
  * early transcript (preflight) has no sink until a final input adopts it: until then nothing of it
  * goes anywhere, not even its close.
  */
-import type { CharpipeEvent } from '../shared/events.js'
-import type { EventBus } from './event-bus.js'
-import { toCharpipeError } from './run-turn.js'
-import type { EmitTurnEvent } from './turn-reply.js'
+import type { CharpipeEvent } from '../../shared/events.js'
+import type { EventBus } from '../event-bus.js'
+import type { TurnHandle } from '../session-lanes.js'
+import type { EmitTurnEvent } from './reply-stages.js'
+import { toCharpipeError } from './turn-outcome.js'
+
+/** A turn started in its lane: its handle, whether it has closed, and where its events go. */
+export interface StartedTurn {
+  handle: TurnHandle
+  isDone(): boolean
+  /** Sets where the turn's events go (a prepared turn's, on adoption). */
+  attach(sink: TurnSink): void
+}
 
 export interface TurnSink {
   push(event: CharpipeEvent): void

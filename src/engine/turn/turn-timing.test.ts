@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest'
-import { collectEvents, doneOf, makeConfig } from '../../test/engine/engine-test-helpers.js'
-import { UpstreamHttpError } from '../shared/errors.js'
-import { createFakeProvider } from '../testing/index.js'
-import { createCharpipe } from './create-charpipe.js'
+import { collectEvents, doneOf, makeConfig } from '../../../test/engine/engine-test-helpers.js'
+import { UpstreamHttpError } from '../../shared/errors.js'
+import { createFakeProvider } from '../../testing/index.js'
+import { createCharpipe } from '../create-charpipe.js'
 
 describe('llm_done timing', () => {
   it('reports first chunk, first sentence and total, in that order, from the turn start', async () => {

@@ -4,20 +4,25 @@
  * with these words or starts a new one. A refused input still gets a turn id and an error event, so
  * `generate` and `run` report it the way they report any turn's end.
  */
-import { randomUUID } from 'node:crypto'
-import { BadRequestError } from '../shared/errors.js'
-import type { CharpipeEvent } from '../shared/events.js'
-import { resolveCharacter } from './character-runtime.js'
-import type { ClusterLink } from './cluster-link.js'
-import type { TurnOrigin } from './create-turn-output.js'
-import type { EngineContext } from './engine-context.js'
-import { createEngineTurnOutput, createTurnHandle, launchTurn } from './launch-turn.js'
-import type { PreflightController, StartedTurn } from './preflight/create-preflight-controller.js'
-import { renderGroupInput } from './render-group-input.js'
-import { lineBudgetOf } from './session-presence.js'
-import { turnIdOfInput } from './turn-id-of-input.js'
-import type { GenerateInput, GenerateOptions } from './types.js'
-import { maxInputIdLength, validateGenerateInput } from './validate-generate-input.js'
+import { BadRequestError } from '../../shared/errors.js'
+import { resolveCharacter } from '../character-runtime.js'
+import type { ClusterLink } from '../cluster-link.js'
+import type { EngineContext } from '../engine-context.js'
+import type { PreflightController } from '../preflight/create-preflight-controller.js'
+import { inputLanguageOf, renderGroupInput } from '../render-group-input.js'
+import { createTurnHandle } from '../session-lanes.js'
+import { lineBudgetOf } from '../session-presence.js'
+import { turnIdOfInput } from '../turn-id-of-input.js'
+import type { GenerateInput, GenerateOptions } from '../types.js'
+import { maxInputIdLength, validateGenerateInput } from '../validate-generate-input.js'
+import { runTurn } from './run-turn.js'
+import {
+  createTurnOutput,
+  type StartedTurn,
+  type TurnOrigin,
+  type TurnOutput,
+  type TurnSink,
+} from './turn-output.js'
 
 export interface TurnStarter {
   readonly context: EngineContext
@@ -25,7 +30,25 @@ export interface TurnStarter {
   readonly clusterLink: ClusterLink
 }
 
-function sessionOf(raw: GenerateInput): string {
+/** Where a turn's events go: the engine's bus, and the caller's sink when there is one. */
+export function createEngineTurnOutput(
+  context: EngineContext,
+  turn: string,
+  session: string,
+  sink: TurnSink | undefined,
+  origin?: TurnOrigin,
+): TurnOutput {
+  return createTurnOutput({
+    bus: context.bus,
+    turn,
+    session,
+    sink,
+    ...(origin ? { origin } : {}),
+    readDefaultEmotion: () => context.current.config.character.default_emotion,
+  })
+}
+
+export function sessionOf(raw: GenerateInput): string {
   return typeof raw?.session === 'string' && raw.session ? raw.session : 'default'
 }
 
@@ -37,18 +60,22 @@ function turnIdOf(raw: GenerateInput): string | undefined {
   return turnIdOfInput(sessionOf(raw), character, id)
 }
 
-export function startTurn(
-  starter: TurnStarter,
-  raw: GenerateInput,
-  push: (event: CharpipeEvent) => void,
-  close: () => void,
-  turnOptions: GenerateOptions = {},
-  origin?: TurnOrigin,
-): StartedTurn {
-  const { context, preflights, clusterLink } = starter
+export interface StartTurnOptions
+  extends TurnStarter,
+    Pick<GenerateOptions, 'onModelCall' | 'onTurnNotStored'> {
+  /** The input as the caller gave it: checked here. */
+  input: GenerateInput
+  /** Where the turn's events go, `close` after `llm_done`. */
+  sink: TurnSink
+  /** What started the turn, when the engine did (audience, idle); absent: the caller's input. */
+  origin?: TurnOrigin
+}
+
+export function startTurn(options: StartTurnOptions): StartedTurn {
+  const { context, preflights, clusterLink, input: raw, sink, origin } = options
   const session = sessionOf(raw)
   const handle = createTurnHandle(session, false, turnIdOf(raw))
-  const output = createEngineTurnOutput(context, handle.turn, session, { push, close }, origin)
+  const output = createEngineTurnOutput(context, handle.turn, session, sink, origin)
   try {
     if (context.closed) throw new BadRequestError('this charpipe instance is closed')
     const config = context.current.config
@@ -64,10 +91,15 @@ export function startTurn(
       character,
       context.audience?.isWaiting(validated.session),
     )
-    const input = renderGroupInput(validated, heard, config.conversation.group)
+    const input = renderGroupInput(
+      validated,
+      heard,
+      config.conversation.group,
+      inputLanguageOf(config, validated),
+    )
     output.session = input.session
     // The turn prepared from an early transcript with these words becomes this input's reply.
-    const adopted = origin ? undefined : preflights.claim(input, { push, close })
+    const adopted = origin ? undefined : preflights.claim(input, sink)
     if (adopted) return adopted
     // A turn the server starts by itself (audience, idle) waits its turn: it never cuts a reply.
     const mode = origin ? 'queue' : context.current.config.conversation.on_new_input
@@ -75,7 +107,15 @@ export function startTurn(
     if (mode === 'interrupt' && context.cluster && !isResentHere(context, handle)) {
       clusterLink.announceNewInput(handle)
     }
-    launchTurn(context, handle, input, output, mode, turnOptions)
+    runTurn({
+      engine: context,
+      handle,
+      input,
+      output,
+      mode,
+      ...(options.onModelCall ? { onModelCall: options.onModelCall } : {}),
+      ...(options.onTurnNotStored ? { onTurnNotStored: options.onTurnNotStored } : {}),
+    })
     if (!origin) context.audience?.noteInput(input.session, input.character)
   } catch (error) {
     output.closeWithError(error)
@@ -84,23 +124,6 @@ export function startTurn(
 }
 
 /** A resend of an input whose turn is still in its lane here: it waits for that turn, stopping nothing. */
-function isResentHere(context: EngineContext, handle: ReturnType<typeof createTurnHandle>): boolean {
+function isResentHere(context: EngineContext, handle: StartedTurn['handle']): boolean {
   return context.lanes.turnsOf(handle.session).some((other) => other.turn === handle.turn)
-}
-
-/** An early transcript (`preflight: true`): nothing goes out for it, unless it is refused. */
-export function prepareTurn(
-  starter: TurnStarter,
-  raw: GenerateInput,
-  push: (event: CharpipeEvent) => void,
-  close: () => void,
-): void {
-  const { context, preflights } = starter
-  try {
-    if (context.closed) throw new BadRequestError('this charpipe instance is closed')
-    preflights.prepare(raw)
-    close()
-  } catch (error) {
-    createEngineTurnOutput(context, randomUUID(), sessionOf(raw), { push, close }).closeWithError(error)
-  }
 }

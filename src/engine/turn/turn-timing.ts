@@ -5,7 +5,7 @@
  * What a voice character's user feels is the first sentence: speech synthesis starts there.
  */
 import { performance } from 'node:perf_hooks'
-import type { CharpipeEvent, TurnTiming } from '../shared/events.js'
+import type { CharpipeEvent, TurnTiming } from '../../shared/events.js'
 
 export interface TurnTimer {
   /** Notes the first chunk and the first sentence as they go out. */

@@ -1,0 +1,72 @@
+/**
+ * The runner's context stage: the turn's input through the context pipeline (src/context/) into the
+ * messages of its first model call; then the tools, described in the system prompt when the model
+ * does not take them natively.
+ */
+import { readRefusedAttachments } from '../../context/refused-attachments.js'
+import type { ContextPipeline, TurnInput } from '../../context/types.js'
+import { type Language, resolveCharacterLanguage } from '../../shared/language/index.js'
+import type { Logger } from '../../shared/logger.js'
+import type { ChatMessage } from '../../shared/messages.js'
+import { addToolPrompt } from '../../tools/add-tool-prompt.js'
+import type { ToolRegistry } from '../../tools/tool-registry.js'
+import { raceAbort } from '../abortable.js'
+import { createPipelineServices, type EngineRuntime } from '../engine-runtime.js'
+
+export interface BuildTurnMessagesOptions {
+  runtime: EngineRuntime
+  pipeline: ContextPipeline
+  input: TurnInput
+  /** The turn's start (ms since the epoch), as the pipeline dates the input. */
+  timestamp: number
+  signal: AbortSignal
+  logger: Logger
+}
+
+export interface BuildTurnMessagesResult {
+  messages: ChatMessage[]
+  /** Attachment references the pipeline refused (placeholders in the prompt). */
+  refusedAttachments: ReadonlySet<string>
+}
+
+export async function buildTurnMessages(options: BuildTurnMessagesOptions): Promise<BuildTurnMessagesResult> {
+  const { runtime, signal } = options
+  const built = await raceAbort(
+    options.pipeline.build({
+      input: options.input,
+      config: runtime.config,
+      capabilities: runtime.capabilities,
+      services: createPipelineServices(runtime, options.logger),
+      signal,
+      timestamp: options.timestamp,
+    }),
+    signal,
+  )
+  return { messages: built.messages, refusedAttachments: readRefusedAttachments(built.sharedData) }
+}
+
+export interface OfferToolsResult {
+  messages: ChatMessage[]
+  /** Native tool calls (true) or tools described in the prompt (false). */
+  nativeTools: boolean
+  /** The character's language: the words of tool results and notes described in the prompt. */
+  language: Language
+}
+
+/** How the tools reach the model: natively, or described in the system prompt of `messages`. */
+export function offerTools(
+  messages: ChatMessage[],
+  registry: ToolRegistry,
+  runtime: EngineRuntime,
+): OfferToolsResult {
+  const nativeTools = runtime.capabilities.functionCalling
+  const language = resolveCharacterLanguage(runtime.config.character)
+  return {
+    messages:
+      registry.size > 0 && !nativeTools
+        ? addToolPrompt(messages, registry.definitions(), undefined, language)
+        : messages,
+    nativeTools,
+    language,
+  }
+}

@@ -1,0 +1,203 @@
+/**
+ * The per-chunk path of a turn as one ordered list of stages. Every model call's stream goes through
+ * them in this order, synchronously: a chunk in, the events it completes out, no promise per chunk.
+ *
+ *   1. step events     run-model-steps.ts: the provider's events of each model call, with reasoning
+ *                      and tool-call text taken out                        → StepEvent
+ *   2. reply parser    src/reply/ (one parser per model step, so one step's JSON envelope never
+ *                      swallows the next): model text → display text, emotion, sentences for speech
+ *                                                                          → ReplyEvent
+ *   3. turn events     a reply event as the client sees it; sentence indexes run on across steps;
+ *                      a step's tool call and result pass through          → TurnEvent
+ *   4. emit            the turn's close path (close-turn.ts: one `llm_error` at most, then one
+ *                      `llm_done`) and its output (turn-output.ts: the bus and the caller)
+ *   5. display rules   when the turn closes: the `output-display` regex rules over the whole display
+ *                      text give `llm_done.text` (chunks go out as the model wrote them)
+ *
+ * Inside the engine events are named noun-first in kebab-case (`text-delta`, `step-end`,
+ * `tool-call`, `display-delta`); the public snake_case names of PROTOCOL.md appear at stage 3 only.
+ */
+import type { CharpipeConfig } from '../../config/schema.js'
+import type { ProviderAnswer } from '../../providers/types.js'
+import type { ReplyEvent, ReplyParser, ReplyParserOptions } from '../../reply/types.js'
+import type { CharpipeEvent, TurnUsage } from '../../shared/events.js'
+import type { EngineParts } from '../engine-parts.js'
+import type { StepEvent } from './run-model-steps.js'
+import { addTurnUsage } from './turn-outcome.js'
+
+type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never
+
+/** A turn's event before the output completes it with the session, the turn id and the trigger. */
+export type TurnEvent = DistributiveOmit<CharpipeEvent, 'session' | 'turn'>
+export type EmitTurnEvent = (event: TurnEvent) => void
+
+/** Stage 2: the model's text of each step → reply events, and the display text so far. */
+export interface ReplyStage {
+  push(delta: string): ReplyEvent[]
+  /** Ends the current model step: flushes its last sentence. */
+  endStep(): ReplyEvent[]
+  readonly displayText: string
+  /** The parser's emotion while a step is open; undefined between steps. */
+  readonly openEmotion: string | undefined
+}
+
+const noEvents: ReplyEvent[] = []
+
+export function createReplyStage(
+  parts: Pick<EngineParts, 'createReplyParser'>,
+  options: ReplyParserOptions,
+): ReplyStage {
+  let parser: ReplyParser | undefined
+  let finishedText = ''
+  return {
+    push(delta) {
+      parser ??= parts.createReplyParser(options)
+      return parser.push(delta)
+    },
+    endStep() {
+      if (!parser) return noEvents
+      const events = parser.end()
+      finishedText += parser.displayText
+      parser = undefined
+      return events
+    },
+    get displayText() {
+      return finishedText + (parser?.displayText ?? '')
+    },
+    get openEmotion() {
+      return parser?.emotion
+    },
+  }
+}
+
+/** Stage 3: a reply event → the turn event it is, if any; tracks the emotion and the sentences. */
+export interface TurnEventStage {
+  convert(event: ReplyEvent): TurnEvent | undefined
+  readonly emotion: string
+  readonly sentences: readonly string[]
+}
+
+export function createTurnEventStage(initialEmotion: string): TurnEventStage {
+  let emotion = initialEmotion
+  let emittedEmotion: string | undefined
+  const sentences: string[] = []
+  return {
+    convert(event) {
+      if (event.type === 'display-delta')
+        return event.text ? { type: 'llm_chunk', text: event.text } : undefined
+      emotion = event.emotion
+      if (event.type === 'emotion') {
+        if (event.emotion === emittedEmotion) return undefined
+        emittedEmotion = event.emotion
+        return { type: 'llm_emotion', emotion: event.emotion }
+      }
+      if (event.type === 'sentence') {
+        sentences.push(event.text)
+        return { type: 'llm_sentence', index: sentences.length - 1, text: event.text, emotion: event.emotion }
+      }
+      return undefined
+    },
+    get emotion() {
+      return emotion
+    },
+    get sentences() {
+      return sentences
+    },
+  }
+}
+
+/** Stage 5: the `output-display` regex rules over a reply's whole display text. */
+export function applyDisplayRules(
+  parts: Pick<EngineParts, 'applyDisplayRegexRules'>,
+  displayText: string,
+  config: CharpipeConfig,
+): string {
+  return parts.applyDisplayRegexRules(displayText, config)
+}
+
+export interface CreateReplyStagesOptions {
+  parts: Pick<EngineParts, 'createReplyParser'>
+  parserOptions: ReplyParserOptions
+  /** The character's `default_emotion`: the emotion until the model gives one. */
+  defaultEmotion: string
+  /** Stage 4. */
+  emit: EmitTurnEvent
+}
+
+/** Stages 1 to 4 of one turn, and what they have seen so far. */
+export interface ReplyStages {
+  /** Takes one step event through the stages. */
+  push(event: StepEvent): void
+  readonly displayText: string
+  readonly emotion: string
+  readonly sentences: readonly string[]
+  /** Summed over the turn's model calls; absent when no call reported usage. */
+  readonly usage: TurnUsage | undefined
+  /** The provider and model that answered the last model call. */
+  readonly answer: ProviderAnswer | undefined
+}
+
+export function createReplyStages(options: CreateReplyStagesOptions): ReplyStages {
+  const { emit } = options
+  const reply = createReplyStage(options.parts, options.parserOptions)
+  const turnEvents = createTurnEventStage(options.parserOptions.defaultEmotion || options.defaultEmotion)
+  let usage: TurnUsage | undefined
+  let answer: ProviderAnswer | undefined
+  const forward = (events: ReplyEvent[]) => {
+    for (const event of events) {
+      const turnEvent = turnEvents.convert(event)
+      if (turnEvent) emit(turnEvent)
+    }
+  }
+  return {
+    push(event) {
+      switch (event.type) {
+        case 'text-delta':
+          forward(reply.push(event.text))
+          break
+        case 'step-end':
+          forward(reply.endStep())
+          break
+        case 'tool-call':
+          emit({ type: 'tool_call', id: event.id, name: event.name, arguments: event.arguments })
+          break
+        case 'tool-result':
+          emit({ type: 'tool_result', id: event.id, result: event.result })
+          break
+        case 'usage':
+          usage = addTurnUsage(usage, event.usage)
+          break
+        case 'answer':
+          answer = event.answer
+          break
+      }
+    },
+    get displayText() {
+      return reply.displayText
+    },
+    get emotion() {
+      return reply.openEmotion ?? turnEvents.emotion
+    },
+    get sentences() {
+      return turnEvents.sentences
+    },
+    get usage() {
+      return usage
+    },
+    get answer() {
+      return answer
+    },
+  }
+}
+
+const cjk = /[\u3000-\u303f\u3040-\u30ff\u3400-\u9fff\uff00-\uffef]/
+
+/** Joins spoken sentences back into text: no space around CJK, one space between Latin sentences. */
+export function joinSentences(sentences: readonly string[]): string {
+  let text = ''
+  for (const sentence of sentences) {
+    if (text && !cjk.test(text.at(-1)!) && !cjk.test(sentence[0] ?? '')) text += ' '
+    text += sentence
+  }
+  return text
+}

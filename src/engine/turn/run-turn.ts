@@ -1,0 +1,404 @@
+/**
+ * The turn runner: one turn's whole life, top to bottom, in the order it happens.
+ *
+ *   admission      enter the session's lane (session-lanes.ts: `interrupt` stops the turns in it,
+ *                  `queue` waits behind them), then, in a cluster, take the session's lock
+ *   runtime        the runtime current now, held to the end (a reload meanwhile waits for this turn)
+ *   replay         a resend of a stored input is answered from the store (replay-stored-turn.ts)
+ *   greeting       a new session's greeting goes out first (open-session.ts)
+ *   context        the context pipeline builds the messages (build-turn-messages.ts)
+ *   model steps    the model, and the tools it calls, until it answers in words (run-model-steps.ts)
+ *   reply stages   every chunk through parser → turn events → emit (reply-stages.ts)
+ *   store          the user message and the reply (write-turn.ts → persist-turn.ts)
+ *   close          the single close path (close-turn.ts): one `llm_error` at most, one `llm_done`
+ *   after          long-term memory, then the lock and the lane let the next turn in
+ *
+ * Interruption is the handle's AbortSignal, whose reason says why (turn-outcome.ts); every await
+ * races it. The runner never throws: whatever happens, the turn closes once.
+ */
+import type { TurnLease } from '../../cluster/turn-coordinator.js'
+import type { TurnInput } from '../../context/types.js'
+import { CharpipeError, StoreUnavailableError } from '../../shared/errors.js'
+import { createChildLogger } from '../../shared/logger.js'
+import type { ChatMessage } from '../../shared/messages.js'
+import { raceAbort } from '../abortable.js'
+import { createTurnCloser, reportTurnNotStored, type TurnCloser } from '../close-turn.js'
+import type { TurnWriteResult } from '../confirm-turn-write.js'
+import { createModelFactExtractor } from '../create-model-fact-extractor.js'
+import type { EngineContext } from '../engine-context.js'
+import { acquireTurnRuntime, releaseTurnRuntime } from '../engine-lifecycle.js'
+import type { EngineRuntime } from '../engine-runtime.js'
+import { openSession } from '../open-session.js'
+import { type PersistTurnOptions, rememberCompletedTurn } from '../persist-turn.js'
+import {
+  awaitAdoption,
+  countModelCalls,
+  endUnstarted,
+  holdUntilAdopted,
+} from '../preflight/await-adoption.js'
+import type { PreflightGate } from '../preflight/create-preflight-gate.js'
+import { replayStoredTurn } from '../replay-stored-turn.js'
+import { laneKeyOf, type TurnHandle } from '../session-lanes.js'
+import type { GenerateOptions } from '../types.js'
+import { buildTurnMessages, offerTools } from './build-turn-messages.js'
+import { applyDisplayRules, createReplyStages, type EmitTurnEvent } from './reply-stages.js'
+import { chooseToolImageHandling, runModelSteps } from './run-model-steps.js'
+import { shareWithOthersPresent } from './share-with-others-present.js'
+import { readInterruptReason, type TurnOutcome, toCharpipeError } from './turn-outcome.js'
+import type { TurnOutput } from './turn-output.js'
+import { createTurnTimer, type TurnTimer } from './turn-timing.js'
+import { storeAbortedBeforeLock, writeTurn } from './write-turn.js'
+
+export interface RunTurnOptions extends Pick<GenerateOptions, 'onModelCall' | 'onTurnNotStored'> {
+  engine: EngineContext
+  handle: TurnHandle
+  input: TurnInput
+  /** Where the turn's events go (turn-output.ts). */
+  output: TurnOutput
+  /** How the turn enters its lane: `interrupt` stops the turns in it, `queue` waits behind them. */
+  mode: 'interrupt' | 'queue'
+  /** A prepared turn (preflight/): its events, tools and storage wait for a final input to adopt it. */
+  preflight?: PreflightGate
+}
+
+/** What one turn holds while it runs; nothing of it outlives the turn. */
+interface TurnState {
+  /** The turn's words; a prepared turn's become its final input's when that adopts it. */
+  input: TurnInput
+  timer: TurnTimer
+  /** When the turn began (ms since the epoch): the stored user message's time. */
+  readonly startedAt: number
+  readonly signal: AbortSignal
+  /** Every event goes out through it: one `llm_error` at most, then one `llm_done`. */
+  readonly closer: TurnCloser
+  /** The turn's events on their way to the closer (held while a prepared turn waits). */
+  emit: EmitTurnEvent
+  runtime?: EngineRuntime
+  /** Set when background work took the runtime over and releases it itself. */
+  handedOver: boolean
+  lease?: TurnLease
+  /** The turn's write: the lock is kept until it has ended, even when an interrupt closed the turn first. */
+  storing: Promise<unknown>
+}
+
+/** Puts a turn in its session's lane and runs it there (`handle.ended` tells when it is over). */
+export function runTurn(options: RunTurnOptions): void {
+  const { engine, handle, input, output } = options
+  handle.character = input.character
+  // A resend of an input whose turn is still here waits for it (and then answers from the store)
+  // instead of interrupting it.
+  const resend = engine.lanes
+    .turnsOf(handle.session, input.character ?? '')
+    .some((other) => other.turn === handle.turn)
+  const previous = engine.lanes.enter(handle, resend ? 'queue' : options.mode)
+  handle.ended = liveTurn(options, previous).finally(() => {
+    if (!output.isDone()) output.closeWithError(new Error('the turn ended without a result'))
+    engine.lanes.leave(handle)
+  })
+}
+
+async function liveTurn(options: RunTurnOptions, previous: Promise<void>): Promise<void> {
+  const { engine, handle, preflight: gate } = options
+  const state = createTurnState(options)
+  const { signal, closer } = state
+  try {
+    try {
+      await raceAbort(previous, signal)
+      state.lease = await engine.cluster?.coordinator.acquire(
+        laneKeyOf(state.input.session, state.input.character),
+        signal,
+        handle.order,
+      )
+    } catch (error) {
+      if (endUnstarted(gate, signal)) return
+      await closeUnadmitted(options, state, previous, error)
+      return
+    }
+    handle.running = true
+    const runtime = acquireRuntime(options, state)
+    // A resend of an input whose turn is stored already is answered from the store.
+    if (
+      state.input.id !== undefined &&
+      !state.input.stateless &&
+      (await replayStoredTurn({ runtime, input: state.input, turn: handle.turn, closer }))
+    )
+      return
+    await sendGreeting(options, state, runtime)
+    const outcome = await runReply(options, state, runtime)
+    if (gate && !(await awaitAdoption(gate, outcome, signal))) return
+    const persist = persistOptionsOf(options, state, runtime, outcome)
+    const { written, pending } = await writeTurn({
+      persist,
+      lease: state.lease,
+      signal,
+      logger: engine.logger,
+    })
+    state.storing = pending ?? state.storing
+    closer.close(outcome, applyDisplayRules(engine.parts, outcome.displayText, runtime.config), written)
+    // Interrupted while storing: the write ends after llm_done, and says how it ended then.
+    if (!written && pending) void reportLate(options, state, pending)
+    state.handedOver = scheduleFactExtraction(options, persist)
+    if (!state.handedOver) await rememberCompletedTurn(persist)
+  } catch (error) {
+    // Only a bug gets here: one internal error, then llm_done with what was sent.
+    engine.logger.error({ err: error, turn: handle.turn }, 'the turn failed unexpectedly')
+    closer.closeUnexpectedly(state.runtime?.config.character.default_emotion ?? '')
+  } finally {
+    // The runtime goes back, then the lock once the write has ended; then the lane lets the next turn in.
+    if (state.runtime && !state.handedOver) releaseTurnRuntime(engine, state.runtime)
+    const lease = state.lease
+    const finishing = state.storing.then(
+      () => lease?.release(),
+      () => lease?.release(),
+    )
+    // Released before the lane lets the next local turn in. An interrupt does not wait for the
+    // write, but the engine's close does (as background work): the stores, and the cluster's Redis,
+    // close only after the cut turn is stored and its lock released.
+    if (!signal.aborted) await finishing
+    else engine.background.schedule(`turn:${handle.turn}`, () => finishing)
+  }
+}
+
+function createTurnState(options: RunTurnOptions): TurnState {
+  const { handle, preflight: gate } = options
+  const shared = shareWithOthersPresent(options)
+  const state: TurnState = {
+    input: options.input,
+    timer: createTurnTimer(),
+    startedAt: Date.now(),
+    signal: handle.controller.signal,
+    closer: createTurnCloser({
+      emit: (event) => {
+        state.timer.observe(event)
+        shared(event)
+      },
+      readTimer: () => state.timer,
+    }),
+    emit: (event) => state.closer.deliver(event),
+    handedOver: false,
+    storing: Promise.resolve(),
+  }
+  // An adopted preflight is stored with the final input's words, and timed from it.
+  if (gate) {
+    state.emit = holdUntilAdopted(gate, state.closer.deliver, (finalInput, timer) => {
+      state.input = finalInput
+      state.timer = timer
+    })
+  }
+  return state
+}
+
+/** Context → model steps with tools → reply stages. Never throws: the outcome says how it ended. */
+async function runReply(
+  options: RunTurnOptions,
+  state: TurnState,
+  runtime: EngineRuntime,
+): Promise<TurnOutcome> {
+  const { engine, preflight: gate } = options
+  const { signal } = state
+  const stages = createReplyStages({
+    parts: engine.parts,
+    parserOptions: runtime.parserOptions,
+    defaultEmotion: runtime.config.character.default_emotion,
+    emit: state.emit,
+  })
+  let refusedAttachments: ReadonlySet<string> | undefined
+  const outcome = (extra: Partial<TurnOutcome>): TurnOutcome => ({
+    displayText: stages.displayText,
+    emotion: stages.emotion,
+    sentences: stages.sentences,
+    interrupted: false,
+    ...(refusedAttachments?.size ? { refusedAttachments } : {}),
+    ...(stages.usage ? { usage: stages.usage } : {}),
+    ...(stages.answer ? { answer: stages.answer } : {}),
+    ...extra,
+  })
+  try {
+    const context = await buildTurnMessages({
+      runtime,
+      pipeline: engine.pipeline,
+      input: state.input,
+      timestamp: state.startedAt,
+      signal,
+      logger: engine.logger,
+    })
+    refusedAttachments = context.refusedAttachments
+    // Tools of sources still connecting (MCP servers) are waited for, each within its own bound.
+    await raceAbort(engine.registry.ready(signal), signal)
+    const tools = offerTools(context.messages, engine.registry, runtime)
+    const onModelCall: ((messages: readonly ChatMessage[]) => void) | undefined =
+      options.onModelCall || gate ? countModelCalls(gate, options.onModelCall) : undefined
+    await runModelSteps({
+      provider: runtime.provider,
+      messages: tools.messages,
+      registry: engine.registry,
+      nativeTools: tools.nativeTools,
+      language: tools.language,
+      toolImages: chooseToolImageHandling(runtime, engine.logger),
+      maxToolSteps: runtime.config.llm.max_tool_steps,
+      temperature: runtime.config.llm.temperature,
+      maxTokens: runtime.config.llm.max_tokens,
+      signal,
+      session: state.input.session,
+      turn: options.handle.turn,
+      logger: engine.logger,
+      ...(onModelCall ? { onModelCall } : {}),
+      // A prepared turn runs its tools only once adopted: never for words not yet said.
+      ...(gate ? { beforeTools: () => gate.whenAdopted } : {}),
+      onEvent: stages.push,
+    })
+    return outcome({})
+  } catch (error) {
+    if (signal.aborted) return outcome({ interrupted: true, reason: readInterruptReason(signal) })
+    return outcome({ error: toCharpipeError(error) })
+  }
+}
+
+/** Takes the current runtime for this turn (counted until it is released). */
+function acquireRuntime(options: RunTurnOptions, state: TurnState): EngineRuntime {
+  // A reload that removed the character meanwhile: the turn ends with an error.
+  state.runtime = acquireTurnRuntime(options.engine, options.input.character)
+  return state.runtime
+}
+
+/**
+ * A turn that did not get past its lane or its lock. A lock failure (Redis away, or the wait was too
+ * long) closes it with that error. Aborted before it could start, it closes now and is stored after
+ * the turn before it, in its input's place in a cluster, unless an interrupt cancelled it.
+ */
+async function closeUnadmitted(
+  options: RunTurnOptions,
+  state: TurnState,
+  previous: Promise<void>,
+  error: unknown,
+): Promise<void> {
+  const { engine, handle } = options
+  const runtime = acquireRuntime(options, state)
+  if (!state.signal.aborted) {
+    const failure = CharpipeError.isInstance(error)
+      ? error
+      : new StoreUnavailableError(`the turn lock failed: ${String(error)}`, { store: 'cluster' })
+    engine.logger.warn({ session: state.input.session, turn: handle.turn, err: failure }, 'turn not run')
+    closeWithoutRunning(state.closer, runtime, failure)
+    return
+  }
+  const outcome = closeWithoutRunning(state.closer, runtime, undefined, readInterruptReason(state.signal))
+  // Stored after the turn before it, in its input's place (see `storeAbortedBeforeLock`).
+  await reportLate(
+    options,
+    state,
+    storeAbortedBeforeLock({
+      persist: persistOptionsOf(options, state, runtime, outcome),
+      previous,
+      coordinator: engine.cluster?.coordinator,
+      lane: laneKeyOf(state.input.session, state.input.character),
+      order: handle.order,
+    }),
+  )
+}
+
+/** A turn that ends without running: its one error, then `llm_done`. */
+function closeWithoutRunning(
+  closer: TurnCloser,
+  runtime: EngineRuntime,
+  error: CharpipeError | undefined,
+  reason?: TurnOutcome['reason'],
+): TurnOutcome {
+  const outcome: TurnOutcome = {
+    displayText: '',
+    emotion: runtime.config.character.default_emotion,
+    sentences: [],
+    interrupted: reason !== undefined,
+    ...(reason ? { reason } : {}),
+    ...(error ? { error } : {}),
+  }
+  closer.close(outcome, '')
+  return outcome
+}
+
+function persistOptionsOf(
+  options: RunTurnOptions,
+  state: TurnState,
+  runtime: EngineRuntime,
+  outcome: TurnOutcome,
+): PersistTurnOptions {
+  return {
+    runtime,
+    parts: options.engine.parts,
+    input: state.input,
+    turn: options.handle.turn,
+    startedAt: state.startedAt,
+    outcome,
+    logger: options.engine.logger,
+  }
+}
+
+/** A write that ends after `llm_done` is reported on its own, and always logged. */
+function reportLate(options: RunTurnOptions, state: TurnState, write: Promise<TurnWriteResult>) {
+  const { engine, handle } = options
+  return write.then((result) =>
+    reportTurnNotStored({
+      write: result,
+      session: state.input.session,
+      turn: handle.turn,
+      inputId: state.input.id,
+      logger: engine.logger,
+      report: (event) => {
+        engine.bus.emit(event)
+        options.onTurnNotStored?.(event)
+      },
+    }),
+  )
+}
+
+/**
+ * A new session's greeting goes out before the reply; a store that fails here costs the greeting
+ * only (the turn itself then meets the same store, and says so).
+ */
+async function sendGreeting(
+  options: RunTurnOptions,
+  state: TurnState,
+  runtime: EngineRuntime,
+): Promise<void> {
+  const { engine } = options
+  if (state.input.stateless) return
+  try {
+    const greeting = await openSession({
+      runtime,
+      session: options.input.session,
+      opened: engine.opened,
+      random: engine.random,
+    })
+    if (!greeting) return
+    state.emit({
+      type: 'greeting',
+      text: greeting.content,
+      emotion: greeting.emotion ?? runtime.config.character.default_emotion,
+    })
+  } catch (error) {
+    engine.logger.warn({ err: error, session: state.input.session }, 'the greeting was not stored')
+  }
+}
+
+/**
+ * With `memory.extract: true` the model is asked for facts after the turn has closed, in the
+ * background, holding the runtime until then; returns whether it took the runtime over.
+ */
+function scheduleFactExtraction(options: RunTurnOptions, persist: PersistTurnOptions): boolean {
+  const { engine } = options
+  const { runtime } = persist
+  if (!runtime.config.memory.extract || !runtime.memoryStore) return false
+  const extractor = createModelFactExtractor({
+    provider: runtime.provider,
+    timeoutMs: runtime.config.memory.extract_timeout_ms,
+    logger: createChildLogger(engine.logger, 'memory'),
+  })
+  engine.background.schedule(`memory:${persist.input.session}`, async () => {
+    try {
+      await rememberCompletedTurn(persist, extractor)
+    } finally {
+      releaseTurnRuntime(engine, runtime)
+    }
+  })
+  return true
+}

@@ -1,0 +1,57 @@
+/**
+ * What a turn ends with, as the runner hands it to the close path (close-turn.ts) and to storage
+ * (persist-turn.ts): the reply as far as it got, and whether it completed, was interrupted (and
+ * why) or failed. Also the small conversions every part of a turn shares.
+ */
+import type { ProviderAnswer, Usage } from '../../providers/types.js'
+import { CharpipeError } from '../../shared/errors.js'
+import type { TurnUsage } from '../../shared/events.js'
+import { scrubSecrets } from '../../shared/logger.js'
+
+/** Why a turn was cut short; carried as the AbortSignal's reason. */
+export type InterruptReason =
+  | { kind: 'interrupt'; heard?: string }
+  | { kind: 'new_input' }
+  | { kind: 'signal' }
+  | { kind: 'consumer' }
+  | { kind: 'close' }
+  /** A turn prepared from an early transcript that no final input adopted. */
+  | { kind: 'preflight' }
+
+export interface TurnOutcome {
+  displayText: string
+  emotion: string
+  sentences: readonly string[]
+  interrupted: boolean
+  reason?: InterruptReason
+  error?: CharpipeError
+  /** Attachment references the pipeline refused (placeholders in the prompt); never stored. */
+  refusedAttachments?: ReadonlySet<string>
+  /** Summed over the turn's model calls; absent when no call reported usage. */
+  usage?: TurnUsage
+  /** The provider and model that answered the turn's last model call. */
+  answer?: ProviderAnswer
+}
+
+export function toCharpipeError(error: unknown): CharpipeError {
+  if (CharpipeError.isInstance(error)) return error
+  const message = error instanceof Error ? error.message : String(error)
+  return new CharpipeError('internal', scrubSecrets(message || 'unexpected failure'), { cause: error })
+}
+
+export function readInterruptReason(signal: AbortSignal): InterruptReason {
+  const reason = signal.reason as InterruptReason | undefined
+  return reason && typeof reason === 'object' && 'kind' in reason ? reason : { kind: 'signal' }
+}
+
+/** Adds one model call's usage to the turn's. */
+export function addTurnUsage(total: TurnUsage | undefined, usage: Usage): TurnUsage {
+  const cached = (total?.cached_tokens ?? 0) + (usage.cachedInputTokens ?? 0)
+  return {
+    prompt_tokens: (total?.prompt_tokens ?? 0) + usage.inputTokens,
+    completion_tokens: (total?.completion_tokens ?? 0) + usage.outputTokens,
+    ...(total?.cached_tokens !== undefined || usage.cachedInputTokens !== undefined
+      ? { cached_tokens: cached }
+      : {}),
+  }
+}
