@@ -28,5 +28,7 @@ export default defineConfig({
   // zod goes into the bundle so that only what the schemas use is kept: its published entries all
   // load every locale module (64 of them, about half of `import('charpipe')` otherwise). Sources
   // import it as a namespace (`import * as z`), which lets the bundler drop what is never used.
-  noExternal: ['zod'],
+  // eventsource-parser (the upstream SSE decoder's parser, a few KB) is bundled for the same
+  // reason: `import('charpipe')` loads no dependency, and an installed package needs none for it.
+  noExternal: ['zod', 'eventsource-parser'],
 })

@@ -24,6 +24,7 @@ import { createNodeFetch } from './create-node-fetch.js'
 import { joinUrl } from './create-openai-compatible-provider.js'
 import { createRequestTimer } from './create-request-timer.js'
 import { createPumpingFetch } from './pump-response-body.js'
+import { isLargeDelta, yieldInSlices } from './slice-large-delta.js'
 import type {
   ChatProvider,
   ChatRequest,
@@ -142,7 +143,9 @@ export function createAnthropicProvider(settings: ChatProviderSettings): Anthrop
                 tools.set(event.index, { id: block.id, name: block.name, json: '' })
               else if (block.type === 'text' && block.text) {
                 yielded = true
-                yield { type: 'text-delta', text: block.text }
+                const piece: ProviderEvent = { type: 'text-delta', text: block.text }
+                if (isLargeDelta(piece)) yield* yieldInSlices(piece)
+                else yield piece
               }
               break
             }
@@ -150,10 +153,14 @@ export function createAnthropicProvider(settings: ChatProviderSettings): Anthrop
               const delta = event.delta
               if (delta.type === 'text_delta' && delta.text) {
                 yielded = true
-                yield { type: 'text-delta', text: delta.text }
+                const piece: ProviderEvent = { type: 'text-delta', text: delta.text }
+                if (isLargeDelta(piece)) yield* yieldInSlices(piece)
+                else yield piece
               } else if (delta.type === 'thinking_delta' && delta.thinking) {
                 yielded = true
-                yield { type: 'reasoning-delta', text: delta.thinking }
+                const piece: ProviderEvent = { type: 'reasoning-delta', text: delta.thinking }
+                if (isLargeDelta(piece)) yield* yieldInSlices(piece)
+                else yield piece
               } else if (delta.type === 'input_json_delta') {
                 const tool = tools.get(event.index)
                 if (tool) tool.json += delta.partial_json

@@ -25,6 +25,7 @@ import { createNodeBodyPump } from './create-node-body-pump.js'
 import { createNodeFetch, takeNodeBody } from './create-node-fetch.js'
 import { createOpenAIStreamReader, type OpenAIStreamReader } from './create-openai-stream-reader.js'
 import { createRequestTimer } from './create-request-timer.js'
+import { isLargeDelta, yieldInSlices } from './slice-large-delta.js'
 import type { ChatProvider, ChatRequest, ProviderEvent, StreamChatOptions } from './types.js'
 
 /** Joins a base URL and a path without doubling or dropping the slash. */
@@ -100,7 +101,11 @@ export function createOpenAICompatibleProvider(settings: ChatProviderSettings): 
             completed = true
             return
           }
-          for (let index = 0; index < batch.length; index++) yield batch[index]!
+          for (let index = 0; index < batch.length; index++) {
+            const event = batch[index]!
+            if (isLargeDelta(event)) yield* yieldInSlices(event)
+            else yield event
+          }
         }
       } catch (error) {
         const failure = convertToUpstreamError(error, { url, timer, responded })

@@ -244,7 +244,7 @@ describe("the group chat's frame in the character's language", () => {
     charpipe = await createCharpipe(config())
     const ann = { id: '1', name: 'Ann' }
     const speaker = { id: '2', name: 'Bo' }
-    charpipe.observe({ session: 'g', character: 'mira', speaker: ann, text: 'hi all' })
+    charpipe.observe({ session: 'g', speaker: ann, text: 'hi all' })
     await collectEvents(charpipe.generate({ session: 'g', character: 'mira', speaker, text: 'Look.' }))
     // Another session: a line is heard only by the characters present where it is said.
     charpipe.observe({ session: 'h', speaker: ann, text: 'hi all' })

@@ -63,6 +63,12 @@ function holdWritesUntilTick(socket: WSContext): void {
   process.nextTick(() => transport.uncork())
 }
 
+/** Sends what `holdWritesUntilTick` held so far, without waiting for the tick to end. */
+function releaseWrites(socket: WSContext): void {
+  const transport = (socket.raw as { _socket?: Writable } | undefined)?._socket
+  if (transport && transport.writableCorked > 0) transport.uncork()
+}
+
 export function createWebSocketEvents(options: CreateWebSocketEventsOptions): WSEvents {
   const { charpipe, metrics, logger } = options
   // One signal for every turn of this socket: they all end when it closes (a controller per turn
@@ -82,6 +88,9 @@ export function createWebSocketEvents(options: CreateWebSocketEventsOptions): WS
     holdWritesUntilTick(socket)
     if (backpressure) backpressure.sendEvent(event)
     else socket.send(JSON.stringify(event))
+    // A turn's last event goes out now: what the engine does after it in the same tick (writing the
+    // turn into long-term memory, milliseconds of CPU) must not hold it, nor an interrupt's answer.
+    if (event.type === 'llm_done') releaseWrites(socket)
   }
   const sendBadRequest = (socket: WSContext, message: string) =>
     send(socket, { type: 'error', code: 'bad_request', message })

@@ -1,0 +1,131 @@
+/**
+ * First chunk: what charpipe adds in front of the model's first text. One `charpipe mock-llm` (child
+ * process) answers two readers, taking turns round after round in this process:
+ *   (a) direct: the official `openai` SDK streaming from the mock; from the request to the first
+ *       text delta;
+ *   (b) charpipe: a WebSocket client of a real `charpipe serve` (child process, built package,
+ *       SQLite history and memory, memory on) pointed at the same mock; from sending `user_input`
+ *       to receiving the first `llm_chunk` (context build with history and memory search, the
+ *       request, the reply parser, the frame).
+ * The difference of the two is charpipe's share. Goal: at most 3 ms at the median.
+ *
+ *   npm run bench -- first-chunk
+ *   ROUNDS=500 npm run bench -- first-chunk
+ */
+import { loadavg } from 'node:os'
+import OpenAI from 'openai'
+import WebSocket from 'ws'
+import { startServeProcesses } from './serve/start-serve-processes.js'
+
+const rounds = Number(process.env.ROUNDS ?? 300)
+const warmUpRounds = 20
+const reply = { text: '你好！今天的海风有点凉，我们去看灯塔吧。', chunkSize: 4 }
+
+function percentile(sorted: number[], fraction: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.ceil(fraction * sorted.length) - 1)]!
+}
+
+const processes = await startServeProcesses({ reply })
+try {
+  const client = new OpenAI({ baseURL: processes.mockUrl, apiKey: 'bench', maxRetries: 0 })
+  async function directFirstText(): Promise<number> {
+    const started = performance.now()
+    let first: number | undefined
+    const stream = await client.chat.completions.create({
+      model: 'bench',
+      messages: [{ role: 'user', content: '灯塔在哪里？' }],
+      stream: true,
+    })
+    for await (const chunk of stream) {
+      if (first === undefined && chunk.choices[0]?.delta?.content) first = performance.now()
+    }
+    if (first === undefined) throw new Error('the direct reader got no text')
+    return first - started
+  }
+
+  // A connection may start 120 turns a minute (server.limits): the rounds take turns over several.
+  const sockets = await Promise.all(
+    Array.from({ length: 10 }, async () => {
+      const socket = new WebSocket(`${processes.serverUrl.replace(/^http/, 'ws')}/ws`)
+      await new Promise((resolve, reject) => {
+        socket.once('open', resolve)
+        socket.once('error', reject)
+      })
+      return socket
+    }),
+  )
+  function charpipeFirstChunk(round: number): Promise<number> {
+    const socket = sockets[round % sockets.length]!
+    return new Promise((resolve, reject) => {
+      let first: number | undefined
+      let started = 0
+      const onMessage = (data: WebSocket.RawData) => {
+        const arrived = performance.now()
+        const event = JSON.parse(data.toString()) as {
+          type: string
+          code?: string
+          message?: string
+          timing?: { first_chunk_ms: number | null }
+        }
+        if (event.type === 'llm_chunk') first ??= arrived
+        else if (event.type === 'llm_error' || event.type === 'error') {
+          socket.off('message', onMessage)
+          reject(new Error(`charpipe answered ${event.code ?? event.type}: ${event.message}`))
+        } else if (event.type === 'llm_done') {
+          socket.off('message', onMessage)
+          if (first === undefined) reject(new Error('charpipe sent no llm_chunk'))
+          else {
+            if (round >= warmUpRounds && event.timing?.first_chunk_ms != null)
+              insideEngine.push(event.timing.first_chunk_ms)
+            resolve(first - started)
+          }
+        }
+      }
+      socket.on('message', onMessage)
+      started = performance.now()
+      socket.send(
+        JSON.stringify({ type: 'user_input', session: 'first-chunk', text: `第${round}次：灯塔在哪里？` }),
+      )
+    })
+  }
+
+  const direct: number[] = []
+  const viaCharpipe: number[] = []
+  // The engine's own figure (llm_done.timing): from the turn's start to its first llm_chunk.
+  const insideEngine: number[] = []
+  for (let round = 0; round < warmUpRounds + rounds; round++) {
+    // Alternate which goes first, so a slow moment of the machine falls on both alike.
+    const pair =
+      round % 2 === 0
+        ? [await directFirstText(), await charpipeFirstChunk(round)]
+        : [await charpipeFirstChunk(round), await directFirstText()].reverse()
+    if (round < warmUpRounds) continue
+    direct.push(pair[0]!)
+    viaCharpipe.push(pair[1]!)
+  }
+  for (const socket of sockets) socket.close()
+  const differences = viaCharpipe.map((value, index) => value - direct[index]!)
+  for (const list of [direct, viaCharpipe, differences, insideEngine])
+    list.sort((left, right) => left - right)
+  const row = (name: string, values: number[]) =>
+    `| ${name} | ${percentile(values, 0.5).toFixed(2)} | ${percentile(values, 0.99).toFixed(2)} |`
+  console.log(
+    `\nFirst chunk: direct \`openai\` SDK reader against a charpipe WebSocket client, ${rounds} rounds each`,
+  )
+  console.log(
+    `load average at the end (1, 5, 15 min): ${loadavg()
+      .map((value) => value.toFixed(1))
+      .join(', ')}`,
+  )
+  console.log('| reader | p50 (ms) | p99 (ms) |')
+  console.log('| --- | ---: | ---: |')
+  console.log(row('(a) `openai` SDK: request → first text', direct))
+  console.log(row('(b) charpipe WebSocket: `user_input` → first `llm_chunk`', viaCharpipe))
+  console.log(row('(b) − (a), same round', differences))
+  console.log(row('(b) inside the engine: turn start → first `llm_chunk` (`llm_done.timing`)', insideEngine))
+  console.log(
+    `| p50(b) − p50(a), p99(b) − p99(a) | ${(percentile(viaCharpipe, 0.5) - percentile(direct, 0.5)).toFixed(2)} | ${(percentile(viaCharpipe, 0.99) - percentile(direct, 0.99)).toFixed(2)} |`,
+  )
+} finally {
+  await processes.stop()
+}

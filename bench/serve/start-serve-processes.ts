@@ -1,0 +1,118 @@
+/**
+ * A real `charpipe serve` and a real `charpipe mock-llm`, each in its own child process and both
+ * from the built package (`bin/charpipe.js`, what users run), for benches that measure the server
+ * from a client's side. The server runs with the default stores (SQLite history and long-term
+ * memory, memory on) in a temp folder, pointed at the mock. Its process also loads
+ * `loop-monitor.ts`, which reports the worst event-loop delay over IPC on request.
+ * `BENCH_CPU_PROF=DIR` writes a CPU profile of the server process into DIR when it stops.
+ */
+import { type ChildProcess, fork } from 'node:child_process'
+import { once } from 'node:events'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { dirname, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import type { MockReply } from '../../src/testing/index.js'
+import { ensureBuilt } from '../built-package.js'
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..')
+const cli = join(root, 'bin', 'charpipe.js')
+const monitor = join(dirname(fileURLToPath(import.meta.url)), 'loop-monitor.mjs')
+
+export interface ServeProcesses {
+  /** `http://127.0.0.1:PORT` of `charpipe serve`. */
+  serverUrl: string
+  /** `http://127.0.0.1:PORT/v1` of `charpipe mock-llm`. */
+  mockUrl: string
+  /** Resets the server's event-loop delay histogram. */
+  resetLoopDelay(): Promise<void>
+  /** The server's worst event-loop delay (ms) since the last reset. */
+  readLoopDelay(): Promise<{ maxMs: number; p99Ms: number }>
+  /** The server process's CPU time (user + system, µs) since it started. */
+  readCpu(): Promise<number>
+  /** Stops both (SIGTERM: the server stores its turns and closes its stores). */
+  stop(): Promise<void>
+}
+
+function waitForLine(child: ChildProcess, pattern: RegExp, what: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    let seen = ''
+    const onData = (data: Buffer) => {
+      seen += data.toString()
+      const match = pattern.exec(seen)
+      if (!match) return
+      child.stdout!.off('data', onData)
+      child.off('exit', onExit)
+      resolve(match[1]!)
+    }
+    const onExit = (code: number | null) => reject(new Error(`${what} exited with ${code}: ${seen}`))
+    child.stdout!.on('data', onData)
+    child.once('exit', onExit)
+  })
+}
+
+async function stopChild(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return
+  const exited = once(child, 'exit')
+  child.kill('SIGTERM')
+  await exited
+}
+
+/** Starts `charpipe mock-llm` whose every reply is `reply`, then `charpipe serve` pointed at it. */
+export async function startServeProcesses(options: { reply: MockReply }): Promise<ServeProcesses> {
+  ensureBuilt()
+  const folder = mkdtempSync(join(tmpdir(), 'charpipe-serve-bench-'))
+  const scriptPath = join(folder, 'mock-script.json')
+  writeFileSync(scriptPath, JSON.stringify({ default: options.reply }))
+  const mock = fork(cli, ['mock-llm', '--port', '0', '--script', scriptPath], {
+    stdio: ['ignore', 'pipe', 'inherit', 'ipc'],
+  })
+  const mockUrl = `${await waitForLine(mock, /listening on (http:\/\/\S+)/, 'charpipe mock-llm')}/v1`
+
+  const configPath = join(folder, 'config.yaml')
+  // JSON is YAML. Everything else is the default config: SQLite history and memory, memory on.
+  writeFileSync(
+    configPath,
+    JSON.stringify({
+      llm: { provider: 'custom', base_url: mockUrl, model: 'bench', max_retries: 0 },
+      storage: { sqlite_path: join(folder, 'charpipe.db') },
+    }),
+  )
+  const profileDir = process.env.BENCH_CPU_PROF
+  // The flag `serve` would relaunch itself with, given here so the server is this child itself.
+  const execArgv = ['--initial-old-space-size=256', '--import', monitor]
+  if (profileDir) execArgv.push('--cpu-prof', `--cpu-prof-dir=${profileDir}`)
+  const server = fork(cli, ['serve', '--config', configPath, '--host', '127.0.0.1', '--port', '0'], {
+    execArgv,
+    env: { ...process.env, CHARPIPE_LOG_LEVEL: process.env.CHARPIPE_LOG_LEVEL ?? 'warn' },
+    stdio: ['ignore', 'pipe', 'inherit', 'ipc'],
+  })
+  server.stdout!.resume()
+  const serverUrl = await waitForLine(server, /charpipe listening on (http:\/\/\S+)/, 'charpipe serve')
+
+  let requests = 0
+  const ask = <T>(type: string) =>
+    new Promise<T>((resolve) => {
+      const id = ++requests
+      const listener = (message: { id?: number } & T) => {
+        if (message.id !== id) return
+        server.off('message', listener)
+        resolve(message)
+      }
+      server.on('message', listener)
+      server.send({ type, id })
+    })
+
+  return {
+    serverUrl,
+    mockUrl,
+    resetLoopDelay: () => ask<unknown>('loop-reset').then(() => undefined),
+    readLoopDelay: () => ask<{ maxMs: number; p99Ms: number }>('loop-read'),
+    readCpu: () => ask<{ cpuUs: number }>('cpu-read').then((answer) => answer.cpuUs),
+    async stop() {
+      await stopChild(server)
+      await stopChild(mock)
+      rmSync(folder, { recursive: true, force: true })
+    },
+  }
+}
