@@ -1,5 +1,5 @@
 import { Redis } from 'ioredis'
-import { afterAll, describe, expect, it } from 'vitest'
+import { afterAll, describe, expect, it, vi } from 'vitest'
 import { prepareTestRedis, testRedisUrl } from '../../test/support/local-redis.js'
 import { configSchema } from '../config/schema.js'
 import { createLogger } from '../shared/logger.js'
@@ -46,6 +46,28 @@ describe.skipIf(skipReason !== undefined)('the Redis turn lock', { timeout: 20_0
     // The first holder is stale now: it may not store.
     expect(await first.confirm()).toBe(false)
     await next.release()
+  })
+
+  it('takes the lock in input order: a later input waits for an earlier one that has not taken it yet, until it takes it or is withdrawn', async () => {
+    const [a, b] = [await join(), await join()]
+    const first = await a.coordinator.announceNewInput('s-inputs')
+    const second = await b.coordinator.announceNewInput('s-inputs')
+    const third = await a.coordinator.announceNewInput('s-inputs')
+    expect([second - first, third - second]).toEqual([1, 1])
+    const taken: number[] = []
+    const take = (member: Cluster, order: number) =>
+      member.coordinator.acquire('s-inputs', new AbortController().signal, order).then(async (lease) => {
+        taken.push(order)
+        await lease.release()
+      })
+    // The newest asks first, then the middle one: both wait for the first input.
+    const waiting = [take(a, third), take(b, second)]
+    await vi.waitFor(() => expect(a.stats().lockWaits + b.stats().lockWaits).toBe(2), { timeout: 5000 })
+    expect(taken).toEqual([])
+    // The first input's turn will not take the lock (cancelled): the others go, in their order.
+    await a.coordinator.withdrawInput('s-inputs', first)
+    await Promise.all(waiting)
+    expect(taken).toEqual([second, third])
   })
 
   it('frees a session held by a server that died once its lease runs out, with a larger fence', async () => {
