@@ -223,9 +223,9 @@ export async function startBrowserTest(
   }
 }
 
-/** Short waits, and errors thrown in the page go to the test's output. */
+/** Waits bounded (a loaded machine runs a browser slowly), and errors thrown in the page go to the test's output. */
 export function watchPage(page: Page): Page {
-  page.setDefaultTimeout(10_000)
+  page.setDefaultTimeout(20_000)
   page.on('pageerror', (error) => console.error(`page error: ${error.message}`))
   return page
 }
