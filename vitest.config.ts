@@ -3,7 +3,7 @@ import { defineConfig } from 'vitest/config'
 /**
  * Tests that need more than this process: a browser (the page), a spawned process (the CLI,
  * `charpipe serve`, stdio MCP servers, the bundler) or a database (PostgreSQL, Redis). `npm test`
- * runs everything; `npm run test:unit` (the `unit` project) runs the rest, in about a minute.
+ * runs everything; `npm run test:unit` (the `unit` project) runs the rest, in under a minute.
  * A new test that starts any of these belongs here.
  */
 const needsMore = [
@@ -15,6 +15,8 @@ const needsMore = [
   'test/package-import.test.ts',
   'test/faults/**',
   'test/characters/card-command.test.ts',
+  'test/characters/card-fixtures.test.ts',
+  'test/server/least-power-env-references.test.ts',
   'test/engine/cli-commands.test.ts',
   'test/server/serve-command.test.ts',
   'test/server/mcp-tools-api.test.ts',
@@ -47,16 +49,30 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 30_000,
     reporters: ['default', './scripts/summary-reporter.ts'],
+    // Two files at a time: most of a test's time here is waiting (for a child process, a socket, a
+    // browser), so the second core is otherwise idle. Vitest's default on two cores is one.
+    maxWorkers: 2,
     projects: [
       {
         extends: true,
-        test: { name: 'unit', include: ['src/**/*.test.ts', 'test/**/*.test.ts'], exclude: needsMore },
+        test: {
+          name: 'unit',
+          include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
+          exclude: needsMore,
+          // In-process files share one module graph per worker: loading the sources again for each
+          // file took longer than the tests themselves. A test that changes global state (the
+          // logger, fake timers, environment variables) puts it back when it ends.
+          pool: 'threads',
+          isolate: false,
+        },
       },
       {
         extends: true,
         test: {
           name: 'integration',
           include: needsMore.map((path) => path.replace(/\/\*\*$/, '/**/*.test.ts')),
+          // The CLI bundled once for the run: spawned `charpipe` processes start without the loader.
+          globalSetup: ['./test/support/build-test-cli.ts'],
         },
       },
     ],

@@ -88,6 +88,12 @@ export function relaunchWithServeNodeFlags(): Promise<number> {
       console.error(`charpipe serve: cannot start the server process: ${error.message}`)
       done(1)
     })
-    child.once('exit', (code, signal) => done(code ?? 128 + (signal ? constants.signals[signal] : 0)))
+    child.once('exit', (code, signal) => {
+      // Once it said it is stopping, the server handles SIGINT and SIGTERM until its shutdown is
+      // done: dying by one of them then means a late copy (Ctrl-C reaches the whole terminal group)
+      // arrived while Node tore the finished process down. The shutdown itself completed.
+      if (serverStopping && (signal === 'SIGINT' || signal === 'SIGTERM')) return done(0)
+      done(code ?? 128 + (signal ? constants.signals[signal] : 0))
+    })
   })
 }

@@ -1,5 +1,5 @@
 import { Redis } from 'ioredis'
-import { afterAll, describe, expect, it } from 'vitest'
+import { afterAll, describe, expect, it, vi } from 'vitest'
 import { prepareTestRedis, testRedisUrl } from '../../test/support/local-redis.js'
 import { configSchema } from '../config/schema.js'
 import { createLogger } from '../shared/logger.js'
@@ -35,7 +35,8 @@ describe.skipIf(skipReason !== undefined)('the Redis turn lock', { timeout: 20_0
       secondHeld = true
       return lease
     })
-    await new Promise((resolve) => setTimeout(resolve, 200))
+    // The second server found the session taken and waits.
+    await expect.poll(() => b.stats().lockWaits).toBe(1)
     expect(secondHeld).toBe(false)
     expect(await first.confirm()).toBe(true)
     await first.release()
@@ -47,17 +48,39 @@ describe.skipIf(skipReason !== undefined)('the Redis turn lock', { timeout: 20_0
     await next.release()
   })
 
+  it('takes the lock in input order: a later input waits for an earlier one that has not taken it yet, until it takes it or is withdrawn', async () => {
+    const [a, b] = [await join(), await join()]
+    const first = await a.coordinator.announceNewInput('s-inputs')
+    const second = await b.coordinator.announceNewInput('s-inputs')
+    const third = await a.coordinator.announceNewInput('s-inputs')
+    expect([second - first, third - second]).toEqual([1, 1])
+    const taken: number[] = []
+    const take = (member: Cluster, order: number) =>
+      member.coordinator.acquire('s-inputs', new AbortController().signal, order).then(async (lease) => {
+        taken.push(order)
+        await lease.release()
+      })
+    // The newest asks first, then the middle one: both wait for the first input.
+    const waiting = [take(a, third), take(b, second)]
+    await vi.waitFor(() => expect(a.stats().lockWaits + b.stats().lockWaits).toBe(2), { timeout: 5000 })
+    expect(taken).toEqual([])
+    // The first input's turn will not take the lock (cancelled): the others go, in their order.
+    await a.coordinator.withdrawInput('s-inputs', first)
+    await Promise.all(waiting)
+    expect(taken).toEqual([second, third])
+  })
+
   it('frees a session held by a server that died once its lease runs out, with a larger fence', async () => {
-    const [a, b] = [await join({ lease_ms: 600 }), await join({ lease_ms: 600 })]
+    // The other server waits for the lock at most 5 s: past that, acquire fails with store_unavailable.
+    const [a, b] = [await join({ lease_ms: 600 }), await join({ lease_ms: 600, lock_wait_ms: 5000 })]
     const held = await a.coordinator.acquire('s-dead', new AbortController().signal)
     // A server that stops renewing: its lease key is left to expire, as after SIGKILL.
     const raw = new Redis(testRedisUrl)
     await raw.pexpire(`${keyPrefix}lease:s-dead`, 600)
     await a.close()
     opened.splice(opened.indexOf(a), 1)
-    const startedWaiting = Date.now()
     const taken = await b.coordinator.acquire('s-dead', new AbortController().signal)
-    expect(Date.now() - startedWaiting).toBeLessThan(5000)
+    expect(b.stats().lockWaits).toBe(1)
     expect(taken.fence).toBe(held.fence + 1)
     expect(await raw.get(`${keyPrefix}lease:s-dead`)).not.toBeNull()
     await taken.release()

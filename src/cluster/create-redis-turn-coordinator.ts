@@ -30,18 +30,29 @@ export interface RedisTurnCoordinatorOptions {
   onRemoteInterrupt?: () => void
 }
 
-// KEYS: lease, fence. ARGV: token, lease ms, fence lifetime ms, deadline (ms since the epoch).
+// KEYS: lease, fence, pending inputs. ARGV: token, lease ms, fence lifetime ms, deadline (ms since
+// the epoch), the input's number (0: none).
 // Returns the fence, 0 when taken, -1 when the request arrived after its deadline: the caller gave
-// up on it (it sat in a frozen Redis's buffer, say) and nobody would ever release the lease.
+// up on it (it sat in a frozen Redis's buffer, say) and nobody would ever release the lease; -2 when
+// an earlier input of the session has not taken its turn yet (the pending set: input numbers scored
+// with the time they stop counting).
 // A fence that is gone (expired, or Redis lost its data) starts again from Redis' clock in
 // milliseconds, above every fence handed out before, since stores keep the highest they saw.
 const takeScript = `
-local now = redis.call('TIME')
-if tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000) > tonumber(ARGV[4]) then return -1 end
+local time = redis.call('TIME')
+local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+if now > tonumber(ARGV[4]) then return -1 end
+local order = tonumber(ARGV[5])
+if order > 0 then
+  redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', now)
+  for _, member in ipairs(redis.call('ZRANGE', KEYS[3], 0, -1)) do
+    if tonumber(member) < order then return -2 end
+  end
+end
 if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then
+  if order > 0 then redis.call('ZREM', KEYS[3], ARGV[5]) end
   if redis.call('EXISTS', KEYS[2]) == 0 then
-    local now = redis.call('TIME')
-    redis.call('SET', KEYS[2], string.format('%.0f', tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000)))
+    redis.call('SET', KEYS[2], string.format('%.0f', now))
   end
   local fence = redis.call('INCR', KEYS[2])
   redis.call('PEXPIRE', KEYS[2], ARGV[3])
@@ -49,11 +60,22 @@ if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then
 end
 return 0`
 
-// KEYS: input counter. ARGV: lifetime ms. Numbers the session's next input.
+// KEYS: input counter, pending inputs. ARGV: lifetime ms, how long the input may wait for its turn
+// (ms), deadline (ms since the epoch). Numbers the session's next input and marks it pending until
+// its turn takes the lock; -1 when it arrived after its deadline: the caller gave up on the number,
+// and a pending input nobody takes would hold later ones back.
 const numberInputScript = `
+local time = redis.call('TIME')
+local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+if now > tonumber(ARGV[3]) then return -1 end
 local order = redis.call('INCR', KEYS[1])
 redis.call('PEXPIRE', KEYS[1], ARGV[1])
+redis.call('ZADD', KEYS[2], now + tonumber(ARGV[2]), order)
+redis.call('PEXPIRE', KEYS[2], ARGV[1])
 return order`
+
+// KEYS: pending inputs. ARGV: the input's number.
+const withdrawScript = `return redis.call('ZREM', KEYS[1], ARGV[1])`
 
 // KEYS: lease. ARGV: token, lease ms.
 const renewScript = `
@@ -97,8 +119,27 @@ export function createRedisTurnCoordinator(options: RedisTurnCoordinatorOptions)
   const channel = redis.key('interrupts')
   // Often enough that a freed lease is taken quickly, rarely enough not to load Redis.
   const pollMs = Math.min(50, Math.max(10, Math.floor(leaseMs / 20)))
+  // How long a numbered input holds later ones back before it takes the lock: its previous turn's
+  // end (an interrupted reply's write: two store deadlines), its own lock wait, and a deadline of margin.
+  const pendingMs = lockWaitMs + 3 * options.commandTimeoutMs
   const listeners: InterruptListener[] = []
   let subscribed: Promise<void> | undefined
+
+  // Takes whose answer never came: released (compare-and-delete with their token, so only a lease
+  // they did take) as soon as Redis answers again; at most `lease_ms` later they expire anyway.
+  const orphans = new Map<string, { leaseKey: string; until: number }>()
+  const releaseOrphans = () => {
+    for (const [token, orphan] of orphans) {
+      orphans.delete(token)
+      if (Date.now() > orphan.until) continue
+      commands.eval(releaseScript, 1, orphan.leaseKey, token).catch(() => orphans.set(token, orphan))
+    }
+  }
+  const releaseWhenConnected = (leaseKey: string, token: string) => {
+    orphans.set(token, { leaseKey, until: Date.now() + leaseMs })
+    if (commands.status === 'ready') releaseOrphans()
+  }
+  commands.on('ready', releaseOrphans)
 
   const holdLease = (session: string, token: string, fence: number): TurnLease => {
     const leaseKey = redis.key('lease', session)
@@ -147,52 +188,107 @@ export function createRedisTurnCoordinator(options: RedisTurnCoordinatorOptions)
     }
   }
 
+  async function takeLock(session: string, signal: AbortSignal, order: number): Promise<TurnLease> {
+    const token = randomUUID()
+    const deadline = Date.now() + lockWaitMs
+    const leaseKey = redis.key('lease', session)
+    const fenceKey = redis.key('fence', session)
+    const pendingKey = redis.key('pending', session)
+    let waited = false
+    for (;;) {
+      signal.throwIfAborted()
+      let fence: number
+      try {
+        const takeBy = Date.now() + options.commandTimeoutMs
+        fence = Number(
+          await commands.eval(
+            takeScript,
+            3,
+            leaseKey,
+            fenceKey,
+            pendingKey,
+            token,
+            leaseMs,
+            fenceLifetimeMs,
+            takeBy,
+            order,
+          ),
+        )
+      } catch (error) {
+        // The take may have run with its answer lost (a connection reset, a reply past the timeout):
+        // its lease would hold the session for lease_ms with nobody to release it.
+        releaseWhenConnected(leaseKey, token)
+        throw toClusterStoreError(error, 'taking the turn lock')
+      }
+      if (fence > 0) return holdLease(session, token, fence)
+      if (fence === -1) {
+        throw new StoreUnavailableError("the cluster's Redis answered the turn lock too late", {
+          store: 'cluster',
+          timedOut: true,
+        })
+      }
+      if (!waited) {
+        waited = true
+        options.onLockWait?.()
+      }
+      if (Date.now() >= deadline) {
+        throw new StoreUnavailableError(
+          fence === -2
+            ? `an earlier input of this session did not take its turn within cluster.lock_wait_ms (${lockWaitMs} ms)`
+            : `another server's turn of this session held its lock longer than cluster.lock_wait_ms (${lockWaitMs} ms)`,
+          { store: 'cluster', timedOut: true },
+        )
+      }
+      await sleep(pollMs, signal)
+    }
+  }
+
+  async function withdrawInput(session: string, order: number): Promise<void> {
+    try {
+      await commands.eval(withdrawScript, 1, redis.key('pending', session), order)
+    } catch (error) {
+      // It stops counting by itself (`pendingMs`).
+      logger.warn(
+        { session, order, err: toClusterStoreError(error, 'withdrawing an input') },
+        'a withdrawn input still holds later ones back for a while',
+      )
+    }
+  }
+
   return {
-    async acquire(session, signal) {
-      const token = randomUUID()
-      const deadline = Date.now() + lockWaitMs
-      const leaseKey = redis.key('lease', session)
-      const fenceKey = redis.key('fence', session)
-      let waited = false
-      for (;;) {
-        signal.throwIfAborted()
-        let fence: number
-        try {
-          const takeBy = Date.now() + options.commandTimeoutMs
-          fence = Number(
-            await commands.eval(takeScript, 2, leaseKey, fenceKey, token, leaseMs, fenceLifetimeMs, takeBy),
-          )
-        } catch (error) {
-          throw toClusterStoreError(error, 'taking the turn lock')
-        }
-        if (fence > 0) return holdLease(session, token, fence)
-        if (fence < 0) {
-          throw new StoreUnavailableError("the cluster's Redis answered the turn lock too late", {
-            store: 'cluster',
-            timedOut: true,
-          })
-        }
-        if (!waited) {
-          waited = true
-          options.onLockWait?.()
-        }
-        if (Date.now() >= deadline) {
-          throw new StoreUnavailableError(
-            `another server's turn of this session held its lock longer than cluster.lock_wait_ms (${lockWaitMs} ms)`,
-            { store: 'cluster', timedOut: true },
-          )
-        }
-        await sleep(pollMs, signal)
+    withdrawInput,
+    async acquire(session, signal, numbered) {
+      const order = (await numbered) ?? 0
+      try {
+        return await takeLock(session, signal, order)
+      } catch (error) {
+        // Given up (not aborted: the caller decides then): later inputs stop waiting for this one.
+        if (order > 0 && !signal.aborted) void withdrawInput(session, order)
+        throw error
       }
     },
     async announceNewInput(session) {
       let order: number
       try {
         order = Number(
-          await commands.eval(numberInputScript, 1, redis.key('inputs', session), fenceLifetimeMs),
+          await commands.eval(
+            numberInputScript,
+            2,
+            redis.key('inputs', session),
+            redis.key('pending', session),
+            fenceLifetimeMs,
+            pendingMs,
+            Date.now() + options.commandTimeoutMs,
+          ),
         )
       } catch (error) {
         throw toClusterStoreError(error, 'numbering the input')
+      }
+      if (order < 0) {
+        throw new StoreUnavailableError("the cluster's Redis numbered the input too late", {
+          store: 'cluster',
+          timedOut: true,
+        })
       }
       await redis.publish(
         channel,

@@ -41,13 +41,20 @@ export interface TurnCoordinator {
   /**
    * Waits for the session's lock (at most `cluster.lock_wait_ms`). Rejects with the signal's reason
    * when it aborts first, with StoreUnavailableError when Redis does not answer or the wait is over.
+   * With the input's number (`announceNewInput`; 0: none), the lock also waits for every earlier
+   * numbered input of the session that has not taken it yet, on any server: turns take the lock,
+   * and are stored, in input order. Taking it ends the input's wait; failing (not aborting) withdraws it.
    */
-  acquire(session: string, signal: AbortSignal): Promise<TurnLease>
+  acquire(session: string, signal: AbortSignal, order?: number | Promise<number>): Promise<TurnLease>
   /**
    * Numbers a new input of the session (`on_new_input: interrupt`) and tells the other servers, so
-   * they stop the turns of earlier inputs; resolves with the number.
+   * they stop the turns of earlier inputs; resolves with the number. Until its turn takes the lock
+   * or is withdrawn (at most `cluster.lock_wait_ms` and a few store deadlines later, should its
+   * server die), later inputs wait for it.
    */
   announceNewInput(session: string): Promise<number>
+  /** The numbered input's turn will not take the lock: later inputs stop waiting for it. Never throws. */
+  withdrawInput(session: string, order: number): Promise<void>
   /** Sends an interrupt to the other servers (best effort: a lost message is logged). */
   publishInterrupt(message: ClusterInterrupt): Promise<void>
   /** Resolves once this server is subscribed (interrupts sent before that are not heard). */

@@ -1,8 +1,11 @@
 import { describe, expect, it } from 'vitest'
 import { forEachUntilAborted } from './abortable.js'
 
-/** A source that yields `values`, then hangs until told to return; records that it was. */
-function createHangingSource(values: number[]) {
+/**
+ * A source that yields `values`, then hangs until told to return; records that it was. `onHang`
+ * runs when it is asked for the value it will never give.
+ */
+function createHangingSource(values: number[], onHang: () => void = () => {}) {
   const state = { returned: false }
   const iterable: AsyncIterable<number> = {
     [Symbol.asyncIterator]() {
@@ -11,7 +14,7 @@ function createHangingSource(values: number[]) {
         next: () =>
           index < values.length
             ? Promise.resolve({ value: values[index++]!, done: false })
-            : new Promise<IteratorResult<number>>(() => {}),
+            : new Promise<IteratorResult<number>>(() => onHang()),
         return: () => {
           state.returned = true
           return Promise.resolve({ value: undefined, done: true })
@@ -34,13 +37,10 @@ describe('forEachUntilAborted', () => {
   })
 
   it('rejects at once when the signal aborts while the source hangs, and tells it to stop', async () => {
-    const { iterable, state } = createHangingSource([1, 2])
     const controller = new AbortController()
+    const { iterable, state } = createHangingSource([1, 2], () => controller.abort('stop'))
     const seen: number[] = []
-    const running = forEachUntilAborted(iterable, controller.signal, (value) => {
-      seen.push(value)
-      if (value === 2) setTimeout(() => controller.abort('stop'), 0)
-    })
+    const running = forEachUntilAborted(iterable, controller.signal, (value) => seen.push(value))
     await expect(running).rejects.toMatchObject({ code: 'aborted' })
     expect(seen).toEqual([1, 2])
     expect(state.returned).toBe(true)

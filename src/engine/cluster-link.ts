@@ -11,7 +11,10 @@ import type { EngineRuntime } from './engine-runtime.js'
 import { abortTurn, laneKeyOf, parseLaneKey, type TurnHandle } from './session-lanes.js'
 
 export interface ClusterLink {
-  /** Numbers a turn among its session's inputs across the cluster; earlier turns elsewhere stop. */
+  /**
+   * Numbers a turn among its session's inputs across the cluster (`handle.order`); earlier turns
+   * elsewhere stop, and this one takes the session's lock after theirs.
+   */
   announceNewInput(handle: TurnHandle): void
   /** Sends an interrupt to the other servers (a failure is logged, not thrown). */
   publishInterrupt(message: ClusterInterrupt): void
@@ -35,21 +38,17 @@ export function selectInterrupted(turns: TurnHandle[], clearQueue: boolean | und
 
 export function createClusterLink(context: EngineContext): ClusterLink {
   const { cluster, lanes, logger } = context
-  // Each turn's place among its session's inputs across the cluster (`on_new_input: interrupt`).
-  const inputOrder = new WeakMap<TurnHandle, Promise<number>>()
 
   function announceNewInput(handle: TurnHandle): void {
     const order = cluster!.coordinator.announceNewInput(laneKeyOf(handle.session, handle.character))
-    // Unnumbered (Redis away): any later input stops it; the turn itself fails on the lock.
-    inputOrder.set(
-      handle,
-      order.catch(() => 0),
-    )
+    // Each turn's place among its session's inputs across the cluster. Unnumbered (Redis away):
+    // any later input stops it; the turn itself fails on the lock.
+    handle.order = order.catch(() => 0)
   }
 
   /** Whether a turn came before the new input another server numbered `order`. */
   async function isEarlierInput(handle: TurnHandle, order: number | undefined): Promise<boolean> {
-    const own = inputOrder.get(handle)
+    const own = handle.order
     if (!own || order === undefined) return true
     return (await own) < order
   }

@@ -87,7 +87,14 @@ async function collectText(
 export function createModelFactExtractor(options: CreateModelFactExtractorOptions): FactExtractor {
   return {
     async extract(turnText, existing, extractOptions = {}) {
-      const timeout = AbortSignal.timeout(options.timeoutMs)
+      // A timer rather than AbortSignal.timeout: tests can move it with fake timers.
+      const deadline = new AbortController()
+      const timer = setTimeout(
+        () => deadline.abort(new DOMException('The operation was aborted due to timeout', 'TimeoutError')),
+        options.timeoutMs,
+      )
+      timer.unref?.()
+      const timeout = deadline.signal
       const signal = options.signal ? AbortSignal.any([options.signal, timeout]) : timeout
       try {
         const reply = await collectText(
@@ -109,6 +116,8 @@ export function createModelFactExtractor(options: CreateModelFactExtractorOption
             : String(error)
         options.logger.warn({ reason }, 'memory: fact extraction failed; this turn adds no facts')
         return []
+      } finally {
+        clearTimeout(timer)
       }
     },
   }

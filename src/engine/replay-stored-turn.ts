@@ -1,7 +1,8 @@
 /**
  * A resend of an input the session already has (the same client id, so the same turn id): the turn
  * is not run again, its stored reply is sent as the turn's text and `llm_done`. A store that cannot
- * say ends the turn with `store_unavailable`, unrun: running it could store the input twice.
+ * say ends the turn with `store_outcome_unknown`, unrun: running it could store the input twice,
+ * and an earlier attempt may have stored it, so "not stored" would not be the truth.
  */
 import type { TurnInput } from '../context/types.js'
 import { CharpipeError } from '../shared/errors.js'
@@ -30,7 +31,7 @@ export async function replayStoredTurn(options: ReplayStoredTurnOptions): Promis
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error)
     const failure = new CharpipeError(
-      'store_unavailable',
+      'store_outcome_unknown',
       `whether this input was answered already cannot be read (${reason}); send it again with the same id`,
       { cause: error },
     )

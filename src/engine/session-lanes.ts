@@ -20,6 +20,11 @@ export interface TurnHandle {
    * pass it by and a preflight is not refused because of it.
    */
   preflight?: boolean
+  /**
+   * In a cluster with `on_new_input: interrupt`: the input's number among its session's inputs on
+   * every server (0 when Redis did not answer); its turn takes the session's lock in that order.
+   */
+  order?: Promise<number>
   /** Resolves when the turn has ended and been stored. */
   ended: Promise<void>
 }

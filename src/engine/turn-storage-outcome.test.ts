@@ -166,6 +166,26 @@ describe('the outcome of a write is known before the client is told', () => {
   })
 })
 
+describe('a resend whose store cannot say whether it has the input', () => {
+  it('ends unrun with store_outcome_unknown, not "not stored": an earlier attempt may have stored it', async () => {
+    let down = false
+    const { inner, store } = createStore((base) => ({
+      findTurn: (...args: never[]) =>
+        down
+          ? Promise.reject(new Error('connection closed'))
+          : (base.findTurn as (...parameters: unknown[]) => Promise<unknown>)(...args),
+    }))
+    const { charpipe, provider } = await setup([{ chunks: ['好的。'] }], store)
+    expect(errorsOf(await collectEvents(charpipe.generate({ text: '你好', id: 'stored-1' })))).toEqual([])
+    down = true
+    const resent = await collectEvents(charpipe.generate({ text: '你好', id: 'stored-1' }))
+    expect(errorsOf(resent)).toEqual(['store_outcome_unknown'])
+    expect(provider.requests).toHaveLength(1)
+    expect(await inner.countTurns(scope())).toBe(1)
+    await charpipe.close()
+  })
+})
+
 describe('a turn whose write ends after llm_done', () => {
   it('is reported with turn_not_stored (to the caller and the event bus) when an interrupted turn is not stored', async () => {
     const { store } = createStore(() => ({ appendTurn: never }))

@@ -1,7 +1,9 @@
-import { createServer, type RequestListener, type Server } from 'node:http'
-import type { AddressInfo } from 'node:net'
+import { subscribe, unsubscribe } from 'node:diagnostics_channel'
+import { once } from 'node:events'
+import { createServer, type RequestListener, type Server, type ServerResponse } from 'node:http'
+import type { AddressInfo, Socket } from 'node:net'
 import { gzipSync } from 'node:zlib'
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, afterEach, beforeAll, describe, expect, it, onTestFinished } from 'vitest'
 import { type MockModelServer, startMockModelServer } from '../testing/start-mock-model-server.js'
 import { createNodeBodyPump } from './create-node-body-pump.js'
 import { createNodeFetch, type NodeFetch, takeNodeBody } from './create-node-fetch.js'
@@ -19,6 +21,17 @@ afterEach(() => {
   transport?.close()
   server.reset()
 })
+
+/** The client sockets opened from now until the end of the test, in order. */
+function watchClientSockets(): Socket[] {
+  const sockets: Socket[] = []
+  const onSocket = (message: unknown) => sockets.push((message as { socket: Socket }).socket)
+  subscribe('net.client.socket', onSocket)
+  onTestFinished(() => {
+    unsubscribe('net.client.socket', onSocket)
+  })
+  return sockets
+}
 
 const post = (body: unknown, init: RequestInit = {}) =>
   transport.fetch(`${server.url}/v1/chat/completions`, {
@@ -126,12 +139,16 @@ describe('createNodeFetch', () => {
     plain.keepAliveTimeout = 5000
     await new Promise<void>((resolve) => plain.listen(0, '127.0.0.1', resolve))
     const url = `http://127.0.0.1:${(plain.address() as AddressInfo).port}/`
+    const opened = watchClientSockets()
     try {
       expect(await (await transport.fetch(url)).text()).toBe('ok')
       expect(await (await transport.fetch(url)).text()).toBe('ok')
       expect(sockets.size).toBe(1)
+      expect(opened).toHaveLength(1)
+      const [clientSocket] = opened
       plain.closeIdleConnections()
-      await new Promise((resolve) => setTimeout(resolve, 50))
+      // The client has seen the close and dropped the socket from its pool.
+      if (!clientSocket!.closed) await once(clientSocket!, 'close')
       expect(await (await transport.fetch(url)).text()).toBe('ok')
       expect(sockets.size).toBe(2)
     } finally {
@@ -199,17 +216,20 @@ describe('createNodeFetch', () => {
   it('after [DONE] lets a body that ends a moment later end, so its connection is used again', async () => {
     transport = createNodeFetch()
     const sockets = new Set<unknown>()
+    const unended: ServerResponse[] = []
     const plain: Server = createServer((_request, response) => {
       sockets.add(response.socket)
       response.writeHead(200, { 'content-type': 'text/event-stream' })
       response.write('data: {"choices":[{"index":0,"delta":{"content":"好"},"finish_reason":"stop"}]}\n\n')
       response.write('data: [DONE]\n\n')
-      // The end of the chunked body comes in a later packet, as from many gateways.
-      setTimeout(() => response.end(), 30)
+      // The end of the chunked body comes in a later packet, as from many gateways: here, once the
+      // reader has finished with [DONE].
+      unended.push(response)
     })
     plain.keepAliveTimeout = 5000
     await new Promise<void>((resolve) => plain.listen(0, '127.0.0.1', resolve))
     const url = `http://127.0.0.1:${(plain.address() as AddressInfo).port}/`
+    const opened = watchClientSockets()
     const readReply = async () => {
       const timer = createRequestTimer({ timeoutMs: 5000, stallTimeoutMs: 5000 })
       const pump = createNodeBodyPump(takeNodeBody(await transport.fetch(url))!)
@@ -222,9 +242,14 @@ describe('createNodeFetch', () => {
     }
     try {
       expect(await readReply()).toEqual(['text-delta', 'finish'])
-      await new Promise((resolve) => setTimeout(resolve, 100))
+      // The late end arrives within the grace: the socket goes back to the pool.
+      const returned = once(opened[0]!, 'free')
+      unended.shift()!.end()
+      await returned
       expect(await readReply()).toEqual(['text-delta', 'finish'])
+      unended.shift()!.end()
       expect(sockets.size).toBe(1)
+      expect(opened).toHaveLength(1)
     } finally {
       plain.closeAllConnections()
       await new Promise((resolve) => plain.close(resolve))

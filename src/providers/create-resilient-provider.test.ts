@@ -1,8 +1,8 @@
 import { getEventListeners } from 'node:events'
-import { describe, expect, it } from 'vitest'
+import { describe, expect, it, vi } from 'vitest'
 import { AbortedError, UpstreamHttpError, UpstreamTimeoutError } from '../shared/errors.js'
 import { createFakeProvider } from '../testing/create-fake-provider.js'
-import { createResilientProvider } from './create-resilient-provider.js'
+import { createResilientProvider, sleepWithSignal } from './create-resilient-provider.js'
 import { captureLogger, collectEvents, logLevels } from './test-helpers.js'
 import type { ProviderEvent } from './types.js'
 
@@ -120,11 +120,24 @@ describe('createResilientProvider', () => {
       replies: [{ events: [], error: new UpstreamHttpError(429, '', { retryAfterSeconds: 20 }) }],
     })
     const controller = new AbortController()
-    const provider = createResilientProvider({ primary })
-    const pending = collectEvents(provider.streamChat(request, { signal: controller.signal }))
-    setTimeout(() => controller.abort(), 20)
-    const result = await pending
-    expect(result.error?.code).toBe('aborted')
+    const waits: number[] = []
+    // The real wait, aborted once it has begun: the 20 s backoff must not be sat out.
+    const sleep = (milliseconds: number, signal?: AbortSignal) => {
+      waits.push(milliseconds)
+      const waiting = sleepWithSignal(milliseconds, signal)
+      controller.abort()
+      return waiting
+    }
+    const provider = createResilientProvider({ primary, sleep })
+    // Time stands still: only the abort can end the wait.
+    vi.useFakeTimers()
+    try {
+      const result = await collectEvents(provider.streamChat(request, { signal: controller.signal }))
+      expect(result.error?.code).toBe('aborted')
+    } finally {
+      vi.useRealTimers()
+    }
+    expect(waits).toEqual([20_000])
     expect(primary.calls).toHaveLength(1)
   })
 

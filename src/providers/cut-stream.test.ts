@@ -3,7 +3,6 @@
  * earlier events): every provider passes on the text that arrived before the cut, then fails with
  * `upstream_stream`, and the retry loop does not try again once text was passed on.
  */
-import { setTimeout as sleep } from 'node:timers/promises'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import type { MockReply } from '../testing/mock-reply.js'
 import { type MockModelServer, startMockModelServer } from '../testing/start-mock-model-server.js'
@@ -46,13 +45,14 @@ const providers: Record<string, { settings: () => ChatProviderSettings; eventsBe
   },
 }
 
+/** Reads the stream, busy with its first event until the mock server has cut the connection. */
 async function collectSlowly(stream: AsyncIterable<ProviderEvent>) {
   let text = ''
   try {
     for await (const event of stream) {
       if (event.type === 'text-delta') text += event.text
-      // A consumer busy with each event, while the rest of the reply and the cut arrive.
-      await sleep(30)
+      // A consumer still busy with earlier events while the rest of the reply and the cut arrive.
+      await server.requests[0]?.closed
     }
   } catch (error) {
     return { text, error: error as { code?: string } }

@@ -15,6 +15,8 @@ export interface RecordedRequest {
   rawBody: string
   /** Set once the connection closed before the reply was fully written. */
   closedEarly: boolean
+  /** Events of a streamed reply written so far (for tests that act while a reply streams). */
+  sentEvents: number
   /** Resolves when the exchange is over (reply finished or connection closed). */
   readonly closed: Promise<void>
 }
@@ -48,6 +50,7 @@ export async function createRecordedRequest(
     body: undefined,
     rawBody: '',
     closedEarly: false,
+    sentEvents: 0,
     closed,
   }
   response.once('close', () => {

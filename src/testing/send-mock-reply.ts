@@ -90,6 +90,7 @@ async function writeEvents(
     }
     if (!open) return
     response.write(events[index])
+    options.record.sentEvents++
   }
   if (open) response.end()
 }

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { cliArguments } from '../../test/support/cli-command.js'
 import { createFakeProvider } from './create-fake-provider.js'
 import { type MockModelServer, startMockModelServer } from './start-mock-model-server.js'
 
@@ -174,14 +175,10 @@ describe('startMockModelServer', () => {
 describe('charpipe mock-llm', () => {
   it('prints its listening line and serves requests', async () => {
     const root = fileURLToPath(new URL('../../', import.meta.url))
-    const child = spawn(
-      process.execPath,
-      ['--import', 'tsx', 'src/cli/entry.ts', 'mock-llm', '--port', '0'],
-      {
-        cwd: root,
-        stdio: ['ignore', 'pipe', 'pipe'],
-      },
-    )
+    const child = spawn(process.execPath, cliArguments(['mock-llm', '--port', '0']), {
+      cwd: root,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    })
     try {
       const url = await new Promise<string>((resolve, reject) => {
         let output = ''

@@ -4,14 +4,11 @@
  */
 import { spawn } from 'node:child_process'
 import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises'
-import { createRequire } from 'node:module'
 import { tmpdir } from 'node:os'
-import { join, resolve } from 'node:path'
-import { pathToFileURL } from 'node:url'
+import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { cliArguments } from '../support/cli-command.js'
 
-const repoRoot = resolve(import.meta.dirname, '../..')
-const tsxLoader = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href
 let folder: string
 
 beforeAll(async () => {
@@ -23,14 +20,10 @@ afterAll(async () => {
 })
 
 function runCli(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(
-    process.execPath,
-    ['--import', tsxLoader, join(repoRoot, 'src/cli/entry.ts'), ...args],
-    {
-      cwd: folder,
-      env: { ...process.env, CHARPIPE_LOG_LEVEL: 'warn' },
-    },
-  )
+  const child = spawn(process.execPath, cliArguments(args), {
+    cwd: folder,
+    env: { ...process.env, CHARPIPE_LOG_LEVEL: 'warn' },
+  })
   child.stdin.end()
   let stdout = ''
   let stderr = ''

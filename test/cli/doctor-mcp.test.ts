@@ -3,6 +3,7 @@ import { mkdtemp, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
+import { cliArguments } from '../support/cli-command.js'
 
 const root = join(import.meta.dirname, '..', '..')
 const stdioScript = join(root, 'test/tools/mcp-stdio-server.mjs')
@@ -33,11 +34,12 @@ describe('charpipe doctor with MCP servers', () => {
         '        SERVICE_TOKEN: doctor-secret-789',
       ].join('\n'),
     )
-    const result = spawnSync(
-      process.execPath,
-      ['--import', 'tsx', join(root, 'src/cli/entry.ts'), 'doctor', '--config', path],
-      { cwd: root, encoding: 'utf8', env: { ...process.env, CHARPIPE_LOG_LEVEL: 'warn' }, timeout: 60_000 },
-    )
+    const result = spawnSync(process.execPath, cliArguments(['doctor', '--config', path]), {
+      cwd: root,
+      encoding: 'utf8',
+      env: { ...process.env, CHARPIPE_LOG_LEVEL: 'warn' },
+      timeout: 60_000,
+    })
     expect(result.stdout).toMatch(
       /ok {3}MCP server local: 8 tools: echo, fail, weather, slow, whoami, big, shot, grow/,
     )

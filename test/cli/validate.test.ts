@@ -1,15 +1,14 @@
 import { spawn, spawnSync } from 'node:child_process'
 import { mkdtemp, writeFile } from 'node:fs/promises'
-import { createRequire } from 'node:module'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { pathToFileURL } from 'node:url'
 import { describe, expect, it } from 'vitest'
+import { cliArguments } from '../support/cli-command.js'
 
 const root = join(import.meta.dirname, '..', '..')
 
 function runCli(args: string[]) {
-  return spawnSync(process.execPath, ['--import', 'tsx', join(root, 'src/cli/entry.ts'), ...args], {
+  return spawnSync(process.execPath, cliArguments(args), {
     cwd: root,
     encoding: 'utf8',
     env: { ...process.env, CHARPIPE_LOG_LEVEL: 'warn' },
@@ -128,8 +127,7 @@ describe('charpipe validate', () => {
 
 describe('output into a closed pipe', () => {
   it('stops quietly when the reader of stdout goes away (`charpipe … | head`)', async () => {
-    const tsxLoader = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href
-    const child = spawn(process.execPath, ['--import', tsxLoader, join(root, 'src/cli/entry.ts'), 'doctor'], {
+    const child = spawn(process.execPath, cliArguments(['doctor']), {
       cwd: await mkdtemp(join(tmpdir(), 'charpipe-cli-')),
       env: { ...process.env, NODE_OPTIONS: '', CHARPIPE_LOG_LEVEL: 'warn' },
       stdio: ['ignore', 'pipe', 'pipe'],

@@ -9,6 +9,7 @@ import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { type MockModelServer, startMockModelServer } from '../../src/testing/index.js'
+import { cliArguments } from '../support/cli-command.js'
 
 const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '../..')
 let server: MockModelServer
@@ -47,7 +48,7 @@ function startCli(
   args: string[],
   env: Record<string, string> = {},
 ): { child: ChildProcess; result: Promise<RunResult>; output: () => string } {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/entry.ts', ...args], {
+  const child = spawn(process.execPath, cliArguments(args), {
     cwd: repoRoot,
     env: { ...process.env, CHARPIPE_LOG_LEVEL: 'silent', ...env },
     stdio: ['pipe', 'pipe', 'pipe'],

@@ -7,7 +7,7 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, beforeEach, describe, expect, it, onTestFinished, vi } from 'vitest'
 import type { CharpipeConfigInput } from '../../src/config/schema.js'
 import { factExtractionMarker } from '../../src/engine/create-model-fact-extractor.js'
 import { createCharpipe } from '../../src/engine/index.js'
@@ -152,6 +152,12 @@ describe('fact extraction after a turn (memory.extract: true)', () => {
     extractionReply = () => ({ text: '{"memory": []}', firstTokenDelayMs: 20_000 })
     turnReplies = [{ text: '第一轮。' }, { text: '第二轮。' }]
     const log = captureLogger()
+    // The engine's timers are fake: the extractions' 1500 ms pass only when the test says so, however
+    // long the turns take on a busy machine. (Sockets and the mock server's pacing stay real.)
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval'] })
+    onTestFinished(() => {
+      vi.useRealTimers()
+    })
     const charpipe = await createCharpipe(configWith({ extract_timeout_ms: 1500 }), {
       memoryStore: store,
       logger: log.logger,
@@ -163,8 +169,12 @@ describe('fact extraction after a turn (memory.extract: true)', () => {
     extractionOpen = extractionRequests.length >= 1 && !extractionRequests[0]!.closedEarly
     expect(doneOf(second).text).toBe('第二轮。')
     expect(extractionOpen).toBe(true)
-    await charpipe.close()
+    // Its time runs out; then the second turn's extraction, queued behind it, runs out its own.
+    await vi.advanceTimersByTimeAsync(1500)
     await extractionRequests[0]!.closed
+    await expect.poll(() => extractionRequests.length).toBe(2)
+    await vi.advanceTimersByTimeAsync(1500)
+    await charpipe.close()
     expect(extractionRequests[0]!.closedEarly).toBe(true)
     const warning = log.lines.find((line) => /fact extraction failed/.test(line.msg))
     expect(warning?.reason).toBe('no answer within 1500 ms')

@@ -84,6 +84,8 @@ function signalAll(pids: number[], signal: NodeJS.Signals): void {
 
 export interface FaultyServer {
   url: string
+  /** The port it listens on (127.0.0.1), for a proxy in front of it. */
+  port: number
   /** SIGKILL: the server vanishes, connections drop. */
   kill(): Promise<void>
   /** SIGSTOP: connections stay open, nothing answers. */
@@ -144,6 +146,7 @@ export async function startPostgres(): Promise<FaultyServer> {
   }
   return {
     url: `postgres://postgres@127.0.0.1:${port}/postgres`,
+    port,
     async kill() {
       const pids = processes()
       signalAll(pids, 'SIGKILL')
@@ -166,14 +169,22 @@ export async function startPostgres(): Promise<FaultyServer> {
   }
 }
 
-export async function startRedis(): Promise<FaultyServer> {
+/**
+ * A private Redis. `durable`: every write is in its append-only file before Redis answers
+ * (`appendfsync always`), so a kill loses nothing acknowledged, as a Redis holding history must be set up.
+ */
+export async function startRedis(options: { durable?: boolean } = {}): Promise<FaultyServer> {
   const binary = findRedisServer()!
   const port = await findFreePort()
+  const folder = options.durable ? await mkdtemp(join(tmpdir(), 'charpipe-faults-redis-')) : undefined
+  const persistence = folder
+    ? ['--dir', folder, '--appendonly', 'yes', '--appendfsync', 'always']
+    : ['--appendonly', 'no']
   let child: ChildProcess | undefined
   const start = async () => {
     const started = spawn(
       binary,
-      ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+      ['--port', String(port), '--bind', '127.0.0.1', '--save', '', ...persistence],
       {
         stdio: ['ignore', 'pipe', 'inherit'],
       },
@@ -200,10 +211,14 @@ export async function startRedis(): Promise<FaultyServer> {
   }
   return {
     url: `redis://127.0.0.1:${port}`,
+    port,
     kill,
     freeze: () => child?.kill('SIGSTOP'),
     thaw: () => child?.kill('SIGCONT'),
     restart: start,
-    stop: kill,
+    async stop() {
+      await kill()
+      if (folder) await rm(folder, { recursive: true, force: true })
+    },
   }
 }

@@ -2,10 +2,10 @@
  * Giant texts with the default config (history and long-term memory in SQLite, memory on): a 1 MB
  * input, a 1 MB model reply, the turn after them that retrieves both, and a model whose SSE line
  * never ends. Unbroken Chinese text is the worst case for word segmentation and BPE token
- * counting, which were quadratic in one run: a megabyte held the event loop for minutes. The bound checked is a hang guard, far above what the
- * work costs now and far below what it cost: no gap between the ticks of a 10 ms timer longer than
- * 5 s. The structural bounds (capped indexed text, bounded tokenizer windows) are tested beside the
- * code.
+ * counting, which were quadratic in one run: a megabyte held the event loop for minutes; such a turn
+ * now fails by the test's timeout. How long the event loop is held is a measurement, not a test:
+ * `bench/event-loop.bench.ts` (BENCHMARKS.md "Event-loop delay: giant texts"). The structural bounds
+ * (capped indexed text, bounded tokenizer windows) are tested beside the code.
  */
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -19,7 +19,6 @@ import type { CharpipeEvent } from '../../src/shared/events.js'
 import { type MockModelServer, startMockModelServer } from '../../src/testing/index.js'
 
 const giant = `violin ${'这是一段很长的中文文本没有空格'.repeat(70_000)}`.slice(0, 1_000_000)
-const hangGuardMs = 5_000
 
 let model: MockModelServer
 let folder: string
@@ -33,31 +32,19 @@ afterAll(async () => {
 })
 beforeEach(() => model.reset())
 
-/** Runs one turn on a fresh engine over the shared database; returns its events and the worst timer gap. */
+/** Runs one turn on a fresh engine over the shared database; returns its events and what was stored. */
 async function runTurn(text: string, conversation: CharpipeConfigInput['conversation'] = {}) {
   const config = parseConfig({
     llm: { provider: 'custom', base_url: `${model.url}/v1`, model: 'mock-model', max_retries: 0 },
     storage: { sqlite_path: join(folder, 'charpipe.db') },
     conversation,
   }).config
-  let last = performance.now()
-  let worstGapMs = 0
-  const ticker = setInterval(() => {
-    const now = performance.now()
-    worstGapMs = Math.max(worstGapMs, now - last)
-    last = now
-  }, 10)
   const charpipe = await createCharpipe(config)
   const events: CharpipeEvent[] = []
-  try {
-    for await (const event of charpipe.generate({ text, session: 'giant' })) events.push(event)
-    // The memory of the turn is written after llm_done; close() waits for it.
-    await charpipe.close()
-    await new Promise((resolve) => setTimeout(resolve, 30))
-    return { events, worstGapMs, ...(await readStored(config)) }
-  } finally {
-    clearInterval(ticker)
-  }
+  for await (const event of charpipe.generate({ text, session: 'giant' })) events.push(event)
+  // The memory of the turn is written after llm_done; close() waits for it.
+  await charpipe.close()
+  return { events, ...(await readStored(config)) }
 }
 
 async function readStored(config: ReturnType<typeof parseConfig>['config']) {
@@ -74,42 +61,38 @@ const doneOf = (events: CharpipeEvent[]) => events.find((event) => event.type ==
 
 describe('giant texts, default config', () => {
   it('refuses a 1 MB input with bad_request naming conversation.max_input_chars', async () => {
-    const { events, worstGapMs } = await runTurn(giant)
+    const { events } = await runTurn(giant)
     expect(events.map((event) => event.type)).toEqual(['llm_error', 'llm_done'])
     expect(events[0]).toMatchObject({
       code: 'bad_request',
       message: expect.stringMatching(/max_input_chars/),
     })
     expect(model.requests).toHaveLength(0)
-    expect(worstGapMs).toBeLessThan(hangGuardMs)
   }, 60_000)
 
   it('takes a 1 MB input when the limit is raised, storing it whole in history and capped in memory', async () => {
     model.script({ text: '好的。' })
-    const { events, worstGapMs, history, memories } = await runTurn(giant, { max_input_chars: 2_000_000 })
+    const { events, history, memories } = await runTurn(giant, { max_input_chars: 2_000_000 })
     expect(doneOf(events)).toMatchObject({ text: '好的。', interrupted: false })
     expect(history.at(-2)?.content).toBe(giant)
     expect(memories).toHaveLength(1)
     expect(memories[0]?.text.length).toBeLessThan(2 * maxRememberedCharacters + 100)
-    expect(worstGapMs).toBeLessThan(hangGuardMs)
   }, 60_000)
 
   it('takes a 1 MB model reply, storing it whole in history and capped in memory', async () => {
     model.script({ text: giant, chunkSize: 4_096 })
-    const { events, worstGapMs, history, memories } = await runTurn('讲个很长的故事吧')
+    const { events, history, memories } = await runTurn('讲个很长的故事吧')
     expect(doneOf(events)).toMatchObject({ interrupted: false })
     expect((doneOf(events) as { text: string }).text).toHaveLength(giant.length)
     expect(history.at(-1)?.content).toBe(giant)
     expect(memories).toHaveLength(2)
     for (const memory of memories) expect(memory.text.length).toBeLessThan(2 * maxRememberedCharacters + 100)
-    expect(worstGapMs).toBeLessThan(hangGuardMs)
   }, 60_000)
 
   it('answers the turn after them, which loads and retrieves both', async () => {
     model.script({ text: '记得。' })
-    const { events, worstGapMs } = await runTurn('violin')
+    const { events } = await runTurn('violin')
     expect(doneOf(events)).toMatchObject({ text: '记得。', interrupted: false })
-    expect(worstGapMs).toBeLessThan(hangGuardMs)
   }, 60_000)
 
   it('ends a turn whose model sends an SSE line past 1 MiB with upstream_stream', async () => {
@@ -117,13 +100,12 @@ describe('giant texts, default config', () => {
     model.script({
       rawChunks: ['data: {"choices":[{"index":0,"delta":{"content":"', ...Array(40).fill(piece)],
     })
-    const { events, worstGapMs } = await runTurn('你好')
+    const { events } = await runTurn('你好')
     const error = events.find((event) => event.type === 'llm_error')
     expect(error).toMatchObject({
       code: 'upstream_stream',
       message: expect.stringMatching(/SSE line of more than/),
     })
     expect(doneOf(events)).toBeDefined()
-    expect(worstGapMs).toBeLessThan(hangGuardMs)
   }, 60_000)
 })

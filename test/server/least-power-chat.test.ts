@@ -5,7 +5,7 @@
  */
 
 import { createHash } from 'node:crypto'
-import { afterEach, describe, expect, it } from 'vitest'
+import { afterEach, describe, expect, it, onTestFinished, vi } from 'vitest'
 import WebSocket from 'ws'
 import { startTestServer, type TestServer } from './start-test-server.js'
 import { openTestSocket } from './websocket-client.js'
@@ -67,6 +67,11 @@ describe('heard on interrupt', () => {
 describe('limits', () => {
   it('3,000 frames in a burst do not become 3,000 turns; the connection keeps working afterwards', async () => {
     server = await startTestServer({ configText: '' })
+    // The connection's rate limits read the clock: it stands still, and moves only when told.
+    vi.useFakeTimers({ toFake: ['Date'] })
+    onTestFinished(() => {
+      vi.useRealTimers()
+    })
     const client = await openTestSocket(`${server.url}/ws`)
     for (let index = 0; index < 3000; index++)
       client.send({ type: 'user_input', session: `flood-${index}`, text: 'hi' })
@@ -74,7 +79,7 @@ describe('limits', () => {
       (frame) => frame.type === 'error' && String(frame.message).includes('frames_per_second'),
     )
     // Every admitted frame has been answered once this marker round-trips after the rate refills.
-    await new Promise((resolve) => setTimeout(resolve, 1500))
+    vi.setSystemTime(Date.now() + 1500)
     client.send({ type: 'user_input', session: 'after', text: 'still here' })
     await client.waitFor((frame) => frame.type === 'llm_done' && frame.session === 'after')
     const started = new Set(
@@ -131,7 +136,7 @@ describe('a far too large frame', () => {
     const closed = new Promise<number>((resolve) => socket.once('close', (code) => resolve(code)))
     socket.send('x'.repeat(1024 * 1024))
     expect(await closed).toBe(1009)
-    await new Promise((resolve) => setTimeout(resolve, 50))
+    await expect.poll(() => server!.logLines.join('\n'), { timeout: 10_000 }).toContain('1009')
     const log = server.logLines.join('\n')
     expect(log).not.toContain('ReferenceError')
     expect(log).toContain('1009')

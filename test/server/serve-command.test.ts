@@ -31,7 +31,7 @@ function spawnServe(args: string[], cwd = folder, env: Record<string, string> = 
   )
 }
 
-const waitForUrl = (serve: WatchedServe) => waitForListening(serve, { attempts: 600 })
+const waitForUrl = (serve: WatchedServe) => waitForListening(serve)
 
 // Each case starts a fresh Node process compiling the sources; on a busy machine that takes a while.
 describe('charpipe serve', { timeout: 120_000 }, () => {

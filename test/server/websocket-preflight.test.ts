@@ -274,12 +274,13 @@ describe('preflight limits', () => {
 describe('preflight with a tool call', () => {
   it('stops at the tool call until adopted; the tool runs once, after adoption', async () => {
     const calls: string[] = []
+    let adopted = false
     const lookup: Tool<{ city: string }> = {
       name: 'lookup_weather',
       description: '查询城市天气',
       parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
       execute: ({ city }) => {
-        calls.push(city)
+        calls.push(adopted ? city : `${city} (before the final input)`)
         return { city, sky: '晴' }
       },
     }
@@ -308,12 +309,13 @@ describe('preflight with a tool call', () => {
     client.send({ type: 'user_input', session: 't', text: '北京天气', preflight: true })
     await expect.poll(() => model.requests.length, patience).toBe(1)
     await model.requests[0]!.closed
-    // The model asked for the tool; the prepared turn waits there.
-    await new Promise((resolve) => setTimeout(resolve, 200))
+    // The model asked for the tool; the prepared turn waits there (a call before the final input
+    // would be recorded as such, whenever it came).
     expect(calls).toEqual([])
     expect(model.requests).toHaveLength(1)
     expect(sessionFrames(client, 't')).toEqual([])
 
+    adopted = true
     client.send({ type: 'user_input', session: 't', text: '北京天气？' })
     const frames = await client.waitForTurn('t')
     expect(calls).toEqual(['北京'])

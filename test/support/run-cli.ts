@@ -2,6 +2,7 @@
 import { spawn } from 'node:child_process'
 import { dirname, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { cliArguments } from './cli-command.js'
 
 export const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '../..')
 
@@ -12,7 +13,7 @@ export interface RunCliResult {
 }
 
 export function runCli(args: string[], stdin = ''): Promise<RunCliResult> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/entry.ts', ...args], { cwd: repoRoot })
+  const child = spawn(process.execPath, cliArguments(args), { cwd: repoRoot })
   child.stdin.end(stdin)
   let stdout = ''
   let stderr = ''

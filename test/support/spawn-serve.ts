@@ -1,19 +1,14 @@
 /**
- * `charpipe serve` as a real child process, run from source through the TypeScript loader, for
+ * `charpipe serve` as a real child process (the CLI bundled for the run, see `cli-command.ts`), for
  * tests that kill it, restart it or run several: `--config` the given file, `--port 0`.
  */
 import { type ChildProcess, type SpawnOptions, spawn } from 'node:child_process'
-import { createRequire } from 'node:module'
-import { join, resolve } from 'node:path'
-import { pathToFileURL } from 'node:url'
 import { serveNodeFlags } from '../../src/cli/relaunch-with-node-flags.js'
-
-const repoRoot = resolve(import.meta.dirname, '../..')
-const tsxLoader = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href
+import { cliArguments } from './cli-command.js'
 
 /** The command line of `node … serve` with the given switches. */
 export function serveCommand(switches: string[]): string[] {
-  return ['--import', tsxLoader, join(repoRoot, 'src/cli/entry.ts'), 'serve', ...switches]
+  return cliArguments(['serve', ...switches])
 }
 
 /** The command line of `node … serve`, for tests that spawn it their own way. */
@@ -54,18 +49,35 @@ export function watchServe(child: ChildProcess): WatchedServe {
   return { child, stdout: () => stdout, stderr: () => stderr, exited }
 }
 
-/** The URL of the listening line; fails with what `serve` printed if it exits or prints none in time. */
-export async function waitForListening(
-  serve: WatchedServe,
-  options: { attempts?: number } = {},
-): Promise<string> {
-  for (let attempt = 0; attempt < (options.attempts ?? 1200); attempt++) {
-    const match = serve.stdout().match(/listening on (http:\/\/\S+)/)
-    if (match) return match[1]!
-    if (serve.child.exitCode !== null) throw new Error(`serve exited: ${serve.stderr()}${serve.stdout()}`)
-    await new Promise((done) => setTimeout(done, 100))
-  }
-  throw new Error(`serve did not start: ${serve.stderr()}`)
+/**
+ * The URL of the listening line, as soon as it is printed; fails with what `serve` printed if it
+ * exits first. (A server that never listens fails by the test's timeout.)
+ */
+export function waitForListening(serve: WatchedServe): Promise<string> {
+  const { child } = serve
+  return new Promise<string>((resolve, reject) => {
+    const finish = () => {
+      child.stdout!.off('data', check)
+      child.off('close', onExit)
+    }
+    function check(): boolean {
+      const match = serve.stdout().match(/listening on (http:\/\/\S+)/)
+      if (!match) return false
+      finish()
+      resolve(match[1]!)
+      return true
+    }
+    function onExit() {
+      if (check()) return
+      finish()
+      reject(new Error(`serve exited: ${serve.stderr()}${serve.stdout()}`))
+    }
+    // Listeners added after watchServe's own: by the time one runs, the chunk is in `stdout()`.
+    child.stdout!.on('data', check)
+    // 'close', not 'exit': by then everything it printed has been read.
+    child.once('close', onExit)
+    if (!check() && child.exitCode !== null && child.stdout!.readableEnded) onExit()
+  })
 }
 
 /** Stops a `serve` still running (SIGTERM) and waits until it has gone. */

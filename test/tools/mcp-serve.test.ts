@@ -89,7 +89,7 @@ describe('MCP servers under charpipe serve', () => {
     )
     const { child, exited } = serve
     try {
-      const url = await waitForListening(serve, { attempts: 600 })
+      const url = await waitForListening(serve)
       const tools = async () =>
         (await (await fetch(`${url}/api/tools`)).json()) as { servers: { name: string; state: string }[] }
       const stateOf = async (name: string) =>
@@ -151,7 +151,7 @@ describe('MCP servers under charpipe serve', () => {
     const serve = watchServe(spawnServe(configPath, { cwd: folder }))
     const { child, exited } = serve
     try {
-      const url = await waitForListening(serve, { attempts: 600 })
+      const url = await waitForListening(serve)
       model.reset()
       model.script([
         { text: '{"tool_call": {"name": "web_echo", "arguments": {"text": "no native tools"}}}' },

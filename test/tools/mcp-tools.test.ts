@@ -175,14 +175,15 @@ describe('MCP tools in a turn', () => {
     for (const tool of ['slow', 'remote_slow']) {
       model.reset()
       model.script([{ toolCalls: [{ id: 'c1', name: tool, arguments: {} }] }, { text: 'never' }])
-      const started = Date.now()
       const turn = collectEvents(charpipe.generate({ text: 'slow', session: tool }))
       if (tool === 'slow') await waitFor(() => readServerEvents().includes('slow'), 'the slow call')
       else await waitFor(() => http.events.includes('slow'), 'the slow call')
       await charpipe.interrupt(tool)
       const events = await turn
       expect(doneOf(events).interrupted).toBe(true)
-      expect(Date.now() - started).toBeLessThan(5_000)
+      // At once: the tool takes a minute, and answers 'finally done' even when cancelled; the turn
+      // waited for neither.
+      expect(JSON.stringify(events)).not.toContain('finally done')
       if (tool === 'slow')
         await waitFor(
           () => readServerEvents().includes('cancelled'),

@@ -102,11 +102,12 @@ describe.skipIf(skipReason !== undefined)('web page in a browser', () => {
     await turn.locator('[data-state="done"]').waitFor()
     expect(await turn.locator('.turn-state').textContent()).toContain('已打断')
     expect((await page.locator('[data-subtitles]').textContent())?.length).toBeLessThan(longReplyText.length)
-    const stored = await (await fetch(`${server.url}/api/sessions/default/messages`)).json()
-    const lastReply = stored.messages
-      .filter((message: { role: string }) => message.role === 'assistant')
-      .at(-1)
-    expect(lastReply.interrupted).toBe(true)
+    // An interrupted turn is stored after its llm_done: wait for the write, not for the page.
+    const readLastReply = async () => {
+      const stored = await (await fetch(`${server.url}/api/sessions/default/messages`)).json()
+      return stored.messages.filter((message: { role: string }) => message.role === 'assistant').at(-1)
+    }
+    await expect.poll(readLastReply, { timeout: 10_000 }).toMatchObject({ interrupted: true })
   })
 
   it('changes the persona and shows it in the preview', async () => {

@@ -1,6 +1,6 @@
 /**
  * What the browser tests share: Debian's chromium driven by playwright-core, and the server under
- * test — `charpipe serve` as a child process with a temporary config whose model is the mock model
+ * test — `charpipe serve` as a child process (the CLI bundled for the run) with a temporary config whose model is the mock model
  * server of `charpipe/testing` (OpenAI-compatible, scripted here: a short reply, or a long slow one
  * to interrupt when the user asks for a long story).
  */
@@ -13,6 +13,7 @@ import { fileURLToPath } from 'node:url'
 import { type Browser, type BrowserContextOptions, chromium, type Page } from 'playwright-core'
 import { buildWeb } from '../../scripts/build-web.js'
 import { type MockReply, startMockModelServer } from '../../src/testing/index.js'
+import { cliArguments } from '../support/cli-command.js'
 
 export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..')
 export const chromiumPath = '/usr/bin/chromium'
@@ -134,7 +135,7 @@ async function startServeProcess(
   let output = ''
   const child: ChildProcess = spawn(
     process.execPath,
-    ['--import', 'tsx', 'src/cli/entry.ts', 'serve', '--config', configPath, '--port', '0'],
+    cliArguments(['serve', '--config', configPath, '--port', '0']),
     { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] },
   )
   const url = await new Promise<string>((resolve, reject) => {
@@ -222,9 +223,9 @@ export async function startBrowserTest(
   }
 }
 
-/** Short waits, and errors thrown in the page go to the test's output. */
+/** Waits bounded (a loaded machine runs a browser slowly), and errors thrown in the page go to the test's output. */
 export function watchPage(page: Page): Page {
-  page.setDefaultTimeout(10_000)
+  page.setDefaultTimeout(20_000)
   page.on('pageerror', (error) => console.error(`page error: ${error.message}`))
   return page
 }

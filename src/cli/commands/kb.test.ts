@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { cliArguments } from '../../../test/support/cli-command.js'
 import { createSqliteMemoryStore } from '../../memory/long-term/create-sqlite-memory-store.js'
 
 const root = join(import.meta.dirname, '..', '..', '..')
@@ -11,7 +12,7 @@ let configPath: string
 let databasePath: string
 
 function runKb(args: string[]) {
-  return spawnSync(process.execPath, ['--import', 'tsx', join(root, 'src/cli/entry.ts'), 'kb', ...args], {
+  return spawnSync(process.execPath, cliArguments(['kb', ...args]), {
     cwd: root,
     encoding: 'utf8',
     env: { ...process.env, CHARPIPE_LOG_LEVEL: 'warn' },

@@ -60,7 +60,7 @@ describe('createCharpipe input with preflight: true', () => {
     await collectEvents(charpipe.generate({ session: 'm', text: '说四句', preflight: true }))
     await expect.poll(() => model.requests.length, patience).toBe(1)
     // Part of the reply is prepared (held), the rest arrives after the final input.
-    await new Promise((resolve) => setTimeout(resolve, 200))
+    await expect.poll(() => model.requests[0]!.sentEvents, patience).toBeGreaterThanOrEqual(4)
     const events = await collectEvents(charpipe.generate({ session: 'm', text: '说四句。' }))
     const chunks = events.flatMap((event) => (event.type === 'llm_chunk' ? [event.text] : []))
     expect(chunks.join('')).toBe(text)

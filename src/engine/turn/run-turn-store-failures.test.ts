@@ -58,15 +58,23 @@ describe('a turn while the history store is unavailable', () => {
 
   it('closes the turn at once on interrupt while the write hangs', async () => {
     // A store with no deadline to speak of: only the interrupt can end the wait.
-    const { charpipe } = await setup(createFrozenStore(['appendTurn'], 600_000))
-    const events: CharpipeEvent[] = []
-    const collecting = (async () => {
-      for await (const event of charpipe.generate({ text: '你好' })) {
-        events.push(event)
-        if (event.type === 'llm_sentence') setTimeout(() => void charpipe.interrupt('default'), 50)
-      }
-    })()
-    await collecting
+    let onWrite = () => {}
+    const writing = new Promise<void>((resolve) => {
+      onWrite = resolve
+    })
+    const store: HistoryStore = {
+      ...createInMemoryHistoryStore(),
+      appendTurn: () => {
+        onWrite()
+        return never()
+      },
+    }
+    const { charpipe } = await setup(
+      addStoreDeadlines(store, { store: 'history', backend: 'memory', timeoutMs: 600_000 }),
+    )
+    void writing.then(() => charpipe.interrupt('default'))
+    const events: CharpipeEvent[] = await collectEvents(charpipe.generate({ text: '你好' }))
+    expect(events.some((event) => event.type === 'llm_sentence')).toBe(true)
     expect(typesOf(events).at(-1)).toBe('llm_done')
     expect(events.filter((event) => event.type === 'llm_done')).toHaveLength(1)
   })

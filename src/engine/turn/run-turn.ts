@@ -29,7 +29,7 @@ import type { EngineContext } from '../engine-context.js'
 import { acquireTurnRuntime, releaseTurnRuntime } from '../engine-lifecycle.js'
 import type { EngineRuntime } from '../engine-runtime.js'
 import { openSession } from '../open-session.js'
-import { type PersistTurnOptions, rememberCompletedTurn, storeTurn } from '../persist-turn.js'
+import { type PersistTurnOptions, rememberCompletedTurn } from '../persist-turn.js'
 import {
   awaitAdoption,
   countModelCalls,
@@ -47,7 +47,7 @@ import { shareWithOthersPresent } from './share-with-others-present.js'
 import { readInterruptReason, type TurnOutcome, toCharpipeError } from './turn-outcome.js'
 import type { TurnOutput } from './turn-output.js'
 import { createTurnTimer, type TurnTimer } from './turn-timing.js'
-import { writeTurn } from './write-turn.js'
+import { storeAbortedBeforeLock, writeTurn } from './write-turn.js'
 
 export interface RunTurnOptions extends Pick<GenerateOptions, 'onModelCall' | 'onTurnNotStored'> {
   engine: EngineContext
@@ -107,6 +107,7 @@ async function liveTurn(options: RunTurnOptions, previous: Promise<void>): Promi
       state.lease = await engine.cluster?.coordinator.acquire(
         laneKeyOf(state.input.session, state.input.character),
         signal,
+        handle.order,
       )
     } catch (error) {
       if (endUnstarted(gate, signal)) return
@@ -263,7 +264,7 @@ function acquireRuntime(options: RunTurnOptions, state: TurnState): EngineRuntim
 /**
  * A turn that did not get past its lane or its lock. A lock failure (Redis away, or the wait was too
  * long) closes it with that error. Aborted before it could start, it closes now and is stored after
- * the turn before it, unless storing it would mislead the turns that follow.
+ * the turn before it, in its input's place in a cluster, unless an interrupt cancelled it.
  */
 async function closeUnadmitted(
   options: RunTurnOptions,
@@ -282,22 +283,18 @@ async function closeUnadmitted(
     return
   }
   const outcome = closeWithoutRunning(state.closer, runtime, undefined, readInterruptReason(state.signal))
-  // Cancelled by an interrupt that cleared the queue: the model never saw it, and a user line
-  // without a reply would only confuse the next turns. Superseded by a newer input, or cut by
-  // a shutdown, it is stored as before: the user did say it. In a cluster it is not: the newer
-  // input may already be stored on another server, and this one would land after it.
-  if (outcome.reason?.kind === 'interrupt') return
-  if (engine.cluster) {
-    const code = outcome.reason?.kind === 'new_input' ? 'interrupted_by_new_input' : 'aborted'
-    const notStored = new CharpipeError(
-      code,
-      'the turn was not stored: it ended before it took its lock, and in a cluster a newer input may be stored already',
-    )
-    await reportLate(options, state, Promise.resolve({ status: 'not_stored', error: notStored }))
-    return
-  }
-  await previous
-  await reportLate(options, state, storeTurn(persistOptionsOf(options, state, runtime, outcome)))
+  // Stored after the turn before it, in its input's place (see `storeAbortedBeforeLock`).
+  await reportLate(
+    options,
+    state,
+    storeAbortedBeforeLock({
+      persist: persistOptionsOf(options, state, runtime, outcome),
+      previous,
+      coordinator: engine.cluster?.coordinator,
+      lane: laneKeyOf(state.input.session, state.input.character),
+      order: handle.order,
+    }),
+  )
 }
 
 /** A turn that ends without running: its one error, then `llm_done`. */

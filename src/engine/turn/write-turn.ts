@@ -2,9 +2,10 @@
  * The runner's write of a finished turn: stored through persist-turn.ts, in a cluster only while the
  * session's lock is still this turn's, and not at all when reading the history already found the
  * store down. An interrupt while writing returns at once; the write goes on, and the caller reports
- * how it ended after `llm_done` (see `reportTurnNotStored`).
+ * how it ended after `llm_done` (see `reportTurnNotStored`). A turn cut before it ran is stored
+ * here too, in a cluster under the session's lock taken in its input's place.
  */
-import type { TurnLease } from '../../cluster/turn-coordinator.js'
+import type { TurnCoordinator, TurnLease } from '../../cluster/turn-coordinator.js'
 import type { StoreUnavailableError } from '../../shared/errors.js'
 import type { Logger } from '../../shared/logger.js'
 import { raceAbort } from '../abortable.js'
@@ -68,4 +69,56 @@ async function storeIfLeaseHeld(persist: PersistTurnOptions, lease: TurnLease): 
     'the turn was not stored: its lock moved to another server',
   )
   return notStored('it outlived its lock (cluster.lease_ms) and the session moved on')
+}
+
+export interface StoreAbortedBeforeLockOptions {
+  persist: PersistTurnOptions
+  /** Resolves when the session's previous turn here is finished. */
+  previous: Promise<void>
+  /** The session's lock across servers (`cluster.enabled`). */
+  coordinator?: TurnCoordinator | undefined
+  /** The lane's key (`laneKeyOf`): what the lock is taken for. */
+  lane: string
+  /** The input's number among the session's inputs in the cluster (`TurnHandle.order`). */
+  order?: Promise<number> | undefined
+}
+
+/**
+ * A turn cut before it could run (its outcome says why). Cancelled by an interrupt that cleared the
+ * queue, it is not stored: the model never saw it, and a user line without a reply would only
+ * confuse the next turns. Superseded by a newer input, or cut by a shutdown, it is stored after the
+ * turn before it: the user did say it. In a cluster it takes the session's lock first, in its
+ * input's place: a newer input (numbered after it) waits for it on every server, so the stored
+ * turns keep the order of the inputs whatever server took them. Never throws.
+ */
+export async function storeAbortedBeforeLock(
+  options: StoreAbortedBeforeLockOptions,
+): Promise<TurnWriteResult> {
+  const { persist, coordinator } = options
+  if (persist.outcome.reason?.kind === 'interrupt') {
+    const order = (await options.order) ?? 0
+    if (coordinator && order > 0) await coordinator.withdrawInput(options.lane, order)
+    return { status: 'not_stored' }
+  }
+  await options.previous
+  if (!coordinator) return storeTurn(persist)
+  let lease: TurnLease
+  try {
+    // Its own wait (lock_wait_ms), no longer the cut turn's signal.
+    lease = await coordinator.acquire(options.lane, new AbortController().signal, options.order)
+  } catch (error) {
+    persist.logger.warn(
+      { session: persist.input.session, turn: persist.turn, err: error },
+      'a turn cut before it ran was not stored: its lock could not be taken',
+    )
+    return notStored(
+      `it was cut before it ran and its lock could not be taken (${error instanceof Error ? error.message : String(error)})`,
+      error,
+    )
+  }
+  try {
+    return await storeIfLeaseHeld(persist, lease)
+  } finally {
+    await lease.release()
+  }
 }

@@ -40,12 +40,31 @@ export interface RedisHistoryStoreOptions {
 const escapeKeyPart = (part: string) =>
   part.replace(/[%:{}]/g, (character) => `%${character.charCodeAt(0).toString(16).toUpperCase()}`)
 
+// The first lines of the scripts below that change a session outside a turn (a reset, a clear):
+// ARGV[1] is the deadline (ms since the epoch, 0: none); a command Redis runs after it (it sat in a
+// frozen server's buffer, or crossed a partition late) refuses itself, so a clear the caller was
+// told had failed cannot remove turns stored after it.
+const refuseLate = `
+local deadline = tonumber(ARGV[1])
+if deadline > 0 then
+  local now = redis.call('TIME')
+  if tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000) > deadline then
+    return redis.error_reply('LATE the command arrived after its deadline')
+  end
+end`
+
 // Moves the reset marker to the current end of the list, atomically with respect to appends.
-const resetScript = `
+const resetScript = `${refuseLate}
 local length = redis.call('LLEN', KEYS[1])
 if length == 0 then return 0 end
 redis.call('HSET', KEYS[2], 'contextStart', length, 'contextTurns', 0)
 return length`
+
+// KEYS: list, meta, turns, sessions. ARGV: deadline, session.
+const clearScript = `${refuseLate}
+redis.call('DEL', KEYS[1], KEYS[2], KEYS[3])
+redis.call('SREM', KEYS[4], ARGV[2])
+return 1`
 
 // KEYS: list, meta, sessions, turns. ARGV: deadline (ms since the epoch, 0: none), session, turn,
 // then the messages as JSON. A write Redis runs after its deadline (it sat in a frozen server's
@@ -137,6 +156,8 @@ export async function createRedisHistoryStore(options: RedisHistoryStoreOptions)
     }
   }
   const prefix = options.keyPrefix ?? 'charpipe:'
+  // A reset or clear is late once its command timeout has passed (a caller's own client: no deadline).
+  const lateAfter = () => (options.timeoutMs === undefined ? 0 : Date.now() + options.timeoutMs)
 
   const keysOf = (scope: ConversationScope) => {
     const tag = `{${escapeKeyPart(scope.character)}}`
@@ -268,14 +289,23 @@ export async function createRedisHistoryStore(options: RedisHistoryStoreOptions)
       checkConnected()
       validateScope(scope)
       const keys = keysOf(scope)
-      await runMulti(client.multi().del(keys.list, keys.meta, keys.turns).srem(keys.sessions, scope.session))
+      await client.eval(
+        clearScript,
+        4,
+        keys.list,
+        keys.meta,
+        keys.turns,
+        keys.sessions,
+        lateAfter(),
+        scope.session,
+      )
     },
 
     async resetContext(scope) {
       checkConnected()
       validateScope(scope)
       const keys = keysOf(scope)
-      await client.eval(resetScript, 2, keys.list, keys.meta)
+      await client.eval(resetScript, 2, keys.list, keys.meta, lateAfter())
     },
 
     async listSessions(character) {

@@ -77,7 +77,9 @@ export async function listServerTools(options: ListServerToolsOptions): Promise<
     try {
       page = await client.listTools(cursor ? { cursor } : {}, { timeout: left })
     } catch (error) {
-      if (performance.now() >= deadline) throw tooLong()
+      // The page's timeout is what was left of the deadline, so the SDK's own timeout (which counts
+      // from the event loop's cached time, a little early on a busy loop) is the deadline too.
+      if (performance.now() >= deadline || isRequestTimeout(error)) throw tooLong()
       throw error
     }
     if (tools.length + page.tools.length > limits.maxTools)
@@ -97,6 +99,12 @@ export async function listServerTools(options: ListServerToolsOptions): Promise<
   } while (cursor)
   return tools
 }
+
+/** The SDK's timeout of one request (`McpError` with JSON-RPC code -32001, `RequestTimeout`). */
+function isRequestTimeout(error: unknown): boolean {
+  return (error as { code?: unknown } | null)?.code === requestTimeoutCode
+}
+const requestTimeoutCode = -32001
 
 function checkTool(
   tool: Awaited<ReturnType<Client['listTools']>>['tools'][number],

@@ -1,0 +1,170 @@
+/**
+ * Memory with WebSocket clients that stop reading: 30 sockets each send 8 inputs (one session per
+ * socket, queued) and then read nothing, while the model answers each with about 200 KB of text. The
+ * server's resident memory before, at its peak while the replies pile up, and after the sockets are
+ * gone; how many sockets the server closed at `server.ws_max_buffered_bytes`; and how each turn ended
+ * (none may end as `upstream_timeout` because its reader is slow: the model stream is read at its
+ * own pace whatever the client does). Run: `npm run bench -- slow-readers` (`BOUND=…` sets
+ * `ws_max_buffered_bytes`, default 8 MiB; `SOCKETS`, `TURNS`, `REPLY_KB`; `READ=1`: clients that read).
+ */
+import { mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { Writable } from 'node:stream'
+import { setFlagsFromString } from 'node:v8'
+import { runInNewContext } from 'node:vm'
+import WebSocket from 'ws'
+import { createCharpipe } from '../src/engine/index.js'
+import type { Charpipe } from '../src/engine/types.js'
+import { startServer } from '../src/server/index.js'
+import { createLogger } from '../src/shared/logger.js'
+import { startMockModelServer } from '../src/testing/index.js'
+
+setFlagsFromString('--expose_gc')
+const collect = runInNewContext('gc') as () => void
+const rssMb = (gc = true) => {
+  if (gc) {
+    collect()
+    collect()
+  }
+  return Math.round(process.memoryUsage().rss / 1e6)
+}
+const heapMb = () => Math.round(process.memoryUsage().heapUsed / 1e6)
+
+const sockets = Number(process.env.SOCKETS ?? 30)
+const turnsPerSocket = Number(process.env.TURNS ?? 8)
+const replyKb = Number(process.env.REPLY_KB ?? 200)
+const bound = Number(process.env.BOUND ?? 8 * 1024 * 1024)
+// `READ=1`: the same load with clients that read everything (the comparison).
+const reading = process.env.READ === '1'
+
+// About `replyKb` KB of UTF-8: sentences of 3-byte characters.
+const sentence = '今天的风很大，我们慢慢地走回家吧。'
+const reply = sentence.repeat(Math.ceil((replyKb * 1024) / Buffer.byteLength(sentence)))
+
+const folder = await mkdtemp(join(tmpdir(), 'charpipe-slow-readers-'))
+const model = await startMockModelServer({ respond: () => ({ text: reply, chunkSize: 400, delayMs: 1 }) })
+const configPath = join(folder, 'config.yaml')
+await writeFile(
+  configPath,
+  [
+    `llm: { provider: custom, base_url: "${model.url}/v1", model: chat-model, max_retries: 0 }`,
+    'memory: { enabled: false }',
+    'conversation: { on_new_input: queue }',
+    `storage: { sqlite_path: "${join(folder, 'charpipe.db')}" }`,
+    `server: { ws_max_buffered_bytes: ${bound} }`,
+  ].join('\n'),
+)
+
+// The server's warnings, counted: one "closing a websocket" line per socket closed at the bound.
+let closedAtBound = 0
+const logger = createLogger({
+  level: 'warn',
+  format: 'json',
+  destination: new Writable({
+    write(chunk, _encoding, done) {
+      if (String(chunk).includes('closing a websocket')) closedAtBound++
+      done()
+    },
+  }),
+})
+let charpipe: Charpipe | undefined
+const started = await startServer({
+  configPath,
+  port: 0,
+  watchConfig: false,
+  logger,
+  createCharpipe: async (config) => {
+    charpipe = await createCharpipe(config, { logger })
+    return charpipe
+  },
+})
+
+const ended = { done: 0, interrupted: 0 }
+const errors = new Map<string, number>()
+charpipe!.on('llm_done', (event) => {
+  ended.done++
+  if (event.interrupted) ended.interrupted++
+})
+charpipe!.on('llm_error', (event) => errors.set(event.code, (errors.get(event.code) ?? 0) + 1))
+
+const before = rssMb()
+const heapBefore = heapMb()
+let peak = before
+let heapPeak = heapBefore
+// The heap left after a full collection, every half second: what is held, not garbage not yet collected.
+let liveHeapPeak = heapBefore
+let samples = 0
+const sampler = setInterval(() => {
+  if (++samples % 10 === 0) {
+    collect()
+    liveHeapPeak = Math.max(liveHeapPeak, heapMb())
+  }
+  // The mock model server records every request (each with the session's history, up to 1.4 MB):
+  // not the server's memory, so let it go.
+  model.requests.length = 0
+  peak = Math.max(peak, rssMb(false))
+  heapPeak = Math.max(heapPeak, heapMb())
+}, 50)
+
+const clients: WebSocket[] = []
+// What the clients read (reading clients: every event the server sent them).
+let received = 0
+for (let index = 0; index < sockets; index++) {
+  const socket = new WebSocket(`${started.url.replace('http', 'ws')}/ws`)
+  await new Promise((resolve) => socket.once('open', resolve))
+  socket.on('error', () => {})
+  socket.on('message', (data: Buffer) => {
+    received += data.length
+  })
+  clients.push(socket)
+  for (let turn = 0; turn < turnsPerSocket; turn++) {
+    socket.send(JSON.stringify({ type: 'user_input', session: `reader-${index}`, text: `第${turn}句` }))
+  }
+}
+// From here on the clients read nothing: their TCP sockets are paused, the kernel buffers fill.
+if (!reading)
+  for (const socket of clients) (socket as unknown as { _socket: { pause(): void } })._socket.pause()
+
+const total = sockets * turnsPerSocket
+const startedAt = Date.now()
+// A hang guard of 5 minutes: every turn ends (answered in full, or cut when its socket is closed).
+while (ended.done < total && Date.now() - startedAt < 300_000) {
+  await new Promise((resolve) => setTimeout(resolve, 100))
+}
+const allEndedMs = Date.now() - startedAt
+const peakWhileRunning = Math.max(peak, rssMb(false))
+
+for (const socket of clients) socket.terminate()
+// Settling time for the server to see every socket close (a figure taken after it, not a check).
+await new Promise((resolve) => setTimeout(resolve, 3000))
+clearInterval(sampler)
+model.requests.length = 0
+const after = rssMb()
+const heapAfter = heapMb()
+
+console.table([
+  {
+    clients: reading ? 'reading' : 'paused',
+    sockets,
+    turns: total,
+    reply_kb: replyKb,
+    ws_max_buffered_bytes: bound,
+    rss_before_mb: before,
+    rss_peak_mb: peakWhileRunning,
+    rss_after_mb: after,
+    heap_before_mb: heapBefore,
+    heap_peak_mb: heapPeak,
+    live_heap_peak_mb: liveHeapPeak,
+    heap_after_mb: heapAfter,
+    closed_at_bound: closedAtBound,
+    turns_ended: ended.done,
+    interrupted: ended.interrupted,
+    all_ended_s: (allEndedMs / 1000).toFixed(1),
+    received_mb: Math.round(received / 1e6),
+  },
+])
+console.log('llm_error codes:', Object.fromEntries(errors))
+await started.close()
+await model.close()
+await rm(folder, { recursive: true, force: true })
