@@ -88,7 +88,9 @@ export function relaunchWithServeNodeFlags(): Promise<number> {
       console.error(`charpipe serve: cannot start the server process: ${error.message}`)
       done(1)
     })
-    child.once('exit', (code, signal) => {
+    // 'close', not 'exit': it comes after the IPC channel is read to its end, so a busy launcher
+    // has seen the server's "stopping" by then even when it learnt of the exit first.
+    child.once('close', (code, signal) => {
       // Once it said it is stopping, the server handles SIGINT and SIGTERM until its shutdown is
       // done: dying by one of them then means a late copy (Ctrl-C reaches the whole terminal group)
       // arrived while Node tore the finished process down. The shutdown itself completed.
