@@ -101,35 +101,41 @@ export function run(args: string[]): Promise<number> {
       console.error(`charpipe serve: cannot start on ${host}:${port ?? loaded.config.server.port}: ${reason}`)
       return 1
     }
+    const graceMs = loaded.config.server.shutdown_grace_ms
+    // The stop signals are handled before the listening line is printed: whoever waits for that line
+    // (a supervisor, a test) may signal at once, and an unhandled SIGINT would kill the server
+    // without its shutdown.
+    let stopping = false
+    let stopped!: () => void
+    const done = new Promise<void>((resolve) => {
+      stopped = resolve
+    })
+    const stop = (signal: string) => {
+      // Ctrl-C reaches every process of the terminal's group, and a supervisor may signal again:
+      // a second signal must not cut the shutdown short (running turns are still being stored).
+      if (stopping) return logger.info({ signal }, 'already shutting down')
+      stopping = true
+      tellLauncherStopping()
+      logger.info({ signal }, 'shutting down')
+      // Turns end and stores close within their own deadlines; this is the bound on the whole.
+      setTimeout(() => {
+        logger.error(
+          { graceMs, sessions: started.server.charpipe.activeSessions() },
+          'shutdown grace passed: exiting with these sessions unfinished (their last turn may not be stored)',
+        )
+        process.exit(1)
+      }, graceMs).unref()
+      started.close().then(stopped, (error: unknown) => {
+        logger.error({ err: error }, 'shutdown did not finish cleanly')
+        stopped()
+      })
+    }
+    process.on('SIGTERM', () => stop('SIGTERM'))
+    process.on('SIGINT', () => stop('SIGINT'))
+    watchLauncher(() => stop('launcher gone'))
     console.log(describeStartup(loaded))
     console.log(`charpipe listening on ${started.url}`)
-    const graceMs = loaded.config.server.shutdown_grace_ms
-    await new Promise<void>((resolve) => {
-      let stopping = false
-      const stop = (signal: string) => {
-        // Ctrl-C reaches every process of the terminal's group, and a supervisor may signal again:
-        // a second signal must not cut the shutdown short (running turns are still being stored).
-        if (stopping) return logger.info({ signal }, 'already shutting down')
-        stopping = true
-        tellLauncherStopping()
-        logger.info({ signal }, 'shutting down')
-        // Turns end and stores close within their own deadlines; this is the bound on the whole.
-        setTimeout(() => {
-          logger.error(
-            { graceMs, sessions: started.server.charpipe.activeSessions() },
-            'shutdown grace passed: exiting with these sessions unfinished (their last turn may not be stored)',
-          )
-          process.exit(1)
-        }, graceMs).unref()
-        started.close().then(resolve, (error: unknown) => {
-          logger.error({ err: error }, 'shutdown did not finish cleanly')
-          resolve()
-        })
-      }
-      process.on('SIGTERM', () => stop('SIGTERM'))
-      process.on('SIGINT', () => stop('SIGINT'))
-      watchLauncher(() => stop('launcher gone'))
-    })
+    await done
     // A store connection abandoned past its deadline may still hold the event loop: do not wait on it.
     setTimeout(() => process.exit(0), 1000).unref()
     return 0
