@@ -45,8 +45,10 @@ export function describeStartup(loaded: LoadConfigResult): string {
   )
 }
 
-export function run(args: string[]): Promise<number> {
-  if (needsServeNodeFlags()) return relaunchWithServeNodeFlags()
+export async function run(args: string[]): Promise<number> {
+  // The launcher has nothing left to do once its server is gone: it exits at once, its stop-signal
+  // handlers still in place, so a late copy of Ctrl-C cannot kill it while Node tears it down.
+  if (needsServeNodeFlags()) process.exit(await relaunchWithServeNodeFlags())
   return runCommand(async () => {
     let values: { config?: string; host?: string; port?: string }
     let port: number | undefined
