@@ -19,7 +19,7 @@
  *   npm run bench -- r6
  *   SESSIONS=50 TURNS=3 npm run bench -- r6
  *   ONLY=interrupt | ONLY=giant npm run bench -- r6
- *   BENCH_CPU_PROF=/tmp/prof npm run bench -- r6       (CPU profile of the server process)
+ *   BENCH_CPU_PROF=profiles npm run bench -- r6       (CPU profile of the server process)
  */
 import { loadavg } from 'node:os'
 import { monitorEventLoopDelay } from 'node:perf_hooks'
