@@ -40,7 +40,7 @@ export interface RedisHistoryStoreOptions {
 const escapeKeyPart = (part: string) =>
   part.replace(/[%:{}]/g, (character) => `%${character.charCodeAt(0).toString(16).toUpperCase()}`)
 
-// The first lines of the scripts below that change a session outside a turn (a reset, a clear):
+// The first lines of every script below that changes a session (a turn's write, a reset, a clear):
 // ARGV[1] is the deadline (ms since the epoch, 0: none); a command Redis runs after it (it sat in a
 // frozen server's buffer, or crossed a partition late) refuses itself, so a clear the caller was
 // told had failed cannot remove turns stored after it.
@@ -70,14 +70,7 @@ return 1`
 // then the messages as JSON. A write Redis runs after its deadline (it sat in a frozen server's
 // buffer, say) refuses itself, so once the deadline has passed a read by turn id is the truth; a
 // turn stored already is not stored again. Returns 1 when stored, 0 when it was there already.
-const appendScript = `
-local deadline = tonumber(ARGV[1])
-if deadline > 0 then
-  local now = redis.call('TIME')
-  if tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000) > deadline then
-    return redis.error_reply('LATE the write arrived after its deadline')
-  end
-end
+const appendScript = `${refuseLate}
 if redis.call('HEXISTS', KEYS[4], ARGV[3]) == 1 then return 0 end
 local length = redis.call('RPUSH', KEYS[1], unpack(ARGV, 4))
 redis.call('HSET', KEYS[4], ARGV[3], length - (#ARGV - 3))
