@@ -22,30 +22,14 @@ import {
   findRedisSkipReason,
   testRedisUrl,
 } from '../support/local-redis.js'
-import {
-  spawnServeProcess,
-  stopServe,
-  type WatchedServe,
-  waitForListening,
-  watchServe,
-} from '../support/spawn-serve.js'
+import { readHistory, readLockWaits, type ServeMember, startServeMember } from '../support/serve-members.js'
+import { stopServe } from '../support/spawn-serve.js'
 
 const skipReason = (await findRedisSkipReason()) ?? (await findPostgresSkipReason())
 if (skipReason) console.warn(`cluster input order test skipped: ${skipReason}`)
 
-interface ServeProcess extends WatchedServe {
-  url: string
-}
-
-async function readLockWaits(server: ServeProcess): Promise<number> {
-  const metrics = await (await fetch(`${server.url}/metrics`)).text()
-  return Number(/^charpipe_cluster_lock_waits_total (\d+)/m.exec(metrics)?.[1] ?? 'NaN')
-}
-
-async function historyOf(server: ServeProcess, session: string) {
-  const answer = await fetch(`${server.url}/api/sessions/${session}/messages?limit=200`)
-  const body = (await answer.json()) as { messages: { role: string; content: string }[] }
-  return body.messages.map(({ role, content }) => `${role}:${content}`)
+async function historyOf(server: ServeMember, session: string) {
+  return (await readHistory(server, session)).map(({ role, content }) => `${role}:${content}`)
 }
 
 /** Polls (a hang guard of 10 s): what a server does in the background has no event to wait on. */
@@ -63,7 +47,7 @@ describe.skipIf(skipReason !== undefined)(
   () => {
     const database = `charpipe_order_${randomUUID().replaceAll('-', '')}`
     const keyPrefix = createTestKeyPrefix()
-    const servers: ServeProcess[] = []
+    const servers: ServeMember[] = []
     const sockets: TestSocket[] = []
     let folder: string
     let model: MockModelServer
@@ -102,8 +86,7 @@ describe.skipIf(skipReason !== undefined)(
       )
       for (const name of ['a', 'b']) {
         await mkdir(join(folder, name))
-        const serve = watchServe(spawnServeProcess(configPath, { cwd: join(folder, name) }))
-        servers.push({ ...serve, url: await waitForListening(serve) })
+        servers.push(await startServeMember(configPath, join(folder, name)))
       }
       redis = new Redis(testRedisUrl)
     }, 300_000)

@@ -22,35 +22,19 @@ import {
   findRedisSkipReason,
   testRedisUrl,
 } from '../support/local-redis.js'
-import {
-  spawnServe,
-  stopServe,
-  type WatchedServe,
-  waitForListening,
-  watchServe,
-} from '../support/spawn-serve.js'
+import { type ServeMember, startServeMember } from '../support/serve-members.js'
+import { stopServe } from '../support/spawn-serve.js'
 
 const skipReason = (await findRedisSkipReason()) ?? (await findPostgresSkipReason())
 if (skipReason) console.warn(`shared memory cluster test skipped: ${skipReason}`)
 
-interface ServeProcess extends WatchedServe {
-  url: string
-}
-
 const database = createTestSchemaName('cluster_memory')
 const keyPrefix = createTestKeyPrefix()
-const servers: ServeProcess[] = []
+const servers: ServeMember[] = []
 const sockets: TestSocket[] = []
 const requests: RecordedRequest[] = []
 let folder: string
 let model: MockModelServer
-
-async function startServe(configPath: string, cwd: string): Promise<ServeProcess> {
-  const serve = watchServe(
-    spawnServe(configPath, { cwd, env: { ...process.env, CHARPIPE_LOG_LEVEL: 'info' } }),
-  )
-  return { ...serve, url: await waitForListening(serve) }
-}
 
 beforeAll(async () => {
   if (skipReason) return
@@ -85,7 +69,7 @@ beforeAll(async () => {
   )
   for (const name of ['a', 'b']) await mkdir(join(folder, name))
   // One at a time: the first creates the tables, the other finds them.
-  for (const name of ['a', 'b']) servers.push(await startServe(configPath, join(folder, name)))
+  for (const name of ['a', 'b']) servers.push(await startServeMember(configPath, join(folder, name)))
 }, 300_000)
 
 afterAll(async () => {
@@ -103,14 +87,14 @@ describe.skipIf(skipReason !== undefined)(
   { timeout: 120_000 },
   () => {
     const scope = 'remembering'
-    const search = async (server: ServeProcess, q: string) => {
+    const search = async (server: ServeMember, q: string) => {
       const answer = await fetch(
         `${server.url}/api/memory/search?${new URLSearchParams({ q, scope, k: '3' })}`,
       )
       expect(answer.status).toBe(200)
       return ((await answer.json()) as { results: { id: string; text: string }[] }).results
     }
-    const send = (server: ServeProcess, path: string, method: string, body: unknown) =>
+    const send = (server: ServeMember, path: string, method: string, body: unknown) =>
       fetch(`${server.url}${path}`, {
         method,
         headers: { 'content-type': 'application/json' },
@@ -123,7 +107,7 @@ describe.skipIf(skipReason !== undefined)(
     })
 
     it('finds a memory written through one server through the other, as it is changed and deleted', async () => {
-      const [a, b] = servers as [ServeProcess, ServeProcess]
+      const [a, b] = servers as [ServeMember, ServeMember]
       const created = await send(a, '/api/memory', 'POST', {
         scope,
         text: 'The spare key is under the blue flowerpot.',

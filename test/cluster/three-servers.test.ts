@@ -24,22 +24,16 @@ import {
   findRedisSkipReason,
   testRedisUrl,
 } from '../support/local-redis.js'
-import {
-  spawnServeProcess,
-  stopServe,
-  type WatchedServe,
-  waitForListening,
-  watchServe,
-} from '../support/spawn-serve.js'
+import { readHistory, readLockWaits, type ServeMember, startServeMember } from '../support/serve-members.js'
+import { stopServe } from '../support/spawn-serve.js'
 
 const leaseMs = 2000
 
 const skipReason = (await findRedisSkipReason()) ?? (await findPostgresSkipReason())
 if (skipReason) console.warn(`cluster integration test skipped: ${skipReason}`)
 
-interface ServeProcess extends WatchedServe {
+interface ServeProcess extends ServeMember {
   name: string
-  url: string
 }
 
 function lastUserText(request: RecordedRequest): string {
@@ -60,18 +54,7 @@ async function say(socket: TestSocket, session: string, text: string) {
   return socket.waitForTurn(session, from)
 }
 
-async function historyOf(server: ServeProcess, session: string) {
-  const answer = await fetch(`${server.url}/api/sessions/${session}/messages?limit=200`)
-  const body = (await answer.json()) as {
-    messages: { role: string; content: string; turn: string; interrupted?: boolean }[]
-  }
-  return body.messages
-}
-
-async function readLockWaits(server: ServeProcess): Promise<number> {
-  const metrics = await (await fetch(`${server.url}/metrics`)).text()
-  return Number(/^charpipe_cluster_lock_waits_total (\d+)/m.exec(metrics)?.[1] ?? 'NaN')
-}
+const historyOf = readHistory
 
 async function waitFor<T>(read: () => Promise<T>, accept: (value: T) => boolean, what: string): Promise<T> {
   let value = await read()
@@ -116,13 +99,7 @@ function describeCluster(memoryStore: 'sqlite' | 'postgres') {
   }
 
   async function spawnServe(name: string): Promise<ServeProcess> {
-    const serve = watchServe(
-      spawnServeProcess(configPath, {
-        cwd: join(folder, name),
-        env: { ...process.env, CHARPIPE_LOG_LEVEL: 'info' },
-      }),
-    )
-    return { ...serve, name, url: await waitForListening(serve) }
+    return { ...(await startServeMember(configPath, join(folder, name))), name }
   }
 
   describe.skipIf(skipReason !== undefined)(
