@@ -25,7 +25,7 @@ import type { processorSettingsSchema } from './schema/fields.js'
 import { type fallbackProviderSchema, llmSchema, openclawSchema } from './schema/llm.js'
 import { historySchema, memorySchema, storageSchema } from './schema/memory.js'
 import { sentenceSchema, type speechFilterSchema } from './schema/sentence.js'
-import { serverSchema } from './schema/server.js'
+import { type clientProfileSchema, type serverClientSchema, serverSchema } from './schema/server.js'
 import {
   type mcpRemoteServerSchema,
   type mcpServerSchema,
@@ -114,6 +114,8 @@ export type SpeechFilter = z.infer<typeof speechFilterSchema>
 export type McpServerConfig = z.infer<typeof mcpServerSchema>
 export type McpStdioServerConfig = z.infer<typeof mcpStdioServerSchema>
 export type McpRemoteServerConfig = z.infer<typeof mcpRemoteServerSchema>
+export type ServerClientConfig = z.infer<typeof serverClientSchema>
+export type ClientProfileConfig = z.infer<typeof clientProfileSchema>
 export type OnebotConnectorConfig = z.infer<typeof onebotConnectorSchema>
 export type TwitchConnectorConfig = z.infer<typeof twitchConnectorSchema>
 
@@ -121,6 +123,7 @@ export type TwitchConnectorConfig = z.infer<typeof twitchConnectorSchema>
 export const secretFieldPaths = [
   ['server', 'token'],
   ['server', 'admin_token'],
+  ['server', 'clients', '*', 'token'],
   ['llm', 'api_key'],
   ['llm', 'fallbacks', '*', 'api_key'],
   ['llm', 'vision_describer', 'api_key'],

@@ -18,12 +18,12 @@ import type { ConfigIssue } from '../shared/errors.js'
 import { createChildLogger, getLogger, type Logger } from '../shared/logger.js'
 import { type ConfigManager, createConfigManager } from './create-config-manager.js'
 import { createServerMetrics, type ServerMetrics } from './create-server-metrics.js'
-import { createSessionOwners, readClientKey } from './create-session-owners.js'
+import { createSessionOwners } from './create-session-owners.js'
 import { createTurnLimiter } from './create-turn-limiter.js'
 import { defineErrorEvent } from './define-error-event.js'
 import { respondBadRequest, respondWithError } from './error-response.js'
 import { limitHttpTurns } from './limit-http-turns.js'
-import { requireAccess } from './require-access.js'
+import { requestClientKey, requireAccess } from './require-access.js'
 import { registerAdminRoutes } from './routes/admin-routes.js'
 import { registerAudienceRoutes } from './routes/audience-routes.js'
 import { registerCharacterRoutes } from './routes/character-routes.js'
@@ -147,6 +147,7 @@ export async function createServer(options: CreateServerOptions): Promise<Charpi
   const readTokens = () => ({
     token: readConfig().server.token,
     adminToken: readConfig().server.admin_token,
+    clients: readConfig().server.clients,
   })
   const auth = requireAccess({ readTokens })
   for (const path of ['/api/*', '/v1/*', '/metrics']) app.use(path, auth)
@@ -209,7 +210,7 @@ export async function createServer(options: CreateServerOptions): Promise<Charpi
         metrics,
         logger,
         admin: context.get('adminTokenUsed') === true,
-        clientKey: readClientKey(context.req.header('x-charpipe-client'), context.req.url),
+        clientKey: requestClientKey(context),
         sessionOwners,
         readLimits: () => readConfig().server.limits,
         readMaxFrameBytes: () => readConfig().server.max_body_bytes,

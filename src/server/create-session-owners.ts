@@ -49,12 +49,31 @@ export function createSessionOwners(): SessionOwners {
   }
 }
 
-/** The client key a request presents (`X-Charpipe-Client`, or `?client=` when `url` is given). */
+/**
+ * The client key a request presents (`X-Charpipe-Client`, or `?client=` when `url` is given). A key
+ * with a control character is none: those keys are the named clients' (`namedClientKey`).
+ */
 export function readClientKey(header: string | undefined, url?: string): string | undefined {
   const fromHeader = header?.trim()
-  if (fromHeader) return fromHeader
+  if (fromHeader) return hasControlCharacter(fromHeader) ? undefined : fromHeader
   if (url === undefined || !url.includes('client=')) return undefined
-  return new URL(url, 'http://localhost').searchParams.get('client')?.trim() || undefined
+  const fromQuery = new URL(url, 'http://localhost').searchParams.get('client')?.trim()
+  return fromQuery && !hasControlCharacter(fromQuery) ? fromQuery : undefined
+}
+
+/**
+ * The namespace key of the named client `name` (`server.clients`): it starts with a control
+ * character, which `readClientKey` never returns, so no presented key can reach its sessions, and it
+ * does not change when the client's token does.
+ */
+export function namedClientKey(name: string): string {
+  return `\u0000client:${name}`
+}
+
+const controlCharacter = /[\u0000-\u001f\u007f]/
+
+function hasControlCharacter(text: string): boolean {
+  return controlCharacter.test(text)
 }
 
 /** The message of a refusal for `session`. */

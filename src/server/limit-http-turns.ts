@@ -9,9 +9,9 @@
  */
 import { getConnInfo } from '@hono/node-server/conninfo'
 import type { Context, MiddlewareHandler } from 'hono'
-import { readClientKey } from './create-session-owners.js'
 import type { StartTurnResult, TurnLimiter } from './create-turn-limiter.js'
 import { findClientAddress } from './find-client-address.js'
+import { requestClientKey } from './require-access.js'
 
 export interface LimitHttpTurnsOptions {
   /** Limits of one session of one client address. */
@@ -53,7 +53,7 @@ export async function identifyClient(
       forwardedFor: context.req.header('x-forwarded-for'),
       trustedProxies,
     }) ?? 'unknown'
-  const key = readClientKey(context.req.header('x-charpipe-client')) ?? ''
+  const key = requestClientKey(context) ?? ''
   return { address, session: JSON.stringify([key, await readNamedSession(context)]) }
 }
 

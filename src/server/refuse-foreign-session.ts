@@ -4,7 +4,8 @@
  * request without a key names a reserved id. The admin token without a key names any session.
  */
 import type { Context } from 'hono'
-import { readClientKey, type SessionOwners } from './create-session-owners.js'
+import type { SessionOwners } from './create-session-owners.js'
+import { requestClientKey } from './require-access.js'
 
 export type ResolveRequestSessionResult = { session: string; response?: undefined } | { response: Response }
 
@@ -13,7 +14,7 @@ export function resolveRequestSession(
   owners: SessionOwners,
   session: string,
 ): ResolveRequestSessionResult {
-  const key = readClientKey(context.req.header('x-charpipe-client'))
+  const key = requestClientKey(context)
   const resolved = owners.resolve(session, key, context.get('adminTokenUsed') === true)
   if (resolved.ok) return { session: resolved.session }
   return { response: context.json({ error: { code: 'forbidden', message: resolved.message } }, 403) }
@@ -21,5 +22,5 @@ export function resolveRequestSession(
 
 /** What the request's client calls the engine's `session`. */
 export function nameRequestSession(context: Context, owners: SessionOwners, session: string): string {
-  return owners.nameFor(session, readClientKey(context.req.header('x-charpipe-client')))
+  return owners.nameFor(session, requestClientKey(context))
 }

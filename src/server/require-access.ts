@@ -1,20 +1,32 @@
 /**
- * Two tokens, two surfaces. `server.token` is what chat clients hold (a VTuber front end, a device):
- * it grants the WebSocket, `/api/chat`, `/v1/*`, reading a session's messages, observing lines,
- * sending audience messages and opening sessions (the audience queue's view and moderation are admin).
- * `server.admin_token`, when set, is needed for everything else (config, doctor, memory and
- * knowledge, session deletion, preview, tools, characters, metrics), and also grants chat. Without an
- * admin token, `server.token` grants both, as before; without either, the server is open (loopback).
- * The access a request was granted is kept on the context (`access`) for the routes to consult.
+ * Two tokens, two surfaces, and named clients. `server.token` is what chat clients hold (a VTuber
+ * front end, a device): it grants the WebSocket, `/api/chat`, `/v1/*`, reading a session's messages,
+ * observing lines, sending audience messages and opening sessions (the audience queue's view and
+ * moderation are admin). `server.admin_token`, when set, is needed for everything else (config,
+ * doctor, memory and knowledge, session deletion, preview, tools, characters, metrics), and also
+ * grants chat. Without an admin token, `server.token` grants both, as before; without either, the
+ * server is open (loopback). A `server.clients` token is that named client: chat only, whatever the
+ * other tokens are, its sessions in its own namespace.
+ * The access a request was granted is kept on the context (`access`, `client`, `clientKey`) for the
+ * routes to consult.
  */
-import type { MiddlewareHandler } from 'hono'
+import type { Context, MiddlewareHandler } from 'hono'
+import type { ServerClientConfig } from '../config/schema.js'
 import { isTokenValid, readPresentedToken } from './check-token.js'
+import { namedClientKey, readClientKey } from './create-session-owners.js'
 
 export type Access = 'admin' | 'chat'
 
+export interface AccessTokens {
+  token: string
+  adminToken: string
+  /** `server.clients`: each token is one named client. */
+  clients?: readonly ServerClientConfig[]
+}
+
 export interface RequireAccessOptions {
   /** The configured tokens, read at every request so a change applies at once. */
-  readTokens: () => { token: string; adminToken: string }
+  readTokens: () => AccessTokens
   /** Also take `?token=` (the WebSocket upgrade only). @default false */
   acceptQueryToken?: boolean
 }
@@ -24,6 +36,10 @@ declare module 'hono' {
     access: Access
     /** The request carried the configured `server.admin_token` (not merely an open server). */
     adminTokenUsed: boolean
+    /** The named client (`server.clients`) whose token the request carried. */
+    client: ServerClientConfig | undefined
+    /** The namespace key of the request's sessions: the named client's, or `X-Charpipe-Client`. */
+    clientKey: string | undefined
   }
 }
 
@@ -37,10 +53,7 @@ export function isChatRequest(method: string, path: string): boolean {
 }
 
 /** What the presented token grants: admin, chat, or nothing (undefined). */
-export function grantAccess(
-  presented: string | undefined,
-  tokens: { token: string; adminToken: string },
-): Access | undefined {
+export function grantAccess(presented: string | undefined, tokens: AccessTokens): Access | undefined {
   const { token, adminToken } = tokens
   if (!adminToken) {
     if (!token) return 'admin'
@@ -49,6 +62,17 @@ export function grantAccess(
   if (isTokenValid(presented, adminToken)) return 'admin'
   if (!token) return 'chat'
   return isTokenValid(presented, token) ? 'chat' : undefined
+}
+
+/** The named client whose token was presented, compared in constant time against each. */
+export function findNamedClient(
+  presented: string | undefined,
+  clients: readonly ServerClientConfig[] | undefined,
+): ServerClientConfig | undefined {
+  if (presented === undefined || !clients) return undefined
+  let found: ServerClientConfig | undefined
+  for (const client of clients) if (isTokenValid(presented, client.token)) found ??= client
+  return found
 }
 
 /** Answers 401 with a JSON error when the request's token does not grant what its route needs. */
@@ -62,11 +86,37 @@ export function requireAccess(options: RequireAccessOptions): MiddlewareHandler 
       context.req.header('authorization'),
       options.acceptQueryToken ? context.req.url : undefined,
     )
-    const access = grantAccess(presented, tokens)
     const needsAdmin = !isChatRequest(context.req.method, context.req.path)
+    const client = findNamedClient(presented, tokens.clients)
+    if (client) {
+      if (needsAdmin)
+        return context.json(
+          {
+            error: {
+              code: 'unauthorized',
+              message: `${context.req.method} ${context.req.path} is administration: client "${client.name}" has chat scope only`,
+            },
+          },
+          401,
+        )
+      context.set('access', 'chat')
+      context.set('adminTokenUsed', false)
+      context.set('client', client)
+      context.set('clientKey', namedClientKey(client.name))
+      return next()
+    }
+    const access = grantAccess(presented, tokens)
     if (access === 'admin' || (access === 'chat' && !needsAdmin)) {
       context.set('access', access)
       context.set('adminTokenUsed', tokens.adminToken !== '' && isTokenValid(presented, tokens.adminToken))
+      context.set('client', undefined)
+      context.set(
+        'clientKey',
+        readClientKey(
+          context.req.header('x-charpipe-client'),
+          options.acceptQueryToken ? context.req.url : undefined,
+        ),
+      )
       return next()
     }
     const message =
@@ -77,4 +127,9 @@ export function requireAccess(options: RequireAccessOptions): MiddlewareHandler 
           : `a token is required: ${howToSend}`
     return context.json({ error: { code: 'unauthorized', message } }, 401)
   }
+}
+
+/** The namespace key of a request's sessions (set by `requireAccess`; the header when it did not run). */
+export function requestClientKey(context: Context): string | undefined {
+  return context.get('clientKey') ?? readClientKey(context.req.header('x-charpipe-client'))
 }

@@ -47,6 +47,9 @@ export const configFieldTrust: readonly FieldTrust[] = [
   // Who may administer a server is its own file's (or its admin's) choice, never the cluster's.
   { path: 'server.token', kind: 'secret', rules: ['masked', 'node-local'] },
   { path: 'server.admin_token', kind: 'secret', rules: ['masked', 'node-local'] },
+  // A named client's token is a grant of chat: only the file hands one out.
+  { path: 'server.clients', kind: 'secret', rules: ['file-only'] },
+  { path: 'server.clients.*.token', kind: 'secret', rules: ['file-only', 'masked'] },
   outbound('llm.base_url'),
   outbound('llm.fallbacks.*.base_url'),
   outbound('llm.vision_describer.base_url'),

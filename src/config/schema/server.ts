@@ -4,6 +4,73 @@
 import * as z from 'zod'
 import { secret, timeoutMs } from './fields.js'
 
+/** How `/v1/chat/completions` and `/v1/responses` serve a named client (PROTOCOL.md, fourth wave). */
+export const clientProfileSchema = z
+  .strictObject({
+    character: z
+      .string()
+      .max(200)
+      .default('')
+      .describe("The character this client talks to (id or name); empty: from the request's `model`."),
+    session: z
+      .enum(['auto', 'client', 'user', 'header'])
+      .default('auto')
+      .describe(
+        "Which session a request is: `auto` (the `user` field or X-Session-Id), `client` (one session for the client, named `openai`), `user` (the body's `user` field), `header` (X-Session-Id).",
+      ),
+    persona: z
+      .enum(['client', 'server'])
+      .default('client')
+      .describe(
+        "`client`: the request's system messages replace the character's persona; `server`: the character's whole prompt is used and the client's system messages are dropped.",
+      ),
+    history: z
+      .enum(['client', 'server'])
+      .default('client')
+      .describe(
+        "`client`: the request's earlier turns replace the stored history; `server`: only the last user message is new input, the stored history and long-term memory are used and the turn is stored.",
+      ),
+    emotion: z
+      .enum(['field', 'act', 'bracket', 'none'])
+      .default('field')
+      .describe(
+        "How the emotion reaches the client: `field` (an extra `emotion` field), `act` (AIRI's inline `<|ACT {...}|>` tokens), `bracket` (Open-LLM-VTuber's inline `[name]`), `none`.",
+      ),
+    emotion_names: z
+      .record(z.string().min(1).max(100), z.string().min(1).max(100))
+      .default({})
+      .describe("The client's name for each of the character's emotion labels (`开心: joy`)."),
+  })
+  .prefault({})
+  .describe(
+    'How the OpenAI-compatible endpoints treat this client (front ends that set only a base URL, a key and a model).',
+  )
+
+/** A named client: the holder of `token` is this client, with chat scope only. */
+export const serverClientSchema = z
+  .strictObject({
+    name: z
+      .string()
+      .regex(/^[a-z0-9][a-z0-9_-]{0,63}$/, 'use lowercase letters, digits, - and _ (at most 64)')
+      .describe("The client's name: its sessions' namespace, its limits and the page's client list."),
+    token: z
+      .string()
+      .min(16, 'a client token needs at least 16 characters')
+      .max(1000)
+      .describe(
+        'The bearer token this client sends (`Authorization: Bearer …`); chat scope only. `${ENV_VAR}` is replaced from the environment.',
+      ),
+    follow: z
+      .array(z.string().min(1).max(64))
+      .max(100)
+      .default([])
+      .describe(
+        'Connector names (or `*`) whose sessions this client may follow (open, receive events) and send `activity` and `interrupt` to.',
+      ),
+    profile: clientProfileSchema,
+  })
+  .describe('A front end with its own token, sessions, limits and profile.')
+
 export const serverSchema = z
   .strictObject({
     host: z.string().min(1).default('127.0.0.1').describe('Interface to listen on.'),
@@ -14,6 +81,33 @@ export const serverSchema = z
     admin_token: secret(
       'Bearer token for the admin surface (config, doctor, memory and knowledge, session deletion, preview, tools, characters, metrics); it also grants chat. Empty: server.token grants both.',
     ),
+    clients: z
+      .array(serverClientSchema)
+      .max(1000)
+      .default([])
+      .superRefine((clients, context) => {
+        const names = new Set<string>()
+        const tokens = new Set<string>()
+        clients.forEach((client, index) => {
+          if (names.has(client.name))
+            context.addIssue({
+              code: 'custom',
+              path: [index, 'name'],
+              message: `client "${client.name}" is named twice`,
+            })
+          if (tokens.has(client.token))
+            context.addIssue({
+              code: 'custom',
+              path: [index, 'token'],
+              message: 'two clients share one token',
+            })
+          names.add(client.name)
+          tokens.add(client.token)
+        })
+      })
+      .describe(
+        'Named clients (file-only): each token is one front end, with chat scope, its own sessions and limits, and a profile for the OpenAI-compatible endpoints.',
+      ),
     max_body_bytes: z
       .int()
       .min(4096)
