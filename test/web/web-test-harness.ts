@@ -136,7 +136,7 @@ async function startServeProcess(
   const child: ChildProcess = spawn(
     process.execPath,
     cliArguments(['serve', '--config', configPath, '--port', '0']),
-    { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] },
+    { cwd: directory, stdio: ['ignore', 'pipe', 'pipe'] },
   )
   const url = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`serve did not start in 25 s:\n${output}`)), 25_000)
