@@ -15,13 +15,16 @@ import { importCardFile } from '../characters/import-card-file.js'
 import { mergeCharactersDir } from '../characters/read-characters-dir.js'
 import { ConfigFileNotFoundError, type ConfigIssue, InvalidConfigError } from '../shared/errors.js'
 import { findForbiddenKey, forbiddenKeyMessage } from '../shared/find-forbidden-key.js'
+import type { Language } from '../shared/language/index.js'
 import { getLogger, type Logger, registerSecrets } from '../shared/logger.js'
+import { applyLanguageDefaults } from './apply-language-defaults.js'
 import { findConfigErrors, findConfigWarnings } from './check-config.js'
 import { convertZodIssues } from './convert-zod-issues.js'
 import { substituteEnvVariables } from './env-substitution.js'
 import { findNearFile } from './find-near-file.js'
 import { collectSecrets } from './mask-secrets.js'
 import { parseConfigText } from './parse-config-text.js'
+import { readMachineLanguage } from './read-machine-language.js'
 import { type CharpipeConfig, configSchema } from './schema.js'
 
 /** An extra check run after the schema, e.g. processors validating their own options. */
@@ -34,6 +37,8 @@ export interface ParseConfigOptions {
   logger?: Logger
   /** Problems found before the object was parsed (unset variables of the file), reported with its own. */
   warnings?: ConfigIssue[]
+  /** The language of the default character when the config names none. @default the machine's locale */
+  machineLanguage?: Language
 }
 
 export interface ParseConfigFileOptions extends Omit<ParseConfigOptions, 'warnings'> {
@@ -64,7 +69,7 @@ export function parseConfig(raw: unknown, options: ParseConfigOptions = {}): Par
   let value: unknown
   try {
     const merged = mergeCharactersDir(raw ?? {}, importCardFile)
-    value = merged.value
+    value = applyLanguageDefaults(merged.value, options.machineLanguage ?? readMachineLanguage())
     warnings.push(...merged.skipped.map((issue) => ({ ...issue, message: `skipped: ${issue.message}` })))
   } catch (error) {
     if (error instanceof InvalidConfigError)

@@ -79,7 +79,7 @@ describe('card export as PNG', () => {
       method: 'POST',
       headers: { ...headers, 'content-type': 'image/png' },
       body: new Blob([
-        makeCardPng({ chara: Buffer.from(JSON.stringify(withPicture)).toString('base64') }, picture),
+        makeCardPng({ chara: Buffer.from(JSON.stringify(withPicture)).toString('base64') }, picture).slice(),
       ]),
     })
     expect(pictureCard.status).toBe(201)
