@@ -7,7 +7,14 @@
 import type { CharpipeEvent } from '../shared/events.js'
 import { type AudienceHost, type AudienceRunner, createAudienceRunner } from './create-audience-runner.js'
 import type { WaitingMessage } from './create-audience-selector.js'
-import type { AudienceDropReason, AudienceMessage, AudienceSpeaker, DroppedAudienceMessage } from './types.js'
+import { resolveAudiencePolicy } from './resolve-audience-policy.js'
+import type {
+  AudienceDropReason,
+  AudienceMessage,
+  AudienceSpeaker,
+  DroppedAudienceMessage,
+  FollowOptions,
+} from './types.js'
 
 export interface AudienceDroppedEvent {
   type: 'audience_dropped'
@@ -62,7 +69,7 @@ export interface AudienceHub {
   activity(session: string, speaking: boolean): void
   /** An input started a turn in the session: idle turns count from now. */
   noteInput(session: string, character: string | undefined): void
-  subscribe(session: string, listener: (event: SessionEvent) => void): () => void
+  subscribe(session: string, listener: (event: SessionEvent) => void, options?: FollowOptions): () => void
   /** Tells whether a message of the session waits for a reply; undefined when nothing waits there. */
   isWaiting(session: string): ((line: { id: string }) => boolean) | undefined
   queue(session: string, character: string | undefined): AudienceQueueSnapshot
@@ -72,6 +79,11 @@ export interface AudienceHub {
   /** Waits measured since the last call, in milliseconds (for a metrics summary). */
   takeWaits(): number[]
   close(): void
+}
+
+interface Follower {
+  listener: (event: SessionEvent) => void
+  options: FollowOptions
 }
 
 interface SessionAudience {
@@ -99,7 +111,7 @@ function keyOf(session: string, character: string | undefined): string {
 
 export function createAudienceHub(host: AudienceHubHost): AudienceHub {
   const audiences = new Map<string, SessionAudience>()
-  const followers = new Map<string, Set<(event: SessionEvent) => void>>()
+  const followers = new Map<string, Set<Follower>>()
   const speaking = new Map<string, boolean>()
   const stats: AudienceStats = {
     messagesIn: 0,
@@ -110,8 +122,22 @@ export function createAudienceHub(host: AudienceHubHost): AudienceHub {
   let waits: number[] = []
 
   const deliver = (session: string, event: SessionEvent) => {
-    for (const listener of [...(followers.get(session) ?? [])]) listener(event)
+    for (const follower of [...(followers.get(session) ?? [])]) follower.listener(event)
   }
+
+  /** The session as its runner sees it: its followers' audience settings and reach. */
+  const sessionHost = (session: string): AudienceHubHost => ({
+    ...host,
+    readPolicy(character) {
+      const policy = host.readPolicy(character)
+      let resolved = policy
+      for (const follower of followers.get(session) ?? [])
+        if (follower.options.audience) resolved = resolveAudiencePolicy(resolved, follower.options.audience)
+      return resolved
+    },
+    isReachable: () =>
+      [...(followers.get(session) ?? [])].every((follower) => follower.options.reachable?.() ?? true),
+  })
 
   const reportDropped = (audience: SessionAudience, dropped: DroppedAudienceMessage[]) => {
     const byReason = new Map<AudienceDropReason, string[]>()
@@ -151,7 +177,7 @@ export function createAudienceHub(host: AudienceHubHost): AudienceHub {
       selected: [],
       dropped: [],
       fed: false,
-      runner: createAudienceRunner(host, session, character, {
+      runner: createAudienceRunner(sessionHost(session), session, character, {
         dropped: (dropped) => reportDropped(audience, dropped),
         selected(batch) {
           stats.selected += batch.length
@@ -166,7 +192,8 @@ export function createAudienceHub(host: AudienceHubHost): AudienceHub {
     }
     audiences.set(key, audience)
     if (speaking.get(session)) audience.runner.setSpeaking(true)
-    if (followers.has(session)) audience.runner.setLive(true)
+    if ([...(followers.get(session) ?? [])].some((follower) => follower.options.live !== false))
+      audience.runner.setLive(true)
     forgetQuietSessions()
     return audience
   }
@@ -222,17 +249,19 @@ export function createAudienceHub(host: AudienceHubHost): AudienceHub {
       audience.runner.heard()
       audience.runner.schedule()
     },
-    subscribe(session, listener) {
+    subscribe(session, listener, options = {}) {
       let set = followers.get(session)
       if (!set) {
         set = new Set()
         followers.set(session, set)
       }
-      set.add(listener)
-      // A followed session is live: its default character may speak first (idle.after_ms).
-      audienceOf(session, undefined).runner.setLive(true)
+      const follower: Follower = { listener, options }
+      set.add(follower)
+      // A followed session is live: its default character may speak first (idle.after_ms). A
+      // connector's is not until its audience says something (`receive`).
+      if (options.live !== false) audienceOf(session, undefined).runner.setLive(true)
       return () => {
-        set.delete(listener)
+        set.delete(follower)
         if (set.size > 0) return
         followers.delete(session)
         for (const audience of audiences.values()) {
