@@ -2,10 +2,12 @@
  * Small working stand-ins for the stages the engine composes, so the engine's own rules (order,
  * interruption, persistence, tools) are tested apart from the real parser, pipeline and providers.
  */
+
 import type { CharpipeConfig } from '../../src/config/schema.js'
 import type { ContextPipeline, ModelCapabilities, PreviewResult } from '../../src/context/types.js'
 import type { EngineParts } from '../../src/engine/engine-parts.js'
 import { createInMemoryHistoryStore } from '../../src/memory/index.js'
+import { modelRoleOf } from '../../src/memory/model-role-of.js'
 import { sleepWithSignal } from '../../src/providers/create-resilient-provider.js'
 import type { ChatProvider, ChatRequest, ProviderEvent, Usage } from '../../src/providers/types.js'
 import type { ReplyEvent, ReplyParser, ReplyParserOptions } from '../../src/reply/types.js'
@@ -85,7 +87,7 @@ export function createSimplePipeline(): ContextPipeline {
         source: 'system',
       },
       ...history.map((message) => ({
-        role: message.role,
+        role: modelRoleOf(message.role),
         content: message.content,
         source: 'history' as const,
       })),
