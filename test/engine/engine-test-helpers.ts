@@ -2,9 +2,16 @@
 import { parseConfig } from '../../src/config/load-config.js'
 import type { CharpipeConfig, CharpipeConfigInput } from '../../src/config/schema.js'
 import type { CharpipeEvent } from '../../src/shared/events.js'
+import { readEmptyCharactersFolder } from '../support/empty-working-folder.js'
 
+/** A config over memory stores, its characters folder an empty one (never the checkout's `./data`). */
 export function makeConfig(overrides: CharpipeConfigInput = {}): CharpipeConfig {
-  return parseConfig({ history: { store: 'memory' }, memory: { enabled: false }, ...overrides }).config
+  return parseConfig({
+    history: { store: 'memory' },
+    memory: { enabled: false },
+    characters_dir: readEmptyCharactersFolder(),
+    ...overrides,
+  }).config
 }
 
 export async function collectEvents(events: AsyncIterable<CharpipeEvent>): Promise<CharpipeEvent[]> {

@@ -17,3 +17,17 @@ export function readEmptyWorkingFolder(): string {
   folder = made
   return made
 }
+
+let charactersFolder: string | undefined
+
+/**
+ * An empty characters folder for configs parsed in tests (`characters_dir`): a config that names
+ * none reads `./data/characters` of the checkout, where the page keeps imported cards.
+ */
+export function readEmptyCharactersFolder(): string {
+  if (charactersFolder) return charactersFolder
+  const made = mkdtempSync(join(tmpdir(), 'charpipe-characters-'))
+  process.once('exit', () => rmSync(made, { recursive: true, force: true }))
+  charactersFolder = made
+  return made
+}
