@@ -314,6 +314,7 @@ export function createOnebotConnector(options: CreateOnebotConnectorOptions): On
     status: () => ({
       name: config.name,
       kind: 'onebot',
+      character: config.character,
       state,
       ...(lastError ? { error: lastError } : {}),
       sessions: [...[...groups].map(groupSession), ...privateSessions],

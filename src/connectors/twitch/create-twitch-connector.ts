@@ -153,6 +153,7 @@ export function createTwitchConnector(options: CreateTwitchConnectorOptions): Co
     status: () => ({
       name: config.name,
       kind: 'twitch',
+      character: config.character,
       state,
       ...(lastError ? { error: lastError } : {}),
       sessions: [session],

@@ -25,6 +25,9 @@ const zh = {
   'audience.pin': '置顶',
   'audience.drop': '丢弃',
   'audience.loadFailed': '队列读取失败：{message}',
+  'audience.session': '会话',
+  'audience.thisChat': '本页对话：{session}',
+  'audience.connectorSession': '{session}（{connector} · {state}）',
 
   'token.requiredTitle': '需要访问令牌',
   'token.requiredHint': '此服务器设置了 server.token（或 server.admin_token），请在此输入。',
@@ -276,6 +279,9 @@ const en: Record<MessageKey, string> = {
   'audience.pin': 'Pin',
   'audience.drop': 'Drop',
   'audience.loadFailed': 'Cannot load the queue: {message}',
+  'audience.session': 'Session',
+  'audience.thisChat': 'This chat: {session}',
+  'audience.connectorSession': '{session} ({connector} · {state})',
 
   'token.requiredTitle': 'Token required',
   'token.requiredHint': 'This server sets server.token (or server.admin_token); enter it here.',

@@ -2,6 +2,8 @@
  * The picture of a character the page can show: its avatar when that is a URL or a data URI, else
  * the picture the server keeps for it (`GET /api/characters/:id/avatar`, an imported card's image),
  * fetched with the page's token and shown from a blob URL. Undefined while loading or when it has none.
+ * The default character has no kept picture (the server serves only the avatar its block gives), so
+ * nothing is asked for it: a page load would otherwise log a 404.
  */
 import { useEffect, useState } from 'preact/hooks'
 import { buildAuthHeaders } from './api-client.js'
@@ -11,7 +13,7 @@ export function useCharacterPicture(character: PageCharacter | undefined): strin
   const [fetched, setFetched] = useState<{ id: string; url: string } | undefined>(undefined)
   const avatar = character?.avatar ?? ''
   const direct = /^(https?:|data:image\/)/i.test(avatar) ? avatar : undefined
-  const id = character?.id
+  const id = character?.isDefault ? undefined : character?.id
   useEffect(() => {
     if (direct || !id) return
     let url: string | undefined
