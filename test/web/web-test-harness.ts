@@ -59,6 +59,8 @@ export const longReplyText = '从前有一座山，山里有一座庙。'.repeat
 /** The words that make the mock model refuse the key (HTTP 401) or not know the model (HTTP 404). */
 export const keyRefusedTrigger = '用错误的密钥'
 export const modelMissingTrigger = '用不存在的模型'
+/** An English greeting answered by the mock's own default reply (in English, its emotion from the words). */
+export const englishGreeting = 'Hello, nice to meet you!'
 
 function readLastUserText(body: unknown): string {
   const messages = (body as { messages?: { role: string; content: unknown }[] } | undefined)?.messages ?? []
@@ -82,6 +84,7 @@ function findLastTrigger(text: string): string | undefined {
 }
 
 function composeReply(body: unknown): MockReply {
+  if (readLastUserText(body).includes(englishGreeting)) return {}
   const trigger = findLastTrigger(readLastUserText(body))
   if (trigger === keyRefusedTrigger) {
     return {
@@ -107,14 +110,25 @@ function composeReply(body: unknown): MockReply {
   }
 }
 
-function buildConfigYaml(options: { modelUrl: string; sqlitePath: string; token?: string }): string {
-  return `# web page test config
+function buildConfigYaml(options: {
+  modelUrl: string
+  sqlitePath: string
+  token?: string
+  withCharacter?: boolean
+}): string {
+  const config = `# web page test config
 ${options.token ? `server:\n  token: ${JSON.stringify(options.token)}\n` : ''}llm:
   provider: mock-model
   base_url: ${options.modelUrl}/v1
   model: mock-character
   temperature: 0.7
-character:
+storage:
+  sqlite_path: ${JSON.stringify(options.sqlitePath)}
+`
+  return options.withCharacter === false ? config : `${config}${testCharacterYaml}`
+}
+
+const testCharacterYaml = `character:
   name: 小测
   persona: 一个乐于助人的测试角色。
   injected_history:
@@ -122,21 +136,19 @@ character:
       content: 你好
     - role: assistant
       content: 你好呀
-storage:
-  sqlite_path: ${JSON.stringify(options.sqlitePath)}
 `
-}
 
 async function startServeProcess(
   directory: string,
   configPath: string,
   onStop: () => Promise<void>,
+  environment: Record<string, string | undefined> = {},
 ): Promise<ServerUnderTest> {
   let output = ''
   const child: ChildProcess = spawn(
     process.execPath,
     cliArguments(['serve', '--config', configPath, '--port', '0']),
-    { cwd: directory, stdio: ['ignore', 'pipe', 'pipe'] },
+    { cwd: directory, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...environment } },
   )
   const url = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`serve did not start in 25 s:\n${output}`)), 25_000)
@@ -171,8 +183,18 @@ async function startServeProcess(
   }
 }
 
+export interface StartServerUnderTestOptions {
+  token?: string
+  /** False: the config names no character (the machine's locale chooses the default one). */
+  withCharacter?: boolean
+  /** Environment variables of the server process over the test's (e.g. its locale). */
+  environment?: Record<string, string | undefined>
+}
+
 /** Starts the mock model and `charpipe serve` with a fresh temporary config file. */
-export async function startServerUnderTest(options: { token?: string } = {}): Promise<ServerUnderTest> {
+export async function startServerUnderTest(
+  options: StartServerUnderTestOptions = {},
+): Promise<ServerUnderTest> {
   const directory = await mkdtemp(path.join(tmpdir(), 'charpipe-web-'))
   const configPath = path.join(directory, 'config.yaml')
   const model = await startMockModelServer({ respond: (request) => composeReply(request.body) })
@@ -182,10 +204,11 @@ export async function startServerUnderTest(options: { token?: string } = {}): Pr
       modelUrl: model.url,
       sqlitePath: path.join(directory, 'charpipe.db'),
       token: options.token,
+      withCharacter: options.withCharacter,
     }),
   )
   try {
-    return await startServeProcess(directory, configPath, () => model.close())
+    return await startServeProcess(directory, configPath, () => model.close(), options.environment)
   } catch (error) {
     await model.close()
     await rm(directory, { recursive: true, force: true })
@@ -202,10 +225,11 @@ export interface BrowserTest {
 
 /** Builds the page, starts the server under test and launches the browser (`browserArgs`: see launchBrowser). */
 export async function startBrowserTest(
-  options: { token?: string; browserArgs?: string[] } = {},
+  options: StartServerUnderTestOptions & { browserArgs?: string[] } = {},
 ): Promise<BrowserTest> {
   await buildWeb()
-  const server = await startServerUnderTest({ token: options.token })
+  const { browserArgs: _browserArgs, ...serverOptions } = options
+  const server = await startServerUnderTest(serverOptions)
   let browser: Browser
   try {
     browser = await launchBrowser(options.browserArgs)
