@@ -133,7 +133,13 @@ export const characterSchema = z
       .describe(
         "The key the character's history and memory are stored under; empty: the name. Renaming through the page pins it to the old name, so conversations are kept.",
       ),
-    name: z.string().max(limits.nameChars).default('小助手').describe("The character's name ({{char}})."),
+    name: z
+      .string()
+      .max(limits.nameChars)
+      .default('小助手')
+      .describe(
+        "The character's name ({{char}}); a config without `character` on an English-locale machine: Assistant.",
+      ),
     language: z
       .enum(['auto', 'zh', 'en'])
       .default('auto')
@@ -153,11 +159,13 @@ export const characterSchema = z
       .string()
       .min(1)
       .default(emotionDefaults.default_emotion)
-      .describe('Emotion when the model gives none.'),
+      .describe('Emotion when the model gives none (an English character that sets no emotions: calm).'),
     emotions: z
       .array(z.string().min(1))
       .default(emotionDefaults.emotions)
-      .describe('Emotion labels the model may use.'),
+      .describe(
+        'Emotion labels the model may use; an English character that sets none gets happy, calm, sad, angry, surprised, afraid, shy.',
+      ),
     inline_emotion_tags: z
       .boolean()
       .default(false)
