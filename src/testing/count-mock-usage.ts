@@ -23,7 +23,9 @@ function textOf(content: unknown): string {
 function promptTextOf(body: unknown): string {
   const request = (body ?? {}) as { system?: unknown; messages?: WireMessage[] }
   const messages = Array.isArray(request.messages) ? request.messages : []
-  return [textOf(request.system), ...messages.map((message) => textOf(message?.content))].join('\n')
+  return [textOf(request.system), ...messages.map((message) => textOf(message?.content))]
+    .filter((text) => text !== '')
+    .join('\n')
 }
 
 export async function countMockUsage(
