@@ -177,8 +177,8 @@ describe('charpipe chat', () => {
     expect(stdout).toContain('/character [ID]')
     expect(stdout).toContain('unknown command /nope')
     expect(stdout).toContain('(session default · character mira)')
-    // Mira's greeting opens her new session, in her language.
-    expect(stdout).toContain('[平静] Welcome, User!')
+    // Mira's greeting opens her new session, in her language, with her language's emotion label.
+    expect(stdout).toContain('[calm] Welcome, User!')
     expect(stdout).toContain('(session other · character mira)')
     const sent = server.requests.map((request) => {
       const messages = (request.body as { messages: { role: string; content: string }[] }).messages
