@@ -60,7 +60,8 @@ export interface TurnInput {
 /** A conversation as a client keeps it, sent with its newest input. */
 export interface ClientPrompt {
   system?: string
-  history: { role: 'user' | 'assistant'; content: string }[]
+  /** The client's earlier turns, in place of the stored ones; absent: the session's stored history is used. */
+  history?: { role: 'user' | 'assistant'; content: string }[]
 }
 
 /** Someone in a group chat: a stable id and an optional display name. */

@@ -126,18 +126,22 @@ export function validateGenerateInput(
 
 function checkClientPrompt(value: unknown): ClientPrompt {
   const prompt = value as Partial<ClientPrompt>
-  if (typeof prompt !== 'object' || prompt === null || !Array.isArray(prompt.history))
-    throw new BadRequestError('clientPrompt must be an object {system?, history: [{role, content}]}')
+  if (
+    typeof prompt !== 'object' ||
+    prompt === null ||
+    (prompt.history !== undefined && !Array.isArray(prompt.history))
+  )
+    throw new BadRequestError('clientPrompt must be an object {system?, history?: [{role, content}]}')
   if (prompt.system !== undefined && typeof prompt.system !== 'string')
     throw new BadRequestError('clientPrompt.system must be a string')
-  const history = prompt.history.map((message, index) => {
+  const history = prompt.history?.map((message, index) => {
     if ((message?.role !== 'user' && message?.role !== 'assistant') || typeof message.content !== 'string')
       throw new BadRequestError(
         `clientPrompt.history.${index} must be {role: user|assistant, content: string}`,
       )
     return { role: message.role, content: message.content }
   })
-  return { ...(prompt.system?.trim() ? { system: prompt.system } : {}), history }
+  return { ...(prompt.system?.trim() ? { system: prompt.system } : {}), ...(history ? { history } : {}) }
 }
 
 export interface ValidatedObserveInput {

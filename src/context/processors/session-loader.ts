@@ -96,7 +96,7 @@ export const sessionLoader: ContextProcessor = {
     return issues
   },
   async execute(context, settings) {
-    if (context.input.clientPrompt) {
+    if (context.input.clientPrompt?.history) {
       insertClientHistory(context)
       return
     }
