@@ -12,22 +12,24 @@ const readActTokens = (content: string) =>
   })
 
 type Step = { emotion: string } | { text: string }
-const write = (dialect: EmotionDialect, steps: Step[], emotionNames = {}) => {
+/** The events as the engine sends them: a sentence's display text, then its emotion. */
+const write = (dialect: EmotionDialect, steps: Step[], emotionNames = {}, finalEmotion = '平静') => {
   const writer = createEmotionDialectWriter({ dialect, emotionNames, defaultEmotion: '平静' })
   let content = ''
   for (const step of steps) {
-    if ('emotion' in step) writer.setEmotion(step.emotion)
-    else content += writer.writeText(step.text)
+    content += 'emotion' in step ? writer.writeEmotion(step.emotion) : writer.writeText(step.text)
   }
+  content += writer.end(finalEmotion)
   return { writer, content }
 }
 
 const reply: Step[] = [
-  { emotion: '开心' },
   { text: 'Hello! ' },
+  { emotion: '开心' },
   { text: 'Nice to see you.' },
-  { emotion: '难过' },
+  { emotion: '开心' },
   { text: ' But I missed you.' },
+  { emotion: '难过' },
 ]
 
 describe('createEmotionDialectWriter', () => {
@@ -74,7 +76,7 @@ describe('createEmotionDialectWriter', () => {
   })
 
   it('writeWhole: one emotion → its tag and the final text; changes → the streamed content; nothing streamed → the final emotion', () => {
-    const single = write('act', [{ emotion: '开心' }, { text: 'raw' }])
+    const single = write('act', [{ text: 'raw' }, { emotion: '开心' }])
     expect(single.writer.writeWhole('final text', single.content, '开心')).toBe(
       '<|ACT {"emotion":{"name":"happy","intensity":1}}|>final text',
     )

@@ -7,7 +7,10 @@
  *   model's `emotionMap`);
  * - `none`: the text alone.
  * The writer sits where display text leaves the server, so the text itself (sentence boundaries
- * included) is the engine's: a tag is only ever put before a delta, never inside one.
+ * included) is the engine's: a tag is only ever put between deltas, never inside one. The engine
+ * announces a sentence's emotion after the display text of that sentence (`llm_emotion`, then
+ * `llm_sentence`), so an inline dialect holds the display text until its emotion is known: a
+ * sentence at a time, which is how these front ends speak it anyway.
  */
 import type { ServerClientConfig } from '../../config/schema.js'
 import { convertEmotionToAiri } from './convert-emotion-to-airi.js'
@@ -26,13 +29,18 @@ export interface EmotionDialectWriter {
   readonly dialect: EmotionDialect
   /** Whether the emotion travels as an `emotion` field (the `field` dialect only). */
   readonly usesField: boolean
-  /** The reply's emotion is now `label` (the character's label); written before the next text. */
-  setEmotion(label: string): void
-  /** The content to send for a display-text delta: the delta, after a tag when one is due. */
+  /** A display-text delta: the content to send now ('' while an inline dialect holds it). */
   writeText(text: string): string
   /**
+   * The emotion (a character's label) of the text held so far, and of what follows until the next
+   * one (`llm_emotion`, or an `llm_sentence`'s emotion): the held text, after a tag when it changed.
+   */
+  writeEmotion(label: string): string
+  /** The reply ended with `finalEmotion`: whatever is still held. */
+  end(finalEmotion: string): string
+  /**
    * The whole reply for an answer that is not streamed. `finalText` is the turn's final display
-   * text (display rules applied) and `streamedContent` what `writeText` returned, joined: with one
+   * text (display rules applied) and `streamedContent` what the writer returned, joined: with one
    * emotion throughout, its tag and the final text; with changes, the tags where they happened.
    */
   writeWhole(finalText: string, streamedContent: string, finalEmotion: string): string
@@ -51,18 +59,21 @@ export function formatBracketTag(name: string): string {
 export function createEmotionDialectWriter(options: CreateEmotionDialectWriterOptions): EmotionDialectWriter {
   const { dialect } = options
   const names = options.emotionNames ?? {}
-  const tagged = dialect === 'act' || dialect === 'bracket'
+  const inline = dialect === 'act' || dialect === 'bracket'
   const clientName = (label: string) =>
     names[label] ?? (dialect === 'act' ? convertEmotionToAiri(label) : label)
   const format = dialect === 'act' ? formatActToken : formatBracketTag
   let emotion = options.defaultEmotion
+  let held = ''
   // The client's name last written, and the tag of the start (for `writeWhole`).
   let written: string | undefined
   let firstTag = ''
   let tagsWritten = 0
 
-  const writeText = (text: string): string => {
-    if (!tagged || !text) return text
+  const release = (): string => {
+    if (!held) return ''
+    const text = held
+    held = ''
     const name = clientName(emotion)
     if (name === written) return text
     written = name
@@ -75,17 +86,28 @@ export function createEmotionDialectWriter(options: CreateEmotionDialectWriterOp
   return {
     dialect,
     usesField: dialect === 'field',
-    setEmotion(label) {
-      emotion = label
+    writeText(text) {
+      if (!inline) return text
+      held += text
+      return ''
     },
-    writeText,
+    writeEmotion(label) {
+      emotion = label
+      return inline ? release() : ''
+    },
+    end(finalEmotion) {
+      if (!inline) return ''
+      if (held) emotion = finalEmotion
+      return release()
+    },
     writeWhole(finalText, streamedContent, finalEmotion) {
-      if (!tagged) return finalText
+      if (!inline) return finalText
       if (tagsWritten > 1) return streamedContent
       if (tagsWritten === 1) return finalText ? firstTag + finalText : ''
       // No text was streamed (a reply answered again from the store): its final emotion throughout.
+      held = finalText
       emotion = finalEmotion
-      return writeText(finalText)
+      return release()
     },
   }
 }

@@ -164,9 +164,13 @@ export function registerOpenAICompletionsRoute(app: Hono, dependencies: ServerDe
       let streamedContent = ''
       for await (const event of turn()) {
         if (event.type === 'llm_error' && isFailure(event)) failure = event
-        if (event.type === 'llm_emotion') emotionWriter.setEmotion(event.emotion)
         if (event.type === 'llm_chunk') streamedContent += emotionWriter.writeText(event.text)
-        if (event.type === 'llm_done') done = event
+        if (event.type === 'llm_emotion' || event.type === 'llm_sentence')
+          streamedContent += emotionWriter.writeEmotion(event.emotion)
+        if (event.type === 'llm_done') {
+          done = event
+          streamedContent += emotionWriter.end(event.emotion)
+        }
       }
       // A reply cut by a failure is not a completion: the client gets the error, as from OpenAI.
       if (failure || !done) return sendOpenAIError(context, failure ?? missingDone)
@@ -223,18 +227,21 @@ export function registerOpenAICompletionsRoute(app: Hono, dependencies: ServerDe
         stream.onAbort(() => controller.abort())
         await stream.writeSSE({ data: JSON.stringify(chunk({ role: 'assistant', content: '' })) })
         let failure: LlmErrorEvent | undefined
+        const sendContent = async (content: string) => {
+          if (content) await stream.writeSSE({ data: JSON.stringify(chunk({ content })) })
+        }
         const send = async (event: CharpipeEvent) => {
           if (event.type === 'llm_chunk' && event.text) {
-            const content = emotionWriter.writeText(event.text)
-            await stream.writeSSE({ data: JSON.stringify(chunk({ content })) })
-          } else if (event.type === 'llm_emotion') {
-            // The field dialect sends it at once; an inline one writes it before the next text.
-            if (emotionWriter.usesField)
-              await stream.writeSSE({ data: JSON.stringify(chunk({ emotion: event.emotion })) })
-            else emotionWriter.setEmotion(event.emotion)
+            await sendContent(emotionWriter.writeText(event.text))
+          } else if (event.type === 'llm_emotion' && emotionWriter.usesField) {
+            await stream.writeSSE({ data: JSON.stringify(chunk({ emotion: event.emotion })) })
+          } else if (event.type === 'llm_emotion' || event.type === 'llm_sentence') {
+            // An inline dialect sends the text held until its emotion was known, after its tag.
+            await sendContent(emotionWriter.writeEmotion(event.emotion))
           } else if (event.type === 'llm_error' && isFailure(event)) {
             failure = event
           } else if (event.type === 'llm_done') {
+            await sendContent(emotionWriter.end(event.emotion))
             if (failure) {
               // Cut by a failure: an error object, as OpenAI-compatible servers send, and no
               // finish_reason that would call the reply complete.
