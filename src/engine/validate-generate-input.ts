@@ -121,7 +121,14 @@ export function validateGenerateInput(
     ...(id ? { id } : {}),
     ...(input.clientPrompt ? { clientPrompt: checkClientPrompt(input.clientPrompt) } : {}),
     ...(input.stateless === true ? { stateless: true } : {}),
+    ...(input.replaces !== undefined ? { replaces: checkReplaces(input.replaces) } : {}),
   }
+}
+
+function checkReplaces(value: unknown): string {
+  if (typeof value !== 'string' || value === '' || value.length > 128)
+    throw new BadRequestError('replaces must be a turn id of 1 to 128 characters')
+  return value
 }
 
 function checkClientPrompt(value: unknown): ClientPrompt {

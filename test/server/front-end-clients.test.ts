@@ -130,6 +130,53 @@ describe('AIRI (@xsai/stream-text) with the profile persona: server, history: se
   })
 })
 
+describe('a regenerate (the same last message sent again right after) with history: server', () => {
+  it('replaces the last reply instead of adding a turn, and the model never sees the earlier answer', async () => {
+    await start()
+    suite.model.script([
+      { text: '[开心]Hello Robin!' },
+      { text: '[开心]Why did the latte go to school? To get a little foam-al education.' },
+      { text: '[开心]What do you call a sad coffee? Depresso.' },
+    ])
+    const first = await airiSend([], 'Hi, I am Robin.')
+    await airiSend(
+      [
+        { role: 'user', content: 'Hi, I am Robin.' },
+        { role: 'assistant', content: first },
+      ],
+      'Tell me a joke',
+    )
+    // AIRI's regenerate: its last reply dropped, the same message sent again.
+    const history = [
+      { role: 'user' as const, content: 'Hi, I am Robin.' },
+      { role: 'assistant' as const, content: first },
+    ]
+    const again = await airiSend(history, 'Tell me a joke')
+    expect(again).toContain('Depresso')
+    const spoken = sentTo()
+      .filter((message) => message.role !== 'system')
+      .map((message) => message.content)
+    expect(spoken.at(-1)).toBe('Tell me a joke')
+    expect(spoken.filter((content) => content === 'Tell me a joke')).toHaveLength(1)
+    expect(JSON.stringify(sentTo())).not.toContain('foam-al')
+    const stored = (await storedFor(airiToken)).map((message) => message.content)
+    expect(stored).toEqual([
+      'Hi, I am Robin.',
+      'Hello Robin!',
+      'Tell me a joke',
+      'What do you call a sad coffee? Depresso.',
+    ])
+
+    // Said again after its reply (the client has that reply): a new turn, not a regenerate.
+    suite.model.script({ text: '[开心]Another one: decaf is a brew-tal lie.' })
+    await airiSend(
+      [...history, { role: 'user', content: 'Tell me a joke' }, { role: 'assistant', content: again }],
+      'Tell me a joke',
+    )
+    expect(await storedFor(airiToken)).toHaveLength(6)
+  })
+})
+
 describe('Open-LLM-VTuber (openai_compatible_llm) with emotion: bracket', () => {
   const olv = () => new OpenAI({ baseURL: `${suite.server.url}/v1`, apiKey: olvToken, maxRetries: 0 })
   const olvMessages = (text: string) => [

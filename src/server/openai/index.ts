@@ -12,6 +12,7 @@ export {
   formatActToken,
   formatBracketTag,
 } from './create-emotion-dialect-writer.js'
+export { type FindRegeneratedTurnOptions, findRegeneratedTurn } from './find-regenerated-turn.js'
 export {
   type ClientProfile,
   defaultClientProfile,

@@ -27,7 +27,12 @@ import { isRetryableStatus } from '../../shared/errors.js'
 import type { CharpipeEvent, LlmDoneEvent, LlmErrorEvent } from '../../shared/events.js'
 import { countMessageTokens, countTokens } from '../count-tokens.js'
 import { mapErrorCodeToStatus, respondBadRequest } from '../error-response.js'
-import { createClientEmotionWriter, planProfileTurn, readClientProfile } from '../openai/index.js'
+import {
+  createClientEmotionWriter,
+  findRegeneratedTurn,
+  planProfileTurn,
+  readClientProfile,
+} from '../openai/index.js'
 import { readJsonBody } from '../read-json-body.js'
 import { readOpenAIMessages } from '../read-openai-messages.js'
 import { resolveRequestSession } from '../refuse-foreign-session.js'
@@ -113,6 +118,24 @@ export function registerOpenAICompletionsRoute(app: Hono, dependencies: ServerDe
       return respondBadRequest(context, `${field}: ${(error as Error).message}`)
     }
     const emotionWriter = createClientEmotionWriter(config, profile, character)
+    // The store keeps this client's conversation: the same last question resent is a regenerate.
+    let replaces: string | undefined
+    if (plan.serverHistory && turnRequest.clientPrompt) {
+      try {
+        const stored = await dependencies.charpipe.history(session, {
+          limit: 2,
+          ...(character ? { character } : {}),
+        })
+        replaces = findRegeneratedTurn({
+          stored,
+          text: turnRequest.input.text,
+          clientHistory: turnRequest.clientPrompt.history,
+        })
+      } catch (error) {
+        // Without the store's answer the request is a new turn; the turn itself will meet the store.
+        dependencies.logger.warn({ err: error }, 'could not read the session to tell a regenerate')
+      }
+    }
     // The client's input id (a resend with the same key is the same turn, never stored twice).
     const inputId = context.req.header('idempotency-key')
     if (inputId !== undefined && (inputId === '' || inputId.length > 128)) {
@@ -125,6 +148,7 @@ export function registerOpenAICompletionsRoute(app: Hono, dependencies: ServerDe
       ...(clientPrompt ? { clientPrompt } : {}),
       ...(stateless ? { stateless: true } : {}),
       ...(inputId ? { id: inputId } : {}),
+      ...(replaces ? { replaces } : {}),
     }
     const model = request.model || config.llm.model || config.llm.provider
     const id = `chatcmpl-${randomUUID()}`
