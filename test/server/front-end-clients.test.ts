@@ -24,8 +24,9 @@ const olvToken = 'olv-token-0123456789abcdef'
 // Open-LLM-VTuber's default Live2D model (shizuku): the keys of its emotionMap.
 const olvEmotionMap = { neutral: 0, anger: 2, disgust: 2, fear: 1, joy: 3, smirk: 3, sadness: 1, surprise: 3 }
 
-const start = () =>
+const start = (extraYaml: string[] = []) =>
   suite.start([
+    ...extraYaml,
     'character:',
     '  name: Mika',
     '  persona: A cheerful barista who loves latte art.',
@@ -127,6 +128,34 @@ describe('AIRI (@xsai/stream-text) with the profile persona: server, history: se
     ])
     // Another client's namespace does not see it.
     expect(await storedFor(olvToken)).toEqual([])
+  })
+})
+
+describe('long-term memory for a front end that resends its own history', () => {
+  it("the character's memory of this client's session reaches the prompt once the turn is out of the history window", async () => {
+    await start(['history:', '  max_turns: 1'])
+    suite.model.script([{ text: 'Miso is a lovely name.' }, { text: 'Rain is cosy.' }, { text: 'Miso!' }])
+    const history: { role: 'user' | 'assistant'; content: string }[] = []
+    const say = async (text: string) => {
+      const reply = await airiSend([...history], text)
+      history.push({ role: 'user', content: text }, { role: 'assistant', content: reply })
+    }
+    await say('My cat is called Miso.')
+    // The memory is written after the turn; the next question waits until it is there.
+    await vi.waitFor(
+      async () => {
+        const memories = await suite.server.charpipe.memory!.list({ limit: 50 })
+        expect(memories.map((memory) => memory.text).join(' ')).toContain('Miso')
+      },
+      { timeout: 20_000, interval: 50 },
+    )
+    await say('I like rainy days.')
+    await say('What is my cat called?')
+    const sent = sentTo()
+    const spoken = sent.filter((message) => message.role !== 'system').map((message) => message.content)
+    // One turn of history (max_turns: 1), not the first one; the cat's name comes from memory.
+    expect(spoken.join(' ')).not.toContain('My cat is called Miso.')
+    expect(sent[0]!.content).toContain('Miso')
   })
 })
 
