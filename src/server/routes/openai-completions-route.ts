@@ -29,9 +29,9 @@ import { countMessageTokens, countTokens } from '../count-tokens.js'
 import { mapErrorCodeToStatus, respondBadRequest } from '../error-response.js'
 import {
   createClientEmotionWriter,
-  findRegeneratedTurn,
   planProfileTurn,
   readClientProfile,
+  readRegeneratedTurn,
 } from '../openai/index.js'
 import { readJsonBody } from '../read-json-body.js'
 import { readOpenAIMessages } from '../read-openai-messages.js'
@@ -119,23 +119,16 @@ export function registerOpenAICompletionsRoute(app: Hono, dependencies: ServerDe
     }
     const emotionWriter = createClientEmotionWriter(config, profile, character)
     // The store keeps this client's conversation: the same last question resent is a regenerate.
-    let replaces: string | undefined
-    if (plan.serverHistory && turnRequest.clientPrompt) {
-      try {
-        const stored = await dependencies.charpipe.history(session, {
-          limit: 2,
-          ...(character ? { character } : {}),
-        })
-        replaces = findRegeneratedTurn({
-          stored,
+    const replaces = plan.serverHistory
+      ? await readRegeneratedTurn({
+          charpipe: dependencies.charpipe,
+          session,
+          character,
           text: turnRequest.input.text,
-          clientHistory: turnRequest.clientPrompt.history,
+          clientHistory: turnRequest.clientPrompt?.history,
+          logger: dependencies.logger,
         })
-      } catch (error) {
-        // Without the store's answer the request is a new turn; the turn itself will meet the store.
-        dependencies.logger.warn({ err: error }, 'could not read the session to tell a regenerate')
-      }
-    }
+      : undefined
     // The client's input id (a resend with the same key is the same turn, never stored twice).
     const inputId = context.req.header('idempotency-key')
     if (inputId !== undefined && (inputId === '' || inputId.length > 128)) {
