@@ -115,6 +115,7 @@ function buildConfigYaml(options: {
   sqlitePath: string
   token?: string
   withCharacter?: boolean
+  extraYaml?: string
 }): string {
   const config = `# web page test config
 ${options.token ? `server:\n  token: ${JSON.stringify(options.token)}\n` : ''}llm:
@@ -125,7 +126,8 @@ ${options.token ? `server:\n  token: ${JSON.stringify(options.token)}\n` : ''}ll
 storage:
   sqlite_path: ${JSON.stringify(options.sqlitePath)}
 `
-  return options.withCharacter === false ? config : `${config}${testCharacterYaml}`
+  const character = options.withCharacter === false ? '' : testCharacterYaml
+  return `${config}${character}${options.extraYaml ?? ''}`
 }
 
 const testCharacterYaml = `character:
@@ -185,6 +187,8 @@ async function startServeProcess(
 
 export interface StartServerUnderTestOptions {
   token?: string
+  /** Top-level config text appended to the file (not `server:` together with `token`). */
+  extraYaml?: string
   /** False: the config names no character (the machine's locale chooses the default one). */
   withCharacter?: boolean
   /** Environment variables of the server process over the test's (e.g. its locale). */
@@ -205,6 +209,7 @@ export async function startServerUnderTest(
       sqlitePath: path.join(directory, 'charpipe.db'),
       token: options.token,
       withCharacter: options.withCharacter,
+      extraYaml: options.extraYaml,
     }),
   )
   try {
