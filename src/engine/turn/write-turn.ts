@@ -16,8 +16,8 @@ export interface WriteTurnOptions {
   persist: PersistTurnOptions
   /** The session's lock across servers, when the turn holds one. */
   lease: TurnLease | undefined
-  /** The turn's signal: an interrupt stops waiting for the write (not the write). */
-  signal: AbortSignal
+  /** The turn's signal: an interrupt stops waiting for the write (not the write). None: the wait is the write's. */
+  signal: AbortSignal | undefined
   logger: Logger
 }
 
@@ -44,7 +44,8 @@ export async function writeTurn(options: WriteTurnOptions): Promise<WriteTurnRes
   }
   const pending = options.lease ? storeIfLeaseHeld(persist, options.lease) : storeTurn(persist)
   try {
-    return { written: await raceAbort(pending, options.signal), pending }
+    const written = options.signal ? await raceAbort(pending, options.signal) : await pending
+    return { written, pending }
   } catch {
     return { written: undefined, pending }
   }
