@@ -97,7 +97,7 @@ export async function storeAbortedBeforeLock(
 ): Promise<TurnWriteResult> {
   const { persist, coordinator } = options
   if (persist.outcome.reason?.kind === 'interrupt') {
-    const order = (await options.order) ?? 0
+    const order = (await options.order?.catch(() => 0)) ?? 0
     if (coordinator && order > 0) await coordinator.withdrawInput(options.lane, order)
     return { status: 'not_stored' }
   }
