@@ -128,4 +128,46 @@ describe('one byte budget for everything held for a client', () => {
     expect(overflows).toBe(1)
     expect(fake.sent).toHaveLength(0)
   })
+
+  it('holds many small pieces as one joined text: the budget is what is allocated, never below the text', () => {
+    const fake = createFakeTransport()
+    const backpressure = createWebSocketBackpressure({
+      transport: fake.transport,
+      maxBufferedBytes: 64 * 1024 * 1024,
+      coalesceAboveBytes: 1024,
+      onOverflow: () => {},
+    })
+    fake.setBuffered(2048)
+    // A 200 KB reply in 6-byte pieces (the reported case: ~34,000 pieces), an emoji cut between them.
+    const pieces = Array.from({ length: 34_000 }, (_, index) =>
+      index === 7 ? '\ud83d' : index === 8 ? '\ude00' : '风很',
+    )
+    for (const piece of pieces) backpressure.sendEvent(chunk(piece))
+    const textBytes = Buffer.byteLength(pieces.join(''))
+    expect(backpressure.heldBytes).toBeGreaterThanOrEqual(textBytes)
+    // Grown by doubling: at most twice the text.
+    expect(backpressure.heldBytes).toBeLessThanOrEqual(2 * textBytes)
+    backpressure.sendEvent(sentence('风很。'))
+    expect(fake.sent).toHaveLength(2)
+    expect(fake.sent[0]).toEqual({ type: 'llm_chunk', session: 's', turn: 't1', text: pieces.join('') })
+    expect(backpressure.heldBytes).toBe(0)
+  })
+
+  it('lets go of what it holds when the socket closes, and sends nothing more', () => {
+    const fake = createFakeTransport()
+    const backpressure = createWebSocketBackpressure({
+      transport: fake.transport,
+      maxBufferedBytes: 64 * 1024 * 1024,
+      coalesceAboveBytes: 1024,
+      onOverflow: () => {},
+    })
+    fake.setBuffered(2048)
+    for (let index = 0; index < 100; index++) backpressure.sendEvent(chunk('字'.repeat(100)))
+    expect(backpressure.heldBytes).toBeGreaterThan(0)
+    backpressure.dispose()
+    expect(backpressure.heldBytes).toBe(0)
+    fake.drain()
+    backpressure.sendEvent(sentence('完。'))
+    expect(fake.sent).toHaveLength(0)
+  })
 })

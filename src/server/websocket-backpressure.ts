@@ -3,8 +3,10 @@
  * bounded. Below `coalesceAboveBytes` of buffered output every event goes out as it comes. Above it
  * (the client lags: a slow network, a paused tab) the `llm_chunk` deltas of a turn are held and
  * merged into one, sent before that turn's next other event or when the socket drains, so a lagging
- * client gets fewer, larger frames and the text stays the same. Everything held for the client
- * counts in one byte budget: the socket's buffered output and the merged text waiting here. Past
+ * client gets fewer, larger frames and the text stays the same. Held text is joined as it comes,
+ * into one growing UTF-8 buffer per turn (never thousands of small strings), and the budget counts
+ * what those buffers really take. Everything held for the client counts in one byte budget: the
+ * socket's buffered output and the buffers waiting here. Past
  * `maxBufferedBytes` the client is not reading at all: what is held here is dropped, `onOverflow`
  * runs once (the route interrupts the socket's turns, which are stored as interrupted, and closes
  * the socket with a reason) and nothing more is queued.
@@ -39,11 +41,27 @@ export interface WebSocketBackpressure {
   sendPayload(payload: unknown): void
   /** Whether the bound was passed (nothing more is sent). */
   readonly overflowed: boolean
-  /** Bytes of merged text held here, waiting for the socket to drain (UTF-8, estimated by length). */
+  /** Bytes allocated here for merged text waiting for the socket to drain. */
   readonly heldBytes: number
+  /** The socket closed: what is held is let go, and nothing more is sent. */
+  dispose(): void
 }
 
 type ChunkEvent = Extract<CharpipeEvent, { type: 'llm_chunk' }>
+
+/** A turn's held chunks: the first chunk's event and the text of all of them, as UTF-8. */
+interface HeldChunk {
+  event: ChunkEvent
+  bytes: Buffer
+  length: number
+  /** A high surrogate that ended the last piece: encoded with the low one that follows. */
+  carry: string
+}
+
+// The first buffer of a turn that lags; each growth doubles it.
+const firstHeldBytes = 4096
+
+const isHighSurrogate = (code: number) => code >= 0xd800 && code <= 0xdbff
 
 export function createWebSocketBackpressure(
   options: CreateWebSocketBackpressureOptions,
@@ -51,11 +69,10 @@ export function createWebSocketBackpressure(
   const { transport, maxBufferedBytes } = options
   const coalesceAbove = options.coalesceAboveBytes ?? Math.min(64 * 1024, Math.floor(maxBufferedBytes / 16))
   // Held chunks by turn, in the order their turns first lagged.
-  const pending = new Map<string, ChunkEvent>()
+  const pending = new Map<string, HeldChunk>()
   let waitingForDrain = false
   let overflowed = false
-  // Merged text held, counted at 3 bytes a UTF-16 unit (the most one takes in UTF-8) so the
-  // budget is never under-counted without encoding each chunk.
+  // The capacity of every held buffer: what holding costs, not what the text would.
   let heldBytes = 0
 
   const overflow = (bytes: number) => {
@@ -70,9 +87,25 @@ export function createWebSocketBackpressure(
     const total = transport.bufferedAmount() + heldBytes
     if (total > maxBufferedBytes) overflow(total)
   }
-  const hold = (chunk: ChunkEvent, text: string) => {
-    chunk.text += text
-    heldBytes += text.length * 3
+  const hold = (held: HeldChunk, piece: string) => {
+    let text = held.carry + piece
+    held.carry = ''
+    if (text.length > 0 && isHighSurrogate(text.charCodeAt(text.length - 1))) {
+      held.carry = text.slice(-1)
+      text = text.slice(0, -1)
+    }
+    const needed = held.length + Buffer.byteLength(text)
+    if (needed > held.bytes.length) {
+      // Doubled, but not past what the budget has left unless the text itself needs it; sized
+      // exactly (not from the shared pool), so the budget is what is allocated.
+      const left = maxBufferedBytes - transport.bufferedAmount() - heldBytes + held.bytes.length
+      const doubled = Math.max(held.bytes.length * 2, firstHeldBytes)
+      const grown = Buffer.allocUnsafeSlow(Math.max(needed, Math.min(doubled, left)))
+      held.bytes.copy(grown, 0, 0, held.length)
+      heldBytes += grown.length - held.bytes.length
+      held.bytes = grown
+    }
+    held.length += held.bytes.write(text, held.length)
     const total = transport.bufferedAmount() + heldBytes
     if (total > maxBufferedBytes) overflow(total)
   }
@@ -80,8 +113,9 @@ export function createWebSocketBackpressure(
     const held = pending.get(turn)
     if (!held) return
     pending.delete(turn)
-    heldBytes -= held.text.length * 3
-    write(JSON.stringify(held))
+    heldBytes -= held.bytes.length
+    const text = held.bytes.toString('utf8', 0, held.length) + held.carry
+    write(JSON.stringify({ ...held.event, text }))
   }
   const flushAll = () => {
     waitingForDrain = false
@@ -100,6 +134,11 @@ export function createWebSocketBackpressure(
     get heldBytes() {
       return heldBytes
     },
+    dispose() {
+      overflowed = true
+      pending.clear()
+      heldBytes = 0
+    },
     sendEvent(event) {
       if (overflowed) return
       if (event.type === 'llm_chunk') {
@@ -109,10 +148,15 @@ export function createWebSocketBackpressure(
           return
         }
         if (transport.bufferedAmount() > coalesceAbove) {
-          const chunk = { ...event, text: '' }
-          pending.set(event.turn, chunk)
+          const held: HeldChunk = {
+            event: { ...event, text: '' },
+            bytes: Buffer.alloc(0),
+            length: 0,
+            carry: '',
+          }
+          pending.set(event.turn, held)
           waitForDrain()
-          hold(chunk, event.text)
+          hold(held, event.text)
           return
         }
       } else {
