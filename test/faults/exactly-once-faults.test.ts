@@ -11,8 +11,12 @@
  * `lease_ms`). After each fault a probe measures the recovery: the time from the end of the fault
  * (thaw, restart, network back) to the first turn acknowledged and stored.
  *
- * The figures it logs (turns lost and doubled, recovery after each fault) are in BENCHMARKS.md.
- * Run: `npx vitest run test/faults/exactly-once-faults.test.ts`.
+ * Its ledger, all zero: inputs lost, doubled, out of order, falsely told "not stored", left unknown,
+ * turns whose `llm_done` was not last, and process deaths (uncaught errors: a server would have
+ * exited). Under `CI=true` it runs beside two busy loops (cpu-load-under-ci.ts).
+ * The figures it logs (the ledger, recovery after each fault) are in BENCHMARKS.md.
+ * Run: `npx vitest run test/faults/exactly-once-faults.test.ts`
+ * (at load outside CI: `CHARPIPE_FAULT_CPU_LOAD=1 npx vitest run test/faults/exactly-once-faults.test.ts`).
  */
 import { Redis } from 'ioredis'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -29,6 +33,7 @@ import { openClusterEngines } from '../support/open-cluster-engines.js'
 import { summarizeTimes, timeStoreCalls } from '../support/time-store-calls.js'
 import { describeMissingBinaries, type FaultyServer, startPostgres, startRedis } from './fault-processes.js'
 import { startTcpProxy, type TcpProxy } from './tcp-proxy.js'
+import './cpu-load-under-ci.js'
 
 const missing = describeMissingBinaries()
 if (missing && process.env.CI === 'true') throw new Error(`fault suite under CI: ${missing}`)
@@ -82,6 +87,7 @@ async function send(
   )
   await interrupting
   const errors = events.flatMap((event) => (event.type === 'llm_error' ? [event.code] : []))
+  sentTurns.push(events)
   return { events, errors, notStored }
 }
 
@@ -96,6 +102,12 @@ interface Ledger {
   falseNotStored: number
   /** Inputs never acknowledged within the attempts allowed. */
   unacknowledged: number
+  /** Of those, the ones whose last answer was `store_outcome_unknown`: left unknown. */
+  unknown: number
+  /** Answers `store_outcome_unknown` on the way (resent until known; not a failure by itself). */
+  toldUnknown: number
+  /** Turns whose events did not end with their one `llm_done` (checked once the phase is over). */
+  doneNotLast: number
   /** The last error of each unacknowledged input (to say why). */
   lastErrors: string[]
 }
@@ -106,8 +118,36 @@ const newLedger = (): Ledger => ({
   resentAfterNotStored: 0,
   falseNotStored: 0,
   unacknowledged: 0,
+  unknown: 0,
+  toldUnknown: 0,
+  doneNotLast: 0,
   lastErrors: [],
 })
+
+/** Every attempt's events, to check once the phase is over that nothing came after `llm_done`. */
+const sentTurns: CharpipeEvent[][] = []
+
+function countDoneNotLast(turns: CharpipeEvent[][]): number {
+  return turns.filter((events) => {
+    const done = events.filter((event) => event.type === 'llm_done').length
+    return done !== 1 || events.at(-1)?.type !== 'llm_done'
+  }).length
+}
+
+/** Uncaught errors and unhandled rejections in this process meanwhile: a server would have died. */
+function watchProcessDeaths() {
+  let deaths = 0
+  const count = () => {
+    deaths++
+  }
+  process.on('uncaughtException', count)
+  process.on('unhandledRejection', count)
+  return () => {
+    process.off('uncaughtException', count)
+    process.off('unhandledRejection', count)
+    return deaths
+  }
+}
 
 const failureCodes = new Set(['store_unavailable', 'store_outcome_unknown'])
 
@@ -173,6 +213,7 @@ async function runClient(
       if (!failureCodes.has(result.errors[0]!)) {
         throw new Error(`input ${id}: unexpected ${result.errors.join(', ')}`)
       }
+      if (result.errors[0] === 'store_outcome_unknown') ledger.toldUnknown++
       if (result.errors[0] === 'store_unavailable') {
         // Told "not stored": the history must not have it (read once the store answers again).
         const found = await readWhenUp(() => reader.findTurn(scope, turn))
@@ -186,6 +227,7 @@ async function runClient(
     }
     if (!acknowledged) {
       ledger.unacknowledged++
+      if (lastError.startsWith('store_outcome_unknown')) ledger.unknown++
       ledger.lastErrors.push(`${id}: ${lastError}`)
     }
   }
@@ -324,6 +366,8 @@ async function runFaultPhase(phase: Phase) {
   const faults = repeatFault(phase.fault, probe)
   let recoveries: number[] = []
   let sent: number[] = []
+  const stopWatching = watchProcessDeaths()
+  sentTurns.length = 0
   try {
     sent = await Promise.all(
       Array.from({ length: sessions }, (_, session) =>
@@ -334,8 +378,11 @@ async function runFaultPhase(phase: Phase) {
     recoveries = await faults.stop()
   }
   await engines.closeAll()
+  const processDeaths = stopWatching()
+  ledger.doneNotLast = countDoneNotLast(sentTurns)
   const figures = {
     ...ledger,
+    processDeaths,
     inputs: sent.reduce((sum, each) => sum + each, 0),
     ...(await readBack(reader, config, phase.tag, sent)),
   }
@@ -468,6 +515,9 @@ describe.skipIf(missing !== undefined)('exactly once, under faults', { timeout: 
         misordered: 0,
         falseNotStored: 0,
         unacknowledged: 0,
+        unknown: 0,
+        doneNotLast: 0,
+        processDeaths: 0,
         lastErrors: [],
       }
       expect(figures).toMatchObject(clean)

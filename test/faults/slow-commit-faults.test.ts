@@ -11,6 +11,7 @@ import { confirmTurnWrite } from '../../src/engine/confirm-turn-write.js'
 import { createPostgresHistoryStore } from '../../src/memory/history/postgres-history-store.js'
 import type { HistoryStore } from '../../src/memory/types.js'
 import { createLogger } from '../../src/shared/logger.js'
+import './cpu-load-under-ci.js'
 
 const url = process.env.POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test'
 const schema = `charpipe_slow_${randomBytes(6).toString('hex')}`
