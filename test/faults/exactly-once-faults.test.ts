@@ -19,6 +19,7 @@
  * (at load outside CI: `CHARPIPE_FAULT_CPU_LOAD=1 npx vitest run test/faults/exactly-once-faults.test.ts`).
  */
 import { Redis } from 'ioredis'
+import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { characterIdOf } from '../../src/config/character-id.js'
 import { parseConfig } from '../../src/config/load-config.js'
@@ -445,6 +446,35 @@ describe.skipIf(missing !== undefined)('exactly once, under faults', { timeout: 
     upMs: 1500,
   })
 
+  // Every server connection ended by PostgreSQL itself, again and again (57P01, "terminating
+  // connection due to administrator command", as in a fast shutdown): each pg client and pool must
+  // have its 'error' listener, or the process dies (counted in the ledger).
+  const terminateConnections = (): Fault => {
+    let admin: pg.Client | undefined
+    let timer: NodeJS.Timeout | undefined
+    const terminate = () =>
+      admin
+        ?.query(
+          'SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE pid <> pg_backend_pid() AND backend_type = $1',
+          ['client backend'],
+        )
+        .catch(() => {})
+    return {
+      begin: async () => {
+        admin = new pg.Client({ connectionString: postgres.url })
+        await admin.connect()
+        await terminate()
+        timer = setInterval(() => void terminate(), 300)
+      },
+      end: async () => {
+        clearInterval(timer)
+        await admin?.end().catch(() => {})
+      },
+      faultMs: 1500,
+      upMs: 1500,
+    }
+  }
+
   // The same load without a fault: the store calls' latency on this machine (logged, not asserted).
   const none = (): Fault => ({ begin: () => {}, end: () => {}, faultMs: 1500, upMs: 1500 })
 
@@ -471,6 +501,13 @@ describe.skipIf(missing !== undefined)('exactly once, under faults', { timeout: 
       'pk',
       'postgres',
       () => kill(() => postgres),
+      direct,
+    ],
+    [
+      'PostgreSQL ending every connection for 1.5 s (57P01; history in PostgreSQL, locks in Redis)',
+      'pt',
+      'postgres',
+      () => terminateConnections(),
       direct,
     ],
     [

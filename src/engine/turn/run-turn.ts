@@ -2,15 +2,17 @@
  * The turn runner: one turn's whole life, top to bottom, in the order it happens.
  *
  *   admission      enter the session's lane (session-lanes.ts: `interrupt` stops the turns in it,
- *                  `queue` waits behind them), then, in a cluster, take the session's lock
+ *                  `queue` waits behind them); a resend of a stored input is answered from the
+ *                  store (replay-stored-turn.ts) before, in a cluster, the session's lock is taken
  *   runtime        the runtime current now, held to the end (a reload meanwhile waits for this turn)
- *   replay         a resend of a stored input is answered from the store (replay-stored-turn.ts)
+ *   replay         under the lock, once more: another server may have stored it meanwhile
  *   greeting       a new session's greeting goes out first (open-session.ts)
  *   context        the context pipeline builds the messages (build-turn-messages.ts)
  *   model steps    the model, and the tools it calls, until it answers in words (run-model-steps.ts)
  *   reply stages   every chunk through parser → turn events → emit (reply-stages.ts)
  *   store          the user message and the reply (write-turn.ts → persist-turn.ts)
- *   close          the single close path (close-turn.ts): one `llm_error` at most, one `llm_done`
+ *   close          the single close path (close-turn.ts): one `llm_error` at most, one `llm_done`;
+ *                  a complete reply closes after its write, a cut one before it
  *   after          long-term memory, then the lock and the lane let the next turn in
  *
  * Interruption is the handle's AbortSignal, whose reason says why (turn-outcome.ts); every await

@@ -1,8 +1,9 @@
 /**
  * The runner's write of a finished turn: stored through persist-turn.ts, in a cluster only while the
  * session's lock is still this turn's, and not at all when reading the history already found the
- * store down. An interrupt while writing returns at once; the write goes on, and the caller reports
- * how it ended after `llm_done` (see `reportTurnNotStored`). A turn cut before it ran is stored
+ * store down. For a reply cut short, an interrupt while writing returns at once; the write goes on,
+ * and the caller reports how it ended after `llm_done` (see `reportTurnNotStored`). A complete
+ * reply's write is always waited for. A turn cut before it ran is stored
  * here too, in a cluster under the session's lock taken in its input's place.
  */
 import type { TurnCoordinator, TurnLease } from '../../cluster/turn-coordinator.js'
