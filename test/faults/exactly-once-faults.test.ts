@@ -138,8 +138,9 @@ function countDoneNotLast(turns: CharpipeEvent[][]): number {
 /** Uncaught errors and unhandled rejections in this process meanwhile: a server would have died. */
 function watchProcessDeaths() {
   let deaths = 0
-  const count = () => {
+  const count = (error: unknown) => {
     deaths++
+    console.error('a server would have died:', error)
   }
   process.on('uncaughtException', count)
   process.on('unhandledRejection', count)
