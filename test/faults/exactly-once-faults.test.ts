@@ -109,6 +109,8 @@ interface Ledger {
   toldUnknown: number
   /** Turns whose events did not end with their one `llm_done` (checked once the phase is over). */
   doneNotLast: number
+  /** Turns the model failed (`upstream_*`), resent: logged, not a store fault. */
+  modelFailures: number
   /** The last error of each unacknowledged input (to say why). */
   lastErrors: string[]
 }
@@ -122,6 +124,7 @@ const newLedger = (): Ledger => ({
   unknown: 0,
   toldUnknown: 0,
   doneNotLast: 0,
+  modelFailures: 0,
   lastErrors: [],
 })
 
@@ -152,6 +155,8 @@ function watchProcessDeaths() {
 }
 
 const failureCodes = new Set(['store_unavailable', 'store_outcome_unknown'])
+// The model failing (the mock model shares this busy process): a failed turn, resent like a client would.
+const modelFailureCodes = new Set(['upstream_unreachable', 'upstream_timeout', 'upstream_stream'])
 
 /**
  * An interrupted turn is acknowledged by `llm_done`, and its write ends afterwards: the client waits
@@ -212,7 +217,8 @@ async function runClient(
       }
       const error = result.events.find((event) => event.type === 'llm_error')
       lastError = error?.type === 'llm_error' ? `${error.code}: ${error.message}` : ''
-      if (!failureCodes.has(result.errors[0]!)) {
+      if (modelFailureCodes.has(result.errors[0]!)) ledger.modelFailures++
+      else if (!failureCodes.has(result.errors[0]!)) {
         throw new Error(`input ${id}: unexpected ${result.errors.join(', ')}`)
       }
       if (result.errors[0] === 'store_outcome_unknown') ledger.toldUnknown++
