@@ -47,7 +47,9 @@ const sentence = '今天的风很大，我们慢慢地走回家吧。'
 const reply = sentence.repeat(Math.ceil((replyKb * 1024) / Buffer.byteLength(sentence)))
 
 const folder = await mkdtemp(join(tmpdir(), 'charpipe-slow-readers-'))
-const model = await startMockModelServer({ respond: () => ({ text: reply, chunkSize, delayMs: chunkDelayMs }) })
+const model = await startMockModelServer({
+  respond: () => ({ text: reply, chunkSize, delayMs: chunkDelayMs }),
+})
 const configPath = join(folder, 'config.yaml')
 await writeFile(
   configPath,
