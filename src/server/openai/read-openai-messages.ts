@@ -6,9 +6,9 @@
  * joined, and the user and assistant messages before the input, as text. Tool calls and tool
  * results are the client's own business and stay out.
  */
-import type { ClientPrompt } from '../context/types.js'
-import type { GenerateInput } from '../engine/types.js'
-import type { OpenAICompletionBody } from './request-schemas.js'
+import type { ClientPrompt } from '../../context/types.js'
+import type { GenerateInput } from '../../engine/types.js'
+import type { OpenAICompletionBody } from '../request-schemas.js'
 
 type CompletionMessage = OpenAICompletionBody['messages'][number]
 
