@@ -164,6 +164,14 @@ export interface Charpipe {
     session: string,
     options?: { limit?: number; beforeId?: string; character?: string },
   ): Promise<StoredMessage[]>
+  /**
+   * Keeps a record beside the history, in the history store (as durable as the history is): the
+   * server keeps its stored `/v1/responses` so. Written once per `kind` and `id`: a second write of
+   * an id changes nothing.
+   */
+  keepRecord(kind: string, id: string, value: string): Promise<void>
+  /** A record kept with `keepRecord`; undefined when there is none. */
+  readRecord(kind: string, id: string): Promise<string | undefined>
   /** Deletes a session's history with one character, or with every character when none is named. */
   clearSession(session: string, options?: { character?: string }): Promise<void>
   /**
