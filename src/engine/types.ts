@@ -46,7 +46,11 @@ export interface ObserveInput {
 }
 
 export interface GenerateOptions {
-  /** Aborting ends the turn as interrupted (the reply is stored as far as it got). */
+  /**
+   * Aborting ends the turn as interrupted (the reply is stored as far as it was spoken). Abort
+   * with `{ heard }` as the reason (`controller.abort({ heard: text })`) and the stored reply is cut
+   * at what was heard, as `interrupt` does.
+   */
   signal?: AbortSignal
   /** Called with the messages of each model call as it is sent (to count the prompt, say). */
   onModelCall?: (messages: readonly ChatMessage[]) => void

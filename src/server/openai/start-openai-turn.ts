@@ -19,19 +19,32 @@ export interface TurnTokenCounts {
 
 export interface StartOpenAITurnResult {
   events: AsyncIterator<CharpipeEvent>
-  /** Ends the turn as interrupted (stored as far as it got). */
+  /** Ends the turn as interrupted: a barge-in, stored as far as the client was sent (`readSent`). */
+  interrupt(): void
+  /** Ends the turn as interrupted, as far as it was spoken. */
   controller: AbortController
   countTokens(done: LlmDoneEvent): TurnTokenCounts
+}
+
+export interface StartOpenAITurnOptions {
+  /** The reply's text the client has been sent so far: what a barge-in stores. */
+  readSent?: () => string
 }
 
 export function startOpenAITurn(
   context: Context,
   dependencies: ServerDependencies,
   input: GenerateInput,
+  options: StartOpenAITurnOptions = {},
 ): StartOpenAITurnResult {
   const controller = new AbortController()
-  // A client that hangs up on a non-streamed answer ends the turn too.
-  context.req.raw.signal.addEventListener('abort', () => controller.abort(), { once: true })
+  const interrupt = () => {
+    if (controller.signal.aborted) return
+    const { readSent } = options
+    controller.abort(readSent ? { heard: readSent() } : undefined)
+  }
+  // A client that hangs up ends the turn too.
+  context.req.raw.signal.addEventListener('abort', interrupt, { once: true })
   // The prompt as sent, counted only when the model reports no usage of its own.
   let countedPrompt = 0
   const events = streamTurn({
@@ -46,6 +59,7 @@ export function startOpenAITurn(
   })[Symbol.asyncIterator]()
   return {
     events,
+    interrupt,
     controller,
     countTokens: (done) => ({
       prompt: done.usage?.prompt_tokens ?? countedPrompt,
