@@ -189,6 +189,116 @@ describe('POST /v1/responses with the openai SDK', () => {
   })
 })
 
+const weatherTool = {
+  type: 'function' as const,
+  name: 'get_weather',
+  description: 'Get the current weather for a location',
+  parameters: {
+    type: 'object',
+    properties: { location: { type: 'string' } },
+    required: ['location'],
+  },
+  strict: false,
+}
+
+type ToolTraffic = {
+  role: string
+  tool_calls?: { id: string; function: { name: string; arguments: string } }[]
+  tool_call_id?: string
+  content: unknown
+}
+
+describe('client tools on /v1/responses', () => {
+  it("offers the client's function tools and answers the model's call as a function_call item", async () => {
+    await start()
+    suite.model.script({
+      text: '',
+      toolCalls: [{ id: 'call_1', name: 'get_weather', arguments: { location: 'Paris' } }],
+    })
+    const response = await openai().responses.create({
+      model: 'mika',
+      input: "What's the weather in Paris?",
+      tools: [weatherTool],
+    })
+    expectValidResource(JSON.parse(JSON.stringify(response)))
+    const offered = (suite.model.requests.at(-1)!.body as { tools: { function: { name: string } }[] }).tools
+    expect(offered.map((tool) => tool.function.name)).toContain('get_weather')
+    expect(response.output).toEqual([
+      expect.objectContaining({
+        type: 'function_call',
+        call_id: 'call_1',
+        name: 'get_weather',
+        arguments: '{"location":"Paris"}',
+        status: 'completed',
+      }),
+    ])
+  })
+
+  it('streams a call with function_call_arguments delta and done, every event valid', async () => {
+    await start()
+    suite.model.script({
+      text: '',
+      toolCalls: [{ id: 'call_2', name: 'get_weather', arguments: { location: 'Oslo' } }],
+    })
+    const events = await readEvents(
+      await postResponses({ input: 'Weather in Oslo?', tools: [weatherTool], stream: true }),
+    )
+    const types = events.map((event) => event.type)
+    expect(types).toEqual([
+      'response.created',
+      'response.in_progress',
+      'response.output_item.added',
+      'response.function_call_arguments.delta',
+      'response.function_call_arguments.done',
+      'response.output_item.done',
+      'response.completed',
+    ])
+    expect(events[2]!.item).toMatchObject({ type: 'function_call', name: 'get_weather', call_id: 'call_2' })
+    expect(events[4]!.arguments).toBe('{"location":"Oslo"}')
+  })
+
+  it('continues the turn with function_call_output, after previous_response_id or with the whole input', async () => {
+    await start()
+    suite.model.script([
+      { text: '', toolCalls: [{ id: 'call_3', name: 'get_weather', arguments: { location: 'Rome' } }] },
+      { text: 'It is sunny in Rome.' },
+      { text: 'Still sunny.' },
+    ])
+    const call = await openai().responses.create({
+      model: 'mika',
+      input: 'Weather in Rome?',
+      tools: [weatherTool],
+    })
+    const answer = await openai().responses.create({
+      model: 'mika',
+      previous_response_id: call.id,
+      tools: [weatherTool],
+      input: [{ type: 'function_call_output', call_id: 'call_3', output: '{"sky":"sunny"}' }],
+    })
+    expect(answer.output_text).toBe('It is sunny in Rome.')
+    const sent = (suite.model.requests.at(-1)!.body as { messages: ToolTraffic[] }).messages
+
+    const tail = sent.slice(-3)
+    expect(tail[0]).toMatchObject({ role: 'user', content: 'Weather in Rome?' })
+    expect(tail[1]!.tool_calls![0]).toMatchObject({ id: 'call_3', function: { name: 'get_weather' } })
+    expect(tail[2]).toMatchObject({ role: 'tool', tool_call_id: 'call_3', content: '{"sky":"sunny"}' })
+
+    // A client that keeps the conversation sends it all, with the call and its output.
+    const again = await openai().responses.create({
+      model: 'mika',
+      tools: [weatherTool],
+      input: [
+        { type: 'message', role: 'user', content: 'Weather in Rome?' },
+        { type: 'function_call', call_id: 'call_3', name: 'get_weather', arguments: '{"location":"Rome"}' },
+        { type: 'function_call_output', call_id: 'call_3', output: '{"sky":"sunny"}' },
+      ],
+    })
+    expect(again.output_text).toBe('Still sunny.')
+    const resent = (suite.model.requests.at(-1)!.body as { messages: ToolTraffic[] }).messages
+    expect(resent.at(-1)).toMatchObject({ role: 'tool', tool_call_id: 'call_3' })
+  })
+})
+
 describe('/v1/responses failures', () => {
   it('refuses bad input with an OpenAI error object naming the problem, not to be retried', async () => {
     await start()

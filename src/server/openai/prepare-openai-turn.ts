@@ -9,6 +9,7 @@
 import { randomUUID } from 'node:crypto'
 import type { Context } from 'hono'
 import type { GenerateInput } from '../../engine/types.js'
+import type { ToolDefinition } from '../../shared/messages.js'
 import { respondBadRequest } from '../error-response.js'
 import { resolveRequestSession } from '../refuse-foreign-session.js'
 import { selectModelCharacter } from '../select-model-character.js'
@@ -26,11 +27,8 @@ export interface PrepareOpenAITurnOptions {
   /** The request's `user` field. */
   user: string | undefined
   turn: OpenAITurn
-  /**
-   * Forces a stateless turn whatever the session rules say (a `/v1/responses` request continuing
-   * a stored response carries its conversation itself).
-   */
-  stateless?: boolean
+  /** Function tools the client runs itself (the request's `tools`). */
+  clientTools?: ToolDefinition[]
 }
 
 export type PrepareOpenAITurnResult =
@@ -42,7 +40,7 @@ export function prepareOpenAITurn(options: PrepareOpenAITurnOptions): PrepareOpe
   const named = context.req.header('x-session-id') || options.user
   // Without a session, a client that keeps its own history is stateless: a session of its own
   // for this request alone (turns of one session interrupt each other), nothing read or stored.
-  const stateless = options.stateless === true || (!named && turn.clientPrompt !== undefined)
+  const stateless = !named && turn.clientPrompt !== undefined
   let session = `~v1~${randomUUID()}`
   if (!stateless) {
     const resolved = resolveRequestSession(context, dependencies.sessionOwners, named || unnamedSession)
@@ -69,6 +67,7 @@ export function prepareOpenAITurn(options: PrepareOpenAITurnOptions): PrepareOpe
     session,
     ...(character ? { character } : {}),
     ...(turn.clientPrompt ? { clientPrompt: turn.clientPrompt } : {}),
+    ...(options.clientTools?.length ? { clientTools: options.clientTools } : {}),
     ...(stateless ? { stateless: true } : {}),
     ...(inputId ? { id: inputId } : {}),
   }

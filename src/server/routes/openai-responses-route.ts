@@ -16,6 +16,7 @@ import { randomUUID } from 'node:crypto'
 import type { Context, Hono } from 'hono'
 import { streamSSE } from 'hono/streaming'
 import type { CharpipeEvent, LlmDoneEvent, LlmErrorEvent } from '../../shared/events.js'
+import type { ToolDefinition } from '../../shared/messages.js'
 import { holdUntilFirstText } from '../openai/hold-until-first-text.js'
 import { useFinalRefusalHeader } from '../openai/mark-final-refusal.js'
 import { prepareOpenAITurn } from '../openai/prepare-openai-turn.js'
@@ -36,7 +37,7 @@ import {
   normalizeResponseInput,
 } from '../responses/read-response-input.js'
 import { keepResponseRecord, readResponseRecord } from '../responses/response-record.js'
-import { responseRequestSchema } from '../responses/response-request-schema.js'
+import { type FunctionToolParam, responseRequestSchema } from '../responses/response-request-schema.js'
 import type { ServerDependencies } from '../server-dependencies.js'
 
 const responseIdPattern = /^resp_[0-9a-f]{32}$/
@@ -59,6 +60,14 @@ function respondNotFound(context: Context, id: string, param: string | null): Re
 function respondInvalid(context: Context, message: string, param: string | null): Response {
   context.header('x-should-retry', 'false')
   return context.json({ error: { message, type: 'bad_request', param, code: 'bad_request' } }, 400)
+}
+
+function convertFunctionTools(tools: readonly FunctionToolParam[]): ToolDefinition[] {
+  return tools.map((tool) => ({
+    name: tool.name,
+    description: tool.description ?? '',
+    parameters: tool.parameters ?? { type: 'object', properties: {} },
+  }))
 }
 
 const secondsNow = () => Math.floor(Date.now() / 1000)
@@ -91,7 +100,9 @@ export function registerOpenAIResponsesRoute(app: Hono, dependencies: ServerDepe
     const messages = request.instructions
       ? [{ role: 'system', content: request.instructions }, ...converted.messages]
       : converted.messages
-    const turnRequest = readOpenAIMessages(messages)
+    // `tool_choice: "none"`: the model is offered no tool of the client's.
+    const clientTools = request.tool_choice === 'none' ? [] : convertFunctionTools(request.tools ?? [])
+    const turnRequest = readOpenAIMessages(messages, { withTools: clientTools.length > 0 })
     if (!turnRequest) return respondInvalid(context, 'input: no message with role "user"', 'input')
     const prepared = prepareOpenAITurn({
       context,
@@ -99,6 +110,7 @@ export function registerOpenAIResponsesRoute(app: Hono, dependencies: ServerDepe
       model: request.model,
       user: request.user,
       turn: turnRequest,
+      clientTools,
     })
     if (!prepared.ok) return prepared.response
 
