@@ -318,7 +318,7 @@ describe('/v1/responses failures', () => {
     expect(schema.status).toBe(400)
     expect((await schema.json()).error).toMatchObject({
       type: 'bad_request',
-      param: null,
+      param: '',
       code: 'bad_request',
     })
     const noUser = await postResponses({ input: [{ role: 'system', content: 'Only rules.' }] })

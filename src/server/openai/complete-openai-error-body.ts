@@ -1,8 +1,9 @@
 /**
- * Middleware: an error answered by any part of the server (auth, body limit, a schema) as
- * `{error:{code, message}}` gets the fields of OpenAI's error object too (`type`, `param`), which
- * clients of the Responses API require to read it. Registered before auth, so a refused token
- * is answered so as well.
+ * Middleware of `/v1/responses`: every error, whichever part of the server answered it (auth, body
+ * limit, a schema, a failed turn), is OpenAI's error object with every field a string:
+ * `{error:{message, type, param, code}}`. Open Responses clients read nothing else: the AI SDK's
+ * provider takes an error body only when `param` is a string too (`""` when no field is at fault).
+ * Registered before auth, so a refused token is answered so as well.
  */
 import type { MiddlewareHandler } from 'hono'
 
@@ -12,10 +13,17 @@ export const completeOpenAIErrorBody: MiddlewareHandler = async (context, next) 
   if (response.status < 400 || !response.headers.get('content-type')?.includes('application/json')) return
   const body = (await response.clone().json()) as { error?: Record<string, unknown> }
   const error = body?.error
-  if (!error || typeof error !== 'object' || ('type' in error && 'param' in error)) return
+  if (!error || typeof error !== 'object') return
+  const code = String(error.code ?? 'internal')
   const completed = {
     ...body,
-    error: { message: error.message, type: error.code, param: null, code: error.code, ...error },
+    error: {
+      ...error,
+      message: String(error.message ?? ''),
+      type: typeof error.type === 'string' ? error.type : code,
+      param: typeof error.param === 'string' ? error.param : '',
+      code,
+    },
   }
   const headers = new Headers(response.headers)
   headers.delete('content-length')
