@@ -61,12 +61,19 @@ export interface TurnInput {
    * greeting is sent, and the turn is neither stored nor remembered.
    */
   stateless?: boolean
+  /**
+   * The id of the session's newest turn this input asks again (a regenerated reply): that turn is
+   * left out of the prompt, and once this turn has a reply it takes that turn's place in the
+   * history instead of being added after it.
+   */
+  replaces?: string
 }
 
 /** A conversation as a client keeps it, sent with its newest input. */
 export interface ClientPrompt {
   system?: string
-  history: ClientPromptMessage[]
+  /** The client's earlier turns, in place of the stored ones; absent: the session's stored history is used. */
+  history?: ClientPromptMessage[]
   /**
    * This turn's tool rounds so far: the model's calls of client tools and their results, sent after
    * the input (after the context pipeline, as the engine's own tool rounds are).

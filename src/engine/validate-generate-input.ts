@@ -123,6 +123,7 @@ export function validateGenerateInput(
     ...(input.clientPrompt ? { clientPrompt: checkClientPrompt(input.clientPrompt) } : {}),
     ...(input.clientTools?.length ? { clientTools: checkClientTools(input.clientTools) } : {}),
     ...(input.stateless === true ? { stateless: true } : {}),
+    ...(input.replaces !== undefined ? { replaces: checkReplaces(input.replaces) } : {}),
   }
 }
 
@@ -166,13 +167,23 @@ function checkClientTools(value: unknown): ToolDefinition[] {
   })
 }
 
+function checkReplaces(value: unknown): string {
+  if (typeof value !== 'string' || value === '' || value.length > 128)
+    throw new BadRequestError('replaces must be a turn id of 1 to 128 characters')
+  return value
+}
+
 function checkClientPrompt(value: unknown): ClientPrompt {
   const prompt = value as Partial<ClientPrompt>
-  if (typeof prompt !== 'object' || prompt === null || !Array.isArray(prompt.history))
-    throw new BadRequestError('clientPrompt must be an object {system?, history: [{role, content}]}')
+  if (
+    typeof prompt !== 'object' ||
+    prompt === null ||
+    (prompt.history !== undefined && !Array.isArray(prompt.history))
+  )
+    throw new BadRequestError('clientPrompt must be an object {system?, history?: [{role, content}]}')
   if (prompt.system !== undefined && typeof prompt.system !== 'string')
     throw new BadRequestError('clientPrompt.system must be a string')
-  const history = prompt.history.map((message, index) =>
+  const history = prompt.history?.map((message, index) =>
     checkClientMessage(message, `clientPrompt.history.${index}`),
   )
   if (prompt.toolRounds !== undefined && !Array.isArray(prompt.toolRounds))
@@ -182,7 +193,7 @@ function checkClientPrompt(value: unknown): ClientPrompt {
   )
   return {
     ...(prompt.system?.trim() ? { system: prompt.system } : {}),
-    history,
+    ...(history ? { history } : {}),
     ...(toolRounds.length ? { toolRounds } : {}),
   }
 }

@@ -1,10 +1,10 @@
 /**
  * The turn an OpenAI-compatible request asks for (`/v1/chat/completions`, `/v1/responses`), one
- * reader for both: the session (the `X-Session-Id` header, else the `user` field, in the namespace
- * of the request's client), the character (from `model`), the client's input id (`Idempotency-Key`),
- * or the error response that refuses the request. A request naming no session never lands in
- * another client's conversation: with its own history it is stateless (nothing read or stored),
- * with only its new message it uses the session `openai` of its client.
+ * reader for both, under the request's client profile (plan-profile-turn.ts): the session, what of
+ * the client's prompt is kept, the character (the profile's, else from `model`), a regenerate of
+ * the last reply when the server keeps the history, the client's input id (`Idempotency-Key`) and
+ * the reply's emotion writer in the client's dialect; or the error response that refuses the
+ * request.
  */
 import { randomUUID } from 'node:crypto'
 import type { Context } from 'hono'
@@ -14,10 +14,11 @@ import { respondBadRequest } from '../error-response.js'
 import { resolveRequestSession } from '../refuse-foreign-session.js'
 import { selectModelCharacter } from '../select-model-character.js'
 import type { ServerDependencies } from '../server-dependencies.js'
+import { createClientEmotionWriter } from './create-client-emotion-writer.js'
+import type { EmotionDialectWriter } from './create-emotion-dialect-writer.js'
+import { findRegeneratedTurn } from './find-regenerated-turn.js'
+import { type ClientProfile, planProfileTurn, readClientProfile } from './plan-profile-turn.js'
 import type { OpenAITurn } from './read-openai-messages.js'
-
-/** The session of a client that names none and sends one message (never the web page's `default`). */
-const unnamedSession = 'openai'
 
 export interface PrepareOpenAITurnOptions {
   context: Context
@@ -32,27 +33,65 @@ export interface PrepareOpenAITurnOptions {
 }
 
 export type PrepareOpenAITurnResult =
-  | { ok: true; input: GenerateInput; model: string; stateless: boolean }
+  | {
+      ok: true
+      input: GenerateInput
+      /** The model name the answer carries. */
+      model: string
+      stateless: boolean
+      profile: ClientProfile
+      /** The reply's emotion in the client's dialect (`profile.emotion`). */
+      emotionWriter: EmotionDialectWriter
+    }
   | { ok: false; response: Response }
 
-export function prepareOpenAITurn(options: PrepareOpenAITurnOptions): PrepareOpenAITurnResult {
+export async function prepareOpenAITurn(options: PrepareOpenAITurnOptions): Promise<PrepareOpenAITurnResult> {
   const { context, dependencies, turn } = options
-  const named = context.req.header('x-session-id') || options.user
-  // Without a session, a client that keeps its own history is stateless: a session of its own
-  // for this request alone (turns of one session interrupt each other), nothing read or stored.
-  const stateless = !named && turn.clientPrompt !== undefined
+  // The named client's profile decides the session, what of its prompt is kept and the character.
+  const profile = readClientProfile(context)
+  const plan = planProfileTurn({
+    profile,
+    clientPrompt: turn.clientPrompt,
+    user: options.user,
+    sessionHeader: context.req.header('x-session-id'),
+    model: options.model,
+  })
+  if (!plan.ok) return { ok: false, response: respondBadRequest(context, plan.message) }
+  const { stateless, clientPrompt } = plan
+  // A stateless request still gets a session of its own for this request alone (turns of one
+  // session interrupt each other), nothing read or stored.
   let session = `~v1~${randomUUID()}`
-  if (!stateless) {
-    const resolved = resolveRequestSession(context, dependencies.sessionOwners, named || unnamedSession)
+  if (plan.session !== undefined) {
+    const resolved = resolveRequestSession(context, dependencies.sessionOwners, plan.session)
     if (resolved.response) return { ok: false, response: resolved.response }
     session = resolved.session
   }
   const config = dependencies.configManager.current()
   let character: string | undefined
   try {
-    character = selectModelCharacter(config, options.model)
+    character = selectModelCharacter(config, plan.character)
   } catch (error) {
-    return { ok: false, response: respondBadRequest(context, `model: ${(error as Error).message}`) }
+    const field = profile.character ? `client "${context.get('client')?.name}": profile.character` : 'model'
+    return { ok: false, response: respondBadRequest(context, `${field}: ${(error as Error).message}`) }
+  }
+  const emotionWriter = createClientEmotionWriter(config, profile, character)
+  // The store keeps this client's conversation: the same last question resent is a regenerate.
+  let replaces: string | undefined
+  if (plan.serverHistory && turn.clientPrompt) {
+    try {
+      const stored = await dependencies.charpipe.history(session, {
+        limit: 2,
+        ...(character ? { character } : {}),
+      })
+      replaces = findRegeneratedTurn({
+        stored,
+        text: turn.input.text,
+        clientHistory: turn.clientPrompt.history,
+      })
+    } catch (error) {
+      // Without the store's answer the request is a new turn; the turn itself will meet the store.
+      dependencies.logger.warn({ err: error }, 'could not read the session to tell a regenerate')
+    }
   }
   // The client's input id (a resend with the same key is the same turn, never stored twice).
   const inputId = context.req.header('idempotency-key')
@@ -66,11 +105,12 @@ export function prepareOpenAITurn(options: PrepareOpenAITurnOptions): PrepareOpe
     ...turn.input,
     session,
     ...(character ? { character } : {}),
-    ...(turn.clientPrompt ? { clientPrompt: turn.clientPrompt } : {}),
+    ...(clientPrompt ? { clientPrompt } : {}),
     ...(options.clientTools?.length ? { clientTools: options.clientTools } : {}),
     ...(stateless ? { stateless: true } : {}),
     ...(inputId ? { id: inputId } : {}),
+    ...(replaces ? { replaces } : {}),
   }
   const model = options.model || config.llm.model || config.llm.provider
-  return { ok: true, input, model, stateless }
+  return { ok: true, input, model, stateless, profile, emotionWriter }
 }

@@ -7,6 +7,7 @@
  */
 import { randomUUID } from 'node:crypto'
 import type { CharpipeEvent } from '../../shared/events.js'
+import type { EmotionDialectWriter } from '../openai/create-emotion-dialect-writer.js'
 import type { TurnFailure } from '../openai/send-openai-error.js'
 import {
   createResponseResource,
@@ -25,6 +26,8 @@ export interface ResponseBuilderOptions
   extends Pick<ResponseResourceOptions, 'id' | 'model' | 'request' | 'store'> {
   /** Seconds since the epoch (the route's clock). */
   now(): number
+  /** The emotion inline in the text, in the client's dialect (`profile.emotion`); always in `metadata`. */
+  emotionWriter: EmotionDialectWriter
 }
 
 export interface ClientToolCall {
@@ -34,6 +37,8 @@ export interface ClientToolCall {
 }
 
 export interface FinishResponseOptions {
+  /** The reply's whole text: the output of a turn answered without chunks (a resent input id). */
+  text?: string
   usage?: ResponseUsage
   emotion?: string
   /** The reply was cut (barge-in, the session's next input): the response is incomplete. */
@@ -54,6 +59,9 @@ export function createResponseBuilder(options: ResponseBuilderOptions) {
   let extra: Partial<ResponseResourceOptions> = {}
   /** The message item text is being added to, until a tool call or the end closes it. */
   let open: { item: MessageOutputItem; index: number } | undefined
+  const writer = options.emotionWriter
+  /** Whether the turn streamed any text (a turn answered again from the store streams none). */
+  let wroteText = false
 
   const resource = (): ResponseResource =>
     createResponseResource({
@@ -75,6 +83,7 @@ export function createResponseBuilder(options: ResponseBuilderOptions) {
   })
 
   function addText(text: string): ResponseStreamEvent[] {
+    if (!text) return []
     const events: ResponseStreamEvent[] = []
     if (!open) {
       const item: MessageOutputItem = {
@@ -174,16 +183,28 @@ export function createResponseBuilder(options: ResponseBuilderOptions) {
     },
     /** The stream events of one turn event (none for most). */
     push(turnEvent: CharpipeEvent): ResponseStreamEvent[] {
-      if (turnEvent.type === 'llm_chunk' && turnEvent.text) return addText(turnEvent.text)
-      if (turnEvent.type === 'llm_emotion') emotion = turnEvent.emotion
-      if (turnEvent.type === 'tool_call' && turnEvent.client === true) return addFunctionCall(turnEvent)
+      if (turnEvent.type === 'llm_chunk' && turnEvent.text) {
+        wroteText = true
+        return addText(writer.writeText(turnEvent.text))
+      }
+      if (turnEvent.type === 'llm_emotion' || turnEvent.type === 'llm_sentence') {
+        if (turnEvent.type === 'llm_emotion') emotion = turnEvent.emotion
+        // An inline dialect releases the text held until its emotion was known, after its tag.
+        return addText(writer.writeEmotion(turnEvent.emotion))
+      }
+      if (turnEvent.type === 'tool_call' && turnEvent.client === true) {
+        return [...addText(writer.end(emotion ?? '')), ...addFunctionCall(turnEvent)]
+      }
       return []
     },
     /** Closes the open item and ends the response: completed, incomplete or failed. */
     finish(finish: FinishResponseOptions): ResponseStreamEvent[] {
       if (finish.emotion) emotion = finish.emotion
       const cut = finish.failure !== undefined || finish.interrupted === true
-      const events = closeText(cut ? 'incomplete' : 'completed')
+      const tail = wroteText
+        ? writer.end(emotion ?? '')
+        : writer.writeWhole(finish.text ?? '', '', emotion ?? '')
+      const events = [...addText(tail), ...closeText(cut ? 'incomplete' : 'completed')]
       if (finish.failure) {
         status = 'failed'
         extra = { error: { code: finish.failure.code, message: finish.failure.message } }

@@ -7,7 +7,9 @@
  * field, in the namespace of the client's `X-Charpipe-Client` key. A request naming none never
  * lands in another client's conversation: with its own history it is stateless (nothing read or
  * stored), with one message it uses the session `openai` of its client. The reply's emotion rides
- * along as an extra `emotion` field.
+ * along as an extra `emotion` field. A named client (`server.clients`) is served by its profile
+ * instead (src/server/openai/: its session, persona, history and emotion dialect); the defaults are
+ * the rules above.
  *
  * Failures are answered as OpenAI-compatible servers answer them: a non-2xx with an error body when
  * the turn failed before any text (or, not streamed, at all); once a stream has begun, an
@@ -46,7 +48,7 @@ export function registerOpenAICompletionsRoute(app: Hono, dependencies: ServerDe
     const request = body.value
     const turnRequest = readOpenAIMessages(request.messages)
     if (!turnRequest) return respondBadRequest(context, 'messages: no message with role "user"')
-    const prepared = prepareOpenAITurn({
+    const prepared = await prepareOpenAITurn({
       context,
       dependencies,
       model: request.model,
@@ -54,7 +56,7 @@ export function registerOpenAICompletionsRoute(app: Hono, dependencies: ServerDe
       turn: turnRequest,
     })
     if (!prepared.ok) return prepared.response
-    const { model } = prepared
+    const { model, emotionWriter } = prepared
     const id = `chatcmpl-${randomUUID()}`
     const created = Math.floor(Date.now() / 1000)
     const turn = startOpenAITurn(context, dependencies, prepared.input)
@@ -71,13 +73,21 @@ export function registerOpenAICompletionsRoute(app: Hono, dependencies: ServerDe
     if (!request.stream) {
       let done: LlmDoneEvent | undefined
       let failure: LlmErrorEvent | undefined
+      let streamedContent = ''
       for (let next = await turn.events.next(); !next.done; next = await turn.events.next()) {
         const event = next.value
         if (event.type === 'llm_error' && isTurnFailure(event)) failure = event
-        if (event.type === 'llm_done') done = event
+        if (event.type === 'llm_chunk') streamedContent += emotionWriter.writeText(event.text)
+        if (event.type === 'llm_emotion' || event.type === 'llm_sentence')
+          streamedContent += emotionWriter.writeEmotion(event.emotion)
+        if (event.type === 'llm_done') {
+          done = event
+          streamedContent += emotionWriter.end(event.emotion)
+        }
       }
       // A reply cut by a failure is not a completion: the client gets the error, as from OpenAI.
       if (failure || !done) return sendOpenAIError(context, failure ?? missingDone)
+      const content = emotionWriter.writeWhole(done.text, streamedContent, done.emotion)
       return context.json({
         id,
         object: 'chat.completion',
@@ -86,7 +96,12 @@ export function registerOpenAICompletionsRoute(app: Hono, dependencies: ServerDe
         choices: [
           {
             index: 0,
-            message: { role: 'assistant', content: done.text, emotion: done.emotion, refusal: null },
+            message: {
+              role: 'assistant',
+              content,
+              ...(emotionWriter.usesField ? { emotion: done.emotion } : {}),
+              refusal: null,
+            },
             finish_reason: done.interrupted ? 'length' : 'stop',
             logprobs: null,
           },
@@ -115,21 +130,29 @@ export function registerOpenAICompletionsRoute(app: Hono, dependencies: ServerDe
         stream.onAbort(() => turn.controller.abort())
         await stream.writeSSE({ data: JSON.stringify(chunk({ role: 'assistant', content: '' })) })
         let failure: LlmErrorEvent | undefined
+        const sendContent = async (content: string) => {
+          if (content) await stream.writeSSE({ data: JSON.stringify(chunk({ content })) })
+        }
         const send = async (event: CharpipeEvent) => {
           if (event.type === 'llm_chunk' && event.text) {
-            await stream.writeSSE({ data: JSON.stringify(chunk({ content: event.text })) })
-          } else if (event.type === 'llm_emotion') {
+            await sendContent(emotionWriter.writeText(event.text))
+          } else if (event.type === 'llm_emotion' && emotionWriter.usesField) {
             await stream.writeSSE({ data: JSON.stringify(chunk({ emotion: event.emotion })) })
+          } else if (event.type === 'llm_emotion' || event.type === 'llm_sentence') {
+            // An inline dialect sends the text held until its emotion was known, after its tag.
+            await sendContent(emotionWriter.writeEmotion(event.emotion))
           } else if (event.type === 'llm_error' && isTurnFailure(event)) {
             failure = event
           } else if (event.type === 'llm_done') {
+            await sendContent(emotionWriter.end(event.emotion))
             if (failure) {
               // Cut by a failure: an error object, as OpenAI-compatible servers send, and no
               // finish_reason that would call the reply complete.
               await stream.writeSSE({ data: JSON.stringify({ error: convertToOpenAIError(failure) }) })
             } else {
               const finish = event.interrupted ? 'length' : 'stop'
-              await stream.writeSSE({ data: JSON.stringify(chunk({ emotion: event.emotion }, finish)) })
+              const delta = emotionWriter.usesField ? { emotion: event.emotion } : {}
+              await stream.writeSSE({ data: JSON.stringify(chunk(delta, finish)) })
             }
             if (includeUsage) {
               await stream.writeSSE({

@@ -104,7 +104,7 @@ export function registerOpenAIResponsesRoute(app: Hono, dependencies: ServerDepe
     const clientTools = request.tool_choice === 'none' ? [] : convertFunctionTools(request.tools ?? [])
     const turnRequest = readOpenAIMessages(messages, { withTools: clientTools.length > 0 })
     if (!turnRequest) return respondInvalid(context, 'input: no message with role "user"', 'input')
-    const prepared = prepareOpenAITurn({
+    const prepared = await prepareOpenAITurn({
       context,
       dependencies,
       model: request.model,
@@ -121,13 +121,16 @@ export function registerOpenAIResponsesRoute(app: Hono, dependencies: ServerDepe
       request,
       store,
       now: secondsNow,
+      emotionWriter: prepared.emotionWriter,
     })
     // The reply text written to the client: a client that leaves has heard this much.
     let sent = ''
     const turn = startOpenAITurn(context, dependencies, prepared.input, { readSent: () => sent })
     const finishWith = (done: LlmDoneEvent | undefined, failure: LlmErrorEvent | undefined) =>
       builder.finish({
-        ...(done ? { usage: convertUsage(turn.countTokens(done)), emotion: done.emotion } : {}),
+        ...(done
+          ? { usage: convertUsage(turn.countTokens(done)), emotion: done.emotion, text: done.text }
+          : {}),
         ...(done?.interrupted ? { interrupted: true } : {}),
         ...(failure || !done ? { failure: failure ?? missingDone } : {}),
       })
@@ -170,13 +173,14 @@ export function registerOpenAIResponsesRoute(app: Hono, dependencies: ServerDepe
           for (const event of events) {
             if (stream.aborted) return
             await stream.writeSSE({ event: event.type, data: JSON.stringify(event) })
-            if (event.type === 'response.output_text.delta') sent += (event as { delta?: string }).delta ?? ''
           }
         }
         await write(builder.start())
         let done: LlmDoneEvent | undefined
         let failure: LlmErrorEvent | undefined
         const send = async (event: CharpipeEvent) => {
+          // What a client that leaves has been sent: the display text, without inline emotion tags.
+          if (event.type === 'llm_chunk' && !stream.aborted) sent += event.text
           await write(builder.push(event))
           if (event.type === 'llm_error' && isTurnFailure(event)) failure = event
           if (event.type === 'llm_done') done = event
