@@ -113,3 +113,19 @@ describe('requests shaped as the compliance suite sends them', () => {
     expect(JSON.stringify(sentTo(-2))).toContain('Hello Alice!')
   })
 })
+
+describe('/v1/responses refusals before the route', () => {
+  it('answers a refused token with the OpenAI error object too, every field a string', async () => {
+    await suite.start(['server:', '  token: server-token-0123456789abcdef'])
+    const response = await fetch(`${suite.server.url}/v1/responses`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: 'Bearer wrong-token-0123456789' },
+      body: JSON.stringify({ model: 'mika', input: 'Hi' }),
+    })
+    expect(response.status).toBe(401)
+    const { error } = await response.json()
+    expect(error).toMatchObject({ type: error.code, param: '', code: expect.any(String) })
+    expect(typeof error.message).toBe('string')
+    expect(JSON.stringify(error)).not.toContain('server-token')
+  })
+})
