@@ -7,7 +7,9 @@
  * sends only its new message cannot be told apart, and never regenerates.
  */
 import type { ClientPrompt } from '../../context/types.js'
+import type { Charpipe } from '../../engine/types.js'
 import type { StoredMessage } from '../../memory/types.js'
+import type { Logger } from '../../shared/logger.js'
 
 export interface FindRegeneratedTurnOptions {
   /** The session's newest stored messages, oldest first (its newest turn's at least). */
@@ -35,4 +37,33 @@ export function findRegeneratedTurn(options: FindRegeneratedTurnOptions): string
   if (answer && clientAnswer && normalize(clientAnswer.content) === normalize(answer.content))
     return undefined
   return turn
+}
+
+export interface ReadRegeneratedTurnOptions {
+  charpipe: Pick<Charpipe, 'history'>
+  /** The engine's session (in the client's namespace). */
+  session: string
+  /** The engine's character id; undefined for the default character. */
+  character: string | undefined
+  text: string
+  clientHistory: ClientPrompt['history']
+  logger: Logger
+}
+
+/**
+ * `findRegeneratedTurn` over the session's newest stored messages, read from the engine. Without
+ * the store's answer the request is a new turn (logged): the turn itself will meet the store.
+ */
+export async function readRegeneratedTurn(options: ReadRegeneratedTurnOptions): Promise<string | undefined> {
+  if (!options.clientHistory) return undefined
+  try {
+    const stored = await options.charpipe.history(options.session, {
+      limit: 2,
+      ...(options.character ? { character: options.character } : {}),
+    })
+    return findRegeneratedTurn({ stored, text: options.text, clientHistory: options.clientHistory })
+  } catch (error) {
+    options.logger.warn({ err: error }, 'could not read the session to tell a regenerate')
+    return undefined
+  }
 }

@@ -12,7 +12,12 @@ export {
   formatActToken,
   formatBracketTag,
 } from './create-emotion-dialect-writer.js'
-export { type FindRegeneratedTurnOptions, findRegeneratedTurn } from './find-regenerated-turn.js'
+export {
+  type FindRegeneratedTurnOptions,
+  findRegeneratedTurn,
+  type ReadRegeneratedTurnOptions,
+  readRegeneratedTurn,
+} from './find-regenerated-turn.js'
 export {
   type ClientProfile,
   defaultClientProfile,

@@ -16,7 +16,7 @@ import { selectModelCharacter } from '../select-model-character.js'
 import type { ServerDependencies } from '../server-dependencies.js'
 import { createClientEmotionWriter } from './create-client-emotion-writer.js'
 import type { EmotionDialectWriter } from './create-emotion-dialect-writer.js'
-import { findRegeneratedTurn } from './find-regenerated-turn.js'
+import { readRegeneratedTurn } from './find-regenerated-turn.js'
 import { type ClientProfile, planProfileTurn, readClientProfile } from './plan-profile-turn.js'
 import type { OpenAITurn } from './read-openai-messages.js'
 
@@ -76,23 +76,17 @@ export async function prepareOpenAITurn(options: PrepareOpenAITurnOptions): Prom
   }
   const emotionWriter = createClientEmotionWriter(config, profile, character)
   // The store keeps this client's conversation: the same last question resent is a regenerate.
-  let replaces: string | undefined
-  if (plan.serverHistory && turn.clientPrompt) {
-    try {
-      const stored = await dependencies.charpipe.history(session, {
-        limit: 2,
-        ...(character ? { character } : {}),
-      })
-      replaces = findRegeneratedTurn({
-        stored,
-        text: turn.input.text,
-        clientHistory: turn.clientPrompt.history,
-      })
-    } catch (error) {
-      // Without the store's answer the request is a new turn; the turn itself will meet the store.
-      dependencies.logger.warn({ err: error }, 'could not read the session to tell a regenerate')
-    }
-  }
+  const replaces =
+    plan.serverHistory && turn.clientPrompt
+      ? await readRegeneratedTurn({
+          charpipe: dependencies.charpipe,
+          session,
+          character,
+          text: turn.input.text,
+          clientHistory: turn.clientPrompt.history,
+          logger: dependencies.logger,
+        })
+      : undefined
   // The client's input id (a resend with the same key is the same turn, never stored twice).
   const inputId = context.req.header('idempotency-key')
   if (inputId !== undefined && (inputId === '' || inputId.length > 128)) {
