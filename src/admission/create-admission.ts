@@ -110,8 +110,9 @@ export function createAdmission(): Admission {
   let admitted = 0
   const refused: AdmissionStats['refused'] = {}
   const count = (door: Door, code: AdmissionRefusalCode) => {
-    const counts = (refused[door] ??= {})
+    const counts = refused[door] ?? {}
     counts[code] = (counts[code] ?? 0) + 1
+    refused[door] = counts
   }
   const refuse = (door: Door, code: AdmissionRefusalCode, reason: string): AdmitResult => {
     count(door, code)

@@ -6,7 +6,6 @@
  * out of the connector's socket listener, which would end the process.
  */
 import type { Charpipe } from '../engine/types.js'
-import type { Logger } from '../shared/logger.js'
 import type { Admission } from './create-admission.js'
 import { createMinuteBudget } from './create-minute-budget.js'
 import type { RateLimitedLog } from './create-rate-limited-log.js'
