@@ -111,6 +111,7 @@ export async function createServer(options: CreateServerOptions): Promise<Charpi
     ...(charpipe.toolCallStats ? { readToolCallStats: () => charpipe.toolCallStats?.() ?? [] } : {}),
     ...(charpipe.preflightStats ? { readPreflightStats: () => charpipe.preflightStats!() } : {}),
     readAudienceStats: () => charpipe.audienceStats(),
+    readAdmissionStats: () => admission.stats(),
   })
   const sessionOwners = createSessionOwners()
   const dependencies: ServerDependencies = {
