@@ -42,10 +42,12 @@ export function findBlockedWord(text: NormalizedText, words: readonly Normalized
   for (const word of words) {
     if (word.folded && text.folded.includes(word.folded)) return word.folded
     if (word.compact && text.compact.includes(word.compact)) return word.folded
-    if (
-      word.skeleton &&
-      (text.skeleton.includes(word.skeleton) || text.casedSkeleton.includes(word.skeleton))
-    )
+    if (!word.skeleton) continue
+    // A skeleton equal to the compact forms already compared finds nothing new (most chat lines).
+    const sameAsCompact = word.skeleton === word.compact
+    if (!(sameAsCompact && text.skeleton === text.compact) && text.skeleton.includes(word.skeleton))
+      return word.folded
+    if (!(sameAsCompact && text.casedSkeleton === text.compact) && text.casedSkeleton.includes(word.skeleton))
       return word.folded
   }
   return undefined
