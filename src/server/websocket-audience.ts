@@ -4,7 +4,8 @@
  * to (at most `server.limits.live_sessions`: each may get turns the server starts by itself), and
  * receives the turns the server starts there (audience, idle) and their `audience_dropped` events;
  * turns of its own inputs reach it as before, never twice. Every frame passes the admission first
- * (`enter`), which reports a refusal to the client itself.
+ * (`enter`), which reports a refusal to the client itself. The idle turns a followed session gets
+ * count against the connection's `turns_per_minute`.
  */
 import type { Door } from '../admission/index.js'
 import type { AudienceMessage } from '../audience/types.js'
@@ -31,6 +32,8 @@ export interface WebSocketAudienceOptions {
   enter(door: Door, named: string, options?: EnterOptions): EnteredSession | undefined
   /** `server.limits.live_sessions`, read at every new follow. */
   readLiveSessions(): number
+  /** Charges an idle turn of a followed session to this connection's turns; false: its budget is spent. */
+  admitIdle(): boolean
   /** Reports a frame the engine refused to the client. */
   fail(session: string, error: unknown): void
 }
@@ -53,7 +56,9 @@ export function createWebSocketAudience(options: WebSocketAudienceOptions): WebS
       return `this connection already follows ${followed.size} sessions: at most ${limit} (server.limits.live_sessions)`
     followed.set(
       entered.session,
-      charpipe.subscribe(entered.session, (event) => options.send(renameEventSession(event, named))),
+      charpipe.subscribe(entered.session, (event) => options.send(renameEventSession(event, named)), {
+        admitIdle: options.admitIdle,
+      }),
     )
     return undefined
   }

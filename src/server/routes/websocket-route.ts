@@ -183,6 +183,7 @@ export function createWebSocketEvents(options: CreateWebSocketEventsOptions): WS
     },
     enter: (door, named, enterOptions) => enter(openSocket, door, named, enterOptions),
     readLiveSessions: () => readLimits().live_sessions ?? 32,
+    admitIdle: () => caller.budget?.take().ok === true,
     fail: (session, error) => {
       if (openSocket)
         sendFailure(
