@@ -33,6 +33,18 @@ describe('createAdmission', () => {
     })
   })
 
+  it("refuses a connector's session id even where a client key would make it the client's own", () => {
+    const admission = createAdmission()
+    const refused = admission.admit({
+      door: 'http_chat',
+      caller: { kind: 'named_client', name: 'airi' },
+      session: '~namespace~onebot:qq:group:111',
+      named: 'onebot:qq:group:111',
+    })
+    expect(refused).toMatchObject({ ok: false, code: 'forbidden' })
+    expect(!refused.ok && refused.reason).toContain('session "onebot:qq:group:111"')
+  })
+
   it('lets a named client follow only the connectors it lists, and only through the follow doors', () => {
     const admission = createAdmission()
     const caller = { kind: 'named_client' as const, name: 'vtuber', follow: ['tw'] }

@@ -36,6 +36,11 @@ export interface AdmitRequest {
   caller: Caller
   /** The engine's session (after the caller's namespace was applied). */
   session: string
+  /**
+   * The session as the caller named it, when its namespace changed it: a connector's session id
+   * is refused even where a client key would have made it a session of the client's own.
+   */
+  named?: string
   /** An audience door's messages, as handed in (checked in full by the engine's schema later). */
   messages?: readonly AudienceMessage[]
 }
@@ -77,17 +82,18 @@ function describeCaller(caller: Caller): string {
 
 function checkSession(request: AdmitRequest): string | undefined {
   const { caller, session, door } = request
-  const owner = findSessionConnector(session)
+  const owner = findSessionConnector(session) ?? findSessionConnector(request.named ?? session)
   if (!owner || caller.kind === 'admin') return undefined
+  const shown = request.named ?? session
   if (caller.kind === 'connector') {
     if (caller.name === owner.name && (caller.connectorKind ?? owner.kind) === owner.kind) return undefined
-    return `session "${session}" belongs to connector "${owner.name}", not to ${describeCaller(caller)}`
+    return `session "${shown}" belongs to connector "${owner.name}", not to ${describeCaller(caller)}`
   }
   if (followsConnectorSession(caller, door, session)) return undefined
   const followable = followDoors.has(door)
     ? `; a named client may follow it with server.clients[].follow: ["${owner.name}"]`
     : ''
-  return `session "${session}" belongs to connector "${owner.name}": ${door} there needs the admin token${followable}`
+  return `session "${shown}" belongs to connector "${owner.name}": ${door} there needs the admin token${followable}`
 }
 
 /** A chat client's messages as it may send them: every speaker a viewer, no gifts. */

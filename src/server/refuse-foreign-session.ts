@@ -32,6 +32,7 @@ export function resolveRequestSession(
     door,
     caller: readRequestCaller(context),
     session: resolved.session,
+    named: session,
     ...(messages ? { messages } : {}),
   })
   if (admitted.ok)

@@ -153,6 +153,7 @@ export function createWebSocketEvents(options: CreateWebSocketEventsOptions): WS
       door,
       caller,
       session,
+      named,
       ...(enterOptions.messages ? { messages: enterOptions.messages } : {}),
     })
     if (!admitted.ok) {
