@@ -185,7 +185,8 @@ export async function createServer(options: CreateServerOptions): Promise<Charpi
     readTrustedProxies: () => readConfig().server.trusted_proxies,
   })
   app.post('/api/chat', httpTurns)
-  app.post('/v1/chat/completions', httpTurns)
+  // Every OpenAI-compatible turn (chat completions, responses, and those to come) under one limit.
+  app.post('/v1/*', httpTurns)
   // Audience turns start later, by the server: they count against the address that sent them.
   app.post('/api/sessions/:id/audience', httpTurns)
 

@@ -407,6 +407,59 @@ export function createWebSocketEvents(options: CreateWebSocketEventsOptions): WS
     return parsed.data
   }
 
+  const handleFrame = (data: unknown, socket: WSContext) => {
+    if (!admitFrame(socket)) return
+    const frame = parseFrame(socket, data)
+    if (!frame) return
+    // A session this connection speaks to is one it follows (turns the server starts there).
+    const tooMany = audience.follow(frame.session ?? 'default')
+    if (tooMany !== undefined && frame.type === 'open') {
+      send(socket, {
+        type: 'error',
+        code: 'rate_limited',
+        session: frame.session ?? 'default',
+        message: tooMany,
+      })
+      return
+    }
+    if (frame.type === 'audience' || frame.type === 'activity') {
+      audience.handle(frame)
+      return
+    }
+    if (frame.type === 'user_input') {
+      if (frame.preflight) prepareTurn(socket, frame)
+      else void runTurn(socket, frame)
+      return
+    }
+    if (frame.type === 'observe') {
+      observeLine(socket, frame)
+      return
+    }
+    if (frame.type === 'open') {
+      void openSession(socket, frame)
+      return
+    }
+    const session = enterSession(socket, 'ws_interrupt', frame.session ?? 'default')
+    if (session === undefined) return
+    // What was heard becomes the character's stored words: only the connection that receives the
+    // turn (it plays the speech) or an admin may say it. Anyone may still stop the turn.
+    const heard = ownTurns.has(session) || options.admin ? frame.heard : undefined
+    charpipe
+      .interrupt(session, {
+        ...(heard !== undefined ? { heard } : {}),
+        ...(frame.clear_queue ? { clearQueue: true } : {}),
+        ...(frame.character ? { character: frame.character } : {}),
+      })
+      .catch((error: unknown) => {
+        logger.error({ err: error }, 'interrupt failed')
+        send(socket, {
+          type: 'error',
+          code: 'internal',
+          message: 'the interrupt failed; see the server log',
+        })
+      })
+  }
+
   return {
     onOpen(_event, socket) {
       openSocket = socket
@@ -420,56 +473,13 @@ export function createWebSocketEvents(options: CreateWebSocketEventsOptions): WS
       }
     },
     onMessage(event, socket) {
-      if (!admitFrame(socket)) return
-      const frame = parseFrame(socket, event.data)
-      if (!frame) return
-      // A session this connection speaks to is one it follows (turns the server starts there).
-      const tooMany = audience.follow(frame.session ?? 'default')
-      if (tooMany !== undefined && frame.type === 'open') {
-        send(socket, {
-          type: 'error',
-          code: 'rate_limited',
-          session: frame.session ?? 'default',
-          message: tooMany,
-        })
-        return
+      // Nothing a frame carries may throw out of the socket's listener: that would end the process.
+      try {
+        handleFrame(event.data, socket)
+      } catch (error) {
+        logger.error({ err: error }, 'a websocket frame failed')
+        send(socket, { type: 'error', code: 'internal', message: 'the frame failed; see the server log' })
       }
-      if (frame.type === 'audience' || frame.type === 'activity') {
-        audience.handle(frame)
-        return
-      }
-      if (frame.type === 'user_input') {
-        if (frame.preflight) prepareTurn(socket, frame)
-        else void runTurn(socket, frame)
-        return
-      }
-      if (frame.type === 'observe') {
-        observeLine(socket, frame)
-        return
-      }
-      if (frame.type === 'open') {
-        void openSession(socket, frame)
-        return
-      }
-      const session = enterSession(socket, 'ws_interrupt', frame.session ?? 'default')
-      if (session === undefined) return
-      // What was heard becomes the character's stored words: only the connection that receives the
-      // turn (it plays the speech) or an admin may say it. Anyone may still stop the turn.
-      const heard = ownTurns.has(session) || options.admin ? frame.heard : undefined
-      charpipe
-        .interrupt(session, {
-          ...(heard !== undefined ? { heard } : {}),
-          ...(frame.clear_queue ? { clearQueue: true } : {}),
-          ...(frame.character ? { character: frame.character } : {}),
-        })
-        .catch((error: unknown) => {
-          logger.error({ err: error }, 'interrupt failed')
-          send(socket, {
-            type: 'error',
-            code: 'internal',
-            message: 'the interrupt failed; see the server log',
-          })
-        })
     },
     onClose() {
       audience.close()
