@@ -26,6 +26,7 @@ import { createTurnLimiter } from './create-turn-limiter.js'
 import { defineErrorEvent } from './define-error-event.js'
 import { respondBadRequest, respondWithError } from './error-response.js'
 import { limitHttpTurns } from './limit-http-turns.js'
+import { completeOpenAIErrorBody } from './openai/complete-openai-error-body.js'
 import { requestClientKey, requireAccess } from './require-access.js'
 import { registerAdminRoutes } from './routes/admin-routes.js'
 import { registerAudienceRoutes } from './routes/audience-routes.js'
@@ -38,6 +39,7 @@ import { registerHealthRoutes } from './routes/health-routes.js'
 import { registerMemoryRoutes } from './routes/memory-routes.js'
 import { registerOpenAICompletionsRoute } from './routes/openai-completions-route.js'
 import { registerOpenAIModelsRoute } from './routes/openai-models-route.js'
+import { registerOpenAIResponsesRoute } from './routes/openai-responses-route.js'
 import { createWebSocketEvents } from './routes/websocket-route.js'
 import { mountSecurity } from './security/index.js'
 import { createStaticFileHandler, findDefaultStaticDir } from './serve-static-files.js'
@@ -161,6 +163,9 @@ export async function createServer(options: CreateServerOptions): Promise<Charpi
   const clientUsage = createClientUsage()
   const onClientAdmitted = (client: { name: string }) => clientUsage.record(client.name)
   const auth = requireAccess({ readTokens, onClientAdmitted })
+  // Open Responses clients read only OpenAI's error object, whichever part of the server refuses.
+  app.use('/v1/responses', completeOpenAIErrorBody)
+  app.use('/v1/responses/*', completeOpenAIErrorBody)
   for (const path of ['/api/*', '/v1/*', '/metrics']) app.use(path, auth)
   app.use('/ws', requireAccess({ readTokens, acceptQueryToken: true, onClientAdmitted }))
 
@@ -197,6 +202,7 @@ export async function createServer(options: CreateServerOptions): Promise<Charpi
   registerChatRoute(app, dependencies)
   registerAudienceRoutes(app, dependencies)
   registerOpenAICompletionsRoute(app, dependencies)
+  registerOpenAIResponsesRoute(app, dependencies)
   registerOpenAIModelsRoute(app, dependencies)
   registerAdminRoutes(app, dependencies)
   registerClientRoutes(app, { ...dependencies, clientUsage })

@@ -89,8 +89,14 @@ function keepClientPrompt(
   if (!prompt) return undefined
   const system = profile.persona === 'client' ? prompt.system : undefined
   const history = profile.history === 'client' ? (prompt.history ?? []) : undefined
-  if (system === undefined && history === undefined) return undefined
-  return { ...(system !== undefined ? { system } : {}), ...(history !== undefined ? { history } : {}) }
+  // This turn's tool rounds (the client ran its tools) belong to the turn, whoever keeps the history.
+  const { toolRounds } = prompt
+  if (system === undefined && history === undefined && !toolRounds) return undefined
+  return {
+    ...(system !== undefined ? { system } : {}),
+    ...(history !== undefined ? { history } : {}),
+    ...(toolRounds ? { toolRounds } : {}),
+  }
 }
 
 export function planProfileTurn(options: PlanProfileTurnOptions): PlanProfileTurnResult {
