@@ -31,6 +31,9 @@ export interface AudienceHubHost extends AudienceHost {
   observe(session: string, character: string | undefined, message: AudienceMessage): void
 }
 
+/** How a follower follows a session: see `FollowOptions` (liveness, reach, its own audience, idle admission). */
+export type SubscribeOptions = FollowOptions
+
 export interface ReceiveAudienceResult {
   accepted: number
   dropped: DroppedAudienceMessage[]
@@ -69,7 +72,7 @@ export interface AudienceHub {
   activity(session: string, speaking: boolean): void
   /** An input started a turn in the session: idle turns count from now. */
   noteInput(session: string, character: string | undefined): void
-  subscribe(session: string, listener: (event: SessionEvent) => void, options?: FollowOptions): () => void
+  subscribe(session: string, listener: (event: SessionEvent) => void, options?: SubscribeOptions): () => void
   /** Tells whether a message of the session waits for a reply; undefined when nothing waits there. */
   isWaiting(session: string): ((line: { id: string }) => boolean) | undefined
   queue(session: string, character: string | undefined): AudienceQueueSnapshot
@@ -112,6 +115,13 @@ function keyOf(session: string, character: string | undefined): string {
 export function createAudienceHub(host: AudienceHubHost): AudienceHub {
   const audiences = new Map<string, SessionAudience>()
   const followers = new Map<string, Set<Follower>>()
+  // The idle admitters of a session's followers: one follower without an admitter, or whose
+  // admitter says yes, admits the idle turn (a session with no follower admits it too).
+  const admitIdle = (session: string): boolean => {
+    const following = [...(followers.get(session) ?? [])]
+    if (following.length === 0) return true
+    return following.some((follower) => !follower.options.admitIdle || follower.options.admitIdle())
+  }
   const speaking = new Map<string, boolean>()
   const stats: AudienceStats = {
     messagesIn: 0,
@@ -184,6 +194,7 @@ export function createAudienceHub(host: AudienceHubHost): AudienceHub {
           for (const entry of batch) pushRecent(audience.selected, describeWaiting(entry))
         },
         idleTurn: () => stats.idleTurns++,
+        admitIdle: () => admitIdle(session),
         waited(milliseconds) {
           if (waits.length < maxPendingWaits) waits.push(milliseconds)
         },

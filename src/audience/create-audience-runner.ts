@@ -43,6 +43,11 @@ export interface RunnerReport {
   dropped(dropped: DroppedAudienceMessage[]): void
   selected(batch: readonly WaitingMessage[]): void
   idleTurn(): void
+  /**
+   * Asked before an idle turn: false when no one who keeps the session live may cause one now (their
+   * turn budget is spent); the runner looks again after another `idle.after_ms`.
+   */
+  admitIdle?(): boolean
   /** From a message's arrival to the first sentence of the reply that answered it. */
   waited(milliseconds: number): void
   /** An event of a turn the runner started. */
@@ -140,6 +145,10 @@ export function createAudienceRunner(
     if (host.isReachable && !host.isReachable()) {
       // Nobody could have spoken where nobody can hear: the quiet counts again from now.
       lastHeardAt = now
+      wakeAt(now + idle.after_ms)
+      return
+    }
+    if (report.admitIdle && !report.admitIdle()) {
       wakeAt(now + idle.after_ms)
       return
     }

@@ -64,4 +64,9 @@ export interface FollowOptions {
   reachable?: () => boolean
   /** Audience settings for this session, each over the character's (a connector entry's `audience`). */
   audience?: CharacterAudiencePolicy
+  /**
+   * Asked before an idle turn this follow made possible: charge it to the follower's turn budget and
+   * say whether it may start. A session whose followers all say no gets no idle turn then.
+   */
+  admitIdle?: () => boolean
 }

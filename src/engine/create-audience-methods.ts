@@ -158,7 +158,12 @@ export function createAudienceMethods(starter: TurnStarter, clock: AudienceClock
       hub.activity(session, input.speaking)
     },
     subscribe: (session, listener, options) =>
-      hub.subscribe(validateSessionField(session), listener, options),
+      hub.subscribe(validateSessionField(session), listener, {
+        ...(options?.live === false ? { live: false } : {}),
+        ...(typeof options?.reachable === 'function' ? { reachable: options.reachable } : {}),
+        ...(options?.audience ? { audience: options.audience } : {}),
+        ...(typeof options?.admitIdle === 'function' ? { admitIdle: options.admitIdle } : {}),
+      }),
     audienceQueue: (session, options = {}) =>
       hub.queue(validateSessionField(session), characterOf(options.character)),
     moderateAudience(input) {

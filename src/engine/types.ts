@@ -153,7 +153,9 @@ export interface Charpipe {
    * Follows a session: the listener gets the events of every turn the engine starts in it by itself
    * (audience, idle) and its `audience_dropped` events. A followed session is live: with
    * `audience.idle.after_ms` its character speaks first (unless `options.live` is false: then once
-   * audience messages arrive there). Returns the unsubscribe function.
+   * audience messages arrive there); `options.reachable` false holds idle turns back, and
+   * `options.admitIdle` charges each idle turn to the follower (false: not now). Returns the
+   * unsubscribe function.
    */
   subscribe(session: string, listener: (event: SessionEvent) => void, options?: FollowOptions): () => void
   /** The session's audience queue now: waiting (best first), recently selected, recently dropped. */

@@ -22,6 +22,15 @@ const characterRefSchema = z
   .default('')
   .describe('The id of the character that speaks here (a key of `characters`); empty: the default character.')
 
+const turnsPerMinuteSchema = z
+  .int()
+  .min(1)
+  .max(10_000)
+  .default(20)
+  .describe(
+    "Most chat messages (and 1:1 turns) this connector may hand the character per minute; past it they are dropped with a reason in the log. The connector's own budget, apart from any client's.",
+  )
+
 export const onebotConnectorSchema = z
   .strictObject({
     name: connectorNameSchema,
@@ -63,6 +72,7 @@ export const onebotConnectorSchema = z
       .max(4000)
       .default(300)
       .describe('A reply longer than this is sent as several messages, cut at sentence ends.'),
+    turns_per_minute: turnsPerMinuteSchema,
   })
   .refine((connector) => (connector.url === '') !== (connector.listen === ''), {
     message: 'set exactly one of url (forward WebSocket) and listen (reverse WebSocket)',
@@ -103,6 +113,7 @@ export const twitchConnectorSchema = z
       ),
     character: characterRefSchema,
     audience: connectorAudienceSchema,
+    turns_per_minute: turnsPerMinuteSchema,
     url: z
       .string()
       .max(2048)
