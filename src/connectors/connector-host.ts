@@ -25,13 +25,19 @@ export function readReplyingTo(event: FollowedEvent): string[] {
 /** A connector's state for `GET /api/connectors` and the page. */
 export interface ConnectorStatus {
   name: string
-  kind: 'onebot' | 'twitch'
+  kind: 'onebot' | 'twitch' | 'bilibili'
   state: 'connecting' | 'ready' | 'failed'
   /** Why it is not ready (last failure), secrets masked. */
   error?: string
+  /** What the streamer should know while it runs: the room is offline, replies are refused (a ban). */
+  notice?: string
   sessions: string[]
   messages_in: number
   messages_out: number
+  /** Messages the host refused (a full queue, a turn limit): dropped, the link kept. */
+  messages_refused?: number
+  /** Platform events counted without a turn (Bilibili: entered, followed, silver gifts). */
+  counted?: Record<string, number>
 }
 
 export interface Connector {

@@ -8,6 +8,7 @@ import type { CharpipeConfig } from '../config/schema.js'
 import { findCharacter } from '../config/select-character-config.js'
 import { type Language, resolveCharacterLanguage } from '../shared/language/index.js'
 import { createChildLogger, type Logger } from '../shared/logger.js'
+import { createBilibiliConnector } from './bilibili/create-bilibili-connector.js'
 import type { Connector, ConnectorHost, ConnectorStatus } from './connector-host.js'
 import type { Backoff } from './keep-socket-connected.js'
 import { createOnebotConnector, type OnebotConnector } from './onebot/create-onebot-connector.js'
@@ -54,7 +55,16 @@ export function startConnectors(options: StartConnectorsOptions): ConnectorSet {
         backoff: options.backoff,
       }),
     )
-    return { onebot, all: [...onebot, ...twitch] as Connector[] }
+    const bilibili = config.connectors.bilibili.map((connectorConfig) =>
+      createBilibiliConnector({
+        config: connectorConfig,
+        host: options.host,
+        characterName: characterNameOf(config, connectorConfig.character),
+        logger,
+        backoff: options.backoff,
+      }),
+    )
+    return { onebot, all: [...onebot, ...twitch, ...bilibili] as Connector[] }
   }
 
   return {
@@ -77,7 +87,11 @@ export function startConnectors(options: StartConnectorsOptions): ConnectorSet {
 }
 
 function connectorInputs(config: CharpipeConfig) {
-  const characters = [...config.connectors.onebot, ...config.connectors.twitch].map((connector) => [
+  const characters = [
+    ...config.connectors.onebot,
+    ...config.connectors.twitch,
+    ...config.connectors.bilibili,
+  ].map((connector) => [
     characterNameOf(config, connector.character),
     characterLanguageOf(config, connector.character),
   ])
