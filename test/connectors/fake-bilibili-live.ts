@@ -41,6 +41,8 @@ export interface FakeBilibiliLive {
   /** Every `msg/send` form, accepted or not. */
   sendRequests: URLSearchParams[]
   live: boolean
+  /** How many of the next logins to refuse (code -101, as for a stale token). */
+  refuseLogins: number
   /** The code `msg/send` answers (0: sent; 1003: a ban; 10030: too fast). */
   sendCode: number
   /** Sends commands to every authenticated client, in one frame. */
@@ -72,6 +74,7 @@ export async function startFakeBilibiliLive(options: {
     sent: [],
     sendRequests: [],
     live: true,
+    refuseLogins: 0,
     sendCode: 0,
     send(commands, protocol = 0) {
       const packets = commands.map((command) => ({
@@ -171,7 +174,11 @@ export async function startFakeBilibiliLive(options: {
           const auth = JSON.parse(packet.body.toString()) as AuthBody
           fake.auths.push(auth)
           const tokenOk = auth.key === undefined ? auth.uid === 0 : fake.tokens.includes(auth.key)
-          const code = auth.roomid === options.roomId && tokenOk ? 0 : -101
+          let code = auth.roomid === options.roomId && tokenOk ? 0 : -101
+          if (fake.refuseLogins > 0) {
+            fake.refuseLogins -= 1
+            code = -101
+          }
           socket.send(
             encodeDanmakuPacket({
               protocol: DanmakuProtocol.number,
