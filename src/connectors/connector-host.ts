@@ -4,7 +4,7 @@
  * `Charpipe` object provides all three; tests may pass a fake.
  */
 import type { SessionEvent } from '../audience/create-audience-hub.js'
-import type { AudienceMessage } from '../audience/types.js'
+import type { AudienceClock, AudienceMessage } from '../audience/types.js'
 import type { Charpipe } from '../engine/types.js'
 
 export type { AudienceRole } from '../audience/types.js'
@@ -16,6 +16,9 @@ export type AudienceMessageInput = AudienceMessage
 export type FollowedEvent = SessionEvent
 
 export type ConnectorHost = Pick<Charpipe, 'audience' | 'subscribe' | 'run'>
+
+/** Where a connector's pacing reads time from: the system clock, or a test's manual one. */
+export type ConnectorClock = AudienceClock
 
 /** The ids of the audience messages a finished turn answered (`llm_done` of an audience turn). */
 export function readReplyingTo(event: FollowedEvent): string[] {

@@ -9,6 +9,7 @@ export type {
   AudienceMessageInput,
   AudienceRole,
   Connector,
+  ConnectorClock,
   ConnectorHost,
   ConnectorStatus,
 } from './connector-host.js'

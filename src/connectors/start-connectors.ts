@@ -9,7 +9,7 @@ import { findCharacter } from '../config/select-character-config.js'
 import { type Language, resolveCharacterLanguage } from '../shared/language/index.js'
 import { createChildLogger, type Logger } from '../shared/logger.js'
 import { createBilibiliConnector } from './bilibili/create-bilibili-connector.js'
-import type { Connector, ConnectorHost, ConnectorStatus } from './connector-host.js'
+import type { Connector, ConnectorClock, ConnectorHost, ConnectorStatus } from './connector-host.js'
 import type { Backoff } from './keep-socket-connected.js'
 import { createOnebotConnector, type OnebotConnector } from './onebot/create-onebot-connector.js'
 import { createTwitchConnector } from './twitch/create-twitch-connector.js'
@@ -19,6 +19,8 @@ export interface StartConnectorsOptions {
   host: ConnectorHost
   logger: Logger
   backoff?: Backoff
+  /** The clock replies are paced by. @default the system clock */
+  clock?: ConnectorClock
 }
 
 export interface ConnectorSet {
@@ -62,6 +64,7 @@ export function startConnectors(options: StartConnectorsOptions): ConnectorSet {
         characterName: characterNameOf(config, connectorConfig.character),
         logger,
         backoff: options.backoff,
+        clock: options.clock,
       }),
     )
     return { onebot, all: [...onebot, ...twitch, ...bilibili] as Connector[] }

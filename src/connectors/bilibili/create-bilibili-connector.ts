@@ -10,6 +10,7 @@
  * Bilibili's own host only and keeps one token for its reconnects; the packet format it would carry
  * is small (danmaku-packet.ts, with property tests).
  */
+import { createSystemClock } from '../../audience/create-system-clock.js'
 import type { BilibiliConnectorConfig } from '../../config/schema.js'
 import type { Logger } from '../../shared/logger.js'
 import { redactText } from '../../shared/redact.js'
@@ -17,6 +18,7 @@ import { createBoundedSet } from '../bounded-set.js'
 import type {
   AudienceMessageInput,
   Connector,
+  ConnectorClock,
   ConnectorHost,
   ConnectorStatus,
   FollowedEvent,
@@ -40,7 +42,8 @@ import {
 export const danmakuHeartbeatMs = 30_000
 /** Heartbeats without a word from the server before the connection is taken for dead. */
 const silentBeatsLimit = 3
-const outboxLimit = 50
+/** Replies waiting to be sent at most; past it the oldest not yet started is given up. */
+const outboxLimit = 20
 /** Bilibili's codes for "too fast": the danmaku was not sent, so waiting and sending it again is safe. */
 const tooFastCodes = new Set([10030, 10031])
 
@@ -51,14 +54,17 @@ export interface CreateBilibiliConnectorOptions {
   logger: Logger
   backoff?: Backoff
   fetch?: typeof fetch
+  /** The clock the sends are paced by. @default the system clock */
+  clock?: ConnectorClock
   /** Time between two danmaku sent (Bilibili refuses faster senders). @default 1500 */
   sendIntervalMs?: number
-  /** How long a reply part may wait to be sent. @default 60_000 */
+  /** How long a reply may wait for its first part to be sent. @default 60_000 */
   outboxMaxAgeMs?: number
 }
 
 export function createBilibiliConnector(options: CreateBilibiliConnectorOptions): Connector {
   const { config, host, logger } = options
+  const clock = options.clock ?? createSystemClock()
   const session = `bilibili:${config.name}:${config.room_id}`
   const character = config.character || undefined
   const cookie = parseBilibiliCookie(config.cookie)
@@ -66,7 +72,8 @@ export function createBilibiliConnector(options: CreateBilibiliConnectorOptions)
   const api = createBilibiliApi({ apiUrl: config.api_url, cookie, fetch: options.fetch })
   const seen = createBoundedSet(5000)
   const counted: Record<string, number> = { entered: 0, followed: 0, silver_gift: 0 }
-  const outbox: { text: string; queuedAt: number; retried: boolean }[] = []
+  // Whole replies, so one is sent entirely or not at all: a room never sees half a sentence.
+  const outbox: { parts: string[]; queuedAt: number; started: boolean; retried: boolean }[] = []
   let room: BilibiliRoom | undefined
   let token = ''
   let state: ConnectorStatus['state'] = 'connecting'
@@ -79,7 +86,7 @@ export function createBilibiliConnector(options: CreateBilibiliConnectorOptions)
   let silentBeats = 0
   let heartbeat: NodeJS.Timeout | undefined
   let sending = false
-  let sendTimer: NodeJS.Timeout | undefined
+  let sendTimer: unknown
   let closed = false
 
   const scrub = (text: string) => redactText(text, secrets)
@@ -214,27 +221,47 @@ export function createBilibiliConnector(options: CreateBilibiliConnectorOptions)
     if (event.type !== 'llm_done' || event.interrupted === true) return
     const text = typeof event.text === 'string' ? event.text.replace(/\s+/g, ' ').trim() : ''
     if (text === '') return
-    for (const part of splitReplyText(text, config.max_message_chars))
-      outbox.push({ text: part, queuedAt: Date.now(), retried: false })
-    while (outbox.length > outboxLimit) outbox.shift()
+    outbox.push({
+      parts: splitReplyText(text, config.max_message_chars),
+      queuedAt: clock.now(),
+      started: false,
+      retried: false,
+    })
+    if (outbox.length > outboxLimit) {
+      const oldest = outbox.findIndex((reply) => !reply.started)
+      if (oldest >= 0) outbox.splice(oldest, 1)
+    }
     pump()
   })
 
-  /** Sends the next waiting part, then waits the send interval before the one after. */
+  /**
+   * Sends the next part of the oldest reply, then waits the send interval before the one after. A
+   * reply that waited past `outboxMaxAgeMs` before its first part went out is given up whole.
+   */
   function pump() {
     if (sending || closed) return
-    const next = outbox.shift()
-    if (!next) return
-    if (Date.now() - next.queuedAt > (options.outboxMaxAgeMs ?? 60_000)) return pump()
+    const reply = outbox[0]
+    if (!reply) return
+    if (!reply.started && clock.now() - reply.queuedAt > (options.outboxMaxAgeMs ?? 60_000)) {
+      outbox.shift()
+      return pump()
+    }
+    const text = reply.parts.shift() as string
+    reply.started = true
+    if (reply.parts.length === 0) outbox.shift()
     sending = true
     api
-      .sendDanmaku(room?.roomId ?? config.room_id, next.text)
+      .sendDanmaku(room?.roomId ?? config.room_id, text)
       .then((result) => {
         if (result.ok) {
           messagesOut += 1
           replyNotice = undefined
-        } else if (tooFastCodes.has(result.code) && !next.retried) outbox.unshift({ ...next, retried: true })
-        else replyNotice = `Bilibili refused a reply (${result.message})`
+        } else if (tooFastCodes.has(result.code) && !reply.retried) {
+          // Not sent: the same part goes first again, once.
+          reply.retried = true
+          reply.parts.unshift(text)
+          if (outbox[0] !== reply) outbox.unshift(reply)
+        } else replyNotice = `Bilibili refused a reply (${result.message})`
       })
       // A network failure may have sent it: never sent again, so a reply is posted at most once.
       .catch((error: Error) => {
@@ -242,7 +269,7 @@ export function createBilibiliConnector(options: CreateBilibiliConnectorOptions)
       })
       .finally(() => {
         if (replyNotice) logger.warn({ connector: config.name, reason: replyNotice }, 'danmaku not sent')
-        sendTimer = setTimeout(() => {
+        sendTimer = clock.setTimer(() => {
           sending = false
           sendTimer = undefined
           pump()
@@ -270,7 +297,7 @@ export function createBilibiliConnector(options: CreateBilibiliConnectorOptions)
       closed = true
       unfollow()
       stopHeartbeat()
-      if (sendTimer) clearTimeout(sendTimer)
+      if (sendTimer !== undefined) clock.clearTimer(sendTimer)
       socket.close()
     },
   }
