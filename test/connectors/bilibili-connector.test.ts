@@ -183,7 +183,8 @@ describe('Bilibili live connector', () => {
     expect(room.sent).toEqual(['谢谢你的醒目留言！', '今天我们唱三首歌。', '先来第一首吧'])
     expect(room.sendRequests.at(-1)?.get('roomid')).toBe('21452505')
     expect(room.sendRequests.at(-1)?.get('csrf')).toBe('csrf-secret-value')
-    expect(connector.status().messages_out).toBe(3)
+    // The fake records a danmaku before its answer reaches the connector.
+    await vi.waitFor(() => expect(connector.status().messages_out).toBe(3))
     // Another session's turn is not this room's.
     host.finishTurn('bilibili:other:1', 'never', ['x'])
     await vi.waitFor(() => expect(connector.status().messages_out).toBe(3))
