@@ -9,7 +9,7 @@ import type { HistoryStore, MemoryRetriever } from '../memory/types.js'
 import type { AudioTranscriber } from '../shared/audio-transcriber.js'
 import type { ImageDescriber } from '../shared/image-describer.js'
 import type { Logger } from '../shared/logger.js'
-import type { ChatMessage } from '../shared/messages.js'
+import type { ChatMessage, ToolCall, ToolDefinition } from '../shared/messages.js'
 
 /** What the user said in one turn. */
 export interface TurnInput {
@@ -51,17 +51,40 @@ export interface TurnInput {
    */
   clientPrompt?: ClientPrompt
   /**
+   * Function tools the client runs itself: offered to the model beside the server's. A call of one
+   * is not run here: the turn ends with its `tool_call` event (marked `client`), and the client
+   * sends the result back with the same input, the call and its result in `clientPrompt.toolRounds`.
+   */
+  clientTools?: ToolDefinition[]
+  /**
    * Nothing of the session is read or kept: no stored history or memory reaches the prompt, no
    * greeting is sent, and the turn is neither stored nor remembered.
    */
   stateless?: boolean
+  /**
+   * The id of the session's newest turn this input asks again (a regenerated reply): that turn is
+   * left out of the prompt, and once this turn has a reply it takes that turn's place in the
+   * history instead of being added after it.
+   */
+  replaces?: string
 }
 
 /** A conversation as a client keeps it, sent with its newest input. */
 export interface ClientPrompt {
   system?: string
-  history: { role: 'user' | 'assistant'; content: string }[]
+  /** The client's earlier turns, in place of the stored ones; absent: the session's stored history is used. */
+  history?: ClientPromptMessage[]
+  /**
+   * This turn's tool rounds so far: the model's calls of client tools and their results, sent after
+   * the input (after the context pipeline, as the engine's own tool rounds are).
+   */
+  toolRounds?: ClientPromptMessage[]
 }
+
+/** A message of a client's conversation: words, the model's calls of client tools, or a tool's result. */
+export type ClientPromptMessage =
+  | { role: 'user' | 'assistant'; content: string; toolCalls?: ToolCall[] }
+  | { role: 'tool'; content: string; toolCallId: string }
 
 /** Someone in a group chat: a stable id and an optional display name. */
 export interface Speaker {

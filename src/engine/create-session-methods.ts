@@ -6,6 +6,7 @@
 import { randomUUID } from 'node:crypto'
 import { listCharacterIds } from '../config/select-character-config.js'
 import { createInMemoryHistoryStore } from '../memory/history/in-memory-history-store.js'
+import type { ConversationScope } from '../memory/types.js'
 import { BadRequestError } from '../shared/errors.js'
 import { characterRuntimeOf, resolveCharacter, scopeOf } from './character-runtime.js'
 import type { EngineContext } from './engine-context.js'
@@ -22,9 +23,19 @@ import {
   validateSessionField,
 } from './validate-generate-input.js'
 
+/**
+ * Records live in the history store as one-message turns (the turn id is the record's id) of a
+ * session per kind, under a character id no character can have: every store keeps them as durably
+ * as turns, finds them by id, and no session list or character's history shows them.
+ */
+function recordScopeOf(kind: string): ConversationScope {
+  if (!/^[a-z][a-z0-9_-]{0,63}$/.test(kind)) throw new BadRequestError(`record kind: ${kind} is not a name`)
+  return { character: '~records', session: kind }
+}
+
 export function createSessionMethods(
   context: EngineContext,
-): Pick<Charpipe, 'observe' | 'preview' | 'history' | 'clearSession' | 'open'> {
+): Pick<Charpipe, 'observe' | 'preview' | 'history' | 'keepRecord' | 'readRecord' | 'clearSession' | 'open'> {
   const { logger, opened, pipeline } = context
   return {
     observe(input) {
@@ -76,6 +87,17 @@ export function createSessionMethods(
     async history(session, historyOptions = {}) {
       const { character, ...listOptions } = historyOptions
       return context.current.historyStore.listMessages(scopeOf(context, session, character), listOptions)
+    },
+    async keepRecord(kind, id, value) {
+      const scope = recordScopeOf(kind)
+      await context.current.historyStore.appendTurn(scope, {
+        turn: id,
+        assistant: { role: 'assistant', content: value, createdAt: Date.now() },
+      })
+    },
+    async readRecord(kind, id) {
+      const [message] = await context.current.historyStore.findTurn(recordScopeOf(kind), id)
+      return message?.content
     },
     async clearSession(session, clearOptions = {}) {
       // Without a character, the session is deleted with every character it was held with.

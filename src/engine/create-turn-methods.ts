@@ -9,7 +9,17 @@ import { createEventChannel } from './event-channel.js'
 import { prepareTurn } from './preflight/prepare-turn.js'
 import { abortTurn, type TurnHandle } from './session-lanes.js'
 import { startTurn, type TurnStarter } from './turn/start-turn.js'
+import type { InterruptReason } from './turn/turn-outcome.js'
 import type { Charpipe, GenerateInput, GenerateOptions } from './types.js'
+
+/**
+ * An abort whose reason says what was heard (`controller.abort({ heard })`: a client that hung up
+ * after part of the reply) is an interrupt with that text: the stored reply is cut there.
+ */
+function reasonOfAbort(signal: AbortSignal): InterruptReason {
+  const heard = (signal.reason as { heard?: unknown } | undefined)?.heard
+  return typeof heard === 'string' ? { kind: 'interrupt', heard } : { kind: 'signal' }
+}
 
 export function createTurnMethods(starter: TurnStarter): Pick<Charpipe, 'generate' | 'run'> {
   async function* generate(input: GenerateInput, generateOptions: GenerateOptions = {}) {
@@ -26,7 +36,7 @@ export function createTurnMethods(starter: TurnStarter): Pick<Charpipe, 'generat
       sink: { push: channel.push, close: channel.close },
     })
     const signal = generateOptions.signal
-    const onAbort = () => abortTurn(handle, { kind: 'signal' })
+    const onAbort = () => abortTurn(handle, reasonOfAbort(signal!))
     if (signal?.aborted) onAbort()
     signal?.addEventListener('abort', onAbort, { once: true })
     try {
@@ -56,7 +66,7 @@ export function createTurnMethods(starter: TurnStarter): Pick<Charpipe, 'generat
       let listenerError: { error: unknown } | undefined
       let finished = false
       const onAbort = () => {
-        if (handle) abortTurn(handle, { kind: 'signal' })
+        if (handle) abortTurn(handle, reasonOfAbort(signal!))
       }
       const deliver = (event: CharpipeEvent) => {
         if (listenerError) return

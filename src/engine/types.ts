@@ -46,7 +46,11 @@ export interface ObserveInput {
 }
 
 export interface GenerateOptions {
-  /** Aborting ends the turn as interrupted (the reply is stored as far as it got). */
+  /**
+   * Aborting ends the turn as interrupted (the reply is stored as far as it was spoken). Abort
+   * with `{ heard }` as the reason (`controller.abort({ heard: text })`) and the stored reply is cut
+   * at what was heard, as `interrupt` does.
+   */
   signal?: AbortSignal
   /** Called with the messages of each model call as it is sent (to count the prompt, say). */
   onModelCall?: (messages: readonly ChatMessage[]) => void
@@ -164,6 +168,14 @@ export interface Charpipe {
     session: string,
     options?: { limit?: number; beforeId?: string; character?: string },
   ): Promise<StoredMessage[]>
+  /**
+   * Keeps a record beside the history, in the history store (as durable as the history is): the
+   * server keeps its stored `/v1/responses` so. Written once per `kind` and `id`: a second write of
+   * an id changes nothing.
+   */
+  keepRecord(kind: string, id: string, value: string): Promise<void>
+  /** A record kept with `keepRecord`; undefined when there is none. */
+  readRecord(kind: string, id: string): Promise<string | undefined>
   /** Deletes a session's history with one character, or with every character when none is named. */
   clearSession(session: string, options?: { character?: string }): Promise<void>
   /**

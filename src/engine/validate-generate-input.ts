@@ -2,8 +2,9 @@
  * Checks what a caller passes to `generate`/`preview` and fills the session default, naming the
  * field that is wrong (inputs come from WebSocket frames and HTTP bodies, so anything can arrive).
  */
-import type { ClientPrompt, Speaker, TurnInput } from '../context/types.js'
+import type { ClientPrompt, ClientPromptMessage, Speaker, TurnInput } from '../context/types.js'
 import { BadRequestError } from '../shared/errors.js'
+import type { ToolCall, ToolDefinition } from '../shared/messages.js'
 import type { GenerateInput, ObserveInput } from './types.js'
 
 // A client names at most 200 characters; a keyed client's session carries its namespace too.
@@ -120,24 +121,81 @@ export function validateGenerateInput(
     ...(speaker ? { speaker } : {}),
     ...(id ? { id } : {}),
     ...(input.clientPrompt ? { clientPrompt: checkClientPrompt(input.clientPrompt) } : {}),
+    ...(input.clientTools?.length ? { clientTools: checkClientTools(input.clientTools) } : {}),
     ...(input.stateless === true ? { stateless: true } : {}),
+    ...(input.replaces !== undefined ? { replaces: checkReplaces(input.replaces) } : {}),
   }
+}
+
+const toolNamePattern = /^[a-zA-Z0-9_-]{1,64}$/
+
+function checkToolCalls(value: unknown, where: string): ToolCall[] {
+  if (!Array.isArray(value)) throw new BadRequestError(`${where} must be a list of {id, name, arguments}`)
+  return value.map((call, index) => {
+    if (typeof call?.id !== 'string' || typeof call.name !== 'string' || !toolNamePattern.test(call.name))
+      throw new BadRequestError(`${where}.${index} must be {id, name, arguments} with a tool name`)
+    return { id: call.id, name: call.name, arguments: call.arguments }
+  })
+}
+
+function checkClientMessage(message: ClientPromptMessage | undefined, where: string): ClientPromptMessage {
+  if (message?.role === 'tool') {
+    if (typeof message.content !== 'string' || typeof message.toolCallId !== 'string')
+      throw new BadRequestError(`${where} must be {role: tool, content: string, toolCallId: string}`)
+    return { role: 'tool', content: message.content, toolCallId: message.toolCallId }
+  }
+  if ((message?.role !== 'user' && message?.role !== 'assistant') || typeof message.content !== 'string')
+    throw new BadRequestError(`${where} must be {role: user|assistant, content: string}`)
+  const toolCalls =
+    message.toolCalls === undefined ? undefined : checkToolCalls(message.toolCalls, `${where}.toolCalls`)
+  return { role: message.role, content: message.content, ...(toolCalls?.length ? { toolCalls } : {}) }
+}
+
+function checkClientTools(value: unknown): ToolDefinition[] {
+  if (!Array.isArray(value))
+    throw new BadRequestError('clientTools must be a list of {name, description, parameters}')
+  return value.map((tool, index) => {
+    if (typeof tool?.name !== 'string' || !toolNamePattern.test(tool.name))
+      throw new BadRequestError(`clientTools.${index}.name: letters, digits, _ and - only, at most 64`)
+    if (tool.parameters !== undefined && (typeof tool.parameters !== 'object' || tool.parameters === null))
+      throw new BadRequestError(`clientTools.${index}.parameters must be a JSON Schema object`)
+    return {
+      name: tool.name,
+      description: typeof tool.description === 'string' ? tool.description : '',
+      parameters: tool.parameters ?? { type: 'object', properties: {} },
+    }
+  })
+}
+
+function checkReplaces(value: unknown): string {
+  if (typeof value !== 'string' || value === '' || value.length > 128)
+    throw new BadRequestError('replaces must be a turn id of 1 to 128 characters')
+  return value
 }
 
 function checkClientPrompt(value: unknown): ClientPrompt {
   const prompt = value as Partial<ClientPrompt>
-  if (typeof prompt !== 'object' || prompt === null || !Array.isArray(prompt.history))
-    throw new BadRequestError('clientPrompt must be an object {system?, history: [{role, content}]}')
+  if (
+    typeof prompt !== 'object' ||
+    prompt === null ||
+    (prompt.history !== undefined && !Array.isArray(prompt.history))
+  )
+    throw new BadRequestError('clientPrompt must be an object {system?, history?: [{role, content}]}')
   if (prompt.system !== undefined && typeof prompt.system !== 'string')
     throw new BadRequestError('clientPrompt.system must be a string')
-  const history = prompt.history.map((message, index) => {
-    if ((message?.role !== 'user' && message?.role !== 'assistant') || typeof message.content !== 'string')
-      throw new BadRequestError(
-        `clientPrompt.history.${index} must be {role: user|assistant, content: string}`,
-      )
-    return { role: message.role, content: message.content }
-  })
-  return { ...(prompt.system?.trim() ? { system: prompt.system } : {}), history }
+  const history = prompt.history?.map((message, index) =>
+    checkClientMessage(message, `clientPrompt.history.${index}`),
+  )
+  if (prompt.toolRounds !== undefined && !Array.isArray(prompt.toolRounds))
+    throw new BadRequestError('clientPrompt.toolRounds must be a list of messages')
+  const toolRounds = (prompt.toolRounds ?? []).map((message, index) =>
+    checkClientMessage(message, `clientPrompt.toolRounds.${index}`),
+  )
+  return {
+    ...(prompt.system?.trim() ? { system: prompt.system } : {}),
+    ...(history ? { history } : {}),
+    ...(toolRounds.length ? { toolRounds } : {}),
+  }
 }
 
 export interface ValidatedObserveInput {

@@ -16,6 +16,7 @@ import { checkPipelineConfig } from '../context/index.js'
 import type { Charpipe } from '../engine/types.js'
 import type { ConfigIssue } from '../shared/errors.js'
 import { createChildLogger, getLogger, type Logger } from '../shared/logger.js'
+import { createClientUsage } from './create-client-usage.js'
 import { type ConfigManager, createConfigManager } from './create-config-manager.js'
 import { createServerMetrics, type ServerMetrics } from './create-server-metrics.js'
 import { createSessionOwners } from './create-session-owners.js'
@@ -23,17 +24,20 @@ import { createTurnLimiter } from './create-turn-limiter.js'
 import { defineErrorEvent } from './define-error-event.js'
 import { respondBadRequest, respondWithError } from './error-response.js'
 import { limitHttpTurns } from './limit-http-turns.js'
+import { completeOpenAIErrorBody } from './openai/complete-openai-error-body.js'
 import { requestClientKey, requireAccess } from './require-access.js'
 import { registerAdminRoutes } from './routes/admin-routes.js'
 import { registerAudienceRoutes } from './routes/audience-routes.js'
 import { registerCharacterRoutes } from './routes/character-routes.js'
 import { registerChatRoute } from './routes/chat-route.js'
+import { registerClientRoutes } from './routes/client-routes.js'
 import { registerConnectorRoutes } from './routes/connector-routes.js'
 import { registerDoctorRoute } from './routes/doctor-route.js'
 import { registerHealthRoutes } from './routes/health-routes.js'
 import { registerMemoryRoutes } from './routes/memory-routes.js'
 import { registerOpenAICompletionsRoute } from './routes/openai-completions-route.js'
 import { registerOpenAIModelsRoute } from './routes/openai-models-route.js'
+import { registerOpenAIResponsesRoute } from './routes/openai-responses-route.js'
 import { createWebSocketEvents } from './routes/websocket-route.js'
 import { mountSecurity } from './security/index.js'
 import { createStaticFileHandler, findDefaultStaticDir } from './serve-static-files.js'
@@ -151,9 +155,14 @@ export async function createServer(options: CreateServerOptions): Promise<Charpi
     adminToken: readConfig().server.admin_token,
     clients: readConfig().server.clients,
   })
-  const auth = requireAccess({ readTokens })
+  const clientUsage = createClientUsage()
+  const onClientAdmitted = (client: { name: string }) => clientUsage.record(client.name)
+  const auth = requireAccess({ readTokens, onClientAdmitted })
+  // Open Responses clients read only OpenAI's error object, whichever part of the server refuses.
+  app.use('/v1/responses', completeOpenAIErrorBody)
+  app.use('/v1/responses/*', completeOpenAIErrorBody)
   for (const path of ['/api/*', '/v1/*', '/metrics']) app.use(path, auth)
-  app.use('/ws', requireAccess({ readTokens, acceptQueryToken: true }))
+  app.use('/ws', requireAccess({ readTokens, acceptQueryToken: true, onClientAdmitted }))
 
   const limitBody = async (
     context: Parameters<Parameters<typeof app.use>[1]>[0],
@@ -181,12 +190,15 @@ export async function createServer(options: CreateServerOptions): Promise<Charpi
   })
   app.post('/api/chat', httpTurns)
   app.post('/v1/chat/completions', httpTurns)
+  app.post('/v1/responses', httpTurns)
 
   registerChatRoute(app, dependencies)
   registerAudienceRoutes(app, dependencies)
   registerOpenAICompletionsRoute(app, dependencies)
+  registerOpenAIResponsesRoute(app, dependencies)
   registerOpenAIModelsRoute(app, dependencies)
   registerAdminRoutes(app, dependencies)
+  registerClientRoutes(app, { ...dependencies, clientUsage })
   registerCharacterRoutes(app, dependencies)
   registerDoctorRoute(app, dependencies)
   registerMemoryRoutes(app, dependencies)

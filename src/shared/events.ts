@@ -36,6 +36,11 @@ export interface ToolCallEvent extends TurnEventBase {
   id: string
   name: string
   arguments: unknown
+  /**
+   * A tool of the input's client (`clientPrompt.tools`): not run here. The turn ends after the
+   * model's call, and the client sends the result back with its next input.
+   */
+  client?: true
 }
 
 export interface ToolResultEvent extends TurnEventBase {

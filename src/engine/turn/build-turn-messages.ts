@@ -7,8 +7,9 @@ import { readRefusedAttachments } from '../../context/refused-attachments.js'
 import type { ContextPipeline, TurnInput } from '../../context/types.js'
 import { type Language, resolveCharacterLanguage } from '../../shared/language/index.js'
 import type { Logger } from '../../shared/logger.js'
-import type { ChatMessage } from '../../shared/messages.js'
+import { type ChatMessage, messageText, type ToolDefinition } from '../../shared/messages.js'
 import { addToolPrompt } from '../../tools/add-tool-prompt.js'
+import { renderToolResultText } from '../../tools/tool-call-text.js'
 import type { ToolRegistry } from '../../tools/tool-registry.js'
 import { raceAbort } from '../abortable.js'
 import { createPipelineServices, type EngineRuntime } from '../engine-runtime.js'
@@ -53,20 +54,48 @@ export interface OfferToolsResult {
   language: Language
 }
 
-/** How the tools reach the model: natively, or described in the system prompt of `messages`. */
+/**
+ * How the tools reach the model: natively, or described in the system prompt of `messages`. The
+ * input's client's own tools (`clientTools`) go with the registry's; for a model without native
+ * calls the client's tool rounds become words (the result as a user message, as ours are).
+ */
 export function offerTools(
   messages: ChatMessage[],
   registry: ToolRegistry,
   runtime: EngineRuntime,
+  clientTools: readonly ToolDefinition[] = [],
 ): OfferToolsResult {
   const nativeTools = runtime.capabilities.functionCalling
   const language = resolveCharacterLanguage(runtime.config.character)
+  if (nativeTools) return { messages, nativeTools, language }
+  const definitions = [...registry.definitions(), ...clientTools]
+  const spoken = renderClientToolRounds(messages, language)
   return {
-    messages:
-      registry.size > 0 && !nativeTools
-        ? addToolPrompt(messages, registry.definitions(), undefined, language)
-        : messages,
+    messages: definitions.length > 0 ? addToolPrompt(spoken, definitions, undefined, language) : spoken,
     nativeTools,
     language,
   }
+}
+
+/** Tool calls and results of a client's conversation as words, for a model without a `tool` role. */
+function renderClientToolRounds(messages: ChatMessage[], language: Language): ChatMessage[] {
+  const names = new Map<string, string>()
+  return messages.map((message) => {
+    if (message.toolCalls) {
+      for (const call of message.toolCalls) names.set(call.id, call.name)
+      const { toolCalls: _calls, ...rest } = message
+      return rest
+    }
+    if (message.role !== 'tool') return message
+    const call = {
+      id: message.toolCallId ?? '',
+      name: names.get(message.toolCallId ?? '') ?? 'tool',
+      arguments: {},
+    }
+    return {
+      role: 'user',
+      content: renderToolResultText(call, messageText(message), language),
+      source: message.source,
+    }
+  })
 }

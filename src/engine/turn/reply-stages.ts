@@ -161,6 +161,15 @@ export function createReplyStages(options: CreateReplyStagesOptions): ReplyStage
         case 'tool-call':
           emit({ type: 'tool_call', id: event.id, name: event.name, arguments: event.arguments })
           break
+        case 'client-tool-call':
+          emit({
+            type: 'tool_call',
+            id: event.id,
+            name: event.name,
+            arguments: event.arguments,
+            client: true,
+          })
+          break
         case 'tool-result':
           emit({ type: 'tool_result', id: event.id, result: event.result })
           break

@@ -11,7 +11,7 @@ import { describeImagePart } from '../../context/assets/describe-image-part.js'
 import type { ChatProvider, ChatRequest, ProviderAnswer, Usage } from '../../providers/types.js'
 import { type Language, readScaffoldingTexts, resolveCharacterLanguage } from '../../shared/language/index.js'
 import type { Logger } from '../../shared/logger.js'
-import type { ChatMessage, ContentPart, ImagePart, ToolCall } from '../../shared/messages.js'
+import type { ChatMessage, ContentPart, ImagePart, ToolCall, ToolDefinition } from '../../shared/messages.js'
 import { encodeToolResult } from '../../tools/encode-tool-result.js'
 import {
   createToolCallTextDetector,
@@ -31,6 +31,8 @@ export type StepEvent =
   | { type: 'step-end' }
   /** A tool the model called, as it starts running. */
   | { type: 'tool-call'; id: string; name: string; arguments: unknown }
+  /** A call of a client's tool: not run here, the turn ends with it. */
+  | { type: 'client-tool-call'; id: string; name: string; arguments: unknown }
   /** What the tool returned (its text: images go to the model only). */
   | { type: 'tool-result'; id: string; result: unknown }
   /** What one model call cost, when the provider reports it. */
@@ -42,6 +44,11 @@ export interface RunModelStepsOptions {
   provider: ChatProvider
   messages: ChatMessage[]
   registry: ToolRegistry
+  /**
+   * The input's client's own tools (`clientTools`), offered beside the registry's (whose
+   * tools keep their names). A step that calls one ends the loop: the call goes to the client.
+   */
+  clientTools?: readonly ToolDefinition[]
   /** Native tool calls (true) or tools described in the prompt (false). */
   nativeTools: boolean
   /** The character's language: the words of tool results and notes described in the prompt. */
@@ -206,6 +213,22 @@ async function appendToolMessages(
   })
 }
 
+/** Hands the step's calls of client tools to the client (true), or finds none (false). */
+function handOverClientCalls(
+  options: RunModelStepsOptions,
+  calls: readonly ToolCall[],
+  clientNames: ReadonlySet<string>,
+): boolean {
+  const clientCalls = calls.filter((call) => clientNames.has(call.name))
+  if (clientCalls.length === 0) return false
+  // The client answers its calls with the next input; the server's own would have no round to go in.
+  if (clientCalls.length < calls.length)
+    options.logger.warn('calls of server tools beside calls of client tools are left out')
+  for (const call of clientCalls)
+    options.onEvent({ type: 'client-tool-call', id: call.id, name: call.name, arguments: call.arguments })
+  return true
+}
+
 /**
  * Runs the model calls of one turn, handing each event to `options.onEvent` as it happens (a
  * callback rather than a generator: this is the per-chunk path, and every generator layer costs
@@ -213,7 +236,11 @@ async function appendToolMessages(
  */
 export async function runModelSteps(options: RunModelStepsOptions): Promise<void> {
   const messages = [...options.messages]
-  const definitions = options.registry.definitions()
+  const serverDefinitions = options.registry.definitions()
+  const serverNames = new Set(serverDefinitions.map((definition) => definition.name))
+  const clientDefinitions = (options.clientTools ?? []).filter((tool) => !serverNames.has(tool.name))
+  const clientNames = new Set(clientDefinitions.map((definition) => definition.name))
+  const definitions = [...serverDefinitions, ...clientDefinitions]
   for (let round = 0; ; round++) {
     const toolsOffered = definitions.length > 0 && round < options.maxToolSteps
     const request: ChatRequest = {
@@ -226,6 +253,7 @@ export async function runModelSteps(options: RunModelStepsOptions): Promise<void
     await streamOneStep(options, request, toolsOffered, step)
     options.onEvent({ type: 'step-end' })
     if (step.calls.length === 0) return
+    if (handOverClientCalls(options, step.calls, clientNames)) return
 
     if (options.beforeTools) await raceAbort(options.beforeTools(), options.signal)
     const results: { call: ToolCall; result: unknown }[] = []

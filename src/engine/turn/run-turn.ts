@@ -225,13 +225,19 @@ async function runReply(
     refusedAttachments = context.refusedAttachments
     // Tools of sources still connecting (MCP servers) are waited for, each within its own bound.
     await raceAbort(engine.registry.ready(signal), signal)
-    const tools = offerTools(context.messages, engine.registry, runtime)
+    const clientTools = state.input.clientTools ?? []
+    // This turn's tool rounds so far (the client ran its tools): after the input, as our own rounds go.
+    const rounds = (state.input.clientPrompt?.toolRounds ?? []).map(
+      (message): ChatMessage => ({ ...message, source: 'tool' }),
+    )
+    const tools = offerTools([...context.messages, ...rounds], engine.registry, runtime, clientTools)
     const onModelCall: ((messages: readonly ChatMessage[]) => void) | undefined =
       options.onModelCall || gate ? countModelCalls(gate, options.onModelCall) : undefined
     await runModelSteps({
       provider: runtime.provider,
       messages: tools.messages,
       registry: engine.registry,
+      clientTools,
       nativeTools: tools.nativeTools,
       language: tools.language,
       toolImages: chooseToolImageHandling(runtime, engine.logger),

@@ -7,7 +7,9 @@
  * field, in the namespace of the client's `X-Charpipe-Client` key. A request naming none never
  * lands in another client's conversation: with its own history it is stateless (nothing read or
  * stored), with one message it uses the session `openai` of its client. The reply's emotion rides
- * along as an extra `emotion` field.
+ * along as an extra `emotion` field. A named client (`server.clients`) is served by its profile
+ * instead (src/server/openai/: its session, persona, history and emotion dialect); the defaults are
+ * the rules above.
  *
  * Failures are answered as OpenAI-compatible servers answer them: a non-2xx with an error body when
  * the turn failed before any text (or, not streamed, at all); once a stream has begun, an
@@ -18,144 +20,74 @@
  * and the reply estimated.
  */
 import { randomUUID } from 'node:crypto'
-import type { Context, Hono } from 'hono'
+import type { Hono } from 'hono'
 import { streamSSE } from 'hono/streaming'
-import type { GenerateInput } from '../../engine/types.js'
-import { isRetryableStatus } from '../../shared/errors.js'
 import type { CharpipeEvent, LlmDoneEvent, LlmErrorEvent } from '../../shared/events.js'
-import { countMessageTokens, countTokens } from '../count-tokens.js'
-import { mapErrorCodeToStatus, respondBadRequest } from '../error-response.js'
+import { respondBadRequest } from '../error-response.js'
+import { holdUntilFirstText } from '../openai/hold-until-first-text.js'
+import { useFinalRefusalHeader } from '../openai/mark-final-refusal.js'
+import { prepareOpenAITurn } from '../openai/prepare-openai-turn.js'
+import { readOpenAIMessages } from '../openai/read-openai-messages.js'
+import {
+  convertToOpenAIError,
+  isTurnFailure,
+  missingDone,
+  sendOpenAIError,
+  unexpectedStreamFailure,
+} from '../openai/send-openai-error.js'
+import { startOpenAITurn } from '../openai/start-openai-turn.js'
 import { readJsonBody } from '../read-json-body.js'
-import { readOpenAIMessages } from '../read-openai-messages.js'
-import { resolveRequestSession } from '../refuse-foreign-session.js'
 import { openAICompletionBodySchema } from '../request-schemas.js'
-import { selectModelCharacter } from '../select-model-character.js'
 import type { ServerDependencies } from '../server-dependencies.js'
-import { streamTurn } from '../stream-turn.js'
-
-type TurnFailure = Pick<LlmErrorEvent, 'code' | 'message' | 'status'>
-
-/** An interruption by the session's next input ends the reply early; it is not a failure. */
-function isFailure(event: LlmErrorEvent): boolean {
-  return event.code !== 'interrupted_by_new_input'
-}
-
-const missingDone: TurnFailure = { code: 'internal', message: 'the turn ended without a result' }
-
-/** The session of a client that names none and sends one message (never the web page's `default`). */
-const unnamedSession = 'openai'
-
-/** A failure the same request would meet again: the client's own mistake, or the provider's refusal. */
-export function isFailureFinal(failure: TurnFailure): boolean {
-  if (failure.code === 'bad_request' || failure.code === 'invalid_config') return true
-  return (
-    failure.code === 'upstream_http' && failure.status !== undefined && !isRetryableStatus(failure.status)
-  )
-}
-
-function convertToOpenAIError(event: TurnFailure) {
-  return { message: event.message, type: event.code, code: event.code, param: null }
-}
-
-function sendOpenAIError(context: Context, event: TurnFailure): Response {
-  if (isFailureFinal(event)) context.header('x-should-retry', 'false')
-  return context.json({ error: convertToOpenAIError(event) }, mapErrorCodeToStatus(event.code))
-}
-
-/**
- * Every 4xx of this route but the ones a wait mends (408, 409, 429) is final too. A new Response:
- * the Node adapter may send a response from the headers it was made with, not later changes.
- */
-function markFinalRefusal(response: Response): Response {
-  const { status } = response
-  if (status < 400 || status >= 500 || isRetryableStatus(status)) return response
-  const headers = new Headers(response.headers)
-  headers.set('x-should-retry', 'false')
-  return new Response(response.body, { status, statusText: response.statusText, headers })
-}
 
 export function registerOpenAICompletionsRoute(app: Hono, dependencies: ServerDependencies): void {
-  app.use('/v1/chat/completions', async (context, next) => {
-    await next()
-    context.res = markFinalRefusal(context.res)
-  })
+  useFinalRefusalHeader(app, '/v1/chat/completions')
   app.post('/v1/chat/completions', async (context) => {
     const body = await readJsonBody(context, openAICompletionBodySchema)
     if (!body.ok) return body.response
     const request = body.value
     const turnRequest = readOpenAIMessages(request.messages)
     if (!turnRequest) return respondBadRequest(context, 'messages: no message with role "user"')
-    const named = context.req.header('x-session-id') || request.user
-    // Without a session, a client that keeps its own history is stateless: a session of its own
-    // for this request alone (turns of one session interrupt each other), nothing read or stored.
-    const stateless = !named && turnRequest.clientPrompt !== undefined
-    let session = `~v1~${randomUUID()}`
-    if (!stateless) {
-      const resolved = resolveRequestSession(context, dependencies.sessionOwners, named || unnamedSession)
-      if (resolved.response) return resolved.response
-      session = resolved.session
-    }
-    const config = dependencies.configManager.current()
-    let character: string | undefined
-    try {
-      character = selectModelCharacter(config, request.model)
-    } catch (error) {
-      return respondBadRequest(context, `model: ${(error as Error).message}`)
-    }
-    // The client's input id (a resend with the same key is the same turn, never stored twice).
-    const inputId = context.req.header('idempotency-key')
-    if (inputId !== undefined && (inputId === '' || inputId.length > 128)) {
-      return respondBadRequest(context, 'Idempotency-Key: at most 128 characters, not empty')
-    }
-    const input: GenerateInput = {
-      ...turnRequest.input,
-      session,
-      ...(character ? { character } : {}),
-      ...(turnRequest.clientPrompt ? { clientPrompt: turnRequest.clientPrompt } : {}),
-      ...(stateless ? { stateless: true } : {}),
-      ...(inputId ? { id: inputId } : {}),
-    }
-    const model = request.model || config.llm.model || config.llm.provider
+    const prepared = await prepareOpenAITurn({
+      context,
+      dependencies,
+      model: request.model,
+      user: request.user,
+      turn: turnRequest,
+    })
+    if (!prepared.ok) return prepared.response
+    const { model, emotionWriter } = prepared
     const id = `chatcmpl-${randomUUID()}`
     const created = Math.floor(Date.now() / 1000)
-    const controller = new AbortController()
-    // A client that hangs up on a non-streamed answer ends the turn too.
-    context.req.raw.signal.addEventListener('abort', () => controller.abort(), { once: true })
-    // The prompt as sent, counted only when the model reports no usage of its own.
-    let countedPrompt = 0
-    const turn = () =>
-      streamTurn({
-        charpipe: dependencies.charpipe,
-        input,
-        signal: controller.signal,
-        metrics: dependencies.metrics,
-        endpoint: 'openai',
-        onModelCall: (messages) => {
-          countedPrompt += countMessageTokens(messages)
-        },
-      })
+    const turn = startOpenAITurn(context, dependencies, prepared.input)
     const usageFor = (done: LlmDoneEvent) => {
-      const prompt = done.usage?.prompt_tokens ?? countedPrompt
-      const completion = done.usage?.completion_tokens ?? countTokens(done.text)
+      const tokens = turn.countTokens(done)
       return {
-        prompt_tokens: prompt,
-        completion_tokens: completion,
-        total_tokens: prompt + completion,
-        ...(done.usage?.cached_tokens !== undefined
-          ? { prompt_tokens_details: { cached_tokens: done.usage.cached_tokens } }
-          : {}),
+        prompt_tokens: tokens.prompt,
+        completion_tokens: tokens.completion,
+        total_tokens: tokens.prompt + tokens.completion,
+        ...(tokens.cached !== undefined ? { prompt_tokens_details: { cached_tokens: tokens.cached } } : {}),
       }
     }
 
     if (!request.stream) {
       let done: LlmDoneEvent | undefined
       let failure: LlmErrorEvent | undefined
-      for await (const event of turn()) {
-        if (event.type === 'llm_error' && isFailure(event)) failure = event
-        if (event.type === 'llm_done') done = event
+      let streamedContent = ''
+      for (let next = await turn.events.next(); !next.done; next = await turn.events.next()) {
+        const event = next.value
+        if (event.type === 'llm_error' && isTurnFailure(event)) failure = event
+        if (event.type === 'llm_chunk') streamedContent += emotionWriter.writeText(event.text)
+        if (event.type === 'llm_emotion' || event.type === 'llm_sentence')
+          streamedContent += emotionWriter.writeEmotion(event.emotion)
+        if (event.type === 'llm_done') {
+          done = event
+          streamedContent += emotionWriter.end(event.emotion)
+        }
       }
       // A reply cut by a failure is not a completion: the client gets the error, as from OpenAI.
       if (failure || !done) return sendOpenAIError(context, failure ?? missingDone)
+      const content = emotionWriter.writeWhole(done.text, streamedContent, done.emotion)
       return context.json({
         id,
         object: 'chat.completion',
@@ -164,7 +96,12 @@ export function registerOpenAICompletionsRoute(app: Hono, dependencies: ServerDe
         choices: [
           {
             index: 0,
-            message: { role: 'assistant', content: done.text, emotion: done.emotion, refusal: null },
+            message: {
+              role: 'assistant',
+              content,
+              ...(emotionWriter.usesField ? { emotion: done.emotion } : {}),
+              refusal: null,
+            },
             finish_reason: done.interrupted ? 'length' : 'stop',
             logprobs: null,
           },
@@ -175,19 +112,9 @@ export function registerOpenAICompletionsRoute(app: Hono, dependencies: ServerDe
 
     // The response waits for the first text (or the end): a turn that fails before it says
     // anything answers with a non-2xx error, not a 200 stream.
-    const events = turn()[Symbol.asyncIterator]()
-    const held: CharpipeEvent[] = []
-    for (;;) {
-      const next = await events.next()
-      if (next.done) break
-      held.push(next.value)
-      if ((next.value.type === 'llm_chunk' && next.value.text) || next.value.type === 'llm_done') break
-    }
-    const early = held.find((event): event is LlmErrorEvent => event.type === 'llm_error' && isFailure(event))
-    if (early && !held.some((event) => event.type === 'llm_chunk' && event.text)) {
-      await events.return?.(undefined)
-      return sendOpenAIError(context, early)
-    }
+    const { events } = turn
+    const { held, failure: early } = await holdUntilFirstText(events)
+    if (early) return sendOpenAIError(context, early)
 
     const includeUsage = request.stream_options?.include_usage === true
     const chunk = (delta: Record<string, unknown>, finishReason: string | null = null) => ({
@@ -200,24 +127,32 @@ export function registerOpenAICompletionsRoute(app: Hono, dependencies: ServerDe
     return streamSSE(
       context,
       async (stream) => {
-        stream.onAbort(() => controller.abort())
+        stream.onAbort(() => turn.controller.abort())
         await stream.writeSSE({ data: JSON.stringify(chunk({ role: 'assistant', content: '' })) })
         let failure: LlmErrorEvent | undefined
+        const sendContent = async (content: string) => {
+          if (content) await stream.writeSSE({ data: JSON.stringify(chunk({ content })) })
+        }
         const send = async (event: CharpipeEvent) => {
           if (event.type === 'llm_chunk' && event.text) {
-            await stream.writeSSE({ data: JSON.stringify(chunk({ content: event.text })) })
-          } else if (event.type === 'llm_emotion') {
+            await sendContent(emotionWriter.writeText(event.text))
+          } else if (event.type === 'llm_emotion' && emotionWriter.usesField) {
             await stream.writeSSE({ data: JSON.stringify(chunk({ emotion: event.emotion })) })
-          } else if (event.type === 'llm_error' && isFailure(event)) {
+          } else if (event.type === 'llm_emotion' || event.type === 'llm_sentence') {
+            // An inline dialect sends the text held until its emotion was known, after its tag.
+            await sendContent(emotionWriter.writeEmotion(event.emotion))
+          } else if (event.type === 'llm_error' && isTurnFailure(event)) {
             failure = event
           } else if (event.type === 'llm_done') {
+            await sendContent(emotionWriter.end(event.emotion))
             if (failure) {
               // Cut by a failure: an error object, as OpenAI-compatible servers send, and no
               // finish_reason that would call the reply complete.
               await stream.writeSSE({ data: JSON.stringify({ error: convertToOpenAIError(failure) }) })
             } else {
               const finish = event.interrupted ? 'length' : 'stop'
-              await stream.writeSSE({ data: JSON.stringify(chunk({ emotion: event.emotion }, finish)) })
+              const delta = emotionWriter.usesField ? { emotion: event.emotion } : {}
+              await stream.writeSSE({ data: JSON.stringify(chunk(delta, finish)) })
             }
             if (includeUsage) {
               await stream.writeSSE({
@@ -236,13 +171,7 @@ export function registerOpenAICompletionsRoute(app: Hono, dependencies: ServerDe
       },
       async (error, stream) => {
         dependencies.logger.error({ err: error }, 'completion turn failed')
-        const payload = {
-          message: 'the turn failed; see the server log',
-          type: 'internal',
-          code: 'internal',
-          param: null,
-        }
-        await stream.writeSSE({ data: JSON.stringify({ error: payload }) })
+        await stream.writeSSE({ data: JSON.stringify({ error: unexpectedStreamFailure }) })
         await stream.writeSSE({ data: '[DONE]' })
       },
     )

@@ -66,6 +66,8 @@ export function createFakeCharpipe(options: CreateFakeCharpipeOptions): FakeChar
   let turnCounter = 0
   const reloads: CharpipeConfig[] = []
   const histories = new Map<string, StoredMessage[]>()
+  /** `keepRecord` records by kind and id, kept in memory. */
+  const records = new Map<string, string>()
   const running = new Map<string, RunningTurn>()
   const listeners = new Map<string, Set<(event: CharpipeEvent) => void>>()
   const memory = options.memory === false ? undefined : (options.memory ?? createFakeMemoryStore())
@@ -274,6 +276,13 @@ export function createFakeCharpipe(options: CreateFakeCharpipeOptions): FakeChar
     },
     async clearSession(session: string) {
       histories.delete(session)
+    },
+    async keepRecord(kind: string, id: string, value: string) {
+      const key = `${kind}/${id}`
+      if (!records.has(key)) records.set(key, value)
+    },
+    async readRecord(kind: string, id: string) {
+      return records.get(`${kind}/${id}`)
     },
     // The fake serves its one character and greets no one.
     async open() {

@@ -46,4 +46,44 @@ describe('readOpenAIMessages', () => {
     })
     expect(readOpenAIMessages([{ role: 'system', content: 'x' }])).toBeUndefined()
   })
+
+  it('with tools of its own: earlier calls and results in the history, those after the input as tool rounds', () => {
+    const call = (id: string) => ({
+      role: 'assistant',
+      content: null,
+      tool_calls: [{ id, type: 'function', function: { name: 'get_weather', arguments: '{"city":"Rome"}' } }],
+    })
+    const messages = [
+      { role: 'user', content: 'Weather in Oslo?' },
+      call('a'),
+      { role: 'tool', tool_call_id: 'a', content: 'snow' },
+      { role: 'assistant', content: 'Snowing.' },
+      { role: 'user', content: 'And Rome?' },
+      call('b'),
+      { role: 'tool', tool_call_id: 'b', content: 'sun' },
+    ]
+    const toolCalls = (id: string) => [{ id, name: 'get_weather', arguments: { city: 'Rome' } }]
+    expect(readOpenAIMessages(messages, { withTools: true })).toEqual({
+      input: { text: 'And Rome?' },
+      clientPrompt: {
+        history: [
+          { role: 'user', content: 'Weather in Oslo?' },
+          { role: 'assistant', content: '', toolCalls: toolCalls('a') },
+          { role: 'tool', content: 'snow', toolCallId: 'a' },
+          { role: 'assistant', content: 'Snowing.' },
+        ],
+        toolRounds: [
+          { role: 'assistant', content: '', toolCalls: toolCalls('b') },
+          { role: 'tool', content: 'sun', toolCallId: 'b' },
+        ],
+      },
+    })
+    // Without tools of its own, the tool traffic stays out, as before.
+    expect(readOpenAIMessages(messages)?.clientPrompt).toEqual({
+      history: [
+        { role: 'user', content: 'Weather in Oslo?' },
+        { role: 'assistant', content: 'Snowing.' },
+      ],
+    })
+  })
 })

@@ -1,0 +1,112 @@
+import { describe, expect, it } from 'vitest'
+import { collectEvents, doneOf, makeConfig, typesOf } from '../../test/engine/engine-test-helpers.js'
+import { createFakeParts, createScriptedProvider } from '../../test/engine/fake-engine-parts.js'
+import { messageText } from '../shared/messages.js'
+import type { Tool } from '../tools/types.js'
+import { createCharpipe } from './create-charpipe.js'
+
+const lamp = {
+  name: 'set_lamp',
+  description: 'Turns the room lamp on or off',
+  parameters: { type: 'object', properties: { on: { type: 'boolean' } } },
+}
+let serverRuns = 0
+const clock: Tool = {
+  name: 'clock',
+  description: 'The time',
+  parameters: { type: 'object' },
+  execute: () => {
+    serverRuns++
+    return '12:00'
+  },
+}
+
+describe('client tools (TurnInput.clientTools)', () => {
+  it('offers them beside the server tools; a call of one ends the turn unrun, as a tool_call marked client', async () => {
+    const provider = createScriptedProvider([
+      { toolCalls: [{ id: 'c1', name: 'set_lamp', arguments: { on: true } }] },
+    ])
+    const charpipe = await createCharpipe(makeConfig(), {
+      parts: createFakeParts(),
+      provider,
+      tools: [clock],
+    })
+    const events = await collectEvents(
+      charpipe.generate({ text: 'Lights on', stateless: true, clientTools: [lamp] }),
+    )
+    expect(provider.requests[0]!.tools?.map((tool) => tool.name)).toEqual(['clock', 'set_lamp'])
+    expect(typesOf(events)).toEqual(['tool_call', 'llm_done'])
+    expect(events[0]).toMatchObject({ id: 'c1', name: 'set_lamp', arguments: { on: true }, client: true })
+    // Nothing ran: not the client's tool, nor a second model call.
+    expect(provider.requests).toHaveLength(1)
+    expect(serverRuns).toBe(0)
+    expect(doneOf(events).interrupted).toBe(false)
+  })
+
+  it("continues with the client's tool rounds after the input, natively", async () => {
+    const provider = createScriptedProvider([{ chunks: ['The lamp is on.'] }])
+    const charpipe = await createCharpipe(makeConfig(), { parts: createFakeParts(), provider })
+    const events = await collectEvents(
+      charpipe.generate({
+        text: 'Lights on',
+        stateless: true,
+        clientTools: [lamp],
+        clientPrompt: {
+          toolRounds: [
+            {
+              role: 'assistant',
+              content: '',
+              toolCalls: [{ id: 'c1', name: 'set_lamp', arguments: { on: true } }],
+            },
+            { role: 'tool', content: 'done', toolCallId: 'c1' },
+          ],
+        },
+      }),
+    )
+    expect(doneOf(events).text).toBe('The lamp is on.')
+    const sent = provider.requests[0]!.messages.slice(-3)
+    expect(sent[0]).toMatchObject({ role: 'user', source: 'input' })
+    expect(sent[1]).toMatchObject({ role: 'assistant', toolCalls: [{ id: 'c1', name: 'set_lamp' }] })
+    expect(sent[2]).toMatchObject({ role: 'tool', toolCallId: 'c1', content: 'done' })
+  })
+
+  it('describes them in the prompt and gives their results as words to a model without native calls', async () => {
+    const provider = createScriptedProvider([{ chunks: ['The lamp is on.'] }])
+    const config = makeConfig({ llm: { function_calling: false } })
+    const charpipe = await createCharpipe(config, { parts: createFakeParts(), provider })
+    await collectEvents(
+      charpipe.generate({
+        text: 'Lights on',
+        stateless: true,
+        clientTools: [lamp],
+        clientPrompt: {
+          toolRounds: [
+            {
+              role: 'assistant',
+              content: '',
+              toolCalls: [{ id: 'c1', name: 'set_lamp', arguments: { on: true } }],
+            },
+            { role: 'tool', content: 'done', toolCallId: 'c1' },
+          ],
+        },
+      }),
+    )
+    const request = provider.requests[0]!
+    expect(request.tools).toBeUndefined()
+    expect(messageText(request.messages[0]!)).toContain('- set_lamp: Turns the room lamp on or off')
+    expect(request.messages.some((message) => message.role === 'tool' || message.toolCalls)).toBe(false)
+    expect(messageText(request.messages.at(-1)!)).toBe('[工具结果 set_lamp] done')
+  })
+
+  it('refuses a client tool without a usable name', async () => {
+    const charpipe = await createCharpipe(makeConfig(), {
+      parts: createFakeParts(),
+      provider: createScriptedProvider([]),
+    })
+    const events = await collectEvents(
+      charpipe.generate({ text: 'x', clientTools: [{ name: 'bad name', description: '', parameters: {} }] }),
+    )
+    expect(events[0]).toMatchObject({ type: 'llm_error', code: 'bad_request' })
+    expect((events[0] as { message: string }).message).toContain('clientTools.0.name')
+  })
+})

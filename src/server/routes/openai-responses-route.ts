@@ -1,0 +1,201 @@
+/**
+ * `POST /v1/responses` and `GET /v1/responses/:id`: Open Responses (the OpenAI Responses API) on
+ * the same turn, sessions, memory, limits and errors as `/v1/chat/completions` (the request is read
+ * by the same reader, see server/openai/). `input` items after `instructions` (the client's system
+ * message) and after the conversation of `previous_response_id`; `tools` of type `function` are
+ * the client's: a call comes back as a `function_call` item and its `function_call_output`
+ * continues the turn. Streamed, the answer is the Open Responses event stream; otherwise one
+ * response resource. A response is stored (unless `store: false`) in the history store.
+ *
+ * Failures: before any output, a non-2xx with an OpenAI error object (`x-should-retry: false` when
+ * a retry cannot mend it); once a stream has begun, `response.failed` with the error's string
+ * code. A client that closes the stream is a barge-in: the turn ends as interrupted, stored so,
+ * and the response is stored `incomplete`.
+ */
+import { randomUUID } from 'node:crypto'
+import type { Context, Hono } from 'hono'
+import { streamSSE } from 'hono/streaming'
+import type { CharpipeEvent, LlmDoneEvent, LlmErrorEvent } from '../../shared/events.js'
+import type { ToolDefinition } from '../../shared/messages.js'
+import { holdUntilFirstText } from '../openai/hold-until-first-text.js'
+import { useFinalRefusalHeader } from '../openai/mark-final-refusal.js'
+import { prepareOpenAITurn } from '../openai/prepare-openai-turn.js'
+import { readOpenAIMessages } from '../openai/read-openai-messages.js'
+import {
+  isTurnFailure,
+  missingDone,
+  sendOpenAIError,
+  unexpectedStreamFailure,
+} from '../openai/send-openai-error.js'
+import { startOpenAITurn, type TurnTokenCounts } from '../openai/start-openai-turn.js'
+import { readJsonBody } from '../read-json-body.js'
+import { createResponseBuilder, type ResponseBuilder } from '../responses/create-response-builder.js'
+import type { ResponseUsage } from '../responses/create-response-resource.js'
+import {
+  convertOutputToInputItems,
+  convertResponseItems,
+  normalizeResponseInput,
+} from '../responses/read-response-input.js'
+import { keepResponseRecord, readResponseRecord } from '../responses/response-record.js'
+import { type FunctionToolParam, responseRequestSchema } from '../responses/response-request-schema.js'
+import type { ServerDependencies } from '../server-dependencies.js'
+
+const responseIdPattern = /^resp_[0-9a-f]{32}$/
+
+function convertUsage(tokens: TurnTokenCounts): ResponseUsage {
+  return {
+    input_tokens: tokens.prompt,
+    output_tokens: tokens.completion,
+    total_tokens: tokens.prompt + tokens.completion,
+    input_tokens_details: { cached_tokens: tokens.cached ?? 0 },
+    output_tokens_details: { reasoning_tokens: 0 },
+  }
+}
+
+function respondNotFound(context: Context, id: string, param: string | null): Response {
+  const message = `no stored response with id ${id}`
+  return context.json({ error: { message, type: 'not_found', param, code: 'not_found' } }, 404)
+}
+
+function respondInvalid(context: Context, message: string, param: string | null): Response {
+  context.header('x-should-retry', 'false')
+  return context.json({ error: { message, type: 'bad_request', param, code: 'bad_request' } }, 400)
+}
+
+function convertFunctionTools(tools: readonly FunctionToolParam[]): ToolDefinition[] {
+  return tools.map((tool) => ({
+    name: tool.name,
+    description: tool.description ?? '',
+    parameters: tool.parameters ?? { type: 'object', properties: {} },
+  }))
+}
+
+const secondsNow = () => Math.floor(Date.now() / 1000)
+
+export function registerOpenAIResponsesRoute(app: Hono, dependencies: ServerDependencies): void {
+  useFinalRefusalHeader(app, '/v1/responses')
+  app.get('/v1/responses/:id', async (context) => {
+    const id = context.req.param('id')
+    const record = responseIdPattern.test(id)
+      ? await readResponseRecord(dependencies, context, id)
+      : undefined
+    if (!record) return respondNotFound(context, id.slice(0, 80), null)
+    return context.json(record.resource)
+  })
+
+  app.post('/v1/responses', async (context) => {
+    const body = await readJsonBody(context, responseRequestSchema)
+    if (!body.ok) return body.response
+    const request = body.value
+    const previousId = request.previous_response_id ?? undefined
+    const previous = previousId
+      ? responseIdPattern.test(previousId)
+        ? await readResponseRecord(dependencies, context, previousId)
+        : undefined
+      : undefined
+    if (previousId && !previous) return respondNotFound(context, previousId, 'previous_response_id')
+    const items = [...(previous?.conversation ?? []), ...normalizeResponseInput(request.input)]
+    const converted = convertResponseItems(items)
+    if (!converted.ok) return respondInvalid(context, converted.message, 'input')
+    const messages = request.instructions
+      ? [{ role: 'system', content: request.instructions }, ...converted.messages]
+      : converted.messages
+    // `tool_choice: "none"`: the model is offered no tool of the client's.
+    const clientTools = request.tool_choice === 'none' ? [] : convertFunctionTools(request.tools ?? [])
+    const turnRequest = readOpenAIMessages(messages, { withTools: clientTools.length > 0 })
+    if (!turnRequest) return respondInvalid(context, 'input: no message with role "user"', 'input')
+    const prepared = await prepareOpenAITurn({
+      context,
+      dependencies,
+      model: request.model,
+      user: request.user,
+      turn: turnRequest,
+      clientTools,
+    })
+    if (!prepared.ok) return prepared.response
+
+    const store = request.store !== false
+    const builder = createResponseBuilder({
+      id: `resp_${randomUUID().replaceAll('-', '')}`,
+      model: prepared.model,
+      request,
+      store,
+      now: secondsNow,
+      emotionWriter: prepared.emotionWriter,
+    })
+    // The reply text written to the client: a client that leaves has heard this much.
+    let sent = ''
+    const turn = startOpenAITurn(context, dependencies, prepared.input, { readSent: () => sent })
+    const finishWith = (done: LlmDoneEvent | undefined, failure: LlmErrorEvent | undefined) =>
+      builder.finish({
+        ...(done
+          ? { usage: convertUsage(turn.countTokens(done)), emotion: done.emotion, text: done.text }
+          : {}),
+        ...(done?.interrupted ? { interrupted: true } : {}),
+        ...(failure || !done ? { failure: failure ?? missingDone } : {}),
+      })
+    const keep = async (finished: ResponseBuilder) => {
+      if (!store) return
+      const conversation = [...items, ...convertOutputToInputItems(finished.output())]
+      try {
+        await keepResponseRecord(dependencies, context, { resource: finished.resource(), conversation })
+      } catch (error) {
+        dependencies.logger.error({ err: error }, 'a response could not be stored')
+      }
+    }
+
+    if (!request.stream) {
+      let done: LlmDoneEvent | undefined
+      let failure: LlmErrorEvent | undefined
+      for (let next = await turn.events.next(); !next.done; next = await turn.events.next()) {
+        const event = next.value
+        builder.push(event)
+        if (event.type === 'llm_error' && isTurnFailure(event)) failure = event
+        if (event.type === 'llm_done') done = event
+      }
+      // A reply cut by a failure is not a response: the client gets the error, as from OpenAI.
+      if (failure || !done) return sendOpenAIError(context, failure ?? missingDone)
+      finishWith(done, undefined)
+      await keep(builder)
+      return context.json(builder.resource())
+    }
+
+    // The stream waits for the first text (or the end): a turn that fails before it says anything
+    // answers with a non-2xx error, not a 200 stream.
+    const { held, failure: early } = await holdUntilFirstText(turn.events)
+    if (early) return sendOpenAIError(context, early)
+    return streamSSE(
+      context,
+      async (stream) => {
+        stream.onAbort(turn.interrupt)
+        // After a barge-in the turn still runs to its end (stored as interrupted); nothing is sent.
+        const write = async (events: readonly { type: string }[]) => {
+          for (const event of events) {
+            if (stream.aborted) return
+            await stream.writeSSE({ event: event.type, data: JSON.stringify(event) })
+          }
+        }
+        await write(builder.start())
+        let done: LlmDoneEvent | undefined
+        let failure: LlmErrorEvent | undefined
+        const send = async (event: CharpipeEvent) => {
+          // What a client that leaves has been sent: the display text, without inline emotion tags.
+          if (event.type === 'llm_chunk' && !stream.aborted) sent += event.text
+          await write(builder.push(event))
+          if (event.type === 'llm_error' && isTurnFailure(event)) failure = event
+          if (event.type === 'llm_done') done = event
+        }
+        for (const event of held) await send(event)
+        for (let next = await turn.events.next(); !next.done; next = await turn.events.next())
+          await send(next.value)
+        await write(finishWith(done, failure))
+        await keep(builder)
+      },
+      async (error, stream) => {
+        dependencies.logger.error({ err: error }, 'response turn failed')
+        const event = builder.error(unexpectedStreamFailure)
+        await stream.writeSSE({ event: event.type, data: JSON.stringify(event) })
+      },
+    )
+  })
+}
