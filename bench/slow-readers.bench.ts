@@ -5,7 +5,8 @@
  * gone; how many sockets the server closed at `server.ws_max_buffered_bytes`; and how each turn ended
  * (none may end as `upstream_timeout` because its reader is slow: the model stream is read at its
  * own pace whatever the client does). Run: `npm run bench -- slow-readers` (`BOUND=…` sets
- * `ws_max_buffered_bytes`, default 8 MiB; `SOCKETS`, `TURNS`, `REPLY_KB`; `READ=1`: clients that read).
+ * `ws_max_buffered_bytes`, default 8 MiB; `SOCKETS`, `TURNS`, `REPLY_KB`, `CHUNK` characters per model
+ * chunk, default 400, `DELAY_MS` between chunks, default 1; `READ=1`: clients that read).
  */
 import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
@@ -37,13 +38,18 @@ const replyKb = Number(process.env.REPLY_KB ?? 200)
 const bound = Number(process.env.BOUND ?? 8 * 1024 * 1024)
 // `READ=1`: the same load with clients that read everything (the comparison).
 const reading = process.env.READ === '1'
+// Characters per model chunk (`CHUNK=6`: a reply in ~34,000 small pieces) and the wait between them.
+const chunkSize = Number(process.env.CHUNK ?? 400)
+const chunkDelayMs = Number(process.env.DELAY_MS ?? 1)
 
 // About `replyKb` KB of UTF-8: sentences of 3-byte characters.
 const sentence = '今天的风很大，我们慢慢地走回家吧。'
 const reply = sentence.repeat(Math.ceil((replyKb * 1024) / Buffer.byteLength(sentence)))
 
 const folder = await mkdtemp(join(tmpdir(), 'charpipe-slow-readers-'))
-const model = await startMockModelServer({ respond: () => ({ text: reply, chunkSize: 400, delayMs: 1 }) })
+const model = await startMockModelServer({
+  respond: () => ({ text: reply, chunkSize, delayMs: chunkDelayMs }),
+})
 const configPath = join(folder, 'config.yaml')
 await writeFile(
   configPath,
@@ -149,6 +155,7 @@ console.table([
     sockets,
     turns: total,
     reply_kb: replyKb,
+    chunk_chars: chunkSize,
     ws_max_buffered_bytes: bound,
     rss_before_mb: before,
     rss_peak_mb: peakWhileRunning,

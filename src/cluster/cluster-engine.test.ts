@@ -25,7 +25,7 @@ async function startServer(
   const config = makeConfig({
     ...overrides,
     storage: { redis_url: testRedisUrl },
-    cluster: { enabled: true, key_prefix: keyPrefix, lease_ms: 2000 },
+    cluster: { enabled: true, key_prefix: keyPrefix, lease_ms: 2000, ...overrides.cluster },
   })
   const provider = createScriptedProvider(steps)
   const { charpipe, cluster } = await engines.open(config, {
@@ -103,5 +103,29 @@ describe.skipIf(skipReason !== undefined)('engines in one cluster', { timeout: 2
     })
     const stored = await history.listMessages({ character: '小助手', session: 'x' })
     expect(stored[1]).toMatchObject({ role: 'assistant', content: '你好', interrupted: true })
+  })
+
+  it('a resend of a stored input is answered from the store while another turn holds the lock; a new one is store_outcome_unknown', async () => {
+    const history = createInMemoryHistoryStore()
+    const queue = { conversation: { on_new_input: 'queue' as const } }
+    const a = await startServer([{ chunks: ['存了。'] }, { chunks: ['长。'], hang: true }], history, queue)
+    const b = await startServer([{ chunks: ['不该跑。'] }], history, {
+      ...queue,
+      cluster: { lock_wait_ms: 300 },
+    })
+    // The first attempt was stored; its answer is taken to be lost.
+    doneOf(await watchEvents(a.charpipe.generate({ text: 'a', session: 'r', id: 'stored' })).finished)
+    const holding = watchEvents(a.charpipe.generate({ text: 'hold', session: 'r' }))
+    await holding.until('llm_sentence')
+    const resent = await watchEvents(b.charpipe.generate({ text: 'a', session: 'r', id: 'stored' })).finished
+    expect(resent.filter((event) => event.type === 'llm_error')).toEqual([])
+    expect(doneOf(resent)).toMatchObject({ text: '存了。', interrupted: false })
+    // Never stored and the lock not to be had: not "not stored" (an earlier attempt may be on its way).
+    const fresh = await watchEvents(b.charpipe.generate({ text: 'c', session: 'r', id: 'fresh' })).finished
+    expect(fresh.filter((event) => event.type === 'llm_error')).toEqual([
+      expect.objectContaining({ code: 'store_outcome_unknown' }),
+    ])
+    expect(b.provider.requests).toHaveLength(0)
+    await a.charpipe.interrupt('r')
   })
 })

@@ -1,5 +1,6 @@
 import { Redis } from 'ioredis'
 import { afterAll, describe, expect, it, vi } from 'vitest'
+import { startTcpProxy } from '../../test/faults/tcp-proxy.js'
 import { prepareTestRedis, testRedisUrl } from '../../test/support/local-redis.js'
 import { configSchema } from '../config/schema.js'
 import { createLogger } from '../shared/logger.js'
@@ -11,9 +12,12 @@ if (skipReason) console.warn(`cluster tests skipped: ${skipReason}`)
 const logger = createLogger({ level: 'silent' })
 const opened: Cluster[] = []
 
-async function join(cluster: { lease_ms?: number; lock_wait_ms?: number } = {}): Promise<Cluster> {
+async function join(
+  cluster: { lease_ms?: number; lock_wait_ms?: number } = {},
+  redisUrl = testRedisUrl,
+): Promise<Cluster> {
   const config = configSchema.parse({
-    storage: { redis_url: testRedisUrl },
+    storage: { redis_url: redisUrl },
     cluster: { enabled: true, key_prefix: keyPrefix, ...cluster },
   })
   const member = await connectCluster(config, logger)
@@ -68,6 +72,48 @@ describe.skipIf(skipReason !== undefined)('the Redis turn lock', { timeout: 20_0
     await a.coordinator.withdrawInput('s-inputs', first)
     await Promise.all(waiting)
     expect(taken).toEqual([second, third])
+  })
+
+  it('refuses an input whose turn would come after a later input that took the lock already', async () => {
+    const [a, b] = [await join(), await join()]
+    const first = await a.coordinator.announceNewInput('s-late')
+    const second = await b.coordinator.announceNewInput('s-late')
+    // The first input stopped counting as pending (its wait ran out on a busy server).
+    await a.coordinator.withdrawInput('s-late', first)
+    const later = await b.coordinator.acquire('s-late', new AbortController().signal, second)
+    await later.release()
+    await expect(a.coordinator.acquire('s-late', new AbortController().signal, first)).rejects.toThrow(
+      /later input of this session took its turn first/,
+    )
+  })
+
+  it('fails an input whose numbering failed, instead of letting it skip the queue', async () => {
+    const a = await join()
+    const numbering = Promise.reject(new Error('numbering the input: Redis is away'))
+    await expect(
+      a.coordinator.acquire('s-unnumbered', new AbortController().signal, numbering),
+    ).rejects.toThrow(/Redis is away/)
+  })
+
+  it('releases a lease whose release failed while Redis was away, once it is back', async () => {
+    const proxy = await startTcpProxy(Number(new URL(testRedisUrl).port || 6379))
+    try {
+      const url = new URL(testRedisUrl)
+      url.host = `127.0.0.1:${proxy.port}`
+      // A lease far longer than the test: only the release can free the session.
+      const a = await join({ lease_ms: 120_000 }, url.toString())
+      const b = await join({ lease_ms: 120_000, lock_wait_ms: 15_000 })
+      const lease = await a.coordinator.acquire('s-release', new AbortController().signal)
+      proxy.stall()
+      proxy.dropAll()
+      await lease.release()
+      proxy.resume()
+      const next = await b.coordinator.acquire('s-release', new AbortController().signal)
+      expect(next.fence).toBeGreaterThan(lease.fence)
+      await next.release()
+    } finally {
+      await proxy.close()
+    }
   })
 
   it('frees a session held by a server that died once its lease runs out, with a larger fence', async () => {

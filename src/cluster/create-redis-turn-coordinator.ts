@@ -30,12 +30,14 @@ export interface RedisTurnCoordinatorOptions {
   onRemoteInterrupt?: () => void
 }
 
-// KEYS: lease, fence, pending inputs. ARGV: token, lease ms, fence lifetime ms, deadline (ms since
-// the epoch), the input's number (0: none).
+// KEYS: lease, fence, pending inputs, latest input taken. ARGV: token, lease ms, fence lifetime ms,
+// deadline (ms since the epoch), the input's number (0: none).
 // Returns the fence, 0 when taken, -1 when the request arrived after its deadline: the caller gave
 // up on it (it sat in a frozen Redis's buffer, say) and nobody would ever release the lease; -2 when
 // an earlier input of the session has not taken its turn yet (the pending set: input numbers scored
-// with the time they stop counting).
+// with the time they stop counting); -3 when a later input took its turn already (this one stopped
+// counting as pending while it waited, on a busy server): taking it now would store it after that
+// later input.
 // A fence that is gone (expired, or Redis lost its data) starts again from Redis' clock in
 // milliseconds, above every fence handed out before, since stores keep the highest they saw.
 const takeScript = `
@@ -44,13 +46,17 @@ local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
 if now > tonumber(ARGV[4]) then return -1 end
 local order = tonumber(ARGV[5])
 if order > 0 then
+  if order < tonumber(redis.call('GET', KEYS[4]) or '0') then return -3 end
   redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', now)
   for _, member in ipairs(redis.call('ZRANGE', KEYS[3], 0, -1)) do
     if tonumber(member) < order then return -2 end
   end
 end
 if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then
-  if order > 0 then redis.call('ZREM', KEYS[3], ARGV[5]) end
+  if order > 0 then
+    redis.call('ZREM', KEYS[3], ARGV[5])
+    redis.call('SET', KEYS[4], ARGV[5], 'PX', ARGV[3])
+  end
   if redis.call('EXISTS', KEYS[2]) == 0 then
     redis.call('SET', KEYS[2], string.format('%.0f', now))
   end
@@ -94,6 +100,10 @@ const releaseScript = `
 if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
 return 0`
 
+// How often a lease whose release failed is released again while Redis answers (after a reconnect
+// it is released at once).
+const orphanRetryMs = 1000
+
 // The fence (and the input counter) outlive any lease by far; they only have to keep growing while
 // a session is in use.
 const fenceLifetimeMs = 7 * 24 * 3600 * 1000
@@ -127,12 +137,25 @@ export function createRedisTurnCoordinator(options: RedisTurnCoordinatorOptions)
 
   // Takes whose answer never came: released (compare-and-delete with their token, so only a lease
   // they did take) as soon as Redis answers again; at most `lease_ms` later they expire anyway.
+  // A release that failed on a connection still up (a command timeout) is tried again a while later.
   const orphans = new Map<string, { leaseKey: string; until: number }>()
+  let retry: NodeJS.Timeout | undefined
+  const retryLater = () => {
+    if (retry) return
+    retry = setTimeout(() => {
+      retry = undefined
+      if (commands.status === 'ready') releaseOrphans()
+    }, orphanRetryMs)
+    retry.unref()
+  }
   const releaseOrphans = () => {
     for (const [token, orphan] of orphans) {
       orphans.delete(token)
       if (Date.now() > orphan.until) continue
-      commands.eval(releaseScript, 1, orphan.leaseKey, token).catch(() => orphans.set(token, orphan))
+      commands.eval(releaseScript, 1, orphan.leaseKey, token).catch(() => {
+        orphans.set(token, orphan)
+        retryLater()
+      })
     }
   }
   const releaseWhenConnected = (leaseKey: string, token: string) => {
@@ -178,10 +201,12 @@ export function createRedisTurnCoordinator(options: RedisTurnCoordinatorOptions)
         try {
           await commands.eval(releaseScript, 1, leaseKey, token)
         } catch (error) {
-          // The lease runs out by itself; the session waits at most that long.
+          // Released again as soon as Redis is back (a persistent Redis would otherwise keep the
+          // session blocked up to lease_ms); it runs out by itself at the latest.
+          releaseWhenConnected(leaseKey, token)
           logger.warn(
             { session, err: toClusterStoreError(error, 'releasing') },
-            'the turn lock was not released',
+            'the turn lock was not released; released again once Redis is back',
           )
         }
       },
@@ -194,6 +219,7 @@ export function createRedisTurnCoordinator(options: RedisTurnCoordinatorOptions)
     const leaseKey = redis.key('lease', session)
     const fenceKey = redis.key('fence', session)
     const pendingKey = redis.key('pending', session)
+    const takenKey = redis.key('taken', session)
     let waited = false
     for (;;) {
       signal.throwIfAborted()
@@ -203,10 +229,11 @@ export function createRedisTurnCoordinator(options: RedisTurnCoordinatorOptions)
         fence = Number(
           await commands.eval(
             takeScript,
-            3,
+            4,
             leaseKey,
             fenceKey,
             pendingKey,
+            takenKey,
             token,
             leaseMs,
             fenceLifetimeMs,
@@ -221,6 +248,12 @@ export function createRedisTurnCoordinator(options: RedisTurnCoordinatorOptions)
         throw toClusterStoreError(error, 'taking the turn lock')
       }
       if (fence > 0) return holdLease(session, token, fence)
+      if (fence === -3) {
+        throw new StoreUnavailableError(
+          'a later input of this session took its turn first; this one would be stored out of order',
+          { store: 'cluster' },
+        )
+      }
       if (fence === -1) {
         throw new StoreUnavailableError("the cluster's Redis answered the turn lock too late", {
           store: 'cluster',
@@ -258,6 +291,7 @@ export function createRedisTurnCoordinator(options: RedisTurnCoordinatorOptions)
   return {
     withdrawInput,
     async acquire(session, signal, numbered) {
+      // A failed numbering fails the input: unnumbered, it would skip the queue of earlier ones.
       const order = (await numbered) ?? 0
       try {
         return await takeLock(session, signal, order)

@@ -3,8 +3,9 @@
  * whose text is what was sent. What the turn saw (its own failure, an interruption by a new input,
  * the outcome of its write) is reduced to the one error the client must act on, the write's first:
  * `store_outcome_unknown` (resend with the same id), then `store_unavailable` (not stored), then the
- * reply's own failure, then `interrupted_by_new_input`. A write that ends after `llm_done` (an
- * interrupted turn) is reported with `turn_not_stored` and always logged.
+ * reply's own failure, then `interrupted_by_new_input`. A complete reply is closed after its write,
+ * so its `llm_done` tells the write's outcome; a write that ends after `llm_done` (a reply cut short)
+ * is reported with `turn_not_stored` and always logged.
  */
 import { CharpipeError } from '../shared/errors.js'
 import type { CharpipeEvent, TurnNotStoredEvent } from '../shared/events.js'

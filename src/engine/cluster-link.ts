@@ -41,16 +41,22 @@ export function createClusterLink(context: EngineContext): ClusterLink {
 
   function announceNewInput(handle: TurnHandle): void {
     const order = cluster!.coordinator.announceNewInput(laneKeyOf(handle.session, handle.character))
-    // Each turn's place among its session's inputs across the cluster. Unnumbered (Redis away):
-    // any later input stops it; the turn itself fails on the lock.
-    handle.order = order.catch(() => 0)
+    // Each turn's place among its session's inputs across the cluster. A failed numbering (Redis
+    // away) is a failed input: its lock refuses with the numbering's error, never order 0, which
+    // would skip the queue of earlier inputs.
+    order.catch(() => {})
+    handle.order = order
   }
 
   /** Whether a turn came before the new input another server numbered `order`. */
   async function isEarlierInput(handle: TurnHandle, order: number | undefined): Promise<boolean> {
     const own = handle.order
     if (!own || order === undefined) return true
-    return (await own) < order
+    // Unnumbered: it fails on its lock anyway.
+    return own.then(
+      (number) => number < order,
+      () => true,
+    )
   }
 
   function publishInterrupt(message: ClusterInterrupt): void {

@@ -1,11 +1,12 @@
 /**
  * What became of a turn write that failed or missed its deadline, decided before the client is
- * told. A write to PostgreSQL or Redis that missed its deadline may still be on its way (a frozen
- * server holds it in its buffer), but it refuses itself once the deadline has passed on the server
- * (see `AppendTurnOptions.deadline`); so after the deadline, reading the turn back by its id is the
- * truth: found, it is stored; not found, it never will be. Only when that read fails too is the
- * outcome unknown, and the client is asked to send the input again with the same id (the resend is
- * the same turn, stored at most once).
+ * told, by one rule whatever the delays: a write bound by a deadline refuses itself once the
+ * deadline has passed on the store's clock (see `AppendTurnOptions.deadline`), so after it, and
+ * after any write of the session still running has committed or rolled back, reading the turn back
+ * by its id is the truth (`HistoryStore.settleTurn`: PostgreSQL waits on the write's lock, Redis
+ * runs one script at a time). Found, it is stored; not found, it never will be. Only when that read
+ * fails too is the outcome unknown, and the client is asked to send the input again with the same
+ * id (the resend is the same turn, stored at most once).
  */
 import type { ConversationScope, HistoryStore } from '../memory/types.js'
 import { isWriteNotApplied } from '../memory/write-not-applied.js'
@@ -31,9 +32,6 @@ export interface ConfirmTurnWriteOptions {
   inputId?: string | undefined
 }
 
-// Beyond the deadline before the read: the server's clock and ours are not exactly in step.
-const clockMarginMs = 50
-
 const reasonOf = (error: unknown) => (error instanceof Error ? error.message : String(error))
 
 /** The store refused the write itself (bad input, a stale cluster fence): nothing was written. */
@@ -51,16 +49,17 @@ export function notStored(reason: string, cause?: unknown): TurnWriteResult {
 export async function confirmTurnWrite(options: ConfirmTurnWriteOptions): Promise<TurnWriteResult> {
   const { failure } = options
   if (isRefusal(failure) || isWriteNotApplied(failure)) return notStored(reasonOf(failure), failure)
-  const isStored = async () => (await options.store.findTurn(options.scope, options.turn)).length > 0
+  const { store, scope, turn, deadline } = options
+  const isStored = async () => (await store.findTurn(scope, turn)).length > 0
   try {
     // Found at once: stored, whatever the error said. Not found: it may still land until the
     // deadline, after which the answer is final.
     if (await isStored()) return { status: 'stored' }
-    const wait = options.deadline + clockMarginMs - Date.now()
-    if (wait > 0) {
-      await new Promise((resolve) => setTimeout(resolve, wait))
-      if (await isStored()) return { status: 'stored' }
-    }
+    const wait = deadline - Date.now()
+    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait))
+    // The store's own clock and its own locks decide (a local store has nothing in flight).
+    const stored = store.settleTurn ? await store.settleTurn(scope, turn, deadline) : await isStored()
+    if (stored) return { status: 'stored' }
     return notStored(reasonOf(failure), failure)
   } catch (readError) {
     const resend = options.inputId

@@ -22,7 +22,8 @@ export interface TurnHandle {
   preflight?: boolean
   /**
    * In a cluster with `on_new_input: interrupt`: the input's number among its session's inputs on
-   * every server (0 when Redis did not answer); its turn takes the session's lock in that order.
+   * every server (rejected when Redis did not number it: the turn then fails on its lock); its
+   * turn takes the session's lock in that order.
    */
   order?: Promise<number>
   /** Resolves when the turn has ended and been stored. */

@@ -30,6 +30,21 @@ export interface OpenPostgresStoreResult {
   schema: string
 }
 
+/**
+ * Gives every client of the pool an 'error' listener of its own from the moment it connects. The
+ * pool listens only while a client is idle, and a caller only once it has the client in hand: an
+ * error parsed between the two (a server that ends the connection right after its ready message,
+ * 57P01 in the same packet) would otherwise be an unhandled 'error' event, which ends the process.
+ * Each use still learns of the failure its own way (the query fails, the client is dropped).
+ */
+function guardPoolClients(pool: Pool, logger: Logger): void {
+  pool.on('connect', (client) => {
+    client.on('error', (error: Error) =>
+      logger.debug({ err: scrubSecrets(error.message) }, 'postgres client error'),
+    )
+  })
+}
+
 export async function openPostgresStore(options: OpenPostgresStoreOptions): Promise<OpenPostgresStoreResult> {
   const { logger } = options
   if (!options.pool && !options.url) {
@@ -45,6 +60,7 @@ export async function openPostgresStore(options: OpenPostgresStoreOptions): Prom
       neededFor: options.neededFor,
       logger,
     }))
+  guardPoolClients(pool, logger)
   try {
     await options.migrate(pool, schema, logger)
   } catch (error) {

@@ -77,6 +77,13 @@ export interface HistoryStore {
   appendTurn(scope: ConversationScope, turn: CompletedTurn, options?: AppendTurnOptions): Promise<void>
   /** The stored messages of one turn, by turn id (empty when the session does not have it). */
   findTurn(scope: ConversationScope, turn: string): Promise<StoredMessage[]>
+  /**
+   * Whether the turn is stored, answered only once no write of it bound by `deadline` (see
+   * `AppendTurnOptions.deadline`) can still land: it waits for a write of the session in progress
+   * to commit or roll back, and for the deadline to pass on the store's own clock. Stores over the
+   * network have it; without it, `findTurn` after the deadline is the answer (nothing is in flight).
+   */
+  settleTurn?(scope: ConversationScope, turn: string, deadline: number): Promise<boolean>
   listMessages(scope: ConversationScope, options?: ListMessagesOptions): Promise<StoredMessage[]>
   /** Number of stored turns in a session (for reset policies). */
   countTurns(scope: ConversationScope): Promise<number>

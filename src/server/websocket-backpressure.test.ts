@@ -53,22 +53,52 @@ describe('createWebSocketBackpressure', () => {
     expect(fake.sent.map((event) => (event as { text: string }).text)).toEqual(['一', '二', '三'])
   })
 
-  it('merges the chunks of a lagging client and sends them before the next other event of the turn', () => {
+  it('holds every event of a lagging client, merging chunks in a row, and sends them in order when it drains', () => {
     const fake = createFakeTransport()
     const backpressure = createWebSocketBackpressure({
       transport: fake.transport,
       maxBufferedBytes: 1e6,
-      coalesceAboveBytes: 100,
+      coalesceAboveBytes: 1000,
       onOverflow: () => {},
     })
-    fake.setBuffered(500)
+    fake.setBuffered(5000)
     for (const text of ['一', '二', '三']) backpressure.sendEvent(chunk(text))
     backpressure.sendEvent(chunk('别的', 't2'))
-    expect(fake.sent).toEqual([])
     backpressure.sendEvent(sentence('一二三。'))
-    expect(fake.sent).toEqual([chunk('一二三'), sentence('一二三。')])
+    backpressure.sendPayload({ type: 'error', code: 'bad_request', message: '坏' })
+    expect(fake.sent).toEqual([])
     fake.drain()
-    expect(fake.sent.at(-1)).toEqual(chunk('别的', 't2'))
+    expect(fake.sent).toEqual([
+      chunk('一二三'),
+      chunk('别的', 't2'),
+      sentence('一二三。'),
+      { type: 'error', code: 'bad_request', message: '坏' },
+    ])
+    expect(backpressure.heldBytes).toBe(0)
+    // Caught up: events go out as they come again.
+    backpressure.sendEvent(chunk('四'))
+    expect(fake.sent.at(-1)).toEqual(chunk('四'))
+  })
+
+  it('hands the socket no more than coalesceAboveBytes at a drain; the rest waits for the next one', () => {
+    const fake = createFakeTransport()
+    const backpressure = createWebSocketBackpressure({
+      transport: fake.transport,
+      maxBufferedBytes: 1e6,
+      coalesceAboveBytes: 200,
+      onOverflow: () => {},
+    })
+    fake.setBuffered(5000)
+    for (let index = 0; index < 20; index++) backpressure.sendEvent(sentence(`第${index}句。`))
+    fake.drain()
+    const first = fake.sent.length
+    expect(first).toBeGreaterThan(0)
+    expect(first).toBeLessThan(20)
+    while (fake.sent.length < 20) fake.drain()
+    expect(fake.sent.map((event) => (event as { text: string }).text)).toEqual(
+      Array.from({ length: 20 }, (_, index) => `第${index}句。`),
+    )
+    expect(backpressure.heldBytes).toBe(0)
   })
 
   it('sends the merged chunks when the socket drains', () => {
@@ -126,6 +156,52 @@ describe('one byte budget for everything held for a client', () => {
     expect(backpressure.heldBytes).toBe(0)
     backpressure.sendEvent(chunk(piece))
     expect(overflows).toBe(1)
+    expect(fake.sent).toHaveLength(0)
+  })
+
+  it('holds many small pieces as one joined text: the budget is what is allocated, never below the text', () => {
+    const fake = createFakeTransport()
+    const backpressure = createWebSocketBackpressure({
+      transport: fake.transport,
+      maxBufferedBytes: 64 * 1024 * 1024,
+      coalesceAboveBytes: 1024,
+      onOverflow: () => {},
+    })
+    fake.setBuffered(2048)
+    // A 200 KB reply in 6-byte pieces (the reported case: ~34,000 pieces), an emoji cut between them.
+    const pieces = Array.from({ length: 34_000 }, (_, index) =>
+      index === 7 ? '\ud83d' : index === 8 ? '\ude00' : '风很',
+    )
+    for (const piece of pieces) backpressure.sendEvent(chunk(piece))
+    const textBytes = Buffer.byteLength(pieces.join(''))
+    expect(backpressure.heldBytes).toBeGreaterThanOrEqual(textBytes)
+    // Grown by doubling: at most twice the text.
+    expect(backpressure.heldBytes).toBeLessThanOrEqual(2 * textBytes)
+    backpressure.sendEvent(sentence('风很。'))
+    // Sent as one frame at the first drain; the sentence at the next.
+    fake.drain()
+    fake.drain()
+    expect(fake.sent).toHaveLength(2)
+    expect(fake.sent[0]).toEqual({ type: 'llm_chunk', session: 's', turn: 't1', text: pieces.join('') })
+    expect(fake.sent[1]).toEqual(sentence('风很。'))
+    expect(backpressure.heldBytes).toBe(0)
+  })
+
+  it('lets go of what it holds when the socket closes, and sends nothing more', () => {
+    const fake = createFakeTransport()
+    const backpressure = createWebSocketBackpressure({
+      transport: fake.transport,
+      maxBufferedBytes: 64 * 1024 * 1024,
+      coalesceAboveBytes: 1024,
+      onOverflow: () => {},
+    })
+    fake.setBuffered(2048)
+    for (let index = 0; index < 100; index++) backpressure.sendEvent(chunk('字'.repeat(100)))
+    expect(backpressure.heldBytes).toBeGreaterThan(0)
+    backpressure.dispose()
+    expect(backpressure.heldBytes).toBe(0)
+    fake.drain()
+    backpressure.sendEvent(sentence('完。'))
     expect(fake.sent).toHaveLength(0)
   })
 })

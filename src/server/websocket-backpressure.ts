@@ -1,13 +1,17 @@
 /**
  * Backpressure for one WebSocket: what the server has written and the client has not read yet stays
- * bounded. Below `coalesceAboveBytes` of buffered output every event goes out as it comes. Above it
- * (the client lags: a slow network, a paused tab) the `llm_chunk` deltas of a turn are held and
- * merged into one, sent before that turn's next other event or when the socket drains, so a lagging
- * client gets fewer, larger frames and the text stays the same. Everything held for the client
- * counts in one byte budget: the socket's buffered output and the merged text waiting here. Past
- * `maxBufferedBytes` the client is not reading at all: what is held here is dropped, `onOverflow`
- * runs once (the route interrupts the socket's turns, which are stored as interrupted, and closes
- * the socket with a reason) and nothing more is queued.
+ * bounded in bytes, whatever the number of events. Below `coalesceAboveBytes` of buffered output
+ * every event goes out as it comes. Above it (the client lags: a slow network, a paused tab) nothing
+ * more is handed to the socket until it drains: the events wait here, in order, as the UTF-8 of their
+ * frames in one growing buffer, with the `llm_chunk` deltas of a turn merged into one as they come
+ * (never thousands of small strings or frames: a reply in 6-character pieces is ~34,000 of them, and
+ * each frame handed to a socket costs its own objects besides its bytes). When the socket drains they
+ * go out, in order, until the socket holds `coalesceAboveBytes` again. Everything held for the client
+ * counts in one byte budget: the socket's buffered output and the size of the buffers here, what is
+ * really allocated. Past `maxBufferedBytes` the client is not reading at all: what is held here is
+ * dropped, `onOverflow` runs once (the route interrupts the socket's turns, which are stored as
+ * interrupted, and closes the socket with a reason) and nothing more is queued. A closed socket's
+ * buffers are let go at once (`dispose`).
  */
 import type { Writable } from 'node:stream'
 import type { WSContext } from 'hono/ws'
@@ -27,70 +31,158 @@ export interface CreateWebSocketBackpressureOptions {
   transport: BackpressureTransport
   /** Past this many buffered bytes the client counts as gone. */
   maxBufferedBytes: number
-  /** From this many buffered bytes chunks are merged. @default maxBufferedBytes / 16, at most 64 KiB */
+  /** From this many buffered bytes events wait here, chunks merged. @default maxBufferedBytes / 16, at most 64 KiB */
   coalesceAboveBytes?: number
   onOverflow: (bufferedBytes: number) => void
 }
 
 export interface WebSocketBackpressure {
-  /** Sends an event, or merges it into the pending chunk of its turn while the client lags. */
+  /** Sends an event, or holds it (merging a chunk into its turn's) while the client lags. */
   sendEvent(event: CharpipeEvent): void
-  /** Sends any other payload (error frames), after the pending chunks. */
+  /** Sends any other payload (error frames), in order with the events. */
   sendPayload(payload: unknown): void
   /** Whether the bound was passed (nothing more is sent). */
   readonly overflowed: boolean
-  /** Bytes of merged text held here, waiting for the socket to drain (UTF-8, estimated by length). */
+  /** Bytes allocated here for what waits for the socket to drain. */
   readonly heldBytes: number
+  /** The socket closed: what is held is let go, and nothing more is sent. */
+  dispose(): void
 }
 
 type ChunkEvent = Extract<CharpipeEvent, { type: 'llm_chunk' }>
+
+/** Bytes written into a buffer that grows as they come. */
+interface GrowingBytes {
+  bytes: Buffer
+  length: number
+}
+
+/** The chunks of one turn arriving in a row: the first one's event and all their text, as UTF-8. */
+interface OpenChunk extends GrowingBytes {
+  event: ChunkEvent
+  /** A high surrogate that ended the last piece: encoded with the low one that follows. */
+  carry: string
+}
+
+// The first buffer of a lagging socket; each growth doubles it.
+const firstHeldBytes = 4096
+// Each held frame: its length (4 bytes), then its UTF-8.
+const frameHeaderBytes = 4
+
+const isHighSurrogate = (code: number) => code >= 0xd800 && code <= 0xdbff
+const emptyBytes = (): GrowingBytes => ({ bytes: Buffer.alloc(0), length: 0 })
 
 export function createWebSocketBackpressure(
   options: CreateWebSocketBackpressureOptions,
 ): WebSocketBackpressure {
   const { transport, maxBufferedBytes } = options
   const coalesceAbove = options.coalesceAboveBytes ?? Math.min(64 * 1024, Math.floor(maxBufferedBytes / 16))
-  // Held chunks by turn, in the order their turns first lagged.
-  const pending = new Map<string, ChunkEvent>()
+  // The frames waiting, in order; `sentUpTo`: how far they have gone out.
+  let frames = emptyBytes()
+  let sentUpTo = 0
+  // The merged chunk at the end of the queue, still growing.
+  let open: OpenChunk | undefined
   let waitingForDrain = false
   let overflowed = false
-  // Merged text held, counted at 3 bytes a UTF-16 unit (the most one takes in UTF-8) so the
-  // budget is never under-counted without encoding each chunk.
+  // The capacity of the buffers here: what holding costs, not what the text would.
   let heldBytes = 0
 
-  const overflow = (bytes: number) => {
+  const checkBudget = () => {
+    const total = transport.bufferedAmount() + heldBytes
+    if (total <= maxBufferedBytes) return
     overflowed = true
-    pending.clear()
+    dropHeld()
+    options.onOverflow(total)
+  }
+  const dropHeld = () => {
+    frames = emptyBytes()
+    sentUpTo = 0
+    open = undefined
     heldBytes = 0
-    options.onOverflow(bytes)
   }
-  const write = (text: string) => {
-    if (overflowed) return
-    transport.send(text)
-    const total = transport.bufferedAmount() + heldBytes
-    if (total > maxBufferedBytes) overflow(total)
+  /** Room for `extra` more bytes: doubled, but not past what the budget has left unless needed. */
+  const makeRoom = (target: GrowingBytes, extra: number) => {
+    const needed = target.length + extra
+    if (needed <= target.bytes.length) return
+    const left = maxBufferedBytes - transport.bufferedAmount() - heldBytes + target.bytes.length
+    const doubled = Math.max(target.bytes.length * 2, firstHeldBytes)
+    // Sized exactly (not from the shared pool), so the budget is what is allocated.
+    const grown = Buffer.allocUnsafeSlow(Math.max(needed, Math.min(doubled, left)))
+    target.bytes.copy(grown, 0, 0, target.length)
+    heldBytes += grown.length - target.bytes.length
+    target.bytes = grown
   }
-  const hold = (chunk: ChunkEvent, text: string) => {
-    chunk.text += text
-    heldBytes += text.length * 3
-    const total = transport.bufferedAmount() + heldBytes
-    if (total > maxBufferedBytes) overflow(total)
+  const queueFrame = (text: string) => {
+    const size = Buffer.byteLength(text)
+    makeRoom(frames, frameHeaderBytes + size)
+    frames.bytes.writeUInt32LE(size, frames.length)
+    frames.length += frameHeaderBytes
+    frames.length += frames.bytes.write(text, frames.length)
   }
-  const flushTurn = (turn: string) => {
-    const held = pending.get(turn)
-    if (!held) return
-    pending.delete(turn)
-    heldBytes -= held.text.length * 3
-    write(JSON.stringify(held))
+  const closeOpenChunk = () => {
+    if (!open) return
+    const chunk = open
+    open = undefined
+    const text = chunk.bytes.toString('utf8', 0, chunk.length) + chunk.carry
+    heldBytes -= chunk.bytes.length
+    queueFrame(JSON.stringify({ ...chunk.event, text }))
   }
-  const flushAll = () => {
+  const holdChunk = (event: ChunkEvent) => {
+    if (open && open.event.turn !== event.turn) closeOpenChunk()
+    open ??= { event: { ...event, text: '' }, ...emptyBytes(), carry: '' }
+    let text = open.carry + event.text
+    open.carry = ''
+    if (text.length > 0 && isHighSurrogate(text.charCodeAt(text.length - 1))) {
+      open.carry = text.slice(-1)
+      text = text.slice(0, -1)
+    }
+    makeRoom(open, Buffer.byteLength(text))
+    open.length += open.bytes.write(text, open.length)
+  }
+  const isHolding = () => open !== undefined || sentUpTo < frames.length
+  /** Sends what waits, in order, until the socket holds `coalesceAbove` again. */
+  const flush = () => {
     waitingForDrain = false
-    for (const turn of [...pending.keys()]) flushTurn(turn)
+    if (overflowed) return
+    closeOpenChunk()
+    while (sentUpTo < frames.length && transport.bufferedAmount() <= coalesceAbove) {
+      const size = frames.bytes.readUInt32LE(sentUpTo)
+      const from = sentUpTo + frameHeaderBytes
+      sentUpTo = from + size
+      transport.send(frames.bytes.toString('utf8', from, sentUpTo))
+    }
+    if (sentUpTo < frames.length) {
+      // What went out leaves the buffer; the rest moves to its start.
+      frames.bytes.copyWithin(0, sentUpTo, frames.length)
+      frames.length -= sentUpTo
+      sentUpTo = 0
+      waitForDrain()
+    } else {
+      // Everything went out: the buffer goes too (a socket that lagged once does not keep it).
+      heldBytes -= frames.bytes.length
+      frames = emptyBytes()
+      sentUpTo = 0
+    }
+    checkBudget()
   }
   const waitForDrain = () => {
     if (waitingForDrain) return
     waitingForDrain = true
-    transport.onceDrained(flushAll)
+    transport.onceDrained(flush)
+  }
+  const send = (text: string | undefined, chunk?: ChunkEvent) => {
+    if (overflowed) return
+    if (!isHolding() && transport.bufferedAmount() <= coalesceAbove) {
+      transport.send(text ?? JSON.stringify(chunk))
+    } else {
+      if (chunk) holdChunk(chunk)
+      else {
+        closeOpenChunk()
+        queueFrame(text!)
+      }
+      waitForDrain()
+    }
+    checkBudget()
   }
 
   return {
@@ -100,30 +192,16 @@ export function createWebSocketBackpressure(
     get heldBytes() {
       return heldBytes
     },
+    dispose() {
+      overflowed = true
+      dropHeld()
+    },
     sendEvent(event) {
-      if (overflowed) return
-      if (event.type === 'llm_chunk') {
-        const held = pending.get(event.turn)
-        if (held) {
-          hold(held, event.text)
-          return
-        }
-        if (transport.bufferedAmount() > coalesceAbove) {
-          const chunk = { ...event, text: '' }
-          pending.set(event.turn, chunk)
-          waitForDrain()
-          hold(chunk, event.text)
-          return
-        }
-      } else {
-        flushTurn(event.turn)
-      }
-      write(JSON.stringify(event))
+      if (event.type === 'llm_chunk') send(undefined, event)
+      else send(JSON.stringify(event))
     },
     sendPayload(payload) {
-      if (overflowed) return
-      flushAll()
-      write(JSON.stringify(payload))
+      send(JSON.stringify(payload))
     },
   }
 }

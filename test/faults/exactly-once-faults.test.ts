@@ -11,10 +11,15 @@
  * `lease_ms`). After each fault a probe measures the recovery: the time from the end of the fault
  * (thaw, restart, network back) to the first turn acknowledged and stored.
  *
- * The figures it logs (turns lost and doubled, recovery after each fault) are in BENCHMARKS.md.
- * Run: `npx vitest run test/faults/exactly-once-faults.test.ts`.
+ * Its ledger, all zero: inputs lost, doubled, out of order, falsely told "not stored", left unknown,
+ * turns whose `llm_done` was not last, and process deaths (uncaught errors: a server would have
+ * exited). Under `CI=true` it runs beside two busy loops (cpu-load-under-ci.ts).
+ * The figures it logs (the ledger, recovery after each fault) are in BENCHMARKS.md.
+ * Run: `npx vitest run test/faults/exactly-once-faults.test.ts`
+ * (at load outside CI: `CHARPIPE_FAULT_CPU_LOAD=1 npx vitest run test/faults/exactly-once-faults.test.ts`).
  */
 import { Redis } from 'ioredis'
+import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { characterIdOf } from '../../src/config/character-id.js'
 import { parseConfig } from '../../src/config/load-config.js'
@@ -29,6 +34,7 @@ import { openClusterEngines } from '../support/open-cluster-engines.js'
 import { summarizeTimes, timeStoreCalls } from '../support/time-store-calls.js'
 import { describeMissingBinaries, type FaultyServer, startPostgres, startRedis } from './fault-processes.js'
 import { startTcpProxy, type TcpProxy } from './tcp-proxy.js'
+import './cpu-load-under-ci.js'
 
 const missing = describeMissingBinaries()
 if (missing && process.env.CI === 'true') throw new Error(`fault suite under CI: ${missing}`)
@@ -82,6 +88,7 @@ async function send(
   )
   await interrupting
   const errors = events.flatMap((event) => (event.type === 'llm_error' ? [event.code] : []))
+  sentTurns.push(events)
   return { events, errors, notStored }
 }
 
@@ -96,6 +103,14 @@ interface Ledger {
   falseNotStored: number
   /** Inputs never acknowledged within the attempts allowed. */
   unacknowledged: number
+  /** Of those, the ones whose last answer was `store_outcome_unknown`: left unknown. */
+  unknown: number
+  /** Answers `store_outcome_unknown` on the way (resent until known; not a failure by itself). */
+  toldUnknown: number
+  /** Turns whose events did not end with their one `llm_done` (checked once the phase is over). */
+  doneNotLast: number
+  /** Turns the model failed (`upstream_*`), resent: logged, not a store fault. */
+  modelFailures: number
   /** The last error of each unacknowledged input (to say why). */
   lastErrors: string[]
 }
@@ -106,10 +121,42 @@ const newLedger = (): Ledger => ({
   resentAfterNotStored: 0,
   falseNotStored: 0,
   unacknowledged: 0,
+  unknown: 0,
+  toldUnknown: 0,
+  doneNotLast: 0,
+  modelFailures: 0,
   lastErrors: [],
 })
 
+/** Every attempt's events, to check once the phase is over that nothing came after `llm_done`. */
+const sentTurns: CharpipeEvent[][] = []
+
+function countDoneNotLast(turns: CharpipeEvent[][]): number {
+  return turns.filter((events) => {
+    const done = events.filter((event) => event.type === 'llm_done').length
+    return done !== 1 || events.at(-1)?.type !== 'llm_done'
+  }).length
+}
+
+/** Uncaught errors and unhandled rejections in this process meanwhile: a server would have died. */
+function watchProcessDeaths() {
+  let deaths = 0
+  const count = (error: unknown) => {
+    deaths++
+    console.error('a server would have died:', error)
+  }
+  process.on('uncaughtException', count)
+  process.on('unhandledRejection', count)
+  return () => {
+    process.off('uncaughtException', count)
+    process.off('unhandledRejection', count)
+    return deaths
+  }
+}
+
 const failureCodes = new Set(['store_unavailable', 'store_outcome_unknown'])
+// The model failing (the mock model shares this busy process): a failed turn, resent like a client would.
+const modelFailureCodes = new Set(['upstream_unreachable', 'upstream_timeout', 'upstream_stream'])
 
 /**
  * An interrupted turn is acknowledged by `llm_done`, and its write ends afterwards: the client waits
@@ -170,9 +217,11 @@ async function runClient(
       }
       const error = result.events.find((event) => event.type === 'llm_error')
       lastError = error?.type === 'llm_error' ? `${error.code}: ${error.message}` : ''
-      if (!failureCodes.has(result.errors[0]!)) {
+      if (modelFailureCodes.has(result.errors[0]!)) ledger.modelFailures++
+      else if (!failureCodes.has(result.errors[0]!)) {
         throw new Error(`input ${id}: unexpected ${result.errors.join(', ')}`)
       }
+      if (result.errors[0] === 'store_outcome_unknown') ledger.toldUnknown++
       if (result.errors[0] === 'store_unavailable') {
         // Told "not stored": the history must not have it (read once the store answers again).
         const found = await readWhenUp(() => reader.findTurn(scope, turn))
@@ -186,6 +235,7 @@ async function runClient(
     }
     if (!acknowledged) {
       ledger.unacknowledged++
+      if (lastError.startsWith('store_outcome_unknown')) ledger.unknown++
       ledger.lastErrors.push(`${id}: ${lastError}`)
     }
   }
@@ -324,6 +374,8 @@ async function runFaultPhase(phase: Phase) {
   const faults = repeatFault(phase.fault, probe)
   let recoveries: number[] = []
   let sent: number[] = []
+  const stopWatching = watchProcessDeaths()
+  sentTurns.length = 0
   try {
     sent = await Promise.all(
       Array.from({ length: sessions }, (_, session) =>
@@ -334,8 +386,11 @@ async function runFaultPhase(phase: Phase) {
     recoveries = await faults.stop()
   }
   await engines.closeAll()
+  const processDeaths = stopWatching()
+  ledger.doneNotLast = countDoneNotLast(sentTurns)
   const figures = {
     ...ledger,
+    processDeaths,
     inputs: sent.reduce((sum, each) => sum + each, 0),
     ...(await readBack(reader, config, phase.tag, sent)),
   }
@@ -398,6 +453,35 @@ describe.skipIf(missing !== undefined)('exactly once, under faults', { timeout: 
     upMs: 1500,
   })
 
+  // Every server connection ended by PostgreSQL itself, again and again (57P01, "terminating
+  // connection due to administrator command", as in a fast shutdown): each pg client and pool must
+  // have its 'error' listener, or the process dies (counted in the ledger).
+  const terminateConnections = (): Fault => {
+    let admin: pg.Client | undefined
+    let timer: NodeJS.Timeout | undefined
+    const terminate = () =>
+      admin
+        ?.query(
+          'SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE pid <> pg_backend_pid() AND backend_type = $1',
+          ['client backend'],
+        )
+        .catch(() => {})
+    return {
+      begin: async () => {
+        admin = new pg.Client({ connectionString: postgres.url })
+        await admin.connect()
+        await terminate()
+        timer = setInterval(() => void terminate(), 300)
+      },
+      end: async () => {
+        clearInterval(timer)
+        await admin?.end().catch(() => {})
+      },
+      faultMs: 1500,
+      upMs: 1500,
+    }
+  }
+
   // The same load without a fault: the store calls' latency on this machine (logged, not asserted).
   const none = (): Fault => ({ begin: () => {}, end: () => {}, faultMs: 1500, upMs: 1500 })
 
@@ -424,6 +508,13 @@ describe.skipIf(missing !== undefined)('exactly once, under faults', { timeout: 
       'pk',
       'postgres',
       () => kill(() => postgres),
+      direct,
+    ],
+    [
+      'PostgreSQL ending every connection for 1.5 s (57P01; history in PostgreSQL, locks in Redis)',
+      'pt',
+      'postgres',
+      () => terminateConnections(),
       direct,
     ],
     [
@@ -468,6 +559,9 @@ describe.skipIf(missing !== undefined)('exactly once, under faults', { timeout: 
         misordered: 0,
         falseNotStored: 0,
         unacknowledged: 0,
+        unknown: 0,
+        doneNotLast: 0,
+        processDeaths: 0,
         lastErrors: [],
       }
       expect(figures).toMatchObject(clean)

@@ -7,6 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest'
 import WebSocket from 'ws'
 import { type MockModelServer, startMockModelServer } from '../../src/testing/index.js'
 import { startServerOverModel, startTestServer, type TestServer } from '../server/start-test-server.js'
+import './cpu-load-under-ci.js'
 
 let server: TestServer | undefined
 afterEach(async () => {

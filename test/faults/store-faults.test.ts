@@ -19,6 +19,7 @@ import type { CharpipeEvent } from '../../src/shared/events.js'
 import { getLogger } from '../../src/shared/logger.js'
 import { type MockModelServer, startMockModelServer } from '../../src/testing/index.js'
 import { describeMissingBinaries, type FaultyServer, startPostgres, startRedis } from './fault-processes.js'
+import './cpu-load-under-ci.js'
 
 const missing = describeMissingBinaries()
 if (missing && process.env.CI === 'true') throw new Error(`fault suite under CI: ${missing}`)

@@ -1,9 +1,10 @@
 /**
  * A history store that is down or stops answering must not hold a turn: the turn ends with
- * `store_unavailable` and one `llm_done` within the store deadline, an interrupt ends it at once, and
+ * `store_unavailable` and one `llm_done` within the store deadline, a complete reply's `llm_done`
+ * tells its write's outcome even when an interrupt arrives while it is written, and
  * `history.continue_without_store` lets the character answer without its history.
  */
-import { describe, expect, it } from 'vitest'
+import { describe, expect, it, vi } from 'vitest'
 import { collectEvents, doneOf, makeConfig, typesOf } from '../../../test/engine/engine-test-helpers.js'
 import { createScriptedProvider } from '../../../test/engine/fake-engine-parts.js'
 import { addStoreDeadlines } from '../../memory/add-store-deadlines.js'
@@ -56,8 +57,8 @@ describe('a turn while the history store is unavailable', () => {
     await charpipe.close()
   })
 
-  it('closes the turn at once on interrupt while the write hangs', async () => {
-    // A store with no deadline to speak of: only the interrupt can end the wait.
+  it('an interrupt while a complete reply is written: llm_done waits for the write and tells its outcome', async () => {
+    // The reported case: llm_done {interrupted: false} with no error, then turn_not_stored.
     let onWrite = () => {}
     const writing = new Promise<void>((resolve) => {
       onWrite = resolve
@@ -70,12 +71,51 @@ describe('a turn while the history store is unavailable', () => {
       },
     }
     const { charpipe } = await setup(
+      addStoreDeadlines(store, { store: 'history', backend: 'memory', timeoutMs: 100 }),
+    )
+    const notStored: unknown[] = []
+    charpipe.on('turn_not_stored', (event) => notStored.push(event))
+    void writing.then(() => charpipe.interrupt('default'))
+    const events: CharpipeEvent[] = await collectEvents(charpipe.generate({ text: '你好', id: 'complete-1' }))
+    expect(typesOf(events).slice(-2)).toEqual(['llm_error', 'llm_done'])
+    expect(events.at(-2)).toMatchObject({
+      code: 'store_unavailable',
+      message: expect.stringContaining('not stored'),
+    })
+    expect(events.at(-1)).toMatchObject({ text: '好的。', interrupted: false })
+    await charpipe.close()
+    expect(notStored).toEqual([])
+  })
+
+  it('an interrupt while a complete reply is written: an error-free llm_done means it is stored', async () => {
+    let finishWrite: (() => void) | undefined
+    const inner = createInMemoryHistoryStore()
+    const store: HistoryStore = {
+      ...inner,
+      appendTurn: async (...args) => {
+        await new Promise<void>((resolve) => {
+          finishWrite = resolve
+        })
+        return inner.appendTurn(...args)
+      },
+    }
+    const { charpipe } = await setup(
       addStoreDeadlines(store, { store: 'history', backend: 'memory', timeoutMs: 600_000 }),
     )
-    void writing.then(() => charpipe.interrupt('default'))
-    const events: CharpipeEvent[] = await collectEvents(charpipe.generate({ text: '你好' }))
-    expect(events.some((event) => event.type === 'llm_sentence')).toBe(true)
-    expect(typesOf(events).at(-1)).toBe('llm_done')
-    expect(events.filter((event) => event.type === 'llm_done')).toHaveLength(1)
+    const events: CharpipeEvent[] = []
+    const running = charpipe.run({ text: '你好', id: 'complete-2' }, (event) => events.push(event))
+    await vi.waitFor(() => expect(finishWrite).toBeDefined(), { timeout: 10_000 })
+    // The interrupt resolves once the turn has ended, which is after its write.
+    const interrupted = charpipe.interrupt('default')
+    await Promise.resolve()
+    expect(typesOf(events)).not.toContain('llm_done')
+    finishWrite?.()
+    await interrupted
+    await running
+    expect(typesOf(events)).not.toContain('llm_error')
+    expect(events.at(-1)).toMatchObject({ type: 'llm_done', interrupted: false })
+    const scope = { character: '小助手', session: 'default' }
+    expect((await inner.listMessages(scope)).map((message) => message.content)).toEqual(['你好', '好的。'])
+    await charpipe.close()
   })
 })

@@ -2,15 +2,17 @@
  * The turn runner: one turn's whole life, top to bottom, in the order it happens.
  *
  *   admission      enter the session's lane (session-lanes.ts: `interrupt` stops the turns in it,
- *                  `queue` waits behind them), then, in a cluster, take the session's lock
+ *                  `queue` waits behind them); a resend of a stored input is answered from the
+ *                  store (replay-stored-turn.ts) before, in a cluster, the session's lock is taken
  *   runtime        the runtime current now, held to the end (a reload meanwhile waits for this turn)
- *   replay         a resend of a stored input is answered from the store (replay-stored-turn.ts)
+ *   replay         under the lock, once more: another server may have stored it meanwhile
  *   greeting       a new session's greeting goes out first (open-session.ts)
  *   context        the context pipeline builds the messages (build-turn-messages.ts)
  *   model steps    the model, and the tools it calls, until it answers in words (run-model-steps.ts)
  *   reply stages   every chunk through parser → turn events → emit (reply-stages.ts)
  *   store          the user message and the reply (write-turn.ts → persist-turn.ts)
- *   close          the single close path (close-turn.ts): one `llm_error` at most, one `llm_done`
+ *   close          the single close path (close-turn.ts): one `llm_error` at most, one `llm_done`;
+ *                  a complete reply closes after its write, a cut one before it
  *   after          long-term memory, then the lock and the lane let the next turn in
  *
  * Interruption is the handle's AbortSignal, whose reason says why (turn-outcome.ts); every await
@@ -104,6 +106,10 @@ async function liveTurn(options: RunTurnOptions, previous: Promise<void>): Promi
   try {
     try {
       await raceAbort(previous, signal)
+      // A resend of an input the session has is answered from the store before any lock: the
+      // lock (Redis away, another server's lease left behind) must not stand between the client
+      // and a turn already stored.
+      if (await replayIfStored(options, state)) return
       state.lease = await engine.cluster?.coordinator.acquire(
         laneKeyOf(state.input.session, state.input.character),
         signal,
@@ -116,21 +122,19 @@ async function liveTurn(options: RunTurnOptions, previous: Promise<void>): Promi
     }
     handle.running = true
     const runtime = acquireRuntime(options, state)
-    // A resend of an input whose turn is stored already is answered from the store.
-    if (
-      state.input.id !== undefined &&
-      !state.input.stateless &&
-      (await replayStoredTurn({ runtime, input: state.input, turn: handle.turn, closer }))
-    )
-      return
+    // Once more under the lock: an earlier attempt on another server may have stored it meanwhile.
+    if (state.lease && (await replayIfStored(options, state, runtime))) return
     await sendGreeting(options, state, runtime)
     const outcome = await runReply(options, state, runtime)
     if (gate && !(await awaitAdoption(gate, outcome, signal))) return
     const persist = persistOptionsOf(options, state, runtime, outcome)
+    // A reply that was complete is closed only once its write has ended, interrupted meanwhile or
+    // not: its llm_done (with its llm_error, if any) is the write's outcome. Only a reply cut short
+    // closes at once and reports its write later (turn_not_stored).
     const { written, pending } = await writeTurn({
       persist,
       lease: state.lease,
-      signal,
+      signal: outcome.interrupted ? signal : undefined,
       logger: engine.logger,
     })
     state.storing = pending ?? state.storing
@@ -260,6 +264,26 @@ async function runReply(
   }
 }
 
+/**
+ * Answers a resend of a stored input from the store (replay-stored-turn.ts); true when the turn was
+ * closed that way. Only inputs with the client's id can be resends.
+ */
+async function replayIfStored(
+  options: RunTurnOptions,
+  state: TurnState,
+  held?: EngineRuntime,
+): Promise<boolean> {
+  if (state.input.id === undefined || state.input.stateless) return false
+  // Before the lock the runtime is only borrowed for the look-up: the turn takes it once admitted.
+  const runtime = held ?? acquireTurnRuntime(options.engine, options.input.character)
+  try {
+    const turn = options.handle.turn
+    return await replayStoredTurn({ runtime, input: state.input, turn, closer: state.closer })
+  } finally {
+    if (!held) releaseTurnRuntime(options.engine, runtime)
+  }
+}
+
 /** Takes the current runtime for this turn (counted until it is released). */
 function acquireRuntime(options: RunTurnOptions, state: TurnState): EngineRuntime {
   // A reload that removed the character meanwhile: the turn ends with an error.
@@ -281,9 +305,7 @@ async function closeUnadmitted(
   const { engine, handle } = options
   const runtime = acquireRuntime(options, state)
   if (!state.signal.aborted) {
-    const failure = CharpipeError.isInstance(error)
-      ? error
-      : new StoreUnavailableError(`the turn lock failed: ${String(error)}`, { store: 'cluster' })
+    const failure = describeUnadmitted(state.input, error)
     engine.logger.warn({ session: state.input.session, turn: handle.turn, err: failure }, 'turn not run')
     closeWithoutRunning(state.closer, runtime, failure)
     return
@@ -301,6 +323,25 @@ async function closeUnadmitted(
       order: handle.order,
     }),
   )
+}
+
+/**
+ * Why a turn that never ran ended. An input with the client's id may be a resend whose earlier
+ * attempt is still on its way to the store (on another server, say): "not stored" would not be the
+ * truth, so it is `store_outcome_unknown`, and the client resends with the same id.
+ */
+function describeUnadmitted(input: TurnInput, error: unknown): CharpipeError {
+  const reason = CharpipeError.isInstance(error) ? error.message : String(error)
+  const isLockFailure = !CharpipeError.isInstance(error) || error.code === 'store_unavailable'
+  if (isLockFailure && input.id !== undefined && !input.stateless) {
+    return new CharpipeError(
+      'store_outcome_unknown',
+      `the turn did not run (${reason}); an earlier attempt may still store it: send the input again with the same id (${JSON.stringify(input.id)})`,
+      { cause: error },
+    )
+  }
+  if (CharpipeError.isInstance(error)) return error
+  return new StoreUnavailableError(`the turn lock failed: ${reason}`, { store: 'cluster' })
 }
 
 /** A turn that ends without running: its one error, then `llm_done`. */

@@ -1,8 +1,9 @@
 /**
  * The runner's write of a finished turn: stored through persist-turn.ts, in a cluster only while the
  * session's lock is still this turn's, and not at all when reading the history already found the
- * store down. An interrupt while writing returns at once; the write goes on, and the caller reports
- * how it ended after `llm_done` (see `reportTurnNotStored`). A turn cut before it ran is stored
+ * store down. For a reply cut short, an interrupt while writing returns at once; the write goes on,
+ * and the caller reports how it ended after `llm_done` (see `reportTurnNotStored`). A complete
+ * reply's write is always waited for. A turn cut before it ran is stored
  * here too, in a cluster under the session's lock taken in its input's place.
  */
 import type { TurnCoordinator, TurnLease } from '../../cluster/turn-coordinator.js'
@@ -16,8 +17,8 @@ export interface WriteTurnOptions {
   persist: PersistTurnOptions
   /** The session's lock across servers, when the turn holds one. */
   lease: TurnLease | undefined
-  /** The turn's signal: an interrupt stops waiting for the write (not the write). */
-  signal: AbortSignal
+  /** The turn's signal: an interrupt stops waiting for the write (not the write). None: the wait is the write's. */
+  signal: AbortSignal | undefined
   logger: Logger
 }
 
@@ -44,7 +45,8 @@ export async function writeTurn(options: WriteTurnOptions): Promise<WriteTurnRes
   }
   const pending = options.lease ? storeIfLeaseHeld(persist, options.lease) : storeTurn(persist)
   try {
-    return { written: await raceAbort(pending, options.signal), pending }
+    const written = options.signal ? await raceAbort(pending, options.signal) : await pending
+    return { written, pending }
   } catch {
     return { written: undefined, pending }
   }
@@ -96,7 +98,7 @@ export async function storeAbortedBeforeLock(
 ): Promise<TurnWriteResult> {
   const { persist, coordinator } = options
   if (persist.outcome.reason?.kind === 'interrupt') {
-    const order = (await options.order) ?? 0
+    const order = (await options.order?.catch(() => 0)) ?? 0
     if (coordinator && order > 0) await coordinator.withdrawInput(options.lane, order)
     return { status: 'not_stored' }
   }

@@ -331,6 +331,20 @@ export function describeHistoryStoreContract(options: HistoryStoreContractOption
         expect(await store.listMessages(scope)).toEqual([])
       },
     )
+    it.skipIf(!options.checksDeadline)(
+      'settles a turn once its deadline has passed on the server: stored or never',
+      async () => {
+        const store = await openStore()
+        const scope = newScope()
+        await store.appendTurn(scope, buildTurn(1), { deadline: Date.now() + 60_000 })
+        // A deadline still ahead on the server's clock is waited for, not guessed at.
+        const deadline = Date.now() + 150
+        expect(await store.settleTurn?.(scope, 'turn-1', deadline)).toBe(true)
+        expect(await store.settleTurn?.(scope, 'turn-2', deadline)).toBe(false)
+        await expect(store.appendTurn(scope, buildTurn(2), { deadline })).rejects.toThrow(/deadline/)
+        expect(await store.findTurn(scope, 'turn-2')).toEqual([])
+      },
+    )
     it.skipIf(!options.reopenStore)('keeps turns and the reset marker across a reopen', async () => {
       const store = await openStore()
       const scope = newScope()

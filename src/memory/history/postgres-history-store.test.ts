@@ -44,6 +44,28 @@ describeHistoryStoreContract({
 })
 
 describe.skipIf(skipReason !== undefined)('createPostgresHistoryStore', () => {
+  it('gives each client an error listener from its connect: an error as the client is handed out does not end the process', async () => {
+    const pool = new pg.Pool({ connectionString: url, max: 1 })
+    const store = await createPostgresHistoryStore({ pool, schema: `${schema}_guard` })
+    let outcome: unknown = 'not emitted'
+    // Runs after the pool took its idle listener off and before the caller has the client in hand.
+    pool.once('acquire', (client) =>
+      queueMicrotask(() => {
+        try {
+          client.emit('error', new Error('terminating connection due to administrator command'))
+          outcome = 'handled'
+        } catch (error) {
+          outcome = error
+        }
+      }),
+    )
+    const scope = { character: 'guard', session: 's' }
+    await store.appendTurn(scope, buildTurn(1)).catch(() => {})
+    expect(outcome).toBe('handled')
+    await store.close()
+    await pool.end()
+  })
+
   it('migrates once even when several servers start together, and uses the window index', async () => {
     const pool = new pg.Pool({ connectionString: url, max: 6 })
     const stores = await Promise.all(

@@ -94,7 +94,15 @@ export async function createPostgresHistoryStore(
     resetContext: `UPDATE ${tables}.history_sessions SET context_start_turn = turn_count, updated_at = $3
       WHERE "character" = $1 AND session = $2`,
     listSessions: `SELECT session FROM ${tables}.history_sessions WHERE "character" = $1 ORDER BY id`,
+    // Held by a turn's write until it commits or rolls back; a read-back takes it to wait for that.
+    lockSession: 'SELECT pg_advisory_xact_lock(hashtext($1), hashtext($2))',
+    // A writer whose client went away without a word (a partition) lets go at its deadline, not at
+    // the operating system's keepalive.
+    boundIdleWrite: `SELECT set_config('idle_in_transaction_session_timeout', $1, true)`,
+    // How long until the deadline ($1, ms since the epoch) passes on the server's clock.
+    untilDeadline: 'SELECT $1::double precision - extract(epoch FROM clock_timestamp()) * 1000 AS ms',
   }
+  const lockValues = (scope: ConversationScope) => [JSON.stringify([schema, scope.character]), scope.session]
   const messageValues = (sessionId: string, turnSeq: number, turn: string, message: StoredMessage) => {
     const values = convertStoredMessageToValues(message)
     return [
@@ -132,6 +140,11 @@ export async function createPostgresHistoryStore(
         ...(appendOptions.deadline === undefined ? {} : { deadline: appendOptions.deadline }),
       }
       const write = runPostgresTransaction(pool, transaction, async (client) => {
+        await client.query(sql.lockSession, lockValues(scope))
+        if (appendOptions.deadline !== undefined) {
+          const idleMs = Math.max(1, Math.ceil(appendOptions.deadline - Date.now()))
+          await client.query(sql.boundIdleWrite, [String(idleMs)])
+        }
         // Stored already (a resend, a retried write): once is enough.
         const found = await client.query(sql.findTurn, [...scopeValues(scope), turn.turn])
         if (found.rows.length > 0) throw storedAlready
@@ -175,6 +188,27 @@ export async function createPostgresHistoryStore(
       validateScope(scope)
       const result = await pool.query<StoredMessageRow>(sql.findTurn, [...scopeValues(scope), turn])
       return result.rows.map(convertRowToStoredMessage)
+    },
+
+    async settleTurn(scope, turn, deadline) {
+      validateScope(scope)
+      for (;;) {
+        // Under the session's write lock: a write still running has committed or rolled back.
+        const settled = await runPostgresTransaction(
+          pool,
+          { logger, doing: 'a turn read-back' },
+          async (client) => {
+            await client.query(sql.lockSession, lockValues(scope))
+            const found = await client.query(sql.findTurn, [...scopeValues(scope), turn])
+            if (found.rows.length > 0) return { stored: true, waitMs: 0 }
+            const until = await client.query<{ ms: number }>(sql.untilDeadline, [deadline])
+            return { stored: false, waitMs: Number(until.rows[0]?.ms ?? 0) }
+          },
+        )
+        // Past the deadline on the server's clock, a write not yet committed refuses itself.
+        if (settled.stored || settled.waitMs < 0) return settled.stored
+        await new Promise((resolve) => setTimeout(resolve, Math.ceil(settled.waitMs) + 1))
+      }
     },
 
     async listMessages(scope, listOptions = {}) {

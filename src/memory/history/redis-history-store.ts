@@ -95,6 +95,15 @@ redis.call('HINCRBY', KEYS[2], 'contextTurns', 1)
 redis.call('SADD', KEYS[3], ARGV[2])
 return 1`
 
+// KEYS: turns. ARGV: deadline (ms since the epoch), turn. Redis runs one script at a time, so once
+// its clock is past the deadline no write of the turn can still land: 1 stored, 0 not; before
+// then, minus how many milliseconds are left.
+const settleScript = `
+local time = redis.call('TIME')
+local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+if now <= tonumber(ARGV[1]) then return now - tonumber(ARGV[1]) - 1 end
+return redis.call('HEXISTS', KEYS[1], ARGV[2])`
+
 type StoredJson = Omit<StoredMessage, 'id'>
 
 async function connectClient(url: string, timeoutMs: number, logger: Logger): Promise<Redis> {
@@ -256,6 +265,17 @@ export async function createRedisHistoryStore(options: RedisHistoryStoreOptions)
       return messages
         .map((json, offset) => parseMessage(json, first + offset))
         .filter((message) => message.turn === turn)
+    },
+
+    async settleTurn(scope, turn, deadline) {
+      validateScope(scope)
+      const { turns } = keysOf(scope)
+      for (;;) {
+        checkConnected()
+        const answer = Number(await client.eval(settleScript, 1, turns, Math.round(deadline), turn))
+        if (answer >= 0) return answer === 1
+        await new Promise((resolve) => setTimeout(resolve, -answer))
+      }
     },
 
     async listMessages(scope, listOptions = {}) {

@@ -410,6 +410,8 @@ export function createWebSocketEvents(options: CreateWebSocketEventsOptions): WS
       audience.close()
       metrics.connections.dec()
       untrack?.()
+      // The text held for a client that is gone is let go now, not when its turns end.
+      backpressure?.dispose()
       socketClosed.abort()
     },
     onError(event) {
