@@ -93,7 +93,13 @@ export async function createServer(options: CreateServerOptions): Promise<Charpi
   // Connectors follow the running config: a change of the file (or of a character's name) restarts them.
   // One admission for every door: the connectors', the routes' and the WebSocket's counts are one.
   const admission = createAdmission()
-  const connectors = startConnectors({ config, host: charpipe, logger, admission, clock: options.connectorClock })
+  const connectors = startConnectors({
+    config,
+    host: charpipe,
+    logger,
+    admission,
+    clock: options.connectorClock,
+  })
   const configManager = createConfigManager({
     configPath: options.configPath,
     config,
