@@ -11,7 +11,7 @@ import { createLogger } from '../shared/logger.js'
 
 export const DEFAULT_CONFIG_PATH = './config.yaml'
 
-export class CliExit extends Error {
+class CliExit extends Error {
   constructor(readonly exitCode: number) {
     super(`exit ${exitCode}`)
   }

@@ -19,8 +19,3 @@ export function resolveRequestSession(
   if (resolved.ok) return { session: resolved.session }
   return { response: context.json({ error: { code: 'forbidden', message: resolved.message } }, 403) }
 }
-
-/** What the request's client calls the engine's `session`. */
-export function nameRequestSession(context: Context, owners: SessionOwners, session: string): string {
-  return owners.nameFor(session, requestClientKey(context))
-}

@@ -44,7 +44,7 @@ declare module 'hono' {
 }
 
 /** Whether a request is on the chat surface (anything else is administration). */
-export function isChatRequest(method: string, path: string): boolean {
+function isChatRequest(method: string, path: string): boolean {
   if (path === '/ws' || path.startsWith('/v1/')) return true
   if (path === '/api/chat') return true
   if (/^\/api\/sessions\/[^/]+\/messages$/.test(path)) return method === 'GET'
@@ -53,7 +53,7 @@ export function isChatRequest(method: string, path: string): boolean {
 }
 
 /** What the presented token grants: admin, chat, or nothing (undefined). */
-export function grantAccess(presented: string | undefined, tokens: AccessTokens): Access | undefined {
+function grantAccess(presented: string | undefined, tokens: AccessTokens): Access | undefined {
   const { token, adminToken } = tokens
   if (!adminToken) {
     if (!token) return 'admin'
@@ -65,7 +65,7 @@ export function grantAccess(presented: string | undefined, tokens: AccessTokens)
 }
 
 /** The named client whose token was presented, compared in constant time against each. */
-export function findNamedClient(
+function findNamedClient(
   presented: string | undefined,
   clients: readonly ServerClientConfig[] | undefined,
 ): ServerClientConfig | undefined {

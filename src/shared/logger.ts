@@ -61,7 +61,7 @@ function scrubError(error: Error, depth: number): Record<string, unknown> {
 }
 
 /** The levels `CHARPIPE_LOG_LEVEL` accepts, most detailed first. */
-export const logLevels: readonly string[] = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']
+const logLevels: readonly string[] = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']
 
 export type LogFormat = 'json' | 'pretty'
 

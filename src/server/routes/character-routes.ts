@@ -109,11 +109,7 @@ async function fileHasEntry(configPath: string, id: string): Promise<boolean> {
 }
 
 /** The change a character body makes to the config: `character` for the default, else its entry. */
-export function buildCharacterChange(
-  config: CharpipeConfig,
-  id: string,
-  body: unknown,
-): Record<string, unknown> {
+function buildCharacterChange(config: CharpipeConfig, id: string, body: unknown): Record<string, unknown> {
   return isDefaultCharacter(config, id) ? { character: body } : { characters: { [id]: body } }
 }
 
@@ -277,7 +273,7 @@ export function registerCharacterRoutes(app: Hono, dependencies: ServerDependenc
 }
 
 /** The id an imported character is kept under: its own, or with `-2`, `-3`… when that is taken. */
-export function findFreeCharacterId(config: CharpipeConfig, wanted: string): string {
+function findFreeCharacterId(config: CharpipeConfig, wanted: string): string {
   const taken = new Set(listCharacterIds(config))
   taken.add(characterIdOf(config.character))
   if (!taken.has(wanted)) return wanted
