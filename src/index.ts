@@ -20,7 +20,7 @@ export {
   type ParseConfigResult,
   parseConfig,
   parseConfigText,
-} from './config/load-config.js'
+} from './characters/load-config.js'
 export {
   type CharacterConfig,
   type CharpipeConfig,

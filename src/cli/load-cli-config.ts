@@ -4,7 +4,7 @@
  * defaults); only the implicit `./config.yaml` may be absent. Soft warnings are printed once, as
  * readable lines.
  */
-import { type LoadConfigResult, loadConfig } from '../config/load-config.js'
+import { type LoadConfigResult, loadConfig } from '../characters/load-config.js'
 import { checkPipelineConfig } from '../context/check-pipeline-config.js'
 import { CharpipeError, type ConfigIssue, InvalidConfigError } from '../shared/errors.js'
 import { createLogger } from '../shared/logger.js'

@@ -5,7 +5,7 @@
  */
 
 import { suggestClosestName } from '../config/find-closest-name.js'
-import type { ConfigCheck } from '../config/load-config.js'
+import type { ConfigCheck } from '../characters/load-config.js'
 import type { CharpipeConfig, ProcessorSettings } from '../config/schema.js'
 import type { ConfigIssue } from '../shared/errors.js'
 import { builtinProcessors } from './builtin-processors.js'

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { collectEvents, doneOf } from '../../test/engine/engine-test-helpers.js'
-import { parseConfig } from '../config/load-config.js'
+import { parseConfig } from '../characters/load-config.js'
 import { createCharpipe } from '../engine/create-charpipe.js'
 
 let folder: string

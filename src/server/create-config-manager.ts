@@ -15,7 +15,7 @@ import {
   findNodeLocalFields,
   putBackNodeLocalFields,
 } from '../config/gate/index.js'
-import { type ConfigCheck, parseConfig, parseConfigFile, parseConfigText } from '../config/load-config.js'
+import { type ConfigCheck, parseConfig, parseConfigFile, parseConfigText } from '../characters/load-config.js'
 import { maskSecrets, restoreMaskedSecrets } from '../config/mask-secrets.js'
 import type { CharpipeConfig } from '../config/schema.js'
 import { BadRequestError, CharpipeError, type ConfigIssue, InvalidConfigError } from '../shared/errors.js'

@@ -15,7 +15,7 @@ import {
   makePicture,
 } from '../../src/characters/cards/card-factories.js'
 import { importCharacterCard } from '../../src/characters/cards/index.js'
-import { loadConfig } from '../../src/config/load-config.js'
+import { loadConfig } from '../../src/characters/load-config.js'
 import { startTestServer, type TestServer } from '../server/start-test-server.js'
 
 let server: TestServer | undefined

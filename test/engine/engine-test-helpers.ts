@@ -1,5 +1,5 @@
 /** Helpers shared by the engine suites: config factories and event collection. */
-import { parseConfig } from '../../src/config/load-config.js'
+import { parseConfig } from '../../src/characters/load-config.js'
 import type { CharpipeConfig, CharpipeConfigInput } from '../../src/config/schema.js'
 import type { CharpipeEvent } from '../../src/shared/events.js'
 

@@ -25,7 +25,7 @@ import {
 } from '../../characters/characters-folder.js'
 import { saveCharacterCard } from '../../characters/save-character-card.js'
 import { characterIdOf } from '../../config/character-id.js'
-import { parseConfigText } from '../../config/load-config.js'
+import { parseConfigText } from '../../characters/load-config.js'
 import { type CharacterConfig, type CharpipeConfig, characterIdKeySchema } from '../../config/schema.js'
 import {
   createUnknownCharacterError,

@@ -5,7 +5,7 @@
  */
 import type { Hono } from 'hono'
 import { checkConfigChange } from '../../config/gate/index.js'
-import { parseConfig } from '../../config/load-config.js'
+import { parseConfig } from '../../characters/load-config.js'
 import { restoreMaskedSecrets } from '../../config/mask-secrets.js'
 import { CharpipeError, InvalidConfigError } from '../../shared/errors.js'
 import { describeForbiddenKey, findForbiddenKey } from '../../shared/find-forbidden-key.js'
