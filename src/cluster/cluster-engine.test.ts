@@ -1,11 +1,9 @@
 /** Two engines joined by one Redis, as two servers would be: the turn lock and interrupts between them. */
 import { afterAll, describe, expect, it, vi } from 'vitest'
-import { doneOf, makeConfig, watchEvents } from '../../test/engine/engine-test-helpers.js'
-import {
-  createFakeParts,
-  createScriptedProvider,
-  type ScriptedStep,
-} from '../../test/engine/fake-engine-parts.js'
+import { doneOf, watchEvents } from '../testing/turn-events.js'
+import { makeConfig } from '../testing/create-turn-harness.js'
+import { createFakeParts } from '../testing/create-fake-engine-parts.js'
+import { createScriptedProvider, type ScriptedStep } from '../testing/create-scripted-provider.js'
 import { prepareTestRedis, testRedisUrl } from '../../test/support/local-redis.js'
 import { openClusterEngines } from '../../test/support/open-cluster-engines.js'
 import type { CharpipeConfigInput } from '../config/schema.js'

@@ -4,7 +4,8 @@
  * sent to the other server drops it.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
-import { collectEvents, doneOf, makeConfig } from '../../test/engine/engine-test-helpers.js'
+import { collectEvents, doneOf } from '../testing/turn-events.js'
+import { makeConfig } from '../testing/create-turn-harness.js'
 import { prepareTestRedis, testRedisUrl } from '../../test/support/local-redis.js'
 import { openClusterEngines } from '../../test/support/open-cluster-engines.js'
 import type { CharpipeConfigInput } from '../config/schema.js'

@@ -4,7 +4,7 @@
  * still load.
  */
 import { describe, expect, it } from 'vitest'
-import { makeConfig } from '../../test/engine/engine-test-helpers.js'
+import { makeConfig } from '../testing/create-turn-harness.js'
 import { createCharpipe } from '../engine/create-charpipe.js'
 import { InvalidConfigError } from '../shared/errors.js'
 import type { CharpipeConfigInput } from './schema.js'

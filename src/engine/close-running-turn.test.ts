@@ -4,7 +4,7 @@
  * (PostgreSQL). The write must not be cut off by the store it is writing to closing under it.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { makeConfig } from '../../test/engine/engine-test-helpers.js'
+import { makeConfig } from '../testing/create-turn-harness.js'
 import {
   createTestSchemaName,
   dropSchemasUnder,

@@ -6,18 +6,10 @@
  * one `llm_error` and an `llm_done` carrying the text that was sent.
  */
 import { describe, expect, it } from 'vitest'
-import {
-  collectEvents,
-  doneOf,
-  makeConfig,
-  typesOf,
-  watchEvents,
-} from '../../test/engine/engine-test-helpers.js'
-import {
-  createFakeParts,
-  createScriptedProvider,
-  type ScriptedStep,
-} from '../../test/engine/fake-engine-parts.js'
+import { collectEvents, doneOf, typesOf, watchEvents } from '../testing/turn-events.js'
+import { makeConfig } from '../testing/create-turn-harness.js'
+import { createFakeParts } from '../testing/create-fake-engine-parts.js'
+import { createScriptedProvider, type ScriptedStep } from '../testing/create-scripted-provider.js'
 import { addStoreDeadlines } from '../memory/add-store-deadlines.js'
 import { createInMemoryHistoryStore } from '../memory/index.js'
 import type { HistoryStore } from '../memory/types.js'

@@ -16,7 +16,8 @@ import type { Language } from '../../src/shared/language/index.js'
 import { messageText } from '../../src/shared/messages.js'
 import { createFakeProvider, createManualClock } from '../../src/testing/index.js'
 import { createTimedProvider, lastUserText } from '../audience/timed-provider.js'
-import { collectEvents, makeConfig } from './engine-test-helpers.js'
+import { collectEvents } from '../../src/testing/turn-events.js'
+import { makeConfig } from '../../src/testing/create-turn-harness.js'
 
 let charpipe: Charpipe | undefined
 let folder: string

@@ -12,14 +12,8 @@ import { createCharpipe } from '../../src/engine/index.js'
 import type { MockModelServer } from '../../src/testing/index.js'
 import { startMockModelServer } from '../../src/testing/index.js'
 import type { Tool } from '../../src/tools/index.js'
-import {
-  collectEvents,
-  doneOf,
-  makeConfig,
-  sentencesOf,
-  typesOf,
-  watchEvents,
-} from './engine-test-helpers.js'
+import { collectEvents, doneOf, sentencesOf, typesOf, watchEvents } from '../../src/testing/turn-events.js'
+import { makeConfig } from '../../src/testing/create-turn-harness.js'
 
 let server: MockModelServer
 let folder: string

@@ -11,7 +11,8 @@ import { createCharpipe } from '../../src/engine/index.js'
 import { waitUntil } from '../../src/providers/test-helpers.js'
 import type { MockModelServer } from '../../src/testing/index.js'
 import { startMockModelServer } from '../../src/testing/index.js'
-import { collectEvents, doneOf, makeConfig, watchEvents } from './engine-test-helpers.js'
+import { collectEvents, doneOf, watchEvents } from '../../src/testing/turn-events.js'
+import { makeConfig } from '../../src/testing/create-turn-harness.js'
 
 let server: MockModelServer
 beforeAll(async () => {

@@ -10,7 +10,8 @@ import { createCharpipe } from '../../src/engine/index.js'
 import { createSqliteMemoryStore } from '../../src/memory/index.js'
 import type { MockModelServer } from '../../src/testing/index.js'
 import { startMockModelServer } from '../../src/testing/index.js'
-import { collectEvents, doneOf, makeConfig } from './engine-test-helpers.js'
+import { collectEvents, doneOf } from '../../src/testing/turn-events.js'
+import { makeConfig } from '../../src/testing/create-turn-harness.js'
 
 let server: MockModelServer
 beforeAll(async () => {

@@ -8,7 +8,8 @@ import type { CharpipeConfigInput } from '../../src/config/schema.js'
 import { createCharpipe } from '../../src/engine/index.js'
 import type { MockModelServer } from '../../src/testing/index.js'
 import { startMockModelServer } from '../../src/testing/index.js'
-import { collectEvents, makeConfig } from './engine-test-helpers.js'
+import { collectEvents } from '../../src/testing/turn-events.js'
+import { makeConfig } from '../../src/testing/create-turn-harness.js'
 
 let server: MockModelServer
 beforeAll(async () => {

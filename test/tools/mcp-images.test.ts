@@ -11,7 +11,8 @@ import { createCharpipe } from '../../src/engine/index.js'
 import type { Charpipe } from '../../src/engine/types.js'
 import type { CharpipeEvent } from '../../src/shared/events.js'
 import { type MockModelServer, startMockModelServer } from '../../src/testing/index.js'
-import { collectEvents, doneOf, makeConfig } from '../engine/engine-test-helpers.js'
+import { collectEvents, doneOf } from '../../src/testing/turn-events.js'
+import { makeConfig } from '../../src/testing/create-turn-harness.js'
 import { testImage } from './mcp-test-tools.mjs'
 
 const stdioScript = fileURLToPath(new URL('./mcp-stdio-server.mjs', import.meta.url))

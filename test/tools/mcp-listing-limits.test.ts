@@ -12,7 +12,8 @@ import { createCharpipe } from '../../src/engine/index.js'
 import type { Charpipe } from '../../src/engine/types.js'
 import { createLogger } from '../../src/shared/logger.js'
 import { type MockModelServer, startMockModelServer } from '../../src/testing/index.js'
-import { collectEvents, doneOf, makeConfig } from '../engine/engine-test-helpers.js'
+import { collectEvents, doneOf } from '../../src/testing/turn-events.js'
+import { makeConfig } from '../../src/testing/create-turn-harness.js'
 
 const misbehaving = fileURLToPath(new URL('./mcp-misbehaving-server.mjs', import.meta.url))
 const wellBehaved = fileURLToPath(new URL('./mcp-stdio-server.mjs', import.meta.url))

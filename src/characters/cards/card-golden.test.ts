@@ -4,7 +4,8 @@
  * Exported and imported again, the character sends the same messages.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { collectEvents, makeConfig } from '../../../test/engine/engine-test-helpers.js'
+import { collectEvents } from '../../testing/turn-events.js'
+import { makeConfig } from '../../testing/create-turn-harness.js'
 import { base64Json, makeCardPng, makeCardV2, makeCardV3 } from '../../../test/support/card-factories.js'
 import { characterSchema } from '../../config/schema.js'
 import { createCharpipe } from '../../engine/create-charpipe.js'

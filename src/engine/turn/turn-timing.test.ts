@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { collectEvents, doneOf, makeConfig } from '../../../test/engine/engine-test-helpers.js'
+import { collectEvents, doneOf } from '../../testing/turn-events.js'
+import { makeConfig } from '../../testing/create-turn-harness.js'
 import { UpstreamHttpError } from '../../shared/errors.js'
 import { createFakeProvider } from '../../testing/index.js'
 import { createCharpipe } from '../create-charpipe.js'
