@@ -55,12 +55,19 @@ export interface TurnInput {
    * greeting is sent, and the turn is neither stored nor remembered.
    */
   stateless?: boolean
+  /**
+   * The id of the session's newest turn this input asks again (a regenerated reply): that turn is
+   * left out of the prompt, and once this turn has a reply it takes that turn's place in the
+   * history instead of being added after it.
+   */
+  replaces?: string
 }
 
 /** A conversation as a client keeps it, sent with its newest input. */
 export interface ClientPrompt {
   system?: string
-  history: { role: 'user' | 'assistant'; content: string }[]
+  /** The client's earlier turns, in place of the stored ones; absent: the session's stored history is used. */
+  history?: { role: 'user' | 'assistant'; content: string }[]
 }
 
 /** Someone in a group chat: a stable id and an optional display name. */

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest'
-import { collectEvents, doneOf, sentencesOf, typesOf } from '../testing/turn-events.js'
-import { makeConfig } from '../testing/create-turn-harness.js'
+import { messageText } from '../shared/messages.js'
 import { createFakeParts } from '../testing/create-fake-engine-parts.js'
 import { createScriptedProvider } from '../testing/create-scripted-provider.js'
-import { messageText } from '../shared/messages.js'
+import { makeConfig } from '../testing/create-turn-harness.js'
+import { collectEvents, doneOf, sentencesOf, typesOf } from '../testing/turn-events.js'
 import type { Tool } from '../tools/types.js'
 import { createCharpipe } from './create-charpipe.js'
 

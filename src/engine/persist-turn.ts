@@ -127,7 +127,9 @@ export async function storeTurn(options: PersistTurnOptions): Promise<TurnWriteR
         ...(assistant ? { assistant } : {}),
         ...(options.fence === undefined ? {} : { fence: options.fence }),
       },
-      { deadline },
+      // A regenerated reply takes the place of the turn it answers again; without a reply, the
+      // earlier answer stays.
+      { deadline, ...(input.replaces !== undefined && assistant ? { replaces: input.replaces } : {}) },
     )
   } catch (error) {
     const result = await confirmTurnWrite({

@@ -121,23 +121,34 @@ export function validateGenerateInput(
     ...(id ? { id } : {}),
     ...(input.clientPrompt ? { clientPrompt: checkClientPrompt(input.clientPrompt) } : {}),
     ...(input.stateless === true ? { stateless: true } : {}),
+    ...(input.replaces !== undefined ? { replaces: checkReplaces(input.replaces) } : {}),
   }
+}
+
+function checkReplaces(value: unknown): string {
+  if (typeof value !== 'string' || value === '' || value.length > 128)
+    throw new BadRequestError('replaces must be a turn id of 1 to 128 characters')
+  return value
 }
 
 function checkClientPrompt(value: unknown): ClientPrompt {
   const prompt = value as Partial<ClientPrompt>
-  if (typeof prompt !== 'object' || prompt === null || !Array.isArray(prompt.history))
-    throw new BadRequestError('clientPrompt must be an object {system?, history: [{role, content}]}')
+  if (
+    typeof prompt !== 'object' ||
+    prompt === null ||
+    (prompt.history !== undefined && !Array.isArray(prompt.history))
+  )
+    throw new BadRequestError('clientPrompt must be an object {system?, history?: [{role, content}]}')
   if (prompt.system !== undefined && typeof prompt.system !== 'string')
     throw new BadRequestError('clientPrompt.system must be a string')
-  const history = prompt.history.map((message, index) => {
+  const history = prompt.history?.map((message, index) => {
     if ((message?.role !== 'user' && message?.role !== 'assistant') || typeof message.content !== 'string')
       throw new BadRequestError(
         `clientPrompt.history.${index} must be {role: user|assistant, content: string}`,
       )
     return { role: message.role, content: message.content }
   })
-  return { ...(prompt.system?.trim() ? { system: prompt.system } : {}), history }
+  return { ...(prompt.system?.trim() ? { system: prompt.system } : {}), ...(history ? { history } : {}) }
 }
 
 export interface ValidatedObserveInput {

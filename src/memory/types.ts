@@ -59,6 +59,12 @@ export interface AppendTurnOptions {
    * read by turn id (`findTurn`) tells for certain whether the turn is stored.
    */
   deadline?: number
+  /**
+   * The id of a turn this one replaces (a regenerated reply): when it is the session's newest turn
+   * and inside the current context, it is removed in the same write, and this turn takes its place.
+   * Otherwise it stays, and this turn is added after it.
+   */
+  replaces?: string
 }
 
 export interface HistoryStore {

@@ -7,15 +7,16 @@ import type { Server } from 'node:http'
 import { createNodeWebSocket } from '@hono/node-ws'
 import { Hono } from 'hono'
 import { bodyLimit } from 'hono/body-limit'
+import { type ConfigCheck, loadConfig } from '../characters/load-config.js'
 import { type ConfigSync, startConfigSync } from '../cluster/start-config-sync.js'
 import type { LookupAddresses } from '../config/find-forbidden-url-targets.js'
-import { type ConfigCheck, loadConfig } from '../characters/load-config.js'
 import type { CharpipeConfig } from '../config/schema.js'
 import { startConnectors } from '../connectors/index.js'
 import { checkPipelineConfig } from '../context/index.js'
 import type { Charpipe } from '../engine/types.js'
 import type { ConfigIssue } from '../shared/errors.js'
 import { createChildLogger, getLogger, type Logger } from '../shared/logger.js'
+import { createClientUsage } from './create-client-usage.js'
 import { type ConfigManager, createConfigManager } from './create-config-manager.js'
 import { createServerMetrics, type ServerMetrics } from './create-server-metrics.js'
 import { createSessionOwners } from './create-session-owners.js'
@@ -28,6 +29,7 @@ import { registerAdminRoutes } from './routes/admin-routes.js'
 import { registerAudienceRoutes } from './routes/audience-routes.js'
 import { registerCharacterRoutes } from './routes/character-routes.js'
 import { registerChatRoute } from './routes/chat-route.js'
+import { registerClientRoutes } from './routes/client-routes.js'
 import { registerConnectorRoutes } from './routes/connector-routes.js'
 import { registerDoctorRoute } from './routes/doctor-route.js'
 import { registerHealthRoutes } from './routes/health-routes.js'
@@ -149,9 +151,11 @@ export async function createServer(options: CreateServerOptions): Promise<Charpi
     adminToken: readConfig().server.admin_token,
     clients: readConfig().server.clients,
   })
-  const auth = requireAccess({ readTokens })
+  const clientUsage = createClientUsage()
+  const onClientAdmitted = (client: { name: string }) => clientUsage.record(client.name)
+  const auth = requireAccess({ readTokens, onClientAdmitted })
   for (const path of ['/api/*', '/v1/*', '/metrics']) app.use(path, auth)
-  app.use('/ws', requireAccess({ readTokens, acceptQueryToken: true }))
+  app.use('/ws', requireAccess({ readTokens, acceptQueryToken: true, onClientAdmitted }))
 
   const limitBody = async (
     context: Parameters<Parameters<typeof app.use>[1]>[0],
@@ -185,6 +189,7 @@ export async function createServer(options: CreateServerOptions): Promise<Charpi
   registerOpenAICompletionsRoute(app, dependencies)
   registerOpenAIModelsRoute(app, dependencies)
   registerAdminRoutes(app, dependencies)
+  registerClientRoutes(app, { ...dependencies, clientUsage })
   registerCharacterRoutes(app, dependencies)
   registerDoctorRoute(app, dependencies)
   registerMemoryRoutes(app, dependencies)

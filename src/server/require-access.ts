@@ -29,6 +29,8 @@ export interface RequireAccessOptions {
   readTokens: () => AccessTokens
   /** Also take `?token=` (the WebSocket upgrade only). @default false */
   acceptQueryToken?: boolean
+  /** Called with each named client whose request is admitted (its last use). */
+  onClientAdmitted?: (client: ServerClientConfig) => void
 }
 
 declare module 'hono' {
@@ -103,6 +105,7 @@ export function requireAccess(options: RequireAccessOptions): MiddlewareHandler 
       context.set('adminTokenUsed', false)
       context.set('client', client)
       context.set('clientKey', namedClientKey(client.name))
+      options.onClientAdmitted?.(client)
       return next()
     }
     const access = grantAccess(presented, tokens)

@@ -16,8 +16,8 @@
  */
 import { Redis } from 'ioredis'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { characterIdOf } from '../../src/config/character-id.js'
 import { parseConfig } from '../../src/characters/load-config.js'
+import { characterIdOf } from '../../src/config/character-id.js'
 import type { CharpipeConfig } from '../../src/config/schema.js'
 import type { Charpipe } from '../../src/engine/types.js'
 import { createHistoryStore } from '../../src/memory/history-store-factory.js'

@@ -107,7 +107,12 @@ function composeReply(body: unknown): MockReply {
   }
 }
 
-function buildConfigYaml(options: { modelUrl: string; sqlitePath: string; token?: string }): string {
+function buildConfigYaml(options: {
+  modelUrl: string
+  sqlitePath: string
+  token?: string
+  extraYaml?: string
+}): string {
   return `# web page test config
 ${options.token ? `server:\n  token: ${JSON.stringify(options.token)}\n` : ''}llm:
   provider: mock-model
@@ -124,7 +129,7 @@ character:
       content: 你好呀
 storage:
   sqlite_path: ${JSON.stringify(options.sqlitePath)}
-`
+${options.extraYaml ?? ''}`
 }
 
 async function startServeProcess(
@@ -172,7 +177,10 @@ async function startServeProcess(
 }
 
 /** Starts the mock model and `charpipe serve` with a fresh temporary config file. */
-export async function startServerUnderTest(options: { token?: string } = {}): Promise<ServerUnderTest> {
+export async function startServerUnderTest(
+  /** `extraYaml`: top-level config text appended to the file (not `server:` together with `token`). */
+  options: { token?: string; extraYaml?: string } = {},
+): Promise<ServerUnderTest> {
   const directory = await mkdtemp(path.join(tmpdir(), 'charpipe-web-'))
   const configPath = path.join(directory, 'config.yaml')
   const model = await startMockModelServer({ respond: (request) => composeReply(request.body) })
@@ -182,6 +190,7 @@ export async function startServerUnderTest(options: { token?: string } = {}): Pr
       modelUrl: model.url,
       sqlitePath: path.join(directory, 'charpipe.db'),
       token: options.token,
+      extraYaml: options.extraYaml,
     }),
   )
   try {
@@ -202,10 +211,10 @@ export interface BrowserTest {
 
 /** Builds the page, starts the server under test and launches the browser (`browserArgs`: see launchBrowser). */
 export async function startBrowserTest(
-  options: { token?: string; browserArgs?: string[] } = {},
+  options: { token?: string; browserArgs?: string[]; extraYaml?: string } = {},
 ): Promise<BrowserTest> {
   await buildWeb()
-  const server = await startServerUnderTest({ token: options.token })
+  const server = await startServerUnderTest({ token: options.token, extraYaml: options.extraYaml })
   let browser: Browser
   try {
     browser = await launchBrowser(options.browserArgs)

@@ -3,11 +3,14 @@
  * for stays in `card` (the book's and each entry's) and is written back. Two card dialects carry an
  * entry's depth: SillyTavern's `extensions` (`position: 4`, `depth`, `role` 0-2) and V3's `@@depth` /
  * `@@role` decorators at the top of the content. Both are read; export always writes the
- * extensions, and the decorators for an entry that came with decorators.
+ * extensions, and the decorators for an entry that came with decorators. `use_regex` is read as
+ * the writer meant it: as the V3 spec says (RisuAI and others), but not from SillyTavern, which
+ * writes it on every entry and never reads it (see is-sillytavern-entry.ts).
  */
 
 import type { LorebookConfig, LorebookEntryConfig } from '../../config/schema.js'
 import type { CardBook, CardBookEntry } from './card-schema.js'
+import { isSillyTavernEntry } from './is-sillytavern-entry.js'
 import { loadCardLibrary } from './load-card-library.js'
 
 const roles = ['system', 'user', 'assistant'] as const
@@ -98,10 +101,11 @@ function convertEntry(entry: CardBookEntry): LorebookEntryConfig {
   const stDepth = extensions.position === atDepth
   const depth = decorated.depth ?? (stDepth ? (extensions.depth as number | undefined) : undefined)
   const roleIndex = typeof extensions.role === 'number' ? extensions.role : 0
+  const keysArePatterns = entry.use_regex === true && !isSillyTavernEntry(extensions)
   return {
     name: entry.name ?? '',
-    keys: readKeys(entry.keys, entry.use_regex === true),
-    secondary_keys: readKeys(entry.secondary_keys, entry.use_regex === true),
+    keys: readKeys(entry.keys, keysArePatterns),
+    secondary_keys: readKeys(entry.secondary_keys, keysArePatterns),
     selective: entry.selective ?? false,
     constant: entry.constant ?? false,
     case_sensitive: entry.case_sensitive ?? readFlag(extensions.case_sensitive) ?? false,
@@ -140,6 +144,8 @@ function writeEntry(entry: LorebookEntryConfig): Record<string, unknown> {
   const { decorators, ...card } = entry.card
   const useRegex = card.use_regex === true
   const kept = (card.extensions as Record<string, unknown> | undefined) ?? {}
+  // SillyTavern's entries keep their keys as written (its `/…/` form is a pattern there too).
+  const keysArePatterns = useRegex && !isSillyTavernEntry(kept)
   const position = entry.position === 'depth' ? atDepth : entry.position === 'after_char' ? 1 : 0
   const extensions = {
     ...kept,
@@ -157,8 +163,8 @@ function writeEntry(entry: LorebookEntryConfig): Record<string, unknown> {
   }
   return {
     ...card,
-    keys: writeKeys(entry.keys, useRegex),
-    secondary_keys: writeKeys(entry.secondary_keys, useRegex),
+    keys: writeKeys(entry.keys, keysArePatterns),
+    secondary_keys: writeKeys(entry.secondary_keys, keysArePatterns),
     content,
     extensions,
     enabled: entry.enabled,

@@ -64,6 +64,8 @@ export const memoryRetriever: ContextProcessor = {
     if (!context.config.memory.enabled || !retriever || k <= 0 || !context.input.text.trim()) return
     if (context.input.stateless) return
     const loadedTurns = findLoadedTurns(context.messages)
+    // A regenerated turn's earlier answer is left out of the memories as it is of the history.
+    if (context.input.replaces !== undefined) loadedTurns.add(context.input.replaces)
     let hits: MemoryHit[]
     try {
       hits = await retriever.search(context.input.text, {

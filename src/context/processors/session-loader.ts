@@ -96,7 +96,7 @@ export const sessionLoader: ContextProcessor = {
     return issues
   },
   async execute(context, settings) {
-    if (context.input.clientPrompt) {
+    if (context.input.clientPrompt?.history) {
       insertClientHistory(context)
       return
     }
@@ -130,7 +130,11 @@ export const sessionLoader: ContextProcessor = {
     if (newest) context.sharedData.set(lastMessageAtKey, newest.createdAt)
     // A turn that failed before any reply left its user message alone: sent again, the model would
     // see two user messages in a row (and answer the old one). It stays stored for the record.
-    const sent = stored.filter((message) => !message.failed)
+    // A regenerated turn's earlier answer is not shown to the model: the input asks it again.
+    const replaced = context.input.replaces
+    const sent = stored.filter(
+      (message) => !message.failed && (replaced === undefined || message.turn !== replaced),
+    )
     if (sent.length === 0) return
     const inputIndex = context.messages.findIndex((message) => message.source === 'input')
     const at = inputIndex === -1 ? context.messages.length : inputIndex

@@ -160,6 +160,38 @@ export function describeHistoryStoreContract(options: HistoryStoreContractOption
       expect(contents(await store.loadRecent(scope, 1))).toEqual(['问题 4', '回答 4'])
     })
 
+    it('replaces the newest turn in the same write (a regenerated reply), never an older one or one before a reset', async () => {
+      const store = await openStore()
+      const scope = newScope()
+      await store.appendTurn(scope, buildTurn(1))
+      await store.appendTurn(scope, buildTurn(2))
+      const again = buildTurn(2, { turn: 'turn-2b', assistant: { content: '回答 2 again' } })
+      await store.appendTurn(scope, again, { replaces: 'turn-2' })
+      expect(contents(await store.listMessages(scope))).toEqual([
+        '问题 1',
+        '回答 1',
+        '问题 2',
+        '回答 2 again',
+      ])
+      expect(await store.countTurns(scope)).toBe(2)
+      expect(await store.findTurn(scope, 'turn-2')).toEqual([])
+      expect(contents(await store.loadRecent(scope, 1))).toEqual(['问题 2', '回答 2 again'])
+      // Not the newest: the turn stays and the new one is added.
+      await store.appendTurn(scope, buildTurn(3), { replaces: 'turn-1' })
+      expect(contents(await store.listMessages(scope))).toHaveLength(6)
+      // Before a reset: out of the current context, it stays.
+      await store.resetContext(scope)
+      await store.appendTurn(scope, buildTurn(4), { replaces: 'turn-3' })
+      expect(contents(await store.listMessages(scope))).toHaveLength(8)
+      expect(await store.countTurns(scope)).toBe(1)
+      // The first turn of a session replaced: the session holds only the new one.
+      const fresh = newScope()
+      await store.appendTurn(fresh, buildTurn(1))
+      await store.appendTurn(fresh, buildTurn(1, { turn: 'turn-1b' }), { replaces: 'turn-1' })
+      expect((await store.listMessages(fresh)).map((message) => message.turn)).toEqual(['turn-1b', 'turn-1b'])
+      expect(await store.countTurns(fresh)).toBe(1)
+    })
+
     it('keeps sessions and characters apart, even with separators in their names', async () => {
       const store = await openStore()
       const scope = newScope('a:b')

@@ -3,6 +3,7 @@
  * that other parts' tests use. Same contract as the persistent stores, including `resetContext`.
  */
 import type {
+  AppendTurnOptions,
   CompletedTurn,
   ConversationScope,
   HistoryStore,
@@ -20,6 +21,16 @@ interface SessionHistory {
 }
 
 const scopeKey = (scope: ConversationScope) => `${scope.character}\u0000${scope.session}`
+
+/** Removes the session's newest turn when it is `turn` and inside the current context. */
+function removeNewestTurn(session: SessionHistory, turn: string): void {
+  let first = session.messages.length
+  while (first > session.contextStart && session.messages[first - 1]!.turn === turn) first--
+  if (first === session.messages.length) return
+  session.messages.length = first
+  session.turnIds.delete(turn)
+  session.turns--
+}
 
 export function createInMemoryHistoryStore(): HistoryStore {
   const sessions = new Map<string, SessionHistory & { scope: ConversationScope }>()
@@ -49,9 +60,10 @@ export function createInMemoryHistoryStore(): HistoryStore {
       return session.messages.slice(Math.max(start, session.contextStart)).map((message) => ({ ...message }))
     },
 
-    async appendTurn(scope, turn: CompletedTurn) {
+    async appendTurn(scope, turn: CompletedTurn, options: AppendTurnOptions = {}) {
       const session = sessionOf(scope)
       if (session.turnIds.has(turn.turn)) return
+      if (options.replaces !== undefined) removeNewestTurn(session, options.replaces)
       session.turnIds.add(turn.turn)
       const stamp = (message: StoredMessage): StoredMessage => ({
         ...message,

@@ -85,6 +85,12 @@ export async function createPostgresHistoryStore(
     countTurns: `SELECT turn_count - context_start_turn AS turns FROM ${tables}.history_sessions
       WHERE "character" = $1 AND session = $2`,
     clearSession: `DELETE FROM ${tables}.history_sessions WHERE "character" = $1 AND session = $2`,
+    // A replaced turn: only the session's newest, and only inside the current context.
+    deleteNewestTurn: `DELETE FROM ${tables}.history_messages m USING ${tables}.history_sessions s
+      WHERE m.session_id = s.id AND s."character" = $1 AND s.session = $2 AND m.turn = $3
+        AND m.turn_seq = s.turn_count AND s.turn_count > s.context_start_turn`,
+    unbumpSession: `UPDATE ${tables}.history_sessions SET turn_count = turn_count - 1
+      WHERE "character" = $1 AND session = $2`,
     resetContext: `UPDATE ${tables}.history_sessions SET context_start_turn = turn_count, updated_at = $3
       WHERE "character" = $1 AND session = $2`,
     listSessions: `SELECT session FROM ${tables}.history_sessions WHERE "character" = $1 ORDER BY id`,
@@ -129,6 +135,14 @@ export async function createPostgresHistoryStore(
         // Stored already (a resend, a retried write): once is enough.
         const found = await client.query(sql.findTurn, [...scopeValues(scope), turn.turn])
         if (found.rows.length > 0) throw storedAlready
+        if (appendOptions.replaces !== undefined) {
+          const removed = await client.query(sql.deleteNewestTurn, [
+            ...scopeValues(scope),
+            appendOptions.replaces,
+          ])
+          // The new turn takes the removed one's number: the window of the last turns stays whole.
+          if ((removed.rowCount ?? 0) > 0) await client.query(sql.unbumpSession, scopeValues(scope))
+        }
         const session = await client.query<{ id: string; turn_count: number }>(sql.bumpSession, [
           ...scopeValues(scope),
           Date.now(),

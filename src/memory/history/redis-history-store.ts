@@ -67,13 +67,30 @@ redis.call('SREM', KEYS[4], ARGV[2])
 return 1`
 
 // KEYS: list, meta, sessions, turns. ARGV: deadline (ms since the epoch, 0: none), session, turn,
-// then the messages as JSON. A write Redis runs after its deadline (it sat in a frozen server's
+// the id of the turn it replaces ('' for none), then the messages as JSON. A write Redis runs after its deadline (it sat in a frozen server's
 // buffer, say) refuses itself, so once the deadline has passed a read by turn id is the truth; a
 // turn stored already is not stored again. Returns 1 when stored, 0 when it was there already.
 const appendScript = `${refuseLate}
 if redis.call('HEXISTS', KEYS[4], ARGV[3]) == 1 then return 0 end
-local length = redis.call('RPUSH', KEYS[1], unpack(ARGV, 4))
-redis.call('HSET', KEYS[4], ARGV[3], length - (#ARGV - 3))
+if ARGV[4] ~= '' then
+  -- A replaced turn: only the session's newest (the list's tail), inside the current context.
+  local first = redis.call('HGET', KEYS[4], ARGV[4])
+  local contextStart = tonumber(redis.call('HGET', KEYS[2], 'contextStart') or '0')
+  if first and tonumber(first) >= contextStart then
+    first = tonumber(first)
+    local newest = true
+    for _, json in ipairs(redis.call('LRANGE', KEYS[1], first, -1)) do
+      if cjson.decode(json).turn ~= ARGV[4] then newest = false end
+    end
+    if newest then
+      if first == 0 then redis.call('DEL', KEYS[1]) else redis.call('LTRIM', KEYS[1], 0, first - 1) end
+      redis.call('HDEL', KEYS[4], ARGV[4])
+      redis.call('HINCRBY', KEYS[2], 'contextTurns', -1)
+    end
+  end
+end
+local length = redis.call('RPUSH', KEYS[1], unpack(ARGV, 5))
+redis.call('HSET', KEYS[4], ARGV[3], length - (#ARGV - 4))
 redis.call('HINCRBY', KEYS[2], 'contextTurns', 1)
 redis.call('SADD', KEYS[3], ARGV[2])
 return 1`
@@ -218,6 +235,7 @@ export async function createRedisHistoryStore(options: RedisHistoryStoreOptions)
           Math.round(appendOptions.deadline ?? 0),
           scope.session,
           turn.turn,
+          appendOptions.replaces ?? '',
           ...entries,
         )
       } catch (error) {

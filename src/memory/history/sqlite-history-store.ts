@@ -97,6 +97,16 @@ export function createSqliteHistoryStore(options: SqliteHistoryStoreOptions): Hi
       sqliteHistoryQueries.findTurn,
     ),
     deleteMessages: database.prepare('DELETE FROM history_messages WHERE session_id = ?'),
+    // A replaced turn: only the session's newest, and only inside the current context.
+    deleteNewestTurn: database.prepare<{ character: string; session: string; turn: string }>(
+      `DELETE FROM history_messages
+       WHERE turn = @turn AND (session_id, turn_seq) IN (
+         SELECT id, turn_count FROM history_sessions
+         WHERE character = @character AND session = @session AND turn_count > context_start_turn)`,
+    ),
+    unbumpSession: database.prepare(
+      'UPDATE history_sessions SET turn_count = turn_count - 1 WHERE character = ? AND session = ?',
+    ),
     deleteSession: database.prepare('DELETE FROM history_sessions WHERE id = ?'),
     resetContext: database.prepare(
       `UPDATE history_sessions SET context_start_turn = turn_count, updated_at = ?
@@ -121,13 +131,20 @@ export function createSqliteHistoryStore(options: SqliteHistoryStoreOptions): Hi
 
   // One transaction per turn: both messages and the session's turn counter commit together or not at
   // all. IMMEDIATE takes the write lock up front, so a second process waits instead of failing late.
-  const appendTurn = database.transaction((scope: ConversationScope, turn: CompletedTurn) => {
-    // Stored already (a resend, a retried write): once is enough.
-    if (statements.findTurn.get({ ...pickScope(scope), turn: turn.turn })) return
-    const session = statements.bumpSession.get({ ...pickScope(scope), now: Date.now() })!
-    if (turn.user) insertMessage(session.id, session.turn_count, turn.turn, turn.user)
-    if (turn.assistant) insertMessage(session.id, session.turn_count, turn.turn, turn.assistant)
-  })
+  const appendTurn = database.transaction(
+    (scope: ConversationScope, turn: CompletedTurn, replaces?: string) => {
+      // Stored already (a resend, a retried write): once is enough.
+      if (statements.findTurn.get({ ...pickScope(scope), turn: turn.turn })) return
+      if (replaces !== undefined) {
+        const removed = statements.deleteNewestTurn.run({ ...pickScope(scope), turn: replaces })
+        // The new turn takes the removed one's number: the window of the last turns stays whole.
+        if (removed.changes > 0) statements.unbumpSession.run(scope.character, scope.session)
+      }
+      const session = statements.bumpSession.get({ ...pickScope(scope), now: Date.now() })!
+      if (turn.user) insertMessage(session.id, session.turn_count, turn.turn, turn.user)
+      if (turn.assistant) insertMessage(session.id, session.turn_count, turn.turn, turn.assistant)
+    },
+  )
 
   const clearSession = database.transaction((scope: ConversationScope) => {
     const session = statements.findSession.get(scope.character, scope.session)
@@ -149,10 +166,10 @@ export function createSqliteHistoryStore(options: SqliteHistoryStoreOptions): Hi
       return statements.loadRecent.all({ ...pickScope(scope), maxTurns }).map(convertRowToStoredMessage)
     },
 
-    async appendTurn(scope, turn) {
+    async appendTurn(scope, turn, appendOptions = {}) {
       validateCompletedTurn(scope, turn)
       ensureOpen()
-      appendTurn.immediate(scope, turn)
+      appendTurn.immediate(scope, turn, appendOptions.replaces)
     },
 
     async findTurn(scope, turn) {

@@ -23,9 +23,9 @@ import {
   readAvatarType,
   resolveCharactersDir,
 } from '../../characters/characters-folder.js'
+import { parseConfigText } from '../../characters/load-config.js'
 import { saveCharacterCard } from '../../characters/save-character-card.js'
 import { characterIdOf } from '../../config/character-id.js'
-import { parseConfigText } from '../../characters/load-config.js'
 import { type CharacterConfig, type CharpipeConfig, characterIdKeySchema } from '../../config/schema.js'
 import {
   createUnknownCharacterError,

@@ -7,7 +7,9 @@
  * field, in the namespace of the client's `X-Charpipe-Client` key. A request naming none never
  * lands in another client's conversation: with its own history it is stateless (nothing read or
  * stored), with one message it uses the session `openai` of its client. The reply's emotion rides
- * along as an extra `emotion` field.
+ * along as an extra `emotion` field. A named client (`server.clients`) is served by its profile
+ * instead (src/server/openai/: its session, persona, history and emotion dialect); the defaults are
+ * the rules above.
  *
  * Failures are answered as OpenAI-compatible servers answer them: a non-2xx with an error body when
  * the turn failed before any text (or, not streamed, at all); once a stream has begun, an
@@ -25,6 +27,12 @@ import { isRetryableStatus } from '../../shared/errors.js'
 import type { CharpipeEvent, LlmDoneEvent, LlmErrorEvent } from '../../shared/events.js'
 import { countMessageTokens, countTokens } from '../count-tokens.js'
 import { mapErrorCodeToStatus, respondBadRequest } from '../error-response.js'
+import {
+  createClientEmotionWriter,
+  planProfileTurn,
+  readClientProfile,
+  readRegeneratedTurn,
+} from '../openai/index.js'
 import { readJsonBody } from '../read-json-body.js'
 import { readOpenAIMessages } from '../read-openai-messages.js'
 import { resolveRequestSession } from '../refuse-foreign-session.js'
@@ -41,9 +49,6 @@ function isFailure(event: LlmErrorEvent): boolean {
 }
 
 const missingDone: TurnFailure = { code: 'internal', message: 'the turn ended without a result' }
-
-/** The session of a client that names none and sends one message (never the web page's `default`). */
-const unnamedSession = 'openai'
 
 /** A failure the same request would meet again: the client's own mistake, or the provider's refusal. */
 function isFailureFinal(failure: TurnFailure): boolean {
@@ -85,23 +90,45 @@ export function registerOpenAICompletionsRoute(app: Hono, dependencies: ServerDe
     const request = body.value
     const turnRequest = readOpenAIMessages(request.messages)
     if (!turnRequest) return respondBadRequest(context, 'messages: no message with role "user"')
-    const named = context.req.header('x-session-id') || request.user
-    // Without a session, a client that keeps its own history is stateless: a session of its own
-    // for this request alone (turns of one session interrupt each other), nothing read or stored.
-    const stateless = !named && turnRequest.clientPrompt !== undefined
+    // The named client's profile decides the session, what of its prompt is kept and the character.
+    const profile = readClientProfile(context)
+    const plan = planProfileTurn({
+      profile,
+      clientPrompt: turnRequest.clientPrompt,
+      user: request.user,
+      sessionHeader: context.req.header('x-session-id'),
+      model: request.model,
+    })
+    if (!plan.ok) return respondBadRequest(context, plan.message)
+    const { stateless, clientPrompt } = plan
+    // A stateless request still gets a session of its own for this request alone (turns of one
+    // session interrupt each other), nothing read or stored.
     let session = `~v1~${randomUUID()}`
-    if (!stateless) {
-      const resolved = resolveRequestSession(context, dependencies.sessionOwners, named || unnamedSession)
+    if (plan.session !== undefined) {
+      const resolved = resolveRequestSession(context, dependencies.sessionOwners, plan.session)
       if (resolved.response) return resolved.response
       session = resolved.session
     }
     const config = dependencies.configManager.current()
     let character: string | undefined
     try {
-      character = selectModelCharacter(config, request.model)
+      character = selectModelCharacter(config, plan.character)
     } catch (error) {
-      return respondBadRequest(context, `model: ${(error as Error).message}`)
+      const field = profile.character ? `client "${context.get('client')?.name}": profile.character` : 'model'
+      return respondBadRequest(context, `${field}: ${(error as Error).message}`)
     }
+    const emotionWriter = createClientEmotionWriter(config, profile, character)
+    // The store keeps this client's conversation: the same last question resent is a regenerate.
+    const replaces = plan.serverHistory
+      ? await readRegeneratedTurn({
+          charpipe: dependencies.charpipe,
+          session,
+          character,
+          text: turnRequest.input.text,
+          clientHistory: turnRequest.clientPrompt?.history,
+          logger: dependencies.logger,
+        })
+      : undefined
     // The client's input id (a resend with the same key is the same turn, never stored twice).
     const inputId = context.req.header('idempotency-key')
     if (inputId !== undefined && (inputId === '' || inputId.length > 128)) {
@@ -111,9 +138,10 @@ export function registerOpenAICompletionsRoute(app: Hono, dependencies: ServerDe
       ...turnRequest.input,
       session,
       ...(character ? { character } : {}),
-      ...(turnRequest.clientPrompt ? { clientPrompt: turnRequest.clientPrompt } : {}),
+      ...(clientPrompt ? { clientPrompt } : {}),
       ...(stateless ? { stateless: true } : {}),
       ...(inputId ? { id: inputId } : {}),
+      ...(replaces ? { replaces } : {}),
     }
     const model = request.model || config.llm.model || config.llm.provider
     const id = `chatcmpl-${randomUUID()}`
@@ -150,12 +178,20 @@ export function registerOpenAICompletionsRoute(app: Hono, dependencies: ServerDe
     if (!request.stream) {
       let done: LlmDoneEvent | undefined
       let failure: LlmErrorEvent | undefined
+      let streamedContent = ''
       for await (const event of turn()) {
         if (event.type === 'llm_error' && isFailure(event)) failure = event
-        if (event.type === 'llm_done') done = event
+        if (event.type === 'llm_chunk') streamedContent += emotionWriter.writeText(event.text)
+        if (event.type === 'llm_emotion' || event.type === 'llm_sentence')
+          streamedContent += emotionWriter.writeEmotion(event.emotion)
+        if (event.type === 'llm_done') {
+          done = event
+          streamedContent += emotionWriter.end(event.emotion)
+        }
       }
       // A reply cut by a failure is not a completion: the client gets the error, as from OpenAI.
       if (failure || !done) return sendOpenAIError(context, failure ?? missingDone)
+      const content = emotionWriter.writeWhole(done.text, streamedContent, done.emotion)
       return context.json({
         id,
         object: 'chat.completion',
@@ -164,7 +200,12 @@ export function registerOpenAICompletionsRoute(app: Hono, dependencies: ServerDe
         choices: [
           {
             index: 0,
-            message: { role: 'assistant', content: done.text, emotion: done.emotion, refusal: null },
+            message: {
+              role: 'assistant',
+              content,
+              ...(emotionWriter.usesField ? { emotion: done.emotion } : {}),
+              refusal: null,
+            },
             finish_reason: done.interrupted ? 'length' : 'stop',
             logprobs: null,
           },
@@ -203,21 +244,29 @@ export function registerOpenAICompletionsRoute(app: Hono, dependencies: ServerDe
         stream.onAbort(() => controller.abort())
         await stream.writeSSE({ data: JSON.stringify(chunk({ role: 'assistant', content: '' })) })
         let failure: LlmErrorEvent | undefined
+        const sendContent = async (content: string) => {
+          if (content) await stream.writeSSE({ data: JSON.stringify(chunk({ content })) })
+        }
         const send = async (event: CharpipeEvent) => {
           if (event.type === 'llm_chunk' && event.text) {
-            await stream.writeSSE({ data: JSON.stringify(chunk({ content: event.text })) })
-          } else if (event.type === 'llm_emotion') {
+            await sendContent(emotionWriter.writeText(event.text))
+          } else if (event.type === 'llm_emotion' && emotionWriter.usesField) {
             await stream.writeSSE({ data: JSON.stringify(chunk({ emotion: event.emotion })) })
+          } else if (event.type === 'llm_emotion' || event.type === 'llm_sentence') {
+            // An inline dialect sends the text held until its emotion was known, after its tag.
+            await sendContent(emotionWriter.writeEmotion(event.emotion))
           } else if (event.type === 'llm_error' && isFailure(event)) {
             failure = event
           } else if (event.type === 'llm_done') {
+            await sendContent(emotionWriter.end(event.emotion))
             if (failure) {
               // Cut by a failure: an error object, as OpenAI-compatible servers send, and no
               // finish_reason that would call the reply complete.
               await stream.writeSSE({ data: JSON.stringify({ error: convertToOpenAIError(failure) }) })
             } else {
               const finish = event.interrupted ? 'length' : 'stop'
-              await stream.writeSSE({ data: JSON.stringify(chunk({ emotion: event.emotion }, finish)) })
+              const delta = emotionWriter.usesField ? { emotion: event.emotion } : {}
+              await stream.writeSSE({ data: JSON.stringify(chunk(delta, finish)) })
             }
             if (includeUsage) {
               await stream.writeSSE({

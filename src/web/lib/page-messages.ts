@@ -182,6 +182,16 @@ const zh = {
   'connectors.none': '没有配置连接器。',
   'connectors.counts': '会话：{sessions} · 收到 {in} 条 · 发出 {out} 条',
   'connectors.refresh': '刷新',
+  'clients.title': '前端客户端',
+  'clients.hint':
+    '用自己令牌连接的前端（AIRI、Open-LLM-VTuber、SillyTavern……）：每个客户端的配置档和最近一次使用。在 config.yaml 的 server.clients 里设置，令牌不在这里显示。',
+  'clients.loadFailed': '客户端列表读取失败：{message}',
+  'clients.none': '没有配置客户端。',
+  'clients.profile': '会话 {session} · 人设 {persona} · 历史 {history} · 情绪 {emotion}',
+  'clients.character': '角色：{character}',
+  'clients.lastUsed': '最近使用：{time}',
+  'clients.neverUsed': '启动以来未使用',
+  'clients.refresh': '刷新',
   'mcpImport.title': '从 JSON 添加 MCP 服务器',
   'mcpImport.hint':
     '粘贴 MCP 服务器文档里的 mcpServers JSON（{"mcpServers": {…}} 或其中的服务器表）。远程服务器（url）直接生效；要运行程序的服务器（command）只能写在 config.yaml 里。',
@@ -441,6 +451,16 @@ const en: Record<MessageKey, string> = {
   'connectors.none': 'No connectors configured.',
   'connectors.counts': 'Sessions: {sessions} · {in} in · {out} out',
   'connectors.refresh': 'Refresh',
+  'clients.title': 'Front-end clients',
+  'clients.hint':
+    "Front ends with a token of their own (AIRI, Open-LLM-VTuber, SillyTavern…): each one's profile and last use. Set in server.clients of config.yaml; tokens are not shown here.",
+  'clients.loadFailed': 'Cannot load the clients: {message}',
+  'clients.none': 'No clients configured.',
+  'clients.profile': 'session {session} · persona {persona} · history {history} · emotion {emotion}',
+  'clients.character': 'Character: {character}',
+  'clients.lastUsed': 'Last used: {time}',
+  'clients.neverUsed': 'Not used since the start',
+  'clients.refresh': 'Refresh',
   'mcpImport.title': 'Add MCP servers from JSON',
   'mcpImport.hint':
     'Paste the mcpServers JSON from an MCP server’s documentation ({"mcpServers": {…}} or the map of servers in it). Remote servers (url) are added at once; servers that run a program (command) can only be set in config.yaml.',

@@ -16,6 +16,7 @@ import { describeField, translate } from '../lib/i18n.js'
 import { isJsonEqual } from '../lib/object-path.js'
 import { readResponseList } from '../lib/read-response-list.js'
 import type { ConfigObject } from '../lib/use-config-draft.js'
+import { ClientsSection } from './clients-section.js'
 import { ConnectorsSection } from './connectors-section.js'
 import { ToolsSection } from './tools-section.js'
 
@@ -219,6 +220,7 @@ export function PipelinePanel(props: { onSaved(config: ConfigObject): void }) {
       </div>
       <ToolsSection onSaved={props.onSaved} />
       <ConnectorsSection />
+      <ClientsSection />
     </section>
   )
 }
