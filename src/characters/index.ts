@@ -11,5 +11,4 @@ export {
   exportCharacterCard,
   type ImportCharacterCardResult,
   importCharacterCard,
-  maxCardBytes,
 } from './cards/index.js'

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { parseConfig } from './load-config.js'
+import { parseConfig } from '../characters/load-config.js'
 
 const quiet = { warn() {}, info() {}, debug() {}, error() {} } as never
 

@@ -16,6 +16,7 @@ import {
 } from './schema/character.js'
 import { clusterSchema } from './schema/cluster.js'
 import {
+  type bilibiliConnectorSchema,
   connectorsSchema,
   type onebotConnectorSchema,
   type twitchConnectorSchema,
@@ -34,38 +35,12 @@ import {
   toolsSchema,
 } from './schema/tools.js'
 
-export { assetsSchema } from './schema/assets.js'
-export { audienceSchema, characterAudienceSchema } from './schema/audience.js'
-export {
-  characterIdKeySchema,
-  characterSchema,
-  injectedMessageSchema,
-  lorebookEntrySchema,
-  lorebookSchema,
-  replyFormatSchema,
-} from './schema/character.js'
-export { clusterSchema } from './schema/cluster.js'
-export { connectorsSchema, onebotConnectorSchema, twitchConnectorSchema } from './schema/connectors.js'
-export { conversationSchema, groupChatSchema } from './schema/conversation.js'
-export { processorSettingsSchema } from './schema/fields.js'
-export {
-  fallbackProviderSchema,
-  llmSchema,
-  openclawSchema,
-  transcriberSchema,
-  visionDescriberSchema,
-} from './schema/llm.js'
-export { embeddingsSchema, historySchema, memorySchema, storageSchema } from './schema/memory.js'
-export { sentenceSchema, speechFilterSchema } from './schema/sentence.js'
-export { serverSchema } from './schema/server.js'
-export {
-  mcpRemoteServerSchema,
-  mcpServerCommonFields,
-  mcpServerSchema,
-  mcpStdioServerSchema,
-  pipelineSchema,
-  toolsSchema,
-} from './schema/tools.js'
+export { characterIdKeySchema, characterSchema, lorebookSchema } from './schema/character.js'
+export { bilibiliConnectorSchema, onebotConnectorSchema, twitchConnectorSchema } from './schema/connectors.js'
+export { conversationSchema } from './schema/conversation.js'
+export { llmSchema } from './schema/llm.js'
+export { sentenceSchema } from './schema/sentence.js'
+export { mcpServerSchema } from './schema/tools.js'
 
 export const configSchema = z
   .strictObject({
@@ -118,6 +93,7 @@ export type ServerClientConfig = z.infer<typeof serverClientSchema>
 export type ClientProfileConfig = z.infer<typeof clientProfileSchema>
 export type OnebotConnectorConfig = z.infer<typeof onebotConnectorSchema>
 export type TwitchConnectorConfig = z.infer<typeof twitchConnectorSchema>
+export type BilibiliConnectorConfig = z.infer<typeof bilibiliConnectorSchema>
 
 /** Paths of the fields that hold secrets (masked as `***` wherever the config is shown). */
 export const secretFieldPaths = [
@@ -137,4 +113,5 @@ export const secretFieldPaths = [
   ['cluster', 'shared_secret'],
   ['connectors', 'onebot', '*', 'access_token'],
   ['connectors', 'twitch', '*', 'oauth_token'],
+  ['connectors', 'bilibili', '*', 'cookie'],
 ] as const

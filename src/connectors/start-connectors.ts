@@ -17,7 +17,8 @@ import type { CharpipeConfig } from '../config/schema.js'
 import { findCharacter } from '../config/select-character-config.js'
 import { type Language, resolveCharacterLanguage } from '../shared/language/index.js'
 import { createChildLogger, type Logger } from '../shared/logger.js'
-import type { Connector, ConnectorHost, ConnectorStatus } from './connector-host.js'
+import { createBilibiliConnector } from './bilibili/create-bilibili-connector.js'
+import type { Connector, ConnectorClock, ConnectorHost, ConnectorStatus } from './connector-host.js'
 import type { Backoff } from './keep-socket-connected.js'
 import { createOnebotConnector, type OnebotConnector } from './onebot/create-onebot-connector.js'
 import { createTwitchConnector } from './twitch/create-twitch-connector.js'
@@ -29,6 +30,8 @@ export interface StartConnectorsOptions {
   backoff?: Backoff
   /** The admission every connector's messages pass (the server's own, so its counts are one). */
   admission?: Admission
+  /** The clock replies are paced by. @default the system clock */
+  clock?: ConnectorClock
 }
 
 export interface ConnectorSet {
@@ -82,7 +85,17 @@ export function startConnectors(options: StartConnectorsOptions): ConnectorSet {
         backoff: options.backoff,
       }),
     )
-    return { onebot, all: [...onebot, ...twitch] as Connector[] }
+    const bilibili = config.connectors.bilibili.map((connectorConfig, index) =>
+      createBilibiliConnector({
+        config: connectorConfig,
+        host: hostOf('bilibili', index, connectorConfig),
+        characterName: characterNameOf(config, connectorConfig.character),
+        logger,
+        backoff: options.backoff,
+        clock: options.clock,
+      }),
+    )
+    return { onebot, all: [...onebot, ...twitch, ...bilibili] as Connector[] }
   }
 
   return {
@@ -105,7 +118,11 @@ export function startConnectors(options: StartConnectorsOptions): ConnectorSet {
 }
 
 function connectorInputs(config: CharpipeConfig) {
-  const characters = [...config.connectors.onebot, ...config.connectors.twitch].map((connector) => [
+  const characters = [
+    ...config.connectors.onebot,
+    ...config.connectors.twitch,
+    ...config.connectors.bilibili,
+  ].map((connector) => [
     characterNameOf(config, connector.character),
     characterLanguageOf(config, connector.character),
   ])

@@ -6,12 +6,8 @@
  * in the language of the user's text (English or Chinese; Chinese when the text has no letters), as a
  * real model would, and names a default emotion the way an English model is shown it (`happy`).
  */
-import {
-  detectTextLanguage,
-  type Language,
-  showEmotionLabel,
-  translateEmotionLabel,
-} from '../shared/language/index.js'
+import { translateEmotionLabel } from '../shared/language/emotion-labels.js'
+import { detectTextLanguage, type Language, showEmotionLabel } from '../shared/language/index.js'
 import { chooseMockEmotion } from './choose-mock-emotion.js'
 
 export interface ComposeMockReplyOptions {

@@ -8,11 +8,11 @@ import { createNodeWebSocket } from '@hono/node-ws'
 import { Hono } from 'hono'
 import { bodyLimit } from 'hono/body-limit'
 import { createAdmission } from '../admission/index.js'
+import { type ConfigCheck, loadConfig } from '../characters/load-config.js'
 import { type ConfigSync, startConfigSync } from '../cluster/start-config-sync.js'
 import type { LookupAddresses } from '../config/find-forbidden-url-targets.js'
-import { type ConfigCheck, loadConfig } from '../config/load-config.js'
 import type { CharpipeConfig } from '../config/schema.js'
-import { startConnectors } from '../connectors/index.js'
+import { type ConnectorClock, startConnectors } from '../connectors/index.js'
 import { checkPipelineConfig } from '../context/index.js'
 import type { Charpipe } from '../engine/types.js'
 import type { ConfigIssue } from '../shared/errors.js'
@@ -67,6 +67,8 @@ export interface CreateServerOptions {
   configChecks?: ConfigCheck[]
   /** The host the server listens on (allowed as a `Host` header). @default config server.host */
   host?: string
+  /** The clock connectors pace their replies by (a test's manual clock). @default the system clock */
+  connectorClock?: ConnectorClock
 }
 
 export interface CharpipeServer {
@@ -91,7 +93,13 @@ export async function createServer(options: CreateServerOptions): Promise<Charpi
   // Connectors follow the running config: a change of the file (or of a character's name) restarts them.
   // One admission for every door: the connectors', the routes' and the WebSocket's counts are one.
   const admission = createAdmission()
-  const connectors = startConnectors({ config, host: charpipe, logger, admission })
+  const connectors = startConnectors({
+    config,
+    host: charpipe,
+    logger,
+    admission,
+    clock: options.connectorClock,
+  })
   const configManager = createConfigManager({
     configPath: options.configPath,
     config,

@@ -5,7 +5,7 @@
 export const MASK = '***'
 
 /** Object keys whose values are secrets wherever they appear. */
-export const secretKeys: ReadonlySet<string> = new Set([
+const secretKeys: ReadonlySet<string> = new Set([
   'api_key',
   'apiKey',
   'token',
@@ -14,6 +14,9 @@ export const secretKeys: ReadonlySet<string> = new Set([
   'x-api-key',
   'password',
   'secret',
+  // A logged-in session (a Bilibili connector's cookie): as good as a password.
+  'cookie',
+  'Cookie',
 ])
 
 export function isSecretKey(key: string): boolean {

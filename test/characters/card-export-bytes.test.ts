@@ -7,9 +7,9 @@
  * their bytes.
  */
 import { afterEach, describe, expect, it } from 'vitest'
-import { makeCardPng, makeCardV2, makePicture } from '../../src/characters/cards/card-factories.js'
 import { importCharacterCard } from '../../src/characters/cards/index.js'
 import { startTestServer, type TestServer } from '../server/start-test-server.js'
+import { makeCardPng, makeCardV2, makePicture } from '../support/card-factories.js'
 
 let server: TestServer | undefined
 afterEach(async () => {

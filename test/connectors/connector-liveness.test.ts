@@ -13,9 +13,9 @@ import { startConnectors } from '../../src/connectors/index.js'
 import { createCharpipe } from '../../src/engine/index.js'
 import type { Charpipe } from '../../src/engine/types.js'
 import { createLogger } from '../../src/shared/logger.js'
+import { makeConfig } from '../../src/testing/create-turn-harness.js'
 import { createManualClock, type ManualClock } from '../../src/testing/index.js'
 import { createTimedProvider, type TimedProvider } from '../audience/timed-provider.js'
-import { makeConfig } from '../engine/engine-test-helpers.js'
 import { type FakeOnebot, startFakeOnebot } from './fake-onebot-implementation.js'
 
 const logger = createLogger({ level: 'silent' })

@@ -9,8 +9,8 @@
 import { readFile } from 'node:fs/promises'
 import type { Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { makeCardV2 } from '../../src/characters/cards/card-factories.js'
 import { readPngChunks } from '../../src/characters/cards/read-png-chunks.js'
+import { makeCardV2 } from '../support/card-factories.js'
 import {
   type BrowserTest,
   englishGreeting,

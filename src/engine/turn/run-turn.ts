@@ -168,7 +168,7 @@ function createTurnState(options: RunTurnOptions): TurnState {
   const shared = shareWithOthersPresent(options)
   const state: TurnState = {
     input: options.input,
-    timer: createTurnTimer(),
+    timer: createTurnTimer({ now: options.engine.clock.now }),
     startedAt: Date.now(),
     signal: handle.controller.signal,
     closer: createTurnCloser({

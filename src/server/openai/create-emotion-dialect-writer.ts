@@ -14,7 +14,7 @@
  */
 
 import type { ServerClientConfig } from '../../config/schema.js'
-import { translateEmotionLabel } from '../../shared/language/index.js'
+import { translateEmotionLabel } from '../../shared/language/emotion-labels.js'
 import { convertEmotionToAiri } from './convert-emotion-to-airi.js'
 
 export type EmotionDialect = ServerClientConfig['profile']['emotion']

@@ -7,7 +7,6 @@
  * language still finds its emotion (see `findEmotionByName`).
  */
 import type { Language } from './detect-text-language.js'
-import { emotionNames } from './emotion-labels.js'
 import { type LanguageSource, resolveCharacterLanguage } from './resolve-character-language.js'
 
 export interface EmotionDefaults {
@@ -19,7 +18,7 @@ export interface EmotionDefaults {
 
 const chinese: EmotionDefaults = {
   default_emotion: '平静',
-  emotions: Object.keys(emotionNames),
+  emotions: ['开心', '平静', '难过', '生气', '惊讶', '害怕', '害羞'],
   emotion_aliases: {
     happy: '开心',
     joy: '开心',
@@ -45,7 +44,7 @@ const chinese: EmotionDefaults = {
 // those that are not labels here point to the label they mean.
 const english: EmotionDefaults = {
   default_emotion: 'calm',
-  emotions: Object.values(emotionNames),
+  emotions: ['happy', 'calm', 'sad', 'angry', 'surprised', 'afraid', 'shy'],
   emotion_aliases: { joy: 'happy', neutral: 'calm', fear: 'afraid' },
   user_emotion_map: {
     happy: 'cheerful',

@@ -11,16 +11,13 @@ export { type ChatPlatformTexts, readChatPlatformTexts } from './chat-platform-t
 export { detectTextLanguage, type Language } from './detect-text-language.js'
 export { type EmotionDefaults, fillEmotionDefaults, readEmotionDefaults } from './emotion-defaults.js'
 export {
-  emotionNames,
   findEmotionByName,
   showEmotionLabel,
-  translateEmotionLabel,
 } from './emotion-labels.js'
 export { type GroupFrameTexts, readGroupFrameTexts } from './group-frame-texts.js'
 export { type MacroTexts, readMacroTexts } from './macro-texts.js'
 export { type MemoryTexts, readMemoryTexts } from './memory-texts.js'
 export {
-  fallbackLanguage,
   type LanguageSetting,
   type LanguageSource,
   resolveCharacterLanguage,
