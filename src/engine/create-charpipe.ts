@@ -37,6 +37,7 @@ import { createEnginePreflight } from './preflight/create-engine-preflight.js'
 import { type CharpipeConfigSource, resolveConfig } from './resolve-config.js'
 import { createSessionLanes } from './session-lanes.js'
 import { createSessionPresence } from './session-presence.js'
+import { startWithheldTurn } from './turn/start-turn.js'
 import type { Charpipe } from './types.js'
 
 export type { CharpipeConfigSource } from './resolve-config.js'
@@ -118,10 +119,15 @@ export async function createCharpipe(
   await configureMcp(engine, current.config.tools.mcp_servers)
 
   const clusterLink = createClusterLink(engine)
-  const preflights = createEnginePreflight({ context: engine, clusterLink, observedLines })
+  const preflights = createEnginePreflight({
+    context: engine,
+    clusterLink,
+    observedLines,
+    launch: (input) => startWithheldTurn(engine, input),
+  })
   await clusterLink.listen()
 
-  const starter = { context: engine, preflights, clusterLink }
+  const starter = { context: engine, prepared: preflights, clusterLink }
   const charpipe: Charpipe = {
     ...createTurnMethods(starter),
     ...createAudienceMethods(starter, options.clock ?? createSystemClock()),

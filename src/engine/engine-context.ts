@@ -2,7 +2,7 @@
  * What belongs to one charpipe instance, shared by its parts: the current runtime (swapped by
  * `reload`), the session lanes, the event bus, the stores it was given and whether it is closed.
  * `createCharpipe` builds it once. Nothing of a single turn lives here: a turn's state is the
- * runner's (turn/run-turn.ts), a prepared turn's is preflight's (preflight/).
+ * runner's (turn/run-turn.ts), and whether it may speak and act is its handle's authorization.
  *
  * Most fields are set once. The few that change, and the only modules that write them:
  * - `current`, `reloading`: engine-lifecycle.ts (`reload`);

@@ -1,6 +1,6 @@
 /**
  * A turn's timing for its report (`llm_done.timing`): milliseconds from the turn's start (the
- * `generate` call, queueing included; for an adopted preflight, the final input) to its first
+ * `generate` call, queueing included; for a turn started ahead of its input, the grant) to its first
  * display chunk, its first sentence and its end.
  * What a voice character's user feels is the first sentence: speech synthesis starts there.
  */
@@ -15,31 +15,35 @@ export interface TurnTimer {
 
 const roundToTenth = (milliseconds: number) => Math.round(milliseconds * 10) / 10
 
-export interface CreateTurnTimerOptions {
-  /** A prepared turn's head start when its final input adopted it (reported as `preflight_saved_ms`). */
-  preflightSavedMs?: number
-}
-
+/**
+ * `readStart`: when the turn counts from (`performance.now()`), read as each event is timed: a turn
+ * started ahead of its input counts from its grant. `readHeadStartMs`: how long it ran before that
+ * (reported as `preflight_saved_ms`), undefined for a turn started for its input.
+ */
 export function createTurnTimer(
-  startedAt = performance.now(),
-  options: CreateTurnTimerOptions = {},
+  readStart: () => number = startingNow(),
+  readHeadStartMs: () => number | undefined = () => undefined,
 ): TurnTimer {
   let firstChunk: number | null = null
   let firstSentence: number | null = null
   return {
     observe(event) {
-      if (event.type === 'llm_chunk') firstChunk ??= roundToTenth(performance.now() - startedAt)
-      else if (event.type === 'llm_sentence') firstSentence ??= roundToTenth(performance.now() - startedAt)
+      if (event.type === 'llm_chunk') firstChunk ??= roundToTenth(performance.now() - readStart())
+      else if (event.type === 'llm_sentence') firstSentence ??= roundToTenth(performance.now() - readStart())
     },
     report() {
+      const headStart = readHeadStartMs()
       return {
         first_chunk_ms: firstChunk,
         first_sentence_ms: firstSentence,
-        total_ms: roundToTenth(performance.now() - startedAt),
-        ...(options.preflightSavedMs === undefined
-          ? {}
-          : { preflight_saved_ms: roundToTenth(options.preflightSavedMs) }),
+        total_ms: roundToTenth(performance.now() - readStart()),
+        ...(headStart === undefined ? {} : { preflight_saved_ms: roundToTenth(headStart) }),
       }
     },
   }
+}
+
+function startingNow(): () => number {
+  const startedAt = performance.now()
+  return () => startedAt
 }
