@@ -38,7 +38,7 @@ import { type CharpipeConfigSource, resolveConfig } from './resolve-config.js'
 import { createSessionLanes } from './session-lanes.js'
 import { createSessionPresence } from './session-presence.js'
 import { startWithheldTurn } from './turn/start-turn.js'
-import type { Charpipe } from './types.js'
+import type { Charpipe, TurnObserver } from './types.js'
 
 export type { CharpipeConfigSource } from './resolve-config.js'
 
@@ -65,6 +65,8 @@ export interface CreateCharpipeOptions {
   random?: () => number
   /** Where the audience selector and idle turns read time (tests pass a manual clock). @default the system clock */
   clock?: AudienceClock
+  /** Watch every turn's events as they go out (metrics, tracing). */
+  observers?: readonly TurnObserver[]
 }
 
 /** Creates the character engine from a config object or a config file path. */
@@ -109,6 +111,7 @@ export async function createCharpipe(
     cluster,
     ownsCluster,
     random: options.random,
+    observers: options.observers ?? [],
     current,
     reloading: Promise.resolve(),
     closed: false,

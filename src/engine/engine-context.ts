@@ -27,6 +27,7 @@ import type { EventBus } from './event-bus.js'
 import type { OpenedSessions } from './open-session.js'
 import type { SessionLanes } from './session-lanes.js'
 import type { SessionPresence } from './session-presence.js'
+import type { TurnObserver } from './types.js'
 
 /** The stores the caller gave: used instead of the configured ones, and never closed here. */
 export interface OwnedStores {
@@ -53,6 +54,8 @@ export interface EngineContext {
   readonly cluster: Cluster | undefined
   /** Whether this instance connected the cluster itself (and so closes it). */
   readonly ownsCluster: boolean
+  /** Watch every turn's events (turn/turn-event-path.ts, its last stage). */
+  readonly observers: readonly TurnObserver[]
   /** Picks among a character's greetings. */
   readonly random: (() => number) | undefined
   /** The runtime new turns take; a running turn keeps the one it took. */

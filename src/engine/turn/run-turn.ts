@@ -24,7 +24,7 @@ import { CharpipeError, StoreUnavailableError } from '../../shared/errors.js'
 import { createChildLogger } from '../../shared/logger.js'
 import type { ChatMessage } from '../../shared/messages.js'
 import { raceAbort } from '../abortable.js'
-import { createTurnCloser, reportTurnNotStored, type TurnCloser } from '../close-turn.js'
+import { reportTurnNotStored, type TurnCloser } from '../close-turn.js'
 import type { TurnWriteResult } from '../confirm-turn-write.js'
 import { createModelFactExtractor } from '../create-model-fact-extractor.js'
 import type { EngineContext } from '../engine-context.js'
@@ -34,12 +34,13 @@ import { openSession } from '../open-session.js'
 import { type PersistTurnOptions, rememberCompletedTurn } from '../persist-turn.js'
 import { replayStoredTurn } from '../replay-stored-turn.js'
 import { laneKeyOf, type TurnHandle } from '../session-lanes.js'
-import { awaitGrant, holdUntilGranted } from '../turn-authorization.js'
+import { awaitGrant } from '../turn-authorization.js'
 import type { GenerateOptions } from '../types.js'
 import { buildTurnMessages, offerTools } from './build-turn-messages.js'
 import { applyDisplayRules, createReplyStages, type EmitTurnEvent } from './reply-stages.js'
 import { chooseToolImageHandling, runModelSteps } from './run-model-steps.js'
 import { shareWithOthersPresent } from './share-with-others-present.js'
+import { createTurnEventPath } from './turn-event-path.js'
 import { readInterruptReason, type TurnOutcome, toCharpipeError } from './turn-outcome.js'
 import type { TurnOutput } from './turn-output.js'
 import { createTurnTimer, type TurnTimer } from './turn-timing.js'
@@ -61,9 +62,9 @@ interface TurnState {
   /** When the turn began (ms since the epoch): the stored user message's time. */
   readonly startedAt: number
   readonly signal: AbortSignal
-  /** Every event goes out through it: one `llm_error` at most, then one `llm_done`. */
+  /** The close stage of the event path (turn-event-path.ts): one `llm_error` at most, one `llm_done`. */
   readonly closer: TurnCloser
-  /** The turn's events on their way to the closer (held until the turn is granted). */
+  /** Where the turn's events enter its event path (turn-event-path.ts). */
   readonly emit: EmitTurnEvent
   runtime?: EngineRuntime
   /** Set when background work took the runtime over and releases it itself. */
@@ -160,27 +161,27 @@ async function liveTurn(options: RunTurnOptions, previous: Promise<void>): Promi
 }
 
 function createTurnState(options: RunTurnOptions): TurnState {
-  const { handle } = options
+  const { engine, handle, input, output } = options
   const { authorization } = handle
-  const shared = shareWithOthersPresent(options)
   // Timed from the grant: a turn started ahead of its input reports the head start it had.
   const timer = createTurnTimer(
     () => authorization.grantedAt,
     () => authorization.heldMs,
   )
-  const closer = createTurnCloser({
-    emit: (event) => {
-      timer.observe(event)
-      shared(event)
-    },
-    readTimer: () => timer,
+  const identity = { session: input.session, turn: handle.turn, trigger: output.trigger }
+  const path = createTurnEventPath({
+    authorization,
+    timer,
+    share: shareWithOthersPresent(options),
+    observers: engine.observers.flatMap((observer) => observer(identity) ?? []),
+    output,
   })
   return {
     timer,
     startedAt: Date.now(),
     signal: handle.controller.signal,
-    closer,
-    emit: holdUntilGranted(authorization, closer.deliver),
+    closer: path.closer,
+    emit: path.emit,
     handedOver: false,
     storing: Promise.resolve(),
   }

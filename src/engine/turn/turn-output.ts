@@ -4,6 +4,7 @@
  * its input has no sink until it is granted (its events are held before they get here).
  */
 import type { CharpipeEvent } from '../../shared/events.js'
+import { createTurnCloser } from '../close-turn.js'
 import type { EventBus } from '../event-bus.js'
 import type { TurnSink } from '../started-turn.js'
 import type { EmitTurnEvent } from './reply-stages.js'
@@ -70,10 +71,16 @@ export function createTurnOutput(options: CreateTurnOutputOptions): TurnOutput {
     attach(next) {
       target = next
     },
+    // A turn that never ran closes through the same close as one that did (close-turn.ts).
     closeWithError(error) {
-      const { code, message } = toCharpipeError(error)
-      output.emit({ type: 'llm_error', code, message })
-      output.emit({ type: 'llm_done', text: '', emotion: options.readDefaultEmotion(), interrupted: false })
+      const outcome = {
+        displayText: '',
+        emotion: options.readDefaultEmotion(),
+        sentences: [],
+        interrupted: false,
+        error: toCharpipeError(error),
+      }
+      createTurnCloser({ emit: output.emit }).close(outcome, '')
     },
   }
   return output
