@@ -23,8 +23,9 @@ const layers = [
   ['context', 'cluster'],
   // One turn end to end.
   ['engine'],
-  // Producers of turns besides a client's own input: chat platforms feeding the audience.
-  ['connectors'],
+  // Producers of turns besides a client's own input (chat platforms feeding the audience), and the
+  // admission every door passes (the connectors' host goes through it, and so does the server).
+  ['connectors', 'admission'],
   // The edges: the server, bridges to other frameworks, the mock model server and fakes.
   ['server', 'adapters', 'testing'],
   // The commands.

@@ -24,6 +24,14 @@ export interface AudienceHubHost extends AudienceHost {
   observe(session: string, character: string | undefined, message: AudienceMessage): void
 }
 
+export interface SubscribeOptions {
+  /**
+   * Asked before an idle turn this follow made possible: charge it to the follower's turn budget and
+   * say whether it may start. A session whose followers all say no gets no idle turn then.
+   */
+  admitIdle?: () => boolean
+}
+
 export interface ReceiveAudienceResult {
   accepted: number
   dropped: DroppedAudienceMessage[]
@@ -62,7 +70,7 @@ export interface AudienceHub {
   activity(session: string, speaking: boolean): void
   /** An input started a turn in the session: idle turns count from now. */
   noteInput(session: string, character: string | undefined): void
-  subscribe(session: string, listener: (event: SessionEvent) => void): () => void
+  subscribe(session: string, listener: (event: SessionEvent) => void, options?: SubscribeOptions): () => void
   /** Tells whether a message of the session waits for a reply; undefined when nothing waits there. */
   isWaiting(session: string): ((line: { id: string }) => boolean) | undefined
   queue(session: string, character: string | undefined): AudienceQueueSnapshot
@@ -100,6 +108,14 @@ function keyOf(session: string, character: string | undefined): string {
 export function createAudienceHub(host: AudienceHubHost): AudienceHub {
   const audiences = new Map<string, SessionAudience>()
   const followers = new Map<string, Set<(event: SessionEvent) => void>>()
+  // The idle admitters of a session's followers (a follower without one admits every idle turn).
+  const idleAdmitters = new Map<string, Map<(event: SessionEvent) => void, (() => boolean) | undefined>>()
+  const admitIdle = (session: string): boolean => {
+    const admitters = idleAdmitters.get(session)
+    if (!admitters || admitters.size === 0) return true
+    for (const admit of admitters.values()) if (!admit || admit()) return true
+    return false
+  }
   const speaking = new Map<string, boolean>()
   const stats: AudienceStats = {
     messagesIn: 0,
@@ -158,6 +174,7 @@ export function createAudienceHub(host: AudienceHubHost): AudienceHub {
           for (const entry of batch) pushRecent(audience.selected, describeWaiting(entry))
         },
         idleTurn: () => stats.idleTurns++,
+        admitIdle: () => admitIdle(session),
         waited(milliseconds) {
           if (waits.length < maxPendingWaits) waits.push(milliseconds)
         },
@@ -222,17 +239,22 @@ export function createAudienceHub(host: AudienceHubHost): AudienceHub {
       audience.runner.heard()
       audience.runner.schedule()
     },
-    subscribe(session, listener) {
+    subscribe(session, listener, options = {}) {
       let set = followers.get(session)
       if (!set) {
         set = new Set()
         followers.set(session, set)
       }
       set.add(listener)
+      const admitters = idleAdmitters.get(session) ?? new Map()
+      admitters.set(listener, options.admitIdle)
+      idleAdmitters.set(session, admitters)
       // A followed session is live: its default character may speak first (idle.after_ms).
       audienceOf(session, undefined).runner.setLive(true)
       return () => {
         set.delete(listener)
+        admitters.delete(listener)
+        if (admitters.size === 0) idleAdmitters.delete(session)
         if (set.size > 0) return
         followers.delete(session)
         for (const audience of audiences.values()) {
@@ -276,6 +298,7 @@ export function createAudienceHub(host: AudienceHubHost): AudienceHub {
       for (const audience of audiences.values()) audience.runner.close()
       audiences.clear()
       followers.clear()
+      idleAdmitters.clear()
     },
   }
 }

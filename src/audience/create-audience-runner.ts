@@ -40,6 +40,11 @@ export interface RunnerReport {
   dropped(dropped: DroppedAudienceMessage[]): void
   selected(batch: readonly WaitingMessage[]): void
   idleTurn(): void
+  /**
+   * Asked before an idle turn: false when no one who keeps the session live may cause one now (their
+   * turn budget is spent); the runner looks again after another `idle.after_ms`.
+   */
+  admitIdle?(): boolean
   /** From a message's arrival to the first sentence of the reply that answered it. */
   waited(milliseconds: number): void
   /** An event of a turn the runner started. */
@@ -132,6 +137,10 @@ export function createAudienceRunner(
     const dueAt = Math.max(lastHeardAt + idle.after_ms, gapUntil)
     if (now < dueAt) {
       wakeAt(dueAt)
+      return
+    }
+    if (report.admitIdle && !report.admitIdle()) {
+      wakeAt(now + idle.after_ms)
       return
     }
     idleInRow++

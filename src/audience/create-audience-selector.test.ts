@@ -38,6 +38,16 @@ describe('audience selector', () => {
     expect(selector.waiting()).toHaveLength(2)
   })
 
+  it('among messages of equal weight, takes the larger gift first (super chats by their price)', () => {
+    const { selector } = setUp({ batch_max: 1 })
+    const small = message('唱歌吗', 'a', 'viewer', { gift: { name: '醒目留言', value: 30 } })
+    const large = message('唱歌吗', 'b', 'viewer', { gift: { name: '醒目留言', value: 100 } })
+    const middle = message('唱歌吗', 'c', 'viewer', { gift: { name: '醒目留言', value: 50 } })
+    for (const each of [small, large, middle]) selector.offer(each)
+    const order = [1, 2, 3].map(() => selector.takeBatch().batch[0]?.message.id)
+    expect(order).toEqual([large.id, middle.id, small.id])
+  })
+
   it('keeps at most queue_max waiting, dropping the lowest priority, never the newest important one', () => {
     const { selector } = setUp({ queue_max: 3 })
     const plain = [1, 2, 3].map((index) => message(`msg ${index}`, `v${index}`))

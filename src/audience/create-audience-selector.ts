@@ -83,11 +83,19 @@ function readSaidAt(message: AudienceMessage, arrivedAt: number): number {
   return Number.isFinite(parsed) ? Math.min(parsed, arrivedAt) : arrivedAt
 }
 
-/** Higher priority first; pinned before all; among equals, the older first. */
+/**
+ * Higher priority first; pinned before all; among equals, the larger gift first (a super chat of
+ * ¥100 before one of ¥30, as a streamer reads them), then the older.
+ */
 function compareWaiting(left: WaitingMessage, right: WaitingMessage): number {
   if (left.pinned !== right.pinned) return left.pinned ? -1 : 1
   if (left.priority !== right.priority) return right.priority - left.priority
-  return compareSaid(left, right)
+  const giftOrder = giftValueOf(right) - giftValueOf(left)
+  return giftOrder !== 0 ? giftOrder : compareSaid(left, right)
+}
+
+function giftValueOf(entry: WaitingMessage): number {
+  return entry.message.gift?.value ?? 0
 }
 
 function compareSaid(left: WaitingMessage, right: WaitingMessage): number {

@@ -1,18 +1,40 @@
 /**
  * Chat text as the selector compares it: NFKC (full-width letters are letters), lower case, and a
  * second form without spaces and punctuation, so `b a d` and `ｂａｄ!` are the same word as `bad`.
+ * Blocked words are compared on one more form, the text's skeleton (Unicode TS #39): invisible
+ * (default-ignorable) characters and combining marks dropped and look-alikes mapped to one
+ * prototype, so `sp\u200bam`, `加\u200b群` and a Cyrillic `spаm` are the words they pretend not to be.
  */
+import unhomoglyph from 'unhomoglyph'
+
 export interface NormalizedText {
   folded: string
   /** `folded` with every space, punctuation mark and symbol removed. */
   compact: string
+  /** `compact` as its TS #39 skeleton (for blocked words only: it is not meant to be read). */
+  skeleton: string
+  /**
+   * The skeleton taken before lower-casing: Greek and Cyrillic capitals map to Latin capitals
+   * (`ΒΑD` → `bad`), which their lower case (`βαd`) does not.
+   */
+  casedSkeleton: string
 }
 
 const separators = /[\s\p{P}\p{S}]+/gu
+const invisibleOrMark = /[\p{Default_Ignorable_Code_Point}\p{M}]+/gu
 
 export function normalizeChatText(text: string): NormalizedText {
   const folded = text.normalize('NFKC').toLowerCase()
-  return { folded, compact: folded.replace(separators, '') }
+  const compact = folded.replace(separators, '')
+  const cased = text.normalize('NFKC').replace(separators, '')
+  return { folded, compact, skeleton: foldSkeleton(compact), casedSkeleton: foldSkeleton(cased) }
+}
+
+/** The TS #39 skeleton of a text, lower-cased, with no invisible characters or combining marks. */
+export function foldSkeleton(text: string): string {
+  const bare = text.normalize('NFD').replace(invisibleOrMark, '')
+  // Prototypes may be upper case (`I` → `l`, Greek capitals → Latin ones); the lower case of both sides compares.
+  return unhomoglyph(bare).toLowerCase().replace(invisibleOrMark, '')
 }
 
 /** The blocked word found in a text, if any (`words` normalized with `normalizeChatText` first). */
@@ -20,6 +42,13 @@ export function findBlockedWord(text: NormalizedText, words: readonly Normalized
   for (const word of words) {
     if (word.folded && text.folded.includes(word.folded)) return word.folded
     if (word.compact && text.compact.includes(word.compact)) return word.folded
+    if (!word.skeleton) continue
+    // A skeleton equal to the compact forms already compared finds nothing new (most chat lines).
+    const sameAsCompact = word.skeleton === word.compact
+    if (!(sameAsCompact && text.skeleton === text.compact) && text.skeleton.includes(word.skeleton))
+      return word.folded
+    if (!(sameAsCompact && text.casedSkeleton === text.compact) && text.casedSkeleton.includes(word.skeleton))
+      return word.folded
   }
   return undefined
 }

@@ -4,6 +4,7 @@
  */
 import type { ConfigIssue } from '../shared/errors.js'
 import { characterIdOf } from './character-id.js'
+import { findCharacterReferenceErrors } from './find-character-users.js'
 import { suggestClosestName } from './find-closest-name.js'
 import { builtinProviders, lookupProvider } from './provider-registry.js'
 import type { CharpipeConfig } from './schema.js'
@@ -55,6 +56,8 @@ export function findConfigErrors(config: CharpipeConfig): ConfigIssue[] {
       })
     }
   }
+  // A connector or a client profile naming no character would fail at its first message.
+  issues.push(...findCharacterReferenceErrors(config))
   const reset = config.history.reset
   if (reset.policy === 'turns' && reset.max_turns <= 0) {
     issues.push({ path: 'history.reset.max_turns', message: 'policy "turns" needs max_turns greater than 0' })

@@ -16,6 +16,7 @@ import {
 } from './schema/character.js'
 import { clusterSchema } from './schema/cluster.js'
 import {
+  type bilibiliConnectorSchema,
   connectorsSchema,
   type onebotConnectorSchema,
   type twitchConnectorSchema,
@@ -45,7 +46,12 @@ export {
   replyFormatSchema,
 } from './schema/character.js'
 export { clusterSchema } from './schema/cluster.js'
-export { connectorsSchema, onebotConnectorSchema, twitchConnectorSchema } from './schema/connectors.js'
+export {
+  bilibiliConnectorSchema,
+  connectorsSchema,
+  onebotConnectorSchema,
+  twitchConnectorSchema,
+} from './schema/connectors.js'
 export { conversationSchema, groupChatSchema } from './schema/conversation.js'
 export { processorSettingsSchema } from './schema/fields.js'
 export {
@@ -118,6 +124,7 @@ export type ServerClientConfig = z.infer<typeof serverClientSchema>
 export type ClientProfileConfig = z.infer<typeof clientProfileSchema>
 export type OnebotConnectorConfig = z.infer<typeof onebotConnectorSchema>
 export type TwitchConnectorConfig = z.infer<typeof twitchConnectorSchema>
+export type BilibiliConnectorConfig = z.infer<typeof bilibiliConnectorSchema>
 
 /** Paths of the fields that hold secrets (masked as `***` wherever the config is shown). */
 export const secretFieldPaths = [
@@ -137,4 +144,5 @@ export const secretFieldPaths = [
   ['cluster', 'shared_secret'],
   ['connectors', 'onebot', '*', 'access_token'],
   ['connectors', 'twitch', '*', 'oauth_token'],
+  ['connectors', 'bilibili', '*', 'cookie'],
 ] as const

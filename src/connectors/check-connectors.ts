@@ -1,12 +1,20 @@
 /**
  * `charpipe doctor`'s look at each connector: a forward OneBot link is dialled with its token and
  * asked `get_login_info` (which account the bot is); a Twitch channel is joined (anonymously when no
- * token is set). A reverse OneBot link is dialled by the implementation, so only the running server
+ * token is set); a Bilibili room is looked up (live or offline) and its danmaku server logged into with
+ * a fresh token (anonymously without a cookie). A reverse OneBot link is dialled by the implementation, so only the running server
  * can tell (GET /api/connectors). Each check has its own deadline; secrets never reach the detail.
  */
 import WebSocket from 'ws'
-import type { CharpipeConfig, OnebotConnectorConfig, TwitchConnectorConfig } from '../config/schema.js'
+import type {
+  BilibiliConnectorConfig,
+  CharpipeConfig,
+  OnebotConnectorConfig,
+  TwitchConnectorConfig,
+} from '../config/schema.js'
 import { redactText } from '../shared/redact.js'
+import { bilibiliDanmakuUrl, createBilibiliApi, parseBilibiliCookie } from './bilibili/create-bilibili-api.js'
+import { DanmakuOperation, decodeDanmakuFrame, encodeAuthPacket } from './bilibili/danmaku-packet.js'
 import { createOnebotLink } from './onebot/create-onebot-link.js'
 import { twitchChatUrl } from './twitch/create-twitch-connector.js'
 import { parseIrcLine } from './twitch/parse-irc-line.js'
@@ -21,6 +29,7 @@ export async function checkConnectors(config: CharpipeConfig, timeoutMs = 10_000
   const checks: Promise<ConnectorCheck>[] = [
     ...config.connectors.onebot.map((connector) => checkOnebot(connector, timeoutMs)),
     ...config.connectors.twitch.map((connector) => checkTwitch(connector, timeoutMs)),
+    ...config.connectors.bilibili.map((connector) => checkBilibili(connector, timeoutMs)),
   ]
   return Promise.all(checks)
 }
@@ -98,6 +107,62 @@ async function checkTwitch(connector: TwitchConnectorConfig, timeoutMs: number):
     }
   } finally {
     socket.terminate()
+  }
+}
+
+async function checkBilibili(connector: BilibiliConnectorConfig, timeoutMs: number): Promise<ConnectorCheck> {
+  const name = `Bilibili ${connector.name}`
+  const cookie = parseBilibiliCookie(connector.cookie)
+  const secrets = [cookie.header, cookie.csrf].filter(Boolean)
+  const api = createBilibiliApi({ apiUrl: connector.api_url, cookie, timeoutMs })
+  let socket: WebSocket | undefined
+  try {
+    const room = await api.resolveRoom(connector.room_id)
+    const server = await api
+      .getDanmakuServer(room.roomId)
+      .catch(() => ({ url: bilibiliDanmakuUrl, token: '' }))
+    const url = connector.url || server.url
+    socket = new WebSocket(url, { handshakeTimeout: timeoutMs })
+    const current = socket
+    await opened(current, timeoutMs)
+    const answered = new Promise<number>((resolve, reject) => {
+      current.on('message', (data: Buffer) => {
+        try {
+          const reply = decodeDanmakuFrame(data).find(
+            (packet) => packet.operation === DanmakuOperation.authReply,
+          )
+          if (reply) resolve(Number((JSON.parse(reply.body.toString()) as { code?: unknown }).code))
+        } catch (error) {
+          reject(error)
+        }
+      })
+      current.on('close', () => reject(new Error('the server closed the connection')))
+    })
+    current.send(
+      encodeAuthPacket({
+        roomId: room.roomId,
+        uid: server.token !== '' ? cookie.uid : 0,
+        token: server.token,
+        buvid: cookie.buvid,
+      }),
+    )
+    const code = await withDeadline(answered, timeoutMs, 'no answer to the login')
+    if (code !== 0) throw new Error(`the danmaku server refused the login (code ${code})`)
+    const who =
+      cookie.uid !== 0 && server.token !== '' ? `as uid ${cookie.uid}` : 'anonymously (names masked)'
+    return {
+      name,
+      ok: true,
+      detail: `room ${room.roomId} ${room.live ? 'is live' : 'is offline (not streaming now)'}; danmaku read ${who}`,
+    }
+  } catch (error) {
+    return {
+      name,
+      ok: false,
+      detail: `room ${connector.room_id}: ${redactText((error as Error).message, secrets)}`,
+    }
+  } finally {
+    socket?.terminate()
   }
 }
 

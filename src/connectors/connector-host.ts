@@ -4,7 +4,7 @@
  * `Charpipe` object provides all three; tests may pass a fake.
  */
 import type { SessionEvent } from '../audience/create-audience-hub.js'
-import type { AudienceMessage } from '../audience/types.js'
+import type { AudienceClock, AudienceMessage } from '../audience/types.js'
 import type { Charpipe } from '../engine/types.js'
 
 export type { AudienceRole } from '../audience/types.js'
@@ -17,6 +17,9 @@ export type FollowedEvent = SessionEvent
 
 export type ConnectorHost = Pick<Charpipe, 'audience' | 'subscribe' | 'run'>
 
+/** Where a connector's pacing reads time from: the system clock, or a test's manual one. */
+export type ConnectorClock = AudienceClock
+
 /** The ids of the audience messages a finished turn answered (`llm_done` of an audience turn). */
 export function readReplyingTo(event: FollowedEvent): string[] {
   return event.type === 'llm_done' ? (event.replying_to ?? []) : []
@@ -25,13 +28,19 @@ export function readReplyingTo(event: FollowedEvent): string[] {
 /** A connector's state for `GET /api/connectors` and the page. */
 export interface ConnectorStatus {
   name: string
-  kind: 'onebot' | 'twitch'
+  kind: 'onebot' | 'twitch' | 'bilibili'
   state: 'connecting' | 'ready' | 'failed'
   /** Why it is not ready (last failure), secrets masked. */
   error?: string
+  /** What the streamer should know while it runs: the room is offline, replies are refused (a ban). */
+  notice?: string
   sessions: string[]
   messages_in: number
   messages_out: number
+  /** Messages the host refused (a full queue, a turn limit): dropped, the link kept. */
+  messages_refused?: number
+  /** Platform events counted without a turn (Bilibili: entered, followed, silver gifts). */
+  counted?: Record<string, number>
 }
 
 export interface Connector {

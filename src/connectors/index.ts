@@ -1,6 +1,6 @@
 /**
  * Connectors bring the character to where its audience already is: QQ groups through a OneBot v11
- * implementation (`onebot/`) and Twitch chat (`twitch/`). A connector is one more producer of
+ * implementation (`onebot/`), Twitch chat (`twitch/`) and Bilibili live danmaku (`bilibili/`). A connector is one more producer of
  * audience messages and one more consumer of a session's turn events: it turns platform messages
  * into the `audience` input of the session's selector and the selector's replies back into platform
  * messages. It owns its link (reconnects, backoff, a bounded outbox) and nothing of the turn.
@@ -9,6 +9,7 @@ export type {
   AudienceMessageInput,
   AudienceRole,
   Connector,
+  ConnectorClock,
   ConnectorHost,
   ConnectorStatus,
 } from './connector-host.js'

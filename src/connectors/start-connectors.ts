@@ -1,14 +1,24 @@
 /**
  * The connectors of a config, started together and replaced together when the `connectors`
  * section (or the name of a character they speak for) changes. One connector failing to connect
- * never touches the others or the server: each keeps its own link and reconnect timer.
+ * never touches the others or the server: each keeps its own link and reconnect timer. Every
+ * connector is handed the host behind the admission (guard-connector-host.ts): its own sessions
+ * only, its own `turns_per_minute`, and a refused message is a counted drop, never an exception.
  */
 import { isDeepStrictEqual } from 'node:util'
+import {
+  type Admission,
+  createAdmission,
+  createRateLimitedLog,
+  type GuardedHost,
+  guardConnectorHost,
+} from '../admission/index.js'
 import type { CharpipeConfig } from '../config/schema.js'
 import { findCharacter } from '../config/select-character-config.js'
 import { type Language, resolveCharacterLanguage } from '../shared/language/index.js'
 import { createChildLogger, type Logger } from '../shared/logger.js'
-import type { Connector, ConnectorHost, ConnectorStatus } from './connector-host.js'
+import { createBilibiliConnector } from './bilibili/create-bilibili-connector.js'
+import type { Connector, ConnectorClock, ConnectorHost, ConnectorStatus } from './connector-host.js'
 import type { Backoff } from './keep-socket-connected.js'
 import { createOnebotConnector, type OnebotConnector } from './onebot/create-onebot-connector.js'
 import { createTwitchConnector } from './twitch/create-twitch-connector.js'
@@ -18,6 +28,10 @@ export interface StartConnectorsOptions {
   host: ConnectorHost
   logger: Logger
   backoff?: Backoff
+  /** The admission every connector's messages pass (the server's own, so its counts are one). */
+  admission?: Admission
+  /** The clock replies are paced by. @default the system clock */
+  clock?: ConnectorClock
 }
 
 export interface ConnectorSet {
@@ -31,30 +45,57 @@ export interface ConnectorSet {
 
 export function startConnectors(options: StartConnectorsOptions): ConnectorSet {
   const logger = createChildLogger(options.logger, 'connectors')
+  const admission = options.admission ?? createAdmission()
+  const log = createRateLimitedLog({ logger })
+
+  // Each connector gets its own guarded host: its name owns its sessions, its budget is its own.
+  const hostOf = (
+    kind: 'onebot' | 'twitch' | 'bilibili',
+    index: number,
+    connectorConfig: { name: string; turns_per_minute: number },
+  ): GuardedHost =>
+    guardConnectorHost({
+      host: options.host,
+      connector: { kind, name: connectorConfig.name, index },
+      readTurnsPerMinute: () => connectorConfig.turns_per_minute,
+      admission,
+      log,
+    })
+
   let running = build(options.config)
   let inputs = connectorInputs(options.config)
 
   function build(config: CharpipeConfig) {
-    const onebot = config.connectors.onebot.map((connectorConfig) =>
+    const onebot = config.connectors.onebot.map((connectorConfig, index) =>
       createOnebotConnector({
         config: connectorConfig,
-        host: options.host,
+        host: hostOf('onebot', index, connectorConfig),
         characterName: characterNameOf(config, connectorConfig.character),
         language: characterLanguageOf(config, connectorConfig.character),
         logger,
         backoff: options.backoff,
       }),
     )
-    const twitch = config.connectors.twitch.map((connectorConfig) =>
+    const twitch = config.connectors.twitch.map((connectorConfig, index) =>
       createTwitchConnector({
         config: connectorConfig,
-        host: options.host,
+        host: hostOf('twitch', index, connectorConfig),
         characterName: characterNameOf(config, connectorConfig.character),
         logger,
         backoff: options.backoff,
       }),
     )
-    return { onebot, all: [...onebot, ...twitch] as Connector[] }
+    const bilibili = config.connectors.bilibili.map((connectorConfig, index) =>
+      createBilibiliConnector({
+        config: connectorConfig,
+        host: hostOf('bilibili', index, connectorConfig),
+        characterName: characterNameOf(config, connectorConfig.character),
+        logger,
+        backoff: options.backoff,
+        clock: options.clock,
+      }),
+    )
+    return { onebot, all: [...onebot, ...twitch, ...bilibili] as Connector[] }
   }
 
   return {
@@ -77,7 +118,11 @@ export function startConnectors(options: StartConnectorsOptions): ConnectorSet {
 }
 
 function connectorInputs(config: CharpipeConfig) {
-  const characters = [...config.connectors.onebot, ...config.connectors.twitch].map((connector) => [
+  const characters = [
+    ...config.connectors.onebot,
+    ...config.connectors.twitch,
+    ...config.connectors.bilibili,
+  ].map((connector) => [
     characterNameOf(config, connector.character),
     characterLanguageOf(config, connector.character),
   ])

@@ -157,7 +157,10 @@ export function createAudienceMethods(starter: TurnStarter, clock: AudienceClock
       if (typeof input?.speaking !== 'boolean') throw new BadRequestError('speaking must be true or false')
       hub.activity(session, input.speaking)
     },
-    subscribe: (session, listener) => hub.subscribe(validateSessionField(session), listener),
+    subscribe: (session, listener, options) =>
+      hub.subscribe(validateSessionField(session), listener, {
+        ...(typeof options?.admitIdle === 'function' ? { admitIdle: options.admitIdle } : {}),
+      }),
     audienceQueue: (session, options = {}) =>
       hub.queue(validateSessionField(session), characterOf(options.character)),
     moderateAudience(input) {

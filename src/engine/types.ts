@@ -167,9 +167,14 @@ export interface Charpipe {
   /**
    * Follows a session: the listener gets the events of every turn the engine starts in it by itself
    * (audience, idle) and its `audience_dropped` events. A followed session is live: with
-   * `audience.idle.after_ms` its character speaks first. Returns the unsubscribe function.
+   * `audience.idle.after_ms` its character speaks first; `options.admitIdle` charges each idle turn
+   * to the follower (false: not now). Returns the unsubscribe function.
    */
-  subscribe(session: string, listener: (event: SessionEvent) => void): () => void
+  subscribe(
+    session: string,
+    listener: (event: SessionEvent) => void,
+    options?: { admitIdle?: () => boolean },
+  ): () => void
   /** The session's audience queue now: waiting (best first), recently selected, recently dropped. */
   audienceQueue(session: string, options?: { character?: string }): AudienceQueueSnapshot
   /** Pins or drops a waiting audience message; false when no such message waits. */

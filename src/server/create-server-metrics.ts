@@ -7,10 +7,12 @@
  * waits, idle turns).
  */
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client'
+import type { AdmissionStats } from '../admission/index.js'
 import type { ClusterStats } from '../cluster/connect-cluster.js'
 import type { PreflightStats } from '../engine/preflight/create-preflight-slots.js'
 import type { AudienceStatsResult, ToolCallStats } from '../engine/types.js'
 import { onStoreFailure } from '../memory/store-failures.js'
+import { registerAdmissionMetrics } from './register-admission-metrics.js'
 import { registerAudienceMetrics } from './register-audience-metrics.js'
 import { registerPreflightMetrics } from './register-preflight-metrics.js'
 
@@ -39,6 +41,8 @@ export interface CreateServerMetricsOptions {
   readPreflightStats?: () => PreflightStats
   /** Audience messages in, selected, dropped, idle turns and waits, read at scrape time. */
   readAudienceStats?: () => AudienceStatsResult
+  /** The admission's counts (src/admission/). */
+  readAdmissionStats?: () => AdmissionStats
 }
 
 const latencyBuckets = [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 30]
@@ -131,6 +135,7 @@ export function createServerMetrics(options: CreateServerMetricsOptions): Server
   if (readToolCallStats) registerToolCallMetrics(registry, readToolCallStats)
   if (options.readPreflightStats) registerPreflightMetrics(registry, options.readPreflightStats)
   if (options.readAudienceStats) registerAudienceMetrics(registry, options.readAudienceStats)
+  if (options.readAdmissionStats) registerAdmissionMetrics(registry, options.readAdmissionStats)
   collectDefaultMetrics({ register: registry })
   return {
     registry,

@@ -7,15 +7,17 @@ import type { Server } from 'node:http'
 import { createNodeWebSocket } from '@hono/node-ws'
 import { Hono } from 'hono'
 import { bodyLimit } from 'hono/body-limit'
+import { createAdmission } from '../admission/index.js'
 import { type ConfigSync, startConfigSync } from '../cluster/start-config-sync.js'
 import type { LookupAddresses } from '../config/find-forbidden-url-targets.js'
 import { type ConfigCheck, loadConfig } from '../config/load-config.js'
 import type { CharpipeConfig } from '../config/schema.js'
-import { startConnectors } from '../connectors/index.js'
+import { type ConnectorClock, startConnectors } from '../connectors/index.js'
 import { checkPipelineConfig } from '../context/index.js'
 import type { Charpipe } from '../engine/types.js'
 import type { ConfigIssue } from '../shared/errors.js'
 import { createChildLogger, getLogger, type Logger } from '../shared/logger.js'
+import { provideAdmission, readRequestCaller } from './admit-request.js'
 import { createClientUsage } from './create-client-usage.js'
 import { type ConfigManager, createConfigManager } from './create-config-manager.js'
 import { createServerMetrics, type ServerMetrics } from './create-server-metrics.js'
@@ -65,6 +67,8 @@ export interface CreateServerOptions {
   configChecks?: ConfigCheck[]
   /** The host the server listens on (allowed as a `Host` header). @default config server.host */
   host?: string
+  /** The clock connectors pace their replies by (a test's manual clock). @default the system clock */
+  connectorClock?: ConnectorClock
 }
 
 export interface CharpipeServer {
@@ -87,7 +91,15 @@ export async function createServer(options: CreateServerOptions): Promise<Charpi
   const ownsCharpipe = !options.charpipe
   const charpipe = options.charpipe ?? (await createOwnedCharpipe(options, config))
   // Connectors follow the running config: a change of the file (or of a character's name) restarts them.
-  const connectors = startConnectors({ config, host: charpipe, logger })
+  // One admission for every door: the connectors', the routes' and the WebSocket's counts are one.
+  const admission = createAdmission()
+  const connectors = startConnectors({
+    config,
+    host: charpipe,
+    logger,
+    admission,
+    clock: options.connectorClock,
+  })
   const configManager = createConfigManager({
     configPath: options.configPath,
     config,
@@ -111,6 +123,7 @@ export async function createServer(options: CreateServerOptions): Promise<Charpi
     ...(charpipe.toolCallStats ? { readToolCallStats: () => charpipe.toolCallStats?.() ?? [] } : {}),
     ...(charpipe.preflightStats ? { readPreflightStats: () => charpipe.preflightStats!() } : {}),
     readAudienceStats: () => charpipe.audienceStats(),
+    readAdmissionStats: () => admission.stats(),
   })
   const sessionOwners = createSessionOwners()
   const dependencies: ServerDependencies = {
@@ -119,6 +132,7 @@ export async function createServer(options: CreateServerOptions): Promise<Charpi
     metrics,
     logger,
     sessionOwners,
+    admission,
     lookup: options.lookup,
   }
   const readConfig = () => configManager.current()
@@ -153,6 +167,7 @@ export async function createServer(options: CreateServerOptions): Promise<Charpi
     adminToken: readConfig().server.admin_token,
     clients: readConfig().server.clients,
   })
+  app.use('*', provideAdmission(admission))
   const clientUsage = createClientUsage()
   const onClientAdmitted = (client: { name: string }) => clientUsage.record(client.name)
   const auth = requireAccess({ readTokens, onClientAdmitted })
@@ -187,8 +202,10 @@ export async function createServer(options: CreateServerOptions): Promise<Charpi
     readTrustedProxies: () => readConfig().server.trusted_proxies,
   })
   app.post('/api/chat', httpTurns)
-  app.post('/v1/chat/completions', httpTurns)
-  app.post('/v1/responses', httpTurns)
+  // Every OpenAI-compatible turn (chat completions, responses, and those to come) under one limit.
+  app.post('/v1/*', httpTurns)
+  // Audience turns start later, by the server: they count against the address that sent them.
+  app.post('/api/sessions/:id/audience', httpTurns)
 
   registerChatRoute(app, dependencies)
   registerAudienceRoutes(app, dependencies)
@@ -222,6 +239,8 @@ export async function createServer(options: CreateServerOptions): Promise<Charpi
         metrics,
         logger,
         admin: context.get('adminTokenUsed') === true,
+        admission,
+        caller: readRequestCaller(context),
         clientKey: requestClientKey(context),
         sessionOwners,
         readLimits: () => readConfig().server.limits,

@@ -16,6 +16,7 @@ describe('findClientAddress', () => {
     ['an IPv6 proxy', 'fd12::1', '2001:db8::5', '2001:db8::5'],
     ['a header of garbage', '10.1.2.3', 'not-an-address', '10.1.2.3'],
     ['only trusted hops', '10.1.2.3', '10.0.0.1', '10.0.0.1'],
+    ['only trusted hops, the leftmost written by the client', '10.1.2.3', '10.6.6.6, 10.0.0.1', '10.0.0.1'],
   ])('%s', (_name, socket, forwarded, expected) => {
     expect(find(socket, forwarded)).toBe(expected)
   })

@@ -3,7 +3,7 @@
  * `server.trusted_proxies` (addresses or CIDR ranges); then `X-Forwarded-For` is believed, read from
  * its end: each proxy appends the address it received the request from, so the first address from
  * the right that is not a trusted proxy is the client (what a client writes into the header itself
- * sits further left and is never taken). Without trusted proxies the header is ignored, so no
+ * sits further left and is never taken, even when every hop names a trusted proxy). Without trusted proxies the header is ignored, so no
  * client can name itself someone else.
  */
 import { BlockList, isIP } from 'node:net'
@@ -71,5 +71,7 @@ export function findClientAddress(options: FindClientAddressOptions): string | u
     if (isIP(hop) === 0) return peer
     if (!isTrusted(list, hop)) return hop
   }
-  return hops[0] ?? peer
+  // Every hop is a trusted proxy: the rightmost is the one the nearest proxy saw (the leftmost may
+  // be what a client wrote into the header itself).
+  return hops.at(-1) ?? peer
 }

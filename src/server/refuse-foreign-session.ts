@@ -1,23 +1,44 @@
 /**
- * The HTTP side of client namespaces (see create-session-owners.ts): the engine's session for the
- * session a request names, in the namespace of its `X-Charpipe-Client` key, or a 403 when a
- * request without a key names a reserved id. The admin token without a key names any session.
+ * The HTTP side of client namespaces (see create-session-owners.ts) and of the admission: the
+ * engine's session for the session a request names, in the namespace of its client key, or a 403
+ * when a request without a key names a reserved id, or when the session is a connector's and the
+ * request may not act there (src/admission/). The admin token without a key names any session.
  */
 import type { Context } from 'hono'
+import type { AudienceMessage } from '../audience/types.js'
+import { findRequestDoor, readRequestCaller } from './admit-request.js'
 import type { SessionOwners } from './create-session-owners.js'
 import { requestClientKey } from './require-access.js'
 
-export type ResolveRequestSessionResult = { session: string; response?: undefined } | { response: Response }
+export type ResolveRequestSessionResult =
+  | { session: string; messages?: AudienceMessage[]; response?: undefined }
+  | { response: Response }
 
 export function resolveRequestSession(
   context: Context,
   owners: SessionOwners,
   session: string,
+  /** An audience request's messages: answered as the caller may send them (roles, gifts). */
+  messages?: readonly AudienceMessage[],
 ): ResolveRequestSessionResult {
   const key = requestClientKey(context)
   const resolved = owners.resolve(session, key, context.get('adminTokenUsed') === true)
-  if (resolved.ok) return { session: resolved.session }
-  return { response: context.json({ error: { code: 'forbidden', message: resolved.message } }, 403) }
+  if (!resolved.ok)
+    return { response: context.json({ error: { code: 'forbidden', message: resolved.message } }, 403) }
+  const admission = context.get('admission')
+  const door = findRequestDoor(context.req.method, context.req.path)
+  if (!admission || door === undefined) return { session: resolved.session }
+  const admitted = admission.admit({
+    door,
+    caller: readRequestCaller(context),
+    session: resolved.session,
+    named: session,
+    ...(messages ? { messages } : {}),
+  })
+  if (admitted.ok)
+    return { session: resolved.session, ...(admitted.messages ? { messages: admitted.messages } : {}) }
+  const status = admitted.code === 'rate_limited' ? 429 : 403
+  return { response: context.json({ error: { code: admitted.code, message: admitted.reason } }, status) }
 }
 
 /** What the request's client calls the engine's `session`. */

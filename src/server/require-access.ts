@@ -5,7 +5,8 @@
  * moderation are admin). `server.admin_token`, when set, is needed for everything else (config,
  * doctor, memory and knowledge, session deletion, preview, tools, characters, metrics), and also
  * grants chat. Without an admin token, `server.token` grants both, as before; without either, the
- * server is open (loopback). A `server.clients` token is that named client: chat only, whatever the
+ * server is open (loopback), and a request forwarded by a proxy without a token is refused (behind a
+ * local proxy every socket peer is this machine). A `server.clients` token is that named client: chat only, whatever the
  * other tokens are, its sessions in its own namespace.
  * The access a request was granted is kept on the context (`access`, `client`, `clientKey`) for the
  * routes to consult.
@@ -66,6 +67,22 @@ export function grantAccess(presented: string | undefined, tokens: AccessTokens)
   return isTokenValid(presented, token) ? 'chat' : undefined
 }
 
+/**
+ * Whether a request came through a proxy. "Without a token, only from this machine" trusts the
+ * socket peer, and behind a local proxy every peer is this machine: such a request needs a token.
+ */
+export function isForwarded(context: Context): boolean {
+  return context.req.header('x-forwarded-for') !== undefined || context.req.header('forwarded') !== undefined
+}
+
+/** Whether the presented token is one the server has configured (not merely an open door). */
+function carriesToken(presented: string | undefined, tokens: AccessTokens): boolean {
+  return (
+    (tokens.token !== '' && isTokenValid(presented, tokens.token)) ||
+    (tokens.adminToken !== '' && isTokenValid(presented, tokens.adminToken))
+  )
+}
+
 /** The named client whose token was presented, compared in constant time against each. */
 export function findNamedClient(
   presented: string | undefined,
@@ -109,6 +126,16 @@ export function requireAccess(options: RequireAccessOptions): MiddlewareHandler 
       return next()
     }
     const access = grantAccess(presented, tokens)
+    if (access !== undefined && isForwarded(context) && !carriesToken(presented, tokens))
+      return context.json(
+        {
+          error: {
+            code: 'unauthorized',
+            message: `a forwarded request (X-Forwarded-For or Forwarded) needs a token: without one only this machine may connect; set server.token (and server.admin_token) and ${howToSend}`,
+          },
+        },
+        401,
+      )
     if (access === 'admin' || (access === 'chat' && !needsAdmin)) {
       context.set('access', access)
       context.set('adminTokenUsed', tokens.adminToken !== '' && isTokenValid(presented, tokens.adminToken))

@@ -1,4 +1,5 @@
 /** What the route modules share: the product, the config, metrics and the logger. */
+import type { Admission } from '../admission/index.js'
 import type { LookupAddresses } from '../config/find-forbidden-url-targets.js'
 import type { Charpipe } from '../engine/types.js'
 import type { Logger } from '../shared/logger.js'
@@ -13,6 +14,8 @@ export interface ServerDependencies {
   logger: Logger
   /** Which client key each bound session belongs to. */
   sessionOwners: SessionOwners
+  /** The one admission every door passes (src/admission/). */
+  admission?: Admission
   /** Resolves host names for the outbound address check (tests pass a fake). */
   lookup?: LookupAddresses
 }

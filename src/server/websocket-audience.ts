@@ -1,62 +1,87 @@
 /**
  * The audience side of one WebSocket connection: `audience` and `activity` frames in, and the
  * sessions the connection follows. A connection follows every session it opened or sent any frame
- * to, and receives the turns the server starts there by itself (audience, idle) and their
- * `audience_dropped` events; turns of its own inputs reach it as before, never twice.
+ * to (at most `server.limits.live_sessions`: each may get turns the server starts by itself), and
+ * receives the turns the server starts there (audience, idle) and their `audience_dropped` events;
+ * turns of its own inputs reach it as before, never twice. Every frame passes the admission first
+ * (`enter`), which reports a refusal to the client itself. The idle turns a followed session gets
+ * count against the connection's `turns_per_minute`.
  */
+import type { Door } from '../admission/index.js'
+import type { AudienceMessage } from '../audience/types.js'
 import type { Charpipe } from '../engine/types.js'
-import { BadRequestError } from '../shared/errors.js'
-import { describeForeignSession, renameEventSession } from './create-session-owners.js'
+import { renameEventSession } from './create-session-owners.js'
 import type { ClientFrame } from './request-schemas.js'
+
+export interface EnteredSession {
+  session: string
+  messages?: AudienceMessage[]
+}
+
+export interface EnterOptions {
+  messages?: readonly AudienceMessage[]
+  /** Refuse without telling the client (a follow is tried for every frame). */
+  quiet?: boolean
+}
 
 export interface WebSocketAudienceOptions {
   charpipe: Charpipe
   /** Sends an event or frame to the client (dropped when the socket is closed). */
   send(payload: unknown): void
-  /** The engine's session for a session the client names (its key's namespace); undefined: not its to name. */
-  resolve(named: string): string | undefined
-  /** Reports a refused frame to the client. */
+  /** Passes the admission: the engine's session (and messages as admitted), or undefined when refused. */
+  enter(door: Door, named: string, options?: EnterOptions): EnteredSession | undefined
+  /** `server.limits.live_sessions`, read at every new follow. */
+  readLiveSessions(): number
+  /** Charges an idle turn of a followed session to this connection's turns; false: its budget is spent. */
+  admitIdle(): boolean
+  /** Reports a frame the engine refused to the client. */
   fail(session: string, error: unknown): void
 }
 
 export interface WebSocketAudience {
-  follow(session: string): void
+  /** Follows a session; the reason when the connection follows too many already. */
+  follow(named: string): string | undefined
   handle(frame: Extract<ClientFrame, { type: 'audience' | 'activity' }>): void
   close(): void
 }
 
-/** Sessions one connection may follow at most (each costs a listener). */
-const maxFollowed = 1000
-
 export function createWebSocketAudience(options: WebSocketAudienceOptions): WebSocketAudience {
   const { charpipe } = options
   const followed = new Map<string, () => void>()
-  const follow = (named: string) => {
-    const session = options.resolve(named)
-    if (session === undefined || followed.has(session) || followed.size >= maxFollowed) return
+  const follow = (named: string): string | undefined => {
+    const entered = options.enter('ws_follow', named, { quiet: true })
+    if (!entered || followed.has(entered.session)) return undefined
+    const limit = options.readLiveSessions()
+    if (followed.size >= limit)
+      return `this connection already follows ${followed.size} sessions: at most ${limit} (server.limits.live_sessions)`
     followed.set(
-      session,
-      charpipe.subscribe(session, (event) => options.send(renameEventSession(event, named))),
+      entered.session,
+      charpipe.subscribe(entered.session, (event) => options.send(renameEventSession(event, named)), {
+        admitIdle: options.admitIdle,
+      }),
     )
+    return undefined
   }
   return {
     follow,
     handle(frame) {
       const named = frame.session ?? 'default'
-      const session = options.resolve(named)
-      if (session === undefined) {
-        options.fail(named, new BadRequestError(describeForeignSession(named)))
-        return
-      }
+      const door = frame.type === 'activity' ? 'ws_activity' : 'ws_audience'
+      const entered = options.enter(
+        door,
+        named,
+        frame.type === 'audience' ? { messages: frame.messages } : {},
+      )
+      if (!entered) return
       try {
         if (frame.type === 'activity') {
-          charpipe.activity({ session, speaking: frame.speaking })
+          charpipe.activity({ session: entered.session, speaking: frame.speaking })
           return
         }
         // Nothing is sent back: the drops reach followers (this connection too) as `audience_dropped`.
         charpipe.audience({
-          session,
-          messages: frame.messages,
+          session: entered.session,
+          messages: entered.messages ?? frame.messages,
           ...(frame.character ? { character: frame.character } : {}),
         })
       } catch (error) {

@@ -14,6 +14,9 @@ export const secretKeys: ReadonlySet<string> = new Set([
   'x-api-key',
   'password',
   'secret',
+  // A logged-in session (a Bilibili connector's cookie): as good as a password.
+  'cookie',
+  'Cookie',
 ])
 
 export function isSecretKey(key: string): boolean {

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import { parseConfig } from '../../src/config/load-config.js'
 import { checkConnectors } from '../../src/connectors/check-connectors.js'
+import { startFakeBilibiliLive } from './fake-bilibili-live.js'
 import { startFakeOnebot } from './fake-onebot-implementation.js'
 import { startFakeTwitchChat } from './fake-twitch-chat.js'
 
@@ -50,5 +51,45 @@ describe("charpipe doctor's connector checks", () => {
     expect(checks[3]?.detail).toBe('joined #nova_live read-only (anonymous)')
     expect(checks[4]?.detail).toMatch(/the login was refused/)
     expect(JSON.stringify(checks)).not.toMatch(/wrong-token-456|bad-chat-token/)
+  })
+
+  it('looks a Bilibili room up, logs in to its danmaku, and names an offline room, a refused login and a missing room', async () => {
+    const room = await startFakeBilibiliLive({ roomId: 21452505, ownerUid: 1, csrf: 'csrf-value-xyz' })
+    cleanups.push(() => room.close())
+    const cookie = 'SESSDATA=sess-value-xyz; bili_jct=csrf-value-xyz; DedeUserID=555'
+    const entry = (name: string, overrides: Record<string, unknown> = {}) => ({
+      name,
+      room_id: 21452505,
+      url: room.url,
+      api_url: room.apiUrl,
+      ...overrides,
+    })
+    const { config } = parseConfig({
+      connectors: {
+        bilibili: [entry('guest'), entry('account', { cookie }), entry('missing', { room_id: 7 })],
+      },
+    })
+    room.live = false
+    const checks = await checkConnectors(config, 5000)
+    expect(checks.map(({ name, ok }) => [name, ok])).toEqual([
+      ['Bilibili guest', true],
+      ['Bilibili account', true],
+      ['Bilibili missing', false],
+    ])
+    expect(checks[0]?.detail).toBe(
+      'room 21452505 is offline (not streaming now); danmaku read anonymously (names masked)',
+    )
+    expect(checks[1]?.detail).toBe('room 21452505 is offline (not streaming now); danmaku read as uid 555')
+    expect(checks[2]?.detail).toMatch(/room 7 could not be looked up \(code 60004/)
+    room.refuseLogins = 1
+    const [refused] = await checkConnectors(
+      parseConfig({ connectors: { bilibili: [entry('account', { cookie })] } }).config,
+      5000,
+    )
+    expect(refused).toMatchObject({
+      ok: false,
+      detail: expect.stringMatching(/refused the login \(code -101\)/),
+    })
+    expect(JSON.stringify([...checks, refused])).not.toMatch(/sess-value-xyz|csrf-value-xyz/)
   })
 })

@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest'
 import { useServersOverMockModel } from './use-servers-over-mock-model.js'
 
 const suite = useServersOverMockModel()
+const token = 'limits-token-0123456789'
 
 /** A reply that takes about 20 s unless its request is dropped: every turn is running at once. */
 const slowReply = { text: 'One long answer, word by word.', chunkSize: 1, delayMs: 700 }
@@ -17,7 +18,8 @@ async function startCompletion(headers: Record<string, string>): Promise<number>
   suite.onCleanup(() => controller.abort())
   const response = await fetch(`${suite.server.url}/v1/chat/completions`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', ...headers },
+    // A forwarded request needs a token (without one only this machine may connect).
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${token}`, ...headers },
     body: JSON.stringify({ model: 'm', stream: true, messages: [{ role: 'user', content: 'hi' }] }),
     signal: controller.signal,
   })
@@ -27,7 +29,7 @@ async function startCompletion(headers: Record<string, string>): Promise<number>
 
 describe('HTTP turn limits', () => {
   it('20 requests at once from 10 users behind one trusted proxy all start', async () => {
-    await suite.start(['server:', '  trusted_proxies: ["127.0.0.1"]'])
+    await suite.start(['server:', `  token: ${token}`, '  trusted_proxies: ["127.0.0.1"]'])
     suite.model.script(Array.from({ length: 20 }, () => slowReply))
     const statuses = await Promise.all(
       Array.from({ length: 20 }, (_, index) =>
@@ -44,6 +46,7 @@ describe('HTTP turn limits', () => {
   it('one user past its turns in one session gets 429; its other session and another user do not', async () => {
     await suite.start([
       'server:',
+      `  token: ${token}`,
       '  trusted_proxies: ["127.0.0.0/8"]',
       '  limits:',
       '    turns_per_minute: 2',
@@ -57,14 +60,14 @@ describe('HTTP turn limits', () => {
   })
 
   it('without trusted proxies X-Forwarded-For names no one', async () => {
-    await suite.start(['server:', '  limits:', '    turns_per_minute: 1'])
+    await suite.start(['server:', `  token: ${token}`, '  limits:', '    turns_per_minute: 1'])
     const session = { 'x-session-id': 'chat' }
     expect(await startCompletion({ ...session, 'x-forwarded-for': '198.51.100.1' })).toBe(200)
     expect(await startCompletion({ ...session, 'x-forwarded-for': '198.51.100.2' })).toBe(429)
   })
 
   it('one address meets ten times the limits across its sessions', async () => {
-    await suite.start(['server:', '  limits:', '    turns_per_minute: 1'])
+    await suite.start(['server:', `  token: ${token}`, '  limits:', '    turns_per_minute: 1'])
     const statuses: number[] = []
     for (let index = 0; index < 11; index++)
       statuses.push(await startCompletion({ 'x-session-id': `s${index}` }))

@@ -8,6 +8,7 @@ import { join } from 'node:path'
 import { Writable } from 'node:stream'
 import { loadConfig } from '../../src/config/load-config.js'
 import type { CharpipeConfig } from '../../src/config/schema.js'
+import type { ConnectorClock } from '../../src/connectors/index.js'
 import type { Charpipe } from '../../src/engine/types.js'
 import { type StartServerResult, startServer } from '../../src/server/index.js'
 import { createFakeCharpipe, type FakeCharpipe } from '../../src/server/testing/create-fake-charpipe.js'
@@ -38,6 +39,8 @@ export interface StartTestServerOptions {
   watchConfig?: boolean
   /** Resolves host names for the outbound address check. */
   lookup?: (host: string) => Promise<string[]>
+  /** The clock connectors pace their replies by. */
+  connectorClock?: ConnectorClock
 }
 
 export async function startTestServer(options: StartTestServerOptions = {}): Promise<TestServer> {
@@ -79,6 +82,7 @@ export async function startTestServer(options: StartTestServerOptions = {}): Pro
     staticDir: options.staticDir ?? join(folder, 'web'),
     watchConfig: options.watchConfig,
     lookup: options.lookup,
+    connectorClock: options.connectorClock,
   })
   const token = options.token ?? config.server.token
   return {

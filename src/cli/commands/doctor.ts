@@ -2,7 +2,7 @@
  * `charpipe doctor [--config FILE]`: is this setup healthy? One verdict line per check — the config
  * is valid, the provider answers HTTP at its address, the model answers a tiny prompt — each `ok` or
  * `FAIL` with the reason; each MCP server of `tools.mcp_servers` is connected and its tools listed;
- * each connector (OneBot, Twitch) is reached and logged in.
+ * each connector (OneBot, Twitch, Bilibili) is reached and logged in.
  * Exits 0 only when every check passes.
  */
 import { parseArgs } from 'node:util'

@@ -79,7 +79,7 @@ export const configFieldTrust: readonly FieldTrust[] = [
   // The cluster's own settings (its signing key above all) are what each server trusts it with.
   { path: 'cluster', kind: 'name', rules: ['node-local'] },
   { path: 'cluster.shared_secret', kind: 'secret', rules: ['file-only', 'node-local', 'masked'] },
-  // Where the character meets its audience (OneBot, Twitch): what the server dials or listens on, and
+  // Where the character meets its audience (OneBot, Twitch, Bilibili): what the server dials or listens on, and
   // the tokens it logs in with. Each server's own, so a cluster never runs one connector twice.
   { path: 'connectors', kind: 'address', rules: ['file-only', 'node-local'] },
   { path: 'connectors.onebot.*.url', kind: 'url', rules: ['file-only', 'node-local'] },
@@ -92,6 +92,13 @@ export const configFieldTrust: readonly FieldTrust[] = [
   { path: 'connectors.twitch.*.url', kind: 'url', rules: ['file-only', 'node-local'] },
   {
     path: 'connectors.twitch.*.oauth_token',
+    kind: 'secret',
+    rules: ['file-only', 'node-local', 'masked'],
+  },
+  { path: 'connectors.bilibili.*.url', kind: 'url', rules: ['file-only', 'node-local'] },
+  { path: 'connectors.bilibili.*.api_url', kind: 'url', rules: ['file-only', 'node-local'] },
+  {
+    path: 'connectors.bilibili.*.cookie',
     kind: 'secret',
     rules: ['file-only', 'node-local', 'masked'],
   },

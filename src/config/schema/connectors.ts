@@ -1,6 +1,7 @@
 /**
  * The `connectors` section: where the character meets its audience outside charpipe's own
- * endpoints (QQ groups through a OneBot v11 implementation, Twitch chat). Every field here decides
+ * endpoints (QQ groups through a OneBot v11 implementation, Twitch chat, Bilibili live danmaku).
+ * Every field here decides
  * what the server connects to or listens on, so the whole section is file-only.
  */
 import * as z from 'zod'
@@ -15,6 +16,15 @@ const characterRefSchema = z
   .max(200)
   .default('')
   .describe('The id of the character that speaks here (a key of `characters`); empty: the default character.')
+
+const turnsPerMinuteSchema = z
+  .int()
+  .min(1)
+  .max(10_000)
+  .default(20)
+  .describe(
+    "Most chat messages (and 1:1 turns) this connector may hand the character per minute; past it they are dropped with a reason in the log. The connector's own budget, apart from any client's.",
+  )
 
 export const onebotConnectorSchema = z
   .strictObject({
@@ -56,6 +66,7 @@ export const onebotConnectorSchema = z
       .max(4000)
       .default(300)
       .describe('A reply longer than this is sent as several messages, cut at sentence ends.'),
+    turns_per_minute: turnsPerMinuteSchema,
   })
   .refine((connector) => (connector.url === '') !== (connector.listen === ''), {
     message: 'set exactly one of url (forward WebSocket) and listen (reverse WebSocket)',
@@ -95,6 +106,7 @@ export const twitchConnectorSchema = z
         "Write the character's replies into the chat (needs username and oauth_token); off: replies go only to the session's WebSocket clients (a voice character speaks them).",
       ),
     character: characterRefSchema,
+    turns_per_minute: turnsPerMinuteSchema,
     url: z
       .string()
       .max(2048)
@@ -115,6 +127,63 @@ export const twitchConnectorSchema = z
     },
   )
 
+export const bilibiliConnectorSchema = z
+  .strictObject({
+    name: connectorNameSchema,
+    room_id: z
+      .union([z.int().positive(), z.string().regex(/^\d{1,15}$/, 'a room id is digits only')])
+      .transform(Number)
+      .describe(
+        'The live room: the number in its address, live.bilibili.com/<room_id> (a short id works too).',
+      ),
+    url: z
+      .string()
+      .max(2048)
+      .default('')
+      .describe("The danmaku server's WebSocket address; empty: the one Bilibili's API names for the room."),
+    api_url: z
+      .string()
+      .max(2048)
+      .default('')
+      .describe("Base of Bilibili's live HTTP API; empty: Bilibili's own (https://api.live.bilibili.com)."),
+    cookie: z
+      .string()
+      .max(8000)
+      .default('')
+      .describe(
+        "A logged-in account's cookie (SESSDATA, bili_jct, DedeUserID, buvid3): viewers' names unmasked and, with post_replies, replies as danmaku; empty: read anonymously (names masked).",
+      ),
+    post_replies: z
+      .boolean()
+      .default(false)
+      .describe(
+        "Send the character's replies into the room as danmaku (needs a cookie with bili_jct); off: replies go only to the session's WebSocket clients (a voice character speaks them).",
+      ),
+    max_message_chars: z
+      .int()
+      .min(1)
+      .max(100)
+      .default(20)
+      .describe(
+        'A danmaku holds at most this many characters (20 for most accounts); a longer reply is sent as several, cut at sentence ends.',
+      ),
+    character: characterRefSchema,
+    turns_per_minute: turnsPerMinuteSchema,
+  })
+  .refine((connector) => connector.url === '' || /^wss?:\/\//.test(connector.url), {
+    message: 'url must be a ws:// or wss:// address',
+    path: ['url'],
+  })
+  .refine((connector) => connector.api_url === '' || /^https?:\/\/[^\s]+$/.test(connector.api_url), {
+    message: 'api_url must be an http:// or https:// address',
+    path: ['api_url'],
+  })
+  .refine((connector) => !connector.post_replies || /(?:^|;)\s*bili_jct=[^;\s]+/.test(connector.cookie), {
+    message:
+      'post_replies needs a cookie that holds bili_jct (the CSRF value Bilibili checks on each danmaku)',
+    path: ['post_replies'],
+  })
+
 export const connectorsSchema = z
   .strictObject({
     onebot: z
@@ -123,12 +192,15 @@ export const connectorsSchema = z
       .default([])
       .describe('QQ groups and chats through OneBot v11.'),
     twitch: z.array(twitchConnectorSchema).max(50).default([]).describe("Twitch channels' chat."),
+    bilibili: z.array(bilibiliConnectorSchema).max(50).default([]).describe("Bilibili live rooms' danmaku."),
   })
   .refine(
     (connectors) => {
-      const names = [...connectors.onebot, ...connectors.twitch].map((connector) => connector.name)
+      const names = [...connectors.onebot, ...connectors.twitch, ...connectors.bilibili].map(
+        (connector) => connector.name,
+      )
       return new Set(names).size === names.length
     },
-    { message: 'connector names must be unique across onebot and twitch' },
+    { message: 'connector names must be unique across onebot, twitch and bilibili' },
   )
   .describe('Group chats and live-stream chats the character takes part in (docs/connectors.md).')

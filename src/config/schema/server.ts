@@ -168,6 +168,14 @@ export const serverSchema = z
           .describe(
             'Most turns running at once for one WebSocket connection, or one session of one HTTP client address; one address may run ten times this across its sessions.',
           ),
+        live_sessions: z
+          .int()
+          .min(1)
+          .max(10_000)
+          .default(32)
+          .describe(
+            'Most sessions one WebSocket connection may keep live for turns the server starts by itself (idle and audience turns); following more is refused with an error frame.',
+          ),
       })
       .prefault({})
       .describe(

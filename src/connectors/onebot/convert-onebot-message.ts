@@ -27,6 +27,11 @@ export interface ConvertOnebotMessageResult {
 const roles: Record<string, AudienceRole> = { owner: 'owner', admin: 'moderator', member: 'viewer' }
 const maxImages = 4
 
+/** Own keys only: a sender role of `constructor` or `__proto__` is a viewer, not Object's own. */
+function roleOf(role: unknown): AudienceRole {
+  return typeof role === 'string' && Object.hasOwn(roles, role) ? roles[role]! : 'viewer'
+}
+
 export function convertOnebotMessage(options: ConvertOnebotMessageOptions): ConvertOnebotMessageResult {
   const { event } = options
   const segments: OnebotSegment[] =
@@ -79,7 +84,7 @@ export function convertOnebotMessage(options: ConvertOnebotMessageOptions): Conv
     mentioned,
     message: {
       id: String(event.message_id),
-      speaker: { id: String(event.user_id), name, role: roles[sender.role ?? 'member'] ?? 'viewer' },
+      speaker: { id: String(event.user_id), name, role: roleOf(sender.role) },
       text,
       ...(images.length > 0 ? { images } : {}),
     },

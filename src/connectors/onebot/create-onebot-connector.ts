@@ -9,6 +9,7 @@
  */
 
 import { createHash, timingSafeEqual } from 'node:crypto'
+import { createRateLimitedLog } from '../../admission/index.js'
 import type { OnebotConnectorConfig } from '../../config/schema.js'
 import type { CharpipeEvent } from '../../shared/events.js'
 import { type Language, readChatPlatformTexts } from '../../shared/language/index.js'
@@ -92,6 +93,8 @@ export function createOnebotConnector(options: CreateOnebotConnectorOptions): On
   let messagesOut = 0
   let closed = false
   let reverseSocket: ReverseSocket | undefined
+  // A flood of malformed frames is one warning per interval, not one per frame.
+  const badFrames = createRateLimitedLog({ logger })
 
   const groupSession = (groupId: string) => `onebot:${config.name}:group:${groupId}`
   const privateSession = (userId: string) => `onebot:${config.name}:private:${userId}`
@@ -109,7 +112,8 @@ export function createOnebotConnector(options: CreateOnebotConnectorOptions): On
     link = createOnebotLink({
       send,
       onEvent: handleEvent,
-      onBadFrame: (problem) => logger.warn({ connector: config.name, problem }, 'OneBot sent a bad frame'),
+      onBadFrame: (problem) =>
+        badFrames.warn('bad frame', { connector: config.name, problem }, 'OneBot sent a bad frame'),
       callTimeoutMs: options.callTimeoutMs,
     })
     state = 'ready'

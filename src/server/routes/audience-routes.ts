@@ -25,10 +25,16 @@ export function registerAudienceRoutes(app: Hono, dependencies: ServerDependenci
   app.post('/api/sessions/:id/audience', async (context) => {
     const body = await readJsonBody(context, audienceBodySchema)
     if (!body.ok) return body.response
-    const resolved = resolveRequestSession(context, dependencies.sessionOwners, context.req.param('id'))
+    const resolved = resolveRequestSession(
+      context,
+      dependencies.sessionOwners,
+      context.req.param('id'),
+      body.value.messages,
+    )
     if (resolved.response) return resolved.response
     try {
-      return context.json(charpipe.audience({ ...body.value, session: resolved.session }), 202)
+      const messages = resolved.messages ?? body.value.messages
+      return context.json(charpipe.audience({ ...body.value, messages, session: resolved.session }), 202)
     } catch (error) {
       return respondWithError(context, error)
     }

@@ -25,6 +25,7 @@ import {
 } from '../../characters/characters-folder.js'
 import { saveCharacterCard } from '../../characters/save-character-card.js'
 import { characterIdOf } from '../../config/character-id.js'
+import { describeCharacterInUse } from '../../config/find-character-users.js'
 import { parseConfigText } from '../../config/load-config.js'
 import { type CharacterConfig, type CharpipeConfig, characterIdKeySchema } from '../../config/schema.js'
 import {
@@ -151,6 +152,19 @@ export function registerCharacterRoutes(app: Hono, dependencies: ServerDependenc
     if (refused) return refused
     const body = await readJsonBody(context, characterBody)
     if (!body.ok) return body.response
+    const current = configManager.current()
+    const renamedTo = (body.value as { name?: unknown }).name
+    if (
+      typeof renamedTo === 'string' &&
+      readBlock(current, id) &&
+      readBlock(current, id)?.name !== renamedTo
+    ) {
+      const inUse = describeCharacterInUse(current, id, 'renamed', {
+        ...readBlock(current, id)!,
+        name: renamedTo,
+      })
+      if (inUse) return context.json({ error: { code: 'conflict', message: inUse } }, 409)
+    }
     try {
       const config = await configManager.update(buildCharacterChange(configManager.current(), id, body.value))
       return context.json({ id, default: isDefaultCharacter(config, id), character: readBlock(config, id) })
@@ -264,6 +278,9 @@ export function registerCharacterRoutes(app: Hono, dependencies: ServerDependenc
         `"${id}" is the default character (character); make another one the default in the config file first`,
       )
     }
+    // Refused before any file is removed: a connector or a client speaking as it keeps it.
+    const inUse = describeCharacterInUse(config, id, 'deleted')
+    if (inUse) return context.json({ error: { code: 'conflict', message: inUse } }, 409)
     try {
       // Its files go first: the config then no longer finds it there.
       for (const file of findCharacterFiles(config, id)) await rm(file, { force: true })

@@ -3,7 +3,7 @@
  * WebSocket paths OneBot implementations dial (`connectors.onebot[].listen`). A reverse connection
  * must present `X-Client-Role: Universal`, a numeric `X-Self-ID` and the connector's access token
  * (`Authorization: Bearer …`, or `?access_token=`, as OneBot v11 allows); with no token configured
- * only a process on this machine may connect. A refusal is answered before the upgrade with its
+ * only a process on this machine may connect, never through a proxy. A refusal is answered before the upgrade with its
  * status (an upgrade's answer carries no body) and logged with the reason, never the token.
  */
 import type { IncomingMessage } from 'node:http'
@@ -88,6 +88,13 @@ function findRefusal(
   if (!/^\d{1,20}$/.test(headers.get('x-self-id') ?? ''))
     return { status: 400, code: 'bad_request', message: 'X-Self-ID must be the bot account number' }
   if (!connector.hasAccessToken) {
+    // Behind a local proxy every peer is this machine: a forwarded connection needs the token.
+    if (headers.has('x-forwarded-for') || headers.has('forwarded'))
+      return {
+        status: 401,
+        code: 'unauthorized',
+        message: 'set access_token for this connector: a forwarded connection (X-Forwarded-For) needs one',
+      }
     const peer = (env as { incoming?: IncomingMessage } | undefined)?.incoming?.socket.remoteAddress ?? ''
     if (!isLoopbackHost(peer))
       return {

@@ -5,6 +5,13 @@
  */
 import type { Writable } from 'node:stream'
 import type { WSContext, WSEvents } from 'hono/ws'
+import {
+  type Admission,
+  type Caller,
+  createAdmission,
+  type Door,
+  followsConnectorSession,
+} from '../../admission/index.js'
 import type { Charpipe } from '../../engine/types.js'
 import { CharpipeError } from '../../shared/errors.js'
 import type { CharpipeEvent } from '../../shared/events.js'
@@ -17,7 +24,7 @@ import { createFrameRateLimiter, createTurnLimiter, type TurnLimits } from '../c
 import { isJsonNestedTooDeep, maxJsonDepth } from '../is-json-nested-too-deep.js'
 import { type ClientFrame, clientFrameSchema, clientFrameTypes, formatZodIssues } from '../request-schemas.js'
 import { relayTurn } from '../stream-turn.js'
-import { createWebSocketAudience } from '../websocket-audience.js'
+import { createWebSocketAudience, type EnteredSession, type EnterOptions } from '../websocket-audience.js'
 import { attachWebSocketBackpressure, type WebSocketBackpressure } from '../websocket-backpressure.js'
 
 export interface CreateWebSocketEventsOptions {
@@ -40,13 +47,24 @@ export interface CreateWebSocketEventsOptions {
   /** The client key the connection presented: its sessions live in the key's namespace. */
   clientKey?: string
   sessionOwners?: SessionOwners
+  /** The server's admission. @default one of the connection's own */
+  admission?: Admission
+  /** Who the connection is. @default the admin when `admin`, else a chat client */
+  caller?: Caller
 }
 
 export interface ConnectionLimits extends TurnLimits {
   frames_per_second: number
+  /** @default 32 */
+  live_sessions?: number
 }
 
-const defaultLimits: ConnectionLimits = { frames_per_second: 50, turns_per_minute: 120, concurrent_turns: 8 }
+const defaultLimits: ConnectionLimits = {
+  frames_per_second: 50,
+  turns_per_minute: 120,
+  concurrent_turns: 8,
+  live_sessions: 32,
+}
 
 const OPEN = 1
 
@@ -94,15 +112,58 @@ export function createWebSocketEvents(options: CreateWebSocketEventsOptions): WS
   }
   const sendBadRequest = (socket: WSContext, message: string) =>
     send(socket, { type: 'error', code: 'bad_request', message })
-  // The engine's session for a session the client names (in its key's namespace), or undefined
-  // after telling the client why it may not name it.
-  const resolveSession = (socket: WSContext, named: string): string | undefined => {
-    if (!options.sessionOwners) return named
-    const resolved = options.sessionOwners.resolve(named, options.clientKey, options.admin)
-    if (resolved.ok) return resolved.session
-    send(socket, { type: 'error', code: 'bad_request', session: named, message: resolved.message })
-    return undefined
+  const readLimits = options.readLimits ?? (() => defaultLimits)
+  const frames = createFrameRateLimiter(() => readLimits().frames_per_second)
+  const turns = createTurnLimiter({ readLimits })
+
+  const admission = options.admission ?? createAdmission()
+  // Audience frames start turns later, by the server: they count against this connection's turns.
+  const caller: Caller = {
+    ...(options.caller ?? { kind: options.admin ? 'admin' : 'client' }),
+    budget: {
+      take: () => {
+        const slot = turns.tryStart('connection')
+        if (!slot.ok) return slot
+        slot.release()
+        return { ok: true }
+      },
+    },
   }
+  // Every frame passes the admission: the engine's session (a followed connector's session as it
+  // is named), or undefined after telling the client why not.
+  const enter = (
+    socket: WSContext | undefined,
+    door: Door,
+    named: string,
+    enterOptions: EnterOptions = {},
+  ): EnteredSession | undefined => {
+    const tell = (payload: unknown) => {
+      if (socket && !enterOptions.quiet) send(socket, payload)
+    }
+    let session: string | undefined = named
+    if (!followsConnectorSession(caller, door, named) && options.sessionOwners) {
+      const resolved = options.sessionOwners.resolve(named, options.clientKey, options.admin)
+      if (!resolved.ok) {
+        tell({ type: 'error', code: 'bad_request', session: named, message: resolved.message })
+        return undefined
+      }
+      session = resolved.session
+    }
+    const admitted = admission.admit({
+      door,
+      caller,
+      session,
+      named,
+      ...(enterOptions.messages ? { messages: enterOptions.messages } : {}),
+    })
+    if (!admitted.ok) {
+      tell({ type: 'error', code: admitted.code, session: named, message: admitted.reason })
+      return undefined
+    }
+    return { session, ...(admitted.messages ? { messages: admitted.messages } : {}) }
+  }
+  const enterSession = (socket: WSContext, door: Door, named: string) => enter(socket, door, named)?.session
+
   // A CharpipeError is the client's to read; anything else goes to the log and is only named.
   const sendFailure = (socket: WSContext, session: string, error: unknown, logged: string, told: string) => {
     const known = CharpipeError.isInstance(error)
@@ -121,11 +182,9 @@ export function createWebSocketEvents(options: CreateWebSocketEventsOptions): WS
     send: (payload) => {
       if (openSocket) send(openSocket, payload)
     },
-    resolve: (named) => {
-      if (!options.sessionOwners) return named
-      const resolved = options.sessionOwners.resolve(named, options.clientKey, options.admin)
-      return resolved.ok ? resolved.session : undefined
-    },
+    enter: (door, named, enterOptions) => enter(openSocket, door, named, enterOptions),
+    readLiveSessions: () => readLimits().live_sessions ?? 32,
+    admitIdle: () => caller.budget?.take().ok === true,
     fail: (session, error) => {
       if (openSocket)
         sendFailure(
@@ -138,9 +197,6 @@ export function createWebSocketEvents(options: CreateWebSocketEventsOptions): WS
     },
   })
 
-  const readLimits = options.readLimits ?? (() => defaultLimits)
-  const frames = createFrameRateLimiter(() => readLimits().frames_per_second)
-  const turns = createTurnLimiter({ readLimits })
   // Sessions with a turn this connection started and that is still running (count per session).
   const ownTurns = new Map<string, number>()
   let droppedFrames = 0
@@ -162,7 +218,7 @@ export function createWebSocketEvents(options: CreateWebSocketEventsOptions): WS
       return
     }
     if (early) slot.release()
-    const session = resolveSession(socket, named)
+    const session = enterSession(socket, early ? 'ws_preflight' : 'ws_user_input', named)
     if (session === undefined) {
       slot.release()
       return
@@ -215,7 +271,7 @@ export function createWebSocketEvents(options: CreateWebSocketEventsOptions): WS
   // Nothing is sent back for an observed line unless it is refused: a flood would echo a flood.
   const observeLine = (socket: WSContext, frame: Extract<ClientFrame, { type: 'observe' }>) => {
     const named = frame.session ?? 'default'
-    const session = resolveSession(socket, named)
+    const session = enterSession(socket, 'ws_observe', named)
     if (session === undefined) return
     try {
       charpipe.observe({ session, speaker: frame.speaker, text: frame.text, images: frame.images })
@@ -233,7 +289,7 @@ export function createWebSocketEvents(options: CreateWebSocketEventsOptions): WS
   // Always answered, so a client knows when to show the session: with the greeting when one was stored.
   const openSession = async (socket: WSContext, frame: Extract<ClientFrame, { type: 'open' }>) => {
     const named = frame.session ?? 'default'
-    const session = resolveSession(socket, named)
+    const session = enterSession(socket, 'ws_open', named)
     if (session === undefined) return
     try {
       const { greeting } = await charpipe.open({
@@ -321,6 +377,58 @@ export function createWebSocketEvents(options: CreateWebSocketEventsOptions): WS
     return parsed.data
   }
 
+  const handleFrame = (data: unknown, socket: WSContext) => {
+    if (!admitFrame(socket)) return
+    const frame = parseFrame(socket, data)
+    if (!frame) return
+    // A session this connection speaks to is one it follows (turns the server starts there).
+    const tooMany = audience.follow(frame.session ?? 'default')
+    if (tooMany !== undefined && frame.type === 'open') {
+      send(socket, {
+        type: 'error',
+        code: 'rate_limited',
+        session: frame.session ?? 'default',
+        message: tooMany,
+      })
+      return
+    }
+    if (frame.type === 'audience' || frame.type === 'activity') {
+      audience.handle(frame)
+      return
+    }
+    if (frame.type === 'user_input') {
+      void takeInput(socket, frame)
+      return
+    }
+    if (frame.type === 'observe') {
+      observeLine(socket, frame)
+      return
+    }
+    if (frame.type === 'open') {
+      void openSession(socket, frame)
+      return
+    }
+    const session = enterSession(socket, 'ws_interrupt', frame.session ?? 'default')
+    if (session === undefined) return
+    // What was heard becomes the character's stored words: only the connection that receives the
+    // turn (it plays the speech) or an admin may say it. Anyone may still stop the turn.
+    const heard = ownTurns.has(session) || options.admin ? frame.heard : undefined
+    charpipe
+      .interrupt(session, {
+        ...(heard !== undefined ? { heard } : {}),
+        ...(frame.clear_queue ? { clearQueue: true } : {}),
+        ...(frame.character ? { character: frame.character } : {}),
+      })
+      .catch((error: unknown) => {
+        logger.error({ err: error }, 'interrupt failed')
+        send(socket, {
+          type: 'error',
+          code: 'internal',
+          message: 'the interrupt failed; see the server log',
+        })
+      })
+  }
+
   return {
     onOpen(_event, socket) {
       openSocket = socket
@@ -334,46 +442,13 @@ export function createWebSocketEvents(options: CreateWebSocketEventsOptions): WS
       }
     },
     onMessage(event, socket) {
-      if (!admitFrame(socket)) return
-      const frame = parseFrame(socket, event.data)
-      if (!frame) return
-      // A session this connection speaks to is one it follows (turns the server starts there).
-      audience.follow(frame.session ?? 'default')
-      if (frame.type === 'audience' || frame.type === 'activity') {
-        audience.handle(frame)
-        return
+      // Nothing a frame carries may throw out of the socket's listener: that would end the process.
+      try {
+        handleFrame(event.data, socket)
+      } catch (error) {
+        logger.error({ err: error }, 'a websocket frame failed')
+        send(socket, { type: 'error', code: 'internal', message: 'the frame failed; see the server log' })
       }
-      if (frame.type === 'user_input') {
-        void takeInput(socket, frame)
-        return
-      }
-      if (frame.type === 'observe') {
-        observeLine(socket, frame)
-        return
-      }
-      if (frame.type === 'open') {
-        void openSession(socket, frame)
-        return
-      }
-      const session = resolveSession(socket, frame.session ?? 'default')
-      if (session === undefined) return
-      // What was heard becomes the character's stored words: only the connection that receives the
-      // turn (it plays the speech) or an admin may say it. Anyone may still stop the turn.
-      const heard = ownTurns.has(session) || options.admin ? frame.heard : undefined
-      charpipe
-        .interrupt(session, {
-          ...(heard !== undefined ? { heard } : {}),
-          ...(frame.clear_queue ? { clearQueue: true } : {}),
-          ...(frame.character ? { character: frame.character } : {}),
-        })
-        .catch((error: unknown) => {
-          logger.error({ err: error }, 'interrupt failed')
-          send(socket, {
-            type: 'error',
-            code: 'internal',
-            message: 'the interrupt failed; see the server log',
-          })
-        })
     },
     onClose() {
       audience.close()

@@ -177,10 +177,13 @@ const zh = {
   'tools.refresh': '刷新',
   'connectors.title': '连接器',
   'connectors.hint':
-    '角色所在的 QQ 群（OneBot）和直播间（Twitch）：状态、会话和收发的消息数。在 config.yaml 的 connectors 里设置。',
+    '角色所在的 QQ 群（OneBot）和直播间（Twitch、B站直播）：状态、会话和收发的消息数。在 config.yaml 的 connectors 里设置。',
   'connectors.loadFailed': '连接器列表读取失败：{message}',
   'connectors.none': '没有配置连接器。',
   'connectors.counts': '会话：{sessions} · 收到 {in} 条 · 发出 {out} 条',
+  'connectors.notice': '注意：{notice}',
+  'connectors.refused': '{count} 条未被接收（已丢弃）',
+  'connectors.counted': '进入 {entered} · 关注 {followed} · 银瓜子礼物 {silver}',
   'connectors.refresh': '刷新',
   'clients.title': '前端客户端',
   'clients.hint':
@@ -446,10 +449,13 @@ const en: Record<MessageKey, string> = {
   'tools.refresh': 'Refresh',
   'connectors.title': 'Connectors',
   'connectors.hint':
-    'Where the character lives besides this page: QQ groups (OneBot) and stream chats (Twitch), with their state, sessions and messages. Set in connectors of config.yaml.',
+    'Where the character lives besides this page: QQ groups (OneBot) and stream chats (Twitch, Bilibili live), with their state, sessions and messages. Set in connectors of config.yaml.',
   'connectors.loadFailed': 'Cannot load the connectors: {message}',
   'connectors.none': 'No connectors configured.',
   'connectors.counts': 'Sessions: {sessions} · {in} in · {out} out',
+  'connectors.notice': 'Note: {notice}',
+  'connectors.refused': '{count} refused (dropped)',
+  'connectors.counted': '{entered} entered · {followed} followed · {silver} silver gifts',
   'connectors.refresh': 'Refresh',
   'clients.title': 'Front-end clients',
   'clients.hint':

@@ -1,7 +1,9 @@
 /**
  * Where the character lives besides this page: each connector of `connectors` (a QQ group through
- * OneBot, a Twitch channel) with its state (`connecting`, `ready`, `failed` and why), its sessions
- * and how many messages came in and went out. Connectors are set in config.yaml only.
+ * OneBot, a Twitch channel, a Bilibili live room) with its state (`connecting`, `ready`, `failed` and
+ * why), what the streamer should know while it runs (the room is offline, replies refused), its
+ * sessions, how many messages came in and went out, and what was counted without a turn (entries,
+ * follows). Connectors are set in config.yaml only.
  */
 import { translate } from '../lib/i18n.js'
 import { useLoadedJson } from '../lib/use-loaded-json.js'
@@ -12,9 +14,12 @@ interface ConnectorListing {
     kind: string
     state: string
     error?: string
+    notice?: string
     sessions: string[]
     messages_in: number
     messages_out: number
+    messages_refused?: number
+    counted?: Record<string, number>
   }[]
 }
 
@@ -44,12 +49,27 @@ export function ConnectorsSection() {
               {connector.state}
             </span>
             {connector.error ? <span> {connector.error}</span> : null}
+            {connector.notice ? (
+              <div class="hint" data-connector-notice>
+                {translate('connectors.notice', { notice: connector.notice })}
+              </div>
+            ) : null}
             <div class="hint">
               {translate('connectors.counts', {
                 sessions: connector.sessions.join(', ') || '—',
                 in: String(connector.messages_in),
                 out: String(connector.messages_out),
               })}
+              {connector.messages_refused
+                ? ` · ${translate('connectors.refused', { count: String(connector.messages_refused) })}`
+                : ''}
+              {connector.counted
+                ? ` · ${translate('connectors.counted', {
+                    entered: String(connector.counted.entered ?? 0),
+                    followed: String(connector.counted.followed ?? 0),
+                    silver: String(connector.counted.silver_gift ?? 0),
+                  })}`
+                : ''}
             </div>
           </li>
         ))}

@@ -1,0 +1,87 @@
+import { describe, expect, it } from 'vitest'
+import { BadRequestError } from '../shared/errors.js'
+import { createLogger } from '../shared/logger.js'
+import { createAdmission } from './create-admission.js'
+import { createRateLimitedLog } from './create-rate-limited-log.js'
+import { type GuardedHost, guardConnectorHost } from './guard-connector-host.js'
+
+function setUp(host: Partial<GuardedHost>, turnsPerMinute = 20) {
+  const lines: Record<string, unknown>[] = []
+  const logger = createLogger({
+    level: 'warn',
+    format: 'json',
+    destination: { write: (line: string) => lines.push(JSON.parse(line)) },
+  })
+  let time = 0
+  const admission = createAdmission()
+  const guarded = guardConnectorHost({
+    host: {
+      audience: () => ({ accepted: 1, dropped: [] }),
+      subscribe: () => () => {},
+      run: async () => {},
+      ...host,
+    },
+    connector: { kind: 'twitch', name: 'tw', index: 0 },
+    readTurnsPerMinute: () => turnsPerMinute,
+    admission,
+    log: createRateLimitedLog({ logger, now: () => time }),
+    now: () => time,
+  })
+  return { guarded, lines, admission, advance: (ms: number) => (time += ms) }
+}
+
+const line = (id: string) => ({ id, speaker: { id: 'viewer' }, text: 'hi' })
+
+describe('guardConnectorHost', () => {
+  it('turns an exception of the host into a counted drop with one log line per interval', () => {
+    const { guarded, lines, admission, advance } = setUp({
+      audience: () => {
+        throw new BadRequestError('character "alice" is not configured')
+      },
+    })
+    for (let index = 0; index < 10; index++)
+      expect(guarded.audience({ session: 'twitch:tw:chan', messages: [line(`m${index}`)] })).toEqual({
+        accepted: 0,
+        dropped: [],
+      })
+    expect(admission.stats().refused.connector_audience).toEqual({ bad_request: 10 })
+    expect(lines).toHaveLength(1)
+    expect(lines[0]).toMatchObject({
+      connector: 'tw',
+      code: 'bad_request',
+      reason: expect.stringContaining('alice'),
+    })
+    advance(10_000)
+    guarded.audience({ session: 'twitch:tw:chan', messages: [line('late')] })
+    expect(lines).toHaveLength(2)
+    expect(lines[1]).toMatchObject({ suppressed: 9 })
+  })
+
+  it('holds the connector to its own turns_per_minute and its own sessions', () => {
+    const handed: string[] = []
+    const { guarded, admission } = setUp(
+      {
+        audience: (input) => {
+          handed.push(input.messages[0]!.id)
+          return { accepted: 1, dropped: [] }
+        },
+      },
+      3,
+    )
+    for (let index = 0; index < 10; index++)
+      guarded.audience({ session: 'twitch:tw:chan', messages: [line(`m${index}`)] })
+    guarded.audience({ session: 'onebot:qq:group:1', messages: [line('foreign')] })
+    expect(handed).toEqual(['m0', 'm1', 'm2'])
+    expect(admission.stats().refused.connector_audience).toEqual({ rate_limited: 7, forbidden: 1 })
+  })
+
+  it('never throws out of run, even when the host throws before its promise exists', async () => {
+    const { guarded, admission } = setUp({
+      run: () => {
+        throw new BadRequestError('text is too long')
+      },
+    })
+    await expect(guarded.run({ session: 'twitch:tw:chan', text: 'x' }, () => {})).resolves.toBeUndefined()
+    expect(admission.stats().refused.connector_turn).toEqual({ bad_request: 1 })
+  })
+})

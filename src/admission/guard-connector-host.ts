@@ -1,0 +1,92 @@
+/**
+ * The host every connector is handed: the product's host behind the admission. A connector's
+ * message that is refused (another's session, past the connector's `turns_per_minute`) or that the
+ * engine refuses (an unknown or deleted character, a text too long, a role that is no role) is a
+ * drop with a reason: counted, logged at most once per interval per reason, and never an exception
+ * out of the connector's socket listener, which would end the process.
+ */
+import type { Charpipe } from '../engine/types.js'
+import type { Admission } from './create-admission.js'
+import { createMinuteBudget } from './create-minute-budget.js'
+import type { RateLimitedLog } from './create-rate-limited-log.js'
+import type { ConnectorKind } from './find-session-connector.js'
+
+export type GuardedHost = Pick<Charpipe, 'audience' | 'subscribe' | 'run'>
+
+export interface GuardConnectorHostOptions {
+  host: GuardedHost
+  connector: { kind: ConnectorKind; name: string; index: number }
+  /** The connector's `turns_per_minute`, read at every message. */
+  readTurnsPerMinute: () => number
+  admission: Admission
+  log: RateLimitedLog
+  now?: () => number
+}
+
+function describeError(error: unknown): string {
+  return error instanceof Error ? error.message.slice(0, 300) : 'the message was refused'
+}
+
+export function guardConnectorHost(options: GuardConnectorHostOptions): GuardedHost {
+  const { host, connector, admission, log } = options
+  const caller = {
+    kind: 'connector' as const,
+    name: connector.name,
+    connectorKind: connector.kind,
+    budget: createMinuteBudget({
+      readPerMinute: options.readTurnsPerMinute,
+      setting: `connectors.${connector.kind}[${connector.index}].turns_per_minute`,
+      ...(options.now ? { now: options.now } : {}),
+    }),
+  }
+  const drop = (code: string, reason: string) =>
+    log.warn(
+      `${connector.name} ${code}`,
+      { connector: connector.name, code, reason },
+      'connector message dropped',
+    )
+  return {
+    audience(input) {
+      const session = typeof input?.session === 'string' ? input.session : ''
+      const messages = Array.isArray(input?.messages) ? input.messages : []
+      const admitted = admission.admit({ door: 'connector_audience', caller, session, messages })
+      if (!admitted.ok) {
+        drop(admitted.code, admitted.reason)
+        return { accepted: 0, dropped: [] }
+      }
+      try {
+        return host.audience({ ...input, messages: admitted.messages ?? messages })
+      } catch (error) {
+        admission.count('connector_audience', 'bad_request')
+        drop('bad_request', describeError(error))
+        return { accepted: 0, dropped: [] }
+      }
+    },
+    run(input, onEvent, runOptions) {
+      const session = typeof input?.session === 'string' ? input.session : ''
+      const admitted = admission.admit({ door: 'connector_turn', caller, session })
+      if (!admitted.ok) {
+        drop(admitted.code, admitted.reason)
+        return Promise.resolve()
+      }
+      try {
+        return host.run(input, onEvent, runOptions).catch((error: unknown) => {
+          admission.count('connector_turn', 'bad_request')
+          drop('bad_request', describeError(error))
+        })
+      } catch (error) {
+        admission.count('connector_turn', 'bad_request')
+        drop('bad_request', describeError(error))
+        return Promise.resolve()
+      }
+    },
+    subscribe(session, listener) {
+      try {
+        return host.subscribe(session, listener)
+      } catch (error) {
+        drop('bad_request', describeError(error))
+        return () => {}
+      }
+    },
+  }
+}

@@ -1,0 +1,165 @@
+/**
+ * The three calls of Bilibili's live HTTP API a danmaku connector makes: `room_init` (a short room
+ * id to the real one, the streamer's uid, whether the room is live), `getDanmuInfo` (a fresh token
+ * and the danmaku server for each connection) and `msg/send` (a danmaku, with the cookie's `bili_jct`
+ * as CSRF value). The cookie goes only into the `Cookie` header; no error or result carries it.
+ */
+import { redactText } from '../../shared/redact.js'
+
+export const bilibiliApiUrl = 'https://api.live.bilibili.com'
+export const bilibiliDanmakuUrl = 'wss://broadcastlv.chat.bilibili.com/sub'
+
+export interface BilibiliCookie {
+  /** The whole `Cookie` header value. */
+  header: string
+  /** The account's uid (`DedeUserID`); 0 without a cookie. */
+  uid: number
+  /** The CSRF value (`bili_jct`) `msg/send` needs. */
+  csrf: string
+  buvid: string
+}
+
+export function parseBilibiliCookie(cookie: string): BilibiliCookie {
+  const values = new Map<string, string>()
+  for (const pair of cookie.split(';')) {
+    const equals = pair.indexOf('=')
+    if (equals > 0) values.set(pair.slice(0, equals).trim(), pair.slice(equals + 1).trim())
+  }
+  const uid = Number(values.get('DedeUserID') ?? 0)
+  return {
+    header: cookie.trim(),
+    uid: Number.isSafeInteger(uid) && uid > 0 ? uid : 0,
+    csrf: values.get('bili_jct') ?? '',
+    buvid: values.get('buvid3') ?? '',
+  }
+}
+
+export interface BilibiliRoom {
+  roomId: number
+  /** The streamer's uid: their danmaku are the owner's. */
+  ownerUid: number
+  live: boolean
+}
+
+export interface DanmakuServer {
+  url: string
+  token: string
+}
+
+export interface SendDanmakuResult {
+  ok: boolean
+  /** Bilibili's code: 0 sent; 10030/10031 too fast; others (a ban, a logged-out cookie) named in `message`. */
+  code: number
+  message: string
+}
+
+export interface BilibiliApi {
+  resolveRoom(roomId: number): Promise<BilibiliRoom>
+  getDanmakuServer(roomId: number): Promise<DanmakuServer>
+  sendDanmaku(roomId: number, text: string): Promise<SendDanmakuResult>
+}
+
+export interface CreateBilibiliApiOptions {
+  /** Base of the live HTTP API; empty: Bilibili's own. */
+  apiUrl: string
+  cookie: BilibiliCookie
+  fetch?: typeof fetch
+  timeoutMs?: number
+}
+
+interface ApiAnswer<T> {
+  code: number
+  message?: string
+  msg?: string
+  data?: T
+}
+
+export function createBilibiliApi(options: CreateBilibiliApiOptions): BilibiliApi {
+  const base = (options.apiUrl || bilibiliApiUrl).replace(/\/+$/, '')
+  const fetchImpl = options.fetch ?? fetch
+  const timeoutMs = options.timeoutMs ?? 10_000
+  const secrets = [options.cookie.header, options.cookie.csrf].filter((value) => value !== '')
+
+  async function call<T>(path: string, roomId: number, init: RequestInit = {}): Promise<ApiAnswer<T>> {
+    const headers: Record<string, string> = {
+      'User-Agent': 'Mozilla/5.0 charpipe',
+      Referer: `https://live.bilibili.com/${roomId}`,
+      ...(options.cookie.header !== '' ? { Cookie: options.cookie.header } : {}),
+      ...(init.headers as Record<string, string> | undefined),
+    }
+    let response: Response
+    try {
+      response = await fetchImpl(`${base}${path}`, {
+        ...init,
+        headers,
+        signal: AbortSignal.timeout(timeoutMs),
+      })
+    } catch (error) {
+      const cause = (error as Error & { cause?: { code?: string } }).cause?.code
+      throw new Error(
+        `${base}${path.split('?')[0]} could not be reached (${cause ?? (error as Error).message})`,
+      )
+    }
+    if (!response.ok) throw new Error(`${base}${path.split('?')[0]} answered HTTP ${response.status}`)
+    const answer = (await response.json().catch(() => undefined)) as ApiAnswer<T> | undefined
+    if (!answer || typeof answer.code !== 'number')
+      throw new Error(`${base}${path.split('?')[0]} answered something that is not Bilibili's JSON`)
+    return answer
+  }
+
+  const describe = (answer: ApiAnswer<unknown>) =>
+    redactText(
+      `code ${answer.code}${answer.message || answer.msg ? `: ${answer.message || answer.msg}` : ''}`,
+      secrets,
+    )
+
+  return {
+    async resolveRoom(roomId) {
+      const answer = await call<{ room_id?: number; uid?: number; live_status?: number }>(
+        `/room/v1/Room/room_init?id=${roomId}`,
+        roomId,
+      )
+      if (answer.code !== 0 || !answer.data?.room_id)
+        throw new Error(`room ${roomId} could not be looked up (${describe(answer)})`)
+      return {
+        roomId: answer.data.room_id,
+        ownerUid: answer.data.uid ?? 0,
+        live: answer.data.live_status === 1,
+      }
+    },
+    async getDanmakuServer(roomId) {
+      const answer = await call<{ token?: string; host_list?: { host: string; wss_port: number }[] }>(
+        `/xlive/web-room/v1/index/getDanmuInfo?id=${roomId}&type=0`,
+        roomId,
+      )
+      if (answer.code !== 0 || typeof answer.data?.token !== 'string')
+        throw new Error(`no danmaku token for room ${roomId} (${describe(answer)})`)
+      const host = answer.data.host_list?.[0]
+      return {
+        token: answer.data.token,
+        url: host ? `wss://${host.host}:${host.wss_port}/sub` : bilibiliDanmakuUrl,
+      }
+    },
+    async sendDanmaku(roomId, text) {
+      const form = new URLSearchParams({
+        bubble: '0',
+        msg: text,
+        color: '16777215',
+        mode: '1',
+        room_type: '0',
+        jumpfrom: '0',
+        fontsize: '25',
+        rnd: String(Math.floor(Date.now() / 1000)),
+        roomid: String(roomId),
+        csrf: options.cookie.csrf,
+        csrf_token: options.cookie.csrf,
+      })
+      const answer = await call<unknown>('/msg/send', roomId, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+        body: form.toString(),
+      })
+      return { ok: answer.code === 0, code: answer.code, message: describe(answer) }
+    },
+  }
+}

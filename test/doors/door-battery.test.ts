@@ -1,0 +1,223 @@
+/**
+ * The door battery: every door of the admission (src/admission/doors.ts) × one shared list of
+ * hostile inputs (hostile-inputs.ts), on one server over the real engine and the mock model server,
+ * with two OneBot connectors on fake implementations. Each cell must hold: the process answers
+ * after it, every refusal the caller is told has a reason (and the refusals that must happen do),
+ * model requests stay within the limits of who caused them (counted at the mock model server, by
+ * the cell's marker in the last user message), and nothing is stored twice. A door missing from the
+ * drivers' table fails the suite.
+ */
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
+import { type Door, doors } from '../../src/admission/index.js'
+import { type MockModelServer, startMockModelServer } from '../../src/testing/index.js'
+import { type FakeOnebot, startFakeOnebot } from '../connectors/fake-onebot-implementation.js'
+import { startServerOverModel, type TestServer } from '../server/start-test-server.js'
+import { type BatteryWorld, type DoorOutcome, doorDrivers } from './door-drivers.js'
+import { connectorSession, type HostileInput, hostileInputs, reusedId } from './hostile-inputs.js'
+
+const chatToken = 'battery-chat-token-0123456789'
+const adminToken = 'battery-admin-token-0123456789'
+const followerToken = 'battery-follower-token-0123456789'
+
+/** Doors whose deliveries are model requests of their own (a turn, an audience turn, a preflight). */
+const turnDoors = new Set<Door>([
+  'ws_user_input',
+  'ws_preflight',
+  'ws_audience',
+  'http_chat',
+  'http_audience',
+  'v1',
+  'connector_audience',
+  'connector_turn',
+])
+/** Doors a chat client uses (a connector's doors are its own). */
+const clientDoors = doors.filter((door) => !door.startsWith('connector_'))
+/** Doors with a limit of 2 a minute in this config, and what a flood of 10 must be told. */
+const limitedDoors = new Set<Door>([
+  'ws_user_input',
+  'ws_preflight',
+  'ws_audience',
+  'http_chat',
+  'http_audience',
+  'v1',
+])
+
+let model: MockModelServer
+let server: TestServer
+let onebot: FakeOnebot
+let onebotFlood: FakeOnebot
+let world: BatteryWorld
+const outcomes = new Map<string, DoorOutcome & { door: Door; input: HostileInput; marker: string }>()
+
+beforeAll(async () => {
+  model = await startMockModelServer()
+  onebot = await startFakeOnebot()
+  onebotFlood = await startFakeOnebot()
+  server = await startServerOverModel(model.url, [
+    'characters:',
+    '  alice: { name: Alice, persona: A cheerful guide. }',
+    '  bob: { name: Bob, persona: A calm guide. }',
+    'audience:',
+    '  reply: every',
+    '  min_gap_ms: 0',
+    'server:',
+    `  token: ${chatToken}`,
+    `  admin_token: ${adminToken}`,
+    '  trusted_proxies: ["127.0.0.1"]',
+    '  clients:',
+    `    - { name: follower, token: ${followerToken}, follow: [qq] }`,
+    '  limits:',
+    '    turns_per_minute: 2',
+    '    live_sessions: 3',
+    'connectors:',
+    '  onebot:',
+    `    - { name: qq, url: "${onebot.url}", groups: [123], private: true, character: alice, turns_per_minute: 100 }`,
+    `    - { name: qqflood, url: "${onebotFlood.url}", groups: [789], private: true, character: alice, turns_per_minute: 2 }`,
+  ])
+  // bob was configured, then deleted: the deleted_character input names him.
+  const deleted = await fetch(`${server.url}/api/characters/bob`, {
+    method: 'DELETE',
+    headers: { authorization: `Bearer ${adminToken}` },
+  })
+  expect(deleted.status).toBe(200)
+  await vi.waitFor(() => expect([onebot.connectedCount(), onebotFlood.connectedCount()]).toEqual([1, 1]), {
+    timeout: 15_000,
+  })
+  let address = 0
+  let user = 5000
+  world = {
+    url: server.url,
+    chatToken,
+    adminToken,
+    followerToken,
+    onebot,
+    onebotFlood,
+    nextAddress: () => `198.51.${Math.floor(++address / 250)}.${(address % 250) + 1}`,
+    nextUser: () => ++user,
+    leftOpen: [],
+  }
+})
+
+afterAll(async () => {
+  for (const close of world?.leftOpen ?? []) close()
+  await server?.stop()
+  await onebot?.close()
+  await onebotFlood?.close()
+  await model?.close()
+})
+
+const markerOf = (door: Door, input: HostileInput) => `cell-${door}-${input}`.replaceAll('_', '-')
+
+/** The text of a recorded request's last user message. */
+function lastUserText(body: unknown): string {
+  const messages = (body as { messages?: { role: string; content: unknown }[] }).messages ?? []
+  const last = messages.filter((message) => message.role === 'user').at(-1)
+  return typeof last?.content === 'string' ? last.content : JSON.stringify(last?.content ?? '')
+}
+
+describe('door battery', () => {
+  it('has a driver for every door the admission lists, and none for a door it does not', () => {
+    expect(Object.keys(doorDrivers).sort()).toEqual([...doors].sort())
+  })
+
+  for (const door of doors) {
+    it(`${door}: holds against every hostile input`, async () => {
+      for (const input of hostileInputs) {
+        const marker = markerOf(door, input)
+        const outcome = await doorDrivers[door](world, input, marker)
+        outcomes.set(marker, { ...outcome, door, input, marker })
+        // The process is alive and answers.
+        expect((await fetch(`${server.url}/livez`)).status, `${marker}: the server answers`).toBe(200)
+        // Every refusal the caller is told names what is wrong (no internal error, no stack).
+        for (const reason of outcome.reasons) {
+          expect(reason.length, `${marker}: a reason`).toBeGreaterThan(10)
+          expect(reason, `${marker}: a client's error, not the server's`).not.toMatch(
+            /see the server log|at .*\.ts:\d+/,
+          )
+        }
+        const isClientDoor = clientDoors.includes(door)
+        if (isClientDoor && input === 'malformed_frame')
+          expect(outcome.reasons.length, `${marker}: refused with a reason`).toBeGreaterThan(0)
+        if (isClientDoor && door !== 'ws_follow' && (input === 'foreign_session' || input === 'reused_id'))
+          expect(outcome.reasons.join(' '), `${marker}: the connector's session is refused`).toContain(
+            'connector "qq"',
+          )
+        if (limitedDoors.has(door) && input === 'flood')
+          expect(
+            outcome.reasons.length,
+            `${marker}: the flood past the limit is told`,
+          ).toBeGreaterThanOrEqual(8)
+        if (door === 'ws_follow' && input === 'flood')
+          expect(outcome.reasons.join(' '), `${marker}: live sessions are bounded`).toContain('live_sessions')
+      }
+    })
+  }
+
+  it('keeps model requests within the limits of who caused them, and stores nothing twice', async () => {
+    for (const close of world.leftOpen.splice(0)) close()
+    // Every turn started by a cell has ended and nothing waits for a reply.
+    await vi.waitFor(
+      () => {
+        expect(server.charpipe.activeSessions()).toEqual([])
+        for (const session of [connectorSession, 'onebot:qq:group:123', 'onebot:qqflood:group:789'])
+          expect(server.charpipe.audienceQueue(session).waiting).toEqual([])
+      },
+      { timeout: 60_000, interval: 250 },
+    )
+    const requestsByMarker = new Map<string, number>()
+    for (const request of model.requests) {
+      const text = lastUserText(request.body)
+      for (const marker of outcomes.keys())
+        if (text.includes(`${marker} `)) requestsByMarker.set(marker, (requestsByMarker.get(marker) ?? 0) + 1)
+    }
+    const over: string[] = []
+    for (const outcome of outcomes.values()) {
+      const cap = !turnDoors.has(outcome.door) ? 0 : outcome.input === 'flood' ? 2 : 1
+      const used = requestsByMarker.get(outcome.marker) ?? 0
+      if (used > cap) over.push(`${outcome.marker}: ${used} model requests, at most ${cap}`)
+    }
+    expect(over).toEqual([])
+
+    // Nothing stored twice, in any session a cell spoke in.
+    const sessions = new Set(['onebot:qq:group:123', 'onebot:qqflood:group:789'])
+    for (const marker of outcomes.keys()) sessions.add(`s-${marker}`)
+    const twice: string[] = []
+    for (const session of sessions) {
+      const response = await fetch(`${server.url}/api/sessions/${encodeURIComponent(session)}/messages`, {
+        headers: { authorization: `Bearer ${adminToken}` },
+      })
+      if (response.status !== 200) continue
+      const { messages } = (await response.json()) as { messages: { role: string; content: unknown }[] }
+      const seen = new Set<string>()
+      for (const message of messages) {
+        const key = `${message.role} ${JSON.stringify(message.content)}`
+        if (message.role === 'user' && seen.has(key)) twice.push(`${session}: ${key.slice(0, 80)}`)
+        seen.add(key)
+      }
+    }
+    expect(twice).toEqual([])
+  })
+
+  it("never lets a chat client's message id, role or gift into a connector's conversation", async () => {
+    const stats = server.charpipe.audienceStats()
+    // The member's message with the id a chat client sent first was not taken for a duplicate.
+    expect(stats.dropped.duplicate).toBe(0)
+    const metrics = await fetch(`${server.url}/metrics`, {
+      headers: { authorization: `Bearer ${adminToken}` },
+    }).then((response) => response.text())
+    expect(metrics).toMatch(
+      /charpipe_admission_refused_total\{door="connector_audience",code="rate_limited"\} ([89]|\d\d)/,
+    )
+    expect(metrics).toMatch(
+      /charpipe_admission_refused_total\{door="connector_audience",code="bad_request"\} [1-9]/,
+    )
+    expect(metrics).toMatch(/charpipe_admission_refused_total\{door="ws_audience",code="forbidden"\} [1-9]/)
+    // A chat client's `owner` with a gift reached the prompt as a viewer without the gift.
+    const privileged = model.requests
+      .map((request) => JSON.stringify(request.body))
+      .filter((body) => body.includes('cell-http-audience-privileged-role '))
+    expect(privileged.length).toBeGreaterThan(0)
+    for (const body of privileged) expect(body).not.toContain('rocket')
+    expect(reusedId).toBe('reused-1')
+  })
+})

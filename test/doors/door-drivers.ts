@@ -1,0 +1,318 @@
+/**
+ * One driver per door of the admission (src/admission/doors.ts): each hands its door a hostile
+ * input in the door's own wire form and returns what happened: the reason of every refusal the
+ * caller was told, and how many deliveries it made. WebSocket doors speak frames over a real
+ * socket, HTTP doors real requests (`/v1` through the official `openai` SDK), connector doors a
+ * fake OneBot implementation's events.
+ */
+import OpenAI from 'openai'
+import type { Door } from '../../src/admission/index.js'
+import type { FakeOnebot } from '../connectors/fake-onebot-implementation.js'
+import { openTestSocket, type TestSocket } from '../server/websocket-client.js'
+import { type HostileInput, type HostilePayload, payloadFor, withRawKeys } from './hostile-inputs.js'
+
+export interface BatteryWorld {
+  url: string
+  chatToken: string
+  adminToken: string
+  /** A named client that follows the connector `qq`. */
+  followerToken: string
+  /** The OneBot implementation of `qq` (group 123, private chats). */
+  onebot: FakeOnebot
+  /** The OneBot implementation of `qqflood` (group 789, private chats; 2 turns a minute). */
+  onebotFlood: FakeOnebot
+  /** A fresh client address for each cell (sent as X-Forwarded-For by a trusted proxy). */
+  nextAddress(): string
+  /** A fresh chat member for each cell (their private chat is the cell's own session). */
+  nextUser(): number
+  /** Closed when the battery ends (slow readers, sockets). */
+  leftOpen: (() => void)[]
+}
+
+export interface DoorOutcome {
+  /** The reasons the caller was told (error frames, error bodies); connectors' are in the log. */
+  reasons: string[]
+  deliveries: number
+}
+
+export type DoorDriver = (world: BatteryWorld, input: HostileInput, marker: string) => Promise<DoorOutcome>
+
+const sentinel = '{"type":"battery-sentinel"}'
+
+/** Sends frames, then a sentinel; every error frame before the sentinel's is a refusal. */
+async function sendFrames(socket: TestSocket, frames: string[]): Promise<string[]> {
+  const from = socket.frames.length
+  for (const frame of frames) socket.sendRaw(frame)
+  socket.sendRaw(sentinel)
+  await socket.waitFor(
+    (frame) => frame.type === 'error' && String(frame.message).includes('battery-sentinel'),
+    from,
+  )
+  return socket.frames
+    .slice(from)
+    .filter((frame) => frame.type === 'error' && !String(frame.message).includes('battery-sentinel'))
+    .map((frame) => String(frame.message ?? ''))
+}
+
+function buildFrame(
+  payload: HostilePayload,
+  index: number,
+  build: (payload: HostilePayload, index: number) => object,
+) {
+  if (payload.raw !== undefined) return payload.raw
+  return withRawKeys(JSON.stringify(build(payload, index)), payload.rawKeys)
+}
+
+function audienceMessage(payload: HostilePayload, marker: string, index: number) {
+  return {
+    id: payload.id ?? `${marker}-${index}`,
+    speaker: { id: 'viewer-1', ...(payload.role ? { role: payload.role } : {}) },
+    text: `${payload.text} #${index}`,
+    ...(payload.gift ? { gift: payload.gift } : {}),
+  }
+}
+
+function webSocketDoor(
+  build: (payload: HostilePayload, index: number, marker: string) => object,
+  token = 'chat',
+): DoorDriver {
+  return async (world, input, marker) => {
+    const payload = payloadFor(input, marker)
+    const bearer = token === 'follower' ? world.followerToken : world.chatToken
+    const socket = await openTestSocket(`${world.url}/ws`, { authorization: `Bearer ${bearer}` })
+    world.leftOpen.push(() => socket.socket.terminate())
+    if (input === 'slow_reader') (socket.socket as unknown as { _socket: { pause(): void } })._socket.pause()
+    const frames = Array.from({ length: payload.times }, (_, index) =>
+      buildFrame(payload, index, (each, at) => build(each, at, marker)),
+    )
+    if (input === 'slow_reader') {
+      for (const frame of frames) socket.sendRaw(frame)
+      return { reasons: [], deliveries: frames.length }
+    }
+    return { reasons: await sendFrames(socket, frames), deliveries: frames.length }
+  }
+}
+
+async function readReason(response: Response): Promise<string | undefined> {
+  if (response.status < 400) {
+    await response.body?.cancel()
+    return undefined
+  }
+  const body = (await response.json().catch(() => ({}))) as { error?: { message?: string } }
+  return body.error?.message ?? `HTTP ${response.status} without a reason`
+}
+
+function httpDoor(
+  method: 'GET' | 'POST',
+  path: (payload: HostilePayload) => string,
+  body: (payload: HostilePayload, marker: string, index: number) => object | undefined,
+): DoorDriver {
+  return async (world, input, marker) => {
+    const payload = payloadFor(input, marker)
+    const address = world.nextAddress()
+    const reasons: string[] = []
+    for (let index = 0; index < payload.times; index++) {
+      const built = body(payload, marker, index)
+      const text =
+        payload.raw !== undefined
+          ? payload.raw
+          : built
+            ? withRawKeys(JSON.stringify(built), payload.rawKeys)
+            : undefined
+      const controller = new AbortController()
+      // A GET has no body to break: its malformed form is a session id that is no client's to name.
+      const target =
+        method === 'GET' && payload.raw !== undefined
+          ? path({ ...payload, session: `~forged~${marker}` })
+          : path(payload)
+      const response = await fetch(`${world.url}${target}`, {
+        method,
+        headers: {
+          authorization: `Bearer ${world.chatToken}`,
+          'content-type': 'application/json',
+          'x-forwarded-for': address,
+        },
+        ...(method === 'POST' ? { body: text ?? '{}' } : {}),
+        signal: controller.signal,
+      })
+      if (input === 'slow_reader' && response.status < 400) {
+        // Never read: the answer's stream is left to the server's bounds, then dropped at the end.
+        world.leftOpen.push(() => controller.abort())
+        continue
+      }
+      const reason = await readReason(response)
+      if (reason !== undefined) reasons.push(reason)
+    }
+    return { reasons, deliveries: payload.times }
+  }
+}
+
+const sessionPath = (suffix: string) => (payload: HostilePayload) =>
+  `/api/sessions/${encodeURIComponent(payload.session)}/${suffix}`
+
+/** `/v1/chat/completions` through the official SDK (raw bodies, which the SDK cannot send, by fetch). */
+const openaiDoor: DoorDriver = async (world, input, marker) => {
+  const payload = payloadFor(input, marker)
+  if (payload.raw !== undefined || payload.rawKeys !== undefined)
+    return httpDoor(
+      'POST',
+      () => '/v1/chat/completions',
+      (each) => ({
+        model: each.character ?? 'mock',
+        user: each.session,
+        messages: [{ role: 'user', content: each.text }],
+      }),
+    )(world, input, marker)
+  const client = new OpenAI({
+    baseURL: `${world.url}/v1`,
+    apiKey: world.chatToken,
+    maxRetries: 0,
+    defaultHeaders: { 'x-forwarded-for': world.nextAddress(), 'x-session-id': payload.session },
+  })
+  const reasons: string[] = []
+  for (let index = 0; index < payload.times; index++) {
+    try {
+      const stream = await client.chat.completions.create({
+        model: payload.character ?? 'mock',
+        stream: true,
+        messages: [{ role: 'user', content: `${payload.text} #${index}` }],
+      })
+      if (input === 'slow_reader') {
+        world.leftOpen.push(() => stream.controller.abort())
+        continue
+      }
+      for await (const _chunk of stream) {
+        // Read to the end: the turn is stored once it is sent.
+      }
+    } catch (error) {
+      reasons.push(error instanceof Error ? error.message : String(error))
+    }
+  }
+  return { reasons, deliveries: payload.times }
+}
+
+/** A OneBot group message event as the implementation sends it (raw: any id and sender role). */
+function groupEvent(
+  onebot: FakeOnebot,
+  groupId: number,
+  payload: HostilePayload,
+  marker: string,
+  index: number,
+) {
+  const event = {
+    time: Math.floor(Date.now() / 1000),
+    self_id: onebot.selfId,
+    post_type: 'message',
+    message_type: 'group',
+    sub_type: 'normal',
+    message_id: payload.id ?? `${marker}-${index}`,
+    group_id: groupId,
+    user_id: 4242,
+    message: [{ type: 'text', data: { text: `${payload.text} #${index}` } }],
+    raw_message: '',
+    font: 0,
+    sender: { user_id: 4242, nickname: 'member', card: '', role: payload.role ?? 'member' },
+  }
+  return withRawKeys(JSON.stringify(event), payload.rawKeys)
+}
+
+/**
+ * A connector's door: the chat member cannot choose a session or a character, so the inputs that
+ * name one are what an admin may do to the connector's character (delete or rename it: refused), and
+ * a foreign session is a group the connector does not serve (ignored, not answered).
+ */
+function connectorDoor(kind: 'group' | 'private'): DoorDriver {
+  return async (world, input, marker) => {
+    const payload = payloadFor(input, marker)
+    const onebot = input === 'flood' ? world.onebotFlood : world.onebot
+    const groupId = input === 'flood' ? 789 : input === 'foreign_session' ? 999 : 123
+    const reasons: string[] = []
+    const user = world.nextUser()
+    if (input === 'unknown_character' || input === 'deleted_character') {
+      const response = await fetch(`${world.url}/api/characters/alice`, {
+        method: input === 'deleted_character' ? 'DELETE' : 'PUT',
+        headers: { authorization: `Bearer ${world.adminToken}`, 'content-type': 'application/json' },
+        ...(input === 'unknown_character' ? { body: JSON.stringify({ name: 'Nobody' }) } : {}),
+      })
+      const reason = await readReason(response)
+      if (reason !== undefined) reasons.push(reason)
+    }
+    for (let index = 0; index < payload.times; index++) {
+      if (payload.raw !== undefined) onebot.sendRaw(payload.raw)
+      else if (kind === 'group') onebot.sendRaw(groupEvent(onebot, groupId, payload, marker, index))
+      else onebot.sendPrivateMessage({ userId: user * 100 + index, text: `${payload.text} #${index}` })
+    }
+    return { reasons, deliveries: payload.times }
+  }
+}
+
+const userInputFrame = (payload: HostilePayload, index: number, extra: object = {}) => ({
+  type: 'user_input',
+  session: payload.session,
+  text: `${payload.text} #${index}`,
+  ...(payload.character ? { character: payload.character } : {}),
+  ...(payload.role ? { speaker: { id: 'speaker', role: payload.role } } : {}),
+  ...extra,
+})
+
+/** Every door of the admission, and how the battery drives it. */
+export const doorDrivers: Record<Door, DoorDriver> = {
+  ws_user_input: webSocketDoor((payload, index) => userInputFrame(payload, index)),
+  ws_preflight: webSocketDoor((payload, index) => userInputFrame(payload, index, { preflight: true })),
+  ws_audience: webSocketDoor((payload, index, marker) => ({
+    type: 'audience',
+    session: payload.session,
+    ...(payload.character ? { character: payload.character } : {}),
+    messages: [audienceMessage(payload, marker, index)],
+  })),
+  ws_open: webSocketDoor((payload) => ({
+    type: 'open',
+    session: payload.session,
+    ...(payload.character ? { character: payload.character } : {}),
+  })),
+  ws_activity: webSocketDoor((payload) => ({ type: 'activity', session: payload.session, speaking: true })),
+  ws_interrupt: webSocketDoor((payload) => ({
+    type: 'interrupt',
+    session: payload.session,
+    ...(payload.character ? { character: payload.character } : {}),
+  })),
+  ws_observe: webSocketDoor((payload, index) => ({
+    type: 'observe',
+    session: payload.session,
+    speaker: { id: 'speaker', ...(payload.role ? { role: payload.role } : {}) },
+    text: `${payload.text} #${index}`,
+  })),
+  // A follow is tried for every frame; `open` to a new session each time is the one that says so.
+  ws_follow: webSocketDoor(
+    (payload, index) => ({
+      type: 'open',
+      session: payload.times > 1 ? `${payload.session}-${index}` : payload.session,
+      ...(payload.character ? { character: payload.character } : {}),
+    }),
+    'follower',
+  ),
+  http_chat: httpDoor(
+    'POST',
+    () => '/api/chat',
+    (payload, _marker, index) => ({
+      session: payload.session,
+      text: `${payload.text} #${index}`,
+      ...(payload.character ? { character: payload.character } : {}),
+    }),
+  ),
+  http_audience: httpDoor('POST', sessionPath('audience'), (payload, marker, index) => ({
+    ...(payload.character ? { character: payload.character } : {}),
+    messages: [audienceMessage(payload, marker, index)],
+  })),
+  http_open: httpDoor('POST', sessionPath('open'), (payload) => ({
+    ...(payload.character ? { character: payload.character } : {}),
+  })),
+  http_observe: httpDoor('POST', sessionPath('observe'), (payload, _marker, index) => ({
+    speaker: { id: 'speaker', ...(payload.role ? { role: payload.role } : {}) },
+    text: `${payload.text} #${index}`,
+  })),
+  http_messages: httpDoor('GET', sessionPath('messages'), () => undefined),
+  v1: openaiDoor,
+  connector_audience: connectorDoor('group'),
+  connector_turn: connectorDoor('private'),
+}
