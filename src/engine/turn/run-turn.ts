@@ -222,7 +222,8 @@ async function runReply(
     const context = await buildTurnMessages({
       runtime,
       pipeline: engine.pipeline,
-      input: options.input,
+      // Granted already (a turn started ahead of its input, granted while it queued): its input's words.
+      input: answeredInput(options),
       timestamp: state.startedAt,
       signal,
       logger: engine.logger,
