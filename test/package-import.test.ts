@@ -26,9 +26,18 @@ export async function load(url, context, next) {
   return next(url, context)
 }`
 
-function runNode(script: string): { modules: string[]; stdout: string } {
+/**
+ * Runs `script` in a Node process with the built package. `asALibraryUser`: without the test
+ * runner's `VITEST` and `CHARPIPE_LOG_LEVEL`, so the logging is what a program using charpipe gets.
+ */
+function runNode(
+  script: string,
+  asALibraryUser = false,
+): { modules: string[]; stdout: string; stderr: string } {
   const record = join(folder, `loaded-${Math.random().toString(36).slice(2)}.txt`)
   writeFileSync(record, '')
+  const { VITEST: _runner, CHARPIPE_LOG_LEVEL: _level, ...programEnvironment } = process.env
+  const environment = asALibraryUser ? programEnvironment : { ...process.env, CHARPIPE_LOG_LEVEL: 'silent' }
   const register = `import { register } from 'node:module'; register(${JSON.stringify(pathToFileURL(join(folder, 'record-hooks.mjs')).href)})`
   const result = spawnSync(
     process.execPath,
@@ -42,11 +51,11 @@ const { appendFileSync } = await import('node:fs')
 const { createRequire } = await import('node:module')
 for (const path of Object.keys(createRequire(import.meta.url).cache)) appendFileSync(process.env.LOADED_MODULES_FILE, path + '\\n')`,
     ],
-    { encoding: 'utf8', env: { ...process.env, LOADED_MODULES_FILE: record, CHARPIPE_LOG_LEVEL: 'silent' } },
+    { encoding: 'utf8', env: { ...environment, LOADED_MODULES_FILE: record } },
   )
   if (result.status !== 0) throw new Error(`node failed: ${result.stderr}`)
   const modules = [...new Set(readFileSync(record, 'utf8').split('\n').filter(Boolean))]
-  return { modules, stdout: result.stdout }
+  return { modules, stdout: result.stdout, stderr: result.stderr }
 }
 
 const packagesIn = (modules: string[]) =>
@@ -104,8 +113,10 @@ for await (const event of charpipe.generate({ text: 'hello world', session: 'imp
 }
 await charpipe.close()
 console.log(JSON.stringify(text))`
-    const { modules, stdout } = runNode(script)
+    const { modules, stdout, stderr } = runNode(script, true)
     expect(JSON.parse(stdout)).toContain('hello there')
+    // A library is silent unless given a logger: no migration or turn lines on the program's stderr.
+    expect(stderr).toBe('')
     expect(packagesIn(modules)).toEqual(expect.arrayContaining(['better-sqlite3', 'pino', 're2js']))
   })
 

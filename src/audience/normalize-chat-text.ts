@@ -31,7 +31,7 @@ export function normalizeChatText(text: string): NormalizedText {
 }
 
 /** The TS #39 skeleton of a text, lower-cased, with no invisible characters or combining marks. */
-export function foldSkeleton(text: string): string {
+function foldSkeleton(text: string): string {
   const bare = text.normalize('NFD').replace(invisibleOrMark, '')
   // Prototypes may be upper case (`I` → `l`, Greek capitals → Latin ones); the lower case of both sides compares.
   return unhomoglyph(bare).toLowerCase().replace(invisibleOrMark, '')

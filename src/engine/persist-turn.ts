@@ -39,7 +39,7 @@ export function conversationScopeOf(runtime: EngineRuntime, session: string): Co
 }
 
 /** The reply text as it should be remembered. */
-export function selectStoredReply(outcome: TurnOutcome): string {
+function selectStoredReply(outcome: TurnOutcome): string {
   if (outcome.reason?.kind === 'interrupt' && outcome.reason.heard !== undefined) {
     const heard = acceptHeardText({
       heard: outcome.reason.heard,

@@ -5,6 +5,7 @@
  * `on_new_input: interrupt`, entering a lane aborts every turn already in it.
  */
 import { randomUUID } from 'node:crypto'
+import { performance } from 'node:perf_hooks'
 import type { InterruptReason } from './turn/turn-outcome.js'
 import {
   createGrantedAuthorization,
@@ -70,6 +71,8 @@ export function createTurnHandle(
   session: string,
   withheld: boolean,
   turn: string = randomUUID(),
+  /** The engine's clock, which times the turn from its grant. */
+  now: () => number = () => performance.now(),
 ): TurnHandle {
   return {
     session,
@@ -77,7 +80,7 @@ export function createTurnHandle(
     controller: new AbortController(),
     running: false,
     ended: Promise.resolve(),
-    authorization: withheld ? createWithheldAuthorization() : createGrantedAuthorization(),
+    authorization: withheld ? createWithheldAuthorization(now) : createGrantedAuthorization(now),
   }
 }
 

@@ -5,7 +5,6 @@
  * (which it then answers, and is stored with) or aborted. The turn runner waits for it, for every
  * turn alike: its events are held, and neither tools nor the store are reached until it is granted.
  */
-import { performance } from 'node:perf_hooks'
 import type { TurnInput } from '../context/types.js'
 import type { TurnUsage } from '../shared/events.js'
 import { raceAbort } from './abortable.js'
@@ -14,7 +13,7 @@ export interface TurnAuthorization {
   readonly granted: boolean
   /** Resolves when granted; never when withheld for good (the turn is aborted instead). */
   readonly whenGranted: Promise<void>
-  /** When it was granted (`performance.now()`): the turn is timed from here. */
+  /** When it was granted, on the engine's clock: the turn is timed from here. */
   readonly grantedAt: number
   /** How long the turn ran before it was granted; undefined for a turn born granted. */
   readonly heldMs: number | undefined
@@ -39,12 +38,12 @@ export interface WithheldSpending {
 
 const grantedAlready = Promise.resolve()
 
-/** The authorization of a turn started for its input: granted from the start. */
-export function createGrantedAuthorization(now = performance.now()): TurnAuthorization {
+/** The authorization of a turn started for its input: granted from the start (`now()`). */
+export function createGrantedAuthorization(now: () => number): TurnAuthorization {
   return {
     granted: true,
     whenGranted: grantedAlready,
-    grantedAt: now,
+    grantedAt: now(),
     heldMs: undefined,
     input: undefined,
     withheld: { modelCalls: 0, failed: false },
@@ -55,9 +54,9 @@ export function createGrantedAuthorization(now = performance.now()): TurnAuthori
   }
 }
 
-/** The authorization of a turn started ahead of its input: withheld until `grant`. */
-export function createWithheldAuthorization(now = performance.now()): TurnAuthorization {
-  const createdAt = now
+/** The authorization of a turn started ahead of its input: withheld until `grant` (times on `now`). */
+export function createWithheldAuthorization(now: () => number): TurnAuthorization {
+  const createdAt = now()
   const listeners: (() => void)[] = []
   let release: () => void = () => {}
   const whenGranted = new Promise<void>((resolve) => {
@@ -78,7 +77,7 @@ export function createWithheldAuthorization(now = performance.now()): TurnAuthor
       if (state.granted) return
       state.granted = true
       state.input = input
-      state.grantedAt = performance.now()
+      state.grantedAt = now()
       state.heldMs = state.grantedAt - createdAt
       for (const listener of listeners.splice(0)) listener()
       release()

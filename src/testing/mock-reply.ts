@@ -20,7 +20,7 @@ const insertSchema = z.strictObject({
   raw: z.string().describe('Bytes written as they are, e.g. "garbage\\n\\n" or "data: {oops\\n\\n".'),
 })
 
-export const mockReplySchema = z.strictObject({
+const mockReplySchema = z.strictObject({
   text: z.string().optional().describe('Reply text; absent: the default character reply.'),
   reasoning: z
     .string()
@@ -68,7 +68,7 @@ export const mockReplySchema = z.strictObject({
 
 export type MockReply = z.input<typeof mockReplySchema>
 
-export const mockScriptSchema = z.union([
+const mockScriptSchema = z.union([
   z.array(mockReplySchema),
   z.strictObject({
     replies: z.array(mockReplySchema).default([]).describe('Used one per request, in order.'),

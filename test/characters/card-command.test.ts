@@ -8,8 +8,8 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSyn
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { base64Json, makeCardPng, makeCardV2, makeCardV3 } from '../../src/characters/cards/card-factories.js'
-import { loadConfig } from '../../src/config/load-config.js'
+import { loadConfig } from '../../src/characters/load-config.js'
+import { base64Json, makeCardPng, makeCardV2, makeCardV3 } from '../support/card-factories.js'
 import { runCli } from '../support/run-cli.js'
 
 let folder: string

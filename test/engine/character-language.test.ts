@@ -8,8 +8,9 @@ import { afterEach, describe, expect, it } from 'vitest'
 import type { PreviewResult } from '../../src/context/types.js'
 import { type Charpipe, createCharpipe } from '../../src/engine/index.js'
 import { messageText } from '../../src/shared/messages.js'
+import { makeConfig } from '../../src/testing/create-turn-harness.js'
 import { createFakeProvider } from '../../src/testing/index.js'
-import { collectEvents, doneOf, makeConfig } from './engine-test-helpers.js'
+import { collectEvents, doneOf } from '../../src/testing/turn-events.js'
 
 let charpipe: Charpipe | undefined
 afterEach(async () => {

@@ -6,8 +6,9 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import type { CharpipeConfigInput } from '../../src/config/schema.js'
 import { type CharpipeEvent, createCharpipe, type ObservedTurn } from '../../src/index.js'
+import { makeConfig } from '../../src/testing/create-turn-harness.js'
 import { type MockModelServer, startMockModelServer } from '../../src/testing/index.js'
-import { collectEvents, makeConfig } from './engine-test-helpers.js'
+import { collectEvents } from '../../src/testing/turn-events.js'
 
 let model: MockModelServer
 beforeAll(async () => {

@@ -13,7 +13,7 @@ import { parseExampleDialogue } from './parse-example-dialogue.js'
 export type CharacterInput = z.input<typeof characterSchema>
 
 /** Card fields that have a place in the character block. */
-export const mappedCardFields = new Set([
+const mappedCardFields = new Set([
   'name',
   'description',
   'personality',
@@ -42,7 +42,7 @@ const droppedWhenEmpty = new Set([
   'creator_notes_multilingual',
 ])
 
-export function isEmptyValue(value: unknown): boolean {
+function isEmptyValue(value: unknown): boolean {
   if (value === '' || value === null || value === undefined) return true
   if (Array.isArray(value)) return value.length === 0
   return typeof value === 'object' && Object.keys(value).length === 0

@@ -2,9 +2,15 @@ import { CCardLib } from '@risuai/ccardlib'
 import { decode as decodeTextChunk } from 'png-chunk-text'
 import extractChunks from 'png-chunks-extract'
 import { describe, expect, it } from 'vitest'
+import {
+  base64Json,
+  makeCardPng,
+  makeCardV2,
+  makeCardV3,
+  makePicture,
+} from '../../../test/support/card-factories.js'
 import { characterSchema } from '../../config/schema.js'
 import { BadRequestError } from '../../shared/errors.js'
-import { base64Json, makeCardPng, makeCardV2, makeCardV3, makePicture } from './card-factories.js'
 import { exportCharacterCard } from './export-character-card.js'
 import { importCharacterCard } from './import-character-card.js'
 

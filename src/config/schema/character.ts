@@ -11,7 +11,7 @@ const longText = () => z.string().max(limits.textChars)
 const lorebookKey = () => z.string().min(1).max(limits.keyChars)
 const keyList = () => z.array(lorebookKey()).max(limits.keysPerEntry)
 
-export const injectedMessageSchema = z.strictObject({
+const injectedMessageSchema = z.strictObject({
   role: z.enum(['user', 'assistant']).describe('Who says it.'),
   content: longText().describe('What is said.'),
 })

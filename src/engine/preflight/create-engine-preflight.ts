@@ -23,7 +23,7 @@ export interface CreateEnginePreflightOptions {
 export function createEnginePreflight(options: CreateEnginePreflightOptions): PreflightController {
   const { context, clusterLink } = options
   return createPreflightController({
-    slots: createPreflightSlots(),
+    slots: createPreflightSlots(context.clock),
     lanes: context.lanes,
     observedLines: options.observedLines,
     readConfig: () => context.current.config,

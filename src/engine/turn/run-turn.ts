@@ -164,10 +164,11 @@ function createTurnState(options: RunTurnOptions): TurnState {
   const { engine, handle, input, output } = options
   const { authorization } = handle
   // Timed from the grant: a turn started ahead of its input reports the head start it had.
-  const timer = createTurnTimer(
-    () => authorization.grantedAt,
-    () => authorization.heldMs,
-  )
+  const timer = createTurnTimer({
+    now: engine.clock.now,
+    readStart: () => authorization.grantedAt,
+    readHeadStartMs: () => authorization.heldMs,
+  })
   const identity = { session: input.session, turn: handle.turn, trigger: output.trigger }
   const path = createTurnEventPath({
     authorization,

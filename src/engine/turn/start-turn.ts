@@ -28,7 +28,7 @@ export interface TurnStarter {
 }
 
 /** Where a turn's events go: the engine's bus, and the caller's sink when there is one. */
-export function createEngineTurnOutput(
+function createEngineTurnOutput(
   context: EngineContext,
   turn: string,
   session: string,
@@ -45,7 +45,7 @@ export function createEngineTurnOutput(
   })
 }
 
-export function sessionOf(raw: GenerateInput): string {
+function sessionOf(raw: GenerateInput): string {
   return typeof raw?.session === 'string' && raw.session ? raw.session : 'default'
 }
 
@@ -71,7 +71,7 @@ export interface StartTurnOptions
 export function startTurn(options: StartTurnOptions): StartedTurn {
   const { context, prepared, clusterLink, input: raw, sink, origin } = options
   const session = sessionOf(raw)
-  const handle = createTurnHandle(session, false, turnIdOf(raw))
+  const handle = createTurnHandle(session, false, turnIdOf(raw), context.clock.now)
   const output = createEngineTurnOutput(context, handle.turn, session, sink, origin)
   try {
     if (context.closed) throw new BadRequestError('this charpipe instance is closed')
@@ -135,7 +135,7 @@ function isResentHere(context: EngineContext, handle: StartedTurn['handle']): bo
  * granted, queued behind the turns of its lane and never interrupting them.
  */
 export function startWithheldTurn(context: EngineContext, input: TurnInput): StartedTurn {
-  const handle = createTurnHandle(input.session, true)
+  const handle = createTurnHandle(input.session, true, undefined, context.clock.now)
   const output = createEngineTurnOutput(context, handle.turn, input.session, undefined)
   runTurn({ engine: context, handle, input, output, mode: 'queue' })
   return { handle, isDone: output.isDone, attach: output.attach }

@@ -4,7 +4,6 @@
  * display chunk, its first sentence and its end.
  * What a voice character's user feels is the first sentence: speech synthesis starts there.
  */
-import { performance } from 'node:perf_hooks'
 import type { CharpipeEvent, TurnTiming } from '../../shared/events.js'
 
 export interface TurnTimer {
@@ -15,35 +14,37 @@ export interface TurnTimer {
 
 const roundToTenth = (milliseconds: number) => Math.round(milliseconds * 10) / 10
 
-/**
- * `readStart`: when the turn counts from (`performance.now()`), read as each event is timed: a turn
- * started ahead of its input counts from its grant. `readHeadStartMs`: how long it ran before that
- * (reported as `preflight_saved_ms`), undefined for a turn started for its input.
- */
-export function createTurnTimer(
-  readStart: () => number = startingNow(),
-  readHeadStartMs: () => number | undefined = () => undefined,
-): TurnTimer {
+export interface CreateTurnTimerOptions {
+  /** Where the time is read (the engine's clock, milliseconds). */
+  now: () => number
+  /**
+   * When the turn counts from, on that clock, read as each event is timed: a turn started ahead of
+   * its input counts from its grant. @default now() at the timer's creation
+   */
+  readStart?: () => number
+  /** How long the turn ran before that (reported as `preflight_saved_ms`); undefined: not reported. */
+  readHeadStartMs?: () => number | undefined
+}
+
+export function createTurnTimer(options: CreateTurnTimerOptions): TurnTimer {
+  const { now } = options
+  const createdAt = now()
+  const readStart = options.readStart ?? (() => createdAt)
   let firstChunk: number | null = null
   let firstSentence: number | null = null
   return {
     observe(event) {
-      if (event.type === 'llm_chunk') firstChunk ??= roundToTenth(performance.now() - readStart())
-      else if (event.type === 'llm_sentence') firstSentence ??= roundToTenth(performance.now() - readStart())
+      if (event.type === 'llm_chunk') firstChunk ??= roundToTenth(now() - readStart())
+      else if (event.type === 'llm_sentence') firstSentence ??= roundToTenth(now() - readStart())
     },
     report() {
-      const headStart = readHeadStartMs()
+      const headStart = options.readHeadStartMs?.()
       return {
         first_chunk_ms: firstChunk,
         first_sentence_ms: firstSentence,
-        total_ms: roundToTenth(performance.now() - readStart()),
+        total_ms: roundToTenth(now() - readStart()),
         ...(headStart === undefined ? {} : { preflight_saved_ms: roundToTenth(headStart) }),
       }
     },
   }
-}
-
-function startingNow(): () => number {
-  const startedAt = performance.now()
-  return () => startedAt
 }

@@ -101,7 +101,7 @@ export function createFakeCharpipe(options: CreateFakeCharpipeOptions): FakeChar
     const turnConfig = config
     const emotion = turnConfig.character.emotions[0] ?? turnConfig.character.default_emotion
     const base = { session, turn }
-    const timer = createTurnTimer()
+    const timer = createTurnTimer({ now: () => performance.now() })
     let spoken = ''
     let display = ''
     let ended = false

@@ -10,16 +10,13 @@ export { type AudienceTexts, readAudienceTexts } from './audience-texts.js'
 export { type ChatPlatformTexts, readChatPlatformTexts } from './chat-platform-texts.js'
 export { detectTextLanguage, type Language } from './detect-text-language.js'
 export {
-  emotionNames,
   findEmotionByName,
   showEmotionLabel,
-  translateEmotionLabel,
 } from './emotion-labels.js'
 export { type GroupFrameTexts, readGroupFrameTexts } from './group-frame-texts.js'
 export { type MacroTexts, readMacroTexts } from './macro-texts.js'
 export { type MemoryTexts, readMemoryTexts } from './memory-texts.js'
 export {
-  fallbackLanguage,
   type LanguageSetting,
   type LanguageSource,
   resolveCharacterLanguage,

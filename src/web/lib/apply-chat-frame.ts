@@ -44,7 +44,7 @@ export interface TurnReport {
 }
 
 /** The timing and usage of an `llm_done` frame, when it carries them. */
-export function readTurnReport(frame: ServerFrame): TurnReport | undefined {
+function readTurnReport(frame: ServerFrame): TurnReport | undefined {
   const timing = (frame.timing ?? {}) as Record<string, unknown>
   const usage = (frame.usage ?? {}) as Record<string, unknown>
   const number = (value: unknown) => (typeof value === 'number' && Number.isFinite(value) ? value : undefined)
@@ -85,7 +85,7 @@ export function addUserTurn(
   return { ...state, turns: [...state.turns, turn] }
 }
 
-export function readErrorFrame(frame: ServerFrame): ChatErrorFrame {
+function readErrorFrame(frame: ServerFrame): ChatErrorFrame {
   const error: ChatErrorFrame = { code: String(frame.code ?? 'error') }
   if (typeof frame.message === 'string') error.message = frame.message
   if (typeof frame.status === 'number') error.status = frame.status

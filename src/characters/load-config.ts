@@ -7,22 +7,24 @@
  * (`parseConfigFile`). `parseConfig` takes parsed objects (a config given to `createCharpipe`, the
  * running config again on reload, a cluster's version) and never expands: text that came from
  * elsewhere (an API body, a card, a file of `characters_dir`) stays literal however often it is parsed.
+ *
+ * It lives in characters/, one layer above config/, because a config is read with the cards and files
+ * of its `characters_dir` merged in: config/ holds the schema and the checks, and knows no card.
  */
 import { readFile } from 'node:fs/promises'
 import type { z } from 'zod'
-// characters/ sits beside config/: the cards of `characters_dir` are part of the config.
-import { importCardFile } from '../characters/import-card-file.js'
-import { mergeCharactersDir } from '../characters/read-characters-dir.js'
+import { findConfigErrors, findConfigWarnings } from '../config/check-config.js'
+import { convertZodIssues } from '../config/convert-zod-issues.js'
+import { substituteEnvVariables } from '../config/env-substitution.js'
+import { findNearFile } from '../config/find-near-file.js'
+import { collectSecrets } from '../config/mask-secrets.js'
+import { parseConfigText } from '../config/parse-config-text.js'
+import { type CharpipeConfig, configSchema } from '../config/schema.js'
 import { ConfigFileNotFoundError, type ConfigIssue, InvalidConfigError } from '../shared/errors.js'
 import { findForbiddenKey, forbiddenKeyMessage } from '../shared/find-forbidden-key.js'
 import { getLogger, type Logger, registerSecrets } from '../shared/logger.js'
-import { findConfigErrors, findConfigWarnings } from './check-config.js'
-import { convertZodIssues } from './convert-zod-issues.js'
-import { substituteEnvVariables } from './env-substitution.js'
-import { findNearFile } from './find-near-file.js'
-import { collectSecrets } from './mask-secrets.js'
-import { parseConfigText } from './parse-config-text.js'
-import { type CharpipeConfig, configSchema } from './schema.js'
+import { importCardFile } from './import-card-file.js'
+import { mergeCharactersDir } from './read-characters-dir.js'
 
 /** An extra check run after the schema, e.g. processors validating their own options. */
 export type ConfigCheck = (config: CharpipeConfig) => ConfigIssue[]
