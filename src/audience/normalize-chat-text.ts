@@ -5,7 +5,15 @@
  * (default-ignorable) characters and combining marks dropped and look-alikes mapped to one
  * prototype, so `sp\u200bam`, `加\u200b群` and a Cyrillic `spаm` are the words they pretend not to be.
  */
-import unhomoglyph from 'unhomoglyph'
+import { createRequire } from 'node:module'
+
+// The confusables table is loaded with the first chat line: `import('charpipe')` loads no dependency.
+const require = createRequire(import.meta.url)
+let loadedUnhomoglyph: ((text: string) => string) | undefined
+const unhomoglyph = (text: string): string => {
+  loadedUnhomoglyph ??= require('unhomoglyph') as (text: string) => string
+  return loadedUnhomoglyph(text)
+}
 
 export interface NormalizedText {
   folded: string

@@ -13,15 +13,18 @@
  */
 import { readFile } from 'node:fs/promises'
 import type { z } from 'zod'
+import { applyLanguageDefaults } from '../config/apply-language-defaults.js'
 import { findConfigErrors, findConfigWarnings } from '../config/check-config.js'
 import { convertZodIssues } from '../config/convert-zod-issues.js'
 import { substituteEnvVariables } from '../config/env-substitution.js'
 import { findNearFile } from '../config/find-near-file.js'
 import { collectSecrets } from '../config/mask-secrets.js'
 import { parseConfigText } from '../config/parse-config-text.js'
+import { readMachineLanguage } from '../config/read-machine-language.js'
 import { type CharpipeConfig, configSchema } from '../config/schema.js'
 import { ConfigFileNotFoundError, type ConfigIssue, InvalidConfigError } from '../shared/errors.js'
 import { findForbiddenKey, forbiddenKeyMessage } from '../shared/find-forbidden-key.js'
+import type { Language } from '../shared/language/index.js'
 import { getLogger, type Logger, registerSecrets } from '../shared/logger.js'
 import { importCardFile } from './import-card-file.js'
 import { mergeCharactersDir } from './read-characters-dir.js'
@@ -36,6 +39,8 @@ export interface ParseConfigOptions {
   logger?: Logger
   /** Problems found before the object was parsed (unset variables of the file), reported with its own. */
   warnings?: ConfigIssue[]
+  /** The language of the default character when the config names none. @default the machine's locale */
+  machineLanguage?: Language
 }
 
 export interface ParseConfigFileOptions extends Omit<ParseConfigOptions, 'warnings'> {
@@ -66,7 +71,7 @@ export function parseConfig(raw: unknown, options: ParseConfigOptions = {}): Par
   let value: unknown
   try {
     const merged = mergeCharactersDir(raw ?? {}, importCardFile)
-    value = merged.value
+    value = applyLanguageDefaults(merged.value, options.machineLanguage ?? readMachineLanguage())
     warnings.push(...merged.skipped.map((issue) => ({ ...issue, message: `skipped: ${issue.message}` })))
   } catch (error) {
     if (error instanceof InvalidConfigError)

@@ -7,6 +7,7 @@ import type { CharpipeConfig } from '../config/schema.js'
 import type { ContextPipeline, ModelCapabilities, PreviewResult } from '../context/types.js'
 import type { EngineParts } from '../engine/engine-parts.js'
 import { createInMemoryHistoryStore } from '../memory/index.js'
+import { modelRoleOf } from '../memory/model-role-of.js'
 import type { ReplyEvent, ReplyParser, ReplyParserOptions } from '../reply/types.js'
 import { type ChatMessage, messageText } from '../shared/messages.js'
 
@@ -84,7 +85,7 @@ function createSimplePipeline(): ContextPipeline {
         source: 'system',
       },
       ...history.map((message) => ({
-        role: message.role,
+        role: modelRoleOf(message.role),
         content: message.content,
         source: 'history' as const,
       })),

@@ -9,6 +9,9 @@
  * const events = await harness.turn({ text: 'hi', session: 's' })
  * await harness.close()
  */
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { parseConfig } from '../characters/load-config.js'
 import type { CharpipeConfig, CharpipeConfigInput } from '../config/schema.js'
 import { createCharpipe } from '../engine/create-charpipe.js'
@@ -21,7 +24,23 @@ import { createScriptedProvider, type ScriptedStep } from './create-scripted-pro
 
 /** A config for a turn test: history in memory and long-term memory off, unless `overrides` say. */
 export function makeConfig(overrides: CharpipeConfigInput = {}): CharpipeConfig {
-  return parseConfig({ history: { store: 'memory' }, memory: { enabled: false }, ...overrides }).config
+  return parseConfig({
+    history: { store: 'memory' },
+    memory: { enabled: false },
+    characters_dir: readEmptyCharactersDir(),
+    ...overrides,
+  }).config
+}
+
+let emptyCharactersDir: string | undefined
+
+/** An empty characters folder, made once per process: a test's config never reads the checkout's `./data`. */
+function readEmptyCharactersDir(): string {
+  if (emptyCharactersDir) return emptyCharactersDir
+  const made = mkdtempSync(join(tmpdir(), 'charpipe-characters-'))
+  process.once('exit', () => rmSync(made, { recursive: true, force: true }))
+  emptyCharactersDir = made
+  return made
 }
 
 export interface TurnHarnessOptions {

@@ -59,7 +59,7 @@ const mockReplySchema = z.strictObject({
     })
     .optional()
     .describe(
-      'Usage to report (cachedInputTokens as prompt_tokens_details.cached_tokens / cache_read_input_tokens); default: counted characters.',
+      'Usage to report (cachedInputTokens as prompt_tokens_details.cached_tokens / cache_read_input_tokens); default: counted characters of the given text; for the default character reply, tokens counted with a tokenizer.',
     ),
   fixture: z.string().optional().describe('Replay a recorded fixture file (path) instead of generating.'),
   interaction: z.int().min(0).optional().describe('Which interaction of a cassette fixture. Default 0.'),

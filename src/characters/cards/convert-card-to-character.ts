@@ -4,6 +4,7 @@
  */
 import type { z } from 'zod'
 import type { characterSchema } from '../../config/schema.js'
+import { fillEmotionDefaults } from '../../shared/language/index.js'
 import type { CardData } from './card-schema.js'
 import { joinPersona, readCardSystemPrompt, readPostHistoryInstructions } from './card-text-mapping.js'
 import { charpipeExtensionKey, readCharpipeExtension } from './charpipe-card-extension.js'
@@ -72,7 +73,8 @@ export function convertCardToCharacter(data: CardData, avatar: string): Characte
       card[key] = value
   const assembler = assemblerSettings(data)
   const book = data.character_book
-  return {
+  // The emotions follow the card's language, unless charpipe's own extension brings them.
+  return fillEmotionDefaults({
     ...extensions.own,
     name: data.name,
     persona: joinPersona(data.description ?? '', data.personality ?? ''),
@@ -84,5 +86,5 @@ export function convertCardToCharacter(data: CardData, avatar: string): Characte
     ...(book ? { lorebook: convertCardBookToLorebook(book) } : {}),
     ...(assembler ? { pipeline: { processors: { 'injection-assembler': assembler } } } : {}),
     card,
-  }
+  })
 }

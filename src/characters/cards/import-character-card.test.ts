@@ -72,6 +72,37 @@ describe('importCharacterCard', () => {
     ])
   })
 
+  it("chooses the emotion labels of the card's language, unless charpipe's extension brings them", () => {
+    const english = importCharacterCard(makeCardV2(), 'application/json').character
+    expect(english).toMatchObject({
+      default_emotion: 'calm',
+      emotions: ['happy', 'calm', 'sad', 'angry', 'surprised', 'afraid', 'shy'],
+      emotion_aliases: { joy: 'happy', neutral: 'calm', fear: 'afraid' },
+    })
+    const chinese = importCharacterCard(
+      makeCardV2({
+        name: '小雪',
+        description: '温柔的猫娘，住在山里。',
+        first_mes: '你好呀！',
+        scenario: '',
+        mes_example: '',
+      }),
+      'application/json',
+    ).character
+    expect(characterSchema.parse(chinese).default_emotion).toBe('平静')
+    const own = importCharacterCard(
+      makeCardV2({ extensions: { charpipe: { emotions: ['joy', 'gloom'], default_emotion: 'gloom' } } }),
+      'application/json',
+    ).character
+    expect(own).toMatchObject({ emotions: ['joy', 'gloom'], default_emotion: 'gloom' })
+    // Exported and imported again, the character keeps its labels.
+    const again = importCharacterCard(
+      exportCharacterCard(characterSchema.parse(english), { format: 'json' }),
+      'application/json',
+    ).character
+    expect(again).toMatchObject({ default_emotion: 'calm', emotions: english.emotions })
+  })
+
   it('reads V3 fields, content decorators and use_regex keys', () => {
     const { character } = importCharacterCard(JSON.stringify(makeCardV3()), 'application/json')
     expect(character.card).toMatchObject({

@@ -383,6 +383,7 @@ function persistOptionsOf(
     startedAt: state.startedAt,
     outcome,
     logger: options.engine.logger,
+    trigger: options.output.trigger,
   }
 }
 

@@ -3,7 +3,7 @@
  * are accepted and ignored, as OpenAI-compatible servers do. Input items are checked here for their
  * shape only: read-response-input.ts decides what each means for the turn.
  */
-import { z } from 'zod'
+import * as z from 'zod'
 
 const inputPartSchema = z.looseObject({
   type: z.string(),

@@ -255,7 +255,9 @@ export function registerCharacterRoutes(app: Hono, dependencies: ServerDependenc
     }
     try {
       const bytes = exportCharacterCard(await withAvatarFile(config, id, character), { format })
-      return context.body(bytes.slice().buffer, 200, {
+      // A copy with its own ArrayBuffer: the bytes may be a view into Node's shared Buffer pool,
+      // whose `.buffer` holds other data around them.
+      return context.body(new Uint8Array(bytes), 200, {
         'content-type': format === 'png' ? 'image/png' : 'application/json',
         'content-disposition': `attachment; filename="${id.replace(/[^A-Za-z0-9_.-]/g, '_')}.${format}"; filename*=UTF-8''${encodeURIComponent(id)}.${format}`,
       })

@@ -17,6 +17,8 @@ export interface TurnView {
   /** Server turn id; absent until the first event of the turn arrives. */
   id?: string
   userText: string
+  /** Restored: the turn opened on the character's own initiative (an idle turn), with this instruction. */
+  eventText?: string
   userEmotion?: string
   imageCount: number
   subtitles: string
