@@ -11,7 +11,7 @@ import type { Language } from '../shared/language/index.js'
 import { fillEmotionDefaults } from '../shared/language/index.js'
 
 /** The default character of an English machine (the schema's defaults are the Chinese one). */
-export const englishDefaultCharacter = { name: 'Assistant' } as const
+const englishDefaultCharacter = { name: 'Assistant' } as const
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value)

@@ -9,7 +9,7 @@ export { type AttachmentTexts, readAttachmentTexts } from './attachment-texts.js
 export { type AudienceTexts, readAudienceTexts } from './audience-texts.js'
 export { type ChatPlatformTexts, readChatPlatformTexts } from './chat-platform-texts.js'
 export { detectTextLanguage, type Language } from './detect-text-language.js'
-export { type EmotionDefaults, fillEmotionDefaults, readEmotionDefaults } from './emotion-defaults.js'
+export { type EmotionDefaults, fillEmotionDefaults } from './emotion-defaults.js'
 export {
   findEmotionByName,
   showEmotionLabel,
