@@ -7,7 +7,13 @@
 import type { CharpipeEvent } from '../shared/events.js'
 import { type AudienceHost, type AudienceRunner, createAudienceRunner } from './create-audience-runner.js'
 import type { WaitingMessage } from './create-audience-selector.js'
-import type { AudienceDropReason, AudienceMessage, AudienceSpeaker, DroppedAudienceMessage } from './types.js'
+import type {
+  AudienceDropReason,
+  AudienceMessage,
+  AudienceSpeaker,
+  AudienceTurnAdmitter,
+  DroppedAudienceMessage,
+} from './types.js'
 
 export interface AudienceDroppedEvent {
   type: 'audience_dropped'
@@ -66,7 +72,13 @@ export interface AudienceStats {
 }
 
 export interface AudienceHub {
-  receive(session: string, character: string | undefined, messages: AudienceMessage[]): ReceiveAudienceResult
+  /** `options.admitTurn`: the messages' origin, charged for each turn that answers them. */
+  receive(
+    session: string,
+    character: string | undefined,
+    messages: AudienceMessage[],
+    options?: { admitTurn?: AudienceTurnAdmitter },
+  ): ReceiveAudienceResult
   activity(session: string, speaking: boolean): void
   /** An input started a turn in the session: idle turns count from now. */
   noteInput(session: string, character: string | undefined): void
@@ -203,7 +215,7 @@ export function createAudienceHub(host: AudienceHubHost): AudienceHub {
     [...audiences.values()].filter((audience) => audience.session === session).map((each) => each.runner)
 
   return {
-    receive(session, character, messages) {
+    receive(session, character, messages, options = {}) {
       const audience = audienceOf(session, character)
       // Re-inserted: the sessions fed most recently are the last to be forgotten.
       audiences.delete(keyOf(session, character))
@@ -215,7 +227,7 @@ export function createAudienceHub(host: AudienceHubHost): AudienceHub {
         audience.recent.set(message.id, message)
         if (audience.recent.size > recentLimit * 4)
           audience.recent.delete(audience.recent.keys().next().value!)
-        const result = audience.runner.selector.offer(message)
+        const result = audience.runner.selector.offer(message, options.admitTurn)
         if (result.observe) {
           accepted++
           host.observe(session, character, message)

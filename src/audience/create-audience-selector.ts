@@ -10,7 +10,7 @@
 import type { AudiencePolicy } from '../config/schema/audience.js'
 import { findBlockedWord, type NormalizedText, normalizeChatText } from './normalize-chat-text.js'
 import { mentionsCharacter, type PriorityReason, scoreAudienceMessage } from './score-audience-message.js'
-import type { AudienceClock, AudienceMessage, DroppedAudienceMessage } from './types.js'
+import type { AudienceClock, AudienceMessage, AudienceTurnAdmitter, DroppedAudienceMessage } from './types.js'
 
 export interface WaitingMessage {
   message: AudienceMessage
@@ -23,6 +23,8 @@ export interface WaitingMessage {
   reasons: PriorityReason[]
   /** Pinned by the owner: never dropped for room, taken before any unpinned message. */
   pinned: boolean
+  /** Charges the turn that answers it to its origin; none: the turn costs no one. */
+  admitTurn?: AudienceTurnAdmitter
 }
 
 export interface OfferResult {
@@ -38,11 +40,20 @@ export interface TakeBatchResult {
   batch: WaitingMessage[]
   /** Messages that waited too long (they stay observed). */
   dropped: DroppedAudienceMessage[]
+  /**
+   * Messages wait but every origin among them refused the turn: they stay queued, and this many
+   * milliseconds from now an origin may pay again.
+   */
+  deferredMs?: number
 }
 
 export interface AudienceSelector {
-  offer(message: AudienceMessage): OfferResult
-  /** Drops what waited past `max_wait_ms`, then takes up to `batch_max` messages, best first. */
+  /** `admitTurn`: the message's origin, charged when a turn is about to answer it. */
+  offer(message: AudienceMessage, admitTurn?: AudienceTurnAdmitter): OfferResult
+  /**
+   * Drops what waited past `max_wait_ms`, then takes up to `batch_max` messages, best first, of the
+   * origins that pay for the turn (each origin in the batch is charged one turn, once).
+   */
   takeBatch(): TakeBatchResult
   /** Drops what waited past `max_wait_ms`. */
   expire(): DroppedAudienceMessage[]
@@ -192,7 +203,7 @@ export function createAudienceSelector(options: CreateAudienceSelectorOptions): 
   }
 
   return {
-    offer(message) {
+    offer(message, admitTurn) {
       const policy = options.readPolicy()
       const arrivedAt = clock.now()
       const id = message.id
@@ -231,6 +242,7 @@ export function createAudienceSelector(options: CreateAudienceSelectorOptions): 
         priority: score.priority,
         reasons: score.reasons,
         pinned: false,
+        ...(admitTurn ? { admitTurn } : {}),
       }
       if (entry.saidAt < arrivedAt - policy.max_wait_ms) {
         return { observe: true, queued: false, dropped: [{ id, reason: 'too_old' }] }
@@ -240,10 +252,29 @@ export function createAudienceSelector(options: CreateAudienceSelectorOptions): 
     takeBatch() {
       const dropped = expire()
       const batchMax = options.readPolicy().batch_max
-      const batch = [...queue.values()].sort(compareWaiting).slice(0, batchMax)
+      const batch: WaitingMessage[] = []
+      // Each origin is asked once per batch: it pays one turn, or its messages wait for the next.
+      const answers = new Map<AudienceTurnAdmitter, boolean>()
+      let deferredMs: number | undefined
+      for (const entry of [...queue.values()].sort(compareWaiting)) {
+        if (batch.length >= batchMax) break
+        const admit = entry.admitTurn
+        if (admit) {
+          let paid = answers.get(admit)
+          if (paid === undefined) {
+            const answer = admit()
+            paid = answer.ok
+            answers.set(admit, paid)
+            if (!answer.ok) deferredMs = Math.min(deferredMs ?? Infinity, answer.retryAfterMs ?? 1_000)
+          }
+          if (!paid) continue
+        }
+        batch.push(entry)
+      }
       for (const entry of batch) removeWaiting(entry)
       // Answered in the order they were said, so the reply reads like a conversation.
       batch.sort(compareSaid)
+      if (batch.length === 0 && deferredMs !== undefined) return { batch, dropped, deferredMs }
       return { batch, dropped }
     },
     expire,

@@ -150,7 +150,8 @@ export function createAudienceMethods(starter: TurnStarter, clock: AudienceClock
           `message ${long.id}: text is longer than conversation.max_input_chars (${maxChars})`,
         )
       }
-      return hub.receive(session, character, parsed.data)
+      const admitTurn = typeof input.admitTurn === 'function' ? input.admitTurn : undefined
+      return hub.receive(session, character, parsed.data, admitTurn ? { admitTurn } : {})
     },
     activity(input) {
       const session = validateSessionField(input?.session)

@@ -3,7 +3,7 @@
  * `Charpipe`. The server, the CLI and users' programs drive the product only through this.
  */
 import type { AudienceQueueSnapshot, AudienceStats, SessionEvent } from '../audience/create-audience-hub.js'
-import type { AudienceMessage, DroppedAudienceMessage } from '../audience/types.js'
+import type { AudienceMessage, AudienceTurnAdmitter, DroppedAudienceMessage } from '../audience/types.js'
 import type { Cluster } from '../cluster/connect-cluster.js'
 import type { CharpipeConfig } from '../config/schema.js'
 import type { PreviewResult, ProcessorInfo, Speaker, TurnInput } from '../context/types.js'
@@ -90,6 +90,11 @@ export interface AudienceInput {
   /** The character that answers the session's audience (an id of `characters`); absent: the default. */
   character?: string
   messages: AudienceMessage[]
+  /**
+   * Charges each turn that answers these messages to their origin (a connector's or a connection's
+   * turn budget); refused, the messages wait in the selector until it pays. Absent: turns cost no one.
+   */
+  admitTurn?: AudienceTurnAdmitter
 }
 
 export interface AudienceResult {

@@ -39,7 +39,11 @@ export type DoorDriver = (world: BatteryWorld, input: HostileInput, marker: stri
 
 const sentinel = '{"type":"battery-sentinel"}'
 
-/** Sends frames, then a sentinel; every error frame before the sentinel's is a refusal. */
+/**
+ * Sends frames, then a sentinel; every error frame before the sentinel's is a refusal, and every
+ * `audience_dropped` a drop told with its reason (audience messages are never refused for the
+ * budget: the turns answering them are, and what cannot wait is dropped by the selector).
+ */
 async function sendFrames(socket: TestSocket, frames: string[]): Promise<string[]> {
   const from = socket.frames.length
   for (const frame of frames) socket.sendRaw(frame)
@@ -48,10 +52,12 @@ async function sendFrames(socket: TestSocket, frames: string[]): Promise<string[
     (frame) => frame.type === 'error' && String(frame.message).includes('battery-sentinel'),
     from,
   )
-  return socket.frames
-    .slice(from)
-    .filter((frame) => frame.type === 'error' && !String(frame.message).includes('battery-sentinel'))
-    .map((frame) => String(frame.message ?? ''))
+  return socket.frames.slice(from).flatMap((frame) => {
+    if (frame.type === 'audience_dropped')
+      return (frame.ids as string[]).map((id) => `audience message ${id} dropped: ${String(frame.reason)}`)
+    if (frame.type !== 'error' || String(frame.message).includes('battery-sentinel')) return []
+    return [String(frame.message ?? '')]
+  })
 }
 
 function buildFrame(

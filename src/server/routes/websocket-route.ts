@@ -117,7 +117,8 @@ export function createWebSocketEvents(options: CreateWebSocketEventsOptions): WS
   const turns = createTurnLimiter({ readLimits })
 
   const admission = options.admission ?? createAdmission()
-  // Audience frames start turns later, by the server: they count against this connection's turns.
+  // The server's turns for this connection (idle turns it follows, turns answering its audience
+  // frames) count against its turns when they start.
   const caller: Caller = {
     ...(options.caller ?? { kind: options.admin ? 'admin' : 'client' }),
     budget: {
@@ -185,6 +186,7 @@ export function createWebSocketEvents(options: CreateWebSocketEventsOptions): WS
     enter: (door, named, enterOptions) => enter(openSocket, door, named, enterOptions),
     readLiveSessions: () => readLimits().live_sessions ?? 32,
     admitIdle: () => caller.budget?.take().ok === true,
+    admitTurn: () => caller.budget?.take() ?? { ok: true },
     fail: (session, error) => {
       if (openSocket)
         sendFailure(
