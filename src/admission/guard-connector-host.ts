@@ -8,6 +8,7 @@
  * out of the connector's socket listener, which would end the process.
  */
 import type { Charpipe } from '../engine/types.js'
+import { audienceSourceOf } from './audience-source-of.js'
 import type { Admission } from './create-admission.js'
 import { createMinuteBudget } from './create-minute-budget.js'
 import type { RateLimitedLog } from './create-rate-limited-log.js'
@@ -43,6 +44,7 @@ export function guardConnectorHost(options: GuardConnectorHostOptions): GuardedH
   }
   // One function for the connector, so a batch of its messages is charged one turn, not one each.
   const admitTurn = () => caller.budget.take()
+  const source = audienceSourceOf(caller, undefined, '')
   const drop = (code: string, reason: string) =>
     log.warn(
       `${connector.name} ${code}`,
@@ -63,6 +65,7 @@ export function guardConnectorHost(options: GuardConnectorHostOptions): GuardedH
           ...input,
           messages: admitted.messages ?? messages,
           admitTurn,
+          source,
         })
       } catch (error) {
         admission.count('connector_audience', 'bad_request')

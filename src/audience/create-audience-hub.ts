@@ -6,14 +6,8 @@
  */
 import type { CharpipeEvent } from '../shared/events.js'
 import { type AudienceHost, type AudienceRunner, createAudienceRunner } from './create-audience-runner.js'
-import type { WaitingMessage } from './create-audience-selector.js'
-import type {
-  AudienceDropReason,
-  AudienceMessage,
-  AudienceSpeaker,
-  AudienceTurnAdmitter,
-  DroppedAudienceMessage,
-} from './types.js'
+import type { AudienceOrigin, WaitingMessage } from './create-audience-selector.js'
+import type { AudienceDropReason, AudienceMessage, AudienceSpeaker, DroppedAudienceMessage } from './types.js'
 
 export interface AudienceDroppedEvent {
   type: 'audience_dropped'
@@ -72,12 +66,12 @@ export interface AudienceStats {
 }
 
 export interface AudienceHub {
-  /** `options.admitTurn`: the messages' origin, charged for each turn that answers them. */
+  /** `origin`: who sent the messages (their ids are theirs alone), charged for each turn answering them. */
   receive(
     session: string,
     character: string | undefined,
     messages: AudienceMessage[],
-    options?: { admitTurn?: AudienceTurnAdmitter },
+    origin?: AudienceOrigin,
   ): ReceiveAudienceResult
   activity(session: string, speaking: boolean): void
   /** An input started a turn in the session: idle turns count from now. */
@@ -215,7 +209,7 @@ export function createAudienceHub(host: AudienceHubHost): AudienceHub {
     [...audiences.values()].filter((audience) => audience.session === session).map((each) => each.runner)
 
   return {
-    receive(session, character, messages, options = {}) {
+    receive(session, character, messages, origin = {}) {
       const audience = audienceOf(session, character)
       // Re-inserted: the sessions fed most recently are the last to be forgotten.
       audiences.delete(keyOf(session, character))
@@ -227,7 +221,7 @@ export function createAudienceHub(host: AudienceHubHost): AudienceHub {
         audience.recent.set(message.id, message)
         if (audience.recent.size > recentLimit * 4)
           audience.recent.delete(audience.recent.keys().next().value!)
-        const result = audience.runner.selector.offer(message, options.admitTurn)
+        const result = audience.runner.selector.offer(message, origin)
         if (result.observe) {
           accepted++
           host.observe(session, character, message)

@@ -151,7 +151,11 @@ export function createAudienceMethods(starter: TurnStarter, clock: AudienceClock
         )
       }
       const admitTurn = typeof input.admitTurn === 'function' ? input.admitTurn : undefined
-      return hub.receive(session, character, parsed.data, admitTurn ? { admitTurn } : {})
+      const source = typeof input.source === 'string' ? input.source : undefined
+      return hub.receive(session, character, parsed.data, {
+        ...(admitTurn ? { admitTurn } : {}),
+        ...(source !== undefined ? { source } : {}),
+      })
     },
     activity(input) {
       const session = validateSessionField(input?.session)

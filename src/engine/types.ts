@@ -95,6 +95,12 @@ export interface AudienceInput {
    * turn budget); refused, the messages wait in the selector until it pays. Absent: turns cost no one.
    */
   admitTurn?: AudienceTurnAdmitter
+  /**
+   * Who sent the messages (a connector, a client, a connection): message ids and speakers are
+   * compared only within one source, so one source's id never makes another's message a duplicate.
+   * Absent: one shared source.
+   */
+  source?: string
 }
 
 export interface AudienceResult {

@@ -37,6 +37,8 @@ export interface WebSocketAudienceOptions {
   admitIdle(): boolean
   /** Charges a turn answering this connection's audience messages to its turns (when it starts). */
   admitTurn: AudienceTurnAdmitter
+  /** Who this connection's audience messages are from (their ids are compared only among its own). */
+  source: string
   /** Reports a frame the engine refused to the client. */
   fail(session: string, error: unknown): void
 }
@@ -86,6 +88,7 @@ export function createWebSocketAudience(options: WebSocketAudienceOptions): WebS
           session: entered.session,
           messages: entered.messages ?? frame.messages,
           admitTurn: options.admitTurn,
+          source: options.source,
           ...(frame.character ? { character: frame.character } : {}),
         })
       } catch (error) {

@@ -226,4 +226,45 @@ describe('door battery', () => {
     for (const body of privileged) expect(body).not.toContain('rocket')
     expect(reusedId).toBe('reused-1')
   })
+
+  it("keeps message ids apart per source: the admin's id never makes a member's message a duplicate", async () => {
+    const session = 'onebot:qq:group:123'
+    const id = 'across-sources-1'
+    // The admin (who may reach a connector's session) sends an id first, as a viewer of the same id.
+    const posted = await fetch(`${server.url}/api/sessions/${encodeURIComponent(session)}/audience`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json' },
+      body: JSON.stringify({
+        character: 'alice',
+        messages: [{ id, speaker: { id: '4343' }, text: 'admin line across sources' }],
+      }),
+    })
+    expect(await posted.json()).toEqual({ accepted: 1, dropped: [] })
+    // Then a group member's message carries the same id (and the same speaker id).
+    const event = JSON.stringify({
+      time: Math.floor(Date.now() / 1000),
+      self_id: onebot.selfId,
+      post_type: 'message',
+      message_type: 'group',
+      sub_type: 'normal',
+      message_id: id,
+      group_id: 123,
+      user_id: 4343,
+      message: [{ type: 'text', data: { text: 'member words across sources' } }],
+      raw_message: '',
+      font: 0,
+      sender: { user_id: 4343, nickname: 'member', card: '', role: 'member' },
+    })
+    onebot.sendRaw(event)
+    await vi.waitFor(
+      () => {
+        const bodies = model.requests.map((request) => lastUserText(request.body))
+        expect(bodies.some((text) => text.includes('admin line across sources'))).toBe(true)
+        expect(bodies.some((text) => text.includes('member words across sources'))).toBe(true)
+      },
+      { timeout: 20_000, interval: 100 },
+    )
+    const dropped = server.charpipe.audienceQueue(session, { character: 'alice' }).dropped
+    expect(dropped.filter((entry) => entry.id === id)).toEqual([])
+  })
 })

@@ -7,6 +7,7 @@ import type { Writable } from 'node:stream'
 import type { WSContext, WSEvents } from 'hono/ws'
 import {
   type Admission,
+  audienceSourceOf,
   type Caller,
   createAdmission,
   type Door,
@@ -67,6 +68,8 @@ const defaultLimits: ConnectionLimits = {
 }
 
 const OPEN = 1
+/** Numbers the connections, each its own source of audience message ids (without a key or a name). */
+let connections = 0
 
 /**
  * One model chunk usually yields several events (`llm_chunk`, `llm_sentence`, …) in the same tick;
@@ -187,6 +190,7 @@ export function createWebSocketEvents(options: CreateWebSocketEventsOptions): WS
     readLiveSessions: () => readLimits().live_sessions ?? 32,
     admitIdle: () => caller.budget?.take().ok === true,
     admitTurn: () => caller.budget?.take() ?? { ok: true },
+    source: audienceSourceOf(caller, options.clientKey, `connection:${++connections}`),
     fail: (session, error) => {
       if (openSocket)
         sendFailure(
