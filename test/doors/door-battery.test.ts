@@ -172,11 +172,21 @@ describe('door battery', () => {
     }
     const over: string[] = []
     for (const outcome of outcomes.values()) {
-      const cap = !turnDoors.has(outcome.door) ? 0 : outcome.input === 'flood' ? 2 : 1
+      // `/v1` is driven at two endpoints (chat completions and responses) under one address's limits.
+      const once = outcome.door === 'v1' ? 2 : 1
+      const cap = !turnDoors.has(outcome.door) ? 0 : outcome.input === 'flood' ? 2 : once
       const used = requestsByMarker.get(outcome.marker) ?? 0
       if (used > cap) over.push(`${outcome.marker}: ${used} model requests, at most ${cap}`)
     }
     expect(over).toEqual([])
+    // `/v1/responses` was driven too: its turns reached the model.
+    const responsesCell = `${markerOf('v1', 'privileged_role')} `
+    expect(
+      model.requests.some((request) => {
+        const text = lastUserText(request.body)
+        return text.includes(responsesCell) && text.includes('(responses)')
+      }),
+    ).toBe(true)
 
     // Nothing stored twice, in any session a cell spoke in.
     const sessions = new Set(['onebot:qq:group:123', 'onebot:qqflood:group:789'])
