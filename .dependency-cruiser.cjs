@@ -14,8 +14,10 @@
 const layers = [
   // The contracts every stage uses: errors, events, messages, the logger.
   ['shared'],
-  // The config file and its schema; `characters/` reads `characters_dir` as part of loading it.
-  ['config', 'characters'],
+  // The config file's schema, its checks and its trust gate.
+  ['config'],
+  // Characters and their cards, and the config loader, which merges `characters_dir` into a config.
+  ['characters'],
   // Stages that need only the config: stores, providers, the reply parser, tools, and the audience
   // selector the engine asks which chat messages a turn answers.
   ['memory', 'providers', 'reply', 'tools', 'audience'],
@@ -76,12 +78,19 @@ module.exports = {
       // memory-scope-of.ts is a pure function the page shares to show a session's memory scope.
       to: { path: '^src/', pathNot: `^src/((${webMayImport.join('|')})/|memory/memory-scope-of\\.ts$)` },
     },
+    {
+      name: 'no-product-import-of-tests',
+      comment: 'product code never imports a test, a test helper or the root test/ folder',
+      severity: 'error',
+      from: { path: '^src/', ...productCode },
+      to: { path: ['\\.test\\.tsx?$', '^test/', '-test-helpers\\.ts$'] },
+    },
     ...layerRules,
   ],
   options: {
     tsPreCompilationDeps: true,
     tsConfig: { fileName: 'tsconfig.json' },
     doNotFollow: { path: 'node_modules' },
-    includeOnly: '^src/',
+    includeOnly: '^(src|test)/',
   },
 }

@@ -15,6 +15,7 @@ const subpaths = {
   'context/index': 'src/context/index.ts',
   'reply/index': 'src/reply/index.ts',
   'tools/index': 'src/tools/index.ts',
+  'characters/index': 'src/characters/index.ts',
 }
 
 export default defineConfig({

@@ -9,7 +9,7 @@
  * Run: node --import tsx bench/cluster.bench.ts      (ROUNDS=500; keys under a random prefix, removed)
  */
 import { performance } from 'node:perf_hooks'
-import { parseConfig } from '../src/config/load-config.js'
+import { parseConfig } from '../src/characters/load-config.js'
 import type { CharpipeConfigInput } from '../src/config/schema.js'
 import { createCharpipe } from '../src/engine/index.js'
 import { createInMemoryHistoryStore } from '../src/memory/index.js'

@@ -5,7 +5,7 @@
  * Run: node --import tsx bench/engine.bench.ts
  */
 import { performance } from 'node:perf_hooks'
-import { parseConfig } from '../src/config/load-config.js'
+import { parseConfig } from '../src/characters/load-config.js'
 import type { CharpipeConfigInput } from '../src/config/schema.js'
 import { createCharpipe } from '../src/engine/index.js'
 import { createInMemoryHistoryStore } from '../src/memory/index.js'

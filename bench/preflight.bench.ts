@@ -7,7 +7,7 @@
  */
 import { performance } from 'node:perf_hooks'
 import { setTimeout as sleep } from 'node:timers/promises'
-import { parseConfig } from '../src/config/load-config.js'
+import { parseConfig } from '../src/characters/load-config.js'
 import { createCharpipe } from '../src/engine/index.js'
 import { createLogger } from '../src/shared/logger.js'
 import { startMockModelServer } from '../src/testing/index.js'

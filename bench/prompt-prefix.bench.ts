@@ -11,7 +11,7 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { parseConfig } from '../src/config/load-config.js'
+import { parseConfig } from '../src/characters/load-config.js'
 import type { CharpipeConfigInput } from '../src/config/schema.js'
 import { createCharpipe } from '../src/engine/index.js'
 import type { ChatProvider, ProviderEvent } from '../src/providers/types.js'

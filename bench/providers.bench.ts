@@ -10,7 +10,7 @@
 import { createOpenAI } from '@ai-sdk/openai'
 import { streamText } from 'ai'
 import OpenAI from 'openai'
-import { parseConfig } from '../src/config/load-config.js'
+import { parseConfig } from '../src/characters/load-config.js'
 import { createProviderFromConfig } from '../src/providers/index.js'
 import { startMockServerProcess } from './providers/start-mock-server-process.js'
 

@@ -8,7 +8,7 @@
  * Run: node --import tsx bench/sentence-release.bench.ts      (TURNS=10 TOKEN_MS=30)
  */
 import { performance } from 'node:perf_hooks'
-import { parseConfig } from '../src/config/load-config.js'
+import { parseConfig } from '../src/characters/load-config.js'
 import { createCharpipe } from '../src/engine/index.js'
 import { createInMemoryHistoryStore } from '../src/memory/index.js'
 import { createLogger } from '../src/shared/logger.js'

@@ -9,8 +9,8 @@
  */
 import { randomUUID } from 'node:crypto'
 import { performance } from 'node:perf_hooks'
+import { parseConfig } from '../src/characters/load-config.js'
 import { connectCluster } from '../src/cluster/connect-cluster.js'
-import { parseConfig } from '../src/config/load-config.js'
 import { createHistoryStore } from '../src/memory/history-store-factory.js'
 import { createLogger } from '../src/shared/logger.js'
 import { createTestDatabase, dropTestDatabase } from '../test/support/local-postgres.js'

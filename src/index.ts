@@ -8,8 +8,6 @@
  * building blocks). `test/public-api.test.ts` holds the list: a name added here is a decision.
  */
 
-// Config: load, parse and check.
-export { findConfigErrors, findConfigWarnings } from './config/check-config.js'
 export {
   type ConfigCheck,
   defaultConfig,
@@ -20,7 +18,9 @@ export {
   type ParseConfigResult,
   parseConfig,
   parseConfigText,
-} from './config/load-config.js'
+} from './characters/load-config.js'
+// Config: load, parse and check.
+export { findConfigErrors, findConfigWarnings } from './config/check-config.js'
 export {
   type CharacterConfig,
   type CharpipeConfig,

@@ -60,7 +60,7 @@ describe('architecture', () => {
     expect(violations.map(describeViolation)).toEqual([])
   }, 180_000)
 
-  it('the rules catch an upward import, a cycle, a folder in no layer and the page importing the engine', async () => {
+  it('the rules catch an upward import, a cycle, a folder in no layer, the page importing the engine, product code importing tests and config/ importing characters/', async () => {
     const folder = mkdtempSync(join(tmpdir(), 'charpipe-architecture-'))
     temporary.push(folder)
     const files: Record<string, string> = {
@@ -71,6 +71,15 @@ describe('architecture', () => {
       'src/elsewhere/thing.ts': "import { run } from '../engine/run.js'\nexport const thing = run\n",
       'src/web/page.ts': "import { run } from '../engine/run.js'\nexport const page = run\n",
       'src/engine/run.test.ts': "import { log } from '../shared/log.js'\nexport const check = log\n",
+      'src/characters/card.ts': 'export const card = 1\n',
+      'src/config/load.ts': "import { card } from '../characters/card.js'\nexport const load = card\n",
+      'test/support/fake.ts': 'export const fake = 1\n',
+      'src/memory/store.ts': "import { fake } from '../../test/support/fake.js'\nexport const store = fake\n",
+      'src/memory/store.test.ts':
+        "import { fake } from '../../test/support/fake.js'\nexport const checked = fake\n",
+      'src/reply/parse-helpers.test.ts': 'export const example = 1\n',
+      'src/reply/parse.ts':
+        "import { example } from './parse-helpers.test.js'\nexport const parse = example\n",
     }
     for (const [path, text] of Object.entries(files)) {
       mkdirSync(dirname(join(folder, path)), { recursive: true })
@@ -83,9 +92,12 @@ describe('architecture', () => {
         'no-circular: src/tools/a.ts → src/tools/b.ts',
         'folder-not-placed: src/elsewhere/thing.ts → src/engine/run.ts',
         'web-only-over-http: src/web/page.ts → src/engine/run.ts',
+        'no-upward-import-from-config: src/config/load.ts → src/characters/card.ts',
+        'no-product-import-of-tests: src/memory/store.ts → test/support/fake.ts',
+        'no-product-import-of-tests: src/reply/parse.ts → src/reply/parse-helpers.test.ts',
       ]),
     )
-    // A test may reach any folder.
-    expect(found.filter((line) => line.includes('run.test.ts'))).toEqual([])
+    // A test may reach any folder, the root test/ folder included.
+    expect(found.filter((line) => line.includes('run.test.ts') || line.includes('store.test.ts'))).toEqual([])
   }, 120_000)
 })

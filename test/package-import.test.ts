@@ -26,9 +26,20 @@ export async function load(url, context, next) {
   return next(url, context)
 }`
 
-function runNode(script: string): { modules: string[]; stdout: string } {
+/**
+ * Runs `script` in a Node process with the built package, in `cwd` when given. `asALibraryUser`:
+ * without the test runner's `VITEST` and `CHARPIPE_LOG_LEVEL`, so the logging is what a program using
+ * charpipe gets.
+ */
+function runNode(
+  script: string,
+  asALibraryUser = false,
+  cwd?: string,
+): { modules: string[]; stdout: string; stderr: string } {
   const record = join(folder, `loaded-${Math.random().toString(36).slice(2)}.txt`)
   writeFileSync(record, '')
+  const { VITEST: _runner, CHARPIPE_LOG_LEVEL: _level, ...programEnvironment } = process.env
+  const environment = asALibraryUser ? programEnvironment : { ...process.env, CHARPIPE_LOG_LEVEL: 'silent' }
   const register = `import { register } from 'node:module'; register(${JSON.stringify(pathToFileURL(join(folder, 'record-hooks.mjs')).href)})`
   const result = spawnSync(
     process.execPath,
@@ -42,11 +53,11 @@ const { appendFileSync } = await import('node:fs')
 const { createRequire } = await import('node:module')
 for (const path of Object.keys(createRequire(import.meta.url).cache)) appendFileSync(process.env.LOADED_MODULES_FILE, path + '\\n')`,
     ],
-    { encoding: 'utf8', env: { ...process.env, LOADED_MODULES_FILE: record, CHARPIPE_LOG_LEVEL: 'silent' } },
+    { cwd, encoding: 'utf8', env: { ...environment, LOADED_MODULES_FILE: record } },
   )
   if (result.status !== 0) throw new Error(`node failed: ${result.stderr}`)
   const modules = [...new Set(readFileSync(record, 'utf8').split('\n').filter(Boolean))]
-  return { modules, stdout: result.stdout }
+  return { modules, stdout: result.stdout, stderr: result.stderr }
 }
 
 const packagesIn = (modules: string[]) =>
@@ -62,6 +73,8 @@ beforeAll(() => {
   // The built files find their dependencies the way an installed package does.
   symlinkSync(join(root, 'node_modules'), join(folder, 'node_modules'), 'dir')
   writeFileSync(join(folder, 'record-hooks.mjs'), recordHooks)
+  // The manifest beside the built files: a script in the folder imports `charpipe/…` by name.
+  writeFileSync(join(folder, 'package.json'), readFileSync(join(root, 'package.json')))
   entry = pathToFileURL(join(folder, 'dist', 'index.js')).href
 }, 120_000)
 
@@ -104,9 +117,39 @@ for await (const event of charpipe.generate({ text: 'hello world', session: 'imp
 }
 await charpipe.close()
 console.log(JSON.stringify(text))`
-    const { modules, stdout } = runNode(script)
+    const { modules, stdout, stderr } = runNode(script, true)
     expect(JSON.parse(stdout)).toContain('hello there')
+    // A library is silent unless given a logger: no migration or turn lines on the program's stderr.
+    expect(stderr).toBe('')
     expect(packagesIn(modules)).toEqual(expect.arrayContaining(['better-sqlite3', 'pino', 're2js']))
+  })
+
+  it("imports and exports a card through 'charpipe/characters'", () => {
+    const card = {
+      spec: 'chara_card_v2',
+      spec_version: '2.0',
+      data: {
+        name: 'Seraphina',
+        description: 'The guardian of an enchanted forest.',
+        first_mes: 'You are safe now.',
+      },
+    }
+    const script = `
+const { importCharacterCard, exportCharacterCard } = await import('charpipe/characters')
+const { parseConfig } = await import('charpipe')
+const imported = importCharacterCard(${JSON.stringify(JSON.stringify(card))}, 'application/json')
+const { config } = parseConfig({ character: imported.character })
+const png = exportCharacterCard(config.character, { format: 'png' })
+const again = importCharacterCard(png, 'image/png')
+console.log(JSON.stringify({ id: imported.id, name: again.character.name, greeting: again.character.greeting, signature: [...png.subarray(1, 4)] }))`
+    const { stdout, modules } = runNode(script, false, folder)
+    expect(JSON.parse(stdout)).toEqual({
+      id: 'seraphina',
+      name: 'Seraphina',
+      greeting: 'You are safe now.',
+      signature: [...Buffer.from('PNG')],
+    })
+    expect(modules).toContain(pathToFileURL(join(folder, 'dist', 'characters', 'index.js')).href)
   })
 
   it('each built entry of package.json `exports` offers the names its source does (the chosen API)', async () => {

@@ -4,7 +4,7 @@
  * only the connector itself and the admin token may speak in it.
  */
 
-export const connectorKinds = ['onebot', 'twitch', 'bilibili'] as const
+const connectorKinds = ['onebot', 'twitch', 'bilibili'] as const
 
 export type ConnectorKind = (typeof connectorKinds)[number]
 

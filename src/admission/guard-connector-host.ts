@@ -91,9 +91,11 @@ export function guardConnectorHost(options: GuardConnectorHostOptions): GuardedH
         return Promise.resolve()
       }
     },
-    subscribe(session, listener) {
+    subscribe(session, listener, followOptions) {
       try {
-        return host.subscribe(session, listener)
+        // The connector's follow options (not live until a message, its link's reach, its own
+        // audience settings) pass as they are: they only narrow what the session may do.
+        return host.subscribe(session, listener, followOptions)
       } catch (error) {
         drop('bad_request', describeError(error))
         return () => {}

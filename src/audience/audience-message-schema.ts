@@ -4,9 +4,9 @@
  */
 import * as z from 'zod'
 
-export const audienceRoleSchema = z.enum(['viewer', 'member', 'moderator', 'owner'])
+const audienceRoleSchema = z.enum(['viewer', 'member', 'moderator', 'owner'])
 
-export const audienceMessageSchema = z.strictObject({
+const audienceMessageSchema = z.strictObject({
   id: z
     .string()
     .min(1)

@@ -7,7 +7,14 @@
 import type { CharpipeEvent } from '../shared/events.js'
 import { type AudienceHost, type AudienceRunner, createAudienceRunner } from './create-audience-runner.js'
 import type { AudienceOrigin, WaitingMessage } from './create-audience-selector.js'
-import type { AudienceDropReason, AudienceMessage, AudienceSpeaker, DroppedAudienceMessage } from './types.js'
+import { resolveAudiencePolicy } from './resolve-audience-policy.js'
+import type {
+  AudienceDropReason,
+  AudienceMessage,
+  AudienceSpeaker,
+  DroppedAudienceMessage,
+  FollowOptions,
+} from './types.js'
 
 export interface AudienceDroppedEvent {
   type: 'audience_dropped'
@@ -24,13 +31,8 @@ export interface AudienceHubHost extends AudienceHost {
   observe(session: string, character: string | undefined, message: AudienceMessage): void
 }
 
-export interface SubscribeOptions {
-  /**
-   * Asked before an idle turn this follow made possible: charge it to the follower's turn budget and
-   * say whether it may start. A session whose followers all say no gets no idle turn then.
-   */
-  admitIdle?: () => boolean
-}
+/** How a follower follows a session: see `FollowOptions` (liveness, reach, its own audience, idle admission). */
+export type SubscribeOptions = FollowOptions
 
 export interface ReceiveAudienceResult {
   accepted: number
@@ -88,6 +90,11 @@ export interface AudienceHub {
   close(): void
 }
 
+interface Follower {
+  listener: (event: SessionEvent) => void
+  options: FollowOptions
+}
+
 interface SessionAudience {
   runner: AudienceRunner
   session: string
@@ -113,14 +120,13 @@ function keyOf(session: string, character: string | undefined): string {
 
 export function createAudienceHub(host: AudienceHubHost): AudienceHub {
   const audiences = new Map<string, SessionAudience>()
-  const followers = new Map<string, Set<(event: SessionEvent) => void>>()
-  // The idle admitters of a session's followers (a follower without one admits every idle turn).
-  const idleAdmitters = new Map<string, Map<(event: SessionEvent) => void, (() => boolean) | undefined>>()
+  const followers = new Map<string, Set<Follower>>()
+  // The idle admitters of a session's followers: one follower without an admitter, or whose
+  // admitter says yes, admits the idle turn (a session with no follower admits it too).
   const admitIdle = (session: string): boolean => {
-    const admitters = idleAdmitters.get(session)
-    if (!admitters || admitters.size === 0) return true
-    for (const admit of admitters.values()) if (!admit || admit()) return true
-    return false
+    const following = [...(followers.get(session) ?? [])]
+    if (following.length === 0) return true
+    return following.some((follower) => !follower.options.admitIdle || follower.options.admitIdle())
   }
   const speaking = new Map<string, boolean>()
   const stats: AudienceStats = {
@@ -132,8 +138,22 @@ export function createAudienceHub(host: AudienceHubHost): AudienceHub {
   let waits: number[] = []
 
   const deliver = (session: string, event: SessionEvent) => {
-    for (const listener of [...(followers.get(session) ?? [])]) listener(event)
+    for (const follower of [...(followers.get(session) ?? [])]) follower.listener(event)
   }
+
+  /** The session as its runner sees it: its followers' audience settings and reach. */
+  const sessionHost = (session: string): AudienceHubHost => ({
+    ...host,
+    readPolicy(character) {
+      const policy = host.readPolicy(character)
+      let resolved = policy
+      for (const follower of followers.get(session) ?? [])
+        if (follower.options.audience) resolved = resolveAudiencePolicy(resolved, follower.options.audience)
+      return resolved
+    },
+    isReachable: () =>
+      [...(followers.get(session) ?? [])].every((follower) => follower.options.reachable?.() ?? true),
+  })
 
   const reportDropped = (audience: SessionAudience, dropped: DroppedAudienceMessage[]) => {
     const byReason = new Map<AudienceDropReason, string[]>()
@@ -173,7 +193,7 @@ export function createAudienceHub(host: AudienceHubHost): AudienceHub {
       selected: [],
       dropped: [],
       fed: false,
-      runner: createAudienceRunner(host, session, character, {
+      runner: createAudienceRunner(sessionHost(session), session, character, {
         dropped: (dropped) => reportDropped(audience, dropped),
         selected(batch) {
           stats.selected += batch.length
@@ -189,7 +209,8 @@ export function createAudienceHub(host: AudienceHubHost): AudienceHub {
     }
     audiences.set(key, audience)
     if (speaking.get(session)) audience.runner.setSpeaking(true)
-    if (followers.has(session)) audience.runner.setLive(true)
+    if ([...(followers.get(session) ?? [])].some((follower) => follower.options.live !== false))
+      audience.runner.setLive(true)
     forgetQuietSessions()
     return audience
   }
@@ -251,16 +272,13 @@ export function createAudienceHub(host: AudienceHubHost): AudienceHub {
         set = new Set()
         followers.set(session, set)
       }
-      set.add(listener)
-      const admitters = idleAdmitters.get(session) ?? new Map()
-      admitters.set(listener, options.admitIdle)
-      idleAdmitters.set(session, admitters)
-      // A followed session is live: its default character may speak first (idle.after_ms).
-      audienceOf(session, undefined).runner.setLive(true)
+      const follower: Follower = { listener, options }
+      set.add(follower)
+      // A followed session is live: its default character may speak first (idle.after_ms). A
+      // connector's is not until its audience says something (`receive`).
+      if (options.live !== false) audienceOf(session, undefined).runner.setLive(true)
       return () => {
-        set.delete(listener)
-        admitters.delete(listener)
-        if (admitters.size === 0) idleAdmitters.delete(session)
+        set.delete(follower)
         if (set.size > 0) return
         followers.delete(session)
         for (const audience of audiences.values()) {
@@ -304,7 +322,6 @@ export function createAudienceHub(host: AudienceHubHost): AudienceHub {
       for (const audience of audiences.values()) audience.runner.close()
       audiences.clear()
       followers.clear()
-      idleAdmitters.clear()
     },
   }
 }

@@ -2,7 +2,8 @@
  * What one session's audience does with one character: the selector, and when to start the next
  * turn. An audience turn starts when the session's lane is free and `min_gap_ms` has passed since
  * the last reply; an idle turn when nothing was heard for `idle.after_ms`, no one is speaking and
- * fewer than `idle.max_in_row` idle turns came in a row. Turns it starts queue behind whatever
+ * fewer than `idle.max_in_row` idle turns came in a row, and only while the session's audience can be
+ * reached (a connector's link is up). Turns it starts queue behind whatever
  * holds the lane, so they never cut a reply; a person's input interrupts them as any turn.
  */
 import type { AudiencePolicy } from '../config/schema/audience.js'
@@ -34,6 +35,8 @@ export interface AudienceHost {
   /** Undefined when no turn holds the lane; else resolves when those turns have ended. */
   whenLaneFree(session: string, character: string | undefined): Promise<void> | undefined
   interrupt(session: string, character: string | undefined): void
+  /** Whether a reply made now reaches the session's audience; no idle turn starts while it does not. */
+  isReachable?(): boolean
 }
 
 export interface RunnerReport {
@@ -137,6 +140,12 @@ export function createAudienceRunner(
     const dueAt = Math.max(lastHeardAt + idle.after_ms, gapUntil)
     if (now < dueAt) {
       wakeAt(dueAt)
+      return
+    }
+    if (host.isReachable && !host.isReachable()) {
+      // Nobody could have spoken where nobody can hear: the quiet counts again from now.
+      lastHeardAt = now
+      wakeAt(now + idle.after_ms)
       return
     }
     if (report.admitIdle && !report.admitIdle()) {

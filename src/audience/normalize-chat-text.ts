@@ -5,7 +5,15 @@
  * (default-ignorable) characters and combining marks dropped and look-alikes mapped to one
  * prototype, so `sp\u200bam`, `加\u200b群` and a Cyrillic `spаm` are the words they pretend not to be.
  */
-import unhomoglyph from 'unhomoglyph'
+import { createRequire } from 'node:module'
+
+// The confusables table is loaded with the first chat line: `import('charpipe')` loads no dependency.
+const require = createRequire(import.meta.url)
+let loadedUnhomoglyph: ((text: string) => string) | undefined
+const unhomoglyph = (text: string): string => {
+  loadedUnhomoglyph ??= require('unhomoglyph') as (text: string) => string
+  return loadedUnhomoglyph(text)
+}
 
 export interface NormalizedText {
   folded: string
@@ -31,7 +39,7 @@ export function normalizeChatText(text: string): NormalizedText {
 }
 
 /** The TS #39 skeleton of a text, lower-cased, with no invisible characters or combining marks. */
-export function foldSkeleton(text: string): string {
+function foldSkeleton(text: string): string {
   const bare = text.normalize('NFD').replace(invisibleOrMark, '')
   // Prototypes may be upper case (`I` → `l`, Greek capitals → Latin ones); the lower case of both sides compares.
   return unhomoglyph(bare).toLowerCase().replace(invisibleOrMark, '')

@@ -2,6 +2,8 @@
  * The audience's words: a message from chat (PROTOCOL.md "Additions (third wave)"), why one was
  * dropped, and the clock the selector reads time from (injected, so tests run minutes in seconds).
  */
+import type { CharacterAudiencePolicy } from '../config/schema/audience.js'
+
 export type AudienceRole = 'viewer' | 'member' | 'moderator' | 'owner'
 
 export interface AudienceSpeaker {
@@ -56,3 +58,25 @@ export type AudienceTurnAdmission = { ok: true } | { ok: false; retryAfterMs?: n
  * costs its origin one turn per reply, however many lines it sent.
  */
 export type AudienceTurnAdmitter = () => AudienceTurnAdmission
+
+/** How a follower of a session follows it (`subscribe`'s options). */
+export interface FollowOptions {
+  /**
+   * Whether following alone makes the session live (its character may speak first after
+   * `idle.after_ms`). A connector passes false: its session is live once audience messages arrive
+   * there, not because the connector exists. @default true
+   */
+  live?: boolean
+  /**
+   * Whether a reply made now reaches this follower's audience (a connector: its link is up). While
+   * any follower of the session says no, no idle turn starts there.
+   */
+  reachable?: () => boolean
+  /** Audience settings for this session, each over the character's (a connector entry's `audience`). */
+  audience?: CharacterAudiencePolicy
+  /**
+   * Asked before an idle turn this follow made possible: charge it to the follower's turn budget and
+   * say whether it may start. A session whose followers all say no gets no idle turn then.
+   */
+  admitIdle?: () => boolean
+}

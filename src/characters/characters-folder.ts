@@ -8,7 +8,7 @@
 import { existsSync } from 'node:fs'
 import { dirname, extname, join } from 'node:path'
 
-export const defaultCharactersFolderName = 'characters'
+const defaultCharactersFolderName = 'characters'
 const defaultDataFolder = './data'
 
 export const characterFileExtensions = ['.yaml', '.yml', '.json'] as const

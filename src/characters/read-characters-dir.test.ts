@@ -2,9 +2,15 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
-import { loadConfig } from '../config/load-config.js'
+import {
+  base64Json,
+  makeCardPng,
+  makeCardV2,
+  makeCardV3,
+  makePicture,
+} from '../../test/support/card-factories.js'
+import { loadConfig } from '../characters/load-config.js'
 import { createLogger } from '../shared/logger.js'
-import { base64Json, makeCardPng, makeCardV2, makeCardV3, makePicture } from './cards/card-factories.js'
 
 const silent = createLogger({ level: 'silent' })
 

@@ -70,7 +70,7 @@ function readCharacterFile(dir: string, name: string, importCard: ImportCardFile
 }
 
 /** The character blocks of the folder by id, and the files that could not be used. */
-export function readCharactersDir(options: ReadCharactersDirOptions): ReadCharactersDirResult {
+function readCharactersDir(options: ReadCharactersDirOptions): ReadCharactersDirResult {
   const { dir } = options
   let names: string[]
   try {

@@ -4,14 +4,14 @@
  * defaults); only the implicit `./config.yaml` may be absent. Soft warnings are printed once, as
  * readable lines.
  */
-import { type LoadConfigResult, loadConfig } from '../config/load-config.js'
+import { type LoadConfigResult, loadConfig } from '../characters/load-config.js'
 import { checkPipelineConfig } from '../context/check-pipeline-config.js'
 import { CharpipeError, type ConfigIssue, InvalidConfigError } from '../shared/errors.js'
 import { createLogger } from '../shared/logger.js'
 
 export const DEFAULT_CONFIG_PATH = './config.yaml'
 
-export class CliExit extends Error {
+class CliExit extends Error {
   constructor(readonly exitCode: number) {
     super(`exit ${exitCode}`)
   }

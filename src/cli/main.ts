@@ -10,6 +10,7 @@ export interface CommandModule {
   run(args: string[]): Promise<number>
 }
 
+import { useProgramLogger } from '../shared/logger.js'
 import { chooseCliLogFormat } from './choose-cli-log-format.js'
 
 const commands: Record<string, () => Promise<CommandModule>> = {
@@ -68,5 +69,7 @@ export async function main(argv: string[]): Promise<number> {
     return 2
   }
   if (logFormat.format) process.env.CHARPIPE_LOG_FORMAT = logFormat.format
+  // The library is silent unless given a logger; the commands are a program and log.
+  useProgramLogger()
   return command.run(logFormat.args)
 }

@@ -22,7 +22,7 @@ export function needsServeNodeFlags(execArgv: readonly string[] = process.execAr
 const forwardedSignals = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const
 
 /** Set in the server process's environment when its launcher holds an IPC channel to it. */
-export const launcherWatchVariable = 'CHARPIPE_SERVE_LAUNCHER'
+const launcherWatchVariable = 'CHARPIPE_SERVE_LAUNCHER'
 
 /**
  * In the server process started by `relaunchWithServeNodeFlags`: calls `onGone` once when the

@@ -1,14 +1,16 @@
 /** Redis of the cluster going away and coming back, through a proxy the test can cut. */
 import { connect, createServer, type Server, type Socket } from 'node:net'
 import { afterAll, describe, expect, it } from 'vitest'
-import { collectEvents, makeConfig } from '../../test/engine/engine-test-helpers.js'
-import { createFakeParts, createScriptedProvider } from '../../test/engine/fake-engine-parts.js'
 import { prepareTestRedis, testRedisUrl } from '../../test/support/local-redis.js'
 import { createCharpipe } from '../engine/create-charpipe.js'
 import type { Charpipe } from '../engine/types.js'
 import { createInMemoryHistoryStore } from '../memory/index.js'
 import { checkStores } from '../server/routes/health-routes.js'
 import { createLogger } from '../shared/logger.js'
+import { createFakeParts } from '../testing/create-fake-engine-parts.js'
+import { createScriptedProvider } from '../testing/create-scripted-provider.js'
+import { makeConfig } from '../testing/create-turn-harness.js'
+import { collectEvents } from '../testing/turn-events.js'
 
 const { skipReason, keyPrefix, deleteKeys } = await prepareTestRedis()
 const logger = createLogger({ level: 'silent' })

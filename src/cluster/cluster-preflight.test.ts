@@ -4,14 +4,15 @@
  * sent to the other server drops it.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
-import { collectEvents, doneOf, makeConfig } from '../../test/engine/engine-test-helpers.js'
 import { prepareTestRedis, testRedisUrl } from '../../test/support/local-redis.js'
 import { openClusterEngines } from '../../test/support/open-cluster-engines.js'
 import type { CharpipeConfigInput } from '../config/schema.js'
 import { createInMemoryHistoryStore } from '../memory/index.js'
 import type { HistoryStore } from '../memory/types.js'
 import { createLogger } from '../shared/logger.js'
+import { makeConfig } from '../testing/create-turn-harness.js'
 import { type MockModelServer, startMockModelServer } from '../testing/index.js'
+import { collectEvents, doneOf } from '../testing/turn-events.js'
 
 const { skipReason, keyPrefix, deleteKeys } = await prepareTestRedis()
 const logger = createLogger({ level: 'silent' })

@@ -219,7 +219,7 @@ export async function startConfigSync(options: StartConfigSyncOptions): Promise<
 }
 
 /** Dotted paths of the leaves where `left` and `right` differ (a list counts as one leaf). */
-export function listDifferingFields(left: unknown, right: unknown, path: string[] = []): string[] {
+function listDifferingFields(left: unknown, right: unknown, path: string[] = []): string[] {
   const isMapping = (value: unknown): value is Record<string, unknown> =>
     value !== null && typeof value === 'object' && !Array.isArray(value)
   if (isMapping(left) && isMapping(right)) {

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest'
+import { parseConfig } from '../characters/load-config.js'
 import { InvalidConfigError } from '../shared/errors.js'
 import { createLogger } from '../shared/logger.js'
 import { bindSecretsToHosts } from './bind-secrets-to-hosts.js'
-import { parseConfig } from './load-config.js'
 import { restoreMaskedSecrets } from './mask-secrets.js'
 
 const stored = parseConfig(

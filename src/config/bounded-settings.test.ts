@@ -4,9 +4,9 @@
  * still load.
  */
 import { describe, expect, it } from 'vitest'
-import { makeConfig } from '../../test/engine/engine-test-helpers.js'
 import { createCharpipe } from '../engine/create-charpipe.js'
 import { InvalidConfigError } from '../shared/errors.js'
+import { makeConfig } from '../testing/create-turn-harness.js'
 import type { CharpipeConfigInput } from './schema.js'
 
 async function issuesOf(config: CharpipeConfigInput) {

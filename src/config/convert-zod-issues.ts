@@ -7,7 +7,7 @@ import type { ConfigIssue } from '../shared/errors.js'
 import { suggestClosestName } from './find-closest-name.js'
 import { findSchemaField } from './find-schema-field.js'
 
-export function formatIssuePath(path: readonly PropertyKey[]): string {
+function formatIssuePath(path: readonly PropertyKey[]): string {
   return path.map((key) => String(key)).join('.')
 }
 

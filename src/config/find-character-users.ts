@@ -21,7 +21,7 @@ export interface CharacterReference {
 }
 
 /** Every non-empty character reference of the config (an empty one means the default character). */
-export function listCharacterReferences(config: CharpipeConfig): CharacterReference[] {
+function listCharacterReferences(config: CharpipeConfig): CharacterReference[] {
   const references: CharacterReference[] = []
   for (const [kind, connectors] of Object.entries(config.connectors)) {
     if (!Array.isArray(connectors)) continue
@@ -55,7 +55,7 @@ function resolveReference(config: CharpipeConfig, reference: CharacterReference)
 }
 
 /** The references that name the character `id` (by its id, or by its name where names count). */
-export function findCharacterUsers(config: CharpipeConfig, id: string): CharacterReference[] {
+function findCharacterUsers(config: CharpipeConfig, id: string): CharacterReference[] {
   return listCharacterReferences(config).filter((reference) => resolveReference(config, reference) === id)
 }
 

@@ -30,7 +30,7 @@ const lookupAll: LookupAddresses = async (host) =>
   (await lookupName(host, { all: true, verbatim: true })).map((entry) => entry.address)
 
 /** True for a link-local or cloud metadata address (IPv4, IPv6, IPv4-mapped IPv6). */
-export function isForbiddenAddress(address: string): boolean {
+function isForbiddenAddress(address: string): boolean {
   if (!ipaddr.isValid(address)) return false
   const parsed = ipaddr.process(address)
   if (parsed.range() === 'linkLocal') return true
@@ -38,7 +38,7 @@ export function isForbiddenAddress(address: string): boolean {
 }
 
 /** Why `url` may not be a target, or undefined when it may. Unresolvable names are left to the request. */
-export async function findForbiddenUrlTarget(
+async function findForbiddenUrlTarget(
   url: string,
   lookup: LookupAddresses = lookupAll,
 ): Promise<string | undefined> {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
+import { defaultConfig, parseConfig } from '../characters/load-config.js'
 import { createLogger } from '../shared/logger.js'
-import { defaultConfig, parseConfig } from './load-config.js'
 import { collectSecrets, maskSecrets, restoreMaskedSecrets } from './mask-secrets.js'
 
 const withSecrets = () =>

@@ -35,43 +35,12 @@ import {
   toolsSchema,
 } from './schema/tools.js'
 
-export { assetsSchema } from './schema/assets.js'
-export { audienceSchema, characterAudienceSchema } from './schema/audience.js'
-export {
-  characterIdKeySchema,
-  characterSchema,
-  injectedMessageSchema,
-  lorebookEntrySchema,
-  lorebookSchema,
-  replyFormatSchema,
-} from './schema/character.js'
-export { clusterSchema } from './schema/cluster.js'
-export {
-  bilibiliConnectorSchema,
-  connectorsSchema,
-  onebotConnectorSchema,
-  twitchConnectorSchema,
-} from './schema/connectors.js'
-export { conversationSchema, groupChatSchema } from './schema/conversation.js'
-export { processorSettingsSchema } from './schema/fields.js'
-export {
-  fallbackProviderSchema,
-  llmSchema,
-  openclawSchema,
-  transcriberSchema,
-  visionDescriberSchema,
-} from './schema/llm.js'
-export { embeddingsSchema, historySchema, memorySchema, storageSchema } from './schema/memory.js'
-export { sentenceSchema, speechFilterSchema } from './schema/sentence.js'
-export { serverSchema } from './schema/server.js'
-export {
-  mcpRemoteServerSchema,
-  mcpServerCommonFields,
-  mcpServerSchema,
-  mcpStdioServerSchema,
-  pipelineSchema,
-  toolsSchema,
-} from './schema/tools.js'
+export { characterIdKeySchema, characterSchema, lorebookSchema } from './schema/character.js'
+export { bilibiliConnectorSchema, onebotConnectorSchema, twitchConnectorSchema } from './schema/connectors.js'
+export { conversationSchema } from './schema/conversation.js'
+export { llmSchema } from './schema/llm.js'
+export { sentenceSchema } from './schema/sentence.js'
+export { mcpServerSchema } from './schema/tools.js'
 
 export const configSchema = z
   .strictObject({

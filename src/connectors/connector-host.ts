@@ -29,6 +29,8 @@ export function readReplyingTo(event: FollowedEvent): string[] {
 export interface ConnectorStatus {
   name: string
   kind: 'onebot' | 'twitch' | 'bilibili'
+  /** The id of the character that speaks there; empty: the default character. */
+  character: string
   state: 'connecting' | 'ready' | 'failed'
   /** Why it is not ready (last failure), secrets masked. */
   error?: string

@@ -12,7 +12,7 @@ export interface Backoff {
   maxMs: number
 }
 
-export const defaultBackoff: Backoff = { initialMs: 1000, maxMs: 30_000 }
+const defaultBackoff: Backoff = { initialMs: 1000, maxMs: 30_000 }
 
 export interface KeepSocketConnectedOptions {
   /** The address, or a function asked for it before every dial. */

@@ -4,8 +4,8 @@
  * `validateSettings` (e.g. regex rules that RE2 can run), with number options inside their ranges.
  */
 
+import type { ConfigCheck } from '../characters/load-config.js'
 import { suggestClosestName } from '../config/find-closest-name.js'
-import type { ConfigCheck } from '../config/load-config.js'
 import type { CharpipeConfig, ProcessorSettings } from '../config/schema.js'
 import type { ConfigIssue } from '../shared/errors.js'
 import { builtinProcessors } from './builtin-processors.js'

@@ -8,7 +8,7 @@ import type { FilePart, ImagePart } from '../shared/messages.js'
 const imageExtensions = /\.(png|jpe?g|gif|webp|bmp|avif|heic)$/i
 
 /** Whether a reference points at an image (by scheme, data URI type or file extension). */
-export function isImageReference(reference: string): boolean {
+function isImageReference(reference: string): boolean {
   if (reference.startsWith('data:')) return reference.startsWith('data:image/')
   return imageExtensions.test(reference.split(/[?#]/)[0] ?? '')
 }

@@ -2,7 +2,7 @@
  * Test factory: build options over an in-memory history store, a silent logger and the config
  * given as the user would write it. Used by the tests and the benchmark of this folder.
  */
-import { parseConfig } from '../config/load-config.js'
+import { parseConfig } from '../characters/load-config.js'
 import type { CharpipeConfigInput } from '../config/schema.js'
 import { createInMemoryHistoryStore } from '../memory/history/in-memory-history-store.js'
 import type { HistoryStore, MemoryRetriever } from '../memory/types.js'

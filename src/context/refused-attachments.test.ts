@@ -7,12 +7,13 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { collectEvents, doneOf, makeConfig } from '../../test/engine/engine-test-helpers.js'
 import type { CharpipeConfigInput } from '../config/schema.js'
 import { createCharpipe } from '../engine/create-charpipe.js'
 import type { ImageDescriber } from '../shared/image-describer.js'
 import type { ChatMessage } from '../shared/messages.js'
 import { createFakeProvider } from '../testing/create-fake-provider.js'
+import { makeConfig } from '../testing/create-turn-harness.js'
+import { collectEvents, doneOf } from '../testing/turn-events.js'
 
 const png = Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), Buffer.alloc(64)])
 let folder: string

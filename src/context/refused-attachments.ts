@@ -8,7 +8,7 @@ import type { ContentPart } from '../shared/messages.js'
 import type { PipelineContext } from './types.js'
 
 /** sharedData key: `Set<string>` of the references refused during this build. */
-export const refusedAttachmentsKey = 'attachments.refused'
+const refusedAttachmentsKey = 'attachments.refused'
 
 /** The reference an attachment part was made from (see `createAttachmentPart`). */
 function referenceOf(part: ContentPart): string | undefined {

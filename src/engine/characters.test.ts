@@ -1,11 +1,9 @@
 import { describe, expect, it } from 'vitest'
-import { collectEvents, doneOf, makeConfig } from '../../test/engine/engine-test-helpers.js'
-import {
-  createFakeParts,
-  createScriptedProvider,
-  type ScriptedStep,
-} from '../../test/engine/fake-engine-parts.js'
 import { createInMemoryHistoryStore } from '../memory/index.js'
+import { createFakeParts } from '../testing/create-fake-engine-parts.js'
+import { createScriptedProvider, type ScriptedStep } from '../testing/create-scripted-provider.js'
+import { makeConfig } from '../testing/create-turn-harness.js'
+import { collectEvents, doneOf } from '../testing/turn-events.js'
 import { createCharpipe } from './create-charpipe.js'
 
 const config = () =>

@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest'
-import { collectEvents, doneOf, makeConfig, typesOf } from '../../test/engine/engine-test-helpers.js'
-import { createFakeParts, createScriptedProvider } from '../../test/engine/fake-engine-parts.js'
 import { messageText } from '../shared/messages.js'
+import { createFakeParts } from '../testing/create-fake-engine-parts.js'
+import { createScriptedProvider } from '../testing/create-scripted-provider.js'
+import { makeConfig } from '../testing/create-turn-harness.js'
+import { collectEvents, doneOf, typesOf } from '../testing/turn-events.js'
 import type { Tool } from '../tools/types.js'
 import { createCharpipe } from './create-charpipe.js'
 

@@ -4,7 +4,6 @@
  * (PostgreSQL). The write must not be cut off by the store it is writing to closing under it.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { makeConfig } from '../../test/engine/engine-test-helpers.js'
 import {
   createTestSchemaName,
   dropSchemasUnder,
@@ -14,6 +13,7 @@ import {
 import { characterIdOf } from '../config/character-id.js'
 import { createHistoryStore } from '../memory/history-store-factory.js'
 import type { CharpipeEvent } from '../shared/events.js'
+import { makeConfig } from '../testing/create-turn-harness.js'
 import { type MockModelServer, startMockModelServer } from '../testing/index.js'
 import { createCharpipe } from './create-charpipe.js'
 

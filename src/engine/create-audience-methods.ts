@@ -164,6 +164,9 @@ export function createAudienceMethods(starter: TurnStarter, clock: AudienceClock
     },
     subscribe: (session, listener, options) =>
       hub.subscribe(validateSessionField(session), listener, {
+        ...(options?.live === false ? { live: false } : {}),
+        ...(typeof options?.reachable === 'function' ? { reachable: options.reachable } : {}),
+        ...(options?.audience ? { audience: options.audience } : {}),
         ...(typeof options?.admitIdle === 'function' ? { admitIdle: options.admitIdle } : {}),
       }),
     audienceQueue: (session, options = {}) =>

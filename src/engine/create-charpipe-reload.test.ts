@@ -1,10 +1,12 @@
 import { describe, expect, it } from 'vitest'
-import { collectEvents, doneOf, makeConfig, watchEvents } from '../../test/engine/engine-test-helpers.js'
-import { createFakeParts, createScriptedProvider } from '../../test/engine/fake-engine-parts.js'
 import type { CharpipeConfig } from '../config/schema.js'
 import { createInMemoryHistoryStore } from '../memory/index.js'
 import type { HistoryStore } from '../memory/types.js'
 import { messageText } from '../shared/messages.js'
+import { createFakeParts } from '../testing/create-fake-engine-parts.js'
+import { createScriptedProvider } from '../testing/create-scripted-provider.js'
+import { makeConfig } from '../testing/create-turn-harness.js'
+import { collectEvents, doneOf, watchEvents } from '../testing/turn-events.js'
 import { createCharpipe } from './create-charpipe.js'
 
 describe('reload', () => {

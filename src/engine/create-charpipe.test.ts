@@ -1,21 +1,12 @@
 import { describe, expect, it } from 'vitest'
-import {
-  collectEvents,
-  doneOf,
-  makeConfig,
-  sentencesOf,
-  typesOf,
-  watchEvents,
-} from '../../test/engine/engine-test-helpers.js'
-import {
-  createFakeParts,
-  createScriptedProvider,
-  type ScriptedStep,
-} from '../../test/engine/fake-engine-parts.js'
 import { createInMemoryHistoryStore } from '../memory/index.js'
 import type { HistoryStore } from '../memory/types.js'
 import { UpstreamHttpError } from '../shared/errors.js'
 import type { CharpipeEvent } from '../shared/events.js'
+import { createFakeParts } from '../testing/create-fake-engine-parts.js'
+import { createScriptedProvider, type ScriptedStep } from '../testing/create-scripted-provider.js'
+import { makeConfig } from '../testing/create-turn-harness.js'
+import { collectEvents, doneOf, sentencesOf, typesOf, watchEvents } from '../testing/turn-events.js'
 import { type CreateCharpipeOptions, createCharpipe } from './create-charpipe.js'
 
 const scope = (session = 'default') => ({ character: '小助手', session })

@@ -23,6 +23,7 @@ import { createBackgroundWork } from './background-work.js'
 import { connectOwnCluster, createClusterLink } from './cluster-link.js'
 import { createAudienceMethods } from './create-audience-methods.js'
 import { createSessionMethods } from './create-session-methods.js'
+import { createTurnClock } from './create-turn-clock.js'
 import { createTurnMethods } from './create-turn-methods.js'
 import type { EngineContext } from './engine-context.js'
 import { closeEngine, configureMcp, reloadEngine } from './engine-lifecycle.js'
@@ -62,7 +63,10 @@ export interface CreateCharpipeOptions {
   cluster?: Cluster
   /** Picks among a character's greetings (tests pass a fixed one). @default Math.random */
   random?: () => number
-  /** Where the audience selector and idle turns read time (tests pass a manual clock). @default the system clock */
+  /**
+   * Where the audience selector, idle turns, turn timing and preflight expiry read time (tests pass
+   * a manual clock). @default the system clock (`performance.now()` for turn timing)
+   */
   clock?: AudienceClock
 }
 
@@ -107,6 +111,7 @@ export async function createCharpipe(
     injected,
     cluster,
     ownsCluster,
+    clock: options.clock ?? createTurnClock(),
     random: options.random,
     current,
     reloading: Promise.resolve(),

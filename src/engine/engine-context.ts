@@ -13,7 +13,9 @@
  * The objects the other fields hold keep their own state behind their methods (lanes, presence,
  * opened sessions, background work, the bus).
  */
+
 import type { AudienceHub } from '../audience/create-audience-hub.js'
+import type { AudienceClock } from '../audience/types.js'
 import type { Cluster } from '../cluster/connect-cluster.js'
 import type { ContextPipeline } from '../context/types.js'
 import type { HistoryStore, MemoryStore } from '../memory/types.js'
@@ -53,6 +55,8 @@ export interface EngineContext {
   readonly cluster: Cluster | undefined
   /** Whether this instance connected the cluster itself (and so closes it). */
   readonly ownsCluster: boolean
+  /** What turn timing and preflight expiry read (a caller's clock, else `performance.now()`). */
+  readonly clock: AudienceClock
   /** Picks among a character's greetings. */
   readonly random: (() => number) | undefined
   /** The runtime new turns take; a running turn keeps the one it took. */

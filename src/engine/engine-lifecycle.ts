@@ -3,7 +3,7 @@
  * next turns, the old one released once its turns end: turns take and give back runtimes here) and `close` (every turn stopped, background
  * work drained, then the stores and connections this instance opened closed).
  */
-import { parseConfig } from '../config/load-config.js'
+import { parseConfig } from '../characters/load-config.js'
 import type { CharpipeConfig } from '../config/schema.js'
 import { checkPipelineConfig } from '../context/check-pipeline-config.js'
 import { BadRequestError } from '../shared/errors.js'

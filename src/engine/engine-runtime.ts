@@ -84,11 +84,11 @@ export function isSameProviderConfig(left: CharpipeConfig, right: CharpipeConfig
   )
 }
 
-export function isSameHistoryStoreConfig(left: CharpipeConfig, right: CharpipeConfig): boolean {
+function isSameHistoryStoreConfig(left: CharpipeConfig, right: CharpipeConfig): boolean {
   return left.history.store === right.history.store && sameJson(left.storage, right.storage)
 }
 
-export function isSameMemoryStoreConfig(left: CharpipeConfig, right: CharpipeConfig): boolean {
+function isSameMemoryStoreConfig(left: CharpipeConfig, right: CharpipeConfig): boolean {
   return sameJson(left.memory, right.memory) && sameJson(left.storage, right.storage)
 }
 

@@ -34,7 +34,7 @@ export interface EventBus {
 }
 
 /** `LLM_SENTENCE` → `llm_sentence`; `*` subscribes to every event; anything else is an error. */
-export function resolveEventName(name: string): CharpipeEventType | 'turn_not_stored' | '*' {
+function resolveEventName(name: string): CharpipeEventType | 'turn_not_stored' | '*' {
   if (name === '*' || eventTypes.has(name)) return name as CharpipeEventType | '*'
   const legacy = (legacyEventNames as Record<string, CharpipeEventType>)[name]
   if (legacy) return legacy

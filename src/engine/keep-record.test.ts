@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
-import { makeConfig } from '../../test/engine/engine-test-helpers.js'
+import { makeConfig } from '../testing/create-turn-harness.js'
 import { createCharpipe } from './create-charpipe.js'
 
 const folder = mkdtempSync(join(tmpdir(), 'charpipe-records-'))

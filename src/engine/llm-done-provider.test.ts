@@ -1,11 +1,12 @@
 import { describe, expect, it } from 'vitest'
-import { collectEvents, doneOf, makeConfig } from '../../test/engine/engine-test-helpers.js'
-import { createFakeParts } from '../../test/engine/fake-engine-parts.js'
 import { createInMemoryHistoryStore } from '../memory/history/in-memory-history-store.js'
 import { createResilientProvider } from '../providers/create-resilient-provider.js'
 import type { ProviderEvent } from '../providers/types.js'
 import { UpstreamHttpError } from '../shared/errors.js'
+import { createFakeParts } from '../testing/create-fake-engine-parts.js'
 import { createFakeProvider } from '../testing/create-fake-provider.js'
+import { makeConfig } from '../testing/create-turn-harness.js'
+import { collectEvents, doneOf } from '../testing/turn-events.js'
 import { createCharpipe } from './create-charpipe.js'
 
 const reply = (text: string): ProviderEvent[] => [

@@ -15,7 +15,7 @@ import type { EngineRuntime } from './engine-runtime.js'
 import { conversationScopeOf } from './persist-turn.js'
 
 /** The greetings a character may open with; empty when it has none. */
-export function listGreetings(character: CharacterConfig): string[] {
+function listGreetings(character: CharacterConfig): string[] {
   return [character.greeting, ...character.alternate_greetings].filter((text) => text.trim() !== '')
 }
 

@@ -29,6 +29,8 @@ export interface PersistTurnOptions {
   logger: Logger
   /** The cluster lock's fencing number, when the turn held one (see `CompletedTurn.fence`). */
   fence?: number
+  /** What started the turn: an idle turn's input is charpipe's instruction, stored as an `event`. */
+  trigger?: 'input' | 'audience' | 'idle'
 }
 
 /** Most turns read back to evaluate a token-based reset (the context after a reset is small). */
@@ -39,7 +41,7 @@ export function conversationScopeOf(runtime: EngineRuntime, session: string): Co
 }
 
 /** The reply text as it should be remembered. */
-export function selectStoredReply(outcome: TurnOutcome): string {
+function selectStoredReply(outcome: TurnOutcome): string {
   if (outcome.reason?.kind === 'interrupt' && outcome.reason.heard !== undefined) {
     const heard = acceptHeardText({
       heard: outcome.reason.heard,
@@ -63,7 +65,8 @@ function isRequestRefused(error: CharpipeError | undefined): boolean {
  * placeholder for them), and so are all of a turn whose request the model refused, since one of
  * them may be why: a stored reference is replayed with every later turn, and must not fail those.
  */
-function buildUserMessage(input: TurnInput, startedAt: number, outcome: TurnOutcome): StoredMessage {
+function buildUserMessage(options: PersistTurnOptions): StoredMessage {
+  const { input, startedAt, outcome } = options
   const refused = outcome.refusedAttachments
   const attachments = isRequestRefused(outcome.error)
     ? []
@@ -71,7 +74,7 @@ function buildUserMessage(input: TurnInput, startedAt: number, outcome: TurnOutc
         (reference) => !refused?.has(reference),
       )
   return {
-    role: 'user',
+    role: options.trigger === 'idle' ? 'event' : 'user',
     content: input.text,
     createdAt: startedAt,
     ...(input.emotion ? { emotion: input.emotion } : {}),
@@ -116,7 +119,7 @@ export async function storeTurn(options: PersistTurnOptions): Promise<TurnWriteR
   if (outcome.error && !assistant && input.id !== undefined) return { status: 'not_stored' }
   const deadline = Date.now() + runtime.config.storage.timeout_ms
   try {
-    const user = buildUserMessage(input, options.startedAt, outcome)
+    const user = buildUserMessage(options)
     // No reply at all: kept for the record, marked so the context leaves it out of later turns.
     if (outcome.error && !assistant) user.failed = true
     await runtime.historyStore.appendTurn(
@@ -164,6 +167,8 @@ export async function rememberCompletedTurn(
   // What the speaker said, without the group chat's framing (that is in the stored history).
   const said = input.spokenText ?? input.text
   if (!store || !runtime.config.memory.enabled || !said.trim() || input.stateless) return
+  // An idle turn's input is charpipe's instruction: nobody said it, so there is nothing to remember.
+  if (options.trigger === 'idle') return
   const speaker = input.speaker
   try {
     await options.parts.rememberTurn(store, {

@@ -4,8 +4,9 @@
  * same messages to the model, whichever greeting was picked.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { collectEvents, makeConfig } from '../../test/engine/engine-test-helpers.js'
+import { makeConfig } from '../testing/create-turn-harness.js'
 import { type MockModelServer, startMockModelServer } from '../testing/start-mock-model-server.js'
+import { collectEvents } from '../testing/turn-events.js'
 import { createCharpipe } from './create-charpipe.js'
 
 let server: MockModelServer

@@ -3,7 +3,7 @@
  * config object is validated here, a `{ configPath }` is read from the file. Both run the pipeline
  * check, so a misconfigured processor is refused before the engine starts.
  */
-import { loadConfig, parseConfig } from '../config/load-config.js'
+import { loadConfig, parseConfig } from '../characters/load-config.js'
 import type { CharpipeConfig } from '../config/schema.js'
 import { checkPipelineConfig } from '../context/check-pipeline-config.js'
 import type { Logger } from '../shared/logger.js'

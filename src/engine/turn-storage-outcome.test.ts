@@ -6,22 +6,14 @@
  * one `llm_error` and an `llm_done` carrying the text that was sent.
  */
 import { describe, expect, it } from 'vitest'
-import {
-  collectEvents,
-  doneOf,
-  makeConfig,
-  typesOf,
-  watchEvents,
-} from '../../test/engine/engine-test-helpers.js'
-import {
-  createFakeParts,
-  createScriptedProvider,
-  type ScriptedStep,
-} from '../../test/engine/fake-engine-parts.js'
 import { addStoreDeadlines } from '../memory/add-store-deadlines.js'
 import { createInMemoryHistoryStore } from '../memory/index.js'
 import type { HistoryStore } from '../memory/types.js'
 import type { CharpipeEvent, TurnNotStoredEvent } from '../shared/events.js'
+import { createFakeParts } from '../testing/create-fake-engine-parts.js'
+import { createScriptedProvider, type ScriptedStep } from '../testing/create-scripted-provider.js'
+import { makeConfig } from '../testing/create-turn-harness.js'
+import { collectEvents, doneOf, typesOf, watchEvents } from '../testing/turn-events.js'
 import { createCharpipe } from './create-charpipe.js'
 
 const scope = (session = 'default') => ({ character: '小助手', session })

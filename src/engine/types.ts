@@ -3,7 +3,12 @@
  * `Charpipe`. The server, the CLI and users' programs drive the product only through this.
  */
 import type { AudienceQueueSnapshot, AudienceStats, SessionEvent } from '../audience/create-audience-hub.js'
-import type { AudienceMessage, AudienceTurnAdmitter, DroppedAudienceMessage } from '../audience/types.js'
+import type {
+  AudienceMessage,
+  AudienceTurnAdmitter,
+  DroppedAudienceMessage,
+  FollowOptions,
+} from '../audience/types.js'
 import type { Cluster } from '../cluster/connect-cluster.js'
 import type { CharpipeConfig } from '../config/schema.js'
 import type { PreviewResult, ProcessorInfo, Speaker, TurnInput } from '../context/types.js'
@@ -163,14 +168,12 @@ export interface Charpipe {
   /**
    * Follows a session: the listener gets the events of every turn the engine starts in it by itself
    * (audience, idle) and its `audience_dropped` events. A followed session is live: with
-   * `audience.idle.after_ms` its character speaks first; `options.admitIdle` charges each idle turn
-   * to the follower (false: not now). Returns the unsubscribe function.
+   * `audience.idle.after_ms` its character speaks first (unless `options.live` is false: then once
+   * audience messages arrive there); `options.reachable` false holds idle turns back, and
+   * `options.admitIdle` charges each idle turn to the follower (false: not now). Returns the
+   * unsubscribe function.
    */
-  subscribe(
-    session: string,
-    listener: (event: SessionEvent) => void,
-    options?: { admitIdle?: () => boolean },
-  ): () => void
+  subscribe(session: string, listener: (event: SessionEvent) => void, options?: FollowOptions): () => void
   /** The session's audience queue now: waiting (best first), recently selected, recently dropped. */
   audienceQueue(session: string, options?: { character?: string }): AudienceQueueSnapshot
   /** Pins or drops a waiting audience message; false when no such message waits. */

@@ -16,7 +16,7 @@ const maxSpeakerNameLength = 100
 export const maxInputIdLength = 128
 
 /** The client's id for an input: a non-empty string of at most 128 characters, or none. */
-export function checkInputIdField(value: unknown): string | undefined {
+function checkInputIdField(value: unknown): string | undefined {
   if (value === undefined || value === null) return undefined
   if (typeof value !== 'string' || value === '' || value.length > maxInputIdLength) {
     throw new BadRequestError(`id must be a non-empty string of at most ${maxInputIdLength} characters`)

@@ -7,9 +7,9 @@ import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { collectEvents, doneOf } from '../../test/engine/engine-test-helpers.js'
-import { parseConfig } from '../config/load-config.js'
+import { parseConfig } from '../characters/load-config.js'
 import { createCharpipe } from '../engine/create-charpipe.js'
+import { collectEvents, doneOf } from '../testing/turn-events.js'
 
 let folder: string
 beforeAll(async () => {

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import pg from 'pg'
 import { afterAll, describe, expect, it } from 'vitest'
-import { parseConfig } from '../config/load-config.js'
+import { parseConfig } from '../characters/load-config.js'
 import { buildTurn } from './history/history-store-contract.js'
 import { createHistoryStore } from './history-store-factory.js'
 

@@ -15,7 +15,7 @@ export interface MemoryScopeInput {
 }
 
 /** `%` and `:` percent-encoded, so the result holds no `:` and decodes to exactly one string. */
-export function escapeScopePart(part: string): string {
+function escapeScopePart(part: string): string {
   return part.replace(/[%:]/g, (character) => (character === '%' ? '%25' : '%3A'))
 }
 

@@ -8,7 +8,7 @@ import {
   findPostgresSkipReason,
   testPostgresUrl,
 } from '../../test/support/local-postgres.js'
-import { parseConfig } from '../config/load-config.js'
+import { parseConfig } from '../characters/load-config.js'
 import { createMemoryStore } from './memory-store-factory.js'
 
 let folder: string

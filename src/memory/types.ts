@@ -12,7 +12,12 @@ export interface ConversationScope {
 export interface StoredMessage {
   /** Store-assigned id (monotonic within a session). */
   id?: string
-  role: 'user' | 'assistant'
+  /**
+   * `event`: what opened a turn that nobody's words did, stored as what it is: the instruction of a
+   * turn the character started on its own (an idle turn, `audience.idle`). It takes the user
+   * message's place in its turn, and is replayed to the model as a note, not as someone's words.
+   */
+  role: 'user' | 'assistant' | 'event'
   content: string
   /** Assistant: the reply's emotion. User: the recognised emotion label, if any. */
   emotion?: string
@@ -33,7 +38,10 @@ export interface StoredMessage {
 
 export interface CompletedTurn {
   turn: string
-  /** Absent for a turn the character opens alone: a greeting stored before the session's first input. */
+  /**
+   * What opened the turn: the user's message (`role: 'user'`), or an `event` (an idle turn's
+   * instruction). Absent for a greeting stored before the session's first input.
+   */
   user?: StoredMessage
   /** Absent when the turn produced no reply at all (error before any text). */
   assistant?: StoredMessage

@@ -1,11 +1,14 @@
 /**
  * The reply of the builtin `mock` model: a few sentences in the configured reply format, with an
  * emotion, echoing a bit of what the user said and saying plainly that no real model answered. The
- * emotion and wording follow from the user's text, so the same input gives the same reply. It answers
+ * emotion is read from the user's words (a greeting is answered happy, see `chooseMockEmotion`) and
+ * the reply opens in that mood, so the same input gives the same reply. It answers
  * in the language of the user's text (English or Chinese; Chinese when the text has no letters), as a
  * real model would, and names a default emotion the way an English model is shown it (`happy`).
  */
+import { translateEmotionLabel } from '../shared/language/emotion-labels.js'
 import { detectTextLanguage, type Language, showEmotionLabel } from '../shared/language/index.js'
+import { chooseMockEmotion } from './choose-mock-emotion.js'
 
 export interface ComposeMockReplyOptions {
   /** What the user said last. */
@@ -69,15 +72,6 @@ const wordsByLanguage: Record<Language, MockWords> = {
   },
 }
 
-function hashText(text: string): number {
-  let hash = 2166136261
-  for (let index = 0; index < text.length; index++) {
-    hash ^= text.charCodeAt(index)
-    hash = Math.imul(hash, 16777619)
-  }
-  return hash >>> 0
-}
-
 /** Up to 20 characters of what the user said, on one line. */
 function echoOf(text: string): string {
   const line = text.replace(/\s+/g, ' ').trim()
@@ -93,13 +87,13 @@ export interface ComposeMockReplyResult {
 
 export function composeMockReply(options: ComposeMockReplyOptions): ComposeMockReplyResult {
   const emotions = options.emotions?.length ? options.emotions : defaultEmotions
-  const configured = emotions[hashText(options.userText) % emotions.length]!
+  const configured = chooseMockEmotion(options.userText, emotions)
   const language = detectTextLanguage(options.userText) ?? 'zh'
   const words = wordsByLanguage[language]
   const emotion = showEmotionLabel(configured, language)
   const echo = echoOf(options.userText)
   const sentences = [
-    words.openers[configured] ?? words.aside(emotion),
+    words.openers[translateEmotionLabel(configured, 'zh')] ?? words.aside(emotion),
     echo ? words.echo(echo) : words.silence,
     words.disclaimer(options.characterName || undefined),
     words.advice,

@@ -4,7 +4,7 @@
  * the timeout, the caller's abort and an empty answer end with clear errors.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
-import { parseConfig } from '../config/load-config.js'
+import { parseConfig } from '../characters/load-config.js'
 import { maskSecrets } from '../config/mask-secrets.js'
 import type { CharpipeConfigInput } from '../config/schema.js'
 import { CharpipeError } from '../shared/errors.js'

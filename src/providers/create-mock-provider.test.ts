@@ -7,8 +7,9 @@ import { Server } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it, vi } from 'vitest'
-import { collectEvents, doneOf, makeConfig, sentencesOf } from '../../test/engine/engine-test-helpers.js'
 import { createCharpipe } from '../engine/create-charpipe.js'
+import { makeConfig } from '../testing/create-turn-harness.js'
+import { collectEvents, doneOf, sentencesOf } from '../testing/turn-events.js'
 
 afterEach(() => {
   vi.restoreAllMocks()

@@ -36,6 +36,36 @@ describe('createNodeFetch when the application routes the global fetch', () => {
     }
   })
 
+  // undici 8 (Node 26) keeps the global dispatcher in slot 2; undici up to 7 and older copies in slot 1.
+  for (const slot of [1, 2]) {
+    it(`sends through the global fetch when a proxy dispatcher is in undici's global slot ${slot}`, async () => {
+      const key = Symbol.for(`undici.globalDispatcher.${slot}`)
+      const slots = globalThis as unknown as Record<symbol, unknown>
+      const before = slots[key]
+      class ProxyAgent {}
+      slots[key] = new ProxyAgent()
+      const routed: string[] = []
+      // The fallback stands for the routed global fetch: it answers itself, the fake agent sends nothing.
+      const transport = createNodeFetch(async (input) => {
+        routed.push(String(input))
+        return new Response('走代理。')
+      })
+      try {
+        const response = await transport.fetch(`${server.url}/v1/chat/completions`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ model: 'm', stream: true, messages: [{ role: 'user', content: 'hi' }] }),
+        })
+        expect(routed).toEqual([`${server.url}/v1/chat/completions`])
+        expect(takeNodeBody(response)).toBeUndefined()
+        expect(await response.text()).toContain('走代理')
+      } finally {
+        slots[key] = before
+        transport.close()
+      }
+    })
+  }
+
   it('uses its own agents again once the global fetch is the builtin one', async () => {
     const transport = createNodeFetch()
     try {

@@ -153,7 +153,11 @@ async function readAll(message: Readable): Promise<Buffer> {
 }
 
 const builtinFetch = globalThis.fetch
-const dispatcherKey = Symbol.for('undici.globalDispatcher.1')
+// undici up to 7 (Node 20 to 24) keeps the global dispatcher in slot 1. undici 8 (Node 26) keeps it
+// in slot 2 and puts a `Dispatcher1Wrapper` of it in slot 1 for older undici copies; an older copy's
+// `setGlobalDispatcher` still writes slot 1 alone.
+const dispatcherKeys = [Symbol.for('undici.globalDispatcher.1'), Symbol.for('undici.globalDispatcher.2')]
+const defaultDispatcherNames = new Set(['Agent', 'Dispatcher1Wrapper'])
 
 /**
  * Whether the application has routed the global fetch somewhere (its own `fetch`, a proxy dispatcher
@@ -162,10 +166,11 @@ const dispatcherKey = Symbol.for('undici.globalDispatcher.1')
  */
 function isGlobalFetchRouted(): boolean {
   if (globalThis.fetch !== builtinFetch) return true
-  const dispatcher = (globalThis as unknown as Record<symbol, { constructor?: { name?: string } }>)[
-    dispatcherKey
-  ]
-  if (dispatcher && dispatcher.constructor?.name !== 'Agent') return true
+  const slots = globalThis as unknown as Record<symbol, { constructor?: { name?: string } } | undefined>
+  for (const key of dispatcherKeys) {
+    const dispatcher = slots[key]
+    if (dispatcher && !defaultDispatcherNames.has(dispatcher.constructor?.name ?? '')) return true
+  }
   return Boolean(process.env.NODE_USE_ENV_PROXY)
 }
 

@@ -41,7 +41,7 @@ function currentUserText(request: ChatRequest): string {
 }
 
 /** Builds the exact headers of SPEC R1.3. */
-export function buildOpenClawHeaders(settings: ChatProviderSettings): Record<string, string> {
+function buildOpenClawHeaders(settings: ChatProviderSettings): Record<string, string> {
   const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'text/event-stream' }
   if (settings.apiKey) headers.authorization = `Bearer ${settings.apiKey}`
   const sessionKey = settings.openclaw?.sessionKey ?? 'main'

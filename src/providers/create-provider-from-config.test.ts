@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { parseConfig } from '../config/load-config.js'
+import { parseConfig } from '../characters/load-config.js'
 import { type MockModelServer, startMockModelServer } from '../testing/start-mock-model-server.js'
 import { createProviderFromConfig } from './create-provider-from-config.js'
 import { collectEvents } from './test-helpers.js'

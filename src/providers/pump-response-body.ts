@@ -9,7 +9,7 @@ import { createNodeBodyPump } from './create-node-body-pump.js'
 import { takeNodeBody } from './create-node-fetch.js'
 
 /** Replaces the body of a streamed 2xx answer by an eagerly read one. */
-export function pumpResponseBody(response: Response, signal?: AbortSignal | null): Response {
+function pumpResponseBody(response: Response, signal?: AbortSignal | null): Response {
   const contentType = response.headers.get('content-type') ?? ''
   if (!response.ok || !contentType.includes('text/event-stream')) return response
   // An answer of `createNodeFetch` is pumped from its Node message, without a web stream between.

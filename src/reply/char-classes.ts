@@ -85,7 +85,7 @@ export function isLowSurrogate(code: number): boolean {
 }
 
 /** Abbreviations whose `.` does not end a sentence (lower case, without the final dot). */
-export const abbreviations = new Set([
+const abbreviations = new Set([
   'mr',
   'mrs',
   'ms',

@@ -102,7 +102,7 @@ export async function checkProviderConnection(options: CheckProviderConnectionOp
 }
 
 /** The address without credentials, query or fragment. */
-export function describeUrl(url: string): string {
+function describeUrl(url: string): string {
   try {
     const parsed = new URL(url)
     return `${parsed.protocol}//${parsed.host}${parsed.pathname}`

@@ -19,7 +19,7 @@ export function isPlainObject(value: unknown): value is Record<string, unknown> 
   return value !== null && typeof value === 'object' && !Array.isArray(value)
 }
 
-export function readAtPath(value: unknown, path: readonly string[]): unknown {
+function readAtPath(value: unknown, path: readonly string[]): unknown {
   let current = value
   for (const key of path) {
     if (!isPlainObject(current)) return undefined

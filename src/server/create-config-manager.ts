@@ -6,6 +6,7 @@
 import { existsSync, type FSWatcher, readFileSync, watch } from 'node:fs'
 import { readFile } from 'node:fs/promises'
 import { basename, dirname } from 'node:path'
+import { type ConfigCheck, parseConfig, parseConfigFile, parseConfigText } from '../characters/load-config.js'
 import { pinCharacterIdOnRename } from '../config/character-id.js'
 import { escapeEnvReferences } from '../config/env-substitution.js'
 import type { LookupAddresses } from '../config/find-forbidden-url-targets.js'
@@ -15,7 +16,6 @@ import {
   findNodeLocalFields,
   putBackNodeLocalFields,
 } from '../config/gate/index.js'
-import { type ConfigCheck, parseConfig, parseConfigFile, parseConfigText } from '../config/load-config.js'
 import { maskSecrets, restoreMaskedSecrets } from '../config/mask-secrets.js'
 import type { CharpipeConfig } from '../config/schema.js'
 import { BadRequestError, CharpipeError, type ConfigIssue, InvalidConfigError } from '../shared/errors.js'

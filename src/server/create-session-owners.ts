@@ -77,7 +77,7 @@ function hasControlCharacter(text: string): boolean {
 }
 
 /** The message of a refusal for `session`. */
-export function describeForeignSession(session: string): string {
+function describeForeignSession(session: string): string {
   return `session "${session}" is reserved: session ids starting with "~" belong to clients that send an X-Charpipe-Client key`
 }
 

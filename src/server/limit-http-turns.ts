@@ -37,7 +37,7 @@ async function readNamedSession(context: Context): Promise<string> {
 }
 
 /** Who a request comes from, for the limits: its address, and the session in its key's namespace. */
-export async function identifyClient(
+async function identifyClient(
   context: Context,
   trustedProxies: readonly string[],
 ): Promise<{ address: string; session: string }> {

@@ -40,8 +40,3 @@ export function resolveRequestSession(
   const status = admitted.code === 'rate_limited' ? 429 : 403
   return { response: context.json({ error: { code: admitted.code, message: admitted.reason } }, status) }
 }
-
-/** What the request's client calls the engine's `session`. */
-export function nameRequestSession(context: Context, owners: SessionOwners, session: string): string {
-  return owners.nameFor(session, requestClientKey(context))
-}

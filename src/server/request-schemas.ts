@@ -31,7 +31,7 @@ const inputIdField = z
   .max(128)
   .describe('The client id of this input; a resend with the same id is answered as the same turn.')
 
-export const userInputFrameSchema = z.strictObject({
+const userInputFrameSchema = z.strictObject({
   type: z.literal('user_input'),
   session: sessionField.optional(),
   character: characterField.optional(),
@@ -48,7 +48,7 @@ export const userInputFrameSchema = z.strictObject({
     ),
 })
 
-export const interruptFrameSchema = z.strictObject({
+const interruptFrameSchema = z.strictObject({
   type: z.literal('interrupt'),
   session: sessionField.optional(),
   /** Only the turn with this character; absent: every character's turn in the session. */
@@ -62,14 +62,14 @@ export const interruptFrameSchema = z.strictObject({
  * Opens a session with a character: a new one gets the character's greeting (stored as its first
  * reply), answered with an `opened` frame.
  */
-export const openFrameSchema = z.strictObject({
+const openFrameSchema = z.strictObject({
   type: z.literal('open'),
   session: sessionField.optional(),
   character: characterField.optional(),
 })
 
 /** A line said in the session that needs no reply; it reaches the model with the next input. */
-export const observeFrameSchema = z.strictObject({
+const observeFrameSchema = z.strictObject({
   type: z.literal('observe'),
   session: sessionField.optional(),
   speaker: speakerField,
@@ -87,7 +87,7 @@ export const observeBodySchema = z.strictObject({
 })
 
 /** Audience messages (group chat, live stream): observed, and answered as the session's selector decides. */
-export const audienceFrameSchema = z.strictObject({
+const audienceFrameSchema = z.strictObject({
   type: z.literal('audience'),
   session: sessionField.optional(),
   character: characterField.optional(),
@@ -95,7 +95,7 @@ export const audienceFrameSchema = z.strictObject({
 })
 
 /** Voice activity: a person in the session starts or stops speaking. */
-export const activityFrameSchema = z.strictObject({
+const activityFrameSchema = z.strictObject({
   type: z.literal('activity'),
   session: sessionField.optional(),
   speaking: z.boolean(),
@@ -152,7 +152,7 @@ const contentPartSchema = z.looseObject({
   image_url: z.union([z.string(), z.looseObject({ url: z.string() })]).optional(),
 })
 
-export const openAIMessageSchema = z.looseObject({
+const openAIMessageSchema = z.looseObject({
   role: z.string(),
   content: z.union([z.string(), z.array(contentPartSchema), z.null()]).optional(),
 })

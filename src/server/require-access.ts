@@ -47,7 +47,7 @@ declare module 'hono' {
 }
 
 /** Whether a request is on the chat surface (anything else is administration). */
-export function isChatRequest(method: string, path: string): boolean {
+function isChatRequest(method: string, path: string): boolean {
   if (path === '/ws' || path.startsWith('/v1/')) return true
   if (path === '/api/chat') return true
   if (/^\/api\/sessions\/[^/]+\/messages$/.test(path)) return method === 'GET'
@@ -56,7 +56,7 @@ export function isChatRequest(method: string, path: string): boolean {
 }
 
 /** What the presented token grants: admin, chat, or nothing (undefined). */
-export function grantAccess(presented: string | undefined, tokens: AccessTokens): Access | undefined {
+function grantAccess(presented: string | undefined, tokens: AccessTokens): Access | undefined {
   const { token, adminToken } = tokens
   if (!adminToken) {
     if (!token) return 'admin'
@@ -71,7 +71,7 @@ export function grantAccess(presented: string | undefined, tokens: AccessTokens)
  * Whether a request came through a proxy. "Without a token, only from this machine" trusts the
  * socket peer, and behind a local proxy every peer is this machine: such a request needs a token.
  */
-export function isForwarded(context: Context): boolean {
+function isForwarded(context: Context): boolean {
   return context.req.header('x-forwarded-for') !== undefined || context.req.header('forwarded') !== undefined
 }
 
@@ -84,7 +84,7 @@ function carriesToken(presented: string | undefined, tokens: AccessTokens): bool
 }
 
 /** The named client whose token was presented, compared in constant time against each. */
-export function findNamedClient(
+function findNamedClient(
   presented: string | undefined,
   clients: readonly ServerClientConfig[] | undefined,
 ): ServerClientConfig | undefined {

@@ -4,7 +4,7 @@
  * process. User JSON (API bodies, WebSocket frames, the config file) is refused when it carries one,
  * before anything reads it further.
  */
-export const forbiddenKeys: ReadonlySet<string> = new Set(['__proto__', 'constructor', 'prototype'])
+const forbiddenKeys: ReadonlySet<string> = new Set(['__proto__', 'constructor', 'prototype'])
 
 export function isForbiddenKey(key: string): boolean {
   return forbiddenKeys.has(key)

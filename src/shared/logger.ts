@@ -61,7 +61,7 @@ function scrubError(error: Error, depth: number): Record<string, unknown> {
 }
 
 /** The levels `CHARPIPE_LOG_LEVEL` accepts, most detailed first. */
-export const logLevels: readonly string[] = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']
+const logLevels: readonly string[] = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']
 
 export type LogFormat = 'json' | 'pretty'
 
@@ -124,14 +124,25 @@ export function createChildLogger(parent: Logger, part: string): Logger {
 }
 
 let rootLogger: Logger | undefined
+let rootLoggerChosen = false
 
-/** The process-wide logger; modules take a child of it with their own `module` binding. */
+/**
+ * The process-wide logger; modules take a child of it with their own `module` binding. Until a
+ * program chooses one it is silent, so a library writes nothing to a program's stderr unless given a
+ * logger (`setLogger`, or a `logger` option); `CHARPIPE_LOG_LEVEL` turns it on all the same.
+ */
 export function getLogger(module?: string): Logger {
-  rootLogger ??= createLogger()
+  rootLogger ??= createLogger({ level: process.env.CHARPIPE_LOG_LEVEL ?? 'silent' })
   return module ? rootLogger.child({ module }) : rootLogger
 }
 
 /** Replaces the process-wide logger (the CLI sets the level; tests capture lines). */
 export function setLogger(logger: Logger): void {
   rootLogger = logger
+  rootLoggerChosen = true
+}
+
+/** A program's own logging: `info` lines to stderr (or `CHARPIPE_LOG_LEVEL`), unless one was set. */
+export function useProgramLogger(): void {
+  if (!rootLoggerChosen) setLogger(createLogger())
 }

@@ -5,7 +5,7 @@
 export const MASK = '***'
 
 /** Object keys whose values are secrets wherever they appear. */
-export const secretKeys: ReadonlySet<string> = new Set([
+const secretKeys: ReadonlySet<string> = new Set([
   'api_key',
   'apiKey',
   'token',

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest'
-import { collectEvents, doneOf, makeConfig } from '../../test/engine/engine-test-helpers.js'
 import { createCharpipe } from '../engine/create-charpipe.js'
 import { createFakeProvider } from '../testing/create-fake-provider.js'
+import { makeConfig } from '../testing/create-turn-harness.js'
+import { collectEvents, doneOf } from '../testing/turn-events.js'
 import { stripUnsafeCharacters } from './strip-unsafe-characters.js'
 
 const unsafe =

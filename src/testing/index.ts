@@ -1,12 +1,14 @@
 /**
  * `charpipe/testing`: the mock model server and fakes for tests and for trying the pipeline without
- * keys.
+ * keys, and the turn test harness (`createTurnHarness`: a real engine, a scripted model, a manual
+ * clock, input → events) with the helpers that read a turn's events.
  */
 export {
   type ComposeMockReplyOptions,
   type ComposeMockReplyResult,
   composeMockReply,
 } from '../providers/compose-mock-reply.js'
+export { createFakeParts } from './create-fake-engine-parts.js'
 export {
   type CreateFakeProviderOptions,
   createFakeProvider,
@@ -15,6 +17,12 @@ export {
   type FakeReply,
 } from './create-fake-provider.js'
 export { createManualClock, type ManualClock } from './create-manual-clock.js'
+export {
+  createScriptedProvider,
+  type ScriptedProvider,
+  type ScriptedStep,
+} from './create-scripted-provider.js'
+export { createTurnHarness, type TurnHarness, type TurnHarnessOptions } from './create-turn-harness.js'
 export {
   defaultHashedDimensions,
   type EmbedHashedNgramsOptions,
@@ -29,3 +37,4 @@ export {
   type StartMockModelServerOptions,
   startMockModelServer,
 } from './start-mock-model-server.js'
+export { collectEvents, doneOf, sentencesOf, typesOf, watchEvents } from './turn-events.js'

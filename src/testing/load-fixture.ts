@@ -23,7 +23,7 @@ export interface LoadFixtureOptions {
 }
 
 /** Splits a raw SSE body into its events, each keeping its terminating blank line. */
-export function splitSseBody(body: string): string[] {
+function splitSseBody(body: string): string[] {
   const events: string[] = []
   const pattern = /\r?\n\r?\n/g
   let start = 0

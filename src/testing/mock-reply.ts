@@ -20,7 +20,7 @@ const insertSchema = z.strictObject({
   raw: z.string().describe('Bytes written as they are, e.g. "garbage\\n\\n" or "data: {oops\\n\\n".'),
 })
 
-export const mockReplySchema = z.strictObject({
+const mockReplySchema = z.strictObject({
   text: z.string().optional().describe('Reply text; absent: the default character reply.'),
   reasoning: z
     .string()
@@ -59,7 +59,7 @@ export const mockReplySchema = z.strictObject({
     })
     .optional()
     .describe(
-      'Usage to report (cachedInputTokens as prompt_tokens_details.cached_tokens / cache_read_input_tokens); default: counted characters.',
+      'Usage to report (cachedInputTokens as prompt_tokens_details.cached_tokens / cache_read_input_tokens); default: counted characters of the given text; for the default character reply, tokens counted with a tokenizer.',
     ),
   fixture: z.string().optional().describe('Replay a recorded fixture file (path) instead of generating.'),
   interaction: z.int().min(0).optional().describe('Which interaction of a cassette fixture. Default 0.'),
@@ -68,7 +68,7 @@ export const mockReplySchema = z.strictObject({
 
 export type MockReply = z.input<typeof mockReplySchema>
 
-export const mockScriptSchema = z.union([
+const mockScriptSchema = z.union([
   z.array(mockReplySchema),
   z.strictObject({
     replies: z.array(mockReplySchema).default([]).describe('Used one per request, in order.'),

@@ -7,6 +7,7 @@
 import type { ServerResponse } from 'node:http'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { composeMockReply } from '../providers/compose-mock-reply.js'
+import { countMockUsage } from './count-mock-usage.js'
 import { loadFixture } from './load-fixture.js'
 import type { MockReply } from './mock-reply.js'
 import type { RecordedRequest } from './recorded-request.js'
@@ -112,10 +113,15 @@ export async function sendMockReply(options: SendMockReplyOptions): Promise<void
     return writeEvents(options, fixture.events, reply.status ?? fixture.status, fixture.contentType)
   }
   if (reply.rawChunks) return writeEvents(options, reply.rawChunks, reply.status ?? 200)
-  const render = { model: body.model || options.model, text: replyText(options) }
+  const text = replyText(options)
+  // The default reply (no script gave its text) counts its tokens with a tokenizer; a scripted reply
+  // keeps its own counts, so scripted and fixture answers stay byte for byte what they were.
+  const composed = reply.text === undefined && !reply.toolCalls?.length && reply.usage === undefined
+  const counted = composed ? { ...reply, usage: await countMockUsage(record.body, text) } : reply
+  const render = { model: body.model || options.model, text }
   if (!body.stream) {
     const value =
-      api === 'openai' ? renderOpenAICompletion(reply, render) : renderAnthropicMessage(reply, render)
+      api === 'openai' ? renderOpenAICompletion(counted, render) : renderAnthropicMessage(counted, render)
     const text = JSON.stringify(value)
     response.writeHead(reply.status ?? 200, { 'content-type': 'application/json', ...reply.headers })
     response.end(text)
@@ -123,7 +129,7 @@ export async function sendMockReply(options: SendMockReplyOptions): Promise<void
   }
   const events =
     api === 'openai'
-      ? renderOpenAIEvents(reply, { ...render, includeUsage: body.stream_options?.include_usage === true })
-      : renderAnthropicEvents(reply, render)
+      ? renderOpenAIEvents(counted, { ...render, includeUsage: body.stream_options?.include_usage === true })
+      : renderAnthropicEvents(counted, render)
   await writeEvents(options, events, reply.status ?? 200)
 }

@@ -84,6 +84,34 @@ describe('startMockModelServer', () => {
     expect(models.data[0].id).toBe('mock-character')
   })
 
+  it('counts the default reply in tokens of a tokenizer, its emotion read from the words; a scripted one as before', async () => {
+    const { countTokens } = await import('gpt-tokenizer/encoding/o200k_base')
+    const messages = [
+      { role: 'system', content: 'You are a friendly companion.' },
+      { role: 'user', content: 'Hello! Nice to meet you.' },
+    ]
+    const answer = await (await post('/v1/chat/completions', { model: 'm', messages })).json()
+    const text = answer.choices[0].message.content as string
+    expect(text).toMatch(/^\{"emotion":"happy"\}That's great!/)
+    expect(answer.usage).toMatchObject({
+      prompt_tokens: countTokens('You are a friendly companion.\nHello! Nice to meet you.'),
+      completion_tokens: countTokens(text),
+    })
+    expect(answer.usage.completion_tokens).toBeLessThan(Array.from(text).length / 2)
+    const anthropic = await (
+      await post('/v1/messages', {
+        model: 'c',
+        system: 'Be kind.',
+        messages: [{ role: 'user', content: 'hi' }],
+      })
+    ).json()
+    expect(anthropic.usage.input_tokens).toBe(countTokens('Be kind.\nhi'))
+    // A scripted reply keeps the counts it always had.
+    server.script([{ text: '一次性' }])
+    const scripted = await (await post('/v1/chat/completions', { model: 'm', messages })).json()
+    expect(scripted.usage).toMatchObject({ prompt_tokens: 10, completion_tokens: 3 })
+  })
+
   it('takes a reply from an x-mock-reply header or a marker in the last user message', async () => {
     const header = await post(
       '/v1/chat/completions',

@@ -16,7 +16,7 @@ export interface ToolResultContent {
 }
 
 /** The placeholder that stands for an image the model does not get. */
-export function renderImagePlaceholder(part: ImagePart): string {
+function renderImagePlaceholder(part: ImagePart): string {
   return `[image ${part.mediaType ?? ''} not shown]`
 }
 

@@ -6,18 +6,14 @@
  * itself. Time is a manual clock.
  */
 import { afterEach, describe, expect, it } from 'vitest'
-import {
-  createAdmission,
-  createMinuteBudget,
-  createRateLimitedLog,
-  guardConnectorHost,
-} from '../../src/admission/index.js'
+import { createMinuteBudget } from '../../src/admission/create-minute-budget.js'
+import { createAdmission, createRateLimitedLog, guardConnectorHost } from '../../src/admission/index.js'
 import type { SessionEvent } from '../../src/audience/create-audience-hub.js'
 import { createCharpipe } from '../../src/engine/index.js'
 import type { AudienceInput, Charpipe } from '../../src/engine/types.js'
 import { createLogger } from '../../src/shared/logger.js'
+import { makeConfig } from '../../src/testing/create-turn-harness.js'
 import { createManualClock, type ManualClock } from '../../src/testing/index.js'
-import { makeConfig } from '../engine/engine-test-helpers.js'
 import { createTimedProvider, type TimedProvider } from './timed-provider.js'
 
 let charpipe: Charpipe | undefined

@@ -6,8 +6,9 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import { createCharpipe } from '../../src/engine/index.js'
 import type { Charpipe } from '../../src/engine/types.js'
+import { makeConfig } from '../../src/testing/create-turn-harness.js'
 import { createFakeProvider } from '../../src/testing/index.js'
-import { collectEvents, makeConfig } from '../engine/engine-test-helpers.js'
+import { collectEvents } from '../../src/testing/turn-events.js'
 import { lastUserText } from './timed-provider.js'
 
 let charpipe: Charpipe | undefined

@@ -6,8 +6,8 @@
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { createCharpipe } from '../../src/engine/index.js'
 import type { Charpipe } from '../../src/engine/types.js'
+import { makeConfig } from '../../src/testing/create-turn-harness.js'
 import { createManualClock, type ManualClock } from '../../src/testing/index.js'
-import { makeConfig } from '../engine/engine-test-helpers.js'
 import { createTimedProvider } from './timed-provider.js'
 
 let charpipe: Charpipe | undefined

@@ -7,8 +7,9 @@
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { createCharpipe } from '../../src/engine/index.js'
 import type { Charpipe } from '../../src/engine/types.js'
+import { messageText } from '../../src/shared/messages.js'
+import { makeConfig } from '../../src/testing/create-turn-harness.js'
 import { createManualClock, type ManualClock } from '../../src/testing/index.js'
-import { makeConfig } from '../engine/engine-test-helpers.js'
 import { createTimedProvider, lastUserText, type TimedProvider } from './timed-provider.js'
 
 let charpipe: Charpipe | undefined
@@ -86,6 +87,26 @@ describe('speaking first (audience.idle)', () => {
     expect(lastUserText(provider.requests[0]!)).toContain('说说今天的天气')
     expect(lastUserText(provider.requests[2]!)).toContain('说说今天的天气')
     expect(doneEvents(events).every((event) => event.trigger === 'idle')).toBe(true)
+    // Stored as what it is, an event, and replayed to the model as a note, never as the user's words.
+    const stored = await charpipe.history('room')
+    expect(stored.map((message) => message.role)).toEqual([
+      'event',
+      'assistant',
+      'user',
+      'assistant',
+      'event',
+      'assistant',
+    ])
+    expect(stored[0]!.content).toBe('说说今天的天气')
+    // (The note opens the history here, so it joins the system prompt at its end.)
+    const notes = provider.requests[1]!.messages.filter((message) => message.role === 'system').map(
+      messageText,
+    )
+    expect(notes.join('\n')).toContain('[事件] 此时无人说话，你被提示主动开口：说说今天的天气')
+    const userTexts = provider.requests[1]!.messages.filter((message) => message.role === 'user').map(
+      messageText,
+    )
+    expect(userTexts.join('\n')).not.toContain('说说今天的天气')
   })
 
   it('waits while someone speaks, and a running idle turn is interrupted by speech, its words kept', async () => {

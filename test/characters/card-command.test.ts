@@ -8,8 +8,8 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSyn
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { base64Json, makeCardPng, makeCardV2, makeCardV3 } from '../../src/characters/cards/card-factories.js'
-import { loadConfig } from '../../src/config/load-config.js'
+import { loadConfig } from '../../src/characters/load-config.js'
+import { base64Json, makeCardPng, makeCardV2, makeCardV3 } from '../support/card-factories.js'
 import { runCli } from '../support/run-cli.js'
 
 let folder: string
@@ -104,9 +104,10 @@ describe('charpipe chat --character', () => {
     expect(result.code).toBe(0)
     const lines = result.stdout.split('\n')
     expect(lines[0]).toContain('Seraphina (mock')
-    // One of the card's greetings, chosen at random: first_mes or an alternate.
+    // One of the card's greetings, chosen at random: first_mes or an alternate. An English card has
+    // English emotion labels.
     expect(lines[1]).toMatch(
-      /^\[平静\] (\*Seraphina kneels beside you\.\* You are safe now\.|Welcome back, User\.|Oh! A visitor\.)$/,
+      /^\[calm\] (\*Seraphina kneels beside you\.\* You are safe now\.|Welcome back, User\.|Oh! A visitor\.)$/,
     )
     expect(result.stdout).toContain('我是Seraphina')
     const preview = await runCli(['preview', '--config', config, '--character', 'seraphina', '你好'])

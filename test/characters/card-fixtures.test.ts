@@ -7,7 +7,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'n
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
-import { loadConfig } from '../../src/config/load-config.js'
+import { loadConfig } from '../../src/characters/load-config.js'
 import { startTestServer, type TestServer } from '../server/start-test-server.js'
 import { repoRoot, runCli } from '../support/run-cli.js'
 

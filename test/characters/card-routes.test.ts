@@ -7,16 +7,10 @@
 import { readdir, readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
-import {
-  base64Json,
-  makeCardPng,
-  makeCardV2,
-  makeCardV3,
-  makePicture,
-} from '../../src/characters/cards/card-factories.js'
 import { importCharacterCard } from '../../src/characters/cards/index.js'
-import { loadConfig } from '../../src/config/load-config.js'
+import { loadConfig } from '../../src/characters/load-config.js'
 import { startTestServer, type TestServer } from '../server/start-test-server.js'
+import { base64Json, makeCardPng, makeCardV2, makeCardV3, makePicture } from '../support/card-factories.js'
 
 let server: TestServer | undefined
 afterEach(async () => {

@@ -5,7 +5,7 @@
  */
 import { readFile } from 'node:fs/promises'
 import { afterEach, describe, expect, it } from 'vitest'
-import { loadConfig } from '../../src/config/load-config.js'
+import { loadConfig } from '../../src/characters/load-config.js'
 import { startTestServer, type TestServer } from '../server/start-test-server.js'
 
 let server: TestServer | undefined

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
+import { parseConfig } from '../../src/characters/load-config.js'
 import { findFieldTrust } from '../../src/config/gate/config-field-trust.js'
-import { parseConfig } from '../../src/config/load-config.js'
 import { collectSecrets, maskSecrets } from '../../src/config/mask-secrets.js'
 
 const cookie = 'SESSDATA=sess-config-secret; bili_jct=csrf-config-secret; DedeUserID=555'

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest'
-import { parseConfig } from '../../src/config/load-config.js'
+import { parseConfig } from '../../src/characters/load-config.js'
 import { checkConnectors } from '../../src/connectors/check-connectors.js'
 import { startFakeBilibiliLive } from './fake-bilibili-live.js'
 import { startFakeOnebot } from './fake-onebot-implementation.js'

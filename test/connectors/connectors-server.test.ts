@@ -119,6 +119,7 @@ describe('connectors in the server', () => {
     expect(status.connectors[0]).toMatchObject({
       name: 'qq',
       kind: 'onebot',
+      character: '',
       state: 'ready',
       sessions: ['onebot:qq:group:123'],
       messages_in: 1,

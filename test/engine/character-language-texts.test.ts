@@ -14,9 +14,10 @@ import { type Charpipe, createCharpipe } from '../../src/engine/index.js'
 import type { ImageDescriber } from '../../src/index.js'
 import type { Language } from '../../src/shared/language/index.js'
 import { messageText } from '../../src/shared/messages.js'
+import { makeConfig } from '../../src/testing/create-turn-harness.js'
 import { createFakeProvider, createManualClock } from '../../src/testing/index.js'
+import { collectEvents } from '../../src/testing/turn-events.js'
 import { createTimedProvider, lastUserText } from '../audience/timed-provider.js'
-import { collectEvents, makeConfig } from './engine-test-helpers.js'
 
 let charpipe: Charpipe | undefined
 let folder: string

@@ -5,13 +5,12 @@
 import { type ChildProcess, spawn } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { dirname, join, resolve } from 'node:path'
-import { fileURLToPath } from 'node:url'
+import { join } from 'node:path'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { type MockModelServer, startMockModelServer } from '../../src/testing/index.js'
 import { cliArguments } from '../support/cli-command.js'
+import { readEmptyWorkingFolder } from '../support/empty-working-folder.js'
 
-const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '../..')
 let server: MockModelServer
 let folder: string
 
@@ -49,7 +48,7 @@ function startCli(
   env: Record<string, string> = {},
 ): { child: ChildProcess; result: Promise<RunResult>; output: () => string } {
   const child = spawn(process.execPath, cliArguments(args), {
-    cwd: repoRoot,
+    cwd: readEmptyWorkingFolder(),
     env: { ...process.env, CHARPIPE_LOG_LEVEL: 'silent', ...env },
     stdio: ['pipe', 'pipe', 'pipe'],
   })
@@ -178,8 +177,8 @@ describe('charpipe chat', () => {
     expect(stdout).toContain('/character [ID]')
     expect(stdout).toContain('unknown command /nope')
     expect(stdout).toContain('(session default · character mira)')
-    // Mira's greeting opens her new session, in her language.
-    expect(stdout).toContain('[平静] Welcome, User!')
+    // Mira's greeting opens her new session, in her language, with her language's emotion label.
+    expect(stdout).toContain('[calm] Welcome, User!')
     expect(stdout).toContain('(session other · character mira)')
     const sent = server.requests.map((request) => {
       const messages = (request.body as { messages: { role: string; content: string }[] }).messages

@@ -12,9 +12,10 @@ import { join } from 'node:path'
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import type { CharpipeConfigInput } from '../../src/config/schema.js'
 import { createCharpipe } from '../../src/engine/index.js'
+import { makeConfig } from '../../src/testing/create-turn-harness.js'
 import type { MockModelServer } from '../../src/testing/index.js'
 import { startMockModelServer } from '../../src/testing/index.js'
-import { collectEvents, doneOf, makeConfig } from './engine-test-helpers.js'
+import { collectEvents, doneOf } from '../../src/testing/turn-events.js'
 
 /** 16-bit mono PCM WAV of a sine wave. */
 function makeWav(frequency: number, seconds = 0.25, sampleRate = 8000): Buffer {

@@ -14,9 +14,10 @@ import { createCharpipe } from '../../src/engine/index.js'
 import { createSqliteMemoryStore } from '../../src/memory/index.js'
 import type { MemoryStore } from '../../src/memory/types.js'
 import { captureLogger } from '../../src/providers/test-helpers.js'
+import { makeConfig } from '../../src/testing/create-turn-harness.js'
 import type { MockReply, RecordedRequest } from '../../src/testing/index.js'
 import { type MockModelServer, startMockModelServer } from '../../src/testing/index.js'
-import { collectEvents, doneOf, makeConfig, typesOf } from './engine-test-helpers.js'
+import { collectEvents, doneOf, typesOf } from '../../src/testing/turn-events.js'
 
 let server: MockModelServer
 let folder: string

@@ -9,17 +9,11 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import type { CharpipeConfigInput } from '../../src/config/schema.js'
 import { createCharpipe } from '../../src/engine/index.js'
+import { makeConfig } from '../../src/testing/create-turn-harness.js'
 import type { MockModelServer } from '../../src/testing/index.js'
 import { startMockModelServer } from '../../src/testing/index.js'
+import { collectEvents, doneOf, sentencesOf, typesOf, watchEvents } from '../../src/testing/turn-events.js'
 import type { Tool } from '../../src/tools/index.js'
-import {
-  collectEvents,
-  doneOf,
-  makeConfig,
-  sentencesOf,
-  typesOf,
-  watchEvents,
-} from './engine-test-helpers.js'
 
 let server: MockModelServer
 let folder: string

@@ -9,9 +9,10 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import type { CharpipeConfigInput } from '../../src/config/schema.js'
 import { createCharpipe } from '../../src/engine/index.js'
 import { waitUntil } from '../../src/providers/test-helpers.js'
+import { makeConfig } from '../../src/testing/create-turn-harness.js'
 import type { MockModelServer } from '../../src/testing/index.js'
 import { startMockModelServer } from '../../src/testing/index.js'
-import { collectEvents, doneOf, makeConfig, watchEvents } from './engine-test-helpers.js'
+import { collectEvents, doneOf, watchEvents } from '../../src/testing/turn-events.js'
 
 let server: MockModelServer
 beforeAll(async () => {

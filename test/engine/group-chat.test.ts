@@ -8,9 +8,10 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import type { CharpipeConfigInput } from '../../src/config/schema.js'
 import { createCharpipe } from '../../src/engine/index.js'
 import { createSqliteMemoryStore } from '../../src/memory/index.js'
+import { makeConfig } from '../../src/testing/create-turn-harness.js'
 import type { MockModelServer } from '../../src/testing/index.js'
 import { startMockModelServer } from '../../src/testing/index.js'
-import { collectEvents, doneOf, makeConfig } from './engine-test-helpers.js'
+import { collectEvents, doneOf } from '../../src/testing/turn-events.js'
 
 let server: MockModelServer
 beforeAll(async () => {

@@ -10,7 +10,7 @@
  * given, and the turn would never end.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest'
-import { parseConfig } from '../../src/config/load-config.js'
+import { parseConfig } from '../../src/characters/load-config.js'
 import { createCharpipe } from '../../src/engine/index.js'
 import type { CharpipeEvent } from '../../src/shared/events.js'
 import { type MockModelServer, startMockModelServer } from '../../src/testing/index.js'

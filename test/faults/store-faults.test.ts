@@ -11,7 +11,7 @@
  * under `CI=true`, where that fails).
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
-import { parseConfig } from '../../src/config/load-config.js'
+import { parseConfig } from '../../src/characters/load-config.js'
 import { createCharpipe } from '../../src/engine/index.js'
 import type { Charpipe } from '../../src/engine/types.js'
 import { checkStores } from '../../src/server/routes/health-routes.js'

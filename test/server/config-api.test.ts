@@ -119,7 +119,7 @@ describe('GET/PUT /api/config', () => {
     expect(answer.error.code).toBe('invalid_config')
     const paths = answer.error.issues.map((issue) => issue.path)
     expect(paths).toEqual(expect.arrayContaining(['llm.temperature', 'llm.colour', 'character.reply_format']))
-    expect(await readFile(server.configPath, 'utf8')).toBe(configText)
+    expect(await readFile(server.configPath, 'utf8')).toBe(server.configText)
     expect(server.fake!.reloads.length).toBe(reloadsBefore)
     expect(server.charpipe.config.llm.temperature).toBe(0.7)
   })
@@ -156,7 +156,7 @@ describe('GET/PUT /api/config', () => {
   })
 
   it('creates the file when none existed', async () => {
-    server = await startTestServer()
+    server = await startTestServer({ configFile: false })
     const response = await putConfig({ character: { name: '新角色' } })
     expect(response.status).toBe(200)
     expect(await readFile(server.configPath, 'utf8')).toContain('name: 新角色')
@@ -265,7 +265,7 @@ describe('GET /api/config/status and a file made invalid by hand', () => {
   })
 
   it('says the defaults run when there is no file, until a save creates it', async () => {
-    server = await startTestServer()
+    server = await startTestServer({ configFile: false })
     expect(await readStatus()).toEqual({
       path: server.configPath,
       source: 'defaults',
@@ -288,7 +288,7 @@ describe('PUT /api/config when the product cannot apply it', () => {
     const response = await putConfig({ character: { name: '失败' } })
     expect(response.status).toBe(500)
     expect(((await response.json()) as { error: { code: string } }).error.code).toBe('internal')
-    expect(await readFile(server.configPath, 'utf8')).toBe(configText)
+    expect(await readFile(server.configPath, 'utf8')).toBe(server.configText)
     expect(server.charpipe.config.character.name).toBe('小雪')
     expect((await (await fetch(`${server.url}/api/config`)).json()).character.name).toBe('小雪')
     fake.reload = reload

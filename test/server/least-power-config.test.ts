@@ -81,7 +81,7 @@ describe('${VAR} in API input is literal', () => {
     // After a restart from the file it still reads as written.
     const file = await readFile(server.configPath, 'utf8')
     expect(file).not.toContain('value-from-the-environment')
-    const { loadConfig } = await import('../../src/config/load-config.js')
+    const { loadConfig } = await import('../../src/characters/load-config.js')
     expect((await loadConfig(server.configPath)).config.character.persona).toBe(text)
   })
 

@@ -95,7 +95,7 @@ describe('named clients (server.clients)', () => {
   })
 
   it('a short token or a name used twice is a config error naming the field', async () => {
-    const { parseConfig } = await import('../../src/config/load-config.js')
+    const { parseConfig } = await import('../../src/characters/load-config.js')
     expect(() => parseConfig({ server: { clients: [{ name: 'a', token: 'short' }] } })).toThrow(
       /server\.clients\.0\.token.*16 characters/s,
     )

@@ -52,13 +52,14 @@ describe('/v1/responses for a named client', () => {
       instructions: 'You are a generic assistant.',
       input: 'Hello',
     })
-    expect(first.output_text).toBe('[开心]Welcome back!')
-    expect(first.metadata).toMatchObject({ emotion: '开心' })
+    // Mika is an English character: her labels are the English ones.
+    expect(first.output_text).toBe('[happy]Welcome back!')
+    expect(first.metadata).toMatchObject({ emotion: 'happy' })
     // persona: server: the character's prompt, not the client's instructions.
     expect(JSON.stringify(sentTo())).toContain('latte art')
     expect(JSON.stringify(sentTo())).not.toContain('generic assistant')
     const second = await client.responses.create({ model: 'anything', input: 'I lost my keys' })
-    expect(second.output_text).toBe('[难过]Sorry to hear.')
+    expect(second.output_text).toBe('[sad]Sorry to hear.')
     // history: server: the stored conversation reaches the model.
     const spoken = sentTo()
       .filter((message) => message.role !== 'system')

@@ -59,8 +59,8 @@ describe('POST /v1/responses with the openai SDK', () => {
     expectValidResource(JSON.parse(JSON.stringify(response)))
     expect(response.status).toBe('completed')
     expect(response.output_text).toBe('Welcome to the café!')
-    // The character's own label for the emotion its reply named.
-    expect(response.metadata).toMatchObject({ emotion: '开心' })
+    // The character's own label for the emotion its reply named (Mika is English: happy).
+    expect(response.metadata).toMatchObject({ emotion: 'happy' })
     expect(response.usage!.total_tokens).toBeGreaterThan(0)
     expect(response.id).toMatch(/^resp_/)
     const stored = await openai().responses.retrieve(response.id)
@@ -96,7 +96,7 @@ describe('POST /v1/responses with the openai SDK', () => {
     expect(deltas.map((event) => event.delta).join('')).toBe('One, two, three.')
     const completed = events.at(-1)!.response
     expect(completed.output[0].content[0].text).toBe('One, two, three.')
-    expect(completed.metadata.emotion).toBe('开心')
+    expect(completed.metadata.emotion).toBe('happy')
     expect(completed.usage.total_tokens).toBeGreaterThan(0)
   })
 

@@ -1,12 +1,14 @@
 /**
  * Starts the server on 127.0.0.1:0 with a config file in a fresh temporary folder, the fake
- * Charpipe (or a given factory) and a logger whose lines the test can read.
+ * Charpipe (or a given factory) and a logger whose lines the test can read. The folder is also the
+ * server's data folder: a config that names none gets `characters_dir` there, so nothing in the
+ * checkout's `./data` (a card imported on the page) reaches a test.
  */
-import { mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Writable } from 'node:stream'
-import { loadConfig } from '../../src/config/load-config.js'
+import { loadConfig } from '../../src/characters/load-config.js'
 import type { CharpipeConfig } from '../../src/config/schema.js'
 import type { ConnectorClock } from '../../src/connectors/index.js'
 import type { Charpipe } from '../../src/engine/types.js'
@@ -16,6 +18,8 @@ import { createLogger, getLogger, type Logger, setLogger } from '../../src/share
 
 export interface TestServer extends StartServerResult {
   configPath: string
+  /** The config file's text as the test server wrote it (empty when it wrote none). */
+  configText: string
   folder: string
   /** Every log line the server printed. */
   logLines: string[]
@@ -27,8 +31,13 @@ export interface TestServer extends StartServerResult {
 }
 
 export interface StartTestServerOptions {
-  /** config.yaml text (`{folder}` is replaced by the temporary folder); no file when undefined. */
+  /**
+   * config.yaml text (`{folder}` is replaced by the temporary folder). Undefined: a file that holds
+   * only the test's own characters folder.
+   */
   configText?: string
+  /** False: no config file at all (the server runs on the defaults, its characters in `./data`). */
+  configFile?: false
   token?: string
   createCharpipe?: (config: CharpipeConfig, logger: Logger) => Promise<Charpipe>
   /** Also make the captured logger the process-wide one (every module's lines), until `stop()`. */
@@ -43,12 +52,22 @@ export interface StartTestServerOptions {
   connectorClock?: ConnectorClock
 }
 
+/** The config text with a characters folder in the test's folder, unless it names one already. */
+export function withOwnDataFolder(configText: string): string {
+  if (/^characters_dir:/m.test(configText)) return configText
+  const separator = configText === '' || configText.endsWith('\n') ? '' : '\n'
+  return `${configText}${separator}characters_dir: {folder}/data/characters\n`
+}
+
 export async function startTestServer(options: StartTestServerOptions = {}): Promise<TestServer> {
   const folder = await mkdtemp(join(tmpdir(), 'charpipe-server-'))
   const configPath = join(folder, 'config.yaml')
-  if (options.configText !== undefined) {
-    await writeFile(configPath, options.configText.replaceAll('{folder}', folder))
-  }
+  await mkdir(join(folder, 'data', 'characters'), { recursive: true })
+  const configText =
+    options.configFile === false
+      ? ''
+      : withOwnDataFolder(options.configText ?? '').replaceAll('{folder}', folder)
+  if (options.configFile !== false) await writeFile(configPath, configText)
   const logLines: string[] = []
   const destination = new Writable({
     write(chunk, _encoding, callback) {
@@ -88,6 +107,7 @@ export async function startTestServer(options: StartTestServerOptions = {}): Pro
   return {
     ...started,
     configPath,
+    configText,
     folder,
     logLines,
     charpipe: started.server.charpipe,

@@ -3,6 +3,7 @@ import { spawn } from 'node:child_process'
 import { dirname, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { cliArguments } from './cli-command.js'
+import { readEmptyWorkingFolder } from './empty-working-folder.js'
 
 export const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '../..')
 
@@ -13,7 +14,7 @@ export interface RunCliResult {
 }
 
 export function runCli(args: string[], stdin = ''): Promise<RunCliResult> {
-  const child = spawn(process.execPath, cliArguments(args), { cwd: repoRoot })
+  const child = spawn(process.execPath, cliArguments(args), { cwd: readEmptyWorkingFolder() })
   child.stdin.end(stdin)
   let stdout = ''
   let stderr = ''

@@ -9,8 +9,8 @@ import { afterEach, describe, expect, it, vi } from 'vitest'
 import { createCharpipe } from '../../src/engine/index.js'
 import type { Charpipe } from '../../src/engine/types.js'
 import { createLogger } from '../../src/shared/logger.js'
+import { makeConfig } from '../../src/testing/create-turn-harness.js'
 import { createMcpTools } from '../../src/tools/index.js'
-import { makeConfig } from '../engine/engine-test-helpers.js'
 
 const misbehaving = fileURLToPath(new URL('./mcp-misbehaving-server.mjs', import.meta.url))
 const secret = 'fs-token-7f3a9c'

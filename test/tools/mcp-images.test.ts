@@ -10,8 +10,9 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { createCharpipe } from '../../src/engine/index.js'
 import type { Charpipe } from '../../src/engine/types.js'
 import type { CharpipeEvent } from '../../src/shared/events.js'
+import { makeConfig } from '../../src/testing/create-turn-harness.js'
 import { type MockModelServer, startMockModelServer } from '../../src/testing/index.js'
-import { collectEvents, doneOf, makeConfig } from '../engine/engine-test-helpers.js'
+import { collectEvents, doneOf } from '../../src/testing/turn-events.js'
 import { testImage } from './mcp-test-tools.mjs'
 
 const stdioScript = fileURLToPath(new URL('./mcp-stdio-server.mjs', import.meta.url))

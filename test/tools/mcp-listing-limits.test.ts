@@ -11,8 +11,9 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } 
 import { createCharpipe } from '../../src/engine/index.js'
 import type { Charpipe } from '../../src/engine/types.js'
 import { createLogger } from '../../src/shared/logger.js'
+import { makeConfig } from '../../src/testing/create-turn-harness.js'
 import { type MockModelServer, startMockModelServer } from '../../src/testing/index.js'
-import { collectEvents, doneOf, makeConfig } from '../engine/engine-test-helpers.js'
+import { collectEvents, doneOf } from '../../src/testing/turn-events.js'
 
 const misbehaving = fileURLToPath(new URL('./mcp-misbehaving-server.mjs', import.meta.url))
 const wellBehaved = fileURLToPath(new URL('./mcp-stdio-server.mjs', import.meta.url))

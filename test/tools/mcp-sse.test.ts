@@ -6,9 +6,10 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { createCharpipe } from '../../src/engine/index.js'
 import type { Charpipe } from '../../src/engine/types.js'
+import { makeConfig } from '../../src/testing/create-turn-harness.js'
 import { type MockModelServer, startMockModelServer } from '../../src/testing/index.js'
+import { collectEvents, doneOf } from '../../src/testing/turn-events.js'
 import { createMcpTools } from '../../src/tools/index.js'
-import { collectEvents, doneOf, makeConfig } from '../engine/engine-test-helpers.js'
 import { type SseMcpServer, startSseMcpServer } from './start-sse-mcp-server.js'
 
 let model: MockModelServer

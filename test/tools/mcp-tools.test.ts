@@ -12,9 +12,10 @@ import type { CharpipeConfigInput } from '../../src/config/schema.js'
 import { createCharpipe } from '../../src/engine/index.js'
 import type { Charpipe } from '../../src/engine/types.js'
 import type { CharpipeEvent } from '../../src/shared/events.js'
+import { makeConfig } from '../../src/testing/create-turn-harness.js'
 import { type MockModelServer, startMockModelServer } from '../../src/testing/index.js'
+import { collectEvents, doneOf, typesOf } from '../../src/testing/turn-events.js'
 import { createMcpTools } from '../../src/tools/index.js'
-import { collectEvents, doneOf, makeConfig, typesOf } from '../engine/engine-test-helpers.js'
 import { type HttpMcpServer, startHttpMcpServer } from './start-http-mcp-server.js'
 
 const stdioScript = fileURLToPath(new URL('./mcp-stdio-server.mjs', import.meta.url))

@@ -7,7 +7,7 @@
 import { readFile } from 'node:fs/promises'
 import type { Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
-import { base64Json, makeCardPng, makeCardV3 } from '../../src/characters/cards/card-factories.js'
+import { base64Json, makeCardPng, makeCardV3 } from '../support/card-factories.js'
 import {
   type BrowserTest,
   findBrowserSkipReason,

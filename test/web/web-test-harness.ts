@@ -59,6 +59,8 @@ export const longReplyText = '从前有一座山，山里有一座庙。'.repeat
 /** The words that make the mock model refuse the key (HTTP 401) or not know the model (HTTP 404). */
 export const keyRefusedTrigger = '用错误的密钥'
 export const modelMissingTrigger = '用不存在的模型'
+/** An English greeting answered by the mock's own default reply (in English, its emotion from the words). */
+export const englishGreeting = 'Hello, nice to meet you!'
 
 function readLastUserText(body: unknown): string {
   const messages = (body as { messages?: { role: string; content: unknown }[] } | undefined)?.messages ?? []
@@ -82,6 +84,7 @@ function findLastTrigger(text: string): string | undefined {
 }
 
 function composeReply(body: unknown): MockReply {
+  if (readLastUserText(body).includes(englishGreeting)) return {}
   const trigger = findLastTrigger(readLastUserText(body))
   if (trigger === keyRefusedTrigger) {
     return {
@@ -111,15 +114,23 @@ function buildConfigYaml(options: {
   modelUrl: string
   sqlitePath: string
   token?: string
+  withCharacter?: boolean
   extraYaml?: string
 }): string {
-  return `# web page test config
+  const config = `# web page test config
 ${options.token ? `server:\n  token: ${JSON.stringify(options.token)}\n` : ''}llm:
   provider: mock-model
   base_url: ${options.modelUrl}/v1
   model: mock-character
   temperature: 0.7
-character:
+storage:
+  sqlite_path: ${JSON.stringify(options.sqlitePath)}
+`
+  const character = options.withCharacter === false ? '' : testCharacterYaml
+  return `${config}${character}${options.extraYaml ?? ''}`
+}
+
+const testCharacterYaml = `character:
   name: 小测
   persona: 一个乐于助人的测试角色。
   injected_history:
@@ -127,21 +138,19 @@ character:
       content: 你好
     - role: assistant
       content: 你好呀
-storage:
-  sqlite_path: ${JSON.stringify(options.sqlitePath)}
-${options.extraYaml ?? ''}`
-}
+`
 
 async function startServeProcess(
   directory: string,
   configPath: string,
   onStop: () => Promise<void>,
+  environment: Record<string, string | undefined> = {},
 ): Promise<ServerUnderTest> {
   let output = ''
   const child: ChildProcess = spawn(
     process.execPath,
     cliArguments(['serve', '--config', configPath, '--port', '0']),
-    { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] },
+    { cwd: directory, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...environment } },
   )
   const url = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`serve did not start in 25 s:\n${output}`)), 25_000)
@@ -176,10 +185,19 @@ async function startServeProcess(
   }
 }
 
+export interface StartServerUnderTestOptions {
+  token?: string
+  /** Top-level config text appended to the file (not `server:` together with `token`). */
+  extraYaml?: string
+  /** False: the config names no character (the machine's locale chooses the default one). */
+  withCharacter?: boolean
+  /** Environment variables of the server process over the test's (e.g. its locale). */
+  environment?: Record<string, string | undefined>
+}
+
 /** Starts the mock model and `charpipe serve` with a fresh temporary config file. */
 export async function startServerUnderTest(
-  /** `extraYaml`: top-level config text appended to the file (not `server:` together with `token`). */
-  options: { token?: string; extraYaml?: string } = {},
+  options: StartServerUnderTestOptions = {},
 ): Promise<ServerUnderTest> {
   const directory = await mkdtemp(path.join(tmpdir(), 'charpipe-web-'))
   const configPath = path.join(directory, 'config.yaml')
@@ -190,11 +208,12 @@ export async function startServerUnderTest(
       modelUrl: model.url,
       sqlitePath: path.join(directory, 'charpipe.db'),
       token: options.token,
+      withCharacter: options.withCharacter,
       extraYaml: options.extraYaml,
     }),
   )
   try {
-    return await startServeProcess(directory, configPath, () => model.close())
+    return await startServeProcess(directory, configPath, () => model.close(), options.environment)
   } catch (error) {
     await model.close()
     await rm(directory, { recursive: true, force: true })
@@ -211,10 +230,11 @@ export interface BrowserTest {
 
 /** Builds the page, starts the server under test and launches the browser (`browserArgs`: see launchBrowser). */
 export async function startBrowserTest(
-  options: { token?: string; browserArgs?: string[]; extraYaml?: string } = {},
+  options: StartServerUnderTestOptions & { browserArgs?: string[] } = {},
 ): Promise<BrowserTest> {
   await buildWeb()
-  const server = await startServerUnderTest({ token: options.token, extraYaml: options.extraYaml })
+  const { browserArgs: _browserArgs, ...serverOptions } = options
+  const server = await startServerUnderTest(serverOptions)
   let browser: Browser
   try {
     browser = await launchBrowser(options.browserArgs)

@@ -21,7 +21,7 @@ import { AIMessageChunk, type AIMessageChunkFields, type BaseMessage } from '@la
 import { ChatGenerationChunk, type ChatResult as LangChainChatResult } from '@langchain/core/outputs'
 import type { Runnable } from '@langchain/core/runnables'
 import type { z } from 'zod'
-import { parseConfig } from '../../config/load-config.js'
+import { parseConfig } from '../../characters/load-config.js'
 import type { llmSchema } from '../../config/schema.js'
 import type { ChatResult } from '../../providers/collect-chat-result.js'
 import { createProviderFromConfig } from '../../providers/create-provider-from-config.js'

@@ -4,11 +4,12 @@
  * Exported and imported again, the character sends the same messages.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { collectEvents, makeConfig } from '../../../test/engine/engine-test-helpers.js'
+import { base64Json, makeCardPng, makeCardV2, makeCardV3 } from '../../../test/support/card-factories.js'
 import { characterSchema } from '../../config/schema.js'
 import { createCharpipe } from '../../engine/create-charpipe.js'
+import { makeConfig } from '../../testing/create-turn-harness.js'
 import { type MockModelServer, startMockModelServer } from '../../testing/start-mock-model-server.js'
-import { base64Json, makeCardPng, makeCardV2, makeCardV3 } from './card-factories.js'
+import { collectEvents } from '../../testing/turn-events.js'
 import { exportCharacterCard } from './export-character-card.js'
 import { type ImportCharacterCardResult, importCharacterCard } from './import-character-card.js'
 

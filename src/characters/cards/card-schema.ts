@@ -20,7 +20,7 @@ const keys = boundedList(z.string().max(limits.keyChars), limits.keysPerEntry).n
 const shortText = z.string().max(limits.nameChars).nullish()
 const extensions = z.record(z.string(), z.unknown()).nullish()
 
-export const cardBookEntrySchema = z.looseObject({
+const cardBookEntrySchema = z.looseObject({
   keys,
   secondary_keys: keys,
   content: z.string().max(limits.entryContentChars),
@@ -38,7 +38,7 @@ export const cardBookEntrySchema = z.looseObject({
   position: text,
 })
 
-export const cardBookSchema = z.looseObject({
+const cardBookSchema = z.looseObject({
   name: text,
   description: text,
   scan_depth: z.number().nullish(),

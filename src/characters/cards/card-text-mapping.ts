@@ -12,7 +12,7 @@
  * - `post_history_instructions` becomes a system message at depth 0 (after the newest history
  *   message); its `{{original}}` (the app's own instructions) is empty in charpipe.
  */
-export const personalityMarker = "{{char}}'s personality: "
+const personalityMarker = "{{char}}'s personality: "
 export const originalMacro = '{{original}}'
 const appendedOriginal = `\n\n${originalMacro}`
 

@@ -4,6 +4,7 @@
  */
 import type { z } from 'zod'
 import type { characterSchema } from '../../config/schema.js'
+import { fillEmotionDefaults } from '../../shared/language/index.js'
 import type { CardData } from './card-schema.js'
 import { joinPersona, readCardSystemPrompt, readPostHistoryInstructions } from './card-text-mapping.js'
 import { charpipeExtensionKey, readCharpipeExtension } from './charpipe-card-extension.js'
@@ -13,7 +14,7 @@ import { parseExampleDialogue } from './parse-example-dialogue.js'
 export type CharacterInput = z.input<typeof characterSchema>
 
 /** Card fields that have a place in the character block. */
-export const mappedCardFields = new Set([
+const mappedCardFields = new Set([
   'name',
   'description',
   'personality',
@@ -42,7 +43,7 @@ const droppedWhenEmpty = new Set([
   'creator_notes_multilingual',
 ])
 
-export function isEmptyValue(value: unknown): boolean {
+function isEmptyValue(value: unknown): boolean {
   if (value === '' || value === null || value === undefined) return true
   if (Array.isArray(value)) return value.length === 0
   return typeof value === 'object' && Object.keys(value).length === 0
@@ -72,7 +73,8 @@ export function convertCardToCharacter(data: CardData, avatar: string): Characte
       card[key] = value
   const assembler = assemblerSettings(data)
   const book = data.character_book
-  return {
+  // The emotions follow the card's language, unless charpipe's own extension brings them.
+  return fillEmotionDefaults({
     ...extensions.own,
     name: data.name,
     persona: joinPersona(data.description ?? '', data.personality ?? ''),
@@ -84,5 +86,5 @@ export function convertCardToCharacter(data: CardData, avatar: string): Characte
     ...(book ? { lorebook: convertCardBookToLorebook(book) } : {}),
     ...(assembler ? { pipeline: { processors: { 'injection-assembler': assembler } } } : {}),
     card,
-  }
+  })
 }

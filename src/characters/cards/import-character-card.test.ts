@@ -2,9 +2,15 @@ import { CCardLib } from '@risuai/ccardlib'
 import { decode as decodeTextChunk } from 'png-chunk-text'
 import extractChunks from 'png-chunks-extract'
 import { describe, expect, it } from 'vitest'
+import {
+  base64Json,
+  makeCardPng,
+  makeCardV2,
+  makeCardV3,
+  makePicture,
+} from '../../../test/support/card-factories.js'
 import { characterSchema } from '../../config/schema.js'
 import { BadRequestError } from '../../shared/errors.js'
-import { base64Json, makeCardPng, makeCardV2, makeCardV3, makePicture } from './card-factories.js'
 import { exportCharacterCard } from './export-character-card.js'
 import { importCharacterCard } from './import-character-card.js'
 
@@ -64,6 +70,37 @@ describe('importCharacterCard', () => {
       [['castle'], 'after_char', 4, true],
       [['glade'], 'depth', 1, false],
     ])
+  })
+
+  it("chooses the emotion labels of the card's language, unless charpipe's extension brings them", () => {
+    const english = importCharacterCard(makeCardV2(), 'application/json').character
+    expect(english).toMatchObject({
+      default_emotion: 'calm',
+      emotions: ['happy', 'calm', 'sad', 'angry', 'surprised', 'afraid', 'shy'],
+      emotion_aliases: { joy: 'happy', neutral: 'calm', fear: 'afraid' },
+    })
+    const chinese = importCharacterCard(
+      makeCardV2({
+        name: '小雪',
+        description: '温柔的猫娘，住在山里。',
+        first_mes: '你好呀！',
+        scenario: '',
+        mes_example: '',
+      }),
+      'application/json',
+    ).character
+    expect(characterSchema.parse(chinese).default_emotion).toBe('平静')
+    const own = importCharacterCard(
+      makeCardV2({ extensions: { charpipe: { emotions: ['joy', 'gloom'], default_emotion: 'gloom' } } }),
+      'application/json',
+    ).character
+    expect(own).toMatchObject({ emotions: ['joy', 'gloom'], default_emotion: 'gloom' })
+    // Exported and imported again, the character keeps its labels.
+    const again = importCharacterCard(
+      exportCharacterCard(characterSchema.parse(english), { format: 'json' }),
+      'application/json',
+    ).character
+    expect(again).toMatchObject({ default_emotion: 'calm', emotions: english.emotions })
   })
 
   it('reads V3 fields, content decorators and use_regex keys', () => {

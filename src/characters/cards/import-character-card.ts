@@ -26,7 +26,7 @@ export interface ImportCharacterCardResult {
 }
 
 /** The largest card accepted: a large avatar with its card is a few MB. */
-export const maxCardBytes = 20 * 1024 * 1024
+const maxCardBytes = 20 * 1024 * 1024
 
 function toBytes(input: Uint8Array | string | object): Uint8Array {
   if (input instanceof Uint8Array) return input

@@ -5,11 +5,9 @@
  * only the card's text chunks are touched, so a picture of several MB costs a copy, not a decode.
  */
 
-export { createCharacterSlug } from './create-character-slug.js'
 export { type ExportCharacterCardOptions, exportCharacterCard } from './export-character-card.js'
 export {
   type CardContentType,
   type ImportCharacterCardResult,
   importCharacterCard,
-  maxCardBytes,
 } from './import-character-card.js'

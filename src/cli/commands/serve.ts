@@ -5,7 +5,7 @@
  */
 import { resolve } from 'node:path'
 import { parseArgs } from 'node:util'
-import type { ConfigCheck, LoadConfigResult } from '../../config/load-config.js'
+import type { ConfigCheck, LoadConfigResult } from '../../characters/load-config.js'
 import { resolveProviderSettings } from '../../config/provider-registry.js'
 import { checkPipelineConfig } from '../../context/index.js'
 import { createCharpipe } from '../../engine/index.js'

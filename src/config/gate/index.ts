@@ -9,13 +9,10 @@
  * field holds an address, a path, a program or a secret and which rules guard it.
  */
 export { type CheckConfigChangeOptions, type ConfigSource, checkConfigChange } from './check-config-change.js'
-export {
-  configFieldTrust,
-  type FieldKind,
-  type FieldTrust,
-  findFieldTrust,
-  listFieldPaths,
-  type TrustRule,
+export type {
+  FieldKind,
+  FieldTrust,
+  TrustRule,
 } from './config-field-trust.js'
 export {
   findNodeLocalFields,

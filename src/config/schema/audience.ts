@@ -8,7 +8,7 @@ import * as z from 'zod'
 const weight = (fallback: number, description: string) =>
   z.number().min(0).max(1_000_000).default(fallback).describe(description)
 
-export const audienceWeightsSchema = z
+const audienceWeightsSchema = z
   .strictObject({
     owner: weight(100, "Added to a message of the session's owner (role owner)."),
     moderator: weight(50, 'Added to a message of a moderator.'),
@@ -20,7 +20,7 @@ export const audienceWeightsSchema = z
   })
   .describe('Priority of a message: 1 plus the weight of each thing that applies to it.')
 
-export const audienceIdleSchema = z
+const audienceIdleSchema = z
   .strictObject({
     after_ms: z
       .int()

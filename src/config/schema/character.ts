@@ -3,15 +3,20 @@
  * when their keys come up. `characters` in the root schema reuses it per id.
  */
 import * as z from 'zod'
+import { readEmotionDefaults } from '../../shared/language/emotion-defaults.js'
 import { characterAudienceSchema } from './audience.js'
 import { characterLimits as limits } from './character-limits.js'
 import { processorMapSchema } from './fields.js'
+
+// The documented defaults are the Chinese ones; an English character that sets none gets the
+// English ones before the schema runs (see `applyLanguageDefaults`).
+const emotionDefaults = readEmotionDefaults('zh')
 
 const longText = () => z.string().max(limits.textChars)
 const lorebookKey = () => z.string().min(1).max(limits.keyChars)
 const keyList = () => z.array(lorebookKey()).max(limits.keysPerEntry)
 
-export const injectedMessageSchema = z.strictObject({
+const injectedMessageSchema = z.strictObject({
   role: z.enum(['user', 'assistant']).describe('Who says it.'),
   content: longText().describe('What is said.'),
 })
@@ -128,7 +133,13 @@ export const characterSchema = z
       .describe(
         "The key the character's history and memory are stored under; empty: the name. Renaming through the page pins it to the old name, so conversations are kept.",
       ),
-    name: z.string().max(limits.nameChars).default('小助手').describe("The character's name ({{char}})."),
+    name: z
+      .string()
+      .max(limits.nameChars)
+      .default('小助手')
+      .describe(
+        "The character's name ({{char}}); a config without `character` on an English-locale machine: Assistant.",
+      ),
     language: z
       .enum(['auto', 'zh', 'en'])
       .default('auto')
@@ -144,39 +155,28 @@ export const characterSchema = z
       .default('')
       .describe('Who the character is: personality, background, manner of speech.'),
     reply_format: replyFormatSchema.default('auto'),
-    default_emotion: z.string().min(1).default('平静').describe('Emotion when the model gives none.'),
+    default_emotion: z
+      .string()
+      .min(1)
+      .default(emotionDefaults.default_emotion)
+      .describe('Emotion when the model gives none (an English character that sets no emotions: calm).'),
     emotions: z
       .array(z.string().min(1))
-      .default(['开心', '平静', '难过', '生气', '惊讶', '害怕', '害羞'])
-      .describe('Emotion labels the model may use.'),
+      .default(emotionDefaults.emotions)
+      .describe(
+        'Emotion labels the model may use; an English character that sets none gets happy, calm, sad, angry, surprised, afraid, shy.',
+      ),
     inline_emotion_tags: z
       .boolean()
       .default(false)
       .describe('Parse inline tags such as [开心] or <|ACT {"emotion":…}|> inside the text.'),
     emotion_aliases: z
       .record(z.string(), z.string())
-      .default({
-        happy: '开心',
-        joy: '开心',
-        neutral: '平静',
-        calm: '平静',
-        sad: '难过',
-        angry: '生气',
-        surprised: '惊讶',
-        fear: '害怕',
-        shy: '害羞',
-      })
+      .default(emotionDefaults.emotion_aliases)
       .describe('Maps labels a model may write instead (happy) to configured ones (开心).'),
     user_emotion_map: z
       .record(z.string(), z.string())
-      .default({
-        happy: '愉快',
-        sad: '难过',
-        angry: '生气',
-        surprised: '惊讶',
-        fearful: '害怕',
-        disgusted: '厌恶',
-      })
+      .default(emotionDefaults.user_emotion_map)
       .describe('Maps the speech recogniser emotion to the words appended as [用户语气：…].'),
     injected_history: z
       .array(injectedMessageSchema)

@@ -5,6 +5,12 @@
  * what the server connects to or listens on, so the whole section is file-only.
  */
 import * as z from 'zod'
+import { characterAudienceSchema } from './audience.js'
+
+// The same fields as a character's `audience`, over them for this connector's sessions only.
+const connectorAudienceSchema = characterAudienceSchema.describe(
+  "Audience settings for this connector's sessions only, each over the character's (and the top-level) field of the same name: e.g. `idle: { after_ms: 0 }` keeps a group quiet while the same character speaks first on a stream.",
+)
 
 const connectorNameSchema = z
   .string()
@@ -60,6 +66,7 @@ export const onebotConnectorSchema = z
       .default(false)
       .describe('Answer private (friend) messages, each sender a 1:1 session.'),
     character: characterRefSchema,
+    audience: connectorAudienceSchema,
     max_message_chars: z
       .int()
       .min(20)
@@ -106,6 +113,7 @@ export const twitchConnectorSchema = z
         "Write the character's replies into the chat (needs username and oauth_token); off: replies go only to the session's WebSocket clients (a voice character speaks them).",
       ),
     character: characterRefSchema,
+    audience: connectorAudienceSchema,
     turns_per_minute: turnsPerMinuteSchema,
     url: z
       .string()

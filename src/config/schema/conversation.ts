@@ -3,7 +3,7 @@
  */
 import * as z from 'zod'
 
-export const groupChatSchema = z
+const groupChatSchema = z
   .strictObject({
     observed_max_chars: z
       .int()

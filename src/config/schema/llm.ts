@@ -12,7 +12,7 @@ export const fallbackProviderSchema = z.strictObject({
   api_key: secret('API key.'),
 })
 
-export const visionDescriberSchema = z.strictObject({
+const visionDescriberSchema = z.strictObject({
   provider: z
     .string()
     .min(1)
@@ -31,7 +31,7 @@ export const visionDescriberSchema = z.strictObject({
   timeout_ms: timeoutMs().default(30_000).describe('No description by then: use a placeholder.'),
 })
 
-export const transcriberSchema = z.strictObject({
+const transcriberSchema = z.strictObject({
   provider: z
     .string()
     .min(1)

@@ -40,7 +40,7 @@ export const historySchema = z
   })
   .describe('Conversation history.')
 
-export const embeddingsSchema = z.strictObject({
+const embeddingsSchema = z.strictObject({
   provider: z.string().default('openai').describe('Registry name or any name with base_url.'),
   model: z.string().default('text-embedding-3-small').describe('Embedding model id.'),
   base_url: z.string().default('').describe("Embeddings API base URL; empty: the provider's default."),

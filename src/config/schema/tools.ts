@@ -13,7 +13,7 @@ export const pipelineSchema = z
   })
   .describe('The context pipeline.')
 
-export const mcpServerCommonFields = {
+const mcpServerCommonFields = {
   include: z
     .array(z.string())
     .default([])

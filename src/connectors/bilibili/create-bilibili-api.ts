@@ -6,7 +6,7 @@
  */
 import { redactText } from '../../shared/redact.js'
 
-export const bilibiliApiUrl = 'https://api.live.bilibili.com'
+const bilibiliApiUrl = 'https://api.live.bilibili.com'
 export const bilibiliDanmakuUrl = 'wss://broadcastlv.chat.bilibili.com/sub'
 
 export interface BilibiliCookie {

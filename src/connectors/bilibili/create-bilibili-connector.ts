@@ -283,6 +283,7 @@ export function createBilibiliConnector(options: CreateBilibiliConnectorOptions)
       return {
         name: config.name,
         kind: 'bilibili',
+        character: config.character,
         state,
         ...(lastError ? { error: lastError } : {}),
         ...(notice !== '' ? { notice } : {}),

@@ -6,7 +6,7 @@
  */
 import { brotliCompressSync, brotliDecompressSync, deflateSync, inflateSync } from 'node:zlib'
 
-export const danmakuHeaderBytes = 16
+const danmakuHeaderBytes = 16
 
 export const DanmakuOperation = {
   heartbeat: 2,

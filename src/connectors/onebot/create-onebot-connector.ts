@@ -3,9 +3,13 @@
  * sessions. Group messages go to the session's audience selector; the selector's turns come back as
  * `send_group_msg` replies to the message answered, with an `at` of each speaker answered; private
  * messages are 1:1 turns. The link is a forward WebSocket this connector dials (kept up with
- * backoff) or a reverse one the implementation opens to `listen`. Replies made while the link is
- * down wait (bounded, one minute) and are sent once when it is back; a call written to a link that
- * then dropped is not sent again, so nothing reaches the group twice.
+ * backoff) or a reverse one the implementation opens to `listen`.
+ *
+ * The character speaks only where someone is: a group's session is live (its character may speak
+ * first) once a message arrives there, never because the connector started; no idle turn runs while
+ * the link is down; and a reply made while the link is down, or still waiting when it drops, is
+ * dropped and logged rather than sent in a burst when the link is back. A call written to a link
+ * that then dropped is not sent again, so nothing reaches the group twice.
  */
 
 import { createHash, timingSafeEqual } from 'node:crypto'
@@ -39,8 +43,6 @@ export interface CreateOnebotConnectorOptions {
   logger: Logger
   backoff?: Backoff
   callTimeoutMs?: number
-  /** How long a reply may wait for a link that is down. @default 60_000 */
-  outboxMaxAgeMs?: number
 }
 
 /** The socket a reverse connection came in on, as the server route sees it. */
@@ -65,7 +67,6 @@ export interface OnebotConnector extends Connector {
 interface OutgoingMessage {
   action: 'send_group_msg' | 'send_private_msg'
   params: Record<string, unknown>
-  queuedAt: number
 }
 
 interface AnsweredMessage {
@@ -106,6 +107,15 @@ export function createOnebotConnector(options: CreateOnebotConnectorOptions): On
     state = 'failed'
     lastError = redactText(reason, secrets)
     logger.warn({ connector: config.name, reason: lastError }, 'OneBot link down')
+    dropOutbox('the OneBot link went down before it was sent')
+  }
+
+  function dropOutbox(why: string) {
+    for (const message of outbox.splice(0)) logDropped(message.action, why)
+  }
+
+  function logDropped(action: OutgoingMessage['action'], why: string) {
+    logger.warn({ connector: config.name, action }, `reply dropped: ${why}`)
   }
 
   const markUp = (send: (text: string) => void) => {
@@ -195,17 +205,30 @@ export function createOnebotConnector(options: CreateOnebotConnectorOptions): On
     }
   }
 
+  // Not live by being followed: the group's session is live once a message arrives there.
+  const followOptions = {
+    live: false,
+    reachable: () => link !== undefined,
+    ...(config.audience ? { audience: config.audience } : {}),
+  }
+
   function followGroup(groupId: string) {
-    return host.subscribe(groupSession(groupId), (event: FollowedEvent) => {
-      if (event.type !== 'llm_done' || event.interrupted === true) return
-      const text = typeof event.text === 'string' ? event.text.trim() : ''
-      if (text === '') return
-      const replyingTo = readReplyingTo(event)
-      const answeredMessages = replyingTo.map((id) => answered.get(id)).filter((found) => found !== undefined)
-      queueReply('send_group_msg', { group_id: Number(groupId) }, text, answeredMessages[0]?.messageId, [
-        ...new Set(answeredMessages.map((found) => found.userId)),
-      ])
-    })
+    return host.subscribe(
+      groupSession(groupId),
+      (event: FollowedEvent) => {
+        if (event.type !== 'llm_done' || event.interrupted === true) return
+        const text = typeof event.text === 'string' ? event.text.trim() : ''
+        if (text === '') return
+        const replyingTo = readReplyingTo(event)
+        const answeredMessages = replyingTo
+          .map((id) => answered.get(id))
+          .filter((found) => found !== undefined)
+        queueReply('send_group_msg', { group_id: Number(groupId) }, text, answeredMessages[0]?.messageId, [
+          ...new Set(answeredMessages.map((found) => found.userId)),
+        ])
+      },
+      followOptions,
+    )
   }
 
   function queueReply(
@@ -215,6 +238,11 @@ export function createOnebotConnector(options: CreateOnebotConnectorOptions): On
     replyTo: string | undefined,
     mentions: string[],
   ) {
+    if (!link) {
+      // Sent later it would arrive out of its moment, with others in a burst.
+      logDropped(action, 'the OneBot link is down')
+      return
+    }
     const parts = splitReplyText(text, config.max_message_chars)
     parts.forEach((part, index) => {
       const message: OnebotSegment[] = []
@@ -223,7 +251,7 @@ export function createOnebotConnector(options: CreateOnebotConnectorOptions): On
         for (const userId of mentions.slice(0, 5)) message.push({ type: 'at', data: { qq: userId } })
       }
       message.push({ type: 'text', data: { text: index === 0 && mentions.length > 0 ? ` ${part}` : part } })
-      outbox.push({ action, params: { ...target, message }, queuedAt: Date.now() })
+      outbox.push({ action, params: { ...target, message } })
     })
     while (outbox.length > outboxLimit) outbox.shift()
     flushOutbox()
@@ -236,13 +264,6 @@ export function createOnebotConnector(options: CreateOnebotConnectorOptions): On
     try {
       while (link && outbox.length > 0) {
         const next = outbox.shift() as OutgoingMessage
-        if (Date.now() - next.queuedAt > (options.outboxMaxAgeMs ?? 60_000)) {
-          logger.warn(
-            { connector: config.name, action: next.action },
-            'reply dropped: the OneBot link stayed down',
-          )
-          continue
-        }
         try {
           // Written once: a call whose link drops before the response is not sent again.
           const response = await link.call(next.action, next.params)
@@ -297,6 +318,7 @@ export function createOnebotConnector(options: CreateOnebotConnectorOptions): On
     status: () => ({
       name: config.name,
       kind: 'onebot',
+      character: config.character,
       state,
       ...(lastError ? { error: lastError } : {}),
       sessions: [...[...groups].map(groupSession), ...privateSessions],

@@ -21,7 +21,7 @@ export interface OnebotLink {
   close(reason: string): void
 }
 
-export class OnebotCallError extends Error {
+class OnebotCallError extends Error {
   constructor(
     message: string,
     readonly retcode?: number,

@@ -3,7 +3,9 @@
  * WebSocket with tags: chat messages go to the session's audience selector; the selector's replies
  * are written back into chat only with `post_replies` (a voice character speaks them instead, to
  * the session's WebSocket clients). Without a token it reads anonymously (`justinfan…`). PING is
- * answered, RECONNECT dials again at once, drops are retried with backoff.
+ * answered, RECONNECT dials again at once, drops are retried with backoff. The channel's session is
+ * live (its character may speak first) once a chat message arrives, no idle turn runs while the
+ * connection is down, and a reply made while it is down is dropped and logged, not sent later.
  *
  * Hand-written rather than a client library: the maintained one (@twurple/chat) cannot be pointed at
  * another port than 443/80, which tests and Twitch-compatible chat servers need, and tmi.js is no
@@ -27,7 +29,6 @@ import { parseIrcLine } from './parse-irc-line.js'
 
 export const twitchChatUrl = 'wss://irc-ws.chat.twitch.tv:443'
 const maxChatMessageChars = 450
-const outboxLimit = 50
 
 export interface CreateTwitchConnectorOptions {
   config: TwitchConnectorConfig
@@ -35,8 +36,6 @@ export interface CreateTwitchConnectorOptions {
   characterName: string
   logger: Logger
   backoff?: Backoff
-  /** How long a reply may wait for a connection that is down. @default 60_000 */
-  outboxMaxAgeMs?: number
 }
 
 export function createTwitchConnector(options: CreateTwitchConnectorOptions): Connector {
@@ -47,7 +46,6 @@ export function createTwitchConnector(options: CreateTwitchConnectorOptions): Co
   const login = token !== '' && config.username !== '' ? config.username.toLowerCase() : anonymousLogin()
   const botLogin = token !== '' ? login : ''
   const seen = createBoundedSet(5000)
-  const outbox: { line: string; queuedAt: number }[] = []
   let state: ConnectorStatus['state'] = 'connecting'
   let lastError: string | undefined
   let messagesIn = 0
@@ -73,7 +71,6 @@ export function createTwitchConnector(options: CreateTwitchConnectorOptions): Co
         state = 'ready'
         lastError = undefined
         logger.info({ connector: config.name, channel: config.channel }, 'Twitch chat ready')
-        flushOutbox()
         return
       case 'NOTICE':
         if (
@@ -124,32 +121,39 @@ export function createTwitchConnector(options: CreateTwitchConnectorOptions): Co
     },
   })
 
-  const flushOutbox = () => {
-    while (ready && outbox.length > 0) {
-      const next = outbox.shift() as { line: string; queuedAt: number }
-      if (Date.now() - next.queuedAt > (options.outboxMaxAgeMs ?? 60_000)) continue
-      if (send(next.line)) messagesOut += 1
-    }
+  // Not live by being followed: the session is live once chat says something there.
+  const followOptions = {
+    live: false,
+    reachable: () => ready,
+    ...(config.audience ? { audience: config.audience } : {}),
   }
 
-  const unfollow = host.subscribe(session, (event: FollowedEvent) => {
-    if (!config.post_replies || event.type !== 'llm_done' || event.interrupted === true) return
-    const text = typeof event.text === 'string' ? event.text.replace(/\s+/g, ' ').trim() : ''
-    if (text === '') return
-    const replyingTo = readReplyingTo(event)[0] ?? ''
-    splitReplyText(text, maxChatMessageChars).forEach((part, index) => {
-      const tag =
-        index === 0 && /^[0-9a-f-]{8,64}$/i.test(replyingTo) ? `@reply-parent-msg-id=${replyingTo} ` : ''
-      outbox.push({ line: `${tag}PRIVMSG #${config.channel} :${part}`, queuedAt: Date.now() })
-    })
-    while (outbox.length > outboxLimit) outbox.shift()
-    flushOutbox()
-  })
+  const unfollow = host.subscribe(
+    session,
+    (event: FollowedEvent) => {
+      if (!config.post_replies || event.type !== 'llm_done' || event.interrupted === true) return
+      const text = typeof event.text === 'string' ? event.text.replace(/\s+/g, ' ').trim() : ''
+      if (text === '') return
+      if (!ready) {
+        // Sent later it would arrive out of its moment, with others in a burst.
+        logger.warn({ connector: config.name }, 'reply dropped: the Twitch chat connection is down')
+        return
+      }
+      const replyingTo = readReplyingTo(event)[0] ?? ''
+      splitReplyText(text, maxChatMessageChars).forEach((part, index) => {
+        const tag =
+          index === 0 && /^[0-9a-f-]{8,64}$/i.test(replyingTo) ? `@reply-parent-msg-id=${replyingTo} ` : ''
+        if (send(`${tag}PRIVMSG #${config.channel} :${part}`)) messagesOut += 1
+      })
+    },
+    followOptions,
+  )
 
   return {
     status: () => ({
       name: config.name,
       kind: 'twitch',
+      character: config.character,
       state,
       ...(lastError ? { error: lastError } : {}),
       sessions: [session],

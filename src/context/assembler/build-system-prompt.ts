@@ -34,10 +34,10 @@ export function buildReplyFormatInstructions(character: CharacterConfig): string
 }
 
 /** What a template's `{{original}}` stands for (a card's name for it): the default opening part. */
-export const originalPromptMacro = '{{original}}'
+const originalPromptMacro = '{{original}}'
 
 /** The default opening: who is talking to whom, the persona and the scenario. */
-export function buildCharacterSection(character: CharacterConfig): string {
+function buildCharacterSection(character: CharacterConfig): string {
   const texts = readScaffoldingTexts(resolveCharacterLanguage(character))
   const sections = [texts.characterIntro]
   if (character.persona.trim()) sections.push(`${texts.personaLabel}\n${character.persona.trim()}`)

@@ -24,7 +24,7 @@ export function joinMessageContents(
 }
 
 /** The source a merged message keeps: `input` wins (it is the turn's input), else the first one's. */
-export function mergeSources(first: ChatMessage, second: ChatMessage): MessageSource | undefined {
+function mergeSources(first: ChatMessage, second: ChatMessage): MessageSource | undefined {
   if (first.source === 'input' || second.source === 'input') return 'input'
   return first.source ?? second.source
 }

@@ -19,11 +19,6 @@ export function readString(settings: ProcessorSettings, key: string, fallback: s
   return typeof value === 'string' ? value : fallback
 }
 
-export function readArray(settings: ProcessorSettings, key: string): unknown[] {
-  const value = settings[key]
-  return Array.isArray(value) ? value : []
-}
-
 /** Problem message when `key` is set with the wrong type, else undefined. */
 export function checkType(
   settings: ProcessorSettings,

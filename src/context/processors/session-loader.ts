@@ -9,12 +9,16 @@
  *
  * Past replies are written back in the character's reply format (`replay_format`, on by default):
  * `{"emotion": …, "text": …}` for json, the emotion line for prefix, an inline tag for plain with
- * tags, so the model sees one format throughout the conversation.
+ * tags, so the model sees one format throughout the conversation. An idle turn's instruction (a
+ * stored `event`) comes back as a system note saying what happened then, never as the user's words.
  */
+
 import { characterIdOf } from '../../config/character-id.js'
 import type { CharacterConfig } from '../../config/schema.js'
+import { modelRoleOf } from '../../memory/model-role-of.js'
 import type { StoredMessage } from '../../memory/types.js'
 import { CharpipeError } from '../../shared/errors.js'
+import { readAudienceTexts, resolveCharacterLanguage } from '../../shared/language/index.js'
 import type { ChatMessage, ContentPart } from '../../shared/messages.js'
 import { formatStoredReply } from '../assembler/format-stored-reply.js'
 import { createAttachmentPart } from '../create-attachment-part.js'
@@ -22,7 +26,12 @@ import { lastMessageAtKey } from '../macros/create-macro-values.js'
 import type { ContextProcessor } from '../types.js'
 import { checkType, readBoolean, readNumber } from './read-settings.js'
 
-function convertStoredMessage(stored: StoredMessage, replayIn: CharacterConfig | undefined): ChatMessage {
+function convertStoredMessage(
+  stored: StoredMessage,
+  replayIn: CharacterConfig | undefined,
+  character: CharacterConfig,
+): ChatMessage {
+  if (stored.role === 'event') return convertStoredEvent(stored, character)
   const attachments = stored.role === 'user' ? (stored.attachments ?? []) : []
   const text =
     replayIn && stored.role === 'assistant'
@@ -36,7 +45,7 @@ function convertStoredMessage(stored: StoredMessage, replayIn: CharacterConfig |
           ...attachments.map((reference): ContentPart => createAttachmentPart(reference, 'auto')),
         ]
   return {
-    role: stored.role,
+    role: modelRoleOf(stored.role),
     content,
     source: 'history',
     meta: {
@@ -138,7 +147,11 @@ export const sessionLoader: ContextProcessor = {
     if (sent.length === 0) return
     const inputIndex = context.messages.findIndex((message) => message.source === 'input')
     const at = inputIndex === -1 ? context.messages.length : inputIndex
-    context.messages.splice(at, 0, ...sent.map((message) => convertStoredMessage(message, replayIn)))
+    context.messages.splice(
+      at,
+      0,
+      ...sent.map((message) => convertStoredMessage(message, replayIn, context.character)),
+    )
     const skipped = stored.length - sent.length
     context.logs.push({
       processorId: 'session-loader',
@@ -146,6 +159,17 @@ export const sessionLoader: ContextProcessor = {
       message: `loaded ${sent.length} stored messages (last ${turns} turns)${skipped ? `; left out ${skipped} of failed turns` : ''}`,
     })
   },
+}
+
+/** A past idle turn's instruction: a system note of what happened then, in the character's language. */
+function convertStoredEvent(stored: StoredMessage, character: CharacterConfig): ChatMessage {
+  const texts = readAudienceTexts(resolveCharacterLanguage(character))
+  return {
+    role: modelRoleOf(stored.role),
+    content: texts.pastIdleInstruction(stored.content),
+    source: 'history',
+    meta: { id: stored.id, turn: stored.turn, createdAt: stored.createdAt, event: true },
+  }
 }
 
 /**

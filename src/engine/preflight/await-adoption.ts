@@ -24,7 +24,12 @@ export function holdUntilAdopted(
 ): EmitTurnEvent {
   const held: TurnEvent[] = []
   gate.onAdopt((finalInput, adoptedAt) => {
-    onAdopted(finalInput, createTurnTimer(adoptedAt, { preflightSavedMs: adoptedAt - gate.startedAt }))
+    const timer = createTurnTimer({
+      now: gate.now,
+      startedAt: adoptedAt,
+      preflightSavedMs: adoptedAt - gate.startedAt,
+    })
+    onAdopted(finalInput, timer)
     for (const event of held.splice(0)) deliver(event)
   })
   return (event) => {

@@ -23,7 +23,8 @@ export interface CreateEnginePreflightOptions {
 export function createEnginePreflight(options: CreateEnginePreflightOptions): PreflightController {
   const { context, clusterLink } = options
   return createPreflightController({
-    slots: createPreflightSlots(),
+    slots: createPreflightSlots(context.clock),
+    clock: context.clock,
     lanes: context.lanes,
     observedLines: options.observedLines,
     readConfig: () => context.current.config,

@@ -7,6 +7,7 @@
  * otherwise the prepared turn is dropped, its model request aborted, and the final input runs as a
  * new turn.
  */
+import type { AudienceClock } from '../../audience/types.js'
 import type { CharpipeConfig } from '../../config/schema.js'
 import type { TurnInput } from '../../context/types.js'
 import type { ObservedLines } from '../observed-lines.js'
@@ -37,6 +38,8 @@ export interface PreflightController {
 
 export interface CreatePreflightControllerOptions {
   slots: PreflightSlots
+  /** The engine's clock: a prepared turn's start and adoption are read from it. */
+  clock: AudienceClock
   lanes: SessionLanes
   observedLines: ObservedLines
   readConfig(): CharpipeConfig
@@ -83,7 +86,7 @@ export function createPreflightController(options: CreatePreflightControllerOpti
           minIntervalMs: conversation.preflight_min_interval_ms,
         },
         start() {
-          const gate = createPreflightGate()
+          const gate = createPreflightGate(options.clock.now)
           const turn = options.launch(input, gate)
           const prepared: PreparedTurn = {
             session: input.session,

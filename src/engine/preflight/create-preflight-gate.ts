@@ -3,14 +3,15 @@
  * then the turn's events are held (by the turn runner), its tools do not run and nothing is stored;
  * `adopt` hands it the final input and lets everything go, in order, at once.
  */
-import { performance } from 'node:perf_hooks'
 import type { TurnInput } from '../../context/types.js'
 import type { TurnUsage } from '../../shared/events.js'
 
 export type AdoptListener = (input: TurnInput, adoptedAt: number) => void
 
 export interface PreflightGate {
-  /** When the preparation started (`performance.now()`). */
+  /** The engine's clock (milliseconds): the adopted turn's timer reads it too. */
+  readonly now: () => number
+  /** When the preparation started, on that clock. */
   readonly startedAt: number
   readonly adopted: boolean
   /** Resolves when a final input adopts the turn; never when it is dropped (its signal aborts). */
@@ -27,14 +28,15 @@ export interface PreflightGate {
   adopt(input: TurnInput): void
 }
 
-export function createPreflightGate(): PreflightGate {
+export function createPreflightGate(now: () => number): PreflightGate {
   let listener: AdoptListener | undefined
   let release: () => void = () => {}
   const whenAdopted = new Promise<void>((resolve) => {
     release = resolve
   })
   const gate: PreflightGate = {
-    startedAt: performance.now(),
+    now,
+    startedAt: now(),
     adopted: false,
     whenAdopted,
     failed: false,
@@ -45,7 +47,7 @@ export function createPreflightGate(): PreflightGate {
     adopt(input) {
       if (gate.adopted) return
       ;(gate as { adopted: boolean }).adopted = true
-      listener?.(input, performance.now())
+      listener?.(input, now())
       release()
     },
   }

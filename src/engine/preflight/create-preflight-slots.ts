@@ -8,7 +8,7 @@
  * an ordinary one of the lane whose events, tools and storage wait on its gate
  * (`create-preflight-gate.ts`); `createCharpipe` decides what a final input does with it.
  */
-import { performance } from 'node:perf_hooks'
+import type { AudienceClock } from '../../audience/types.js'
 import type { TurnInput } from '../../context/types.js'
 import { abortTurn, type TurnHandle } from '../session-lanes.js'
 import type { PreflightGate } from './create-preflight-gate.js'
@@ -72,7 +72,7 @@ interface SessionState {
   prepared: PreparedTurn
   restarts: number
   startedAt: number
-  expiry: NodeJS.Timeout
+  expiry: unknown
 }
 
 /** Whether a prepared turn can still be adopted: running or finished, not failed, not stopped. */
@@ -85,7 +85,8 @@ export function unusableReasonOf(prepared: PreparedTurn): PreflightDropReason {
   return prepared.gate.failed ? 'failed' : 'interrupted'
 }
 
-export function createPreflightSlots(): PreflightSlots {
+/** `clock`: the engine's; a prepared turn's expiry is its timer and the minimum interval its time. */
+export function createPreflightSlots(clock: AudienceClock): PreflightSlots {
   const sessions = new Map<string, SessionState>()
   const accounted = new WeakSet<PreparedTurn>()
   const stats: PreflightStats = {
@@ -130,13 +131,13 @@ export function createPreflightSlots(): PreflightSlots {
           stats.ignored.restarts++
           return 'restarts'
         }
-        if (performance.now() - state.startedAt < settings.minIntervalMs) {
+        if (clock.now() - state.startedAt < settings.minIntervalMs) {
           stats.ignored.interval++
           return 'interval'
         }
       }
       if (state) {
-        clearTimeout(state.expiry)
+        clock.clearTimer(state.expiry)
         drop(state.prepared, isAdoptable(state.prepared) ? 'replaced' : unusableReasonOf(state.prepared))
       }
       const prepared = start()
@@ -148,19 +149,18 @@ export function createPreflightSlots(): PreflightSlots {
           if (prepared.gate.adopted) return
           const current = sessions.get(session)
           if (current?.prepared === prepared) {
-            clearTimeout(current.expiry)
+            clock.clearTimer(current.expiry)
             sessions.delete(session)
           }
           drop(prepared, 'interrupted')
         },
         { once: true },
       )
-      const expiry = setTimeout(() => expire(session, prepared), settings.timeoutMs)
-      expiry.unref?.()
+      const expiry = clock.setTimer(() => expire(session, prepared), settings.timeoutMs)
       sessions.set(session, {
         prepared,
         restarts: state ? state.restarts + 1 : 0,
-        startedAt: performance.now(),
+        startedAt: clock.now(),
         expiry,
       })
       return 'started'
@@ -172,7 +172,7 @@ export function createPreflightSlots(): PreflightSlots {
       const state = sessions.get(session)
       if (!state) return undefined
       sessions.delete(session)
-      clearTimeout(state.expiry)
+      clock.clearTimer(state.expiry)
       return state.prepared
     },
     drop,

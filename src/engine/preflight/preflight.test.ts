@@ -2,10 +2,11 @@
  * The library path of preflight (`generate` with `preflight: true`) against the mock model server.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
-import { collectEvents, doneOf, makeConfig, sentencesOf } from '../../../test/engine/engine-test-helpers.js'
 import type { CharpipeConfigInput } from '../../config/schema.js'
 import type { CharpipeEvent } from '../../shared/events.js'
+import { makeConfig } from '../../testing/create-turn-harness.js'
 import { type MockModelServer, startMockModelServer } from '../../testing/index.js'
+import { collectEvents, doneOf, sentencesOf } from '../../testing/turn-events.js'
 import { createCharpipe } from '../create-charpipe.js'
 
 let model: MockModelServer

@@ -43,7 +43,7 @@ export interface ReplyStage {
 
 const noEvents: ReplyEvent[] = []
 
-export function createReplyStage(
+function createReplyStage(
   parts: Pick<EngineParts, 'createReplyParser'>,
   options: ReplyParserOptions,
 ): ReplyStage {

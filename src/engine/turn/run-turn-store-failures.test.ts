@@ -5,12 +5,13 @@
  * `history.continue_without_store` lets the character answer without its history.
  */
 import { describe, expect, it, vi } from 'vitest'
-import { collectEvents, doneOf, makeConfig, typesOf } from '../../../test/engine/engine-test-helpers.js'
-import { createScriptedProvider } from '../../../test/engine/fake-engine-parts.js'
 import { addStoreDeadlines } from '../../memory/add-store-deadlines.js'
 import { createInMemoryHistoryStore } from '../../memory/index.js'
 import type { HistoryStore } from '../../memory/types.js'
 import type { CharpipeEvent } from '../../shared/events.js'
+import { createScriptedProvider } from '../../testing/create-scripted-provider.js'
+import { makeConfig } from '../../testing/create-turn-harness.js'
+import { collectEvents, doneOf, typesOf } from '../../testing/turn-events.js'
 import { createCharpipe } from '../create-charpipe.js'
 
 const never = () => new Promise<never>(() => {})

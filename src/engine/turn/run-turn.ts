@@ -168,7 +168,7 @@ function createTurnState(options: RunTurnOptions): TurnState {
   const shared = shareWithOthersPresent(options)
   const state: TurnState = {
     input: options.input,
-    timer: createTurnTimer(),
+    timer: createTurnTimer({ now: options.engine.clock.now }),
     startedAt: Date.now(),
     signal: handle.controller.signal,
     closer: createTurnCloser({
@@ -377,6 +377,7 @@ function persistOptionsOf(
     startedAt: state.startedAt,
     outcome,
     logger: options.engine.logger,
+    trigger: options.output.trigger,
   }
 }
 

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest'
-import { collectEvents, doneOf, makeConfig } from '../../../test/engine/engine-test-helpers.js'
 import { UpstreamHttpError } from '../../shared/errors.js'
+import { makeConfig } from '../../testing/create-turn-harness.js'
 import { createFakeProvider } from '../../testing/index.js'
+import { collectEvents, doneOf } from '../../testing/turn-events.js'
 import { createCharpipe } from '../create-charpipe.js'
 
 describe('llm_done timing', () => {

@@ -90,6 +90,34 @@ export function describeHistoryStoreContract(options: HistoryStoreContractOption
       expect((await store.listMessages(scope)).at(-1)).toMatchObject({ role: 'user', failed: true })
     })
 
+    it("keeps an idle turn's instruction as an event, counted as its turn's opening", async () => {
+      const store = await openStore()
+      const scope = newScope()
+      await appendTurns(store, scope, 1, 1)
+      await store.appendTurn(scope, buildTurn(2, { user: { role: 'event', content: '找个话题聊聊' } }))
+      await appendTurns(store, scope, 3, 3)
+      expect((await store.listMessages(scope)).map((message) => message.role)).toEqual([
+        'user',
+        'assistant',
+        'event',
+        'assistant',
+        'user',
+        'assistant',
+      ])
+      expect(await store.countTurns(scope)).toBe(3)
+      const lastTwo = await store.loadRecent(scope, 2)
+      expect(lastTwo.map((message) => [message.role, message.content])).toEqual([
+        ['event', '找个话题聊聊'],
+        ['assistant', '回答 2'],
+        ['user', '问题 3'],
+        ['assistant', '回答 3'],
+      ])
+      expect((await store.findTurn(scope, 'turn-2')).map((message) => message.role)).toEqual([
+        'event',
+        'assistant',
+      ])
+    })
+
     it("keeps a greeting turn (the character's reply alone) before the first input", async () => {
       const store = await openStore()
       const scope = newScope()

@@ -50,12 +50,12 @@ export function createInMemoryHistoryStore(): HistoryStore {
     async loadRecent(scope, maxTurns) {
       const session = sessions.get(scopeKey(scope))
       if (!session || maxTurns <= 0) return []
-      // Walk back from the end counting user messages, so the cost is the size of the window.
+      // Walk back from the end counting the messages that open a turn (user or event), so the cost is the size of the window.
       let start = session.messages.length
       let turns = 0
       while (start > session.contextStart && turns < maxTurns) {
         start--
-        if (session.messages[start]!.role === 'user') turns++
+        if (session.messages[start]!.role !== 'assistant') turns++
       }
       return session.messages.slice(Math.max(start, session.contextStart)).map((message) => ({ ...message }))
     },
@@ -98,7 +98,7 @@ export function createInMemoryHistoryStore(): HistoryStore {
       if (!session) return 0
       let turns = 0
       for (let index = session.contextStart; index < session.messages.length; index++) {
-        if (session.messages[index]!.role === 'user') turns++
+        if (session.messages[index]!.role !== 'assistant') turns++
       }
       return turns
     },

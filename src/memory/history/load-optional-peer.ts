@@ -8,7 +8,7 @@ import { CharpipeError, type CharpipeErrorOptions } from '../../shared/errors.js
  * An optional peer that the config asks for is not installed. A setup mistake, not a fault of the
  * server, so its code is `invalid_config` and the message names the package and the command.
  */
-export class MissingPackageError extends CharpipeError {
+class MissingPackageError extends CharpipeError {
   readonly packageName: string
 
   constructor(packageName: string, neededFor: string, options: CharpipeErrorOptions = {}) {

@@ -44,6 +44,10 @@ export const postgresHistoryMigrations: readonly string[] = [
      WHERE later.session_id = first.session_id AND later.turn = first.turn AND later.role = first.role
        AND later.id > first.id;
    CREATE UNIQUE INDEX history_messages_once ON @schema.history_messages (session_id, turn, role);`,
+  // 5: the role `event` (an idle turn's instruction).
+  `ALTER TABLE @schema.history_messages DROP CONSTRAINT IF EXISTS history_messages_role_check;
+   ALTER TABLE @schema.history_messages ADD CONSTRAINT history_messages_role_check
+     CHECK (role IN ('user', 'assistant', 'event'));`,
 ]
 
 export function quoteIdentifier(name: string): string {

@@ -216,7 +216,7 @@ export async function createRedisHistoryStore(options: RedisHistoryStoreOptions)
       let turns = 0
       while (start > 0 && turns < maxTurns && firstIndex + start - 1 >= floor) {
         start--
-        if (messages[start]!.role === 'user') turns++
+        if (messages[start]!.role !== 'assistant') turns++
       }
       return messages.slice(start)
     },

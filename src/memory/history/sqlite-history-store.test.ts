@@ -1,8 +1,9 @@
 import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import Database from 'better-sqlite3'
+import type Database from 'better-sqlite3'
 import { afterAll, describe, expect, it } from 'vitest'
+import { openSqliteDatabase } from '../open-sqlite-database.js'
 import { buildTurn } from './history-store-contract.js'
 import { sqliteHistoryQueries } from './sqlite-history-queries.js'
 import { createSqliteHistoryStore } from './sqlite-history-store.js'
@@ -25,7 +26,7 @@ describe('createSqliteHistoryStore', () => {
     const path = newPath()
     const store = createSqliteHistoryStore({ path })
     await store.close()
-    const database = new Database(path, { readonly: true })
+    const database = openSqliteDatabase(path, { readonly: true })
     const version = database
       .prepare("SELECT version FROM charpipe_schema_versions WHERE component = 'history'")
       .get()
@@ -60,7 +61,7 @@ describe('createSqliteHistoryStore', () => {
   it('refuses a database written by a newer schema, naming the path', () => {
     const path = newPath()
     createSqliteHistoryStore({ path }).close()
-    const database = new Database(path)
+    const database = openSqliteDatabase(path)
     database.prepare("UPDATE charpipe_schema_versions SET version = 99 WHERE component = 'history'").run()
     database.close()
     expect(() => createSqliteHistoryStore({ path })).toThrow(/history-\d+\.db.*schema version 99 is newer/)
@@ -147,7 +148,7 @@ describe('createSqliteHistoryStore', () => {
     expect(page.map((message) => message.content)).toEqual(['问题 49997', '回答 49997'])
     await store.close()
 
-    const database = new Database(path, { readonly: true })
+    const database = openSqliteDatabase(path, { readonly: true })
     expect(database.prepare('SELECT count(*) AS n FROM history_messages').get()).toEqual({ n: 100_100 })
     const parameters = { character: scope.character, session: scope.session, maxTurns: 3 }
     const recentPlan = planOf(database, sqliteHistoryQueries.loadRecent, parameters)

@@ -47,6 +47,30 @@ export const sqliteHistoryMigrations: readonly string[] = [
   `DELETE FROM history_messages WHERE id NOT IN
      (SELECT min(id) FROM history_messages GROUP BY session_id, turn, role);
    CREATE UNIQUE INDEX history_messages_once ON history_messages (session_id, turn, role);`,
+  // 4: the role `event` (an idle turn's instruction). SQLite cannot change a CHECK in place: the
+  // table is built again with its rows, ids and indexes.
+  `CREATE TABLE history_messages_next (
+     id INTEGER PRIMARY KEY AUTOINCREMENT,
+     session_id INTEGER NOT NULL REFERENCES history_sessions (id) ON DELETE CASCADE,
+     turn_seq INTEGER NOT NULL,
+     turn TEXT NOT NULL,
+     role TEXT NOT NULL CHECK (role IN ('user', 'assistant', 'event')),
+     content TEXT NOT NULL,
+     emotion TEXT,
+     interrupted INTEGER NOT NULL DEFAULT 0,
+     created_at INTEGER NOT NULL,
+     attachments TEXT,
+     failed INTEGER NOT NULL DEFAULT 0
+   );
+   INSERT INTO history_messages_next
+     (id, session_id, turn_seq, turn, role, content, emotion, interrupted, created_at, attachments, failed)
+     SELECT id, session_id, turn_seq, turn, role, content, emotion, interrupted, created_at, attachments, failed
+     FROM history_messages;
+   DROP TABLE history_messages;
+   ALTER TABLE history_messages_next RENAME TO history_messages;
+   CREATE INDEX history_messages_by_turn ON history_messages (session_id, turn_seq);
+   CREATE INDEX history_messages_by_session ON history_messages (session_id);
+   CREATE UNIQUE INDEX history_messages_once ON history_messages (session_id, turn, role);`,
 ]
 
 export interface ApplySqliteMigrationsResult {

@@ -14,9 +14,14 @@ export function validateScope(scope: ConversationScope): void {
   }
 }
 
-function validateMessage(message: StoredMessage | undefined, role: StoredMessage['role'], where: string) {
+function validateMessage(
+  message: StoredMessage | undefined,
+  roles: readonly StoredMessage['role'][],
+  where: string,
+) {
   if (!message || typeof message !== 'object') throw new BadRequestError(`${where}: missing message`)
-  if (message.role !== role) throw new BadRequestError(`${where}.role must be '${role}'`)
+  if (!roles.includes(message.role))
+    throw new BadRequestError(`${where}.role must be ${roles.map((role) => `'${role}'`).join(' or ')}`)
   if (typeof message.content !== 'string') throw new BadRequestError(`${where}.content must be a string`)
   if (typeof message.createdAt !== 'number' || !Number.isFinite(message.createdAt)) {
     throw new BadRequestError(`${where}.createdAt must be milliseconds since the epoch`)
@@ -47,8 +52,8 @@ export function validateCompletedTurn(scope: ConversationScope, turn: CompletedT
   if (turn.user === undefined && turn.assistant === undefined) {
     throw new BadRequestError('turn: a turn needs a user message, an assistant message or both')
   }
-  if (turn.user !== undefined) validateMessage(turn.user, 'user', 'turn.user')
-  if (turn.assistant !== undefined) validateMessage(turn.assistant, 'assistant', 'turn.assistant')
+  if (turn.user !== undefined) validateMessage(turn.user, ['user', 'event'], 'turn.user')
+  if (turn.assistant !== undefined) validateMessage(turn.assistant, ['assistant'], 'turn.assistant')
 }
 
 /** `maxTurns` for `loadRecent`: a whole number; zero or less loads nothing. */

@@ -5,7 +5,7 @@
  */
 
 export const bm25K1 = 1.2
-export const bm25B = 0.75
+const bm25B = 0.75
 
 /** Weight of speaker-name and neighbouring-text matches against a match in the snippet itself (1). */
 export interface ColumnWeights {

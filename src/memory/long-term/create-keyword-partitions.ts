@@ -61,7 +61,7 @@ export interface CreateKeywordPartitionsOptions {
   maxBytes?: number
 }
 
-export const defaultKeywordIndexMaxBytes = 64 * 1024 * 1024
+const defaultKeywordIndexMaxBytes = 64 * 1024 * 1024
 
 export const knowledgePartitionKey = 'knowledge'
 

@@ -1,8 +1,9 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import Database from 'better-sqlite3'
+import type Database from 'better-sqlite3'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { openSqliteDatabase } from '../open-sqlite-database.js'
 import type { MemoryStore } from '../types.js'
 import { createSqliteKeywordIndex } from './create-sqlite-keyword-index.js'
 import { createSqliteMemoryStore } from './create-sqlite-memory-store.js'
@@ -24,7 +25,7 @@ function openStore(): MemoryStore {
 }
 
 function openDatabase(): Database.Database {
-  const database = new Database(path)
+  const database = openSqliteDatabase(path)
   databases.push(database)
   return database
 }

@@ -1,9 +1,9 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import Database from 'better-sqlite3'
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { estimateTokens } from '../../shared/estimate-tokens.js'
+import { openSqliteDatabase } from '../open-sqlite-database.js'
 import type { MemoryStore } from '../types.js'
 import { type CreateSqliteMemoryStoreOptions, createSqliteMemoryStore } from './create-sqlite-memory-store.js'
 import { describeMemoryStoreContract } from './memory-store-contract.js'
@@ -44,7 +44,7 @@ describe('createSqliteMemoryStore', () => {
     await first.close()
     const second = openStore({ path })
     expect((await second.search('火锅', { scope: 'a', k: 3 })).map((hit) => hit.id)).toEqual([added.id])
-    const database = new Database(path, { readonly: true })
+    const database = openSqliteDatabase(path, { readonly: true })
     expect(database.pragma('journal_mode', { simple: true })).toBe('wal')
     expect(database.prepare('SELECT max(version) AS v FROM memory_schema_version').get()).toEqual({ v: 3 })
     expect(database.pragma('user_version', { simple: true })).toBe(0)
@@ -57,7 +57,7 @@ describe('createSqliteMemoryStore', () => {
     await store.add({ scope: 'a', text: 'Which instrument do you play?' })
     await store.add({ scope: 'a', text: huge })
     await store.add({ scope: 'a', text: 'Nice. I mostly cook.' })
-    const database = new Database(join(folder, 'charpipe.db'), { readonly: true })
+    const database = openSqliteDatabase(join(folder, 'charpipe.db'), { readonly: true })
     const rows = database
       .prepare('SELECT text, context, token_count FROM memory_items ORDER BY seq')
       .all() as {

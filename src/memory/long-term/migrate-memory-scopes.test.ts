@@ -7,7 +7,6 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import Database from 'better-sqlite3'
 import pg from 'pg'
 import { afterAll, describe, expect, it } from 'vitest'
 import {
@@ -17,6 +16,7 @@ import {
   testPostgresUrl,
 } from '../../../test/support/local-postgres.js'
 import { memoryScopeOf } from '../memory-scope-of.js'
+import { openSqliteDatabase } from '../open-sqlite-database.js'
 import type { MemoryStore } from '../types.js'
 import { createPostgresMemoryStore } from './create-postgres-memory-store.js'
 import { createSqliteMemoryStore } from './create-sqlite-memory-store.js'
@@ -61,7 +61,7 @@ describe('SQLite memory store', () => {
   it('moves memories kept under old scopes to the encoded ones, once', async () => {
     const path = join(folder, 'old.db')
     await seedLegacy(createSqliteMemoryStore({ path }))
-    const database = new Database(path)
+    const database = openSqliteDatabase(path)
     database.prepare('DELETE FROM memory_schema_version WHERE version = 3').run()
     database.close()
     await expectMigrated(createSqliteMemoryStore({ path, characterIds: ['nova'] }))

@@ -29,7 +29,7 @@ export interface OpenPartitionWriteOptions {
 }
 
 /** Versions of a partition whose log entries are kept; a reader further behind reloads it. */
-export const indexLogVersionsKept = 1024
+const indexLogVersionsKept = 1024
 
 interface LogEntry {
   op: 'put' | 'remove' | 'clear' | 'none'

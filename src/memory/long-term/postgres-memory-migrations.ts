@@ -51,7 +51,7 @@ export function listPostgresMemoryMigrations(options: ScopeMigrationOptions = {}
 }
 
 /** The SQL migrations; index `n` holds migration `n + 1`; `@schema` is replaced by the quoted schema name. */
-export const postgresMemoryMigrations: readonly string[] = [
+const postgresMemoryMigrations: readonly string[] = [
   `CREATE TABLE @schema.memory_items (
      seq BIGSERIAL PRIMARY KEY,
      id TEXT NOT NULL UNIQUE,

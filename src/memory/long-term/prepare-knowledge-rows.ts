@@ -14,7 +14,7 @@ import { segmentIndexedFields } from './segment-indexed-fields.js'
 import { validateKnowledgeDocument } from './validate-memory-input.js'
 
 /** Longest run of work between two pauses. */
-export const knowledgeSliceMs = 8
+const knowledgeSliceMs = 8
 
 export interface PreparedKnowledgeRow {
   row: Omit<MemoryItemRow, 'seq'>
@@ -30,7 +30,7 @@ export interface PrepareKnowledgeRowsOptions {
 }
 
 /** Refuses a document over the limit, naming the limit, before any work is done on it. */
-export function checkKnowledgeSize(document: { name: string; text: string }, maxChars: number): void {
+function checkKnowledgeSize(document: { name: string; text: string }, maxChars: number): void {
   if (document.text.length > maxChars) {
     throw new BadRequestError(
       `knowledge: "${document.name.slice(0, 200)}" has ${document.text.length} characters, more than memory.max_knowledge_chars (${maxChars}); split it or raise the limit`,

@@ -32,7 +32,7 @@ export function scanVectors(rows: Iterable<StoredVector>, options: ScanVectorsOp
 }
 
 /** Unit-length copy (a zero vector stays zero). */
-export function normalizeVector(vector: Float32Array): Float32Array {
+function normalizeVector(vector: Float32Array): Float32Array {
   let norm = 0
   for (const value of vector) norm += value * value
   norm = Math.sqrt(norm)

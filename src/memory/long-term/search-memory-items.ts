@@ -294,7 +294,7 @@ const fusionOffset = 60
  * A memory found only through its neighbours' words keeps this share of its score: neighbours help
  * recall (a reply found by its question) without outranking a memory that says the words itself.
  */
-export const contextOnlyShare = 0.75
+const contextOnlyShare = 0.75
 
 /** Best first; ties go to the newer memory, then the older row. */
 function orderRanked(ranked: ScoredCandidate[]): ScoredCandidate[] {

@@ -37,7 +37,7 @@ export interface SegmentTextOptions {
 }
 
 /** Characters of text whose terms are kept for the next `segmentText` of the same text. */
-export const segmentCacheCharacters = 1_000_000
+const segmentCacheCharacters = 1_000_000
 
 interface SegmentCache {
   /** Map order is use order: the first key is the least recently used. */

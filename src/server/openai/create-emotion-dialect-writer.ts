@@ -12,7 +12,9 @@
  * `llm_sentence`), so an inline dialect holds the display text until its emotion is known: a
  * sentence at a time, which is how these front ends speak it anyway.
  */
+
 import type { ServerClientConfig } from '../../config/schema.js'
+import { translateEmotionLabel } from '../../shared/language/emotion-labels.js'
 import { convertEmotionToAiri } from './convert-emotion-to-airi.js'
 
 export type EmotionDialect = ServerClientConfig['profile']['emotion']
@@ -60,8 +62,13 @@ export function createEmotionDialectWriter(options: CreateEmotionDialectWriterOp
   const { dialect } = options
   const names = options.emotionNames ?? {}
   const inline = dialect === 'act' || dialect === 'bracket'
+  // A map written for the Chinese default labels (`开心: joy`) still names an English character's
+  // `happy`, and the reverse: a default emotion is looked up by its name in either language.
   const clientName = (label: string) =>
-    names[label] ?? (dialect === 'act' ? convertEmotionToAiri(label) : label)
+    names[label] ??
+    names[translateEmotionLabel(label, 'zh')] ??
+    names[translateEmotionLabel(label, 'en')] ??
+    (dialect === 'act' ? convertEmotionToAiri(label) : label)
   const format = dialect === 'act' ? formatActToken : formatBracketTag
   let emotion = options.defaultEmotion
   let held = ''

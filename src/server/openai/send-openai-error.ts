@@ -21,7 +21,7 @@ export function isTurnFailure(event: LlmErrorEvent): boolean {
 export const missingDone: TurnFailure = { code: 'internal', message: 'the turn ended without a result' }
 
 /** A failure the same request would meet again: the client's own mistake, or the provider's refusal. */
-export function isFailureFinal(failure: TurnFailure): boolean {
+function isFailureFinal(failure: TurnFailure): boolean {
   if (failure.code === 'bad_request' || failure.code === 'invalid_config') return true
   return (
     failure.code === 'upstream_http' && failure.status !== undefined && !isRetryableStatus(failure.status)

@@ -3,7 +3,7 @@
  * are accepted and ignored, as OpenAI-compatible servers do. Input items are checked here for their
  * shape only: read-response-input.ts decides what each means for the turn.
  */
-import { z } from 'zod'
+import * as z from 'zod'
 
 const inputPartSchema = z.looseObject({
   type: z.string(),
@@ -33,7 +33,7 @@ const functionCallOutputItemSchema = z.looseObject({
 /** Reasoning items and item references carry nothing a character's turn reads; accepted and skipped. */
 const skippedItemSchema = z.looseObject({ type: z.enum(['reasoning', 'item_reference']) })
 
-export const responseInputItemSchema = z.union([
+const responseInputItemSchema = z.union([
   messageItemSchema,
   functionCallItemSchema,
   functionCallOutputItemSchema,
@@ -41,7 +41,7 @@ export const responseInputItemSchema = z.union([
 ])
 export type ResponseInputItem = z.infer<typeof responseInputItemSchema>
 
-export const functionToolSchema = z.looseObject({
+const functionToolSchema = z.looseObject({
   type: z.literal('function'),
   name: z.string().regex(/^[a-zA-Z0-9_-]{1,64}$/, 'letters, digits, _ and - only, at most 64 characters'),
   description: z.string().nullable().optional(),

@@ -23,10 +23,10 @@ import {
   readAvatarType,
   resolveCharactersDir,
 } from '../../characters/characters-folder.js'
+import { parseConfigText } from '../../characters/load-config.js'
 import { saveCharacterCard } from '../../characters/save-character-card.js'
 import { characterIdOf } from '../../config/character-id.js'
 import { describeCharacterInUse } from '../../config/find-character-users.js'
-import { parseConfigText } from '../../config/load-config.js'
 import { type CharacterConfig, type CharpipeConfig, characterIdKeySchema } from '../../config/schema.js'
 import {
   createUnknownCharacterError,
@@ -110,11 +110,7 @@ async function fileHasEntry(configPath: string, id: string): Promise<boolean> {
 }
 
 /** The change a character body makes to the config: `character` for the default, else its entry. */
-export function buildCharacterChange(
-  config: CharpipeConfig,
-  id: string,
-  body: unknown,
-): Record<string, unknown> {
+function buildCharacterChange(config: CharpipeConfig, id: string, body: unknown): Record<string, unknown> {
   return isDefaultCharacter(config, id) ? { character: body } : { characters: { [id]: body } }
 }
 
@@ -259,7 +255,9 @@ export function registerCharacterRoutes(app: Hono, dependencies: ServerDependenc
     }
     try {
       const bytes = exportCharacterCard(await withAvatarFile(config, id, character), { format })
-      return context.body(bytes.slice().buffer, 200, {
+      // A copy with its own ArrayBuffer: the bytes may be a view into Node's shared Buffer pool,
+      // whose `.buffer` holds other data around them.
+      return context.body(new Uint8Array(bytes), 200, {
         'content-type': format === 'png' ? 'image/png' : 'application/json',
         'content-disposition': `attachment; filename="${id.replace(/[^A-Za-z0-9_.-]/g, '_')}.${format}"; filename*=UTF-8''${encodeURIComponent(id)}.${format}`,
       })
@@ -294,7 +292,7 @@ export function registerCharacterRoutes(app: Hono, dependencies: ServerDependenc
 }
 
 /** The id an imported character is kept under: its own, or with `-2`, `-3`… when that is taken. */
-export function findFreeCharacterId(config: CharpipeConfig, wanted: string): string {
+function findFreeCharacterId(config: CharpipeConfig, wanted: string): string {
   const taken = new Set(listCharacterIds(config))
   taken.add(characterIdOf(config.character))
   if (!taken.has(wanted)) return wanted

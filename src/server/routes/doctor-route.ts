@@ -4,8 +4,8 @@
  * config, the provider's address, and the model answering a tiny prompt.
  */
 import type { Hono } from 'hono'
+import { parseConfig } from '../../characters/load-config.js'
 import { checkConfigChange } from '../../config/gate/index.js'
-import { parseConfig } from '../../config/load-config.js'
 import { restoreMaskedSecrets } from '../../config/mask-secrets.js'
 import { CharpipeError, InvalidConfigError } from '../../shared/errors.js'
 import { describeForbiddenKey, findForbiddenKey } from '../../shared/find-forbidden-key.js'

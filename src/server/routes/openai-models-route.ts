@@ -23,7 +23,7 @@ export interface OpenAIModel {
 }
 
 /** The characters this server answers as, as OpenAI model entries. */
-export function listCharacterModels(config: CharpipeConfig, created: number): OpenAIModel[] {
+function listCharacterModels(config: CharpipeConfig, created: number): OpenAIModel[] {
   return listModelCharacters(config).map((character) => ({
     id: character.engineId === undefined ? character.name : character.id,
     object: 'model',

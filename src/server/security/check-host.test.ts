@@ -6,7 +6,7 @@ import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { parseConfig } from '../../config/load-config.js'
+import { parseConfig } from '../../characters/load-config.js'
 import { type CharpipeServer, createServer } from '../create-server.js'
 import { createFakeCharpipe } from '../testing/create-fake-charpipe.js'
 

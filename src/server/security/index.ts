@@ -30,5 +30,3 @@ export function mountSecurity(app: Hono, options: MountSecurityOptions): void {
   app.use('*', grantCors(readPolicy))
   app.use('*', requireJsonBody(options))
 }
-
-export { readHostName } from './create-security-policy.js'

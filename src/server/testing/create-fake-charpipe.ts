@@ -7,6 +7,7 @@
  * Input text markers: `!error CODE` answers `llm_error` with that code; `!slow` streams one chunk
  * every 20 ms (long enough to interrupt).
  */
+
 import type { CharpipeConfig } from '../../config/schema.js'
 import { listCharacterIds } from '../../config/select-character-config.js'
 import type { PreviewResult, ProcessorInfo } from '../../context/types.js'
@@ -21,6 +22,7 @@ import type {
   InterruptOptions,
 } from '../../engine/types.js'
 import { type ValidatedObserveInput, validateObserveInput } from '../../engine/validate-generate-input.js'
+import { modelRoleOf } from '../../memory/model-role-of.js'
 import type { MemoryStore, StoredMessage } from '../../memory/types.js'
 import type { CharpipeErrorCode } from '../../shared/errors.js'
 import type { CharpipeEvent, CharpipeEventType } from '../../shared/events.js'
@@ -101,7 +103,7 @@ export function createFakeCharpipe(options: CreateFakeCharpipeOptions): FakeChar
     const turnConfig = config
     const emotion = turnConfig.character.emotions[0] ?? turnConfig.character.default_emotion
     const base = { session, turn }
-    const timer = createTurnTimer()
+    const timer = createTurnTimer({ now: () => performance.now() })
     let spoken = ''
     let display = ''
     let ended = false
@@ -265,7 +267,11 @@ export function createFakeCharpipe(options: CreateFakeCharpipeOptions): FakeChar
           content: config.character.persona || config.character.name,
           source: 'persona',
         },
-        ...history.map((message) => ({ role: message.role, content: message.content, source: 'history' })),
+        ...history.map((message) => ({
+          role: modelRoleOf(message.role),
+          content: message.content,
+          source: 'history',
+        })),
         { role: 'user' as const, content: input.text, source: 'input' },
       ].map((message) => ({ ...message, tokens: Math.ceil(message.content.length / 2) }))
       return { messages, total_tokens: messages.reduce((sum, message) => sum + message.tokens, 0), logs: [] }

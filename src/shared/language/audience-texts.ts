@@ -7,16 +7,21 @@ import type { Language } from './detect-text-language.js'
 
 export interface AudienceTexts {
   idleInstruction: string
+  /** How a past idle turn's instruction is replayed: a note of what happened, not anyone's words. */
+  pastIdleInstruction(instruction: string): string
 }
 
 const zh: AudienceTexts = {
   idleInstruction:
     '（一段时间没有人说话了。请按你的性格主动开启一个话题，或者和在场的人聊聊，一两句话即可。）',
+  pastIdleInstruction: (instruction) => `[事件] 此时无人说话，你被提示主动开口：${instruction}`,
 }
 
 const en: AudienceTexts = {
   idleInstruction:
     '(No one has said anything for a while. Start a topic the way your character would, or chat with the people here; a sentence or two is enough.)',
+  pastIdleInstruction: (instruction) =>
+    `[Event] No one was talking, and you were prompted to speak first: ${instruction}`,
 }
 
 const textsByLanguage: Record<Language, AudienceTexts> = { zh, en }

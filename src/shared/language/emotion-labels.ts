@@ -9,7 +9,7 @@
 import type { Language } from './detect-text-language.js'
 
 /** The default emotions: Chinese label → English label. */
-export const emotionNames: Readonly<Record<string, string>> = {
+const emotionNames: Readonly<Record<string, string>> = {
   开心: 'happy',
   平静: 'calm',
   难过: 'sad',

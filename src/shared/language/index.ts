@@ -9,17 +9,15 @@ export { type AttachmentTexts, readAttachmentTexts } from './attachment-texts.js
 export { type AudienceTexts, readAudienceTexts } from './audience-texts.js'
 export { type ChatPlatformTexts, readChatPlatformTexts } from './chat-platform-texts.js'
 export { detectTextLanguage, type Language } from './detect-text-language.js'
+export { type EmotionDefaults, fillEmotionDefaults, readEmotionDefaults } from './emotion-defaults.js'
 export {
-  emotionNames,
   findEmotionByName,
   showEmotionLabel,
-  translateEmotionLabel,
 } from './emotion-labels.js'
 export { type GroupFrameTexts, readGroupFrameTexts } from './group-frame-texts.js'
 export { type MacroTexts, readMacroTexts } from './macro-texts.js'
 export { type MemoryTexts, readMemoryTexts } from './memory-texts.js'
 export {
-  fallbackLanguage,
   type LanguageSetting,
   type LanguageSource,
   resolveCharacterLanguage,

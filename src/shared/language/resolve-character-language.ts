@@ -18,7 +18,7 @@ export interface LanguageSource {
   user_name?: string
 }
 
-export const fallbackLanguage: Language = 'zh'
+const fallbackLanguage: Language = 'zh'
 
 // A config object is replaced on reload, never changed, so its language can be kept.
 const resolved = new WeakMap<LanguageSource, Language>()

@@ -21,7 +21,7 @@ export interface ObjectListEditorProps {
 }
 
 /** A new row from the item schema: defaults, the first enum value, or empty values by type. */
-export function createEmptyItem(itemNode: JsonSchemaNode): Record<string, unknown> {
+function createEmptyItem(itemNode: JsonSchemaNode): Record<string, unknown> {
   const item: Record<string, unknown> = {}
   for (const [key, node] of Object.entries(itemNode.properties ?? {})) {
     if (node.default !== undefined) item[key] = node.default

@@ -17,6 +17,8 @@ export interface TurnView {
   /** Server turn id; absent until the first event of the turn arrives. */
   id?: string
   userText: string
+  /** Restored: the turn opened on the character's own initiative (an idle turn), with this instruction. */
+  eventText?: string
   userEmotion?: string
   imageCount: number
   subtitles: string
@@ -44,7 +46,7 @@ export interface TurnReport {
 }
 
 /** The timing and usage of an `llm_done` frame, when it carries them. */
-export function readTurnReport(frame: ServerFrame): TurnReport | undefined {
+function readTurnReport(frame: ServerFrame): TurnReport | undefined {
   const timing = (frame.timing ?? {}) as Record<string, unknown>
   const usage = (frame.usage ?? {}) as Record<string, unknown>
   const number = (value: unknown) => (typeof value === 'number' && Number.isFinite(value) ? value : undefined)
@@ -85,7 +87,7 @@ export function addUserTurn(
   return { ...state, turns: [...state.turns, turn] }
 }
 
-export function readErrorFrame(frame: ServerFrame): ChatErrorFrame {
+function readErrorFrame(frame: ServerFrame): ChatErrorFrame {
   const error: ChatErrorFrame = { code: String(frame.code ?? 'error') }
   if (typeof frame.message === 'string') error.message = frame.message
   if (typeof frame.status === 'number') error.status = frame.status

@@ -21,7 +21,7 @@ let current: ConfigFileStatus | undefined
 const listeners = new Set<(status: ConfigFileStatus | undefined) => void>()
 
 /** Reads the answer loosely: a field the page does not know is ignored, a missing one is absent. */
-export function readConfigStatus(body: unknown): ConfigFileStatus | undefined {
+function readConfigStatus(body: unknown): ConfigFileStatus | undefined {
   if (!body || typeof body !== 'object') return undefined
   const record = body as { path?: unknown; source?: unknown; file_error?: unknown; warnings?: unknown }
   const status: ConfigFileStatus = {

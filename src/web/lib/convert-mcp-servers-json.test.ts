@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { parseConfig, parseConfigText } from '../../config/load-config.js'
+import { parseConfig, parseConfigText } from '../../characters/load-config.js'
 import { convertMcpServersJson } from './convert-mcp-servers-json.js'
 
 const filesystem = {

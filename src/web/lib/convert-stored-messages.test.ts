@@ -39,6 +39,15 @@ describe('convertStoredMessages', () => {
     expect(turns.map(isUnansweredTurn)).toEqual([false, true, false])
   })
 
+  it("shows an idle turn's instruction as an event opening its turn, not as the user's words", () => {
+    const turns = convertStoredMessages([
+      { role: 'event', content: '说说今天的天气', turn: 't1' },
+      { role: 'assistant', content: '今天天气真好。', emotion: '开心', turn: 't1' },
+    ])
+    expect(turns).toHaveLength(1)
+    expect(turns[0]).toMatchObject({ eventText: '说说今天的天气', userText: '', subtitles: '今天天气真好。' })
+  })
+
   it('shows a question the store marked failed as a failed turn', () => {
     const turns = convertStoredMessages([
       { role: 'user', content: '在吗', turn: 't1', failed: true },

@@ -2,7 +2,7 @@
  * The stored conversation of a session (`GET /api/sessions/:id/messages`) as chat turns, so a reload
  * shows what was said. Messages are grouped by their turn id when they carry one, else a user message
  * opens a turn and the assistant message after it closes it; a user message without a reply is a turn
- * that failed.
+ * that failed. An `event` (an idle turn's instruction) opens a turn too, shown as what it is.
  */
 import type { TurnView } from './apply-chat-frame.js'
 import { readContentText } from './read-response-list.js'
@@ -43,6 +43,12 @@ export function convertStoredMessages(messages: StoredChatMessage[]): TurnView[]
       open.userEmotion = message.emotion
       open.imageCount = Array.isArray(message.attachments) ? message.attachments.length : 0
       if (message.failed === true) open.failed = true
+      turns.push(open)
+      continue
+    }
+    if (message.role === 'event') {
+      open = createRestoredTurn(message.turn)
+      open.eventText = text
       turns.push(open)
       continue
     }

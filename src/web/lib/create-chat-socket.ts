@@ -27,7 +27,7 @@ export interface ChatSocket {
   close(): void
 }
 
-export function buildSocketUrl(location: Location, token: string): string {
+function buildSocketUrl(location: Location, token: string): string {
   const scheme = location.protocol === 'https:' ? 'wss:' : 'ws:'
   const query = token ? `?token=${encodeURIComponent(token)}` : ''
   return `${scheme}//${location.host}/ws${query}`

@@ -24,7 +24,7 @@ const asMapping = (value: unknown): Mapping =>
   value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Mapping) : {}
 
 /** The host of an address (lower case, with its port), or the text itself when it is not a URL. */
-export function readUrlHost(url: string): string {
+function readUrlHost(url: string): string {
   try {
     return new URL(url).host.toLowerCase()
   } catch {

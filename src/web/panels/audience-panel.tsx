@@ -1,11 +1,17 @@
 /**
- * The live audience queue of the session (`GET /api/sessions/:id/audience`, admin): messages waiting
+ * The live audience queue of a session (`GET /api/sessions/:id/audience`, admin): messages waiting
  * for a reply with their priority and why, the latest selected and the latest dropped with their
- * reason. The owner pins a message (answered first) or drops it. Refreshed every two seconds.
+ * reason. The owner pins a message (answered first) or drops it. The session is this page's own or
+ * one a connector feeds (picked above the lists, with its link's state). Refreshed every two seconds.
  */
 import { useEffect, useState } from 'preact/hooks'
 import { requestJson } from '../lib/api-client.js'
 import { translate } from '../lib/i18n.js'
+import {
+  AudienceSessionPicker,
+  type AudienceTarget,
+  type ConnectorSessions,
+} from './audience-session-picker.js'
 
 interface QueueEntry {
   id: string
@@ -73,14 +79,27 @@ function EntryList(props: {
 export function AudiencePanel(props: { session: string; character?: string }) {
   const [queue, setQueue] = useState<AudienceQueue>({ waiting: [], selected: [], dropped: [] })
   const [errorMessage, setErrorMessage] = useState('')
-  const base = `/api/sessions/${encodeURIComponent(props.session)}/audience`
-  const query = props.character ? `?character=${encodeURIComponent(props.character)}` : ''
+  const [connectors, setConnectors] = useState<ConnectorSessions[]>([])
+  const [target, setTarget] = useState<AudienceTarget>({ session: props.session })
+  // The page's chat session changed: show its queue, unless a connector's session is chosen.
+  useEffect(() => {
+    if (target.connector === undefined) setTarget({ session: props.session })
+  }, [props.session])
+  const character = target.connector === undefined ? props.character : target.character
+  const base = `/api/sessions/${encodeURIComponent(target.session)}/audience`
+  const query = character ? `?character=${encodeURIComponent(character)}` : ''
   const refresh = async () => {
     try {
       setQueue(await requestJson<AudienceQueue>('GET', `${base}${query}`))
       setErrorMessage('')
     } catch (error) {
       setErrorMessage(error instanceof Error ? error.message : String(error))
+    }
+    try {
+      const listing = await requestJson<{ connectors?: ConnectorSessions[] }>('GET', '/api/connectors')
+      setConnectors(listing.connectors ?? [])
+    } catch {
+      // Without the listing the picker offers this page's session only.
     }
   }
   const act = async (entry: QueueEntry, action: 'pin' | 'drop') => {
@@ -96,11 +115,17 @@ export function AudiencePanel(props: { session: string; character?: string }) {
     void refresh()
     const timer = setInterval(() => void refresh(), refreshMs)
     return () => clearInterval(timer)
-  }, [props.session, props.character])
+  }, [target.session, character])
   return (
     <div class="panel audience-panel" data-panel="audience">
       <h3>{translate('audience.title')}</h3>
       <p class="hint">{translate('audience.hint')}</p>
+      <AudienceSessionPicker
+        pageSession={props.session}
+        connectors={connectors}
+        chosen={target.session}
+        onChoose={setTarget}
+      />
       {errorMessage ? (
         <div class="error-box" role="alert">
           {translate('audience.loadFailed', { message: errorMessage })}

@@ -70,6 +70,11 @@ export function TurnList(props: { turns: TurnView[]; emotionAliases: Record<stri
           data-status={turn.status}
           data-outcome={readTurnOutcome(turn)}
         >
+          {turn.eventText ? (
+            <div class="event-line" data-event title={turn.eventText}>
+              ⏰ {translate('chat.idleEvent')}
+            </div>
+          ) : null}
           {turn.userText ? (
             <div class="user-line">
               🧑 {turn.userText}

@@ -1,11 +1,8 @@
-/** Helpers shared by the engine suites: config factories and event collection. */
-import { parseConfig } from '../../src/config/load-config.js'
-import type { CharpipeConfig, CharpipeConfigInput } from '../../src/config/schema.js'
-import type { CharpipeEvent } from '../../src/shared/events.js'
-
-export function makeConfig(overrides: CharpipeConfigInput = {}): CharpipeConfig {
-  return parseConfig({ history: { store: 'memory' }, memory: { enabled: false }, ...overrides }).config
-}
+/**
+ * Reading a turn's events in a test: collect them, their types, the sentences, the one `llm_done`
+ * (checked to be one and last), or watch a running turn until an event arrives.
+ */
+import type { CharpipeEvent } from '../shared/events.js'
 
 export async function collectEvents(events: AsyncIterable<CharpipeEvent>): Promise<CharpipeEvent[]> {
   const collected: CharpipeEvent[] = []

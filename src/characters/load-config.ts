@@ -7,22 +7,27 @@
  * (`parseConfigFile`). `parseConfig` takes parsed objects (a config given to `createCharpipe`, the
  * running config again on reload, a cluster's version) and never expands: text that came from
  * elsewhere (an API body, a card, a file of `characters_dir`) stays literal however often it is parsed.
+ *
+ * It lives in characters/, one layer above config/, because a config is read with the cards and files
+ * of its `characters_dir` merged in: config/ holds the schema and the checks, and knows no card.
  */
 import { readFile } from 'node:fs/promises'
 import type { z } from 'zod'
-// characters/ sits beside config/: the cards of `characters_dir` are part of the config.
-import { importCardFile } from '../characters/import-card-file.js'
-import { mergeCharactersDir } from '../characters/read-characters-dir.js'
+import { applyLanguageDefaults } from '../config/apply-language-defaults.js'
+import { findConfigErrors, findConfigWarnings } from '../config/check-config.js'
+import { convertZodIssues } from '../config/convert-zod-issues.js'
+import { substituteEnvVariables } from '../config/env-substitution.js'
+import { findNearFile } from '../config/find-near-file.js'
+import { collectSecrets } from '../config/mask-secrets.js'
+import { parseConfigText } from '../config/parse-config-text.js'
+import { readMachineLanguage } from '../config/read-machine-language.js'
+import { type CharpipeConfig, configSchema } from '../config/schema.js'
 import { ConfigFileNotFoundError, type ConfigIssue, InvalidConfigError } from '../shared/errors.js'
 import { findForbiddenKey, forbiddenKeyMessage } from '../shared/find-forbidden-key.js'
+import type { Language } from '../shared/language/index.js'
 import { getLogger, type Logger, registerSecrets } from '../shared/logger.js'
-import { findConfigErrors, findConfigWarnings } from './check-config.js'
-import { convertZodIssues } from './convert-zod-issues.js'
-import { substituteEnvVariables } from './env-substitution.js'
-import { findNearFile } from './find-near-file.js'
-import { collectSecrets } from './mask-secrets.js'
-import { parseConfigText } from './parse-config-text.js'
-import { type CharpipeConfig, configSchema } from './schema.js'
+import { importCardFile } from './import-card-file.js'
+import { mergeCharactersDir } from './read-characters-dir.js'
 
 /** An extra check run after the schema, e.g. processors validating their own options. */
 export type ConfigCheck = (config: CharpipeConfig) => ConfigIssue[]
@@ -34,6 +39,8 @@ export interface ParseConfigOptions {
   logger?: Logger
   /** Problems found before the object was parsed (unset variables of the file), reported with its own. */
   warnings?: ConfigIssue[]
+  /** The language of the default character when the config names none. @default the machine's locale */
+  machineLanguage?: Language
 }
 
 export interface ParseConfigFileOptions extends Omit<ParseConfigOptions, 'warnings'> {
@@ -64,7 +71,7 @@ export function parseConfig(raw: unknown, options: ParseConfigOptions = {}): Par
   let value: unknown
   try {
     const merged = mergeCharactersDir(raw ?? {}, importCardFile)
-    value = merged.value
+    value = applyLanguageDefaults(merged.value, options.machineLanguage ?? readMachineLanguage())
     warnings.push(...merged.skipped.map((issue) => ({ ...issue, message: `skipped: ${issue.message}` })))
   } catch (error) {
     if (error instanceof InvalidConfigError)

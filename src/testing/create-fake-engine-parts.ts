@@ -1,18 +1,18 @@
 /**
- * Small working stand-ins for the stages the engine composes, so the engine's own rules (order,
- * interruption, persistence, tools) are tested apart from the real parser, pipeline and providers.
+ * Small working stand-ins for the stages the engine composes (a plain-text reply parser, a pipeline
+ * of persona, history and input, in-memory history), so a test of the engine's own rules (order,
+ * interruption, persistence, tools) runs apart from the real parser, pipeline and providers.
  */
-import type { CharpipeConfig } from '../../src/config/schema.js'
-import type { ContextPipeline, ModelCapabilities, PreviewResult } from '../../src/context/types.js'
-import type { EngineParts } from '../../src/engine/engine-parts.js'
-import { createInMemoryHistoryStore } from '../../src/memory/index.js'
-import { sleepWithSignal } from '../../src/providers/create-resilient-provider.js'
-import type { ChatProvider, ChatRequest, ProviderEvent, Usage } from '../../src/providers/types.js'
-import type { ReplyEvent, ReplyParser, ReplyParserOptions } from '../../src/reply/types.js'
-import { type ChatMessage, messageText } from '../../src/shared/messages.js'
+import type { CharpipeConfig } from '../config/schema.js'
+import type { ContextPipeline, ModelCapabilities, PreviewResult } from '../context/types.js'
+import type { EngineParts } from '../engine/engine-parts.js'
+import { createInMemoryHistoryStore } from '../memory/index.js'
+import { modelRoleOf } from '../memory/model-role-of.js'
+import type { ReplyEvent, ReplyParser, ReplyParserOptions } from '../reply/types.js'
+import { type ChatMessage, messageText } from '../shared/messages.js'
 
 /** Plain text, sentences end at 。！？ — enough to observe the engine's event flow. */
-export function createSimpleReplyParser(options: ReplyParserOptions): ReplyParser {
+function createSimpleReplyParser(options: ReplyParserOptions): ReplyParser {
   const emotion = options.defaultEmotion ?? '平静'
   let display = ''
   let pending = ''
@@ -72,7 +72,7 @@ function capabilitiesOf(config: CharpipeConfig): ModelCapabilities {
 }
 
 /** system (name + persona) + recent history + input. */
-export function createSimplePipeline(): ContextPipeline {
+function createSimplePipeline(): ContextPipeline {
   const build: ContextPipeline['build'] = async ({ input, config, services }) => {
     const history = await services.history.loadRecent(
       { character: config.character.name, session: input.session },
@@ -85,7 +85,7 @@ export function createSimplePipeline(): ContextPipeline {
         source: 'system',
       },
       ...history.map((message) => ({
-        role: message.role,
+        role: modelRoleOf(message.role),
         content: message.content,
         source: 'history' as const,
       })),
@@ -135,68 +135,5 @@ export function createFakeParts(overrides: Partial<EngineParts> = {}): Partial<E
     createMemoryStore: async () => undefined,
     rememberTurn: async () => {},
     ...overrides,
-  }
-}
-
-export interface ScriptedStep {
-  /** Text deltas, in order. */
-  chunks?: string[]
-  toolCalls?: { id: string; name: string; arguments: unknown }[]
-  reasoning?: string[]
-  /** Wait before each chunk (ms). */
-  delayMs?: number
-  /** Never finishes after the chunks (until aborted). */
-  hang?: boolean
-  /** Thrown after the chunks. */
-  error?: Error
-  /** Reported after the chunks, as a provider reports its token usage. */
-  usage?: Usage
-}
-
-export interface ScriptedProvider extends ChatProvider {
-  requests: ChatRequest[]
-  /** Resolves when request number `index` (0-based) has begun streaming. */
-  started(index: number): Promise<void>
-}
-
-/** A provider that plays one scripted step per request and honours the abort signal. */
-export function createScriptedProvider(steps: ScriptedStep[], name = 'fake'): ScriptedProvider {
-  const requests: ChatRequest[] = []
-  const waiters = new Map<number, () => void>()
-  const startedPromises = new Map<number, Promise<void>>()
-  const startedOf = (index: number) => {
-    let promise = startedPromises.get(index)
-    if (!promise) {
-      promise = new Promise<void>((resolve) => waiters.set(index, resolve))
-      startedPromises.set(index, promise)
-    }
-    return promise
-  }
-  return {
-    name,
-    model: `${name}-model`,
-    requests,
-    started: startedOf,
-    async *streamChat(request, options = {}): AsyncGenerator<ProviderEvent> {
-      const index = requests.length
-      requests.push(structuredClone(request))
-      const step = steps[Math.min(index, steps.length - 1)] ?? {}
-      const signal = options.signal
-      const sleep = (ms: number) => sleepWithSignal(ms, signal)
-      startedOf(index)
-      waiters.get(index)?.()
-      for (const text of step.reasoning ?? []) yield { type: 'reasoning-delta', text }
-      for (const text of step.chunks ?? []) {
-        if (step.delayMs) await sleep(step.delayMs)
-        yield { type: 'text-delta', text }
-      }
-      for (const call of step.toolCalls ?? []) {
-        yield { type: 'tool-call', ...call, rawArguments: JSON.stringify(call.arguments) }
-      }
-      if (step.error) throw step.error
-      if (step.usage) yield { type: 'usage', usage: step.usage }
-      if (step.hang) await sleep(3_600_000)
-      yield { type: 'finish', reason: step.toolCalls?.length ? 'tool-calls' : 'stop' }
-    },
   }
 }

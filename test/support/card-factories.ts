@@ -1,13 +1,14 @@
 /**
  * Test factories: Character Cards V2 and V3 built with the card library, and PNGs carrying them
- * built with the PNG chunk libraries, the way other apps write them. Used by this folder's tests.
+ * built with the PNG chunk libraries (dev dependencies), the way other apps write them. Used by the
+ * card tests of src/characters/ and test/; test code, so it lives here and not beside the product.
  */
 import { deflateSync } from 'node:zlib'
 import type { CharacterCardV2, CharacterCardV3 } from '@risuai/ccardlib'
 import { encode as encodeTextChunk } from 'png-chunk-text'
 import encodeChunks from 'png-chunks-encode'
 import extractChunks from 'png-chunks-extract'
-import { loadCardLibrary } from './load-card-library.js'
+import { loadCardLibrary } from '../../src/characters/cards/load-card-library.js'
 
 export function makeCardV2(overrides: Partial<CharacterCardV2['data']> = {}): CharacterCardV2 {
   const v1 = {
