@@ -210,6 +210,31 @@ describe('Bilibili live connector', () => {
     expect(connector.status().state).toBe('ready')
   })
 
+  it('follows its room as not live, unreachable while the link is down, and drops a reply made then', async () => {
+    const room = await startRoom()
+    const { host, connector, logLines } = connect(room, {
+      cookie,
+      post_replies: true,
+      audience: { idle: { after_ms: 0 } },
+    })
+    const options = host.followOptions.get(session)
+    expect(options?.live).toBe(false)
+    expect(options?.audience).toMatchObject({ idle: { after_ms: 0 } })
+    await vi.waitFor(() => expect(connector.status().state).toBe('ready'))
+    expect(options?.reachable?.()).toBe(true)
+
+    await room.kill()
+    await vi.waitFor(() => expect(connector.status().state).not.toBe('ready'))
+    expect(options?.reachable?.()).toBe(false)
+    host.finishTurn(session, '没人听见的回复', ['dm:9'])
+    expect(logLines.join('')).toContain('reply dropped: the Bilibili danmaku link is down')
+
+    await room.restart()
+    await vi.waitFor(() => expect(connector.status().state).toBe('ready'))
+    host.finishTurn(session, '现在有人了', ['dm:10'])
+    await vi.waitFor(() => expect(room.sent).toEqual(['现在有人了']))
+  })
+
   it('counts a message the host refuses and keeps reading', async () => {
     const room = await startRoom()
     const host = createFakeConnectorHost()

@@ -3,6 +3,8 @@
  * a test play the selector: `finishTurn` delivers an `llm_done` to the session's followers, as the
  * engine does when an audience turn ends.
  */
+
+import type { FollowOptions } from '../../src/audience/types.js'
 import type { ConnectorHost } from '../../src/connectors/index.js'
 import type { AudienceInput, GenerateInput } from '../../src/engine/types.js'
 import type { CharpipeEvent } from '../../src/shared/events.js'
@@ -11,6 +13,8 @@ export interface FakeConnectorHost extends ConnectorHost {
   audienceCalls: AudienceInput[]
   runCalls: GenerateInput[]
   followers(session: string): number
+  /** The options each session was followed with (liveness, reach, the connector's audience). */
+  followOptions: Map<string, FollowOptions | undefined>
   finishTurn(session: string, text: string, replyingTo?: string[]): void
 }
 
@@ -20,6 +24,7 @@ export function createFakeConnectorHost(
   const audienceCalls: FakeConnectorHost['audienceCalls'] = []
   const runCalls: GenerateInput[] = []
   const listeners = new Map<string, Set<(event: never) => void>>()
+  const followOptions = new Map<string, FollowOptions | undefined>()
   let turn = 0
   return {
     audienceCalls,
@@ -28,7 +33,9 @@ export function createFakeConnectorHost(
       audienceCalls.push(input)
       return { accepted: input.messages.length, dropped: [] }
     },
-    subscribe(session, listener) {
+    followOptions,
+    subscribe(session, listener, options) {
+      followOptions.set(session, options)
       const set = listeners.get(session) ?? new Set()
       set.add(listener as (event: never) => void)
       listeners.set(session, set)

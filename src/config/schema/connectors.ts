@@ -176,6 +176,7 @@ export const bilibiliConnectorSchema = z
         'A danmaku holds at most this many characters (20 for most accounts); a longer reply is sent as several, cut at sentence ends.',
       ),
     character: characterRefSchema,
+    audience: connectorAudienceSchema,
     turns_per_minute: turnsPerMinuteSchema,
   })
   .refine((connector) => connector.url === '' || /^wss?:\/\//.test(connector.url), {

@@ -216,23 +216,40 @@ export function createBilibiliConnector(options: CreateBilibiliConnectorOptions)
     }
   }
 
-  const unfollow = host.subscribe(session, (event: FollowedEvent) => {
-    if (!config.post_replies || cookie.csrf === '') return
-    if (event.type !== 'llm_done' || event.interrupted === true) return
-    const text = typeof event.text === 'string' ? event.text.replace(/\s+/g, ' ').trim() : ''
-    if (text === '') return
-    outbox.push({
-      parts: splitReplyText(text, config.max_message_chars),
-      queuedAt: clock.now(),
-      started: false,
-      retried: false,
-    })
-    if (outbox.length > outboxLimit) {
-      const oldest = outbox.findIndex((reply) => !reply.started)
-      if (oldest >= 0) outbox.splice(oldest, 1)
-    }
-    pump()
-  })
+  // Not live by being followed: the room's session is live once a viewer says something there, and
+  // no idle turn runs while the danmaku link is down.
+  const followOptions = {
+    live: false,
+    reachable: () => state === 'ready',
+    ...(config.audience ? { audience: config.audience } : {}),
+  }
+
+  const unfollow = host.subscribe(
+    session,
+    (event: FollowedEvent) => {
+      if (!config.post_replies || cookie.csrf === '') return
+      if (event.type !== 'llm_done' || event.interrupted === true) return
+      const text = typeof event.text === 'string' ? event.text.replace(/\s+/g, ' ').trim() : ''
+      if (text === '') return
+      if (state !== 'ready') {
+        // Sent later it would arrive out of its moment, with others in a burst.
+        logger.warn({ connector: config.name }, 'reply dropped: the Bilibili danmaku link is down')
+        return
+      }
+      outbox.push({
+        parts: splitReplyText(text, config.max_message_chars),
+        queuedAt: clock.now(),
+        started: false,
+        retried: false,
+      })
+      if (outbox.length > outboxLimit) {
+        const oldest = outbox.findIndex((reply) => !reply.started)
+        if (oldest >= 0) outbox.splice(oldest, 1)
+      }
+      pump()
+    },
+    followOptions,
+  )
 
   /**
    * Sends the next part of the oldest reply, then waits the send interval before the one after. A
