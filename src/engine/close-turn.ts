@@ -28,7 +28,8 @@ export interface TurnCloser {
 
 export interface CreateTurnCloserOptions {
   emit: EmitTurnEvent
-  readTimer(): TurnTimer
+  /** The turn's timer, reported in `llm_done`; absent for a turn that never ran (a refused input). */
+  readTimer?(): TurnTimer
 }
 
 function pickError(outcome: TurnOutcome, write: TurnWriteResult | undefined): CharpipeError | undefined {
@@ -80,7 +81,7 @@ export function createTurnCloser(options: CreateTurnCloserOptions): TurnCloser {
         text,
         emotion: outcome.emotion,
         interrupted: outcome.interrupted,
-        timing: options.readTimer().report(),
+        ...(options.readTimer ? { timing: options.readTimer().report() } : {}),
         ...(outcome.usage ? { usage: outcome.usage } : {}),
         ...(outcome.answer ? { provider: outcome.answer.provider, model: outcome.answer.model } : {}),
       } as Extract<CharpipeEvent, { type: 'llm_done' }>)

@@ -38,7 +38,8 @@ import { createEnginePreflight } from './preflight/create-engine-preflight.js'
 import { type CharpipeConfigSource, resolveConfig } from './resolve-config.js'
 import { createSessionLanes } from './session-lanes.js'
 import { createSessionPresence } from './session-presence.js'
-import type { Charpipe } from './types.js'
+import { startWithheldTurn } from './turn/start-turn.js'
+import type { Charpipe, TurnObserver } from './types.js'
 
 export type { CharpipeConfigSource } from './resolve-config.js'
 
@@ -68,6 +69,8 @@ export interface CreateCharpipeOptions {
    * a manual clock). @default the system clock (`performance.now()` for turn timing)
    */
   clock?: AudienceClock
+  /** Watch every turn's events as they go out (metrics, tracing). */
+  observers?: readonly TurnObserver[]
 }
 
 /** Creates the character engine from a config object or a config file path. */
@@ -113,6 +116,7 @@ export async function createCharpipe(
     ownsCluster,
     clock: options.clock ?? createTurnClock(),
     random: options.random,
+    observers: options.observers ?? [],
     current,
     reloading: Promise.resolve(),
     closed: false,
@@ -123,10 +127,15 @@ export async function createCharpipe(
   await configureMcp(engine, current.config.tools.mcp_servers)
 
   const clusterLink = createClusterLink(engine)
-  const preflights = createEnginePreflight({ context: engine, clusterLink, observedLines })
+  const preflights = createEnginePreflight({
+    context: engine,
+    clusterLink,
+    observedLines,
+    launch: (input) => startWithheldTurn(engine, input),
+  })
   await clusterLink.listen()
 
-  const starter = { context: engine, preflights, clusterLink }
+  const starter = { context: engine, prepared: preflights, clusterLink }
   const charpipe: Charpipe = {
     ...createTurnMethods(starter),
     ...createAudienceMethods(starter, options.clock ?? createSystemClock()),

@@ -1,12 +1,10 @@
 /**
  * The two ways to take a turn's events: `generate`, an async iterable whose early exit interrupts
  * the turn, and `run`, a callback per event for servers relaying many turns, where each promise an
- * iterator adds per event counts. Both start the turn the same way (turn/start-turn.ts); an early
- * transcript (`preflight: true`) only prepares one (preflight/prepare-turn.ts).
+ * iterator adds per event counts. Both start every input the same way (turn/start-turn.ts).
  */
 import type { CharpipeEvent } from '../shared/events.js'
 import { createEventChannel } from './event-channel.js'
-import { prepareTurn } from './preflight/prepare-turn.js'
 import { abortTurn, type TurnHandle } from './session-lanes.js'
 import { startTurn, type TurnStarter } from './turn/start-turn.js'
 import type { InterruptReason } from './turn/turn-outcome.js'
@@ -24,11 +22,6 @@ function reasonOfAbort(signal: AbortSignal): InterruptReason {
 export function createTurnMethods(starter: TurnStarter): Pick<Charpipe, 'generate' | 'run'> {
   async function* generate(input: GenerateInput, generateOptions: GenerateOptions = {}) {
     const channel = createEventChannel<CharpipeEvent>()
-    if (input?.preflight === true) {
-      prepareTurn({ ...starter, input, push: channel.push, close: channel.close })
-      yield* channel
-      return
-    }
     const { handle, isDone } = startTurn({
       ...starter,
       ...generateOptions,
@@ -57,9 +50,6 @@ export function createTurnMethods(starter: TurnStarter): Pick<Charpipe, 'generat
     onEvent: (event: CharpipeEvent) => void,
     runOptions: GenerateOptions = {},
   ) {
-    if (input?.preflight === true) {
-      return new Promise<void>((resolve) => prepareTurn({ ...starter, input, push: onEvent, close: resolve }))
-    }
     return new Promise<void>((resolve, reject) => {
       const signal = runOptions.signal
       let handle: TurnHandle | undefined

@@ -2,7 +2,7 @@
  * What belongs to one charpipe instance, shared by its parts: the current runtime (swapped by
  * `reload`), the session lanes, the event bus, the stores it was given and whether it is closed.
  * `createCharpipe` builds it once. Nothing of a single turn lives here: a turn's state is the
- * runner's (turn/run-turn.ts), a prepared turn's is preflight's (preflight/).
+ * runner's (turn/run-turn.ts), and whether it may speak and act is its handle's authorization.
  *
  * Most fields are set once. The few that change, and the only modules that write them:
  * - `current`, `reloading`: engine-lifecycle.ts (`reload`);
@@ -29,6 +29,7 @@ import type { EventBus } from './event-bus.js'
 import type { OpenedSessions } from './open-session.js'
 import type { SessionLanes } from './session-lanes.js'
 import type { SessionPresence } from './session-presence.js'
+import type { TurnObserver } from './types.js'
 
 /** The stores the caller gave: used instead of the configured ones, and never closed here. */
 export interface OwnedStores {
@@ -55,6 +56,8 @@ export interface EngineContext {
   readonly cluster: Cluster | undefined
   /** Whether this instance connected the cluster itself (and so closes it). */
   readonly ownsCluster: boolean
+  /** Watch every turn's events (turn/turn-event-path.ts, its last stage). */
+  readonly observers: readonly TurnObserver[]
   /** What turn timing and preflight expiry read (a caller's clock, else `performance.now()`). */
   readonly clock: AudienceClock
   /** Picks among a character's greetings. */

@@ -41,7 +41,7 @@ export function inputLanguageOf(config: CharpipeConfig, input: Pick<TurnInput, '
 /**
  * `language`: the character's (`inputLanguageOf`), for the templates left empty; Chinese when not
  * given. Every caller rendering one input must give the same: the rendered text is also the key a
- * preflight's prepared turn is found by.
+ * turn prepared ahead of its input is found by.
  */
 export function renderGroupInput(
   input: TurnInput,

@@ -5,7 +5,13 @@
  * `on_new_input: interrupt`, entering a lane aborts every turn already in it.
  */
 import { randomUUID } from 'node:crypto'
+import { performance } from 'node:perf_hooks'
 import type { InterruptReason } from './turn/turn-outcome.js'
+import {
+  createGrantedAuthorization,
+  createWithheldAuthorization,
+  type TurnAuthorization,
+} from './turn-authorization.js'
 
 export interface TurnHandle {
   readonly session: string
@@ -16,10 +22,10 @@ export interface TurnHandle {
   /** Set once the turn holds the lane (it is past the previous turn). */
   running: boolean
   /**
-   * A turn prepared from an early transcript and not adopted yet: it is not a reply, so interrupts
-   * pass it by and a preflight is not refused because of it.
+   * Whether the turn may speak and act (turn-authorization.ts). One not granted yet (started ahead
+   * of its input) is not a reply: interrupts and busy checks pass it by.
    */
-  preflight?: boolean
+  readonly authorization: TurnAuthorization
   /**
    * In a cluster with `on_new_input: interrupt`: the input's number among its session's inputs on
    * every server (rejected when Redis did not number it: the turn then fails on its lock); its
@@ -60,11 +66,13 @@ export function parseLaneKey(key: string): { session: string; character: string 
   return { session: key.slice(0, separator), character: key.slice(separator + 1) }
 }
 
-/** A turn's handle before it enters its lane; `prepared`: a preflight's turn, not a reply yet. */
+/** A turn's handle before it enters its lane; `withheld`: started ahead of its input, not a reply yet. */
 export function createTurnHandle(
   session: string,
-  prepared: boolean,
+  withheld: boolean,
   turn: string = randomUUID(),
+  /** The engine's clock, which times the turn from its grant. */
+  now: () => number = () => performance.now(),
 ): TurnHandle {
   return {
     session,
@@ -72,7 +80,7 @@ export function createTurnHandle(
     controller: new AbortController(),
     running: false,
     ended: Promise.resolve(),
-    ...(prepared ? { preflight: true } : {}),
+    authorization: withheld ? createWithheldAuthorization(now) : createGrantedAuthorization(now),
   }
 }
 
@@ -121,7 +129,8 @@ export function createSessionLanes(): SessionLanes {
       if (lanes.size === 0) sessions.delete(handle.session)
     },
     turnsOf,
-    repliesOf: (session, character) => turnsOf(session, character).filter((handle) => !handle.preflight),
+    repliesOf: (session, character) =>
+      turnsOf(session, character).filter((handle) => handle.authorization.granted),
     all: () =>
       [...sessions.values()].flatMap((lanes) => [...lanes.values()].flatMap((lane) => [...lane.handles])),
     sessions: () => [...sessions.keys()],

@@ -134,6 +134,21 @@ export interface AudienceStatsResult extends AudienceStats {
   waits: number[]
 }
 
+/** What identifies a turn to a turn observer. */
+export interface ObservedTurn {
+  session: string
+  turn: string
+  /** What started it: an input, or the engine itself (audience, idle). */
+  trigger: 'input' | 'audience' | 'idle'
+}
+
+/**
+ * Watches turns from outside (metrics, tracing; `createCharpipe({ observers })`): called as each
+ * turn starts to run; what it returns is handed every event of that turn once it has gone out
+ * (`llm_done` last). Returning undefined leaves the turn unobserved.
+ */
+export type TurnObserver = (turn: ObservedTurn) => ((event: CharpipeEvent) => void) | undefined
+
 export type CharpipeListener<T extends CharpipeEventType> = (event: CharpipeEventOf<T>) => void
 
 export interface Charpipe {

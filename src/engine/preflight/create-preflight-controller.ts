@@ -7,16 +7,14 @@
  * otherwise the prepared turn is dropped, its model request aborted, and the final input runs as a
  * new turn.
  */
-import type { AudienceClock } from '../../audience/types.js'
 import type { CharpipeConfig } from '../../config/schema.js'
 import type { TurnInput } from '../../context/types.js'
 import type { ObservedLines } from '../observed-lines.js'
 import { inputLanguageOf, renderGroupInput } from '../render-group-input.js'
 import type { SessionLanes, TurnHandle } from '../session-lanes.js'
-import type { StartedTurn, TurnSink } from '../turn/turn-output.js'
+import type { PreparedTurns, StartedTurn, StartWithheldTurn } from '../started-turn.js'
 import type { GenerateInput } from '../types.js'
 import { validateGenerateInput } from '../validate-generate-input.js'
-import { createPreflightGate, type PreflightGate } from './create-preflight-gate.js'
 import {
   isAdoptable,
   type OfferResult,
@@ -27,26 +25,22 @@ import {
 } from './create-preflight-slots.js'
 import { preflightKeyOf } from './normalize-preflight-text.js'
 
-export interface PreflightController {
+export interface PreflightController extends PreparedTurns {
   /** An early transcript: prepares its turn, or ignores it. Throws BadRequestError for bad input. */
   prepare(raw: GenerateInput): OfferResult
-  /** A final input: the adopted prepared turn, now sending to `sink`; undefined when none matched. */
-  claim(input: TurnInput, sink: TurnSink): StartedTurn | undefined
   /** What preflight has done so far (`Charpipe.preflightStats`). */
   stats(): PreflightStats
 }
 
 export interface CreatePreflightControllerOptions {
   slots: PreflightSlots
-  /** The engine's clock: a prepared turn's start and adoption are read from it. */
-  clock: AudienceClock
   lanes: SessionLanes
   observedLines: ObservedLines
   readConfig(): CharpipeConfig
   /** Checks and settles the input's character (an unknown one is refused like a final input's). */
   resolveInput?(input: TurnInput): TurnInput
-  /** Starts a turn in its session's lane, holding its events on `gate` (no sink yet). */
-  launch(input: TurnInput, gate: PreflightGate): StartedTurn
+  /** Starts a turn in its session's lane with its authorization withheld (no sink yet). */
+  launch: StartWithheldTurn
   /** A final input adopting a prepared turn is a new input of the session (cluster, `interrupt`). */
   onAdopted?(handle: TurnHandle): void
 }
@@ -59,7 +53,13 @@ export function createPreflightController(options: CreatePreflightControllerOpti
   const isBusy = (session: string) =>
     lanes.repliesOf(session).some((handle) => !handle.controller.signal.aborted)
 
-  return {
+  const controller: PreflightController = {
+    // An early transcript (`preflight: true`) only prepares its turn.
+    takesAhead(raw) {
+      if (raw?.preflight !== true) return false
+      controller.prepare(raw)
+      return true
+    },
     prepare(raw) {
       const config = options.readConfig()
       const conversation = config.conversation
@@ -86,12 +86,10 @@ export function createPreflightController(options: CreatePreflightControllerOpti
           minIntervalMs: conversation.preflight_min_interval_ms,
         },
         start() {
-          const gate = createPreflightGate(options.clock.now)
-          const turn = options.launch(input, gate)
+          const turn = options.launch(input)
           const prepared: PreparedTurn = {
             session: input.session,
             handle: turn.handle,
-            gate,
             input,
             key: preflightKeyOf(input),
           }
@@ -117,14 +115,15 @@ export function createPreflightController(options: CreatePreflightControllerOpti
         slots.drop(prepared, 'changed')
         return undefined
       }
-      // From here the prepared turn is the session's reply: interrupts reach it, and so on.
-      turn.handle.preflight = false
       turn.attach(sink)
       options.onAdopted?.(turn.handle)
       slots.noteAdopted(prepared)
-      prepared.gate.adopt(input)
+      // From here the prepared turn is the session's reply (interrupts reach it), answering `input`:
+      // its held events go out now, before anything newer.
+      turn.handle.authorization.grant(input)
       return turn
     },
     stats: () => slots.stats(),
   }
+  return controller
 }

@@ -5,18 +5,16 @@
  * `conversation.preflight_max_restarts` times per user turn, never sooner than
  * `preflight_min_interval_ms`), dropped after `preflight_timeout_ms` unless a final input takes it,
  * and counted apart (adopted, dropped and why, wasted model requests and tokens). The turn itself is
- * an ordinary one of the lane whose events, tools and storage wait on its gate
- * (`create-preflight-gate.ts`); `createCharpipe` decides what a final input does with it.
+ * an ordinary one of the lane started with its authorization withheld (turn-authorization.ts): its
+ * events, tools and storage wait for the final input to grant it.
  */
 import type { AudienceClock } from '../../audience/types.js'
 import type { TurnInput } from '../../context/types.js'
 import { abortTurn, type TurnHandle } from '../session-lanes.js'
-import type { PreflightGate } from './create-preflight-gate.js'
 
 export interface PreparedTurn {
   readonly session: string
   readonly handle: TurnHandle
-  readonly gate: PreflightGate
   readonly input: TurnInput
   /** `preflightKeyOf(input)`: what a final input must match. */
   readonly key: string
@@ -77,12 +75,12 @@ interface SessionState {
 
 /** Whether a prepared turn can still be adopted: running or finished, not failed, not stopped. */
 export function isAdoptable(prepared: PreparedTurn): boolean {
-  return !prepared.gate.failed && !prepared.handle.controller.signal.aborted
+  return !prepared.handle.authorization.withheld.failed && !prepared.handle.controller.signal.aborted
 }
 
 /** Why a prepared turn that is not adoptable went unused. */
 export function unusableReasonOf(prepared: PreparedTurn): PreflightDropReason {
-  return prepared.gate.failed ? 'failed' : 'interrupted'
+  return prepared.handle.authorization.withheld.failed ? 'failed' : 'interrupted'
 }
 
 /** `clock`: the engine's; a prepared turn's expiry is its timer and the minimum interval its time. */
@@ -102,12 +100,12 @@ export function createPreflightSlots(clock: AudienceClock): PreflightSlots {
     if (accounted.has(prepared)) return
     accounted.add(prepared)
     stats.dropped[reason]++
-    abortTurn(prepared.handle, { kind: 'preflight' })
+    abortTurn(prepared.handle, { kind: 'not_granted' })
     // What it cost is known once it has stopped (usage arrives with the end of a stream, if at all).
     void prepared.handle.ended.then(() => {
-      stats.wastedRequests += prepared.gate.modelCalls
-      stats.wastedTokens.prompt += prepared.gate.usage?.prompt_tokens ?? 0
-      stats.wastedTokens.completion += prepared.gate.usage?.completion_tokens ?? 0
+      stats.wastedRequests += prepared.handle.authorization.withheld.modelCalls
+      stats.wastedTokens.prompt += prepared.handle.authorization.withheld.usage?.prompt_tokens ?? 0
+      stats.wastedTokens.completion += prepared.handle.authorization.withheld.usage?.completion_tokens ?? 0
     })
   }
 
@@ -146,7 +144,7 @@ export function createPreflightSlots(clock: AudienceClock): PreflightSlots {
       prepared.handle.controller.signal.addEventListener(
         'abort',
         () => {
-          if (prepared.gate.adopted) return
+          if (prepared.handle.authorization.granted) return
           const current = sessions.get(session)
           if (current?.prepared === prepared) {
             clock.clearTimer(current.expiry)

@@ -24,7 +24,7 @@ import { CharpipeError, StoreUnavailableError } from '../../shared/errors.js'
 import { createChildLogger } from '../../shared/logger.js'
 import type { ChatMessage } from '../../shared/messages.js'
 import { raceAbort } from '../abortable.js'
-import { createTurnCloser, reportTurnNotStored, type TurnCloser } from '../close-turn.js'
+import { reportTurnNotStored, type TurnCloser } from '../close-turn.js'
 import type { TurnWriteResult } from '../confirm-turn-write.js'
 import { createModelFactExtractor } from '../create-model-fact-extractor.js'
 import type { EngineContext } from '../engine-context.js'
@@ -32,20 +32,15 @@ import { acquireTurnRuntime, releaseTurnRuntime } from '../engine-lifecycle.js'
 import type { EngineRuntime } from '../engine-runtime.js'
 import { openSession } from '../open-session.js'
 import { type PersistTurnOptions, rememberCompletedTurn } from '../persist-turn.js'
-import {
-  awaitAdoption,
-  countModelCalls,
-  endUnstarted,
-  holdUntilAdopted,
-} from '../preflight/await-adoption.js'
-import type { PreflightGate } from '../preflight/create-preflight-gate.js'
 import { replayStoredTurn } from '../replay-stored-turn.js'
 import { laneKeyOf, type TurnHandle } from '../session-lanes.js'
+import { awaitGrant } from '../turn-authorization.js'
 import type { GenerateOptions } from '../types.js'
 import { buildTurnMessages, offerTools } from './build-turn-messages.js'
 import { applyDisplayRules, createReplyStages, type EmitTurnEvent } from './reply-stages.js'
 import { chooseToolImageHandling, runModelSteps } from './run-model-steps.js'
 import { shareWithOthersPresent } from './share-with-others-present.js'
+import { createTurnEventPath } from './turn-event-path.js'
 import { readInterruptReason, type TurnOutcome, toCharpipeError } from './turn-outcome.js'
 import type { TurnOutput } from './turn-output.js'
 import { createTurnTimer, type TurnTimer } from './turn-timing.js'
@@ -59,22 +54,18 @@ export interface RunTurnOptions extends Pick<GenerateOptions, 'onModelCall' | 'o
   output: TurnOutput
   /** How the turn enters its lane: `interrupt` stops the turns in it, `queue` waits behind them. */
   mode: 'interrupt' | 'queue'
-  /** A prepared turn (preflight/): its events, tools and storage wait for a final input to adopt it. */
-  preflight?: PreflightGate
 }
 
 /** What one turn holds while it runs; nothing of it outlives the turn. */
 interface TurnState {
-  /** The turn's words; a prepared turn's become its final input's when that adopts it. */
-  input: TurnInput
-  timer: TurnTimer
+  readonly timer: TurnTimer
   /** When the turn began (ms since the epoch): the stored user message's time. */
   readonly startedAt: number
   readonly signal: AbortSignal
-  /** Every event goes out through it: one `llm_error` at most, then one `llm_done`. */
+  /** The close stage of the event path (turn-event-path.ts): one `llm_error` at most, one `llm_done`. */
   readonly closer: TurnCloser
-  /** The turn's events on their way to the closer (held while a prepared turn waits). */
-  emit: EmitTurnEvent
+  /** Where the turn's events enter its event path (turn-event-path.ts). */
+  readonly emit: EmitTurnEvent
   runtime?: EngineRuntime
   /** Set when background work took the runtime over and releases it itself. */
   handedOver: boolean
@@ -100,7 +91,8 @@ export function runTurn(options: RunTurnOptions): void {
 }
 
 async function liveTurn(options: RunTurnOptions, previous: Promise<void>): Promise<void> {
-  const { engine, handle, preflight: gate } = options
+  const { engine, handle } = options
+  const { authorization } = handle
   const state = createTurnState(options)
   const { signal, closer } = state
   try {
@@ -111,12 +103,16 @@ async function liveTurn(options: RunTurnOptions, previous: Promise<void>): Promi
       // and a turn already stored.
       if (await replayIfStored(options, state)) return
       state.lease = await engine.cluster?.coordinator.acquire(
-        laneKeyOf(state.input.session, state.input.character),
+        laneKeyOf(options.input.session, options.input.character),
         signal,
         handle.order,
       )
     } catch (error) {
-      if (endUnstarted(gate, signal)) return
+      // Not granted yet, it leaves no trace; a lock failure marks it failed (its input starts over).
+      if (!authorization.granted) {
+        authorization.withheld.failed = !signal.aborted
+        return
+      }
       await closeUnadmitted(options, state, previous, error)
       return
     }
@@ -126,7 +122,8 @@ async function liveTurn(options: RunTurnOptions, previous: Promise<void>): Promi
     if (state.lease && (await replayIfStored(options, state, runtime))) return
     await sendGreeting(options, state, runtime)
     const outcome = await runReply(options, state, runtime)
-    if (gate && !(await awaitAdoption(gate, outcome, signal))) return
+    // Nothing is stored, and nothing closes, before the turn is granted.
+    if (!(await awaitGrant(authorization, outcome, signal))) return
     const persist = persistOptionsOf(options, state, runtime, outcome)
     // A reply that was complete is closed only once its write has ended, interrupted meanwhile or
     // not: its llm_done (with its llm_error, if any) is the write's outcome. Only a reply cut short
@@ -140,7 +137,7 @@ async function liveTurn(options: RunTurnOptions, previous: Promise<void>): Promi
     state.storing = pending ?? state.storing
     closer.close(outcome, applyDisplayRules(engine.parts, outcome.displayText, runtime.config), written)
     // Interrupted while storing: the write ends after llm_done, and says how it ended then.
-    if (!written && pending) void reportLate(options, state, pending)
+    if (!written && pending) void reportLate(options, pending)
     state.handedOver = scheduleFactExtraction(options, persist)
     if (!state.handedOver) await rememberCompletedTurn(persist)
   } catch (error) {
@@ -164,32 +161,36 @@ async function liveTurn(options: RunTurnOptions, previous: Promise<void>): Promi
 }
 
 function createTurnState(options: RunTurnOptions): TurnState {
-  const { handle, preflight: gate } = options
-  const shared = shareWithOthersPresent(options)
-  const state: TurnState = {
-    input: options.input,
-    timer: createTurnTimer({ now: options.engine.clock.now }),
+  const { engine, handle, input, output } = options
+  const { authorization } = handle
+  // Timed from the grant: a turn started ahead of its input reports the head start it had.
+  const timer = createTurnTimer({
+    now: engine.clock.now,
+    readStart: () => authorization.grantedAt,
+    readHeadStartMs: () => authorization.heldMs,
+  })
+  const identity = { session: input.session, turn: handle.turn, trigger: output.trigger }
+  const path = createTurnEventPath({
+    authorization,
+    timer,
+    share: shareWithOthersPresent(options),
+    observers: engine.observers.flatMap((observer) => observer(identity) ?? []),
+    output,
+  })
+  return {
+    timer,
     startedAt: Date.now(),
     signal: handle.controller.signal,
-    closer: createTurnCloser({
-      emit: (event) => {
-        state.timer.observe(event)
-        shared(event)
-      },
-      readTimer: () => state.timer,
-    }),
-    emit: (event) => state.closer.deliver(event),
+    closer: path.closer,
+    emit: path.emit,
     handedOver: false,
     storing: Promise.resolve(),
   }
-  // An adopted preflight is stored with the final input's words, and timed from it.
-  if (gate) {
-    state.emit = holdUntilAdopted(gate, state.closer.deliver, (finalInput, timer) => {
-      state.input = finalInput
-      state.timer = timer
-    })
-  }
-  return state
+}
+
+/** The input the turn answers: the one that granted it (a turn started ahead of it), or its own. */
+function answeredInput(options: RunTurnOptions): TurnInput {
+  return options.handle.authorization.input ?? options.input
 }
 
 /** Context → model steps with tools → reply stages. Never throws: the outcome says how it ended. */
@@ -198,7 +199,8 @@ async function runReply(
   state: TurnState,
   runtime: EngineRuntime,
 ): Promise<TurnOutcome> {
-  const { engine, preflight: gate } = options
+  const { engine, handle } = options
+  const { authorization } = handle
   const { signal } = state
   const stages = createReplyStages({
     parts: engine.parts,
@@ -221,7 +223,8 @@ async function runReply(
     const context = await buildTurnMessages({
       runtime,
       pipeline: engine.pipeline,
-      input: state.input,
+      // Granted already (a turn started ahead of its input, granted while it queued): its input's words.
+      input: answeredInput(options),
       timestamp: state.startedAt,
       signal,
       logger: engine.logger,
@@ -229,14 +232,17 @@ async function runReply(
     refusedAttachments = context.refusedAttachments
     // Tools of sources still connecting (MCP servers) are waited for, each within its own bound.
     await raceAbort(engine.registry.ready(signal), signal)
-    const clientTools = state.input.clientTools ?? []
+    const clientTools = options.input.clientTools ?? []
     // This turn's tool rounds so far (the client ran its tools): after the input, as our own rounds go.
-    const rounds = (state.input.clientPrompt?.toolRounds ?? []).map(
+    const rounds = (options.input.clientPrompt?.toolRounds ?? []).map(
       (message): ChatMessage => ({ ...message, source: 'tool' }),
     )
     const tools = offerTools([...context.messages, ...rounds], engine.registry, runtime, clientTools)
-    const onModelCall: ((messages: readonly ChatMessage[]) => void) | undefined =
-      options.onModelCall || gate ? countModelCalls(gate, options.onModelCall) : undefined
+    // What a turn spends before its grant is counted (wasted if it is never granted).
+    const onModelCall = (messages: readonly ChatMessage[]) => {
+      if (!authorization.granted) authorization.withheld.modelCalls++
+      options.onModelCall?.(messages)
+    }
     await runModelSteps({
       provider: runtime.provider,
       messages: tools.messages,
@@ -249,12 +255,12 @@ async function runReply(
       temperature: runtime.config.llm.temperature,
       maxTokens: runtime.config.llm.max_tokens,
       signal,
-      session: state.input.session,
-      turn: options.handle.turn,
+      session: options.input.session,
+      turn: handle.turn,
       logger: engine.logger,
-      ...(onModelCall ? { onModelCall } : {}),
-      // A prepared turn runs its tools only once adopted: never for words not yet said.
-      ...(gate ? { beforeTools: () => gate.whenAdopted } : {}),
+      onModelCall,
+      // Tools run only for a granted turn: never for words not yet said.
+      beforeTools: () => authorization.whenGranted,
       onEvent: stages.push,
     })
     return outcome({})
@@ -273,12 +279,13 @@ async function replayIfStored(
   state: TurnState,
   held?: EngineRuntime,
 ): Promise<boolean> {
-  if (state.input.id === undefined || state.input.stateless) return false
+  const { input } = options
+  if (input.id === undefined || input.stateless) return false
   // Before the lock the runtime is only borrowed for the look-up: the turn takes it once admitted.
   const runtime = held ?? acquireTurnRuntime(options.engine, options.input.character)
   try {
     const turn = options.handle.turn
-    return await replayStoredTurn({ runtime, input: state.input, turn, closer: state.closer })
+    return await replayStoredTurn({ runtime, input, turn, closer: state.closer })
   } finally {
     if (!held) releaseTurnRuntime(options.engine, runtime)
   }
@@ -305,8 +312,8 @@ async function closeUnadmitted(
   const { engine, handle } = options
   const runtime = acquireRuntime(options, state)
   if (!state.signal.aborted) {
-    const failure = describeUnadmitted(state.input, error)
-    engine.logger.warn({ session: state.input.session, turn: handle.turn, err: failure }, 'turn not run')
+    const failure = describeUnadmitted(options.input, error)
+    engine.logger.warn({ session: options.input.session, turn: handle.turn, err: failure }, 'turn not run')
     closeWithoutRunning(state.closer, runtime, failure)
     return
   }
@@ -314,12 +321,11 @@ async function closeUnadmitted(
   // Stored after the turn before it, in its input's place (see `storeAbortedBeforeLock`).
   await reportLate(
     options,
-    state,
     storeAbortedBeforeLock({
       persist: persistOptionsOf(options, state, runtime, outcome),
       previous,
       coordinator: engine.cluster?.coordinator,
-      lane: laneKeyOf(state.input.session, state.input.character),
+      lane: laneKeyOf(options.input.session, options.input.character),
       order: handle.order,
     }),
   )
@@ -372,7 +378,7 @@ function persistOptionsOf(
   return {
     runtime,
     parts: options.engine.parts,
-    input: state.input,
+    input: answeredInput(options),
     turn: options.handle.turn,
     startedAt: state.startedAt,
     outcome,
@@ -382,14 +388,15 @@ function persistOptionsOf(
 }
 
 /** A write that ends after `llm_done` is reported on its own, and always logged. */
-function reportLate(options: RunTurnOptions, state: TurnState, write: Promise<TurnWriteResult>) {
+function reportLate(options: RunTurnOptions, write: Promise<TurnWriteResult>) {
   const { engine, handle } = options
+  const input = answeredInput(options)
   return write.then((result) =>
     reportTurnNotStored({
       write: result,
-      session: state.input.session,
+      session: input.session,
       turn: handle.turn,
-      inputId: state.input.id,
+      inputId: input.id,
       logger: engine.logger,
       report: (event) => {
         engine.bus.emit(event)
@@ -409,7 +416,7 @@ async function sendGreeting(
   runtime: EngineRuntime,
 ): Promise<void> {
   const { engine } = options
-  if (state.input.stateless) return
+  if (options.input.stateless) return
   try {
     const greeting = await openSession({
       runtime,
@@ -424,7 +431,7 @@ async function sendGreeting(
       emotion: greeting.emotion ?? runtime.config.character.default_emotion,
     })
   } catch (error) {
-    engine.logger.warn({ err: error, session: state.input.session }, 'the greeting was not stored')
+    engine.logger.warn({ err: error, session: options.input.session }, 'the greeting was not stored')
   }
 }
 

@@ -1,6 +1,6 @@
 /**
- * Group chat: what the other characters present in a session hear of a turn. Wraps the turn's
- * output, so a closing `llm_done` with words also becomes lines they heard.
+ * Group chat: what the other characters present in a session hear of a turn. A stage of the turn's
+ * event path (turn-event-path.ts): a closing `llm_done` with words also becomes lines they heard.
  */
 import { randomUUID } from 'node:crypto'
 import { characterIdOf } from '../../config/character-id.js'
@@ -8,7 +8,7 @@ import type { TurnInput } from '../../context/types.js'
 import { characterRuntimeOf } from '../character-runtime.js'
 import type { EngineContext } from '../engine-context.js'
 import { lineBudgetOf } from '../session-presence.js'
-import type { EmitTurnEvent } from './reply-stages.js'
+import type { TurnEventStage } from './turn-event-path.js'
 import type { TurnOutput } from './turn-output.js'
 
 export interface ShareWithOthersPresentOptions {
@@ -22,11 +22,11 @@ export interface ShareWithOthersPresentOptions {
  * input (an audience turn's messages they heard already; an idle turn's instruction is not said by
  * anyone) and the character's reply.
  */
-export function shareWithOthersPresent(options: ShareWithOthersPresentOptions): EmitTurnEvent {
+export function shareWithOthersPresent(options: ShareWithOthersPresentOptions): TurnEventStage | undefined {
   const { engine, input, output } = options
   const self = input.character ?? ''
-  if (!engine.presence.present(input.session).some((character) => character !== self)) return output.emit
-  return (event) => {
+  if (!engine.presence.present(input.session).some((character) => character !== self)) return undefined
+  return (next) => (event) => {
     if (event.type === 'llm_done' && event.text.trim() !== '') {
       const config = characterRuntimeOf(engine, engine.current, input.character).config
       const budget = lineBudgetOf(engine.current.config)
@@ -39,6 +39,6 @@ export function shareWithOthersPresent(options: ShareWithOthersPresentOptions): 
       const character = { id: characterIdOf(config.character), name: config.character.name }
       engine.presence.say(input.session, { id: turn, speaker: character, text: event.text }, budget, self)
     }
-    output.emit(event)
+    next(event)
   }
 }

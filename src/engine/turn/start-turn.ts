@@ -1,37 +1,34 @@
 /**
- * From a raw input to a turn in its lane: the input is validated, the lines observed since the last
- * input join it, its character is settled, and then it either adopts the turn a preflight prepared
- * with these words or starts a new one. A refused input still gets a turn id and an error event, so
- * `generate` and `run` report it the way they report any turn's end.
+ * The engine's one entry, from a raw input to a turn in its lane: the input is validated, the lines
+ * observed since the last input join it, its character is settled, and then it either takes the
+ * turn prepared for these words (granting it) or starts a new one, born granted. An input that only
+ * asks to prepare its turn (an early transcript) is handed to the prepared turns, which start it
+ * here too (`startWithheldTurn`), withheld. A refused input still gets a turn id and an error event,
+ * so `generate` and `run` report it the way they report any turn's end.
  */
+import type { TurnInput } from '../../context/types.js'
 import { BadRequestError } from '../../shared/errors.js'
 import { resolveCharacter } from '../character-runtime.js'
 import type { ClusterLink } from '../cluster-link.js'
 import type { EngineContext } from '../engine-context.js'
-import type { PreflightController } from '../preflight/create-preflight-controller.js'
 import { inputLanguageOf, renderGroupInput } from '../render-group-input.js'
 import { createTurnHandle } from '../session-lanes.js'
 import { lineBudgetOf } from '../session-presence.js'
+import type { PreparedTurns, StartedTurn, TurnSink } from '../started-turn.js'
 import { turnIdOfInput } from '../turn-id-of-input.js'
 import type { GenerateInput, GenerateOptions } from '../types.js'
 import { maxInputIdLength, validateGenerateInput } from '../validate-generate-input.js'
 import { runTurn } from './run-turn.js'
-import {
-  createTurnOutput,
-  type StartedTurn,
-  type TurnOrigin,
-  type TurnOutput,
-  type TurnSink,
-} from './turn-output.js'
+import { createTurnOutput, type TurnOrigin, type TurnOutput } from './turn-output.js'
 
 export interface TurnStarter {
   readonly context: EngineContext
-  readonly preflights: PreflightController
+  readonly prepared: PreparedTurns
   readonly clusterLink: ClusterLink
 }
 
 /** Where a turn's events go: the engine's bus, and the caller's sink when there is one. */
-export function createEngineTurnOutput(
+function createEngineTurnOutput(
   context: EngineContext,
   turn: string,
   session: string,
@@ -48,7 +45,7 @@ export function createEngineTurnOutput(
   })
 }
 
-export function sessionOf(raw: GenerateInput): string {
+function sessionOf(raw: GenerateInput): string {
   return typeof raw?.session === 'string' && raw.session ? raw.session : 'default'
 }
 
@@ -72,12 +69,17 @@ export interface StartTurnOptions
 }
 
 export function startTurn(options: StartTurnOptions): StartedTurn {
-  const { context, preflights, clusterLink, input: raw, sink, origin } = options
+  const { context, prepared, clusterLink, input: raw, sink, origin } = options
   const session = sessionOf(raw)
-  const handle = createTurnHandle(session, false, turnIdOf(raw))
+  const handle = createTurnHandle(session, false, turnIdOf(raw), context.clock.now)
   const output = createEngineTurnOutput(context, handle.turn, session, sink, origin)
   try {
     if (context.closed) throw new BadRequestError('this charpipe instance is closed')
+    // An early transcript only prepares its turn (withheld, `startWithheldTurn`): nothing goes out.
+    if (!origin && prepared.takesAhead(raw)) {
+      sink.close()
+      return { handle, isDone: () => true, attach: () => {} }
+    }
     const config = context.current.config
     const validated = validateGenerateInput(raw, {
       maxInputChars: config.conversation.max_input_chars,
@@ -98,9 +100,9 @@ export function startTurn(options: StartTurnOptions): StartedTurn {
       inputLanguageOf(config, validated),
     )
     output.session = input.session
-    // The turn prepared from an early transcript with these words becomes this input's reply.
-    const adopted = origin ? undefined : preflights.claim(input, sink)
-    if (adopted) return adopted
+    // The turn prepared for these words, granted now, becomes this input's reply.
+    const taken = origin ? undefined : prepared.claim(input, sink)
+    if (taken) return taken
     // A turn the server starts by itself (audience, idle) waits its turn: it never cuts a reply.
     const mode = origin ? 'queue' : context.current.config.conversation.on_new_input
     // The server running this session's turn elsewhere stops it; this turn then waits for its lock.
@@ -126,4 +128,15 @@ export function startTurn(options: StartTurnOptions): StartedTurn {
 /** A resend of an input whose turn is still in its lane here: it waits for that turn, stopping nothing. */
 function isResentHere(context: EngineContext, handle: StartedTurn['handle']): boolean {
   return context.lanes.turnsOf(handle.session).some((other) => other.turn === handle.turn)
+}
+
+/**
+ * A turn started ahead of its input (the prepared turns call it): withheld, with no sink until it is
+ * granted, queued behind the turns of its lane and never interrupting them.
+ */
+export function startWithheldTurn(context: EngineContext, input: TurnInput): StartedTurn {
+  const handle = createTurnHandle(input.session, true, undefined, context.clock.now)
+  const output = createEngineTurnOutput(context, handle.turn, input.session, undefined)
+  runTurn({ engine: context, handle, input, output, mode: 'queue' })
+  return { handle, isDone: output.isDone, attach: output.attach }
 }

@@ -15,8 +15,8 @@ export type InterruptReason =
   | { kind: 'signal' }
   | { kind: 'consumer' }
   | { kind: 'close' }
-  /** A turn prepared from an early transcript that no final input adopted. */
-  | { kind: 'preflight' }
+  /** A turn started ahead of its input that was never granted (turn-authorization.ts). */
+  | { kind: 'not_granted' }
 
 export interface TurnOutcome {
   displayText: string

@@ -1,27 +1,14 @@
 /**
  * Where one turn's events go: each is completed with the session and the turn id, handed to the
- * event bus and to the caller's sink, with `llm_done` exactly once and last. A turn prepared from an
- * early transcript (preflight) has no sink until a final input adopts it: until then nothing of it
- * goes anywhere, not even its close.
+ * event bus and to the caller's sink, with `llm_done` exactly once and last. A turn started ahead of
+ * its input has no sink until it is granted (its events are held before they get here).
  */
 import type { CharpipeEvent } from '../../shared/events.js'
+import { createTurnCloser } from '../close-turn.js'
 import type { EventBus } from '../event-bus.js'
-import type { TurnHandle } from '../session-lanes.js'
+import type { TurnSink } from '../started-turn.js'
 import type { EmitTurnEvent } from './reply-stages.js'
 import { toCharpipeError } from './turn-outcome.js'
-
-/** A turn started in its lane: its handle, whether it has closed, and where its events go. */
-export interface StartedTurn {
-  handle: TurnHandle
-  isDone(): boolean
-  /** Sets where the turn's events go (a prepared turn's, on adoption). */
-  attach(sink: TurnSink): void
-}
-
-export interface TurnSink {
-  push(event: CharpipeEvent): void
-  close(): void
-}
 
 export interface CreateTurnOutputOptions {
   bus: EventBus
@@ -47,7 +34,7 @@ export interface TurnOutput {
   session: string
   emit: EmitTurnEvent
   isDone(): boolean
-  /** Sets where the events go (a prepared turn's, on adoption). */
+  /** Sets where the events go (a turn started ahead of its input gets its sink when granted). */
   attach(sink: TurnSink): void
   /** Closes the turn with `llm_error` and an empty `llm_done`. */
   closeWithError(error: unknown): void
@@ -84,10 +71,16 @@ export function createTurnOutput(options: CreateTurnOutputOptions): TurnOutput {
     attach(next) {
       target = next
     },
+    // A turn that never ran closes through the same close as one that did (close-turn.ts).
     closeWithError(error) {
-      const { code, message } = toCharpipeError(error)
-      output.emit({ type: 'llm_error', code, message })
-      output.emit({ type: 'llm_done', text: '', emotion: options.readDefaultEmotion(), interrupted: false })
+      const outcome = {
+        displayText: '',
+        emotion: options.readDefaultEmotion(),
+        sentences: [],
+        interrupted: false,
+        error: toCharpipeError(error),
+      }
+      createTurnCloser({ emit: output.emit }).close(outcome, '')
     },
   }
   return output

@@ -1,6 +1,6 @@
 /**
  * A turn's timing for its report (`llm_done.timing`): milliseconds from the turn's start (the
- * `generate` call, queueing included; for an adopted preflight, the final input) to its first
+ * `generate` call, queueing included; for a turn started ahead of its input, the grant) to its first
  * display chunk, its first sentence and its end.
  * What a voice character's user feels is the first sentence: speech synthesis starts there.
  */
@@ -17,30 +17,33 @@ const roundToTenth = (milliseconds: number) => Math.round(milliseconds * 10) / 1
 export interface CreateTurnTimerOptions {
   /** Where the time is read (the engine's clock, milliseconds). */
   now: () => number
-  /** When the turn started on that clock. @default now() */
-  startedAt?: number
-  /** A prepared turn's head start when its final input adopted it (reported as `preflight_saved_ms`). */
-  preflightSavedMs?: number
+  /**
+   * When the turn counts from, on that clock, read as each event is timed: a turn started ahead of
+   * its input counts from its grant. @default now() at the timer's creation
+   */
+  readStart?: () => number
+  /** How long the turn ran before that (reported as `preflight_saved_ms`); undefined: not reported. */
+  readHeadStartMs?: () => number | undefined
 }
 
 export function createTurnTimer(options: CreateTurnTimerOptions): TurnTimer {
   const { now } = options
-  const startedAt = options.startedAt ?? now()
+  const createdAt = now()
+  const readStart = options.readStart ?? (() => createdAt)
   let firstChunk: number | null = null
   let firstSentence: number | null = null
   return {
     observe(event) {
-      if (event.type === 'llm_chunk') firstChunk ??= roundToTenth(now() - startedAt)
-      else if (event.type === 'llm_sentence') firstSentence ??= roundToTenth(now() - startedAt)
+      if (event.type === 'llm_chunk') firstChunk ??= roundToTenth(now() - readStart())
+      else if (event.type === 'llm_sentence') firstSentence ??= roundToTenth(now() - readStart())
     },
     report() {
+      const headStart = options.readHeadStartMs?.()
       return {
         first_chunk_ms: firstChunk,
         first_sentence_ms: firstSentence,
-        total_ms: roundToTenth(now() - startedAt),
-        ...(options.preflightSavedMs === undefined
-          ? {}
-          : { preflight_saved_ms: roundToTenth(options.preflightSavedMs) }),
+        total_ms: roundToTenth(now() - readStart()),
+        ...(headStart === undefined ? {} : { preflight_saved_ms: roundToTenth(headStart) }),
       }
     },
   }

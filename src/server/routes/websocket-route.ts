@@ -208,24 +208,28 @@ export function createWebSocketEvents(options: CreateWebSocketEventsOptions): WS
   let droppedFrames = 0
   let lastDropNotice = 0
 
-  const runTurn = async (socket: WSContext, frame: Extract<ClientFrame, { type: 'user_input' }>) => {
-    const slot = turns.tryStart('connection')
+  /**
+   * Every `user_input` frame. An early transcript (`preflight: true`) only prepares its turn: it is
+   * not a turn in the metrics (the final input that takes it is) and holds no turn slot, but it may
+   * start a model request, so early transcripts have their own `turns_per_minute` per connection;
+   * nothing is sent back for it unless it is refused.
+   */
+  const takeInput = async (socket: WSContext, frame: Extract<ClientFrame, { type: 'user_input' }>) => {
+    const early = frame.preflight === true
+    const named = frame.session ?? 'default'
+    const slot = turns.tryStart(early ? 'preflight' : 'connection')
     if (!slot.ok) {
-      send(socket, {
-        type: 'error',
-        code: 'bad_request',
-        session: frame.session ?? 'default',
-        message: slot.message,
-      })
+      const message = early ? `preflight: ${slot.message}` : slot.message
+      send(socket, { type: 'error', code: 'bad_request', session: named, message })
       return
     }
-    const named = frame.session ?? 'default'
-    const session = enterSession(socket, 'ws_user_input', named)
+    if (early) slot.release()
+    const session = enterSession(socket, early ? 'ws_preflight' : 'ws_user_input', named)
     if (session === undefined) {
       slot.release()
       return
     }
-    ownTurns.set(session, (ownTurns.get(session) ?? 0) + 1)
+    if (!early) ownTurns.set(session, (ownTurns.get(session) ?? 0) + 1)
     try {
       const input = convertWireInput({
         session,
@@ -235,8 +239,15 @@ export function createWebSocketEvents(options: CreateWebSocketEventsOptions): WS
         images: frame.images,
         speaker: frame.speaker,
         reply_images: frame.reply_images,
-        ...(frame.id ? { id: frame.id } : {}),
+        ...(early ? { preflight: true } : frame.id ? { id: frame.id } : {}),
       })
+      if (early) {
+        await charpipe.run(input, (event) => {
+          if (event.type === 'llm_error')
+            send(socket, { type: 'error', code: event.code, session: named, message: event.message })
+        })
+        return
+      }
       await relayTurn({
         charpipe,
         input,
@@ -248,60 +259,19 @@ export function createWebSocketEvents(options: CreateWebSocketEventsOptions): WS
         onTurnNotStored: (event) => send(socket, renameEventSession(event, named)),
       })
     } catch (error) {
-      logger.error({ err: error }, 'websocket turn failed')
-      send(socket, { type: 'error', code: 'internal', message: 'the turn failed; see the server log' })
+      logger.error({ err: error }, early ? 'preparing a preflight failed' : 'websocket turn failed')
+      const message = early
+        ? 'the preflight failed; see the server log'
+        : 'the turn failed; see the server log'
+      send(socket, { type: 'error', code: 'internal', ...(early ? { session: named } : {}), message })
     } finally {
-      slot.release()
-      const left = (ownTurns.get(session) ?? 1) - 1
-      if (left > 0) ownTurns.set(session, left)
-      else ownTurns.delete(session)
+      if (!early) {
+        slot.release()
+        const left = (ownTurns.get(session) ?? 1) - 1
+        if (left > 0) ownTurns.set(session, left)
+        else ownTurns.delete(session)
+      }
     }
-  }
-
-  /**
-   * An early transcript (`preflight: true`): it is not a turn in the metrics (the final input that
-   * adopts it is) and holds no turn slot, but it may start a model request, so early transcripts
-   * have their own `turns_per_minute` per connection. Nothing is sent back unless it is refused.
-   */
-  const prepareTurn = (socket: WSContext, frame: Extract<ClientFrame, { type: 'user_input' }>) => {
-    const named = frame.session ?? 'default'
-    const slot = turns.tryStart('preflight')
-    if (!slot.ok) {
-      send(socket, {
-        type: 'error',
-        code: 'bad_request',
-        session: named,
-        message: `preflight: ${slot.message}`,
-      })
-      return
-    }
-    slot.release()
-    const session = enterSession(socket, 'ws_preflight', named)
-    if (session === undefined) return
-    const input = convertWireInput({
-      session,
-      text: frame.text,
-      emotion: frame.emotion,
-      images: frame.images,
-      speaker: frame.speaker,
-      reply_images: frame.reply_images,
-      ...(frame.character ? { character: frame.character } : {}),
-      preflight: true,
-    })
-    charpipe
-      .run(input, (event) => {
-        if (event.type === 'llm_error')
-          send(socket, { type: 'error', code: event.code, session: named, message: event.message })
-      })
-      .catch((error: unknown) => {
-        logger.error({ err: error }, 'preparing a preflight failed')
-        send(socket, {
-          type: 'error',
-          code: 'internal',
-          session: named,
-          message: 'the preflight failed; see the server log',
-        })
-      })
   }
 
   // Nothing is sent back for an observed line unless it is refused: a flood would echo a flood.
@@ -433,8 +403,7 @@ export function createWebSocketEvents(options: CreateWebSocketEventsOptions): WS
       return
     }
     if (frame.type === 'user_input') {
-      if (frame.preflight) prepareTurn(socket, frame)
-      else void runTurn(socket, frame)
+      void takeInput(socket, frame)
       return
     }
     if (frame.type === 'observe') {
