@@ -90,7 +90,7 @@ describe('createAdmission', () => {
     expect(fromAdmin.ok && fromAdmin.messages).toEqual(messages)
   })
 
-  it("charges the audience doors to the caller's budget", () => {
+  it("charges a connector's 1:1 turns at the door, and never an audience message", () => {
     let time = 0
     const admission = createAdmission()
     const budget = createMinuteBudget({
@@ -98,17 +98,26 @@ describe('createAdmission', () => {
       setting: 'x.turns_per_minute',
       now: () => time,
     })
-    const caller = { kind: 'client' as const, budget }
-    const admit = () => admission.admit({ door: 'ws_audience', caller, session: 's', messages: [message()] })
-    expect([admit().ok, admit().ok]).toEqual([true, true])
-    expect(admit()).toMatchObject({
+    const caller = { kind: 'connector' as const, name: 'qq', connectorKind: 'onebot' as const, budget }
+    const turn = () => admission.admit({ door: 'connector_turn', caller, session: 'onebot:qq:private:1' })
+    expect([turn().ok, turn().ok]).toEqual([true, true])
+    expect(turn()).toMatchObject({
       ok: false,
       code: 'rate_limited',
       reason: expect.stringContaining('x.turns_per_minute'),
     })
-    // A user_input door is limited by the connection's own limiter, not charged here.
-    expect(admission.admit({ door: 'ws_user_input', caller, session: 's' }).ok).toBe(true)
+    // Audience messages flow on past a spent budget: the turns answering them are charged later.
+    for (let index = 0; index < 5; index++)
+      expect(
+        admission.admit({
+          door: 'connector_audience',
+          caller,
+          session: 'onebot:qq:group:1',
+          messages: [message()],
+        }).ok,
+      ).toBe(true)
+    expect(budget.take()).toMatchObject({ ok: false, retryAfterMs: 60_000 })
     time += 60_001
-    expect(admit().ok).toBe(true)
+    expect(turn().ok).toBe(true)
   })
 })

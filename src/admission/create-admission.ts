@@ -9,8 +9,9 @@
  *   for the connectors in its `follow`; the admin token reaches every session.
  * - `owner` / `moderator` and gifts come only from a connector or the admin token: a chat client's
  *   audience speaker is a `viewer` and its gift is dropped.
- * - Charged doors (audience, a connector's turns) take one turn from the caller's budget: the
- *   connection, the address or the connector that caused it.
+ * - A charged door (a connector's 1:1 turn) takes one turn from the caller's budget at the door;
+ *   audience doors hand the caller's budget on as the messages' `admitTurn`, charged when the
+ *   server starts a turn answering them (the connection, the address or the connector that caused it).
  */
 import type { AudienceMessage } from '../audience/types.js'
 import type { TurnBudget } from './create-minute-budget.js'

@@ -3,7 +3,10 @@
  * origin of server-started turns, may cause per minute. The clock is injected so tests move time.
  */
 
-export type TakeBudgetResult = { ok: true } | { ok: false; message: string }
+export type TakeBudgetResult =
+  | { ok: true }
+  /** `retryAfterMs`: when the oldest turn of the minute leaves it and a turn may be taken again. */
+  | { ok: false; message: string; retryAfterMs?: number }
 
 export interface TurnBudget {
   /** Counts one turn, or says why not (nothing is counted then). */
@@ -30,7 +33,11 @@ export function createMinuteBudget(options: CreateMinuteBudgetOptions): TurnBudg
       while (starts.length > 0 && starts[0]! <= time - windowMs) starts.shift()
       const perMinute = options.readPerMinute()
       if (starts.length >= perMinute)
-        return { ok: false, message: `too many turns: at most ${perMinute} a minute (${options.setting})` }
+        return {
+          ok: false,
+          message: `too many turns: at most ${perMinute} a minute (${options.setting})`,
+          retryAfterMs: starts.length > 0 ? Math.max(1, starts[0]! + windowMs - time) : windowMs,
+        }
       starts.push(time)
       return { ok: true }
     },

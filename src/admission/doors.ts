@@ -57,12 +57,8 @@ export const audienceDoors: ReadonlySet<Door> = new Set<Door>([
 ])
 
 /**
- * Doors whose turns the server starts later by itself (audience, idle): the caller's budget is
- * charged here, at the door, since the turn has no caller of its own when it starts.
+ * Doors charged one turn of the caller's budget at the door: a connector's 1:1 turn starts at once.
+ * Audience doors are not: their messages flow into the selector, and each turn the server later
+ * starts to answer them is charged to their origin then (`AudienceInput.admitTurn`).
  */
-export const chargedDoors: ReadonlySet<Door> = new Set<Door>([
-  'ws_audience',
-  'http_audience',
-  'connector_audience',
-  'connector_turn',
-])
+export const chargedDoors: ReadonlySet<Door> = new Set<Door>(['connector_turn'])

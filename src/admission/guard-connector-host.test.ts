@@ -57,12 +57,14 @@ describe('guardConnectorHost', () => {
     expect(lines[1]).toMatchObject({ suppressed: 9 })
   })
 
-  it('holds the connector to its own turns_per_minute and its own sessions', () => {
+  it('hands every message on with the connector budget as its admitTurn, and keeps to its own sessions', () => {
     const handed: string[] = []
+    const admitters: (() => { ok: boolean })[] = []
     const { guarded, admission } = setUp(
       {
         audience: (input) => {
           handed.push(input.messages[0]!.id)
+          if (input.admitTurn) admitters.push(input.admitTurn)
           return { accepted: 1, dropped: [] }
         },
       },
@@ -71,8 +73,10 @@ describe('guardConnectorHost', () => {
     for (let index = 0; index < 10; index++)
       guarded.audience({ session: 'twitch:tw:chan', messages: [line(`m${index}`)] })
     guarded.audience({ session: 'onebot:qq:group:1', messages: [line('foreign')] })
-    expect(handed).toEqual(['m0', 'm1', 'm2'])
-    expect(admission.stats().refused.connector_audience).toEqual({ rate_limited: 7, forbidden: 1 })
+    expect(handed).toHaveLength(10)
+    expect(admission.stats().refused.connector_audience).toEqual({ forbidden: 1 })
+    // The turns answering them share the connector's one budget of 3 a minute.
+    expect(admitters.map((admit) => admit().ok)).toEqual([true, true, true, ...Array(7).fill(false)])
   })
 
   it('never throws out of run, even when the host throws before its promise exists', async () => {

@@ -1,11 +1,14 @@
 /**
  * The host every connector is handed: the product's host behind the admission. A connector's
- * message that is refused (another's session, past the connector's `turns_per_minute`) or that the
+ * messages all reach its session's selector; each turn the server starts to answer them, and each
+ * 1:1 turn, counts against the connector's `turns_per_minute` (past it, messages wait in the
+ * selector's bounds until a turn may be paid). A message that is refused (another's session) or that the
  * engine refuses (an unknown or deleted character, a text too long, a role that is no role) is a
  * drop with a reason: counted, logged at most once per interval per reason, and never an exception
  * out of the connector's socket listener, which would end the process.
  */
 import type { Charpipe } from '../engine/types.js'
+import { audienceSourceOf } from './audience-source-of.js'
 import type { Admission } from './create-admission.js'
 import { createMinuteBudget } from './create-minute-budget.js'
 import type { RateLimitedLog } from './create-rate-limited-log.js'
@@ -39,6 +42,9 @@ export function guardConnectorHost(options: GuardConnectorHostOptions): GuardedH
       ...(options.now ? { now: options.now } : {}),
     }),
   }
+  // One function for the connector, so a batch of its messages is charged one turn, not one each.
+  const admitTurn = () => caller.budget.take()
+  const source = audienceSourceOf(caller, undefined, '')
   const drop = (code: string, reason: string) =>
     log.warn(
       `${connector.name} ${code}`,
@@ -55,7 +61,12 @@ export function guardConnectorHost(options: GuardConnectorHostOptions): GuardedH
         return { accepted: 0, dropped: [] }
       }
       try {
-        return host.audience({ ...input, messages: admitted.messages ?? messages })
+        return host.audience({
+          ...input,
+          messages: admitted.messages ?? messages,
+          admitTurn,
+          source,
+        })
       } catch (error) {
         admission.count('connector_audience', 'bad_request')
         drop('bad_request', describeError(error))

@@ -1,4 +1,6 @@
 /** The one admission every door passes, and the doors it knows. */
+
+export { audienceSourceOf } from './audience-source-of.js'
 export type { Admission, AdmissionStats, AdmitRequest, AdmitResult, Caller } from './create-admission.js'
 export { createAdmission, followsConnectorSession } from './create-admission.js'
 export type { TurnBudget } from './create-minute-budget.js'

@@ -6,7 +6,7 @@
  */
 import type { CharpipeEvent } from '../shared/events.js'
 import { type AudienceHost, type AudienceRunner, createAudienceRunner } from './create-audience-runner.js'
-import type { WaitingMessage } from './create-audience-selector.js'
+import type { AudienceOrigin, WaitingMessage } from './create-audience-selector.js'
 import { resolveAudiencePolicy } from './resolve-audience-policy.js'
 import type {
   AudienceDropReason,
@@ -68,7 +68,13 @@ export interface AudienceStats {
 }
 
 export interface AudienceHub {
-  receive(session: string, character: string | undefined, messages: AudienceMessage[]): ReceiveAudienceResult
+  /** `origin`: who sent the messages (their ids are theirs alone), charged for each turn answering them. */
+  receive(
+    session: string,
+    character: string | undefined,
+    messages: AudienceMessage[],
+    origin?: AudienceOrigin,
+  ): ReceiveAudienceResult
   activity(session: string, speaking: boolean): void
   /** An input started a turn in the session: idle turns count from now. */
   noteInput(session: string, character: string | undefined): void
@@ -224,7 +230,7 @@ export function createAudienceHub(host: AudienceHubHost): AudienceHub {
     [...audiences.values()].filter((audience) => audience.session === session).map((each) => each.runner)
 
   return {
-    receive(session, character, messages) {
+    receive(session, character, messages, origin = {}) {
       const audience = audienceOf(session, character)
       // Re-inserted: the sessions fed most recently are the last to be forgotten.
       audiences.delete(keyOf(session, character))
@@ -236,7 +242,7 @@ export function createAudienceHub(host: AudienceHubHost): AudienceHub {
         audience.recent.set(message.id, message)
         if (audience.recent.size > recentLimit * 4)
           audience.recent.delete(audience.recent.keys().next().value!)
-        const result = audience.runner.selector.offer(message)
+        const result = audience.runner.selector.offer(message, origin)
         if (result.observe) {
           accepted++
           host.observe(session, character, message)

@@ -175,11 +175,17 @@ export function createAudienceRunner(
         wakeAt(gapUntil)
         return
       }
-      const { batch, dropped } = selector.takeBatch()
+      const { batch, dropped, deferredMs } = selector.takeBatch()
       if (dropped.length > 0) report.dropped(dropped)
       if (batch.length > 0) {
         report.selected(batch)
         start('audience', batch)
+        return
+      }
+      // Their origins' budgets are spent: the messages wait (within the selector's own bounds,
+      // `too_old` past `max_wait_ms`) and are looked at again when a turn may be paid for.
+      if (deferredMs !== undefined) {
+        wakeAt(now + deferredMs)
         return
       }
     }

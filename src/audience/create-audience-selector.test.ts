@@ -150,4 +150,46 @@ describe('audience selector', () => {
     expect(selector.remove(owner.message.id)).toBe(false)
     expect(selector.takeBatch().batch[0]!.message.id).toBe(plain.id)
   })
+
+  it('takes only messages whose origin pays for the turn, one turn per origin, and defers the rest', () => {
+    const { selector } = setUp({ batch_max: 4, reply: 'every' })
+    let aTurns = 1
+    let aAsked = 0
+    const originA = () => {
+      aAsked++
+      if (aTurns === 0) return { ok: false as const, retryAfterMs: 42_000 }
+      aTurns--
+      return { ok: true as const }
+    }
+    const originB = () => ({ ok: false as const, retryAfterMs: 7_000 })
+    const fromA = [message('one', 'a1'), message('two', 'a2'), message('three', 'a3')]
+    const fromB = message('four', 'b1')
+    for (const each of fromA) selector.offer(each, { admitTurn: originA })
+    selector.offer(fromB, { admitTurn: originB })
+    const first = selector.takeBatch()
+    // A paid once for its three lines; B's line waits for B's budget.
+    expect(first.batch.map((entry) => entry.message.id)).toEqual(fromA.map((each) => each.id))
+    expect(aAsked).toBe(1)
+    expect(first.deferredMs).toBeUndefined()
+    expect(selector.waiting().map((entry) => entry.message.id)).toEqual([fromB.id])
+    const second = selector.takeBatch()
+    expect(second).toEqual({ batch: [], dropped: [], deferredMs: 7_000 })
+    expect(selector.isWaiting(fromB.id)).toBe(true)
+  })
+
+  it("keeps ids and speakers apart per source: one source never makes another's message a duplicate", () => {
+    const { selector } = setUp({ batch_max: 4, reply: 'every' })
+    const first = { id: 'reused', speaker: { id: 'viewer-1' }, text: 'hello there' }
+    expect(selector.offer(first, { source: 'client:a' })).toMatchObject({ queued: true, dropped: [] })
+    // The same id, speaker and words from another source wait too.
+    expect(selector.offer({ ...first }, { source: 'connector:onebot:qq' })).toMatchObject({
+      queued: true,
+      dropped: [],
+    })
+    // Within one source the id is still a duplicate.
+    expect(selector.offer({ ...first, text: 'again' }, { source: 'client:a' }).dropped).toEqual([
+      { id: 'reused', reason: 'duplicate' },
+    ])
+    expect(selector.takeBatch().batch).toHaveLength(2)
+  })
 })

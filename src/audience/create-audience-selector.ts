@@ -10,7 +10,7 @@
 import type { AudiencePolicy } from '../config/schema/audience.js'
 import { findBlockedWord, type NormalizedText, normalizeChatText } from './normalize-chat-text.js'
 import { mentionsCharacter, type PriorityReason, scoreAudienceMessage } from './score-audience-message.js'
-import type { AudienceClock, AudienceMessage, DroppedAudienceMessage } from './types.js'
+import type { AudienceClock, AudienceMessage, AudienceTurnAdmitter, DroppedAudienceMessage } from './types.js'
 
 export interface WaitingMessage {
   message: AudienceMessage
@@ -23,6 +23,22 @@ export interface WaitingMessage {
   reasons: PriorityReason[]
   /** Pinned by the owner: never dropped for room, taken before any unpinned message. */
   pinned: boolean
+  /** Charges the turn that answers it to its origin; none: the turn costs no one. */
+  admitTurn?: AudienceTurnAdmitter
+  /** Its id and speaker in its source's namespace (see `AudienceOrigin.source`). */
+  key: string
+  speakerKey: string
+}
+
+/** Where a message came from. */
+export interface AudienceOrigin {
+  /**
+   * Who sent it (a connector, a client, a connection): ids and speakers are compared only within
+   * one source, so one source's id can never make another's message a duplicate. @default one shared source
+   */
+  source?: string
+  /** Charged when a turn is about to answer it. */
+  admitTurn?: AudienceTurnAdmitter
 }
 
 export interface OfferResult {
@@ -38,11 +54,19 @@ export interface TakeBatchResult {
   batch: WaitingMessage[]
   /** Messages that waited too long (they stay observed). */
   dropped: DroppedAudienceMessage[]
+  /**
+   * Messages wait but every origin among them refused the turn: they stay queued, and this many
+   * milliseconds from now an origin may pay again.
+   */
+  deferredMs?: number
 }
 
 export interface AudienceSelector {
-  offer(message: AudienceMessage): OfferResult
-  /** Drops what waited past `max_wait_ms`, then takes up to `batch_max` messages, best first. */
+  offer(message: AudienceMessage, origin?: AudienceOrigin): OfferResult
+  /**
+   * Drops what waited past `max_wait_ms`, then takes up to `batch_max` messages, best first, of the
+   * origins that pay for the turn (each origin in the batch is charged one turn, once).
+   */
   takeBatch(): TakeBatchResult
   /** Drops what waited past `max_wait_ms`. */
   expire(): DroppedAudienceMessage[]
@@ -68,8 +92,8 @@ export interface CreateAudienceSelectorOptions {
 interface SpeakerMemory {
   /** Normalized text → when it was last said. */
   said: Map<string, number>
-  /** The id of this speaker's message waiting now, if any. */
-  waitingId?: string
+  /** The key of this speaker's message waiting now, if any. */
+  waitingKey?: string
 }
 
 /** Keeps a Map's most recent `limit` entries (Maps iterate oldest first). */
@@ -135,9 +159,13 @@ export function createAudienceSelector(options: CreateAudienceSelectorOptions): 
   }
 
   const removeWaiting = (entry: WaitingMessage) => {
-    queue.delete(entry.message.id)
-    const memory = speakers.get(entry.message.speaker.id)
-    if (memory?.waitingId === entry.message.id) memory.waitingId = undefined
+    queue.delete(entry.key)
+    const memory = speakers.get(entry.speakerKey)
+    if (memory?.waitingKey === entry.key) memory.waitingKey = undefined
+  }
+  const findWaiting = (id: string) => {
+    for (const entry of queue.values()) if (entry.message.id === id) return entry
+    return undefined
   }
 
   /** The entry to give up when one too many wait: the lowest priority, the oldest among equals. */
@@ -172,7 +200,7 @@ export function createAudienceSelector(options: CreateAudienceSelectorOptions): 
     const dropped: DroppedAudienceMessage[] = []
     const id = entry.message.id
     // A flood from one speaker: one of their messages waits at a time, the better one.
-    const rival = memory.waitingId ? queue.get(memory.waitingId) : undefined
+    const rival = memory.waitingKey ? queue.get(memory.waitingKey) : undefined
     if (rival && entry.arrivedAt - rival.arrivedAt <= policy.dedupe_window_ms) {
       if (rival.pinned || compareWaiting(rival, entry) <= 0) {
         return { observe: true, queued: false, dropped: [{ id, reason: 'duplicate' }] }
@@ -180,39 +208,42 @@ export function createAudienceSelector(options: CreateAudienceSelectorOptions): 
       removeWaiting(rival)
       dropped.push({ id: rival.message.id, reason: 'duplicate' })
     }
-    queue.set(id, entry)
-    memory.waitingId = id
+    queue.set(entry.key, entry)
+    memory.waitingKey = entry.key
     while (queue.size > policy.queue_max) {
       const evicted = findEvictable()
       if (!evicted) break
       removeWaiting(evicted)
       dropped.push({ id: evicted.message.id, reason: 'queue_full' })
     }
-    return { observe: true, queued: queue.has(id), dropped }
+    return { observe: true, queued: queue.has(entry.key), dropped }
   }
 
   return {
-    offer(message) {
+    offer(message, origin = {}) {
       const policy = options.readPolicy()
       const arrivedAt = clock.now()
       const id = message.id
-      if (seenIds.has(id)) return { observe: false, queued: false, dropped: [{ id, reason: 'duplicate' }] }
-      seenIds.set(id, true)
+      const source = origin.source ?? ''
+      const key = `${source}\u0000${id}`
+      if (seenIds.has(key)) return { observe: false, queued: false, dropped: [{ id, reason: 'duplicate' }] }
+      seenIds.set(key, true)
       trimOldest(seenIds, memoryLimit)
       const text = normalizeChatText(message.text)
       if (findBlockedWord(text, blockedWords(policy)) !== undefined) {
         return { observe: false, queued: false, dropped: [{ id, reason: 'blocked' }] }
       }
-      const { memory, first } = rememberSpeaker(message.speaker.id)
+      const speakerKey = `${source}\u0000${message.speaker.id}`
+      const { memory, first } = rememberSpeaker(speakerKey)
       // The same words from the same speaker within the window reach the model once.
-      const key = text.compact || text.folded
-      const lastSaid = memory.said.get(key)
-      if (key && lastSaid !== undefined && arrivedAt - lastSaid <= policy.dedupe_window_ms) {
+      const words = text.compact || text.folded
+      const lastSaid = memory.said.get(words)
+      if (words && lastSaid !== undefined && arrivedAt - lastSaid <= policy.dedupe_window_ms) {
         return { observe: false, queued: false, dropped: [{ id, reason: 'duplicate' }] }
       }
-      if (key) {
-        memory.said.delete(key)
-        memory.said.set(key, arrivedAt)
+      if (words) {
+        memory.said.delete(words)
+        memory.said.set(words, arrivedAt)
         trimOldest(memory.said, 32)
       }
       const names = options.readNames()
@@ -231,6 +262,9 @@ export function createAudienceSelector(options: CreateAudienceSelectorOptions): 
         priority: score.priority,
         reasons: score.reasons,
         pinned: false,
+        key,
+        speakerKey,
+        ...(origin.admitTurn ? { admitTurn: origin.admitTurn } : {}),
       }
       if (entry.saidAt < arrivedAt - policy.max_wait_ms) {
         return { observe: true, queued: false, dropped: [{ id, reason: 'too_old' }] }
@@ -240,24 +274,43 @@ export function createAudienceSelector(options: CreateAudienceSelectorOptions): 
     takeBatch() {
       const dropped = expire()
       const batchMax = options.readPolicy().batch_max
-      const batch = [...queue.values()].sort(compareWaiting).slice(0, batchMax)
+      const batch: WaitingMessage[] = []
+      // Each origin is asked once per batch: it pays one turn, or its messages wait for the next.
+      const answers = new Map<AudienceTurnAdmitter, boolean>()
+      let deferredMs: number | undefined
+      for (const entry of [...queue.values()].sort(compareWaiting)) {
+        if (batch.length >= batchMax) break
+        const admit = entry.admitTurn
+        if (admit) {
+          let paid = answers.get(admit)
+          if (paid === undefined) {
+            const answer = admit()
+            paid = answer.ok
+            answers.set(admit, paid)
+            if (!answer.ok) deferredMs = Math.min(deferredMs ?? Infinity, answer.retryAfterMs ?? 1_000)
+          }
+          if (!paid) continue
+        }
+        batch.push(entry)
+      }
       for (const entry of batch) removeWaiting(entry)
       // Answered in the order they were said, so the reply reads like a conversation.
       batch.sort(compareSaid)
+      if (batch.length === 0 && deferredMs !== undefined) return { batch, dropped, deferredMs }
       return { batch, dropped }
     },
     expire,
     waiting: () => [...queue.values()].sort(compareWaiting),
     hasWaiting: () => queue.size > 0,
-    isWaiting: (id) => queue.has(id),
+    isWaiting: (id) => findWaiting(id) !== undefined,
     pin(id) {
-      const entry = queue.get(id)
+      const entry = findWaiting(id)
       if (!entry) return false
       entry.pinned = true
       return true
     },
     remove(id) {
-      const entry = queue.get(id)
+      const entry = findWaiting(id)
       if (!entry) return false
       removeWaiting(entry)
       return true

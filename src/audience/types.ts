@@ -49,6 +49,16 @@ export interface AudienceClock {
 
 export type AudienceTrigger = 'input' | 'audience' | 'idle'
 
+/** An origin's answer when a turn it caused is about to start: charged, or not now (and when to look again). */
+export type AudienceTurnAdmission = { ok: true } | { ok: false; retryAfterMs?: number }
+
+/**
+ * Charges one turn to the origin of audience messages (a connector, a connection, an address).
+ * Asked when the server is about to start a turn answering them, not when they arrive: a busy chat
+ * costs its origin one turn per reply, however many lines it sent.
+ */
+export type AudienceTurnAdmitter = () => AudienceTurnAdmission
+
 /** How a follower of a session follows it (`subscribe`'s options). */
 export interface FollowOptions {
   /**

@@ -60,6 +60,8 @@ export function startConnectors(options: StartConnectorsOptions): ConnectorSet {
       readTurnsPerMinute: () => connectorConfig.turns_per_minute,
       admission,
       log,
+      // The budget's minute is the connector's clock (a test's manual one runs minutes in seconds).
+      ...(options.clock ? { now: () => options.clock!.now() } : {}),
     })
 
   let running = build(options.config)

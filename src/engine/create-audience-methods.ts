@@ -150,7 +150,12 @@ export function createAudienceMethods(starter: TurnStarter, clock: AudienceClock
           `message ${long.id}: text is longer than conversation.max_input_chars (${maxChars})`,
         )
       }
-      return hub.receive(session, character, parsed.data)
+      const admitTurn = typeof input.admitTurn === 'function' ? input.admitTurn : undefined
+      const source = typeof input.source === 'string' ? input.source : undefined
+      return hub.receive(session, character, parsed.data, {
+        ...(admitTurn ? { admitTurn } : {}),
+        ...(source !== undefined ? { source } : {}),
+      })
     },
     activity(input) {
       const session = validateSessionField(input?.session)

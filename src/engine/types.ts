@@ -3,7 +3,12 @@
  * `Charpipe`. The server, the CLI and users' programs drive the product only through this.
  */
 import type { AudienceQueueSnapshot, AudienceStats, SessionEvent } from '../audience/create-audience-hub.js'
-import type { AudienceMessage, DroppedAudienceMessage, FollowOptions } from '../audience/types.js'
+import type {
+  AudienceMessage,
+  AudienceTurnAdmitter,
+  DroppedAudienceMessage,
+  FollowOptions,
+} from '../audience/types.js'
 import type { Cluster } from '../cluster/connect-cluster.js'
 import type { CharpipeConfig } from '../config/schema.js'
 import type { PreviewResult, ProcessorInfo, Speaker, TurnInput } from '../context/types.js'
@@ -90,6 +95,17 @@ export interface AudienceInput {
   /** The character that answers the session's audience (an id of `characters`); absent: the default. */
   character?: string
   messages: AudienceMessage[]
+  /**
+   * Charges each turn that answers these messages to their origin (a connector's or a connection's
+   * turn budget); refused, the messages wait in the selector until it pays. Absent: turns cost no one.
+   */
+  admitTurn?: AudienceTurnAdmitter
+  /**
+   * Who sent the messages (a connector, a client, a connection): message ids and speakers are
+   * compared only within one source, so one source's id never makes another's message a duplicate.
+   * Absent: one shared source.
+   */
+  source?: string
 }
 
 export interface AudienceResult {

@@ -10,7 +10,10 @@ export interface TurnLimits {
   concurrent_turns: number
 }
 
-export type StartTurnResult = { ok: true; release: () => void } | { ok: false; message: string }
+export type StartTurnResult =
+  | { ok: true; release: () => void }
+  /** `retryAfterMs`: when the minute's oldest turn leaves it (absent for the concurrency limit). */
+  | { ok: false; message: string; retryAfterMs?: number }
 
 export interface TurnLimiter {
   /** Takes a slot for one turn of `client`, or says why not. Call `release` when the turn ends. */
@@ -72,6 +75,7 @@ export function createTurnLimiter(options: CreateTurnLimiterOptions): TurnLimite
         return {
           ok: false,
           message: `too many turns: at most ${limits.turns_per_minute} a minute (server.limits.turns_per_minute)`,
+          retryAfterMs: state.starts.length > 0 ? Math.max(1, state.starts[0]! + windowMs - time) : windowMs,
         }
       }
       state.starts.push(time)

@@ -4,11 +4,12 @@
  * to (at most `server.limits.live_sessions`: each may get turns the server starts by itself), and
  * receives the turns the server starts there (audience, idle) and their `audience_dropped` events;
  * turns of its own inputs reach it as before, never twice. Every frame passes the admission first
- * (`enter`), which reports a refusal to the client itself. The idle turns a followed session gets
- * count against the connection's `turns_per_minute`.
+ * (`enter`), which reports a refusal to the client itself. The idle turns a followed session gets,
+ * and the turns answering the connection's audience messages, count against its `turns_per_minute`
+ * when they start; past it the messages wait in the selector's bounds.
  */
 import type { Door } from '../admission/index.js'
-import type { AudienceMessage } from '../audience/types.js'
+import type { AudienceMessage, AudienceTurnAdmitter } from '../audience/types.js'
 import type { Charpipe } from '../engine/types.js'
 import { renameEventSession } from './create-session-owners.js'
 import type { ClientFrame } from './request-schemas.js'
@@ -34,6 +35,10 @@ export interface WebSocketAudienceOptions {
   readLiveSessions(): number
   /** Charges an idle turn of a followed session to this connection's turns; false: its budget is spent. */
   admitIdle(): boolean
+  /** Charges a turn answering this connection's audience messages to its turns (when it starts). */
+  admitTurn: AudienceTurnAdmitter
+  /** Who this connection's audience messages are from (their ids are compared only among its own). */
+  source: string
   /** Reports a frame the engine refused to the client. */
   fail(session: string, error: unknown): void
 }
@@ -82,6 +87,8 @@ export function createWebSocketAudience(options: WebSocketAudienceOptions): WebS
         charpipe.audience({
           session: entered.session,
           messages: entered.messages ?? frame.messages,
+          admitTurn: options.admitTurn,
+          source: options.source,
           ...(frame.character ? { character: frame.character } : {}),
         })
       } catch (error) {

@@ -172,11 +172,21 @@ describe('door battery', () => {
     }
     const over: string[] = []
     for (const outcome of outcomes.values()) {
-      const cap = !turnDoors.has(outcome.door) ? 0 : outcome.input === 'flood' ? 2 : 1
+      // `/v1` is driven at two endpoints (chat completions and responses) under one address's limits.
+      const once = outcome.door === 'v1' ? 2 : 1
+      const cap = !turnDoors.has(outcome.door) ? 0 : outcome.input === 'flood' ? 2 : once
       const used = requestsByMarker.get(outcome.marker) ?? 0
       if (used > cap) over.push(`${outcome.marker}: ${used} model requests, at most ${cap}`)
     }
     expect(over).toEqual([])
+    // `/v1/responses` was driven too: its turns reached the model.
+    const responsesCell = `${markerOf('v1', 'privileged_role')} `
+    expect(
+      model.requests.some((request) => {
+        const text = lastUserText(request.body)
+        return text.includes(responsesCell) && text.includes('(responses)')
+      }),
+    ).toBe(true)
 
     // Nothing stored twice, in any session a cell spoke in.
     const sessions = new Set(['onebot:qq:group:123', 'onebot:qqflood:group:789'])
@@ -199,15 +209,21 @@ describe('door battery', () => {
   })
 
   it("never lets a chat client's message id, role or gift into a connector's conversation", async () => {
-    const stats = server.charpipe.audienceStats()
-    // The member's message with the id a chat client sent first was not taken for a duplicate.
-    expect(stats.dropped.duplicate).toBe(0)
+    // The member's message with the id a chat client sent first was not taken for a duplicate:
+    // it reached the model.
+    const reusedCell = markerOf('connector_audience', 'reused_id')
+    expect(model.requests.some((request) => lastUserText(request.body).includes(`${reusedCell} `))).toBe(true)
     const metrics = await fetch(`${server.url}/metrics`, {
       headers: { authorization: `Bearer ${adminToken}` },
     }).then((response) => response.text())
-    expect(metrics).toMatch(
-      /charpipe_admission_refused_total\{door="connector_audience",code="rate_limited"\} ([89]|\d\d)/,
+    // A connector's flood is never refused at the door for its budget: its turns are counted (the
+    // model requests above), its lines flow into the selector, which drops what cannot wait.
+    expect(metrics).not.toMatch(
+      /charpipe_admission_refused_total\{door="connector_audience",code="rate_limited"\}/,
     )
+    expect(
+      server.charpipe.audienceQueue('onebot:qqflood:group:789', { character: 'alice' }).dropped.length,
+    ).toBeGreaterThanOrEqual(8)
     expect(metrics).toMatch(
       /charpipe_admission_refused_total\{door="connector_audience",code="bad_request"\} [1-9]/,
     )
@@ -219,5 +235,46 @@ describe('door battery', () => {
     expect(privileged.length).toBeGreaterThan(0)
     for (const body of privileged) expect(body).not.toContain('rocket')
     expect(reusedId).toBe('reused-1')
+  })
+
+  it("keeps message ids apart per source: the admin's id never makes a member's message a duplicate", async () => {
+    const session = 'onebot:qq:group:123'
+    const id = 'across-sources-1'
+    // The admin (who may reach a connector's session) sends an id first, as a viewer of the same id.
+    const posted = await fetch(`${server.url}/api/sessions/${encodeURIComponent(session)}/audience`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json' },
+      body: JSON.stringify({
+        character: 'alice',
+        messages: [{ id, speaker: { id: '4343' }, text: 'admin line across sources' }],
+      }),
+    })
+    expect(await posted.json()).toEqual({ accepted: 1, dropped: [] })
+    // Then a group member's message carries the same id (and the same speaker id).
+    const event = JSON.stringify({
+      time: Math.floor(Date.now() / 1000),
+      self_id: onebot.selfId,
+      post_type: 'message',
+      message_type: 'group',
+      sub_type: 'normal',
+      message_id: id,
+      group_id: 123,
+      user_id: 4343,
+      message: [{ type: 'text', data: { text: 'member words across sources' } }],
+      raw_message: '',
+      font: 0,
+      sender: { user_id: 4343, nickname: 'member', card: '', role: 'member' },
+    })
+    onebot.sendRaw(event)
+    await vi.waitFor(
+      () => {
+        const bodies = model.requests.map((request) => lastUserText(request.body))
+        expect(bodies.some((text) => text.includes('admin line across sources'))).toBe(true)
+        expect(bodies.some((text) => text.includes('member words across sources'))).toBe(true)
+      },
+      { timeout: 20_000, interval: 100 },
+    )
+    const dropped = server.charpipe.audienceQueue(session, { character: 'alice' }).dropped
+    expect(dropped.filter((entry) => entry.id === id)).toEqual([])
   })
 })

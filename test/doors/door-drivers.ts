@@ -39,7 +39,11 @@ export type DoorDriver = (world: BatteryWorld, input: HostileInput, marker: stri
 
 const sentinel = '{"type":"battery-sentinel"}'
 
-/** Sends frames, then a sentinel; every error frame before the sentinel's is a refusal. */
+/**
+ * Sends frames, then a sentinel; every error frame before the sentinel's is a refusal, and every
+ * `audience_dropped` a drop told with its reason (audience messages are never refused for the
+ * budget: the turns answering them are, and what cannot wait is dropped by the selector).
+ */
 async function sendFrames(socket: TestSocket, frames: string[]): Promise<string[]> {
   const from = socket.frames.length
   for (const frame of frames) socket.sendRaw(frame)
@@ -48,10 +52,12 @@ async function sendFrames(socket: TestSocket, frames: string[]): Promise<string[
     (frame) => frame.type === 'error' && String(frame.message).includes('battery-sentinel'),
     from,
   )
-  return socket.frames
-    .slice(from)
-    .filter((frame) => frame.type === 'error' && !String(frame.message).includes('battery-sentinel'))
-    .map((frame) => String(frame.message ?? ''))
+  return socket.frames.slice(from).flatMap((frame) => {
+    if (frame.type === 'audience_dropped')
+      return (frame.ids as string[]).map((id) => `audience message ${id} dropped: ${String(frame.reason)}`)
+    if (frame.type !== 'error' || String(frame.message).includes('battery-sentinel')) return []
+    return [String(frame.message ?? '')]
+  })
 }
 
 function buildFrame(
@@ -150,19 +156,32 @@ function httpDoor(
 const sessionPath = (suffix: string) => (payload: HostilePayload) =>
   `/api/sessions/${encodeURIComponent(payload.session)}/${suffix}`
 
-/** `/v1/chat/completions` through the official SDK (raw bodies, which the SDK cannot send, by fetch). */
+/**
+ * `/v1/chat/completions` and `/v1/responses` through the official SDK, from one address (the two share
+ * its turn limits); raw bodies, which the SDK cannot send, by fetch to both.
+ */
 const openaiDoor: DoorDriver = async (world, input, marker) => {
   const payload = payloadFor(input, marker)
-  if (payload.raw !== undefined || payload.rawKeys !== undefined)
-    return httpDoor(
+  if (payload.raw !== undefined || payload.rawKeys !== undefined) {
+    const completions = await httpDoor(
       'POST',
       () => '/v1/chat/completions',
       (each) => ({
-        model: each.character ?? 'mock',
+        model: each.character ?? 'alice',
         user: each.session,
         messages: [{ role: 'user', content: each.text }],
       }),
     )(world, input, marker)
+    const responses = await httpDoor(
+      'POST',
+      () => '/v1/responses',
+      (each) => ({ model: each.character ?? 'alice', user: each.session, input: each.text }),
+    )(world, input, marker)
+    return {
+      reasons: [...completions.reasons, ...responses.reasons],
+      deliveries: completions.deliveries + responses.deliveries,
+    }
+  }
   const client = new OpenAI({
     baseURL: `${world.url}/v1`,
     apiKey: world.chatToken,
@@ -170,25 +189,40 @@ const openaiDoor: DoorDriver = async (world, input, marker) => {
     defaultHeaders: { 'x-forwarded-for': world.nextAddress(), 'x-session-id': payload.session },
   })
   const reasons: string[] = []
-  for (let index = 0; index < payload.times; index++) {
+  const attempt = async (
+    request: () => Promise<AsyncIterable<unknown> & { controller: AbortController }>,
+  ) => {
     try {
-      const stream = await client.chat.completions.create({
-        model: payload.character ?? 'mock',
-        stream: true,
-        messages: [{ role: 'user', content: `${payload.text} #${index}` }],
-      })
+      const stream = await request()
       if (input === 'slow_reader') {
         world.leftOpen.push(() => stream.controller.abort())
-        continue
+        return
       }
-      for await (const _chunk of stream) {
+      for await (const _event of stream) {
         // Read to the end: the turn is stored once it is sent.
       }
     } catch (error) {
       reasons.push(error instanceof Error ? error.message : String(error))
     }
   }
-  return { reasons, deliveries: payload.times }
+  for (let index = 0; index < payload.times; index++) {
+    const text = `${payload.text} #${index}`
+    await attempt(() =>
+      client.chat.completions.create({
+        model: payload.character ?? 'alice',
+        stream: true,
+        messages: [{ role: 'user', content: text }],
+      }),
+    )
+    await attempt(() =>
+      client.responses.create({
+        model: payload.character ?? 'alice',
+        stream: true,
+        input: `${text} (responses)`,
+      }),
+    )
+  }
+  return { reasons, deliveries: payload.times * 2 }
 }
 
 /** A OneBot group message event as the implementation sends it (raw: any id and sender role). */

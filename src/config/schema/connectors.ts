@@ -29,7 +29,7 @@ const turnsPerMinuteSchema = z
   .max(10_000)
   .default(20)
   .describe(
-    "Most chat messages (and 1:1 turns) this connector may hand the character per minute; past it they are dropped with a reason in the log. The connector's own budget, apart from any client's.",
+    "Most turns this connector may cause per minute: each reply to its chat messages (however many lines it answers) and each 1:1 turn. Its messages always reach the selector; past the budget the next reply waits until a turn frees, and lines that cannot wait are dropped with a reason (queue_full, too_old). The connector's own budget, apart from any client's.",
   )
 
 export const onebotConnectorSchema = z

@@ -6,10 +6,13 @@
  * → 204, or 404 when that message is not waiting.
  */
 import type { Context, Hono } from 'hono'
+import { audienceSourceOf } from '../../admission/index.js'
+import { readRequestCaller } from '../admit-request.js'
 import { respondWithError } from '../error-response.js'
 import { readJsonBody } from '../read-json-body.js'
 import { resolveRequestSession } from '../refuse-foreign-session.js'
 import { audienceBodySchema } from '../request-schemas.js'
+import { requestClientKey } from '../require-access.js'
 import type { ServerDependencies } from '../server-dependencies.js'
 
 function notWaiting(context: Context) {
@@ -34,7 +37,12 @@ export function registerAudienceRoutes(app: Hono, dependencies: ServerDependenci
     if (resolved.response) return resolved.response
     try {
       const messages = resolved.messages ?? body.value.messages
-      return context.json(charpipe.audience({ ...body.value, messages, session: resolved.session }), 202)
+      // Ids are compared within the sender's own source; chat-token requests without a key share one.
+      const source = audienceSourceOf(readRequestCaller(context), requestClientKey(context), 'chat')
+      return context.json(
+        charpipe.audience({ ...body.value, messages, session: resolved.session, source }),
+        202,
+      )
     } catch (error) {
       return respondWithError(context, error)
     }

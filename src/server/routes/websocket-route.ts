@@ -7,6 +7,7 @@ import type { Writable } from 'node:stream'
 import type { WSContext, WSEvents } from 'hono/ws'
 import {
   type Admission,
+  audienceSourceOf,
   type Caller,
   createAdmission,
   type Door,
@@ -67,6 +68,8 @@ const defaultLimits: ConnectionLimits = {
 }
 
 const OPEN = 1
+/** Numbers the connections, each its own source of audience message ids (without a key or a name). */
+let connections = 0
 
 /**
  * One model chunk usually yields several events (`llm_chunk`, `llm_sentence`, …) in the same tick;
@@ -117,7 +120,8 @@ export function createWebSocketEvents(options: CreateWebSocketEventsOptions): WS
   const turns = createTurnLimiter({ readLimits })
 
   const admission = options.admission ?? createAdmission()
-  // Audience frames start turns later, by the server: they count against this connection's turns.
+  // The server's turns for this connection (idle turns it follows, turns answering its audience
+  // frames) count against its turns when they start.
   const caller: Caller = {
     ...(options.caller ?? { kind: options.admin ? 'admin' : 'client' }),
     budget: {
@@ -185,6 +189,8 @@ export function createWebSocketEvents(options: CreateWebSocketEventsOptions): WS
     enter: (door, named, enterOptions) => enter(openSocket, door, named, enterOptions),
     readLiveSessions: () => readLimits().live_sessions ?? 32,
     admitIdle: () => caller.budget?.take().ok === true,
+    admitTurn: () => caller.budget?.take() ?? { ok: true },
+    source: audienceSourceOf(caller, options.clientKey, `connection:${++connections}`),
     fail: (session, error) => {
       if (openSocket)
         sendFailure(
