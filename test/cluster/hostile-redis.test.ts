@@ -174,10 +174,12 @@ describe.skipIf(skipReason !== undefined)(
       prefix = `${keyPrefix}${run++}:`
       const a = await startMember('甲')
       let b = await startMember('甲')
+      // A Chinese persona for the Chinese character 甲: an English one would also turn its emotion
+      // labels English (they follow the character's language), and the file would differ there too.
       expect(
-        (await admin(a, 'PUT', '/api/config', { character: { persona: 'changed by the admin' } })).status,
+        (await admin(a, 'PUT', '/api/config', { character: { persona: '管理员改过的人设' } })).status,
       ).toBe(200)
-      await vi.waitFor(async () => expect(await personaOf(b)).toBe('changed by the admin'), {
+      await vi.waitFor(async () => expect(await personaOf(b)).toBe('管理员改过的人设'), {
         timeout: 5000,
         interval: 50,
       })
@@ -185,7 +187,7 @@ describe.skipIf(skipReason !== undefined)(
       await b.stop()
       servers.splice(index, 1)
       b = await startMember('甲')
-      expect(await personaOf(b)).toBe('changed by the admin')
+      expect(await personaOf(b)).toBe('管理员改过的人设')
       // B's file does not hold the change: /readyz (still ready) and the log say so.
       const ready = (await (await fetch(`${b.url}/readyz`)).json()) as {
         ok: boolean
@@ -198,7 +200,7 @@ describe.skipIf(skipReason !== undefined)(
       )
       // A, whose file holds the change, agrees with the cluster.
       expect(((await (await fetch(`${a.url}/readyz`)).json()) as { config?: unknown }).config).toBeUndefined()
-      expect(await readFile(a.configPath, 'utf8')).toContain('changed by the admin')
+      expect(await readFile(a.configPath, 'utf8')).toContain('管理员改过的人设')
     })
 
     it('a cluster started again from files with a new shared secret runs its files', async () => {
