@@ -142,13 +142,21 @@ for (const store of ['postgres', 'redis'] as const) {
       })
       expectClosedOnce(result)
       // The write missed its deadline and the server, still frozen, cannot be asked whether it
-      // landed: the client is told it cannot be known, and to resend with the same id.
-      expect(errorCodes(result)).toEqual(['store_outcome_unknown'])
+      // landed: the client is told it cannot be known, and to resend with the same id. On a busy
+      // machine the transaction's own deadline may end its connection first, before its COMMIT was
+      // sent: then it is certainly not stored, and saying so is the truth (checked once healed).
+      const [code] = errorCodes(result)
+      expect(errorCodes(result)).toHaveLength(1)
+      expect(['store_outcome_unknown', 'store_unavailable']).toContain(code)
       // The write's connection is still checked out waiting for its answer: the server vanishing
       // now must be an error on that connection, not an uncaught exception.
       await server.kill()
       await server.restart()
       await expectHealed(charpipe)
+      if (code === 'store_unavailable')
+        expect((await charpipe.history('faults')).some((message) => message.content.includes('冻住'))).toBe(
+          false,
+        )
     })
 
     it('frozen: a new turn fails within the deadline, an interrupt ends one at once, and it heals after SIGCONT', async () => {
