@@ -72,7 +72,8 @@ export default defineConfig({
           name: 'integration',
           include: needsMore.map((path) => path.replace(/\/\*\*$/, '/**/*.test.ts')),
           // The CLI bundled once for the run: spawned `charpipe` processes start without the loader.
-          globalSetup: ['./test/support/build-test-cli.ts'],
+          // The page built once for the run, from the current sources, before any browser test.
+          globalSetup: ['./test/support/build-test-cli.ts', './test/support/build-test-web.ts'],
         },
       },
     ],

@@ -49,8 +49,9 @@ export async function buildWeb(options: BuildWebOptions = {}): Promise<BuildWebR
   const schema = z.toJSONSchema(configSchema, { io: 'input' })
   // Written through a temporary name so a server reading the folder never sees half a file.
   const schemaPath = path.join(outDir, 'config.schema.json')
-  await writeFile(`${schemaPath}.tmp`, `${JSON.stringify(schema, null, 2)}\n`)
-  await rename(`${schemaPath}.tmp`, schemaPath)
+  const temporaryPath = `${schemaPath}.${process.pid}.tmp`
+  await writeFile(temporaryPath, `${JSON.stringify(schema, null, 2)}\n`)
+  await rename(temporaryPath, schemaPath)
 
   const files: BuildWebResult['files'] = []
   for (const name of ['index.html', 'app.js', 'app.css', 'config.schema.json']) {

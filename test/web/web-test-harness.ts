@@ -11,7 +11,6 @@ import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { type Browser, type BrowserContextOptions, chromium, type Page } from 'playwright-core'
-import { buildWeb } from '../../scripts/build-web.js'
 import { type MockReply, startMockModelServer } from '../../src/testing/index.js'
 import { cliArguments } from '../support/cli-command.js'
 
@@ -228,11 +227,10 @@ export interface BrowserTest {
   stop(): Promise<void>
 }
 
-/** Builds the page, starts the server under test and launches the browser (`browserArgs`: see launchBrowser). */
+/** Starts the server under test and launches the browser (`browserArgs`: see launchBrowser); the page is built once per run (test/support/build-test-web.ts). */
 export async function startBrowserTest(
   options: StartServerUnderTestOptions & { browserArgs?: string[] } = {},
 ): Promise<BrowserTest> {
-  await buildWeb()
   const { browserArgs: _browserArgs, ...serverOptions } = options
   const server = await startServerUnderTest(serverOptions)
   let browser: Browser

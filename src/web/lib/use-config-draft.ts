@@ -3,7 +3,7 @@
  * sections that changed; the server validates and either applies (the masked config comes back and
  * replaces the draft) or answers 400 with field issues, which the panel shows next to the fields.
  */
-import { useEffect, useState } from 'preact/hooks'
+import { useMemo, useState } from 'preact/hooks'
 import { showToast } from '../components/toast.js'
 import { ApiError, requestJson } from './api-client.js'
 import type { ConfigIssue } from './config-issues.js'
@@ -38,13 +38,15 @@ function pickSections(config: ConfigObject, sections: string[]): ConfigObject {
 }
 
 export function useConfigDraft(options: ConfigDraftOptions): ConfigDraftResult {
-  const [draft, setDraft] = useState(() => pickSections(options.config, options.sections))
+  const fresh = useMemo(() => pickSections(options.config, options.sections), [options.config])
+  // Edits belong to the config they were made on. A new config (saved, reloaded, a character added)
+  // replaces them in the same render: resetting in an effect would first paint the new character's
+  // fields from the old draft, empty.
+  const [edited, setEdited] = useState<{ source: ConfigObject; draft: ConfigObject } | undefined>()
+  const draft = edited?.source === options.config ? edited.draft : fresh
   const [issues, setIssues] = useState<ConfigIssue[]>([])
   const [saving, setSaving] = useState(false)
   const [errorMessage, setErrorMessage] = useState('')
-  useEffect(() => {
-    setDraft(pickSections(options.config, options.sections))
-  }, [options.config])
 
   const changedSections = options.sections.filter(
     (section) => !isJsonEqual(draft[section], options.config[section]),
@@ -85,14 +87,18 @@ export function useConfigDraft(options: ConfigDraftOptions): ConfigDraftResult {
   return {
     draft,
     get: (path) => getAtPath(draft, path),
-    set: (path, value) => setDraft((current) => setAtPath(current, path, value)),
+    set: (path, value) =>
+      setEdited((current) => ({
+        source: options.config,
+        draft: setAtPath(current?.source === options.config ? current.draft : fresh, path, value),
+      })),
     changedSections,
     issues,
     saving,
     errorMessage,
     save,
     reset: () => {
-      setDraft(pickSections(options.config, options.sections))
+      setEdited(undefined)
       setIssues([])
       setErrorMessage('')
     },
