@@ -41,7 +41,11 @@ measure('ws_audience, one message, roles lowered, budget', () => {
 })
 
 const host = guardConnectorHost({
-  host: { audience: () => ({ accepted: 1, dropped: [] }), subscribe: () => () => {}, run: async () => {} },
+  host: {
+    audience: { send: () => ({ accepted: 1, dropped: [] }) },
+    sessions: { follow: () => () => {} },
+    run: async () => {},
+  },
   connector: { kind: 'twitch', name: 'tw', index: 0 },
   readTurnsPerMinute: () => Number.MAX_SAFE_INTEGER,
   admission,
@@ -49,4 +53,4 @@ const host = guardConnectorHost({
 })
 const input = { session: 'twitch:tw:channel', messages: [{ id: 'm', speaker: { id: 'u' }, text: 'hi' }] }
 // The budget keeps a minute of timestamps (one per message admitted): 100,000 calls per run.
-measure('connector message through the guarded host', () => host.audience(input), 100_000)
+measure('connector message through the guarded host', () => host.audience.send(input), 100_000)

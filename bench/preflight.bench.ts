@@ -92,7 +92,7 @@ for (const gapMs of [200, 400, 800]) {
 }
 table['preflight 400 ms before, other words'] = await measure({ gapMs: 400, changed: true })
 console.table(table)
-const stats = charpipe.preflightStats?.()
+const stats = charpipe.inspect.preflight?.()
 console.log(
   `prepared ${stats?.started}, adopted ${stats?.adopted}, dropped ${JSON.stringify(stats?.dropped)}, wasted requests ${stats?.wastedRequests}`,
 )

@@ -42,6 +42,10 @@ export {
   type CreateCharpipeOptions,
   createCharpipe,
 } from './engine/create-charpipe.js'
+export type {
+  CharpipeWithDeprecatedMembers,
+  DeprecatedCharpipeMembers,
+} from './engine/deprecated-charpipe-members.js'
 export type { ProviderOption } from './engine/engine-runtime.js'
 export type * from './engine/types.js'
 // History and long-term memory: the default stores (PostgreSQL and Redis: their own subpaths).

@@ -16,8 +16,8 @@ function setUp(host: Partial<GuardedHost>, turnsPerMinute = 20) {
   const admission = createAdmission()
   const guarded = guardConnectorHost({
     host: {
-      audience: () => ({ accepted: 1, dropped: [] }),
-      subscribe: () => () => {},
+      audience: { send: () => ({ accepted: 1, dropped: [] }) },
+      sessions: { follow: () => () => {} },
       run: async () => {},
       ...host,
     },
@@ -35,12 +35,14 @@ const line = (id: string) => ({ id, speaker: { id: 'viewer' }, text: 'hi' })
 describe('guardConnectorHost', () => {
   it('turns an exception of the host into a counted drop with one log line per interval', () => {
     const { guarded, lines, admission, advance } = setUp({
-      audience: () => {
-        throw new BadRequestError('character "alice" is not configured')
+      audience: {
+        send: () => {
+          throw new BadRequestError('character "alice" is not configured')
+        },
       },
     })
     for (let index = 0; index < 10; index++)
-      expect(guarded.audience({ session: 'twitch:tw:chan', messages: [line(`m${index}`)] })).toEqual({
+      expect(guarded.audience.send({ session: 'twitch:tw:chan', messages: [line(`m${index}`)] })).toEqual({
         accepted: 0,
         dropped: [],
       })
@@ -52,7 +54,7 @@ describe('guardConnectorHost', () => {
       reason: expect.stringContaining('alice'),
     })
     advance(10_000)
-    guarded.audience({ session: 'twitch:tw:chan', messages: [line('late')] })
+    guarded.audience.send({ session: 'twitch:tw:chan', messages: [line('late')] })
     expect(lines).toHaveLength(2)
     expect(lines[1]).toMatchObject({ suppressed: 9 })
   })
@@ -62,17 +64,19 @@ describe('guardConnectorHost', () => {
     const admitters: (() => { ok: boolean })[] = []
     const { guarded, admission } = setUp(
       {
-        audience: (input) => {
-          handed.push(input.messages[0]!.id)
-          if (input.admitTurn) admitters.push(input.admitTurn)
-          return { accepted: 1, dropped: [] }
+        audience: {
+          send: (input) => {
+            handed.push(input.messages[0]!.id)
+            if (input.admitTurn) admitters.push(input.admitTurn)
+            return { accepted: 1, dropped: [] }
+          },
         },
       },
       3,
     )
     for (let index = 0; index < 10; index++)
-      guarded.audience({ session: 'twitch:tw:chan', messages: [line(`m${index}`)] })
-    guarded.audience({ session: 'onebot:qq:group:1', messages: [line('foreign')] })
+      guarded.audience.send({ session: 'twitch:tw:chan', messages: [line(`m${index}`)] })
+    guarded.audience.send({ session: 'onebot:qq:group:1', messages: [line('foreign')] })
     expect(handed).toHaveLength(10)
     expect(admission.stats().refused.connector_audience).toEqual({ forbidden: 1 })
     // The turns answering them share the connector's one budget of 3 a minute.
@@ -85,7 +89,9 @@ describe('guardConnectorHost', () => {
         throw new BadRequestError('text is too long')
       },
     })
-    await expect(guarded.run({ session: 'twitch:tw:chan', text: 'x' }, () => {})).resolves.toBeUndefined()
+    await expect(
+      guarded.run({ session: 'twitch:tw:chan', text: 'x' }, { onEvent: () => {} }),
+    ).resolves.toBeUndefined()
     expect(admission.stats().refused.connector_turn).toEqual({ bad_request: 1 })
   })
 })

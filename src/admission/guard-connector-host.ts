@@ -7,14 +7,19 @@
  * drop with a reason: counted, logged at most once per interval per reason, and never an exception
  * out of the connector's socket listener, which would end the process.
  */
-import type { Charpipe } from '../engine/types.js'
+import type { Charpipe, CharpipeAudience, CharpipeSessions } from '../engine/types.js'
 import { audienceSourceOf } from './audience-source-of.js'
 import type { Admission } from './create-admission.js'
 import { createMinuteBudget } from './create-minute-budget.js'
 import type { RateLimitedLog } from './create-rate-limited-log.js'
 import type { ConnectorKind } from './find-session-connector.js'
 
-export type GuardedHost = Pick<Charpipe, 'audience' | 'subscribe' | 'run'>
+/** What a connector is handed: audience messages in, the session's own turns followed, 1:1 turns run. */
+export interface GuardedHost {
+  readonly audience: Pick<CharpipeAudience, 'send'>
+  readonly sessions: Pick<CharpipeSessions, 'follow'>
+  run: Charpipe['run']
+}
 
 export interface GuardConnectorHostOptions {
   host: GuardedHost
@@ -51,8 +56,8 @@ export function guardConnectorHost(options: GuardConnectorHostOptions): GuardedH
       { connector: connector.name, code, reason },
       'connector message dropped',
     )
-  return {
-    audience(input) {
+  const audience: GuardedHost['audience'] = {
+    send(input) {
       const session = typeof input?.session === 'string' ? input.session : ''
       const messages = Array.isArray(input?.messages) ? input.messages : []
       const admitted = admission.admit({ door: 'connector_audience', caller, session, messages })
@@ -61,7 +66,7 @@ export function guardConnectorHost(options: GuardConnectorHostOptions): GuardedH
         return { accepted: 0, dropped: [] }
       }
       try {
-        return host.audience({
+        return host.audience.send({
           ...input,
           messages: admitted.messages ?? messages,
           admitTurn,
@@ -73,7 +78,10 @@ export function guardConnectorHost(options: GuardConnectorHostOptions): GuardedH
         return { accepted: 0, dropped: [] }
       }
     },
-    run(input, onEvent, runOptions) {
+  }
+  return {
+    audience,
+    run(input, runOptions) {
       const session = typeof input?.session === 'string' ? input.session : ''
       const admitted = admission.admit({ door: 'connector_turn', caller, session })
       if (!admitted.ok) {
@@ -81,7 +89,7 @@ export function guardConnectorHost(options: GuardConnectorHostOptions): GuardedH
         return Promise.resolve()
       }
       try {
-        return host.run(input, onEvent, runOptions).catch((error: unknown) => {
+        return host.run(input, runOptions).catch((error: unknown) => {
           admission.count('connector_turn', 'bad_request')
           drop('bad_request', describeError(error))
         })
@@ -91,15 +99,17 @@ export function guardConnectorHost(options: GuardConnectorHostOptions): GuardedH
         return Promise.resolve()
       }
     },
-    subscribe(session, listener, followOptions) {
-      try {
-        // The connector's follow options (not live until a message, its link's reach, its own
-        // audience settings) pass as they are: they only narrow what the session may do.
-        return host.subscribe(session, listener, followOptions)
-      } catch (error) {
-        drop('bad_request', describeError(error))
-        return () => {}
-      }
+    sessions: {
+      follow(input) {
+        try {
+          // The connector's follow options (not live until a message, its link's reach, its own
+          // audience settings) pass as they are: they only narrow what the session may do.
+          return host.sessions.follow(input)
+        } catch (error) {
+          drop('bad_request', describeError(error))
+          return () => {}
+        }
+      },
     },
   }
 }

@@ -82,7 +82,7 @@ describe.skipIf(skipReason !== undefined)('preflight in a cluster', { timeout: 2
     await model.requests[0]!.closed
     expect(model.requests[0]!.closedEarly).toBe(true)
     expect(await contents(history, 'd')).toEqual(['说点什么', '另一台答了。'])
-    await expect.poll(() => a.preflightStats?.().wastedRequests).toBe(1)
-    expect(a.preflightStats?.().dropped.interrupted).toBe(1)
+    await expect.poll(() => a.inspect.preflight?.().wastedRequests).toBe(1)
+    expect(a.inspect.preflight?.().dropped.interrupted).toBe(1)
   })
 })

@@ -5,7 +5,7 @@
  */
 import type { SessionEvent } from '../audience/create-audience-hub.js'
 import type { AudienceClock, AudienceMessage } from '../audience/types.js'
-import type { Charpipe } from '../engine/types.js'
+import type { Charpipe, CharpipeAudience, CharpipeSessions } from '../engine/types.js'
 
 export type { AudienceRole } from '../audience/types.js'
 
@@ -15,7 +15,11 @@ export type AudienceMessageInput = AudienceMessage
 /** An event the connector follows: a turn's events (the `llm_done` of an audience turn names the ids it answers). */
 export type FollowedEvent = SessionEvent
 
-export type ConnectorHost = Pick<Charpipe, 'audience' | 'subscribe' | 'run'>
+export interface ConnectorHost {
+  readonly audience: Pick<CharpipeAudience, 'send'>
+  readonly sessions: Pick<CharpipeSessions, 'follow'>
+  run: Charpipe['run']
+}
 
 /** Where a connector's pacing reads time from: the system clock, or a test's manual one. */
 export type ConnectorClock = AudienceClock

@@ -70,7 +70,7 @@ describe('bad image references', () => {
       expect(imageUrls(sent)).toEqual([`data:image/png;base64,${png.toString('base64')}`])
 
       // Only the good reference is stored, so later turns replay only it.
-      const stored = await charpipe.history('default')
+      const stored = await charpipe.sessions.history({ session: 'default' })
       expect(stored[0]!.attachments).toEqual(['ok.png'])
       for (let turn = 0; turn < 2; turn++) {
         const events = await collectEvents(charpipe.generate({ text: `再说${turn}` }))
@@ -108,8 +108,8 @@ describe('bad image references', () => {
       expect(sent).toContain('[图片:不是图片]')
       expect(sent).not.toContain('SECRET')
       expect(described).toEqual([`data:image/png;base64,${png.toString('base64')}`])
-      expect((await charpipe.history('default'))[0]!.attachments).toEqual(['ok.png'])
-      const preview = await charpipe.preview({ text: '看图', images: ['missing.png'], session: 'p' })
+      expect((await charpipe.sessions.history({ session: 'default' }))[0]!.attachments).toEqual(['ok.png'])
+      const preview = await charpipe.inspect.preview({ text: '看图', images: ['missing.png'], session: 'p' })
       expect(preview.logs).toContainEqual(
         expect.objectContaining({ processorId: 'attachment-text', level: 'warn' }),
       )
@@ -129,7 +129,7 @@ describe('bad image references', () => {
       const sent = allText(provider.calls[0]!.request.messages)
       expect(sent).toContain('（无法读取）')
       expect(sent).toContain('SECRET-NOTES')
-      expect((await charpipe.history('default'))[0]!.attachments).toEqual(['notes.txt'])
+      expect((await charpipe.sessions.history({ session: 'default' }))[0]!.attachments).toEqual(['notes.txt'])
     } finally {
       await charpipe.close()
     }

@@ -31,7 +31,7 @@ describe('createCharpipe: several characters', () => {
   it('greets a new session once, whether it is opened, spoken to, or both at once', async () => {
     const { charpipe, historyStore } = await setup()
     const [opened, events] = await Promise.all([
-      charpipe.open({ session: 's', character: 'alice' }),
+      charpipe.sessions.open({ session: 's', character: 'alice' }),
       collectEvents(charpipe.generate({ session: 's', character: 'alice', text: '嗨' })),
     ])
     const greetings = [opened.greeting?.content, ...events.filter((event) => event.type === 'greeting')]
@@ -42,10 +42,12 @@ describe('createCharpipe: several characters', () => {
       'user:嗨',
       'assistant:好的。',
     ])
-    expect(await charpipe.open({ session: 's', character: 'alice' })).toEqual({})
+    expect(await charpipe.sessions.open({ session: 's', character: 'alice' })).toEqual({})
     // After the session is deleted it is new again, and greeted again.
-    await charpipe.clearSession('s', { character: 'alice' })
-    expect((await charpipe.open({ session: 's', character: 'alice' })).greeting?.content).toBe('你好，用户！')
+    await charpipe.sessions.clear({ session: 's', character: 'alice' })
+    expect((await charpipe.sessions.open({ session: 's', character: 'alice' })).greeting?.content).toBe(
+      '你好，用户！',
+    )
     await charpipe.close()
   })
 
@@ -87,9 +89,13 @@ describe('createCharpipe: several characters', () => {
       message: 'character "carol" is not configured; known characters: "小助手", "alice", "bob"',
     })
     expect(provider.requests).toHaveLength(0)
-    await expect(charpipe.open({ character: 'carol' })).rejects.toThrow('character "carol" is not configured')
-    await expect(charpipe.history('default', { character: 'carol' })).rejects.toThrow('"carol"')
-    expect(charpipe.characters()).toEqual(['小助手', 'alice', 'bob'])
+    await expect(charpipe.sessions.open({ character: 'carol' })).rejects.toThrow(
+      'character "carol" is not configured',
+    )
+    await expect(charpipe.sessions.history({ session: 'default', character: 'carol' })).rejects.toThrow(
+      '"carol"',
+    )
+    expect(charpipe.inspect.characters()).toEqual(['小助手', 'alice', 'bob'])
     await charpipe.close()
   })
 

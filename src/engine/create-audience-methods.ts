@@ -1,7 +1,8 @@
 /**
  * The engine's side of the audience (src/audience/): the hub's host — turns it starts go through
  * the same `startTurn` as any input, marked with their trigger; messages are recorded as observed
- * lines; policies are the character's view of the config — and the public methods built on it.
+ * lines; policies are the character's view of the config — and the public members built on it: the
+ * `audience` group, and the session members `activity` and `follow`.
  */
 
 import { audienceMessagesSchema } from '../audience/audience-message-schema.js'
@@ -20,7 +21,7 @@ import { renderLine } from './render-group-input.js'
 import { abortTurn } from './session-lanes.js'
 import { lineBudgetOf } from './session-presence.js'
 import { startTurn, type TurnStarter } from './turn/start-turn.js'
-import type { Charpipe } from './types.js'
+import type { CharpipeAudience, CharpipeSessions } from './types.js'
 import { checkCharacterField, validateSessionField } from './validate-generate-input.js'
 
 const maxTurnImages = 8
@@ -122,10 +123,11 @@ function createHost(
   }
 }
 
-export type AudienceMethods = Pick<
-  Charpipe,
-  'audience' | 'activity' | 'subscribe' | 'audienceQueue' | 'moderateAudience' | 'audienceStats'
->
+export interface AudienceMethods {
+  audience: CharpipeAudience
+  /** The session members that reach the audience hub. */
+  sessions: Pick<CharpipeSessions, 'activity' | 'follow'>
+}
 
 export function createAudienceMethods(starter: TurnStarter, clock: AudienceClock): AudienceMethods {
   const { context } = starter
@@ -133,8 +135,8 @@ export function createAudienceMethods(starter: TurnStarter, clock: AudienceClock
   context.audience = hub
   const characterOf = (value: unknown) =>
     resolveCharacter(context, { character: checkCharacterField(value) }).character
-  return {
-    audience(input) {
+  const audience: CharpipeAudience = {
+    send(input) {
       if (context.closed) throw new BadRequestError('this charpipe instance is closed')
       const session = validateSessionField(input?.session)
       const character = characterOf(input?.character)
@@ -157,24 +159,28 @@ export function createAudienceMethods(starter: TurnStarter, clock: AudienceClock
         ...(source !== undefined ? { source } : {}),
       })
     },
+    queue: (input) => hub.queue(validateSessionField(input?.session), characterOf(input?.character)),
+    moderate(input) {
+      const session = validateSessionField(input.session)
+      return hub.moderate(session, characterOf(input.character), input.id, input.action)
+    },
+    stats: () => ({ ...hub.stats(), waits: hub.takeWaits() }),
+  }
+  const sessions: AudienceMethods['sessions'] = {
     activity(input) {
       const session = validateSessionField(input?.session)
       if (typeof input?.speaking !== 'boolean') throw new BadRequestError('speaking must be true or false')
       hub.activity(session, input.speaking)
     },
-    subscribe: (session, listener, options) =>
-      hub.subscribe(validateSessionField(session), listener, {
-        ...(options?.live === false ? { live: false } : {}),
-        ...(typeof options?.reachable === 'function' ? { reachable: options.reachable } : {}),
-        ...(options?.audience ? { audience: options.audience } : {}),
-        ...(typeof options?.admitIdle === 'function' ? { admitIdle: options.admitIdle } : {}),
-      }),
-    audienceQueue: (session, options = {}) =>
-      hub.queue(validateSessionField(session), characterOf(options.character)),
-    moderateAudience(input) {
-      const session = validateSessionField(input.session)
-      return hub.moderate(session, characterOf(input.character), input.id, input.action)
+    follow(input) {
+      if (typeof input?.onEvent !== 'function') throw new BadRequestError('follow needs onEvent, a function')
+      return hub.subscribe(validateSessionField(input.session), input.onEvent, {
+        ...(input.live === false ? { live: false } : {}),
+        ...(typeof input.reachable === 'function' ? { reachable: input.reachable } : {}),
+        ...(input.audience ? { audience: input.audience } : {}),
+        ...(typeof input.admitIdle === 'function' ? { admitIdle: input.admitIdle } : {}),
+      })
     },
-    audienceStats: () => ({ ...hub.stats(), waits: hub.takeWaits() }),
   }
+  return { audience, sessions }
 }

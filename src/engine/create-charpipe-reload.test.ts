@@ -31,7 +31,7 @@ describe('reload', () => {
     expect(built).toEqual(['mock', 'deepseek'])
     const events = await collectEvents(charpipe.generate({ text: '二' }))
     expect(doneOf(events).text).toBe('来自deepseek。')
-    const messages = await charpipe.history('default')
+    const messages = await charpipe.sessions.history({ session: 'default' })
     expect(messages.map((message) => message.content)).toEqual(['一', '来自mock。', '二', '来自deepseek。'])
   })
 

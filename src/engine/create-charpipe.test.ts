@@ -126,7 +126,7 @@ describe('createCharpipe: one turn', () => {
     expect((events[0] as { message: string }).message).toMatch(/conversation\.max_input_chars \(100\)/)
     expect(provider.requests).toHaveLength(0)
     expect(await historyStore.listMessages(scope())).toEqual([])
-    await expect(charpipe.preview({ text: 'x'.repeat(101) })).rejects.toThrow(/max_input_chars/)
+    await expect(charpipe.inspect.preview({ text: 'x'.repeat(101) })).rejects.toThrow(/max_input_chars/)
     expect(doneOf(await collectEvents(charpipe.generate({ text: 'x'.repeat(100) }))).text).toBe('好的。')
   })
 
@@ -315,10 +315,10 @@ describe('createCharpipe: interruption', () => {
     const second = await collectEvents(charpipe.generate({ text: 'b', session: 's2' }))
     // s2 finished while s1 is still running.
     expect(doneOf(second).text).toBe('乙。')
-    expect(charpipe.activeSessions()).toEqual(['s1'])
+    expect(charpipe.sessions.active()).toEqual(['s1'])
     await charpipe.interrupt('s1')
     expect(doneOf(await first.finished).interrupted).toBe(true)
-    expect(charpipe.activeSessions()).toEqual([])
+    expect(charpipe.sessions.active()).toEqual([])
   })
 
   it('leaving the for-await loop early interrupts the turn', async () => {
@@ -362,7 +362,7 @@ describe('createCharpipe: run (events to a callback)', () => {
     const iterated = await collectEvents((await setup([{ chunks }])).charpipe.generate({ text: '嗨' }))
     const { charpipe } = await setup([{ chunks }])
     const relayed: CharpipeEvent[] = []
-    await charpipe.run({ text: '嗨' }, (event) => relayed.push(event))
+    await charpipe.run({ text: '嗨' }, { onEvent: (event) => relayed.push(event) })
     // Turn ids and timings differ between the two turns; everything else is the same.
     const shape = (events: CharpipeEvent[]) =>
       events.map(({ turn: _turn, ...rest }) => ({
@@ -376,7 +376,7 @@ describe('createCharpipe: run (events to a callback)', () => {
   it('refuses bad input with llm_error and llm_done, and resolves', async () => {
     const { charpipe } = await setup([])
     const relayed: CharpipeEvent[] = []
-    await charpipe.run({ text: 42 } as never, (event) => relayed.push(event))
+    await charpipe.run({ text: 42 } as never, { onEvent: (event) => relayed.push(event) })
     expect(typesOf(relayed)).toEqual(['llm_error', 'llm_done'])
     expect(relayed[0]).toMatchObject({ code: 'bad_request' })
   })
@@ -387,11 +387,13 @@ describe('createCharpipe: run (events to a callback)', () => {
     const relayed: CharpipeEvent[] = []
     await charpipe.run(
       { text: 'x' },
-      (event) => {
-        relayed.push(event)
-        if (event.type === 'llm_sentence') controller.abort()
+      {
+        onEvent: (event) => {
+          relayed.push(event)
+          if (event.type === 'llm_sentence') controller.abort()
+        },
+        signal: controller.signal,
       },
-      { signal: controller.signal },
     )
     expect(doneOf(relayed).interrupted).toBe(true)
     expect((await historyStore.listMessages(scope()))[1]).toMatchObject({
@@ -406,11 +408,16 @@ describe('createCharpipe: run (events to a callback)', () => {
     charpipe.on('llm_done', (event) => done.push(event.interrupted))
     const failure = new Error('the socket is gone')
     await expect(
-      charpipe.run({ text: 'x' }, (event) => {
-        if (event.type === 'llm_sentence') throw failure
-      }),
+      charpipe.run(
+        { text: 'x' },
+        {
+          onEvent: (event) => {
+            if (event.type === 'llm_sentence') throw failure
+          },
+        },
+      ),
     ).rejects.toBe(failure)
     expect(done).toEqual([true])
-    expect(charpipe.activeSessions()).toEqual([])
+    expect(charpipe.sessions.active()).toEqual([])
   })
 })

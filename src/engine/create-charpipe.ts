@@ -5,15 +5,15 @@
  * new inputs are sent to the other servers, and theirs stop the turns running here.
  *
  * This file is the overview: it builds the shared state (engine-context.ts) and assembles the
- * public object from the modules beside it: turns (turn/), the
- * characters (character-runtime.ts), preflight (preflight/), the cluster
- * (cluster-link.ts) and the methods (create-turn-methods.ts, create-session-methods.ts,
- * interrupt-turns.ts, engine-lifecycle.ts).
+ * public object from the modules beside it: turns (turn/), the characters (character-runtime.ts),
+ * preflight (preflight/), the cluster (cluster-link.ts), the top-level members
+ * (create-turn-methods.ts, interrupt-turns.ts, engine-lifecycle.ts) and the groups
+ * (create-session-methods.ts, create-audience-methods.ts, create-inspect-methods.ts,
+ * create-record-methods.ts), then adds the former names (deprecated-charpipe-members.ts).
  */
 import { createSystemClock } from '../audience/create-system-clock.js'
 import type { AudienceClock } from '../audience/types.js'
 import type { Cluster } from '../cluster/connect-cluster.js'
-import { listCharacterIds } from '../config/select-character-config.js'
 import type { ContextPipeline } from '../context/types.js'
 import type { HistoryStore, MemoryStore } from '../memory/types.js'
 import { getLogger, type Logger } from '../shared/logger.js'
@@ -22,9 +22,12 @@ import type { Tool } from '../tools/types.js'
 import { createBackgroundWork } from './background-work.js'
 import { connectOwnCluster, createClusterLink } from './cluster-link.js'
 import { createAudienceMethods } from './create-audience-methods.js'
+import { createInspectMethods } from './create-inspect-methods.js'
+import { createRecordMethods } from './create-record-methods.js'
 import { createSessionMethods } from './create-session-methods.js'
 import { createTurnClock } from './create-turn-clock.js'
 import { createTurnMethods } from './create-turn-methods.js'
+import { addDeprecatedMembers, type CharpipeWithDeprecatedMembers } from './deprecated-charpipe-members.js'
 import type { EngineContext } from './engine-context.js'
 import { closeEngine, configureMcp, reloadEngine } from './engine-lifecycle.js'
 import type { EngineParts } from './engine-parts.js'
@@ -77,7 +80,7 @@ export interface CreateCharpipeOptions {
 export async function createCharpipe(
   source: CharpipeConfigSource,
   options: CreateCharpipeOptions = {},
-): Promise<Charpipe> {
+): Promise<CharpipeWithDeprecatedMembers> {
   const logger = options.logger ?? getLogger('engine')
   const parts = await loadEngineParts(options.parts)
   const owned = { historyStore: options.historyStore, memoryStore: options.memoryStore }
@@ -136,27 +139,15 @@ export async function createCharpipe(
   await clusterLink.listen()
 
   const starter = { context: engine, prepared: preflights, clusterLink }
+  const audience = createAudienceMethods(starter, options.clock ?? createSystemClock())
   const charpipe: Charpipe = {
     ...createTurnMethods(starter),
-    ...createAudienceMethods(starter, options.clock ?? createSystemClock()),
     on: (type, listener) => bus.on(type, listener),
     off: (type, listener) => bus.off(type, listener),
     interrupt: (session, interruptOptions = {}) =>
       interruptTurns(engine, clusterLink, session, interruptOptions),
     reload: (config) => reloadEngine(engine, config),
-    ...createSessionMethods(engine),
-    characters: () => listCharacterIds(engine.current.config),
-    activeSessions: () => lanes.sessions().filter((session) => lanes.repliesOf(session).length > 0),
-    preflightStats: () => preflights.stats(),
-    listProcessors: () => pipeline.listProcessors(engine.current.config),
-    listTools: () => ({
-      tools: registry.list().map((tool) => {
-        const server = engine.mcp?.serverOf(tool.name)
-        return { name: tool.name, description: tool.description ?? '', ...(server ? { server } : {}) }
-      }),
-      servers: engine.mcp?.servers() ?? [],
-    }),
-    toolCallStats: () => engine.mcp?.callStats() ?? [],
+    close: () => closeEngine(engine),
     get config() {
       return engine.current.config
     },
@@ -164,7 +155,10 @@ export async function createCharpipe(
       return engine.current.memoryStore
     },
     cluster,
-    close: () => closeEngine(engine),
+    sessions: { ...createSessionMethods(engine), ...audience.sessions },
+    audience: audience.audience,
+    inspect: createInspectMethods({ context: engine, preflights }),
+    records: createRecordMethods(engine),
   }
-  return charpipe
+  return addDeprecatedMembers(charpipe)
 }

@@ -3,12 +3,13 @@
  * the turn, and `run`, a callback per event for servers relaying many turns, where each promise an
  * iterator adds per event counts. Both start every input the same way (turn/start-turn.ts).
  */
+import { BadRequestError } from '../shared/errors.js'
 import type { CharpipeEvent } from '../shared/events.js'
 import { createEventChannel } from './event-channel.js'
 import { abortTurn, type TurnHandle } from './session-lanes.js'
 import { startTurn, type TurnStarter } from './turn/start-turn.js'
 import type { InterruptReason } from './turn/turn-outcome.js'
-import type { Charpipe, GenerateInput, GenerateOptions } from './types.js'
+import type { Charpipe, GenerateInput, GenerateOptions, RunOptions } from './types.js'
 
 /**
  * An abort whose reason says what was heard (`controller.abort({ heard })`: a client that hung up
@@ -45,11 +46,11 @@ export function createTurnMethods(starter: TurnStarter): Pick<Charpipe, 'generat
    * `generate` without the iterator: each event is handed to `onEvent` as it happens. A server
    * relaying a thousand turns pays for every promise an iterator layer adds per event.
    */
-  function run(
-    input: GenerateInput,
-    onEvent: (event: CharpipeEvent) => void,
-    runOptions: GenerateOptions = {},
-  ) {
+  function run(input: GenerateInput, options: RunOptions) {
+    if (typeof options?.onEvent !== 'function') {
+      return Promise.reject(new BadRequestError('run needs onEvent, a function: run(input, { onEvent })'))
+    }
+    const { onEvent, ...runOptions } = options
     return new Promise<void>((resolve, reject) => {
       const signal = runOptions.signal
       let handle: TurnHandle | undefined

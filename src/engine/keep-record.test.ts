@@ -8,23 +8,23 @@ import { createCharpipe } from './create-charpipe.js'
 const folder = mkdtempSync(join(tmpdir(), 'charpipe-records-'))
 afterAll(() => rmSync(folder, { recursive: true, force: true }))
 
-describe('keepRecord / readRecord', () => {
+describe('records.keep / records.read', () => {
   it('keeps a record in the SQLite history, read back by a new instance, in no session list', async () => {
     const config = makeConfig({
       history: { store: 'sqlite' },
       storage: { sqlite_path: join(folder, 'records.db') },
     })
     const first = await createCharpipe(config)
-    await first.keepRecord('responses', 'resp_1', '{"a":1}')
+    await first.records.keep({ kind: 'responses', id: 'resp_1', value: '{"a":1}' })
     // Written once: a second write of the id changes nothing.
-    await first.keepRecord('responses', 'resp_1', '{"a":2}')
+    await first.records.keep({ kind: 'responses', id: 'resp_1', value: '{"a":2}' })
     await first.close()
 
     const second = await createCharpipe(config)
     try {
-      expect(await second.readRecord('responses', 'resp_1')).toBe('{"a":1}')
-      expect(await second.readRecord('responses', 'resp_2')).toBeUndefined()
-      expect(await second.history('responses')).toEqual([])
+      expect(await second.records.read({ kind: 'responses', id: 'resp_1' })).toBe('{"a":1}')
+      expect(await second.records.read({ kind: 'responses', id: 'resp_2' })).toBeUndefined()
+      expect(await second.sessions.history({ session: 'responses' })).toEqual([])
     } finally {
       await second.close()
     }
@@ -33,7 +33,9 @@ describe('keepRecord / readRecord', () => {
   it('refuses a kind that is not a plain name', async () => {
     const charpipe = await createCharpipe(makeConfig())
     try {
-      await expect(charpipe.keepRecord('../x', 'a', 'b')).rejects.toThrow(/record kind/)
+      await expect(charpipe.records.keep({ kind: '../x', id: 'a', value: 'b' })).rejects.toThrow(
+        /record kind/,
+      )
     } finally {
       await charpipe.close()
     }

@@ -38,14 +38,14 @@ describe('preview of a new session', () => {
       })
       const charpipe = await createCharpipe(config, { random: () => pick })
       try {
-        const preview = await charpipe.preview({ text: 'Hello.', session: 'new', character: 'sera' })
+        const preview = await charpipe.inspect.preview({ text: 'Hello.', session: 'new', character: 'sera' })
         const shown = preview.messages.map((message) => ({ role: message.role, content: message.content }))
         const greeting = pick === 0 ? 'The lighthouse is dark tonight.' : 'Welcome to the harbour.'
         const lore = pick === 0 ? 'lighthouse keeper' : 'harbour freezes'
         expect(shown).toContainEqual({ role: 'assistant', content: expect.stringContaining(greeting) })
         expect(JSON.stringify(shown)).toContain(lore)
         // Nothing is stored by a preview.
-        expect(await charpipe.history('new', { character: 'sera' })).toEqual([])
+        expect(await charpipe.sessions.history({ session: 'new', character: 'sera' })).toEqual([])
 
         await collectEvents(charpipe.generate({ text: 'Hello.', session: 'new', character: 'sera' }))
         const sent = (server.requests[0]!.body as { messages: { role: string; content: unknown }[] }).messages

@@ -61,7 +61,7 @@ describe('the engine clock', () => {
     const provider = createGatedProvider()
     charpipe = await createCharpipe(configOf(), { clock, provider })
     const events: CharpipeEvent[] = []
-    const done = charpipe.run({ text: '你好', session: 'timed' }, (event) => events.push(event))
+    const done = charpipe.run({ text: '你好', session: 'timed' }, { onEvent: (event) => events.push(event) })
     await clock.advance(120)
     await provider.release()
     await clock.advance(300)
@@ -80,12 +80,12 @@ describe('the engine clock', () => {
       clock,
       provider,
     })
-    const prepared = charpipe.run({ text: '你好', session: 'early', preflight: true }, () => {})
+    const prepared = charpipe.run({ text: '你好', session: 'early', preflight: true }, { onEvent: () => {} })
     await prepared
     while (provider.requests === 0) await new Promise((resolve) => setImmediate(resolve))
     await clock.advance(4_999)
-    expect(charpipe.preflightStats?.().dropped.expired).toBe(0)
+    expect(charpipe.inspect.preflight?.().dropped.expired).toBe(0)
     await clock.advance(1)
-    expect(charpipe.preflightStats?.().dropped.expired).toBe(1)
+    expect(charpipe.inspect.preflight?.().dropped.expired).toBe(1)
   })
 })

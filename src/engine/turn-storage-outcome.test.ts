@@ -188,11 +188,13 @@ describe('a turn whose write ends after llm_done', () => {
     const events: CharpipeEvent[] = []
     const running = charpipe.run(
       { session: 'barge', text: '讲个故事', id: 'barge-1' },
-      (event) => {
-        events.push(event)
-        if (event.type === 'llm_sentence') void charpipe.interrupt('barge')
+      {
+        onEvent: (event) => {
+          events.push(event)
+          if (event.type === 'llm_sentence') void charpipe.interrupt('barge')
+        },
+        onTurnNotStored: (event) => reported.push(event),
       },
-      { onTurnNotStored: (event) => reported.push(event) },
     )
     await running
     expect(doneOf(events)).toMatchObject({ interrupted: true })

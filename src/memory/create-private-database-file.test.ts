@@ -26,10 +26,9 @@ describe('SQLite database files', () => {
     const charpipe = await createCharpipe(config)
     try {
       doneOf(await collectEvents(charpipe.generate({ text: '记住我喜欢猫' })))
-      expect((await charpipe.history('default')).map((message) => message.role)).toEqual([
-        'user',
-        'assistant',
-      ])
+      expect(
+        (await charpipe.sessions.history({ session: 'default' })).map((message) => message.role),
+      ).toEqual(['user', 'assistant'])
       for (const file of [path, `${path}-wal`, `${path}-shm`]) {
         expect(existsSync(file)).toBe(true)
         expect(modeOf(file).toString(8)).toBe('600')

@@ -118,11 +118,11 @@ export async function createServer(options: CreateServerOptions): Promise<Charpi
   const configSync = await startClusterConfigSync(charpipe, config, configManager, logger)
   const cluster = charpipe.cluster
   const metrics = createServerMetrics({
-    countActiveSessions: () => charpipe.activeSessions().length,
+    countActiveSessions: () => charpipe.sessions.active().length,
     ...(cluster ? { readClusterStats: () => cluster.stats() } : {}),
-    ...(charpipe.toolCallStats ? { readToolCallStats: () => charpipe.toolCallStats?.() ?? [] } : {}),
-    ...(charpipe.preflightStats ? { readPreflightStats: () => charpipe.preflightStats!() } : {}),
-    readAudienceStats: () => charpipe.audienceStats(),
+    ...(charpipe.inspect.toolCalls ? { readToolCallStats: () => charpipe.inspect.toolCalls?.() ?? [] } : {}),
+    ...(charpipe.inspect.preflight ? { readPreflightStats: () => charpipe.inspect.preflight!() } : {}),
+    readAudienceStats: () => charpipe.audience.stats(),
     readAdmissionStats: () => admission.stats(),
   })
   const sessionOwners = createSessionOwners()
@@ -289,7 +289,7 @@ export async function createServer(options: CreateServerOptions): Promise<Charpi
       if (ownsCharpipe) await charpipe.close()
       else
         await Promise.all(
-          charpipe.activeSessions().map((session) => charpipe.interrupt(session, { clearQueue: true })),
+          charpipe.sessions.active().map((session) => charpipe.interrupt(session, { clearQueue: true })),
         )
       for (const close of sockets) close()
       sockets.clear()

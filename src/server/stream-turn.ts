@@ -65,15 +65,12 @@ export function relayTurn(
 ): Promise<void> {
   const observe = observeTurn(options)
   const { onEvent } = options
-  return options.charpipe.run(
-    options.input,
-    (event) => {
+  return options.charpipe.run(options.input, {
+    onEvent: (event) => {
       observe(event)
       onEvent(event)
     },
-    {
-      ...(options.signal ? { signal: options.signal } : {}),
-      ...(options.onTurnNotStored ? { onTurnNotStored: options.onTurnNotStored } : {}),
-    },
-  )
+    ...(options.signal ? { signal: options.signal } : {}),
+    ...(options.onTurnNotStored ? { onTurnNotStored: options.onTurnNotStored } : {}),
+  })
 }

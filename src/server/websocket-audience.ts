@@ -61,7 +61,9 @@ export function createWebSocketAudience(options: WebSocketAudienceOptions): WebS
       return `this connection already follows ${followed.size} sessions: at most ${limit} (server.limits.live_sessions)`
     followed.set(
       entered.session,
-      charpipe.subscribe(entered.session, (event) => options.send(renameEventSession(event, named)), {
+      charpipe.sessions.follow({
+        session: entered.session,
+        onEvent: (event) => options.send(renameEventSession(event, named)),
         admitIdle: options.admitIdle,
       }),
     )
@@ -80,11 +82,11 @@ export function createWebSocketAudience(options: WebSocketAudienceOptions): WebS
       if (!entered) return
       try {
         if (frame.type === 'activity') {
-          charpipe.activity({ session: entered.session, speaking: frame.speaking })
+          charpipe.sessions.activity({ session: entered.session, speaking: frame.speaking })
           return
         }
         // Nothing is sent back: the drops reach followers (this connection too) as `audience_dropped`.
-        charpipe.audience({
+        charpipe.audience.send({
           session: entered.session,
           messages: entered.messages ?? frame.messages,
           admitTurn: options.admitTurn,

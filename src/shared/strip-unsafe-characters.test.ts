@@ -43,7 +43,7 @@ describe('model output reaching clients (createCharpipe)', () => {
         if ('emotion' in event) expect(['平静']).toContain(event.emotion)
         if ('text' in event && typeof event.text === 'string') expect(event.text).not.toMatch(unsafe)
       }
-      const stored = await charpipe.history('default')
+      const stored = await charpipe.sessions.history({ session: 'default' })
       expect(stored.at(-1)!.content).not.toMatch(unsafe)
     } finally {
       await charpipe.close()

@@ -16,7 +16,7 @@ describe('createTurnHarness', () => {
       expect(doneOf(events).text).toBe('你好。今天天气不错。')
       // Nothing advanced the manual clock: the turn took no time on it.
       expect(doneOf(events).timing?.total_ms).toBe(0)
-      const history = await harness.charpipe.history('harness')
+      const history = await harness.charpipe.sessions.history({ session: 'harness' })
       expect(history.map((message) => message.role)).toEqual(['user', 'assistant'])
     } finally {
       await harness.close()

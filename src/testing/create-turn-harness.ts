@@ -78,7 +78,7 @@ export async function createTurnHarness(options: TurnHarnessOptions = {}): Promi
     provider,
     async turn(input) {
       const events: CharpipeEvent[] = []
-      await charpipe.run(input, (event) => events.push(event))
+      await charpipe.run(input, { onEvent: (event) => events.push(event) })
       return events
     },
     close: () => charpipe.close(),

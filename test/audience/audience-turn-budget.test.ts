@@ -39,9 +39,12 @@ async function setUp() {
 function followFates(engine: Charpipe, session: string) {
   const answered: string[] = []
   const dropped = new Map<string, string>()
-  engine.subscribe(session, (event: SessionEvent) => {
-    if (event.type === 'audience_dropped') for (const id of event.ids) dropped.set(id, event.reason)
-    if (event.type === 'llm_done') answered.push(...(event.replying_to ?? []))
+  engine.sessions.follow({
+    session,
+    onEvent: (event: SessionEvent) => {
+      if (event.type === 'audience_dropped') for (const id of event.ids) dropped.set(id, event.reason)
+      if (event.type === 'llm_done') answered.push(...(event.replying_to ?? []))
+    },
   })
   return { answered, dropped }
 }
@@ -81,7 +84,7 @@ function expectNoneLost(
   for (let at = 1; at < requestsAtMinute.length; at++)
     expect(requestsAtMinute[at]! - requestsAtMinute[at - 1]!).toBeLessThanOrEqual(2)
   // Every line is answered, dropped with a reason, or still waiting; none twice, none lost.
-  const waiting = engine.audienceQueue(session).waiting.map((entry) => entry.id)
+  const waiting = engine.audience.queue({ session: session }).waiting.map((entry) => entry.id)
   const all = [...fates.answered, ...fates.dropped.keys(), ...waiting]
   expect(new Set(all).size).toBe(all.length)
   expect(new Set(all)).toEqual(new Set(Array.from({ length: 100 }, (_, index) => `m${index}`)))
@@ -109,7 +112,7 @@ describe('turn budgets count audience turns, not messages', () => {
     const fates = followFates(engine, session)
     const handed: string[] = []
     const requestsAtMinute = await feedMinute(clock, provider, (id, index) => {
-      const result = host.audience({ session, messages: [line(id, index)] })
+      const result = host.audience.send({ session, messages: [line(id, index)] })
       if (result.accepted === 1) handed.push(id)
     })
     // Every line reached the selector: the budget refused none at the door.
@@ -134,7 +137,7 @@ describe('turn budgets count audience turns, not messages', () => {
     const session = 'room'
     const fates = followFates(engine, session)
     const requestsAtMinute = await feedMinute(clock, provider, (id, index) => {
-      engine.audience({ session, messages: [line(id, index)], admitTurn })
+      engine.audience.send({ session, messages: [line(id, index)], admitTurn })
     })
     expect(charged).toBe(provider.requests.length)
     expectNoneLost(engine, session, fates, requestsAtMinute)

@@ -38,8 +38,8 @@ describe('group-chat fidelity', () => {
       }),
       { provider },
     )
-    await charpipe.open({ session: 'room', character: 'alice' })
-    charpipe.observe({
+    await charpipe.sessions.open({ session: 'room', character: 'alice' })
+    charpipe.sessions.observe({
       session: 'room',
       speaker: { id: '1', name: '小红' },
       text: '只有爱丽丝在的时候说的话',
@@ -54,7 +54,7 @@ describe('group-chat fidelity', () => {
     )
     const bobSaw = lastUserText(provider.calls[0]!.request)
     expect(bobSaw).not.toContain('只有爱丽丝在的时候说的话')
-    charpipe.audience({
+    charpipe.audience.send({
       session: 'room',
       character: 'alice',
       messages: [{ id: 'a1', speaker: { id: '3', name: '小刚' }, text: '大家晚上好' }],

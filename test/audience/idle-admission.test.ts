@@ -34,7 +34,9 @@ describe('idle turns and the follower who caused them', () => {
     )
     let budget = 0
     let asked = 0
-    charpipe.subscribe('room', () => {}, {
+    charpipe.sessions.follow({
+      session: 'room',
+      onEvent: () => {},
       admitIdle: () => {
         asked++
         if (budget === 0) return false
@@ -62,8 +64,8 @@ describe('idle turns and the follower who caused them', () => {
       }),
       { provider, clock },
     )
-    charpipe.subscribe('room', () => {}, { admitIdle: () => false })
-    charpipe.subscribe('room', () => {})
+    charpipe.sessions.follow({ session: 'room', onEvent: () => {}, admitIdle: () => false })
+    charpipe.sessions.follow({ session: 'room', onEvent: () => {} })
     await pass(clock, 5_200)
     await vi.waitFor(() => expect(provider.requests).toHaveLength(1))
   })

@@ -135,10 +135,10 @@ describe('a live stream chat through the server', () => {
       ].join('\n'),
       createCharpipe: async (config, logger) => {
         engine = await createCharpipe(config, { logger, provider, clock })
-        const audience = engine.audience.bind(engine)
-        engine.audience = (input) => {
+        const send = engine.audience.send.bind(engine.audience)
+        engine.audience.send = (input) => {
           received += input.messages.length
-          return audience(input)
+          return send(input)
         }
         return engine
       },
@@ -173,7 +173,7 @@ describe('a live stream chat through the server', () => {
       if (index === 150) viewer.send({ type: 'user_input', session, text: '小助手，帮我看看弹幕' })
       for (let step = 0; step < 6; step++) {
         await clock.advance(100)
-        largestQueue = Math.max(largestQueue, engine!.audienceQueue(session).waiting.length)
+        largestQueue = Math.max(largestQueue, engine!.audience.queue({ session: session }).waiting.length)
       }
     }
     // Chat ends; the queue empties or ages out.

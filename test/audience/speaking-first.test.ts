@@ -29,7 +29,10 @@ async function setUp(instruction = '') {
     { provider, clock },
   )
   const events: Record<string, unknown>[] = []
-  charpipe.subscribe('room', (event) => events.push(event as unknown as Record<string, unknown>))
+  charpipe.sessions.follow({
+    session: 'room',
+    onEvent: (event) => events.push(event as unknown as Record<string, unknown>),
+  })
   return { clock, provider, events, charpipe }
 }
 
@@ -88,7 +91,7 @@ describe('speaking first (audience.idle)', () => {
     expect(lastUserText(provider.requests[2]!)).toContain('说说今天的天气')
     expect(doneEvents(events).every((event) => event.trigger === 'idle')).toBe(true)
     // Stored as what it is, an event, and replayed to the model as a note, never as the user's words.
-    const stored = await charpipe.history('room')
+    const stored = await charpipe.sessions.history({ session: 'room' })
     expect(stored.map((message) => message.role)).toEqual([
       'event',
       'assistant',
@@ -111,10 +114,10 @@ describe('speaking first (audience.idle)', () => {
 
   it('waits while someone speaks, and a running idle turn is interrupted by speech, its words kept', async () => {
     const { clock, provider, events, charpipe } = await setUp()
-    charpipe.activity({ session: 'room', speaking: true })
+    charpipe.sessions.activity({ session: 'room', speaking: true })
     await pass(clock, 20_000, 500)
     expect(provider.requests).toHaveLength(0)
-    charpipe.activity({ session: 'room', speaking: false })
+    charpipe.sessions.activity({ session: 'room', speaking: false })
     await pass(clock, 4900)
     expect(provider.requests).toHaveLength(0)
     await pass(clock, 200)
@@ -122,7 +125,7 @@ describe('speaking first (audience.idle)', () => {
     // Past the first token, a person starts talking: the character stops.
     await pass(clock, 900)
     await vi.waitFor(() => expect(events.some((event) => event.type === 'llm_chunk')).toBe(true))
-    charpipe.activity({ session: 'room', speaking: true })
+    charpipe.sessions.activity({ session: 'room', speaking: true })
     await pass(clock, 100)
     const [done] = await vi.waitFor(() => {
       const found = doneEvents(events)
@@ -132,7 +135,7 @@ describe('speaking first (audience.idle)', () => {
     expect(done).toMatchObject({ trigger: 'idle', interrupted: true })
     expect(String(done!.text).length).toBeGreaterThan(0)
     await vi.waitFor(async () => {
-      const stored = await charpipe.history('room')
+      const stored = await charpipe.sessions.history({ session: 'room' })
       // Stored as any barge-in without `heard`: the sentences said before it, not the half sentence after.
       expect(stored.at(-1)).toMatchObject({ role: 'assistant', interrupted: true })
       expect(String(done!.text).startsWith(stored.at(-1)!.content)).toBe(true)

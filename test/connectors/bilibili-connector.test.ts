@@ -238,9 +238,9 @@ describe('Bilibili live connector', () => {
   it('counts a message the host refuses and keeps reading', async () => {
     const room = await startRoom()
     const host = createFakeConnectorHost()
-    const accept = host.audience.bind(host)
+    const accept = host.audience.send.bind(host.audience)
     let refuseNext = true
-    host.audience = (input) => {
+    host.audience.send = (input) => {
       if (refuseNext) {
         refuseNext = false
         throw new Error('turn limit reached')

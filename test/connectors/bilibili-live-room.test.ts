@@ -141,10 +141,10 @@ describe('a Bilibili live room through the server', () => {
       ].join('\n'),
       createCharpipe: async (config, logger) => {
         engine = await createCharpipe(config, { logger, provider, clock })
-        const audience = engine.audience.bind(engine)
-        engine.audience = (input) => {
+        const send = engine.audience.send.bind(engine.audience)
+        engine.audience.send = (input) => {
           received += input.messages.length
-          return audience(input)
+          return send(input)
         }
         return engine
       },
@@ -178,7 +178,7 @@ describe('a Bilibili live room through the server', () => {
           await advance(clock, 1500)
           quiet = live.sent.length === lastSent ? quiet + 1 : 0
           lastSent = live.sent.length
-          expect(engine?.audienceQueue(session).waiting, 'waiting messages').toEqual([])
+          expect(engine?.audience.queue({ session: session }).waiting, 'waiting messages').toEqual([])
           expect(provider.running, 'running turns').toBe(0)
           // The follower has every turn's end (its frames arrive over a socket, after the connector's).
           expect(audienceDone(follower), 'turn ends followed').toHaveLength(

@@ -29,19 +29,23 @@ export function createFakeConnectorHost(
   return {
     audienceCalls,
     runCalls,
-    audience(input) {
-      audienceCalls.push(input)
-      return { accepted: input.messages.length, dropped: [] }
+    audience: {
+      send(input) {
+        audienceCalls.push(input)
+        return { accepted: input.messages.length, dropped: [] }
+      },
     },
     followOptions,
-    subscribe(session, listener, options) {
-      followOptions.set(session, options)
-      const set = listeners.get(session) ?? new Set()
-      set.add(listener as (event: never) => void)
-      listeners.set(session, set)
-      return () => set.delete(listener as (event: never) => void)
+    sessions: {
+      follow({ session, onEvent, ...options }) {
+        followOptions.set(session, options)
+        const set = listeners.get(session) ?? new Set()
+        set.add(onEvent as (event: never) => void)
+        listeners.set(session, set)
+        return () => set.delete(onEvent as (event: never) => void)
+      },
     },
-    async run(input, onEvent) {
+    async run(input, { onEvent }) {
       runCalls.push(input)
       turn += 1
       const text = options.reply?.(input) ?? `reply to ${input.text}`

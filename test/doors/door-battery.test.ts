@@ -158,9 +158,9 @@ describe('door battery', () => {
     // Every turn started by a cell has ended and nothing waits for a reply.
     await vi.waitFor(
       () => {
-        expect(server.charpipe.activeSessions()).toEqual([])
+        expect(server.charpipe.sessions.active()).toEqual([])
         for (const session of [connectorSession, 'onebot:qq:group:123', 'onebot:qqflood:group:789'])
-          expect(server.charpipe.audienceQueue(session).waiting).toEqual([])
+          expect(server.charpipe.audience.queue({ session: session }).waiting).toEqual([])
       },
       { timeout: 60_000, interval: 250 },
     )
@@ -222,7 +222,8 @@ describe('door battery', () => {
       /charpipe_admission_refused_total\{door="connector_audience",code="rate_limited"\}/,
     )
     expect(
-      server.charpipe.audienceQueue('onebot:qqflood:group:789', { character: 'alice' }).dropped.length,
+      server.charpipe.audience.queue({ session: 'onebot:qqflood:group:789', character: 'alice' }).dropped
+        .length,
     ).toBeGreaterThanOrEqual(8)
     expect(metrics).toMatch(
       /charpipe_admission_refused_total\{door="connector_audience",code="bad_request"\} [1-9]/,
@@ -274,7 +275,7 @@ describe('door battery', () => {
       },
       { timeout: 20_000, interval: 100 },
     )
-    const dropped = server.charpipe.audienceQueue(session, { character: 'alice' }).dropped
+    const dropped = server.charpipe.audience.queue({ session, character: 'alice' }).dropped
     expect(dropped.filter((entry) => entry.id === id)).toEqual([])
   })
 })

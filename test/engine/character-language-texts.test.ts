@@ -74,8 +74,13 @@ const lastUserOf = (preview: PreviewResult) =>
   messageText(preview.messages.filter((message) => message.role === 'user').at(-1) as never)
 
 async function previewBoth(input: Record<string, unknown>) {
-  const english = await charpipe!.preview({ session: 'en', character: 'mira', text: 'Look.', ...input })
-  const chinese = await charpipe!.preview({ session: 'zh', text: '看。', ...input })
+  const english = await charpipe!.inspect.preview({
+    session: 'en',
+    character: 'mira',
+    text: 'Look.',
+    ...input,
+  })
+  const chinese = await charpipe!.inspect.preview({ session: 'zh', text: '看。', ...input })
   return { english: lastUserOf(english), chinese: lastUserOf(chinese) }
 }
 
@@ -215,7 +220,7 @@ describe("the group chat's frame in the character's language", () => {
   it('frames observed lines and the current message, and keeps a configured template', async () => {
     charpipe = await createCharpipe(config())
     const observe = (session: string, character?: string) =>
-      charpipe!.observe({
+      charpipe!.sessions.observe({
         session,
         ...(character ? { character } : {}),
         speaker: { id: '1', name: 'Ann' },
@@ -228,16 +233,21 @@ describe("the group chat's frame in the character's language", () => {
     expect(english).toBe('[Group chat]\nAnn(1): hi all\n[Current message]\nBo(2): Look.')
     expect(chinese).toBe('[群聊记录]\nAnn(1): hi all\n[当前消息]\nBo(2): 看。')
 
-    const alone = await charpipe.preview({ session: 'x', character: 'mira', speaker, text: 'Hi.' })
+    const alone = await charpipe.inspect.preview({ session: 'x', character: 'mira', speaker, text: 'Hi.' })
     expect(lastUserOf(alone)).toBe('[Current message]\nBo(2): Hi.')
-    const chineseAlone = await charpipe.preview({ session: 'y', speaker, text: '你好' })
+    const chineseAlone = await charpipe.inspect.preview({ session: 'y', speaker, text: '你好' })
     expect(lastUserOf(chineseAlone)).toBe('[当前消息]\nBo(2): 你好')
 
     await charpipe.close()
     charpipe = await createCharpipe(
       config({ conversation: { group: { current_template: '<<{{current}}>>' } } }),
     )
-    const configured = await charpipe.preview({ session: 'x', character: 'mira', speaker, text: 'Hi.' })
+    const configured = await charpipe.inspect.preview({
+      session: 'x',
+      character: 'mira',
+      speaker,
+      text: 'Hi.',
+    })
     expect(lastUserOf(configured)).toBe('<<Bo(2): Hi.>>')
   })
 
@@ -245,13 +255,13 @@ describe("the group chat's frame in the character's language", () => {
     charpipe = await createCharpipe(config())
     const ann = { id: '1', name: 'Ann' }
     const speaker = { id: '2', name: 'Bo' }
-    charpipe.observe({ session: 'g', speaker: ann, text: 'hi all' })
+    charpipe.sessions.observe({ session: 'g', speaker: ann, text: 'hi all' })
     await collectEvents(charpipe.generate({ session: 'g', character: 'mira', speaker, text: 'Look.' }))
     // Another session: a line is heard only by the characters present where it is said.
-    charpipe.observe({ session: 'h', speaker: ann, text: 'hi all' })
+    charpipe.sessions.observe({ session: 'h', speaker: ann, text: 'hi all' })
     await collectEvents(charpipe.generate({ session: 'h', speaker, text: '看。' }))
     const storedUser = async (session: string, character?: string) =>
-      (await charpipe!.history(session, character ? { character } : {})).find(
+      (await charpipe!.sessions.history({ session, ...(character ? { character } : {}) })).find(
         (message) => message.role === 'user',
       )?.content
     expect(await storedUser('g', 'mira')).toBe(
@@ -312,7 +322,7 @@ describe("the idle turn's default instruction in the character's language", () =
       config({ character: { ...character, reply_format: 'plain' }, audience: { idle: { after_ms: 5000 } } }),
       { provider, clock },
     )
-    charpipe.subscribe('room', () => {})
+    charpipe.sessions.follow({ session: 'room', onEvent: () => {} })
     for (let passed = 0; passed < 5200; passed += 100) await clock.advance(100)
     await vi.waitFor(() => expect(provider.requests.length).toBeGreaterThan(0))
     expect(lastUserText(provider.requests[0]!)).toBe(instruction)

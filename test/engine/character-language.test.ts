@@ -52,7 +52,7 @@ describe('a character speaks its own language', () => {
   it('gives an English and a Chinese character their own scaffolding, user name, labels and mock replies', async () => {
     charpipe = await createCharpipe(config())
 
-    const english = await charpipe.preview({ session: 'en', character: 'mira', text: 'Hello!' })
+    const english = await charpipe.inspect.preview({ session: 'en', character: 'mira', text: 'Hello!' })
     expect(systemOf(english)).toBe(
       [
         'You are Mira, talking with User.',
@@ -64,7 +64,7 @@ describe('a character speaks its own language', () => {
     )
     expect(textOf(english, 1)).toBe('User: "What is Eldoria?"')
 
-    const chinese = await charpipe.preview({ session: 'zh', text: '你好！' })
+    const chinese = await charpipe.inspect.preview({ session: 'zh', text: '你好！' })
     expect(systemOf(chinese)).toBe(
       [
         '你是小助手，正在和用户对话。',
@@ -104,7 +104,7 @@ describe('a character speaks its own language', () => {
 
   it('follows character.language when it is set, whatever the persona says', async () => {
     charpipe = await createCharpipe(config('zh'))
-    const preview = await charpipe.preview({ session: 'en', character: 'mira', text: 'Hello!' })
+    const preview = await charpipe.inspect.preview({ session: 'en', character: 'mira', text: 'Hello!' })
     expect(systemOf(preview)).toMatch(/^你是Mira，正在和用户对话。/)
     expect(systemOf(preview)).toContain('开心、平静、难过')
   })

@@ -190,7 +190,7 @@ describe('voice messages (llm.transcriber)', () => {
     model.script({ text: '没听清。' })
     const charpipe = await createCharpipe(configWith())
     const events = await collectEvents(charpipe.generate({ text: '听', files: ['broken.wav'] }))
-    const preview = await charpipe.preview({ text: '听', files: ['broken.wav'] })
+    const preview = await charpipe.inspect.preview({ text: '听', files: ['broken.wav'] })
     await charpipe.close()
     expect(doneOf(events).text).toBe('没听清。')
     expect(lastUser(0)).toContain('[语音:转写失败]')

@@ -65,7 +65,7 @@ describe.each(Object.entries(providerConfigs))('a whole turn with provider %s', 
       emotion: '开心',
       interrupted: false,
     })
-    const stored = await charpipe.history('p')
+    const stored = await charpipe.sessions.history({ session: 'p' })
     expect(stored.map((message) => [message.role, message.content, message.emotion])).toEqual([
       ['user', '嗨', undefined],
       ['assistant', '你好呀～今天过得怎么样？', '开心'],
@@ -99,7 +99,7 @@ describe.each(Object.entries(providerConfigs))('a whole turn with provider %s', 
     // OpenClaw's gateway keeps its own history: only the new input goes to it.
     expect(roles).toEqual(name === 'openclaw' ? ['user'] : ['user', 'assistant', 'user'])
     expect(JSON.stringify(body.messages)).not.toContain('第一次问')
-    const stored = await charpipe.history('f')
+    const stored = await charpipe.sessions.history({ session: 'f' })
     expect(stored.map((message) => [message.role, message.content, message.failed])).toEqual([
       ['user', '嗨', undefined],
       ['assistant', '你好！', undefined],
@@ -138,7 +138,10 @@ describe.each(Object.entries(providerConfigs))('a whole turn with provider %s', 
     const request = server.requests.at(-1)!
     await request.closed
     expect(request.closedEarly).toBe(true)
-    expect((await charpipe.history('default'))[1]).toMatchObject({ content: '第一句。', interrupted: true })
+    expect((await charpipe.sessions.history({ session: 'default' }))[1]).toMatchObject({
+      content: '第一句。',
+      interrupted: true,
+    })
     await charpipe.close()
   })
 })
@@ -202,12 +205,9 @@ describe('whole turns: more', () => {
     expect(server.requests.map((request) => request.path)).toEqual(['/v1/chat/completions', '/v1/messages'])
     const anthropicBody = server.requests[1]!.body as { messages: { content: unknown }[] }
     expect(JSON.stringify(anthropicBody.messages)).toContain('来自OpenAI。')
-    expect((await charpipe.history('default')).map((message) => message.content)).toEqual([
-      '一',
-      '来自OpenAI。',
-      '二',
-      '来自Anthropic。',
-    ])
+    expect(
+      (await charpipe.sessions.history({ session: 'default' })).map((message) => message.content),
+    ).toEqual(['一', '来自OpenAI。', '二', '来自Anthropic。'])
     await charpipe.close()
   })
 

@@ -78,13 +78,15 @@ async function send(
   let interrupting: Promise<void> | undefined
   await charpipe.run(
     { session, text, id },
-    (event) => {
-      events.push(event)
-      // Barge-in on the first words of the reply.
-      if (interrupt && event.type === 'llm_chunk' && !interrupting)
-        interrupting = charpipe.interrupt(session, { heard: event.text })
+    {
+      onEvent: (event) => {
+        events.push(event)
+        // Barge-in on the first words of the reply.
+        if (interrupt && event.type === 'llm_chunk' && !interrupting)
+          interrupting = charpipe.interrupt(session, { heard: event.text })
+      },
+      onTurnNotStored: (event) => notStored.push(event),
     },
-    { onTurnNotStored: (event) => notStored.push(event) },
   )
   await interrupting
   const errors = events.flatMap((event) => (event.type === 'llm_error' ? [event.code] : []))

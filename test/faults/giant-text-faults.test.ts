@@ -51,7 +51,7 @@ async function readStored(config: ReturnType<typeof parseConfig>['config']) {
   const reader = await createCharpipe(config)
   try {
     const memories = (await reader.memory?.list({ scope: 'giant', limit: 10 })) ?? []
-    return { history: await reader.history('giant'), memories }
+    return { history: await reader.sessions.history({ session: 'giant' }), memories }
   } finally {
     await reader.close()
   }

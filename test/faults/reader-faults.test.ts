@@ -51,12 +51,12 @@ describe('a reader that stops', { timeout: 60_000 }, () => {
     await waitForNoConnections(300)
     expect(await readMetric('charpipe_websocket_connections')).toBe(0)
     expect(server.logLines.some((line) => line.includes('the client is not reading'))).toBe(true)
-    expect(server.charpipe.activeSessions()).toEqual([])
+    expect(server.charpipe.sessions.active()).toEqual([])
     // The turns that had started were stored; those cut by the close are marked interrupted.
     // (Inputs still in flight when the socket closed never started.)
-    const stored = (await Promise.all(sessions.map((session) => server!.charpipe.history(session)))).filter(
-      (messages) => messages.length > 0,
-    )
+    const stored = (
+      await Promise.all(sessions.map((session) => server!.charpipe.sessions.history({ session: session })))
+    ).filter((messages) => messages.length > 0)
     expect(stored.length).toBeGreaterThan(0)
     expect(stored.every((messages) => messages[0]?.role === 'user')).toBe(true)
     expect(stored.some((messages) => messages.some((message) => message.interrupted))).toBe(true)
@@ -98,7 +98,7 @@ describe('many readers that stop, over the real engine', { timeout: 90_000 }, ()
     expect(await readMetric('charpipe_websocket_connections')).toBe(0)
     const metrics = await (await fetch(`${server.url}/metrics`)).text()
     expect(metrics).not.toMatch(/charpipe_errors_total\{code="upstream_timeout"\} [1-9]/)
-    expect(server.charpipe.activeSessions()).toEqual([])
+    expect(server.charpipe.sessions.active()).toEqual([])
     for (const client of clients) client.terminate()
   })
 })

@@ -106,7 +106,9 @@ for (const store of ['postgres', 'redis'] as const) {
       const result = await runTurn(charpipe, '你好')
       expect(errorCodes(result)).toEqual([])
       expectClosedOnce(result)
-      expect((await charpipe.history('faults')).map((message) => message.role)).toEqual(['user', 'assistant'])
+      expect((await charpipe.sessions.history({ session: 'faults' })).map((message) => message.role)).toEqual(
+        ['user', 'assistant'],
+      )
     })
 
     it('killed mid-turn: the turn ends with store_unavailable and llm_done; the store heals after a restart', async () => {
@@ -154,9 +156,11 @@ for (const store of ['postgres', 'redis'] as const) {
       await server.restart()
       await expectHealed(charpipe)
       if (code === 'store_unavailable')
-        expect((await charpipe.history('faults')).some((message) => message.content.includes('冻住'))).toBe(
-          false,
-        )
+        expect(
+          (await charpipe.sessions.history({ session: 'faults' })).some((message) =>
+            message.content.includes('冻住'),
+          ),
+        ).toBe(false)
     })
 
     it('frozen: a new turn fails within the deadline, an interrupt ends one at once, and it heals after SIGCONT', async () => {

@@ -27,17 +27,16 @@ describe('GET /ws writes', () => {
         const run = fake.run.bind(fake)
         // What runs right after the server took llm_done, in the same tick (as the engine's
         // memory write does): the frame must already have left the corked socket by then.
-        fake.run = (input, onEvent, options) =>
-          run(
-            input,
-            (event) => {
+        fake.run = (input, { onEvent, ...options }) =>
+          run(input, {
+            ...options,
+            onEvent: (event) => {
               onEvent(event)
               if (event.type !== 'llm_done') return
               for (const socket of corked)
                 seenAfterDone.push({ corked: socket.writableCorked, buffered: socket.writableLength })
             },
-            options,
-          )
+          })
         return fake
       },
     })

@@ -1,6 +1,6 @@
 /**
  * A stdio MCP server that cannot start says why: the last lines of its stderr reach the server's
- * status (`listTools()`, hence `/api/tools`), the log and `createMcpTools`' error, scrubbed of its
+ * status (`inspect.tools()`, hence `/api/tools`), the log and `createMcpTools`' error, scrubbed of its
  * secrets. The server is the official SDK's, started in `exit` mode (`mcp-misbehaving-server.mjs`),
  * as the filesystem server does when none of its folders exist.
  */
@@ -37,7 +37,7 @@ describe('an MCP server that fails says why', () => {
     charpipe = await createCharpipe(makeConfig({ tools: { mcp_servers: { fs: failing } } }), { logger })
     const error = await vi.waitFor(
       () => {
-        const status = charpipe!.listTools().servers[0]
+        const status = charpipe!.inspect.tools().servers[0]
         if (status?.state !== 'failed') throw new Error(`not failed yet: ${JSON.stringify(status)}`)
         return status.error ?? ''
       },

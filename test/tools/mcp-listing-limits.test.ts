@@ -80,7 +80,7 @@ async function open(bad: ReturnType<typeof badServer>) {
 async function errorOfBadServer(charpipe: Charpipe): Promise<string> {
   return vi.waitFor(
     () => {
-      const status = charpipe.listTools().servers.find((server) => server.name === 'bad')
+      const status = charpipe.inspect.tools().servers.find((server) => server.name === 'bad')
       if (status?.state !== 'failed' || !status.error)
         throw new Error(`not failed yet: ${JSON.stringify(status)}`)
       return status.error
@@ -92,7 +92,8 @@ async function errorOfBadServer(charpipe: Charpipe): Promise<string> {
 /** The well-behaved server's tool still works in a whole turn. */
 async function expectOtherToolsWork(charpipe: Charpipe) {
   await vi.waitFor(
-    () => expect(charpipe.listTools().servers.find((server) => server.name === 'good')?.state).toBe('ready'),
+    () =>
+      expect(charpipe.inspect.tools().servers.find((server) => server.name === 'good')?.state).toBe('ready'),
     { timeout: 20_000, interval: 20 },
   )
   model.reset()
@@ -112,7 +113,7 @@ describe('MCP listing limits', () => {
     expect(error).toContain('tools/list refused: the server sent more than 20 pages')
     expect(error).toContain('tools.mcp_servers.bad.max_list_pages')
     expect(listingsByProcess()[0]).toHaveLength(20)
-    expect(charpipe.listTools().tools.some((tool) => tool.server === 'bad')).toBe(false)
+    expect(charpipe.inspect.tools().tools.some((tool) => tool.server === 'bad')).toBe(false)
     await expectOtherToolsWork(charpipe)
   })
 
@@ -157,7 +158,7 @@ describe('MCP listing limits', () => {
     const charpipe = await open(badServer('turns-endless', { max_list_pages: 5 }))
     await vi.waitFor(
       () =>
-        expect(charpipe.listTools().tools.map((tool) => tool.name)).toEqual(
+        expect(charpipe.inspect.tools().tools.map((tool) => tool.name)).toEqual(
           expect.arrayContaining(['break', 'ok']),
         ),
       { timeout: 20_000, interval: 20 },
@@ -172,7 +173,8 @@ describe('MCP listing limits', () => {
     expect(first).toEqual(['list ', 'list ', 'list page-2', 'list page-3', 'list page-4', 'list page-5'])
     // The server is started again (a fresh process lists well) and its tools come back.
     await vi.waitFor(
-      () => expect(charpipe.listTools().servers.find((server) => server.name === 'bad')?.state).toBe('ready'),
+      () =>
+        expect(charpipe.inspect.tools().servers.find((server) => server.name === 'bad')?.state).toBe('ready'),
       { timeout: 20_000, interval: 20 },
     )
     expect(refusals()).toHaveLength(1)

@@ -49,7 +49,7 @@ describe('a remote MCP server with only the HTTP+SSE transport', () => {
     expect(doneOf(events).text).toBe('It answered.')
     expect(events.find((event) => event.type === 'tool_result')).toMatchObject({ result: 'echo: over sse' })
     expect(JSON.stringify(model.requests[1]!.body)).toContain('echo: over sse')
-    const listed = charpipe.listTools()
+    const listed = charpipe.inspect.tools()
     expect(listed.servers).toEqual([{ name: 'legacy', state: 'ready' }])
     expect(listed.tools).toContainEqual({
       name: 'old_echo',

@@ -113,8 +113,8 @@ describe('MCP tools in a turn', () => {
     const offered = (model.requests[0]!.body as { tools: { function: { name: string } }[] }).tools
     expect(offered.map((tool) => tool.function.name)).toContain('echo')
     expect(doneOf(events).text).toBe('It said hello.')
-    expect(charpipe.listTools().servers).toEqual([{ name: 'local', state: 'ready' }])
-    expect(charpipe.listTools().tools).toContainEqual({
+    expect(charpipe.inspect.tools().servers).toEqual([{ name: 'local', state: 'ready' }])
+    expect(charpipe.inspect.tools().tools).toContainEqual({
       name: 'echo',
       description: 'Repeats the text',
       server: 'local',
@@ -205,9 +205,9 @@ describe('MCP tools in a turn', () => {
     const first = await pidOf('a')
     expect(first).toBeGreaterThan(0)
     process.kill(first, 'SIGKILL')
-    await waitFor(() => charpipe.listTools().servers[0]?.state === 'failed', 'the server to be seen gone')
-    expect(charpipe.listTools().tools).toEqual([])
-    await waitFor(() => charpipe.listTools().servers[0]?.state === 'ready', 'the restart')
+    await waitFor(() => charpipe.inspect.tools().servers[0]?.state === 'failed', 'the server to be seen gone')
+    expect(charpipe.inspect.tools().tools).toEqual([])
+    await waitFor(() => charpipe.inspect.tools().servers[0]?.state === 'ready', 'the restart')
     const second = await pidOf('b')
     expect(second).toBeGreaterThan(0)
     expect(second).not.toBe(first)
@@ -228,18 +228,21 @@ describe('MCP tools in a turn', () => {
     const charpipe = await open({
       mcp_servers: { one: stdioServer(), two: stdioServer({ env: {} }) },
     })
-    await waitFor(() => charpipe.listTools().servers.every((server) => server.state !== 'connecting'), 'both')
-    const two = charpipe.listTools().servers.find((server) => server.name === 'two')
+    await waitFor(
+      () => charpipe.inspect.tools().servers.every((server) => server.state !== 'connecting'),
+      'both',
+    )
+    const two = charpipe.inspect.tools().servers.find((server) => server.name === 'two')
     expect(two?.state).toBe('failed')
     expect(two?.error).toContain('offered by both one and two')
     expect(two?.error).toContain('prefix')
-    expect(charpipe.listTools().tools.every((tool) => tool.server === 'one')).toBe(true)
+    expect(charpipe.inspect.tools().tools.every((tool) => tool.server === 'one')).toBe(true)
   })
 
   it('maps names providers refuse and maps them back; include keeps only the named tools', async () => {
     const charpipe = await open({ mcp_servers: { local: stdioServer({ prefix: 'fs.', include: ['echo'] }) } })
-    await waitFor(() => charpipe.listTools().servers[0]?.state === 'ready', 'the server')
-    const names = charpipe.listTools().tools.map((tool) => tool.name)
+    await waitFor(() => charpipe.inspect.tools().servers[0]?.state === 'ready', 'the server')
+    const names = charpipe.inspect.tools().tools.map((tool) => tool.name)
     expect(names).toHaveLength(1)
     expect(names[0]).toMatch(/^fs_echo_[0-9a-f]{6}$/)
     model.script([{ toolCalls: [{ id: 'c1', name: names[0]!, arguments: { text: 'x' } }] }, { text: 'ok' }])
@@ -252,7 +255,7 @@ describe('MCP tools in a turn', () => {
     model.script([{ toolCalls: [{ id: 'c1', name: 'grow', arguments: {} }] }, { text: 'grown' }])
     await collectEvents(charpipe.generate({ text: 'grow' }))
     await waitFor(
-      () => charpipe.listTools().tools.some((tool) => tool.name === 'sprout'),
+      () => charpipe.inspect.tools().tools.some((tool) => tool.name === 'sprout'),
       'the new tool to be listed',
     )
     model.script([{ toolCalls: [{ id: 'c2', name: 'sprout', arguments: {} }] }, { text: 'ok' }])
@@ -262,17 +265,17 @@ describe('MCP tools in a turn', () => {
 
   it('config changes reconnect only what changed', async () => {
     const charpipe = await open({ mcp_servers: { local: stdioServer(), web: { url: http.url } } })
-    await waitFor(() => charpipe.listTools().servers.every((server) => server.state === 'ready'), 'both')
+    await waitFor(() => charpipe.inspect.tools().servers.every((server) => server.state === 'ready'), 'both')
     const before = readServerEvents().filter((line) => line.startsWith('started'))
     expect(before).toHaveLength(1)
     await charpipe.reload(
       configOf({ mcp_servers: { local: stdioServer(), web: { url: http.url, exclude: ['remote_fail'] } } }),
     )
     await waitFor(
-      () => charpipe.listTools().servers.every((server) => server.state === 'ready'),
+      () => charpipe.inspect.tools().servers.every((server) => server.state === 'ready'),
       'both again',
     )
-    const names = charpipe.listTools().tools.map((tool) => tool.name)
+    const names = charpipe.inspect.tools().tools.map((tool) => tool.name)
     expect(names).toContain('remote_echo')
     expect(names).not.toContain('remote_fail')
     expect(readServerEvents().filter((line) => line.startsWith('started'))).toEqual(before)

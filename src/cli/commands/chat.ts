@@ -60,7 +60,7 @@ export function run(args: string[]): Promise<number> {
     const target: ChatTarget = { session: values.session, character: values.character }
     const chosen = () => (target.character ? { character: target.character } : {})
     // A new session with a character that greets opens with its greeting, as the page does.
-    const openSession = () => charpipe.open({ session: target.session, ...chosen() })
+    const openSession = () => charpipe.sessions.open({ session: target.session, ...chosen() })
     const printGreeting = (opened: Awaited<ReturnType<typeof openSession>>) => {
       if (!opened.greeting) return
       const { emotion, content } = opened.greeting
@@ -112,7 +112,10 @@ export function run(args: string[]): Promise<number> {
       target,
       characters: Object.keys(config.characters),
       clear: (cleared) =>
-        charpipe.clearSession(cleared.session, cleared.character ? { character: cleared.character } : {}),
+        charpipe.sessions.clear({
+          session: cleared.session,
+          ...(cleared.character ? { character: cleared.character } : {}),
+        }),
       open: async () => printGreeting(await openSession()),
       print: (text) => console.log(text),
     }

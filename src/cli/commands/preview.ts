@@ -48,7 +48,7 @@ export function run(args: string[]): Promise<number> {
       const charpipe = await createCharpipe(config)
       try {
         const { session, emotion, character } = parsed.values
-        const result = await charpipe.preview({
+        const result = await charpipe.inspect.preview({
           session,
           text,
           ...(emotion ? { emotion } : {}),

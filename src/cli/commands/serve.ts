@@ -122,7 +122,7 @@ export async function run(args: string[]): Promise<number> {
       // Turns end and stores close within their own deadlines; this is the bound on the whole.
       setTimeout(() => {
         logger.error(
-          { graceMs, sessions: started.server.charpipe.activeSessions() },
+          { graceMs, sessions: started.server.charpipe.sessions.active() },
           'shutdown grace passed: exiting with these sessions unfinished (their last turn may not be stored)',
         )
         process.exit(1)

@@ -210,7 +210,7 @@ export function createBilibiliConnector(options: CreateBilibiliConnectorOptions)
     }
     // A refusal (a full queue, a turn limit) drops this message; it never throws out of the socket's listener.
     try {
-      void Promise.resolve(host.audience({ session, character, messages: [message] })).catch(refuse)
+      void Promise.resolve(host.audience.send({ session, character, messages: [message] })).catch(refuse)
     } catch (error) {
       refuse(error as Error)
     }
@@ -224,9 +224,10 @@ export function createBilibiliConnector(options: CreateBilibiliConnectorOptions)
     ...(config.audience ? { audience: config.audience } : {}),
   }
 
-  const unfollow = host.subscribe(
+  const unfollow = host.sessions.follow({
+    ...followOptions,
     session,
-    (event: FollowedEvent) => {
+    onEvent: (event: FollowedEvent) => {
       if (!config.post_replies || cookie.csrf === '') return
       if (event.type !== 'llm_done' || event.interrupted === true) return
       const text = typeof event.text === 'string' ? event.text.replace(/\s+/g, ' ').trim() : ''
@@ -248,8 +249,7 @@ export function createBilibiliConnector(options: CreateBilibiliConnectorOptions)
       }
       pump()
     },
-    followOptions,
-  )
+  })
 
   /**
    * Sends the next part of the oldest reply, then waits the send interval before the one after. A

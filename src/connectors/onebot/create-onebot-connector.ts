@@ -154,7 +154,7 @@ export function createOnebotConnector(options: CreateOnebotConnectorOptions): On
       })
       rememberAnswered(converted.message.id, { userId: String(message.user_id), messageId })
       void Promise.resolve(
-        host.audience({
+        host.audience.send({
           session: groupSession(String(message.group_id)),
           character,
           messages: [converted.message],
@@ -195,9 +195,11 @@ export function createOnebotConnector(options: CreateOnebotConnectorOptions): On
           speaker: { id: userId, name: converted.message.speaker.name },
           ...(converted.message.images ? { images: converted.message.images } : {}),
         },
-        (turnEvent: CharpipeEvent) => {
-          if (turnEvent.type === 'llm_done' && !turnEvent.interrupted && turnEvent.text.trim() !== '')
-            queueReply('send_private_msg', { user_id: Number(userId) }, turnEvent.text, undefined, [])
+        {
+          onEvent: (turnEvent: CharpipeEvent) => {
+            if (turnEvent.type === 'llm_done' && !turnEvent.interrupted && turnEvent.text.trim() !== '')
+              queueReply('send_private_msg', { user_id: Number(userId) }, turnEvent.text, undefined, [])
+          },
         },
       )
     } catch (error) {
@@ -213,9 +215,10 @@ export function createOnebotConnector(options: CreateOnebotConnectorOptions): On
   }
 
   function followGroup(groupId: string) {
-    return host.subscribe(
-      groupSession(groupId),
-      (event: FollowedEvent) => {
+    return host.sessions.follow({
+      ...followOptions,
+      session: groupSession(groupId),
+      onEvent: (event: FollowedEvent) => {
         if (event.type !== 'llm_done' || event.interrupted === true) return
         const text = typeof event.text === 'string' ? event.text.trim() : ''
         if (text === '') return
@@ -227,8 +230,7 @@ export function createOnebotConnector(options: CreateOnebotConnectorOptions): On
           ...new Set(answeredMessages.map((found) => found.userId)),
         ])
       },
-      followOptions,
-    )
+    })
   }
 
   function queueReply(

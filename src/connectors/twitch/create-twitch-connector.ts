@@ -93,8 +93,8 @@ export function createTwitchConnector(options: CreateTwitchConnectorOptions): Co
     if (!converted || converted.text === '' || seen.has(converted.id)) return
     seen.add(converted.id)
     messagesIn += 1
-    void Promise.resolve(host.audience({ session, character, messages: [converted] })).catch((error: Error) =>
-      logger.warn({ connector: config.name, err: error }, 'audience message refused'),
+    void Promise.resolve(host.audience.send({ session, character, messages: [converted] })).catch(
+      (error: Error) => logger.warn({ connector: config.name, err: error }, 'audience message refused'),
     )
   }
 
@@ -128,9 +128,10 @@ export function createTwitchConnector(options: CreateTwitchConnectorOptions): Co
     ...(config.audience ? { audience: config.audience } : {}),
   }
 
-  const unfollow = host.subscribe(
+  const unfollow = host.sessions.follow({
+    ...followOptions,
     session,
-    (event: FollowedEvent) => {
+    onEvent: (event: FollowedEvent) => {
       if (!config.post_replies || event.type !== 'llm_done' || event.interrupted === true) return
       const text = typeof event.text === 'string' ? event.text.replace(/\s+/g, ' ').trim() : ''
       if (text === '') return
@@ -146,8 +147,7 @@ export function createTwitchConnector(options: CreateTwitchConnectorOptions): Co
         if (send(`${tag}PRIVMSG #${config.channel} :${part}`)) messagesOut += 1
       })
     },
-    followOptions,
-  )
+  })
 
   return {
     status: () => ({

@@ -151,7 +151,7 @@ describe('regex rules in a turn (createCharpipe)', () => {
     try {
       const events = await collectEvents(charpipe.generate({ text }))
       doneOf(events)
-      const preview = await charpipe.preview({ text, session: 'preview' })
+      const preview = await charpipe.inspect.preview({ text, session: 'preview' })
       const sent = provider.calls[0]!.request.messages
       return { sentInput: messageText(sent.at(-1)!), logs: preview.logs }
     } finally {
@@ -197,7 +197,7 @@ describe('regex rules in a turn (createCharpipe)', () => {
       const system = messageText(provider.calls[0]!.request.messages[0]!)
       expect(system).toContain(`你在回应：${text}`)
       expect(system.length).toBeLessThan(60_000)
-      const preview = await charpipe.preview({ text, session: 'preview' })
+      const preview = await charpipe.inspect.preview({ text, session: 'preview' })
       expect(preview.logs).toContainEqual(
         expect.objectContaining({ processorId: 'injection-assembler', level: 'warn' }),
       )

@@ -28,7 +28,7 @@ import { preflightKeyOf } from './normalize-preflight-text.js'
 export interface PreflightController extends PreparedTurns {
   /** An early transcript: prepares its turn, or ignores it. Throws BadRequestError for bad input. */
   prepare(raw: GenerateInput): OfferResult
-  /** What preflight has done so far (`Charpipe.preflightStats`). */
+  /** What preflight has done so far (`Charpipe.inspect.preflight`). */
   stats(): PreflightStats
 }
 

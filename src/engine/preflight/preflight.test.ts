@@ -48,9 +48,9 @@ describe('createCharpipe input with preflight: true', () => {
     expect(doneOf(events).timing?.preflight_saved_ms).toBeTypeOf('number')
     expect(heard).toHaveLength(2)
     expect(model.requests).toHaveLength(1)
-    const history = await charpipe.history('s')
+    const history = await charpipe.sessions.history({ session: 's' })
     expect(history.map((message) => message.content)).toEqual(['ｈｅｌｌｏ，在吗？', '我在呢。有什么事？'])
-    expect(charpipe.preflightStats?.()).toMatchObject({ started: 1, adopted: 1, wastedRequests: 0 })
+    expect(charpipe.inspect.preflight?.()).toMatchObject({ started: 1, adopted: 1, wastedRequests: 0 })
     await charpipe.close()
   })
 
@@ -82,9 +82,12 @@ describe('createCharpipe input with preflight: true', () => {
     expect(doneOf(events)).toMatchObject({ text: '狗。', interrupted: false })
     await model.requests[0]!.closed
     expect(model.requests[0]!.closedEarly).toBe(true)
-    expect((await charpipe.history('c')).map((message) => message.content)).toEqual(['我喜欢狗', '狗。'])
+    expect((await charpipe.sessions.history({ session: 'c' })).map((message) => message.content)).toEqual([
+      '我喜欢狗',
+      '狗。',
+    ])
     await expect
-      .poll(() => charpipe.preflightStats?.(), patience)
+      .poll(() => charpipe.inspect.preflight?.(), patience)
       .toMatchObject({ dropped: { changed: 1 }, wastedRequests: 1 })
     await charpipe.close()
   })
@@ -95,7 +98,7 @@ describe('createCharpipe input with preflight: true', () => {
     await collectEvents(charpipe.generate({ session: 'i', text: '开始吧', preflight: true }))
     await expect.poll(() => model.requests.length, patience).toBe(1)
     await charpipe.interrupt('i')
-    expect(charpipe.activeSessions()).toEqual([])
+    expect(charpipe.sessions.active()).toEqual([])
     const events = await collectEvents(charpipe.generate({ session: 'i', text: '开始吧' }))
     expect(doneOf(events)).toMatchObject({ text: '好。', interrupted: false })
     expect(model.requests).toHaveLength(1)
@@ -110,7 +113,7 @@ describe('createCharpipe input with preflight: true', () => {
     model.script({ text: '不会说出来。', firstTokenDelayMs: 5000 })
     await collectEvents(charpipe.generate({ session: 'x', text: '再见', preflight: true }))
     await expect.poll(() => model.requests.length, patience).toBe(1)
-    const history = charpipe.history('x')
+    const history = charpipe.sessions.history({ session: 'x' })
     await charpipe.close()
     expect(await history).toEqual([])
     await model.requests[0]!.closed

@@ -104,7 +104,10 @@ describe('a turn while the history store is unavailable', () => {
       addStoreDeadlines(store, { store: 'history', backend: 'memory', timeoutMs: 600_000 }),
     )
     const events: CharpipeEvent[] = []
-    const running = charpipe.run({ text: '你好', id: 'complete-2' }, (event) => events.push(event))
+    const running = charpipe.run(
+      { text: '你好', id: 'complete-2' },
+      { onEvent: (event) => events.push(event) },
+    )
     await vi.waitFor(() => expect(finishWrite).toBeDefined(), { timeout: 10_000 })
     // The interrupt resolves once the turn has ended, which is after its write.
     const interrupted = charpipe.interrupt('default')

@@ -40,7 +40,7 @@ export function findRegeneratedTurn(options: FindRegeneratedTurnOptions): string
 }
 
 export interface ReadRegeneratedTurnOptions {
-  charpipe: Pick<Charpipe, 'history'>
+  charpipe: { readonly sessions: Pick<Charpipe['sessions'], 'history'> }
   /** The engine's session (in the client's namespace). */
   session: string
   /** The engine's character id; undefined for the default character. */
@@ -57,7 +57,8 @@ export interface ReadRegeneratedTurnOptions {
 export async function readRegeneratedTurn(options: ReadRegeneratedTurnOptions): Promise<string | undefined> {
   if (!options.clientHistory) return undefined
   try {
-    const stored = await options.charpipe.history(options.session, {
+    const stored = await options.charpipe.sessions.history({
+      session: options.session,
       limit: 2,
       ...(options.character ? { character: options.character } : {}),
     })

@@ -1,5 +1,5 @@
 /**
- * Stored responses (`store` not false): kept with `Charpipe.keepRecord` in the history store, so a
+ * Stored responses (`store` not false): kept with `Charpipe.records.keep` in the history store, so a
  * later `previous_response_id` or `GET /v1/responses/:id` finds them after a restart too. A record
  * belongs to the client that made it: another client's request reads it as absent.
  */
@@ -25,7 +25,11 @@ export async function keepResponseRecord(
   record: Omit<ResponseRecord, 'owner'>,
 ): Promise<void> {
   const value: ResponseRecord = { owner: requestClientKey(context) ?? null, ...record }
-  await dependencies.charpipe.keepRecord(recordKind, record.resource.id, JSON.stringify(value))
+  await dependencies.charpipe.records.keep({
+    kind: recordKind,
+    id: record.resource.id,
+    value: JSON.stringify(value),
+  })
 }
 
 /** The stored response of this id that the request's client may read; undefined otherwise. */
@@ -34,7 +38,7 @@ export async function readResponseRecord(
   context: Context,
   id: string,
 ): Promise<ResponseRecord | undefined> {
-  const stored = await dependencies.charpipe.readRecord(recordKind, id)
+  const stored = await dependencies.charpipe.records.read({ kind: recordKind, id })
   if (stored === undefined) return undefined
   const record = JSON.parse(stored) as ResponseRecord
   const admin = context.get('adminTokenUsed') === true

@@ -35,7 +35,7 @@ export function registerAdminRoutes(app: Hono, dependencies: ServerDependencies)
 
   app.get('/api/processors', (context) =>
     context.json(
-      charpipe.listProcessors().map((processor) => ({
+      charpipe.inspect.processors().map((processor) => ({
         id: processor.id,
         name: processor.name,
         description: processor.description,
@@ -52,7 +52,9 @@ export function registerAdminRoutes(app: Hono, dependencies: ServerDependencies)
     const body = await readJsonBody(context, previewBodySchema)
     if (!body.ok) return body.response
     try {
-      return context.json(await charpipe.preview({ ...body.value, session: body.value.session ?? 'default' }))
+      return context.json(
+        await charpipe.inspect.preview({ ...body.value, session: body.value.session ?? 'default' }),
+      )
     } catch (error) {
       return respondWithError(context, error)
     }
@@ -71,7 +73,8 @@ export function registerAdminRoutes(app: Hono, dependencies: ServerDependencies)
     }
     try {
       const character = context.req.query('character')
-      const messages = await charpipe.history(resolved.session, {
+      const messages = await charpipe.sessions.history({
+        session: resolved.session,
         limit,
         beforeId: context.req.query('before'),
         ...(character ? { character } : {}),
@@ -86,14 +89,14 @@ export function registerAdminRoutes(app: Hono, dependencies: ServerDependencies)
     try {
       // Without ?character= the session goes with every character it was held with.
       const character = context.req.query('character')
-      await charpipe.clearSession(context.req.param('id'), character ? { character } : {})
+      await charpipe.sessions.clear({ session: context.req.param('id'), ...(character ? { character } : {}) })
       return context.json({ deleted: true, session: context.req.param('id') })
     } catch (error) {
       return respondWithError(context, error)
     }
   })
 
-  app.get('/api/tools', (context) => context.json(charpipe.listTools()))
+  app.get('/api/tools', (context) => context.json(charpipe.inspect.tools()))
 
   app.get('/api/providers', (context) =>
     context.json(

@@ -40,7 +40,7 @@ export function registerAudienceRoutes(app: Hono, dependencies: ServerDependenci
       // Ids are compared within the sender's own source; chat-token requests without a key share one.
       const source = audienceSourceOf(readRequestCaller(context), requestClientKey(context), 'chat')
       return context.json(
-        charpipe.audience({ ...body.value, messages, session: resolved.session, source }),
+        charpipe.audience.send({ ...body.value, messages, session: resolved.session, source }),
         202,
       )
     } catch (error) {
@@ -53,7 +53,10 @@ export function registerAudienceRoutes(app: Hono, dependencies: ServerDependenci
     if (resolved.response) return resolved.response
     try {
       const character = context.req.query('character')
-      const queue = charpipe.audienceQueue(resolved.session, character ? { character } : {})
+      const queue = charpipe.audience.queue({
+        session: resolved.session,
+        ...(character ? { character } : {}),
+      })
       return context.json({ ...queue, session: context.req.param('id') })
     } catch (error) {
       return respondWithError(context, error)
@@ -65,7 +68,7 @@ export function registerAudienceRoutes(app: Hono, dependencies: ServerDependenci
     if (resolved.response) return resolved.response
     try {
       const character = context.req.query('character')
-      const done = charpipe.moderateAudience({
+      const done = charpipe.audience.moderate({
         session: resolved.session,
         id: context.req.param('message') ?? '',
         action,

@@ -55,7 +55,7 @@ export function registerChatRoute(app: Hono, dependencies: ServerDependencies): 
     if (resolved.response) return resolved.response
     try {
       const { character } = body.value
-      const { greeting } = await dependencies.charpipe.open({
+      const { greeting } = await dependencies.charpipe.sessions.open({
         session: resolved.session,
         ...(character ? { character } : {}),
       })
@@ -77,7 +77,7 @@ export function registerChatRoute(app: Hono, dependencies: ServerDependencies): 
     const resolved = resolveRequestSession(context, dependencies.sessionOwners, context.req.param('id'))
     if (resolved.response) return resolved.response
     try {
-      const observed = dependencies.charpipe.observe({ ...body.value, session: resolved.session })
+      const observed = dependencies.charpipe.sessions.observe({ ...body.value, session: resolved.session })
       return context.json(observed, 201)
     } catch (error) {
       return respondWithError(context, error)

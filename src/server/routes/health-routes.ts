@@ -61,7 +61,9 @@ async function probe(
 /** Checks every store of the current config at once; resolves with those that are down. */
 export async function checkStores(charpipe: Charpipe, logger: Logger): Promise<StoreDown[]> {
   const timeoutMs = charpipe.config.storage.timeout_ms
-  const checks = [probe('history', () => charpipe.history(probeSession, { limit: 1 }), timeoutMs, logger)]
+  const checks = [
+    probe('history', () => charpipe.sessions.history({ session: probeSession, limit: 1 }), timeoutMs, logger),
+  ]
   const memory = charpipe.memory
   if (memory)
     checks.push(probe('memory', () => memory.list({ scope: probeSession, limit: 1 }), timeoutMs, logger))

@@ -242,9 +242,11 @@ export function createWebSocketEvents(options: CreateWebSocketEventsOptions): WS
         ...(early ? { preflight: true } : frame.id ? { id: frame.id } : {}),
       })
       if (early) {
-        await charpipe.run(input, (event) => {
-          if (event.type === 'llm_error')
-            send(socket, { type: 'error', code: event.code, session: named, message: event.message })
+        await charpipe.run(input, {
+          onEvent: (event) => {
+            if (event.type === 'llm_error')
+              send(socket, { type: 'error', code: event.code, session: named, message: event.message })
+          },
         })
         return
       }
@@ -280,7 +282,7 @@ export function createWebSocketEvents(options: CreateWebSocketEventsOptions): WS
     const session = enterSession(socket, 'ws_observe', named)
     if (session === undefined) return
     try {
-      charpipe.observe({ session, speaker: frame.speaker, text: frame.text, images: frame.images })
+      charpipe.sessions.observe({ session, speaker: frame.speaker, text: frame.text, images: frame.images })
     } catch (error) {
       sendFailure(
         socket,
@@ -298,7 +300,7 @@ export function createWebSocketEvents(options: CreateWebSocketEventsOptions): WS
     const session = enterSession(socket, 'ws_open', named)
     if (session === undefined) return
     try {
-      const { greeting } = await charpipe.open({
+      const { greeting } = await charpipe.sessions.open({
         session,
         ...(frame.character ? { character: frame.character } : {}),
       })

@@ -20,6 +20,7 @@ import type {
   GenerateInput,
   GenerateOptions,
   InterruptOptions,
+  RunOptions,
 } from '../../engine/types.js'
 import { type ValidatedObserveInput, validateObserveInput } from '../../engine/validate-generate-input.js'
 import { modelRoleOf } from '../../memory/model-role-of.js'
@@ -38,9 +39,9 @@ export interface CreateFakeCharpipeOptions {
 export interface FakeCharpipe extends Charpipe {
   /** Every config passed to `reload`, in order. */
   readonly reloads: CharpipeConfig[]
-  /** Every line passed to `observe`, in order. */
+  /** Every line passed to `sessions.observe`, in order. */
   readonly observed: ValidatedObserveInput[]
-  /** Every call of `audience` and `activity`, in order. */
+  /** Every call of `audience.send` and `sessions.activity`, in order. */
   readonly audienceCalls: (AudienceInput | ActivityInput)[]
   readonly closed: boolean
 }
@@ -51,6 +52,29 @@ interface RunningTurn {
   reason?: 'new_input' | 'interrupt'
   ended: Promise<void>
 }
+
+const fakeProcessors: ProcessorInfo[] = [
+  {
+    id: 'persona',
+    name: 'Persona',
+    description: 'The character card.',
+    priority: 10,
+    enabled: true,
+    isCore: true,
+    configFields: [],
+    settings: {},
+  },
+  {
+    id: 'session-loader',
+    name: 'History',
+    description: 'Recent turns.',
+    priority: 20,
+    enabled: true,
+    isCore: true,
+    configFields: [],
+    settings: {},
+  },
+]
 
 const sleep = (ms: number, signal: AbortSignal) =>
   new Promise<void>((resolve) => {
@@ -68,7 +92,7 @@ export function createFakeCharpipe(options: CreateFakeCharpipeOptions): FakeChar
   let turnCounter = 0
   const reloads: CharpipeConfig[] = []
   const histories = new Map<string, StoredMessage[]>()
-  /** `keepRecord` records by kind and id, kept in memory. */
+  /** `records.keep` records by kind and id, kept in memory. */
   const records = new Map<string, string>()
   const running = new Map<string, RunningTurn>()
   const listeners = new Map<string, Set<(event: CharpipeEvent) => void>>()
@@ -196,31 +220,25 @@ export function createFakeCharpipe(options: CreateFakeCharpipeOptions): FakeChar
   const audienceCalls: (AudienceInput | ActivityInput)[] = []
   const charpipe: FakeCharpipe = {
     audienceCalls,
-    audience(input) {
-      audienceCalls.push(input)
-      return { accepted: input.messages.length, dropped: [] }
+    audience: {
+      send(input) {
+        audienceCalls.push(input)
+        return { accepted: input.messages.length, dropped: [] }
+      },
+      queue: ({ session }) => ({ session, waiting: [], selected: [], dropped: [] }),
+      moderate: () => false,
+      stats: () => ({
+        messagesIn: 0,
+        selected: 0,
+        dropped: { queue_full: 0, too_old: 0, duplicate: 0, blocked: 0, moderated: 0 },
+        idleTurns: 0,
+        waits: [],
+      }),
     },
-    activity(input) {
-      audienceCalls.push(input)
-    },
-    subscribe: () => () => {},
-    audienceQueue: (session) => ({ session, waiting: [], selected: [], dropped: [] }),
-    moderateAudience: () => false,
-    audienceStats: () => ({
-      messagesIn: 0,
-      selected: 0,
-      dropped: { queue_full: 0, too_old: 0, duplicate: 0, blocked: 0, moderated: 0 },
-      idleTurns: 0,
-      waits: [],
-    }),
     get reloads() {
       return reloads
     },
     observed,
-    observe(input) {
-      observed.push(validateObserveInput(input))
-      return { id: `observed-${observed.length}` }
-    },
     get closed() {
       return closed
     },
@@ -235,7 +253,7 @@ export function createFakeCharpipe(options: CreateFakeCharpipeOptions): FakeChar
         yield event
       }
     },
-    async run(input: GenerateInput, onEvent: (event: CharpipeEvent) => void, runOptions?: GenerateOptions) {
+    async run(input: GenerateInput, { onEvent, ...runOptions }: RunOptions) {
       for await (const event of charpipe.generate(input, runOptions)) onEvent(event)
     },
     on<T extends CharpipeEventType>(type: T | string, listener: CharpipeListener<T>) {
@@ -259,69 +277,62 @@ export function createFakeCharpipe(options: CreateFakeCharpipeOptions): FakeChar
       reloads.push(next)
       config = next
     },
-    async preview(input: GenerateInput): Promise<PreviewResult> {
-      const history = histories.get(input.session ?? 'default') ?? []
-      const messages = [
-        {
-          role: 'system' as const,
-          content: config.character.persona || config.character.name,
-          source: 'persona',
-        },
-        ...history.map((message) => ({
-          role: modelRoleOf(message.role),
-          content: message.content,
-          source: 'history',
-        })),
-        { role: 'user' as const, content: input.text, source: 'input' },
-      ].map((message) => ({ ...message, tokens: Math.ceil(message.content.length / 2) }))
-      return { messages, total_tokens: messages.reduce((sum, message) => sum + message.tokens, 0), logs: [] }
+    sessions: {
+      // The fake serves its one character and greets no one.
+      async open() {
+        return {}
+      },
+      observe(input) {
+        observed.push(validateObserveInput(input))
+        return { id: `observed-${observed.length}` }
+      },
+      activity(input) {
+        audienceCalls.push(input)
+      },
+      follow: () => () => {},
+      async history({ session, limit }) {
+        const history = histories.get(session) ?? []
+        return limit ? history.slice(-limit) : [...history]
+      },
+      async clear({ session }) {
+        histories.delete(session)
+      },
+      active: () => [...running.keys()],
     },
-    async history(session: string, historyOptions?: { limit?: number }) {
-      const history = histories.get(session) ?? []
-      return historyOptions?.limit ? history.slice(-historyOptions.limit) : [...history]
+    records: {
+      async keep({ kind, id, value }) {
+        const key = `${kind}/${id}`
+        if (!records.has(key)) records.set(key, value)
+      },
+      async read({ kind, id }) {
+        return records.get(`${kind}/${id}`)
+      },
     },
-    async clearSession(session: string) {
-      histories.delete(session)
-    },
-    async keepRecord(kind: string, id: string, value: string) {
-      const key = `${kind}/${id}`
-      if (!records.has(key)) records.set(key, value)
-    },
-    async readRecord(kind: string, id: string) {
-      return records.get(`${kind}/${id}`)
-    },
-    // The fake serves its one character and greets no one.
-    async open() {
-      return {}
-    },
-    characters: () => listCharacterIds(config),
-    activeSessions: () => [...running.keys()],
-    listTools() {
-      return { tools: [], servers: [] }
-    },
-    listProcessors(): ProcessorInfo[] {
-      return [
-        {
-          id: 'persona',
-          name: 'Persona',
-          description: 'The character card.',
-          priority: 10,
-          enabled: true,
-          isCore: true,
-          configFields: [],
-          settings: {},
-        },
-        {
-          id: 'session-loader',
-          name: 'History',
-          description: 'Recent turns.',
-          priority: 20,
-          enabled: true,
-          isCore: true,
-          configFields: [],
-          settings: {},
-        },
-      ]
+    inspect: {
+      async preview(input: GenerateInput): Promise<PreviewResult> {
+        const history = histories.get(input.session ?? 'default') ?? []
+        const messages = [
+          {
+            role: 'system' as const,
+            content: config.character.persona || config.character.name,
+            source: 'persona',
+          },
+          ...history.map((message) => ({
+            role: modelRoleOf(message.role),
+            content: message.content,
+            source: 'history',
+          })),
+          { role: 'user' as const, content: input.text, source: 'input' },
+        ].map((message) => ({ ...message, tokens: Math.ceil(message.content.length / 2) }))
+        return {
+          messages,
+          total_tokens: messages.reduce((sum, message) => sum + message.tokens, 0),
+          logs: [],
+        }
+      },
+      characters: () => listCharacterIds(config),
+      tools: () => ({ tools: [], servers: [] }),
+      processors: () => fakeProcessors,
     },
     async close() {
       closed = true

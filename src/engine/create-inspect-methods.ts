@@ -1,0 +1,75 @@
+/**
+ * The inspect group of `Charpipe`: read-only views of the engine for the admin API, the page and
+ * `/metrics`: the context a turn would send (`preview`), the characters, the context processors,
+ * the tools and the counts of tool calls and early transcripts.
+ */
+import { listCharacterIds } from '../config/select-character-config.js'
+import { createInMemoryHistoryStore } from '../memory/history/in-memory-history-store.js'
+import { characterRuntimeOf, resolveCharacter } from './character-runtime.js'
+import type { EngineContext } from './engine-context.js'
+import { createPipelineServices } from './engine-runtime.js'
+import { previewGreeting } from './open-session.js'
+import { conversationScopeOf } from './persist-turn.js'
+import type { PreflightStats } from './preflight/create-preflight-slots.js'
+import { inputLanguageOf, renderGroupInput } from './render-group-input.js'
+import type { CharpipeInspect, GenerateInput } from './types.js'
+import { validateGenerateInput } from './validate-generate-input.js'
+
+export interface CreateInspectMethodsOptions {
+  context: EngineContext
+  /** The engine's prepared turns, which count the early transcripts. */
+  preflights: { stats(): PreflightStats }
+}
+
+/** The context that would be sent for `input`: the turn's own path up to the model call. */
+async function previewTurn(context: EngineContext, input: GenerateInput) {
+  const config = context.current.config
+  const validated = validateGenerateInput(input, {
+    maxInputChars: config.conversation.max_input_chars,
+  })
+  resolveCharacter(context, validated)
+  const heard = context.presence.peek(validated.session, validated.character ?? '')
+  const turnInput = renderGroupInput(
+    validated,
+    heard,
+    config.conversation.group,
+    inputLanguageOf(config, validated),
+  )
+  const runtime = characterRuntimeOf(context, context.current, turnInput.character)
+  const services = createPipelineServices(runtime, context.logger)
+  // A new session's first turn follows its greeting: the preview shows it there too.
+  const greeting = await previewGreeting({
+    runtime,
+    session: turnInput.session,
+    opened: context.opened,
+    random: context.random,
+  })
+  if (greeting) {
+    services.history = createInMemoryHistoryStore()
+    const scope = conversationScopeOf(runtime, turnInput.session)
+    await services.history.appendTurn(scope, { turn: 'greeting-preview', assistant: greeting })
+  }
+  return context.pipeline.preview({
+    input: turnInput,
+    config: runtime.config,
+    capabilities: runtime.capabilities,
+    services,
+  })
+}
+
+export function createInspectMethods({ context, preflights }: CreateInspectMethodsOptions): CharpipeInspect {
+  return {
+    preview: (input) => previewTurn(context, input),
+    characters: () => listCharacterIds(context.current.config),
+    processors: () => context.pipeline.listProcessors(context.current.config),
+    tools: () => ({
+      tools: context.registry.list().map((tool) => {
+        const server = context.mcp?.serverOf(tool.name)
+        return { name: tool.name, description: tool.description ?? '', ...(server ? { server } : {}) }
+      }),
+      servers: context.mcp?.servers() ?? [],
+    }),
+    toolCalls: () => context.mcp?.callStats() ?? [],
+    preflight: () => preflights.stats(),
+  }
+}
