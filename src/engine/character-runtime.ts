@@ -29,13 +29,13 @@ export function characterRuntimeOf(
  */
 export function resolveCharacter<T extends { character?: string }>(context: EngineContext, input: T): T {
   const chosen = input.character
-  if (isDefaultCharacter(context.current.config, chosen)) delete input.character
-  else if (!findCharacter(context.current.config, chosen))
-    throw createUnknownCharacterError(context.current.config, chosen!)
+  if (isDefaultCharacter(context.state.current.config, chosen)) delete input.character
+  else if (!findCharacter(context.state.current.config, chosen))
+    throw createUnknownCharacterError(context.state.current.config, chosen!)
   return input
 }
 
 /** Where a session's history with a character is kept. */
 export function scopeOf(context: EngineContext, session: string, character: string | undefined) {
-  return conversationScopeOf(characterRuntimeOf(context, context.current, character), session)
+  return conversationScopeOf(characterRuntimeOf(context, context.state.current, character), session)
 }

@@ -3,15 +3,16 @@
  * name it had before the groups still answering, for one release, through the grouped member.
  */
 import { describe, expect, it } from 'vitest'
+import type { SessionEvent } from '../audience/create-audience-hub.js'
 import { createInMemoryHistoryStore } from '../memory/index.js'
-import type { AudienceDroppedEvent } from '../shared/events.js'
+import type { CharpipeEvent } from '../shared/events.js'
 import { createFakeParts } from '../testing/create-fake-engine-parts.js'
 import { createScriptedProvider } from '../testing/create-scripted-provider.js'
 import { makeConfig } from '../testing/create-turn-harness.js'
 import { collectEvents, doneOf } from '../testing/turn-events.js'
 import { createCharpipe } from './create-charpipe.js'
 import type { DeprecatedCharpipeMembers } from './deprecated-charpipe-members.js'
-import type { Charpipe, CharpipeEvent } from './types.js'
+import type { Charpipe } from './types.js'
 
 /** Every top-level member of `Charpipe`: the compiler fails here when one is added or removed. */
 const topLevel: Record<keyof Charpipe, true> = {
@@ -110,7 +111,7 @@ describe('the Charpipe object', () => {
     expect(await charpipe.readRecord('notes', 'n1')).toBe('first')
     expect(await charpipe.records.read({ kind: 'notes', id: 'n1' })).toBe('first')
 
-    const followed: (CharpipeEvent | AudienceDroppedEvent)[] = []
+    const followed: SessionEvent[] = []
     const stop = charpipe.subscribe('room', (event) => followed.push(event), { live: false })
     const message = { id: 'm1', speaker: { id: 'v1' }, text: '主播好' }
     expect(charpipe.audience({ session: 'room', messages: [message] })).toMatchObject({ accepted: 1 })

@@ -27,7 +27,7 @@ import { checkCharacterField, validateSessionField } from './validate-generate-i
 const maxTurnImages = 8
 
 function configOf(context: EngineContext, character: string | undefined) {
-  return characterRuntimeOf(context, context.current, character).config
+  return characterRuntimeOf(context, context.state.current, character).config
 }
 
 /** The batch as the turn's input: one line per message, named, in the group chat's line format. */
@@ -105,7 +105,7 @@ function createHost(
       }
     },
     observe(session, character, message) {
-      const budget = lineBudgetOf(context.current.config)
+      const budget = lineBudgetOf(context.state.current.config)
       // The character answering the session's audience is present there from its first message.
       context.presence.enter(session, character ?? '', budget)
       const { id, name } = message.speaker
@@ -132,12 +132,12 @@ export interface AudienceMethods {
 export function createAudienceMethods(starter: TurnStarter, clock: AudienceClock): AudienceMethods {
   const { context } = starter
   const hub = createAudienceHub(createHost(starter, clock))
-  context.audience = hub
+  context.state.audience = hub
   const characterOf = (value: unknown) =>
     resolveCharacter(context, { character: checkCharacterField(value) }).character
   const audience: CharpipeAudience = {
     send(input) {
-      if (context.closed) throw new BadRequestError('this charpipe instance is closed')
+      if (context.state.closed) throw new BadRequestError('this charpipe instance is closed')
       const session = validateSessionField(input?.session)
       const character = characterOf(input?.character)
       const parsed = audienceMessagesSchema.safeParse(input?.messages)
@@ -145,7 +145,7 @@ export function createAudienceMethods(starter: TurnStarter, clock: AudienceClock
         const issue = parsed.error.issues[0]!
         throw new BadRequestError(`messages.${issue.path.map(String).join('.')}: ${issue.message}`)
       }
-      const maxChars = context.current.config.conversation.max_input_chars
+      const maxChars = context.state.current.config.conversation.max_input_chars
       const long = parsed.data.find((message) => message.text.length > maxChars)
       if (long) {
         throw new BadRequestError(

@@ -39,6 +39,7 @@ import { createObservedLines } from './observed-lines.js'
 import { createOpenedSessions } from './open-session.js'
 import { createEnginePreflight } from './preflight/create-engine-preflight.js'
 import { type CharpipeConfigSource, resolveConfig } from './resolve-config.js'
+import { createRetiredRuntimes } from './retired-runtimes.js'
 import { createSessionLanes } from './session-lanes.js'
 import { createSessionPresence } from './session-presence.js'
 import { startWithheldTurn } from './turn/start-turn.js'
@@ -86,7 +87,9 @@ export async function createCharpipe(
   const owned = { historyStore: options.historyStore, memoryStore: options.memoryStore }
   // Read by the registry on every listing, so MCP tools connected later (or after a reload) show.
   let context: EngineContext | undefined
-  const registry = createToolRegistry(options.tools, { sources: () => (context?.mcp ? [context.mcp] : []) })
+  const registry = createToolRegistry(options.tools, {
+    sources: () => (context?.state.mcp ? [context.state.mcp] : []),
+  })
   const pipeline = options.pipeline ?? parts.createContextPipeline()
   const bus = createEventBus(logger)
   const lanes = createSessionLanes()
@@ -110,7 +113,7 @@ export async function createCharpipe(
     bus,
     lanes,
     presence: createSessionPresence(observedLines),
-    retired: new Set(),
+    retired: createRetiredRuntimes(),
     opened,
     background,
     owned,
@@ -120,11 +123,7 @@ export async function createCharpipe(
     clock: options.clock ?? createTurnClock(),
     random: options.random,
     observers: options.observers ?? [],
-    current,
-    reloading: Promise.resolve(),
-    closed: false,
-    mcp: undefined,
-    audience: undefined,
+    state: { current, reloading: Promise.resolve(), closed: false, mcp: undefined, audience: undefined },
   }
   const engine = context
   await configureMcp(engine, current.config.tools.mcp_servers)
@@ -149,10 +148,10 @@ export async function createCharpipe(
     reload: (config) => reloadEngine(engine, config),
     close: () => closeEngine(engine),
     get config() {
-      return engine.current.config
+      return engine.state.current.config
     },
     get memory() {
-      return engine.current.memoryStore
+      return engine.state.current.memoryStore
     },
     cluster,
     sessions: { ...createSessionMethods(engine), ...audience.sessions },

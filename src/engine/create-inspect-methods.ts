@@ -23,7 +23,7 @@ export interface CreateInspectMethodsOptions {
 
 /** The context that would be sent for `input`: the turn's own path up to the model call. */
 async function previewTurn(context: EngineContext, input: GenerateInput) {
-  const config = context.current.config
+  const config = context.state.current.config
   const validated = validateGenerateInput(input, {
     maxInputChars: config.conversation.max_input_chars,
   })
@@ -35,7 +35,7 @@ async function previewTurn(context: EngineContext, input: GenerateInput) {
     config.conversation.group,
     inputLanguageOf(config, validated),
   )
-  const runtime = characterRuntimeOf(context, context.current, turnInput.character)
+  const runtime = characterRuntimeOf(context, context.state.current, turnInput.character)
   const services = createPipelineServices(runtime, context.logger)
   // A new session's first turn follows its greeting: the preview shows it there too.
   const greeting = await previewGreeting({
@@ -60,16 +60,16 @@ async function previewTurn(context: EngineContext, input: GenerateInput) {
 export function createInspectMethods({ context, preflights }: CreateInspectMethodsOptions): CharpipeInspect {
   return {
     preview: (input) => previewTurn(context, input),
-    characters: () => listCharacterIds(context.current.config),
-    processors: () => context.pipeline.listProcessors(context.current.config),
+    characters: () => listCharacterIds(context.state.current.config),
+    processors: () => context.pipeline.listProcessors(context.state.current.config),
     tools: () => ({
       tools: context.registry.list().map((tool) => {
-        const server = context.mcp?.serverOf(tool.name)
+        const server = context.state.mcp?.serverOf(tool.name)
         return { name: tool.name, description: tool.description ?? '', ...(server ? { server } : {}) }
       }),
-      servers: context.mcp?.servers() ?? [],
+      servers: context.state.mcp?.servers() ?? [],
     }),
-    toolCalls: () => context.mcp?.callStats() ?? [],
+    toolCalls: () => context.state.mcp?.callStats() ?? [],
     preflight: () => preflights.stats(),
   }
 }

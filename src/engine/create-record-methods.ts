@@ -23,13 +23,13 @@ export function createRecordMethods(context: EngineContext): CharpipeRecords {
   return {
     async keep({ kind, id, value }) {
       const scope = recordScopeOf(kind)
-      await context.current.historyStore.appendTurn(scope, {
+      await context.state.current.historyStore.appendTurn(scope, {
         turn: id,
         assistant: { role: 'assistant', content: value, createdAt: Date.now() },
       })
     },
     async read({ kind, id }) {
-      const [message] = await context.current.historyStore.findTurn(recordScopeOf(kind), id)
+      const [message] = await context.state.current.historyStore.findTurn(recordScopeOf(kind), id)
       return message?.content
     },
   }

@@ -26,8 +26,8 @@ export function createSessionMethods(context: EngineContext): Omit<CharpipeSessi
   const { opened, lanes } = context
   return {
     observe(input) {
-      if (context.closed) throw new BadRequestError('this charpipe instance is closed')
-      const config = context.current.config
+      if (context.state.closed) throw new BadRequestError('this charpipe instance is closed')
+      const config = context.state.current.config
       const line = validateObserveInput(input, { maxInputChars: config.conversation.max_input_chars })
       const id = randomUUID()
       context.presence.say(
@@ -40,7 +40,7 @@ export function createSessionMethods(context: EngineContext): Omit<CharpipeSessi
     async history(input) {
       const { character, limit, beforeId } = input
       const scope = scopeOf(context, sessionNamedBy(input, 'history'), character)
-      return context.current.historyStore.listMessages(scope, {
+      return context.state.current.historyStore.listMessages(scope, {
         ...(limit !== undefined ? { limit } : {}),
         ...(beforeId !== undefined ? { beforeId } : {}),
       })
@@ -49,21 +49,22 @@ export function createSessionMethods(context: EngineContext): Omit<CharpipeSessi
       const session = sessionNamedBy(input, 'clear')
       const character = input.character
       // Without a character, the session is deleted with every character it was held with.
-      const characters = character === undefined ? listCharacterIds(context.current.config) : [character]
+      const characters =
+        character === undefined ? listCharacterIds(context.state.current.config) : [character]
       for (const held of characters) {
         const scope = scopeOf(context, session, held)
-        await context.current.historyStore.clearSession(scope)
+        await context.state.current.historyStore.clearSession(scope)
         forgetOpenedSession(opened, scope)
       }
     },
     async open(input = {}) {
-      if (context.closed) throw new BadRequestError('this charpipe instance is closed')
+      if (context.state.closed) throw new BadRequestError('this charpipe instance is closed')
       const session = validateSessionField(input.session)
-      const runtime = characterRuntimeOf(context, context.current, checkCharacterField(input.character))
+      const runtime = characterRuntimeOf(context, context.state.current, checkCharacterField(input.character))
       const character = resolveCharacter(context, {
         character: checkCharacterField(input.character),
       }).character
-      context.presence.enter(session, character ?? '', lineBudgetOf(context.current.config))
+      context.presence.enter(session, character ?? '', lineBudgetOf(context.state.current.config))
       const greeting = await openSession({ runtime, session, opened, random: context.random })
       return greeting ? { greeting } : {}
     },

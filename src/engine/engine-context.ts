@@ -1,17 +1,13 @@
 /**
- * What belongs to one charpipe instance, shared by its parts: the current runtime (swapped by
- * `reload`), the session lanes, the event bus, the stores it was given and whether it is closed.
+ * What belongs to one charpipe instance, shared by its parts: the stores it was given, the session
+ * lanes, the event bus, and (in `state`) the current runtime and whether it is closed.
  * `createCharpipe` builds it once. Nothing of a single turn lives here: a turn's state is the
  * runner's (turn/run-turn.ts), and whether it may speak and act is its handle's authorization.
  *
- * Most fields are set once. The few that change, and the only modules that write them:
- * - `current`, `reloading`: engine-lifecycle.ts (`reload`);
- * - `retired`: engine-lifecycle.ts (`reload` adds, a turn's `releaseTurnRuntime` and `close` remove);
- * - `closed`: engine-lifecycle.ts (`close`);
- * - `mcp`: engine-lifecycle.ts (`configureMcp`, at creation and on reload);
- * - `audience`: create-audience-methods.ts, once, while `createCharpipe` assembles the engine.
- * The objects the other fields hold keep their own state behind their methods (lanes, presence,
- * opened sessions, background work, the bus).
+ * `EngineContext` is read-only: its fields are set once. What changes lives in `EngineState`, and
+ * each of its fields names the one module that writes it. The objects the context holds keep their
+ * own state behind their methods (lanes, presence, opened sessions, background work, the bus, the
+ * retired runtimes).
  */
 
 import type { AudienceHub } from '../audience/create-audience-hub.js'
@@ -27,6 +23,7 @@ import type { EngineParts } from './engine-parts.js'
 import type { EngineRuntime, ProviderOption } from './engine-runtime.js'
 import type { EventBus } from './event-bus.js'
 import type { OpenedSessions } from './open-session.js'
+import type { RetiredRuntimes } from './retired-runtimes.js'
 import type { SessionLanes } from './session-lanes.js'
 import type { SessionPresence } from './session-presence.js'
 import type { TurnObserver } from './types.js'
@@ -47,7 +44,7 @@ export interface EngineContext {
   /** Which characters are present in each session, and the lines each has heard. */
   readonly presence: SessionPresence
   /** Runtimes replaced by a reload while turns still ran on them; released when the last ends. */
-  readonly retired: Set<EngineRuntime>
+  readonly retired: RetiredRuntimes
   readonly opened: OpenedSessions
   readonly background: BackgroundWork
   readonly owned: OwnedStores
@@ -62,13 +59,30 @@ export interface EngineContext {
   readonly clock: AudienceClock
   /** Picks among a character's greetings. */
   readonly random: (() => number) | undefined
-  /** The runtime new turns take; a running turn keeps the one it took. */
+  /** What changes over the instance's life. */
+  readonly state: EngineState
+}
+
+/** The engine's mutable fields; each is written by one module only, named beside it. */
+export interface EngineState {
+  /**
+   * The runtime new turns take; a running turn keeps the one it took.
+   * Writer: engine-lifecycle.ts (`reloadEngine`).
+   */
   current: EngineRuntime
-  /** The reload in progress (reloads run one after another; close waits for it). */
+  /**
+   * The reload in progress (reloads run one after another; close waits for it).
+   * Writer: engine-lifecycle.ts (`reloadEngine`).
+   */
   reloading: Promise<void>
+  /** Writer: engine-lifecycle.ts (`closeEngine`). */
   closed: boolean
-  /** The MCP servers' tools, once one is configured. */
+  /** The MCP servers' tools, once one is configured. Writer: engine-lifecycle.ts (`configureMcp`). */
   mcp: McpToolSource | undefined
-  /** Every session's audience (selector, idle turns, followers); set once the engine is built. */
+  /**
+   * Every session's audience (selector, idle turns, followers). Writer: create-audience-methods.ts,
+   * once, while `createCharpipe` assembles the engine: the hub starts turns
+   * through the engine it belongs to, so it can only be built once the engine exists.
+   */
   audience: AudienceHub | undefined
 }

@@ -17,13 +17,13 @@ export async function configureMcp(
   context: EngineContext,
   servers: CharpipeConfig['tools']['mcp_servers'],
 ): Promise<void> {
-  if (context.mcp) {
-    context.mcp.reconfigure(servers)
+  if (context.state.mcp) {
+    context.state.mcp.reconfigure(servers)
     return
   }
   if (Object.keys(servers).length === 0) return
   const { createMcpToolSource } = await import('../tools/mcp/create-mcp-tool-source.js')
-  context.mcp = createMcpToolSource({
+  context.state.mcp = createMcpToolSource({
     servers,
     logger: context.logger,
     reservedNames: new Set(context.registry.list().map((tool) => tool.name)),
@@ -35,7 +35,7 @@ export async function configureMcp(
  * end: a reload meanwhile retires the old runtime, released here when its last turn gives it back.
  */
 export function acquireTurnRuntime(context: EngineContext, character: string | undefined): EngineRuntime {
-  const runtime = context.current
+  const runtime = context.state.current
   // Throws for a character a reload removed, before the runtime is counted.
   const view = characterRuntimeOf(context, runtime, character)
   runtime.activeTurns++
@@ -46,41 +46,47 @@ export function releaseTurnRuntime(context: EngineContext, view: EngineRuntime):
   // A character's view counts its turns on the runtime it was made from.
   const runtime = view.base ?? view
   runtime.activeTurns--
-  if (runtime.activeTurns === 0 && context.retired.delete(runtime)) {
-    void releaseRuntimeParts(runtime, context.current, context.owned, context.logger)
+  if (runtime.activeTurns === 0 && context.retired.takeOut(runtime)) {
+    void releaseRuntimeParts(runtime, context.state.current, context.owned, context.logger)
   }
 }
 
 export function reloadEngine(context: EngineContext, config: CharpipeConfig): Promise<void> {
   const { injected, parts, logger, owned } = context
-  const next = context.reloading.then(async () => {
-    if (context.closed) throw new BadRequestError('this charpipe instance is closed')
+  const next = context.state.reloading.then(async () => {
+    if (context.state.closed) throw new BadRequestError('this charpipe instance is closed')
     const parsed = parseConfig(config, { source: 'reload', logger, checks: [checkPipelineConfig] }).config
-    const previous = context.current
-    context.current = await createEngineRuntime({ ...injected, config: parsed, parts, logger, previous })
+    const previous = context.state.current
+    context.state.current = await createEngineRuntime({
+      ...injected,
+      config: parsed,
+      parts,
+      logger,
+      previous,
+    })
     await configureMcp(context, parsed.tools.mcp_servers)
-    if (previous.activeTurns === 0) await releaseRuntimeParts(previous, context.current, owned, logger)
-    else context.retired.add(previous)
+    if (previous.activeTurns === 0) await releaseRuntimeParts(previous, context.state.current, owned, logger)
+    else context.retired.retire(previous)
     logger.info('config reloaded; applies from the next turn')
   })
-  context.reloading = next.catch(() => {})
+  context.state.reloading = next.catch(() => {})
   return next
 }
 
 export async function closeEngine(context: EngineContext): Promise<void> {
-  if (context.closed) return
-  context.closed = true
-  context.audience?.close()
+  if (context.state.closed) return
+  context.state.closed = true
+  context.state.audience?.close()
   const { lanes, retired, owned, logger } = context
-  await context.reloading
+  await context.state.reloading
   const handles = lanes.all()
   for (const handle of handles) abortTurn(handle, { kind: 'close' })
   await Promise.all(handles.map((handle) => handle.ended))
   // Fact extractions of finished turns complete (each within memory.extract_timeout_ms).
   await context.background.drain()
-  for (const runtime of retired) await releaseRuntimeParts(runtime, context.current, owned, logger)
-  retired.clear()
-  await releaseRuntimeParts(context.current, undefined, owned, logger)
-  await context.mcp?.close()
+  for (const runtime of retired.takeAll())
+    await releaseRuntimeParts(runtime, context.state.current, owned, logger)
+  await releaseRuntimeParts(context.state.current, undefined, owned, logger)
+  await context.state.mcp?.close()
   if (context.ownsCluster) await context.cluster?.close()
 }

@@ -33,7 +33,7 @@ export function interruptTurns(
   session: string,
   interruptOptions: InterruptOptions = {},
 ): Promise<void> {
-  const config = context.current.config
+  const config = context.state.current.config
   const chosen = interruptOptions.character
   // A character named: its lane only ('' is the default's); none: every character's in the session.
   const known = chosen === undefined || findCharacter(config, chosen) !== undefined

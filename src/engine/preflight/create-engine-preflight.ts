@@ -26,11 +26,11 @@ export function createEnginePreflight(options: CreateEnginePreflightOptions): Pr
     slots: createPreflightSlots(context.clock),
     lanes: context.lanes,
     observedLines: options.observedLines,
-    readConfig: () => context.current.config,
+    readConfig: () => context.state.current.config,
     resolveInput: (input) => resolveCharacter(context, input),
     launch: options.launch,
     onAdopted(handle) {
-      if (context.cluster && context.current.config.conversation.on_new_input === 'interrupt')
+      if (context.cluster && context.state.current.config.conversation.on_new_input === 'interrupt')
         clusterLink.announceNewInput(handle)
     },
   })

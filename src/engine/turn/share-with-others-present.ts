@@ -28,8 +28,8 @@ export function shareWithOthersPresent(options: ShareWithOthersPresentOptions): 
   if (!engine.presence.present(input.session).some((character) => character !== self)) return undefined
   return (next) => (event) => {
     if (event.type === 'llm_done' && event.text.trim() !== '') {
-      const config = characterRuntimeOf(engine, engine.current, input.character).config
-      const budget = lineBudgetOf(engine.current.config)
+      const config = characterRuntimeOf(engine, engine.state.current, input.character).config
+      const budget = lineBudgetOf(engine.state.current.config)
       const turn = randomUUID()
       if (output.trigger === 'input') {
         const speaker = input.speaker ?? { id: 'user', name: config.character.user_name }

@@ -41,7 +41,7 @@ function createEngineTurnOutput(
     session,
     sink,
     ...(origin ? { origin } : {}),
-    readDefaultEmotion: () => context.current.config.character.default_emotion,
+    readDefaultEmotion: () => context.state.current.config.character.default_emotion,
   })
 }
 
@@ -74,13 +74,13 @@ export function startTurn(options: StartTurnOptions): StartedTurn {
   const handle = createTurnHandle(session, false, turnIdOf(raw), context.clock.now)
   const output = createEngineTurnOutput(context, handle.turn, session, sink, origin)
   try {
-    if (context.closed) throw new BadRequestError('this charpipe instance is closed')
+    if (context.state.closed) throw new BadRequestError('this charpipe instance is closed')
     // An early transcript only prepares its turn (withheld, `startWithheldTurn`): nothing goes out.
     if (!origin && prepared.takesAhead(raw)) {
       sink.close()
       return { handle, isDone: () => true, attach: () => {} }
     }
-    const config = context.current.config
+    const config = context.state.current.config
     const validated = validateGenerateInput(raw, {
       maxInputChars: config.conversation.max_input_chars,
     })
@@ -91,7 +91,7 @@ export function startTurn(options: StartTurnOptions): StartedTurn {
     const heard = context.presence.drain(
       validated.session,
       character,
-      context.audience?.isWaiting(validated.session),
+      context.state.audience?.isWaiting(validated.session),
     )
     const input = renderGroupInput(
       validated,
@@ -104,7 +104,7 @@ export function startTurn(options: StartTurnOptions): StartedTurn {
     const taken = origin ? undefined : prepared.claim(input, sink)
     if (taken) return taken
     // A turn the server starts by itself (audience, idle) waits its turn: it never cuts a reply.
-    const mode = origin ? 'queue' : context.current.config.conversation.on_new_input
+    const mode = origin ? 'queue' : context.state.current.config.conversation.on_new_input
     // The server running this session's turn elsewhere stops it; this turn then waits for its lock.
     if (mode === 'interrupt' && context.cluster && !isResentHere(context, handle)) {
       clusterLink.announceNewInput(handle)
@@ -118,7 +118,7 @@ export function startTurn(options: StartTurnOptions): StartedTurn {
       ...(options.onModelCall ? { onModelCall: options.onModelCall } : {}),
       ...(options.onTurnNotStored ? { onTurnNotStored: options.onTurnNotStored } : {}),
     })
-    if (!origin) context.audience?.noteInput(input.session, input.character)
+    if (!origin) context.state.audience?.noteInput(input.session, input.character)
   } catch (error) {
     output.closeWithError(error)
   }
