@@ -59,7 +59,7 @@ export type AudienceTurnAdmission = { ok: true } | { ok: false; retryAfterMs?: n
  */
 export type AudienceTurnAdmitter = () => AudienceTurnAdmission
 
-/** How a follower of a session follows it (`subscribe`'s options). */
+/** How a follower of a session follows it (the options of `sessions.follow`). */
 export interface FollowOptions {
   /**
    * Whether following alone makes the session live (its character may speak first after

@@ -1,5 +1,5 @@
 /**
- * Checks what a caller passes to `generate`/`preview` and fills the session default, naming the
+ * Checks what a caller passes to `generate`/`inspect.preview` and fills the session default, naming the
  * field that is wrong (inputs come from WebSocket frames and HTTP bodies, so anything can arrive).
  */
 import type { ClientPrompt, ClientPromptMessage, Speaker, TurnInput } from '../context/types.js'
@@ -205,7 +205,7 @@ export interface ValidatedObserveInput {
   images?: string[]
 }
 
-/** Checks a line to observe (`observe` frame, `POST /api/sessions/:id/observe`, library `observe`). */
+/** Checks a line to observe (`observe` frame, `POST /api/sessions/:id/observe`, library `sessions.observe`). */
 export function validateObserveInput(
   input: ObserveInput | undefined,
   options: ValidateGenerateInputOptions = {},
