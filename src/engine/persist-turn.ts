@@ -16,8 +16,8 @@ import { acceptHeardText } from './accept-heard-text.js'
 import { confirmTurnWrite, type TurnWriteResult } from './confirm-turn-write.js'
 import type { EngineParts } from './engine-parts.js'
 import type { EngineRuntime } from './engine-runtime.js'
-import { joinSentences } from './turn/reply-stages.js'
-import type { TurnOutcome } from './turn/turn-outcome.js'
+import { joinSentences } from './join-sentences.js'
+import type { TurnOutcome } from './turn-outcome.js'
 
 export interface PersistTurnOptions {
   runtime: EngineRuntime

@@ -6,12 +6,12 @@
  */
 import { randomUUID } from 'node:crypto'
 import { performance } from 'node:perf_hooks'
-import type { InterruptReason } from './turn/turn-outcome.js'
 import {
   createGrantedAuthorization,
   createWithheldAuthorization,
   type TurnAuthorization,
 } from './turn-authorization.js'
+import type { InterruptReason } from './turn-outcome.js'
 
 export interface TurnHandle {
   readonly session: string

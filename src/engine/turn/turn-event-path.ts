@@ -20,9 +20,9 @@ import type { CharpipeEvent } from '../../shared/events.js'
 import { createTurnCloser, type TurnCloser } from '../close-turn.js'
 import type { TurnAuthorization } from '../turn-authorization.js'
 import { holdUntilGranted } from '../turn-authorization.js'
-import type { EmitTurnEvent } from './reply-stages.js'
+import type { EmitTurnEvent } from '../turn-event.js'
+import type { TurnTimer } from '../turn-timing.js'
 import type { TurnOutput } from './turn-output.js'
-import type { TurnTimer } from './turn-timing.js'
 
 type ObserveTurnEvent = (event: CharpipeEvent) => void
 

@@ -4,7 +4,7 @@
  * display chunk, its first sentence and its end.
  * What a voice character's user feels is the first sentence: speech synthesis starts there.
  */
-import type { CharpipeEvent, TurnTiming } from '../../shared/events.js'
+import type { CharpipeEvent, TurnTiming } from '../shared/events.js'
 
 export interface TurnTimer {
   /** Notes the first chunk and the first sentence as they go out. */
