@@ -174,7 +174,7 @@ function createTurnState(options: RunTurnOptions): TurnState {
   const path = createTurnEventPath({
     authorization,
     timer,
-    share: shareWithOthersPresent(options),
+    share: shareWithOthersPresent({ engine, input, trigger: output.trigger }),
     observers: engine.observers.flatMap((observer) => observer(identity) ?? []),
     output,
   })
