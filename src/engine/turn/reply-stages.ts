@@ -9,8 +9,8 @@
  *                                                                          → ReplyEvent
  *   3. turn events     a reply event as the client sees it; sentence indexes run on across steps;
  *                      a step's tool call and result pass through          → TurnEvent
- *   4. emit            the turn's close path (close-turn.ts: one `llm_error` at most, then one
- *                      `llm_done`) and its output (turn-output.ts: the bus and the caller)
+ *   4. emit            into the turn's event path (turn-event-path.ts: held until granted, closed
+ *                      once, timed, shared, then to the bus and the caller)
  *   5. display rules   when the turn closes: the `output-display` regex rules over the whole display
  *                      text give `llm_done.text` (chunks go out as the model wrote them)
  *
