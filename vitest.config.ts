@@ -26,21 +26,15 @@ const needsMore = [
   'test/tools/mcp-listing-limits.test.ts',
   'test/tools/mcp-conformance.test.ts',
   'test/tools/mcp-serve.test.ts',
-  'src/cli/commands/kb.test.ts',
-  'src/testing/start-mock-model-server.test.ts',
   // PostgreSQL or Redis.
   'test/cluster/**',
-  'src/cluster/cluster-*.test.ts',
-  'src/cluster/config-hand-edit.test.ts',
-  'src/cluster/create-redis-turn-coordinator.test.ts',
-  'src/cluster/start-config-sync.test.ts',
-  'src/engine/close-running-turn.test.ts',
+  'test/engine/close-running-turn.test.ts',
+  'test/memory/create-postgres-memory-store.test.ts',
+  'test/memory/memory-store-factory.test.ts',
+  'test/memory/migrate-memory-scopes.test.ts',
+  'test/memory/redis-history-store.test.ts',
   'src/memory/history-store-factory.test.ts',
-  'src/memory/memory-store-factory.test.ts',
   'src/memory/history/postgres-history-store.test.ts',
-  'src/memory/history/redis-history-store.test.ts',
-  'src/memory/long-term/create-postgres-memory-store.test.ts',
-  'src/memory/long-term/migrate-memory-scopes.test.ts',
 ]
 
 export default defineConfig({
