@@ -9,12 +9,9 @@ import {
   createPostgresMemoryStore,
 } from '../../src/memory/long-term/create-postgres-memory-store.js'
 import { createSqliteMemoryStore } from '../../src/memory/long-term/create-sqlite-memory-store.js'
-import {
-  contractLines,
-  describeMemoryStoreContract,
-} from '../../src/memory/long-term/memory-store-contract.js'
 import { listPostgresMemoryMigrations } from '../../src/memory/long-term/postgres-memory-migrations.js'
 import type { MemoryStore } from '../../src/memory/types.js'
+import { contractLines, describeMemoryStoreContract } from '../../src/testing/memory-store-contract.js'
 import {
   createTestSchemaName,
   dropSchemasUnder,

@@ -1,8 +1,8 @@
 import pg from 'pg'
 import { afterAll, describe, expect, it } from 'vitest'
-import { buildTurn, describeHistoryStoreContract } from '../../src/memory/history/history-store-contract.js'
 import { createPostgresHistoryStore } from '../../src/memory/history/postgres-history-store.js'
 import { postgresHistoryMigrations } from '../../src/memory/history/postgres-migrations.js'
+import { buildTurn, describeHistoryStoreContract } from '../../src/testing/history-store-contract.js'
 import {
   createTestSchemaName,
   dropSchemasUnder,

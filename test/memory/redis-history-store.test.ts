@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto'
 import { Redis } from 'ioredis'
 import { afterAll, describe, expect, it } from 'vitest'
-import { buildTurn, describeHistoryStoreContract } from '../../src/memory/history/history-store-contract.js'
 import { loadOptionalPeer } from '../../src/memory/history/load-optional-peer.js'
 import { createRedisHistoryStore } from '../../src/memory/history/redis-history-store.js'
+import { buildTurn, describeHistoryStoreContract } from '../../src/testing/history-store-contract.js'
 import {
   createTestKeyPrefix,
   deleteKeysUnder,
