@@ -3,8 +3,9 @@
  * and by `test/architecture.test.ts` (so `npm test` and CI fail when it is broken).
  *
  * Every folder of src/ sits in one layer below. Product code imports only from its own layer or the
- * layers below it; tests (`*.test.ts`) may reach any folder. No module cycles at all. A folder of
- * src/ that is in no layer fails the check: a new folder is a decision about where it belongs.
+ * layers below it; tests (`*.test.ts`) may reach any folder of src/, but the root test/ folder is
+ * for the tests in test/ alone. No module cycles at all. A folder of src/ that is in no layer fails
+ * the check: a new folder is a decision about where it belongs.
  * Inside `engine/`, the turn runner (`engine/turn/`) is imported only by the modules that start turns
  * (`turnStarters` below), through `turn/start-turn.ts`.
  *
@@ -71,6 +72,20 @@ const layerRules = layers.flatMap((layer, index) => {
   }))
 })
 
+/**
+ * A test under src/ tests its folder with what the package offers: the helpers a library user also
+ * needs come from `charpipe/testing` (src/testing/). A test that needs the root test/ folder's
+ * helpers (PostgreSQL, Redis, a spawned `charpipe`) is an integration test and lives in test/.
+ */
+const srcTestsStayInSrc = {
+  name: 'no-root-test-import-from-src-tests',
+  comment:
+    'a test under src/ imports the root test/ folder: move the helper to src/testing/ or the test to test/',
+  severity: 'error',
+  from: { path: '^src/.+\\.test\\.tsx?$' },
+  to: { path: '^test/' },
+}
+
 module.exports = {
   forbidden: [
     {
@@ -120,6 +135,7 @@ module.exports = {
       to: { path: '^src/engine/turn/', pathNot: '^src/engine/turn/start-turn\\.ts$' },
     },
     ...layerRules,
+    srcTestsStayInSrc,
   ],
   options: {
     tsPreCompilationDeps: true,
