@@ -69,7 +69,12 @@ export function createBilibiliConnector(options: CreateBilibiliConnectorOptions)
   const character = config.character || undefined
   const cookie = parseBilibiliCookie(config.cookie)
   const secrets = [cookie.header, cookie.csrf].filter((value) => value !== '')
-  const api = createBilibiliApi({ apiUrl: config.api_url, cookie, fetch: options.fetch })
+  const api = createBilibiliApi({
+    apiUrl: config.api_url,
+    cookie,
+    fetch: options.fetch,
+    now: () => clock.now(),
+  })
   const seen = createBoundedSet(5000)
   const counted: Record<string, number> = { entered: 0, followed: 0, silver_gift: 0 }
   // Whole replies, so one is sent entirely or not at all: a room never sees half a sentence.
