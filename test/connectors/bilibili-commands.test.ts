@@ -5,6 +5,7 @@ import {
   giftCommand,
   guardCommand,
   interactCommand,
+  interactV2Command,
   liveCommand,
   preparingCommand,
   superChatCommand,
@@ -116,9 +117,26 @@ describe('Bilibili commands to audience messages', () => {
   })
 
   it('counts entries and follows, and follows the room going live and offline', () => {
-    expect(convert(interactCommand(1))).toEqual({ kind: 'counted', what: 'entered' })
-    expect(convert(interactCommand(2))).toEqual({ kind: 'counted', what: 'followed' })
+    expect(convert(interactCommand(1))).toEqual({
+      kind: 'counted',
+      what: 'entered',
+      viewer: { uid: 5001, name: '路人甲' },
+    })
+    expect(convert(interactCommand(2))).toMatchObject({ kind: 'counted', what: 'followed' })
     expect(convert(interactCommand(3))).toBeUndefined()
+    // The newer command carries the same in a protobuf, and is counted the same.
+    expect(convert(interactV2Command(1, 6001, '新人'))).toEqual({
+      kind: 'counted',
+      what: 'entered',
+      viewer: { uid: 6001, name: '新人' },
+    })
+    expect(convert(interactV2Command(2, 6002, '粉丝'))).toEqual({
+      kind: 'counted',
+      what: 'followed',
+      viewer: { uid: 6002, name: '粉丝' },
+    })
+    expect(convert(interactV2Command(3))).toBeUndefined()
+    expect(convert({ cmd: 'INTERACT_WORD_V2', data: {} })).toBeUndefined()
     expect(convert(preparingCommand)).toMatchObject({
       kind: 'room',
       live: false,

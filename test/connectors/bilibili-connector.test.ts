@@ -12,6 +12,7 @@ import {
   danmakuCommand,
   giftCommand,
   interactCommand,
+  interactV2Command,
   liveCommand,
   preparingCommand,
   superChatCommand,
@@ -94,7 +95,17 @@ describe('Bilibili live connector', () => {
       ],
       0,
     )
-    room.send([giftCommand({ tid: 'g1', price: 1000, num: 2 }), interactCommand(2)], 2)
+    room.send(
+      [
+        giftCommand({ tid: 'g1', price: 1000, num: 2 }),
+        interactCommand(2),
+        interactV2Command(1),
+        // A protobuf cut short costs only itself.
+        { cmd: 'INTERACT_WORD_V2', data: { pb: 'CLq62owBEgz=' } },
+        interactV2Command(2),
+      ],
+      2,
+    )
     room.send(
       [superChatCommand({ id: 1, price: 30, text: '唱首歌' }), giftCommand({ coinType: 'silver' })],
       3,
@@ -112,7 +123,7 @@ describe('Bilibili live connector', () => {
       kind: 'bilibili',
       sessions: ['bilibili:live:6'],
       messages_in: 4,
-      counted: { entered: 1, followed: 1, silver_gift: 1 },
+      counted: { entered: 2, followed: 2, silver_gift: 1 },
     })
   })
 

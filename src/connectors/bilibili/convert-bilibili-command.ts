@@ -3,16 +3,17 @@
  * `DANMU_MSG` a viewer's message (the streamer → owner, a room admin → moderator, a guard → member),
  * `SEND_GIFT` (gold coins) and `GUARD_BUY` a message with a gift worth its price in CNY,
  * `SUPER_CHAT_MESSAGE` its text with its price as the gift, `INTERACT_WORD` and silver gifts only
- * counted, `LIVE` / `PREPARING` / `ROOM_LOCK` / `CUT_OFF` the room's state. Field layouts as
+ * counted (and `INTERACT_WORD_V2`, the same in a protobuf `pb` field), `LIVE` / `PREPARING` / `ROOM_LOCK` / `CUT_OFF` the room's state. Field layouts as
  * Bilibili's web client receives them (`info` arrays for danmaku, `data` objects for the rest).
  * Emoticons and stickers become readable text; names stay as Bilibili shows them (masked, `张***`,
  * when reading without a cookie).
  */
 import type { AudienceMessageInput, AudienceRole } from '../connector-host.js'
+import { decodeInteractWord } from './decode-interact-word.js'
 
 export type BilibiliCommandResult =
   | { kind: 'message'; message: AudienceMessageInput }
-  | { kind: 'counted'; what: 'entered' | 'followed' | 'silver_gift' }
+  | { kind: 'counted'; what: 'entered' | 'followed' | 'silver_gift'; viewer?: { uid: number; name: string } }
   | { kind: 'room'; live: boolean; notice?: string }
 
 export interface ConvertBilibiliCommandOptions {
@@ -44,10 +45,14 @@ export function convertBilibiliCommand(
     case 'SUPER_CHAT_MESSAGE':
       return convertSuperChat(asRecord(command.data), options)
     case 'INTERACT_WORD': {
-      const type = Number(asRecord(command.data).msg_type)
-      if (type === 1) return { kind: 'counted', what: 'entered' }
-      if (type === 2 || type === 4 || type === 5) return { kind: 'counted', what: 'followed' }
-      return undefined
+      const data = asRecord(command.data)
+      return convertInteraction(Number(data.msg_type), Number(data.uid ?? 0), String(data.uname ?? ''))
+    }
+    case 'INTERACT_WORD_V2': {
+      const pb = asRecord(command.data).pb
+      if (typeof pb !== 'string') return undefined
+      const word = decodeInteractWord(pb)
+      return convertInteraction(word.msgType, word.uid, word.name)
     }
     case 'LIVE':
       return { kind: 'room', live: true }
@@ -64,6 +69,14 @@ export function convertBilibiliCommand(
     default:
       return undefined
   }
+}
+
+/** Entered (1), followed (2; 4 a special follow, 5 a mutual one): counted, the viewer kept for a thank-you. */
+function convertInteraction(type: number, uid: number, name: string): BilibiliCommandResult | undefined {
+  const viewer = { uid, name }
+  if (type === 1) return { kind: 'counted', what: 'entered', viewer }
+  if (type === 2 || type === 4 || type === 5) return { kind: 'counted', what: 'followed', viewer }
+  return undefined
 }
 
 function convertDanmaku(

@@ -138,10 +138,20 @@ export function createBilibiliConnector(options: CreateBilibiliConnectorOptions)
     onMessage: () => {},
     onBinaryMessage: (frame) => {
       silentBeats = 0
+      let packets: ReturnType<typeof decodeDanmakuFrame>
       try {
-        for (const packet of decodeDanmakuFrame(frame)) handlePacket(packet.operation, packet.body)
+        packets = decodeDanmakuFrame(frame)
       } catch (error) {
         logger.warn({ connector: config.name, err: error as Error }, 'a danmaku frame could not be read')
+        return
+      }
+      // One command that cannot be read costs only itself, not the rest of its frame.
+      for (const packet of packets) {
+        try {
+          handlePacket(packet.operation, packet.body)
+        } catch (error) {
+          logger.warn({ connector: config.name, err: error as Error }, 'a danmaku command could not be read')
+        }
       }
     },
     onDown: (reason) => {
