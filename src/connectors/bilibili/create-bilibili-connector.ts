@@ -11,6 +11,7 @@
  * is small (danmaku-packet.ts, with property tests).
  */
 import { createSystemClock } from '../../audience/create-system-clock.js'
+import type { AudienceStanding } from '../../audience/types.js'
 import type { BilibiliConnectorConfig } from '../../config/schema.js'
 import type { Logger } from '../../shared/logger.js'
 import { redactText } from '../../shared/redact.js'
@@ -25,13 +26,18 @@ import type {
 } from '../connector-host.js'
 import { type Backoff, keepSocketConnected } from '../keep-socket-connected.js'
 import { splitReplyText } from '../split-reply-text.js'
-import { convertBilibiliCommand } from './convert-bilibili-command.js'
+import {
+  type BilibiliCommandResult,
+  type BilibiliFan,
+  convertBilibiliCommand,
+} from './convert-bilibili-command.js'
 import {
   type BilibiliRoom,
   bilibiliDanmakuUrl,
   createBilibiliApi,
   parseBilibiliCookie,
 } from './create-bilibili-api.js'
+import { createThankYouWindow, type ThankYouEvent } from './create-thank-you-window.js'
 import {
   DanmakuOperation,
   decodeDanmakuFrame,
@@ -76,7 +82,29 @@ export function createBilibiliConnector(options: CreateBilibiliConnectorOptions)
     now: () => clock.now(),
   })
   const seen = createBoundedSet(5000)
-  const counted: Record<string, number> = { entered: 0, followed: 0, silver_gift: 0 }
+  const counted: Record<string, number> = {
+    entered: 0,
+    followed: 0,
+    silver_gift: 0,
+    below_user_level: 0,
+    thank_you: 0,
+  }
+  const thankFor = new Set(config.thank_you.every_s > 0 ? config.thank_you.for : [])
+  const thankYou = createThankYouWindow({
+    everyMs: config.thank_you.every_s * 1000,
+    template: config.thank_you.template,
+    clock,
+    onLine(line) {
+      counted.thank_you = (counted.thank_you ?? 0) + 1
+      // The streamer's own request to the character, so it comes first (owner) like a gift would.
+      offer({
+        id: `thanks:${clock.now()}:${counted.thank_you}`,
+        speaker: { id: 'room', name: '直播间', role: 'owner' },
+        text: line.text,
+        ...(line.value > 0 ? { gift: { name: '礼物', value: line.value } } : {}),
+      })
+    },
+  })
   // Whole replies, so one is sent entirely or not at all: a room never sees half a sentence.
   const outbox: { parts: string[]; queuedAt: number; started: boolean; retried: boolean }[] = []
   let room: BilibiliRoom | undefined
@@ -192,9 +220,61 @@ export function createBilibiliConnector(options: CreateBilibiliConnectorOptions)
       characterName: options.characterName,
     })
     if (!result) return
+    if (result.kind === 'room') {
+      roomNotice = result.live ? undefined : result.notice
+      return
+    }
     if (result.kind === 'counted') counted[result.what] = (counted[result.what] ?? 0) + 1
-    else if (result.kind === 'room') roomNotice = result.live ? undefined : result.notice
-    else offer(result.message)
+    const thanked = thankYouEventOf(result)
+    if (thanked && thankFor.has(thanked.kind)) {
+      // A gift or guard thanked in the window's line is not answered on its own as well.
+      if (result.kind === 'message' && !remember(result.message.id)) return
+      thankYou.add(thanked)
+      return
+    }
+    if (result.kind === 'message') offer(result.message, () => standingOf(result.from, result.fan))
+  }
+
+  /** A follow, gift or guard as the thank-you line tells it; nothing for the rest. */
+  function thankYouEventOf(result: BilibiliCommandResult): ThankYouEvent | undefined {
+    if (result.kind === 'counted')
+      return result.what === 'followed' && result.viewer?.name
+        ? { kind: 'follow', name: result.viewer.name }
+        : undefined
+    if (result.kind !== 'message' || (result.from !== 'gift' && result.from !== 'guard')) return undefined
+    const { speaker, gift } = result.message
+    const name = speaker.name || speaker.id
+    const count = result.count ?? 1
+    const value = gift?.value ?? 0
+    return result.from === 'gift'
+      ? { kind: 'gift', name, gift: gift?.name ?? '礼物', count, value }
+      : { kind: 'guard', name, guard: gift?.name ?? '舰长', count, value }
+  }
+
+  /**
+   * The medal bonus over the audience weights, or held back from answers below `min_user_level`
+   * (danmaku only: a gift or super chat is answered whatever the level).
+   */
+  function standingOf(from: string, fan: BilibiliFan): AudienceStanding | undefined {
+    if (
+      from === 'danmaku' &&
+      config.min_user_level > 0 &&
+      fan.userLevel !== undefined &&
+      fan.userLevel < config.min_user_level
+    ) {
+      counted.below_user_level = (counted.below_user_level ?? 0) + 1
+      return { answer: false }
+    }
+    if (fan.medalLevel <= 0) return undefined
+    const bonus = config.medal_weight + config.medal_level_weight * fan.medalLevel
+    return bonus > 0 ? { bonus, reason: 'medal' } : undefined
+  }
+
+  /** Remembers a message id; false when it was already seen (a frame sent again). */
+  function remember(id: string): boolean {
+    if (seen.has(id)) return false
+    seen.add(id)
+    return true
   }
 
   function handleAuthReply(body: Buffer) {
@@ -215,17 +295,20 @@ export function createBilibiliConnector(options: CreateBilibiliConnectorOptions)
     socket.drop()
   }
 
-  function offer(message: AudienceMessageInput) {
-    if (message.text === '' || seen.has(message.id)) return
-    seen.add(message.id)
+  function offer(message: AudienceMessageInput, weighFan?: () => AudienceStanding | undefined) {
+    if (message.text === '' || !remember(message.id)) return
     messagesIn += 1
+    const standing = weighFan?.()
     const refuse = (error: Error) => {
       messagesRefused += 1
       logger.warn({ connector: config.name, err: error }, 'audience message refused')
     }
     // A refusal (a full queue, a turn limit) drops this message; it never throws out of the socket's listener.
     try {
-      void Promise.resolve(host.audience({ session, character, messages: [message] })).catch(refuse)
+      const weigh = standing ? () => standing : undefined
+      void Promise.resolve(
+        host.audience({ session, character, messages: [message], ...(weigh ? { weigh } : {}) }),
+      ).catch(refuse)
     } catch (error) {
       refuse(error as Error)
     }
@@ -328,6 +411,7 @@ export function createBilibiliConnector(options: CreateBilibiliConnectorOptions)
     },
     async close() {
       closed = true
+      thankYou.close()
       unfollow()
       stopHeartbeat()
       if (sendTimer !== undefined) clock.clearTimer(sendTimer)
