@@ -185,7 +185,9 @@ export const bilibiliConnectorSchema = z
       .string()
       .max(2048)
       .default('')
-      .describe("Base of Bilibili's live HTTP API; empty: Bilibili's own (https://api.live.bilibili.com)."),
+      .describe(
+        "Base of Bilibili's live HTTP API, where `nav` (the keys that sign getDanmuInfo) is asked too; empty: Bilibili's own (https://api.live.bilibili.com, and https://api.bilibili.com for nav).",
+      ),
     cookie: z
       .string()
       .max(8000)
