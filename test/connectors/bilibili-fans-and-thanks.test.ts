@@ -79,8 +79,13 @@ describe('Bilibili fans and thanks', () => {
       danmakuCommand({ uid: 9, idStr: 'b', text: '别家粉丝', medal: [30, '别家', '别人', 1], userLevel: 40 }),
       danmakuCommand({ uid: 10, idStr: 'c', text: '小号发言', userLevel: 3 }),
       superChatCommand({ id: 5, uid: 11, text: '低等级也付了钱' }),
+      // The streamer, an admin and a guard are answered whatever their level.
+      danmakuCommand({ uid: 1000, idStr: 'd', text: '主播说话', userLevel: 1 }),
+      danmakuCommand({ uid: 12, idStr: 'e', text: '房管说话', userLevel: 1, admin: 1 }),
+      danmakuCommand({ uid: 13, idStr: 'f', text: '舰长说话', userLevel: 1, guardLevel: 3 }),
     ])
-    await vi.waitFor(() => expect(host.audienceCalls).toHaveLength(4))
+    await vi.waitFor(() => expect(host.audienceCalls).toHaveLength(7))
+    for (const text of ['主播说话', '房管说话', '舰长说话']) expect(callOf(host, text)?.weigh).toBeUndefined()
     const message = (text: string) => callOf(host, text)!.messages[0]!
     expect(callOf(host, '老粉来了')?.weigh?.(message('老粉来了'))).toEqual({ bonus: 45, reason: 'medal' })
     expect(callOf(host, '别家粉丝')?.weigh).toBeUndefined()

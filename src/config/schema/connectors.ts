@@ -231,7 +231,7 @@ export const bilibiliConnectorSchema = z
       .max(100)
       .default(0)
       .describe(
-        'Danmaku of viewers below this user level (UL) are observed (the model reads them with the next reply) but never answered, and counted as below_user_level; gifts and super chats are answered whatever the level. Read without a cookie the senders are unknown and none is held back. 0: every level.',
+        'Danmaku of viewers below this user level (UL) are observed (the model reads them with the next reply) but never answered, and counted as below_user_level; gifts, super chats, the streamer, room admins and guards are answered whatever the level. Read without a cookie the senders are unknown and none is held back. 0: every level.',
       ),
     thank_you: bilibiliThankYouSchema.prefault({}),
     character: characterRefSchema,

@@ -232,7 +232,7 @@ export function createBilibiliConnector(options: CreateBilibiliConnectorOptions)
       thankYou.add(thanked)
       return
     }
-    if (result.kind === 'message') offer(result.message, () => standingOf(result.from, result.fan))
+    if (result.kind === 'message') offer(result.message, () => standingOf(result, result.fan))
   }
 
   /** A follow, gift or guard as the thank-you line tells it; nothing for the rest. */
@@ -253,11 +253,16 @@ export function createBilibiliConnector(options: CreateBilibiliConnectorOptions)
 
   /**
    * The medal bonus over the audience weights, or held back from answers below `min_user_level`
-   * (danmaku only: a gift or super chat is answered whatever the level).
+   * (a plain viewer's danmaku only: a gift or super chat is answered whatever the level, and so
+   * are the streamer, the room admins and the guards).
    */
-  function standingOf(from: string, fan: BilibiliFan): AudienceStanding | undefined {
+  function standingOf(
+    result: { from: string; message: AudienceMessageInput },
+    fan: BilibiliFan,
+  ): AudienceStanding | undefined {
     if (
-      from === 'danmaku' &&
+      result.from === 'danmaku' &&
+      (result.message.speaker.role ?? 'viewer') === 'viewer' &&
       config.min_user_level > 0 &&
       fan.userLevel !== undefined &&
       fan.userLevel < config.min_user_level
