@@ -1,3 +1,4 @@
+import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { decodeInteractWord } from '../../src/connectors/bilibili/decode-interact-word.js'
 import { interactV2Command, protobufBytes, protobufVarint } from './__fixtures__/bilibili-commands.js'
@@ -35,6 +36,29 @@ describe('INTERACT_WORD_V2 protobuf', () => {
     )
     expect(() => decodeInteractWord(Buffer.from([(3 << 3) | 3]).toString('base64'))).toThrow(
       /field 3 has wire type 3/,
+    )
+  })
+
+  it('reads back any uid, name and kind it is given, and names any other bytes as its own error', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 0, max: Number.MAX_SAFE_INTEGER }),
+        fc.string({ maxLength: 40 }),
+        fc.integer({ min: 0, max: 10 }),
+        (uid, name, msgType) => {
+          const pb = interactV2Command(msgType, uid, name).data.pb
+          expect(decodeInteractWord(pb)).toEqual({ uid, name, msgType })
+        },
+      ),
+    )
+    fc.assert(
+      fc.property(fc.uint8Array({ maxLength: 200 }), (bytes) => {
+        try {
+          decodeInteractWord(Buffer.from(bytes).toString('base64'))
+        } catch (error) {
+          expect((error as Error).message).toMatch(/^INTERACT_WORD_V2: /)
+        }
+      }),
     )
   })
 })
