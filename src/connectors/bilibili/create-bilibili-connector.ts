@@ -2,7 +2,9 @@
  * One Bilibili live room's danmaku as a charpipe session (`bilibili:<name>:<room_id>`). Before each
  * connection the room is looked up (its real id, the streamer, whether it is live) and a fresh token
  * asked for; the connection authenticates (operation 7), beats every 30 s, and hands danmaku, gifts,
- * guards and super chats to the session's audience selector. Entries and follows are counted only.
+ * guards and super chats to the session's audience selector, weighed by the sender's fan medal and
+ * user level (weigh-bilibili-fan.ts). Entries and follows are counted only; follows, gifts and
+ * guards may be thanked in one line per window instead (create-thank-you-window.ts).
  * With `post_replies` and a cookie, the selector's replies go back as danmaku through the HTTP API,
  * cut to `max_message_chars`, one at a time, each sent once.
  *
@@ -26,24 +28,21 @@ import type {
 } from '../connector-host.js'
 import { type Backoff, keepSocketConnected } from '../keep-socket-connected.js'
 import { splitReplyText } from '../split-reply-text.js'
-import {
-  type BilibiliCommandResult,
-  type BilibiliFan,
-  convertBilibiliCommand,
-} from './convert-bilibili-command.js'
+import { type BilibiliCommandResult, convertBilibiliCommand } from './convert-bilibili-command.js'
 import {
   type BilibiliRoom,
   bilibiliDanmakuUrl,
   createBilibiliApi,
   parseBilibiliCookie,
 } from './create-bilibili-api.js'
-import { createThankYouWindow, type ThankYouEvent } from './create-thank-you-window.js'
+import { createThankYouWindow, thankYouEventOf } from './create-thank-you-window.js'
 import {
   DanmakuOperation,
   decodeDanmakuFrame,
   encodeAuthPacket,
   encodeHeartbeatPacket,
 } from './danmaku-packet.js'
+import { weighBilibiliFan } from './weigh-bilibili-fan.js'
 
 export const danmakuHeartbeatMs = 30_000
 /** Heartbeats without a word from the server before the connection is taken for dead. */
@@ -232,47 +231,13 @@ export function createBilibiliConnector(options: CreateBilibiliConnectorOptions)
       thankYou.add(thanked)
       return
     }
-    if (result.kind === 'message') offer(result.message, () => standingOf(result, result.fan))
+    if (result.kind === 'message') offer(result.message, () => weighFan(result))
   }
 
-  /** A follow, gift or guard as the thank-you line tells it; nothing for the rest. */
-  function thankYouEventOf(result: BilibiliCommandResult): ThankYouEvent | undefined {
-    if (result.kind === 'counted')
-      return result.what === 'followed' && result.viewer?.name
-        ? { kind: 'follow', name: result.viewer.name }
-        : undefined
-    if (result.kind !== 'message' || (result.from !== 'gift' && result.from !== 'guard')) return undefined
-    const { speaker, gift } = result.message
-    const name = speaker.name || speaker.id
-    const count = result.count ?? 1
-    const value = gift?.value ?? 0
-    return result.from === 'gift'
-      ? { kind: 'gift', name, gift: gift?.name ?? '礼物', count, value }
-      : { kind: 'guard', name, guard: gift?.name ?? '舰长', count, value }
-  }
-
-  /**
-   * The medal bonus over the audience weights, or held back from answers below `min_user_level`
-   * (a plain viewer's danmaku only: a gift or super chat is answered whatever the level, and so
-   * are the streamer, the room admins and the guards).
-   */
-  function standingOf(
-    result: { from: string; message: AudienceMessageInput },
-    fan: BilibiliFan,
-  ): AudienceStanding | undefined {
-    if (
-      result.from === 'danmaku' &&
-      (result.message.speaker.role ?? 'viewer') === 'viewer' &&
-      config.min_user_level > 0 &&
-      fan.userLevel !== undefined &&
-      fan.userLevel < config.min_user_level
-    ) {
-      counted.below_user_level = (counted.below_user_level ?? 0) + 1
-      return { answer: false }
-    }
-    if (fan.medalLevel <= 0) return undefined
-    const bonus = config.medal_weight + config.medal_level_weight * fan.medalLevel
-    return bonus > 0 ? { bonus, reason: 'medal' } : undefined
+  function weighFan(result: Extract<BilibiliCommandResult, { kind: 'message' }>) {
+    const standing = weighBilibiliFan(result, config)
+    if (standing?.answer === false) counted.below_user_level = (counted.below_user_level ?? 0) + 1
+    return standing
   }
 
   /** Remembers a message id; false when it was already seen (a frame sent again). */

@@ -4,6 +4,7 @@
  * at most one thank-you per window however many gifts arrive. Time comes from the injected clock.
  */
 import type { ConnectorClock } from '../connector-host.js'
+import type { BilibiliCommandResult } from './convert-bilibili-command.js'
 
 export type ThankYouEvent =
   | { kind: 'follow'; name: string }
@@ -85,4 +86,20 @@ export function describeThanks(events: readonly ThankYouEvent[]): string {
   const unnamed = viewers.size - namedViewersLimit
   if (unnamed > 0) lines.push(`还有 ${unnamed} 位观众`)
   return lines.join('；')
+}
+
+/** A follow, gift or guard as the thank-you line tells it; nothing for the rest. */
+export function thankYouEventOf(result: BilibiliCommandResult): ThankYouEvent | undefined {
+  if (result.kind === 'counted')
+    return result.what === 'followed' && result.viewer?.name
+      ? { kind: 'follow', name: result.viewer.name }
+      : undefined
+  if (result.kind !== 'message' || (result.from !== 'gift' && result.from !== 'guard')) return undefined
+  const { speaker, gift } = result.message
+  const name = speaker.name || speaker.id
+  const count = result.count ?? 1
+  const value = gift?.value ?? 0
+  return result.from === 'gift'
+    ? { kind: 'gift', name, gift: gift?.name ?? '礼物', count, value }
+    : { kind: 'guard', name, guard: gift?.name ?? '舰长', count, value }
 }
