@@ -31,12 +31,12 @@ import { startOpenAITurn, type TurnTokenCounts } from '../openai/start-openai-tu
 import { readJsonBody } from '../read-json-body.js'
 import { createResponseBuilder, type ResponseBuilder } from '../responses/create-response-builder.js'
 import type { ResponseUsage } from '../responses/create-response-resource.js'
+import { convertResponseItems, normalizeResponseInput } from '../responses/read-response-input.js'
 import {
-  convertOutputToInputItems,
-  convertResponseItems,
-  normalizeResponseInput,
-} from '../responses/read-response-input.js'
-import { keepResponseRecord, readResponseRecord } from '../responses/response-record.js'
+  keepResponseRecord,
+  readResponseConversation,
+  readResponseRecord,
+} from '../responses/response-record.js'
 import { type FunctionToolParam, responseRequestSchema } from '../responses/response-request-schema.js'
 import type { ServerDependencies } from '../server-dependencies.js'
 
@@ -88,13 +88,14 @@ export function registerOpenAIResponsesRoute(app: Hono, dependencies: ServerDepe
     if (!body.ok) return body.response
     const request = body.value
     const previousId = request.previous_response_id ?? undefined
-    const previous = previousId
+    const earlier = previousId
       ? responseIdPattern.test(previousId)
-        ? await readResponseRecord(dependencies, context, previousId)
+        ? await readResponseConversation(dependencies, context, previousId)
         : undefined
-      : undefined
-    if (previousId && !previous) return respondNotFound(context, previousId, 'previous_response_id')
-    const items = [...(previous?.conversation ?? []), ...normalizeResponseInput(request.input)]
+      : []
+    if (!earlier) return respondNotFound(context, previousId ?? '', 'previous_response_id')
+    const input = normalizeResponseInput(request.input)
+    const items = [...earlier, ...input]
     const converted = convertResponseItems(items)
     if (!converted.ok) return respondInvalid(context, converted.message, 'input')
     const messages = request.instructions
@@ -136,9 +137,9 @@ export function registerOpenAIResponsesRoute(app: Hono, dependencies: ServerDepe
       })
     const keep = async (finished: ResponseBuilder) => {
       if (!store) return
-      const conversation = [...items, ...convertOutputToInputItems(finished.output())]
       try {
-        await keepResponseRecord(dependencies, context, { resource: finished.resource(), conversation })
+        // Only this request's input: the earlier items are in the records of the chain.
+        await keepResponseRecord(dependencies, context, { resource: finished.resource(), input })
       } catch (error) {
         dependencies.logger.error({ err: error }, 'a response could not be stored')
       }
