@@ -248,6 +248,7 @@ async function runReply(
       messages: tools.messages,
       registry: engine.registry,
       clientTools,
+      ...(options.input.toolChoice ? { toolChoice: options.input.toolChoice } : {}),
       nativeTools: tools.nativeTools,
       language: tools.language,
       toolImages: chooseToolImageHandling(runtime, engine.logger),

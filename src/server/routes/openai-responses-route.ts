@@ -15,16 +15,19 @@
 import { randomUUID } from 'node:crypto'
 import type { Context, Hono } from 'hono'
 import { streamSSE } from 'hono/streaming'
-import type { CharpipeEvent, LlmDoneEvent, LlmErrorEvent } from '../../shared/events.js'
+import type { CharpipeEvent, LlmDoneEvent } from '../../shared/events.js'
 import type { ToolDefinition } from '../../shared/messages.js'
+import { createToolChoiceCheck } from '../openai/check-tool-choice.js'
 import { holdUntilFirstText } from '../openai/hold-until-first-text.js'
 import { useFinalRefusalHeader } from '../openai/mark-final-refusal.js'
 import { prepareOpenAITurn } from '../openai/prepare-openai-turn.js'
 import { readOpenAIMessages } from '../openai/read-openai-messages.js'
+import { readToolChoice } from '../openai/read-tool-choice.js'
 import {
   isTurnFailure,
   missingDone,
   sendOpenAIError,
+  type TurnFailure,
   unexpectedStreamFailure,
 } from '../openai/send-openai-error.js'
 import { startOpenAITurn, type TurnTokenCounts } from '../openai/start-openai-turn.js'
@@ -101,8 +104,9 @@ export function registerOpenAIResponsesRoute(app: Hono, dependencies: ServerDepe
     const messages = request.instructions
       ? [{ role: 'system', content: request.instructions }, ...converted.messages]
       : converted.messages
-    // `tool_choice: "none"`: the model is offered no tool of the client's.
-    const clientTools = request.tool_choice === 'none' ? [] : convertFunctionTools(request.tools ?? [])
+    const toolChoice = readToolChoice(convertFunctionTools(request.tools ?? []), request.tool_choice)
+    if (!toolChoice.ok) return respondInvalid(context, toolChoice.message, 'tool_choice')
+    const clientTools = toolChoice.tools
     const turnRequest = readOpenAIMessages(messages, { withTools: clientTools.length > 0 })
     if (!turnRequest) return respondInvalid(context, 'input: no message with role "user"', 'input')
     const prepared = await prepareOpenAITurn({
@@ -112,6 +116,7 @@ export function registerOpenAIResponsesRoute(app: Hono, dependencies: ServerDepe
       user: request.user,
       turn: turnRequest,
       clientTools,
+      ...(toolChoice.required ? { toolChoice: toolChoice.required } : {}),
     })
     if (!prepared.ok) return prepared.response
 
@@ -119,7 +124,8 @@ export function registerOpenAIResponsesRoute(app: Hono, dependencies: ServerDepe
     const builder = createResponseBuilder({
       id: `resp_${randomUUID().replaceAll('-', '')}`,
       model: prepared.model,
-      request,
+      // The choice as the spec writes it, whichever wire form the client sent.
+      request: { ...request, tool_choice: toolChoice.echo },
       store,
       now: secondsNow,
       emotionWriter: prepared.emotionWriter,
@@ -127,7 +133,8 @@ export function registerOpenAIResponsesRoute(app: Hono, dependencies: ServerDepe
     // The reply text written to the client: a client that leaves has heard this much.
     let sent = ''
     const turn = startOpenAITurn(context, dependencies, prepared.input, { readSent: () => sent })
-    const finishWith = (done: LlmDoneEvent | undefined, failure: LlmErrorEvent | undefined) =>
+    const toolChoiceCheck = createToolChoiceCheck(toolChoice.required)
+    const finishWith = (done: LlmDoneEvent | undefined, failure: TurnFailure | undefined) =>
       builder.finish({
         ...(done
           ? { usage: convertUsage(turn.countTokens(done)), emotion: done.emotion, text: done.text }
@@ -147,13 +154,15 @@ export function registerOpenAIResponsesRoute(app: Hono, dependencies: ServerDepe
 
     if (!request.stream) {
       let done: LlmDoneEvent | undefined
-      let failure: LlmErrorEvent | undefined
+      let failure: TurnFailure | undefined
       for (let next = await turn.events.next(); !next.done; next = await turn.events.next()) {
         const event = next.value
         builder.push(event)
+        toolChoiceCheck.observe(event)
         if (event.type === 'llm_error' && isTurnFailure(event)) failure = event
         if (event.type === 'llm_done') done = event
       }
+      if (done && !failure) failure = toolChoiceCheck.unmet(done)
       // A reply cut by a failure is not a response: the client gets the error, as from OpenAI.
       if (failure || !done) return sendOpenAIError(context, failure ?? missingDone)
       finishWith(done, undefined)
@@ -178,13 +187,15 @@ export function registerOpenAIResponsesRoute(app: Hono, dependencies: ServerDepe
         }
         await write(builder.start())
         let done: LlmDoneEvent | undefined
-        let failure: LlmErrorEvent | undefined
+        let failure: TurnFailure | undefined
         const send = async (event: CharpipeEvent) => {
           // What a client that leaves has been sent: the display text, without inline emotion tags.
           if (event.type === 'llm_chunk' && !stream.aborted) sent += event.text
           await write(builder.push(event))
+          toolChoiceCheck.observe(event)
           if (event.type === 'llm_error' && isTurnFailure(event)) failure = event
           if (event.type === 'llm_done') done = event
+          if (event.type === 'llm_done' && !failure) failure = toolChoiceCheck.unmet(event)
         }
         for (const event of held) await send(event)
         for (let next = await turn.events.next(); !next.done; next = await turn.events.next())
