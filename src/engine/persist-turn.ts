@@ -163,8 +163,17 @@ async function findReplacedTurn(options: PersistTurnOptions): Promise<string | u
   const replaced = options.input.replaces
   if (replaced === undefined) return undefined
   const scope = conversationScopeOf(options.runtime, options.input.session)
-  const kept = await options.runtime.historyStore.findTurn(scope, replaced)
-  return kept.length === 0 ? replaced : undefined
+  try {
+    const kept = await options.runtime.historyStore.findTurn(scope, replaced)
+    return kept.length === 0 ? replaced : undefined
+  } catch (error) {
+    // Unknown whether it was replaced: its memories stay, and this turn is still remembered.
+    options.logger.warn(
+      { err: error, turn: replaced },
+      'could not tell whether the regenerated turn was replaced',
+    )
+    return undefined
+  }
 }
 
 /**
