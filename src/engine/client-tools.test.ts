@@ -156,6 +156,22 @@ describe('a tool choice (TurnInput.toolChoice)', () => {
     expect(provider.requests.map((request) => request.toolChoice)).toEqual([{ name: 'set_lamp' }, undefined])
   })
 
+  it('is a line of the tool prompt for a model without native calls', async () => {
+    const provider = createScriptedProvider([{ chunks: ['Hm.'] }])
+    const config = makeConfig({ llm: { function_calling: false } })
+    const charpipe = await createCharpipe(config, { parts: createFakeParts(), provider })
+    await collectEvents(
+      charpipe.generate({
+        text: 'Lights',
+        stateless: true,
+        clientTools: [lamp],
+        toolChoice: { name: 'set_lamp' },
+      }),
+    )
+    expect(provider.requests[0]!.toolChoice).toBeUndefined()
+    expect(messageText(provider.requests[0]!.messages[0]!)).toContain('这一步必须调用工具 set_lamp')
+  })
+
   it('refuses a tool choice that is neither "required" nor a tool name', async () => {
     const charpipe = await createCharpipe(makeConfig(), {
       parts: createFakeParts(),

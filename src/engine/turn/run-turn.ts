@@ -237,7 +237,13 @@ async function runReply(
     const rounds = (options.input.clientPrompt?.toolRounds ?? []).map(
       (message): ChatMessage => ({ ...message, source: 'tool' }),
     )
-    const tools = offerTools([...context.messages, ...rounds], engine.registry, runtime, clientTools)
+    const tools = offerTools(
+      [...context.messages, ...rounds],
+      engine.registry,
+      runtime,
+      clientTools,
+      options.input.toolChoice,
+    )
     // What a turn spends before its grant is counted (wasted if it is never granted).
     const onModelCall = (messages: readonly ChatMessage[]) => {
       if (!authorization.granted) authorization.withheld.modelCalls++
