@@ -4,8 +4,10 @@
  * by the same reader, see server/openai/). `input` items after `instructions` (the client's system
  * message) and after the conversation of `previous_response_id`; `tools` of type `function` are
  * the client's: a call comes back as a `function_call` item and its `function_call_output`
- * continues the turn. Streamed, the answer is the Open Responses event stream; otherwise one
- * response resource. A response is stored (unless `store: false`) in the history store.
+ * continues the turn; `tool_choice` says which are offered and whether a call is required
+ * (read-tool-choice.ts), and a reply without a required call fails (check-tool-choice.ts).
+ * Streamed, the answer is the Open Responses event stream; otherwise one response resource. A
+ * response is stored (unless `store: false`) in the history store, with its own input only.
  *
  * Failures: before any output, a non-2xx with an OpenAI error object (`x-should-retry: false` when
  * a retry cannot mend it); once a stream has begun, `response.failed` with the error's string
