@@ -3,8 +3,9 @@
  * and by `test/architecture.test.ts` (so `npm test` and CI fail when it is broken).
  *
  * Every folder of src/ sits in one layer below. Product code imports only from its own layer or the
- * layers below it; tests (`*.test.ts`) may reach any folder. No module cycles at all. A folder of
- * src/ that is in no layer fails the check: a new folder is a decision about where it belongs.
+ * layers below it; tests (`*.test.ts`) may reach any folder of src/, but the root test/ folder is
+ * for the tests in test/ alone. No module cycles at all. A folder of src/ that is in no layer fails
+ * the check: a new folder is a decision about where it belongs.
  *
  * Adding a folder: put its name in the layer that matches what it imports and who imports it (a
  * folder that drives the product from outside, like `connectors/`, sits above `engine/`; a policy the
@@ -52,6 +53,20 @@ const layerRules = layers.flatMap((layer, index) => {
   }))
 })
 
+/**
+ * A test under src/ tests its folder with what the package offers: the helpers a library user also
+ * needs come from `charpipe/testing` (src/testing/). A test that needs the root test/ folder's
+ * helpers (PostgreSQL, Redis, a spawned `charpipe`) is an integration test and lives in test/.
+ */
+const srcTestsStayInSrc = {
+  name: 'no-root-test-import-from-src-tests',
+  comment:
+    'a test under src/ imports the root test/ folder: move the helper to src/testing/ or the test to test/',
+  severity: 'error',
+  from: { path: '^src/.+\\.test\\.tsx?$' },
+  to: { path: '^test/' },
+}
+
 module.exports = {
   forbidden: [
     {
@@ -86,6 +101,7 @@ module.exports = {
       to: { path: ['\\.test\\.tsx?$', '^test/', '-test-helpers\\.ts$'] },
     },
     ...layerRules,
+    srcTestsStayInSrc,
   ],
   options: {
     tsPreCompilationDeps: true,
