@@ -9,7 +9,7 @@ import type { FollowOptions } from '../audience/types.js'
 import type { PreviewResult, ProcessorInfo } from '../context/types.js'
 import type { StoredMessage } from '../memory/types.js'
 import type { CharpipeEvent } from '../shared/events.js'
-import type { PreflightStats } from './preflight/create-preflight-slots.js'
+import type { PreflightStats } from './preflight/preflight-stats.js'
 import type {
   ActivityInput,
   AudienceInput,

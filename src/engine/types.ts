@@ -35,7 +35,7 @@ import type {
   ToolCallStats,
   ToolListing,
 } from './charpipe-inputs.js'
-import type { PreflightStats } from './preflight/create-preflight-slots.js'
+import type { PreflightStats } from './preflight/preflight-stats.js'
 
 export type * from './charpipe-inputs.js'
 

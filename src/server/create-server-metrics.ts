@@ -9,7 +9,7 @@
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client'
 import type { AdmissionStats } from '../admission/index.js'
 import type { ClusterStats } from '../cluster/connect-cluster.js'
-import type { PreflightStats } from '../engine/preflight/create-preflight-slots.js'
+import type { PreflightStats } from '../engine/preflight/preflight-stats.js'
 import type { AudienceStatsResult, ToolCallStats } from '../engine/types.js'
 import { onStoreFailure } from '../memory/store-failures.js'
 import { registerAdmissionMetrics } from './register-admission-metrics.js'

@@ -4,7 +4,7 @@
  * requests, and tokens when the model reported them) is counted here and nowhere else.
  */
 import { Gauge, type Registry } from 'prom-client'
-import type { PreflightStats } from '../engine/preflight/create-preflight-slots.js'
+import type { PreflightStats } from '../engine/preflight/preflight-stats.js'
 
 export function registerPreflightMetrics(registry: Registry, read: () => PreflightStats): void {
   new Gauge({

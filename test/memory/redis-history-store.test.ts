@@ -1,0 +1,71 @@
+import { randomUUID } from 'node:crypto'
+import { Redis } from 'ioredis'
+import { afterAll, describe, expect, it } from 'vitest'
+import { loadOptionalPeer } from '../../src/memory/history/load-optional-peer.js'
+import { createRedisHistoryStore } from '../../src/memory/history/redis-history-store.js'
+import { buildTurn, describeHistoryStoreContract } from '../../src/testing/history-store-contract.js'
+import {
+  createTestKeyPrefix,
+  deleteKeysUnder,
+  findRedisSkipReason,
+  testRedisUrl,
+} from '../support/local-redis.js'
+
+const url = testRedisUrl
+// A prefix of its own per run, so the suite never touches other keys and can remove all of its own.
+const keyPrefix = createTestKeyPrefix()
+const skipReason = await findRedisSkipReason()
+if (skipReason) console.warn(`redis history store tests skipped: ${skipReason}`)
+
+afterAll(async () => {
+  if (!skipReason) await deleteKeysUnder(keyPrefix)
+})
+
+describeHistoryStoreContract({
+  name: 'redis',
+  createStore: () => createRedisHistoryStore({ url, keyPrefix }),
+  reopenStore: () => createRedisHistoryStore({ url, keyPrefix }),
+  validatesInput: true,
+  checksDeadline: true,
+  skipReason,
+})
+
+describe.skipIf(skipReason !== undefined)('createRedisHistoryStore', () => {
+  it('keeps a session in one list under charpipe:history:{character}:session, and leaves a given client open', async () => {
+    const client = new Redis(url)
+    const store = await createRedisHistoryStore({ client, keyPrefix })
+    const scope = { character: `小助手-${randomUUID()}`, session: 'user:1' }
+    await store.appendTurn(scope, buildTurn(1))
+    await store.close()
+    const key = `${keyPrefix}history:{${scope.character}}:user%3A1`
+    expect(await client.type(key)).toBe('list')
+    const entries = (await client.lrange(key, 0, -1)).map((json) => JSON.parse(json))
+    expect(entries.map((entry) => [entry.role, entry.content])).toEqual([
+      ['user', '问题 1'],
+      ['assistant', '回答 1'],
+    ])
+    expect(await client.smembers(`${keyPrefix}history-sessions:{${scope.character}}`)).toEqual(['user:1'])
+    await client.quit()
+  })
+})
+
+describe('createRedisHistoryStore without a server', () => {
+  it('names the host, not the password, when it cannot connect', async () => {
+    const attempt = createRedisHistoryStore({ url: 'redis://someone:hunter2secret@127.0.0.1:1' })
+    await expect(attempt).rejects.toThrow(/cannot connect to Redis at redis:\/\/127\.0\.0\.1:1/)
+    await expect(attempt).rejects.not.toThrow(/hunter2secret/)
+  })
+
+  it('asks for a url or a client', async () => {
+    await expect(createRedisHistoryStore({})).rejects.toThrow(/give url \(storage\.redis_url\) or client/)
+  })
+
+  it('says which package to install when an optional peer is missing', async () => {
+    await expect(
+      loadOptionalPeer({
+        packageName: 'charpipe-peer-that-is-not-installed',
+        neededFor: 'history.store: redis',
+      }),
+    ).rejects.toThrow('install charpipe-peer-that-is-not-installed to use history.store: redis')
+  })
+})
