@@ -80,8 +80,8 @@ const started = await startServer({
   port: 0,
   watchConfig: false,
   logger,
-  createCharpipe: async (config) => {
-    charpipe = await createCharpipe(config, { logger })
+  createCharpipe: async (config, { observers }) => {
+    charpipe = await createCharpipe(config, { logger, observers })
     return charpipe
   },
 })

@@ -89,7 +89,8 @@ export async function run(args: string[]): Promise<number> {
         configPath: loaded.path,
         config: loaded.config,
         configWarnings: loaded.warnings,
-        createCharpipe: (config) => createCharpipe(config, { logger: getLogger('engine') }),
+        createCharpipe: (config, { observers }) =>
+          createCharpipe(config, { logger: getLogger('engine'), observers }),
         configChecks: [checkPipelineConfig, keepToken],
         logger,
         host,
