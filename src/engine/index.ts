@@ -2,5 +2,4 @@ export { type CharpipeConfigSource, type CreateCharpipeOptions, createCharpipe }
 export type { EngineParts, RememberTurnInput } from './engine-parts.js'
 export type { ProviderOption } from './engine-runtime.js'
 
-export type { PreflightStats } from './preflight/create-preflight-slots.js'
 export type * from './types.js'
