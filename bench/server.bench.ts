@@ -53,9 +53,13 @@ const { config } = parseConfig({
   memory: { enabled: false },
 })
 const logger = createLogger({ level: 'warn' })
-// The server's turn metrics observe the product from its creation, as with `charpipe serve`.
+// The server's metrics observe the product from its creation, as with `charpipe serve`.
 const metrics = createServerMetrics()
-const charpipe = await createCharpipe(config, { logger, observers: [metrics.observeTurn] })
+const charpipe = await createCharpipe(config, {
+  logger,
+  observers: [metrics.observeTurn],
+  registerGauge: metrics.registerGauge,
+})
 const server = await startServer({
   charpipe,
   metrics,

@@ -149,6 +149,26 @@ export interface ObservedTurn {
  */
 export type TurnObserver = (turn: ObservedTurn) => ((event: CharpipeEvent) => void) | undefined
 
+/** One value of a gauge: its labels (none for a gauge without) and the number. */
+export interface GaugeReading {
+  labels?: Record<string, string>
+  value: number
+}
+
+/**
+ * A gauge of the engine's state that no turn event carries (early transcripts prepared, dropped and
+ * ignored), read whenever a metrics system collects (`createCharpipe({ registerGauge })`).
+ */
+export interface GaugeDefinition {
+  name: string
+  help: string
+  labelNames?: readonly string[]
+  read(): readonly GaugeReading[]
+}
+
+/** Takes the engine's gauges into a metrics system (the server's `/metrics`, a program's own). */
+export type RegisterGauge = (gauge: GaugeDefinition) => void
+
 export type CharpipeListener<T extends CharpipeEventType> = (event: CharpipeEventOf<T>) => void
 
 export interface Charpipe {

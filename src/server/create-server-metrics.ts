@@ -4,14 +4,16 @@
  * (observe-turn-metrics.ts: errors by code, time to first chunk and first sentence, duration,
  * tokens); open connections, store failures and timeouts, and prom-client's default process metrics
  * (CPU, memory, handles, GC, event-loop lag: `nodejs_eventloop_lag_*`). What is read from the
- * product at scrape time joins the same registry in register-state-metrics.ts.
+ * product at scrape time joins the same registry in register-state-metrics.ts, and the gauges the
+ * engine registers itself (early transcripts) through `registerGauge`.
  *
- * Made before the product, so that its `observeTurn` can be given to `createCharpipe`.
+ * Made before the product, so that `observeTurn` and `registerGauge` can be given to `createCharpipe`.
  */
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client'
-import type { TurnObserver } from '../engine/types.js'
+import type { RegisterGauge, TurnObserver } from '../engine/types.js'
 import { onStoreFailure } from '../memory/store-failures.js'
 import { createTurnMetricsObserver } from './observe-turn-metrics.js'
+import { registerEngineGauge } from './register-engine-gauge.js'
 
 export interface ServerMetrics {
   registry: Registry
@@ -25,6 +27,8 @@ export interface ServerMetrics {
   storeFailures: Counter<'store' | 'backend' | 'operation' | 'kind'>
   /** Feeds errors, times and tokens from each turn's events: pass it in `createCharpipe`'s `observers`. */
   observeTurn: TurnObserver
+  /** Takes the engine's gauges into the registry: pass it as `createCharpipe`'s `registerGauge`. */
+  registerGauge: RegisterGauge
   /** Stops counting store failures (the server is closing). */
   close(): void
 }
@@ -106,6 +110,7 @@ export function createServerMetrics(): ServerMetrics {
       turnDuration,
       tokens,
     }),
+    registerGauge: (gauge) => registerEngineGauge(registry, gauge),
     close: stopCounting,
   }
 }

@@ -14,7 +14,7 @@ import type { LookupAddresses } from '../config/find-forbidden-url-targets.js'
 import type { CharpipeConfig } from '../config/schema.js'
 import { type ConnectorClock, startConnectors } from '../connectors/index.js'
 import { checkPipelineConfig } from '../context/index.js'
-import type { Charpipe, TurnObserver } from '../engine/types.js'
+import type { Charpipe, RegisterGauge, TurnObserver } from '../engine/types.js'
 import type { ConfigIssue } from '../shared/errors.js'
 import { createChildLogger, getLogger, type Logger } from '../shared/logger.js'
 import { provideAdmission, readRequestCaller } from './admit-request.js'
@@ -50,14 +50,15 @@ export interface CreateServerOptions {
   /** A ready product to serve; the caller keeps ownership (`close()` does not close it). */
   charpipe?: Charpipe
   /**
-   * Or a factory: called once with the config and the server's turn observers (its metrics), to be
-   * passed on as `createCharpipe(config, { observers })`; the server closes what it made.
+   * Or a factory: called once with the config and what the server's metrics observe the product
+   * with, to be passed on as `createCharpipe(config, { ...options })`; the server closes what it made.
    */
   createCharpipe?: (config: CharpipeConfig, options: OwnedCharpipeOptions) => Promise<Charpipe>
   /**
    * The metrics `/metrics` shows (`createServerMetrics()`). With a ready `charpipe`, pass the ones
-   * whose `observeTurn` it was created with: a turn observer is given at creation, so without them
-   * the product's turns feed no errors, times or tokens. @default new metrics
+   * whose `observeTurn` and `registerGauge` it was created with: both are given at creation, so
+   * without them the product's turns feed no errors, times or tokens, and its own gauges are not
+   * shown. @default new metrics
    */
   metrics?: ServerMetrics
   /** The config file `PUT /api/config` writes and the watch follows. */
@@ -81,10 +82,12 @@ export interface CreateServerOptions {
   connectorClock?: ConnectorClock
 }
 
-/** What the server hands its `createCharpipe` factory. */
+/** What the server hands its `createCharpipe` factory: how its metrics observe the product. */
 export interface OwnedCharpipeOptions {
   /** The server's turn observers: its per-turn metrics. */
   observers: readonly TurnObserver[]
+  /** Takes the engine's gauges into `/metrics`. */
+  registerGauge: RegisterGauge
 }
 
 export interface CharpipeServer {
@@ -105,11 +108,14 @@ export async function createServer(options: CreateServerOptions): Promise<Charpi
     : await loadConfig(options.configPath, { logger })
   const { config } = loaded
   const ownsCharpipe = !options.charpipe
-  // Made first: the product takes the metrics' turn observer at its creation.
+  // Made first: the product takes the metrics' turn observer and gauge registration at its creation.
   const metrics = options.metrics ?? createServerMetrics()
   const charpipe =
     options.charpipe ??
-    (await createOwnedCharpipe(options, config, { observers: [metrics.observeTurn] }).catch((error) => {
+    (await createOwnedCharpipe(options, config, {
+      observers: [metrics.observeTurn],
+      registerGauge: metrics.registerGauge,
+    }).catch((error) => {
       if (!options.metrics) metrics.close()
       throw error
     }))

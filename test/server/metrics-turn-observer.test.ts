@@ -1,17 +1,19 @@
 /**
  * `/metrics` fed by the server's turn observer: a product the server makes gets it at creation, a
- * ready product is observed when it was created with the metrics given to the server, and every
- * turn the product runs is in the turn metrics, while turns by endpoint count what the endpoints
- * started.
+ * ready product is observed when it was created with the metrics given to the server (its turns,
+ * and the gauges the engine registers itself), and every turn the product runs is in the turn
+ * metrics, while turns by endpoint count what the endpoints started.
  */
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { parseConfig } from '../../src/characters/load-config.js'
+import { createCharpipe } from '../../src/engine/index.js'
 import type { Charpipe } from '../../src/engine/types.js'
 import { type CharpipeServer, createServer, createServerMetrics } from '../../src/server/index.js'
 import { createFakeCharpipe } from '../../src/server/testing/create-fake-charpipe.js'
+import { makeConfig } from '../../src/testing/create-turn-harness.js'
 import { collectEvents } from '../../src/testing/index.js'
 
 let folder: string
@@ -76,6 +78,21 @@ describe('server metrics as a turn observer', () => {
     await chat('!error upstream_timeout')
     expect(await readSeries('charpipe_errors_total{code="upstream_timeout"}')).toBe(1)
     expect(await readSeries('charpipe_turn_duration_seconds_count')).toBe(1)
+  })
+
+  it("a ready product created with the metrics' gauge registration shows the engine's own gauges", async () => {
+    const metrics = createServerMetrics()
+    const charpipe = await createCharpipe(makeConfig(), {
+      observers: [metrics.observeTurn],
+      registerGauge: metrics.registerGauge,
+    })
+    server = await createServer({ ...serverOptions(), charpipe, metrics })
+    expect(await readSeries('charpipe_preflights_started_total')).toBe(0)
+    expect(await readSeries('charpipe_preflights_total{outcome="adopted"}')).toBe(0)
+    expect(await readSeries('charpipe_preflight_wasted_tokens_total{kind="prompt"}')).toBe(0)
+    await server.close()
+    server = undefined
+    await charpipe.close()
   })
 
   it('a ready product not created with them: turns still counted by endpoint, no turn metrics', async () => {

@@ -89,8 +89,7 @@ export async function run(args: string[]): Promise<number> {
         configPath: loaded.path,
         config: loaded.config,
         configWarnings: loaded.warnings,
-        createCharpipe: (config, { observers }) =>
-          createCharpipe(config, { logger: getLogger('engine'), observers }),
+        createCharpipe: (config, owned) => createCharpipe(config, { logger: getLogger('engine'), ...owned }),
         configChecks: [checkPipelineConfig, keepToken],
         logger,
         host,
