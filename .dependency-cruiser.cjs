@@ -3,8 +3,11 @@
  * and by `test/architecture.test.ts` (so `npm test` and CI fail when it is broken).
  *
  * Every folder of src/ sits in one layer below. Product code imports only from its own layer or the
- * layers below it; tests (`*.test.ts`) may reach any folder. No module cycles at all. A folder of
- * src/ that is in no layer fails the check: a new folder is a decision about where it belongs.
+ * layers below it; tests (`*.test.ts`) may reach any folder of src/, but the root test/ folder is
+ * for the tests in test/ alone. No module cycles at all. A folder of src/ that is in no layer fails
+ * the check: a new folder is a decision about where it belongs.
+ * Inside `engine/`, the turn runner (`engine/turn/`) is imported only by the modules that start turns
+ * (`turnStarters` below), through `turn/start-turn.ts`.
  *
  * Adding a folder: put its name in the layer that matches what it imports and who imports it (a
  * folder that drives the product from outside, like `connectors/`, sits above `engine/`; a policy the
@@ -38,7 +41,24 @@ const layers = [
 const webMayImport = ['web', 'shared', 'config', 'context']
 
 const placed = [...layers.flat(), 'web']
-const productCode = { pathNot: '\\.test\\.tsx?$' }
+const testFile = '\\.test\\.tsx?$'
+const productCode = { pathNot: testFile }
+
+/**
+ * `engine/turn/` is the turn runner and the units it calls. The modules that start turns enter it,
+ * through its one entry (`turn/start-turn.ts`), and nothing else imports it: what the runner and the
+ * parts it calls both use (the turn's outcome, its event type, its timer) sits below it in `engine/`.
+ * A new way to start a turn is a decision: name its module here.
+ */
+const turnStarters = [
+  // `generate` and `run`.
+  'src/engine/create-turn-methods.ts',
+  // The audience's turns and idle turns.
+  'src/engine/create-audience-methods.ts',
+  // Hands `startWithheldTurn` to the prepared turns (preflight), which start a turn ahead of its input.
+  'src/engine/create-charpipe.ts',
+]
+const turnStartersPattern = `^(${turnStarters.map((path) => path.replaceAll('.', '\\.')).join('|')})$`
 
 const layerRules = layers.flatMap((layer, index) => {
   const above = layers.slice(index + 1).flat()
@@ -51,6 +71,20 @@ const layerRules = layers.flatMap((layer, index) => {
     to: { path: `^src/(${[...above, 'web'].join('|')})/` },
   }))
 })
+
+/**
+ * A test under src/ tests its folder with what the package offers: the helpers a library user also
+ * needs come from `charpipe/testing` (src/testing/). A test that needs the root test/ folder's
+ * helpers (PostgreSQL, Redis, a spawned `charpipe`) is an integration test and lives in test/.
+ */
+const srcTestsStayInSrc = {
+  name: 'no-root-test-import-from-src-tests',
+  comment:
+    'a test under src/ imports the root test/ folder: move the helper to src/testing/ or the test to test/',
+  severity: 'error',
+  from: { path: '^src/.+\\.test\\.tsx?$' },
+  to: { path: '^test/' },
+}
 
 module.exports = {
   forbidden: [
@@ -85,7 +119,23 @@ module.exports = {
       from: { path: '^src/', ...productCode },
       to: { path: ['\\.test\\.tsx?$', '^test/', '-test-helpers\\.ts$'] },
     },
+    {
+      name: 'turn-runner-entered-only-by-turn-starters',
+      comment:
+        'only the modules that start turns import engine/turn/; what the runner and the parts it calls share belongs below it in engine/',
+      severity: 'error',
+      from: { path: '^src/', pathNot: ['^src/engine/turn/', turnStartersPattern, testFile] },
+      to: { path: '^src/engine/turn/' },
+    },
+    {
+      name: 'turn-runner-entered-at-start-turn',
+      comment: 'a module that starts turns enters engine/turn/ through its one entry, turn/start-turn.ts',
+      severity: 'error',
+      from: { path: turnStartersPattern },
+      to: { path: '^src/engine/turn/', pathNot: '^src/engine/turn/start-turn\\.ts$' },
+    },
     ...layerRules,
+    srcTestsStayInSrc,
   ],
   options: {
     tsPreCompilationDeps: true,

@@ -4,7 +4,8 @@ import { defineConfig } from 'vitest/config'
  * Tests that need more than this process: a browser (the page), a spawned process (the CLI,
  * `charpipe serve`, stdio MCP servers, the bundler) or a database (PostgreSQL, Redis). `npm test`
  * runs everything; `npm run test:unit` (the `unit` project) runs the rest, in under a minute.
- * A new test that starts any of these belongs here.
+ * A new test that starts any of these belongs here, and in test/ (its helpers for databases and
+ * spawned processes are in test/support/, which tests under src/ may not import).
  */
 const needsMore = [
   // A browser.
@@ -26,21 +27,15 @@ const needsMore = [
   'test/tools/mcp-listing-limits.test.ts',
   'test/tools/mcp-conformance.test.ts',
   'test/tools/mcp-serve.test.ts',
-  'src/cli/commands/kb.test.ts',
-  'src/testing/start-mock-model-server.test.ts',
   // PostgreSQL or Redis.
   'test/cluster/**',
-  'src/cluster/cluster-*.test.ts',
-  'src/cluster/config-hand-edit.test.ts',
-  'src/cluster/create-redis-turn-coordinator.test.ts',
-  'src/cluster/start-config-sync.test.ts',
-  'src/engine/close-running-turn.test.ts',
-  'src/memory/history-store-factory.test.ts',
-  'src/memory/memory-store-factory.test.ts',
-  'src/memory/history/postgres-history-store.test.ts',
-  'src/memory/history/redis-history-store.test.ts',
-  'src/memory/long-term/create-postgres-memory-store.test.ts',
-  'src/memory/long-term/migrate-memory-scopes.test.ts',
+  'test/engine/close-running-turn.test.ts',
+  'test/memory/create-postgres-memory-store.test.ts',
+  'test/memory/history-store-factory.test.ts',
+  'test/memory/memory-store-factory.test.ts',
+  'test/memory/migrate-memory-scopes.test.ts',
+  'test/memory/postgres-history-store.test.ts',
+  'test/memory/redis-history-store.test.ts',
 ]
 
 export default defineConfig({

@@ -40,6 +40,17 @@ async function findViolations(baseDir: string): Promise<IViolation[]> {
   return result.output.summary.violations
 }
 
+/** A small tree of source files made for a test, in a folder of its own. */
+function writeTree(files: Record<string, string>): string {
+  const folder = mkdtempSync(join(tmpdir(), 'charpipe-architecture-'))
+  temporary.push(folder)
+  for (const [path, text] of Object.entries(files)) {
+    mkdirSync(dirname(join(folder, path)), { recursive: true })
+    writeFileSync(join(folder, path), text)
+  }
+  return folder
+}
+
 const describeViolation = (violation: IViolation) =>
   `${violation.rule.name}: ${violation.from} → ${violation.to}`
 
@@ -60,9 +71,7 @@ describe('architecture', () => {
     expect(violations.map(describeViolation)).toEqual([])
   }, 180_000)
 
-  it('the rules catch an upward import, a cycle, a folder in no layer, the page importing the engine, product code importing tests and config/ importing characters/', async () => {
-    const folder = mkdtempSync(join(tmpdir(), 'charpipe-architecture-'))
-    temporary.push(folder)
+  it('the rules catch an upward import, a cycle, a folder in no layer, the page importing the engine, product code importing tests, a test under src/ importing the root test/ folder and config/ importing characters/', async () => {
     const files: Record<string, string> = {
       'src/shared/log.ts': "import { run } from '../engine/run.js'\nexport const log = () => run()\n",
       'src/engine/run.ts': 'export const run = () => 1\n',
@@ -81,11 +90,7 @@ describe('architecture', () => {
       'src/reply/parse.ts':
         "import { example } from './parse-helpers.test.js'\nexport const parse = example\n",
     }
-    for (const [path, text] of Object.entries(files)) {
-      mkdirSync(dirname(join(folder, path)), { recursive: true })
-      writeFileSync(join(folder, path), text)
-    }
-    const found = (await findViolations(folder)).map(describeViolation)
+    const found = (await findViolations(writeTree(files))).map(describeViolation)
     expect(found).toEqual(
       expect.arrayContaining([
         'no-upward-import-from-shared: src/shared/log.ts → src/engine/run.ts',
@@ -95,9 +100,40 @@ describe('architecture', () => {
         'no-upward-import-from-config: src/config/load.ts → src/characters/card.ts',
         'no-product-import-of-tests: src/memory/store.ts → test/support/fake.ts',
         'no-product-import-of-tests: src/reply/parse.ts → src/reply/parse-helpers.test.ts',
+        'no-root-test-import-from-src-tests: src/memory/store.test.ts → test/support/fake.ts',
       ]),
     )
-    // A test may reach any folder, the root test/ folder included.
-    expect(found.filter((line) => line.includes('run.test.ts') || line.includes('store.test.ts'))).toEqual([])
+    // A test under src/ may reach any folder of src/.
+    expect(found.filter((line) => line.includes('run.test.ts'))).toEqual([])
+  }, 120_000)
+
+  it('the rules keep the turn runner behind the modules that start turns, entered at turn/start-turn.ts', async () => {
+    const files: Record<string, string> = {
+      'src/engine/turn/run-turn.ts': 'export const runTurn = () => 1\n',
+      'src/engine/turn/start-turn.ts':
+        "import { runTurn } from './run-turn.js'\nexport const startTurn = () => runTurn()\n",
+      'src/engine/turn-outcome.ts': 'export const outcome = 1\n',
+      // A starter entering at the entry, the runner reaching below it, a test reaching in: all allowed.
+      'src/engine/create-turn-methods.ts':
+        "import { startTurn } from './turn/start-turn.js'\nexport const generate = startTurn\n",
+      'src/engine/turn/write-turn.ts':
+        "import { outcome } from '../turn-outcome.js'\nexport const writeTurn = outcome\n",
+      'src/engine/persist-turn.test.ts':
+        "import { runTurn } from './turn/run-turn.js'\nexport const checked = runTurn\n",
+      // A part the runner calls importing the runner back, a starter going past the entry, a folder
+      // above the engine reaching in: each forbidden.
+      'src/engine/persist-turn.ts':
+        "import { runTurn } from './turn/run-turn.js'\nexport const persist = runTurn\n",
+      'src/engine/create-charpipe.ts':
+        "import { runTurn } from './turn/run-turn.js'\nexport const createCharpipe = runTurn\n",
+      'src/server/testing/fake.ts':
+        "import { startTurn } from '../../engine/turn/start-turn.js'\nexport const fake = startTurn\n",
+    }
+    const found = (await findViolations(writeTree(files))).map(describeViolation)
+    expect(found.toSorted()).toEqual([
+      'turn-runner-entered-at-start-turn: src/engine/create-charpipe.ts → src/engine/turn/run-turn.ts',
+      'turn-runner-entered-only-by-turn-starters: src/engine/persist-turn.ts → src/engine/turn/run-turn.ts',
+      'turn-runner-entered-only-by-turn-starters: src/server/testing/fake.ts → src/engine/turn/start-turn.ts',
+    ])
   }, 120_000)
 })

@@ -2,15 +2,9 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
-import {
-  base64Json,
-  makeCardPng,
-  makeCardV2,
-  makeCardV3,
-  makePicture,
-} from '../../test/support/card-factories.js'
 import { loadConfig } from '../characters/load-config.js'
 import { createLogger } from '../shared/logger.js'
+import { encodeCardChunkText, makeCardPng, makeCardV2, makeCardV3, makePlainPng } from '../testing/index.js'
 
 const silent = createLogger({ level: 'silent' })
 
@@ -57,7 +51,7 @@ describe('characters_dir', () => {
     const dir = await writeFolder({ 'seraphina.json': JSON.stringify(makeCardV2()) })
     await writeFile(
       join(dir, 'luna.png'),
-      makeCardPng({ ccv3: base64Json(makeCardV3({ name: 'Luna', first_mes: 'Hi, {{user}}.' })) }),
+      makeCardPng({ ccv3: encodeCardChunkText(makeCardV3({ name: 'Luna', first_mes: 'Hi, {{user}}.' })) }),
     )
     await writeFile(configPath(), `characters_dir: ${dir}\ncharacters:\n  luna:\n    user_name: 旅人\n`)
     const { config } = await loadConfig(configPath())
@@ -123,7 +117,7 @@ describe('characters_dir', () => {
       join(folder, 'data', 'characters', 'flat.json'),
       JSON.stringify({ spec: 'chara_card_v3', spec_version: '3.0', name: 'Flat', description: 'Flat card.' }),
     )
-    await writeFile(join(folder, 'data', 'characters', 'flat.png'), makePicture())
+    await writeFile(join(folder, 'data', 'characters', 'flat.png'), makePlainPng())
     const { config } = await loadConfig(configPath())
     expect(config.characters.old).toMatchObject({ name: 'Old', greeting: 'Hey.' })
     expect(config.characters.flat).toMatchObject({

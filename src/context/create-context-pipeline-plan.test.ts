@@ -4,8 +4,8 @@
  * registered or removed globally.
  */
 import { describe, expect, it } from 'vitest'
+import { createFakeBuildOptions } from '../testing/create-fake-build-options.js'
 import { createContextPipeline } from './create-context-pipeline.js'
-import { createFakeBuildOptions } from './fake-build-options.js'
 import { registerProcessor } from './processor-registry.js'
 import type { ContextProcessor } from './types.js'
 

@@ -5,7 +5,7 @@
  * spoken sentences (speech filters may have dropped markup), never more. A `heard` that shares
  * nothing with the reply is not used at all; the sentences already emitted are stored instead.
  */
-import { joinSentences } from './turn/reply-stages.js'
+import { joinSentences } from './join-sentences.js'
 
 export interface AcceptHeardTextOptions {
   heard: string

@@ -9,9 +9,9 @@ import {
   findCharacter,
   isDefaultCharacter,
 } from '../config/select-character-config.js'
+import { conversationScopeOf } from './conversation-scope-of.js'
 import type { EngineContext } from './engine-context.js'
 import type { EngineRuntime } from './engine-runtime.js'
-import { conversationScopeOf } from './persist-turn.js'
 import { selectCharacterRuntime } from './select-character-runtime.js'
 
 /** The runtime of a character on `runtime` (throws bad_request naming an unknown id). */

@@ -11,13 +11,13 @@ import { CharpipeError } from '../shared/errors.js'
 import type { CharpipeEvent, TurnNotStoredEvent } from '../shared/events.js'
 import type { Logger } from '../shared/logger.js'
 import type { TurnWriteResult } from './confirm-turn-write.js'
-import type { EmitTurnEvent } from './turn/reply-stages.js'
-import type { TurnOutcome } from './turn/turn-outcome.js'
-import type { TurnTimer } from './turn/turn-timing.js'
+import type { EmitTurnEvent, TurnEvent } from './turn-event.js'
+import type { TurnOutcome } from './turn-outcome.js'
+import type { TurnTimer } from './turn-timing.js'
 
 export interface TurnCloser {
   /** Passes an event on, counting the text sent and keeping `llm_error` to one. */
-  deliver(event: Parameters<EmitTurnEvent>[0]): void
+  deliver(event: TurnEvent): void
   /** The one `llm_error` (when there is one) and `llm_done` of a turn with an outcome. */
   close(outcome: TurnOutcome, text: string, write?: TurnWriteResult): void
   /** The close of a turn that failed unexpectedly: `internal` (unless an error went out), the text sent. */
@@ -50,7 +50,7 @@ export function createTurnCloser(options: CreateTurnCloserOptions): TurnCloser {
   let sentText = ''
   let errorSent = false
   let done = false
-  const deliver = (event: Parameters<EmitTurnEvent>[0]) => {
+  const deliver = (event: TurnEvent) => {
     if (done) return
     if (event.type === 'llm_chunk') sentText += event.text
     else if (event.type === 'llm_error') {

@@ -8,7 +8,8 @@ import type { ClusterInterrupt } from '../cluster/turn-coordinator.js'
 import { createChildLogger, type Logger } from '../shared/logger.js'
 import type { EngineContext } from './engine-context.js'
 import type { EngineRuntime } from './engine-runtime.js'
-import { abortTurn, laneKeyOf, parseLaneKey, type TurnHandle } from './session-lanes.js'
+import { laneKeyOf, parseLaneKey } from './lane-key.js'
+import { abortTurn, type TurnHandle } from './session-lanes.js'
 
 export interface ClusterLink {
   /**

@@ -7,7 +7,7 @@ import type { CharpipeEvent } from '../shared/events.js'
 import { createEventChannel } from './event-channel.js'
 import { abortTurn, type TurnHandle } from './session-lanes.js'
 import { startTurn, type TurnStarter } from './turn/start-turn.js'
-import type { InterruptReason } from './turn/turn-outcome.js'
+import type { InterruptReason } from './turn-outcome.js'
 import type { Charpipe, GenerateInput, GenerateOptions } from './types.js'
 
 /**

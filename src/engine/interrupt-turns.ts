@@ -6,7 +6,8 @@
 import { findCharacter, isDefaultCharacter } from '../config/select-character-config.js'
 import { type ClusterLink, selectInterrupted } from './cluster-link.js'
 import type { EngineContext } from './engine-context.js'
-import { abortTurn, laneKeyOf, type TurnHandle } from './session-lanes.js'
+import { laneKeyOf } from './lane-key.js'
+import { abortTurn, type TurnHandle } from './session-lanes.js'
 import type { InterruptOptions } from './types.js'
 
 /** The first turn of each character's lane among a session's turns (they are in lane order). */

@@ -11,8 +11,8 @@ import { expandMacros } from '../context/macros/expand-macros.js'
 import type { ConversationScope, StoredMessage } from '../memory/types.js'
 import { resolveCharacterLanguage, resolveUserName } from '../shared/language/index.js'
 import { stripUnsafeCharacters } from '../shared/strip-unsafe-characters.js'
+import { conversationScopeOf } from './conversation-scope-of.js'
 import type { EngineRuntime } from './engine-runtime.js'
-import { conversationScopeOf } from './persist-turn.js'
 
 /** The greetings a character may open with; empty when it has none. */
 function listGreetings(character: CharacterConfig): string[] {

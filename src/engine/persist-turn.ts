@@ -4,7 +4,6 @@
  * sentences already emitted, or exactly what the client says was heard — with no `...` padding, so
  * the model never learns to answer with silence. Failures are returned or logged, never thrown.
  */
-import { characterIdOf } from '../config/character-id.js'
 import type { TurnInput } from '../context/types.js'
 import type { FactExtractor } from '../memory/index.js'
 import { memoryScopeOf } from '../memory/memory-scope-of.js'
@@ -14,10 +13,11 @@ import { resolveCharacterLanguage, resolveUserName } from '../shared/language/in
 import { createChildLogger, type Logger } from '../shared/logger.js'
 import { acceptHeardText } from './accept-heard-text.js'
 import { confirmTurnWrite, type TurnWriteResult } from './confirm-turn-write.js'
+import { conversationScopeOf } from './conversation-scope-of.js'
 import type { EngineParts } from './engine-parts.js'
 import type { EngineRuntime } from './engine-runtime.js'
-import { joinSentences } from './turn/reply-stages.js'
-import type { TurnOutcome } from './turn/turn-outcome.js'
+import { joinSentences } from './join-sentences.js'
+import type { TurnOutcome } from './turn-outcome.js'
 
 export interface PersistTurnOptions {
   runtime: EngineRuntime
@@ -35,10 +35,6 @@ export interface PersistTurnOptions {
 
 /** Most turns read back to evaluate a token-based reset (the context after a reset is small). */
 const resetWindowTurns = 1000
-
-export function conversationScopeOf(runtime: EngineRuntime, session: string): ConversationScope {
-  return { character: characterIdOf(runtime.config.character), session }
-}
 
 /** The reply text as it should be remembered. */
 function selectStoredReply(outcome: TurnOutcome): string {

@@ -7,8 +7,8 @@
 import type { TurnInput } from '../context/types.js'
 import { CharpipeError } from '../shared/errors.js'
 import type { TurnCloser } from './close-turn.js'
+import { conversationScopeOf } from './conversation-scope-of.js'
 import type { EngineRuntime } from './engine-runtime.js'
-import { conversationScopeOf } from './persist-turn.js'
 
 export interface ReplayStoredTurnOptions {
   runtime: EngineRuntime

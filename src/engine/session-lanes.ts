@@ -6,12 +6,12 @@
  */
 import { randomUUID } from 'node:crypto'
 import { performance } from 'node:perf_hooks'
-import type { InterruptReason } from './turn/turn-outcome.js'
 import {
   createGrantedAuthorization,
   createWithheldAuthorization,
   type TurnAuthorization,
 } from './turn-authorization.js'
+import type { InterruptReason } from './turn-outcome.js'
 
 export interface TurnHandle {
   readonly session: string
@@ -52,18 +52,6 @@ export interface SessionLanes {
   repliesOf(session: string, character?: string): TurnHandle[]
   all(): TurnHandle[]
   sessions(): string[]
-}
-
-/** One string naming a session's lane with a character (cluster locks and interrupts use it). */
-export function laneKeyOf(session: string, character: string | undefined): string {
-  return character ? `${session}\u0000${character}` : session
-}
-
-/** The session and character a lane key names (session ids cannot hold NUL, character ids neither). */
-export function parseLaneKey(key: string): { session: string; character: string | undefined } {
-  const separator = key.indexOf('\u0000')
-  if (separator < 0) return { session: key, character: undefined }
-  return { session: key.slice(0, separator), character: key.slice(separator + 1) }
 }
 
 /** A turn's handle before it enters its lane; `withheld`: started ahead of its input, not a reply yet. */

@@ -5,8 +5,8 @@
  * later never reads what was said before, and one character's reply is a line the others heard.
  */
 import type { CharpipeConfig } from '../config/schema.js'
+import { laneKeyOf } from './lane-key.js'
 import type { ObservedLine, ObservedLineBudget, ObservedLines } from './observed-lines.js'
-import { laneKeyOf } from './session-lanes.js'
 
 export interface SessionPresence {
   /** A line said in the session, heard by every character present but `except` (its speaker). */

@@ -3,14 +3,9 @@
  * input): its handle, whether it has closed, and where its events go.
  */
 import type { TurnInput } from '../context/types.js'
-import type { CharpipeEvent } from '../shared/events.js'
 import type { TurnHandle } from './session-lanes.js'
+import type { TurnSink } from './turn-event.js'
 import type { GenerateInput } from './types.js'
-
-export interface TurnSink {
-  push(event: CharpipeEvent): void
-  close(): void
-}
 
 /** A turn started in its lane: its handle, whether it has closed, and where its events go. */
 export interface StartedTurn {

@@ -20,7 +20,7 @@ import type {
   TurnNotStoredEvent,
 } from '../shared/events.js'
 import type { ChatMessage } from '../shared/messages.js'
-import type { PreflightStats } from './preflight/create-preflight-slots.js'
+import type { PreflightStats } from './preflight/preflight-stats.js'
 
 export interface GenerateInput
   extends Partial<Pick<TurnInput, 'session'>>,

@@ -1,7 +1,8 @@
 /**
  * `charpipe/testing`: the mock model server and fakes for tests and for trying the pipeline without
  * keys, and the turn test harness (`createTurnHarness`: a real engine, a scripted model, a manual
- * clock, input → events) with the helpers that read a turn's events.
+ * clock, input → events) with the helpers that read a turn's events, and Character Cards (V2, V3,
+ * in a PNG) for tests of card import and export.
  */
 export {
   type ComposeMockReplyOptions,
@@ -29,6 +30,8 @@ export {
   embedHashedNgrams,
 } from './embed-hashed-ngrams.js'
 export { type LoadedFixture, type LoadFixtureOptions, loadFixture } from './load-fixture.js'
+export { encodeCardChunkText, makeCardPng, makePlainPng } from './make-card-png.js'
+export { makeCardV2, makeCardV3 } from './make-character-card.js'
 export { type MockReply, type MockScript, parseMockReply, parseMockScript } from './mock-reply.js'
 export { mockReplyHeader } from './select-mock-reply.js'
 export {

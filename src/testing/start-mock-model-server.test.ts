@@ -1,11 +1,8 @@
-import { spawn } from 'node:child_process'
 import { mkdtemp, writeFile } from 'node:fs/promises'
 import { connect } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
-import { cliArguments } from '../../test/support/cli-command.js'
 import { createFakeProvider } from './create-fake-provider.js'
 import { type MockModelServer, startMockModelServer } from './start-mock-model-server.js'
 
@@ -196,31 +193,6 @@ describe('startMockModelServer', () => {
       expect(texts).toEqual(['first', 'always', 'always'])
     } finally {
       await scripted.close()
-    }
-  })
-})
-
-describe('charpipe mock-llm', () => {
-  it('prints its listening line and serves requests', async () => {
-    const root = fileURLToPath(new URL('../../', import.meta.url))
-    const child = spawn(process.execPath, cliArguments(['mock-llm', '--port', '0']), {
-      cwd: root,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    })
-    try {
-      const url = await new Promise<string>((resolve, reject) => {
-        let output = ''
-        child.stdout.on('data', (data: Buffer) => {
-          output += data.toString()
-          const match = /mock model server listening on (http:\/\/[\d.]+:\d+)/.exec(output)
-          if (match) resolve(match[1]!)
-        })
-        child.once('exit', (code) => reject(new Error(`mock-llm exited with ${code}`)))
-      })
-      const response = await fetch(`${url}/v1/models`)
-      expect(response.status).toBe(200)
-    } finally {
-      child.kill('SIGTERM')
     }
   })
 })

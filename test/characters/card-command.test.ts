@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { loadConfig } from '../../src/characters/load-config.js'
-import { base64Json, makeCardPng, makeCardV2, makeCardV3 } from '../support/card-factories.js'
+import { encodeCardChunkText, makeCardPng, makeCardV2, makeCardV3 } from '../../src/testing/index.js'
 import { runCli } from '../support/run-cli.js'
 
 let folder: string
@@ -23,7 +23,7 @@ function writeCards(): { json: string; png: string } {
   const json = join(folder, 'seraphina.json')
   writeFileSync(json, JSON.stringify(makeCardV2()))
   const png = join(folder, 'luna.png')
-  writeFileSync(png, makeCardPng({ ccv3: base64Json(makeCardV3({ name: 'Luna' })) }))
+  writeFileSync(png, makeCardPng({ ccv3: encodeCardChunkText(makeCardV3({ name: 'Luna' })) }))
   return { json, png }
 }
 

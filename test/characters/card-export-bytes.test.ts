@@ -8,8 +8,8 @@
  */
 import { afterEach, describe, expect, it } from 'vitest'
 import { importCharacterCard } from '../../src/characters/cards/index.js'
+import { makeCardPng, makeCardV2, makePlainPng } from '../../src/testing/index.js'
 import { startTestServer, type TestServer } from '../server/start-test-server.js'
-import { makeCardPng, makeCardV2, makePicture } from '../support/card-factories.js'
 
 let server: TestServer | undefined
 afterEach(async () => {
@@ -73,7 +73,7 @@ describe('card export as PNG', () => {
         body: JSON.stringify(card),
       })
     expect((await importCard(makeCardV2({ name: 'No Picture' }))).status).toBe(201)
-    const picture = makePicture()
+    const picture = makePlainPng()
     const withPicture = makeCardV2({ name: 'With Picture' })
     const pictureCard = await fetch(`${server.url}/api/characters/import`, {
       method: 'POST',

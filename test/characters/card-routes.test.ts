@@ -9,8 +9,14 @@ import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { importCharacterCard } from '../../src/characters/cards/index.js'
 import { loadConfig } from '../../src/characters/load-config.js'
+import {
+  encodeCardChunkText,
+  makeCardPng,
+  makeCardV2,
+  makeCardV3,
+  makePlainPng,
+} from '../../src/testing/index.js'
 import { startTestServer, type TestServer } from '../server/start-test-server.js'
-import { base64Json, makeCardPng, makeCardV2, makeCardV3, makePicture } from '../support/card-factories.js'
 
 let server: TestServer | undefined
 afterEach(async () => {
@@ -52,8 +58,8 @@ describe('character cards over /api/characters', () => {
       body: changed,
     })
     expect(await asNew.json()).toEqual({ id: 'seraphina-2', updated: false })
-    const picture = makePicture()
-    const png = makeCardPng({ ccv3: base64Json(makeCardV3({ name: 'Luna Moth' })) }, picture)
+    const picture = makePlainPng()
+    const png = makeCardPng({ ccv3: encodeCardChunkText(makeCardV3({ name: 'Luna Moth' })) }, picture)
     const pngCard = await post(new Blob([png.slice()]), 'image/png')
     expect(pngCard.status).toBe(201)
     expect(await pngCard.json()).toEqual({ id: 'luna-moth', updated: false })
@@ -110,7 +116,7 @@ describe('character cards over /api/characters', () => {
   })
 
   it('serves the picture of a character imported into config.yaml earlier, which keeps working', async () => {
-    const picture = makePicture()
+    const picture = makePlainPng()
     const dataUri = `data:image/png;base64,${Buffer.from(picture).toString('base64')}`
     server = await startTestServer({
       configText: `server:\n  admin_token: ${adminToken}\ncharacters_dir: {folder}/characters\ncharacters:\n  old:\n    name: Old\n    avatar: ${dataUri}\n`,

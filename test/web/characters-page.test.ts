@@ -7,7 +7,7 @@
 import { readFile } from 'node:fs/promises'
 import type { Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
-import { base64Json, makeCardPng, makeCardV3 } from '../support/card-factories.js'
+import { encodeCardChunkText, makeCardPng, makeCardV3 } from '../../src/testing/index.js'
 import {
   type BrowserTest,
   findBrowserSkipReason,
@@ -127,7 +127,7 @@ describe.skipIf(skipReason !== undefined)('characters on the web page', () => {
   it('imports a PNG card (its picture the avatar), exports it, duplicates and deletes a character', async () => {
     await page.goto(`${server.url}/#character`)
     await page.locator('[data-panel="character"]').waitFor()
-    const png = makeCardPng({ ccv3: base64Json(makeCardV3({ name: 'Luna' })) })
+    const png = makeCardPng({ ccv3: encodeCardChunkText(makeCardV3({ name: 'Luna' })) })
     await page.setInputFiles('[data-character-import]', {
       name: 'luna.png',
       mimeType: 'image/png',

@@ -10,7 +10,7 @@ import { readFile } from 'node:fs/promises'
 import type { Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { readPngChunks } from '../../src/characters/cards/read-png-chunks.js'
-import { makeCardV2 } from '../support/card-factories.js'
+import { makeCardV2 } from '../../src/testing/index.js'
 import {
   type BrowserTest,
   englishGreeting,

@@ -4,10 +4,10 @@
  * Exported and imported again, the character sends the same messages.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { base64Json, makeCardPng, makeCardV2, makeCardV3 } from '../../../test/support/card-factories.js'
 import { characterSchema } from '../../config/schema.js'
 import { createCharpipe } from '../../engine/create-charpipe.js'
 import { makeConfig } from '../../testing/create-turn-harness.js'
+import { encodeCardChunkText, makeCardPng, makeCardV2, makeCardV3 } from '../../testing/index.js'
 import { type MockModelServer, startMockModelServer } from '../../testing/start-mock-model-server.js'
 import { collectEvents } from '../../testing/turn-events.js'
 import { exportCharacterCard } from './export-character-card.js'
@@ -46,7 +46,10 @@ const formatRules =
 
 describe('an imported card, as the model receives it', () => {
   it('places every field, injects a lorebook entry only once its keys appear, and survives export', async () => {
-    const png = makeCardPng({ chara: base64Json(makeCardV2()), ccv3: base64Json(makeCardV3()) })
+    const png = makeCardPng({
+      chara: encodeCardChunkText(makeCardV2()),
+      ccv3: encodeCardChunkText(makeCardV3()),
+    })
     const imported = importCharacterCard(png, 'image/png')
     const requests = await converse(imported, ['Hello there.', 'Is the castle safe at night?'])
 

@@ -2,15 +2,15 @@ import { CCardLib } from '@risuai/ccardlib'
 import { decode as decodeTextChunk } from 'png-chunk-text'
 import extractChunks from 'png-chunks-extract'
 import { describe, expect, it } from 'vitest'
+import { characterSchema } from '../../config/schema.js'
+import { BadRequestError } from '../../shared/errors.js'
 import {
-  base64Json,
+  encodeCardChunkText,
   makeCardPng,
   makeCardV2,
   makeCardV3,
-  makePicture,
-} from '../../../test/support/card-factories.js'
-import { characterSchema } from '../../config/schema.js'
-import { BadRequestError } from '../../shared/errors.js'
+  makePlainPng,
+} from '../../testing/index.js'
 import { exportCharacterCard } from './export-character-card.js'
 import { importCharacterCard } from './import-character-card.js'
 
@@ -123,15 +123,18 @@ describe('importCharacterCard', () => {
   })
 
   it('takes the ccv3 chunk of a PNG over its chara chunk, and the picture without them as the avatar', () => {
-    const picture = makePicture()
+    const picture = makePlainPng()
     const png = makeCardPng(
-      { chara: base64Json(makeCardV2({ name: 'Old Name' })), ccv3: base64Json(makeCardV3()) },
+      {
+        chara: encodeCardChunkText(makeCardV2({ name: 'Old Name' })),
+        ccv3: encodeCardChunkText(makeCardV3()),
+      },
       picture,
     )
     const { id, character } = importCharacterCard(png, 'image/png')
     expect(id).toBe('seraphina')
     expect(pictureOf(character.avatar)).toEqual(picture)
-    const onlyV2 = importCharacterCard(makeCardPng({ chara: base64Json(makeCardV2()) }), 'image/png')
+    const onlyV2 = importCharacterCard(makeCardPng({ chara: encodeCardChunkText(makeCardV2()) }), 'image/png')
     expect(onlyV2.character.name).toBe('Seraphina')
   })
 
@@ -151,12 +154,13 @@ describe('exportCharacterCard round trip', () => {
     { name: 'V3 JSON', input: () => makeCardV3(), type: 'application/json' as const },
     {
       name: 'V2 PNG',
-      input: () => makeCardPng({ chara: base64Json(makeCardV2()) }),
+      input: () => makeCardPng({ chara: encodeCardChunkText(makeCardV2()) }),
       type: 'image/png' as const,
     },
     {
       name: 'V3 PNG',
-      input: () => makeCardPng({ chara: base64Json(makeCardV2()), ccv3: base64Json(makeCardV3()) }),
+      input: () =>
+        makeCardPng({ chara: encodeCardChunkText(makeCardV2()), ccv3: encodeCardChunkText(makeCardV3()) }),
       type: 'image/png' as const,
     },
   ]
@@ -262,7 +266,7 @@ describe('exportCharacterCard round trip', () => {
 
 describe('bad cards', () => {
   const png = (texts: Record<string, string>) => makeCardPng(texts)
-  const valid = makeCardPng({ chara: base64Json(makeCardV2()) })
+  const valid = makeCardPng({ chara: encodeCardChunkText(makeCardV2()) })
   const cases: [string, () => [Uint8Array | string | object, 'application/json' | 'image/png'], RegExp][] = [
     ['not a PNG', () => [Buffer.from('GIF89a....'), 'image/png'], /bad PNG: .*PNG signature/],
     ['a cut PNG', () => [valid.subarray(0, valid.length - 20), 'image/png'], /bad PNG/],
@@ -285,7 +289,7 @@ describe('bad cards', () => {
       },
       /bad PNG: the chara chunk is damaged/,
     ],
-    ['a PNG without a card', () => [makePicture(), 'image/png'], /no "chara" or "ccv3" text chunk/],
+    ['a PNG without a card', () => [makePlainPng(), 'image/png'], /no "chara" or "ccv3" text chunk/],
     ['bad base64', () => [png({ chara: 'not*base64!' }), 'image/png'], /chara chunk is not base64/],
     [
       'base64 of no JSON',

@@ -3,10 +3,10 @@
  * entry it exports) is not read as "keys are patterns"; a V3 writer's is; the book round-trips.
  */
 import { describe, expect, it } from 'vitest'
-import { makeCardV2 } from '../../../test/support/card-factories.js'
 import { characterSchema } from '../../config/schema.js'
 import { selectLorebookEntries } from '../../context/lorebook/select-lorebook-entries.js'
 import { estimateTokens } from '../../shared/estimate-tokens.js'
+import { makeCardV2 } from '../../testing/index.js'
 import { exportCharacterCard } from './export-character-card.js'
 import { importCharacterCard } from './import-character-card.js'
 import { isSillyTavernEntry } from './is-sillytavern-entry.js'

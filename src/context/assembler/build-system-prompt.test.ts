@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest'
 import type { CharpipeConfigInput } from '../../config/schema.js'
 import { messageText } from '../../shared/messages.js'
+import { createFakeBuildOptions } from '../../testing/create-fake-build-options.js'
 import { createContextPipeline } from '../create-context-pipeline.js'
-import { createFakeBuildOptions } from '../fake-build-options.js'
 
 async function systemPromptOf(config: CharpipeConfigInput): Promise<string> {
   const { messages } = await createContextPipeline().build(createFakeBuildOptions({ config }))

@@ -7,8 +7,8 @@ import { createSqliteMemoryStore } from '../../memory/long-term/create-sqlite-me
 import { rememberTurn } from '../../memory/long-term/remember-turn.js'
 import type { MemoryStore } from '../../memory/types.js'
 import { messageText } from '../../shared/messages.js'
+import { createFakeBuildOptions, storeTurns } from '../../testing/create-fake-build-options.js'
 import { createContextPipeline } from '../create-context-pipeline.js'
-import { createFakeBuildOptions, storeTurns } from '../fake-build-options.js'
 import { formatMemories } from './format-memories.js'
 
 let folder: string

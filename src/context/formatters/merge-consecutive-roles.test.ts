@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest'
 import { createInMemoryHistoryStore } from '../../memory/history/in-memory-history-store.js'
 import { messageText } from '../../shared/messages.js'
+import { createFakeBuildOptions, storeTurns } from '../../testing/create-fake-build-options.js'
 import { createContextPipeline } from '../create-context-pipeline.js'
-import { createFakeBuildOptions, storeTurns } from '../fake-build-options.js'
 
 describe('merge-consecutive-roles', () => {
   it('by default an odd injected_history never sends user, user to an OpenAI-compatible model', async () => {

@@ -2,8 +2,8 @@ import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { ContentPart } from '../../shared/messages.js'
+import { createFakeBuildOptions } from '../../testing/create-fake-build-options.js'
 import { createContextPipeline } from '../create-context-pipeline.js'
-import { createFakeBuildOptions } from '../fake-build-options.js'
 import type { ImageDescriber } from '../types.js'
 
 const png = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13, 73, 72, 68, 82])

@@ -2,8 +2,8 @@ import { describe, expect, it } from 'vitest'
 import type { CharpipeConfigInput, LorebookEntryConfig } from '../../config/schema.js'
 import { createInMemoryHistoryStore } from '../../memory/history/in-memory-history-store.js'
 import { messageText } from '../../shared/messages.js'
+import { createFakeBuildOptions, storeTurns } from '../../testing/create-fake-build-options.js'
 import { createContextPipeline } from '../create-context-pipeline.js'
-import { createFakeBuildOptions, storeTurns } from '../fake-build-options.js'
 
 type EntryInput = Partial<LorebookEntryConfig> & { content: string }
 type LorebookInput = {

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest'
 import { createInMemoryHistoryStore } from '../../memory/history/in-memory-history-store.js'
 import { messageText } from '../../shared/messages.js'
+import { createFakeBuildOptions, storeTurns } from '../../testing/create-fake-build-options.js'
 import { checkPipelineConfig } from '../check-pipeline-config.js'
 import { createContextPipeline } from '../create-context-pipeline.js'
-import { createFakeBuildOptions, storeTurns } from '../fake-build-options.js'
 import { turnsInBlockWindow } from './session-loader.js'
 
 async function firstHistoryText(storedTurns: number, trimBlock: number) {

@@ -1,7 +1,7 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import type { ChatMessage, MessageSource } from '../../shared/messages.js'
-import { createFakeBuildOptions } from '../fake-build-options.js'
+import { createFakeBuildOptions } from '../../testing/create-fake-build-options.js'
 import type { PipelineContext, TokenCounter } from '../types.js'
 import { computeTokenBudget, tokenLimiter } from './token-limiter.js'
 

@@ -2,12 +2,12 @@ import { describe, expect, it } from 'vitest'
 import { createCharpipe } from '../../engine/create-charpipe.js'
 import { createInMemoryHistoryStore } from '../../memory/history/in-memory-history-store.js'
 import { messageText } from '../../shared/messages.js'
+import { createFakeBuildOptions, storeTurns } from '../../testing/create-fake-build-options.js'
 import { createFakeProvider } from '../../testing/create-fake-provider.js'
 import { makeConfig } from '../../testing/create-turn-harness.js'
 import { collectEvents, doneOf } from '../../testing/turn-events.js'
 import { checkPipelineConfig } from '../check-pipeline-config.js'
 import { createContextPipeline } from '../create-context-pipeline.js'
-import { createFakeBuildOptions, storeTurns } from '../fake-build-options.js'
 import { applyDisplayRegexRules } from './apply-display-regex-rules.js'
 
 describe('regex config check', () => {

@@ -19,11 +19,11 @@ import {
   isAdoptable,
   type OfferResult,
   type PreflightSlots,
-  type PreflightStats,
   type PreparedTurn,
   unusableReasonOf,
 } from './create-preflight-slots.js'
 import { preflightKeyOf } from './normalize-preflight-text.js'
+import type { PreflightStats } from './preflight-stats.js'
 
 export interface PreflightController extends PreparedTurns {
   /** An early transcript: prepares its turn, or ignores it. Throws BadRequestError for bad input. */

@@ -11,6 +11,7 @@
 import type { AudienceClock } from '../../audience/types.js'
 import type { TurnInput } from '../../context/types.js'
 import { abortTurn, type TurnHandle } from '../session-lanes.js'
+import type { PreflightDropReason, PreflightIgnoreReason, PreflightStats } from './preflight-stats.js'
 
 export interface PreparedTurn {
   readonly session: string
@@ -20,26 +21,10 @@ export interface PreparedTurn {
   readonly key: string
 }
 
-/** Why a prepared turn went unused. */
-export type PreflightDropReason = 'changed' | 'replaced' | 'expired' | 'failed' | 'interrupted'
-/** Why an early transcript started nothing. */
-export type PreflightIgnoreReason = 'disabled' | 'busy' | 'interval' | 'restarts'
-
 export interface PreflightSettings {
   timeoutMs: number
   maxRestarts: number
   minIntervalMs: number
-}
-
-export interface PreflightStats {
-  started: number
-  adopted: number
-  dropped: Record<PreflightDropReason, number>
-  ignored: Record<PreflightIgnoreReason, number>
-  /** Model requests sent by prepared turns that were never adopted. */
-  wastedRequests: number
-  /** Tokens those requests reported (an aborted stream usually reports none). */
-  wastedTokens: { prompt: number; completion: number }
 }
 
 export type OfferResult = 'started' | 'kept' | PreflightIgnoreReason

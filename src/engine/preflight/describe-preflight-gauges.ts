@@ -5,7 +5,7 @@
  * hands them to `createCharpipe`'s `registerGauge` (the server's `/metrics`).
  */
 import type { GaugeDefinition } from '../types.js'
-import type { PreflightStats } from './create-preflight-slots.js'
+import type { PreflightStats } from './preflight-stats.js'
 
 export function describePreflightGauges(read: () => PreflightStats): GaugeDefinition[] {
   return [

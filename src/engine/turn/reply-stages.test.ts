@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest'
 import { createReplyParser } from '../../reply/create-reply-parser.js'
 import type { ReplyParserOptions } from '../../reply/types.js'
-import { createReplyStages, createTurnEventStage, joinSentences, type TurnEvent } from './reply-stages.js'
+import type { TurnEvent } from '../turn-event.js'
+import { createReplyStages, createTurnEventStage } from './reply-stages.js'
 import type { StepEvent } from './run-model-steps.js'
 
 function runStages(steps: StepEvent[], parserOptions: ReplyParserOptions = { replyFormat: 'plain' }) {
@@ -93,11 +94,5 @@ describe('createTurnEventStage', () => {
     expect(stage.convert({ type: 'display-delta', text: '' })).toBeUndefined()
     expect(stage.convert({ type: 'done', text: 'x', emotion: '难过' })).toBeUndefined()
     expect(stage.emotion).toBe('难过')
-  })
-})
-
-describe('joinSentences', () => {
-  it('puts a space between Latin sentences only', () => {
-    expect(joinSentences(['Hi.', 'Fine.', '好。', '好的。'])).toBe('Hi. Fine.好。好的。')
   })
 })

@@ -9,8 +9,8 @@
  *                                                                          → ReplyEvent
  *   3. turn events     a reply event as the client sees it; sentence indexes run on across steps;
  *                      a step's tool call and result pass through          → TurnEvent
- *   4. emit            the turn's close path (close-turn.ts: one `llm_error` at most, then one
- *                      `llm_done`) and its output (turn-output.ts: the bus and the caller)
+ *   4. emit            into the turn's event path (turn-event-path.ts: held until granted, closed
+ *                      once, timed, shared, then to the bus and the caller)
  *   5. display rules   when the turn closes: the `output-display` regex rules over the whole display
  *                      text give `llm_done.text` (chunks go out as the model wrote them)
  *
@@ -18,18 +18,12 @@
  * `tool-call`, `display-delta`); the public snake_case names of PROTOCOL.md appear at stage 3 only.
  */
 import type { CharpipeConfig } from '../../config/schema.js'
-import type { ProviderAnswer } from '../../providers/types.js'
+import type { ProviderAnswer, Usage } from '../../providers/types.js'
 import type { ReplyEvent, ReplyParser, ReplyParserOptions } from '../../reply/types.js'
-import type { CharpipeEvent, TurnUsage } from '../../shared/events.js'
+import type { TurnUsage } from '../../shared/events.js'
 import type { EngineParts } from '../engine-parts.js'
+import type { EmitTurnEvent, TurnEvent } from '../turn-event.js'
 import type { StepEvent } from './run-model-steps.js'
-import { addTurnUsage } from './turn-outcome.js'
-
-type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never
-
-/** A turn's event before the output completes it with the session, the turn id and the trigger. */
-export type TurnEvent = DistributiveOmit<CharpipeEvent, 'session' | 'turn'>
-export type EmitTurnEvent = (event: TurnEvent) => void
 
 /** Stage 2: the model's text of each step → reply events, and the display text so far. */
 export interface ReplyStage {
@@ -115,6 +109,18 @@ export function applyDisplayRules(
   return parts.applyDisplayRegexRules(displayText, config)
 }
 
+/** Adds one model call's usage to the turn's. */
+function addTurnUsage(total: TurnUsage | undefined, usage: Usage): TurnUsage {
+  const cached = (total?.cached_tokens ?? 0) + (usage.cachedInputTokens ?? 0)
+  return {
+    prompt_tokens: (total?.prompt_tokens ?? 0) + usage.inputTokens,
+    completion_tokens: (total?.completion_tokens ?? 0) + usage.outputTokens,
+    ...(total?.cached_tokens !== undefined || usage.cachedInputTokens !== undefined
+      ? { cached_tokens: cached }
+      : {}),
+  }
+}
+
 export interface CreateReplyStagesOptions {
   parts: Pick<EngineParts, 'createReplyParser'>
   parserOptions: ReplyParserOptions
@@ -197,16 +203,4 @@ export function createReplyStages(options: CreateReplyStagesOptions): ReplyStage
       return answer
     },
   }
-}
-
-const cjk = /[\u3000-\u303f\u3040-\u30ff\u3400-\u9fff\uff00-\uffef]/
-
-/** Joins spoken sentences back into text: no space around CJK, one space between Latin sentences. */
-export function joinSentences(sentences: readonly string[]): string {
-  let text = ''
-  for (const sentence of sentences) {
-    if (text && !cjk.test(text.at(-1)!) && !cjk.test(sentence[0] ?? '')) text += ' '
-    text += sentence
-  }
-  return text
 }

@@ -30,20 +30,22 @@ import { createModelFactExtractor } from '../create-model-fact-extractor.js'
 import type { EngineContext } from '../engine-context.js'
 import { acquireTurnRuntime, releaseTurnRuntime } from '../engine-lifecycle.js'
 import type { EngineRuntime } from '../engine-runtime.js'
+import { laneKeyOf } from '../lane-key.js'
 import { openSession } from '../open-session.js'
 import { type PersistTurnOptions, rememberCompletedTurn } from '../persist-turn.js'
 import { replayStoredTurn } from '../replay-stored-turn.js'
-import { laneKeyOf, type TurnHandle } from '../session-lanes.js'
+import type { TurnHandle } from '../session-lanes.js'
 import { awaitGrant } from '../turn-authorization.js'
+import type { EmitTurnEvent } from '../turn-event.js'
+import { readInterruptReason, type TurnOutcome, toCharpipeError } from '../turn-outcome.js'
+import { createTurnTimer, type TurnTimer } from '../turn-timing.js'
 import type { GenerateOptions } from '../types.js'
 import { buildTurnMessages, offerTools } from './build-turn-messages.js'
-import { applyDisplayRules, createReplyStages, type EmitTurnEvent } from './reply-stages.js'
+import { applyDisplayRules, createReplyStages } from './reply-stages.js'
 import { chooseToolImageHandling, runModelSteps } from './run-model-steps.js'
 import { shareWithOthersPresent } from './share-with-others-present.js'
 import { createTurnEventPath } from './turn-event-path.js'
-import { readInterruptReason, type TurnOutcome, toCharpipeError } from './turn-outcome.js'
 import type { TurnOutput } from './turn-output.js'
-import { createTurnTimer, type TurnTimer } from './turn-timing.js'
 import { storeAbortedBeforeLock, writeTurn } from './write-turn.js'
 
 export interface RunTurnOptions extends Pick<GenerateOptions, 'onModelCall' | 'onTurnNotStored'> {
@@ -173,7 +175,7 @@ function createTurnState(options: RunTurnOptions): TurnState {
   const path = createTurnEventPath({
     authorization,
     timer,
-    share: shareWithOthersPresent(options),
+    share: shareWithOthersPresent({ engine, input, trigger: output.trigger }),
     observers: engine.observers.flatMap((observer) => observer(identity) ?? []),
     output,
   })

@@ -8,13 +8,14 @@ import type { TurnInput } from '../../context/types.js'
 import { characterRuntimeOf } from '../character-runtime.js'
 import type { EngineContext } from '../engine-context.js'
 import { lineBudgetOf } from '../session-presence.js'
-import type { TurnEventStage } from './turn-event-path.js'
+import type { TurnEventPathStage } from '../turn-event.js'
 import type { TurnOutput } from './turn-output.js'
 
 export interface ShareWithOthersPresentOptions {
   engine: EngineContext
   input: TurnInput
-  output: TurnOutput
+  /** What started the turn: only a person's input is heard by the others as said. */
+  trigger: TurnOutput['trigger']
 }
 
 /**
@@ -22,8 +23,10 @@ export interface ShareWithOthersPresentOptions {
  * input (an audience turn's messages they heard already; an idle turn's instruction is not said by
  * anyone) and the character's reply.
  */
-export function shareWithOthersPresent(options: ShareWithOthersPresentOptions): TurnEventStage | undefined {
-  const { engine, input, output } = options
+export function shareWithOthersPresent(
+  options: ShareWithOthersPresentOptions,
+): TurnEventPathStage | undefined {
+  const { engine, input, trigger } = options
   const self = input.character ?? ''
   if (!engine.presence.present(input.session).some((character) => character !== self)) return undefined
   return (next) => (event) => {
@@ -31,7 +34,7 @@ export function shareWithOthersPresent(options: ShareWithOthersPresentOptions): 
       const config = characterRuntimeOf(engine, engine.current, input.character).config
       const budget = lineBudgetOf(engine.current.config)
       const turn = randomUUID()
-      if (output.trigger === 'input') {
+      if (trigger === 'input') {
         const speaker = input.speaker ?? { id: 'user', name: config.character.user_name }
         const said = { id: `${turn}:input`, speaker, text: input.spokenText ?? input.text }
         engine.presence.say(input.session, said, budget, self)

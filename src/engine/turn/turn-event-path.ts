@@ -20,14 +20,11 @@ import type { CharpipeEvent } from '../../shared/events.js'
 import { createTurnCloser, type TurnCloser } from '../close-turn.js'
 import type { TurnAuthorization } from '../turn-authorization.js'
 import { holdUntilGranted } from '../turn-authorization.js'
-import type { EmitTurnEvent } from './reply-stages.js'
+import type { EmitTurnEvent, TurnEventPathStage } from '../turn-event.js'
+import type { TurnTimer } from '../turn-timing.js'
 import type { TurnOutput } from './turn-output.js'
-import type { TurnTimer } from './turn-timing.js'
 
 type ObserveTurnEvent = (event: CharpipeEvent) => void
-
-/** One stage: given the rest of the path, what an event goes through here. */
-export type TurnEventStage = (next: EmitTurnEvent) => EmitTurnEvent
 
 export interface TurnEventPath {
   /** Where the runner's events enter (stage 1). */
@@ -40,7 +37,7 @@ export interface CreateTurnEventPathOptions {
   authorization: TurnAuthorization
   timer: TurnTimer
   /** Stage 4 (share-with-others-present.ts), or undefined when nobody else is present. */
-  share: TurnEventStage | undefined
+  share: TurnEventPathStage | undefined
   /** Observers of this turn (stage 6), each already given the turn's identity. */
   observers: readonly ObserveTurnEvent[]
   output: TurnOutput
@@ -49,7 +46,7 @@ export interface CreateTurnEventPathOptions {
 export function createTurnEventPath(options: CreateTurnEventPathOptions): TurnEventPath {
   const { authorization, timer, output, share, observers } = options
   let closer: TurnCloser | undefined
-  const stages: TurnEventStage[] = [
+  const stages: TurnEventPathStage[] = [
     (next) => holdUntilGranted(authorization, next),
     (next) => {
       closer = createTurnCloser({ emit: next, readTimer: () => timer })
@@ -67,7 +64,7 @@ export function createTurnEventPath(options: CreateTurnEventPathOptions): TurnEv
 }
 
 /** Stage 6 around stage 5: each observer sees the event once the bus and the sink have it. */
-function observedAfter(observers: readonly ObserveTurnEvent[]): TurnEventStage {
+function observedAfter(observers: readonly ObserveTurnEvent[]): TurnEventPathStage {
   return (next) => (event) => {
     next(event)
     for (const observe of observers) observe(event as CharpipeEvent)

@@ -6,9 +6,8 @@
 import type { CharpipeEvent } from '../../shared/events.js'
 import { createTurnCloser } from '../close-turn.js'
 import type { EventBus } from '../event-bus.js'
-import type { TurnSink } from '../started-turn.js'
-import type { EmitTurnEvent } from './reply-stages.js'
-import { toCharpipeError } from './turn-outcome.js'
+import type { EmitTurnEvent, TurnSink } from '../turn-event.js'
+import { toCharpipeError } from '../turn-outcome.js'
 
 export interface CreateTurnOutputOptions {
   bus: EventBus

@@ -1,4 +1,4 @@
-import { describeHistoryStoreContract } from './history-store-contract.js'
+import { describeHistoryStoreContract } from '../../testing/history-store-contract.js'
 import { createInMemoryHistoryStore } from './in-memory-history-store.js'
 
 describeHistoryStoreContract({ name: 'memory', createStore: () => createInMemoryHistoryStore() })

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
+import { buildTurn } from '../../testing/history-store-contract.js'
 import { createHistoryResetPolicy } from '../reset-policy.js'
-import { buildTurn } from './history-store-contract.js'
 import { createInMemoryHistoryStore } from './in-memory-history-store.js'
 import { resetHistoryIfNeeded } from './reset-history-if-needed.js'
 

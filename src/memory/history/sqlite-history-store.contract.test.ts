@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll } from 'vitest'
-import { describeHistoryStoreContract } from './history-store-contract.js'
+import { describeHistoryStoreContract } from '../../testing/history-store-contract.js'
 import { createSqliteHistoryStore } from './sqlite-history-store.js'
 
 const folder = mkdtempSync(join(tmpdir(), 'charpipe-history-'))

@@ -3,10 +3,10 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { estimateTokens } from '../../shared/estimate-tokens.js'
+import { describeMemoryStoreContract } from '../../testing/memory-store-contract.js'
 import { openSqliteDatabase } from '../open-sqlite-database.js'
 import type { MemoryStore } from '../types.js'
 import { type CreateSqliteMemoryStoreOptions, createSqliteMemoryStore } from './create-sqlite-memory-store.js'
-import { describeMemoryStoreContract } from './memory-store-contract.js'
 import { maxIndexedCharacters } from './segment-text.js'
 
 const contractFolder = mkdtempSync(join(tmpdir(), 'memory-contract-'))

@@ -11,7 +11,7 @@
 import type { CharpipeConfig } from '../../config/schema.js'
 import { listCharacterIds } from '../../config/select-character-config.js'
 import type { PreviewResult, ProcessorInfo } from '../../context/types.js'
-import { createTurnTimer } from '../../engine/turn/turn-timing.js'
+import { createTurnTimer } from '../../engine/turn-timing.js'
 import type {
   ActivityInput,
   AudienceInput,

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest'
-import { UpstreamHttpError } from '../../shared/errors.js'
-import { makeConfig } from '../../testing/create-turn-harness.js'
-import { createFakeProvider } from '../../testing/index.js'
-import { collectEvents, doneOf } from '../../testing/turn-events.js'
-import { createCharpipe } from '../create-charpipe.js'
+import { UpstreamHttpError } from '../shared/errors.js'
+import { makeConfig } from '../testing/create-turn-harness.js'
+import { createFakeProvider } from '../testing/index.js'
+import { collectEvents, doneOf } from '../testing/turn-events.js'
+import { createCharpipe } from './create-charpipe.js'
 
 describe('llm_done timing', () => {
   it('reports first chunk, first sentence and total, in that order, from the turn start', async () => {

@@ -1,11 +1,11 @@
 import { Redis } from 'ioredis'
 import { afterAll, describe, expect, it, vi } from 'vitest'
-import { startTcpProxy } from '../../test/faults/tcp-proxy.js'
-import { prepareTestRedis, testRedisUrl } from '../../test/support/local-redis.js'
-import { configSchema } from '../config/schema.js'
-import { createLogger } from '../shared/logger.js'
-import { type Cluster, connectCluster } from './connect-cluster.js'
-import type { ClusterInterrupt } from './turn-coordinator.js'
+import { type Cluster, connectCluster } from '../../src/cluster/connect-cluster.js'
+import type { ClusterInterrupt } from '../../src/cluster/turn-coordinator.js'
+import { configSchema } from '../../src/config/schema.js'
+import { createLogger } from '../../src/shared/logger.js'
+import { startTcpProxy } from '../faults/tcp-proxy.js'
+import { prepareTestRedis, testRedisUrl } from '../support/local-redis.js'
 
 const { skipReason, keyPrefix, deleteKeys } = await prepareTestRedis()
 if (skipReason) console.warn(`cluster tests skipped: ${skipReason}`)

@@ -1,15 +1,15 @@
 import { randomUUID } from 'node:crypto'
 import { Redis } from 'ioredis'
 import { afterAll, describe, expect, it } from 'vitest'
+import { loadOptionalPeer } from '../../src/memory/history/load-optional-peer.js'
+import { createRedisHistoryStore } from '../../src/memory/history/redis-history-store.js'
+import { buildTurn, describeHistoryStoreContract } from '../../src/testing/history-store-contract.js'
 import {
   createTestKeyPrefix,
   deleteKeysUnder,
   findRedisSkipReason,
   testRedisUrl,
-} from '../../../test/support/local-redis.js'
-import { buildTurn, describeHistoryStoreContract } from './history-store-contract.js'
-import { loadOptionalPeer } from './load-optional-peer.js'
-import { createRedisHistoryStore } from './redis-history-store.js'
+} from '../support/local-redis.js'
 
 const url = testRedisUrl
 // A prefix of its own per run, so the suite never touches other keys and can remove all of its own.

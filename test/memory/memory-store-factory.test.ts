@@ -2,14 +2,14 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { parseConfig } from '../../src/characters/load-config.js'
+import { createMemoryStore } from '../../src/memory/memory-store-factory.js'
 import {
   createTestSchemaName,
   dropSchemasUnder,
   findPostgresSkipReason,
   testPostgresUrl,
-} from '../../test/support/local-postgres.js'
-import { parseConfig } from '../characters/load-config.js'
-import { createMemoryStore } from './memory-store-factory.js'
+} from '../support/local-postgres.js'
 
 let folder: string
 beforeEach(() => {

@@ -3,9 +3,9 @@
  * in which order, under each ranking rule, with and without vectors.
  */
 import { describe, expect, it } from 'vitest'
-import type { MemoryStore } from '../types.js'
-import type { EmbeddingsClient } from './create-openai-embeddings.js'
-import type { MemoryRankingOptions } from './memory-ranking.js'
+import type { EmbeddingsClient } from '../memory/long-term/create-openai-embeddings.js'
+import type { MemoryRankingOptions } from '../memory/long-term/memory-ranking.js'
+import type { MemoryStore } from '../memory/types.js'
 
 /** How a contract test opens a store (memory-store-contract.ts). */
 export interface ContractStoreOptions {

@@ -1,12 +1,13 @@
 /**
- * What a turn ends with, as the runner hands it to the close path (close-turn.ts) and to storage
- * (persist-turn.ts): the reply as far as it got, and whether it completed, was interrupted (and
- * why) or failed. Also the small conversions every part of a turn shares.
+ * What a turn ends with, as the runner (turn/run-turn.ts) hands it to the close path (close-turn.ts)
+ * and to storage (persist-turn.ts): the reply as far as it got, and whether it completed, was
+ * interrupted (and why) or failed. Below the runner, so the parts it calls share it without
+ * importing `turn/`.
  */
-import type { ProviderAnswer, Usage } from '../../providers/types.js'
-import { CharpipeError } from '../../shared/errors.js'
-import type { TurnUsage } from '../../shared/events.js'
-import { scrubSecrets } from '../../shared/logger.js'
+import type { ProviderAnswer } from '../providers/types.js'
+import { CharpipeError } from '../shared/errors.js'
+import type { TurnUsage } from '../shared/events.js'
+import { scrubSecrets } from '../shared/logger.js'
 
 /** Why a turn was cut short; carried as the AbortSignal's reason. */
 export type InterruptReason =
@@ -42,16 +43,4 @@ export function toCharpipeError(error: unknown): CharpipeError {
 export function readInterruptReason(signal: AbortSignal): InterruptReason {
   const reason = signal.reason as InterruptReason | undefined
   return reason && typeof reason === 'object' && 'kind' in reason ? reason : { kind: 'signal' }
-}
-
-/** Adds one model call's usage to the turn's. */
-export function addTurnUsage(total: TurnUsage | undefined, usage: Usage): TurnUsage {
-  const cached = (total?.cached_tokens ?? 0) + (usage.cachedInputTokens ?? 0)
-  return {
-    prompt_tokens: (total?.prompt_tokens ?? 0) + usage.inputTokens,
-    completion_tokens: (total?.completion_tokens ?? 0) + usage.outputTokens,
-    ...(total?.cached_tokens !== undefined || usage.cachedInputTokens !== undefined
-      ? { cached_tokens: cached }
-      : {}),
-  }
 }

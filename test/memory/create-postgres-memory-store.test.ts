@@ -3,21 +3,21 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import pg from 'pg'
 import { afterAll, afterEach, describe, expect, it } from 'vitest'
+import type { EmbeddingsClient } from '../../src/memory/long-term/create-openai-embeddings.js'
+import {
+  type CreatePostgresMemoryStoreOptions,
+  createPostgresMemoryStore,
+} from '../../src/memory/long-term/create-postgres-memory-store.js'
+import { createSqliteMemoryStore } from '../../src/memory/long-term/create-sqlite-memory-store.js'
+import { listPostgresMemoryMigrations } from '../../src/memory/long-term/postgres-memory-migrations.js'
+import type { MemoryStore } from '../../src/memory/types.js'
+import { contractLines, describeMemoryStoreContract } from '../../src/testing/memory-store-contract.js'
 import {
   createTestSchemaName,
   dropSchemasUnder,
   findPostgresSkipReason,
   testPostgresUrl as url,
-} from '../../../test/support/local-postgres.js'
-import type { MemoryStore } from '../types.js'
-import type { EmbeddingsClient } from './create-openai-embeddings.js'
-import {
-  type CreatePostgresMemoryStoreOptions,
-  createPostgresMemoryStore,
-} from './create-postgres-memory-store.js'
-import { createSqliteMemoryStore } from './create-sqlite-memory-store.js'
-import { contractLines, describeMemoryStoreContract } from './memory-store-contract.js'
-import { listPostgresMemoryMigrations } from './postgres-memory-migrations.js'
+} from '../support/local-postgres.js'
 
 // Schemas of this run only, all dropped afterwards, so the suite never touches other tables.
 const prefix = createTestSchemaName('memory')

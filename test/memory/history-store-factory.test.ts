@@ -4,9 +4,11 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import pg from 'pg'
 import { afterAll, describe, expect, it } from 'vitest'
-import { parseConfig } from '../characters/load-config.js'
-import { buildTurn } from './history/history-store-contract.js'
-import { createHistoryStore } from './history-store-factory.js'
+import { parseConfig } from '../../src/characters/load-config.js'
+import { createHistoryStore } from '../../src/memory/history-store-factory.js'
+import { buildTurn } from '../../src/testing/history-store-contract.js'
+import { testPostgresUrl } from '../support/local-postgres.js'
+import { testRedisUrl } from '../support/local-redis.js'
 
 const folder = mkdtempSync(join(tmpdir(), 'charpipe-factory-'))
 afterAll(() => rmSync(folder, { recursive: true, force: true }))
@@ -14,7 +16,7 @@ const scope = { character: '小助手', session: 's1' }
 
 describe('createHistoryStore', () => {
   it('opens SQLite by default at storage.sqlite_path, relative to the base directory', async () => {
-    const config = parseConfig({ storage: { sqlite_path: './data/chat.db' } }).config
+    const config = parseConfig({ storage: { sqlite_path: '../../src/memory/data/chat.db' } }).config
     const store = await createHistoryStore(config, { baseDirectory: folder })
     await store.appendTurn(scope, buildTurn(1))
     await store.close()
@@ -31,10 +33,7 @@ describe('createHistoryStore', () => {
 
   it('opens Redis and PostgreSQL from storage urls when those servers answer', async () => {
     const { config } = parseConfig({})
-    const urls = {
-      redis: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
-      postgres: process.env.POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test',
-    }
+    const urls = { redis: testRedisUrl, postgres: testPostgresUrl }
     const suffix = randomBytes(4).toString('hex')
     for (const store of ['redis', 'postgres'] as const) {
       const opened = await createHistoryStore(

@@ -1,15 +1,16 @@
 /**
- * Test factory: build options over an in-memory history store, a silent logger and the config
- * given as the user would write it. Used by the tests and the benchmark of this folder.
+ * Test factory: a context build's options over an in-memory history store, a silent logger and the
+ * config given as the user would write it. Used by the tests of the context pipeline and its
+ * processors.
  */
 import { parseConfig } from '../characters/load-config.js'
 import type { CharpipeConfigInput } from '../config/schema.js'
+import { createModelCapabilities } from '../context/create-model-capabilities.js'
+import { createTokenCounter } from '../context/tokens/create-token-counter.js'
+import type { BuildContextOptions, ImageDescriber, ModelCapabilities, TurnInput } from '../context/types.js'
 import { createInMemoryHistoryStore } from '../memory/history/in-memory-history-store.js'
 import type { HistoryStore, MemoryRetriever } from '../memory/types.js'
 import { createLogger } from '../shared/logger.js'
-import { createModelCapabilities } from './create-model-capabilities.js'
-import { createTokenCounter } from './tokens/create-token-counter.js'
-import type { BuildContextOptions, ImageDescriber, ModelCapabilities, TurnInput } from './types.js'
 
 export interface FakeBuildOptionsOverrides {
   config?: CharpipeConfigInput

@@ -4,8 +4,8 @@
  * display chunk, its first sentence and its end.
  * What a voice character's user feels is the first sentence: speech synthesis starts there.
  */
-import type { CharpipeEvent } from '../../shared/events.js'
-import { addHeadStart, type TurnTiming } from '../../shared/turn-timing.js'
+import type { CharpipeEvent } from '../shared/events.js'
+import { addHeadStart, type TurnTiming } from '../shared/turn-timing.js'
 
 export interface TurnTimer {
   /** Notes the first chunk and the first sentence as they go out. */

@@ -1,37 +1,23 @@
-import { randomBytes } from 'node:crypto'
 import pg from 'pg'
 import { afterAll, describe, expect, it } from 'vitest'
-import { buildTurn, describeHistoryStoreContract } from './history-store-contract.js'
-import { createPostgresHistoryStore } from './postgres-history-store.js'
-import { postgresHistoryMigrations } from './postgres-migrations.js'
+import { createPostgresHistoryStore } from '../../src/memory/history/postgres-history-store.js'
+import { postgresHistoryMigrations } from '../../src/memory/history/postgres-migrations.js'
+import { buildTurn, describeHistoryStoreContract } from '../../src/testing/history-store-contract.js'
+import {
+  createTestSchemaName,
+  dropSchemasUnder,
+  findPostgresSkipReason,
+  testPostgresUrl as url,
+} from '../support/local-postgres.js'
 
-const url = process.env.POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test'
-// A schema of its own per run, dropped afterwards, so the suite never touches other tables.
-const schema = `charpipe_test_${randomBytes(6).toString('hex')}`
-
-async function probePostgres(): Promise<string | undefined> {
-  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 1000 })
-  try {
-    await client.connect()
-    await client.query('SELECT 1')
-    return undefined
-  } catch (error) {
-    return `PostgreSQL not reachable at ${url} (${(error as Error).message})`
-  } finally {
-    await client.end().catch(() => {})
-  }
-}
-
-// Under CI the service must be there: never skip, let the suite fail instead.
-const skipReason = process.env.CI === 'true' ? undefined : await probePostgres()
+// Schemas of this run only (the contract's and the tests' own, under one prefix), all dropped
+// afterwards, so the suite never touches other tables.
+const schema = createTestSchemaName('history')
+const skipReason = await findPostgresSkipReason()
 if (skipReason) console.warn(`postgres history store tests skipped: ${skipReason}`)
 
 afterAll(async () => {
-  if (skipReason) return
-  const client = new pg.Client({ connectionString: url })
-  await client.connect()
-  await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`)
-  await client.end()
+  if (!skipReason) await dropSchemasUnder(schema)
 })
 
 describeHistoryStoreContract({

@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto'
 import { afterEach, describe, expect, it } from 'vitest'
-import type { CompletedTurn, ConversationScope, HistoryStore, StoredMessage } from '../types.js'
+import type { CompletedTurn, ConversationScope, HistoryStore, StoredMessage } from '../memory/types.js'
 
 export interface HistoryStoreContractOptions {
   /** Suite title, e.g. `sqlite`. */

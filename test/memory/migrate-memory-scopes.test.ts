@@ -9,17 +9,17 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import pg from 'pg'
 import { afterAll, describe, expect, it } from 'vitest'
+import { createPostgresMemoryStore } from '../../src/memory/long-term/create-postgres-memory-store.js'
+import { createSqliteMemoryStore } from '../../src/memory/long-term/create-sqlite-memory-store.js'
+import { memoryScopeOf } from '../../src/memory/memory-scope-of.js'
+import { openSqliteDatabase } from '../../src/memory/open-sqlite-database.js'
+import type { MemoryStore } from '../../src/memory/types.js'
 import {
   createTestSchemaName,
   dropSchemasUnder,
   findPostgresSkipReason,
   testPostgresUrl,
-} from '../../../test/support/local-postgres.js'
-import { memoryScopeOf } from '../memory-scope-of.js'
-import { openSqliteDatabase } from '../open-sqlite-database.js'
-import type { MemoryStore } from '../types.js'
-import { createPostgresMemoryStore } from './create-postgres-memory-store.js'
-import { createSqliteMemoryStore } from './create-sqlite-memory-store.js'
+} from '../support/local-postgres.js'
 
 /** Old scope → what was meant: nova is a configured character, onebot is not. */
 const legacyMemories = [

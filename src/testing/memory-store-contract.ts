@@ -7,15 +7,15 @@
  */
 import { randomUUID } from 'node:crypto'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { CharpipeError } from '../../shared/errors.js'
-import type { MemoryStore } from '../types.js'
+import { segmentText } from '../memory/long-term/segment-text.js'
+import { maxMemoryTextCharacters } from '../memory/long-term/validate-memory-input.js'
+import type { MemoryStore } from '../memory/types.js'
+import { CharpipeError } from '../shared/errors.js'
 import {
   type ContractStoreOptions,
   describeMemorySearchContract,
   memoryContractStart,
 } from './memory-search-contract.js'
-import { segmentText } from './segment-text.js'
-import { maxMemoryTextCharacters } from './validate-memory-input.js'
 
 export interface MemoryStoreContractOptions {
   /** Suite title, e.g. `sqlite`. */

@@ -1,16 +1,16 @@
 /** Redis of the cluster going away and coming back, through a proxy the test can cut. */
 import { connect, createServer, type Server, type Socket } from 'node:net'
 import { afterAll, describe, expect, it } from 'vitest'
-import { prepareTestRedis, testRedisUrl } from '../../test/support/local-redis.js'
-import { createCharpipe } from '../engine/create-charpipe.js'
-import type { Charpipe } from '../engine/types.js'
-import { createInMemoryHistoryStore } from '../memory/index.js'
-import { checkStores } from '../server/routes/health-routes.js'
-import { createLogger } from '../shared/logger.js'
-import { createFakeParts } from '../testing/create-fake-engine-parts.js'
-import { createScriptedProvider } from '../testing/create-scripted-provider.js'
-import { makeConfig } from '../testing/create-turn-harness.js'
-import { collectEvents } from '../testing/turn-events.js'
+import { createCharpipe } from '../../src/engine/create-charpipe.js'
+import type { Charpipe } from '../../src/engine/types.js'
+import { createInMemoryHistoryStore } from '../../src/memory/index.js'
+import { checkStores } from '../../src/server/routes/health-routes.js'
+import { createLogger } from '../../src/shared/logger.js'
+import { createFakeParts } from '../../src/testing/create-fake-engine-parts.js'
+import { createScriptedProvider } from '../../src/testing/create-scripted-provider.js'
+import { makeConfig } from '../../src/testing/create-turn-harness.js'
+import { collectEvents } from '../../src/testing/turn-events.js'
+import { prepareTestRedis, testRedisUrl } from '../support/local-redis.js'
 
 const { skipReason, keyPrefix, deleteKeys } = await prepareTestRedis()
 const logger = createLogger({ level: 'silent' })

@@ -1,11 +1,11 @@
 import { Redis } from 'ioredis'
 import { afterAll, describe, expect, it, vi } from 'vitest'
-import { prepareTestRedis, testRedisUrl } from '../../test/support/local-redis.js'
-import { type CharpipeConfig, configSchema } from '../config/schema.js'
-import { createLogger } from '../shared/logger.js'
-import { type ClusterRedis, connectClusterRedis } from './connect-cluster-redis.js'
-import { createConfigVersionSeal } from './seal-config-version.js'
-import { type ConfigSync, startConfigSync } from './start-config-sync.js'
+import { type ClusterRedis, connectClusterRedis } from '../../src/cluster/connect-cluster-redis.js'
+import { createConfigVersionSeal } from '../../src/cluster/seal-config-version.js'
+import { type ConfigSync, startConfigSync } from '../../src/cluster/start-config-sync.js'
+import { type CharpipeConfig, configSchema } from '../../src/config/schema.js'
+import { createLogger } from '../../src/shared/logger.js'
+import { prepareTestRedis, testRedisUrl } from '../support/local-redis.js'
 
 const { skipReason, keyPrefix, deleteKeys } = await prepareTestRedis()
 const logger = createLogger({ level: 'silent' })

@@ -4,15 +4,15 @@
  * sent to the other server drops it.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
-import { prepareTestRedis, testRedisUrl } from '../../test/support/local-redis.js'
-import { openClusterEngines } from '../../test/support/open-cluster-engines.js'
-import type { CharpipeConfigInput } from '../config/schema.js'
-import { createInMemoryHistoryStore } from '../memory/index.js'
-import type { HistoryStore } from '../memory/types.js'
-import { createLogger } from '../shared/logger.js'
-import { makeConfig } from '../testing/create-turn-harness.js'
-import { type MockModelServer, startMockModelServer } from '../testing/index.js'
-import { collectEvents, doneOf } from '../testing/turn-events.js'
+import type { CharpipeConfigInput } from '../../src/config/schema.js'
+import { createInMemoryHistoryStore } from '../../src/memory/index.js'
+import type { HistoryStore } from '../../src/memory/types.js'
+import { createLogger } from '../../src/shared/logger.js'
+import { makeConfig } from '../../src/testing/create-turn-harness.js'
+import { type MockModelServer, startMockModelServer } from '../../src/testing/index.js'
+import { collectEvents, doneOf } from '../../src/testing/turn-events.js'
+import { prepareTestRedis, testRedisUrl } from '../support/local-redis.js'
+import { openClusterEngines } from '../support/open-cluster-engines.js'
 
 const { skipReason, keyPrefix, deleteKeys } = await prepareTestRedis()
 const logger = createLogger({ level: 'silent' })

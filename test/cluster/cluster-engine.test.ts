@@ -1,15 +1,15 @@
 /** Two engines joined by one Redis, as two servers would be: the turn lock and interrupts between them. */
 import { afterAll, describe, expect, it, vi } from 'vitest'
-import { prepareTestRedis, testRedisUrl } from '../../test/support/local-redis.js'
-import { openClusterEngines } from '../../test/support/open-cluster-engines.js'
-import type { CharpipeConfigInput } from '../config/schema.js'
-import { createInMemoryHistoryStore } from '../memory/index.js'
-import type { HistoryStore } from '../memory/types.js'
-import { createLogger } from '../shared/logger.js'
-import { createFakeParts } from '../testing/create-fake-engine-parts.js'
-import { createScriptedProvider, type ScriptedStep } from '../testing/create-scripted-provider.js'
-import { makeConfig } from '../testing/create-turn-harness.js'
-import { doneOf, watchEvents } from '../testing/turn-events.js'
+import type { CharpipeConfigInput } from '../../src/config/schema.js'
+import { createInMemoryHistoryStore } from '../../src/memory/index.js'
+import type { HistoryStore } from '../../src/memory/types.js'
+import { createLogger } from '../../src/shared/logger.js'
+import { createFakeParts } from '../../src/testing/create-fake-engine-parts.js'
+import { createScriptedProvider, type ScriptedStep } from '../../src/testing/create-scripted-provider.js'
+import { makeConfig } from '../../src/testing/create-turn-harness.js'
+import { doneOf, watchEvents } from '../../src/testing/turn-events.js'
+import { prepareTestRedis, testRedisUrl } from '../support/local-redis.js'
+import { openClusterEngines } from '../support/open-cluster-engines.js'
 
 const { skipReason, keyPrefix, deleteKeys } = await prepareTestRedis()
 const logger = createLogger({ level: 'silent' })

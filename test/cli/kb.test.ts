@@ -3,10 +3,10 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { cliArguments } from '../../../test/support/cli-command.js'
-import { createSqliteMemoryStore } from '../../memory/long-term/create-sqlite-memory-store.js'
+import { createSqliteMemoryStore } from '../../src/memory/long-term/create-sqlite-memory-store.js'
+import { cliArguments } from '../support/cli-command.js'
 
-const root = join(import.meta.dirname, '..', '..', '..')
+const root = join(import.meta.dirname, '..', '..')
 let folder: string
 let configPath: string
 let databasePath: string

@@ -1,15 +1,18 @@
 /**
- * Test factories: Character Cards V2 and V3 built with the card library, and PNGs carrying them
- * built with the PNG chunk libraries (dev dependencies), the way other apps write them. Used by the
- * card tests of src/characters/ and test/; test code, so it lives here and not beside the product.
+ * Character cards for tests that import, export or serve cards: full V2 and V3 cards with overrides.
+ * Put them in a PNG with `makeCardPng` (make-card-png.ts).
+ *
+ * @example
+ * const png = makeCardPng({ ccv3: encodeCardChunkText(makeCardV3({ name: 'Luna' })) })
  */
-import { deflateSync } from 'node:zlib'
 import type { CharacterCardV2, CharacterCardV3 } from '@risuai/ccardlib'
-import { encode as encodeTextChunk } from 'png-chunk-text'
-import encodeChunks from 'png-chunks-encode'
-import extractChunks from 'png-chunks-extract'
-import { loadCardLibrary } from '../../src/characters/cards/load-card-library.js'
+import { loadCardLibrary } from '../characters/cards/load-card-library.js'
 
+/**
+ * A Character Card V2 of a forest guardian with every field filled (greetings, example dialogue,
+ * extensions and a lorebook of three entries), converted from V1 by the card library as other apps
+ * do; `overrides` replace fields of `data`.
+ */
 export function makeCardV2(overrides: Partial<CharacterCardV2['data']> = {}): CharacterCardV2 {
   const v1 = {
     name: 'Seraphina',
@@ -73,6 +76,11 @@ export function makeCardV2(overrides: Partial<CharacterCardV2['data']> = {}): Ch
   return card
 }
 
+/**
+ * The same character as a Character Card V3, with the fields V3 adds, an unknown field (kept on
+ * import) and a regex lorebook entry with `@@depth`/`@@role` decorators; `overrides` replace fields
+ * of `data`.
+ */
 export function makeCardV3(overrides: Partial<CharacterCardV3['data']> = {}): CharacterCardV3 {
   const card = loadCardLibrary().character.convert(makeCardV2(), { from: 'v2', to: 'v3' })
   Object.assign(card.data, {
@@ -94,30 +102,4 @@ export function makeCardV3(overrides: Partial<CharacterCardV3['data']> = {}): Ch
     use_regex: true,
   })
   return card
-}
-
-/** A 2×2 RGB PNG without any text chunk. */
-export function makePicture(): Uint8Array {
-  const header = new Uint8Array(13)
-  new DataView(header.buffer).setUint32(0, 2)
-  new DataView(header.buffer).setUint32(4, 2)
-  header.set([8, 2, 0, 0, 0], 8)
-  const rows = new Uint8Array([0, 255, 0, 0, 0, 255, 0, 0, 0, 0, 0, 255, 255, 255, 255])
-  return encodeChunks([
-    { name: 'IHDR', data: header },
-    { name: 'IDAT', data: new Uint8Array(deflateSync(rows)) },
-    { name: 'IEND', data: new Uint8Array(0) },
-  ])
-}
-
-/** A PNG carrying text chunks (keyword → text), put before IEND as card apps do. */
-export function makeCardPng(texts: Record<string, string>, picture = makePicture()): Uint8Array {
-  const chunks = extractChunks(picture)
-  const added = Object.entries(texts).map(([keyword, text]) => encodeTextChunk(keyword, text))
-  chunks.splice(-1, 0, ...added)
-  return encodeChunks(chunks)
-}
-
-export function base64Json(value: unknown): string {
-  return Buffer.from(JSON.stringify(value), 'utf8').toString('base64')
 }

@@ -4,18 +4,18 @@
  * (PostgreSQL). The write must not be cut off by the store it is writing to closing under it.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { characterIdOf } from '../../src/config/character-id.js'
+import { createCharpipe } from '../../src/engine/create-charpipe.js'
+import { createHistoryStore } from '../../src/memory/history-store-factory.js'
+import type { CharpipeEvent } from '../../src/shared/events.js'
+import { makeConfig } from '../../src/testing/create-turn-harness.js'
+import { type MockModelServer, startMockModelServer } from '../../src/testing/index.js'
 import {
   createTestSchemaName,
   dropSchemasUnder,
   findPostgresSkipReason,
   testPostgresUrl,
-} from '../../test/support/local-postgres.js'
-import { characterIdOf } from '../config/character-id.js'
-import { createHistoryStore } from '../memory/history-store-factory.js'
-import type { CharpipeEvent } from '../shared/events.js'
-import { makeConfig } from '../testing/create-turn-harness.js'
-import { type MockModelServer, startMockModelServer } from '../testing/index.js'
-import { createCharpipe } from './create-charpipe.js'
+} from '../support/local-postgres.js'
 
 const skipReason = await findPostgresSkipReason()
 const schemaPrefix = createTestSchemaName('close_turn')
