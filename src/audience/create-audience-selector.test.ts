@@ -38,6 +38,32 @@ describe('audience selector', () => {
     expect(selector.waiting()).toHaveLength(2)
   })
 
+  it("adds an origin's bonus with its reason, and observes without answering what it says not to", () => {
+    const { selector } = setUp({ batch_max: 1 })
+    const fan = message('晚上好', 'fan')
+    const stranger = message('晚上好呀', 'stranger')
+    const newcomer = message('主播好', 'newcomer')
+    const weigh = (each: AudienceMessage) =>
+      each.id === fan.id
+        ? { bonus: 12, reason: 'medal' }
+        : each.id === newcomer.id
+          ? { answer: false }
+          : undefined
+    selector.offer(stranger, { weigh })
+    expect(selector.offer(newcomer, { weigh })).toEqual({ observe: true, queued: false, dropped: [] })
+    selector.offer(fan, { weigh })
+    const [first] = selector.waiting()
+    expect(first).toMatchObject({ message: { id: fan.id }, priority: 1 + 10 + 12 })
+    expect(first?.reasons).toEqual(['first_message', 'medal'])
+    expect(selector.waiting().map((entry) => entry.message.id)).toEqual([fan.id, stranger.id])
+    // Under reply: every the bonus does not reorder; a message kept from answers stays kept.
+    const every = setUp({ reply: 'every' }).selector
+    every.offer(message('one', 'x'), { weigh: () => undefined })
+    every.offer(message('two', 'y'), { weigh: () => ({ bonus: 50, reason: 'medal' }) })
+    expect(every.waiting().map((entry) => entry.message.text)).toEqual(['one', 'two'])
+    expect(every.offer(message('three', 'z'), { weigh: () => ({ answer: false }) }).queued).toBe(false)
+  })
+
   it('among messages of equal weight, takes the larger gift first (super chats by their price)', () => {
     const { selector } = setUp({ batch_max: 1 })
     const small = message('唱歌吗', 'a', 'viewer', { gift: { name: '醒目留言', value: 30 } })

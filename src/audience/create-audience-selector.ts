@@ -10,7 +10,13 @@
 import type { AudiencePolicy } from '../config/schema/audience.js'
 import { findBlockedWord, type NormalizedText, normalizeChatText } from './normalize-chat-text.js'
 import { mentionsCharacter, type PriorityReason, scoreAudienceMessage } from './score-audience-message.js'
-import type { AudienceClock, AudienceMessage, AudienceTurnAdmitter, DroppedAudienceMessage } from './types.js'
+import type {
+  AudienceClock,
+  AudienceMessage,
+  AudienceStanding,
+  AudienceTurnAdmitter,
+  DroppedAudienceMessage,
+} from './types.js'
 
 export interface WaitingMessage {
   message: AudienceMessage
@@ -20,7 +26,8 @@ export interface WaitingMessage {
   /** Arrival order, for messages said at the same moment. */
   sequence: number
   priority: number
-  reasons: PriorityReason[]
+  /** The weights that applied, and the origin's own reason (e.g. a fan medal). */
+  reasons: string[]
   /** Pinned by the owner: never dropped for room, taken before any unpinned message. */
   pinned: boolean
   /** Charges the turn that answers it to its origin; none: the turn costs no one. */
@@ -39,6 +46,11 @@ export interface AudienceOrigin {
   source?: string
   /** Charged when a turn is about to answer it. */
   admitTurn?: AudienceTurnAdmitter
+  /**
+   * What the origin knows of a message that the weights do not (a platform's fan medal, a user
+   * level): a bonus to its priority, or that it is observed but never answered.
+   */
+  weigh?: (message: AudienceMessage) => AudienceStanding | undefined
 }
 
 export interface OfferResult {
@@ -246,6 +258,8 @@ export function createAudienceSelector(options: CreateAudienceSelectorOptions): 
         memory.said.set(words, arrivedAt)
         trimOldest(memory.said, 32)
       }
+      const standing = origin.weigh?.(message)
+      if (standing?.answer === false) return { observe: true, queued: false, dropped: [] }
       const names = options.readNames()
       const score =
         policy.reply === 'every'
@@ -254,13 +268,20 @@ export function createAudienceSelector(options: CreateAudienceSelectorOptions): 
       if (!isWanted(policy, score.reasons, message.speaker.role)) {
         return { observe: true, queued: false, dropped: [] }
       }
+      const reasons: string[] = score.reasons
+      let priority = score.priority
+      // `every` answers each message in turn: an origin's bonus does not reorder them.
+      if (policy.reply !== 'every' && standing?.bonus !== undefined && standing.bonus > 0) {
+        priority += standing.bonus
+        if (standing.reason) reasons.push(standing.reason)
+      }
       const entry: WaitingMessage = {
         message,
         saidAt: readSaidAt(message, arrivedAt),
         arrivedAt,
         sequence: sequence++,
-        priority: score.priority,
-        reasons: score.reasons,
+        priority,
+        reasons,
         pinned: false,
         key,
         speakerKey,

@@ -40,6 +40,19 @@ export interface DroppedAudienceMessage {
   reason: AudienceDropReason
 }
 
+/**
+ * What the origin of a message (a connector) knows of its speaker that the audience weights do not,
+ * e.g. a Bilibili fan medal or user level.
+ */
+export interface AudienceStanding {
+  /** Added to the message's priority. */
+  bonus?: number
+  /** Named beside the weights' reasons in the queue (e.g. `medal`). */
+  reason?: string
+  /** false: the message is observed (the model reads it with the next reply) but never answered. */
+  answer?: boolean
+}
+
 /** Where time comes from. The system clock in production; a manual one in tests. */
 export interface AudienceClock {
   now(): number

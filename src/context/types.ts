@@ -57,6 +57,13 @@ export interface TurnInput {
    */
   clientTools?: ToolDefinition[]
   /**
+   * The model must call a tool in this turn: any of them (`required`) or the named one. It goes
+   * with the model call until a tool has been called (providers that can force a call do), so the
+   * model can still answer in words after a server tool's result. Whether the model complied is
+   * told by the turn's `tool_call` events.
+   */
+  toolChoice?: 'required' | { name: string }
+  /**
    * Nothing of the session is read or kept: no stored history or memory reaches the prompt, no
    * greeting is sent, and the turn is neither stored nor remembered.
    */

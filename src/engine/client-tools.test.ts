@@ -112,3 +112,75 @@ describe('client tools (TurnInput.clientTools)', () => {
     expect((events[0] as { message: string }).message).toContain('clientTools.0.name')
   })
 })
+
+describe('a tool choice (TurnInput.toolChoice)', () => {
+  it('asks the model for a call until a tool has run, then lets it answer in words', async () => {
+    const provider = createScriptedProvider([
+      { toolCalls: [{ id: 's1', name: 'clock', arguments: {} }] },
+      { chunks: ['It is noon.'] },
+    ])
+    const charpipe = await createCharpipe(makeConfig(), {
+      parts: createFakeParts(),
+      provider,
+      tools: [clock],
+    })
+    const events = await collectEvents(
+      charpipe.generate({ text: 'Time?', stateless: true, clientTools: [lamp], toolChoice: 'required' }),
+    )
+    expect(provider.requests.map((request) => request.toolChoice)).toEqual(['required', undefined])
+    expect(doneOf(events).text).toBe('It is noon.')
+  })
+
+  it('names a tool that is offered; one that is not is left out', async () => {
+    const provider = createScriptedProvider([
+      { toolCalls: [{ id: 'c1', name: 'set_lamp', arguments: { on: true } }] },
+      { chunks: ['Hm.'] },
+    ])
+    const charpipe = await createCharpipe(makeConfig(), { parts: createFakeParts(), provider })
+    await collectEvents(
+      charpipe.generate({
+        text: 'Lights',
+        stateless: true,
+        clientTools: [lamp],
+        toolChoice: { name: 'set_lamp' },
+      }),
+    )
+    await collectEvents(
+      charpipe.generate({
+        text: 'Lights',
+        stateless: true,
+        clientTools: [lamp],
+        toolChoice: { name: 'fan' },
+      }),
+    )
+    expect(provider.requests.map((request) => request.toolChoice)).toEqual([{ name: 'set_lamp' }, undefined])
+  })
+
+  it('is a line of the tool prompt for a model without native calls', async () => {
+    const provider = createScriptedProvider([{ chunks: ['Hm.'] }])
+    const config = makeConfig({ llm: { function_calling: false } })
+    const charpipe = await createCharpipe(config, { parts: createFakeParts(), provider })
+    await collectEvents(
+      charpipe.generate({
+        text: 'Lights',
+        stateless: true,
+        clientTools: [lamp],
+        toolChoice: { name: 'set_lamp' },
+      }),
+    )
+    expect(provider.requests[0]!.toolChoice).toBeUndefined()
+    expect(messageText(provider.requests[0]!.messages[0]!)).toContain('这一步必须调用工具 set_lamp')
+  })
+
+  it('refuses a tool choice that is neither "required" nor a tool name', async () => {
+    const charpipe = await createCharpipe(makeConfig(), {
+      parts: createFakeParts(),
+      provider: createScriptedProvider([]),
+    })
+    const events = await collectEvents(
+      charpipe.generate({ text: 'x', toolChoice: 'always' as unknown as 'required' }),
+    )
+    expect(events[0]).toMatchObject({ type: 'llm_error', code: 'bad_request' })
+    expect((events[0] as { message: string }).message).toContain('toolChoice')
+  })
+})

@@ -152,9 +152,11 @@ export function createAudienceMethods(starter: TurnStarter, clock: AudienceClock
       }
       const admitTurn = typeof input.admitTurn === 'function' ? input.admitTurn : undefined
       const source = typeof input.source === 'string' ? input.source : undefined
+      const weigh = typeof input.weigh === 'function' ? input.weigh : undefined
       return hub.receive(session, character, parsed.data, {
         ...(admitTurn ? { admitTurn } : {}),
         ...(source !== undefined ? { source } : {}),
+        ...(weigh ? { weigh } : {}),
       })
     },
     activity(input) {

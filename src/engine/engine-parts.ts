@@ -27,6 +27,8 @@ export interface RememberTurnInput {
   user: string
   assistant: string
   turn: string
+  /** The turn this one replaced (a regenerated reply): its memories are forgotten. */
+  replaces?: string
   time: number
   speakerNames: { user: string; assistant: string }
   /** With `memory.extract: true`: facts are extracted instead of the raw turn being stored. */

@@ -151,8 +151,31 @@ export async function storeTurn(options: PersistTurnOptions): Promise<TurnWriteR
 }
 
 /**
+ * The turn a regenerated reply replaced, once the history no longer has it: its memories go with
+ * it. A regenerate the history did not apply (the turn was no longer the newest, or this one failed
+ * before any reply) leaves the earlier turn said, and remembered.
+ */
+async function findReplacedTurn(options: PersistTurnOptions): Promise<string | undefined> {
+  const replaced = options.input.replaces
+  if (replaced === undefined) return undefined
+  const scope = conversationScopeOf(options.runtime, options.input.session)
+  try {
+    const kept = await options.runtime.historyStore.findTurn(scope, replaced)
+    return kept.length === 0 ? replaced : undefined
+  } catch (error) {
+    // Unknown whether it was replaced: its memories stay, and this turn is still remembered.
+    options.logger.warn(
+      { err: error, turn: replaced },
+      'could not tell whether the regenerated turn was replaced',
+    )
+    return undefined
+  }
+}
+
+/**
  * Long-term memory after the turn; a failure only costs this memory, so it is logged. With an
- * extractor, the model decides which facts to keep (see `createModelFactExtractor`).
+ * extractor, the model decides which facts to keep (see `createModelFactExtractor`). A regenerated
+ * reply's turn forgets what was remembered from the turn it replaced.
  */
 export async function rememberCompletedTurn(
   options: PersistTurnOptions,
@@ -167,11 +190,13 @@ export async function rememberCompletedTurn(
   if (options.trigger === 'idle') return
   const speaker = input.speaker
   try {
+    const replaces = await findReplacedTurn(options)
     await options.parts.rememberTurn(store, {
       scope: memoryScopeOf(input),
       user: said,
       assistant: selectStoredReply(options.outcome),
       turn: options.turn,
+      ...(replaces !== undefined ? { replaces } : {}),
       time: options.startedAt,
       speakerNames: {
         user: speaker

@@ -5,6 +5,7 @@
 import type { AudienceQueueSnapshot, AudienceStats, SessionEvent } from '../audience/create-audience-hub.js'
 import type {
   AudienceMessage,
+  AudienceStanding,
   AudienceTurnAdmitter,
   DroppedAudienceMessage,
   FollowOptions,
@@ -106,6 +107,11 @@ export interface AudienceInput {
    * Absent: one shared source.
    */
   source?: string
+  /**
+   * What the origin knows of each message that the audience weights do not (a connector's fan
+   * medal, user level): a bonus to its priority, or observed but never answered.
+   */
+  weigh?: (message: AudienceMessage) => AudienceStanding | undefined
 }
 
 export interface AudienceResult {

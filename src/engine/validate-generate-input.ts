@@ -122,6 +122,7 @@ export function validateGenerateInput(
     ...(id ? { id } : {}),
     ...(input.clientPrompt ? { clientPrompt: checkClientPrompt(input.clientPrompt) } : {}),
     ...(input.clientTools?.length ? { clientTools: checkClientTools(input.clientTools) } : {}),
+    ...(input.toolChoice !== undefined ? { toolChoice: checkToolChoice(input.toolChoice) } : {}),
     ...(input.stateless === true ? { stateless: true } : {}),
     ...(input.replaces !== undefined ? { replaces: checkReplaces(input.replaces) } : {}),
   }
@@ -165,6 +166,14 @@ function checkClientTools(value: unknown): ToolDefinition[] {
       parameters: tool.parameters ?? { type: 'object', properties: {} },
     }
   })
+}
+
+function checkToolChoice(value: unknown): 'required' | { name: string } {
+  if (value === 'required') return value
+  const name = (value as { name?: unknown } | null)?.name
+  if (typeof name !== 'string' || !toolNamePattern.test(name))
+    throw new BadRequestError('toolChoice must be "required" or {name} naming a tool')
+  return { name }
 }
 
 function checkReplaces(value: unknown): string {

@@ -173,6 +173,18 @@ export interface KnowledgeDocument {
   createdAt: number
 }
 
+export interface ListMemoriesOptions {
+  scope?: string
+  /**
+   * Only the memories taken from this turn (`sourceTurn`). A store written before this option may
+   * list others too: callers that act on the list check `sourceTurn` again.
+   */
+  sourceTurn?: string
+  /** @default 100 */
+  limit?: number
+  offset?: number
+}
+
 /**
  * Long-term memory and the knowledge base (SPEC R4.3): the operations users know from memory
  * libraries, scoped by a string (the session id unless the caller says otherwise). `search` returns
@@ -181,7 +193,7 @@ export interface KnowledgeDocument {
 export interface MemoryStore extends MemoryRetriever {
   add(input: AddMemoryInput): Promise<MemoryRecord>
   get(id: string): Promise<MemoryRecord | undefined>
-  list(options: { scope?: string; limit?: number; offset?: number }): Promise<MemoryRecord[]>
+  list(options: ListMemoriesOptions): Promise<MemoryRecord[]>
   update(
     id: string,
     patch: Partial<Pick<MemoryRecord, 'text' | 'speaker' | 'time' | 'metadata'>>,

@@ -157,10 +157,25 @@ const openAIMessageSchema = z.looseObject({
   content: z.union([z.string(), z.array(contentPartSchema), z.null()]).optional(),
 })
 
+const openAIFunctionToolSchema = z.looseObject({
+  type: z.literal('function'),
+  function: z.looseObject({
+    name: z.string().regex(/^[a-zA-Z0-9_-]{1,64}$/, 'letters, digits, _ and - only, at most 64 characters'),
+    description: z.string().nullable().optional(),
+    parameters: z.record(z.string(), z.unknown()).nullable().optional(),
+  }),
+})
+
 /** The fields we read of an OpenAI chat completion request; the others are accepted and ignored. */
 export const openAICompletionBodySchema = z.looseObject({
   model: z.string().optional(),
   messages: z.array(openAIMessageSchema).min(1),
+  /** Function tools the client runs itself. */
+  tools: z.array(openAIFunctionToolSchema).nullable().optional(),
+  tool_choice: z
+    .union([z.enum(['none', 'auto', 'required']), z.looseObject({ type: z.string() })])
+    .nullable()
+    .optional(),
   stream: z.boolean().nullable().optional(),
   stream_options: z.looseObject({ include_usage: z.boolean().optional() }).nullable().optional(),
   user: z.string().min(1).max(200).optional(),

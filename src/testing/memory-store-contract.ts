@@ -111,6 +111,18 @@ export function describeMemoryStoreContract(options: MemoryStoreContractOptions)
         expect(await store.list({})).toHaveLength(4)
       })
 
+      it('lists the memories of one source turn', async () => {
+        const store = await openStore()
+        await store.add({ scope: 'a', text: 'from turn one', sourceTurn: 'turn-1' })
+        await store.add({ scope: 'a', text: 'from turn two', sourceTurn: 'turn-2' })
+        await store.add({ scope: 'a', text: 'also from turn two', sourceTurn: 'turn-2' })
+        await store.add({ scope: 'b', text: 'another scope, turn two', sourceTurn: 'turn-2' })
+        await store.add({ scope: 'a', text: 'added by hand' })
+        const listed = await store.list({ scope: 'a', sourceTurn: 'turn-2' })
+        expect(listed.map((record) => record.text)).toEqual(['also from turn two', 'from turn two'])
+        expect(await store.list({ sourceTurn: 'turn-2' })).toHaveLength(3)
+      })
+
       it('updates text, speaker, time and metadata, and re-indexes the text', async () => {
         const store = await openStore()
         const added = await store.add({ scope: 'a', text: 'I live in Berlin' })

@@ -16,6 +16,14 @@ describe('connectors.bilibili in the config', () => {
       cookie: '',
       post_replies: false,
       max_message_chars: 20,
+      medal_weight: 5,
+      medal_level_weight: 1,
+      min_user_level: 0,
+      thank_you: {
+        every_s: 0,
+        for: ['follow', 'gift', 'guard'],
+        template: '请用一两句话感谢：{thanks}',
+      },
       character: '',
       turns_per_minute: 20,
     })
@@ -38,6 +46,11 @@ describe('connectors.bilibili in the config', () => {
     expect(problems([{ name: 'room', room_id: 1, post_replies: true, cookie: 'SESSDATA=x' }])).toMatch(
       /post_replies needs a cookie that holds bili_jct/,
     )
+    expect(problems([{ name: 'room', room_id: 1, thank_you: { template: '谢谢大家' } }])).toMatch(
+      /the template must hold \{thanks\}/,
+    )
+    expect(problems([{ name: 'room', room_id: 1, thank_you: { for: ['share'] } }])).toMatch(/thank_you/)
+    expect(problems([{ name: 'room', room_id: 1, min_user_level: -1 }])).toMatch(/min_user_level/)
     expect(problems([{ name: 'room', room_id: 1 }], [{ name: 'room', channel: 'x' }])).toMatch(
       /connector names must be unique across onebot, twitch and bilibili/,
     )

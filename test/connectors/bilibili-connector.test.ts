@@ -2,14 +2,17 @@ import { Writable } from 'node:stream'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { bilibiliConnectorSchema } from '../../src/config/schema.js'
 import {
+  type CreateBilibiliConnectorOptions,
   createBilibiliConnector,
   danmakuHeartbeatMs,
 } from '../../src/connectors/bilibili/create-bilibili-connector.js'
 import { createLogger } from '../../src/shared/logger.js'
+import { createManualClock } from '../../src/testing/index.js'
 import {
   danmakuCommand,
   giftCommand,
   interactCommand,
+  interactV2Command,
   liveCommand,
   preparingCommand,
   superChatCommand,
@@ -37,7 +40,12 @@ async function startRoom(): Promise<FakeBilibiliLive> {
   return room
 }
 
-function connect(room: FakeBilibiliLive, overrides: Record<string, unknown> = {}, host?: FakeConnectorHost) {
+function connect(
+  room: FakeBilibiliLive,
+  overrides: Record<string, unknown> = {},
+  host?: FakeConnectorHost,
+  options: Partial<CreateBilibiliConnectorOptions> = {},
+) {
   const logLines: string[] = []
   const logger = createLogger({
     level: 'debug',
@@ -64,6 +72,7 @@ function connect(room: FakeBilibiliLive, overrides: Record<string, unknown> = {}
     logger,
     backoff,
     sendIntervalMs: 5,
+    ...options,
   })
   cleanups.push(() => connector.close())
   return { host: fakeHost, connector, logLines }
@@ -86,7 +95,17 @@ describe('Bilibili live connector', () => {
       ],
       0,
     )
-    room.send([giftCommand({ tid: 'g1', price: 1000, num: 2 }), interactCommand(2)], 2)
+    room.send(
+      [
+        giftCommand({ tid: 'g1', price: 1000, num: 2 }),
+        interactCommand(2),
+        interactV2Command(1),
+        // A protobuf cut short costs only itself.
+        { cmd: 'INTERACT_WORD_V2', data: { pb: 'CLq62owBEgz=' } },
+        interactV2Command(2),
+      ],
+      2,
+    )
     room.send(
       [superChatCommand({ id: 1, price: 30, text: '唱首歌' }), giftCommand({ coinType: 'silver' })],
       3,
@@ -104,7 +123,7 @@ describe('Bilibili live connector', () => {
       kind: 'bilibili',
       sessions: ['bilibili:live:6'],
       messages_in: 4,
-      counted: { entered: 1, followed: 1, silver_gift: 1 },
+      counted: { entered: 2, followed: 2, silver_gift: 1 },
     })
   })
 
@@ -152,6 +171,42 @@ describe('Bilibili live connector', () => {
     room.send([first, danmakuCommand({ uid: 10, name: '阿强', idStr: 'm2', text: '第二条' })])
     await vi.waitFor(() => expect(host.audienceCalls).toHaveLength(2))
     expect(texts(host)).toEqual(['第一条', '第二条'])
+  })
+
+  it('signs getDanmuInfo with the keys nav names, keeps them for hours, and asks again when refused', async () => {
+    const room = await startRoom()
+    const clock = createManualClock(Date.parse('2026-11-27T12:00:00Z'))
+    const { connector } = connect(room, { cookie }, undefined, { clock })
+    await vi.waitFor(() => expect(connector.status().state).toBe('ready'))
+    expect(room.navRequests).toBe(1)
+    expect(room.refusedSignatures).toBe(0)
+    // wts is the injected clock's time in seconds.
+    expect(room.signedAt).toEqual([Date.parse('2026-11-27T12:00:00Z') / 1000])
+
+    // A reconnect within the hour signs with the kept keys.
+    await room.kill()
+    await room.restart()
+    await vi.waitFor(() => expect(room.tokens).toHaveLength(2))
+    await vi.waitFor(() => expect(connector.status().state).toBe('ready'))
+    expect(room.navRequests).toBe(1)
+
+    // Bilibili changed its keys: the signature is refused once, the keys fetched again, the token given.
+    room.wbiKeys = { imgKey: 'a'.repeat(16) + 'b'.repeat(16), subKey: '0123456789abcdef'.repeat(2) }
+    await room.kill()
+    await room.restart()
+    await vi.waitFor(() => expect(room.tokens).toHaveLength(3))
+    await vi.waitFor(() => expect(connector.status().state).toBe('ready'))
+    expect(room.refusedSignatures).toBe(1)
+    expect(room.navRequests).toBe(2)
+    expect(room.auths.at(-1)?.key).toBe('token-3')
+
+    // Keys older than six hours are fetched again before they are used.
+    await clock.advance(6 * 60 * 60 * 1000 + 1)
+    await room.kill()
+    await room.restart()
+    await vi.waitFor(() => expect(room.tokens).toHaveLength(4))
+    expect(room.navRequests).toBe(3)
+    expect(room.refusedSignatures).toBe(1)
   })
 
   it('drops a login the server refuses and tries again with a new token', async () => {

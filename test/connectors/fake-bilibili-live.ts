@@ -1,11 +1,13 @@
 /**
  * A Bilibili live room for tests: one HTTP server that answers the live API's `room_init`,
- * `getDanmuInfo` (a new token each time) and `msg/send` (checking the cookie's `bili_jct`), and
+ * `getDanmuInfo` (a new token each time, only to a request WBI-signed with the keys its `nav`
+ * names, else code -352 as Bilibili does) and `msg/send` (checking the cookie's `bili_jct`), and
  * takes the danmaku WebSocket on `/sub`, speaking the real packet format: it checks the auth packet
  * (operation 7; a token must be one it handed out), answers with operation 8, answers heartbeats
  * with operation 3, and sends commands plain (several packets in one frame), zlib- or
  * brotli-compressed. It can be killed and started again on the same port.
  */
+import { createHash } from 'node:crypto'
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import type WebSocket from 'ws'
@@ -17,6 +19,7 @@ import {
   encodeCompressedPackets,
   encodeDanmakuPacket,
 } from '../../src/connectors/bilibili/danmaku-packet.js'
+import { wbiMixinKey } from '../../src/connectors/bilibili/sign-wbi.js'
 
 export interface AuthBody {
   uid: number
@@ -45,6 +48,13 @@ export interface FakeBilibiliLive {
   refuseLogins: number
   /** The code `msg/send` answers (0: sent; 1003: a ban; 10030: too fast). */
   sendCode: number
+  /** The WBI keys `nav` names now (32 hex characters each). */
+  wbiKeys: { imgKey: string; subKey: string }
+  navRequests: number
+  /** `getDanmuInfo` requests refused for a missing or wrong signature. */
+  refusedSignatures: number
+  /** The `wts` of each signed `getDanmuInfo` request, in order. */
+  signedAt: number[]
   /** Sends commands to every authenticated client, in one frame. */
   send(commands: unknown[], protocol?: 0 | 2 | 3): void
   connectedCount(): number
@@ -76,6 +86,10 @@ export async function startFakeBilibiliLive(options: {
     live: true,
     refuseLogins: 0,
     sendCode: 0,
+    wbiKeys: { imgKey: '7cd084941338484aae1ad9425b84077c', subKey: '4932caff0ff746eab6f01bf08b70ac45' },
+    navRequests: 0,
+    refusedSignatures: 0,
+    signedAt: [],
     send(commands, protocol = 0) {
       const packets = commands.map((command) => ({
         protocol: DanmakuProtocol.json,
@@ -127,7 +141,29 @@ export async function startFakeBilibiliLive(options: {
         },
       })
     }
+    if (url.pathname === '/x/web-interface/nav') {
+      fake.navRequests += 1
+      // A guest gets -101 and the keys all the same, as from Bilibili.
+      const loggedIn = (request.headers.cookie ?? '').includes('SESSDATA=')
+      return answer(response, {
+        code: loggedIn ? 0 : -101,
+        message: loggedIn ? '0' : '账号未登录',
+        ttl: 1,
+        data: {
+          isLogin: loggedIn,
+          wbi_img: {
+            img_url: `https://i0.hdslb.com/bfs/wbi/${fake.wbiKeys.imgKey}.png`,
+            sub_url: `https://i0.hdslb.com/bfs/wbi/${fake.wbiKeys.subKey}.png`,
+          },
+        },
+      })
+    }
     if (url.pathname === '/xlive/web-room/v1/index/getDanmuInfo') {
+      if (!isSignedWithCurrentKeys(url.searchParams)) {
+        fake.refusedSignatures += 1
+        return answer(response, { code: -352, message: '-352', ttl: 1, data: { v_voucher: 'voucher' } })
+      }
+      fake.signedAt.push(Number(url.searchParams.get('wts')))
       const token = `token-${fake.tokens.length + 1}`
       fake.tokens.push(token)
       return answer(response, {
@@ -164,6 +200,21 @@ export async function startFakeBilibiliLive(options: {
       return answer(response, { code: 0, data: { mode_info: {}, dm_v2: '' }, message: '', msg: '' })
     }
     response.writeHead(404).end()
+  }
+
+  /** The check Bilibili makes: md5 of the sorted query without `w_rid`, then the mixin key. */
+  const isSignedWithCurrentKeys = (params: URLSearchParams) => {
+    const signature = params.get('w_rid')
+    if (!signature || !params.get('wts')) return false
+    const query = [...params.entries()]
+      .filter(([name]) => name !== 'w_rid')
+      .sort(([left], [right]) => (left < right ? -1 : left > right ? 1 : 0))
+      .map(([name, value]) => `${encodeURIComponent(name)}=${encodeURIComponent(value)}`)
+      .join('&')
+    const expected = createHash('md5')
+      .update(query + wbiMixinKey(fake.wbiKeys))
+      .digest('hex')
+    return signature === expected
   }
 
   const handleSocket = (socket: WebSocket) => {

@@ -206,6 +206,70 @@ describe('a regenerate (the same last message sent again right after) with histo
   })
 })
 
+describe('a regenerate forgets what long-term memory took from the reply it replaces', () => {
+  const memoryTexts = async () =>
+    (await suite.server.charpipe.memory!.list({ limit: 100 })).map((memory) => memory.text).join('\n')
+  const waitForMemory = (text: string) =>
+    vi.waitFor(async () => expect(await memoryTexts()).toContain(text), { timeout: 20_000, interval: 50 })
+  const extraction = (fact: string) => ({ text: JSON.stringify({ memory: [{ event: 'add', text: fact }] }) })
+
+  it('facts extracted from the replaced turn (memory.extract: true) are gone, the others stay', async () => {
+    await start(['memory:', '  extract: true'])
+    // Each turn's reply, then the extraction the turn's memory asks the model for.
+    suite.model.script([{ text: '[开心]Hello Robin!' }, extraction('The user is called Robin.')])
+    const first = await airiSend([], 'Hi, I am Robin.')
+    await waitForMemory('called Robin')
+    const history = [
+      { role: 'user' as const, content: 'Hi, I am Robin.' },
+      { role: 'assistant' as const, content: first },
+    ]
+    suite.model.script([
+      { text: '[开心]Your usual: tea with lemon.' },
+      extraction('The user drinks tea with lemon.'),
+    ])
+    await airiSend(history, 'What do I usually drink?')
+    await waitForMemory('tea with lemon')
+
+    // AIRI regenerates: the same question again, its last reply dropped.
+    suite.model.script([
+      { text: '[开心]Your usual: a black coffee.' },
+      extraction('The user drinks black coffee.'),
+    ])
+    const again = await airiSend(history, 'What do I usually drink?')
+    expect(again).toContain('black coffee')
+    await waitForMemory('black coffee')
+    const remembered = await memoryTexts()
+    expect(remembered).not.toContain('lemon')
+    expect(remembered).toContain('called Robin')
+    // The extractor of the new reply was not shown the replaced turn's fact as known.
+    expect(JSON.stringify(suite.model.requests.at(-1)!.body)).not.toContain('lemon')
+    const [newest] = await suite.server.charpipe.memory!.list({ limit: 1 })
+    const found = await suite.server.charpipe.memory!.search('lemon tea', { scope: newest!.scope, k: 10 })
+    expect(found.map((hit) => hit.text).join(' ')).not.toContain('lemon')
+  })
+
+  it('the exchange remembered from the replaced turn (no extraction) is gone too', async () => {
+    await start()
+    suite.model.script([
+      { text: '[开心]Hello Robin!' },
+      { text: '[开心]Why did the latte go to school? Foam-al education.' },
+    ])
+    const first = await airiSend([], 'Hi, I am Robin.')
+    const history = [
+      { role: 'user' as const, content: 'Hi, I am Robin.' },
+      { role: 'assistant' as const, content: first },
+    ]
+    await airiSend(history, 'Tell me a joke')
+    await waitForMemory('Foam-al')
+    suite.model.script({ text: '[开心]What do you call a sad coffee? Depresso.' })
+    await airiSend(history, 'Tell me a joke')
+    await waitForMemory('Depresso')
+    const remembered = await memoryTexts()
+    expect(remembered).not.toContain('Foam-al')
+    expect(remembered).toContain('Hello Robin!')
+  })
+})
+
 describe('Open-LLM-VTuber (openai_compatible_llm) with emotion: bracket', () => {
   const olv = () => new OpenAI({ baseURL: `${suite.server.url}/v1`, apiKey: olvToken, maxRetries: 0 })
   const olvMessages = (text: string) => [

@@ -169,6 +169,72 @@ describe('POST /v1/responses with the openai SDK', () => {
     ).rejects.toMatchObject({ status: 404, error: { code: 'not_found', param: 'previous_response_id' } })
   })
 
+  it('stores each input of a previous_response_id chain once, and the last request still sees it all', async () => {
+    await start()
+    const turns = ['One.', 'Two.', 'Three.', 'Four.', 'Five.']
+    suite.model.script(turns.map((_, index) => ({ text: `Reply ${index + 1}.` })))
+    const ids: string[] = []
+    for (const text of turns) {
+      const previous = ids.at(-1)
+      const response = await openai().responses.create({
+        model: 'mika',
+        input: text,
+        ...(previous ? { previous_response_id: previous } : {}),
+      })
+      ids.push(response.id)
+    }
+    const spoken = sentTo()
+      .filter((message) => message.role !== 'system')
+      .map((message) => message.content)
+    expect(spoken).toEqual([
+      'One.',
+      'Reply 1.',
+      'Two.',
+      'Reply 2.',
+      'Three.',
+      'Reply 3.',
+      'Four.',
+      'Reply 4.',
+      'Five.',
+    ])
+
+    // Every stored message of every record, counted: each input once, each output once.
+    const storedTexts: string[] = []
+    for (const id of ids) {
+      const record = JSON.parse((await suite.server.charpipe.readRecord('responses', id))!) as {
+        input: { content: string }[]
+        conversation?: unknown
+        resource: { output: { content: { text: string }[] }[] }
+      }
+      expect(record.conversation).toBeUndefined()
+      storedTexts.push(...record.input.map((item) => item.content))
+      storedTexts.push(...record.resource.output.flatMap((item) => item.content.map((part) => part.text)))
+    }
+    expect(storedTexts).toEqual(turns.flatMap((text, index) => [text, `Reply ${index + 1}.`]))
+  })
+
+  it('continues a response stored whole before chains were linked', async () => {
+    await start()
+    const earlier = await openai().responses.create({ model: 'mika', input: 'Hello' })
+    const stored = JSON.parse((await suite.server.charpipe.readRecord('responses', earlier.id))!)
+    const legacyId = `resp_${'0'.repeat(32)}`
+    const legacy = {
+      owner: null,
+      resource: { ...stored.resource, id: legacyId },
+      conversation: [
+        { type: 'message', role: 'user', content: 'I am Alice.' },
+        { type: 'message', role: 'assistant', content: [{ type: 'output_text', text: 'Hi Alice.' }] },
+      ],
+    }
+    await suite.server.charpipe.keepRecord('responses', legacyId, JSON.stringify(legacy))
+    suite.model.script({ text: 'You are Alice.' })
+    await openai().responses.create({ model: 'mika', input: 'Who am I?', previous_response_id: legacyId })
+    const spoken = sentTo()
+      .filter((message) => message.role !== 'system')
+      .map((message) => message.content)
+    expect(spoken).toEqual(['I am Alice.', 'Hi Alice.', 'Who am I?'])
+  })
+
   it("keeps a client's stored responses from another client", async () => {
     await start()
     const mine = await openai({ 'X-Charpipe-Client': 'client-a' }).responses.create({

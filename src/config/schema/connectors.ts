@@ -135,6 +135,38 @@ export const twitchConnectorSchema = z
     },
   )
 
+const bilibiliThankYouSchema = z
+  .strictObject({
+    every_s: z
+      .int()
+      .min(0)
+      .max(86_400)
+      .default(0)
+      .describe(
+        'At most one thank-you per this many seconds, for everything of `for` that came since the window opened (its first event); 0: off.',
+      ),
+    for: z
+      .array(z.enum(['follow', 'gift', 'guard']))
+      .max(3)
+      .default(['follow', 'gift', 'guard'])
+      .describe(
+        'What is thanked: follow (a new follower), gift (gold-coin gifts), guard (舰长, 提督, 总督). Gifts and guards thanked this way are not answered one by one; super chats always are.',
+      ),
+    template: z
+      .string()
+      .min(1)
+      .max(1000)
+      .default('请用一两句话感谢：{thanks}')
+      .describe(
+        "What the character is asked, as a message of the room's owner: {thanks} becomes who gave what (张三 关注了直播间；李四 投喂 小花花 ×3). The character says its thanks in its own words; with post_replies they are also posted.",
+      ),
+  })
+  .refine((thankYou) => thankYou.template.includes('{thanks}'), {
+    message: 'the template must hold {thanks} (who gave what)',
+    path: ['template'],
+  })
+  .describe('A thank-you for follows, gifts and guards, at most every `every_s` seconds.')
+
 export const bilibiliConnectorSchema = z
   .strictObject({
     name: connectorNameSchema,
@@ -153,7 +185,9 @@ export const bilibiliConnectorSchema = z
       .string()
       .max(2048)
       .default('')
-      .describe("Base of Bilibili's live HTTP API; empty: Bilibili's own (https://api.live.bilibili.com)."),
+      .describe(
+        "Base of Bilibili's live HTTP API, where `nav` (the keys that sign getDanmuInfo) is asked too; empty: Bilibili's own (https://api.live.bilibili.com, and https://api.bilibili.com for nav).",
+      ),
     cookie: z
       .string()
       .max(8000)
@@ -175,6 +209,31 @@ export const bilibiliConnectorSchema = z
       .describe(
         'A danmaku holds at most this many characters (20 for most accounts); a longer reply is sent as several, cut at sentence ends.',
       ),
+    medal_weight: z
+      .number()
+      .min(0)
+      .max(1_000_000)
+      .default(5)
+      .describe(
+        "Added to the priority of a danmaku, gift or super chat whose sender wears this room's fan medal (粉丝牌), over the audience weights.",
+      ),
+    medal_level_weight: z
+      .number()
+      .min(0)
+      .max(1_000_000)
+      .default(1)
+      .describe(
+        "Added once more per level of that medal: a level-21 fan's message gets medal_weight + 21 × this.",
+      ),
+    min_user_level: z
+      .int()
+      .min(0)
+      .max(100)
+      .default(0)
+      .describe(
+        'Danmaku of viewers below this user level (UL) are observed (the model reads them with the next reply) but never answered, and counted as below_user_level; gifts, super chats, the streamer, room admins and guards are answered whatever the level. Read without a cookie the senders are unknown and none is held back. 0: every level.',
+      ),
+    thank_you: bilibiliThankYouSchema.prefault({}),
     character: characterRefSchema,
     audience: connectorAudienceSchema,
     turns_per_minute: turnsPerMinuteSchema,

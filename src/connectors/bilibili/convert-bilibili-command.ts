@@ -3,16 +3,33 @@
  * `DANMU_MSG` a viewer's message (the streamer → owner, a room admin → moderator, a guard → member),
  * `SEND_GIFT` (gold coins) and `GUARD_BUY` a message with a gift worth its price in CNY,
  * `SUPER_CHAT_MESSAGE` its text with its price as the gift, `INTERACT_WORD` and silver gifts only
- * counted, `LIVE` / `PREPARING` / `ROOM_LOCK` / `CUT_OFF` the room's state. Field layouts as
+ * counted (and `INTERACT_WORD_V2`, the same in a protobuf `pb` field), `LIVE` / `PREPARING` / `ROOM_LOCK` / `CUT_OFF` the room's state. Field layouts as
  * Bilibili's web client receives them (`info` arrays for danmaku, `data` objects for the rest).
  * Emoticons and stickers become readable text; names stay as Bilibili shows them (masked, `张***`,
  * when reading without a cookie).
  */
 import type { AudienceMessageInput, AudienceRole } from '../connector-host.js'
+import { decodeInteractWord } from './decode-interact-word.js'
+
+/** What Bilibili says of a sender beyond their role: for the connector's medal and level weights. */
+export interface BilibiliFan {
+  /** The level of the fan medal of this room the sender wears; 0: none, or another room's. */
+  medalLevel: number
+  /** The account's user level (UL), when the command carries it and the sender is known by uid. */
+  userLevel?: number
+}
 
 export type BilibiliCommandResult =
-  | { kind: 'message'; message: AudienceMessageInput }
-  | { kind: 'counted'; what: 'entered' | 'followed' | 'silver_gift' }
+  | {
+      kind: 'message'
+      /** The command it came from. */
+      from: 'danmaku' | 'gift' | 'guard' | 'super_chat'
+      message: AudienceMessageInput
+      fan: BilibiliFan
+      /** How many gifts, or months of a guard. */
+      count?: number
+    }
+  | { kind: 'counted'; what: 'entered' | 'followed' | 'silver_gift'; viewer?: { uid: number; name: string } }
   | { kind: 'room'; live: boolean; notice?: string }
 
 export interface ConvertBilibiliCommandOptions {
@@ -44,10 +61,14 @@ export function convertBilibiliCommand(
     case 'SUPER_CHAT_MESSAGE':
       return convertSuperChat(asRecord(command.data), options)
     case 'INTERACT_WORD': {
-      const type = Number(asRecord(command.data).msg_type)
-      if (type === 1) return { kind: 'counted', what: 'entered' }
-      if (type === 2 || type === 4 || type === 5) return { kind: 'counted', what: 'followed' }
-      return undefined
+      const data = asRecord(command.data)
+      return convertInteraction(Number(data.msg_type), Number(data.uid ?? 0), String(data.uname ?? ''))
+    }
+    case 'INTERACT_WORD_V2': {
+      const pb = asRecord(command.data).pb
+      if (typeof pb !== 'string') return undefined
+      const word = decodeInteractWord(pb)
+      return convertInteraction(word.msgType, word.uid, word.name)
     }
     case 'LIVE':
       return { kind: 'room', live: true }
@@ -64,6 +85,14 @@ export function convertBilibiliCommand(
     default:
       return undefined
   }
+}
+
+/** Entered (1), followed (2; 4 a special follow, 5 a mutual one): counted, the viewer kept for a thank-you. */
+function convertInteraction(type: number, uid: number, name: string): BilibiliCommandResult | undefined {
+  const viewer = { uid, name }
+  if (type === 1) return { kind: 'counted', what: 'entered', viewer }
+  if (type === 2 || type === 4 || type === 5) return { kind: 'counted', what: 'followed', viewer }
+  return undefined
 }
 
 function convertDanmaku(
@@ -92,10 +121,49 @@ function convertDanmaku(
     typeof extra.id_str === 'string' && extra.id_str !== ''
       ? `dm:${extra.id_str}`
       : `dm:${speakerId}:${String(meta[4] ?? '')}:${String(meta[5] ?? '')}`
+  const medal = Array.isArray(info[3]) ? info[3] : []
+  const level = Array.isArray(info[4]) ? Number(info[4][0]) : Number.NaN
   return {
     kind: 'message',
+    from: 'danmaku',
     message: { id, speaker: { id: speakerId, name: String(user[1] ?? ''), role }, text: text.trim() },
+    fan: {
+      // [level, name, streamer's name, room id, …, the streamer's uid at 12]
+      medalLevel: roomMedalLevel(
+        Number(medal[0] ?? 0),
+        Number(medal[3] ?? 0),
+        Number(medal[12] ?? 0),
+        options,
+      ),
+      // Read anonymously the sender is unknown, and so is their level.
+      ...(uid > 0 && Number.isFinite(level) ? { userLevel: level } : {}),
+    },
   }
+}
+
+/** A medal counts when it is this room's (by room id, or by the streamer's uid when it names one). */
+function roomMedalLevel(
+  level: number,
+  medalRoomId: number,
+  medalOwnerUid: number,
+  options: ConvertBilibiliCommandOptions,
+): number {
+  if (!(level > 0)) return 0
+  const ours =
+    (medalRoomId > 0 && medalRoomId === options.roomId) ||
+    (medalOwnerUid > 0 && medalOwnerUid === options.ownerUid)
+  return ours ? level : 0
+}
+
+/** The `medal_info` object gifts and super chats carry. */
+function medalInfoLevel(value: unknown, options: ConvertBilibiliCommandOptions): number {
+  const medal = asRecord(value)
+  return roomMedalLevel(
+    Number(medal.medal_level ?? 0),
+    Number(medal.anchor_roomid ?? 0),
+    Number(medal.target_id ?? 0),
+    options,
+  )
 }
 
 /** Stickers (`dm_type` 1) and inline emoticons (`[dog]`, `[热词系列_知识增加]`) as words a model reads. */
@@ -124,12 +192,15 @@ function convertGift(
   const num = Number(data.num ?? 1)
   return {
     kind: 'message',
+    from: 'gift',
+    count: num,
     message: {
       id: `gift:${String(data.tid ?? data.rnd ?? `${uid}:${data.timestamp}`)}`,
       speaker: speakerOf(uid, String(data.uname ?? ''), Number(data.guard_level ?? 0), options),
       text: `${String(data.action ?? '投喂')} ${giftName} ×${num}`,
       gift: { name: giftName, value: yuan(totalCoins) },
     },
+    fan: { medalLevel: medalInfoLevel(data.medal_info, options) },
   }
 }
 
@@ -142,12 +213,15 @@ function convertGuard(
   const num = Number(data.num ?? 1)
   return {
     kind: 'message',
+    from: 'guard',
+    count: num,
     message: {
       id: `guard:${uid}:${String(data.start_time ?? '')}:${String(data.gift_id ?? '')}`,
       speaker: speakerOf(uid, String(data.username ?? ''), Number(data.guard_level ?? 3), options),
       text: `开通了${giftName}${num > 1 ? ` ×${num}` : ''}`,
       gift: { name: giftName, value: yuan(Number(data.price ?? 0) * num) },
     },
+    fan: { medalLevel: 0 },
   }
 }
 
@@ -159,11 +233,18 @@ function convertSuperChat(
   const uid = Number(data.uid ?? 0)
   return {
     kind: 'message',
+    from: 'super_chat',
     message: {
       id: `sc:${String(data.id ?? '')}`,
       speaker: speakerOf(uid, String(userInfo.uname ?? ''), Number(userInfo.guard_level ?? 0), options),
       text: String(data.message ?? '').trim(),
       gift: { name: '醒目留言', value: Number(data.price ?? 0) },
+    },
+    fan: {
+      medalLevel: medalInfoLevel(data.medal_info, options),
+      ...(uid > 0 && Number.isFinite(Number(userInfo.user_level))
+        ? { userLevel: Number(userInfo.user_level) }
+        : {}),
     },
   }
 }

@@ -1,12 +1,20 @@
 /**
- * The three calls of Bilibili's live HTTP API a danmaku connector makes: `room_init` (a short room
- * id to the real one, the streamer's uid, whether the room is live), `getDanmuInfo` (a fresh token
- * and the danmaku server for each connection) and `msg/send` (a danmaku, with the cookie's `bili_jct`
- * as CSRF value). The cookie goes only into the `Cookie` header; no error or result carries it.
+ * The calls of Bilibili's HTTP API a danmaku connector makes: `room_init` (a short room id to the
+ * real one, the streamer's uid, whether the room is live), `getDanmuInfo` (a fresh token and the
+ * danmaku server for each connection, WBI-signed with the keys `nav` names, kept for hours and asked
+ * again when a signature is refused) and `msg/send` (a danmaku, with the cookie's `bili_jct` as CSRF
+ * value). The cookie goes only into the `Cookie` header; no error or result carries it.
  */
 import { redactText } from '../../shared/redact.js'
+import { signWbiQuery, wbiKeyOfUrl, wbiMixinKey } from './sign-wbi.js'
 
 const bilibiliApiUrl = 'https://api.live.bilibili.com'
+/** Where `nav` is when no API base is configured (with one, `nav` is asked there too). */
+const bilibiliMainApiUrl = 'https://api.bilibili.com'
+/** Bilibili changes the WBI keys about daily; a refused signature fetches them sooner. */
+const wbiKeysMaxAgeMs = 6 * 60 * 60 * 1000
+/** `getDanmuInfo`'s answer to a missing or wrong WBI signature. */
+const wbiRefusedCode = -352
 export const bilibiliDanmakuUrl = 'wss://broadcastlv.chat.bilibili.com/sub'
 
 export interface BilibiliCookie {
@@ -65,6 +73,8 @@ export interface CreateBilibiliApiOptions {
   cookie: BilibiliCookie
   fetch?: typeof fetch
   timeoutMs?: number
+  /** The clock the signatures' `wts` and the keys' age are read from. @default Date.now */
+  now?: () => number
 }
 
 interface ApiAnswer<T> {
@@ -76,11 +86,19 @@ interface ApiAnswer<T> {
 
 export function createBilibiliApi(options: CreateBilibiliApiOptions): BilibiliApi {
   const base = (options.apiUrl || bilibiliApiUrl).replace(/\/+$/, '')
+  const navBase = (options.apiUrl || bilibiliMainApiUrl).replace(/\/+$/, '')
   const fetchImpl = options.fetch ?? fetch
+  const now = options.now ?? Date.now
+  let wbi: { mixinKey: string; fetchedAt: number } | undefined
   const timeoutMs = options.timeoutMs ?? 10_000
   const secrets = [options.cookie.header, options.cookie.csrf].filter((value) => value !== '')
 
-  async function call<T>(path: string, roomId: number, init: RequestInit = {}): Promise<ApiAnswer<T>> {
+  async function call<T>(
+    path: string,
+    roomId: number,
+    init: RequestInit = {},
+    origin = base,
+  ): Promise<ApiAnswer<T>> {
     const headers: Record<string, string> = {
       'User-Agent': 'Mozilla/5.0 charpipe',
       Referer: `https://live.bilibili.com/${roomId}`,
@@ -89,7 +107,7 @@ export function createBilibiliApi(options: CreateBilibiliApiOptions): BilibiliAp
     }
     let response: Response
     try {
-      response = await fetchImpl(`${base}${path}`, {
+      response = await fetchImpl(`${origin}${path}`, {
         ...init,
         headers,
         signal: AbortSignal.timeout(timeoutMs),
@@ -97,13 +115,13 @@ export function createBilibiliApi(options: CreateBilibiliApiOptions): BilibiliAp
     } catch (error) {
       const cause = (error as Error & { cause?: { code?: string } }).cause?.code
       throw new Error(
-        `${base}${path.split('?')[0]} could not be reached (${cause ?? (error as Error).message})`,
+        `${origin}${path.split('?')[0]} could not be reached (${cause ?? (error as Error).message})`,
       )
     }
-    if (!response.ok) throw new Error(`${base}${path.split('?')[0]} answered HTTP ${response.status}`)
+    if (!response.ok) throw new Error(`${origin}${path.split('?')[0]} answered HTTP ${response.status}`)
     const answer = (await response.json().catch(() => undefined)) as ApiAnswer<T> | undefined
     if (!answer || typeof answer.code !== 'number')
-      throw new Error(`${base}${path.split('?')[0]} answered something that is not Bilibili's JSON`)
+      throw new Error(`${origin}${path.split('?')[0]} answered something that is not Bilibili's JSON`)
     return answer
   }
 
@@ -112,6 +130,36 @@ export function createBilibiliApi(options: CreateBilibiliApiOptions): BilibiliAp
       `code ${answer.code}${answer.message || answer.msg ? `: ${answer.message || answer.msg}` : ''}`,
       secrets,
     )
+
+  /** The mixin key, from `nav` when none is kept or it is too old (or `fresh`: a signature was refused). */
+  async function mixinKey(roomId: number, fresh: boolean): Promise<string> {
+    if (wbi && !fresh && now() - wbi.fetchedAt < wbiKeysMaxAgeMs) return wbi.mixinKey
+    // `nav` answers -101 to a guest, with the keys all the same.
+    const answer = await call<{ wbi_img?: { img_url?: string; sub_url?: string } }>(
+      '/x/web-interface/nav',
+      roomId,
+      {},
+      navBase,
+    )
+    const images = answer.data?.wbi_img
+    if (typeof images?.img_url !== 'string' || typeof images.sub_url !== 'string')
+      throw new Error(`no WBI keys from ${navBase}/x/web-interface/nav (${describe(answer)})`)
+    const key = wbiMixinKey({ imgKey: wbiKeyOfUrl(images.img_url), subKey: wbiKeyOfUrl(images.sub_url) })
+    wbi = { mixinKey: key, fetchedAt: now() }
+    return key
+  }
+
+  async function askDanmuInfo(roomId: number, freshKeys: boolean) {
+    const query = signWbiQuery(
+      { id: roomId, type: 0 },
+      await mixinKey(roomId, freshKeys),
+      Math.floor(now() / 1000),
+    )
+    return call<{ token?: string; host_list?: { host: string; wss_port: number }[] }>(
+      `/xlive/web-room/v1/index/getDanmuInfo?${query}`,
+      roomId,
+    )
+  }
 
   return {
     async resolveRoom(roomId) {
@@ -128,10 +176,9 @@ export function createBilibiliApi(options: CreateBilibiliApiOptions): BilibiliAp
       }
     },
     async getDanmakuServer(roomId) {
-      const answer = await call<{ token?: string; host_list?: { host: string; wss_port: number }[] }>(
-        `/xlive/web-room/v1/index/getDanmuInfo?id=${roomId}&type=0`,
-        roomId,
-      )
+      let answer = await askDanmuInfo(roomId, false)
+      // The keys changed since they were fetched: fetch them again, once.
+      if (answer.code === wbiRefusedCode) answer = await askDanmuInfo(roomId, true)
       if (answer.code !== 0 || typeof answer.data?.token !== 'string')
         throw new Error(`no danmaku token for room ${roomId} (${describe(answer)})`)
       const host = answer.data.host_list?.[0]
@@ -149,7 +196,7 @@ export function createBilibiliApi(options: CreateBilibiliApiOptions): BilibiliAp
         room_type: '0',
         jumpfrom: '0',
         fontsize: '25',
-        rnd: String(Math.floor(Date.now() / 1000)),
+        rnd: String(Math.floor(now() / 1000)),
         roomid: String(roomId),
         csrf: options.cookie.csrf,
         csrf_token: options.cookie.csrf,

@@ -2,7 +2,9 @@
  * One Bilibili live room's danmaku as a charpipe session (`bilibili:<name>:<room_id>`). Before each
  * connection the room is looked up (its real id, the streamer, whether it is live) and a fresh token
  * asked for; the connection authenticates (operation 7), beats every 30 s, and hands danmaku, gifts,
- * guards and super chats to the session's audience selector. Entries and follows are counted only.
+ * guards and super chats to the session's audience selector, weighed by the sender's fan medal and
+ * user level (weigh-bilibili-fan.ts). Entries and follows are counted only; follows, gifts and
+ * guards may be thanked in one line per window instead (create-thank-you-window.ts).
  * With `post_replies` and a cookie, the selector's replies go back as danmaku through the HTTP API,
  * cut to `max_message_chars`, one at a time, each sent once.
  *
@@ -11,6 +13,7 @@
  * is small (danmaku-packet.ts, with property tests).
  */
 import { createSystemClock } from '../../audience/create-system-clock.js'
+import type { AudienceStanding } from '../../audience/types.js'
 import type { BilibiliConnectorConfig } from '../../config/schema.js'
 import type { Logger } from '../../shared/logger.js'
 import { redactText } from '../../shared/redact.js'
@@ -25,19 +28,21 @@ import type {
 } from '../connector-host.js'
 import { type Backoff, keepSocketConnected } from '../keep-socket-connected.js'
 import { splitReplyText } from '../split-reply-text.js'
-import { convertBilibiliCommand } from './convert-bilibili-command.js'
+import { type BilibiliCommandResult, convertBilibiliCommand } from './convert-bilibili-command.js'
 import {
   type BilibiliRoom,
   bilibiliDanmakuUrl,
   createBilibiliApi,
   parseBilibiliCookie,
 } from './create-bilibili-api.js'
+import { createThankYouWindow, thankYouEventOf } from './create-thank-you-window.js'
 import {
   DanmakuOperation,
   decodeDanmakuFrame,
   encodeAuthPacket,
   encodeHeartbeatPacket,
 } from './danmaku-packet.js'
+import { weighBilibiliFan } from './weigh-bilibili-fan.js'
 
 export const danmakuHeartbeatMs = 30_000
 /** Heartbeats without a word from the server before the connection is taken for dead. */
@@ -69,9 +74,36 @@ export function createBilibiliConnector(options: CreateBilibiliConnectorOptions)
   const character = config.character || undefined
   const cookie = parseBilibiliCookie(config.cookie)
   const secrets = [cookie.header, cookie.csrf].filter((value) => value !== '')
-  const api = createBilibiliApi({ apiUrl: config.api_url, cookie, fetch: options.fetch })
+  const api = createBilibiliApi({
+    apiUrl: config.api_url,
+    cookie,
+    fetch: options.fetch,
+    now: () => clock.now(),
+  })
   const seen = createBoundedSet(5000)
-  const counted: Record<string, number> = { entered: 0, followed: 0, silver_gift: 0 }
+  const counted: Record<string, number> = {
+    entered: 0,
+    followed: 0,
+    silver_gift: 0,
+    below_user_level: 0,
+    thank_you: 0,
+  }
+  const thankFor = new Set(config.thank_you.every_s > 0 ? config.thank_you.for : [])
+  const thankYou = createThankYouWindow({
+    everyMs: config.thank_you.every_s * 1000,
+    template: config.thank_you.template,
+    clock,
+    onLine(line) {
+      counted.thank_you = (counted.thank_you ?? 0) + 1
+      // The streamer's own request to the character, so it comes first (owner) like a gift would.
+      offer({
+        id: `thanks:${clock.now()}:${counted.thank_you}`,
+        speaker: { id: 'room', name: '直播间', role: 'owner' },
+        text: line.text,
+        ...(line.value > 0 ? { gift: { name: '礼物', value: line.value } } : {}),
+      })
+    },
+  })
   // Whole replies, so one is sent entirely or not at all: a room never sees half a sentence.
   const outbox: { parts: string[]; queuedAt: number; started: boolean; retried: boolean }[] = []
   let room: BilibiliRoom | undefined
@@ -133,10 +165,20 @@ export function createBilibiliConnector(options: CreateBilibiliConnectorOptions)
     onMessage: () => {},
     onBinaryMessage: (frame) => {
       silentBeats = 0
+      let packets: ReturnType<typeof decodeDanmakuFrame>
       try {
-        for (const packet of decodeDanmakuFrame(frame)) handlePacket(packet.operation, packet.body)
+        packets = decodeDanmakuFrame(frame)
       } catch (error) {
         logger.warn({ connector: config.name, err: error as Error }, 'a danmaku frame could not be read')
+        return
+      }
+      // One command that cannot be read costs only itself, not the rest of its frame.
+      for (const packet of packets) {
+        try {
+          handlePacket(packet.operation, packet.body)
+        } catch (error) {
+          logger.warn({ connector: config.name, err: error as Error }, 'a danmaku command could not be read')
+        }
       }
     },
     onDown: (reason) => {
@@ -177,9 +219,32 @@ export function createBilibiliConnector(options: CreateBilibiliConnectorOptions)
       characterName: options.characterName,
     })
     if (!result) return
+    if (result.kind === 'room') {
+      roomNotice = result.live ? undefined : result.notice
+      return
+    }
     if (result.kind === 'counted') counted[result.what] = (counted[result.what] ?? 0) + 1
-    else if (result.kind === 'room') roomNotice = result.live ? undefined : result.notice
-    else offer(result.message)
+    const thanked = thankYouEventOf(result)
+    if (thanked && thankFor.has(thanked.kind)) {
+      // A gift or guard thanked in the window's line is not answered on its own as well.
+      if (result.kind === 'message' && !remember(result.message.id)) return
+      thankYou.add(thanked)
+      return
+    }
+    if (result.kind === 'message') offer(result.message, () => weighFan(result))
+  }
+
+  function weighFan(result: Extract<BilibiliCommandResult, { kind: 'message' }>) {
+    const standing = weighBilibiliFan(result, config)
+    if (standing?.answer === false) counted.below_user_level = (counted.below_user_level ?? 0) + 1
+    return standing
+  }
+
+  /** Remembers a message id; false when it was already seen (a frame sent again). */
+  function remember(id: string): boolean {
+    if (seen.has(id)) return false
+    seen.add(id)
+    return true
   }
 
   function handleAuthReply(body: Buffer) {
@@ -200,17 +265,20 @@ export function createBilibiliConnector(options: CreateBilibiliConnectorOptions)
     socket.drop()
   }
 
-  function offer(message: AudienceMessageInput) {
-    if (message.text === '' || seen.has(message.id)) return
-    seen.add(message.id)
+  function offer(message: AudienceMessageInput, weighFan?: () => AudienceStanding | undefined) {
+    if (message.text === '' || !remember(message.id)) return
     messagesIn += 1
+    const standing = weighFan?.()
     const refuse = (error: Error) => {
       messagesRefused += 1
       logger.warn({ connector: config.name, err: error }, 'audience message refused')
     }
     // A refusal (a full queue, a turn limit) drops this message; it never throws out of the socket's listener.
     try {
-      void Promise.resolve(host.audience({ session, character, messages: [message] })).catch(refuse)
+      const weigh = standing ? () => standing : undefined
+      void Promise.resolve(
+        host.audience({ session, character, messages: [message], ...(weigh ? { weigh } : {}) }),
+      ).catch(refuse)
     } catch (error) {
       refuse(error as Error)
     }
@@ -313,6 +381,7 @@ export function createBilibiliConnector(options: CreateBilibiliConnectorOptions)
     },
     async close() {
       closed = true
+      thankYou.close()
       unfollow()
       stopHeartbeat()
       if (sendTimer !== undefined) clock.clearTimer(sendTimer)

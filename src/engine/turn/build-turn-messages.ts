@@ -57,13 +57,15 @@ export interface OfferToolsResult {
 /**
  * How the tools reach the model: natively, or described in the system prompt of `messages`. The
  * input's client's own tools (`clientTools`) go with the registry's; for a model without native
- * calls the client's tool rounds become words (the result as a user message, as ours are).
+ * calls the client's tool rounds become words (the result as a user message, as ours are), and the
+ * turn's tool choice is a line of the prompt (natively it goes with the request).
  */
 export function offerTools(
   messages: ChatMessage[],
   registry: ToolRegistry,
   runtime: EngineRuntime,
   clientTools: readonly ToolDefinition[] = [],
+  toolChoice?: TurnInput['toolChoice'],
 ): OfferToolsResult {
   const nativeTools = runtime.capabilities.functionCalling
   const language = resolveCharacterLanguage(runtime.config.character)
@@ -71,10 +73,19 @@ export function offerTools(
   const definitions = [...registry.definitions(), ...clientTools]
   const spoken = renderClientToolRounds(messages, language)
   return {
-    messages: definitions.length > 0 ? addToolPrompt(spoken, definitions, undefined, language) : spoken,
+    messages:
+      definitions.length > 0
+        ? addToolPrompt(spoken, definitions, readMustCall(toolChoice), language)
+        : spoken,
     nativeTools,
     language,
   }
+}
+
+/** The prompt's requirement of a tool choice: any tool (true) or the named one. */
+function readMustCall(toolChoice: TurnInput['toolChoice']): true | string | undefined {
+  if (toolChoice === undefined) return undefined
+  return toolChoice === 'required' ? true : toolChoice.name
 }
 
 /** Tool calls and results of a client's conversation as words, for a model without a `tool` role. */

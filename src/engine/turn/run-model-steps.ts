@@ -5,10 +5,11 @@
  * in the system prompt and calls are read from the model's JSON text.
  *
  * `max_tool_steps` bounds the rounds in which tools run; the call after the last round goes out
- * without tools so the model has to answer in words.
+ * without tools so the model has to answer in words. A turn's tool choice (`required`, a named
+ * tool) goes with the calls until a tool has run.
  */
 import { describeImagePart } from '../../context/assets/describe-image-part.js'
-import type { ChatProvider, ChatRequest, ProviderAnswer, Usage } from '../../providers/types.js'
+import type { ChatProvider, ChatRequest, ProviderAnswer, ToolChoice, Usage } from '../../providers/types.js'
 import { type Language, readScaffoldingTexts, resolveCharacterLanguage } from '../../shared/language/index.js'
 import type { Logger } from '../../shared/logger.js'
 import type { ChatMessage, ContentPart, ImagePart, ToolCall, ToolDefinition } from '../../shared/messages.js'
@@ -49,6 +50,8 @@ export interface RunModelStepsOptions {
    * tools keep their names). A step that calls one ends the loop: the call goes to the client.
    */
   clientTools?: readonly ToolDefinition[]
+  /** The model must call a tool (any, or the named one): asked of each call until one is made. */
+  toolChoice?: 'required' | { name: string }
   /** Native tool calls (true) or tools described in the prompt (false). */
   nativeTools: boolean
   /** The character's language: the words of tool results and notes described in the prompt. */
@@ -229,6 +232,18 @@ function handOverClientCalls(
   return true
 }
 
+/** The tool choice the model can be asked for: a named tool only when it is offered. */
+function selectToolChoice(
+  choice: RunModelStepsOptions['toolChoice'],
+  definitions: readonly ToolDefinition[],
+  logger: Logger,
+): ToolChoice | undefined {
+  if (choice === undefined || choice === 'required') return choice
+  if (definitions.some((definition) => definition.name === choice.name)) return choice
+  logger.warn({ tool: choice.name }, 'the tool choice names a tool that is not offered; left out')
+  return undefined
+}
+
 /**
  * Runs the model calls of one turn, handing each event to `options.onEvent` as it happens (a
  * callback rather than a generator: this is the per-chunk path, and every generator layer costs
@@ -241,6 +256,8 @@ export async function runModelSteps(options: RunModelStepsOptions): Promise<void
   const clientDefinitions = (options.clientTools ?? []).filter((tool) => !serverNames.has(tool.name))
   const clientNames = new Set(clientDefinitions.map((definition) => definition.name))
   const definitions = [...serverDefinitions, ...clientDefinitions]
+  // Forced only until a tool has run: after its result the model answers in words.
+  let toolChoice = selectToolChoice(options.toolChoice, definitions, options.logger)
   for (let round = 0; ; round++) {
     const toolsOffered = definitions.length > 0 && round < options.maxToolSteps
     const request: ChatRequest = {
@@ -248,6 +265,7 @@ export async function runModelSteps(options: RunModelStepsOptions): Promise<void
       temperature: options.temperature,
       maxTokens: options.maxTokens,
       ...(toolsOffered && options.nativeTools ? { tools: definitions } : {}),
+      ...(toolsOffered && options.nativeTools && toolChoice ? { toolChoice } : {}),
     }
     const step: StepResult = { text: '', calls: [] }
     await streamOneStep(options, request, toolsOffered, step)
@@ -255,6 +273,7 @@ export async function runModelSteps(options: RunModelStepsOptions): Promise<void
     if (step.calls.length === 0) return
     if (handOverClientCalls(options, step.calls, clientNames)) return
 
+    toolChoice = undefined
     if (options.beforeTools) await raceAbort(options.beforeTools(), options.signal)
     const results: { call: ToolCall; result: unknown }[] = []
     for (const call of step.calls) {

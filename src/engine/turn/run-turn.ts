@@ -239,7 +239,13 @@ async function runReply(
     const rounds = (options.input.clientPrompt?.toolRounds ?? []).map(
       (message): ChatMessage => ({ ...message, source: 'tool' }),
     )
-    const tools = offerTools([...context.messages, ...rounds], engine.registry, runtime, clientTools)
+    const tools = offerTools(
+      [...context.messages, ...rounds],
+      engine.registry,
+      runtime,
+      clientTools,
+      options.input.toolChoice,
+    )
     // What a turn spends before its grant is counted (wasted if it is never granted).
     const onModelCall = (messages: readonly ChatMessage[]) => {
       if (!authorization.granted) authorization.withheld.modelCalls++
@@ -250,6 +256,7 @@ async function runReply(
       messages: tools.messages,
       registry: engine.registry,
       clientTools,
+      ...(options.input.toolChoice ? { toolChoice: options.input.toolChoice } : {}),
       nativeTools: tools.nativeTools,
       language: tools.language,
       toolImages: chooseToolImageHandling(runtime, engine.logger),

@@ -155,6 +155,7 @@ export async function createPostgresMemoryStore(
         listOptions.scope ?? null,
         limit,
         offset,
+        listOptions.sourceTurn ?? null,
       ])
       return result.rows.map((row) => convertRowToRecord(convertPostgresItemRow(row)))
     },

@@ -242,12 +242,14 @@ export function createSqliteMemoryStore(options: CreateSqliteMemoryStoreOptions)
     async list(listOptions = {}) {
       assertOpen()
       const { limit, offset } = validateListOptions(listOptions)
-      const filtered = listOptions.scope !== undefined
+      const filters: [string, string][] = []
+      if (listOptions.scope !== undefined) filters.push([' AND scope = ?', listOptions.scope])
+      if (listOptions.sourceTurn !== undefined) filters.push([' AND source_turn = ?', listOptions.sourceTurn])
       const rows = database
         .prepare(
-          `${itemSelect} WHERE kind = 'memory'${filtered ? ' AND scope = ?' : ''} ORDER BY seq DESC LIMIT ? OFFSET ?`,
+          `${itemSelect} WHERE kind = 'memory'${filters.map(([clause]) => clause).join('')} ORDER BY seq DESC LIMIT ? OFFSET ?`,
         )
-        .all(...(filtered ? [listOptions.scope] : []), limit, offset) as MemoryItemRow[]
+        .all(...filters.map(([, value]) => value), limit, offset) as MemoryItemRow[]
       return rows.map(convertRowToRecord)
     },
 

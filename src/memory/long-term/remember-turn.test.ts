@@ -51,6 +51,27 @@ describe('rememberTurn', () => {
     })
   })
 
+  it('forgets the memories of the turn it replaces before the extractor sees what is known', async () => {
+    const kept = await store.add({ scope: 's1', text: 'The user is called Robin', sourceTurn: 't-1' })
+    const replaced = await store.add({ scope: 's1', text: 'The user drinks tea', sourceTurn: 't-2' })
+    const elsewhere = await store.add({ scope: 's2', text: 'The user drinks tea', sourceTurn: 't-2' })
+    const extractor = createScriptedExtractor(() => [{ event: 'add', text: 'The user drinks coffee' }])
+    const result = await rememberTurn(store, {
+      scope: 's1',
+      user: 'What do I drink?',
+      assistant: 'Coffee.',
+      turn: 't-3',
+      replaces: 't-2',
+      speakerNames,
+      extractor,
+    })
+    expect(result.deleted).toEqual([replaced.id])
+    expect(extractor.calls[0]!.existing.map((memory) => memory.id)).not.toContain(replaced.id)
+    const texts = (await store.list({ scope: 's1' })).map((memory) => memory.text)
+    expect(texts).toEqual(['The user drinks coffee', kept.text])
+    expect(await store.get(elsewhere.id)).toBeDefined()
+  })
+
   it('remembers each side of a huge turn up to maxRememberedCharacters', async () => {
     const huge = '这是一段很长的中文文本没有空格'.repeat(70_000)
     const result = await rememberTurn(store, {

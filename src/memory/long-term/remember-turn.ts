@@ -4,7 +4,8 @@
  * with the closest stored facts, and apply its decisions — add, update, delete or leave alone.
  * Each side of the turn is remembered up to `maxRememberedCharacters`: the history keeps the whole
  * turn, and a memory is found by its opening words, so a megabyte pasted or generated in one turn
- * costs the memory store no more than a long paragraph.
+ * costs the memory store no more than a long paragraph. The memories of a turn a regenerated reply
+ * replaced are deleted first.
  */
 import type { Language } from '../../shared/language/index.js'
 import { getLogger, type Logger } from '../../shared/logger.js'
@@ -38,6 +39,11 @@ export interface RememberTurnOptions {
   assistant?: string
   /** Turn id, kept as the memory's source turn. */
   turn?: string
+  /**
+   * The turn this one took the place of (a regenerated reply): what was remembered from it is
+   * forgotten first, since it is no longer said, and the extractor does not see it as known.
+   */
+  replaces?: string
   /** Milliseconds since the epoch; default now. */
   time?: number
   /** Names written before each line: `{ user: "用户", assistant: "小助手" }`. */
@@ -68,11 +74,28 @@ function capTurnSide(text: string): string {
   return `${trimmed.slice(0, end)}…`
 }
 
+/** Most memories one turn may have left: a turn adds a few, the extractor a handful at most. */
+const maxMemoriesOfTurn = 1_000
+
+/** Deletes the memories taken from `turn` in `scope`; returns their ids. */
+async function forgetTurnMemories(store: MemoryStore, scope: string, turn: string): Promise<string[]> {
+  const listed = await store.list({ scope, sourceTurn: turn, limit: maxMemoriesOfTurn })
+  const deleted: string[] = []
+  // Checked again: a store that does not filter by turn lists the scope's newest memories.
+  for (const memory of listed) {
+    if (memory.sourceTurn !== turn || memory.scope !== scope) continue
+    if (await store.delete(memory.id)) deleted.push(memory.id)
+  }
+  return deleted
+}
+
 export async function rememberTurn(
   store: MemoryStore,
   options: RememberTurnOptions,
 ): Promise<RememberTurnResult> {
   const result: RememberTurnResult = { added: [], updated: [], deleted: [] }
+  if (options.replaces !== undefined && options.replaces !== options.turn)
+    result.deleted.push(...(await forgetTurnMemories(store, options.scope, options.replaces)))
   const lines = [`${options.speakerNames.user}: ${capTurnSide(options.user)}`]
   if (options.assistant?.trim())
     lines.push(`${options.speakerNames.assistant}: ${capTurnSide(options.assistant)}`)

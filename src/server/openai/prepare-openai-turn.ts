@@ -19,6 +19,7 @@ import type { EmotionDialectWriter } from './create-emotion-dialect-writer.js'
 import { readRegeneratedTurn } from './find-regenerated-turn.js'
 import { type ClientProfile, planProfileTurn, readClientProfile } from './plan-profile-turn.js'
 import type { OpenAITurn } from './read-openai-messages.js'
+import type { RequiredToolChoice } from './read-tool-choice.js'
 
 export interface PrepareOpenAITurnOptions {
   context: Context
@@ -30,6 +31,8 @@ export interface PrepareOpenAITurnOptions {
   turn: OpenAITurn
   /** Function tools the client runs itself (the request's `tools`). */
   clientTools?: ToolDefinition[]
+  /** The call the request's `tool_choice` requires of the model. */
+  toolChoice?: RequiredToolChoice
 }
 
 export type PrepareOpenAITurnResult =
@@ -101,6 +104,7 @@ export async function prepareOpenAITurn(options: PrepareOpenAITurnOptions): Prom
     ...(character ? { character } : {}),
     ...(clientPrompt ? { clientPrompt } : {}),
     ...(options.clientTools?.length ? { clientTools: options.clientTools } : {}),
+    ...(options.toolChoice ? { toolChoice: options.toolChoice } : {}),
     ...(stateless ? { stateless: true } : {}),
     ...(inputId ? { id: inputId } : {}),
     ...(replaces ? { replaces } : {}),

@@ -10,7 +10,19 @@ import { isRetryableStatus } from '../../shared/errors.js'
 import type { LlmErrorEvent } from '../../shared/events.js'
 import { mapErrorCodeToStatus } from '../error-response.js'
 
-export type TurnFailure = Pick<LlmErrorEvent, 'code' | 'message' | 'status'>
+export interface TurnFailure extends Pick<LlmErrorEvent, 'message' | 'status'> {
+  /** The turn's error code, or a code of these routes' own (`tool_choice_unmet`). */
+  code: string
+  /**
+   * The error object's `type`, when it is not the code (Open Responses' `model_error`). Not `type`:
+   * a turn's `llm_error` event is a failure too, and its `type` names the event.
+   */
+  errorType?: string
+  /** The request field at fault. */
+  param?: string
+  /** A retry of the same request would meet it again. */
+  final?: true
+}
 
 /** An interruption by the session's next input ends the reply early; it is not a failure. */
 export function isTurnFailure(event: LlmErrorEvent): boolean {
@@ -22,6 +34,7 @@ export const missingDone: TurnFailure = { code: 'internal', message: 'the turn e
 
 /** A failure the same request would meet again: the client's own mistake, or the provider's refusal. */
 function isFailureFinal(failure: TurnFailure): boolean {
+  if (failure.final) return true
   if (failure.code === 'bad_request' || failure.code === 'invalid_config') return true
   return (
     failure.code === 'upstream_http' && failure.status !== undefined && !isRetryableStatus(failure.status)
@@ -29,7 +42,12 @@ function isFailureFinal(failure: TurnFailure): boolean {
 }
 
 export function convertToOpenAIError(failure: TurnFailure) {
-  return { message: failure.message, type: failure.code, code: failure.code, param: null }
+  return {
+    message: failure.message,
+    type: failure.errorType ?? failure.code,
+    code: failure.code,
+    param: failure.param ?? null,
+  }
 }
 
 export function sendOpenAIError(context: Context, failure: TurnFailure): Response {

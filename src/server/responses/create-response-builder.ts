@@ -224,8 +224,6 @@ export function createResponseBuilder(options: ResponseBuilderOptions) {
       return event('error', { error })
     },
     resource,
-    /** The output items so far (the conversation a later `previous_response_id` continues). */
-    output: (): readonly ResponseOutputItem[] => output,
   }
 }
 

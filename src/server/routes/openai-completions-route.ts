@@ -9,7 +9,10 @@
  * stored), with one message it uses the session `openai` of its client. The reply's emotion rides
  * along as an extra `emotion` field. A named client (`server.clients`) is served by its profile
  * instead (src/server/openai/: its session, persona, history and emotion dialect); the defaults are
- * the rules above.
+ * the rules above. `tools` of type `function` are the client's: a call of one ends the answer as
+ * `tool_calls` (`finish_reason: "tool_calls"`), and the client's `tool` messages continue the turn;
+ * `tool_choice` is read as on `/v1/responses` (read-tool-choice.ts) and a reply without the call it
+ * required is a failure (check-tool-choice.ts).
  *
  * Failures are answered as OpenAI-compatible servers answer them: a non-2xx with an error body when
  * the turn failed before any text (or, not streamed, at all); once a stream has begun, an
@@ -22,23 +25,47 @@
 import { randomUUID } from 'node:crypto'
 import type { Hono } from 'hono'
 import { streamSSE } from 'hono/streaming'
-import type { CharpipeEvent, LlmDoneEvent, LlmErrorEvent } from '../../shared/events.js'
+import type { CharpipeEvent, LlmDoneEvent, ToolCallEvent } from '../../shared/events.js'
+import type { ToolDefinition } from '../../shared/messages.js'
 import { respondBadRequest } from '../error-response.js'
+import { createToolChoiceCheck } from '../openai/check-tool-choice.js'
 import { holdUntilFirstText } from '../openai/hold-until-first-text.js'
 import { useFinalRefusalHeader } from '../openai/mark-final-refusal.js'
 import { prepareOpenAITurn } from '../openai/prepare-openai-turn.js'
 import { readOpenAIMessages } from '../openai/read-openai-messages.js'
+import { readToolChoice } from '../openai/read-tool-choice.js'
 import {
   convertToOpenAIError,
   isTurnFailure,
   missingDone,
   sendOpenAIError,
+  type TurnFailure,
   unexpectedStreamFailure,
 } from '../openai/send-openai-error.js'
 import { startOpenAITurn } from '../openai/start-openai-turn.js'
 import { readJsonBody } from '../read-json-body.js'
-import { openAICompletionBodySchema } from '../request-schemas.js'
+import { type OpenAICompletionBody, openAICompletionBodySchema } from '../request-schemas.js'
 import type { ServerDependencies } from '../server-dependencies.js'
+
+interface WireToolCall {
+  id: string
+  type: 'function'
+  function: { name: string; arguments: string }
+}
+
+function convertChatTools(tools: NonNullable<OpenAICompletionBody['tools']>): ToolDefinition[] {
+  return tools.map(({ function: tool }) => ({
+    name: tool.name,
+    description: tool.description ?? '',
+    parameters: tool.parameters ?? { type: 'object', properties: {} },
+  }))
+}
+
+/** A call of the client's tool as Chat Completions writes it: the arguments as JSON text. */
+function convertToWireToolCall(call: ToolCallEvent): WireToolCall {
+  const text = typeof call.arguments === 'string' ? call.arguments : JSON.stringify(call.arguments ?? {})
+  return { id: call.id, type: 'function', function: { name: call.name, arguments: text } }
+}
 
 export function registerOpenAICompletionsRoute(app: Hono, dependencies: ServerDependencies): void {
   useFinalRefusalHeader(app, '/v1/chat/completions')
@@ -46,7 +73,10 @@ export function registerOpenAICompletionsRoute(app: Hono, dependencies: ServerDe
     const body = await readJsonBody(context, openAICompletionBodySchema)
     if (!body.ok) return body.response
     const request = body.value
-    const turnRequest = readOpenAIMessages(request.messages)
+    const toolChoice = readToolChoice(convertChatTools(request.tools ?? []), request.tool_choice)
+    if (!toolChoice.ok) return respondBadRequest(context, toolChoice.message)
+    const clientTools = toolChoice.tools
+    const turnRequest = readOpenAIMessages(request.messages, { withTools: clientTools.length > 0 })
     if (!turnRequest) return respondBadRequest(context, 'messages: no message with role "user"')
     const prepared = await prepareOpenAITurn({
       context,
@@ -54,12 +84,19 @@ export function registerOpenAICompletionsRoute(app: Hono, dependencies: ServerDe
       model: request.model,
       user: request.user,
       turn: turnRequest,
+      clientTools,
+      ...(toolChoice.required ? { toolChoice: toolChoice.required } : {}),
     })
     if (!prepared.ok) return prepared.response
     const { model, emotionWriter } = prepared
     const id = `chatcmpl-${randomUUID()}`
     const created = Math.floor(Date.now() / 1000)
     const turn = startOpenAITurn(context, dependencies, prepared.input)
+    const toolChoiceCheck = createToolChoiceCheck(toolChoice.required)
+    // The model's calls of the client's tools: the answer ends with them, for the client to run.
+    const toolCalls: WireToolCall[] = []
+    const finishReason = (done: LlmDoneEvent) =>
+      toolCalls.length > 0 ? 'tool_calls' : done.interrupted ? 'length' : 'stop'
     const usageFor = (done: LlmDoneEvent) => {
       const tokens = turn.countTokens(done)
       return {
@@ -72,10 +109,12 @@ export function registerOpenAICompletionsRoute(app: Hono, dependencies: ServerDe
 
     if (!request.stream) {
       let done: LlmDoneEvent | undefined
-      let failure: LlmErrorEvent | undefined
+      let failure: TurnFailure | undefined
       let streamedContent = ''
       for (let next = await turn.events.next(); !next.done; next = await turn.events.next()) {
         const event = next.value
+        toolChoiceCheck.observe(event)
+        if (event.type === 'tool_call' && event.client) toolCalls.push(convertToWireToolCall(event))
         if (event.type === 'llm_error' && isTurnFailure(event)) failure = event
         if (event.type === 'llm_chunk') streamedContent += emotionWriter.writeText(event.text)
         if (event.type === 'llm_emotion' || event.type === 'llm_sentence')
@@ -85,6 +124,7 @@ export function registerOpenAICompletionsRoute(app: Hono, dependencies: ServerDe
           streamedContent += emotionWriter.end(event.emotion)
         }
       }
+      if (done && !failure) failure = toolChoiceCheck.unmet(done)
       // A reply cut by a failure is not a completion: the client gets the error, as from OpenAI.
       if (failure || !done) return sendOpenAIError(context, failure ?? missingDone)
       const content = emotionWriter.writeWhole(done.text, streamedContent, done.emotion)
@@ -98,11 +138,12 @@ export function registerOpenAICompletionsRoute(app: Hono, dependencies: ServerDe
             index: 0,
             message: {
               role: 'assistant',
-              content,
+              content: content || toolCalls.length === 0 ? content : null,
+              ...(toolCalls.length > 0 ? { tool_calls: toolCalls } : {}),
               ...(emotionWriter.usesField ? { emotion: done.emotion } : {}),
               refusal: null,
             },
-            finish_reason: done.interrupted ? 'length' : 'stop',
+            finish_reason: finishReason(done),
             logprobs: null,
           },
         ],
@@ -129,12 +170,21 @@ export function registerOpenAICompletionsRoute(app: Hono, dependencies: ServerDe
       async (stream) => {
         stream.onAbort(() => turn.controller.abort())
         await stream.writeSSE({ data: JSON.stringify(chunk({ role: 'assistant', content: '' })) })
-        let failure: LlmErrorEvent | undefined
+        let failure: TurnFailure | undefined
+        let emotion = ''
         const sendContent = async (content: string) => {
           if (content) await stream.writeSSE({ data: JSON.stringify(chunk({ content })) })
         }
         const send = async (event: CharpipeEvent) => {
-          if (event.type === 'llm_chunk' && event.text) {
+          toolChoiceCheck.observe(event)
+          if (event.type === 'llm_emotion') emotion = event.emotion
+          if (event.type === 'tool_call' && event.client) {
+            // The text before the call first, with its tag in an inline dialect.
+            await sendContent(emotionWriter.end(emotion))
+            const call = { index: toolCalls.length, ...convertToWireToolCall(event) }
+            toolCalls.push(call)
+            await stream.writeSSE({ data: JSON.stringify(chunk({ tool_calls: [call] })) })
+          } else if (event.type === 'llm_chunk' && event.text) {
             await sendContent(emotionWriter.writeText(event.text))
           } else if (event.type === 'llm_emotion' && emotionWriter.usesField) {
             await stream.writeSSE({ data: JSON.stringify(chunk({ emotion: event.emotion })) })
@@ -145,14 +195,14 @@ export function registerOpenAICompletionsRoute(app: Hono, dependencies: ServerDe
             failure = event
           } else if (event.type === 'llm_done') {
             await sendContent(emotionWriter.end(event.emotion))
+            failure ??= toolChoiceCheck.unmet(event)
             if (failure) {
               // Cut by a failure: an error object, as OpenAI-compatible servers send, and no
               // finish_reason that would call the reply complete.
               await stream.writeSSE({ data: JSON.stringify({ error: convertToOpenAIError(failure) }) })
             } else {
-              const finish = event.interrupted ? 'length' : 'stop'
               const delta = emotionWriter.usesField ? { emotion: event.emotion } : {}
-              await stream.writeSSE({ data: JSON.stringify(chunk(delta, finish)) })
+              await stream.writeSSE({ data: JSON.stringify(chunk(delta, finishReason(event))) })
             }
             if (includeUsage) {
               await stream.writeSSE({

@@ -4,8 +4,10 @@
  * by the same reader, see server/openai/). `input` items after `instructions` (the client's system
  * message) and after the conversation of `previous_response_id`; `tools` of type `function` are
  * the client's: a call comes back as a `function_call` item and its `function_call_output`
- * continues the turn. Streamed, the answer is the Open Responses event stream; otherwise one
- * response resource. A response is stored (unless `store: false`) in the history store.
+ * continues the turn; `tool_choice` says which are offered and whether a call is required
+ * (read-tool-choice.ts), and a reply without a required call fails (check-tool-choice.ts).
+ * Streamed, the answer is the Open Responses event stream; otherwise one response resource. A
+ * response is stored (unless `store: false`) in the history store, with its own input only.
  *
  * Failures: before any output, a non-2xx with an OpenAI error object (`x-should-retry: false` when
  * a retry cannot mend it); once a stream has begun, `response.failed` with the error's string
@@ -15,28 +17,31 @@
 import { randomUUID } from 'node:crypto'
 import type { Context, Hono } from 'hono'
 import { streamSSE } from 'hono/streaming'
-import type { CharpipeEvent, LlmDoneEvent, LlmErrorEvent } from '../../shared/events.js'
+import type { CharpipeEvent, LlmDoneEvent } from '../../shared/events.js'
 import type { ToolDefinition } from '../../shared/messages.js'
+import { createToolChoiceCheck } from '../openai/check-tool-choice.js'
 import { holdUntilFirstText } from '../openai/hold-until-first-text.js'
 import { useFinalRefusalHeader } from '../openai/mark-final-refusal.js'
 import { prepareOpenAITurn } from '../openai/prepare-openai-turn.js'
 import { readOpenAIMessages } from '../openai/read-openai-messages.js'
+import { readToolChoice } from '../openai/read-tool-choice.js'
 import {
   isTurnFailure,
   missingDone,
   sendOpenAIError,
+  type TurnFailure,
   unexpectedStreamFailure,
 } from '../openai/send-openai-error.js'
 import { startOpenAITurn, type TurnTokenCounts } from '../openai/start-openai-turn.js'
 import { readJsonBody } from '../read-json-body.js'
 import { createResponseBuilder, type ResponseBuilder } from '../responses/create-response-builder.js'
 import type { ResponseUsage } from '../responses/create-response-resource.js'
+import { convertResponseItems, normalizeResponseInput } from '../responses/read-response-input.js'
 import {
-  convertOutputToInputItems,
-  convertResponseItems,
-  normalizeResponseInput,
-} from '../responses/read-response-input.js'
-import { keepResponseRecord, readResponseRecord } from '../responses/response-record.js'
+  keepResponseRecord,
+  readResponseConversation,
+  readResponseRecord,
+} from '../responses/response-record.js'
 import { type FunctionToolParam, responseRequestSchema } from '../responses/response-request-schema.js'
 import type { ServerDependencies } from '../server-dependencies.js'
 
@@ -88,20 +93,22 @@ export function registerOpenAIResponsesRoute(app: Hono, dependencies: ServerDepe
     if (!body.ok) return body.response
     const request = body.value
     const previousId = request.previous_response_id ?? undefined
-    const previous = previousId
+    const earlier = previousId
       ? responseIdPattern.test(previousId)
-        ? await readResponseRecord(dependencies, context, previousId)
+        ? await readResponseConversation(dependencies, context, previousId)
         : undefined
-      : undefined
-    if (previousId && !previous) return respondNotFound(context, previousId, 'previous_response_id')
-    const items = [...(previous?.conversation ?? []), ...normalizeResponseInput(request.input)]
+      : []
+    if (!earlier) return respondNotFound(context, previousId ?? '', 'previous_response_id')
+    const input = normalizeResponseInput(request.input)
+    const items = [...earlier, ...input]
     const converted = convertResponseItems(items)
     if (!converted.ok) return respondInvalid(context, converted.message, 'input')
     const messages = request.instructions
       ? [{ role: 'system', content: request.instructions }, ...converted.messages]
       : converted.messages
-    // `tool_choice: "none"`: the model is offered no tool of the client's.
-    const clientTools = request.tool_choice === 'none' ? [] : convertFunctionTools(request.tools ?? [])
+    const toolChoice = readToolChoice(convertFunctionTools(request.tools ?? []), request.tool_choice)
+    if (!toolChoice.ok) return respondInvalid(context, toolChoice.message, 'tool_choice')
+    const clientTools = toolChoice.tools
     const turnRequest = readOpenAIMessages(messages, { withTools: clientTools.length > 0 })
     if (!turnRequest) return respondInvalid(context, 'input: no message with role "user"', 'input')
     const prepared = await prepareOpenAITurn({
@@ -111,6 +118,7 @@ export function registerOpenAIResponsesRoute(app: Hono, dependencies: ServerDepe
       user: request.user,
       turn: turnRequest,
       clientTools,
+      ...(toolChoice.required ? { toolChoice: toolChoice.required } : {}),
     })
     if (!prepared.ok) return prepared.response
 
@@ -118,7 +126,8 @@ export function registerOpenAIResponsesRoute(app: Hono, dependencies: ServerDepe
     const builder = createResponseBuilder({
       id: `resp_${randomUUID().replaceAll('-', '')}`,
       model: prepared.model,
-      request,
+      // The choice as the spec writes it, whichever wire form the client sent.
+      request: { ...request, tool_choice: toolChoice.echo },
       store,
       now: secondsNow,
       emotionWriter: prepared.emotionWriter,
@@ -126,7 +135,8 @@ export function registerOpenAIResponsesRoute(app: Hono, dependencies: ServerDepe
     // The reply text written to the client: a client that leaves has heard this much.
     let sent = ''
     const turn = startOpenAITurn(context, dependencies, prepared.input, { readSent: () => sent })
-    const finishWith = (done: LlmDoneEvent | undefined, failure: LlmErrorEvent | undefined) =>
+    const toolChoiceCheck = createToolChoiceCheck(toolChoice.required)
+    const finishWith = (done: LlmDoneEvent | undefined, failure: TurnFailure | undefined) =>
       builder.finish({
         ...(done
           ? { usage: convertUsage(turn.countTokens(done)), emotion: done.emotion, text: done.text }
@@ -136,9 +146,9 @@ export function registerOpenAIResponsesRoute(app: Hono, dependencies: ServerDepe
       })
     const keep = async (finished: ResponseBuilder) => {
       if (!store) return
-      const conversation = [...items, ...convertOutputToInputItems(finished.output())]
       try {
-        await keepResponseRecord(dependencies, context, { resource: finished.resource(), conversation })
+        // Only this request's input: the earlier items are in the records of the chain.
+        await keepResponseRecord(dependencies, context, { resource: finished.resource(), input })
       } catch (error) {
         dependencies.logger.error({ err: error }, 'a response could not be stored')
       }
@@ -146,13 +156,15 @@ export function registerOpenAIResponsesRoute(app: Hono, dependencies: ServerDepe
 
     if (!request.stream) {
       let done: LlmDoneEvent | undefined
-      let failure: LlmErrorEvent | undefined
+      let failure: TurnFailure | undefined
       for (let next = await turn.events.next(); !next.done; next = await turn.events.next()) {
         const event = next.value
         builder.push(event)
+        toolChoiceCheck.observe(event)
         if (event.type === 'llm_error' && isTurnFailure(event)) failure = event
         if (event.type === 'llm_done') done = event
       }
+      if (done && !failure) failure = toolChoiceCheck.unmet(done)
       // A reply cut by a failure is not a response: the client gets the error, as from OpenAI.
       if (failure || !done) return sendOpenAIError(context, failure ?? missingDone)
       finishWith(done, undefined)
@@ -177,13 +189,15 @@ export function registerOpenAIResponsesRoute(app: Hono, dependencies: ServerDepe
         }
         await write(builder.start())
         let done: LlmDoneEvent | undefined
-        let failure: LlmErrorEvent | undefined
+        let failure: TurnFailure | undefined
         const send = async (event: CharpipeEvent) => {
           // What a client that leaves has been sent: the display text, without inline emotion tags.
           if (event.type === 'llm_chunk' && !stream.aborted) sent += event.text
           await write(builder.push(event))
+          toolChoiceCheck.observe(event)
           if (event.type === 'llm_error' && isTurnFailure(event)) failure = event
           if (event.type === 'llm_done') done = event
+          if (event.type === 'llm_done' && !failure) failure = toolChoiceCheck.unmet(event)
         }
         for (const event of held) await send(event)
         for (let next = await turn.events.next(); !next.done; next = await turn.events.next())

@@ -6,6 +6,7 @@ import { randomUUID } from 'node:crypto'
 import type {
   AddMemoryInput,
   KnowledgeDocument,
+  ListMemoriesOptions,
   MemoryChange,
   MemoryHit,
   MemoryRecord,
@@ -41,6 +42,7 @@ export function createFakeMemoryStore(): MemoryStore & { closed: boolean } {
         speaker: input.speaker,
         time: input.time ?? Date.now(),
         metadata: input.metadata,
+        ...(input.sourceTurn !== undefined ? { sourceTurn: input.sourceTurn } : {}),
       }
       records.set(memory.id, memory)
       record(memory.id, 'add', undefined, memory.text)
@@ -49,8 +51,12 @@ export function createFakeMemoryStore(): MemoryStore & { closed: boolean } {
     async get(id: string) {
       return records.get(id)
     },
-    async list(options: { scope?: string; limit?: number; offset?: number }) {
-      const all = [...records.values()].filter((memory) => !options.scope || memory.scope === options.scope)
+    async list(options: ListMemoriesOptions) {
+      const all = [...records.values()].filter(
+        (memory) =>
+          (!options.scope || memory.scope === options.scope) &&
+          (options.sourceTurn === undefined || memory.sourceTurn === options.sourceTurn),
+      )
       const offset = options.offset ?? 0
       return all.slice(offset, offset + (options.limit ?? all.length))
     },

@@ -229,3 +229,42 @@ export function interactCommand(msgType: number, uid = 5001) {
 
 export const preparingCommand = { cmd: 'PREPARING', roomid: '0' }
 export const liveCommand = { cmd: 'LIVE', live_key: '0', live_platform: 'pc', roomid: 0 }
+
+/**
+ * `INTERACT_WORD_V2`: the same data as `INTERACT_WORD` as a base64 protobuf in `data.pb`. Field
+ * numbers as the public clients decode it (1 uid, 2 uname, 3 uname_color, 4 identities packed,
+ * 5 msg_type, 6 roomid, 7 timestamp, 8 score, 9 fans_medal); values made up.
+ */
+export function interactV2Command(msgType: number, uid = 5001, name = '路人乙') {
+  const pb = Buffer.concat([
+    protobufVarint(1, uid),
+    protobufBytes(2, Buffer.from(name)),
+    protobufBytes(3, Buffer.from('#00D1F1')),
+    protobufBytes(4, Buffer.from([3, 1])),
+    protobufVarint(5, msgType),
+    protobufVarint(6, 21452505),
+    protobufVarint(7, 1_764_200_000),
+    protobufVarint(8, 1_764_200_000_123),
+    protobufBytes(9, Buffer.concat([protobufVarint(1, 21452505), protobufVarint(2, 12)])),
+  ])
+  return { cmd: 'INTERACT_WORD_V2', data: { dmscore: 10, pb: pb.toString('base64') } }
+}
+
+export function protobufVarint(field: number, value: number): Buffer {
+  return Buffer.concat([varint(field * 8), varint(value)])
+}
+
+export function protobufBytes(field: number, value: Buffer): Buffer {
+  return Buffer.concat([varint(field * 8 + 2), varint(value.length), value])
+}
+
+function varint(value: number): Buffer {
+  const bytes: number[] = []
+  let rest = value
+  while (rest >= 128) {
+    bytes.push((rest % 128) | 0x80)
+    rest = Math.floor(rest / 128)
+  }
+  bytes.push(rest)
+  return Buffer.from(bytes)
+}
