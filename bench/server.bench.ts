@@ -28,7 +28,7 @@ if (!process.env.BENCH_NODE_DEFAULTS && needsServeNodeFlags())
 // The server as it ships: the built package (see built-package.ts).
 ensureBuilt()
 const { createCharpipe, createLogger, parseConfig } = await importBuiltPackage()
-const { startServer } = await importBuiltServer()
+const { createServerMetrics, startServer } = await importBuiltServer()
 
 const here = dirname(fileURLToPath(import.meta.url))
 const child = fork(join(here, 'server', 'run-clients.ts'), [], { execArgv: ['--import', 'tsx'] })
@@ -53,9 +53,16 @@ const { config } = parseConfig({
   memory: { enabled: false },
 })
 const logger = createLogger({ level: 'warn' })
-const charpipe = await createCharpipe(config, { logger })
+// The server's metrics observe the product from its creation, as with `charpipe serve`.
+const metrics = createServerMetrics()
+const charpipe = await createCharpipe(config, {
+  logger,
+  observers: [metrics.observeTurn],
+  registerGauge: metrics.registerGauge,
+})
 const server = await startServer({
   charpipe,
+  metrics,
   config,
   configPath: join(here, '.no-config.yaml'),
   watchConfig: false,

@@ -80,8 +80,8 @@ const started = await startServer({
   port: 0,
   watchConfig: false,
   logger,
-  createCharpipe: async (config) => {
-    charpipe = await createCharpipe(config, { logger })
+  createCharpipe: async (config, owned) => {
+    charpipe = await createCharpipe(config, { logger, ...owned })
     return charpipe
   },
 })

@@ -192,6 +192,26 @@ export interface ObservedTurn {
  */
 export type TurnObserver = (turn: ObservedTurn) => ((event: CharpipeEvent) => void) | undefined
 
+/** One value of a gauge: its labels (none for a gauge without) and the number. */
+export interface GaugeReading {
+  labels?: Record<string, string>
+  value: number
+}
+
+/**
+ * A gauge of the engine's state that no turn event carries (early transcripts prepared, dropped and
+ * ignored), read whenever a metrics system collects (`createCharpipe({ registerGauge })`).
+ */
+export interface GaugeDefinition {
+  name: string
+  help: string
+  labelNames?: readonly string[]
+  read(): readonly GaugeReading[]
+}
+
+/** Takes the engine's gauges into a metrics system (the server's `/metrics`, a program's own). */
+export type RegisterGauge = (gauge: GaugeDefinition) => void
+
 export interface ToolListing {
   tools: { name: string; description: string; server?: string }[]
   servers: { name: string; state: 'connecting' | 'ready' | 'failed'; error?: string }[]

@@ -43,7 +43,7 @@ import { createRetiredRuntimes } from './retired-runtimes.js'
 import { createSessionLanes } from './session-lanes.js'
 import { createSessionPresence } from './session-presence.js'
 import { startWithheldTurn } from './turn/start-turn.js'
-import type { Charpipe, TurnObserver } from './types.js'
+import type { Charpipe, RegisterGauge, TurnObserver } from './types.js'
 
 export type { CharpipeConfigSource } from './resolve-config.js'
 
@@ -75,6 +75,8 @@ export interface CreateCharpipeOptions {
   clock?: AudienceClock
   /** Watch every turn's events as they go out (metrics, tracing). */
   observers?: readonly TurnObserver[]
+  /** Takes the gauges of engine state no turn event carries (early transcripts), once, for a metrics system. */
+  registerGauge?: RegisterGauge
 }
 
 /** Creates the character engine from a config object or a config file path. */
@@ -134,6 +136,7 @@ export async function createCharpipe(
     clusterLink,
     observedLines,
     launch: (input) => startWithheldTurn(engine, input),
+    registerGauge: options.registerGauge,
   })
   await clusterLink.listen()
 

@@ -5,5 +5,4 @@ export type {
 } from './deprecated-charpipe-members.js'
 export type { EngineParts, RememberTurnInput } from './engine-parts.js'
 export type { ProviderOption } from './engine-runtime.js'
-export type { PreflightStats } from './preflight/preflight-stats.js'
 export type * from './types.js'

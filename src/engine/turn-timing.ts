@@ -4,7 +4,8 @@
  * display chunk, its first sentence and its end.
  * What a voice character's user feels is the first sentence: speech synthesis starts there.
  */
-import type { CharpipeEvent, TurnTiming } from '../shared/events.js'
+import type { CharpipeEvent } from '../shared/events.js'
+import { addHeadStart, type TurnTiming } from '../shared/turn-timing.js'
 
 export interface TurnTimer {
   /** Notes the first chunk and the first sentence as they go out. */
@@ -22,7 +23,7 @@ export interface CreateTurnTimerOptions {
    * its input counts from its grant. @default now() at the timer's creation
    */
   readStart?: () => number
-  /** How long the turn ran before that (reported as `preflight_saved_ms`); undefined: not reported. */
+  /** How long the turn ran before that, reported with the timing; undefined: not reported. */
   readHeadStartMs?: () => number | undefined
 }
 
@@ -39,12 +40,12 @@ export function createTurnTimer(options: CreateTurnTimerOptions): TurnTimer {
     },
     report() {
       const headStart = options.readHeadStartMs?.()
-      return {
+      const timing = {
         first_chunk_ms: firstChunk,
         first_sentence_ms: firstSentence,
         total_ms: roundToTenth(now() - readStart()),
-        ...(headStart === undefined ? {} : { preflight_saved_ms: roundToTenth(headStart) }),
       }
+      return addHeadStart(timing, headStart === undefined ? undefined : roundToTenth(headStart))
     },
   }
 }

@@ -1,20 +1,19 @@
 /**
  * Prometheus metrics of one server (its own registry, so several servers in one process do not
- * collide): turns, errors by code, time to first chunk and first sentence, active sessions and
- * connections, store failures and timeouts, and prom-client's default process metrics (CPU, memory,
- * handles, GC, event-loop lag: `nodejs_eventloop_lag_*`); in a cluster, lock waits and interrupts
- * from other servers; early transcripts (preflight) apart from turns; the audience (messages, drops,
- * waits, idle turns).
+ * collide): turns by endpoint, and what the turns' own events feed through a turn observer
+ * (observe-turn-metrics.ts: errors by code, time to first chunk and first sentence, duration,
+ * tokens); open connections, store failures and timeouts, and prom-client's default process metrics
+ * (CPU, memory, handles, GC, event-loop lag: `nodejs_eventloop_lag_*`). What is read from the
+ * product at scrape time joins the same registry in register-state-metrics.ts, and the gauges the
+ * engine registers itself (early transcripts) through `registerGauge`.
+ *
+ * Made before the product, so that `observeTurn` and `registerGauge` can be given to `createCharpipe`.
  */
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client'
-import type { AdmissionStats } from '../admission/index.js'
-import type { ClusterStats } from '../cluster/connect-cluster.js'
-import type { PreflightStats } from '../engine/preflight/preflight-stats.js'
-import type { AudienceStatsResult, ToolCallStats } from '../engine/types.js'
+import type { RegisterGauge, TurnObserver } from '../engine/types.js'
 import { onStoreFailure } from '../memory/store-failures.js'
-import { registerAdmissionMetrics } from './register-admission-metrics.js'
-import { registerAudienceMetrics } from './register-audience-metrics.js'
-import { registerPreflightMetrics } from './register-preflight-metrics.js'
+import { createTurnMetricsObserver } from './observe-turn-metrics.js'
+import { registerEngineGauge } from './register-engine-gauge.js'
 
 export interface ServerMetrics {
   registry: Registry
@@ -26,28 +25,17 @@ export interface ServerMetrics {
   tokens: Counter<'kind'>
   connections: Gauge
   storeFailures: Counter<'store' | 'backend' | 'operation' | 'kind'>
+  /** Feeds errors, times and tokens from each turn's events: pass it in `createCharpipe`'s `observers`. */
+  observeTurn: TurnObserver
+  /** Takes the engine's gauges into the registry: pass it as `createCharpipe`'s `registerGauge`. */
+  registerGauge: RegisterGauge
   /** Stops counting store failures (the server is closing). */
   close(): void
 }
 
-export interface CreateServerMetricsOptions {
-  /** Sessions with a running turn, read at scrape time. */
-  countActiveSessions: () => number
-  /** In a cluster: its counters, read at scrape time. */
-  readClusterStats?: () => ClusterStats
-  /** Calls of MCP tools, read at scrape time. */
-  readToolCallStats?: () => ToolCallStats[]
-  /** Early transcripts prepared, adopted and dropped, read at scrape time. */
-  readPreflightStats?: () => PreflightStats
-  /** Audience messages in, selected, dropped, idle turns and waits, read at scrape time. */
-  readAudienceStats?: () => AudienceStatsResult
-  /** The admission's counts (src/admission/). */
-  readAdmissionStats?: () => AdmissionStats
-}
-
 const latencyBuckets = [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 30]
 
-export function createServerMetrics(options: CreateServerMetricsOptions): ServerMetrics {
+export function createServerMetrics(): ServerMetrics {
   const registry = new Registry()
   const turns = new Counter({
     name: 'charpipe_turns_total',
@@ -90,14 +78,6 @@ export function createServerMetrics(options: CreateServerMetricsOptions): Server
     help: 'Open WebSocket connections.',
     registers: [registry],
   })
-  new Gauge({
-    name: 'charpipe_active_sessions',
-    help: 'Sessions with a running turn.',
-    registers: [registry],
-    collect() {
-      this.set(options.countActiveSessions())
-    },
-  })
   const storeFailures = new Counter({
     name: 'charpipe_store_failures_total',
     help: 'History and memory store calls that failed (kind error) or missed storage.timeout_ms (kind timeout).',
@@ -112,30 +92,6 @@ export function createServerMetrics(options: CreateServerMetricsOptions): Server
       kind: failure.timedOut ? 'timeout' : 'error',
     }),
   )
-  const readClusterStats = options.readClusterStats
-  if (readClusterStats) {
-    new Gauge({
-      name: 'charpipe_cluster_lock_waits_total',
-      help: "Turns that waited for their session's lock while a turn of it ran (on any server of the cluster).",
-      registers: [registry],
-      collect() {
-        this.set(readClusterStats().lockWaits)
-      },
-    })
-    new Gauge({
-      name: 'charpipe_cluster_remote_interrupts_total',
-      help: 'Turns running here stopped by an interrupt or a new input sent to another server of the cluster.',
-      registers: [registry],
-      collect() {
-        this.set(readClusterStats().remoteInterrupts)
-      },
-    })
-  }
-  const readToolCallStats = options.readToolCallStats
-  if (readToolCallStats) registerToolCallMetrics(registry, readToolCallStats)
-  if (options.readPreflightStats) registerPreflightMetrics(registry, options.readPreflightStats)
-  if (options.readAudienceStats) registerAudienceMetrics(registry, options.readAudienceStats)
-  if (options.readAdmissionStats) registerAdmissionMetrics(registry, options.readAdmissionStats)
   collectDefaultMetrics({ register: registry })
   return {
     registry,
@@ -147,31 +103,14 @@ export function createServerMetrics(options: CreateServerMetricsOptions): Server
     tokens,
     connections,
     storeFailures,
+    observeTurn: createTurnMetricsObserver({
+      errors,
+      timeToFirstChunk,
+      timeToFirstSentence,
+      turnDuration,
+      tokens,
+    }),
+    registerGauge: (gauge) => registerEngineGauge(registry, gauge),
     close: stopCounting,
-  }
-}
-
-/** Per tool (and its MCP server): calls, failed calls and seconds spent, totals since the start. */
-function registerToolCallMetrics(registry: Registry, read: () => ToolCallStats[]): void {
-  const fields = [
-    ['charpipe_tool_calls_total', 'Calls of each MCP tool.', 'calls'],
-    [
-      'charpipe_tool_errors_total',
-      'Calls of each MCP tool that failed (error answer, timeout, unreachable).',
-      'errors',
-    ],
-    ['charpipe_tool_call_seconds_total', 'Seconds spent in calls of each MCP tool.', 'seconds'],
-  ] as const
-  for (const [name, help, field] of fields) {
-    new Gauge({
-      name,
-      help,
-      labelNames: ['tool', 'server'] as const,
-      registers: [registry],
-      collect() {
-        this.reset()
-        for (const entry of read()) this.set({ tool: entry.tool, server: entry.server }, entry[field])
-      },
-    })
   }
 }

@@ -14,7 +14,7 @@ import type { LookupAddresses } from '../config/find-forbidden-url-targets.js'
 import type { CharpipeConfig } from '../config/schema.js'
 import { type ConnectorClock, startConnectors } from '../connectors/index.js'
 import { checkPipelineConfig } from '../context/index.js'
-import type { Charpipe } from '../engine/types.js'
+import type { Charpipe, RegisterGauge, TurnObserver } from '../engine/types.js'
 import type { ConfigIssue } from '../shared/errors.js'
 import { createChildLogger, getLogger, type Logger } from '../shared/logger.js'
 import { provideAdmission, readRequestCaller } from './admit-request.js'
@@ -27,6 +27,7 @@ import { defineErrorEvent } from './define-error-event.js'
 import { respondBadRequest, respondWithError } from './error-response.js'
 import { limitHttpTurns } from './limit-http-turns.js'
 import { completeOpenAIErrorBody } from './openai/complete-openai-error-body.js'
+import { registerStateMetrics } from './register-state-metrics.js'
 import { requestClientKey, requireAccess } from './require-access.js'
 import { registerAdminRoutes } from './routes/admin-routes.js'
 import { registerAudienceRoutes } from './routes/audience-routes.js'
@@ -48,8 +49,18 @@ import type { ServerDependencies } from './server-dependencies.js'
 export interface CreateServerOptions {
   /** A ready product to serve; the caller keeps ownership (`close()` does not close it). */
   charpipe?: Charpipe
-  /** Or a factory: called once with the config; the server closes what it made. */
-  createCharpipe?: (config: CharpipeConfig) => Promise<Charpipe>
+  /**
+   * Or a factory: called once with the config and what the server's metrics observe the product
+   * with, to be passed on as `createCharpipe(config, { ...options })`; the server closes what it made.
+   */
+  createCharpipe?: (config: CharpipeConfig, options: OwnedCharpipeOptions) => Promise<Charpipe>
+  /**
+   * The metrics `/metrics` shows (`createServerMetrics()`). With a ready `charpipe`, pass the ones
+   * whose `observeTurn` and `registerGauge` it was created with: both are given at creation, so
+   * without them the product's turns feed no errors, times or tokens, and its own gauges are not
+   * shown. @default new metrics
+   */
+  metrics?: ServerMetrics
   /** The config file `PUT /api/config` writes and the watch follows. */
   configPath: string
   /** The running config; read from `configPath` when not given. */
@@ -71,6 +82,14 @@ export interface CreateServerOptions {
   connectorClock?: ConnectorClock
 }
 
+/** What the server hands its `createCharpipe` factory: how its metrics observe the product. */
+export interface OwnedCharpipeOptions {
+  /** The server's turn observers: its per-turn metrics. */
+  observers: readonly TurnObserver[]
+  /** Takes the engine's gauges into `/metrics`. */
+  registerGauge: RegisterGauge
+}
+
 export interface CharpipeServer {
   app: Hono
   charpipe: Charpipe
@@ -89,7 +108,17 @@ export async function createServer(options: CreateServerOptions): Promise<Charpi
     : await loadConfig(options.configPath, { logger })
   const { config } = loaded
   const ownsCharpipe = !options.charpipe
-  const charpipe = options.charpipe ?? (await createOwnedCharpipe(options, config))
+  // Made first: the product takes the metrics' turn observer and gauge registration at its creation.
+  const metrics = options.metrics ?? createServerMetrics()
+  const charpipe =
+    options.charpipe ??
+    (await createOwnedCharpipe(options, config, {
+      observers: [metrics.observeTurn],
+      registerGauge: metrics.registerGauge,
+    }).catch((error) => {
+      if (!options.metrics) metrics.close()
+      throw error
+    }))
   // Connectors follow the running config: a change of the file (or of a character's name) restarts them.
   // One admission for every door: the connectors', the routes' and the WebSocket's counts are one.
   const admission = createAdmission()
@@ -116,15 +145,7 @@ export async function createServer(options: CreateServerOptions): Promise<Charpi
     },
   })
   const configSync = await startClusterConfigSync(charpipe, config, configManager, logger)
-  const cluster = charpipe.cluster
-  const metrics = createServerMetrics({
-    countActiveSessions: () => charpipe.sessions.active().length,
-    ...(cluster ? { readClusterStats: () => cluster.stats() } : {}),
-    ...(charpipe.inspect.toolCalls ? { readToolCallStats: () => charpipe.inspect.toolCalls?.() ?? [] } : {}),
-    ...(charpipe.inspect.preflight ? { readPreflightStats: () => charpipe.inspect.preflight!() } : {}),
-    readAudienceStats: () => charpipe.audience.stats(),
-    readAdmissionStats: () => admission.stats(),
-  })
+  registerStateMetrics(metrics.registry, { charpipe, admission })
   const sessionOwners = createSessionOwners()
   const dependencies: ServerDependencies = {
     charpipe,
@@ -297,10 +318,14 @@ export async function createServer(options: CreateServerOptions): Promise<Charpi
   }
 }
 
-async function createOwnedCharpipe(options: CreateServerOptions, config: CharpipeConfig): Promise<Charpipe> {
+async function createOwnedCharpipe(
+  options: CreateServerOptions,
+  config: CharpipeConfig,
+  owned: OwnedCharpipeOptions,
+): Promise<Charpipe> {
   if (!options.createCharpipe)
     throw new TypeError('createServer needs a `charpipe` or a `createCharpipe` factory')
-  return options.createCharpipe(config)
+  return options.createCharpipe(config, owned)
 }
 
 /**

@@ -1,5 +1,5 @@
 /**
- * Runs one turn through the `Charpipe` for a server endpoint and records its metrics on the way.
+ * Runs one turn through the `Charpipe` for a server endpoint and counts it by endpoint.
  * Every endpoint goes through here: `streamTurn` for those that await each write (SSE, with
  * backpressure), `relayTurn` for the WebSocket, which sends as events happen.
  */
@@ -19,57 +19,31 @@ export interface StreamTurnOptions {
   onTurnNotStored?: GenerateOptions['onTurnNotStored']
 }
 
-/** Counts the turn and returns what records each of its events in the metrics. */
-function observeTurn(options: StreamTurnOptions): (event: CharpipeEvent) => void {
-  const { metrics } = options
-  const started = performance.now()
-  let sawChunk = false
-  let sawSentence = false
-  metrics.turns.inc({ endpoint: options.endpoint })
-  return (event) => {
-    if (event.type === 'llm_chunk' && !sawChunk) {
-      sawChunk = true
-      metrics.timeToFirstChunk.observe((performance.now() - started) / 1000)
-    } else if (event.type === 'llm_sentence' && !sawSentence) {
-      sawSentence = true
-      metrics.timeToFirstSentence.observe((performance.now() - started) / 1000)
-    } else if (event.type === 'llm_error') {
-      metrics.errors.inc({ code: event.code })
-    } else if (event.type === 'llm_done') {
-      if (event.timing) metrics.turnDuration.observe(event.timing.total_ms / 1000)
-      if (event.usage) {
-        metrics.tokens.inc({ kind: 'prompt' }, event.usage.prompt_tokens)
-        metrics.tokens.inc({ kind: 'completion' }, event.usage.completion_tokens)
-        if (event.usage.cached_tokens) metrics.tokens.inc({ kind: 'cached' }, event.usage.cached_tokens)
-      }
-    }
-  }
+/**
+ * Counts the turn by endpoint: what the endpoint knows and no event says. Errors, times and tokens
+ * come from the turn's events through the metrics' turn observer (observe-turn-metrics.ts).
+ */
+function countTurn(options: StreamTurnOptions): void {
+  options.metrics.turns.inc({ endpoint: options.endpoint })
 }
 
 /** The turn's events, as the engine yields them. */
 export async function* streamTurn(options: StreamTurnOptions): AsyncGenerator<CharpipeEvent> {
-  const observe = observeTurn(options)
+  countTurn(options)
   const generateOptions: GenerateOptions = {
     ...(options.signal ? { signal: options.signal } : {}),
     ...(options.onModelCall ? { onModelCall: options.onModelCall } : {}),
   }
-  for await (const event of options.charpipe.generate(options.input, generateOptions)) {
-    observe(event)
-    yield event
-  }
+  yield* options.charpipe.generate(options.input, generateOptions)
 }
 
 /** The turn's events handed to `onEvent` as they happen; resolves after `llm_done`. */
 export function relayTurn(
   options: StreamTurnOptions & { onEvent: (event: CharpipeEvent) => void },
 ): Promise<void> {
-  const observe = observeTurn(options)
-  const { onEvent } = options
+  countTurn(options)
   return options.charpipe.run(options.input, {
-    onEvent: (event) => {
-      observe(event)
-      onEvent(event)
-    },
+    onEvent: options.onEvent,
     ...(options.signal ? { signal: options.signal } : {}),
     ...(options.onTurnNotStored ? { onTurnNotStored: options.onTurnNotStored } : {}),
   })

@@ -3,6 +3,9 @@
  * Every event carries `session` and `turn`; `llm_done` comes exactly once per turn and always last.
  */
 import type { CharpipeErrorCode } from './errors.js'
+import type { TurnTiming } from './turn-timing.js'
+
+export type { TurnTiming }
 
 interface TurnEventBase {
   session: string
@@ -54,19 +57,6 @@ export interface LlmErrorEvent extends TurnEventBase {
   code: CharpipeErrorCode
   message: string
   status?: number
-}
-
-/** Milliseconds from the turn's start (for an adopted preflight, the final input); null when the turn produced no chunk or no sentence. */
-export interface TurnTiming {
-  first_chunk_ms: number | null
-  first_sentence_ms: number | null
-  total_ms: number
-  /**
-   * Only for a turn prepared from an early transcript (`preflight`) and adopted by the final input:
-   * how long it had been running when the final input arrived, the head start the user did not wait
-   * for. The other fields count from the final input.
-   */
-  preflight_saved_ms?: number
 }
 
 /** Tokens of one turn as the model reported them, summed over its model calls (tool rounds). */

@@ -12,7 +12,7 @@ import { loadConfig } from '../../src/characters/load-config.js'
 import type { CharpipeConfig } from '../../src/config/schema.js'
 import type { ConnectorClock } from '../../src/connectors/index.js'
 import type { Charpipe } from '../../src/engine/types.js'
-import { type StartServerResult, startServer } from '../../src/server/index.js'
+import { type OwnedCharpipeOptions, type StartServerResult, startServer } from '../../src/server/index.js'
 import { createFakeCharpipe, type FakeCharpipe } from '../../src/server/testing/create-fake-charpipe.js'
 import { createLogger, getLogger, type Logger, setLogger } from '../../src/shared/logger.js'
 
@@ -39,7 +39,8 @@ export interface StartTestServerOptions {
   /** False: no config file at all (the server runs on the defaults, its characters in `./data`). */
   configFile?: false
   token?: string
-  createCharpipe?: (config: CharpipeConfig, logger: Logger) => Promise<Charpipe>
+  /** Makes the product; pass `owned` on to `createCharpipe` for the turn metrics and gauges in `/metrics`. */
+  createCharpipe?: (config: CharpipeConfig, logger: Logger, owned: OwnedCharpipeOptions) => Promise<Charpipe>
   /** Also make the captured logger the process-wide one (every module's lines), until `stop()`. */
   captureAllLogs?: boolean
   chunkDelayMs?: number
@@ -81,12 +82,14 @@ export async function startTestServer(options: StartTestServerOptions = {}): Pro
   const { config, warnings } = await loadConfig(configPath, { logger })
   let fake: FakeCharpipe | undefined
   const factory = options.createCharpipe
-    ? (initial: CharpipeConfig) => options.createCharpipe!(initial, logger)
-    : async (initial: CharpipeConfig) => {
+    ? (initial: CharpipeConfig, owned: OwnedCharpipeOptions) =>
+        options.createCharpipe!(initial, logger, owned)
+    : async (initial: CharpipeConfig, { observers }: OwnedCharpipeOptions) => {
         fake = createFakeCharpipe({
           config: initial,
           chunkDelayMs: options.chunkDelayMs,
           memory: options.memory,
+          observers,
         })
         return fake
       }
@@ -139,6 +142,6 @@ export async function startServerOverModel(modelUrl: string, extraYaml: string[]
       `  sqlite_path: ${join('{folder}', 'charpipe.db')}`,
       ...extraYaml,
     ].join('\n'),
-    createCharpipe: (config, logger) => createCharpipe(config, { logger }),
+    createCharpipe: (config, logger, owned) => createCharpipe(config, { logger, ...owned }),
   })
 }

@@ -89,7 +89,7 @@ export async function run(args: string[]): Promise<number> {
         configPath: loaded.path,
         config: loaded.config,
         configWarnings: loaded.warnings,
-        createCharpipe: (config) => createCharpipe(config, { logger: getLogger('engine') }),
+        createCharpipe: (config, owned) => createCharpipe(config, { logger: getLogger('engine'), ...owned }),
         configChecks: [checkPipelineConfig, keepToken],
         logger,
         host,

@@ -8,8 +8,10 @@ import type { ClusterLink } from '../cluster-link.js'
 import type { EngineContext } from '../engine-context.js'
 import type { ObservedLines } from '../observed-lines.js'
 import type { StartWithheldTurn } from '../started-turn.js'
+import type { RegisterGauge } from '../types.js'
 import { createPreflightController, type PreflightController } from './create-preflight-controller.js'
 import { createPreflightSlots } from './create-preflight-slots.js'
+import { describePreflightGauges } from './describe-preflight-gauges.js'
 
 export interface CreateEnginePreflightOptions {
   context: EngineContext
@@ -18,11 +20,13 @@ export interface CreateEnginePreflightOptions {
   observedLines: ObservedLines
   /** Starts a turn withheld in its session's lane (turn/start-turn.ts's `startWithheldTurn`). */
   launch: StartWithheldTurn
+  /** Takes the preflight gauges (`createCharpipe`'s `registerGauge`); absent: they are only read. */
+  registerGauge?: RegisterGauge
 }
 
 export function createEnginePreflight(options: CreateEnginePreflightOptions): PreflightController {
   const { context, clusterLink } = options
-  return createPreflightController({
+  const controller = createPreflightController({
     slots: createPreflightSlots(context.clock),
     lanes: context.lanes,
     observedLines: options.observedLines,
@@ -34,4 +38,7 @@ export function createEnginePreflight(options: CreateEnginePreflightOptions): Pr
         clusterLink.announceNewInput(handle)
     },
   })
+  if (options.registerGauge)
+    for (const gauge of describePreflightGauges(() => controller.stats())) options.registerGauge(gauge)
+  return controller
 }

@@ -21,6 +21,7 @@ import type {
   GenerateOptions,
   InterruptOptions,
   RunOptions,
+  TurnObserver,
 } from '../../engine/types.js'
 import { type ValidatedObserveInput, validateObserveInput } from '../../engine/validate-generate-input.js'
 import { modelRoleOf } from '../../memory/model-role-of.js'
@@ -34,6 +35,8 @@ export interface CreateFakeCharpipeOptions {
   /** Delay between chunks in ms. @default 0 */
   chunkDelayMs?: number
   memory?: MemoryStore | false
+  /** Watch every turn's events as they go out, as `createCharpipe`'s `observers` do. */
+  observers?: readonly TurnObserver[]
 }
 
 export interface FakeCharpipe extends Charpipe {
@@ -98,6 +101,11 @@ export function createFakeCharpipe(options: CreateFakeCharpipeOptions): FakeChar
   const listeners = new Map<string, Set<(event: CharpipeEvent) => void>>()
   const memory = options.memory === false ? undefined : (options.memory ?? createFakeMemoryStore())
 
+  /** The observers of the turn `event` belongs to (its first event names it). */
+  const observersOf = (event: CharpipeEvent) => {
+    const turn = { session: event.session, turn: event.turn, trigger: 'input' as const }
+    return (options.observers ?? []).flatMap((observer) => observer(turn) ?? [])
+  }
   const emit = (event: CharpipeEvent) => {
     for (const listener of listeners.get(event.type) ?? []) listener(event)
   }
@@ -248,8 +256,12 @@ export function createFakeCharpipe(options: CreateFakeCharpipeOptions): FakeChar
     memory,
     async *generate(input: GenerateInput, generateOptions?: GenerateOptions) {
       if (closed) throw new Error('closed')
+      let observe: ((event: CharpipeEvent) => void)[] | undefined
       for await (const event of runTurn(input, generateOptions?.signal)) {
         emit(event)
+        // Before the yield: a caller that stops at `llm_done` never resumes this loop.
+        observe ??= observersOf(event)
+        for (const observer of observe) observer(event)
         yield event
       }
     },
