@@ -63,7 +63,10 @@ export interface EngineContext {
   readonly state: EngineState
 }
 
-/** The engine's mutable fields; each is written by one module only, named beside it. */
+/**
+ * The engine's mutable fields; each is written by one module only, named beside it
+ * (engine-state-writers.test.ts fails on an assignment anywhere else).
+ */
 export interface EngineState {
   /**
    * The runtime new turns take; a running turn keeps the one it took.
