@@ -76,6 +76,9 @@ export interface DeprecatedCharpipeMembers {
 /** What `createCharpipe` returns: the grouped object, still answering to the former names. */
 export type CharpipeWithDeprecatedMembers = Charpipe & DeprecatedCharpipeMembers
 
+/** What `run` takes after the input: its options, or the former event callback. */
+type RunSecondArgument = Parameters<Charpipe['run']>[1] | ((event: CharpipeEvent) => void)
+
 /**
  * Adds the former names to `charpipe` (in place, so its getters stay live). `audience` was a
  * method and is now a group: it becomes a group that can still be called as the method was.
@@ -116,5 +119,3 @@ export function addDeprecatedMembers(charpipe: Charpipe): CharpipeWithDeprecated
       typeof second === 'function' ? aliases.run(input, second, options) : run(input, second),
   }) as CharpipeWithDeprecatedMembers
 }
-
-type RunSecondArgument = Parameters<Charpipe['run']>[1] | ((event: CharpipeEvent) => void)
