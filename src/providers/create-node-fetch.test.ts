@@ -157,6 +157,55 @@ describe('createNodeFetch', () => {
     }
   })
 
+  it('sends a request again on a new connection when the server closed its kept-alive one as it went out', async () => {
+    transport = createNodeFetch()
+    const bodies: string[] = []
+    const plain: Server = createServer((request, response) => {
+      let body = ''
+      request.on('data', (chunk) => (body += chunk))
+      request.on('end', () => {
+        bodies.push(body)
+        response.end('ok')
+      })
+    })
+    await new Promise<void>((resolve) => plain.listen(0, '127.0.0.1', resolve))
+    const url = `http://127.0.0.1:${(plain.address() as AddressInfo).port}/v1/chat/completions`
+    const opened = watchClientSockets()
+    try {
+      expect(await (await transport.fetch(url, { method: 'POST', body: 'first' })).text()).toBe('ok')
+      // The server's keep-alive timeout runs out just as the next request is written: this process
+      // has not read the close yet, so the request goes out on the closed connection.
+      plain.closeIdleConnections()
+      expect(await (await transport.fetch(url, { method: 'POST', body: 'second' })).text()).toBe('ok')
+      expect(bodies).toEqual(['first', 'second'])
+      expect(opened).toHaveLength(2)
+    } finally {
+      plain.closeAllConnections()
+      await new Promise((resolve) => plain.close(resolve))
+    }
+  })
+
+  it('does not send again a request whose new connection the server reset', async () => {
+    transport = createNodeFetch()
+    let received = 0
+    const plain: Server = createServer((request) => {
+      received++
+      request.socket.destroy()
+    })
+    await new Promise<void>((resolve) => plain.listen(0, '127.0.0.1', resolve))
+    const url = `http://127.0.0.1:${(plain.address() as AddressInfo).port}/v1/chat/completions`
+    try {
+      await expect(transport.fetch(url, { method: 'POST', body: '{}' })).rejects.toMatchObject({
+        message: 'fetch failed',
+        cause: { code: 'ECONNRESET' },
+      })
+      expect(received).toBe(1)
+    } finally {
+      plain.closeAllConnections()
+      await new Promise((resolve) => plain.close(resolve))
+    }
+  })
+
   it('sends the path and query of the URL, given as a string or a URL, to the host it names', async () => {
     transport = createNodeFetch()
     const seen: string[] = []

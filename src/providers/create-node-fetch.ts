@@ -9,7 +9,7 @@
  * kept beside the `Response` and the provider reads it directly with `takeNodeBody`. Anyone else
  * asking for `response.body` still gets a web stream of it, built on first use.
  */
-import type { IncomingMessage, RequestOptions } from 'node:http'
+import type { ClientRequest, IncomingMessage, RequestOptions } from 'node:http'
 import { createRequire } from 'node:module'
 import type { Readable } from 'node:stream'
 import { urlToHttpOptions } from 'node:url'
@@ -120,6 +120,18 @@ function abortReason(signal: AbortSignal): unknown {
   return signal.reason ?? new DOMException('This operation was aborted', 'AbortError')
 }
 
+/**
+ * A request that went out on a kept-alive connection the server closed at that moment (its idle
+ * timeout ran out as the request was written, before this process had read the close): the server
+ * never read it, so it is sent again on another connection. Node's agent keeps idle connections
+ * until the server closes them (it reads the server's `Keep-Alive: timeout` hint only with an agent
+ * timeout), so a request sent right at the server's timeout meets such a connection. A failure of a
+ * new connection is the server's answer and is not sent again.
+ */
+function isStaleConnectionFailure(request: ClientRequest, error: NodeJS.ErrnoException): boolean {
+  return request.reusedSocket && (error.code === 'ECONNRESET' || error.code === 'EPIPE')
+}
+
 /** Statuses whose `Response` must have no body. */
 const bodylessStatuses = new Set([101, 103, 204, 205, 304])
 
@@ -221,12 +233,7 @@ export function createNodeFetch(fallback?: typeof fetch): NodeFetch {
 
     return new Promise<Response>((resolve, reject) => {
       const send = secure ? https.request : http.request
-      const outgoing = send({
-        ...target,
-        method: init.method ?? 'GET',
-        headers,
-        agent: secure ? httpsAgent : httpAgent,
-      })
+      let outgoing: ClientRequest
       const onAbort = () => {
         const reason = abortReason(signal!)
         outgoing.destroy(reason instanceof Error ? reason : undefined)
@@ -234,42 +241,61 @@ export function createNodeFetch(fallback?: typeof fetch): NodeFetch {
       }
       const detach = () => signal?.removeEventListener('abort', onAbort)
       signal?.addEventListener('abort', onAbort, { once: true })
-      outgoing.on('error', (error) => {
-        detach()
-        // The shape undici gives a network failure, which the SDKs map to a connection error.
-        reject(new TypeError('fetch failed', { cause: error }))
-      })
-      outgoing.on('response', (message) => {
-        message.once('close', detach)
-        const status = message.statusCode ?? 0
-        const responseInit: ResponseInit = {
-          status,
-          statusText: message.statusMessage ?? '',
-          headers: toResponseHeaders(message),
-        }
-        const follow = (init.redirect ?? 'follow') === 'follow'
-        if (follow && redirectStatuses.has(status) && message.headers.location) {
-          // Rare for an API: the global fetch follows it with all of its rules.
-          message.resume()
+      const start = () => {
+        const request = send({
+          ...target,
+          method: init.method ?? 'GET',
+          headers,
+          agent: secure ? httpsAgent : httpAgent,
+        })
+        // The one an abort destroys.
+        outgoing = request
+        let answered = false
+        request.on('error', (error) => {
+          if (!answered && !signal?.aborted && isStaleConnectionFailure(request, error)) {
+            start()
+            return
+          }
           detach()
-          resolve(callFallback(input, init))
-          return
-        }
-        const contentType = message.headers['content-type'] ?? ''
-        if (status >= 200 && status < 300 && contentType.includes('text/event-stream')) {
-          const body = decodeBody(message)
-          const response = new (loadStreamedNodeResponse())(body, responseInit)
-          streamedBodies.set(response, body)
-          resolve(response)
-          return
-        }
-        readAll(decodeBody(message)).then(
-          (buffer) =>
-            resolve(new Response(bodylessStatuses.has(status) ? null : new Uint8Array(buffer), responseInit)),
-          (error: unknown) => reject(new TypeError('fetch failed', { cause: error })),
-        )
-      })
-      outgoing.end(payload)
+          // The shape undici gives a network failure, which the SDKs map to a connection error.
+          reject(new TypeError('fetch failed', { cause: error }))
+        })
+        request.on('response', (message) => {
+          answered = true
+          message.once('close', detach)
+          const status = message.statusCode ?? 0
+          const responseInit: ResponseInit = {
+            status,
+            statusText: message.statusMessage ?? '',
+            headers: toResponseHeaders(message),
+          }
+          const follow = (init.redirect ?? 'follow') === 'follow'
+          if (follow && redirectStatuses.has(status) && message.headers.location) {
+            // Rare for an API: the global fetch follows it with all of its rules.
+            message.resume()
+            detach()
+            resolve(callFallback(input, init))
+            return
+          }
+          const contentType = message.headers['content-type'] ?? ''
+          if (status >= 200 && status < 300 && contentType.includes('text/event-stream')) {
+            const body = decodeBody(message)
+            const response = new (loadStreamedNodeResponse())(body, responseInit)
+            streamedBodies.set(response, body)
+            resolve(response)
+            return
+          }
+          readAll(decodeBody(message)).then(
+            (buffer) =>
+              resolve(
+                new Response(bodylessStatuses.has(status) ? null : new Uint8Array(buffer), responseInit),
+              ),
+            (error: unknown) => reject(new TypeError('fetch failed', { cause: error })),
+          )
+        })
+        request.end(payload)
+      }
+      start()
     })
   }) as typeof fetch
 
