@@ -10,6 +10,7 @@ import type { Door } from '../../src/admission/index.js'
 import type { FakeOnebot } from '../connectors/fake-onebot-implementation.js'
 import { openTestSocket, type TestSocket } from '../server/websocket-client.js'
 import { type HostileInput, type HostilePayload, payloadFor, withRawKeys } from './hostile-inputs.js'
+import { readLaterOverStream, readNeverOverWebSocket, type SlowReaderOutcome } from './slow-reader.js'
 
 export interface BatteryWorld {
   url: string
@@ -27,12 +28,22 @@ export interface BatteryWorld {
   nextUser(): number
   /** Closed when the battery ends (slow readers, sockets). */
   leftOpen: (() => void)[]
+  /** The server's log, as it writes it. */
+  logLines: string[]
+  /** `server.ws_max_buffered_bytes` in the battery's config. */
+  maxBufferedBytes: number
+  /** A session's stored messages with a character (absent: the default one). */
+  history(session: string, character?: string): Promise<{ role: string; interrupted?: boolean }[]>
+  /** Sessions with a turn running. */
+  activeSessions(): string[]
 }
 
 export interface DoorOutcome {
   /** The reasons the caller was told (error frames, error bodies); connectors' are in the log. */
   reasons: string[]
   deliveries: number
+  /** For a door whose answer streams: what happened to each reader that never read. */
+  slowReaders?: SlowReaderOutcome[]
 }
 
 export type DoorDriver = (world: BatteryWorld, input: HostileInput, marker: string) => Promise<DoorOutcome>
@@ -78,20 +89,37 @@ function audienceMessage(payload: HostilePayload, marker: string, index: number)
   }
 }
 
+/**
+ * A WebSocket door. Its slow reader stops reading and sends the door's frames (and `slowReaderFinal`,
+ * a frame that makes them answer, such as the final input after a preflight); for a door whose
+ * answer is a turn's reply (`streams`) it is held until the server lets go of the socket.
+ */
 function webSocketDoor(
   build: (payload: HostilePayload, index: number, marker: string) => object,
-  token = 'chat',
+  options: {
+    token?: 'chat' | 'follower'
+    streams?: boolean
+    slowReaderFinal?: (payload: HostilePayload) => object
+  } = {},
 ): DoorDriver {
   return async (world, input, marker) => {
     const payload = payloadFor(input, marker)
-    const bearer = token === 'follower' ? world.followerToken : world.chatToken
+    const bearer = options.token === 'follower' ? world.followerToken : world.chatToken
     const socket = await openTestSocket(`${world.url}/ws`, { authorization: `Bearer ${bearer}` })
     world.leftOpen.push(() => socket.socket.terminate())
-    if (input === 'slow_reader') (socket.socket as unknown as { _socket: { pause(): void } })._socket.pause()
     const frames = Array.from({ length: payload.times }, (_, index) =>
       buildFrame(payload, index, (each, at) => build(each, at, marker)),
     )
+    if (input === 'slow_reader' && options.slowReaderFinal)
+      frames.push(JSON.stringify(options.slowReaderFinal(payload)))
+    if (input === 'slow_reader' && options.streams) {
+      const outcome = await readNeverOverWebSocket(world, socket, payload.session, frames, marker)
+      const reasons = outcome.closed?.code === 1008 ? [outcome.closed.reason] : []
+      return { reasons, deliveries: frames.length, slowReaders: [outcome] }
+    }
     if (input === 'slow_reader') {
+      // Nothing this door answers needs reading: the socket stops reading and is left to the bound.
+      ;(socket.socket as unknown as { _socket: { pause(): void } })._socket.pause()
       for (const frame of frames) socket.sendRaw(frame)
       return { reasons: [], deliveries: frames.length }
     }
@@ -108,15 +136,22 @@ async function readReason(response: Response): Promise<string | undefined> {
   return body.error?.message ?? `HTTP ${response.status} without a reason`
 }
 
+/**
+ * An HTTP door. Its slow reader leaves the answer unread: a stream (`streams`) until its turn has
+ * ended and another client has been served, then reads it to the end; any other answer until the
+ * battery ends.
+ */
 function httpDoor(
   method: 'GET' | 'POST',
   path: (payload: HostilePayload) => string,
   body: (payload: HostilePayload, marker: string, index: number) => object | undefined,
+  { streams = false } = {},
 ): DoorDriver {
   return async (world, input, marker) => {
     const payload = payloadFor(input, marker)
     const address = world.nextAddress()
     const reasons: string[] = []
+    const slowReaders: SlowReaderOutcome[] = []
     for (let index = 0; index < payload.times; index++) {
       const built = body(payload, marker, index)
       const text =
@@ -142,19 +177,29 @@ function httpDoor(
         signal: controller.signal,
       })
       if (input === 'slow_reader' && response.status < 400) {
-        // Never read: the answer's stream is left to the server's bounds, then dropped at the end.
+        if (streams) {
+          const readToTheEnd = async () => (await response.text()).includes('event: llm_done')
+          slowReaders.push(await readLaterOverStream(world, payload.session, marker, readToTheEnd))
+          continue
+        }
         world.leftOpen.push(() => controller.abort())
         continue
       }
       const reason = await readReason(response)
       if (reason !== undefined) reasons.push(reason)
     }
-    return { reasons, deliveries: payload.times }
+    return { reasons, deliveries: payload.times, ...(streams ? { slowReaders } : {}) }
   }
 }
 
 const sessionPath = (suffix: string) => (payload: HostilePayload) =>
   `/api/sessions/${encodeURIComponent(payload.session)}/${suffix}`
+
+/** A chat completion chunk with a finish reason, or a finished response. */
+function endsAReply(event: unknown): boolean {
+  const { choices, type } = event as { choices?: { finish_reason?: string | null }[]; type?: string }
+  return type === 'response.completed' || Boolean(choices?.[0]?.finish_reason)
+}
 
 /**
  * `/v1/chat/completions` and `/v1/responses` through the official SDK, from one address (the two share
@@ -189,13 +234,21 @@ const openaiDoor: DoorDriver = async (world, input, marker) => {
     defaultHeaders: { 'x-forwarded-for': world.nextAddress(), 'x-session-id': payload.session },
   })
   const reasons: string[] = []
+  const slowReaders: SlowReaderOutcome[] = []
   const attempt = async (
     request: () => Promise<AsyncIterable<unknown> & { controller: AbortController }>,
   ) => {
     try {
       const stream = await request()
       if (input === 'slow_reader') {
-        world.leftOpen.push(() => stream.controller.abort())
+        // Left unread until the turn has ended; then read: its last event says the reply is whole.
+        const readToTheEnd = async () => {
+          let ended = false
+          for await (const event of stream) ended ||= endsAReply(event)
+          return ended
+        }
+        const character = payload.character ?? 'alice'
+        slowReaders.push(await readLaterOverStream(world, payload.session, marker, readToTheEnd, character))
         return
       }
       for await (const _event of stream) {
@@ -222,7 +275,7 @@ const openaiDoor: DoorDriver = async (world, input, marker) => {
       }),
     )
   }
-  return { reasons, deliveries: payload.times * 2 }
+  return { reasons, deliveries: payload.times * 2, ...(input === 'slow_reader' ? { slowReaders } : {}) }
 }
 
 /** A OneBot group message event as the implementation sends it (raw: any id and sender role). */
@@ -291,14 +344,21 @@ const userInputFrame = (payload: HostilePayload, index: number, extra: object = 
 
 /** Every door of the admission, and how the battery drives it. */
 export const doorDrivers: Record<Door, DoorDriver> = {
-  ws_user_input: webSocketDoor((payload, index) => userInputFrame(payload, index)),
-  ws_preflight: webSocketDoor((payload, index) => userInputFrame(payload, index, { preflight: true })),
-  ws_audience: webSocketDoor((payload, index, marker) => ({
-    type: 'audience',
-    session: payload.session,
-    ...(payload.character ? { character: payload.character } : {}),
-    messages: [audienceMessage(payload, marker, index)],
-  })),
+  ws_user_input: webSocketDoor((payload, index) => userInputFrame(payload, index), { streams: true }),
+  // The final input with the same words adopts the prepared turn: its reply goes out.
+  ws_preflight: webSocketDoor((payload, index) => userInputFrame(payload, index, { preflight: true }), {
+    streams: true,
+    slowReaderFinal: (payload) => userInputFrame(payload, 0),
+  }),
+  ws_audience: webSocketDoor(
+    (payload, index, marker) => ({
+      type: 'audience',
+      session: payload.session,
+      ...(payload.character ? { character: payload.character } : {}),
+      messages: [audienceMessage(payload, marker, index)],
+    }),
+    { streams: true },
+  ),
   ws_open: webSocketDoor((payload) => ({
     type: 'open',
     session: payload.session,
@@ -323,7 +383,7 @@ export const doorDrivers: Record<Door, DoorDriver> = {
       session: payload.times > 1 ? `${payload.session}-${index}` : payload.session,
       ...(payload.character ? { character: payload.character } : {}),
     }),
-    'follower',
+    { token: 'follower' },
   ),
   http_chat: httpDoor(
     'POST',
@@ -333,6 +393,7 @@ export const doorDrivers: Record<Door, DoorDriver> = {
       text: `${payload.text} #${index}`,
       ...(payload.character ? { character: payload.character } : {}),
     }),
+    { streams: true },
   ),
   http_audience: httpDoor('POST', sessionPath('audience'), (payload, marker, index) => ({
     ...(payload.character ? { character: payload.character } : {}),

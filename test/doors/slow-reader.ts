@@ -1,0 +1,176 @@
+/**
+ * The battery's reader that never reads, made real: the client stops reading at the TCP level
+ * (a WebSocket's raw socket paused, an HTTP stream's body left unread) while the mock model server
+ * streams a reply far longer than the server's bound for what may wait for one WebSocket
+ * (`server.ws_max_buffered_bytes`) and than the kernel's socket buffers take. What each door does
+ * with such a reader is observed here and judged by the battery.
+ */
+import { vi } from 'vitest'
+import WebSocket from 'ws'
+import type { Door } from '../../src/admission/index.js'
+import type { MockReply } from '../../src/testing/index.js'
+import type { TestSocket } from '../server/websocket-client.js'
+import type { BatteryWorld } from './door-drivers.js'
+
+/** Words in a slow reader's text: the mock model answers them with `longStory` on the doors below. */
+export const longStoryAsk = 'tell me a long story'
+
+const longStoryText = '慢慢读。'.repeat(60_000)
+
+/**
+ * 720 KB of UTF-8 in 400-character chunks (and 60,000 sentences, each an event of its own): far past
+ * the bound and more than loopback's socket buffers hold.
+ */
+export const longStory: MockReply = { text: longStoryText, chunkSize: 400 }
+
+/** The bound of the battery's config, small so a reader passes it quickly. */
+export const batteryMaxBufferedBytes = 65_536
+
+/**
+ * Doors whose answer streams to the reader, and how the reader's turn is stored. Over a WebSocket
+ * the reader's own turns are cut at the bound (stored as interrupted); an audience turn is the
+ * session's, not the reader's, and runs on as when a follower leaves. An HTTP stream waits for its
+ * reader (backpressure): the turn runs to its end and is stored whole. The other doors answer
+ * nothing that streams (an acknowledgement, a greeting, a page of history), so their reader is only
+ * left unread.
+ */
+export const slowReaderDoors: ReadonlyMap<Door, 'interrupted' | 'whole'> = new Map([
+  ['ws_user_input', 'interrupted'],
+  ['ws_preflight', 'interrupted'],
+  ['ws_audience', 'whole'],
+  ['http_chat', 'whole'],
+  ['v1', 'whole'],
+])
+
+/** What happened to a reader that never read. */
+export interface SlowReaderOutcome {
+  /** A WebSocket's end as its client saw it once it read again: the close code and reason. */
+  closed?: { code: number; reason: string }
+  /** What the server held for the socket when it let go, and why, from its log line. */
+  heldBytesAtClose?: number
+  loggedReason?: string
+  /** The socket is gone from the server's connection count. */
+  letGo?: boolean
+  /** Another client's turn ran to its end while the reader held its connection. */
+  servedMeanwhile: boolean
+  /** How the reader's turn was stored once it ended. */
+  stored: 'interrupted' | 'whole' | 'none'
+  /** An HTTP stream's reader, reading at last, got the reply to its last event. */
+  readToTheEnd?: boolean
+}
+
+export const notReadingReason = (bound: number) =>
+  `the client is not reading: more than ${bound} bytes waiting`
+
+const isOverflowLine = (line: string) => line.includes('closing a websocket: the client is not reading')
+
+async function readConnections(world: BatteryWorld): Promise<number> {
+  const text = await fetch(`${world.url}/metrics`, {
+    headers: { authorization: `Bearer ${world.adminToken}` },
+  }).then((response) => response.text())
+  return Number(text.match(/^charpipe_websocket_connections (\S+)$/m)?.[1])
+}
+
+/** A turn of another client over `/api/chat`, read to its `llm_done`. */
+async function serveAnotherClient(world: BatteryWorld, marker: string): Promise<boolean> {
+  const response = await fetch(`${world.url}/api/chat`, {
+    method: 'POST',
+    headers: {
+      authorization: `Bearer ${world.chatToken}`,
+      'content-type': 'application/json',
+      'x-forwarded-for': world.nextAddress(),
+    },
+    body: JSON.stringify({ session: `s-${marker}-meanwhile`, text: `${marker}-meanwhile hello` }),
+  })
+  return response.status === 200 && (await response.text()).includes('event: llm_done')
+}
+
+/** Once the session's turn has ended: how its last reply (the character's) was stored. */
+async function storedAs(
+  world: BatteryWorld,
+  session: string,
+  character?: string,
+): Promise<SlowReaderOutcome['stored']> {
+  let stored: SlowReaderOutcome['stored'] = 'none'
+  await vi.waitFor(
+    async () => {
+      if (world.activeSessions().includes(session)) throw new Error(`${session} still has a turn running`)
+      const reply = (await world.history(session, character)).findLast(
+        (message) => message.role === 'assistant',
+      )
+      if (!reply) throw new Error(`${session} has no stored reply yet`)
+      stored = reply.interrupted ? 'interrupted' : 'whole'
+    },
+    { timeout: 30_000, interval: 50 },
+  )
+  return stored
+}
+
+/**
+ * A WebSocket client that stops reading, then sends `frames`: until the server closes the socket
+ * at its bound. Then the client reads again, to see the close frame if the server's cut (a second
+ * after the close) has not come first.
+ */
+export async function readNeverOverWebSocket(
+  world: BatteryWorld,
+  socket: TestSocket,
+  session: string,
+  frames: string[],
+  marker: string,
+): Promise<SlowReaderOutcome> {
+  const connections = await readConnections(world)
+  const overflowsBefore = world.logLines.filter(isOverflowLine).length
+  const raw = (socket.socket as unknown as { _socket: { pause(): void; resume(): void } })._socket
+  raw.pause()
+  const closed = new Promise<{ code: number; reason: string }>((resolve) => {
+    if (socket.socket.readyState === WebSocket.CLOSED) resolve({ code: 1006, reason: '' })
+    socket.socket.once('close', (code, reason) => resolve({ code, reason: reason.toString() }))
+  })
+  for (const frame of frames) socket.sendRaw(frame)
+  const servedMeanwhile = await serveAnotherClient(world, marker)
+  await vi.waitFor(
+    () => {
+      if (world.logLines.filter(isOverflowLine).length === overflowsBefore)
+        throw new Error(`${marker}: the server has not let go of the reader`)
+    },
+    { timeout: 30_000, interval: 50 },
+  )
+  const overflow = JSON.parse(world.logLines.filter(isOverflowLine)[overflowsBefore]!) as {
+    bufferedBytes?: number
+    msg: string
+  }
+  raw.resume()
+  const outcome = await closed
+  let letGo = false
+  await vi.waitFor(
+    async () => {
+      letGo = (await readConnections(world)) === connections - 1
+      if (!letGo) throw new Error(`${marker}: the socket is still counted`)
+    },
+    { timeout: 30_000, interval: 50 },
+  )
+  return {
+    closed: outcome,
+    ...(overflow.bufferedBytes !== undefined ? { heldBytesAtClose: overflow.bufferedBytes } : {}),
+    loggedReason: overflow.msg.replace('closing a websocket: ', ''),
+    letGo,
+    servedMeanwhile,
+    stored: await storedAs(world, session),
+  }
+}
+
+/**
+ * An HTTP stream whose body is left unread until the turn has ended and another client has been
+ * served; then `readToTheEnd` reads it.
+ */
+export async function readLaterOverStream(
+  world: BatteryWorld,
+  session: string,
+  marker: string,
+  readToTheEnd: () => Promise<boolean>,
+  character?: string,
+): Promise<SlowReaderOutcome> {
+  const stored = await storedAs(world, session, character)
+  const servedMeanwhile = await serveAnotherClient(world, marker)
+  return { servedMeanwhile, stored, readToTheEnd: await readToTheEnd() }
+}
