@@ -65,11 +65,14 @@ function lastUserText(body: unknown): string {
   return typeof last?.content === 'string' ? last.content : JSON.stringify(last?.content ?? '')
 }
 
-/** A slow reader's cell on a door whose answer streams: the model answers it at length. */
+/**
+ * A slow reader's cell on a door whose answer streams (its own words, or the audience line a
+ * follower's session gets): the model answers it at length.
+ */
 function asksForALongStory(text: string): boolean {
   return (
     text.includes(longStoryAsk) &&
-    [...slowReaderDoors.keys()].some((door) => text.includes(`${markerOf(door, 'slow_reader')} `))
+    [...slowReaderDoors.keys()].some((door) => text.includes(markerOf(door, 'slow_reader')))
   )
 }
 
@@ -124,9 +127,6 @@ beforeAll(async () => {
     leftOpen: [],
     logLines: server.logLines,
     maxBufferedBytes: batteryMaxBufferedBytes,
-    history: (session, character) =>
-      server.charpipe.sessions.history({ session, ...(character ? { character } : {}) }),
-    activeSessions: () => server.charpipe.sessions.active(),
   }
 })
 

@@ -32,10 +32,6 @@ export interface BatteryWorld {
   logLines: string[]
   /** `server.ws_max_buffered_bytes` in the battery's config. */
   maxBufferedBytes: number
-  /** A session's stored messages with a character (absent: the default one). */
-  history(session: string, character?: string): Promise<{ role: string; interrupted?: boolean }[]>
-  /** Sessions with a turn running. */
-  activeSessions(): string[]
 }
 
 export interface DoorOutcome {
@@ -90,15 +86,17 @@ function audienceMessage(payload: HostilePayload, marker: string, index: number)
 }
 
 /**
- * A WebSocket door. Its slow reader stops reading and sends the door's frames (and `slowReaderFinal`,
- * a frame that makes them answer, such as the final input after a preflight); for a door whose
- * answer is a turn's reply (`streams`) it is held until the server lets go of the socket.
+ * A WebSocket door. Its slow reader sends the door's frames (and `slowReaderFinal`, a frame that
+ * makes them answer, such as the final input after a preflight) and stops reading; for a door whose
+ * answer is a turn's reply (`streams`) it is held until the server lets go of the socket
+ * (slow-reader.ts).
  */
 function webSocketDoor(
   build: (payload: HostilePayload, index: number, marker: string) => object,
   options: {
     token?: 'chat' | 'follower'
-    streams?: boolean
+    /** Its answer streams: the reader's own turns, or those of a session it follows. */
+    streams?: 'own_turns' | 'as_follower'
     slowReaderFinal?: (payload: HostilePayload) => object
   } = {},
 ): DoorDriver {
@@ -113,7 +111,9 @@ function webSocketDoor(
     if (input === 'slow_reader' && options.slowReaderFinal)
       frames.push(JSON.stringify(options.slowReaderFinal(payload)))
     if (input === 'slow_reader' && options.streams) {
-      const outcome = await readNeverOverWebSocket(world, socket, payload.session, frames, marker)
+      const reader = { session: payload.session, marker, bearer }
+      const follows = options.streams === 'as_follower'
+      const outcome = await readNeverOverWebSocket(world, socket, reader, frames, follows)
       const reasons = outcome.closed?.code === 1008 ? [outcome.closed.reason] : []
       return { reasons, deliveries: frames.length, slowReaders: [outcome] }
     }
@@ -179,7 +179,8 @@ function httpDoor(
       if (input === 'slow_reader' && response.status < 400) {
         if (streams) {
           const readToTheEnd = async () => (await response.text()).includes('event: llm_done')
-          slowReaders.push(await readLaterOverStream(world, payload.session, marker, readToTheEnd))
+          const reader = { session: payload.session, marker, bearer: world.chatToken }
+          slowReaders.push(await readLaterOverStream(world, reader, readToTheEnd))
           continue
         }
         world.leftOpen.push(() => controller.abort())
@@ -247,8 +248,13 @@ const openaiDoor: DoorDriver = async (world, input, marker) => {
           for await (const event of stream) ended ||= endsAReply(event)
           return ended
         }
-        const character = payload.character ?? 'alice'
-        slowReaders.push(await readLaterOverStream(world, payload.session, marker, readToTheEnd, character))
+        const reader = {
+          session: payload.session,
+          marker,
+          bearer: world.chatToken,
+          character: payload.character ?? 'alice',
+        }
+        slowReaders.push(await readLaterOverStream(world, reader, readToTheEnd))
         return
       }
       for await (const _event of stream) {
@@ -344,10 +350,10 @@ const userInputFrame = (payload: HostilePayload, index: number, extra: object = 
 
 /** Every door of the admission, and how the battery drives it. */
 export const doorDrivers: Record<Door, DoorDriver> = {
-  ws_user_input: webSocketDoor((payload, index) => userInputFrame(payload, index), { streams: true }),
+  ws_user_input: webSocketDoor((payload, index) => userInputFrame(payload, index), { streams: 'own_turns' }),
   // The final input with the same words adopts the prepared turn: its reply goes out.
   ws_preflight: webSocketDoor((payload, index) => userInputFrame(payload, index, { preflight: true }), {
-    streams: true,
+    streams: 'own_turns',
     slowReaderFinal: (payload) => userInputFrame(payload, 0),
   }),
   ws_audience: webSocketDoor(
@@ -357,13 +363,16 @@ export const doorDrivers: Record<Door, DoorDriver> = {
       ...(payload.character ? { character: payload.character } : {}),
       messages: [audienceMessage(payload, marker, index)],
     }),
-    { streams: true },
+    { streams: 'own_turns' },
   ),
-  ws_open: webSocketDoor((payload) => ({
-    type: 'open',
-    session: payload.session,
-    ...(payload.character ? { character: payload.character } : {}),
-  })),
+  ws_open: webSocketDoor(
+    (payload) => ({
+      type: 'open',
+      session: payload.session,
+      ...(payload.character ? { character: payload.character } : {}),
+    }),
+    { streams: 'as_follower' },
+  ),
   ws_activity: webSocketDoor((payload) => ({ type: 'activity', session: payload.session, speaking: true })),
   ws_interrupt: webSocketDoor((payload) => ({
     type: 'interrupt',
@@ -383,7 +392,7 @@ export const doorDrivers: Record<Door, DoorDriver> = {
       session: payload.times > 1 ? `${payload.session}-${index}` : payload.session,
       ...(payload.character ? { character: payload.character } : {}),
     }),
-    { token: 'follower' },
+    { token: 'follower', streams: 'as_follower' },
   ),
   http_chat: httpDoor(
     'POST',

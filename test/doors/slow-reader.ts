@@ -6,7 +6,6 @@
  * with such a reader is observed here and judged by the battery.
  */
 import { vi } from 'vitest'
-import WebSocket from 'ws'
 import type { Door } from '../../src/admission/index.js'
 import type { MockReply } from '../../src/testing/index.js'
 import type { TestSocket } from '../server/websocket-client.js'
@@ -29,15 +28,18 @@ export const batteryMaxBufferedBytes = 65_536
 /**
  * Doors whose answer streams to the reader, and how the reader's turn is stored. Over a WebSocket
  * the reader's own turns are cut at the bound (stored as interrupted); an audience turn is the
- * session's, not the reader's, and runs on as when a follower leaves. An HTTP stream waits for its
- * reader (backpressure): the turn runs to its end and is stored whole. The other doors answer
- * nothing that streams (an acknowledgement, a greeting, a page of history), so their reader is only
- * left unread.
+ * session's, not the reader's, and runs on as when a follower leaves (`ws_open` and `ws_follow`
+ * make their reader a follower of a session where an audience line starts one). An HTTP stream
+ * waits for its reader (backpressure): the turn runs to its end and is stored whole. The other
+ * doors answer nothing that streams (an acknowledgement, a page of history), so their reader is
+ * only left unread.
  */
 export const slowReaderDoors: ReadonlyMap<Door, 'interrupted' | 'whole'> = new Map([
   ['ws_user_input', 'interrupted'],
   ['ws_preflight', 'interrupted'],
   ['ws_audience', 'whole'],
+  ['ws_open', 'whole'],
+  ['ws_follow', 'whole'],
   ['http_chat', 'whole'],
   ['v1', 'whole'],
 ])
@@ -85,20 +87,28 @@ async function serveAnotherClient(world: BatteryWorld, marker: string): Promise<
   return response.status === 200 && (await response.text()).includes('event: llm_done')
 }
 
-/** Once the session's turn has ended: how its last reply (the character's) was stored. */
-async function storedAs(
-  world: BatteryWorld,
-  session: string,
-  character?: string,
-): Promise<SlowReaderOutcome['stored']> {
+/** Who the reader is: the session it reads, as it names it, and the token it holds. */
+export interface Reader {
+  session: string
+  marker: string
+  bearer: string
+  /** The character its turns are held with; absent: the default one. */
+  character?: string
+}
+
+/** Once the session's turn has ended: how its last reply was stored, read as the reader would. */
+async function storedAs(world: BatteryWorld, reader: Reader): Promise<SlowReaderOutcome['stored']> {
+  const query = reader.character ? `?character=${encodeURIComponent(reader.character)}` : ''
+  const url = `${world.url}/api/sessions/${encodeURIComponent(reader.session)}/messages${query}`
   let stored: SlowReaderOutcome['stored'] = 'none'
   await vi.waitFor(
     async () => {
-      if (world.activeSessions().includes(session)) throw new Error(`${session} still has a turn running`)
-      const reply = (await world.history(session, character)).findLast(
-        (message) => message.role === 'assistant',
-      )
-      if (!reply) throw new Error(`${session} has no stored reply yet`)
+      const response = await fetch(url, { headers: { authorization: `Bearer ${reader.bearer}` } })
+      const { messages } = (await response.json()) as {
+        messages: { role: string; interrupted?: boolean }[]
+      }
+      const reply = messages.findLast((message) => message.role === 'assistant')
+      if (!reply) throw new Error(`${reader.session} has no stored reply yet`)
       stored = reply.interrupted ? 'interrupted' : 'whole'
     },
     { timeout: 30_000, interval: 50 },
@@ -106,32 +116,63 @@ async function storedAs(
   return stored
 }
 
+/** An audience line asking for the long story, posted into the reader's session as the reader. */
+async function startAudienceTurn(world: BatteryWorld, reader: Reader): Promise<void> {
+  const response = await fetch(`${world.url}/api/sessions/${encodeURIComponent(reader.session)}/audience`, {
+    method: 'POST',
+    headers: {
+      authorization: `Bearer ${reader.bearer}`,
+      'content-type': 'application/json',
+      'x-forwarded-for': world.nextAddress(),
+    },
+    body: JSON.stringify({
+      messages: [
+        {
+          id: `${reader.marker}-audience`,
+          speaker: { id: 'viewer-1' },
+          text: `${reader.marker}-audience ${longStoryAsk}`,
+        },
+      ],
+    }),
+  })
+  if (response.status !== 202) throw new Error(`${reader.marker}: audience answered ${response.status}`)
+}
+
 /**
- * A WebSocket client that stops reading, then sends `frames`: until the server closes the socket
- * at its bound. Then the client reads again, to see the close frame if the server's cut (a second
- * after the close) has not come first.
+ * A WebSocket client that stops reading, until the server closes the socket at its bound. A reader
+ * of its own turns stops, then sends `frames`; a follower (`follows`) sends them (an `open`) while
+ * reading, stops once the session is open, and a turn the server starts there by itself (an
+ * audience line) streams to it. Then the client reads again, to see the close frame if the server's
+ * cut (a second after the close) has not come first.
  */
 export async function readNeverOverWebSocket(
   world: BatteryWorld,
   socket: TestSocket,
-  session: string,
+  reader: Reader,
   frames: string[],
-  marker: string,
+  follows = false,
 ): Promise<SlowReaderOutcome> {
   const connections = await readConnections(world)
   const overflowsBefore = world.logLines.filter(isOverflowLine).length
   const raw = (socket.socket as unknown as { _socket: { pause(): void; resume(): void } })._socket
-  raw.pause()
   const closed = new Promise<{ code: number; reason: string }>((resolve) => {
-    if (socket.socket.readyState === WebSocket.CLOSED) resolve({ code: 1006, reason: '' })
     socket.socket.once('close', (code, reason) => resolve({ code, reason: reason.toString() }))
   })
-  for (const frame of frames) socket.sendRaw(frame)
-  const servedMeanwhile = await serveAnotherClient(world, marker)
+  if (follows) {
+    const from = socket.frames.length
+    for (const frame of frames) socket.sendRaw(frame)
+    await socket.waitFor((frame) => frame.type === 'opened' && frame.session === reader.session, from)
+    raw.pause()
+    await startAudienceTurn(world, reader)
+  } else {
+    raw.pause()
+    for (const frame of frames) socket.sendRaw(frame)
+  }
+  const servedMeanwhile = await serveAnotherClient(world, reader.marker)
   await vi.waitFor(
     () => {
       if (world.logLines.filter(isOverflowLine).length === overflowsBefore)
-        throw new Error(`${marker}: the server has not let go of the reader`)
+        throw new Error(`${reader.marker}: the server has not let go of the reader`)
     },
     { timeout: 30_000, interval: 50 },
   )
@@ -145,7 +186,7 @@ export async function readNeverOverWebSocket(
   await vi.waitFor(
     async () => {
       letGo = (await readConnections(world)) === connections - 1
-      if (!letGo) throw new Error(`${marker}: the socket is still counted`)
+      if (!letGo) throw new Error(`${reader.marker}: the socket is still counted`)
     },
     { timeout: 30_000, interval: 50 },
   )
@@ -155,7 +196,7 @@ export async function readNeverOverWebSocket(
     loggedReason: overflow.msg.replace('closing a websocket: ', ''),
     letGo,
     servedMeanwhile,
-    stored: await storedAs(world, session),
+    stored: await storedAs(world, reader),
   }
 }
 
@@ -165,12 +206,10 @@ export async function readNeverOverWebSocket(
  */
 export async function readLaterOverStream(
   world: BatteryWorld,
-  session: string,
-  marker: string,
+  reader: Reader,
   readToTheEnd: () => Promise<boolean>,
-  character?: string,
 ): Promise<SlowReaderOutcome> {
-  const stored = await storedAs(world, session, character)
-  const servedMeanwhile = await serveAnotherClient(world, marker)
+  const stored = await storedAs(world, reader)
+  const servedMeanwhile = await serveAnotherClient(world, reader.marker)
   return { servedMeanwhile, stored, readToTheEnd: await readToTheEnd() }
 }
