@@ -19,6 +19,7 @@ import type { Context, Hono } from 'hono'
 import { streamSSE } from 'hono/streaming'
 import type { CharpipeEvent, LlmDoneEvent } from '../../shared/events.js'
 import type { ToolDefinition } from '../../shared/messages.js'
+import { boundReaderOf } from '../bound-stream-writes.js'
 import { createToolChoiceCheck } from '../openai/check-tool-choice.js'
 import { holdUntilFirstText } from '../openai/hold-until-first-text.js'
 import { useFinalRefusalHeader } from '../openai/mark-final-refusal.js'
@@ -180,11 +181,12 @@ export function registerOpenAIResponsesRoute(app: Hono, dependencies: ServerDepe
       context,
       async (stream) => {
         stream.onAbort(turn.interrupt)
+        const reader = boundReaderOf(context, stream, dependencies)
         // After a barge-in the turn still runs to its end (stored as interrupted); nothing is sent.
         const write = async (events: readonly { type: string }[]) => {
           for (const event of events) {
             if (stream.aborted) return
-            await stream.writeSSE({ event: event.type, data: JSON.stringify(event) })
+            await reader.writeSSE({ event: event.type, data: JSON.stringify(event) })
           }
         }
         await write(builder.start())
@@ -203,6 +205,7 @@ export function registerOpenAIResponsesRoute(app: Hono, dependencies: ServerDepe
         for (let next = await turn.events.next(); !next.done; next = await turn.events.next())
           await send(next.value)
         await write(finishWith(done, failure))
+        await reader.flushed()
         await keep(builder)
       },
       async (error, stream) => {
