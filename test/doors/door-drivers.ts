@@ -10,7 +10,7 @@ import type { Door } from '../../src/admission/index.js'
 import type { FakeOnebot } from '../connectors/fake-onebot-implementation.js'
 import { openTestSocket, type TestSocket } from '../server/websocket-client.js'
 import { type HostileInput, type HostilePayload, payloadFor, withRawKeys } from './hostile-inputs.js'
-import { readLaterOverStream, readNeverOverWebSocket, type SlowReaderOutcome } from './slow-reader.js'
+import { readNeverOverStream, readNeverOverWebSocket, type SlowReaderOutcome } from './slow-reader.js'
 
 export interface BatteryWorld {
   url: string
@@ -137,9 +137,8 @@ async function readReason(response: Response): Promise<string | undefined> {
 }
 
 /**
- * An HTTP door. Its slow reader leaves the answer unread: a stream (`streams`) until its turn has
- * ended and another client has been served, then reads it to the end; any other answer until the
- * battery ends.
+ * An HTTP door. Its slow reader leaves the answer unread: a stream (`streams`) until the server
+ * drops it, then reads what is left; any other answer until the battery ends.
  */
 function httpDoor(
   method: 'GET' | 'POST',
@@ -150,9 +149,7 @@ function httpDoor(
   return async (world, input, marker) => {
     const payload = payloadFor(input, marker)
     const address = world.nextAddress()
-    const reasons: string[] = []
-    const slowReaders: SlowReaderOutcome[] = []
-    for (let index = 0; index < payload.times; index++) {
+    const send = (index: number, signal: AbortSignal) => {
       const built = body(payload, marker, index)
       const text =
         payload.raw !== undefined
@@ -160,13 +157,12 @@ function httpDoor(
           : built
             ? withRawKeys(JSON.stringify(built), payload.rawKeys)
             : undefined
-      const controller = new AbortController()
       // A GET has no body to break: its malformed form is a session id that is no client's to name.
       const target =
         method === 'GET' && payload.raw !== undefined
           ? path({ ...payload, session: `~forged~${marker}` })
           : path(payload)
-      const response = await fetch(`${world.url}${target}`, {
+      return fetch(`${world.url}${target}`, {
         method,
         headers: {
           authorization: `Bearer ${world.chatToken}`,
@@ -174,22 +170,29 @@ function httpDoor(
           'x-forwarded-for': address,
         },
         ...(method === 'POST' ? { body: text ?? '{}' } : {}),
-        signal: controller.signal,
+        signal,
       })
+    }
+    if (input === 'slow_reader' && streams) {
+      const reader = { session: payload.session, marker, bearer: world.chatToken }
+      const outcome = await readNeverOverStream(world, reader, async () => {
+        const response = await send(0, new AbortController().signal)
+        return async () => (await response.text()).includes('event: llm_done')
+      })
+      return { reasons: [], deliveries: 1, slowReaders: [outcome] }
+    }
+    const reasons: string[] = []
+    for (let index = 0; index < payload.times; index++) {
+      const controller = new AbortController()
+      const response = await send(index, controller.signal)
       if (input === 'slow_reader' && response.status < 400) {
-        if (streams) {
-          const readToTheEnd = async () => (await response.text()).includes('event: llm_done')
-          const reader = { session: payload.session, marker, bearer: world.chatToken }
-          slowReaders.push(await readLaterOverStream(world, reader, readToTheEnd))
-          continue
-        }
         world.leftOpen.push(() => controller.abort())
         continue
       }
       const reason = await readReason(response)
       if (reason !== undefined) reasons.push(reason)
     }
-    return { reasons, deliveries: payload.times, ...(streams ? { slowReaders } : {}) }
+    return { reasons, deliveries: payload.times }
   }
 }
 
@@ -240,23 +243,26 @@ const openaiDoor: DoorDriver = async (world, input, marker) => {
     request: () => Promise<AsyncIterable<unknown> & { controller: AbortController }>,
   ) => {
     try {
-      const stream = await request()
       if (input === 'slow_reader') {
-        // Left unread until the turn has ended; then read: its last event says the reply is whole.
-        const readToTheEnd = async () => {
-          let ended = false
-          for await (const event of stream) ended ||= endsAReply(event)
-          return ended
-        }
+        // Left unread until the server drops it; then read: a reply's last event says it is whole.
         const reader = {
           session: payload.session,
           marker,
           bearer: world.chatToken,
           character: payload.character ?? 'alice',
         }
-        slowReaders.push(await readLaterOverStream(world, reader, readToTheEnd))
+        const outcome = await readNeverOverStream(world, reader, async () => {
+          const stream = await request()
+          return async () => {
+            let ended = false
+            for await (const event of stream) ended ||= endsAReply(event)
+            return ended
+          }
+        })
+        slowReaders.push(outcome)
         return
       }
+      const stream = await request()
       for await (const _event of stream) {
         // Read to the end: the turn is stored once it is sent.
       }

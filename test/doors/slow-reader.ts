@@ -29,10 +29,10 @@ export const batteryMaxBufferedBytes = 65_536
  * Doors whose answer streams to the reader, and how the reader's turn is stored. Over a WebSocket
  * the reader's own turns are cut at the bound (stored as interrupted); an audience turn is the
  * session's, not the reader's, and runs on as when a follower leaves (`ws_open` and `ws_follow`
- * make their reader a follower of a session where an audience line starts one). An HTTP stream
- * waits for its reader (backpressure): the turn runs to its end and is stored whole. The other
- * doors answer nothing that streams (an acknowledgement, a page of history), so their reader is
- * only left unread.
+ * make their reader a follower of a session where an audience line starts one). An HTTP stream is
+ * dropped at the same bound and its turn cut, as when its client hangs up. The other doors answer
+ * nothing that streams (an acknowledgement, a page of history), so their reader is only left
+ * unread.
  */
 export const slowReaderDoors: ReadonlyMap<Door, 'interrupted' | 'whole'> = new Map([
   ['ws_user_input', 'interrupted'],
@@ -40,8 +40,8 @@ export const slowReaderDoors: ReadonlyMap<Door, 'interrupted' | 'whole'> = new M
   ['ws_audience', 'whole'],
   ['ws_open', 'whole'],
   ['ws_follow', 'whole'],
-  ['http_chat', 'whole'],
-  ['v1', 'whole'],
+  ['http_chat', 'interrupted'],
+  ['v1', 'interrupted'],
 ])
 
 /** What happened to a reader that never read. */
@@ -57,7 +57,7 @@ export interface SlowReaderOutcome {
   servedMeanwhile: boolean
   /** How the reader's turn was stored once it ended. */
   stored: 'interrupted' | 'whole' | 'none'
-  /** An HTTP stream's reader, reading at last, got the reply to its last event. */
+  /** The reader, reading at last, got the reply to its last event (a dropped stream does not). */
   readToTheEnd?: boolean
 }
 
@@ -65,6 +65,7 @@ export const notReadingReason = (bound: number) =>
   `the client is not reading: more than ${bound} bytes waiting`
 
 const isOverflowLine = (line: string) => line.includes('closing a websocket: the client is not reading')
+const isStreamOverflowLine = (line: string) => line.includes('closing a stream: the client is not reading')
 
 async function readConnections(world: BatteryWorld): Promise<number> {
   const text = await fetch(`${world.url}/metrics`, {
@@ -201,15 +202,33 @@ export async function readNeverOverWebSocket(
 }
 
 /**
- * An HTTP stream whose body is left unread until the turn has ended and another client has been
- * served; then `readToTheEnd` reads it.
+ * An HTTP stream whose body is left unread (`open` sends the request and hands back how to read
+ * the rest), until the server drops the stream at its bound; then the reader reads what is left.
  */
-export async function readLaterOverStream(
+export async function readNeverOverStream(
   world: BatteryWorld,
   reader: Reader,
-  readToTheEnd: () => Promise<boolean>,
+  open: () => Promise<() => Promise<boolean>>,
 ): Promise<SlowReaderOutcome> {
-  const stored = await storedAs(world, reader)
+  const overflowsBefore = world.logLines.filter(isStreamOverflowLine).length
+  const readTheRest = await open()
   const servedMeanwhile = await serveAnotherClient(world, reader.marker)
-  return { servedMeanwhile, stored, readToTheEnd: await readToTheEnd() }
+  await vi.waitFor(
+    () => {
+      if (world.logLines.filter(isStreamOverflowLine).length === overflowsBefore)
+        throw new Error(`${reader.marker}: the server has not let go of the reader`)
+    },
+    { timeout: 30_000, interval: 50 },
+  )
+  const overflow = JSON.parse(world.logLines.filter(isStreamOverflowLine)[overflowsBefore]!) as {
+    bufferedBytes?: number
+    msg: string
+  }
+  return {
+    ...(overflow.bufferedBytes !== undefined ? { heldBytesAtClose: overflow.bufferedBytes } : {}),
+    loggedReason: overflow.msg.replace('closing a stream: ', ''),
+    servedMeanwhile,
+    stored: await storedAs(world, reader),
+    readToTheEnd: await readTheRest().catch(() => false),
+  }
 }
