@@ -1,8 +1,10 @@
 import { randomUUID } from 'node:crypto'
 import { Redis } from 'ioredis'
 import { afterAll, describe, expect, it } from 'vitest'
+import { createCommitGate } from '../../src/memory/commit-gate.js'
 import { loadOptionalPeer } from '../../src/memory/history/load-optional-peer.js'
 import { createRedisHistoryStore } from '../../src/memory/history/redis-history-store.js'
+import { isWriteNotApplied } from '../../src/memory/write-not-applied.js'
 import { buildTurn, describeHistoryStoreContract } from '../../src/testing/history-store-contract.js'
 import {
   createTestKeyPrefix,
@@ -46,6 +48,25 @@ describe.skipIf(skipReason !== undefined)('createRedisHistoryStore', () => {
     ])
     expect(await client.smembers(`${keyPrefix}history-sessions:{${scope.character}}`)).toEqual(['user:1'])
     await client.quit()
+  })
+
+  it('sends a write unless its caller gave up on it first: a script is sent whole or not at all', async () => {
+    const store = await createRedisHistoryStore({ url, keyPrefix })
+    const scope = { character: `小助手-${randomUUID()}`, session: 'given-up' }
+    const givenUp = createCommitGate()
+    givenUp.close()
+    const failure = await store
+      .appendTurn(scope, buildTurn(1), { commitGate: givenUp.gate })
+      .catch((error: unknown) => error)
+    expect(isWriteNotApplied(failure)).toBe(true)
+    expect(await store.findTurn(scope, 'turn-1')).toEqual([])
+    // Sent as the call is made: given up on after that, it may have landed.
+    const sent = createCommitGate()
+    const write = store.appendTurn(scope, buildTurn(1), { commitGate: sent.gate })
+    expect(sent.close()).toBe('sent')
+    await write
+    expect(await store.findTurn(scope, 'turn-1')).toHaveLength(2)
+    await store.close()
   })
 })
 

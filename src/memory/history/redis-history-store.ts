@@ -222,6 +222,8 @@ export async function createRedisHistoryStore(options: RedisHistoryStoreOptions)
     },
 
     async appendTurn(scope, turn, appendOptions = {}) {
+      const gate = appendOptions.commitGate
+      gate?.watch()
       try {
         checkConnected()
       } catch (error) {
@@ -231,6 +233,9 @@ export async function createRedisHistoryStore(options: RedisHistoryStoreOptions)
       const keys = keysOf(scope)
       const entries = turn.user ? [toJson(turn.user, turn.turn)] : []
       if (turn.assistant) entries.push(toJson(turn.assistant, turn.turn))
+      // Sending the script is the commit: once sent, only Redis can say whether it ran.
+      if (gate?.mayCommit() === false)
+        throw markWriteNotApplied(new HistoryStoreError('the write was given up before it was sent'))
       // One script: both messages, the turn's index, the turn counter and the session set change
       // together or not at all.
       try {
