@@ -71,6 +71,17 @@ describe.skipIf(skipReason !== undefined)('createRedisHistoryStore', () => {
 })
 
 describe('createRedisHistoryStore without a server', () => {
+  it("a write a caller's client could not send (not connected, no offline queue) is certainly not stored", async () => {
+    const client = new Redis({ lazyConnect: true, enableOfflineQueue: false })
+    const store = await createRedisHistoryStore({ client })
+    const failure = await store
+      .appendTurn({ character: 'c', session: 's' }, buildTurn(1))
+      .catch((error: unknown) => error)
+    expect(failure).toMatchObject({ message: expect.stringContaining("Stream isn't writeable") })
+    expect(isWriteNotApplied(failure)).toBe(true)
+    client.disconnect()
+  })
+
   it('names the host, not the password, when it cannot connect', async () => {
     const attempt = createRedisHistoryStore({ url: 'redis://someone:hunter2secret@127.0.0.1:1' })
     await expect(attempt).rejects.toThrow(/cannot connect to Redis at redis:\/\/127\.0\.0\.1:1/)

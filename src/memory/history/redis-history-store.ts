@@ -153,6 +153,15 @@ async function runMulti(commands: ChainableCommander): Promise<unknown[]> {
   })
 }
 
+/**
+ * A write that certainly changed nothing: Redis refused the script (an error reply: the deadline
+ * passed, say), or ioredis never wrote it (a caller's client without an offline queue, not connected).
+ */
+function isUnsent(error: unknown): boolean {
+  const { name, message } = error as Partial<Error>
+  return name === 'ReplyError' || (message?.startsWith("Stream isn't writeable") ?? false)
+}
+
 function parseMessage(json: string, index: number): StoredMessage {
   return { ...(JSON.parse(json) as StoredJson), id: String(index + 1) }
 }
@@ -254,8 +263,7 @@ export async function createRedisHistoryStore(options: RedisHistoryStoreOptions)
         )
       } catch (error) {
         const failure = new HistoryStoreError(`redis write failed: ${describeError(error)}`, { cause: error })
-        // An error reply (the deadline passed, say) is Redis refusing the script: nothing changed.
-        throw (error as Error).name === 'ReplyError' ? markWriteNotApplied(failure) : failure
+        throw isUnsent(error) ? markWriteNotApplied(failure) : failure
       }
     },
 
