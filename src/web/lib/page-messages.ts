@@ -181,7 +181,7 @@ const zh = {
   'tools.refresh': '刷新',
   'connectors.title': '连接器',
   'connectors.hint':
-    '角色所在的 QQ 群（OneBot）和直播间（Twitch、B站直播）：状态、会话和收发的消息数。在 config.yaml 的 connectors 里设置。',
+    '角色所在的 QQ 群（OneBot）和直播间（Twitch、B站直播）：状态、会话、收发的消息数，以及B站直播间不开启回合只计数的事件（进入、关注、银瓜子礼物等）。在 config.yaml 的 connectors 里设置。',
   'connectors.loadFailed': '连接器列表读取失败：{message}',
   'connectors.none': '没有配置连接器。',
   'connectors.sessions': '会话：{sessions}',
@@ -463,7 +463,7 @@ const en: Record<MessageKey, string> = {
   'tools.refresh': 'Refresh',
   'connectors.title': 'Connectors',
   'connectors.hint':
-    'Where the character lives besides this page: QQ groups (OneBot) and stream chats (Twitch, Bilibili live), with their state, sessions and messages. Set in connectors of config.yaml.',
+    'Where the character lives besides this page: QQ groups (OneBot) and stream chats (Twitch, Bilibili live), with their state, sessions and messages, and what a Bilibili room counts without a turn (entries, follows, silver gifts…). Set in connectors of config.yaml.',
   'connectors.loadFailed': 'Cannot load the connectors: {message}',
   'connectors.none': 'No connectors configured.',
   'connectors.sessions': 'Sessions: {sessions}',
