@@ -181,7 +181,7 @@ const zh = {
   'tools.refresh': '刷新',
   'connectors.title': '连接器',
   'connectors.hint':
-    '角色所在的 QQ 群（OneBot）和直播间（Twitch、B站直播）：状态、会话、收发的消息数，以及B站直播间不开启回合只计数的事件（进入、关注、银瓜子礼物等）。在 config.yaml 的 connectors 里设置。',
+    '角色所在的 QQ 群（OneBot）和直播间（Twitch、B站直播）：状态、会话、收发的消息数，以及B站直播间只计数、不回复的事件（进入、关注、银瓜子礼物等）。在 config.yaml 的 connectors 里设置。',
   'connectors.loadFailed': '连接器列表读取失败：{message}',
   'connectors.none': '没有配置连接器。',
   'connectors.sessions': '会话：{sessions}',
