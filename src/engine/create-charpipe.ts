@@ -159,7 +159,7 @@ export async function createCharpipe(
     cluster,
     sessions: { ...createSessionMethods(engine), ...audience.sessions },
     audience: audience.audience,
-    inspect: createInspectMethods({ context: engine, preflights }),
+    inspect: { ...createInspectMethods(engine), preflight: () => preflights.stats() },
     records: createRecordMethods(engine),
   }
   return addDeprecatedMembers(charpipe)

@@ -1,7 +1,8 @@
 /**
  * The inspect group of `Charpipe`: read-only views of the engine for the admin API, the page and
  * `/metrics`: the context a turn would send (`preview`), the characters, the context processors,
- * the tools and the counts of tool calls and early transcripts.
+ * the tools and the counts of tool calls. The count of early transcripts (`inspect.preflight`) is
+ * added by create-charpipe.ts, which holds the prepared turns.
  */
 import { listCharacterIds } from '../config/select-character-config.js'
 import { createInMemoryHistoryStore } from '../memory/history/in-memory-history-store.js'
@@ -10,16 +11,9 @@ import { conversationScopeOf } from './conversation-scope-of.js'
 import type { EngineContext } from './engine-context.js'
 import { createPipelineServices } from './engine-runtime.js'
 import { previewGreeting } from './open-session.js'
-import type { PreflightStats } from './preflight/preflight-stats.js'
 import { inputLanguageOf, renderGroupInput } from './render-group-input.js'
 import type { CharpipeInspect, GenerateInput } from './types.js'
 import { validateGenerateInput } from './validate-generate-input.js'
-
-export interface CreateInspectMethodsOptions {
-  context: EngineContext
-  /** The engine's prepared turns, which count the early transcripts. */
-  preflights: { stats(): PreflightStats }
-}
 
 /** The context that would be sent for `input`: the turn's own path up to the model call. */
 async function previewTurn(context: EngineContext, input: GenerateInput) {
@@ -57,7 +51,7 @@ async function previewTurn(context: EngineContext, input: GenerateInput) {
   })
 }
 
-export function createInspectMethods({ context, preflights }: CreateInspectMethodsOptions): CharpipeInspect {
+export function createInspectMethods(context: EngineContext): Omit<CharpipeInspect, 'preflight'> {
   return {
     preview: (input) => previewTurn(context, input),
     characters: () => listCharacterIds(context.state.current.config),
@@ -70,6 +64,5 @@ export function createInspectMethods({ context, preflights }: CreateInspectMetho
       servers: context.state.mcp?.servers() ?? [],
     }),
     toolCalls: () => context.state.mcp?.callStats() ?? [],
-    preflight: () => preflights.stats(),
   }
 }
