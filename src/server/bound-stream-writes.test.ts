@@ -86,6 +86,16 @@ describe('boundStreamWrites', () => {
     expect(stream.aborted).toBe(false)
   })
 
+  it('tells when a message has gone to the stream, not when it was queued', async () => {
+    const { stream, read } = createFakeStream()
+    const reader = boundStreamWrites(stream, { maxBufferedBytes: 10_000, onOverflow: () => {} })
+    const written: number[] = []
+    for (let index = 0; index < 3; index++) await reader.writeSSE(message(index), () => written.push(index))
+    expect(written).toEqual([])
+    await read()
+    expect(written).toEqual([0, 1, 2])
+  })
+
   it('drops what is written after the stream was aborted (the client left)', async () => {
     const { stream, written } = createFakeStream()
     const reader = boundStreamWrites(stream, { maxBufferedBytes: 5_000, onOverflow: () => {} })

@@ -24,8 +24,8 @@ export interface BoundStreamWritesOptions {
 }
 
 export interface BoundedStreamWrites {
-  /** Queues a message for the reader; resolves at once. */
-  writeSSE(message: StreamMessage): Promise<void>
+  /** Queues a message for the reader; resolves at once. `onWritten` runs once it goes to the stream. */
+  writeSSE(message: StreamMessage, onWritten?: () => void): Promise<void>
   /** Resolves once every queued message has gone to the stream, or at once past the bound. */
   flushed(): Promise<void>
   /** Bytes waiting for the reader. */
@@ -42,7 +42,7 @@ export function boundStreamWrites(
   stream: SSEStreamingApi,
   options: BoundStreamWritesOptions,
 ): BoundedStreamWrites {
-  let waiting: StreamMessage[] = []
+  let waiting: { message: StreamMessage; onWritten?: (() => void) | undefined }[] = []
   let head = 0
   let bufferedBytes = 0
   let overflowed = false
@@ -50,11 +50,12 @@ export function boundStreamWrites(
 
   const writeWaiting = async () => {
     while (head < waiting.length && !overflowed) {
-      const message = waiting[head]!
-      waiting[head] = undefined as unknown as StreamMessage
+      const { message, onWritten } = waiting[head]!
+      waiting[head] = undefined as unknown as (typeof waiting)[number]
       head++
       await stream.writeSSE(message)
       bufferedBytes -= sizeOf(message)
+      onWritten?.()
     }
     waiting = []
     head = 0
@@ -65,9 +66,9 @@ export function boundStreamWrites(
     get bufferedBytes() {
       return bufferedBytes
     },
-    writeSSE(message) {
+    writeSSE(message, onWritten) {
       if (overflowed || stream.aborted) return Promise.resolve()
-      waiting.push(message)
+      waiting.push({ message, onWritten })
       bufferedBytes += sizeOf(message)
       if (bufferedBytes > options.maxBufferedBytes) {
         overflowed = true
