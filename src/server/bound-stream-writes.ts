@@ -49,7 +49,7 @@ export function boundStreamWrites(
   let writing: Promise<void> | undefined
 
   const writeWaiting = async () => {
-    while (head < waiting.length && !overflowed) {
+    while (head < waiting.length && !overflowed && !stream.aborted) {
       const { message, onWritten } = waiting[head]!
       waiting[head] = undefined as unknown as (typeof waiting)[number]
       head++
