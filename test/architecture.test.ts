@@ -126,14 +126,14 @@ describe('architecture', () => {
         "import { runTurn } from './turn/run-turn.js'\nexport const persist = runTurn\n",
       'src/engine/create-charpipe.ts':
         "import { runTurn } from './turn/run-turn.js'\nexport const createCharpipe = runTurn\n",
-      'src/server/testing/fake.ts':
-        "import { startTurn } from '../../engine/turn/start-turn.js'\nexport const fake = startTurn\n",
+      'src/testing/fake.ts':
+        "import { startTurn } from '../engine/turn/start-turn.js'\nexport const fake = startTurn\n",
     }
     const found = (await findViolations(writeTree(files))).map(describeViolation)
     expect(found.toSorted()).toEqual([
       'turn-runner-entered-at-start-turn: src/engine/create-charpipe.ts → src/engine/turn/run-turn.ts',
       'turn-runner-entered-only-by-turn-starters: src/engine/persist-turn.ts → src/engine/turn/run-turn.ts',
-      'turn-runner-entered-only-by-turn-starters: src/server/testing/fake.ts → src/engine/turn/start-turn.ts',
+      'turn-runner-entered-only-by-turn-starters: src/testing/fake.ts → src/engine/turn/start-turn.ts',
     ])
   }, 120_000)
 })

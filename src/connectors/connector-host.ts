@@ -45,7 +45,7 @@ export interface ConnectorStatus {
   messages_out: number
   /** Messages the host refused (a full queue, a turn limit): dropped, the link kept. */
   messages_refused?: number
-  /** Platform events counted without a turn (Bilibili: entered, followed, silver gifts). */
+  /** Platform events counted (Bilibili: entered, followed, silver gifts and danmaku below the user level, none of them a turn; thank-you lines sent, one turn a window). */
   counted?: Record<string, number>
 }
 

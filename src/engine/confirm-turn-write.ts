@@ -1,13 +1,17 @@
 /**
  * What became of a turn write that failed or missed its deadline, decided before the client is
- * told, by one rule whatever the delays: a write bound by a deadline refuses itself once the
- * deadline has passed on the store's clock (see `AppendTurnOptions.deadline`), so after it, and
- * after any write of the session still running has committed or rolled back, reading the turn back
- * by its id is the truth (`HistoryStore.settleTurn`: PostgreSQL waits on the write's lock, Redis
- * runs one script at a time). Found, it is stored; not found, it never will be. Only when that read
- * fails too is the outcome unknown, and the client is asked to send the input again with the same
- * id (the resend is the same turn, stored at most once).
+ * told, by one rule whatever the delays. A write given up on before its commit was sent (its
+ * commit gate: see `createCommitGate`), or one the store knows it did not apply, is not stored,
+ * whichever deadline fired first, and nothing is read back. Otherwise a write bound by a deadline
+ * refuses itself once the deadline has passed on the store's clock (see
+ * `AppendTurnOptions.deadline`), so after it, and after any write of the session still running has
+ * committed or rolled back, reading the turn back by its id is the truth
+ * (`HistoryStore.settleTurn`: PostgreSQL waits on the write's lock, Redis runs one script at a
+ * time). Found, it is stored; not found, it never will be. Only when that read fails too is the
+ * outcome unknown, and the client is asked to send the input again with the same id (the resend is
+ * the same turn, stored at most once).
  */
+import type { CommitGateControl } from '../memory/commit-gate.js'
 import type { ConversationScope, HistoryStore } from '../memory/types.js'
 import { isWriteNotApplied } from '../memory/write-not-applied.js'
 import { CharpipeError } from '../shared/errors.js'
@@ -30,6 +34,8 @@ export interface ConfirmTurnWriteOptions {
   failure: unknown
   /** The input's id, for the message asking to resend. */
   inputId?: string | undefined
+  /** The write's commit gate (`AppendTurnOptions.commitGate`): closed here, as the write is given up. */
+  commit?: CommitGateControl
 }
 
 const reasonOf = (error: unknown) => (error instanceof Error ? error.message : String(error))
@@ -48,7 +54,10 @@ export function notStored(reason: string, cause?: unknown): TurnWriteResult {
 
 export async function confirmTurnWrite(options: ConfirmTurnWriteOptions): Promise<TurnWriteResult> {
   const { failure } = options
-  if (isRefusal(failure) || isWriteNotApplied(failure)) return notStored(reasonOf(failure), failure)
+  // From here the write cannot commit unless its commit was already on its way.
+  const reach = options.commit?.close() ?? 'unknown'
+  if (reach === 'not_sent' || isRefusal(failure) || isWriteNotApplied(failure))
+    return notStored(reasonOf(failure), failure)
   const { store, scope, turn, deadline } = options
   const isStored = async () => (await store.findTurn(scope, turn)).length > 0
   try {

@@ -5,6 +5,7 @@
  * the model never learns to answer with silence. Failures are returned or logged, never thrown.
  */
 import type { TurnInput } from '../context/types.js'
+import { createCommitGate } from '../memory/commit-gate.js'
 import type { FactExtractor } from '../memory/index.js'
 import { memoryScopeOf } from '../memory/memory-scope-of.js'
 import type { ConversationScope, StoredMessage } from '../memory/types.js'
@@ -114,6 +115,7 @@ export async function storeTurn(options: PersistTurnOptions): Promise<TurnWriteR
   // failure. The turn's own error already says it failed.
   if (outcome.error && !assistant && input.id !== undefined) return { status: 'not_stored' }
   const deadline = Date.now() + runtime.config.storage.timeout_ms
+  const commit = createCommitGate()
   try {
     const user = buildUserMessage(options)
     // No reply at all: kept for the record, marked so the context leaves it out of later turns.
@@ -128,7 +130,11 @@ export async function storeTurn(options: PersistTurnOptions): Promise<TurnWriteR
       },
       // A regenerated reply takes the place of the turn it answers again; without a reply, the
       // earlier answer stays.
-      { deadline, ...(input.replaces !== undefined && assistant ? { replaces: input.replaces } : {}) },
+      {
+        deadline,
+        commitGate: commit.gate,
+        ...(input.replaces !== undefined && assistant ? { replaces: input.replaces } : {}),
+      },
     )
   } catch (error) {
     const result = await confirmTurnWrite({
@@ -138,6 +144,7 @@ export async function storeTurn(options: PersistTurnOptions): Promise<TurnWriteR
       deadline,
       failure: error,
       inputId: input.id,
+      commit,
     })
     if (result.status !== 'stored') return result
   }

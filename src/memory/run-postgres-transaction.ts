@@ -1,6 +1,7 @@
 /** One PostgreSQL transaction on a pooled client, committed when `work` resolves. */
 import type { Pool, PoolClient } from 'pg'
 import { type Logger, scrubSecrets } from '../shared/logger.js'
+import type { CommitGate } from './types.js'
 import { markWriteNotApplied } from './write-not-applied.js'
 
 export interface RunPostgresTransactionOptions {
@@ -18,6 +19,8 @@ export interface RunPostgresTransactionOptions {
    * commit it later. Clocks of the servers are assumed in step (NTP).
    */
   deadline?: number
+  /** Asked just before the COMMIT is sent: once the caller has given up, the transaction rolls back. */
+  commitGate?: CommitGate
 }
 
 /** A commit that refuses itself once the server's clock is past `deadline`. */
@@ -32,6 +35,8 @@ export async function runPostgresTransaction<Result>(
   options: RunPostgresTransactionOptions,
   work: (client: PoolClient) => Promise<Result>,
 ): Promise<Result> {
+  // Before the first wait: from here the caller can rely on the gate.
+  options.commitGate?.watch()
   let client: PoolClient
   try {
     client = await pool.connect()
@@ -70,6 +75,7 @@ export async function runPostgresTransaction<Result>(
     await client.query(options.begin ?? 'BEGIN')
     const result = await work(client)
     if (broken) throw broken
+    if (options.commitGate?.mayCommit() === false) throw new Error('the write was given up before its commit')
     commitSent = true
     await client.query(deadline === undefined ? 'COMMIT' : commitBefore(deadline))
     return result

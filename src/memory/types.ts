@@ -60,6 +60,19 @@ export interface ListMessagesOptions {
   beforeId?: string
 }
 
+/**
+ * Lets the caller of a write give up on it for certain (see `createCommitGate`). A store that takes
+ * it calls `watch()` as the write starts, before its first wait, and `mayCommit()` just before it
+ * sends what commits the write, and commits only when that says true. A write given up on before
+ * then is certainly not stored.
+ */
+export interface CommitGate {
+  /** The store will ask `mayCommit()` before it commits this write. */
+  watch(): void
+  /** Asked once, just before the commit is sent: false when the caller has given up (do not commit). */
+  mayCommit(): boolean
+}
+
 export interface AppendTurnOptions {
   /**
    * Milliseconds since the epoch: a write that would commit after this refuses itself (stores over
@@ -73,6 +86,8 @@ export interface AppendTurnOptions {
    * Otherwise it stays, and this turn is added after it.
    */
   replaces?: string
+  /** Decides whether the write may still commit once its caller could have given up on it. */
+  commitGate?: CommitGate
 }
 
 export interface HistoryStore {

@@ -1,7 +1,8 @@
 /**
  * A write the store knows it did not apply: it never reached the server (not connected, the
- * connection refused), the server refused it (a Redis error reply), or its transaction ended before
- * its COMMIT was sent. Such a failure needs no read-back: the turn is certainly not stored. The mark
+ * connection refused, a client that could not send it), the server refused it (a Redis error
+ * reply), or its transaction ended before its COMMIT was sent (its caller's commit gate closed
+ * first, say). Such a failure needs no read-back: the turn is certainly not stored. The mark
  * survives wrapping, since `isWriteNotApplied` follows the `cause` chain.
  */
 const marker = Symbol.for('charpipe.write-not-applied')

@@ -1,7 +1,8 @@
 /**
  * Runs one turn through the `Charpipe` for a server endpoint and counts it by endpoint.
- * Every endpoint goes through here: `streamTurn` for those that await each write (SSE, with
- * backpressure), `relayTurn` for the WebSocket, which sends as events happen.
+ * Every endpoint goes through here: `streamTurn` for the SSE endpoints (what their reader has not
+ * read waits within a byte budget: bound-stream-writes.ts), `relayTurn` for the WebSocket, which
+ * sends as events happen.
  */
 import type { Charpipe, GenerateInput, GenerateOptions } from '../engine/types.js'
 import type { CharpipeEvent } from '../shared/events.js'

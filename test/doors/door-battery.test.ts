@@ -14,6 +14,13 @@ import { type FakeOnebot, startFakeOnebot } from '../connectors/fake-onebot-impl
 import { startServerOverModel, type TestServer } from '../server/start-test-server.js'
 import { type BatteryWorld, type DoorOutcome, doorDrivers } from './door-drivers.js'
 import { connectorSession, type HostileInput, hostileInputs, reusedId } from './hostile-inputs.js'
+import {
+  batteryMaxBufferedBytes,
+  longStory,
+  longStoryAsk,
+  notReadingReason,
+  slowReaderDoors,
+} from './slow-reader.js'
 
 const chatToken = 'battery-chat-token-0123456789'
 const adminToken = 'battery-admin-token-0123456789'
@@ -49,8 +56,30 @@ let onebotFlood: FakeOnebot
 let world: BatteryWorld
 const outcomes = new Map<string, DoorOutcome & { door: Door; input: HostileInput; marker: string }>()
 
+const markerOf = (door: Door, input: HostileInput) => `cell-${door}-${input}`.replaceAll('_', '-')
+
+/** The text of a recorded request's last user message. */
+function lastUserText(body: unknown): string {
+  const messages = (body as { messages?: { role: string; content: unknown }[] }).messages ?? []
+  const last = messages.filter((message) => message.role === 'user').at(-1)
+  return typeof last?.content === 'string' ? last.content : JSON.stringify(last?.content ?? '')
+}
+
+/**
+ * A slow reader's cell on a door whose answer streams (its own words, or the audience line a
+ * follower's session gets): the model answers it at length.
+ */
+function asksForALongStory(text: string): boolean {
+  return (
+    text.includes(longStoryAsk) &&
+    [...slowReaderDoors.keys()].some((door) => text.includes(markerOf(door, 'slow_reader')))
+  )
+}
+
 beforeAll(async () => {
-  model = await startMockModelServer()
+  model = await startMockModelServer({
+    respond: (request) => (asksForALongStory(lastUserText(request.body)) ? longStory : undefined),
+  })
   onebot = await startFakeOnebot()
   onebotFlood = await startFakeOnebot()
   server = await startServerOverModel(model.url, [
@@ -63,6 +92,7 @@ beforeAll(async () => {
     'server:',
     `  token: ${chatToken}`,
     `  admin_token: ${adminToken}`,
+    `  ws_max_buffered_bytes: ${batteryMaxBufferedBytes}`,
     '  trusted_proxies: ["127.0.0.1"]',
     '  clients:',
     `    - { name: follower, token: ${followerToken}, follow: [qq] }`,
@@ -95,6 +125,8 @@ beforeAll(async () => {
     nextAddress: () => `198.51.${Math.floor(++address / 250)}.${(address % 250) + 1}`,
     nextUser: () => ++user,
     leftOpen: [],
+    logLines: server.logLines,
+    maxBufferedBytes: batteryMaxBufferedBytes,
   }
 })
 
@@ -106,16 +138,35 @@ afterAll(async () => {
   await model?.close()
 })
 
-const markerOf = (door: Door, input: HostileInput) => `cell-${door}-${input}`.replaceAll('_', '-')
-
-/** The text of a recorded request's last user message. */
-function lastUserText(body: unknown): string {
-  const messages = (body as { messages?: { role: string; content: unknown }[] }).messages ?? []
-  const last = messages.filter((message) => message.role === 'user').at(-1)
-  return typeof last?.content === 'string' ? last.content : JSON.stringify(last?.content ?? '')
+/** What the server promises a reader that never reads, on the doors whose answer streams to it. */
+function expectSlowReaderHeld(door: Door, outcome: DoorOutcome, marker: string) {
+  const stored = slowReaderDoors.get(door)
+  if (!stored) {
+    expect(outcome.slowReaders, `${marker}: nothing streams to this door's reader`).toBeUndefined()
+    return
+  }
+  const bound = batteryMaxBufferedBytes
+  const readers = outcome.slowReaders ?? []
+  expect(readers.length, `${marker}: every reader observed`).toBe(door === 'v1' ? 2 : 1)
+  for (const reader of readers) {
+    expect(reader.servedMeanwhile, `${marker}: another client is served meanwhile`).toBe(true)
+    expect(reader.stored, `${marker}: the turn is stored as documented`).toBe(stored)
+    // Let go at the bound, not once the 720 KB reply had piled up.
+    expect(reader.heldBytesAtClose, `${marker}: past the bound`).toBeGreaterThan(bound)
+    expect(reader.heldBytesAtClose, `${marker}: not far past it`).toBeLessThanOrEqual(2 * bound)
+    expect(reader.loggedReason, `${marker}: the documented reason`).toBe(notReadingReason(bound))
+    // Reading at last, the reader finds its answer cut before the reply's end.
+    expect(reader.readToTheEnd ?? false, `${marker}: the answer was dropped`).toBe(false)
+    if (door.startsWith('ws_')) {
+      expect(reader.letGo, `${marker}: the socket is gone`).toBe(true)
+      // The close frame, when the client reads before the server's cut a second later.
+      expect([1008, 1006], `${marker}: closed as not reading`).toContain(reader.closed?.code)
+      if (reader.closed?.code === 1008) expect(reader.closed.reason).toBe(notReadingReason(bound))
+    }
+  }
 }
 
-describe('door battery', () => {
+describe('door battery', { timeout: 60_000 }, () => {
   it('has a driver for every door the admission lists, and none for a door it does not', () => {
     expect(Object.keys(doorDrivers).sort()).toEqual([...doors].sort())
   })
@@ -149,6 +200,7 @@ describe('door battery', () => {
           ).toBeGreaterThanOrEqual(8)
         if (door === 'ws_follow' && input === 'flood')
           expect(outcome.reasons.join(' '), `${marker}: live sessions are bounded`).toContain('live_sessions')
+        if (input === 'slow_reader') expectSlowReaderHeld(door, outcome, marker)
       }
     })
   }

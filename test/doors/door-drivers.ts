@@ -10,6 +10,7 @@ import type { Door } from '../../src/admission/index.js'
 import type { FakeOnebot } from '../connectors/fake-onebot-implementation.js'
 import { openTestSocket, type TestSocket } from '../server/websocket-client.js'
 import { type HostileInput, type HostilePayload, payloadFor, withRawKeys } from './hostile-inputs.js'
+import { readNeverOverStream, readNeverOverWebSocket, type SlowReaderOutcome } from './slow-reader.js'
 
 export interface BatteryWorld {
   url: string
@@ -27,12 +28,18 @@ export interface BatteryWorld {
   nextUser(): number
   /** Closed when the battery ends (slow readers, sockets). */
   leftOpen: (() => void)[]
+  /** The server's log, as it writes it. */
+  logLines: string[]
+  /** `server.ws_max_buffered_bytes` in the battery's config. */
+  maxBufferedBytes: number
 }
 
 export interface DoorOutcome {
   /** The reasons the caller was told (error frames, error bodies); connectors' are in the log. */
   reasons: string[]
   deliveries: number
+  /** For a door whose answer streams: what happened to each reader that never read. */
+  slowReaders?: SlowReaderOutcome[]
 }
 
 export type DoorDriver = (world: BatteryWorld, input: HostileInput, marker: string) => Promise<DoorOutcome>
@@ -78,20 +85,41 @@ function audienceMessage(payload: HostilePayload, marker: string, index: number)
   }
 }
 
+/**
+ * A WebSocket door. Its slow reader sends the door's frames (and `slowReaderFinal`, a frame that
+ * makes them answer, such as the final input after a preflight) and stops reading; for a door whose
+ * answer is a turn's reply (`streams`) it is held until the server lets go of the socket
+ * (slow-reader.ts).
+ */
 function webSocketDoor(
   build: (payload: HostilePayload, index: number, marker: string) => object,
-  token = 'chat',
+  options: {
+    token?: 'chat' | 'follower'
+    /** Its answer streams: the reader's own turns, or those of a session it follows. */
+    streams?: 'own_turns' | 'as_follower'
+    slowReaderFinal?: (payload: HostilePayload) => object
+  } = {},
 ): DoorDriver {
   return async (world, input, marker) => {
     const payload = payloadFor(input, marker)
-    const bearer = token === 'follower' ? world.followerToken : world.chatToken
+    const bearer = options.token === 'follower' ? world.followerToken : world.chatToken
     const socket = await openTestSocket(`${world.url}/ws`, { authorization: `Bearer ${bearer}` })
     world.leftOpen.push(() => socket.socket.terminate())
-    if (input === 'slow_reader') (socket.socket as unknown as { _socket: { pause(): void } })._socket.pause()
     const frames = Array.from({ length: payload.times }, (_, index) =>
       buildFrame(payload, index, (each, at) => build(each, at, marker)),
     )
+    if (input === 'slow_reader' && options.slowReaderFinal)
+      frames.push(JSON.stringify(options.slowReaderFinal(payload)))
+    if (input === 'slow_reader' && options.streams) {
+      const reader = { session: payload.session, marker, bearer }
+      const follows = options.streams === 'as_follower'
+      const outcome = await readNeverOverWebSocket(world, socket, reader, frames, follows)
+      const reasons = outcome.closed?.code === 1008 ? [outcome.closed.reason] : []
+      return { reasons, deliveries: frames.length, slowReaders: [outcome] }
+    }
     if (input === 'slow_reader') {
+      // Nothing this door answers needs reading: the socket stops reading and is left to the bound.
+      ;(socket.socket as unknown as { _socket: { pause(): void } })._socket.pause()
       for (const frame of frames) socket.sendRaw(frame)
       return { reasons: [], deliveries: frames.length }
     }
@@ -108,16 +136,20 @@ async function readReason(response: Response): Promise<string | undefined> {
   return body.error?.message ?? `HTTP ${response.status} without a reason`
 }
 
+/**
+ * An HTTP door. Its slow reader leaves the answer unread: a stream (`streams`) until the server
+ * drops it, then reads what is left; any other answer until the battery ends.
+ */
 function httpDoor(
   method: 'GET' | 'POST',
   path: (payload: HostilePayload) => string,
   body: (payload: HostilePayload, marker: string, index: number) => object | undefined,
+  { streams = false } = {},
 ): DoorDriver {
   return async (world, input, marker) => {
     const payload = payloadFor(input, marker)
     const address = world.nextAddress()
-    const reasons: string[] = []
-    for (let index = 0; index < payload.times; index++) {
+    const send = (index: number, signal: AbortSignal) => {
       const built = body(payload, marker, index)
       const text =
         payload.raw !== undefined
@@ -125,13 +157,12 @@ function httpDoor(
           : built
             ? withRawKeys(JSON.stringify(built), payload.rawKeys)
             : undefined
-      const controller = new AbortController()
       // A GET has no body to break: its malformed form is a session id that is no client's to name.
       const target =
         method === 'GET' && payload.raw !== undefined
           ? path({ ...payload, session: `~forged~${marker}` })
           : path(payload)
-      const response = await fetch(`${world.url}${target}`, {
+      return fetch(`${world.url}${target}`, {
         method,
         headers: {
           authorization: `Bearer ${world.chatToken}`,
@@ -139,10 +170,22 @@ function httpDoor(
           'x-forwarded-for': address,
         },
         ...(method === 'POST' ? { body: text ?? '{}' } : {}),
-        signal: controller.signal,
+        signal,
       })
+    }
+    if (input === 'slow_reader' && streams) {
+      const reader = { session: payload.session, marker, bearer: world.chatToken }
+      const outcome = await readNeverOverStream(world, reader, async () => {
+        const response = await send(0, new AbortController().signal)
+        return async () => (await response.text()).includes('event: llm_done')
+      })
+      return { reasons: [], deliveries: 1, slowReaders: [outcome] }
+    }
+    const reasons: string[] = []
+    for (let index = 0; index < payload.times; index++) {
+      const controller = new AbortController()
+      const response = await send(index, controller.signal)
       if (input === 'slow_reader' && response.status < 400) {
-        // Never read: the answer's stream is left to the server's bounds, then dropped at the end.
         world.leftOpen.push(() => controller.abort())
         continue
       }
@@ -155,6 +198,12 @@ function httpDoor(
 
 const sessionPath = (suffix: string) => (payload: HostilePayload) =>
   `/api/sessions/${encodeURIComponent(payload.session)}/${suffix}`
+
+/** A chat completion chunk with a finish reason, or a finished response. */
+function endsAReply(event: unknown): boolean {
+  const { choices, type } = event as { choices?: { finish_reason?: string | null }[]; type?: string }
+  return type === 'response.completed' || Boolean(choices?.[0]?.finish_reason)
+}
 
 /**
  * `/v1/chat/completions` and `/v1/responses` through the official SDK, from one address (the two share
@@ -189,15 +238,31 @@ const openaiDoor: DoorDriver = async (world, input, marker) => {
     defaultHeaders: { 'x-forwarded-for': world.nextAddress(), 'x-session-id': payload.session },
   })
   const reasons: string[] = []
+  const slowReaders: SlowReaderOutcome[] = []
   const attempt = async (
     request: () => Promise<AsyncIterable<unknown> & { controller: AbortController }>,
   ) => {
     try {
-      const stream = await request()
       if (input === 'slow_reader') {
-        world.leftOpen.push(() => stream.controller.abort())
+        // Left unread until the server drops it; then read: a reply's last event says it is whole.
+        const reader = {
+          session: payload.session,
+          marker,
+          bearer: world.chatToken,
+          character: payload.character ?? 'alice',
+        }
+        const outcome = await readNeverOverStream(world, reader, async () => {
+          const stream = await request()
+          return async () => {
+            let ended = false
+            for await (const event of stream) ended ||= endsAReply(event)
+            return ended
+          }
+        })
+        slowReaders.push(outcome)
         return
       }
+      const stream = await request()
       for await (const _event of stream) {
         // Read to the end: the turn is stored once it is sent.
       }
@@ -222,7 +287,7 @@ const openaiDoor: DoorDriver = async (world, input, marker) => {
       }),
     )
   }
-  return { reasons, deliveries: payload.times * 2 }
+  return { reasons, deliveries: payload.times * 2, ...(input === 'slow_reader' ? { slowReaders } : {}) }
 }
 
 /** A OneBot group message event as the implementation sends it (raw: any id and sender role). */
@@ -291,19 +356,29 @@ const userInputFrame = (payload: HostilePayload, index: number, extra: object = 
 
 /** Every door of the admission, and how the battery drives it. */
 export const doorDrivers: Record<Door, DoorDriver> = {
-  ws_user_input: webSocketDoor((payload, index) => userInputFrame(payload, index)),
-  ws_preflight: webSocketDoor((payload, index) => userInputFrame(payload, index, { preflight: true })),
-  ws_audience: webSocketDoor((payload, index, marker) => ({
-    type: 'audience',
-    session: payload.session,
-    ...(payload.character ? { character: payload.character } : {}),
-    messages: [audienceMessage(payload, marker, index)],
-  })),
-  ws_open: webSocketDoor((payload) => ({
-    type: 'open',
-    session: payload.session,
-    ...(payload.character ? { character: payload.character } : {}),
-  })),
+  ws_user_input: webSocketDoor((payload, index) => userInputFrame(payload, index), { streams: 'own_turns' }),
+  // The final input with the same words adopts the prepared turn: its reply goes out.
+  ws_preflight: webSocketDoor((payload, index) => userInputFrame(payload, index, { preflight: true }), {
+    streams: 'own_turns',
+    slowReaderFinal: (payload) => userInputFrame(payload, 0),
+  }),
+  ws_audience: webSocketDoor(
+    (payload, index, marker) => ({
+      type: 'audience',
+      session: payload.session,
+      ...(payload.character ? { character: payload.character } : {}),
+      messages: [audienceMessage(payload, marker, index)],
+    }),
+    { streams: 'own_turns' },
+  ),
+  ws_open: webSocketDoor(
+    (payload) => ({
+      type: 'open',
+      session: payload.session,
+      ...(payload.character ? { character: payload.character } : {}),
+    }),
+    { streams: 'as_follower' },
+  ),
   ws_activity: webSocketDoor((payload) => ({ type: 'activity', session: payload.session, speaking: true })),
   ws_interrupt: webSocketDoor((payload) => ({
     type: 'interrupt',
@@ -323,7 +398,7 @@ export const doorDrivers: Record<Door, DoorDriver> = {
       session: payload.times > 1 ? `${payload.session}-${index}` : payload.session,
       ...(payload.character ? { character: payload.character } : {}),
     }),
-    'follower',
+    { token: 'follower', streams: 'as_follower' },
   ),
   http_chat: httpDoor(
     'POST',
@@ -333,6 +408,7 @@ export const doorDrivers: Record<Door, DoorDriver> = {
       text: `${payload.text} #${index}`,
       ...(payload.character ? { character: payload.character } : {}),
     }),
+    { streams: true },
   ),
   http_audience: httpDoor('POST', sessionPath('audience'), (payload, marker, index) => ({
     ...(payload.character ? { character: payload.character } : {}),

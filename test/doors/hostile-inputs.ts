@@ -3,6 +3,7 @@
  * says what a door is handed; a door's driver turns it into its own wire form (a WebSocket frame,
  * an HTTP body, a Twitch chat line, a OneBot event).
  */
+import { longStoryAsk } from './slow-reader.js'
 
 export const hostileInputs = [
   /** A text over every limit (100,000 characters is the audience schema's). */
@@ -23,7 +24,10 @@ export const hostileInputs = [
   'foreign_session',
   /** `owner` with a gift, from a chat client. */
   'privileged_role',
-  /** A reader that never reads what it is sent. */
+  /**
+   * A reader that never reads what it is sent: it stops at the TCP level and asks for a reply far
+   * past `server.ws_max_buffered_bytes` (slow-reader.ts).
+   */
   'slow_reader',
 ] as const
 
@@ -71,7 +75,7 @@ export function payloadFor(input: HostileInput, marker: string): HostilePayload 
     case 'privileged_role':
       return { ...base, role: 'owner', gift: { name: 'rocket', value: 500 } }
     case 'slow_reader':
-      return { ...base, text: `${marker} tell me a long story` }
+      return { ...base, text: `${marker} ${longStoryAsk}` }
   }
 }
 

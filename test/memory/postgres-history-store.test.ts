@@ -1,7 +1,9 @@
 import pg from 'pg'
 import { afterAll, describe, expect, it } from 'vitest'
+import { createCommitGate } from '../../src/memory/commit-gate.js'
 import { createPostgresHistoryStore } from '../../src/memory/history/postgres-history-store.js'
 import { postgresHistoryMigrations } from '../../src/memory/history/postgres-migrations.js'
+import { isWriteNotApplied } from '../../src/memory/write-not-applied.js'
 import { buildTurn, describeHistoryStoreContract } from '../../src/testing/history-store-contract.js'
 import {
   createTestSchemaName,
@@ -93,6 +95,22 @@ describe.skipIf(skipReason !== undefined)('createPostgresHistoryStore', () => {
     const users = (await store.listMessages(scope)).filter((message) => message.role === 'user')
     expect(users.map((message) => message.content)).toEqual(['问题 1', '问题 3', '问题 4'])
     expect(await store.countTurns(scope)).toBe(3)
+    await store.close()
+  })
+
+  it('a write given up on before its COMMIT rolls back, and the next write of the session is stored', async () => {
+    const store = await createPostgresHistoryStore({ url, schema })
+    const scope = { character: '小助手', session: 'given-up' }
+    const commit = createCommitGate()
+    const write = store.appendTurn(scope, buildTurn(1), { commitGate: commit.gate })
+    // Its statements are still on their way: its COMMIT cannot have been sent.
+    expect(commit.close()).toBe('not_sent')
+    const failure = await write.catch((error: unknown) => error)
+    expect(isWriteNotApplied(failure)).toBe(true)
+    expect(await store.findTurn(scope, 'turn-1')).toEqual([])
+    expect(await store.countTurns(scope)).toBe(0)
+    await store.appendTurn(scope, buildTurn(1))
+    expect(await store.countTurns(scope)).toBe(1)
     await store.close()
   })
 })

@@ -12,7 +12,7 @@ import { parseConfig } from '../../src/characters/load-config.js'
 import { createCharpipe } from '../../src/engine/index.js'
 import type { Charpipe } from '../../src/engine/types.js'
 import { type CharpipeServer, createServer, createServerMetrics } from '../../src/server/index.js'
-import { createFakeCharpipe } from '../../src/server/testing/create-fake-charpipe.js'
+import { createFakeCharpipe } from '../../src/testing/create-fake-charpipe.js'
 import { makeConfig } from '../../src/testing/create-turn-harness.js'
 import { collectEvents } from '../../src/testing/index.js'
 

@@ -13,8 +13,8 @@ import type { CharpipeConfig } from '../../src/config/schema.js'
 import type { ConnectorClock } from '../../src/connectors/index.js'
 import type { Charpipe } from '../../src/engine/types.js'
 import { type OwnedCharpipeOptions, type StartServerResult, startServer } from '../../src/server/index.js'
-import { createFakeCharpipe, type FakeCharpipe } from '../../src/server/testing/create-fake-charpipe.js'
 import { createLogger, getLogger, type Logger, setLogger } from '../../src/shared/logger.js'
+import { createFakeCharpipe, type FakeCharpipe } from '../../src/testing/create-fake-charpipe.js'
 
 export interface TestServer extends StartServerResult {
   configPath: string

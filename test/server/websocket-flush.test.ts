@@ -1,6 +1,6 @@
 import { Socket } from 'node:net'
 import { afterEach, describe, expect, it, vi } from 'vitest'
-import { createFakeCharpipe } from '../../src/server/testing/create-fake-charpipe.js'
+import { createFakeCharpipe } from '../../src/testing/create-fake-charpipe.js'
 import { startTestServer, type TestServer } from './start-test-server.js'
 import { openTestSocket } from './websocket-client.js'
 

@@ -187,7 +187,7 @@ export const serverSchema = z
       .max(1024 * 1024 * 1024)
       .default(8 * 1024 * 1024)
       .describe(
-        'Most bytes of events waiting for one WebSocket client that does not read. While a client lags, chunks are merged; past this, its turns are interrupted (and stored) and the socket is closed with code 1008.',
+        'Most bytes of events waiting for one WebSocket client, or one streamed HTTP answer (`/api/chat`, `/v1/*` with `stream: true`), that does not read. While a WebSocket client lags, chunks are merged; past this, its turns are interrupted (and stored) and the socket is closed with code 1008, or the stream dropped.',
       ),
     shutdown_grace_ms: timeoutMs()
       .default(10_000)

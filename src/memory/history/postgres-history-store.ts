@@ -138,6 +138,7 @@ export async function createPostgresHistoryStore(
         // client goes back to the pool.
         isAnswer: (error: unknown) => error instanceof StoreUnavailableError || error === storedAlready,
         ...(appendOptions.deadline === undefined ? {} : { deadline: appendOptions.deadline }),
+        commitGate: appendOptions.commitGate,
       }
       const write = runPostgresTransaction(pool, transaction, async (client) => {
         await client.query(sql.lockSession, lockValues(scope))

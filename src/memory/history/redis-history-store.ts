@@ -153,6 +153,15 @@ async function runMulti(commands: ChainableCommander): Promise<unknown[]> {
   })
 }
 
+/**
+ * A write that certainly changed nothing: Redis refused the script (an error reply: the deadline
+ * passed, say), or ioredis never wrote it (a caller's client without an offline queue, not connected).
+ */
+function isUnsent(error: unknown): boolean {
+  const { name, message } = error as Partial<Error>
+  return name === 'ReplyError' || (message?.startsWith("Stream isn't writeable") ?? false)
+}
+
 function parseMessage(json: string, index: number): StoredMessage {
   return { ...(JSON.parse(json) as StoredJson), id: String(index + 1) }
 }
@@ -222,6 +231,8 @@ export async function createRedisHistoryStore(options: RedisHistoryStoreOptions)
     },
 
     async appendTurn(scope, turn, appendOptions = {}) {
+      const gate = appendOptions.commitGate
+      gate?.watch()
       try {
         checkConnected()
       } catch (error) {
@@ -231,6 +242,9 @@ export async function createRedisHistoryStore(options: RedisHistoryStoreOptions)
       const keys = keysOf(scope)
       const entries = turn.user ? [toJson(turn.user, turn.turn)] : []
       if (turn.assistant) entries.push(toJson(turn.assistant, turn.turn))
+      // Sending the script is the commit: once sent, only Redis can say whether it ran.
+      if (gate?.mayCommit() === false)
+        throw markWriteNotApplied(new HistoryStoreError('the write was given up before it was sent'))
       // One script: both messages, the turn's index, the turn counter and the session set change
       // together or not at all.
       try {
@@ -249,8 +263,7 @@ export async function createRedisHistoryStore(options: RedisHistoryStoreOptions)
         )
       } catch (error) {
         const failure = new HistoryStoreError(`redis write failed: ${describeError(error)}`, { cause: error })
-        // An error reply (the deadline passed, say) is Redis refusing the script: nothing changed.
-        throw (error as Error).name === 'ReplyError' ? markWriteNotApplied(failure) : failure
+        throw isUnsent(error) ? markWriteNotApplied(failure) : failure
       }
     },
 

@@ -1,10 +1,12 @@
 /**
  * `POST /api/chat`: one turn as Server-Sent Events, one message per turn event
- * (`event: <type>`, `data: <json>`). A client that goes away interrupts the turn.
+ * (`event: <type>`, `data: <json>`). A client that goes away interrupts the turn, and so does one
+ * that stops reading, past `server.ws_max_buffered_bytes` waiting for it (bound-stream-writes.ts).
  * `POST /api/sessions/:id/observe`: a line said in the session that needs no reply → 201 `{id}`.
  */
 import type { Hono } from 'hono'
 import { streamSSE } from 'hono/streaming'
+import { boundReaderOf } from '../bound-stream-writes.js'
 import { convertWireInput } from '../convert-wire-input.js'
 import { renameEventSession } from '../create-session-owners.js'
 import { respondWithError } from '../error-response.js'
@@ -27,6 +29,7 @@ export function registerChatRoute(app: Hono, dependencies: ServerDependencies): 
       context,
       async (stream) => {
         stream.onAbort(() => controller.abort())
+        const reader = boundReaderOf(context, stream, dependencies)
         const events = streamTurn({
           charpipe: dependencies.charpipe,
           input,
@@ -35,8 +38,9 @@ export function registerChatRoute(app: Hono, dependencies: ServerDependencies): 
           endpoint: 'sse',
         })
         for await (const event of events) {
-          await stream.writeSSE({ event: event.type, data: JSON.stringify(renameEventSession(event, named)) })
+          await reader.writeSSE({ event: event.type, data: JSON.stringify(renameEventSession(event, named)) })
         }
+        await reader.flushed()
       },
       async (error, stream) => {
         dependencies.logger.error({ err: error }, 'chat turn failed')

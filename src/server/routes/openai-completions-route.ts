@@ -27,6 +27,7 @@ import type { Hono } from 'hono'
 import { streamSSE } from 'hono/streaming'
 import type { CharpipeEvent, LlmDoneEvent, ToolCallEvent } from '../../shared/events.js'
 import type { ToolDefinition } from '../../shared/messages.js'
+import { boundReaderOf } from '../bound-stream-writes.js'
 import { respondBadRequest } from '../error-response.js'
 import { createToolChoiceCheck } from '../openai/check-tool-choice.js'
 import { holdUntilFirstText } from '../openai/hold-until-first-text.js'
@@ -169,11 +170,12 @@ export function registerOpenAICompletionsRoute(app: Hono, dependencies: ServerDe
       context,
       async (stream) => {
         stream.onAbort(() => turn.controller.abort())
-        await stream.writeSSE({ data: JSON.stringify(chunk({ role: 'assistant', content: '' })) })
+        const reader = boundReaderOf(context, stream, dependencies)
+        await reader.writeSSE({ data: JSON.stringify(chunk({ role: 'assistant', content: '' })) })
         let failure: TurnFailure | undefined
         let emotion = ''
         const sendContent = async (content: string) => {
-          if (content) await stream.writeSSE({ data: JSON.stringify(chunk({ content })) })
+          if (content) await reader.writeSSE({ data: JSON.stringify(chunk({ content })) })
         }
         const send = async (event: CharpipeEvent) => {
           toolChoiceCheck.observe(event)
@@ -183,11 +185,11 @@ export function registerOpenAICompletionsRoute(app: Hono, dependencies: ServerDe
             await sendContent(emotionWriter.end(emotion))
             const call = { index: toolCalls.length, ...convertToWireToolCall(event) }
             toolCalls.push(call)
-            await stream.writeSSE({ data: JSON.stringify(chunk({ tool_calls: [call] })) })
+            await reader.writeSSE({ data: JSON.stringify(chunk({ tool_calls: [call] })) })
           } else if (event.type === 'llm_chunk' && event.text) {
             await sendContent(emotionWriter.writeText(event.text))
           } else if (event.type === 'llm_emotion' && emotionWriter.usesField) {
-            await stream.writeSSE({ data: JSON.stringify(chunk({ emotion: event.emotion })) })
+            await reader.writeSSE({ data: JSON.stringify(chunk({ emotion: event.emotion })) })
           } else if (event.type === 'llm_emotion' || event.type === 'llm_sentence') {
             // An inline dialect sends the text held until its emotion was known, after its tag.
             await sendContent(emotionWriter.writeEmotion(event.emotion))
@@ -199,13 +201,13 @@ export function registerOpenAICompletionsRoute(app: Hono, dependencies: ServerDe
             if (failure) {
               // Cut by a failure: an error object, as OpenAI-compatible servers send, and no
               // finish_reason that would call the reply complete.
-              await stream.writeSSE({ data: JSON.stringify({ error: convertToOpenAIError(failure) }) })
+              await reader.writeSSE({ data: JSON.stringify({ error: convertToOpenAIError(failure) }) })
             } else {
               const delta = emotionWriter.usesField ? { emotion: event.emotion } : {}
-              await stream.writeSSE({ data: JSON.stringify(chunk(delta, finishReason(event))) })
+              await reader.writeSSE({ data: JSON.stringify(chunk(delta, finishReason(event))) })
             }
             if (includeUsage) {
-              await stream.writeSSE({
+              await reader.writeSSE({
                 data: JSON.stringify({ ...chunk({}), choices: [], usage: usageFor(event) }),
               })
             }
@@ -217,7 +219,8 @@ export function registerOpenAICompletionsRoute(app: Hono, dependencies: ServerDe
           if (next.done) break
           await send(next.value)
         }
-        await stream.writeSSE({ data: '[DONE]' })
+        await reader.writeSSE({ data: '[DONE]' })
+        await reader.flushed()
       },
       async (error, stream) => {
         dependencies.logger.error({ err: error }, 'completion turn failed')

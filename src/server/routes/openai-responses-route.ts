@@ -19,6 +19,7 @@ import type { Context, Hono } from 'hono'
 import { streamSSE } from 'hono/streaming'
 import type { CharpipeEvent, LlmDoneEvent } from '../../shared/events.js'
 import type { ToolDefinition } from '../../shared/messages.js'
+import { boundReaderOf } from '../bound-stream-writes.js'
 import { createToolChoiceCheck } from '../openai/check-tool-choice.js'
 import { holdUntilFirstText } from '../openai/hold-until-first-text.js'
 import { useFinalRefusalHeader } from '../openai/mark-final-refusal.js'
@@ -180,20 +181,32 @@ export function registerOpenAIResponsesRoute(app: Hono, dependencies: ServerDepe
       context,
       async (stream) => {
         stream.onAbort(turn.interrupt)
+        const reader = boundReaderOf(context, stream, dependencies)
         // After a barge-in the turn still runs to its end (stored as interrupted); nothing is sent.
-        const write = async (events: readonly { type: string }[]) => {
-          for (const event of events) {
+        // `onWritten` runs once the last of `events` has gone to the stream.
+        const write = async (events: readonly { type: string }[], onWritten?: () => void) => {
+          for (const [index, event] of events.entries()) {
             if (stream.aborted) return
-            await stream.writeSSE({ event: event.type, data: JSON.stringify(event) })
+            const last = index === events.length - 1
+            await reader.writeSSE(
+              { event: event.type, data: JSON.stringify(event) },
+              last ? onWritten : undefined,
+            )
           }
         }
         await write(builder.start())
         let done: LlmDoneEvent | undefined
         let failure: TurnFailure | undefined
         const send = async (event: CharpipeEvent) => {
-          // What a client that leaves has been sent: the display text, without inline emotion tags.
-          if (event.type === 'llm_chunk' && !stream.aborted) sent += event.text
-          await write(builder.push(event))
+          // What a client that leaves has been sent: the display text, without inline emotion tags,
+          // counted once it goes to the stream, not while it waits for a reader that lags.
+          const text = event.type === 'llm_chunk' ? event.text : ''
+          const countSent = () => {
+            if (!stream.aborted) sent += text
+          }
+          const events = builder.push(event)
+          if (text && events.length === 0) countSent()
+          await write(events, text ? countSent : undefined)
           toolChoiceCheck.observe(event)
           if (event.type === 'llm_error' && isTurnFailure(event)) failure = event
           if (event.type === 'llm_done') done = event
@@ -203,6 +216,7 @@ export function registerOpenAIResponsesRoute(app: Hono, dependencies: ServerDepe
         for (let next = await turn.events.next(); !next.done; next = await turn.events.next())
           await send(next.value)
         await write(finishWith(done, failure))
+        await reader.flushed()
         await keep(builder)
       },
       async (error, stream) => {

@@ -7,8 +7,8 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { parseConfig } from '../../characters/load-config.js'
+import { createFakeCharpipe } from '../../testing/create-fake-charpipe.js'
 import { type CharpipeServer, createServer } from '../create-server.js'
-import { createFakeCharpipe } from '../testing/create-fake-charpipe.js'
 
 let folder: string
 let server: CharpipeServer

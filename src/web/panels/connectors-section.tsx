@@ -3,24 +3,24 @@
  * OneBot, a Twitch channel, a Bilibili live room) with its state (`connecting`, `ready`, `failed` and
  * why), what the streamer should know while it runs (the room is offline, replies refused), its
  * sessions, how many messages came in and went out, and what was counted without a turn (entries,
- * follows). Connectors are set in config.yaml only.
+ * follows, silver gifts, danmaku below the user level, thank-you lines; describe-connector-counts.ts
+ * words every count). Connectors are set in config.yaml only.
  */
+import { type ConnectorCounts, describeConnectorCounts } from '../lib/describe-connector-counts.js'
 import { translate } from '../lib/i18n.js'
 import { useLoadedJson } from '../lib/use-loaded-json.js'
 
+interface ConnectorEntry extends ConnectorCounts {
+  name: string
+  kind: string
+  state: string
+  error?: string
+  notice?: string
+  sessions: string[]
+}
+
 interface ConnectorListing {
-  connectors: {
-    name: string
-    kind: string
-    state: string
-    error?: string
-    notice?: string
-    sessions: string[]
-    messages_in: number
-    messages_out: number
-    messages_refused?: number
-    counted?: Record<string, number>
-  }[]
+  connectors: ConnectorEntry[]
 }
 
 export function ConnectorsSection() {
@@ -55,21 +55,10 @@ export function ConnectorsSection() {
               </div>
             ) : null}
             <div class="hint">
-              {translate('connectors.counts', {
-                sessions: connector.sessions.join(', ') || '—',
-                in: String(connector.messages_in),
-                out: String(connector.messages_out),
-              })}
-              {connector.messages_refused
-                ? ` · ${translate('connectors.refused', { count: String(connector.messages_refused) })}`
-                : ''}
-              {connector.counted
-                ? ` · ${translate('connectors.counted', {
-                    entered: String(connector.counted.entered ?? 0),
-                    followed: String(connector.counted.followed ?? 0),
-                    silver: String(connector.counted.silver_gift ?? 0),
-                  })}`
-                : ''}
+              {translate('connectors.sessions', { sessions: connector.sessions.join(', ') || '—' })}
+              {describeConnectorCounts(connector).map((described) => (
+                <span data-count={described.field}> · {described.text}</span>
+              ))}
             </div>
           </li>
         ))}

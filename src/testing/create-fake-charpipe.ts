@@ -1,17 +1,21 @@
 /**
- * A `Charpipe` that runs, for the server's tests and benchmarks: realistic event sequences
- * (emotion, chunks, sentences, done), per-session turns one at a time with a new input interrupting
- * the running one, `heard` cutting the stored reply, history kept across `reload`, and errors on
- * request. The reply names the configured provider, so a provider switch shows in the next turn.
+ * A `Charpipe` that runs, for the server's tests: realistic event sequences (emotion, chunks,
+ * sentences, done), per-session turns one at a time with a new input interrupting the running one,
+ * `heard` cutting the stored reply, history kept across `reload`, and errors on request. The reply
+ * names the configured provider, so a provider switch shows in the next turn.
  *
  * Input text markers: `!error CODE` answers `llm_error` with that code; `!slow` streams one chunk
  * every 20 ms (long enough to interrupt).
+ *
+ * Not exported from `charpipe/testing`: it follows every change of the `Charpipe` object and records
+ * what the server's tests read (reloads, observed lines, audience calls), so its shape is not one a
+ * library user could rely on. A server built on charpipe is tested over `createTurnHarness` instead.
  */
 
-import type { CharpipeConfig } from '../../config/schema.js'
-import { listCharacterIds } from '../../config/select-character-config.js'
-import type { PreviewResult, ProcessorInfo } from '../../context/types.js'
-import { createTurnTimer } from '../../engine/turn-timing.js'
+import type { CharpipeConfig } from '../config/schema.js'
+import { listCharacterIds } from '../config/select-character-config.js'
+import type { PreviewResult, ProcessorInfo } from '../context/types.js'
+import { createTurnTimer } from '../engine/turn-timing.js'
 import type {
   ActivityInput,
   AudienceInput,
@@ -22,12 +26,12 @@ import type {
   InterruptOptions,
   RunOptions,
   TurnObserver,
-} from '../../engine/types.js'
-import { type ValidatedObserveInput, validateObserveInput } from '../../engine/validate-generate-input.js'
-import { modelRoleOf } from '../../memory/model-role-of.js'
-import type { MemoryStore, StoredMessage } from '../../memory/types.js'
-import type { CharpipeErrorCode } from '../../shared/errors.js'
-import type { CharpipeEvent, CharpipeEventType } from '../../shared/events.js'
+} from '../engine/types.js'
+import { type ValidatedObserveInput, validateObserveInput } from '../engine/validate-generate-input.js'
+import { modelRoleOf } from '../memory/model-role-of.js'
+import type { MemoryStore, StoredMessage } from '../memory/types.js'
+import type { CharpipeErrorCode } from '../shared/errors.js'
+import type { CharpipeEvent, CharpipeEventType } from '../shared/events.js'
 import { createFakeMemoryStore } from './create-fake-memory-store.js'
 
 export interface CreateFakeCharpipeOptions {

@@ -1,6 +1,7 @@
 /**
- * An in-memory `MemoryStore` for the server's tests: real add/search/update/delete/history over a
- * list, with a plain word-overlap score, so the memory endpoints can be driven end to end.
+ * An in-memory `MemoryStore` for the server's tests (the fake `Charpipe`'s default memory): real
+ * add/search/update/delete/history over a list, with a plain word-overlap score, so the memory
+ * endpoints can be driven end to end. Not exported from `charpipe/testing`, like the fake it serves.
  */
 import { randomUUID } from 'node:crypto'
 import type {
@@ -12,7 +13,7 @@ import type {
   MemoryRecord,
   MemorySearchOptions,
   MemoryStore,
-} from '../../memory/types.js'
+} from '../memory/types.js'
 
 function splitWords(text: string): string[] {
   return text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []
