@@ -8,6 +8,7 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Writable } from 'node:stream'
+import type { AudienceClock } from '../../src/audience/types.js'
 import { loadConfig } from '../../src/characters/load-config.js'
 import type { CharpipeConfig } from '../../src/config/schema.js'
 import type { ConnectorClock } from '../../src/connectors/index.js'
@@ -44,6 +45,8 @@ export interface StartTestServerOptions {
   /** Also make the captured logger the process-wide one (every module's lines), until `stop()`. */
   captureAllLogs?: boolean
   chunkDelayMs?: number
+  /** The clock the fake Charpipe's turns pace their chunks by (`!slow`, `chunkDelayMs`). */
+  clock?: AudienceClock
   memory?: false
   staticDir?: string
   watchConfig?: boolean
@@ -88,6 +91,7 @@ export async function startTestServer(options: StartTestServerOptions = {}): Pro
         fake = createFakeCharpipe({
           config: initial,
           chunkDelayMs: options.chunkDelayMs,
+          clock: options.clock,
           memory: options.memory,
           observers,
         })
