@@ -1,8 +1,9 @@
 /**
  * The audience over HTTP. `POST /api/sessions/:id/audience` (chat surface) takes a batch of
  * messages → 202 `{accepted, dropped}`; each request takes one of its origin's requests a minute,
- * and each reply the server starts to its lines one of its turns (create-audience-origins.ts). The owner's view of the live queue and moderation are on
- * the admin surface: `GET /api/sessions/:id/audience` → `{session, waiting, selected, dropped}`,
+ * and each reply the server starts to its lines one of its turns (create-audience-origins.ts).
+ * The owner's view of the live queue and moderation are on the admin surface:
+ * `GET /api/sessions/:id/audience` → `{session, waiting, selected, dropped}`,
  * `POST /api/sessions/:id/audience/:message/pin` and `DELETE /api/sessions/:id/audience/:message`
  * → 204, or 404 when that message is not waiting.
  */
