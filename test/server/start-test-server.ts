@@ -54,6 +54,8 @@ export interface StartTestServerOptions {
   lookup?: (host: string) => Promise<string[]>
   /** The clock connectors pace their replies by. */
   connectorClock?: ConnectorClock
+  /** The clock the HTTP audience origins' minutes are counted by. */
+  limitsClock?: { now(): number }
 }
 
 /** The config text with a characters folder in the test's folder, unless it names one already. */
@@ -109,6 +111,7 @@ export async function startTestServer(options: StartTestServerOptions = {}): Pro
     watchConfig: options.watchConfig,
     lookup: options.lookup,
     connectorClock: options.connectorClock,
+    limitsClock: options.limitsClock,
   })
   const token = options.token ?? config.server.token
   return {

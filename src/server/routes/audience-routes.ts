@@ -1,15 +1,19 @@
 /**
  * The audience over HTTP. `POST /api/sessions/:id/audience` (chat surface) takes a batch of
- * messages → 202 `{accepted, dropped}`. The owner's view of the live queue and moderation are on
- * the admin surface: `GET /api/sessions/:id/audience` → `{session, waiting, selected, dropped}`,
+ * messages → 202 `{accepted, dropped}`; each request takes one of its origin's requests a minute,
+ * and each reply the server starts to its lines one of its turns (create-audience-origins.ts).
+ * The owner's view of the live queue and moderation are on the admin surface:
+ * `GET /api/sessions/:id/audience` → `{session, waiting, selected, dropped}`,
  * `POST /api/sessions/:id/audience/:message/pin` and `DELETE /api/sessions/:id/audience/:message`
  * → 204, or 404 when that message is not waiting.
  */
 import type { Context, Hono } from 'hono'
 import { audienceSourceOf } from '../../admission/index.js'
 import { readRequestCaller } from '../admit-request.js'
+import type { AudienceOrigins } from '../create-audience-origins.js'
 import { respondWithError } from '../error-response.js'
 import { readJsonBody } from '../read-json-body.js'
+import { readRequestAddress } from '../read-request-address.js'
 import { resolveRequestSession } from '../refuse-foreign-session.js'
 import { audienceBodySchema } from '../request-schemas.js'
 import { requestClientKey } from '../require-access.js'
@@ -23,9 +27,29 @@ function notWaiting(context: Context) {
   )
 }
 
-export function registerAudienceRoutes(app: Hono, dependencies: ServerDependencies): void {
-  const { charpipe } = dependencies
+export interface AudienceRouteDependencies extends ServerDependencies {
+  /** Whose requests and turns the audience lines count against. */
+  audienceOrigins: AudienceOrigins
+}
+
+/** Who sent a request's lines, for its limits: the token's holder at the client address. */
+function readOrigin(context: Context, dependencies: AudienceRouteDependencies): string {
+  // The holder as the admission names it, without the client key a caller may choose freely.
+  const holder = audienceSourceOf(readRequestCaller(context), undefined, 'chat')
+  const address = readRequestAddress(context, dependencies.configManager.current().server.trusted_proxies)
+  return `${holder} ${address}`
+}
+
+export function registerAudienceRoutes(app: Hono, dependencies: AudienceRouteDependencies): void {
+  const { charpipe, audienceOrigins } = dependencies
   app.post('/api/sessions/:id/audience', async (context) => {
+    const origin = readOrigin(context, dependencies)
+    const request = audienceOrigins.takeRequest(origin)
+    if (!request.ok) {
+      dependencies.admission?.count('http_audience', 'rate_limited')
+      context.header('retry-after', String(Math.ceil(request.retryAfterMs / 1000)))
+      return context.json({ error: { code: 'rate_limited', message: request.message } }, 429)
+    }
     const body = await readJsonBody(context, audienceBodySchema)
     if (!body.ok) return body.response
     const resolved = resolveRequestSession(
@@ -40,7 +64,13 @@ export function registerAudienceRoutes(app: Hono, dependencies: ServerDependenci
       // Ids are compared within the sender's own source; chat-token requests without a key share one.
       const source = audienceSourceOf(readRequestCaller(context), requestClientKey(context), 'chat')
       return context.json(
-        charpipe.audience.send({ ...body.value, messages, session: resolved.session, source }),
+        charpipe.audience.send({
+          ...body.value,
+          messages,
+          session: resolved.session,
+          source,
+          admitTurn: audienceOrigins.admitTurnOf(origin),
+        }),
         202,
       )
     } catch (error) {
