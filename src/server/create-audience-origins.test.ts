@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { createAudienceOrigins } from './create-audience-origins.js'
 
-function setUp(limits = { turns_per_minute: 2, audience_requests_per_minute: 3 }) {
+function setUp(limits = { turns_per_minute: 2, audience_requests_per_minute: 3, live_sessions: 2 }) {
   let time = 0
   const origins = createAudienceOrigins({ readLimits: () => limits, now: () => time })
   return { origins, advance: (milliseconds: number) => (time += milliseconds) }
@@ -50,5 +50,32 @@ describe('createAudienceOrigins', () => {
     expect([later().ok, early().ok]).toEqual([true, true])
     expect(early().ok).toBe(false)
     expect(later().ok).toBe(false)
+  })
+
+  it('bounds the sessions an origin keeps live by live_sessions, counting each until it is let go', () => {
+    const { origins, advance } = setUp()
+    const kept = (session: string) => {
+      const admitted = origins.admitSession('chat 10.0.0.1', session)
+      if (!admitted.ok) throw new Error(admitted.message)
+      admitted.keeper.kept()
+      return admitted.keeper
+    }
+    const first = kept('a')
+    kept('b')
+    // A session it keeps live already is no new one; a third is refused, naming the setting.
+    expect(origins.admitSession('chat 10.0.0.1', 'a').ok).toBe(true)
+    expect(origins.admitSession('chat 10.0.0.1', 'c')).toEqual({
+      ok: false,
+      message: 'this client already keeps 2 sessions live: at most 2 (server.limits.live_sessions)',
+    })
+    expect(origins.admitSession('chat 10.0.0.2', 'c').ok).toBe(true)
+    // Admitted but never kept (its lines were refused later) counts nothing.
+    expect(origins.admitSession('chat 10.0.0.3', 'a').ok).toBe(true)
+    // Quiet for minutes, the origin is not forgotten while it keeps sessions live.
+    advance(120_000)
+    for (let index = 0; index < 1000; index++) origins.takeRequest(`other ${index}`)
+    expect(origins.admitSession('chat 10.0.0.1', 'c').ok).toBe(false)
+    first.released()
+    expect(origins.admitSession('chat 10.0.0.1', 'c').ok).toBe(true)
   })
 })

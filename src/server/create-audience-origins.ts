@@ -5,11 +5,17 @@
  * lines, however many requests and lines that reply answers, and nothing for lines never answered.
  * Apart from that, each request takes one of the origin's `audience_requests_per_minute`: a bound
  * on requests (each stores lines), not on turns, so a flood of POSTs is still refused.
+ * An origin follows no session, so the sessions its lines keep live are counted here: at most
+ * `server.limits.live_sessions` at once, each from its lines' arrival until the server has nothing
+ * more to start there by itself (the audience hub lets go of it then). The idle turns those sessions
+ * get are charged to the same turns as the replies.
  * Windows are counted with timestamps (no timers), and origins gone quiet are forgotten.
  */
-import type { AudienceTurnAdmitter } from '../audience/types.js'
+import type { AudienceKeeper, AudienceTurnAdmitter } from '../audience/types.js'
 
 export type TakeRequestResult = { ok: true } | { ok: false; message: string; retryAfterMs: number }
+
+export type AdmitSessionResult = { ok: true; keeper: AudienceKeeper } | { ok: false; message: string }
 
 export interface AudienceOrigins {
   /** Counts one request of `origin`, or says why not (nothing is counted then). */
@@ -19,11 +25,18 @@ export interface AudienceOrigins {
    * an origin while it is remembered, so a batch of its lines from many requests costs one turn.
    */
   admitTurnOf(origin: string): AudienceTurnAdmitter
+  /**
+   * Whether `origin`'s lines may go to `session` (a session, with the character answering there):
+   * yes when it keeps that session live already or fewer than `live_sessions` others. The keeper
+   * counts the session once the lines make it live, and lets it go when it stops being live.
+   */
+  admitSession(origin: string, session: string): AdmitSessionResult
 }
 
 export interface AudienceOriginLimits {
   turns_per_minute: number
   audience_requests_per_minute: number
+  live_sessions: number
 }
 
 export interface CreateAudienceOriginsOptions {
@@ -40,6 +53,8 @@ const sweepEvery = 1000
 interface OriginState {
   turns: number[]
   requests: number[]
+  /** The sessions its lines keep live now. */
+  live: Set<string>
   admitTurn: AudienceTurnAdmitter
 }
 
@@ -67,7 +82,7 @@ export function createAudienceOrigins(options: CreateAudienceOriginsOptions): Au
   const sweep = (time: number) => {
     const quiet = (starts: number[]) => starts.every((start) => start <= time - windowMs)
     for (const [origin, state] of origins)
-      if (quiet(state.turns) && quiet(state.requests)) origins.delete(origin)
+      if (quiet(state.turns) && quiet(state.requests) && state.live.size === 0) origins.delete(origin)
   }
 
   const stateOf = (origin: string): OriginState => {
@@ -81,7 +96,7 @@ export function createAudienceOrigins(options: CreateAudienceOriginsOptions): Au
         const perMinute = options.readLimits().turns_per_minute
         return takeFromWindow(stateOf(origin).turns, perMinute, now())
       }
-      state = { turns: [], requests: [], admitTurn }
+      state = { turns: [], requests: [], live: new Set(), admitTurn }
       origins.set(origin, state)
     }
     return state
@@ -99,5 +114,23 @@ export function createAudienceOrigins(options: CreateAudienceOriginsOptions): Au
       }
     },
     admitTurnOf: (origin) => stateOf(origin).admitTurn,
+    admitSession(origin, session) {
+      const { live } = stateOf(origin)
+      const limit = options.readLimits().live_sessions
+      if (!live.has(session) && live.size >= limit)
+        return {
+          ok: false,
+          message: `this client already keeps ${live.size} sessions live: at most ${limit} (server.limits.live_sessions)`,
+        }
+      return {
+        ok: true,
+        keeper: {
+          id: origin,
+          kept: () => stateOf(origin).live.add(session),
+          // Kept sessions keep their origin remembered, so this is the set they were added to.
+          released: () => origins.get(origin)?.live.delete(session),
+        },
+      }
+    },
   }
 }

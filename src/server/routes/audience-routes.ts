@@ -1,7 +1,9 @@
 /**
  * The audience over HTTP. `POST /api/sessions/:id/audience` (chat surface) takes a batch of
  * messages → 202 `{accepted, dropped}`; each request takes one of its origin's requests a minute,
- * and each reply the server starts to its lines one of its turns (create-audience-origins.ts).
+ * and each reply the server starts to its lines one of its turns (create-audience-origins.ts), as
+ * does each idle turn in the quiet after them. An origin keeps at most `server.limits.live_sessions`
+ * sessions live with its lines; lines for one more are refused 429 `rate_limited`, naming the setting.
  * The owner's view of the live queue and moderation are on the admin surface:
  * `GET /api/sessions/:id/audience` → `{session, waiting, selected, dropped}`,
  * `POST /api/sessions/:id/audience/:message/pin` and `DELETE /api/sessions/:id/audience/:message`
@@ -59,6 +61,14 @@ export function registerAudienceRoutes(app: Hono, dependencies: AudienceRouteDep
       body.value.messages,
     )
     if (resolved.response) return resolved.response
+    const live = audienceOrigins.admitSession(
+      origin,
+      `${resolved.session}\u0000${body.value.character ?? ''}`,
+    )
+    if (!live.ok) {
+      dependencies.admission?.count('http_audience', 'rate_limited')
+      return context.json({ error: { code: 'rate_limited', message: live.message } }, 429)
+    }
     try {
       const messages = resolved.messages ?? body.value.messages
       // Ids are compared within the sender's own source; chat-token requests without a key share one.
@@ -70,6 +80,7 @@ export function registerAudienceRoutes(app: Hono, dependencies: AudienceRouteDep
           session: resolved.session,
           source,
           admitTurn: audienceOrigins.admitTurnOf(origin),
+          keeper: live.keeper,
         }),
         202,
       )
