@@ -33,7 +33,8 @@ describe('createAudienceOrigins', () => {
     advance(1_000)
     expect(origins.takeRequest('chat 10.0.0.1')).toEqual({
       ok: false,
-      message: 'too many audience requests: at most 3 a minute (server.limits.audience_requests_per_minute)',
+      message:
+        'too many audience, observe and open requests: at most 3 a minute (server.limits.audience_requests_per_minute)',
       retryAfterMs: 59_000,
     })
     expect(origins.takeRequest('chat 10.0.0.2').ok).toBe(true)

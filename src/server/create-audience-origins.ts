@@ -3,8 +3,9 @@
  * client, the chat token) at which client address. Like a WebSocket connection or a connector, an
  * origin pays one turn of `server.limits.turns_per_minute` for each reply the server starts to its
  * lines, however many requests and lines that reply answers, and nothing for lines never answered.
- * Apart from that, each request takes one of the origin's `audience_requests_per_minute`: a bound
- * on requests (each stores lines), not on turns, so a flood of POSTs is still refused.
+ * Apart from that, each request (of the audience, `observe` and `open` routes together) takes one
+ * of the origin's `audience_requests_per_minute`: a bound on requests (each stores lines or opens a
+ * session), not on turns, so a flood of POSTs is still refused.
  * An origin follows no session, so the sessions its lines keep live are counted here: at most
  * `server.limits.live_sessions` at once, each from its lines' arrival until the server has nothing
  * more to start there by itself (the audience hub lets go of it then). The idle turns those sessions
@@ -109,7 +110,7 @@ export function createAudienceOrigins(options: CreateAudienceOriginsOptions): Au
       if (taken.ok) return taken
       return {
         ok: false,
-        message: `too many audience requests: at most ${perMinute} a minute (server.limits.audience_requests_per_minute)`,
+        message: `too many audience, observe and open requests: at most ${perMinute} a minute (server.limits.audience_requests_per_minute)`,
         retryAfterMs: taken.retryAfterMs,
       }
     },

@@ -27,6 +27,7 @@ import { createTurnLimiter } from './create-turn-limiter.js'
 import { defineErrorEvent } from './define-error-event.js'
 import { respondBadRequest, respondWithError } from './error-response.js'
 import { limitHttpTurns } from './limit-http-turns.js'
+import { limitSessionRequests } from './limit-session-requests.js'
 import { completeOpenAIErrorBody } from './openai/complete-openai-error-body.js'
 import { registerStateMetrics } from './register-state-metrics.js'
 import { requestClientKey, requireAccess } from './require-access.js'
@@ -236,6 +237,12 @@ export async function createServer(options: CreateServerOptions): Promise<Charpi
     readLimits: () => readConfig().server.limits,
     ...(options.limitsClock ? { now: () => options.limitsClock!.now() } : {}),
   })
+  // The routes that store lines or open a session by name share one request bound per origin.
+  const sessionRequests = limitSessionRequests({
+    origins: audienceOrigins,
+    readTrustedProxies: () => readConfig().server.trusted_proxies,
+  })
+  for (const route of ['audience', 'observe', 'open']) app.post(`/api/sessions/:id/${route}`, sessionRequests)
 
   registerChatRoute(app, dependencies)
   registerAudienceRoutes(app, { ...dependencies, audienceOrigins })

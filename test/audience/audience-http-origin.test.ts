@@ -2,7 +2,8 @@
  * `POST /api/sessions/:id/audience` charges its origin per turn, like every other audience door:
  * many requests answered in one reply cost one turn of `server.limits.turns_per_minute`, lines never
  * answered cost none, and past the budget the lines wait for the minute instead of being refused.
- * A flood of requests is bounded on its own, by `server.limits.audience_requests_per_minute`.
+ * A flood of requests is bounded on its own, by `server.limits.audience_requests_per_minute`, which
+ * `observe` and `open` requests (they store lines and open sessions too) share.
  * The model and the limits' minutes run on one manual clock.
  */
 import { afterEach, describe, expect, it } from 'vitest'
@@ -158,7 +159,7 @@ describe('audience over HTTP, charged per turn', () => {
       error: {
         code: 'rate_limited',
         message:
-          'too many audience requests: at most 20 a minute (server.limits.audience_requests_per_minute)',
+          'too many audience, observe and open requests: at most 20 a minute (server.limits.audience_requests_per_minute)',
       },
     })
     // A malformed body past the bound is refused for the bound too, before it is read.
@@ -183,5 +184,39 @@ describe('audience over HTTP, charged per turn', () => {
     // A minute later the origin may send again.
     await clock.advance(minute)
     expect((await post(address, 'after-0', 'hello again')).status).toBe(202)
+  })
+
+  it('counts observe and open requests under the same bound as audience requests', async () => {
+    const { clock } = await start()
+    const address = '203.0.113.11'
+    const request = (path: string, body: object) =>
+      fetch(`${server!.url}/api/sessions/live/${path}`, {
+        method: 'POST',
+        headers: {
+          authorization: 'Bearer chat-token',
+          'content-type': 'application/json',
+          'x-forwarded-for': address,
+        },
+        body: JSON.stringify(body),
+      })
+    const observe = (index: number) =>
+      request('observe', { speaker: { id: 'viewer' }, text: `line ${index}` })
+    for (let index = 0; index < 15; index++) expect((await observe(index)).status).toBe(201)
+    for (let index = 0; index < 4; index++) expect((await request('open', {})).status).toBe(200)
+    expect((await post(address, 'last-0', 'the twentieth')).status).toBe(202)
+    const refusals = [await observe(15), await request('open', {}), await post(address, 'over-0', 'one more')]
+    for (const refusal of refusals) {
+      expect(refusal.status).toBe(429)
+      expect(((await refusal.json()) as { error: { message: string } }).error.message).toContain(
+        'server.limits.audience_requests_per_minute',
+      )
+    }
+    // Nothing past the bound was stored: fifteen observed lines and the audience line.
+    const stored = await fetch(`${server!.url}/api/sessions/live/messages`, {
+      headers: { authorization: 'Bearer admin-token' },
+    }).then((response) => response.json() as Promise<{ messages: { content: unknown }[] }>)
+    expect(JSON.stringify(stored)).not.toContain('line 15')
+    await clock.advance(minute)
+    expect((await observe(16)).status).toBe(201)
   })
 })

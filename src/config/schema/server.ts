@@ -174,7 +174,7 @@ export const serverSchema = z
           .max(100_000)
           .default(600)
           .describe(
-            'Most `POST /api/sessions/:id/audience` requests one origin (the admin token, a named client or the chat token, at one client address: see trusted_proxies) may send per minute, answered 429 `rate_limited` past it. A request bound only: the turns answering its lines count against `turns_per_minute` when they start.',
+            'Most `POST /api/sessions/:id/audience`, `/observe` and `/open` requests, together, one origin (the admin token, a named client or the chat token, at one client address: see trusted_proxies) may send per minute, answered 429 `rate_limited` past it. A request bound only: the turns answering its lines count against `turns_per_minute` when they start.',
           ),
         live_sessions: z
           .int()
@@ -182,7 +182,7 @@ export const serverSchema = z
           .max(10_000)
           .default(32)
           .describe(
-            'Most sessions one WebSocket connection may keep live for turns the server starts by itself (idle and audience turns); following more is refused with an error frame.',
+            'Most sessions one WebSocket connection, or one origin of `POST /api/sessions/:id/audience` (see audience_requests_per_minute), may keep live for turns the server starts by itself (idle and audience turns); following more is refused with an error frame, lines for more with 429 `rate_limited`. A session stops counting when it stops being live: the connection closes, or nothing more is to start there.',
           ),
       })
       .prefault({})

@@ -1,8 +1,8 @@
 /**
  * The audience over HTTP. `POST /api/sessions/:id/audience` (chat surface) takes a batch of
- * messages → 202 `{accepted, dropped}`; each request takes one of its origin's requests a minute,
- * and each reply the server starts to its lines one of its turns (create-audience-origins.ts), as
- * does each idle turn in the quiet after them. An origin keeps at most `server.limits.live_sessions`
+ * messages → 202 `{accepted, dropped}`; each request takes one of its origin's requests a minute
+ * (limit-session-requests.ts, before the route), and each reply the server starts to its lines one
+ * of its turns (create-audience-origins.ts), as does each idle turn in the quiet after them. An origin keeps at most `server.limits.live_sessions`
  * sessions live with its lines; lines for one more are refused 429 `rate_limited`, naming the setting.
  * The owner's view of the live queue and moderation are on the admin surface:
  * `GET /api/sessions/:id/audience` → `{session, waiting, selected, dropped}`,
@@ -14,8 +14,8 @@ import { audienceSourceOf } from '../../admission/index.js'
 import { readRequestCaller } from '../admit-request.js'
 import type { AudienceOrigins } from '../create-audience-origins.js'
 import { respondWithError } from '../error-response.js'
+import { readAudienceOrigin } from '../limit-session-requests.js'
 import { readJsonBody } from '../read-json-body.js'
-import { readRequestAddress } from '../read-request-address.js'
 import { resolveRequestSession } from '../refuse-foreign-session.js'
 import { audienceBodySchema } from '../request-schemas.js'
 import { requestClientKey } from '../require-access.js'
@@ -34,24 +34,10 @@ export interface AudienceRouteDependencies extends ServerDependencies {
   audienceOrigins: AudienceOrigins
 }
 
-/** Who sent a request's lines, for its limits: the token's holder at the client address. */
-function readOrigin(context: Context, dependencies: AudienceRouteDependencies): string {
-  // The holder as the admission names it, without the client key a caller may choose freely.
-  const holder = audienceSourceOf(readRequestCaller(context), undefined, 'chat')
-  const address = readRequestAddress(context, dependencies.configManager.current().server.trusted_proxies)
-  return `${holder} ${address}`
-}
-
 export function registerAudienceRoutes(app: Hono, dependencies: AudienceRouteDependencies): void {
   const { charpipe, audienceOrigins } = dependencies
   app.post('/api/sessions/:id/audience', async (context) => {
-    const origin = readOrigin(context, dependencies)
-    const request = audienceOrigins.takeRequest(origin)
-    if (!request.ok) {
-      dependencies.admission?.count('http_audience', 'rate_limited')
-      context.header('retry-after', String(Math.ceil(request.retryAfterMs / 1000)))
-      return context.json({ error: { code: 'rate_limited', message: request.message } }, 429)
-    }
+    const origin = readAudienceOrigin(context, dependencies.configManager.current().server.trusted_proxies)
     const body = await readJsonBody(context, audienceBodySchema)
     if (!body.ok) return body.response
     const resolved = resolveRequestSession(
