@@ -143,18 +143,19 @@ export function createAudienceHub(host: AudienceHubHost): AudienceHub {
     const following = [...(followers.get(audience.session) ?? [])]
     return following.some((follower) => !follower.options.admitIdle || follower.options.admitIdle())
   }
-  /** The runner has nothing more to start: its keepers are let go, and a session live only by its messages is no longer. */
+  const releaseKeepers = (audience: SessionAudience) => {
+    const keepers = [...audience.keepers.values()]
+    audience.keepers.clear()
+    for (const keeper of keepers) keeper.released()
+  }
+  // The runner has nothing more to start: its keepers are let go, and a session live only by its
+  // messages is no longer (until messages arrive again).
   const settle = (audience: SessionAudience) => {
     audience.lastOrigin = undefined
     releaseKeepers(audience)
     if (!audience.fed) return
     audience.fed = false
     if (!hasLiveFollower(audience.session)) audience.runner.setLive(false)
-  }
-  const releaseKeepers = (audience: SessionAudience) => {
-    const keepers = [...audience.keepers.values()]
-    audience.keepers.clear()
-    for (const keeper of keepers) keeper.released()
   }
   const speaking = new Map<string, boolean>()
   const stats: AudienceStats = {

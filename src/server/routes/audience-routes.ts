@@ -2,8 +2,9 @@
  * The audience over HTTP. `POST /api/sessions/:id/audience` (chat surface) takes a batch of
  * messages → 202 `{accepted, dropped}`; each request takes one of its origin's requests a minute
  * (limit-session-requests.ts, before the route), and each reply the server starts to its lines one
- * of its turns (create-audience-origins.ts), as does each idle turn in the quiet after them. An origin keeps at most `server.limits.live_sessions`
- * sessions live with its lines; lines for one more are refused 429 `rate_limited`, naming the setting.
+ * of its turns (create-audience-origins.ts), as does each idle turn in the quiet after them. An
+ * origin keeps at most `server.limits.live_sessions` sessions live with its lines; lines for one
+ * more are refused 429 `rate_limited`, naming the setting.
  * The owner's view of the live queue and moderation are on the admin surface:
  * `GET /api/sessions/:id/audience` → `{session, waiting, selected, dropped}`,
  * `POST /api/sessions/:id/audience/:message/pin` and `DELETE /api/sessions/:id/audience/:message`
