@@ -94,4 +94,23 @@ describe('guardConnectorHost', () => {
     ).resolves.toBeUndefined()
     expect(admission.stats().refused.connector_turn).toEqual({ bad_request: 1 })
   })
+
+  it('charges the idle turns of a session it follows to the connector budget', () => {
+    let admitIdle: (() => boolean) | undefined
+    const { guarded, advance } = setUp(
+      {
+        sessions: {
+          follow: (input) => {
+            admitIdle = input.admitIdle
+            return () => {}
+          },
+        },
+      },
+      2,
+    )
+    guarded.sessions.follow({ session: 'twitch:tw:chan', onEvent: () => {} })
+    expect([admitIdle?.(), admitIdle?.(), admitIdle?.()]).toEqual([true, true, false])
+    advance(60_000)
+    expect(admitIdle?.()).toBe(true)
+  })
 })

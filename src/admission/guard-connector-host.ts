@@ -103,8 +103,10 @@ export function guardConnectorHost(options: GuardConnectorHostOptions): GuardedH
       follow(input) {
         try {
           // The connector's follow options (not live until a message, its link's reach, its own
-          // audience settings) pass as they are: they only narrow what the session may do.
-          return host.sessions.follow(input)
+          // audience settings) pass as they are: they only narrow what the session may do. Its idle
+          // turns take from its own budget, as its replies do: a follower that admits them for free
+          // would let them run past `turns_per_minute`.
+          return host.sessions.follow({ ...input, admitIdle: () => caller.budget.take().ok })
         } catch (error) {
           drop('bad_request', describeError(error))
           return () => {}
