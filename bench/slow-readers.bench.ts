@@ -7,7 +7,8 @@
  * (none may end as `upstream_timeout` because its reader is slow: the model stream is read at its
  * own pace whatever the client does). Run: `npm run bench -- slow-readers` (`BOUND=…` sets
  * `ws_max_buffered_bytes`, default 8 MiB; `SOCKETS`, `TURNS`, `REPLY_KB`, `CHUNK` characters per model
- * chunk, default 400, `DELAY_MS` between chunks, default 1; `READ=1`: clients that read).
+ * chunk, default 400, `DELAY_MS` between chunks, default 1; `READ=1`: clients that read; `AFTER_S`:
+ * seconds between the hang-up and the "after" figures, default 3).
  */
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
@@ -50,6 +51,7 @@ const reading = process.env.READ === '1'
 // Characters per model chunk (`CHUNK=6`: a reply in ~34,000 small pieces) and the wait between them.
 const chunkSize = Number(process.env.CHUNK ?? 400)
 const chunkDelayMs = Number(process.env.DELAY_MS ?? 1)
+const afterSeconds = Number(process.env.AFTER_S ?? 3)
 
 // About `replyKb` KB of UTF-8: sentences of 3-byte characters.
 const sentence = '今天的风很大，我们慢慢地走回家吧。'
@@ -158,8 +160,9 @@ const allEndedMs = Date.now() - startedAt
 const peakWhileRunning = Math.max(peak, rssMb(false))
 
 for (const socket of clients) socket.terminate()
-// Settling time for the server to see every socket close (a figure taken after it, not a check).
-await new Promise((resolve) => setTimeout(resolve, 3000))
+// Settling time for the server to see every socket close (a figure taken after it, not a check);
+// longer shows what an allocator that returns memory on a timer (jemalloc's decay) gives back.
+await new Promise((resolve) => setTimeout(resolve, afterSeconds * 1000))
 clearInterval(sampler)
 model.requests.length = 0
 const after = rssMb()
@@ -179,6 +182,7 @@ console.table([
     rss_before_mb: before,
     rss_peak_mb: peakWhileRunning,
     rss_after_mb: after,
+    after_s: afterSeconds,
     heap_before_mb: heapBefore,
     heap_peak_mb: heapPeak,
     live_heap_peak_mb: liveHeapPeak,
