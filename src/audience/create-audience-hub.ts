@@ -3,6 +3,11 @@
  * selector), voice activity, who follows a session, the live queue for the page, and the counts for
  * `/metrics`. Followers get the events of the turns the server starts by itself (audience, idle)
  * and `audience_dropped`; the turns of inputs go to whoever sent the input, as always.
+ *
+ * Every idle turn is charged to someone: the origin whose lines were the session's last (the quiet
+ * after them is what the character fills), else a follower that admits it; no one, no idle turn.
+ * A session that only its messages made live stops being live once it has nothing more to start
+ * by itself, and lets go of the origins that kept it so.
  */
 import type { CharpipeEvent } from '../shared/events.js'
 import { type AudienceHost, type AudienceRunner, createAudienceRunner } from './create-audience-runner.js'
@@ -10,6 +15,7 @@ import type { AudienceOrigin, WaitingMessage } from './create-audience-selector.
 import { resolveAudiencePolicy } from './resolve-audience-policy.js'
 import type {
   AudienceDropReason,
+  AudienceKeeper,
   AudienceMessage,
   AudienceSpeaker,
   DroppedAudienceMessage,
@@ -102,7 +108,12 @@ interface SessionAudience {
   recent: Map<string, AudienceMessage>
   selected: AudienceQueueEntry[]
   dropped: AudienceQueueEntry[]
+  /** Live because messages arrived (not only followed), until the runner settles. */
   fed: boolean
+  /** The origin of the latest messages since the runner last settled: it pays the next idle turn. */
+  lastOrigin?: AudienceOrigin
+  /** The origins that keep the session live by their messages, by id, let go when it settles. */
+  keepers: Map<string, AudienceKeeper>
 }
 
 const recentLimit = 50
@@ -121,12 +132,30 @@ function keyOf(session: string, character: string | undefined): string {
 export function createAudienceHub(host: AudienceHubHost): AudienceHub {
   const audiences = new Map<string, SessionAudience>()
   const followers = new Map<string, Set<Follower>>()
-  // The idle admitters of a session's followers: one follower without an admitter, or whose
-  // admitter says yes, admits the idle turn (a session with no follower admits it too).
-  const admitIdle = (session: string): boolean => {
-    const following = [...(followers.get(session) ?? [])]
-    if (following.length === 0) return true
+  const hasLiveFollower = (session: string) =>
+    [...(followers.get(session) ?? [])].some((follower) => follower.options.live !== false)
+  // Who pays for an idle turn: the origin of the session's latest messages (a library caller that
+  // charges no one admits it for free), else a follower without an admitter or whose admitter says
+  // yes. Nobody: the runner looks again after another `idle.after_ms`.
+  const admitIdle = (audience: SessionAudience): boolean => {
+    const last = audience.lastOrigin
+    if (last && (!last.admitTurn || last.admitTurn().ok)) return true
+    const following = [...(followers.get(audience.session) ?? [])]
     return following.some((follower) => !follower.options.admitIdle || follower.options.admitIdle())
+  }
+  const releaseKeepers = (audience: SessionAudience) => {
+    const keepers = [...audience.keepers.values()]
+    audience.keepers.clear()
+    for (const keeper of keepers) keeper.released()
+  }
+  // The runner has nothing more to start: its keepers are let go, and a session live only by its
+  // messages is no longer (until messages arrive again).
+  const settle = (audience: SessionAudience) => {
+    audience.lastOrigin = undefined
+    releaseKeepers(audience)
+    if (!audience.fed) return
+    audience.fed = false
+    if (!hasLiveFollower(audience.session)) audience.runner.setLive(false)
   }
   const speaking = new Map<string, boolean>()
   const stats: AudienceStats = {
@@ -193,6 +222,7 @@ export function createAudienceHub(host: AudienceHubHost): AudienceHub {
       selected: [],
       dropped: [],
       fed: false,
+      keepers: new Map(),
       runner: createAudienceRunner(sessionHost(session), session, character, {
         dropped: (dropped) => reportDropped(audience, dropped),
         selected(batch) {
@@ -200,7 +230,8 @@ export function createAudienceHub(host: AudienceHubHost): AudienceHub {
           for (const entry of batch) pushRecent(audience.selected, describeWaiting(entry))
         },
         idleTurn: () => stats.idleTurns++,
-        admitIdle: () => admitIdle(session),
+        admitIdle: () => admitIdle(audience),
+        settled: () => settle(audience),
         waited(milliseconds) {
           if (waits.length < maxPendingWaits) waits.push(milliseconds)
         },
@@ -209,8 +240,7 @@ export function createAudienceHub(host: AudienceHubHost): AudienceHub {
     }
     audiences.set(key, audience)
     if (speaking.get(session)) audience.runner.setSpeaking(true)
-    if ([...(followers.get(session) ?? [])].some((follower) => follower.options.live !== false))
-      audience.runner.setLive(true)
+    if (hasLiveFollower(session)) audience.runner.setLive(true)
     forgetQuietSessions()
     return audience
   }
@@ -222,6 +252,7 @@ export function createAudienceHub(host: AudienceHubHost): AudienceHub {
       if (audiences.size <= maxSessions) return
       if (audience.runner.running() || audience.runner.selector.hasWaiting()) continue
       audience.runner.close()
+      releaseKeepers(audience)
       audiences.delete(key)
     }
   }
@@ -250,6 +281,12 @@ export function createAudienceHub(host: AudienceHubHost): AudienceHub {
         dropped.push(...result.dropped)
       }
       if (dropped.length > 0) reportDropped(audience, dropped)
+      audience.lastOrigin = origin
+      const { keeper } = origin
+      if (keeper && !audience.keepers.has(keeper.id)) {
+        audience.keepers.set(keeper.id, keeper)
+        keeper.kept()
+      }
       audience.fed = true
       audience.runner.heard()
       audience.runner.setLive(true)
@@ -319,7 +356,10 @@ export function createAudienceHub(host: AudienceHubHost): AudienceHub {
       return taken
     },
     close() {
-      for (const audience of audiences.values()) audience.runner.close()
+      for (const audience of audiences.values()) {
+        audience.runner.close()
+        releaseKeepers(audience)
+      }
       audiences.clear()
       followers.clear()
     },

@@ -48,6 +48,12 @@ export interface RunnerReport {
    * turn budget is spent); the runner looks again after another `idle.after_ms`.
    */
   admitIdle?(): boolean
+  /**
+   * The runner has nothing more to start by itself: no message waits, no turn runs or waits for the
+   * lane, and no idle turn is to come (idle turns off, the session not live, or `max_in_row` done).
+   * Reported at each look that finds it so, until something is heard again.
+   */
+  settled?(): void
   /** From a message's arrival to the first sentence of the reply that answered it. */
   waited(milliseconds: number): void
   /** An event of a turn the runner started. */
@@ -134,27 +140,31 @@ export function createAudienceRunner(
     })
   }
 
-  const startIdleIfDue = (policy: AudiencePolicy, now: number) => {
+  /** Starts an idle turn when one is due; false when none is to come until something is heard. */
+  const startIdleIfDue = (policy: AudiencePolicy, now: number): boolean => {
     const idle = policy.idle
-    if (idle.after_ms <= 0 || !live || speaking || idleInRow >= idle.max_in_row) return
+    if (idle.after_ms <= 0 || !live || idleInRow >= idle.max_in_row) return false
+    // Someone speaking holds the turn back; it comes once they stop (`setSpeaking(false)`).
+    if (speaking) return true
     const dueAt = Math.max(lastHeardAt + idle.after_ms, gapUntil)
     if (now < dueAt) {
       wakeAt(dueAt)
-      return
+      return true
     }
     if (host.isReachable && !host.isReachable()) {
       // Nobody could have spoken where nobody can hear: the quiet counts again from now.
       lastHeardAt = now
       wakeAt(now + idle.after_ms)
-      return
+      return true
     }
     if (report.admitIdle && !report.admitIdle()) {
       wakeAt(now + idle.after_ms)
-      return
+      return true
     }
     idleInRow++
     report.idleTurn()
     start('idle', [])
+    return true
   }
 
   function schedule(): void {
@@ -189,7 +199,7 @@ export function createAudienceRunner(
         return
       }
     }
-    startIdleIfDue(policy, now)
+    if (!startIdleIfDue(policy, now) && !selector.hasWaiting()) report.settled?.()
   }
 
   return {

@@ -12,6 +12,7 @@ import { findBlockedWord, type NormalizedText, normalizeChatText } from './norma
 import { mentionsCharacter, type PriorityReason, scoreAudienceMessage } from './score-audience-message.js'
 import type {
   AudienceClock,
+  AudienceKeeper,
   AudienceMessage,
   AudienceStanding,
   AudienceTurnAdmitter,
@@ -44,8 +45,13 @@ export interface AudienceOrigin {
    * one source, so one source's id can never make another's message a duplicate. @default one shared source
    */
   source?: string
-  /** Charged when a turn is about to answer it. */
+  /**
+   * Charged when a turn is about to answer it, and for an idle turn in the quiet after it (when its
+   * lines were the session's last).
+   */
   admitTurn?: AudienceTurnAdmitter
+  /** Counts the sessions this origin keeps live (an origin that follows none). */
+  keeper?: AudienceKeeper
   /**
    * What the origin knows of a message that the weights do not (a platform's fan medal, a user
    * level): a bonus to its priority, or that it is observed but never answered.

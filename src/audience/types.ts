@@ -72,6 +72,20 @@ export type AudienceTurnAdmission = { ok: true } | { ok: false; retryAfterMs?: n
  */
 export type AudienceTurnAdmitter = () => AudienceTurnAdmission
 
+/**
+ * An origin that keeps sessions live by sending them lines and follows none (an HTTP client), so it
+ * can count the sessions it keeps live. A session holds it from its lines' arrival until the server
+ * has nothing more to start there by itself: no line waits, no turn runs, no idle turn is to come.
+ */
+export interface AudienceKeeper {
+  /** The origin: one session holds each origin once, however many times its lines came. */
+  id: string
+  /** The session is live on this origin's account from now. */
+  kept(): void
+  /** The session no longer is (called once per `kept`). */
+  released(): void
+}
+
 /** How a follower of a session follows it (the options of `sessions.follow`). */
 export interface FollowOptions {
   /**

@@ -4,6 +4,7 @@
  */
 import type { AudienceStats, SessionEvent } from '../audience/create-audience-hub.js'
 import type {
+  AudienceKeeper,
   AudienceMessage,
   AudienceStanding,
   AudienceTurnAdmitter,
@@ -95,9 +96,17 @@ export interface AudienceInput {
   messages: AudienceMessage[]
   /**
    * Charges each turn that answers these messages to their origin (a connector's or a connection's
-   * turn budget); refused, the messages wait in the selector until it pays. Absent: turns cost no one.
+   * turn budget); refused, the messages wait in the selector until it pays. Idle turns in the quiet
+   * after the session's last lines are charged to the origin of those lines too; refused, the idle
+   * turn waits. Absent: turns cost no one.
    */
   admitTurn?: AudienceTurnAdmitter
+  /**
+   * Told when these messages make the session live on the origin's account and when it stops being
+   * live (nothing more for the server to start there by itself), so an origin that follows no
+   * session (an HTTP client) can bound the sessions it keeps live.
+   */
+  keeper?: AudienceKeeper
   /**
    * Who sent the messages (a connector, a client, a connection): message ids and speakers are
    * compared only within one source, so one source's id never makes another's message a duplicate.

@@ -155,8 +155,10 @@ export function createAudienceMethods(starter: TurnStarter, clock: AudienceClock
       const admitTurn = typeof input.admitTurn === 'function' ? input.admitTurn : undefined
       const source = typeof input.source === 'string' ? input.source : undefined
       const weigh = typeof input.weigh === 'function' ? input.weigh : undefined
+      const keeper = input.keeper
       return hub.receive(session, character, parsed.data, {
         ...(admitTurn ? { admitTurn } : {}),
+        ...(keeper ? { keeper } : {}),
         ...(source !== undefined ? { source } : {}),
         ...(weigh ? { weigh } : {}),
       })

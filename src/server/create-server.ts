@@ -18,6 +18,7 @@ import type { Charpipe, RegisterGauge, TurnObserver } from '../engine/types.js'
 import type { ConfigIssue } from '../shared/errors.js'
 import { createChildLogger, getLogger, type Logger } from '../shared/logger.js'
 import { provideAdmission, readRequestCaller } from './admit-request.js'
+import { createAudienceOrigins } from './create-audience-origins.js'
 import { createClientUsage } from './create-client-usage.js'
 import { type ConfigManager, createConfigManager } from './create-config-manager.js'
 import { createServerMetrics, type ServerMetrics } from './create-server-metrics.js'
@@ -26,6 +27,7 @@ import { createTurnLimiter } from './create-turn-limiter.js'
 import { defineErrorEvent } from './define-error-event.js'
 import { respondBadRequest, respondWithError } from './error-response.js'
 import { limitHttpTurns } from './limit-http-turns.js'
+import { limitSessionRequests } from './limit-session-requests.js'
 import { completeOpenAIErrorBody } from './openai/complete-openai-error-body.js'
 import { registerStateMetrics } from './register-state-metrics.js'
 import { requestClientKey, requireAccess } from './require-access.js'
@@ -80,6 +82,11 @@ export interface CreateServerOptions {
   host?: string
   /** The clock connectors pace their replies by (a test's manual clock). @default the system clock */
   connectorClock?: ConnectorClock
+  /**
+   * The clock the minutes of HTTP audience origins' turns and requests are counted by (a test's
+   * manual clock). @default the system clock
+   */
+  limitsClock?: { now(): number }
 }
 
 /** What the server hands its `createCharpipe` factory: how its metrics observe the product. */
@@ -225,11 +232,20 @@ export async function createServer(options: CreateServerOptions): Promise<Charpi
   app.post('/api/chat', httpTurns)
   // Every OpenAI-compatible turn (chat completions, responses, and those to come) under one limit.
   app.post('/v1/*', httpTurns)
-  // Audience turns start later, by the server: they count against the address that sent them.
-  app.post('/api/sessions/:id/audience', httpTurns)
+  // Audience turns start later, by the server: each counts against the origin whose lines it answers.
+  const audienceOrigins = createAudienceOrigins({
+    readLimits: () => readConfig().server.limits,
+    ...(options.limitsClock ? { now: () => options.limitsClock!.now() } : {}),
+  })
+  // The routes that store lines or open a session by name share one request bound per origin.
+  const sessionRequests = limitSessionRequests({
+    origins: audienceOrigins,
+    readTrustedProxies: () => readConfig().server.trusted_proxies,
+  })
+  for (const route of ['audience', 'observe', 'open']) app.post(`/api/sessions/:id/${route}`, sessionRequests)
 
   registerChatRoute(app, dependencies)
-  registerAudienceRoutes(app, dependencies)
+  registerAudienceRoutes(app, { ...dependencies, audienceOrigins })
   registerOpenAICompletionsRoute(app, dependencies)
   registerOpenAIResponsesRoute(app, dependencies)
   registerOpenAIModelsRoute(app, dependencies)

@@ -7,10 +7,9 @@
  * until the answer's body has been sent or dropped, since a streamed turn runs long after the route
  * returned its Response.
  */
-import { getConnInfo } from '@hono/node-server/conninfo'
 import type { Context, MiddlewareHandler } from 'hono'
 import type { StartTurnResult, TurnLimiter } from './create-turn-limiter.js'
-import { findClientAddress } from './find-client-address.js'
+import { readRequestAddress } from './read-request-address.js'
 import { requestClientKey } from './require-access.js'
 
 export interface LimitHttpTurnsOptions {
@@ -41,18 +40,7 @@ async function identifyClient(
   context: Context,
   trustedProxies: readonly string[],
 ): Promise<{ address: string; session: string }> {
-  let socketAddress: string | undefined
-  try {
-    socketAddress = getConnInfo(context).remote.address
-  } catch {
-    // Not on a Node socket (app.request in tests): every request comes from one client.
-  }
-  const address =
-    findClientAddress({
-      socketAddress,
-      forwardedFor: context.req.header('x-forwarded-for'),
-      trustedProxies,
-    }) ?? 'unknown'
+  const address = readRequestAddress(context, trustedProxies)
   const key = requestClientKey(context) ?? ''
   return { address, session: JSON.stringify([key, await readNamedSession(context)]) }
 }

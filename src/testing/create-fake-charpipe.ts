@@ -4,14 +4,18 @@
  * `heard` cutting the stored reply, history kept across `reload`, and errors on request. The reply
  * names the configured provider, so a provider switch shows in the next turn.
  *
- * Input text markers: `!error CODE` answers `llm_error` with that code; `!slow` streams one chunk
- * every 20 ms (long enough to interrupt).
+ * Input text markers: `!error CODE` answers `llm_error` with that code; `!slow` streams its first
+ * chunk at once and the next ones 20 ms apart on the fake's clock. On a manual clock that stands
+ * still, a `!slow` turn waits after its first chunk until it is interrupted or the clock moves: a
+ * test interrupts it while it streams without racing real time.
  *
  * Not exported from `charpipe/testing`: it follows every change of the `Charpipe` object and records
  * what the server's tests read (reloads, observed lines, audience calls), so its shape is not one a
  * library user could rely on. A server built on charpipe is tested over `createTurnHarness` instead.
  */
 
+import { createSystemClock } from '../audience/create-system-clock.js'
+import type { AudienceClock } from '../audience/types.js'
 import type { CharpipeConfig } from '../config/schema.js'
 import { listCharacterIds } from '../config/select-character-config.js'
 import type { PreviewResult, ProcessorInfo } from '../context/types.js'
@@ -33,11 +37,17 @@ import type { MemoryStore, StoredMessage } from '../memory/types.js'
 import type { CharpipeErrorCode } from '../shared/errors.js'
 import type { CharpipeEvent, CharpipeEventType } from '../shared/events.js'
 import { createFakeMemoryStore } from './create-fake-memory-store.js'
+import { waitOnClockUntil } from './wait-on-clock.js'
 
 export interface CreateFakeCharpipeOptions {
   config: CharpipeConfig
-  /** Delay between chunks in ms. @default 0 */
+  /** Delay between chunks in ms, on `clock`. @default 0 */
   chunkDelayMs?: number
+  /**
+   * Where turns read time: the pace of their chunks, their timing and the stored messages'
+   * `createdAt` (tests pass a manual clock). @default the system clock
+   */
+  clock?: AudienceClock
   memory?: MemoryStore | false
   /** Watch every turn's events as they go out, as `createCharpipe`'s `observers` do. */
   observers?: readonly TurnObserver[]
@@ -51,6 +61,11 @@ export interface FakeCharpipe extends Charpipe {
   /** Every call of `audience.send` and `sessions.activity`, in order. */
   readonly audienceCalls: (AudienceInput | ActivityInput)[]
   readonly closed: boolean
+  /**
+   * Resolves once no turn runs in `session` (at once when none does): a test that ended a turn from
+   * outside (a client that left) waits for it here instead of polling.
+   */
+  idle(session: string): Promise<void>
 }
 
 interface RunningTurn {
@@ -83,18 +98,9 @@ const fakeProcessors: ProcessorInfo[] = [
   },
 ]
 
-const sleep = (ms: number, signal: AbortSignal) =>
-  new Promise<void>((resolve) => {
-    if (signal.aborted) return resolve()
-    const timer = setTimeout(resolve, ms)
-    signal.addEventListener('abort', () => {
-      clearTimeout(timer)
-      resolve()
-    })
-  })
-
 export function createFakeCharpipe(options: CreateFakeCharpipeOptions): FakeCharpipe {
   let config = options.config
+  const clock = options.clock ?? createSystemClock()
   let closed = false
   let turnCounter = 0
   const reloads: CharpipeConfig[] = []
@@ -139,7 +145,7 @@ export function createFakeCharpipe(options: CreateFakeCharpipeOptions): FakeChar
     const turnConfig = config
     const emotion = turnConfig.character.emotions[0] ?? turnConfig.character.default_emotion
     const base = { session, turn }
-    const timer = createTurnTimer({ now: () => performance.now() })
+    const timer = createTurnTimer({ now: () => clock.now() })
     let spoken = ''
     let display = ''
     let ended = false
@@ -165,9 +171,13 @@ export function createFakeCharpipe(options: CreateFakeCharpipeOptions): FakeChar
         `这是第${turnNumber}轮${input.text.startsWith('!slow') ? '，我会慢慢地说很多很多话' : ''}。`,
       ]
       yield { ...base, type: 'llm_emotion', emotion }
+      // Chunk n is due n delays after the first: time the clock has moved on is not waited again.
+      const firstChunkAt = clock.now()
+      let chunkIndex = 0
       for (const [index, sentence] of sentences.entries()) {
         for (let offset = 0; offset < sentence.length; offset += 4) {
-          if (delay > 0) await sleep(delay, state.controller.signal)
+          const dueAt = firstChunkAt + delay * chunkIndex++
+          if (delay > 0) await waitOnClockUntil(clock, dueAt, state.controller.signal)
           if (state.controller.signal.aborted) break
           const text = sentence.slice(offset, offset + 4)
           display += text
@@ -194,7 +204,7 @@ export function createFakeCharpipe(options: CreateFakeCharpipeOptions): FakeChar
           role: 'user',
           content: input.text,
           emotion: input.emotion,
-          createdAt: Date.now(),
+          createdAt: clock.now(),
           turn,
           id: `${history.length + 1}`,
         },
@@ -203,7 +213,7 @@ export function createFakeCharpipe(options: CreateFakeCharpipeOptions): FakeChar
           content: stored,
           emotion,
           interrupted,
-          createdAt: Date.now(),
+          createdAt: clock.now(),
           turn,
           id: `${history.length + 2}`,
         },
@@ -217,7 +227,7 @@ export function createFakeCharpipe(options: CreateFakeCharpipeOptions): FakeChar
           content: state.heard ?? spoken,
           emotion,
           interrupted: true,
-          createdAt: Date.now(),
+          createdAt: clock.now(),
           turn,
         })
       }
@@ -253,6 +263,9 @@ export function createFakeCharpipe(options: CreateFakeCharpipeOptions): FakeChar
     observed,
     get closed() {
       return closed
+    },
+    async idle(session) {
+      for (let turn = running.get(session); turn; turn = running.get(session)) await turn.ended
     },
     get config() {
       return config

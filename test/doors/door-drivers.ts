@@ -137,6 +137,20 @@ async function readReason(response: Response): Promise<string | undefined> {
 }
 
 /**
+ * The reasons an answer tells: a refusal's, or each audience message an accepted request reports
+ * dropped (202 `{accepted, dropped}`: as with frames, audience lines are never refused for the
+ * budget; the turns answering them are charged, and what cannot wait is dropped by the selector).
+ */
+async function readReasons(response: Response): Promise<string[]> {
+  if (response.status !== 202) {
+    const reason = await readReason(response)
+    return reason === undefined ? [] : [reason]
+  }
+  const body = (await response.json().catch(() => ({}))) as { dropped?: { id: string; reason: string }[] }
+  return (body.dropped ?? []).map(({ id, reason }) => `audience message ${id} dropped: ${reason}`)
+}
+
+/**
  * An HTTP door. Its slow reader leaves the answer unread: a stream (`streams`) until the server
  * drops it, then reads what is left; any other answer until the battery ends.
  */
@@ -189,8 +203,7 @@ function httpDoor(
         world.leftOpen.push(() => controller.abort())
         continue
       }
-      const reason = await readReason(response)
-      if (reason !== undefined) reasons.push(reason)
+      reasons.push(...(await readReasons(response)))
     }
     return { reasons, deliveries: payload.times }
   }

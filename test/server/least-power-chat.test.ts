@@ -7,6 +7,7 @@
 import { createHash } from 'node:crypto'
 import { afterEach, describe, expect, it, onTestFinished, vi } from 'vitest'
 import WebSocket from 'ws'
+import { createManualClock } from '../../src/testing/create-manual-clock.js'
 import { startTestServer, type TestServer } from './start-test-server.js'
 import { openTestSocket } from './websocket-client.js'
 
@@ -22,8 +23,9 @@ const storedReply = async (session: string, headers: Record<string, string> = {}
 }
 
 describe('heard on interrupt', () => {
+  // The clock stands still in these tests: a `!slow` turn waits after its first chunk until interrupted.
   it("from another connection it stops the turn but is not stored as the character's words", async () => {
-    server = await startTestServer({ configText: '' })
+    server = await startTestServer({ configText: '', clock: createManualClock() })
     const owner = await openTestSocket(`${server.url}/ws`)
     const stranger = await openTestSocket(`${server.url}/ws`)
     owner.send({ type: 'user_input', session: 'alice', text: '!slow story' })
@@ -37,7 +39,7 @@ describe('heard on interrupt', () => {
   })
 
   it('from the connection that owns the turn it is used', async () => {
-    server = await startTestServer({ configText: '' })
+    server = await startTestServer({ configText: '', clock: createManualClock() })
     const owner = await openTestSocket(`${server.url}/ws`)
     owner.send({ type: 'user_input', session: 'bob', text: '!slow story' })
     await owner.waitFor((frame) => frame.type === 'llm_chunk')
@@ -51,6 +53,7 @@ describe('heard on interrupt', () => {
     const adminToken = 'admin-token-0123456789abcdef'
     server = await startTestServer({
       configText: `server:\n  token: chat-token-0123456789\n  admin_token: ${adminToken}\n`,
+      clock: createManualClock(),
     })
     const owner = await openTestSocket(`${server.url}/ws?token=chat-token-0123456789`)
     const admin = await openTestSocket(`${server.url}/ws?token=${adminToken}`)
@@ -105,8 +108,11 @@ describe('limits', () => {
   })
 
   it('concurrent turns of one HTTP client in one session are limited (429); later turns still work', async () => {
+    // The clock stands still: the first turn runs until the test moves it.
+    const clock = createManualClock()
     server = await startTestServer({
       configText: 'server:\n  limits:\n    concurrent_turns: 1\n',
+      clock,
     })
     const chat = (text: string) =>
       fetch(`${server!.url}/api/chat`, {
@@ -118,6 +124,7 @@ describe('limits', () => {
     const second = await chat('two')
     expect(second.status).toBe(429)
     expect((await second.json()).error.message).toContain('concurrent_turns')
+    await clock.advance(60_000)
     await first.text()
     const third = await chat('three')
     expect(third.status).toBe(200)
@@ -168,7 +175,9 @@ describe('sessions in the namespace of a client key', () => {
   }
 
   it("another client (or none) can neither chat in, read nor interrupt a keyed client's session; its owner can", async () => {
-    server = await startTestServer({ configText: '' })
+    // The clock stands still: the owner's `!slow` turn runs until the test moves it.
+    const clock = createManualClock()
+    server = await startTestServer({ configText: '', clock })
     const first = await chat('diary', 'key-of-alice-0123456789', {}, 'my secret plan')
     expect(first.status).toBe(200)
     // Events name the session as the client does.
@@ -187,10 +196,14 @@ describe('sessions in the namespace of a client key', () => {
     await owner.waitFor((frame) => frame.type === 'llm_chunk' && frame.session === 'diary')
     const stranger = await openTestSocket(`${server.url}/ws?client=key-of-mallory-0123456789`)
     stranger.send({ type: 'interrupt', session: 'diary', heard: 'x' })
+    stranger.send({ type: 'user_input', session: 'diary', text: 'hi' })
+    await stranger.waitForTurn('diary')
     const keyless = await openTestSocket(`${server.url}/ws`)
     keyless.send({ type: 'interrupt', session: 'diary', heard: 'x' })
     keyless.send({ type: 'user_input', session: 'diary', text: 'hi' })
     await keyless.waitForTurn('diary')
+    // Both interrupts and both turns have been handled: the owner's turn runs on to its end.
+    await clock.advance(60_000)
     const done = await owner.waitFor((frame) => frame.type === 'llm_done' && frame.session === 'diary')
     expect(done.interrupted).toBe(false)
     await stranger.close()

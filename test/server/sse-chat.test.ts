@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest'
+import { createManualClock } from '../../src/testing/create-manual-clock.js'
 import { readSse } from './read-sse.js'
 import { startTestServer, type TestServer } from './start-test-server.js'
 
@@ -63,7 +64,8 @@ describe('POST /api/chat', () => {
   })
 
   it('interrupts the turn when the client goes away', async () => {
-    server = await startTestServer()
+    // The clock stands still: the `!slow` turn waits after its first chunk until the client leaves.
+    server = await startTestServer({ clock: createManualClock() })
     const controller = new AbortController()
     const response = await postChat(
       { session: 'gone', text: '!slow long story' },
@@ -72,11 +74,8 @@ describe('POST /api/chat', () => {
     const reader = response.body!.getReader()
     await reader.read()
     controller.abort()
-    await expect
-      .poll(async () => {
-        const history = await (await fetch(`${server!.url}/api/sessions/gone/messages`)).json()
-        return history.messages.at(-1)
-      })
-      .toMatchObject({ role: 'assistant', interrupted: true })
+    await server.fake!.idle('gone')
+    const history = await (await fetch(`${server.url}/api/sessions/gone/messages`)).json()
+    expect(history.messages.at(-1)).toMatchObject({ role: 'assistant', interrupted: true })
   })
 })

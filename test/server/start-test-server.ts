@@ -8,6 +8,7 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Writable } from 'node:stream'
+import type { AudienceClock } from '../../src/audience/types.js'
 import { loadConfig } from '../../src/characters/load-config.js'
 import type { CharpipeConfig } from '../../src/config/schema.js'
 import type { ConnectorClock } from '../../src/connectors/index.js'
@@ -44,6 +45,8 @@ export interface StartTestServerOptions {
   /** Also make the captured logger the process-wide one (every module's lines), until `stop()`. */
   captureAllLogs?: boolean
   chunkDelayMs?: number
+  /** The clock the fake Charpipe's turns pace their chunks by (`!slow`, `chunkDelayMs`). */
+  clock?: AudienceClock
   memory?: false
   staticDir?: string
   watchConfig?: boolean
@@ -51,6 +54,8 @@ export interface StartTestServerOptions {
   lookup?: (host: string) => Promise<string[]>
   /** The clock connectors pace their replies by. */
   connectorClock?: ConnectorClock
+  /** The clock the HTTP audience origins' minutes are counted by. */
+  limitsClock?: { now(): number }
 }
 
 /** The config text with a characters folder in the test's folder, unless it names one already. */
@@ -88,6 +93,7 @@ export async function startTestServer(options: StartTestServerOptions = {}): Pro
         fake = createFakeCharpipe({
           config: initial,
           chunkDelayMs: options.chunkDelayMs,
+          clock: options.clock,
           memory: options.memory,
           observers,
         })
@@ -105,6 +111,7 @@ export async function startTestServer(options: StartTestServerOptions = {}): Pro
     watchConfig: options.watchConfig,
     lookup: options.lookup,
     connectorClock: options.connectorClock,
+    limitsClock: options.limitsClock,
   })
   const token = options.token ?? config.server.token
   return {

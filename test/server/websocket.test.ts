@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest'
+import { createManualClock } from '../../src/testing/create-manual-clock.js'
 import { startTestServer, type TestServer } from './start-test-server.js'
 import { openTestSocket } from './websocket-client.js'
 
@@ -40,7 +41,8 @@ describe('GET /ws', () => {
   })
 
   it('interrupts a running turn and stores what was heard', async () => {
-    server = await startTestServer()
+    // The clock stands still: the `!slow` turn waits after its first chunk until interrupted.
+    server = await startTestServer({ clock: createManualClock() })
     const client = await openTestSocket(`${server.url}/ws`)
     client.send({ type: 'user_input', session: 's1', text: '!slow story' })
     await client.waitFor((frame) => frame.type === 'llm_chunk')
@@ -56,7 +58,9 @@ describe('GET /ws', () => {
   })
 
   it('interrupts every running turn of a socket that closes, and only of that socket', async () => {
-    server = await startTestServer()
+    // The clock stands still: every `!slow` turn is still running when the socket closes.
+    const clock = createManualClock()
+    server = await startTestServer({ clock })
     const leaving = await openTestSocket(`${server.url}/ws`)
     const staying = await openTestSocket(`${server.url}/ws`)
     leaving.send({ type: 'user_input', session: 'a1', text: '!slow one' })
@@ -76,8 +80,11 @@ describe('GET /ws', () => {
       )
     }
     for (const session of ['a1', 'a2']) {
-      await expect.poll(() => lastOf(session)).toMatchObject({ role: 'assistant', interrupted: true })
+      await server.fake!.idle(session)
+      expect(await lastOf(session)).toMatchObject({ role: 'assistant', interrupted: true })
     }
+    // The other socket's turn streams on to its end once time moves.
+    await clock.advance(60_000)
     const done = await staying.waitFor((frame) => frame.type === 'llm_done')
     expect(done).toMatchObject({ session: 'b1', interrupted: false })
     await staying.close()

@@ -158,7 +158,7 @@ export const serverSchema = z
           .max(100_000)
           .default(120)
           .describe(
-            'Most turns (model requests) one WebSocket connection, or one session of one client address of /api/chat and /v1/* (see trusted_proxies), may start per minute; one address may start ten times this across its sessions.',
+            'Most turns (model requests) one WebSocket connection, or one session of one client address of /api/chat and /v1/* (see trusted_proxies), may start per minute; one address may start ten times this across its sessions. The turns answering the audience frames of a connection, or the audience requests of one HTTP origin (see audience_requests_per_minute), count against it when they start.',
           ),
         concurrent_turns: z
           .int()
@@ -168,13 +168,21 @@ export const serverSchema = z
           .describe(
             'Most turns running at once for one WebSocket connection, or one session of one HTTP client address; one address may run ten times this across its sessions.',
           ),
+        audience_requests_per_minute: z
+          .int()
+          .min(1)
+          .max(100_000)
+          .default(600)
+          .describe(
+            'Most `POST /api/sessions/:id/audience`, `/observe` and `/open` requests, together, one origin (the admin token, a named client or the chat token, at one client address: see trusted_proxies) may send per minute, answered 429 `rate_limited` past it. A request bound only: the turns answering its lines count against `turns_per_minute` when they start.',
+          ),
         live_sessions: z
           .int()
           .min(1)
           .max(10_000)
           .default(32)
           .describe(
-            'Most sessions one WebSocket connection may keep live for turns the server starts by itself (idle and audience turns); following more is refused with an error frame.',
+            'Most sessions one WebSocket connection, or one origin of `POST /api/sessions/:id/audience` (see audience_requests_per_minute), may keep live for turns the server starts by itself (idle and audience turns); following more is refused with an error frame, lines for more with 429 `rate_limited`. A session stops counting when it stops being live: the connection closes, or nothing more is to start there.',
           ),
       })
       .prefault({})

@@ -1,14 +1,21 @@
 /**
  * The audience over HTTP. `POST /api/sessions/:id/audience` (chat surface) takes a batch of
- * messages → 202 `{accepted, dropped}`. The owner's view of the live queue and moderation are on
- * the admin surface: `GET /api/sessions/:id/audience` → `{session, waiting, selected, dropped}`,
+ * messages → 202 `{accepted, dropped}`; each request takes one of its origin's requests a minute
+ * (limit-session-requests.ts, before the route), and each reply the server starts to its lines one
+ * of its turns (create-audience-origins.ts), as does each idle turn in the quiet after them. An
+ * origin keeps at most `server.limits.live_sessions` sessions live with its lines; lines for one
+ * more are refused 429 `rate_limited`, naming the setting.
+ * The owner's view of the live queue and moderation are on the admin surface:
+ * `GET /api/sessions/:id/audience` → `{session, waiting, selected, dropped}`,
  * `POST /api/sessions/:id/audience/:message/pin` and `DELETE /api/sessions/:id/audience/:message`
  * → 204, or 404 when that message is not waiting.
  */
 import type { Context, Hono } from 'hono'
 import { audienceSourceOf } from '../../admission/index.js'
 import { readRequestCaller } from '../admit-request.js'
+import type { AudienceOrigins } from '../create-audience-origins.js'
 import { respondWithError } from '../error-response.js'
+import { readAudienceOrigin } from '../limit-session-requests.js'
 import { readJsonBody } from '../read-json-body.js'
 import { resolveRequestSession } from '../refuse-foreign-session.js'
 import { audienceBodySchema } from '../request-schemas.js'
@@ -23,9 +30,15 @@ function notWaiting(context: Context) {
   )
 }
 
-export function registerAudienceRoutes(app: Hono, dependencies: ServerDependencies): void {
-  const { charpipe } = dependencies
+export interface AudienceRouteDependencies extends ServerDependencies {
+  /** Whose requests and turns the audience lines count against. */
+  audienceOrigins: AudienceOrigins
+}
+
+export function registerAudienceRoutes(app: Hono, dependencies: AudienceRouteDependencies): void {
+  const { charpipe, audienceOrigins } = dependencies
   app.post('/api/sessions/:id/audience', async (context) => {
+    const origin = readAudienceOrigin(context, dependencies.configManager.current().server.trusted_proxies)
     const body = await readJsonBody(context, audienceBodySchema)
     if (!body.ok) return body.response
     const resolved = resolveRequestSession(
@@ -35,12 +48,27 @@ export function registerAudienceRoutes(app: Hono, dependencies: ServerDependenci
       body.value.messages,
     )
     if (resolved.response) return resolved.response
+    const live = audienceOrigins.admitSession(
+      origin,
+      `${resolved.session}\u0000${body.value.character ?? ''}`,
+    )
+    if (!live.ok) {
+      dependencies.admission?.count('http_audience', 'rate_limited')
+      return context.json({ error: { code: 'rate_limited', message: live.message } }, 429)
+    }
     try {
       const messages = resolved.messages ?? body.value.messages
       // Ids are compared within the sender's own source; chat-token requests without a key share one.
       const source = audienceSourceOf(readRequestCaller(context), requestClientKey(context), 'chat')
       return context.json(
-        charpipe.audience.send({ ...body.value, messages, session: resolved.session, source }),
+        charpipe.audience.send({
+          ...body.value,
+          messages,
+          session: resolved.session,
+          source,
+          admitTurn: audienceOrigins.admitTurnOf(origin),
+          keeper: live.keeper,
+        }),
         202,
       )
     } catch (error) {
