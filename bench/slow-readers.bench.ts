@@ -2,13 +2,15 @@
  * Memory with WebSocket clients that stop reading: 30 sockets each send 8 inputs (one session per
  * socket, queued) and then read nothing, while the model answers each with about 200 KB of text. The
  * server's resident memory before, at its peak while the replies pile up, and after the sockets are
- * gone; how many sockets the server closed at `server.ws_max_buffered_bytes`; and how each turn ended
+ * gone, with the V8 heap and the memory outside it (`external`, `arrayBuffers`) to tell who holds
+ * what RSS keeps (docs/deployment.md, "Memory returned to the system"); how many sockets the server closed at `server.ws_max_buffered_bytes`; and how each turn ended
  * (none may end as `upstream_timeout` because its reader is slow: the model stream is read at its
  * own pace whatever the client does). Run: `npm run bench -- slow-readers` (`BOUND=…` sets
  * `ws_max_buffered_bytes`, default 8 MiB; `SOCKETS`, `TURNS`, `REPLY_KB`, `CHUNK` characters per model
- * chunk, default 400, `DELAY_MS` between chunks, default 1; `READ=1`: clients that read).
+ * chunk, default 400, `DELAY_MS` between chunks, default 1; `READ=1`: clients that read; `AFTER_S`:
+ * seconds between the hang-up and the "after" figures, default 3).
  */
-import { mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Writable } from 'node:stream'
@@ -31,6 +33,14 @@ const rssMb = (gc = true) => {
   return Math.round(process.memoryUsage().rss / 1e6)
 }
 const heapMb = () => Math.round(process.memoryUsage().heapUsed / 1e6)
+// Memory outside the V8 heap: `external` (what V8 is told is held by native objects, Buffers
+// included) and `arrayBuffers` (the Buffers' and ArrayBuffers' own bytes). Peaks are taken without a
+// collection, like the RSS peak.
+const externalMb = () => Math.round(process.memoryUsage().external / 1e6)
+const arrayBuffersMb = () => Math.round(process.memoryUsage().arrayBuffers / 1e6)
+// What V8 has reserved for its heap. Anonymous RSS above it and `external` is memory the allocator
+// keeps for the process though nothing uses it.
+const heapTotalMb = () => Math.round(process.memoryUsage().heapTotal / 1e6)
 
 const sockets = Number(process.env.SOCKETS ?? 30)
 const turnsPerSocket = Number(process.env.TURNS ?? 8)
@@ -41,6 +51,7 @@ const reading = process.env.READ === '1'
 // Characters per model chunk (`CHUNK=6`: a reply in ~34,000 small pieces) and the wait between them.
 const chunkSize = Number(process.env.CHUNK ?? 400)
 const chunkDelayMs = Number(process.env.DELAY_MS ?? 1)
+const afterSeconds = Number(process.env.AFTER_S ?? 3)
 
 // About `replyKb` KB of UTF-8: sentences of 3-byte characters.
 const sentence = '今天的风很大，我们慢慢地走回家吧。'
@@ -96,8 +107,13 @@ charpipe!.on('llm_error', (event) => errors.set(event.code, (errors.get(event.co
 
 const before = rssMb()
 const heapBefore = heapMb()
+const heapTotalBefore = heapTotalMb()
+const externalBefore = externalMb()
+const arrayBuffersBefore = arrayBuffersMb()
 let peak = before
 let heapPeak = heapBefore
+let externalPeak = externalBefore
+let arrayBuffersPeak = arrayBuffersBefore
 // The heap left after a full collection, every half second: what is held, not garbage not yet collected.
 let liveHeapPeak = heapBefore
 let samples = 0
@@ -111,6 +127,8 @@ const sampler = setInterval(() => {
   model.requests.length = 0
   peak = Math.max(peak, rssMb(false))
   heapPeak = Math.max(heapPeak, heapMb())
+  externalPeak = Math.max(externalPeak, externalMb())
+  arrayBuffersPeak = Math.max(arrayBuffersPeak, arrayBuffersMb())
 }, 50)
 
 const clients: WebSocket[] = []
@@ -142,12 +160,16 @@ const allEndedMs = Date.now() - startedAt
 const peakWhileRunning = Math.max(peak, rssMb(false))
 
 for (const socket of clients) socket.terminate()
-// Settling time for the server to see every socket close (a figure taken after it, not a check).
-await new Promise((resolve) => setTimeout(resolve, 3000))
+// Settling time for the server to see every socket close (a figure taken after it, not a check);
+// longer shows what an allocator that returns memory on a timer (jemalloc's decay) gives back.
+await new Promise((resolve) => setTimeout(resolve, afterSeconds * 1000))
 clearInterval(sampler)
 model.requests.length = 0
 const after = rssMb()
 const heapAfter = heapMb()
+const externalAfter = externalMb()
+const arrayBuffersAfter = arrayBuffersMb()
+const heapTotalAfter = heapTotalMb()
 
 console.table([
   {
@@ -160,10 +182,14 @@ console.table([
     rss_before_mb: before,
     rss_peak_mb: peakWhileRunning,
     rss_after_mb: after,
+    after_s: afterSeconds,
     heap_before_mb: heapBefore,
     heap_peak_mb: heapPeak,
     live_heap_peak_mb: liveHeapPeak,
     heap_after_mb: heapAfter,
+    heap_total_before_after_mb: `${heapTotalBefore} / ${heapTotalAfter}`,
+    external_before_peak_after_mb: `${externalBefore} / ${externalPeak} / ${externalAfter}`,
+    array_buffers_before_peak_after_mb: `${arrayBuffersBefore} / ${arrayBuffersPeak} / ${arrayBuffersAfter}`,
     closed_at_bound: closedAtBound,
     turns_ended: ended.done,
     interrupted: ended.interrupted,
@@ -172,6 +198,11 @@ console.table([
   },
 ])
 console.log('llm_error codes:', Object.fromEntries(errors))
+// On Linux, the resident memory after, split into anonymous pages (the heaps) and mapped files.
+const status = await readFile('/proc/self/status', 'utf8').catch(() => '')
+const residentLines = status.split('\n').filter((line) => /^(VmRSS|RssAnon|RssFile):/.test(line))
+if (residentLines.length)
+  console.log('after:', residentLines.map((line) => line.replace(/\s+/g, ' ')).join(', '))
 await started.close()
 await model.close()
 await rm(folder, { recursive: true, force: true })
