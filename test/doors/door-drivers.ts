@@ -218,9 +218,22 @@ function endsAReply(event: unknown): boolean {
   return type === 'response.completed' || Boolean(choices?.[0]?.finish_reason)
 }
 
+/** Whether an SSE body read at last holds a reply's last event. */
+function streamEndsAReply(text: string): boolean {
+  return text.split('\n').some((line) => {
+    if (!line.startsWith('data: {')) return false
+    try {
+      return endsAReply(JSON.parse(line.slice('data: '.length)))
+    } catch {
+      return false
+    }
+  })
+}
+
 /**
  * `/v1/chat/completions` and `/v1/responses` through the official SDK, from one address (the two share
- * its turn limits); raw bodies, which the SDK cannot send, by fetch to both.
+ * its turn limits); raw bodies, which the SDK cannot send, by fetch to both; a slow reader by fetch,
+ * its body left unread (the SDK's stream starts reading the body on some Node versions).
  */
 const openaiDoor: DoorDriver = async (world, input, marker) => {
   const payload = payloadFor(input, marker)
@@ -244,37 +257,54 @@ const openaiDoor: DoorDriver = async (world, input, marker) => {
       deliveries: completions.deliveries + responses.deliveries,
     }
   }
+  const reasons: string[] = []
+  const slowReaders: SlowReaderOutcome[] = []
+  const address = world.nextAddress()
+  // Left unread until the server drops it; then read: a reply's last event says it is whole.
+  const readNever = async (path: string, body: object) => {
+    const reader = {
+      session: payload.session,
+      marker,
+      bearer: world.chatToken,
+      character: payload.character ?? 'alice',
+    }
+    try {
+      slowReaders.push(
+        await readNeverOverStream(world, reader, async () => {
+          const response = await fetch(`${world.url}/v1${path}`, {
+            method: 'POST',
+            headers: {
+              authorization: `Bearer ${world.chatToken}`,
+              'content-type': 'application/json',
+              'x-forwarded-for': address,
+              'x-session-id': payload.session,
+            },
+            body: JSON.stringify({ model: payload.character ?? 'alice', stream: true, ...body }),
+          })
+          if (!response.ok) throw new Error(`${response.status} ${(await response.text()).slice(0, 300)}`)
+          return async () => streamEndsAReply(await response.text())
+        }),
+      )
+    } catch (error) {
+      reasons.push(error instanceof Error ? error.message : String(error))
+    }
+  }
+  if (input === 'slow_reader') {
+    const text = `${payload.text} #0`
+    await readNever('/chat/completions', { messages: [{ role: 'user', content: text }] })
+    await readNever('/responses', { input: `${text} (responses)` })
+    return { reasons, deliveries: 2, slowReaders }
+  }
   const client = new OpenAI({
     baseURL: `${world.url}/v1`,
     apiKey: world.chatToken,
     maxRetries: 0,
-    defaultHeaders: { 'x-forwarded-for': world.nextAddress(), 'x-session-id': payload.session },
+    defaultHeaders: { 'x-forwarded-for': address, 'x-session-id': payload.session },
   })
-  const reasons: string[] = []
-  const slowReaders: SlowReaderOutcome[] = []
   const attempt = async (
     request: () => Promise<AsyncIterable<unknown> & { controller: AbortController }>,
   ) => {
     try {
-      if (input === 'slow_reader') {
-        // Left unread until the server drops it; then read: a reply's last event says it is whole.
-        const reader = {
-          session: payload.session,
-          marker,
-          bearer: world.chatToken,
-          character: payload.character ?? 'alice',
-        }
-        const outcome = await readNeverOverStream(world, reader, async () => {
-          const stream = await request()
-          return async () => {
-            let ended = false
-            for await (const event of stream) ended ||= endsAReply(event)
-            return ended
-          }
-        })
-        slowReaders.push(outcome)
-        return
-      }
       const stream = await request()
       for await (const _event of stream) {
         // Read to the end: the turn is stored once it is sent.
@@ -300,7 +330,7 @@ const openaiDoor: DoorDriver = async (world, input, marker) => {
       }),
     )
   }
-  return { reasons, deliveries: payload.times * 2, ...(input === 'slow_reader' ? { slowReaders } : {}) }
+  return { reasons, deliveries: payload.times * 2 }
 }
 
 /** A OneBot group message event as the implementation sends it (raw: any id and sender role). */
