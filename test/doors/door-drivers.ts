@@ -232,8 +232,8 @@ function streamEndsAReply(text: string): boolean {
 
 /**
  * `/v1/chat/completions` and `/v1/responses` through the official SDK, from one address (the two share
- * its turn limits); raw bodies, which the SDK cannot send, by fetch to both; a slow reader by fetch,
- * its body left unread (the SDK's stream starts reading the body on some Node versions).
+ * its turn limits); raw bodies, which the SDK cannot send, and a slow reader (its body left unread,
+ * a refusal's status kept as a reason), by fetch to both.
  */
 const openaiDoor: DoorDriver = async (world, input, marker) => {
   const payload = payloadFor(input, marker)
