@@ -170,7 +170,9 @@ function expectSlowReaderHeld(door: Door, outcome: DoorOutcome, marker: string) 
   }
 }
 
-describe('door battery', { timeout: 60_000 }, () => {
+// Generous: on Node 22 the v1 door's slow readers take tens of seconds before the server lets go
+// (every other door and runtime well under one); a guard against a hang, not a measure.
+describe('door battery', { timeout: 240_000 }, () => {
   it('has a driver for every door the admission lists, and none for a door it does not', () => {
     expect(Object.keys(doorDrivers).sort()).toEqual([...doors].sort())
   })

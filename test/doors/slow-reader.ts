@@ -220,7 +220,7 @@ export async function readNeverOverStream(
       if (world.logLines.filter(isStreamOverflowLine).length === overflowsBefore)
         throw new Error(`${reader.marker}: the server has not let go of the reader`)
     },
-    { timeout: 30_000, interval: 50 },
+    { timeout: 120_000, interval: 50 },
   )
   const overflow = JSON.parse(world.logLines.filter(isStreamOverflowLine)[overflowsBefore]!) as {
     bufferedBytes?: number
