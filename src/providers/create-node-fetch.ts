@@ -123,10 +123,10 @@ function abortReason(signal: AbortSignal): unknown {
 /**
  * A request that went out on a kept-alive connection the server closed at that moment (its idle
  * timeout ran out as the request was written, before this process had read the close): the server
- * closed it idle, without reading the request, so it is sent again on another connection. Node's agent keeps idle connections
- * until the server closes them (it reads the server's `Keep-Alive: timeout` hint only with an agent
- * timeout), so a request sent right at the server's timeout meets such a connection. A failure of a
- * new connection is the server's answer and is not sent again.
+ * closed it idle, without reading the request, so it is sent again on another connection. Node's
+ * agent keeps idle connections until the server closes them (it reads the server's `Keep-Alive:
+ * timeout` hint only with an agent timeout), so a request sent right at the server's timeout meets
+ * such a connection. A failure of a new connection is the server's answer and is not sent again.
  */
 function isStaleConnectionFailure(request: ClientRequest, error: NodeJS.ErrnoException): boolean {
   return request.reusedSocket && (error.code === 'ECONNRESET' || error.code === 'EPIPE')
