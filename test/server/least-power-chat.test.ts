@@ -81,10 +81,8 @@ describe('limits', () => {
     await client.waitFor(
       (frame) => frame.type === 'error' && String(frame.message).includes('frames_per_second'),
     )
-    // Every admitted frame has been answered once this marker round-trips after the limits refill:
-    // a minute on, for the burst may have spent the connection's turns_per_minute (120) as well as
-    // its frames, and a refused marker would never be answered.
-    vi.setSystemTime(Date.now() + 61_000)
+    // Every admitted frame has been answered once this marker round-trips after the rate refills.
+    vi.setSystemTime(Date.now() + 1500)
     client.send({ type: 'user_input', session: 'after', text: 'still here' })
     await client.waitFor((frame) => frame.type === 'llm_done' && frame.session === 'after')
     const started = new Set(
