@@ -3,7 +3,6 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type Database from 'better-sqlite3'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { contractLines } from '../../testing/memory-store-contract.js'
 import { openSqliteDatabase } from '../open-sqlite-database.js'
 import type { MemoryStore } from '../types.js'
 import { createSqliteKeywordIndex } from './create-sqlite-keyword-index.js'
@@ -42,8 +41,20 @@ afterEach(async () => {
   rmSync(folder, { recursive: true, force: true })
 })
 
-// The memory store contract's lines: English and Chinese, a one-word line, shared terms.
-const lines = contractLines
+const lines = [
+  'I adopted a grey cat named Pixel from the shelter last spring',
+  'Pixel knocked my coffee off the desk again this morning',
+  'We went hiking near the lake and saw two herons',
+  'My sister is training for a marathon in October',
+  'The marathon route goes past the lake and the old mill',
+  '我周末和朋友去北京吃火锅',
+  '北京的冬天很冷，但是火锅很好吃',
+  'Coffee with my sister at the new café downtown',
+  'The shelter asked for volunteers to walk the dogs on weekends',
+  'I finished reading a novel about a lighthouse keeper',
+  'ok',
+  'The lighthouse keeper novel had a twist about the herons',
+]
 
 /** Every term the lines and speakers segment into, in a stable order. */
 function collectVocabulary(): string[] {
