@@ -6,8 +6,13 @@
  * doctor, memory and knowledge, session deletion, preview, tools, characters, metrics), and also
  * grants chat. Without an admin token, `server.token` grants both, as before; without either, the
  * server is open (loopback), and a request forwarded by a proxy without a token is refused (behind a
- * local proxy every socket peer is this machine). A `server.clients` token is that named client: chat only, whatever the
- * other tokens are, its sessions in its own namespace.
+ * local proxy every socket peer is this machine; the headers that say "forwarded" are one list,
+ * security/find-forwarding-header.ts). A `server.clients` token is that named client: chat only,
+ * whatever the other tokens are, its sessions in its own namespace.
+ * A token that is none of these is refused as not known, never served as a client without one: a
+ * front end with a mistyped client token would otherwise lose its profile without a word. Only on a
+ * server with no token and no named client at all is a presented token let pass unread (the
+ * placeholder API key OpenAI client libraries insist on sending).
  * The access a request was granted is kept on the context (`access`, `client`, `clientKey`) for the
  * routes to consult.
  */
@@ -15,6 +20,7 @@ import type { Context, MiddlewareHandler } from 'hono'
 import type { ServerClientConfig } from '../config/schema.js'
 import { isTokenValid, readPresentedToken } from './check-token.js'
 import { namedClientKey, readClientKey } from './create-session-owners.js'
+import { findForwardingHeader } from './security/find-forwarding-header.js'
 
 export type Access = 'admin' | 'chat'
 
@@ -67,20 +73,17 @@ function grantAccess(presented: string | undefined, tokens: AccessTokens): Acces
   return isTokenValid(presented, token) ? 'chat' : undefined
 }
 
-/**
- * Whether a request came through a proxy. "Without a token, only from this machine" trusts the
- * socket peer, and behind a local proxy every peer is this machine: such a request needs a token.
- */
-function isForwarded(context: Context): boolean {
-  return context.req.header('x-forwarded-for') !== undefined || context.req.header('forwarded') !== undefined
-}
-
 /** Whether the presented token is one the server has configured (not merely an open door). */
 function carriesToken(presented: string | undefined, tokens: AccessTokens): boolean {
   return (
     (tokens.token !== '' && isTokenValid(presented, tokens.token)) ||
     (tokens.adminToken !== '' && isTokenValid(presented, tokens.adminToken))
   )
+}
+
+/** Whether the server has any token to compare a presented one with. */
+function hasAnyToken(tokens: AccessTokens): boolean {
+  return tokens.token !== '' || tokens.adminToken !== '' || (tokens.clients?.length ?? 0) > 0
 }
 
 /** The named client whose token was presented, compared in constant time against each. */
@@ -125,13 +128,26 @@ export function requireAccess(options: RequireAccessOptions): MiddlewareHandler 
       options.onClientAdmitted?.(client)
       return next()
     }
-    const access = grantAccess(presented, tokens)
-    if (access !== undefined && isForwarded(context) && !carriesToken(presented, tokens))
+    const known = carriesToken(presented, tokens)
+    if (presented !== undefined && !known && hasAnyToken(tokens))
       return context.json(
         {
           error: {
             code: 'unauthorized',
-            message: `a forwarded request (X-Forwarded-For or Forwarded) needs a token: without one only this machine may connect; set server.token (and server.admin_token) and ${howToSend}`,
+            message:
+              'the token is not known: it is no server.clients token, nor server.token or server.admin_token',
+          },
+        },
+        401,
+      )
+    const access = grantAccess(presented, tokens)
+    const forwarding = known ? undefined : findForwardingHeader(context.req.raw.headers)
+    if (access !== undefined && forwarding !== undefined)
+      return context.json(
+        {
+          error: {
+            code: 'unauthorized',
+            message: `a forwarded request (it carries ${forwarding}) needs a token: without one only this machine may connect; set server.token (and server.admin_token) and ${howToSend}`,
           },
         },
         401,
@@ -152,9 +168,7 @@ export function requireAccess(options: RequireAccessOptions): MiddlewareHandler 
     const message =
       access === 'chat'
         ? `${context.req.method} ${context.req.path} is administration: it needs server.admin_token`
-        : presented
-          ? 'the token is not valid'
-          : `a token is required: ${howToSend}`
+        : `a token is required: ${howToSend}`
     return context.json({ error: { code: 'unauthorized', message } }, 401)
   }
 }

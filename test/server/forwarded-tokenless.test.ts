@@ -1,10 +1,12 @@
 /**
  * "Without a token, only from this machine" holds behind a local proxy too: every socket peer is
- * then this machine, so a forwarded request (X-Forwarded-For or Forwarded) without a configured
- * token is refused, on the API, the WebSocket and a OneBot reverse path without access_token.
+ * then this machine, so a forwarded request (any header a proxy adds: X-Forwarded-For, Forwarded,
+ * X-Real-IP, Via, …) without a configured token is refused, on the API, `/v1`, the WebSocket and a
+ * OneBot reverse path without access_token.
  */
 import { afterEach, describe, expect, it } from 'vitest'
 import WebSocket from 'ws'
+import { forwardingHeaders } from '../../src/server/security/find-forwarding-header.js'
 import { startTestServer, type TestServer } from './start-test-server.js'
 
 let server: TestServer | undefined
@@ -46,6 +48,23 @@ describe('tokenless doors behind a proxy', () => {
     expect(await upgradeStatus('/ws', { 'x-forwarded-for': '203.0.113.9' })).toBe(401)
   })
 
+  it('refuse a request that carries any forwarding header, naming it and saying to set a token', async () => {
+    server = await startTestServer({ configText: '' })
+    for (const name of forwardingHeaders) {
+      const headers = { [name]: '203.0.113.9' }
+      const admin = await fetch(`${server.url}/api/config`, { headers })
+      expect(admin.status, name).toBe(401)
+      const { message } = ((await admin.json()) as { error: { message: string } }).error
+      expect(message).toContain(name)
+      expect(message).toContain('server.token')
+      const v1 = await fetch(`${server.url}/v1/models`, { headers })
+      expect(v1.status, name).toBe(401)
+      await v1.text()
+      expect(await upgradeStatus('/ws', headers), name).toBe(401)
+    }
+    expect((await fetch(`${server.url}/api/config`)).status).toBe(200)
+  })
+
   it('serve a forwarded request that carries the configured token', async () => {
     server = await startTestServer({ configText: 'server:\n  token: forwarded-token-0123456789\n' })
     const response = await chat({
@@ -66,7 +85,8 @@ describe('tokenless doors behind a proxy', () => {
       ].join('\n'),
     })
     const onebot = { 'x-client-role': 'Universal', 'x-self-id': '10001' }
-    expect(await upgradeStatus('/onebot/qq', { ...onebot, 'x-forwarded-for': '203.0.113.9' })).toBe(401)
+    for (const name of forwardingHeaders)
+      expect(await upgradeStatus('/onebot/qq', { ...onebot, [name]: '203.0.113.9' }), name).toBe(401)
     expect(await upgradeStatus('/onebot/qq', onebot)).toBe(101)
   })
 })

@@ -9,7 +9,7 @@
  * - Open-LLM-VTuber (`openai_compatible_llm`, the OpenAI wire shape; the `openai` SDK here): its own
  *   persona prompt and history; `[name]` keys of its model's `emotionMap`; a barge-in closes the
  *   stream, and the turn is stored as interrupted with the text that was sent.
- * - A request without a named client is served as before.
+ * - A request without a token is served as before; one whose token is no client's is refused (401).
  */
 import { streamText } from '@xsai/stream-text'
 import { createChatProvider } from '@xsai-ext/providers/utils'
@@ -338,18 +338,25 @@ describe('Open-LLM-VTuber (openai_compatible_llm) with emotion: bracket', () => 
 })
 
 describe('a request without a named client', () => {
-  it('is served as before: its own prompt honoured, stateless, the emotion as a field', async () => {
+  it('is served as before when it carries no token: its own prompt honoured, stateless, the emotion as a field', async () => {
     await start()
     suite.model.script({ text: '[开心]Ahoy!' })
-    const client = new OpenAI({ baseURL: `${suite.server.url}/v1`, apiKey: 'unused', maxRetries: 0 })
-    const answer = await client.chat.completions.create({
-      model: 'mika',
-      messages: [
-        { role: 'system', content: 'You are Captain Lark.' },
-        { role: 'user', content: 'Hi' },
-      ],
+    const response = await fetch(`${suite.server.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        model: 'mika',
+        messages: [
+          { role: 'system', content: 'You are Captain Lark.' },
+          { role: 'user', content: 'Hi' },
+        ],
+      }),
     })
-    const message = answer.choices[0]!.message as { content: string; emotion?: string }
+    expect(response.status).toBe(200)
+    const answer = (await response.json()) as {
+      choices: { message: { content: string; emotion?: string } }[]
+    }
+    const message = answer.choices[0]!.message
     expect(message.content).toBe('Ahoy!')
     // Mika is an English character: the model's 开心 is her label happy.
     expect(message.emotion).toBe('happy')
@@ -357,5 +364,21 @@ describe('a request without a named client', () => {
     expect(JSON.stringify(sentTo())).not.toContain('latte art')
     const stored = await (await fetch(`${suite.server.url}/api/sessions/openai/messages`)).json()
     expect(stored.messages).toEqual([])
+  })
+
+  it('is refused with 401 when its token is no client’s: a mistyped client token never loses its profile silently', async () => {
+    await start()
+    const requests = suite.model.requests.length
+    const client = new OpenAI({
+      baseURL: `${suite.server.url}/v1`,
+      apiKey: 'airi-token-mistyped',
+      maxRetries: 0,
+    })
+    const refused = await client.chat.completions
+      .create({ model: 'mika', messages: [{ role: 'user', content: 'Hi' }] })
+      .catch((error: unknown) => error)
+    expect(refused).toMatchObject({ status: 401 })
+    expect(String((refused as Error).message)).toContain('the token is not known')
+    expect(suite.model.requests.length).toBe(requests)
   })
 })

@@ -112,3 +112,44 @@ describe('named clients (server.clients)', () => {
     ).toThrow(/server\.clients\.1\.name.*named twice/s)
   })
 })
+
+describe('a token that is no one’s', () => {
+  const unknown = 'mistyped-token-0123456789abcdef'
+  const expectNotKnown = async (response: Response) => {
+    expect(response.status).toBe(401)
+    expect(((await response.json()) as { error: { message: string } }).error.message).toContain(
+      'the token is not known',
+    )
+  }
+
+  it('is refused as not known where a front end would have been served without its profile', async () => {
+    // No server.token: a request without a token is served, but a wrong client token is not.
+    server = await startTestServer({ configText })
+    await expectNotKnown(await call('POST', '/api/chat', unknown, { text: 'hi' }))
+    await expectNotKnown(
+      await call('POST', '/v1/chat/completions', unknown, {
+        model: 'm',
+        messages: [{ role: 'user', content: 'hi' }],
+      }),
+    )
+    await expectNotKnown(await call('GET', '/api/sessions/s/messages', unknown))
+    // The WebSocket's query token is read before the upgrade.
+    await expectNotKnown(await fetch(`${server.url}/ws?token=${unknown}`))
+    // Without a token the same request is served as before, and with a client token as that client.
+    expect((await call('POST', '/api/chat', undefined, { text: 'hi' })).status).toBe(200)
+    expect((await call('POST', '/api/chat', airiToken, { text: 'hi' })).status).toBe(200)
+  })
+
+  it('is refused as not known by a server with a chat token, and the right token is served', async () => {
+    server = await startTestServer({ configText: 'server:\n  token: chat-token-0123456789abcdef\n' })
+    await expectNotKnown(await call('POST', '/api/chat', unknown, { text: 'hi' }))
+    expect((await call('POST', '/api/chat', 'chat-token-0123456789abcdef', { text: 'hi' })).status).toBe(200)
+  })
+
+  it('is let pass on a server with no token and no client at all (a placeholder API key)', async () => {
+    server = await startTestServer({ configText: '' })
+    const response = await call('POST', '/api/chat', 'unused', { text: 'hi' })
+    expect(response.status).toBe(200)
+    await response.text()
+  })
+})

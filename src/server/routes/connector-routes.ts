@@ -12,6 +12,7 @@ import type { UpgradeWebSocket } from 'hono/ws'
 import type { ConnectorSet, OnebotConnector } from '../../connectors/index.js'
 import type { Logger } from '../../shared/logger.js'
 import { isLoopbackHost } from '../is-loopback-host.js'
+import { findForwardingHeader } from '../security/find-forwarding-header.js'
 
 export interface RegisterConnectorRoutesOptions {
   connectors: ConnectorSet
@@ -89,11 +90,12 @@ function findRefusal(
     return { status: 400, code: 'bad_request', message: 'X-Self-ID must be the bot account number' }
   if (!connector.hasAccessToken) {
     // Behind a local proxy every peer is this machine: a forwarded connection needs the token.
-    if (headers.has('x-forwarded-for') || headers.has('forwarded'))
+    const forwarding = findForwardingHeader(headers)
+    if (forwarding)
       return {
         status: 401,
         code: 'unauthorized',
-        message: 'set access_token for this connector: a forwarded connection (X-Forwarded-For) needs one',
+        message: `set access_token for this connector: a forwarded connection (it carries ${forwarding}) needs one`,
       }
     const peer = (env as { incoming?: IncomingMessage } | undefined)?.incoming?.socket.remoteAddress ?? ''
     if (!isLoopbackHost(peer))
