@@ -1,7 +1,8 @@
 /**
- * A turn budget counted over the last minute (timestamps, no timers): what a connector, or the
- * origin of server-started turns, may cause per minute. The clock is injected so tests move time.
+ * A turn budget counted over the last minute (shared/create-minute-window.ts): what a connector, or
+ * the origin of server-started turns, may cause per minute. The clock is injected so tests move time.
  */
+import { createMinuteWindow } from '../shared/create-minute-window.js'
 
 export type TakeBudgetResult =
   | { ok: true }
@@ -22,24 +23,18 @@ export interface CreateMinuteBudgetOptions {
   now?: () => number
 }
 
-const windowMs = 60_000
-
 export function createMinuteBudget(options: CreateMinuteBudgetOptions): TurnBudget {
-  const now = options.now ?? Date.now
-  const starts: number[] = []
+  const window = createMinuteWindow({ now: options.now ?? Date.now })
   return {
     take() {
-      const time = now()
-      while (starts.length > 0 && starts[0]! <= time - windowMs) starts.shift()
       const perMinute = options.readPerMinute()
-      if (starts.length >= perMinute)
-        return {
-          ok: false,
-          message: `too many turns: at most ${perMinute} a minute (${options.setting})`,
-          retryAfterMs: starts.length > 0 ? Math.max(1, starts[0]! + windowMs - time) : windowMs,
-        }
-      starts.push(time)
-      return { ok: true }
+      const taken = window.take(perMinute)
+      if (taken.ok) return taken
+      return {
+        ok: false,
+        message: `too many turns: at most ${perMinute} a minute (${options.setting})`,
+        retryAfterMs: taken.retryAfterMs,
+      }
     },
   }
 }

@@ -10,9 +10,11 @@
  * `server.limits.live_sessions` at once, each from its lines' arrival until the server has nothing
  * more to start there by itself (the audience hub lets go of it then). The idle turns those sessions
  * get are charged to the same turns as the replies.
- * Windows are counted with timestamps (no timers), and origins gone quiet are forgotten.
+ * Minutes are counted by shared/create-minute-window.ts (no timers), and origins gone quiet are
+ * forgotten.
  */
 import type { AudienceKeeper, AudienceTurnAdmitter } from '../audience/types.js'
+import { createMinuteWindow, type MinuteWindow } from '../shared/create-minute-window.js'
 
 export type TakeRequestResult = { ok: true } | { ok: false; message: string; retryAfterMs: number }
 
@@ -47,32 +49,15 @@ export interface CreateAudienceOriginsOptions {
   now?: () => number
 }
 
-const windowMs = 60_000
 /** Every so many calls, origins whose minute has passed are dropped. */
 const sweepEvery = 1000
 
 interface OriginState {
-  turns: number[]
-  requests: number[]
+  turns: MinuteWindow
+  requests: MinuteWindow
   /** The sessions its lines keep live now. */
   live: Set<string>
   admitTurn: AudienceTurnAdmitter
-}
-
-/** Takes one from a minute window of `starts` if fewer than `perMinute` are in it. */
-function takeFromWindow(
-  starts: number[],
-  perMinute: number,
-  time: number,
-): { ok: true } | { ok: false; retryAfterMs: number } {
-  while (starts.length > 0 && starts[0]! <= time - windowMs) starts.shift()
-  if (starts.length >= perMinute)
-    return {
-      ok: false,
-      retryAfterMs: starts.length > 0 ? Math.max(1, starts[0]! + windowMs - time) : windowMs,
-    }
-  starts.push(time)
-  return { ok: true }
 }
 
 export function createAudienceOrigins(options: CreateAudienceOriginsOptions): AudienceOrigins {
@@ -80,24 +65,28 @@ export function createAudienceOrigins(options: CreateAudienceOriginsOptions): Au
   const origins = new Map<string, OriginState>()
   let calls = 0
 
-  const sweep = (time: number) => {
-    const quiet = (starts: number[]) => starts.every((start) => start <= time - windowMs)
+  const sweep = () => {
     for (const [origin, state] of origins)
-      if (quiet(state.turns) && quiet(state.requests) && state.live.size === 0) origins.delete(origin)
+      if (state.turns.size() === 0 && state.requests.size() === 0 && state.live.size === 0)
+        origins.delete(origin)
   }
 
   const stateOf = (origin: string): OriginState => {
-    const time = now()
-    if (++calls % sweepEvery === 0) sweep(time)
+    if (++calls % sweepEvery === 0) sweep()
     let state = origins.get(origin)
     if (!state) {
       // Looked up again at each turn: lines still waiting after their origin was forgotten charge
       // the origin's window of now, never one of their own.
       const admitTurn: AudienceTurnAdmitter = () => {
         const perMinute = options.readLimits().turns_per_minute
-        return takeFromWindow(stateOf(origin).turns, perMinute, now())
+        return stateOf(origin).turns.take(perMinute)
       }
-      state = { turns: [], requests: [], live: new Set(), admitTurn }
+      state = {
+        turns: createMinuteWindow({ now }),
+        requests: createMinuteWindow({ now }),
+        live: new Set(),
+        admitTurn,
+      }
       origins.set(origin, state)
     }
     return state
@@ -106,7 +95,7 @@ export function createAudienceOrigins(options: CreateAudienceOriginsOptions): Au
   return {
     takeRequest(origin) {
       const perMinute = options.readLimits().audience_requests_per_minute
-      const taken = takeFromWindow(stateOf(origin).requests, perMinute, now())
+      const taken = stateOf(origin).requests.take(perMinute)
       if (taken.ok) return taken
       return {
         ok: false,

@@ -2,8 +2,10 @@
  * Per-connection and per-client limits on turns: how many may start in a minute and how many may
  * run at once. Every turn is a model request that costs money and upstream capacity, so a client
  * sending thousands of frames or requests gets a clear refusal instead of as many upstream calls.
- * Windows are counted with timestamps (no timers), and clients without turns are forgotten.
+ * Minutes are counted by shared/create-minute-window.ts (no timers), and clients without turns are
+ * forgotten.
  */
+import { createMinuteWindow, type MinuteWindow } from '../shared/create-minute-window.js'
 
 export interface TurnLimits {
   turns_per_minute: number
@@ -27,10 +29,8 @@ export interface CreateTurnLimiterOptions {
   now?: () => number
 }
 
-const windowMs = 60_000
-
 interface ClientState {
-  starts: number[]
+  window: MinuteWindow
   running: number
 }
 
@@ -40,45 +40,38 @@ export function createTurnLimiter(options: CreateTurnLimiterOptions): TurnLimite
 
   let calls = 0
 
-  // Clients seen once and never again would otherwise stay; a sweep now and then drops them.
-  const sweep = (time: number) => {
-    for (const [client, state] of clients) {
-      if (state.running === 0 && state.starts.every((start) => start <= time - windowMs))
-        clients.delete(client)
-    }
-  }
+  const isIdle = (state: ClientState) => state.running === 0 && state.window.size() === 0
 
-  const forgetIfIdle = (client: string, state: ClientState) => {
-    if (state.running === 0 && state.starts.length === 0) clients.delete(client)
+  // Clients seen once and never again would otherwise stay; a sweep now and then drops them.
+  const sweep = () => {
+    for (const [client, state] of clients) if (isIdle(state)) clients.delete(client)
   }
 
   return {
     tryStart(client) {
       const limits = options.readLimits()
-      const time = now()
-      if (++calls % 1000 === 0) sweep(time)
+      if (++calls % 1000 === 0) sweep()
       let state = clients.get(client)
       if (!state) {
-        state = { starts: [], running: 0 }
+        state = { window: createMinuteWindow({ now }), running: 0 }
         clients.set(client, state)
       }
-      while (state.starts.length > 0 && state.starts[0]! <= time - windowMs) state.starts.shift()
       if (state.running >= limits.concurrent_turns) {
-        forgetIfIdle(client, state)
+        if (isIdle(state)) clients.delete(client)
         return {
           ok: false,
           message: `too many turns at once: at most ${limits.concurrent_turns} (server.limits.concurrent_turns)`,
         }
       }
-      if (state.starts.length >= limits.turns_per_minute) {
-        forgetIfIdle(client, state)
+      const taken = state.window.take(limits.turns_per_minute)
+      if (!taken.ok) {
+        if (isIdle(state)) clients.delete(client)
         return {
           ok: false,
           message: `too many turns: at most ${limits.turns_per_minute} a minute (server.limits.turns_per_minute)`,
-          retryAfterMs: state.starts.length > 0 ? Math.max(1, state.starts[0]! + windowMs - time) : windowMs,
+          retryAfterMs: taken.retryAfterMs,
         }
       }
-      state.starts.push(time)
       state.running++
       const held = state
       let released = false
@@ -88,9 +81,8 @@ export function createTurnLimiter(options: CreateTurnLimiterOptions): TurnLimite
           if (released) return
           released = true
           held.running--
-          // Old starts are trimmed on the next call; a client gone quiet is dropped once its window ends.
-          if (held.running === 0 && held.starts.every((start) => start <= now() - windowMs))
-            clients.delete(client)
+          // A client gone quiet is dropped once its minute ends (here or at a sweep).
+          if (isIdle(held)) clients.delete(client)
         },
       }
     },
