@@ -17,7 +17,7 @@ import { checkPipelineConfig } from '../context/index.js'
 import type { Charpipe, RegisterGauge, TurnObserver } from '../engine/types.js'
 import type { ConfigIssue } from '../shared/errors.js'
 import { createChildLogger, getLogger, type Logger } from '../shared/logger.js'
-import { provideAdmission, readRequestCaller } from './admit-request.js'
+import { createRouteAdmit, provideAdmission, readRequestCaller } from './admit-request.js'
 import { createAudienceOrigins } from './create-audience-origins.js'
 import { createClientUsage } from './create-client-usage.js'
 import { type ConfigManager, createConfigManager } from './create-config-manager.js'
@@ -154,6 +154,38 @@ export async function createServer(options: CreateServerOptions): Promise<Charpi
   const configSync = await startClusterConfigSync(charpipe, config, configManager, logger)
   registerStateMetrics(metrics.registry, { charpipe, admission })
   const sessionOwners = createSessionOwners()
+  const readConfig = () => configManager.current()
+  const httpTurns = limitHttpTurns({
+    limiter: createTurnLimiter({ readLimits: () => readConfig().server.limits }),
+    addressLimiter: createTurnLimiter({
+      readLimits: () => {
+        const { turns_per_minute, concurrent_turns } = readConfig().server.limits
+        return { turns_per_minute: turns_per_minute * 10, concurrent_turns: concurrent_turns * 10 }
+      },
+    }),
+    readTrustedProxies: () => readConfig().server.trusted_proxies,
+  })
+  // Audience turns start later, by the server: each counts against the origin whose lines it answers.
+  const audienceOrigins = createAudienceOrigins({
+    readLimits: () => readConfig().server.limits,
+    ...(options.limitsClock ? { now: () => options.limitsClock!.now() } : {}),
+  })
+  // The routes that store lines or open a session by name share one request bound per origin.
+  const sessionRequests = limitSessionRequests({
+    origins: audienceOrigins,
+    readTrustedProxies: () => readConfig().server.trusted_proxies,
+  })
+  // Each door's budget goes with the door a route declares (`admit`), so the limits need no paths:
+  // every OpenAI-compatible turn (chat completions, responses, and those to come) under one limit.
+  const admit = createRouteAdmit({
+    budgets: {
+      http_chat: httpTurns,
+      v1: httpTurns,
+      http_audience: sessionRequests,
+      http_observe: sessionRequests,
+      http_open: sessionRequests,
+    },
+  })
   const dependencies: ServerDependencies = {
     charpipe,
     configManager,
@@ -161,9 +193,9 @@ export async function createServer(options: CreateServerOptions): Promise<Charpi
     logger,
     sessionOwners,
     admission,
+    admit,
     lookup: options.lookup,
   }
-  const readConfig = () => configManager.current()
 
   const app = new Hono()
   // First: no route runs for a foreign Host, a foreign page or a form-encoded body.
@@ -219,31 +251,6 @@ export async function createServer(options: CreateServerOptions): Promise<Charpi
   app.use('/api/*', limitBody)
   app.use('/v1/*', limitBody)
 
-  const httpTurns = limitHttpTurns({
-    limiter: createTurnLimiter({ readLimits: () => readConfig().server.limits }),
-    addressLimiter: createTurnLimiter({
-      readLimits: () => {
-        const { turns_per_minute, concurrent_turns } = readConfig().server.limits
-        return { turns_per_minute: turns_per_minute * 10, concurrent_turns: concurrent_turns * 10 }
-      },
-    }),
-    readTrustedProxies: () => readConfig().server.trusted_proxies,
-  })
-  app.post('/api/chat', httpTurns)
-  // Every OpenAI-compatible turn (chat completions, responses, and those to come) under one limit.
-  app.post('/v1/*', httpTurns)
-  // Audience turns start later, by the server: each counts against the origin whose lines it answers.
-  const audienceOrigins = createAudienceOrigins({
-    readLimits: () => readConfig().server.limits,
-    ...(options.limitsClock ? { now: () => options.limitsClock!.now() } : {}),
-  })
-  // The routes that store lines or open a session by name share one request bound per origin.
-  const sessionRequests = limitSessionRequests({
-    origins: audienceOrigins,
-    readTrustedProxies: () => readConfig().server.trusted_proxies,
-  })
-  for (const route of ['audience', 'observe', 'open']) app.post(`/api/sessions/:id/${route}`, sessionRequests)
-
   registerChatRoute(app, dependencies)
   registerAudienceRoutes(app, { ...dependencies, audienceOrigins })
   registerOpenAICompletionsRoute(app, dependencies)
@@ -256,6 +263,7 @@ export async function createServer(options: CreateServerOptions): Promise<Charpi
   registerMemoryRoutes(app, dependencies)
   registerConnectorRoutes(app, {
     connectors,
+    admit,
     upgradeWebSocket: nodeWebSocket.upgradeWebSocket,
     setMaxPayload: (bytes) => {
       nodeWebSocket.wss.options.maxPayload = bytes
@@ -265,6 +273,7 @@ export async function createServer(options: CreateServerOptions): Promise<Charpi
 
   app.get(
     '/ws',
+    admit('chat'),
     async (_context, next) => {
       // Frames a little over the limit get a clear error frame; far over it, ws closes the socket (1009).
       nodeWebSocket.wss.options.maxPayload = readConfig().server.max_body_bytes * 2 + 1024
@@ -291,17 +300,17 @@ export async function createServer(options: CreateServerOptions): Promise<Charpi
     ),
   )
 
-  app.get('/metrics', async (context) =>
+  app.get('/metrics', admit('admin'), async (context) =>
     context.body(await metrics.registry.metrics(), 200, { 'content-type': metrics.registry.contentType }),
   )
 
-  app.all('/api/*', (context) =>
+  app.all('/api/*', admit('admin'), (context) =>
     context.json(
       { error: { code: 'not_found', message: `no endpoint ${context.req.method} ${context.req.path}` } },
       404,
     ),
   )
-  app.all('/v1/*', (context) =>
+  app.all('/v1/*', admit('chat'), (context) =>
     context.json(
       { error: { code: 'not_found', message: `no endpoint ${context.req.method} ${context.req.path}` } },
       404,

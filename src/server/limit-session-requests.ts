@@ -6,7 +6,7 @@
  */
 import type { Context, MiddlewareHandler } from 'hono'
 import { audienceSourceOf } from '../admission/index.js'
-import { findRequestDoor, readRequestCaller } from './admit-request.js'
+import { readRequestCaller } from './admit-request.js'
 import type { AudienceOrigins } from './create-audience-origins.js'
 import { readRequestAddress } from './read-request-address.js'
 
@@ -28,7 +28,7 @@ export function limitSessionRequests(options: LimitSessionRequestsOptions): Midd
     const origin = readAudienceOrigin(context, options.readTrustedProxies())
     const request = options.origins.takeRequest(origin)
     if (request.ok) return next()
-    const door = findRequestDoor(context.req.method, context.req.path)
+    const door = context.get('door')
     if (door) context.get('admission')?.count(door, 'rate_limited')
     context.header('retry-after', String(Math.ceil(request.retryAfterMs / 1000)))
     return context.json({ error: { code: 'rate_limited', message: request.message } }, 429)

@@ -6,7 +6,7 @@
  */
 import type { Context } from 'hono'
 import type { AudienceMessage } from '../audience/types.js'
-import { findRequestDoor, readRequestCaller } from './admit-request.js'
+import { readRequestCaller } from './admit-request.js'
 import type { SessionOwners } from './create-session-owners.js'
 import { requestClientKey } from './require-access.js'
 
@@ -26,8 +26,15 @@ export function resolveRequestSession(
   if (!resolved.ok)
     return { response: context.json({ error: { code: 'forbidden', message: resolved.message } }, 403) }
   const admission = context.get('admission')
-  const door = findRequestDoor(context.req.method, context.req.path)
-  if (!admission || door === undefined) return { session: resolved.session }
+  // The door the route declared where it was registered (`admit`).
+  const door = context.get('door')
+  if (!admission) return { session: resolved.session }
+  if (door === undefined) {
+    // Administration reaches every session; anyone else only through a door (fails closed).
+    if (readRequestCaller(context).kind === 'admin') return { session: resolved.session }
+    const message = `${context.req.method} ${context.req.path} declares no door for a session`
+    return { response: context.json({ error: { code: 'forbidden', message } }, 403) }
+  }
   const admitted = admission.admit({
     door,
     caller: readRequestCaller(context),

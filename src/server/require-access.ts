@@ -13,11 +13,14 @@
  * front end with a mistyped client token would otherwise lose its profile without a word. Only on a
  * server with no token and no named client at all is a presented token let pass unread (the
  * placeholder API key OpenAI client libraries insist on sending).
+ * Which of the two a route needs is what it declared where it was registered (`admit`,
+ * admit-request.ts): a door or `chat` is the chat surface, `admin` or nothing is administration.
  * The access a request was granted is kept on the context (`access`, `client`, `clientKey`) for the
  * routes to consult.
  */
 import type { Context, MiddlewareHandler } from 'hono'
 import type { ServerClientConfig } from '../config/schema.js'
+import { findDeclaredAdmission } from './admit-request.js'
 import { isTokenValid, readPresentedToken } from './check-token.js'
 import { namedClientKey, readClientKey } from './create-session-owners.js'
 import { findForwardingHeader } from './security/find-forwarding-header.js'
@@ -52,13 +55,10 @@ declare module 'hono' {
   }
 }
 
-/** Whether a request is on the chat surface (anything else is administration). */
-function isChatRequest(method: string, path: string): boolean {
-  if (path === '/ws' || path.startsWith('/v1/')) return true
-  if (path === '/api/chat') return true
-  if (/^\/api\/sessions\/[^/]+\/messages$/.test(path)) return method === 'GET'
-  if (/^\/api\/sessions\/[^/]+\/(observe|open|audience)$/.test(path)) return method === 'POST'
-  return false
+/** Whether a request's route is on the chat surface; a route that declares nothing is administration. */
+function isChatRequest(context: Context): boolean {
+  const declared = findDeclaredAdmission(context)
+  return declared !== undefined && declared !== 'admin'
 }
 
 /** What the presented token grants: admin, chat, or nothing (undefined). */
@@ -108,7 +108,7 @@ export function requireAccess(options: RequireAccessOptions): MiddlewareHandler 
       context.req.header('authorization'),
       options.acceptQueryToken ? context.req.url : undefined,
     )
-    const needsAdmin = !isChatRequest(context.req.method, context.req.path)
+    const needsAdmin = !isChatRequest(context)
     const client = findNamedClient(presented, tokens.clients)
     if (client) {
       if (needsAdmin)

@@ -3,6 +3,7 @@ import type { Admission } from '../admission/index.js'
 import type { LookupAddresses } from '../config/find-forbidden-url-targets.js'
 import type { Charpipe } from '../engine/types.js'
 import type { Logger } from '../shared/logger.js'
+import type { AdmitRoute } from './admit-request.js'
 import type { ConfigManager } from './create-config-manager.js'
 import type { ServerMetrics } from './create-server-metrics.js'
 import type { SessionOwners } from './create-session-owners.js'
@@ -16,6 +17,8 @@ export interface ServerDependencies {
   sessionOwners: SessionOwners
   /** The one admission every door passes (src/admission/). */
   admission?: Admission
+  /** Declares what a route admits, first among its handlers: `app.post(path, admit('http_chat'), …)`. */
+  admit: AdmitRoute
   /** Resolves host names for the outbound address check (tests pass a fake). */
   lookup?: LookupAddresses
 }

@@ -15,14 +15,14 @@ import type { ServerDependencies } from '../server-dependencies.js'
 const anyJson = z.unknown()
 
 export function registerAdminRoutes(app: Hono, dependencies: ServerDependencies): void {
-  const { charpipe, configManager } = dependencies
+  const { charpipe, configManager, admit } = dependencies
 
-  app.get('/api/config', (context) => context.json(configManager.masked()))
+  app.get('/api/config', admit('admin'), (context) => context.json(configManager.masked()))
 
   // Which file the server runs on and whether it is usable now (the page's banner for hand edits).
-  app.get('/api/config/status', (context) => context.json(configManager.status()))
+  app.get('/api/config/status', admit('admin'), (context) => context.json(configManager.status()))
 
-  app.put('/api/config', async (context) => {
+  app.put('/api/config', admit('admin'), async (context) => {
     const body = await readJsonBody(context, anyJson)
     if (!body.ok) return body.response
     try {
@@ -33,7 +33,7 @@ export function registerAdminRoutes(app: Hono, dependencies: ServerDependencies)
     }
   })
 
-  app.get('/api/processors', (context) =>
+  app.get('/api/processors', admit('admin'), (context) =>
     context.json(
       charpipe.inspect.processors().map((processor) => ({
         id: processor.id,
@@ -48,7 +48,7 @@ export function registerAdminRoutes(app: Hono, dependencies: ServerDependencies)
     ),
   )
 
-  app.post('/api/preview', async (context) => {
+  app.post('/api/preview', admit('admin'), async (context) => {
     const body = await readJsonBody(context, previewBodySchema)
     if (!body.ok) return body.response
     try {
@@ -60,7 +60,7 @@ export function registerAdminRoutes(app: Hono, dependencies: ServerDependencies)
     }
   })
 
-  app.get('/api/sessions/:id/messages', async (context) => {
+  app.get('/api/sessions/:id/messages', admit('http_messages'), async (context) => {
     const resolved = resolveRequestSession(context, dependencies.sessionOwners, context.req.param('id'))
     if (resolved.response) return resolved.response
     const limitText = context.req.query('limit')
@@ -85,7 +85,7 @@ export function registerAdminRoutes(app: Hono, dependencies: ServerDependencies)
     }
   })
 
-  app.delete('/api/sessions/:id', async (context) => {
+  app.delete('/api/sessions/:id', admit('admin'), async (context) => {
     try {
       // Without ?character= the session goes with every character it was held with.
       const character = context.req.query('character')
@@ -96,9 +96,9 @@ export function registerAdminRoutes(app: Hono, dependencies: ServerDependencies)
     }
   })
 
-  app.get('/api/tools', (context) => context.json(charpipe.inspect.tools()))
+  app.get('/api/tools', admit('admin'), (context) => context.json(charpipe.inspect.tools()))
 
-  app.get('/api/providers', (context) =>
+  app.get('/api/providers', admit('admin'), (context) =>
     context.json(
       builtinProviders.map((provider) => ({
         name: provider.name,

@@ -36,8 +36,8 @@ export interface AudienceRouteDependencies extends ServerDependencies {
 }
 
 export function registerAudienceRoutes(app: Hono, dependencies: AudienceRouteDependencies): void {
-  const { charpipe, audienceOrigins } = dependencies
-  app.post('/api/sessions/:id/audience', async (context) => {
+  const { charpipe, audienceOrigins, admit } = dependencies
+  app.post('/api/sessions/:id/audience', admit('http_audience'), async (context) => {
     const origin = readAudienceOrigin(context, dependencies.configManager.current().server.trusted_proxies)
     const body = await readJsonBody(context, audienceBodySchema)
     if (!body.ok) return body.response
@@ -76,7 +76,7 @@ export function registerAudienceRoutes(app: Hono, dependencies: AudienceRouteDep
     }
   })
 
-  app.get('/api/sessions/:id/audience', (context) => {
+  app.get('/api/sessions/:id/audience', admit('admin'), (context) => {
     const resolved = resolveRequestSession(context, dependencies.sessionOwners, context.req.param('id'))
     if (resolved.response) return resolved.response
     try {
@@ -107,6 +107,6 @@ export function registerAudienceRoutes(app: Hono, dependencies: AudienceRouteDep
       return respondWithError(context, error)
     }
   }
-  app.post('/api/sessions/:id/audience/:message/pin', moderate('pin'))
-  app.delete('/api/sessions/:id/audience/:message', moderate('drop'))
+  app.post('/api/sessions/:id/audience/:message/pin', admit('admin'), moderate('pin'))
+  app.delete('/api/sessions/:id/audience/:message', admit('admin'), moderate('drop'))
 }

@@ -125,14 +125,14 @@ function checkNewId(context: Context, id: string): Response | undefined {
 }
 
 export function registerCharacterRoutes(app: Hono, dependencies: ServerDependencies): void {
-  const { configManager } = dependencies
+  const { configManager, admit } = dependencies
 
-  app.get('/api/characters', (context) => {
+  app.get('/api/characters', admit('admin'), (context) => {
     const config = configManager.current()
     return context.json({ characters: listCharacterIds(config).map((id) => summarize(config, id)) })
   })
 
-  app.get('/api/characters/:id', (context) => {
+  app.get('/api/characters/:id', admit('admin'), (context) => {
     const config = configManager.current()
     const id = context.req.param('id')
     const block = readBlock(config, id)
@@ -142,7 +142,7 @@ export function registerCharacterRoutes(app: Hono, dependencies: ServerDependenc
 
   // Creates the character or changes it: the body is merged into it as PUT /api/config merges
   // (a field left out keeps its value, `null` removes it so its default applies).
-  app.put('/api/characters/:id', async (context) => {
+  app.put('/api/characters/:id', admit('admin'), async (context) => {
     const id = context.req.param('id')
     const refused = checkNewId(context, id)
     if (refused) return refused
@@ -172,7 +172,7 @@ export function registerCharacterRoutes(app: Hono, dependencies: ServerDependenc
   // A Character Card V1/V2/V3 as JSON or PNG: checked whole before anything is kept (a bad card
   // changes nothing and the error names what is wrong), then kept as a file of the characters folder
   // under an id of its name. The same card again updates that character, unless `as_new=true`.
-  app.post('/api/characters/import', async (context) => {
+  app.post('/api/characters/import', admit('admin'), async (context) => {
     const type = readMediaType(context.req.header('content-type'))
     if (type !== 'application/json' && type !== 'image/png') {
       return respondBadRequest(context, 'a card is sent as application/json or image/png', 415)
@@ -216,7 +216,7 @@ export function registerCharacterRoutes(app: Hono, dependencies: ServerDependenc
   })
 
   // The character's picture: its file in the characters folder, or the data URI its block holds.
-  app.get('/api/characters/:id/avatar', async (context) => {
+  app.get('/api/characters/:id/avatar', admit('admin'), async (context) => {
     const config = configManager.current()
     const id = context.req.param('id')
     const character = findCharacter(config, id)
@@ -241,7 +241,7 @@ export function registerCharacterRoutes(app: Hono, dependencies: ServerDependenc
   })
 
   // A V3 card of the character: JSON, or with ?format=png a PNG of its avatar (or a default picture).
-  app.get('/api/characters/:id/card', async (context) => {
+  app.get('/api/characters/:id/card', admit('admin'), async (context) => {
     const config = configManager.current()
     const id = context.req.param('id')
     const character = findCharacter(config, id)
@@ -266,7 +266,7 @@ export function registerCharacterRoutes(app: Hono, dependencies: ServerDependenc
     }
   })
 
-  app.delete('/api/characters/:id', async (context) => {
+  app.delete('/api/characters/:id', admit('admin'), async (context) => {
     const config = configManager.current()
     const id = context.req.param('id')
     if (!readBlock(config, id)) return respondWithError(context, createUnknownCharacterError(config, id))

@@ -17,7 +17,8 @@ import type { ServerDependencies } from '../server-dependencies.js'
 import { streamTurn } from '../stream-turn.js'
 
 export function registerChatRoute(app: Hono, dependencies: ServerDependencies): void {
-  app.post('/api/chat', async (context) => {
+  const { admit } = dependencies
+  app.post('/api/chat', admit('http_chat'), async (context) => {
     const body = await readJsonBody(context, chatBodySchema)
     if (!body.ok) return body.response
     const controller = new AbortController()
@@ -51,7 +52,7 @@ export function registerChatRoute(app: Hono, dependencies: ServerDependencies): 
   })
 
   // The `open` frame over HTTP: a new session with a greeting character gets the greeting, stored.
-  app.post('/api/sessions/:id/open', async (context) => {
+  app.post('/api/sessions/:id/open', admit('http_open'), async (context) => {
     const body = await readJsonBody(context, openBodySchema)
     if (!body.ok) return body.response
     const session = context.req.param('id')
@@ -75,7 +76,7 @@ export function registerChatRoute(app: Hono, dependencies: ServerDependencies): 
     }
   })
 
-  app.post('/api/sessions/:id/observe', async (context) => {
+  app.post('/api/sessions/:id/observe', admit('http_observe'), async (context) => {
     const body = await readJsonBody(context, observeBodySchema)
     if (!body.ok) return body.response
     const resolved = resolveRequestSession(context, dependencies.sessionOwners, context.req.param('id'))

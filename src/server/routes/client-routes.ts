@@ -10,7 +10,7 @@ export function registerClientRoutes(
   app: Hono,
   dependencies: ServerDependencies & { clientUsage: ClientUsage },
 ): void {
-  app.get('/api/clients', (context) => {
+  app.get('/api/clients', dependencies.admit('admin'), (context) => {
     const { clients } = dependencies.configManager.current().server
     return context.json({
       clients: clients.map((client) => {

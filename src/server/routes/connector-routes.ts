@@ -11,11 +11,14 @@ import type { Hono } from 'hono'
 import type { UpgradeWebSocket } from 'hono/ws'
 import type { ConnectorSet, OnebotConnector } from '../../connectors/index.js'
 import type { Logger } from '../../shared/logger.js'
+import type { AdmitRoute } from '../admit-request.js'
 import { isLoopbackHost } from '../is-loopback-host.js'
 import { findForwardingHeader } from '../security/find-forwarding-header.js'
 
 export interface RegisterConnectorRoutesOptions {
   connectors: ConnectorSet
+  /** Declares what a route admits (admit-request.ts). */
+  admit: AdmitRoute
   upgradeWebSocket: UpgradeWebSocket
   /** Sets the largest frame the next upgraded socket accepts. */
   setMaxPayload: (bytes: number) => void
@@ -26,7 +29,9 @@ const maxOnebotFrameBytes = 4 * 1024 * 1024
 
 export function registerConnectorRoutes(app: Hono, options: RegisterConnectorRoutesOptions): void {
   const { connectors, logger } = options
-  app.get('/api/connectors', (context) => context.json({ connectors: connectors.list() }))
+  app.get('/api/connectors', options.admit('admin'), (context) =>
+    context.json({ connectors: connectors.list() }),
+  )
 
   const upgrade = options.upgradeWebSocket((context) => {
     const connector = connectors.findReverse(context.req.path)

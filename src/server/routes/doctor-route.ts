@@ -17,7 +17,7 @@ import { isJsonNestedTooDeep } from '../is-json-nested-too-deep.js'
 import type { ServerDependencies } from '../server-dependencies.js'
 
 export function registerDoctorRoute(app: Hono, dependencies: ServerDependencies): void {
-  app.post('/api/doctor', async (context) => {
+  app.post('/api/doctor', dependencies.admit('admin'), async (context) => {
     const text = await context.req.text()
     let body: unknown = {}
     if (isJsonNestedTooDeep(text)) return respondBadRequest(context, 'the body nests too deep')

@@ -38,6 +38,7 @@ const notFound = (context: Context, id: string) =>
   context.json({ error: { code: 'not_found', message: `no memory with id ${id}` } }, 404)
 
 export function registerMemoryRoutes(app: Hono, dependencies: ServerDependencies): void {
+  const { admit } = dependencies
   const memoryStore = () => dependencies.charpipe.memory
 
   app.use('/api/memory/*', requireMemory)
@@ -65,7 +66,7 @@ export function registerMemoryRoutes(app: Hono, dependencies: ServerDependencies
     }
   }
 
-  app.post('/api/memory', async (context) => {
+  app.post('/api/memory', admit('admin'), async (context) => {
     const body = await readJsonBody(context, addMemoryBodySchema)
     if (!body.ok) return body.response
     const { scope, time, ...rest } = body.value
@@ -79,7 +80,7 @@ export function registerMemoryRoutes(app: Hono, dependencies: ServerDependencies
     })
   })
 
-  app.get('/api/memory/search', async (context) => {
+  app.get('/api/memory/search', admit('admin'), async (context) => {
     const parsed = memorySearchQuerySchema.safeParse(context.req.query())
     if (!parsed.success) return respondBadRequest(context, formatZodIssues(parsed.error))
     const { q, scope, k } = parsed.data
@@ -89,7 +90,7 @@ export function registerMemoryRoutes(app: Hono, dependencies: ServerDependencies
     })
   })
 
-  app.get('/api/memory', async (context) => {
+  app.get('/api/memory', admit('admin'), async (context) => {
     const limit = Number(context.req.query('limit') ?? 100)
     const offset = Number(context.req.query('offset') ?? 0)
     if (!Number.isInteger(limit) || limit < 1 || !Number.isInteger(offset) || offset < 0) {
@@ -101,14 +102,14 @@ export function registerMemoryRoutes(app: Hono, dependencies: ServerDependencies
     })
   })
 
-  app.get('/api/memory/:id', (context) =>
+  app.get('/api/memory/:id', admit('admin'), (context) =>
     guard(context, async () => {
       const record = await memoryStore()!.get(context.req.param('id'))
       return record ? context.json(formatRecord(record)) : notFound(context, context.req.param('id'))
     }),
   )
 
-  app.patch('/api/memory/:id', async (context) => {
+  app.patch('/api/memory/:id', admit('admin'), async (context) => {
     const body = await readJsonBody(context, patchMemoryBodySchema)
     if (!body.ok) return body.response
     const { time, ...rest } = body.value
@@ -119,21 +120,21 @@ export function registerMemoryRoutes(app: Hono, dependencies: ServerDependencies
     })
   })
 
-  app.delete('/api/memory/:id', (context) =>
+  app.delete('/api/memory/:id', admit('admin'), (context) =>
     guard(context, async () => {
       const deleted = await memoryStore()!.delete(context.req.param('id'))
       return deleted ? context.json({ deleted: true }) : notFound(context, context.req.param('id'))
     }),
   )
 
-  app.get('/api/memory/:id/history', (context) =>
+  app.get('/api/memory/:id/history', admit('admin'), (context) =>
     guard(context, async () => {
       const changes = await memoryStore()!.history(context.req.param('id'))
       return context.json({ changes: changes.map(formatChange) })
     }),
   )
 
-  app.post('/api/kb', async (context) => {
+  app.post('/api/kb', admit('admin'), async (context) => {
     const body = await readJsonBody(context, addKnowledgeBodySchema)
     if (!body.ok) return body.response
     return guard(context, async () => {
@@ -142,7 +143,7 @@ export function registerMemoryRoutes(app: Hono, dependencies: ServerDependencies
     })
   })
 
-  app.get('/api/kb', (context) =>
+  app.get('/api/kb', admit('admin'), (context) =>
     guard(context, async () => {
       const documents = await memoryStore()!.listKnowledge()
       return context.json({
@@ -154,7 +155,7 @@ export function registerMemoryRoutes(app: Hono, dependencies: ServerDependencies
     }),
   )
 
-  app.delete('/api/kb/:id', (context) =>
+  app.delete('/api/kb/:id', admit('admin'), (context) =>
     guard(context, async () => {
       const deleted = await memoryStore()!.removeKnowledge(context.req.param('id'))
       return deleted

@@ -70,7 +70,7 @@ function convertToWireToolCall(call: ToolCallEvent): WireToolCall {
 
 export function registerOpenAICompletionsRoute(app: Hono, dependencies: ServerDependencies): void {
   useFinalRefusalHeader(app, '/v1/chat/completions')
-  app.post('/v1/chat/completions', async (context) => {
+  app.post('/v1/chat/completions', dependencies.admit('v1'), async (context) => {
     const body = await readJsonBody(context, openAICompletionBodySchema)
     if (!body.ok) return body.response
     const request = body.value

@@ -37,7 +37,7 @@ function listCharacterModels(config: CharpipeConfig, created: number): OpenAIMod
 export function registerOpenAIModelsRoute(app: Hono, dependencies: ServerDependencies): void {
   // Characters have no creation time of their own; the server's start stands in for it.
   const created = Math.floor(Date.now() / 1000)
-  app.get('/v1/models', (context) =>
+  app.get('/v1/models', dependencies.admit('chat'), (context) =>
     context.json({
       object: 'list',
       data: listCharacterModels(dependencies.configManager.current(), created),

@@ -80,7 +80,7 @@ const secondsNow = () => Math.floor(Date.now() / 1000)
 
 export function registerOpenAIResponsesRoute(app: Hono, dependencies: ServerDependencies): void {
   useFinalRefusalHeader(app, '/v1/responses')
-  app.get('/v1/responses/:id', async (context) => {
+  app.get('/v1/responses/:id', dependencies.admit('chat'), async (context) => {
     const id = context.req.param('id')
     const record = responseIdPattern.test(id)
       ? await readResponseRecord(dependencies, context, id)
@@ -89,7 +89,7 @@ export function registerOpenAIResponsesRoute(app: Hono, dependencies: ServerDepe
     return context.json(record.resource)
   })
 
-  app.post('/v1/responses', async (context) => {
+  app.post('/v1/responses', dependencies.admit('v1'), async (context) => {
     const body = await readJsonBody(context, responseRequestSchema)
     if (!body.ok) return body.response
     const request = body.value
