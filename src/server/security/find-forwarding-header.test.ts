@@ -30,7 +30,9 @@ describe('findForwardingHeader', () => {
     fc.assert(
       fc.property(fc.uniqueArray(headerName, { maxLength: 8 }), (names) => {
         const direct = names.filter((name) => !forwarding.has(name.toLowerCase()))
-        expect(findForwardingHeader(new Headers(direct.map((name) => [name, 'x'])))).toBeUndefined()
+        expect(
+          findForwardingHeader(new Headers(direct.map((name): [string, string] => [name, 'x']))),
+        ).toBeUndefined()
       }),
     )
   })
