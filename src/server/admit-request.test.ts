@@ -8,10 +8,13 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Hono, type MiddlewareHandler } from 'hono'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { createAdmission } from '../admission/index.js'
 import { parseConfig } from '../characters/load-config.js'
 import { createFakeCharpipe } from '../testing/create-fake-charpipe.js'
-import { createRouteAdmit, readRouteAdmission } from './admit-request.js'
+import { createRouteAdmit, provideAdmission, readRouteAdmission } from './admit-request.js'
 import { type CharpipeServer, createServer } from './create-server.js'
+import { createSessionOwners } from './create-session-owners.js'
+import { resolveRequestSession } from './refuse-foreign-session.js'
 import { requireAccess } from './require-access.js'
 
 const chatToken = 'chat-token-0123456789abcdef'
@@ -153,5 +156,41 @@ describe('requireAccess with declared routes', () => {
     budgetCalls.length = 0
     expect((await call('POST', '/api/turn', 'no-such-token-0123456789')).status).toBe(401)
     expect(budgetCalls).toEqual([])
+  })
+})
+
+describe('resolveRequestSession on a declared route', () => {
+  const admit = createRouteAdmit()
+  const owners = createSessionOwners()
+  const app = new Hono()
+  app.use('/api/*', provideAdmission(createAdmission()))
+  app.use('/api/*', requireAccess({ readTokens: () => ({ token: chatToken, adminToken }) }))
+  const answer = (context: Parameters<MiddlewareHandler>[0]) => {
+    const resolved = resolveRequestSession(context, owners, context.req.query('session') ?? '')
+    return resolved.response ?? context.json({ session: resolved.session })
+  }
+  app.post('/api/door', admit('http_chat'), answer)
+  app.post('/api/no-door', admit('chat'), answer)
+  const call = (path: string, session: string, token: string) =>
+    app.request(`${path}?session=${encodeURIComponent(session)}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}` },
+    })
+
+  it("passes the declared door's admission: a connector's session is refused to a chat client", async () => {
+    expect((await call('/api/door', 'mine', chatToken)).status).toBe(200)
+    const refused = await call('/api/door', 'onebot:qq:group:1', chatToken)
+    expect(refused.status).toBe(403)
+    expect(((await refused.json()) as { error: { message: string } }).error.message).toContain('http_chat')
+    expect((await call('/api/door', 'onebot:qq:group:1', adminToken)).status).toBe(200)
+  })
+
+  it('refuses a session on a chat route that declares no door, except to the admin token', async () => {
+    const refused = await call('/api/no-door', 'mine', chatToken)
+    expect(refused.status).toBe(403)
+    expect(((await refused.json()) as { error: { message: string } }).error.message).toContain(
+      'declares no door',
+    )
+    expect((await call('/api/no-door', 'mine', adminToken)).status).toBe(200)
   })
 })
