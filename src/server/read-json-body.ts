@@ -39,11 +39,12 @@ export async function readJsonBody<T extends z.ZodType>(
       ),
     }
   }
+  // Before the walk for forbidden keys: a bound refuses a huge body at the cost of its parse alone.
+  const refused = refuse?.(value)
+  if (refused) return { ok: false, response: refused }
   const forbidden = findForbiddenKey(value)
   if (forbidden !== undefined)
     return { ok: false, response: respondBadRequest(context, describeForbiddenKey(forbidden)) }
-  const refused = refuse?.(value)
-  if (refused) return { ok: false, response: refused }
   const parsed = schema.safeParse(value)
   if (!parsed.success)
     return { ok: false, response: respondBadRequest(context, formatZodIssues(parsed.error)) }
