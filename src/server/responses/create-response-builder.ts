@@ -3,7 +3,8 @@
  * of Open Responses events (numbered by `sequence_number`, in the order the official SDK's stream
  * helper accumulates them: an item is added before its content, a content part before its deltas,
  * everything is done before `response.completed`) and the final resource. A non-streamed answer
- * runs the same builder and sends only the resource, so both always agree.
+ * runs the same builder and sends only the resource, so both always agree. `close` settles the
+ * response and `end` says so, apart: the response is stored between them (store first, then tell).
  */
 import { randomUUID } from 'node:crypto'
 import type { CharpipeEvent } from '../../shared/events.js'
@@ -249,10 +250,6 @@ export function createResponseBuilder(options: ResponseBuilderOptions) {
     end(): ResponseStreamEvent {
       const type = { failed: 'response.failed', incomplete: 'response.incomplete' }[status as string]
       return event(type ?? 'response.completed', { response: resource() })
-    },
-    /** An `error` event: the stream broke where no response event can say so. */
-    error(error: { code: string; message: string }): ResponseStreamEvent {
-      return event('error', { error })
     },
     resource,
   }

@@ -20,7 +20,8 @@
  * A failure that a retry cannot mend (a bad request, an unknown model, the provider refusing the
  * server's key or request) carries `x-should-retry: false`, which the official SDKs obey instead
  * of retrying by status. `usage` is the model's own when it reports one, else the messages sent
- * and the reply estimated.
+ * and the reply estimated. The answer is one wire format (create-chat-completions-format.ts) run by
+ * the `/v1` driver (drive-wire-turn.ts); a stream the client leaves stores the text it was sent.
  */
 import { randomUUID } from 'node:crypto'
 import type { Hono } from 'hono'

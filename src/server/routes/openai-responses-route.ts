@@ -1,18 +1,21 @@
 /**
- * `POST /v1/responses` and `GET /v1/responses/:id`: Open Responses (the OpenAI Responses API) on
+ * `POST /v1/responses`, `GET /v1/responses/:id` (and its `input_items`) and `DELETE`: Open Responses (the OpenAI Responses API) on
  * the same turn, sessions, memory, limits and errors as `/v1/chat/completions` (the request is read
  * by the same reader, see server/openai/). `input` items after `instructions` (the client's system
  * message) and after the conversation of `previous_response_id`; `tools` of type `function` are
  * the client's: a call comes back as a `function_call` item and its `function_call_output`
  * continues the turn; `tool_choice` says which are offered and whether a call is required
  * (read-tool-choice.ts), and a reply without a required call fails (check-tool-choice.ts).
- * Streamed, the answer is the Open Responses event stream; otherwise one response resource. A
- * response is stored (unless `store: false`) in the history store, with its own input only.
+ * Streamed, the answer is the Open Responses event stream; otherwise one response resource, both
+ * from one wire format (create-open-responses-format.ts) run by the `/v1` driver. A response is
+ * stored (unless `store: false`, which stores nothing of the turn) in the history store, with its
+ * own input only, for its owner alone (read-response-owner.ts), before the answer says it is done.
  *
- * Failures: before any output, a non-2xx with an OpenAI error object (`x-should-retry: false` when
- * a retry cannot mend it); once a stream has begun, `response.failed` with the error's string
- * code. A client that closes the stream is a barge-in: the turn ends as interrupted, stored so,
- * and the response is stored `incomplete`.
+ * Failures: a refused request, and a failed turn not streamed, are a non-2xx with an OpenAI error
+ * object (`x-should-retry: false` when a retry cannot mend it); streamed, every failure is
+ * `response.failed` after `response.created`, with the error's string code. A client that closes
+ * the stream is a barge-in: the turn ends as interrupted, stored with the text it was sent, and
+ * the response is stored `incomplete` with that text.
  */
 import { randomUUID } from 'node:crypto'
 import type { Context, Hono } from 'hono'
