@@ -1,9 +1,12 @@
 /**
  * Inline emotion tags inside the reply text (SPEC R2.3): `[开心]` with a configured label or alias,
- * and `<|ACT {"emotion":"happy"}|>`. A tag is removed from display and speech and changes the emotion
+ * and AIRI's `<|ACT:{"emotion":{"name":"happy","intensity":1}}|>` (each read by its grammar:
+ * bracket-tag-grammar.ts, act-token-grammar.ts, which the `/v1` emotion writer writes with). A tag is removed from display and speech and changes the emotion
  * of what follows. A possible tag is held only while it can still become one (a few characters), so
  * display text is barely delayed; anything that turns out not to be a tag is passed on unchanged.
  */
+import { maxActTokenUnits, readActToken } from './act-token-grammar.js'
+import { maxBracketNameUnits, readBracketTag } from './bracket-tag-grammar.js'
 import type { EmotionResolver } from './emotion-resolver.js'
 
 export interface InlineTagExtractorOptions {
@@ -18,12 +21,6 @@ export interface InlineTagExtractor {
   write(text: string): void
   end(): void
 }
-
-/** Longest label inside `[…]`; longer brackets are ordinary text. */
-const MAX_LABEL_UNITS = 16
-/** Longest `<|…|>` tag. */
-const MAX_ACT_UNITS = 200
-const ACT_PATTERN = /^<\|\s*ACT\s*(\{[\s\S]*\})\s*\|>$/
 
 class StreamingTagExtractor implements InlineTagExtractor {
   /** The possible tag being read, starting with `[` or `<`; '' when none. */
@@ -70,7 +67,7 @@ class StreamingTagExtractor implements InlineTagExtractor {
         this.finishLabel(candidate.slice(1))
         return true
       }
-      if (code === 0x5b || code === 0x0a || candidate.length > MAX_LABEL_UNITS) return false
+      if (code === 0x5b || code === 0x0a || candidate.length > maxBracketNameUnits) return false
       this.candidate += character
       return true
     }
@@ -79,14 +76,15 @@ class StreamingTagExtractor implements InlineTagExtractor {
       this.candidate += character
       return true
     }
-    if (candidate.length >= MAX_ACT_UNITS) return false
+    if (candidate.length >= maxActTokenUnits) return false
     this.candidate += character
     if (code === 0x3e && candidate.endsWith('|')) this.finishAct()
     return true
   }
 
   private finishLabel(label: string): void {
-    const emotion = this.options.resolver.find(label)
+    const name = readBracketTag(`[${label}]`)
+    const emotion = name === undefined ? undefined : this.options.resolver.find(name)
     if (emotion === undefined) {
       if (label.trim()) this.options.resolver.reportUnknown(label.trim(), 'debug')
       this.options.onText(`[${label}]`)
@@ -97,8 +95,8 @@ class StreamingTagExtractor implements InlineTagExtractor {
   private finishAct(): void {
     const tag = this.candidate
     this.candidate = ''
-    const emotion = readActEmotion(tag)
-    if (emotion === undefined) this.options.onText(tag)
+    const emotion = readActToken(tag)?.name.trim()
+    if (!emotion) this.options.onText(tag)
     else this.options.onEmotion(this.options.resolver.resolve(emotion, 'warn'))
   }
 
@@ -106,20 +104,6 @@ class StreamingTagExtractor implements InlineTagExtractor {
     if (this.candidate) this.options.onText(this.candidate)
     this.candidate = ''
   }
-}
-
-function readActEmotion(tag: string): string | undefined {
-  const match = ACT_PATTERN.exec(tag)
-  if (!match) return undefined
-  try {
-    const value: unknown = JSON.parse(match[1]!)
-    if (value && typeof value === 'object' && 'emotion' in value && typeof value.emotion === 'string') {
-      return value.emotion.trim() || undefined
-    }
-  } catch {
-    // Not JSON: the tag stays in the text as written.
-  }
-  return undefined
 }
 
 /** Creates the inline tag extractor of one reply. */

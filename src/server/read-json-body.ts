@@ -15,6 +15,8 @@ export type ReadJsonBodyResult<T> = { ok: true; value: T } | { ok: false; respon
 export async function readJsonBody<T extends z.ZodType>(
   context: Context,
   schema: T,
+  /** A refusal of the parsed JSON before it is validated (cheap bounds, checked before the work). */
+  refuse?: (value: unknown) => Response | undefined,
 ): Promise<ReadJsonBodyResult<z.infer<T>>> {
   const text = await context.req.text()
   if (isJsonNestedTooDeep(text)) {
@@ -37,6 +39,9 @@ export async function readJsonBody<T extends z.ZodType>(
       ),
     }
   }
+  // Before the walk for forbidden keys: a bound refuses a huge body at the cost of its parse alone.
+  const refused = refuse?.(value)
+  if (refused) return { ok: false, response: refused }
   const forbidden = findForbiddenKey(value)
   if (forbidden !== undefined)
     return { ok: false, response: respondBadRequest(context, describeForbiddenKey(forbidden)) }

@@ -94,7 +94,7 @@ describe('AIRI (@xsai/stream-text) with the profile persona: server, history: se
     ])
     const first = await airiSend([], 'Hi, I am Robin.')
     expect(readAiriExpressions(first)).toEqual(['happy', 'sad'])
-    expect(first.startsWith('<|ACT ')).toBe(true)
+    expect(first.startsWith('<|ACT:')).toBe(true)
     expect(first.replace(/<\|[\s\S]*?\|>/g, '')).toBe(
       'Welcome in! Latte art is my thing. But the milk ran out.',
     )

@@ -221,7 +221,7 @@ describe('POST /v1/responses with the openai SDK', () => {
     )
     const legacyId = `resp_${'0'.repeat(32)}`
     const legacy = {
-      owner: null,
+      owner: stored.owner,
       resource: { ...stored.resource, id: legacyId },
       conversation: [
         { type: 'message', role: 'user', content: 'I am Alice.' },
@@ -397,15 +397,29 @@ describe('/v1/responses failures', () => {
     expect((await noUser.json()).error.message).toContain('no message with role "user"')
   })
 
-  it('answers a failure before any text with a non-2xx error, streamed or not', async () => {
+  it('answers a failure before any text with a non-2xx error, and a stream with response.failed after response.created', async () => {
     await start()
     suite.model.script({ status: 400, body: { error: { message: 'bad key' } } })
-    await expect(
-      openai().responses.create({ model: 'mika', input: 'Hi', stream: true }),
-    ).rejects.toMatchObject({
+    await expect(openai().responses.create({ model: 'mika', input: 'Hi' })).rejects.toMatchObject({
       status: 502,
       error: { code: 'upstream_http', type: 'upstream_http' },
     })
+    suite.model.script({ status: 400, body: { error: { message: 'bad key' } } })
+    const answer = await postResponses({ input: 'Hi', stream: true })
+    expect(answer.status).toBe(200)
+    const events = await readEvents(answer)
+    expect(events.map((event) => event.type)).toEqual([
+      'response.created',
+      'response.in_progress',
+      'response.failed',
+    ])
+    expect(events.at(-1)!.response.error).toMatchObject({ code: 'upstream_http' })
+    // The SDK's stream helper reads the failure as the response's end, not as a transport error.
+    suite.model.script({ status: 400, body: { error: { message: 'bad key' } } })
+    const stream = await openai().responses.create({ model: 'mika', input: 'Hi', stream: true })
+    const types: string[] = []
+    for await (const event of stream) types.push(event.type)
+    expect(types.at(-1)).toBe('response.failed')
   })
 
   it('ends a stream cut by the upstream with response.failed and a string code', async () => {

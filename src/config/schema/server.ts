@@ -184,6 +184,36 @@ export const serverSchema = z
           .describe(
             'Most sessions one WebSocket connection, or one origin of `POST /api/sessions/:id/audience` (see audience_requests_per_minute), may keep live for turns the server starts by itself (idle and audience turns); following more is refused with an error frame, lines for more with 429 `rate_limited`. A session stops counting when it stops being live: the connection closes, or nothing more is to start there.',
           ),
+        v1_input_items: z
+          .int()
+          .min(1)
+          .max(1_000_000)
+          .default(2000)
+          .describe(
+            'Most `messages` of one `/v1/chat/completions` request, or `input` items of one `/v1/responses` request; a request with more is refused with 400 before any work.',
+          ),
+        v1_instructions_chars: z
+          .int()
+          .min(1)
+          .max(100_000_000)
+          .default(256 * 1024)
+          .describe(
+            "Most characters of the client's instructions in one `/v1` request: `instructions` of `/v1/responses`, the `system` and `developer` messages of `/v1/chat/completions` together; more is refused with 400 before any work.",
+          ),
+        v1_tools: z
+          .int()
+          .min(0)
+          .max(10_000)
+          .default(128)
+          .describe('Most `tools` of one `/v1` request; more is refused with 400 before any work.'),
+        v1_tool_schema_bytes: z
+          .int()
+          .min(64)
+          .max(100_000_000)
+          .default(64 * 1024)
+          .describe(
+            "Most bytes of one tool's `parameters` (its JSON schema, as JSON) in a `/v1` request; a larger one is refused with 400 before any work.",
+          ),
       })
       .prefault({})
       .describe(

@@ -40,7 +40,7 @@ describe('createEmotionDialectWriter', () => {
       { name: 'sad', intensity: 1 },
     ])
     expect(content.replace(/<\|[\s\S]*?\|>/g, '')).toBe('Hello! Nice to see you. But I missed you.')
-    expect(content.startsWith('<|ACT ')).toBe(true)
+    expect(content.startsWith('<|ACT:{')).toBe(true)
   })
 
   it('act: the default emotion opens a reply that never names one; emotion_names wins over meaning', () => {
@@ -78,7 +78,7 @@ describe('createEmotionDialectWriter', () => {
   it('writeWhole: one emotion → its tag and the final text; changes → the streamed content; nothing streamed → the final emotion', () => {
     const single = write('act', [{ text: 'raw' }, { emotion: '开心' }])
     expect(single.writer.writeWhole('final text', single.content, '开心')).toBe(
-      '<|ACT {"emotion":{"name":"happy","intensity":1}}|>final text',
+      '<|ACT:{"emotion":{"name":"happy","intensity":1}}|>final text',
     )
     const changed = write('bracket', reply)
     expect(changed.writer.writeWhole('ignored', changed.content, '难过')).toBe(changed.content)

@@ -1,7 +1,7 @@
 /**
  * The emotion of a reply in the dialect a front end reads (`server.clients[].profile.emotion`):
  * - `field`: an extra `emotion` field beside the content (charpipe's own clients);
- * - `act`: AIRI's inline `<|ACT {"emotion":{"name":"happy","intensity":1}}|>` token, at the start of
+ * - `act`: AIRI's inline `<|ACT:{"emotion":{"name":"happy","intensity":1}}|>` token, at the start of
  *   the content and again where the emotion changes (AIRI's stage sets the expression only from these);
  * - `bracket`: Open-LLM-VTuber's inline `[name]` before the text it applies to (the keys of its
  *   model's `emotionMap`);
@@ -14,6 +14,8 @@
  */
 
 import type { ServerClientConfig } from '../../config/schema.js'
+import { writeActToken } from '../../reply/act-token-grammar.js'
+import { writeBracketTag } from '../../reply/bracket-tag-grammar.js'
 import { translateEmotionLabel } from '../../shared/language/emotion-labels.js'
 import { convertEmotionToAiri } from './convert-emotion-to-airi.js'
 
@@ -48,14 +50,14 @@ export interface EmotionDialectWriter {
   writeWhole(finalText: string, streamedContent: string, finalEmotion: string): string
 }
 
-/** AIRI's token for one expression name. */
+/** AIRI's token for one expression name (the grammar the reply parser reads it by). */
 export function formatActToken(name: string): string {
-  return `<|ACT ${JSON.stringify({ emotion: { name, intensity: 1 } })}|>`
+  return writeActToken({ name, intensity: 1 })
 }
 
-/** Open-LLM-VTuber's inline key for one expression name. */
+/** Open-LLM-VTuber's inline key for one expression name (the grammar the reply parser reads it by). */
 export function formatBracketTag(name: string): string {
-  return `[${name}]`
+  return writeBracketTag(name)
 }
 
 export function createEmotionDialectWriter(options: CreateEmotionDialectWriterOptions): EmotionDialectWriter {

@@ -33,6 +33,8 @@ export interface PrepareOpenAITurnOptions {
   clientTools?: ToolDefinition[]
   /** The call the request's `tool_choice` requires of the model. */
   toolChoice?: RequiredToolChoice
+  /** Nothing of a session is read or stored, whatever the profile says (`store: false`). */
+  stateless?: boolean
 }
 
 export type PrepareOpenAITurnResult =
@@ -60,11 +62,12 @@ export async function prepareOpenAITurn(options: PrepareOpenAITurnOptions): Prom
     model: options.model,
   })
   if (!plan.ok) return { ok: false, response: respondBadRequest(context, plan.message) }
-  const { stateless, clientPrompt } = plan
+  const { clientPrompt } = plan
+  const stateless = plan.stateless || options.stateless === true
   // A stateless request still gets a session of its own for this request alone (turns of one
   // session interrupt each other), nothing read or stored.
   let session = `~v1~${randomUUID()}`
-  if (plan.session !== undefined) {
+  if (plan.session !== undefined && !stateless) {
     const resolved = resolveRequestSession(context, dependencies.sessionOwners, plan.session)
     if (resolved.response) return { ok: false, response: resolved.response }
     session = resolved.session
@@ -80,7 +83,7 @@ export async function prepareOpenAITurn(options: PrepareOpenAITurnOptions): Prom
   const emotionWriter = createClientEmotionWriter(config, profile, character)
   // The store keeps this client's conversation: the same last question resent is a regenerate.
   const replaces =
-    plan.serverHistory && turn.clientPrompt
+    plan.serverHistory && turn.clientPrompt && !stateless
       ? await readRegeneratedTurn({
           charpipe: dependencies.charpipe,
           session,

@@ -3,7 +3,8 @@
  * of Open Responses events (numbered by `sequence_number`, in the order the official SDK's stream
  * helper accumulates them: an item is added before its content, a content part before its deltas,
  * everything is done before `response.completed`) and the final resource. A non-streamed answer
- * runs the same builder and sends only the resource, so both always agree.
+ * runs the same builder and sends only the resource, so both always agree. `close` settles the
+ * response and `end` says so, apart: the response is stored between them (store first, then tell).
  */
 import { randomUUID } from 'node:crypto'
 import type { CharpipeEvent } from '../../shared/events.js'
@@ -44,6 +45,8 @@ export interface FinishResponseOptions {
   /** The reply was cut (barge-in, the session's next input): the response is incomplete. */
   interrupted?: boolean
   failure?: TurnFailure
+  /** The client left after this many events: the output keeps only what they carried. */
+  writtenEvents?: number
 }
 
 function itemId(prefix: string): string {
@@ -62,6 +65,19 @@ export function createResponseBuilder(options: ResponseBuilderOptions) {
   const writer = options.emotionWriter
   /** Whether the turn streamed any text (a turn answered again from the store streams none). */
   let wroteText = false
+  /** Each text delta's event, for a response kept only as far as its client read. */
+  const deltas: { sequence: number; item: MessageOutputItem; text: string }[] = []
+  /** The event that added each output item. */
+  const addedAt = new Map<ResponseOutputItem, number>()
+
+  /** Keeps of the output only what the first `count` events carried. */
+  function keepWritten(count: number): void {
+    const kept = output.filter((item) => (addedAt.get(item) ?? 0) < count)
+    output.splice(0, output.length, ...kept)
+    for (const item of output) if (item.type === 'message') item.content[0]!.text = ''
+    for (const delta of deltas)
+      if (delta.sequence < count && delta.item.content[0]) delta.item.content[0].text += delta.text
+  }
 
   const resource = (): ResponseResource =>
     createResponseResource({
@@ -95,6 +111,7 @@ export function createResponseBuilder(options: ResponseBuilderOptions) {
       }
       open = { item, index: output.length }
       output.push(item)
+      addedAt.set(item, sequence)
       events.push(
         event('response.output_item.added', { output_index: open.index, item: structuredClone(item) }),
       )
@@ -109,6 +126,7 @@ export function createResponseBuilder(options: ResponseBuilderOptions) {
       )
     }
     open.item.content[0]!.text += text
+    deltas.push({ sequence, item: open.item, text })
     events.push(
       event('response.output_text.delta', {
         item_id: open.item.id,
@@ -158,6 +176,7 @@ export function createResponseBuilder(options: ResponseBuilderOptions) {
     }
     const index = output.length
     output.push(item)
+    addedAt.set(item, sequence)
     events.push(event('response.output_item.added', { output_index: index, item: structuredClone(item) }))
     item.arguments = args
     events.push(
@@ -197,14 +216,18 @@ export function createResponseBuilder(options: ResponseBuilderOptions) {
       }
       return []
     },
-    /** Closes the open item and ends the response: completed, incomplete or failed. */
-    finish(finish: FinishResponseOptions): ResponseStreamEvent[] {
+    /**
+     * Closes the open item and settles the response: completed, incomplete or failed. A response
+     * whose client left keeps only what was written to it (`writtenEvents`: the events before it left).
+     */
+    close(finish: FinishResponseOptions): ResponseStreamEvent[] {
       if (finish.emotion) emotion = finish.emotion
       const cut = finish.failure !== undefined || finish.interrupted === true
       const tail = wroteText
         ? writer.end(emotion ?? '')
         : writer.writeWhole(finish.text ?? '', '', emotion ?? '')
       const events = [...addText(tail), ...closeText(cut ? 'incomplete' : 'completed')]
+      if (finish.writtenEvents !== undefined) keepWritten(finish.writtenEvents)
       if (finish.failure) {
         status = 'failed'
         extra = { error: { code: finish.failure.code, message: finish.failure.message } }
@@ -215,13 +238,18 @@ export function createResponseBuilder(options: ResponseBuilderOptions) {
         }
       }
       if (finish.usage) extra.usage = finish.usage
-      const type = { failed: 'response.failed', incomplete: 'response.incomplete' }[status as string]
-      events.push(event(type ?? 'response.completed', { response: resource() }))
       return events
     },
-    /** An `error` event: the stream broke where no response event can say so. */
-    error(error: { code: string; message: string }): ResponseStreamEvent {
-      return event('error', { error })
+    /** Fails a settled response (its store failed): `end` then says `response.failed`. */
+    fail(failure: { code: string; message: string }): void {
+      status = 'failed'
+      const { usage } = extra
+      extra = { error: { code: failure.code, message: failure.message }, ...(usage ? { usage } : {}) }
+    },
+    /** The response's last event: `response.completed`, `response.incomplete` or `response.failed`. */
+    end(): ResponseStreamEvent {
+      const type = { failed: 'response.failed', incomplete: 'response.incomplete' }[status as string]
+      return event(type ?? 'response.completed', { response: resource() })
     },
     resource,
   }

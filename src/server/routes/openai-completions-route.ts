@@ -20,39 +20,29 @@
  * A failure that a retry cannot mend (a bad request, an unknown model, the provider refusing the
  * server's key or request) carries `x-should-retry: false`, which the official SDKs obey instead
  * of retrying by status. `usage` is the model's own when it reports one, else the messages sent
- * and the reply estimated.
+ * and the reply estimated. The answer is one wire format (create-chat-completions-format.ts) run by
+ * the `/v1` driver (drive-wire-turn.ts); a stream the client leaves stores the text it was sent.
  */
 import { randomUUID } from 'node:crypto'
 import type { Hono } from 'hono'
 import { streamSSE } from 'hono/streaming'
-import type { CharpipeEvent, LlmDoneEvent, ToolCallEvent } from '../../shared/events.js'
 import type { ToolDefinition } from '../../shared/messages.js'
 import { boundReaderOf } from '../bound-stream-writes.js'
 import { respondBadRequest } from '../error-response.js'
-import { createToolChoiceCheck } from '../openai/check-tool-choice.js'
+import { createChatCompletionsFormat } from '../openai/create-chat-completions-format.js'
+import { collectWireTurn, createSentText, driveWireTurn } from '../openai/drive-wire-turn.js'
+import { findRequestBoundBreach } from '../openai/find-request-bound-breach.js'
 import { holdUntilFirstText } from '../openai/hold-until-first-text.js'
 import { useFinalRefusalHeader } from '../openai/mark-final-refusal.js'
 import { prepareOpenAITurn } from '../openai/prepare-openai-turn.js'
 import { readOpenAIMessages } from '../openai/read-openai-messages.js'
 import { readToolChoice } from '../openai/read-tool-choice.js'
-import {
-  convertToOpenAIError,
-  isTurnFailure,
-  missingDone,
-  sendOpenAIError,
-  type TurnFailure,
-  unexpectedStreamFailure,
-} from '../openai/send-openai-error.js'
+import { missingDone, sendOpenAIError, unexpectedStreamFailure } from '../openai/send-openai-error.js'
 import { startOpenAITurn } from '../openai/start-openai-turn.js'
+import { createTurnTally } from '../openai/wire-format.js'
 import { readJsonBody } from '../read-json-body.js'
 import { type OpenAICompletionBody, openAICompletionBodySchema } from '../request-schemas.js'
 import type { ServerDependencies } from '../server-dependencies.js'
-
-interface WireToolCall {
-  id: string
-  type: 'function'
-  function: { name: string; arguments: string }
-}
 
 function convertChatTools(tools: NonNullable<OpenAICompletionBody['tools']>): ToolDefinition[] {
   return tools.map(({ function: tool }) => ({
@@ -62,16 +52,14 @@ function convertChatTools(tools: NonNullable<OpenAICompletionBody['tools']>): To
   }))
 }
 
-/** A call of the client's tool as Chat Completions writes it: the arguments as JSON text. */
-function convertToWireToolCall(call: ToolCallEvent): WireToolCall {
-  const text = typeof call.arguments === 'string' ? call.arguments : JSON.stringify(call.arguments ?? {})
-  return { id: call.id, type: 'function', function: { name: call.name, arguments: text } }
-}
-
 export function registerOpenAICompletionsRoute(app: Hono, dependencies: ServerDependencies): void {
   useFinalRefusalHeader(app, '/v1/chat/completions')
   app.post('/v1/chat/completions', dependencies.admit('v1'), async (context) => {
-    const body = await readJsonBody(context, openAICompletionBodySchema)
+    const bounds = dependencies.configManager.current().server.limits
+    const body = await readJsonBody(context, openAICompletionBodySchema, (value) => {
+      const breach = findRequestBoundBreach({ endpoint: 'chat_completions', body: value, bounds })
+      return breach ? respondBadRequest(context, breach.message) : undefined
+    })
     if (!body.ok) return body.response
     const request = body.value
     const toolChoice = readToolChoice(convertChatTools(request.tools ?? []), request.tool_choice)
@@ -90,137 +78,52 @@ export function registerOpenAICompletionsRoute(app: Hono, dependencies: ServerDe
     })
     if (!prepared.ok) return prepared.response
     const { model, emotionWriter } = prepared
-    const id = `chatcmpl-${randomUUID()}`
-    const created = Math.floor(Date.now() / 1000)
-    const turn = startOpenAITurn(context, dependencies, prepared.input)
-    const toolChoiceCheck = createToolChoiceCheck(toolChoice.required)
-    // The model's calls of the client's tools: the answer ends with them, for the client to run.
-    const toolCalls: WireToolCall[] = []
-    const finishReason = (done: LlmDoneEvent) =>
-      toolCalls.length > 0 ? 'tool_calls' : done.interrupted ? 'length' : 'stop'
-    const usageFor = (done: LlmDoneEvent) => {
-      const tokens = turn.countTokens(done)
-      return {
-        prompt_tokens: tokens.prompt,
-        completion_tokens: tokens.completion,
-        total_tokens: tokens.prompt + tokens.completion,
-        ...(tokens.cached !== undefined ? { prompt_tokens_details: { cached_tokens: tokens.cached } } : {}),
-      }
-    }
+    const sent = createSentText()
+    // Not streamed, a client that leaves has been sent nothing.
+    const readSent = request.stream ? sent.readText : () => ''
+    const turn = startOpenAITurn(context, dependencies, prepared.input, { readSent })
+    const format = createChatCompletionsFormat({
+      id: `chatcmpl-${randomUUID()}`,
+      created: Math.floor(Date.now() / 1000),
+      model,
+      emotionWriter,
+      includeUsage: request.stream_options?.include_usage === true,
+      countUsage: (done) => {
+        const tokens = turn.countTokens(done)
+        return {
+          prompt_tokens: tokens.prompt,
+          completion_tokens: tokens.completion,
+          total_tokens: tokens.prompt + tokens.completion,
+          ...(tokens.cached !== undefined ? { prompt_tokens_details: { cached_tokens: tokens.cached } } : {}),
+        }
+      },
+    })
+    const tally = createTurnTally(toolChoice.required)
 
     if (!request.stream) {
-      let done: LlmDoneEvent | undefined
-      let failure: TurnFailure | undefined
-      let streamedContent = ''
-      for (let next = await turn.events.next(); !next.done; next = await turn.events.next()) {
-        const event = next.value
-        toolChoiceCheck.observe(event)
-        if (event.type === 'tool_call' && event.client) toolCalls.push(convertToWireToolCall(event))
-        if (event.type === 'llm_error' && isTurnFailure(event)) failure = event
-        if (event.type === 'llm_chunk') streamedContent += emotionWriter.writeText(event.text)
-        if (event.type === 'llm_emotion' || event.type === 'llm_sentence')
-          streamedContent += emotionWriter.writeEmotion(event.emotion)
-        if (event.type === 'llm_done') {
-          done = event
-          streamedContent += emotionWriter.end(event.emotion)
-        }
-      }
-      if (done && !failure) failure = toolChoiceCheck.unmet(done)
+      const ending = await collectWireTurn({ events: turn.events, format, tally })
       // A reply cut by a failure is not a completion: the client gets the error, as from OpenAI.
-      if (failure || !done) return sendOpenAIError(context, failure ?? missingDone)
-      const content = emotionWriter.writeWhole(done.text, streamedContent, done.emotion)
-      return context.json({
-        id,
-        object: 'chat.completion',
-        created,
-        model,
-        choices: [
-          {
-            index: 0,
-            message: {
-              role: 'assistant',
-              content: content || toolCalls.length === 0 ? content : null,
-              ...(toolCalls.length > 0 ? { tool_calls: toolCalls } : {}),
-              ...(emotionWriter.usesField ? { emotion: done.emotion } : {}),
-              refusal: null,
-            },
-            finish_reason: finishReason(done),
-            logprobs: null,
-          },
-        ],
-        usage: usageFor(done),
-      })
+      if (ending.failure || !ending.done) return sendOpenAIError(context, ending.failure ?? missingDone)
+      return context.json(format.answer(ending.done))
     }
 
     // The response waits for the first text (or the end): a turn that fails before it says
     // anything answers with a non-2xx error, not a 200 stream.
-    const { events } = turn
-    const { held, failure: early } = await holdUntilFirstText(events)
+    const { held, failure: early } = await holdUntilFirstText(turn.events)
     if (early) return sendOpenAIError(context, early)
-
-    const includeUsage = request.stream_options?.include_usage === true
-    const chunk = (delta: Record<string, unknown>, finishReason: string | null = null) => ({
-      id,
-      object: 'chat.completion.chunk',
-      created,
-      model,
-      choices: [{ index: 0, delta, finish_reason: finishReason, logprobs: null }],
-    })
     return streamSSE(
       context,
       async (stream) => {
-        stream.onAbort(() => turn.controller.abort())
-        const reader = boundReaderOf(context, stream, dependencies)
-        await reader.writeSSE({ data: JSON.stringify(chunk({ role: 'assistant', content: '' })) })
-        let failure: TurnFailure | undefined
-        let emotion = ''
-        const sendContent = async (content: string) => {
-          if (content) await reader.writeSSE({ data: JSON.stringify(chunk({ content })) })
-        }
-        const send = async (event: CharpipeEvent) => {
-          toolChoiceCheck.observe(event)
-          if (event.type === 'llm_emotion') emotion = event.emotion
-          if (event.type === 'tool_call' && event.client) {
-            // The text before the call first, with its tag in an inline dialect.
-            await sendContent(emotionWriter.end(emotion))
-            const call = { index: toolCalls.length, ...convertToWireToolCall(event) }
-            toolCalls.push(call)
-            await reader.writeSSE({ data: JSON.stringify(chunk({ tool_calls: [call] })) })
-          } else if (event.type === 'llm_chunk' && event.text) {
-            await sendContent(emotionWriter.writeText(event.text))
-          } else if (event.type === 'llm_emotion' && emotionWriter.usesField) {
-            await reader.writeSSE({ data: JSON.stringify(chunk({ emotion: event.emotion })) })
-          } else if (event.type === 'llm_emotion' || event.type === 'llm_sentence') {
-            // An inline dialect sends the text held until its emotion was known, after its tag.
-            await sendContent(emotionWriter.writeEmotion(event.emotion))
-          } else if (event.type === 'llm_error' && isTurnFailure(event)) {
-            failure = event
-          } else if (event.type === 'llm_done') {
-            await sendContent(emotionWriter.end(event.emotion))
-            failure ??= toolChoiceCheck.unmet(event)
-            if (failure) {
-              // Cut by a failure: an error object, as OpenAI-compatible servers send, and no
-              // finish_reason that would call the reply complete.
-              await reader.writeSSE({ data: JSON.stringify({ error: convertToOpenAIError(failure) }) })
-            } else {
-              const delta = emotionWriter.usesField ? { emotion: event.emotion } : {}
-              await reader.writeSSE({ data: JSON.stringify(chunk(delta, finishReason(event))) })
-            }
-            if (includeUsage) {
-              await reader.writeSSE({
-                data: JSON.stringify({ ...chunk({}), choices: [], usage: usageFor(event) }),
-              })
-            }
-          }
-        }
-        for (const event of held) await send(event)
-        for (;;) {
-          const next = await events.next()
-          if (next.done) break
-          await send(next.value)
-        }
-        await reader.writeSSE({ data: '[DONE]' })
-        await reader.flushed()
+        stream.onAbort(turn.interrupt)
+        await driveWireTurn({
+          events: turn.events,
+          held,
+          format,
+          tally,
+          writer: boundReaderOf(context, stream, dependencies),
+          sent,
+          isClosed: () => stream.aborted,
+        })
       },
       async (error, stream) => {
         dependencies.logger.error({ err: error }, 'completion turn failed')

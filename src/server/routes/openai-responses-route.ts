@@ -1,45 +1,45 @@
 /**
- * `POST /v1/responses` and `GET /v1/responses/:id`: Open Responses (the OpenAI Responses API) on
+ * `POST /v1/responses`, `GET /v1/responses/:id` (and its `input_items`) and `DELETE`: Open Responses (the OpenAI Responses API) on
  * the same turn, sessions, memory, limits and errors as `/v1/chat/completions` (the request is read
  * by the same reader, see server/openai/). `input` items after `instructions` (the client's system
  * message) and after the conversation of `previous_response_id`; `tools` of type `function` are
  * the client's: a call comes back as a `function_call` item and its `function_call_output`
  * continues the turn; `tool_choice` says which are offered and whether a call is required
  * (read-tool-choice.ts), and a reply without a required call fails (check-tool-choice.ts).
- * Streamed, the answer is the Open Responses event stream; otherwise one response resource. A
- * response is stored (unless `store: false`) in the history store, with its own input only.
+ * Streamed, the answer is the Open Responses event stream; otherwise one response resource, both
+ * from one wire format (create-open-responses-format.ts) run by the `/v1` driver. A response is
+ * stored (unless `store: false`, which stores nothing of the turn) in the history store, with its
+ * own input only, for its owner alone (read-response-owner.ts), before the answer says it is done.
  *
- * Failures: before any output, a non-2xx with an OpenAI error object (`x-should-retry: false` when
- * a retry cannot mend it); once a stream has begun, `response.failed` with the error's string
- * code. A client that closes the stream is a barge-in: the turn ends as interrupted, stored so,
- * and the response is stored `incomplete`.
+ * Failures: a refused request, and a failed turn not streamed, are a non-2xx with an OpenAI error
+ * object (`x-should-retry: false` when a retry cannot mend it); streamed, every failure is
+ * `response.failed` after `response.created`, with the error's string code. A client that closes
+ * the stream is a barge-in: the turn ends as interrupted, stored with the text it was sent, and
+ * the response is stored `incomplete` with that text.
  */
 import { randomUUID } from 'node:crypto'
 import type { Context, Hono } from 'hono'
 import { streamSSE } from 'hono/streaming'
-import type { CharpipeEvent, LlmDoneEvent } from '../../shared/events.js'
 import type { ToolDefinition } from '../../shared/messages.js'
 import { boundReaderOf } from '../bound-stream-writes.js'
-import { createToolChoiceCheck } from '../openai/check-tool-choice.js'
-import { holdUntilFirstText } from '../openai/hold-until-first-text.js'
+import { collectWireTurn, createSentText, driveWireTurn } from '../openai/drive-wire-turn.js'
+import { findRequestBoundBreach } from '../openai/find-request-bound-breach.js'
 import { useFinalRefusalHeader } from '../openai/mark-final-refusal.js'
 import { prepareOpenAITurn } from '../openai/prepare-openai-turn.js'
 import { readOpenAIMessages } from '../openai/read-openai-messages.js'
 import { readToolChoice } from '../openai/read-tool-choice.js'
-import {
-  isTurnFailure,
-  missingDone,
-  sendOpenAIError,
-  type TurnFailure,
-  unexpectedStreamFailure,
-} from '../openai/send-openai-error.js'
+import { sendOpenAIError, type TurnFailure, unexpectedStreamFailure } from '../openai/send-openai-error.js'
 import { startOpenAITurn, type TurnTokenCounts } from '../openai/start-openai-turn.js'
+import { createTurnTally } from '../openai/wire-format.js'
 import { readJsonBody } from '../read-json-body.js'
-import { createResponseBuilder, type ResponseBuilder } from '../responses/create-response-builder.js'
+import { createOpenResponsesFormat } from '../responses/create-open-responses-format.js'
+import { createResponseBuilder } from '../responses/create-response-builder.js'
 import type { ResponseUsage } from '../responses/create-response-resource.js'
 import { convertResponseItems, normalizeResponseInput } from '../responses/read-response-input.js'
 import {
+  deleteResponseRecord,
   keepResponseRecord,
+  listInputItems,
   readResponseConversation,
   readResponseRecord,
 } from '../responses/response-record.js'
@@ -47,6 +47,12 @@ import { type FunctionToolParam, responseRequestSchema } from '../responses/resp
 import type { ServerDependencies } from '../server-dependencies.js'
 
 const responseIdPattern = /^resp_[0-9a-f]{32}$/
+
+/** What a stream or an answer says when its response could not be kept: no id that is not stored. */
+const responseNotStored: TurnFailure = {
+  code: 'store_unavailable',
+  message: 'the response could not be stored; nothing of it can be continued or read back',
+}
 
 function convertUsage(tokens: TurnTokenCounts): ResponseUsage {
   return {
@@ -80,17 +86,34 @@ const secondsNow = () => Math.floor(Date.now() / 1000)
 
 export function registerOpenAIResponsesRoute(app: Hono, dependencies: ServerDependencies): void {
   useFinalRefusalHeader(app, '/v1/responses')
+  // Another caller's response is answered as one never stored: its id tells nothing.
+  const readOwnRecord = (context: Context, id: string) =>
+    responseIdPattern.test(id) ? readResponseRecord(dependencies, context, id) : Promise.resolve(undefined)
   app.get('/v1/responses/:id', dependencies.admit('chat'), async (context) => {
     const id = context.req.param('id')
-    const record = responseIdPattern.test(id)
-      ? await readResponseRecord(dependencies, context, id)
-      : undefined
+    const record = await readOwnRecord(context, id)
     if (!record) return respondNotFound(context, id.slice(0, 80), null)
     return context.json(record.resource)
   })
+  app.get('/v1/responses/:id/input_items', dependencies.admit('chat'), async (context) => {
+    const id = context.req.param('id')
+    const record = await readOwnRecord(context, id)
+    if (!record) return respondNotFound(context, id.slice(0, 80), null)
+    return context.json(listInputItems(record))
+  })
+  app.delete('/v1/responses/:id', dependencies.admit('chat'), async (context) => {
+    const id = context.req.param('id')
+    const deleted = responseIdPattern.test(id) && (await deleteResponseRecord(dependencies, context, id))
+    if (!deleted) return respondNotFound(context, id.slice(0, 80), null)
+    return context.json({ id, object: 'response', deleted: true })
+  })
 
   app.post('/v1/responses', dependencies.admit('v1'), async (context) => {
-    const body = await readJsonBody(context, responseRequestSchema)
+    const bounds = dependencies.configManager.current().server.limits
+    const body = await readJsonBody(context, responseRequestSchema, (value) => {
+      const breach = findRequestBoundBreach({ endpoint: 'responses', body: value, bounds })
+      return breach ? respondInvalid(context, breach.message, breach.param) : undefined
+    })
     if (!body.ok) return body.response
     const request = body.value
     const previousId = request.previous_response_id ?? undefined
@@ -120,6 +143,8 @@ export function registerOpenAIResponsesRoute(app: Hono, dependencies: ServerDepe
       turn: turnRequest,
       clientTools,
       ...(toolChoice.required ? { toolChoice: toolChoice.required } : {}),
+      // `store: false` keeps nothing of the turn: no history, no memory, no record.
+      ...(request.store === false ? { stateless: true } : {}),
     })
     if (!prepared.ok) return prepared.response
 
@@ -133,95 +158,57 @@ export function registerOpenAIResponsesRoute(app: Hono, dependencies: ServerDepe
       now: secondsNow,
       emotionWriter: prepared.emotionWriter,
     })
-    // The reply text written to the client: a client that leaves has heard this much.
-    let sent = ''
-    const turn = startOpenAITurn(context, dependencies, prepared.input, { readSent: () => sent })
-    const toolChoiceCheck = createToolChoiceCheck(toolChoice.required)
-    const finishWith = (done: LlmDoneEvent | undefined, failure: TurnFailure | undefined) =>
-      builder.finish({
-        ...(done
-          ? { usage: convertUsage(turn.countTokens(done)), emotion: done.emotion, text: done.text }
-          : {}),
-        ...(done?.interrupted ? { interrupted: true } : {}),
-        ...(failure || !done ? { failure: failure ?? missingDone } : {}),
-      })
-    const keep = async (finished: ResponseBuilder) => {
-      if (!store) return
+    const sent = createSentText()
+    // Not streamed, a client that leaves has been sent nothing.
+    const readSent = request.stream ? sent.readText : () => ''
+    const turn = startOpenAITurn(context, dependencies, prepared.input, { readSent })
+    const format = createOpenResponsesFormat({
+      builder,
+      countUsage: (done) => convertUsage(turn.countTokens(done)),
+    })
+    const tally = createTurnTally(toolChoice.required)
+    // Store first, then tell: the record is kept before the answer says the response is done.
+    const settle = async (): Promise<TurnFailure | undefined> => {
+      if (!store) return undefined
       try {
         // Only this request's input: the earlier items are in the records of the chain.
-        await keepResponseRecord(dependencies, context, { resource: finished.resource(), input })
+        await keepResponseRecord(dependencies, context, { resource: builder.resource(), input })
+        return undefined
       } catch (error) {
         dependencies.logger.error({ err: error }, 'a response could not be stored')
+        return responseNotStored
       }
     }
 
     if (!request.stream) {
-      let done: LlmDoneEvent | undefined
-      let failure: TurnFailure | undefined
-      for (let next = await turn.events.next(); !next.done; next = await turn.events.next()) {
-        const event = next.value
-        builder.push(event)
-        toolChoiceCheck.observe(event)
-        if (event.type === 'llm_error' && isTurnFailure(event)) failure = event
-        if (event.type === 'llm_done') done = event
-      }
-      if (done && !failure) failure = toolChoiceCheck.unmet(done)
+      const ending = await collectWireTurn({ events: turn.events, format, tally })
       // A reply cut by a failure is not a response: the client gets the error, as from OpenAI.
-      if (failure || !done) return sendOpenAIError(context, failure ?? missingDone)
-      finishWith(done, undefined)
-      await keep(builder)
+      if (ending.failure) return sendOpenAIError(context, ending.failure)
+      const unsettled = await settle()
+      if (unsettled) return sendOpenAIError(context, unsettled)
       return context.json(builder.resource())
     }
 
-    // The stream waits for the first text (or the end): a turn that fails before it says anything
-    // answers with a non-2xx error, not a 200 stream.
-    const { held, failure: early } = await holdUntilFirstText(turn.events)
-    if (early) return sendOpenAIError(context, early)
+    // A Responses client reads every failure of a stream, the model's before any text too, as
+    // `response.failed` after `response.created`.
     return streamSSE(
       context,
       async (stream) => {
         stream.onAbort(turn.interrupt)
-        const reader = boundReaderOf(context, stream, dependencies)
-        // After a barge-in the turn still runs to its end (stored as interrupted); nothing is sent.
-        // `onWritten` runs once the last of `events` has gone to the stream.
-        const write = async (events: readonly { type: string }[], onWritten?: () => void) => {
-          for (const [index, event] of events.entries()) {
-            if (stream.aborted) return
-            const last = index === events.length - 1
-            await reader.writeSSE(
-              { event: event.type, data: JSON.stringify(event) },
-              last ? onWritten : undefined,
-            )
-          }
-        }
-        await write(builder.start())
-        let done: LlmDoneEvent | undefined
-        let failure: TurnFailure | undefined
-        const send = async (event: CharpipeEvent) => {
-          // What a client that leaves has been sent: the display text, without inline emotion tags,
-          // counted once it goes to the stream, not while it waits for a reader that lags.
-          const text = event.type === 'llm_chunk' ? event.text : ''
-          const countSent = () => {
-            if (!stream.aborted) sent += text
-          }
-          const events = builder.push(event)
-          if (text && events.length === 0) countSent()
-          await write(events, text ? countSent : undefined)
-          toolChoiceCheck.observe(event)
-          if (event.type === 'llm_error' && isTurnFailure(event)) failure = event
-          if (event.type === 'llm_done') done = event
-          if (event.type === 'llm_done' && !failure) failure = toolChoiceCheck.unmet(event)
-        }
-        for (const event of held) await send(event)
-        for (let next = await turn.events.next(); !next.done; next = await turn.events.next())
-          await send(next.value)
-        await write(finishWith(done, failure))
-        await reader.flushed()
-        await keep(builder)
+        await driveWireTurn({
+          events: turn.events,
+          format,
+          tally,
+          writer: boundReaderOf(context, stream, dependencies),
+          sent,
+          isClosed: () => stream.aborted,
+          settle,
+        })
       },
       async (error, stream) => {
         dependencies.logger.error({ err: error }, 'response turn failed')
-        const event = builder.error(unexpectedStreamFailure)
+        builder.fail(unexpectedStreamFailure)
+        const event = builder.end()
         await stream.writeSSE({ event: event.type, data: JSON.stringify(event) })
       },
     )
