@@ -77,9 +77,7 @@ export function createTwitchConnector(options: CreateTwitchConnectorOptions): Co
         shell.log('info', { channel: config.channel }, 'Twitch chat ready')
         return
       case 'NOTICE':
-        if (
-          /authentication failed|improperly formatted auth|invalid nick/i.test(message.params.at(-1) ?? '')
-        )
+        if (/authentication failed|improperly formatted auth|invalid nick/i.test(message.params.at(-1) ?? ''))
           shell.markFailed(`Twitch refused the login: ${message.params.at(-1)}`)
         return
       case 'PRIVMSG':
