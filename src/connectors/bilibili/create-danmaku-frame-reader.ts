@@ -55,19 +55,24 @@ export function createDanmakuFrameReader(options: CreateDanmakuFrameReaderOption
           detail: `danmaku frames inflated past ${perSecond} bytes this second`,
           inflatedBytes: 0,
         }
+      // A frame may take what is left of the second, never more than a frame's own allowance.
+      const allowance = Math.min(limits.maxInflatedBytes, left)
       try {
-        // A frame may take what is left of the second, never more than a frame's own allowance.
-        const decoded = readDanmakuFrame(frame, {
-          ...limits,
-          maxInflatedBytes: Math.min(limits.maxInflatedBytes, left),
-        })
+        const decoded = readDanmakuFrame(frame, { ...limits, maxInflatedBytes: allowance })
         spent += decoded.inflatedBytes
         return { ok: true, packets: decoded.packets, inflatedBytes: decoded.inflatedBytes }
       } catch (error) {
         if (!(error instanceof DanmakuFrameError)) throw error
         // What a refused frame inflated before it was refused is spent all the same.
         spent += error.inflatedBytes
-        return { ok: false, reason: error.reason, detail: error.message, inflatedBytes: error.inflatedBytes }
+        // Past what the second had left, not past a frame's own allowance: the budget refused it.
+        const overBudget = error.reason === 'inflated_too_large' && allowance < limits.maxInflatedBytes
+        return {
+          ok: false,
+          reason: overBudget ? 'inflation_budget' : error.reason,
+          detail: overBudget ? `danmaku frames inflated past ${perSecond} bytes this second` : error.message,
+          inflatedBytes: error.inflatedBytes,
+        }
       }
     },
   }
