@@ -4,6 +4,7 @@
  * Bilibili frame of about 2,400 bytes whose nested compressed packets inflated without a bound for
  * the frame. Each is now a counted refusal, and the connector reads on.
  */
+import { Writable } from 'node:stream'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { bilibiliConnectorSchema, onebotConnectorSchema } from '../../src/config/schema.js'
 import { createBilibiliConnector } from '../../src/connectors/bilibili/create-bilibili-connector.js'
@@ -14,6 +15,7 @@ import {
 } from '../../src/connectors/bilibili/danmaku-packet.js'
 import { createOnebotConnector } from '../../src/connectors/onebot/create-onebot-connector.js'
 import { createLogger } from '../../src/shared/logger.js'
+import { createManualClock } from '../../src/testing/index.js'
 import { danmakuCommand } from './__fixtures__/bilibili-commands.js'
 import { createNestedBombFrame } from './__fixtures__/danmaku-bombs.js'
 import { startFakeBilibiliLive } from './fake-bilibili-live.js'
@@ -160,5 +162,56 @@ describe('the Bilibili frame of 2,400 bytes that held the event loop', () => {
     expect(host.audienceCalls[0]?.messages[0]?.text).toBe('还在吗')
     expect(connector.status().malformed).toEqual({ inflated_too_large: 1 })
     expect(watched.errors).toEqual([])
+  })
+})
+
+describe('a flood of malformed danmaku frames', () => {
+  it('writes a warning per reason per interval, not one per frame, and counts each', async () => {
+    const lines: string[] = []
+    const lineLogger = createLogger({
+      level: 'warn',
+      format: 'json',
+      destination: new Writable({
+        write(chunk, _encoding, done) {
+          lines.push(String(chunk))
+          done()
+        },
+      }),
+    })
+    const room = await startFakeBilibiliLive({ roomId: 21452505, ownerUid: 1000 })
+    cleanups.push(() => room.close())
+    const host = createFakeConnectorHost()
+    const config = bilibiliConnectorSchema.parse({
+      name: 'live',
+      room_id: 21452505,
+      url: room.url,
+      api_url: room.apiUrl,
+    })
+    const connector = createBilibiliConnector({
+      config,
+      host,
+      characterName: '小雪',
+      logger: lineLogger,
+      backoff,
+      // The warnings' interval is read from this clock: it never passes while the flood arrives.
+      clock: createManualClock(),
+    })
+    cleanups.push(() => connector.close())
+    await vi.waitFor(() => expect(connector.status().state).toBe('ready'))
+    const frames = Array.from({ length: 3000 }, (_, index) =>
+      // A header that claims more bytes than the frame holds, and a packet of command junk.
+      index % 2 === 0
+        ? Buffer.from([0, 0, 1, 0, 0, 16, 0, 0, 0, 0, 0, 5, 0, 0, 0, 1])
+        : Buffer.concat([
+            Buffer.from([0, 0, 0, 19, 0, 16, 0, 0, 0, 0, 0, 5, 0, 0, 0, 1]),
+            Buffer.from('{x]'),
+          ]),
+    )
+    for (const frame of frames) room.sendRaw(frame)
+    room.send([danmakuCommand({ uid: 1, idStr: 'after-flood', text: '刷屏之后' })])
+    await vi.waitFor(() => expect(host.audienceCalls).toHaveLength(1))
+    expect(connector.status().malformed).toEqual({ truncated: 1500, not_json: 1500 })
+    const warnings = lines.filter((line) => line.includes('cannot be read'))
+    expect(warnings).toHaveLength(2)
   })
 })
