@@ -16,7 +16,7 @@ import {
  * Inflated bytes one connection may read in a second, all frames together: twice a frame's own
  * allowance, a thousand times what a busy room sends.
  */
-export const maxInflatedBytesPerSecond = 2 * danmakuFrameLimits.maxInflatedBytes
+const maxInflatedBytesPerSecond = 2 * danmakuFrameLimits.maxInflatedBytes
 
 export type DanmakuFrameReadResult =
   | { ok: true; packets: DanmakuPacket[]; inflatedBytes: number }
