@@ -113,4 +113,28 @@ describe('guardConnectorHost', () => {
     advance(60_000)
     expect(admitIdle?.()).toBe(true)
   })
+
+  it('never throws while describing what the host threw, whatever it threw', async () => {
+    const odd = Object.assign(new Error('x'), { message: { toString: 1 } })
+    for (const thrown of [odd, { toString: 1 }, null]) {
+      const { guarded, lines } = setUp({
+        audience: {
+          send: () => {
+            throw thrown
+          },
+        },
+        run: () => {
+          throw thrown
+        },
+      })
+      expect(guarded.audience.send({ session: 'twitch:tw:chan', messages: [line('m')] })).toEqual({
+        accepted: 0,
+        dropped: [],
+      })
+      await expect(
+        guarded.run({ session: 'twitch:tw:chan', text: 'hi' }, { onEvent: () => {} }),
+      ).resolves.toBe(undefined)
+      expect(lines[0]).toMatchObject({ reason: 'the message was refused' })
+    }
+  })
 })

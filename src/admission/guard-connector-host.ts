@@ -31,8 +31,10 @@ export interface GuardConnectorHostOptions {
   now?: () => number
 }
 
+/** The reason of a refusal; an error whose message is not text (or a thrown non-error) is named generically. */
 function describeError(error: unknown): string {
-  return error instanceof Error ? error.message.slice(0, 300) : 'the message was refused'
+  const message = error instanceof Error ? (error.message as unknown) : undefined
+  return typeof message === 'string' ? message.slice(0, 300) : 'the message was refused'
 }
 
 export function guardConnectorHost(options: GuardConnectorHostOptions): GuardedHost {

@@ -45,6 +45,11 @@ export interface ConnectorStatus {
   messages_out: number
   /** Messages the host refused (a full queue, a turn limit): dropped, the link kept. */
   messages_refused?: number
+  /**
+   * What it received that could not be read (an event with fields of the wrong kind, a frame cut
+   * short or inflating past its bounds), dropped and counted by reason; the link is kept.
+   */
+  malformed?: Record<string, number>
   /** Platform events counted (Bilibili: entered, followed, silver gifts and danmaku below the user level, none of them a turn; thank-you lines sent, one turn a window). */
   counted?: Record<string, number>
 }

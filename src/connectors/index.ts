@@ -4,6 +4,8 @@
  * audience messages and one more consumer of a session's turn events: it turns platform messages
  * into the `audience` input of the session's selector and the selector's replies back into platform
  * messages. It owns its link (reconnects, backoff, a bounded outbox) and nothing of the turn.
+ * What every connector is around its wire code (state, counts, follows, masked and rate-limited
+ * warnings, and the one guard nothing it receives can throw past) is `create-connector-shell.ts`.
  */
 export type {
   AudienceMessageInput,

@@ -1,14 +1,19 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
+import { createDanmakuFrameReader } from '../../src/connectors/bilibili/create-danmaku-frame-reader.js'
 import {
+  type DanmakuFrameError,
   DanmakuOperation,
   DanmakuProtocol,
+  danmakuFrameLimits,
   decodeDanmakuFrame,
   encodeAuthPacket,
   encodeCompressedPackets,
   encodeDanmakuPacket,
   encodeHeartbeatPacket,
+  readDanmakuFrame,
 } from '../../src/connectors/bilibili/danmaku-packet.js'
+import { createInflationBomb, nestCompressed } from './__fixtures__/danmaku-bombs.js'
 
 const plainPacket = fc.record({
   protocol: fc.constantFrom(DanmakuProtocol.json, DanmakuProtocol.number),
@@ -87,5 +92,70 @@ describe('danmaku packets', () => {
   it('refuses a compressed body that is not what its protocol says', () => {
     const bogus = encodeDanmakuPacket({ protocol: 2, operation: 5, body: Buffer.from('not zlib') })
     expect(() => decodeDanmakuFrame(bogus)).toThrow()
+  })
+})
+
+describe('what reading one frame may cost', () => {
+  const plain = (body: string) => ({ protocol: 0, operation: 5, body: Buffer.from(body) })
+  const limits = { maxInflatedBytes: 64 * 1024, maxPackets: 50, maxDepth: 3 }
+
+  it('opens packets nested as deep as the bound, and refuses one level deeper', () => {
+    const inner = encodeDanmakuPacket(plain('{"cmd":"LIVE"}'))
+    expect(decodeDanmakuFrame(nestCompressed(inner, limits.maxDepth), limits)).toEqual([
+      plain('{"cmd":"LIVE"}'),
+    ])
+    expect(() => decodeDanmakuFrame(nestCompressed(inner, limits.maxDepth + 1), limits)).toThrow(
+      expect.objectContaining({ reason: 'too_deep' }),
+    )
+    // The default bound holds as well: a frame nested past it is refused, however small.
+    expect(() => decodeDanmakuFrame(nestCompressed(inner, danmakuFrameLimits.maxDepth + 1))).toThrow(
+      expect.objectContaining({ reason: 'too_deep' }),
+    )
+    expect(decodeDanmakuFrame(nestCompressed(inner, danmakuFrameLimits.maxDepth))).toHaveLength(1)
+  })
+
+  it('counts every packet of the frame, compressed ones and the ones inside them', () => {
+    const packets = Array.from({ length: limits.maxPackets }, (_, index) => plain(String(index)))
+    expect(decodeDanmakuFrame(Buffer.concat(packets.map(encodeDanmakuPacket)), limits)).toHaveLength(50)
+    expect(() =>
+      decodeDanmakuFrame(Buffer.concat([...packets, plain('one more')].map(encodeDanmakuPacket)), limits),
+    ).toThrow(expect.objectContaining({ reason: 'too_many_packets' }))
+    // The compressed packet is a packet too: 50 inside it and itself are 51.
+    expect(() => decodeDanmakuFrame(encodeCompressedPackets(packets, 3), limits)).toThrow(
+      expect.objectContaining({ reason: 'too_many_packets' }),
+    )
+  })
+
+  it('holds all compressed bodies of a frame to one allowance, each within it on its own', () => {
+    const bomb = createInflationBomb(40 * 1024, 2)
+    expect(readDanmakuFrame(bomb, limits).inflatedBytes).toBe(40 * 1024)
+    let refusal: DanmakuFrameError | undefined
+    try {
+      readDanmakuFrame(Buffer.concat([bomb, createInflationBomb(40 * 1024, 3)]), limits)
+    } catch (error) {
+      refusal = error as DanmakuFrameError
+    }
+    expect(refusal?.reason).toBe('inflated_too_large')
+    expect(refusal?.inflatedBytes).toBeLessThanOrEqual(limits.maxInflatedBytes)
+  })
+
+  it('holds one connection to its inflated bytes per second, and starts over the next second', () => {
+    let now = 5000
+    const reader = createDanmakuFrameReader({
+      now: () => now,
+      limits,
+      maxInflatedBytesPerSecond: 100 * 1024,
+    })
+    const frame = createInflationBomb(40 * 1024, 3)
+    expect(reader.read(frame)).toMatchObject({ ok: true, inflatedBytes: 40 * 1024 })
+    expect(reader.read(frame)).toMatchObject({ ok: true })
+    // 20 KiB are left of the second: this frame needs 40.
+    expect(reader.read(frame)).toMatchObject({ ok: false, reason: 'inflation_budget' })
+    expect(reader.read(encodeDanmakuPacket(plain('{}')))).toMatchObject({
+      ok: false,
+      reason: 'inflation_budget',
+    })
+    now += 1000
+    expect(reader.read(frame)).toMatchObject({ ok: true })
   })
 })

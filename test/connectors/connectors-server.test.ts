@@ -11,6 +11,7 @@ import { startServerOverModel, type TestServer } from '../server/start-test-serv
 import { openTestSocket } from '../server/websocket-client.js'
 import { type FakeOnebot, startFakeOnebot } from './fake-onebot-implementation.js'
 import { type FakeTwitchChat, startFakeTwitchChat } from './fake-twitch-chat.js'
+import { watchProcessErrors } from './watch-process-errors.js'
 
 let model: MockModelServer
 let server: TestServer | undefined
@@ -126,6 +127,76 @@ describe('connectors in the server', () => {
       messages_out: 1,
     })
     expect(JSON.stringify(status)).not.toContain('secret')
+  })
+
+  it('reads on past events it cannot read, on both links, and counts them in GET /api/connectors', async () => {
+    const watched = watchProcessErrors()
+    try {
+      const forward = await startFakeOnebot({ accessToken: 'forward-secret' })
+      fakes.push(forward)
+      server = await startServerOverModel(model.url, [
+        'character:',
+        '  name: 小雪',
+        'connectors:',
+        '  onebot:',
+        '    - name: qq',
+        `      url: ${forward.url}`,
+        '      access_token: forward-secret',
+        '      groups: [123]',
+        '      private: true',
+        '    - name: rev',
+        '      listen: /onebot/rev',
+        '      access_token: reverse-secret',
+        '      groups: [456]',
+        '      private: true',
+      ])
+      const running = server
+      const reverse = await startFakeOnebot({
+        accessToken: 'reverse-secret',
+        reverseUrl: `${running.url.replace('http', 'ws')}/onebot/rev`,
+      })
+      fakes.push(reverse)
+      const readStatus = async () =>
+        (await fetch(`${running.url}/api/connectors`).then((response) => response.json())) as {
+          connectors: { state: string; messages_in: number; malformed?: Record<string, number> }[]
+        }
+      await vi.waitFor(async () =>
+        expect((await readStatus()).connectors.map((connector) => connector.state)).toEqual([
+          'ready',
+          'ready',
+        ]),
+      )
+      const event = (fields: Record<string, unknown>) =>
+        JSON.stringify({
+          time: 1,
+          self_id: 10001,
+          post_type: 'message',
+          message_type: 'group',
+          message_id: 900,
+          user_id: 42,
+          sender: { nickname: 'a' },
+          ...fields,
+        })
+      forward.sendRaw(event({ group_id: 123, message: [null] }))
+      forward.sendRaw(event({ group_id: 123, message_id: { toString: 1 }, message: 'hi' }))
+      forward.sendRaw(event({ message_type: 'private', message_id: 901, message: [null] }))
+      reverse.sendRaw(event({ message_type: 'private', message_id: 902, message: [null] }))
+      reverse.sendRaw(event({ group_id: 456, message_id: 903, message: [null] }))
+      forward.sendGroupMessage({ groupId: 123, userId: 7, message: '还在吗' })
+      reverse.sendGroupMessage({ groupId: 456, userId: 7, message: '还在吗' })
+      await vi.waitFor(async () =>
+        expect((await readStatus()).connectors.map((connector) => connector.messages_in)).toEqual([1, 1]),
+      )
+      const status = await readStatus()
+      expect(status.connectors.map((connector) => connector.malformed)).toEqual([
+        { no_segments: 2, no_message_id: 1 },
+        { no_segments: 2 },
+      ])
+      expect(status.connectors.map((connector) => connector.state)).toEqual(['ready', 'ready'])
+      expect(watched.errors).toEqual([])
+    } finally {
+      watched.stop()
+    }
   })
 
   it('refuses a reverse connection without the token or the Universal role', async () => {

@@ -57,6 +57,8 @@ export interface FakeBilibiliLive {
   signedAt: number[]
   /** Sends commands to every authenticated client, in one frame. */
   send(commands: unknown[], protocol?: 0 | 2 | 3): void
+  /** Sends one binary frame as it is (a broken one, a bomb) to every authenticated client. */
+  sendRaw(frame: Buffer): void
   connectedCount(): number
   kill(): Promise<void>
   restart(): Promise<void>
@@ -100,6 +102,9 @@ export async function startFakeBilibiliLive(options: {
         protocol === 0
           ? Buffer.concat(packets.map(encodeDanmakuPacket))
           : encodeCompressedPackets(packets, protocol)
+      for (const socket of sockets) socket.send(frame)
+    },
+    sendRaw(frame) {
       for (const socket of sockets) socket.send(frame)
     },
     connectedCount: () => sockets.size,

@@ -21,6 +21,8 @@ export interface FakeTwitchChat {
   /** Logins that joined, in order. */
   joins: string[]
   say(line: ChatLine): void
+  /** Sends text as it is (a broken line, several lines) to every logged-in client. */
+  sendRaw(text: string): void
   ping(): void
   /** Asks clients to reconnect (as Twitch does before maintenance). */
   requestReconnect(): void
@@ -88,6 +90,7 @@ export async function startFakeTwitchChat(options: {
         `${tags}:${line.login}!${line.login}@${line.login}.tmi.twitch.tv PRIVMSG #${options.channel} :${line.text}\r\n`,
       )
     },
+    sendRaw: send,
     ping: () => send('PING :tmi.twitch.tv\r\n'),
     requestReconnect: () => send(':tmi.twitch.tv RECONNECT\r\n'),
     connectedCount: () => sockets.size,

@@ -25,6 +25,11 @@ export interface BilibiliCookie {
   /** The CSRF value (`bili_jct`) `msg/send` needs. */
   csrf: string
   buvid: string
+  /**
+   * What must never be shown: the whole header and each of its values (`SESSDATA`, `bili_jct`, …)
+   * but the account's uid, each also URL-decoded (an echo may decode `%2C`).
+   */
+  secrets: string[]
 }
 
 export function parseBilibiliCookie(cookie: string): BilibiliCookie {
@@ -34,11 +39,27 @@ export function parseBilibiliCookie(cookie: string): BilibiliCookie {
     if (equals > 0) values.set(pair.slice(0, equals).trim(), pair.slice(equals + 1).trim())
   }
   const uid = Number(values.get('DedeUserID') ?? 0)
+  const secrets = new Set<string>()
+  if (cookie.trim() !== '') secrets.add(cookie.trim())
+  for (const [name, value] of values) {
+    if (name === 'DedeUserID' || value === '') continue
+    secrets.add(value)
+    secrets.add(decodeCookieValue(value))
+  }
   return {
+    secrets: [...secrets],
     header: cookie.trim(),
     uid: Number.isSafeInteger(uid) && uid > 0 ? uid : 0,
     csrf: values.get('bili_jct') ?? '',
     buvid: values.get('buvid3') ?? '',
+  }
+}
+
+function decodeCookieValue(value: string): string {
+  try {
+    return decodeURIComponent(value)
+  } catch {
+    return value
   }
 }
 
@@ -91,7 +112,7 @@ export function createBilibiliApi(options: CreateBilibiliApiOptions): BilibiliAp
   const now = options.now ?? Date.now
   let wbi: { mixinKey: string; fetchedAt: number } | undefined
   const timeoutMs = options.timeoutMs ?? 10_000
-  const secrets = [options.cookie.header, options.cookie.csrf].filter((value) => value !== '')
+  const secrets = options.cookie.secrets
 
   async function call<T>(
     path: string,
@@ -115,7 +136,10 @@ export function createBilibiliApi(options: CreateBilibiliApiOptions): BilibiliAp
     } catch (error) {
       const cause = (error as Error & { cause?: { code?: string } }).cause?.code
       throw new Error(
-        `${origin}${path.split('?')[0]} could not be reached (${cause ?? (error as Error).message})`,
+        redactText(
+          `${origin}${path.split('?')[0]} could not be reached (${cause ?? (error as Error).message})`,
+          secrets,
+        ),
       )
     }
     if (!response.ok) throw new Error(`${origin}${path.split('?')[0]} answered HTTP ${response.status}`)

@@ -16,16 +16,9 @@ import { createSystemClock } from '../../audience/create-system-clock.js'
 import type { AudienceStanding } from '../../audience/types.js'
 import type { BilibiliConnectorConfig } from '../../config/schema.js'
 import type { Logger } from '../../shared/logger.js'
-import { redactText } from '../../shared/redact.js'
 import { createBoundedSet } from '../bounded-set.js'
-import type {
-  AudienceMessageInput,
-  Connector,
-  ConnectorClock,
-  ConnectorHost,
-  ConnectorStatus,
-  FollowedEvent,
-} from '../connector-host.js'
+import type { AudienceMessageInput, Connector, ConnectorClock, ConnectorHost } from '../connector-host.js'
+import { createConnectorShell } from '../create-connector-shell.js'
 import { type Backoff, keepSocketConnected } from '../keep-socket-connected.js'
 import { splitReplyText } from '../split-reply-text.js'
 import { type BilibiliCommandResult, convertBilibiliCommand } from './convert-bilibili-command.js'
@@ -35,13 +28,9 @@ import {
   createBilibiliApi,
   parseBilibiliCookie,
 } from './create-bilibili-api.js'
+import { createDanmakuFrameReader } from './create-danmaku-frame-reader.js'
 import { createThankYouWindow, thankYouEventOf } from './create-thank-you-window.js'
-import {
-  DanmakuOperation,
-  decodeDanmakuFrame,
-  encodeAuthPacket,
-  encodeHeartbeatPacket,
-} from './danmaku-packet.js'
+import { DanmakuOperation, encodeAuthPacket, encodeHeartbeatPacket } from './danmaku-packet.js'
 import { weighBilibiliFan } from './weigh-bilibili-fan.js'
 
 export const danmakuHeartbeatMs = 30_000
@@ -68,12 +57,10 @@ export interface CreateBilibiliConnectorOptions {
 }
 
 export function createBilibiliConnector(options: CreateBilibiliConnectorOptions): Connector {
-  const { config, host, logger } = options
+  const { config, host } = options
   const clock = options.clock ?? createSystemClock()
   const session = `bilibili:${config.name}:${config.room_id}`
-  const character = config.character || undefined
   const cookie = parseBilibiliCookie(config.cookie)
-  const secrets = [cookie.header, cookie.csrf].filter((value) => value !== '')
   const api = createBilibiliApi({
     apiUrl: config.api_url,
     cookie,
@@ -81,47 +68,52 @@ export function createBilibiliConnector(options: CreateBilibiliConnectorOptions)
     now: () => clock.now(),
   })
   const seen = createBoundedSet(5000)
-  const counted: Record<string, number> = {
-    entered: 0,
-    followed: 0,
-    silver_gift: 0,
-    below_user_level: 0,
-    thank_you: 0,
-  }
+  const frames = createDanmakuFrameReader({ now: () => clock.now() })
+  // Whole replies, so one is sent entirely or not at all: a room never sees half a sentence.
+  const outbox: { parts: string[]; queuedAt: number; started: boolean; retried: boolean }[] = []
+  let room: BilibiliRoom | undefined
+  let token = ''
+  let roomNotice: string | undefined
+  let replyNotice: string | undefined
+  let silentBeats = 0
+  let heartbeat: NodeJS.Timeout | undefined
+  let sending = false
+  let sendTimer: unknown
+
+  const shell = createConnectorShell({
+    kind: 'bilibili',
+    name: config.name,
+    character: config.character,
+    host,
+    logger: options.logger,
+    secrets: cookie.secrets,
+    linkName: 'the Bilibili danmaku link',
+    ...(config.audience ? { audience: config.audience } : {}),
+    reachable: () => shell.state === 'ready',
+    listSessions: () => [session],
+    counted: ['entered', 'followed', 'silver_gift', 'below_user_level', 'thank_you'],
+    readNotice: () => [roomNotice, replyNotice].filter(Boolean).join('; '),
+    now: () => clock.now(),
+  })
+
   const thankFor = new Set(config.thank_you.every_s > 0 ? config.thank_you.for : [])
+  let thankYouLines = 0
   const thankYou = createThankYouWindow({
     everyMs: config.thank_you.every_s * 1000,
     template: config.thank_you.template,
     clock,
     onLine(line) {
-      counted.thank_you = (counted.thank_you ?? 0) + 1
+      shell.count('thank_you')
+      thankYouLines += 1
       // The streamer's own request to the character, so it comes first (owner) like a gift would.
       offer({
-        id: `thanks:${clock.now()}:${counted.thank_you}`,
+        id: `thanks:${clock.now()}:${thankYouLines}`,
         speaker: { id: 'room', name: '直播间', role: 'owner' },
         text: line.text,
         ...(line.value > 0 ? { gift: { name: '礼物', value: line.value } } : {}),
       })
     },
   })
-  // Whole replies, so one is sent entirely or not at all: a room never sees half a sentence.
-  const outbox: { parts: string[]; queuedAt: number; started: boolean; retried: boolean }[] = []
-  let room: BilibiliRoom | undefined
-  let token = ''
-  let state: ConnectorStatus['state'] = 'connecting'
-  let lastError: string | undefined
-  let roomNotice: string | undefined
-  let replyNotice: string | undefined
-  let messagesIn = 0
-  let messagesOut = 0
-  let messagesRefused = 0
-  let silentBeats = 0
-  let heartbeat: NodeJS.Timeout | undefined
-  let sending = false
-  let sendTimer: unknown
-  let closed = false
-
-  const scrub = (text: string) => redactText(text, secrets)
 
   /** Asked before every dial: the room (it may have gone live or offline) and a fresh token. */
   const prepareConnection = async (): Promise<string> => {
@@ -134,8 +126,7 @@ export function createBilibiliConnector(options: CreateBilibiliConnectorOptions)
     } catch (error) {
       // Without a token the server still lets a guest read (names masked); with a cookie, say why.
       token = ''
-      if (cookie.uid !== 0)
-        logger.warn({ connector: config.name, reason: scrub((error as Error).message) }, 'no danmaku token')
+      if (cookie.uid !== 0) shell.log('warn', { reason: shell.describe(error) }, 'no danmaku token')
       return config.url || bilibiliDanmakuUrl
     }
   }
@@ -143,6 +134,15 @@ export function createBilibiliConnector(options: CreateBilibiliConnectorOptions)
   const stopHeartbeat = () => {
     if (heartbeat) clearInterval(heartbeat)
     heartbeat = undefined
+  }
+
+  /** One frame: refused whole past its bounds, else each packet on its own. */
+  function handleFrame(frame: Buffer) {
+    silentBeats = 0
+    const read = frames.read(frame)
+    if (!read.ok) return shell.refuse(read.reason, read.detail)
+    // One command that cannot be read costs only itself, not the rest of its frame.
+    for (const packet of read.packets) readPacket(packet.operation, packet.body)
   }
 
   const socket = keepSocketConnected({
@@ -163,44 +163,27 @@ export function createBilibiliConnector(options: CreateBilibiliConnectorOptions)
       heartbeat = setInterval(beat, danmakuHeartbeatMs)
     },
     onMessage: () => {},
-    onBinaryMessage: (frame) => {
-      silentBeats = 0
-      let packets: ReturnType<typeof decodeDanmakuFrame>
-      try {
-        packets = decodeDanmakuFrame(frame)
-      } catch (error) {
-        logger.warn({ connector: config.name, err: error as Error }, 'a danmaku frame could not be read')
-        return
-      }
-      // One command that cannot be read costs only itself, not the rest of its frame.
-      for (const packet of packets) {
-        try {
-          handlePacket(packet.operation, packet.body)
-        } catch (error) {
-          logger.warn({ connector: config.name, err: error as Error }, 'a danmaku command could not be read')
-        }
-      }
-    },
+    onBinaryMessage: shell.guard(handleFrame),
     onDown: (reason) => {
       stopHeartbeat()
-      if (closed) return
-      if (state !== 'failed' || !lastError?.startsWith('the danmaku server refused')) {
-        state = 'failed'
-        lastError = scrub(reason)
-      }
-      logger.warn({ connector: config.name, reason: lastError }, 'Bilibili danmaku connection down')
+      if (shell.closed) return
+      if (shell.state !== 'failed' || !shell.error?.startsWith('the danmaku server refused'))
+        shell.markFailed(reason)
+      shell.log('warn', { reason: shell.error }, 'Bilibili danmaku connection down')
     },
   })
 
   function beat() {
     silentBeats += 1
     if (silentBeats >= silentBeatsLimit) {
-      lastError = 'the danmaku server went silent (no answer to 3 heartbeats)'
+      shell.setError('the danmaku server went silent (no answer to 3 heartbeats)')
       socket.drop()
       return
     }
     socket.send(encodeHeartbeatPacket())
   }
+
+  const readPacket = shell.guard(handlePacket)
 
   function handlePacket(operation: number, body: Buffer) {
     if (operation === DanmakuOperation.authReply) return handleAuthReply(body)
@@ -209,7 +192,7 @@ export function createBilibiliConnector(options: CreateBilibiliConnectorOptions)
     try {
       command = JSON.parse(body.toString('utf8'))
     } catch {
-      return
+      return shell.refuse('not_json', 'a danmaku command that is not JSON')
     }
     const result = convertBilibiliCommand({
       command,
@@ -223,7 +206,7 @@ export function createBilibiliConnector(options: CreateBilibiliConnectorOptions)
       roomNotice = result.live ? undefined : result.notice
       return
     }
-    if (result.kind === 'counted') counted[result.what] = (counted[result.what] ?? 0) + 1
+    if (result.kind === 'counted') shell.count(result.what)
     const thanked = thankYouEventOf(result)
     if (thanked && thankFor.has(thanked.kind)) {
       // A gift or guard thanked in the window's line is not answered on its own as well.
@@ -236,7 +219,7 @@ export function createBilibiliConnector(options: CreateBilibiliConnectorOptions)
 
   function weighFan(result: Extract<BilibiliCommandResult, { kind: 'message' }>) {
     const standing = weighBilibiliFan(result, config)
-    if (standing?.answer === false) counted.below_user_level = (counted.below_user_level ?? 0) + 1
+    if (standing?.answer === false) shell.count('below_user_level')
     return standing
   }
 
@@ -253,60 +236,29 @@ export function createBilibiliConnector(options: CreateBilibiliConnectorOptions)
       code = Number((JSON.parse(body.toString('utf8')) as { code?: unknown }).code)
     } catch {}
     if (code === 0) {
-      state = 'ready'
-      lastError = undefined
+      shell.markReady()
       socket.resetBackoff()
       socket.send(encodeHeartbeatPacket())
-      logger.info({ connector: config.name, room: room?.roomId }, 'Bilibili danmaku ready')
+      shell.log('info', { room: room?.roomId }, 'Bilibili danmaku ready')
       return
     }
-    state = 'failed'
-    lastError = `the danmaku server refused the login (code ${code}); trying again with a fresh token`
+    shell.markFailed(`the danmaku server refused the login (code ${code}); trying again with a fresh token`)
     socket.drop()
   }
 
   function offer(message: AudienceMessageInput, weighFan?: () => AudienceStanding | undefined) {
     if (message.text === '' || !remember(message.id)) return
-    messagesIn += 1
+    shell.countIn()
     const standing = weighFan?.()
-    const refuse = (error: Error) => {
-      messagesRefused += 1
-      logger.warn({ connector: config.name, err: error }, 'audience message refused')
-    }
-    // A refusal (a full queue, a turn limit) drops this message; it never throws out of the socket's listener.
-    try {
-      const weigh = standing ? () => standing : undefined
-      void Promise.resolve(
-        host.audience.send({ session, character, messages: [message], ...(weigh ? { weigh } : {}) }),
-      ).catch(refuse)
-    } catch (error) {
-      refuse(error as Error)
-    }
+    shell.offer({ session, messages: [message], ...(standing ? { weigh: () => standing } : {}) })
   }
 
-  // Not live by being followed: the room's session is live once a viewer says something there, and
-  // no idle turn runs while the danmaku link is down.
-  const followOptions = {
-    live: false,
-    reachable: () => state === 'ready',
-    ...(config.audience ? { audience: config.audience } : {}),
-  }
-
-  const unfollow = host.sessions.follow({
-    ...followOptions,
+  shell.follow({
     session,
-    onEvent: (event: FollowedEvent) => {
-      if (!config.post_replies || cookie.csrf === '') return
-      if (event.type !== 'llm_done' || event.interrupted === true) return
-      const text = typeof event.text === 'string' ? event.text.replace(/\s+/g, ' ').trim() : ''
-      if (text === '') return
-      if (state !== 'ready') {
-        // Sent later it would arrive out of its moment, with others in a burst.
-        logger.warn({ connector: config.name }, 'reply dropped: the Bilibili danmaku link is down')
-        return
-      }
+    postsReplies: config.post_replies && cookie.csrf !== '',
+    onReply: ({ text }) => {
       outbox.push({
-        parts: splitReplyText(text, config.max_message_chars),
+        parts: splitReplyText(text.replace(/\s+/g, ' '), config.max_message_chars),
         queuedAt: clock.now(),
         started: false,
         retried: false,
@@ -324,7 +276,7 @@ export function createBilibiliConnector(options: CreateBilibiliConnectorOptions)
    * reply that waited past `outboxMaxAgeMs` before its first part went out is given up whole.
    */
   function pump() {
-    if (sending || closed) return
+    if (sending || shell.closed) return
     const reply = outbox[0]
     if (!reply) return
     if (!reply.started && clock.now() - reply.queuedAt > (options.outboxMaxAgeMs ?? 60_000)) {
@@ -339,21 +291,21 @@ export function createBilibiliConnector(options: CreateBilibiliConnectorOptions)
       .sendDanmaku(room?.roomId ?? config.room_id, text)
       .then((result) => {
         if (result.ok) {
-          messagesOut += 1
+          shell.countOut()
           replyNotice = undefined
         } else if (tooFastCodes.has(result.code) && !reply.retried) {
           // Not sent: the same part goes first again, once.
           reply.retried = true
           reply.parts.unshift(text)
           if (outbox[0] !== reply) outbox.unshift(reply)
-        } else replyNotice = `Bilibili refused a reply (${result.message})`
+        } else replyNotice = shell.mask(`Bilibili refused a reply (${result.message})`)
       })
       // A network failure may have sent it: never sent again, so a reply is posted at most once.
-      .catch((error: Error) => {
-        replyNotice = `a reply could not be sent: ${scrub(error.message)}`
+      .catch((error: unknown) => {
+        replyNotice = `a reply could not be sent: ${shell.describe(error)}`
       })
       .finally(() => {
-        if (replyNotice) logger.warn({ connector: config.name, reason: replyNotice }, 'danmaku not sent')
+        if (replyNotice) shell.log('warn', { reason: replyNotice }, 'danmaku not sent')
         sendTimer = clock.setTimer(() => {
           sending = false
           sendTimer = undefined
@@ -362,30 +314,12 @@ export function createBilibiliConnector(options: CreateBilibiliConnectorOptions)
       })
   }
 
-  return {
-    status: () => {
-      const notice = [roomNotice, replyNotice].filter(Boolean).join('; ')
-      return {
-        name: config.name,
-        kind: 'bilibili',
-        character: config.character,
-        state,
-        ...(lastError ? { error: lastError } : {}),
-        ...(notice !== '' ? { notice } : {}),
-        sessions: [session],
-        messages_in: messagesIn,
-        messages_out: messagesOut,
-        ...(messagesRefused > 0 ? { messages_refused: messagesRefused } : {}),
-        counted: { ...counted },
-      }
-    },
-    async close() {
-      closed = true
-      thankYou.close()
-      unfollow()
-      stopHeartbeat()
-      if (sendTimer !== undefined) clock.clearTimer(sendTimer)
-      socket.close()
-    },
-  }
+  shell.onClose(() => {
+    thankYou.close()
+    stopHeartbeat()
+    if (sendTimer !== undefined) clock.clearTimer(sendTimer)
+    socket.close()
+  })
+
+  return { status: () => shell.status(), close: () => shell.close() }
 }

@@ -2,7 +2,8 @@
  * Bilibili's danmaku packet format: a 16-byte big-endian header (packet length, header length 16,
  * protocol version, operation, sequence 1) and a body. Protocol 0 is a plain JSON body, 1 a 4-byte
  * number (the heartbeat reply), 2 a zlib-deflated and 3 a brotli-compressed body that itself holds
- * one or more whole packets. One WebSocket frame may carry several packets back to back.
+ * one or more whole packets. One WebSocket frame may carry several packets back to back. Reading a
+ * frame is bounded by its limits (`danmakuFrameLimits`), not by what its headers claim.
  */
 import { brotliCompressSync, brotliDecompressSync, deflateSync, inflateSync } from 'node:zlib'
 
@@ -24,8 +25,49 @@ export interface DanmakuPacket {
   body: Buffer
 }
 
-/** Bodies larger than this after decompression are refused: a frame is never allowed to balloon. */
-const maxInflatedBytes = 16 * 1024 * 1024
+/**
+ * What one frame may cost to read, whatever it holds: the bytes all its compressed bodies inflate to
+ * together (every packet and every nesting level counted), the packets it may hold (compressed ones
+ * included) and how deep compressed packets may nest. A frame past any of them is refused whole.
+ */
+export interface DanmakuFrameLimits {
+  maxInflatedBytes: number
+  maxPackets: number
+  maxDepth: number
+}
+
+/**
+ * Bilibili's server sends a busy room's commands as one brotli packet of a few dozen kilobytes;
+ * these leave that a hundredfold room and keep a crafted frame (a small one can otherwise hold
+ * thousands of nested bombs) to a few milliseconds of inflation.
+ */
+export const danmakuFrameLimits: DanmakuFrameLimits = {
+  maxInflatedBytes: 4 * 1024 * 1024,
+  maxPackets: 2000,
+  // The server nests once (a compressed packet of plain ones); twice more is left for a change of its.
+  maxDepth: 3,
+}
+
+/** Why a frame was refused: a short code for counts and log lines, and the detail. */
+export class DanmakuFrameError extends Error {
+  constructor(
+    readonly reason: 'truncated' | 'too_many_packets' | 'too_deep' | 'inflated_too_large' | 'bad_compression',
+    message: string,
+    /** Bytes inflated before it was refused (a bomb: the whole allowance). */
+    readonly inflatedBytes = 0,
+  ) {
+    super(message)
+    this.name = 'DanmakuFrameError'
+  }
+}
+
+export interface DecodedDanmakuFrame {
+  packets: DanmakuPacket[]
+  /** Bytes inflated, all levels together: never more than the limits' `maxInflatedBytes`. */
+  inflatedBytes: number
+  /** Headers read, compressed packets included: never more than the limits' `maxPackets`. */
+  packetCount: number
+}
 
 export function encodeDanmakuPacket(packet: DanmakuPacket): Buffer {
   const header = Buffer.alloc(danmakuHeaderBytes)
@@ -44,40 +86,108 @@ export function encodeCompressedPackets(packets: DanmakuPacket[], protocol: 2 | 
   return encodeDanmakuPacket({ protocol, operation: DanmakuOperation.command, body })
 }
 
+/** Every plain packet in a frame, compressed bodies opened; throws a `DanmakuFrameError` past a limit. */
+export function decodeDanmakuFrame(
+  frame: Buffer,
+  limits: DanmakuFrameLimits = danmakuFrameLimits,
+): DanmakuPacket[] {
+  return readDanmakuFrame(frame, limits).packets
+}
+
 /**
- * Every plain packet in a frame, compressed bodies opened (they may nest). Throws a clear error on a
- * header that does not fit the frame, so a broken frame is named, not read past its end.
+ * Every plain packet in a frame, compressed bodies opened (they may nest), in order, with what
+ * reading it cost. Throws a `DanmakuFrameError` naming a header that does not fit the frame (so a
+ * broken frame is never read past its end) or a limit passed; each inflation is capped at what is
+ * left of the frame's allowance, so a bomb stops at that many bytes, not at its own size.
  */
-export function decodeDanmakuFrame(frame: Buffer, depth = 0): DanmakuPacket[] {
+export function readDanmakuFrame(
+  frame: Buffer,
+  limits: DanmakuFrameLimits = danmakuFrameLimits,
+): DecodedDanmakuFrame {
   const packets: DanmakuPacket[] = []
-  let offset = 0
-  while (offset < frame.length) {
-    if (frame.length - offset < danmakuHeaderBytes)
-      throw new Error(`a danmaku packet header needs 16 bytes, ${frame.length - offset} left`)
-    const packetLength = frame.readUInt32BE(offset)
-    const headerLength = frame.readUInt16BE(offset + 4)
+  let inflatedBytes = 0
+  let packetCount = 0
+  // Iterative, so nesting costs no stack; each entry is a buffer still to read and its depth.
+  const pending: { buffer: Buffer; offset: number; depth: number }[] = [
+    { buffer: frame, offset: 0, depth: 0 },
+  ]
+  while (pending.length > 0) {
+    const current = pending[pending.length - 1]!
+    const { buffer, depth } = current
+    if (current.offset >= buffer.length) {
+      pending.pop()
+      continue
+    }
+    const offset = current.offset
+    if (buffer.length - offset < danmakuHeaderBytes)
+      throw new DanmakuFrameError(
+        'truncated',
+        `a danmaku packet header needs 16 bytes, ${buffer.length - offset} left`,
+        inflatedBytes,
+      )
+    const packetLength = buffer.readUInt32BE(offset)
+    const headerLength = buffer.readUInt16BE(offset + 4)
     if (
       headerLength < danmakuHeaderBytes ||
       packetLength < headerLength ||
-      offset + packetLength > frame.length
+      offset + packetLength > buffer.length
     )
-      throw new Error(
-        `a danmaku packet claims ${packetLength} bytes (header ${headerLength}) where ${frame.length - offset} remain`,
+      throw new DanmakuFrameError(
+        'truncated',
+        `a danmaku packet claims ${packetLength} bytes (header ${headerLength}) where ${buffer.length - offset} remain`,
+        inflatedBytes,
       )
-    const protocol = frame.readUInt16BE(offset + 6)
-    const operation = frame.readUInt32BE(offset + 8)
-    const body = frame.subarray(offset + headerLength, offset + packetLength)
-    offset += packetLength
-    if (protocol === DanmakuProtocol.zlib || protocol === DanmakuProtocol.brotli) {
-      if (depth > 2) throw new Error('danmaku packets nested too deep')
-      const inner =
-        protocol === DanmakuProtocol.zlib
-          ? inflateSync(body, { maxOutputLength: maxInflatedBytes })
-          : brotliDecompressSync(body, { maxOutputLength: maxInflatedBytes })
-      packets.push(...decodeDanmakuFrame(inner, depth + 1))
-    } else packets.push({ protocol, operation, body })
+    packetCount += 1
+    if (packetCount > limits.maxPackets)
+      throw new DanmakuFrameError(
+        'too_many_packets',
+        `a danmaku frame holds more than ${limits.maxPackets} packets`,
+        inflatedBytes,
+      )
+    const protocol = buffer.readUInt16BE(offset + 6)
+    const operation = buffer.readUInt32BE(offset + 8)
+    const body = buffer.subarray(offset + headerLength, offset + packetLength)
+    current.offset = offset + packetLength
+    if (protocol !== DanmakuProtocol.zlib && protocol !== DanmakuProtocol.brotli) {
+      packets.push({ protocol, operation, body })
+      continue
+    }
+    if (depth + 1 > limits.maxDepth)
+      throw new DanmakuFrameError(
+        'too_deep',
+        `danmaku packets nested more than ${limits.maxDepth} deep`,
+        inflatedBytes,
+      )
+    const inner = inflateBody(body, protocol, limits.maxInflatedBytes - inflatedBytes, inflatedBytes)
+    inflatedBytes += inner.length
+    pending.push({ buffer: inner, offset: 0, depth: depth + 1 })
   }
-  return packets
+  return { packets, inflatedBytes, packetCount }
+}
+
+function inflateBody(body: Buffer, protocol: number, allowance: number, inflatedBefore: number): Buffer {
+  // zlib refuses a `maxOutputLength` below 1; an allowance spent is a frame too large all the same.
+  const maxOutputLength = Math.max(1, allowance)
+  try {
+    const inner =
+      protocol === DanmakuProtocol.zlib
+        ? inflateSync(body, { maxOutputLength })
+        : brotliDecompressSync(body, { maxOutputLength })
+    if (inner.length > allowance) throw Object.assign(new Error('over'), { code: 'ERR_BUFFER_TOO_LARGE' })
+    return inner
+  } catch (error) {
+    if ((error as { code?: unknown }).code === 'ERR_BUFFER_TOO_LARGE')
+      throw new DanmakuFrameError(
+        'inflated_too_large',
+        `a danmaku frame inflates past ${inflatedBefore + allowance} bytes (its compressed bodies together)`,
+        inflatedBefore + allowance,
+      )
+    throw new DanmakuFrameError(
+      'bad_compression',
+      `a danmaku packet's ${protocol === DanmakuProtocol.zlib ? 'zlib' : 'brotli'} body could not be inflated`,
+      inflatedBefore,
+    )
+  }
 }
 
 /** The auth packet (operation 7) that must be the first thing sent on a new connection. */

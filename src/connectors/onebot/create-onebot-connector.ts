@@ -13,25 +13,19 @@
  */
 
 import { createHash, timingSafeEqual } from 'node:crypto'
-import { createRateLimitedLog } from '../../admission/index.js'
 import type { OnebotConnectorConfig } from '../../config/schema.js'
 import type { CharpipeEvent } from '../../shared/events.js'
 import { type Language, readChatPlatformTexts } from '../../shared/language/index.js'
 import type { Logger } from '../../shared/logger.js'
-import { redactText } from '../../shared/redact.js'
 import { createBoundedSet } from '../bounded-set.js'
-import {
-  type Connector,
-  type ConnectorHost,
-  type ConnectorStatus,
-  type FollowedEvent,
-  readReplyingTo,
-} from '../connector-host.js'
+import type { AudienceMessageInput, Connector, ConnectorHost } from '../connector-host.js'
+import { createConnectorShell } from '../create-connector-shell.js'
 import { type Backoff, keepSocketConnected } from '../keep-socket-connected.js'
 import { splitReplyText } from '../split-reply-text.js'
 import { convertOnebotMessage } from './convert-onebot-message.js'
 import { createOnebotLink, type OnebotLink } from './create-onebot-link.js'
-import type { OnebotMessageEvent, OnebotSegment } from './onebot-types.js'
+import type { OnebotSegment } from './onebot-types.js'
+import { readOnebotId, readOnebotRecord } from './read-onebot-field.js'
 
 export interface CreateOnebotConnectorOptions {
   config: OnebotConnectorConfig
@@ -77,36 +71,39 @@ interface AnsweredMessage {
 const outboxLimit = 100
 
 export function createOnebotConnector(options: CreateOnebotConnectorOptions): OnebotConnector {
-  const { config, host, logger } = options
-  const character = config.character || undefined
-  const groups = new Set(config.groups)
+  const { config, host } = options
+  const groups = new Set(config.groups.map(String))
   const seen = createBoundedSet(5000)
   const ownMessages = createBoundedSet(2000)
   const answered = new Map<string, AnsweredMessage>()
   const outbox: OutgoingMessage[] = []
   const privateSessions = new Set<string>()
-  const secrets = config.access_token ? [config.access_token] : []
   let link: OnebotLink | undefined
   let selfId: string | undefined
-  let state: ConnectorStatus['state'] = 'connecting'
-  let lastError: string | undefined
-  let messagesIn = 0
-  let messagesOut = 0
-  let closed = false
   let reverseSocket: ReverseSocket | undefined
-  // A flood of malformed frames is one warning per interval, not one per frame.
-  const badFrames = createRateLimitedLog({ logger })
 
   const groupSession = (groupId: string) => `onebot:${config.name}:group:${groupId}`
   const privateSession = (userId: string) => `onebot:${config.name}:private:${userId}`
 
+  const shell = createConnectorShell({
+    kind: 'onebot',
+    name: config.name,
+    character: config.character,
+    host,
+    logger: options.logger,
+    secrets: config.access_token ? [config.access_token] : [],
+    linkName: 'the OneBot link',
+    ...(config.audience ? { audience: config.audience } : {}),
+    reachable: () => link !== undefined,
+    listSessions: () => [...[...groups].map(groupSession), ...privateSessions],
+  })
+
   const markDown = (reason: string) => {
     link?.close(`the OneBot link is down: ${reason}`)
     link = undefined
-    if (closed) return
-    state = 'failed'
-    lastError = redactText(reason, secrets)
-    logger.warn({ connector: config.name, reason: lastError }, 'OneBot link down')
+    if (shell.closed) return
+    shell.markFailed(reason)
+    shell.log('warn', { reason: shell.error }, 'OneBot link down')
     dropOutbox('the OneBot link went down before it was sent')
   }
 
@@ -115,59 +112,50 @@ export function createOnebotConnector(options: CreateOnebotConnectorOptions): On
   }
 
   function logDropped(action: OutgoingMessage['action'], why: string) {
-    logger.warn({ connector: config.name, action }, `reply dropped: ${why}`)
+    shell.log('warn', { action }, `reply dropped: ${why}`)
   }
 
   const markUp = (send: (text: string) => void) => {
     link = createOnebotLink({
       send,
       onEvent: handleEvent,
-      onBadFrame: (problem) =>
-        badFrames.warn('bad frame', { connector: config.name, problem }, 'OneBot sent a bad frame'),
+      onBadFrame: (problem) => shell.refuse('bad_frame', problem),
       callTimeoutMs: options.callTimeoutMs,
     })
-    state = 'ready'
-    lastError = undefined
-    logger.info({ connector: config.name }, 'OneBot link ready')
-    flushOutbox()
+    shell.markReady()
+    shell.log('info', {}, 'OneBot link ready')
+    void flushOutbox()
   }
 
   function handleEvent(event: Record<string, unknown>) {
+    const eventSelfId = readOnebotId(event.self_id)
     if (event.post_type === 'meta_event') {
-      if (event.self_id !== undefined) selfId = String(event.self_id)
+      if (eventSelfId !== undefined) selfId = eventSelfId
       return
     }
     if (event.post_type !== 'message') return
-    const message = event as unknown as OnebotMessageEvent
-    if (message.self_id !== undefined) selfId = String(message.self_id)
-    if (String(message.user_id) === selfId) return
-    const messageId = String(message.message_id)
-    if (seen.has(messageId)) return
-    seen.add(messageId)
-    if (message.message_type === 'group' && groups.has(String(message.group_id))) {
-      messagesIn += 1
-      const converted = convertOnebotMessage({
-        event: message,
-        characterName: options.characterName,
-        ...(options.language ? { language: options.language } : {}),
-        isOwnMessage: (id) => ownMessages.has(id),
-      })
-      rememberAnswered(converted.message.id, { userId: String(message.user_id), messageId })
-      void Promise.resolve(
-        host.audience.send({
-          session: groupSession(String(message.group_id)),
-          character,
-          messages: [converted.message],
-        }),
-      ).catch((error: Error) =>
-        logger.warn({ connector: config.name, err: error }, 'audience message refused'),
-      )
-      return
-    }
-    if (message.message_type === 'private' && config.private) {
-      messagesIn += 1
-      void runPrivateTurn(message)
-    }
+    if (eventSelfId !== undefined) selfId = eventSelfId
+    const userId = readOnebotId(event.user_id)
+    // The bot's own messages (an implementation that reports them) are never fed back.
+    if (userId !== undefined && userId === selfId) return
+    const isGroup = event.message_type === 'group'
+    const groupId = readOnebotId(event.group_id)
+    if (isGroup ? groupId === undefined || !groups.has(groupId) : event.message_type !== 'private') return
+    if (!isGroup && !config.private) return
+    const converted = convertOnebotMessage({
+      event,
+      characterName: options.characterName,
+      ...(options.language ? { language: options.language } : {}),
+      isOwnMessage: (id) => ownMessages.has(id),
+    })
+    if (!converted.ok) return shell.refuse(converted.reason, converted.detail)
+    const { message } = converted
+    if (seen.has(message.id)) return
+    seen.add(message.id)
+    shell.countIn()
+    if (!isGroup) return runPrivate(message)
+    rememberAnswered(message.id, { userId: message.speaker.id, messageId: message.id })
+    shell.offer({ session: groupSession(groupId as string), messages: [message] })
   }
 
   function rememberAnswered(id: string, message: AnsweredMessage) {
@@ -175,25 +163,19 @@ export function createOnebotConnector(options: CreateOnebotConnectorOptions): On
     if (answered.size > 5000) answered.delete(answered.keys().next().value as string)
   }
 
-  async function runPrivateTurn(message: OnebotMessageEvent) {
-    const userId = String(message.user_id)
+  async function runPrivateTurn(message: AudienceMessageInput) {
+    const userId = message.speaker.id
     const session = privateSession(userId)
+    if (message.text === '' && !message.images) return
     privateSessions.add(session)
-    const converted = convertOnebotMessage({
-      event: message,
-      characterName: options.characterName,
-      ...(options.language ? { language: options.language } : {}),
-      isOwnMessage: (id) => ownMessages.has(id),
-    })
-    if (converted.message.text === '' && !converted.message.images) return
     try {
       await host.run(
         {
           session,
-          character,
-          text: converted.message.text || readChatPlatformTexts(options.language ?? 'zh').image,
-          speaker: { id: userId, name: converted.message.speaker.name },
-          ...(converted.message.images ? { images: converted.message.images } : {}),
+          character: config.character || undefined,
+          text: message.text || readChatPlatformTexts(options.language ?? 'zh').image,
+          speaker: { id: userId, name: message.speaker.name },
+          ...(message.images ? { images: message.images } : {}),
         },
         {
           onEvent: (turnEvent: CharpipeEvent) => {
@@ -203,26 +185,17 @@ export function createOnebotConnector(options: CreateOnebotConnectorOptions): On
         },
       )
     } catch (error) {
-      logger.warn({ connector: config.name, err: error }, 'private chat turn failed')
+      shell.log('warn', { reason: shell.describe(error) }, 'private chat turn failed')
     }
   }
 
-  // Not live by being followed: the group's session is live once a message arrives there.
-  const followOptions = {
-    live: false,
-    reachable: () => link !== undefined,
-    ...(config.audience ? { audience: config.audience } : {}),
-  }
+  // A 1:1 turn runs on its own; what it throws or rejects with is the guard's, like a frame's.
+  const runPrivate = shell.guard(runPrivateTurn)
 
-  function followGroup(groupId: string) {
-    return host.sessions.follow({
-      ...followOptions,
+  for (const groupId of groups) {
+    shell.follow({
       session: groupSession(groupId),
-      onEvent: (event: FollowedEvent) => {
-        if (event.type !== 'llm_done' || event.interrupted === true) return
-        const text = typeof event.text === 'string' ? event.text.trim() : ''
-        if (text === '') return
-        const replyingTo = readReplyingTo(event)
+      onReply: ({ text, replyingTo }) => {
         const answeredMessages = replyingTo
           .map((id) => answered.get(id))
           .filter((found) => found !== undefined)
@@ -242,7 +215,7 @@ export function createOnebotConnector(options: CreateOnebotConnectorOptions): On
   ) {
     if (!link) {
       // Sent later it would arrive out of its moment, with others in a burst.
-      logDropped(action, 'the OneBot link is down')
+      shell.dropReply({ action })
       return
     }
     const parts = splitReplyText(text, config.max_message_chars)
@@ -256,7 +229,7 @@ export function createOnebotConnector(options: CreateOnebotConnectorOptions): On
       outbox.push({ action, params: { ...target, message } })
     })
     while (outbox.length > outboxLimit) outbox.shift()
-    flushOutbox()
+    void flushOutbox()
   }
 
   let flushing = false
@@ -269,11 +242,11 @@ export function createOnebotConnector(options: CreateOnebotConnectorOptions): On
         try {
           // Written once: a call whose link drops before the response is not sent again.
           const response = await link.call(next.action, next.params)
-          messagesOut += 1
-          const sentId = (response.data as { message_id?: unknown } | null)?.message_id
-          if (sentId !== undefined) ownMessages.add(String(sentId))
+          shell.countOut()
+          const sentId = readOnebotId(readOnebotRecord(response.data).message_id)
+          if (sentId !== undefined) ownMessages.add(sentId)
         } catch (error) {
-          logger.warn({ connector: config.name, action: next.action, err: error }, 'reply not sent')
+          shell.log('warn', { action: next.action, reason: shell.describe(error) }, 'reply not sent')
         }
       }
     } finally {
@@ -281,7 +254,6 @@ export function createOnebotConnector(options: CreateOnebotConnectorOptions): On
     }
   }
 
-  const unfollow = [...groups].map(followGroup)
   const forward =
     config.url !== ''
       ? keepSocketConnected({
@@ -289,10 +261,15 @@ export function createOnebotConnector(options: CreateOnebotConnectorOptions): On
           headers: config.access_token ? { Authorization: `Bearer ${config.access_token}` } : undefined,
           backoff: options.backoff,
           onOpen: () => markUp((text) => forward?.send(text)),
-          onMessage: (text) => link?.receive(text),
+          onMessage: shell.guard((text: string) => link?.receive(text)),
           onDown: markDown,
         })
       : undefined
+  shell.onClose(() => {
+    forward?.close()
+    reverseSocket?.close(1001, 'the connector stopped')
+    link?.close('the connector stopped')
+  })
 
   return {
     listenPath: config.listen,
@@ -306,7 +283,7 @@ export function createOnebotConnector(options: CreateOnebotConnectorOptions): On
       markUp((text) => socket.send(text))
       const ownLink = link
       return {
-        receive: (text) => ownLink?.receive(text),
+        receive: shell.guard((text: string) => ownLink?.receive(text)),
         detach(reason) {
           if (reverseSocket !== socket) {
             ownLink?.close('replaced')
@@ -317,23 +294,8 @@ export function createOnebotConnector(options: CreateOnebotConnectorOptions): On
         },
       }
     },
-    status: () => ({
-      name: config.name,
-      kind: 'onebot',
-      character: config.character,
-      state,
-      ...(lastError ? { error: lastError } : {}),
-      sessions: [...[...groups].map(groupSession), ...privateSessions],
-      messages_in: messagesIn,
-      messages_out: messagesOut,
-    }),
-    async close() {
-      closed = true
-      for (const stop of unfollow) stop()
-      forward?.close()
-      reverseSocket?.close(1001, 'the connector stopped')
-      link?.close('the connector stopped')
-    },
+    status: () => shell.status(),
+    close: () => shell.close(),
   }
 }
 

@@ -4,6 +4,7 @@
  * implementation never holds a reply forever. Closing the link fails the calls still waiting.
  */
 import { isApiResponse, type OnebotApiResponse } from './onebot-types.js'
+import { readOnebotText } from './read-onebot-field.js'
 
 export interface CreateOnebotLinkOptions {
   send: (text: string) => void
@@ -59,9 +60,11 @@ export function createOnebotLink(options: CreateOnebotLinkOptions): OnebotLink {
       }
       const record = frame as Record<string, unknown>
       if (isApiResponse(record)) {
-        const call = pending.get(String(record.echo))
-        if (!call) return
-        pending.delete(String(record.echo))
+        // Our echoes are strings: any other echo answers no call of ours.
+        const echo = typeof record.echo === 'string' ? record.echo : undefined
+        const call = echo === undefined ? undefined : pending.get(echo)
+        if (!call || echo === undefined) return
+        pending.delete(echo)
         clearTimeout(call.timer)
         call.resolve(record as unknown as OnebotApiResponse)
         return
@@ -86,11 +89,14 @@ export function createOnebotLink(options: CreateOnebotLinkOptions): OnebotLink {
           reject(new OnebotCallError(`${action}: ${(error as Error).message}`))
         }
       }).then((response) => {
-        if (response.status === 'failed' || (response.retcode !== 0 && response.retcode !== 1))
+        if (response.status === 'failed' || (response.retcode !== 0 && response.retcode !== 1)) {
+          // Read as text only: a wording of any other JSON kind is not turned into text by calling it.
+          const wording = readOnebotText(response.wording) || readOnebotText(response.message)
           throw new OnebotCallError(
-            `${action} failed: retcode ${response.retcode}${response.wording || response.message ? ` (${response.wording || response.message})` : ''}`,
-            response.retcode,
+            `${action} failed: retcode ${readOnebotText(response.retcode) || 'missing'}${wording ? ` (${wording.slice(0, 300)})` : ''}`,
+            typeof response.retcode === 'number' ? response.retcode : undefined,
           )
+        }
         return response
       })
     },

@@ -21,7 +21,8 @@ export function convertTwitchMessage(options: ConvertTwitchMessageOptions): Audi
   const login = (message.source ?? '').toLowerCase()
   let text = (message.params[1] ?? '').replace(/^\u0001ACTION (.*)\u0001$/, '$1')
   if (options.botLogin !== '') {
-    const mention = new RegExp(`@${options.botLogin}\\b`, 'gi')
+    // The login is written into a pattern: escaped, so a login with pattern characters is only text.
+    const mention = new RegExp(`@${escapePattern(options.botLogin)}\\b`, 'gi')
     text = text.replace(mention, `@${options.characterName}`)
     const repliesToBot = (tags['reply-parent-user-login'] ?? '').toLowerCase() === options.botLogin
     // A reply's text starts with `@parent`, already rewritten above when the parent is the bot.
@@ -39,6 +40,10 @@ export function convertTwitchMessage(options: ConvertTwitchMessageOptions): Audi
     text: text.trim(),
     ...(Number.isFinite(bits) && bits > 0 ? { gift: { name: 'bits', value: bits } } : {}),
   }
+}
+
+function escapePattern(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
 }
 
 function roleOf(badges: string): AudienceRole {

@@ -13,22 +13,18 @@
  */
 import type { TwitchConnectorConfig } from '../../config/schema.js'
 import type { Logger } from '../../shared/logger.js'
-import { redactText } from '../../shared/redact.js'
 import { createBoundedSet } from '../bounded-set.js'
-import {
-  type Connector,
-  type ConnectorHost,
-  type ConnectorStatus,
-  type FollowedEvent,
-  readReplyingTo,
-} from '../connector-host.js'
+import type { Connector, ConnectorHost } from '../connector-host.js'
+import { createConnectorShell } from '../create-connector-shell.js'
 import { type Backoff, keepSocketConnected } from '../keep-socket-connected.js'
 import { splitReplyText } from '../split-reply-text.js'
 import { convertTwitchMessage } from './convert-twitch-message.js'
-import { parseIrcLine } from './parse-irc-line.js'
+import { type IrcMessage, parseIrcLine } from './parse-irc-line.js'
 
 export const twitchChatUrl = 'wss://irc-ws.chat.twitch.tv:443'
 const maxChatMessageChars = 450
+/** Twitch's own limit for a line with tags; a longer one is no chat line. */
+const maxLineChars = 16 * 1024
 
 export interface CreateTwitchConnectorOptions {
   config: TwitchConnectorConfig
@@ -39,46 +35,50 @@ export interface CreateTwitchConnectorOptions {
 }
 
 export function createTwitchConnector(options: CreateTwitchConnectorOptions): Connector {
-  const { config, host, logger } = options
+  const { config, host } = options
   const session = `twitch:${config.name}:${config.channel}`
-  const character = config.character || undefined
   const token = config.oauth_token.replace(/^oauth:/, '')
   const login = token !== '' && config.username !== '' ? config.username.toLowerCase() : anonymousLogin()
   const botLogin = token !== '' ? login : ''
   const seen = createBoundedSet(5000)
-  let state: ConnectorStatus['state'] = 'connecting'
-  let lastError: string | undefined
-  let messagesIn = 0
-  let messagesOut = 0
-  let closed = false
   let ready = false
+
+  const shell = createConnectorShell({
+    kind: 'twitch',
+    name: config.name,
+    character: config.character,
+    host,
+    logger: options.logger,
+    secrets: token ? [token] : [],
+    linkName: 'the Twitch chat connection',
+    ...(config.audience ? { audience: config.audience } : {}),
+    reachable: () => ready,
+    listSessions: () => [session],
+  })
 
   const send = (line: string) => socket.send(`${line}\r\n`)
 
   const handleLine = (line: string) => {
+    if (line.length > maxLineChars)
+      return shell.refuse('line_too_long', `a line of ${line.length} characters`)
     const message = parseIrcLine(line)
-    if (!message) return
+    if (!message) return shell.refuse('not_irc', 'a line that is not an IRC message')
     switch (message.command) {
       case 'PING':
         send(`PONG :${message.params.at(-1) ?? 'tmi.twitch.tv'}`)
         return
       case 'RECONNECT':
-        logger.info({ connector: config.name }, 'Twitch asked for a reconnect')
+        shell.log('info', {}, 'Twitch asked for a reconnect')
         socket.redial()
         return
       case '001':
         ready = true
-        state = 'ready'
-        lastError = undefined
-        logger.info({ connector: config.name, channel: config.channel }, 'Twitch chat ready')
+        shell.markReady()
+        shell.log('info', { channel: config.channel }, 'Twitch chat ready')
         return
       case 'NOTICE':
-        if (
-          /authentication failed|improperly formatted auth|invalid nick/i.test(message.params.at(-1) ?? '')
-        ) {
-          state = 'failed'
-          lastError = `Twitch refused the login: ${message.params.at(-1)}`
-        }
+        if (/authentication failed|improperly formatted auth|invalid nick/i.test(message.params.at(-1) ?? ''))
+          shell.markFailed(`Twitch refused the login: ${message.params.at(-1)}`)
         return
       case 'PRIVMSG':
         handleChatMessage(message)
@@ -86,17 +86,18 @@ export function createTwitchConnector(options: CreateTwitchConnectorOptions): Co
     }
   }
 
-  const handleChatMessage = (message: NonNullable<ReturnType<typeof parseIrcLine>>) => {
+  const handleChatMessage = (message: IrcMessage) => {
     if ((message.params[0] ?? '').toLowerCase() !== `#${config.channel}`) return
     if ((message.source ?? '').toLowerCase() === login) return
     const converted = convertTwitchMessage({ message, characterName: options.characterName, botLogin })
     if (!converted || converted.text === '' || seen.has(converted.id)) return
     seen.add(converted.id)
-    messagesIn += 1
-    void Promise.resolve(host.audience.send({ session, character, messages: [converted] })).catch(
-      (error: Error) => logger.warn({ connector: config.name, err: error }, 'audience message refused'),
-    )
+    shell.countIn()
+    shell.offer({ session, messages: [converted] })
   }
+
+  // Each line on its own: one that cannot be read costs only itself, not the rest of its frame.
+  const receiveLine = shell.guard(handleLine)
 
   const socket = keepSocketConnected({
     url: config.url || twitchChatUrl,
@@ -107,65 +108,32 @@ export function createTwitchConnector(options: CreateTwitchConnectorOptions): Co
       send(`NICK ${login}`)
       send(`JOIN #${config.channel}`)
     },
-    onMessage: (text) => {
-      for (const line of text.split('\r\n')) if (line !== '') handleLine(line)
-    },
+    onMessage: shell.guard((text: string) => {
+      for (const line of text.split('\r\n')) if (line !== '') receiveLine(line)
+    }),
     onDown: (reason) => {
       ready = false
-      if (closed) return
-      if (state !== 'failed' || !lastError?.startsWith('Twitch refused')) {
-        state = 'failed'
-        lastError = redactText(reason, token ? [token] : [])
-      }
-      logger.warn({ connector: config.name, reason: lastError }, 'Twitch chat connection down')
+      if (shell.closed) return
+      if (shell.state !== 'failed' || !shell.error?.startsWith('Twitch refused')) shell.markFailed(reason)
+      shell.log('warn', { reason: shell.error }, 'Twitch chat connection down')
     },
   })
+  shell.onClose(() => socket.close())
 
-  // Not live by being followed: the session is live once chat says something there.
-  const followOptions = {
-    live: false,
-    reachable: () => ready,
-    ...(config.audience ? { audience: config.audience } : {}),
-  }
-
-  const unfollow = host.sessions.follow({
-    ...followOptions,
+  shell.follow({
     session,
-    onEvent: (event: FollowedEvent) => {
-      if (!config.post_replies || event.type !== 'llm_done' || event.interrupted === true) return
-      const text = typeof event.text === 'string' ? event.text.replace(/\s+/g, ' ').trim() : ''
-      if (text === '') return
-      if (!ready) {
-        // Sent later it would arrive out of its moment, with others in a burst.
-        logger.warn({ connector: config.name }, 'reply dropped: the Twitch chat connection is down')
-        return
-      }
-      const replyingTo = readReplyingTo(event)[0] ?? ''
-      splitReplyText(text, maxChatMessageChars).forEach((part, index) => {
+    postsReplies: config.post_replies,
+    onReply: ({ text, replyingTo }) => {
+      const [answered = ''] = replyingTo
+      splitReplyText(text.replace(/\s+/g, ' '), maxChatMessageChars).forEach((part, index) => {
         const tag =
-          index === 0 && /^[0-9a-f-]{8,64}$/i.test(replyingTo) ? `@reply-parent-msg-id=${replyingTo} ` : ''
-        if (send(`${tag}PRIVMSG #${config.channel} :${part}`)) messagesOut += 1
+          index === 0 && /^[0-9a-f-]{8,64}$/i.test(answered) ? `@reply-parent-msg-id=${answered} ` : ''
+        if (send(`${tag}PRIVMSG #${config.channel} :${part}`)) shell.countOut()
       })
     },
   })
 
-  return {
-    status: () => ({
-      name: config.name,
-      kind: 'twitch',
-      character: config.character,
-      state,
-      ...(lastError ? { error: lastError } : {}),
-      sessions: [session],
-      messages_in: messagesIn,
-      messages_out: messagesOut,
-    }),
-    async close() {
-      closed = true
-      unfollow()
-      socket.close()
-    },
-  }
+  return { status: () => shell.status(), close: () => shell.close() }
 }
 
 function anonymousLogin(): string {
