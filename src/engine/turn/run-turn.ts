@@ -140,8 +140,10 @@ async function liveTurn(options: RunTurnOptions, previous: Promise<void>): Promi
     closer.close(outcome, applyDisplayRules(engine.parts, outcome.displayText, runtime.config), written)
     // Interrupted while storing: the write ends after llm_done, and says how it ended then.
     if (!written && pending) void reportLate(options, pending)
-    state.handedOver = scheduleFactExtraction(options, persist)
-    if (!state.handedOver) await rememberCompletedTurn(persist)
+    // Long-term memory keeps only what the history keeps: a turn not stored (or not known to be)
+    // is not remembered; a write still running is waited for in the background.
+    state.handedOver = scheduleMemory(options, persist, written ?? pending)
+    if (!state.handedOver && written?.status === 'stored') await rememberCompletedTurn(persist)
   } catch (error) {
     // Only a bug gets here: one internal error, then llm_done with what was sent.
     engine.logger.error({ err: error, turn: handle.turn }, 'the turn failed unexpectedly')
@@ -445,21 +447,34 @@ async function sendGreeting(
 }
 
 /**
- * With `memory.extract: true` the model is asked for facts after the turn has closed, in the
- * background, holding the runtime until then; returns whether it took the runtime over.
+ * Long-term memory of a turn whose write has not ended yet (a reply cut short), or with
+ * `memory.extract: true` (the model is asked for facts after the turn has closed): in the
+ * background, holding the runtime until then, and only once the write says the turn is stored.
+ * Returns whether it took the runtime over; when not, the caller remembers a stored turn itself.
  */
-function scheduleFactExtraction(options: RunTurnOptions, persist: PersistTurnOptions): boolean {
+function scheduleMemory(
+  options: RunTurnOptions,
+  persist: PersistTurnOptions,
+  write: TurnWriteResult | Promise<TurnWriteResult> | undefined,
+): boolean {
   const { engine } = options
   const { runtime } = persist
-  if (!runtime.config.memory.extract || !runtime.memoryStore) return false
-  const extractor = createModelFactExtractor({
-    provider: runtime.provider,
-    timeoutMs: runtime.config.memory.extract_timeout_ms,
-    logger: createChildLogger(engine.logger, 'memory'),
-  })
+  // No write tried (the store was down when the history was read), or one that failed: nothing to wait for.
+  if (write === undefined || ('status' in write && write.status !== 'stored')) return false
+  if (!runtime.memoryStore || !runtime.config.memory.enabled) return false
+  const extract = runtime.config.memory.extract
+  if (!extract && 'status' in write) return false
+  const extractor = extract
+    ? createModelFactExtractor({
+        provider: runtime.provider,
+        timeoutMs: runtime.config.memory.extract_timeout_ms,
+        logger: createChildLogger(engine.logger, 'memory'),
+      })
+    : undefined
   engine.background.schedule(`memory:${persist.input.session}`, async () => {
     try {
-      await rememberCompletedTurn(persist, extractor)
+      const written = await write
+      if (written.status === 'stored') await rememberCompletedTurn(persist, extractor)
     } finally {
       releaseTurnRuntime(engine, runtime)
     }
