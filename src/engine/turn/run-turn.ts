@@ -108,6 +108,7 @@ async function liveTurn(options: RunTurnOptions, previous: Promise<void>): Promi
         laneKeyOf(options.input.session, options.input.character),
         signal,
         handle.order,
+        handle.turn,
       )
     } catch (error) {
       // Not granted yet, it leaves no trace; a lock failure marks it failed (its input starts over).
@@ -345,7 +346,9 @@ async function closeUnadmitted(
 /**
  * Why a turn that never ran ended. An input with the client's id may be a resend whose earlier
  * attempt is still on its way to the store (on another server, say): "not stored" would not be the
- * truth, so it is `store_outcome_unknown`, and the client resends with the same id.
+ * truth, so it is `store_outcome_unknown`, and the client resends with the same id. Not so an input
+ * the cluster refused because a newer one took its turn first (`interrupted_by_new_input`): that is
+ * final, and passes as it is.
  */
 function describeUnadmitted(input: TurnInput, error: unknown): CharpipeError {
   const reason = CharpipeError.isInstance(error) ? error.message : String(error)

@@ -7,7 +7,7 @@
  * here too, in a cluster under the session's lock taken in its input's place.
  */
 import type { TurnCoordinator, TurnLease } from '../../cluster/turn-coordinator.js'
-import type { StoreUnavailableError } from '../../shared/errors.js'
+import { CharpipeError, type StoreUnavailableError } from '../../shared/errors.js'
 import type { Logger } from '../../shared/logger.js'
 import { raceAbort } from '../abortable.js'
 import { notStored, type TurnWriteResult } from '../confirm-turn-write.js'
@@ -107,8 +107,16 @@ export async function storeAbortedBeforeLock(
   let lease: TurnLease
   try {
     // Its own wait (lock_wait_ms), no longer the cut turn's signal.
-    lease = await coordinator.acquire(options.lane, new AbortController().signal, options.order)
+    lease = await coordinator.acquire(options.lane, new AbortController().signal, options.order, persist.turn)
   } catch (error) {
+    // A newer input took its turn first: stored now it would come after it. Final, never "resend".
+    if (CharpipeError.isInstance(error) && error.code === 'interrupted_by_new_input') {
+      persist.logger.warn(
+        { session: persist.input.session, turn: persist.turn },
+        'a turn cut before it ran was not stored: a newer input of the session took its turn first',
+      )
+      return { status: 'not_stored', error }
+    }
     persist.logger.warn(
       { session: persist.input.session, turn: persist.turn, err: error },
       'a turn cut before it ran was not stored: its lock could not be taken',
