@@ -142,3 +142,48 @@ describe('long-term memory of a turn the history kept', () => {
     expect(await remembered()).toContain('First sentence.')
   })
 })
+
+describe('a run of turns whose writes fail now and then', () => {
+  it('every memory is of a stored turn, and every stored turn is remembered (60 turns, 1 in 5 writes refused, 1 in 10 hung)', async () => {
+    // A fixed sequence of faults, the same every run.
+    let seed = 7
+    const roll = () => {
+      seed = (seed * 1103515245 + 12345) % 2147483648
+      return seed / 2147483648
+    }
+    const inner = createInMemoryHistoryStore()
+    const store: HistoryStore = {
+      ...inner,
+      appendTurn: async (...args) => {
+        const fault = roll()
+        if (fault < 0.2) throw new Error('the write was refused')
+        if (fault < 0.3) return never()
+        return inner.appendTurn(...args)
+      },
+    }
+    const turns = 60
+    const memoryStore = createSqliteMemoryStore({ path: ':memory:' })
+    const charpipe = await createCharpipe(
+      makeConfig({ memory: { enabled: true }, storage: { timeout_ms: timeoutMs } }),
+      {
+        provider: createScriptedProvider(
+          Array.from({ length: turns }, (_, index) => ({ chunks: [`Reply ${index}.`] })),
+        ),
+        historyStore: addStoreDeadlines(store, { store: 'history', backend: 'memory', timeoutMs }),
+        memoryStore,
+      },
+    )
+    for (let index = 0; index < turns; index++)
+      await collectEvents(charpipe.generate({ session: 's', text: `Input ${index}` }))
+    await charpipe.close()
+    const stored = new Set(
+      (await inner.listMessages({ character: '小助手', session: 's' })).map((message) => message.turn),
+    )
+    const remembered = new Set((await memoryStore.list({ limit: 500 })).map((memory) => memory.sourceTurn))
+    // The faults did happen: some turns are not stored.
+    expect(stored.size).toBeGreaterThan(0)
+    expect(stored.size).toBeLessThan(turns)
+    expect([...remembered].filter((turn) => !stored.has(turn))).toEqual([])
+    expect([...stored].filter((turn) => !remembered.has(turn))).toEqual([])
+  })
+})
