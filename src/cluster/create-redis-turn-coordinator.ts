@@ -38,7 +38,8 @@ export interface RedisTurnCoordinatorOptions {
 // with the time they stop counting); -3 when a later input took its turn already (this one stopped
 // counting as pending while it waited, on a busy server): taking it now would store it after that
 // later input. The numbering decides for good: the refused turn is kept, so the same input sent
-// again (the same turn id, a new and later number) is refused too, never stored after the newer one.
+// again (the same turn id, with a new and later number, or none: a resend queued on the same server)
+// is refused too, never stored after the newer one.
 // A fence that is gone (expired, or Redis lost its data) starts again from Redis' clock in
 // milliseconds, above every fence handed out before, since stores keep the highest they saw.
 const takeScript = `
@@ -47,8 +48,8 @@ local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
 if now > tonumber(ARGV[4]) then return -1 end
 local order = tonumber(ARGV[5])
 local turn = ARGV[6]
+if turn ~= '' and redis.call('SISMEMBER', KEYS[5], turn) == 1 then return -3 end
 if order > 0 then
-  if turn ~= '' and redis.call('SISMEMBER', KEYS[5], turn) == 1 then return -3 end
   if order < tonumber(redis.call('GET', KEYS[4]) or '0') then
     if turn ~= '' then
       redis.call('SADD', KEYS[5], turn)

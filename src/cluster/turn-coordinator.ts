@@ -46,7 +46,7 @@ export interface TurnCoordinator {
    * and are stored, in input order. Taking it ends the input's wait; failing (not aborting) withdraws it.
    * A numbered input that comes after a later input took the lock is refused for good, with
    * `interrupted_by_new_input`: its `turn` (the input's turn id) is refused again whatever number
-   * it is sent again with, so it is never stored after the newer input.
+   * it is sent again with (or without one), so it is never stored after the newer input.
    */
   acquire(
     session: string,

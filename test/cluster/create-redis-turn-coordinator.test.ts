@@ -93,6 +93,10 @@ describe.skipIf(skipReason !== undefined)('the Redis turn lock', { timeout: 20_0
     await expect(
       b.coordinator.acquire('s-late', new AbortController().signal, again, 'turn-first'),
     ).rejects.toMatchObject({ code: 'interrupted_by_new_input' })
+    // Or unnumbered (a resend queued behind the first attempt on its own server).
+    await expect(
+      a.coordinator.acquire('s-late', new AbortController().signal, undefined, 'turn-first'),
+    ).rejects.toMatchObject({ code: 'interrupted_by_new_input' })
     // Another input numbered after it takes its turn.
     const next = await a.coordinator.announceNewInput('s-late')
     const taken = await a.coordinator.acquire('s-late', new AbortController().signal, next, 'turn-next')
