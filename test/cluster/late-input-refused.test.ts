@@ -125,5 +125,38 @@ describe.skipIf(skipReason !== undefined)(
       expect(slow.provider.requests).toHaveLength(0)
       expect(await contents(history, session)).toEqual(['user:后说的', 'assistant:新。'])
     })
+
+    it('refused as late, an input that another attempt stored before the newer one is stored, and nobody is told otherwise', async () => {
+      const history = createInMemoryHistoryStore()
+      const slow = await startServer(history, '旧。', true)
+      const fast = await startServer(history, '新。')
+      const notStored: TurnNotStoredEvent[] = []
+      const session = 'late-stored'
+
+      const older = slow.charpipe.run(
+        { session, text: '先说的', id: 'older' },
+        { onEvent: () => {}, onTurnNotStored: (event) => notStored.push(event) },
+      )
+      await vi.waitFor(() => expect(slow.takes.numbered).toHaveLength(1))
+      const [{ lane, order }] = slow.takes.numbered as [{ lane: string; order: number }]
+      await slow.cluster.coordinator.withdrawInput(lane, order)
+      // The client, hearing nothing, sends it again to the other server, where it is stored; then the newer.
+      const again = await collectEvents(fast.charpipe.generate({ session, text: '先说的', id: 'older' }))
+      expect(errorsOf(again)).toEqual([])
+      const newer = await collectEvents(fast.charpipe.generate({ session, text: '后说的', id: 'newer' }))
+      expect(errorsOf(newer)).toEqual([])
+
+      slow.takes.open()
+      await older
+      expect(await contents(history, session)).toEqual([
+        'user:先说的',
+        'assistant:新。',
+        'user:后说的',
+        'assistant:新。',
+      ])
+      // The first attempt's lock is refused, but its turn is stored: no "not stored" for it.
+      await slow.charpipe.close()
+      expect(notStored).toEqual([])
+    })
   },
 )

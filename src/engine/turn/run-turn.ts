@@ -46,7 +46,7 @@ import { chooseToolImageHandling, runModelSteps } from './run-model-steps.js'
 import { shareWithOthersPresent } from './share-with-others-present.js'
 import { createTurnEventPath } from './turn-event-path.js'
 import type { TurnOutput } from './turn-output.js'
-import { storeAbortedBeforeLock, writeTurn } from './write-turn.js'
+import { isLateInputRefusal, storeAbortedBeforeLock, writeTurn } from './write-turn.js'
 
 export interface RunTurnOptions extends Pick<GenerateOptions, 'onModelCall' | 'onTurnNotStored'> {
   engine: EngineContext
@@ -324,6 +324,8 @@ async function closeUnadmitted(
   const { engine, handle } = options
   const runtime = acquireRuntime(options, state)
   if (!state.signal.aborted) {
+    // Refused as late, an input another attempt of which stored it meanwhile is answered from the store.
+    if (isLateInputRefusal(error) && (await replayIfStored(options, state, runtime))) return
     const failure = describeUnadmitted(options.input, error)
     engine.logger.warn({ session: options.input.session, turn: handle.turn, err: failure }, 'turn not run')
     closeWithoutRunning(state.closer, runtime, failure)
