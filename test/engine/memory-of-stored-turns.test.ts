@@ -5,7 +5,7 @@
  * write that failed but is found stored when read back counts as stored. Through `createCharpipe`
  * over a history store that fails on command and the SQLite memory store.
  */
-import { describe, expect, it } from 'vitest'
+import { describe, expect, it, vi } from 'vitest'
 import type { CharpipeConfigInput } from '../../src/config/schema.js'
 import { createCharpipe } from '../../src/engine/index.js'
 import { addStoreDeadlines } from '../../src/memory/add-store-deadlines.js'
@@ -112,9 +112,9 @@ describe('long-term memory of a turn the history did not keep', () => {
         onTurnNotStored: (event) => notStored.push(event),
       },
     )
-    const texts = await remembered()
-    expect(notStored).toHaveLength(1)
-    expect(texts).not.toContain('First sentence.')
+    // The write ends after llm_done, and says so then.
+    await vi.waitFor(() => expect(notStored).toHaveLength(1), { timeout: 5000 })
+    expect(await remembered()).not.toContain('First sentence.')
   })
 })
 
