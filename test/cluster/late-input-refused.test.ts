@@ -3,9 +3,10 @@
  * whose turn comes to the lock after a newer input's took it (its server was busy, and it stopped
  * counting as pending meanwhile) is refused for good, with `interrupted_by_new_input`, never a code
  * that asks for a resend; and sent again with the same id it is refused again, never stored after
- * the newer one. Two engines joined by one Redis, one history; the older input's server reaches its
- * lock only when the test lets it (a busy server), and its input is withdrawn meanwhile, as a
- * pending input whose wait ran out is.
+ * the newer one; unless another attempt of it (its resend, on the other server) stored it before
+ * the newer one: then it is stored, and answered from the store. Two engines joined by one Redis,
+ * one history; the older input's server reaches its lock only when the test lets it (a busy
+ * server), and its input is withdrawn meanwhile, as a pending input whose wait ran out is.
  */
 import { afterAll, describe, expect, it, vi } from 'vitest'
 import { type Cluster, connectCluster } from '../../src/cluster/connect-cluster.js'
@@ -35,8 +36,11 @@ afterAll(async () => {
   await deleteKeys()
 })
 
-/** A server slow to reach its lock: its takes wait for `open()`; the inputs it numbers are kept. */
-function delayTakes(coordinator: TurnCoordinator) {
+/**
+ * A server slow to reach its lock: its takes wait for `open()`; the inputs it numbers are kept.
+ * With `deaf`, the other servers' interrupts and new inputs never reach it (lost messages).
+ */
+function delayTakes(coordinator: TurnCoordinator, deaf: boolean) {
   let open = () => {}
   const opened = new Promise<void>((resolve) => {
     open = resolve
@@ -53,18 +57,19 @@ function delayTakes(coordinator: TurnCoordinator) {
       await opened
       return coordinator.acquire(...args)
     },
+    ...(deaf ? { onInterrupt: async () => {} } : {}),
   }
   return { delayed, numbered, open }
 }
 
-async function startServer(history: HistoryStore, reply: string, slow = false) {
+async function startServer(history: HistoryStore, reply: string, slow?: 'slow' | 'slow and deaf') {
   const config = makeConfig({
     conversation: { on_new_input: 'interrupt' },
     storage: { redis_url: testRedisUrl },
     cluster: { enabled: true, key_prefix: keyPrefix, lease_ms: 2000 },
   })
   const cluster = await connectCluster(config, logger)
-  const takes = delayTakes(cluster.coordinator)
+  const takes = delayTakes(cluster.coordinator, slow === 'slow and deaf')
   const provider = createScriptedProvider([{ chunks: [reply] }, { chunks: [reply] }])
   const charpipe = await createCharpipe(config, {
     parts: createFakeParts(),
@@ -92,7 +97,7 @@ describe.skipIf(skipReason !== undefined)(
   () => {
     it('is refused for good (interrupted_by_new_input, no resend asked), and refused again when sent again', async () => {
       const history = createInMemoryHistoryStore()
-      const slow = await startServer(history, '旧。', true)
+      const slow = await startServer(history, '旧。', 'slow')
       const fast = await startServer(history, '新。')
       const notStored: TurnNotStoredEvent[] = []
       const session = 'late'
@@ -128,7 +133,7 @@ describe.skipIf(skipReason !== undefined)(
 
     it('refused as late, an input that another attempt stored before the newer one is stored, and nobody is told otherwise', async () => {
       const history = createInMemoryHistoryStore()
-      const slow = await startServer(history, '旧。', true)
+      const slow = await startServer(history, '旧。', 'slow')
       const fast = await startServer(history, '新。')
       const notStored: TurnNotStoredEvent[] = []
       const session = 'late-stored'
@@ -157,6 +162,36 @@ describe.skipIf(skipReason !== undefined)(
       // The first attempt's lock is refused, but its turn is stored: no "not stored" for it.
       await slow.charpipe.close()
       expect(notStored).toEqual([])
+    })
+
+    it('refused as late while it runs (the newer input never stopped it), an input another attempt stored is answered from the store', async () => {
+      const history = createInMemoryHistoryStore()
+      const slow = await startServer(history, '旧。', 'slow and deaf')
+      const fast = await startServer(history, '新。')
+      const session = 'late-running'
+
+      const older = collectEvents(slow.charpipe.generate({ session, text: '先说的', id: 'older' }))
+      await vi.waitFor(() => expect(slow.takes.numbered).toHaveLength(1))
+      const [{ lane, order }] = slow.takes.numbered as [{ lane: string; order: number }]
+      await slow.cluster.coordinator.withdrawInput(lane, order)
+      expect(
+        errorsOf(await collectEvents(fast.charpipe.generate({ session, text: '先说的', id: 'older' }))),
+      ).toEqual([])
+      expect(
+        errorsOf(await collectEvents(fast.charpipe.generate({ session, text: '后说的', id: 'newer' }))),
+      ).toEqual([])
+
+      slow.takes.open()
+      const events = await older
+      expect(errorsOf(events)).toEqual([])
+      expect(doneOf(events)).toMatchObject({ text: '新。', interrupted: false })
+      expect(slow.provider.requests).toHaveLength(0)
+      expect(await contents(history, session)).toEqual([
+        'user:先说的',
+        'assistant:新。',
+        'user:后说的',
+        'assistant:新。',
+      ])
     })
   },
 )
