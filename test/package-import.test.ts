@@ -119,7 +119,8 @@ await charpipe.close()
 console.log(JSON.stringify(text))`
     const { modules, stdout, stderr } = runNode(script, true)
     expect(JSON.parse(stdout)).toContain('hello there')
-    // A library is silent unless given a logger: no migration or turn lines on the program's stderr.
+    // Without a logger a library reports only warnings and errors: a turn that goes well (its
+    // migration, its turn lines) puts nothing on the program's stderr.
     expect(stderr).toBe('')
     expect(packagesIn(modules)).toEqual(expect.arrayContaining(['better-sqlite3', 'pino', 're2js']))
   })

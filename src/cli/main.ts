@@ -69,7 +69,7 @@ export async function main(argv: string[]): Promise<number> {
     return 2
   }
   if (logFormat.format) process.env.CHARPIPE_LOG_FORMAT = logFormat.format
-  // The library is silent unless given a logger; the commands are a program and log.
+  // The library alone reports only its warnings and errors; the commands are a program and log.
   useProgramLogger()
   return command.run(logFormat.args)
 }

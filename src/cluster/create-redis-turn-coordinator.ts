@@ -9,7 +9,7 @@
  * Interrupts travel on one channel per cluster; each server acts on those naming its own turns.
  */
 import { randomUUID } from 'node:crypto'
-import { StoreUnavailableError } from '../shared/errors.js'
+import { CharpipeError, StoreUnavailableError } from '../shared/errors.js'
 import type { Logger } from '../shared/logger.js'
 import { toClusterStoreError } from './cluster-redis-error.js'
 import type { ClusterRedis } from './connect-cluster-redis.js'
@@ -30,14 +30,16 @@ export interface RedisTurnCoordinatorOptions {
   onRemoteInterrupt?: () => void
 }
 
-// KEYS: lease, fence, pending inputs, latest input taken. ARGV: token, lease ms, fence lifetime ms,
-// deadline (ms since the epoch), the input's number (0: none).
+// KEYS: lease, fence, pending inputs, latest input taken, refused turns. ARGV: token, lease ms, fence
+// lifetime ms, deadline (ms since the epoch), the input's number (0: none), its turn id ('': none).
 // Returns the fence, 0 when taken, -1 when the request arrived after its deadline: the caller gave
 // up on it (it sat in a frozen Redis's buffer, say) and nobody would ever release the lease; -2 when
 // an earlier input of the session has not taken its turn yet (the pending set: input numbers scored
 // with the time they stop counting); -3 when a later input took its turn already (this one stopped
 // counting as pending while it waited, on a busy server): taking it now would store it after that
-// later input.
+// later input. The numbering decides for good: the refused turn is kept, so the same input sent
+// again (the same turn id, with a new and later number, or none: a resend queued on the same server)
+// is refused too, never stored after the newer one.
 // A fence that is gone (expired, or Redis lost its data) starts again from Redis' clock in
 // milliseconds, above every fence handed out before, since stores keep the highest they saw.
 const takeScript = `
@@ -45,8 +47,16 @@ local time = redis.call('TIME')
 local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
 if now > tonumber(ARGV[4]) then return -1 end
 local order = tonumber(ARGV[5])
+local turn = ARGV[6]
+if turn ~= '' and redis.call('SISMEMBER', KEYS[5], turn) == 1 then return -3 end
 if order > 0 then
-  if order < tonumber(redis.call('GET', KEYS[4]) or '0') then return -3 end
+  if order < tonumber(redis.call('GET', KEYS[4]) or '0') then
+    if turn ~= '' then
+      redis.call('SADD', KEYS[5], turn)
+      redis.call('PEXPIRE', KEYS[5], ARGV[3])
+    end
+    return -3
+  end
   redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', now)
   for _, member in ipairs(redis.call('ZRANGE', KEYS[3], 0, -1)) do
     if tonumber(member) < order then return -2 end
@@ -107,6 +117,17 @@ const orphanRetryMs = 1000
 // The fence (and the input counter) outlive any lease by far; they only have to keep growing while
 // a session is in use.
 const fenceLifetimeMs = 7 * 24 * 3600 * 1000
+
+/**
+ * An input whose turn came after a later input's (`interrupted_by_new_input`, as an input the newer
+ * one stopped): never run or stored, and refused again when sent again.
+ */
+function createLateInputError(): CharpipeError {
+  return new CharpipeError(
+    'interrupted_by_new_input',
+    'a newer input of this session took its turn first: this input is not run and not stored, now or sent again (it would come after the newer one)',
+  )
+}
 
 function sleep(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
@@ -213,13 +234,19 @@ export function createRedisTurnCoordinator(options: RedisTurnCoordinatorOptions)
     }
   }
 
-  async function takeLock(session: string, signal: AbortSignal, order: number): Promise<TurnLease> {
+  async function takeLock(
+    session: string,
+    signal: AbortSignal,
+    order: number,
+    turn: string | undefined,
+  ): Promise<TurnLease> {
     const token = randomUUID()
     const deadline = Date.now() + lockWaitMs
     const leaseKey = redis.key('lease', session)
     const fenceKey = redis.key('fence', session)
     const pendingKey = redis.key('pending', session)
     const takenKey = redis.key('taken', session)
+    const refusedKey = redis.key('refused', session)
     let waited = false
     for (;;) {
       signal.throwIfAborted()
@@ -229,16 +256,18 @@ export function createRedisTurnCoordinator(options: RedisTurnCoordinatorOptions)
         fence = Number(
           await commands.eval(
             takeScript,
-            4,
+            5,
             leaseKey,
             fenceKey,
             pendingKey,
             takenKey,
+            refusedKey,
             token,
             leaseMs,
             fenceLifetimeMs,
             takeBy,
             order,
+            turn ?? '',
           ),
         )
       } catch (error) {
@@ -248,12 +277,8 @@ export function createRedisTurnCoordinator(options: RedisTurnCoordinatorOptions)
         throw toClusterStoreError(error, 'taking the turn lock')
       }
       if (fence > 0) return holdLease(session, token, fence)
-      if (fence === -3) {
-        throw new StoreUnavailableError(
-          'a later input of this session took its turn first; this one would be stored out of order',
-          { store: 'cluster' },
-        )
-      }
+      // Final, not a store failure: sent again, the input would be refused the same way.
+      if (fence === -3) throw createLateInputError()
       if (fence === -1) {
         throw new StoreUnavailableError("the cluster's Redis answered the turn lock too late", {
           store: 'cluster',
@@ -290,11 +315,11 @@ export function createRedisTurnCoordinator(options: RedisTurnCoordinatorOptions)
 
   return {
     withdrawInput,
-    async acquire(session, signal, numbered) {
+    async acquire(session, signal, numbered, turn) {
       // A failed numbering fails the input: unnumbered, it would skip the queue of earlier ones.
       const order = (await numbered) ?? 0
       try {
-        return await takeLock(session, signal, order)
+        return await takeLock(session, signal, order, turn)
       } catch (error) {
         // Given up (not aborted: the caller decides then): later inputs stop waiting for this one.
         if (order > 0 && !signal.aborted) void withdrawInput(session, order)

@@ -44,8 +44,16 @@ export interface TurnCoordinator {
    * With the input's number (`announceNewInput`; 0: none), the lock also waits for every earlier
    * numbered input of the session that has not taken it yet, on any server: turns take the lock,
    * and are stored, in input order. Taking it ends the input's wait; failing (not aborting) withdraws it.
+   * A numbered input that comes after a later input took the lock is refused for good, with
+   * `interrupted_by_new_input`: its `turn` (the input's turn id) is refused again whatever number
+   * it is sent again with (or without one), so it is never stored after the newer input.
    */
-  acquire(session: string, signal: AbortSignal, order?: number | Promise<number>): Promise<TurnLease>
+  acquire(
+    session: string,
+    signal: AbortSignal,
+    order?: number | Promise<number>,
+    turn?: string,
+  ): Promise<TurnLease>
   /**
    * Numbers a new input of the session (`on_new_input: interrupt`) and tells the other servers, so
    * they stop the turns of earlier inputs; resolves with the number. Until its turn takes the lock

@@ -54,6 +54,10 @@ export interface CreateCharpipeOptions {
   memoryStore?: MemoryStore
   /** A provider instance, or a factory called whenever the provider config changes. */
   provider?: ProviderOption
+  /**
+   * Where the engine logs. @default the process-wide logger (`setLogger`); when the program chose
+   * none, only warnings and errors, each as one process warning (`CharpipeWarning`) on stderr
+   */
   logger?: Logger
   /** Tools the model may call (ReAct loop, SPEC R1.4); those of `tools.mcp_servers` join them. */
   tools?: readonly Tool[]

@@ -99,14 +99,18 @@ export interface GreetingEvent extends TurnEventBase {
 /**
  * After `llm_done`: the turn's write failed, or its outcome could not be known (`code`
  * `store_unavailable` or `store_outcome_unknown`), for a turn whose write ran after `llm_done` (an
- * interrupted turn: barge-in). Not part of the turn's stream, which ended with `llm_done`; the
+ * interrupted turn: barge-in), or, in a cluster, a turn cut before it ran that a newer input's turn
+ * went ahead of (`interrupted_by_new_input`: not stored, for good). Not part of the turn's stream, which ended with `llm_done`; the
  * WebSocket sends it to the connection that ran the turn, and the event bus to its listeners.
  */
 export interface TurnNotStoredEvent {
   type: 'turn_not_stored'
   session: string
   turn: string
-  /** The input's id, when the client gave one: resend it with this id. */
+  /**
+   * The input's id, when the client gave one: resend it with this id, unless `code` is
+   * `interrupted_by_new_input` (a newer input took its turn first: refused for good).
+   */
   id?: string
   code: CharpipeErrorCode
   message: string

@@ -5,7 +5,7 @@
  */
 import { createRequire } from 'node:module'
 import type { Logger, LoggerOptions, pino } from 'pino'
-import { createPrettyDestination } from './format-log-line.js'
+import { createPrettyDestination, formatLogLine, type TextDestination } from './format-log-line.js'
 import { isSecretKey, MASK, redactText } from './redact.js'
 
 export type { Logger } from 'pino'
@@ -124,25 +124,54 @@ export function createChildLogger(parent: Logger, part: string): Logger {
 }
 
 let rootLogger: Logger | undefined
-let rootLoggerChosen = false
+let defaultLogger: { level: string; logger: Logger } | undefined
+
+/**
+ * Where a library's lines go when its program chose no logger: Node's process warnings, one line
+ * each on stderr (`CharpipeWarning`), which the program can handle (`process.on('warning')`) or
+ * silence (`--no-warnings`) as it does any other library's.
+ */
+const warningDestination: TextDestination = {
+  write(text: string) {
+    for (const line of text.split('\n')) {
+      if (line.length > 0) process.emitWarning(formatLogLine(line).trimEnd(), { type: 'CharpipeWarning' })
+    }
+  },
+}
+
+/**
+ * The logger of a program that chose none: `CHARPIPE_LOG_LEVEL` when set, else warnings and errors
+ * only, as process warnings, so a library user's mistake (a listener that throws) is never silent.
+ * Tests stay silent unless they ask, as in `createLogger`. Made again when the level asked changes.
+ */
+function readDefaultLogger(): Logger {
+  const asked = process.env.CHARPIPE_LOG_LEVEL
+  const level = asked ?? (process.env.VITEST ? 'silent' : 'warn')
+  if (defaultLogger?.level === level) return defaultLogger.logger
+  const logger =
+    asked !== undefined || level === 'silent'
+      ? createLogger({ level })
+      : createLogger({ level, destination: warningDestination as pino.DestinationStream, format: 'json' })
+  defaultLogger = { level, logger }
+  return logger
+}
 
 /**
  * The process-wide logger; modules take a child of it with their own `module` binding. Until a
- * program chooses one it is silent, so a library writes nothing to a program's stderr unless given a
- * logger (`setLogger`, or a `logger` option); `CHARPIPE_LOG_LEVEL` turns it on all the same.
+ * program chooses one (`setLogger`, or a `logger` option), a library reports only its warnings and
+ * errors, as process warnings on stderr; `CHARPIPE_LOG_LEVEL` chooses the level all the same.
  */
 export function getLogger(module?: string): Logger {
-  rootLogger ??= createLogger({ level: process.env.CHARPIPE_LOG_LEVEL ?? 'silent' })
-  return module ? rootLogger.child({ module }) : rootLogger
+  const root = rootLogger ?? readDefaultLogger()
+  return module ? root.child({ module }) : root
 }
 
 /** Replaces the process-wide logger (the CLI sets the level; tests capture lines). */
 export function setLogger(logger: Logger): void {
   rootLogger = logger
-  rootLoggerChosen = true
 }
 
 /** A program's own logging: `info` lines to stderr (or `CHARPIPE_LOG_LEVEL`), unless one was set. */
 export function useProgramLogger(): void {
-  if (!rootLoggerChosen) setLogger(createLogger())
+  if (!rootLogger) setLogger(createLogger())
 }

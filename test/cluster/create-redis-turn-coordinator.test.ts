@@ -82,9 +82,25 @@ describe.skipIf(skipReason !== undefined)('the Redis turn lock', { timeout: 20_0
     await a.coordinator.withdrawInput('s-late', first)
     const later = await b.coordinator.acquire('s-late', new AbortController().signal, second)
     await later.release()
-    await expect(a.coordinator.acquire('s-late', new AbortController().signal, first)).rejects.toThrow(
-      /later input of this session took its turn first/,
-    )
+    await expect(
+      a.coordinator.acquire('s-late', new AbortController().signal, first, 'turn-first'),
+    ).rejects.toMatchObject({
+      code: 'interrupted_by_new_input',
+      message: expect.stringMatching(/newer input of this session took its turn first/),
+    })
+    // Sent again (a new, later number; the same turn): refused for good, on any server.
+    const again = await b.coordinator.announceNewInput('s-late')
+    await expect(
+      b.coordinator.acquire('s-late', new AbortController().signal, again, 'turn-first'),
+    ).rejects.toMatchObject({ code: 'interrupted_by_new_input' })
+    // Or unnumbered (a resend queued behind the first attempt on its own server).
+    await expect(
+      a.coordinator.acquire('s-late', new AbortController().signal, undefined, 'turn-first'),
+    ).rejects.toMatchObject({ code: 'interrupted_by_new_input' })
+    // Another input numbered after it takes its turn.
+    const next = await a.coordinator.announceNewInput('s-late')
+    const taken = await a.coordinator.acquire('s-late', new AbortController().signal, next, 'turn-next')
+    await taken.release()
   })
 
   it('fails an input whose numbering failed, instead of letting it skip the queue', async () => {

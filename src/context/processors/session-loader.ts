@@ -128,7 +128,10 @@ export const sessionLoader: ContextProcessor = {
       newest = stored.at(-1) ?? (await history.listMessages(scope, { limit: 1 })).at(-1)
     } catch (error) {
       const unavailable = CharpipeError.isInstance(error) && error.code === 'store_unavailable'
-      if (!unavailable || !context.config.history.continue_without_store) throw error
+      // A regenerate (`replaces`) answered without its history would be stored as a new turn when
+      // the turn it replaces is no longer the newest by then: it fails whatever the setting.
+      const regenerate = context.input.replaces !== undefined
+      if (!unavailable || !context.config.history.continue_without_store || regenerate) throw error
       context.logs.push({
         processorId: 'session-loader',
         level: 'warn',

@@ -46,7 +46,7 @@ import { chooseToolImageHandling, runModelSteps } from './run-model-steps.js'
 import { shareWithOthersPresent } from './share-with-others-present.js'
 import { createTurnEventPath } from './turn-event-path.js'
 import type { TurnOutput } from './turn-output.js'
-import { storeAbortedBeforeLock, writeTurn } from './write-turn.js'
+import { isLateInputRefusal, storeAbortedBeforeLock, writeTurn } from './write-turn.js'
 
 export interface RunTurnOptions extends Pick<GenerateOptions, 'onModelCall' | 'onTurnNotStored'> {
   engine: EngineContext
@@ -108,6 +108,7 @@ async function liveTurn(options: RunTurnOptions, previous: Promise<void>): Promi
         laneKeyOf(options.input.session, options.input.character),
         signal,
         handle.order,
+        handle.turn,
       )
     } catch (error) {
       // Not granted yet, it leaves no trace; a lock failure marks it failed (its input starts over).
@@ -140,8 +141,10 @@ async function liveTurn(options: RunTurnOptions, previous: Promise<void>): Promi
     closer.close(outcome, applyDisplayRules(engine.parts, outcome.displayText, runtime.config), written)
     // Interrupted while storing: the write ends after llm_done, and says how it ended then.
     if (!written && pending) void reportLate(options, pending)
-    state.handedOver = scheduleFactExtraction(options, persist)
-    if (!state.handedOver) await rememberCompletedTurn(persist)
+    // Long-term memory keeps only what the history keeps: a turn not stored (or not known to be)
+    // is not remembered; a write still running is waited for in the background.
+    state.handedOver = scheduleMemory(options, persist, written ?? pending)
+    if (!state.handedOver && written?.status === 'stored') await rememberCompletedTurn(persist)
   } catch (error) {
     // Only a bug gets here: one internal error, then llm_done with what was sent.
     engine.logger.error({ err: error, turn: handle.turn }, 'the turn failed unexpectedly')
@@ -321,6 +324,8 @@ async function closeUnadmitted(
   const { engine, handle } = options
   const runtime = acquireRuntime(options, state)
   if (!state.signal.aborted) {
+    // Refused as late, an input another attempt of which stored it meanwhile is answered from the store.
+    if (isLateInputRefusal(error) && (await replayIfStored(options, state, runtime))) return
     const failure = describeUnadmitted(options.input, error)
     engine.logger.warn({ session: options.input.session, turn: handle.turn, err: failure }, 'turn not run')
     closeWithoutRunning(state.closer, runtime, failure)
@@ -343,7 +348,9 @@ async function closeUnadmitted(
 /**
  * Why a turn that never ran ended. An input with the client's id may be a resend whose earlier
  * attempt is still on its way to the store (on another server, say): "not stored" would not be the
- * truth, so it is `store_outcome_unknown`, and the client resends with the same id.
+ * truth, so it is `store_outcome_unknown`, and the client resends with the same id. Not so an input
+ * the cluster refused because a newer one took its turn first (`interrupted_by_new_input`): that is
+ * final, and passes as it is.
  */
 function describeUnadmitted(input: TurnInput, error: unknown): CharpipeError {
   const reason = CharpipeError.isInstance(error) ? error.message : String(error)
@@ -445,21 +452,34 @@ async function sendGreeting(
 }
 
 /**
- * With `memory.extract: true` the model is asked for facts after the turn has closed, in the
- * background, holding the runtime until then; returns whether it took the runtime over.
+ * Long-term memory of a turn whose write has not ended yet (a reply cut short), or with
+ * `memory.extract: true` (the model is asked for facts after the turn has closed): in the
+ * background, holding the runtime until then, and only once the write says the turn is stored.
+ * Returns whether it took the runtime over; when not, the caller remembers a stored turn itself.
  */
-function scheduleFactExtraction(options: RunTurnOptions, persist: PersistTurnOptions): boolean {
+function scheduleMemory(
+  options: RunTurnOptions,
+  persist: PersistTurnOptions,
+  write: TurnWriteResult | Promise<TurnWriteResult> | undefined,
+): boolean {
   const { engine } = options
   const { runtime } = persist
-  if (!runtime.config.memory.extract || !runtime.memoryStore) return false
-  const extractor = createModelFactExtractor({
-    provider: runtime.provider,
-    timeoutMs: runtime.config.memory.extract_timeout_ms,
-    logger: createChildLogger(engine.logger, 'memory'),
-  })
+  // No write tried (the store was down when the history was read), or one that failed: nothing to wait for.
+  if (write === undefined || ('status' in write && write.status !== 'stored')) return false
+  if (!runtime.memoryStore || !runtime.config.memory.enabled) return false
+  const extract = runtime.config.memory.extract
+  if (!extract && 'status' in write) return false
+  const extractor = extract
+    ? createModelFactExtractor({
+        provider: runtime.provider,
+        timeoutMs: runtime.config.memory.extract_timeout_ms,
+        logger: createChildLogger(engine.logger, 'memory'),
+      })
+    : undefined
   engine.background.schedule(`memory:${persist.input.session}`, async () => {
     try {
-      await rememberCompletedTurn(persist, extractor)
+      const written = await write
+      if (written.status === 'stored') await rememberCompletedTurn(persist, extractor)
     } finally {
       releaseTurnRuntime(engine, runtime)
     }

@@ -7,10 +7,11 @@
  * here too, in a cluster under the session's lock taken in its input's place.
  */
 import type { TurnCoordinator, TurnLease } from '../../cluster/turn-coordinator.js'
-import type { StoreUnavailableError } from '../../shared/errors.js'
+import { CharpipeError, type StoreUnavailableError } from '../../shared/errors.js'
 import type { Logger } from '../../shared/logger.js'
 import { raceAbort } from '../abortable.js'
 import { notStored, type TurnWriteResult } from '../confirm-turn-write.js'
+import { conversationScopeOf } from '../conversation-scope-of.js'
 import { type PersistTurnOptions, storeTurn } from '../persist-turn.js'
 
 export interface WriteTurnOptions {
@@ -107,8 +108,18 @@ export async function storeAbortedBeforeLock(
   let lease: TurnLease
   try {
     // Its own wait (lock_wait_ms), no longer the cut turn's signal.
-    lease = await coordinator.acquire(options.lane, new AbortController().signal, options.order)
+    lease = await coordinator.acquire(options.lane, new AbortController().signal, options.order, persist.turn)
   } catch (error) {
+    // A newer input took its turn first: stored now it would come after it. Final, never "resend";
+    // unless another attempt of the same input stored it meanwhile.
+    if (isLateInputRefusal(error)) {
+      if (await isTurnStored(persist)) return { status: 'stored' }
+      persist.logger.warn(
+        { session: persist.input.session, turn: persist.turn },
+        'a turn cut before it ran was not stored: a newer input of the session took its turn first',
+      )
+      return { status: 'not_stored', error }
+    }
     persist.logger.warn(
       { session: persist.input.session, turn: persist.turn, err: error },
       'a turn cut before it ran was not stored: its lock could not be taken',
@@ -123,4 +134,19 @@ export async function storeAbortedBeforeLock(
   } finally {
     await lease.release()
   }
+}
+
+/**
+ * The cluster refused the input's turn for good: a newer input of the session took its turn first
+ * (see `TurnCoordinator.acquire`).
+ */
+export function isLateInputRefusal(error: unknown): error is CharpipeError {
+  return CharpipeError.isInstance(error) && error.code === 'interrupted_by_new_input'
+}
+
+/** Whether the turn is in the history (stored by another attempt of the same input); false when unknown. */
+async function isTurnStored(persist: PersistTurnOptions): Promise<boolean> {
+  const scope = conversationScopeOf(persist.runtime, persist.input.session)
+  const found = await persist.runtime.historyStore.findTurn(scope, persist.turn).catch(() => [])
+  return found.length > 0
 }

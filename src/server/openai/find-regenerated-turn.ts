@@ -9,6 +9,7 @@
 import type { ClientPrompt } from '../../context/types.js'
 import type { Charpipe } from '../../engine/types.js'
 import type { StoredMessage } from '../../memory/types.js'
+import { CharpipeError, StoreUnavailableError } from '../../shared/errors.js'
 import type { Logger } from '../../shared/logger.js'
 
 export interface FindRegeneratedTurnOptions {
@@ -50,21 +51,36 @@ export interface ReadRegeneratedTurnOptions {
   logger: Logger
 }
 
+/** The turn a request regenerates (none: a new turn), or why that could not be told. */
+export type ReadRegeneratedTurnResult =
+  | { ok: true; replaces: string | undefined }
+  | { ok: false; error: StoreUnavailableError }
+
 /**
  * `findRegeneratedTurn` over the session's newest stored messages, read from the engine. Without
- * the store's answer the request is a new turn (logged): the turn itself will meet the store.
+ * the store's answer the request cannot be told from a new turn, and run as one a regenerate would
+ * store its question twice: it fails instead (`store_unavailable`, logged), for the client to retry.
  */
-export async function readRegeneratedTurn(options: ReadRegeneratedTurnOptions): Promise<string | undefined> {
-  if (!options.clientHistory) return undefined
+export async function readRegeneratedTurn(
+  options: ReadRegeneratedTurnOptions,
+): Promise<ReadRegeneratedTurnResult> {
+  if (!options.clientHistory) return { ok: true, replaces: undefined }
   try {
     const stored = await options.charpipe.sessions.history({
       session: options.session,
       limit: 2,
       ...(options.character ? { character: options.character } : {}),
     })
-    return findRegeneratedTurn({ stored, text: options.text, clientHistory: options.clientHistory })
+    const replaces = findRegeneratedTurn({ stored, text: options.text, clientHistory: options.clientHistory })
+    return { ok: true, replaces }
   } catch (error) {
-    options.logger.warn({ err: error }, 'could not read the session to tell a regenerate')
-    return undefined
+    options.logger.warn(
+      { err: error, session: options.session },
+      'could not read the session to tell a regenerate',
+    )
+    // A store's own error names the store and what happened, never its address; anything else stays in the log.
+    const reason = CharpipeError.isInstance(error) ? error.message : 'the history could not be read'
+    const message = `could not tell whether this request regenerates the last reply, so it was not run: ${reason}`
+    return { ok: false, error: new StoreUnavailableError(message, { store: 'history', cause: error }) }
   }
 }

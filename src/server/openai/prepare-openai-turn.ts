@@ -20,6 +20,7 @@ import { readRegeneratedTurn } from './find-regenerated-turn.js'
 import { type ClientProfile, planProfileTurn, readClientProfile } from './plan-profile-turn.js'
 import type { OpenAITurn } from './read-openai-messages.js'
 import type { RequiredToolChoice } from './read-tool-choice.js'
+import { sendOpenAIError } from './send-openai-error.js'
 
 export interface PrepareOpenAITurnOptions {
   context: Context
@@ -82,17 +83,23 @@ export async function prepareOpenAITurn(options: PrepareOpenAITurnOptions): Prom
   }
   const emotionWriter = createClientEmotionWriter(config, profile, character)
   // The store keeps this client's conversation: the same last question resent is a regenerate.
-  const replaces =
-    plan.serverHistory && turn.clientPrompt && !stateless
-      ? await readRegeneratedTurn({
-          charpipe: dependencies.charpipe,
-          session,
-          character,
-          text: turn.input.text,
-          clientHistory: turn.clientPrompt.history,
-          logger: dependencies.logger,
-        })
-      : undefined
+  // When the store cannot say, the request is refused rather than run as a new turn.
+  let replaces: string | undefined
+  if (plan.serverHistory && turn.clientPrompt && !stateless) {
+    const regenerate = await readRegeneratedTurn({
+      charpipe: dependencies.charpipe,
+      session,
+      character,
+      text: turn.input.text,
+      clientHistory: turn.clientPrompt.history,
+      logger: dependencies.logger,
+    })
+    if (!regenerate.ok) {
+      const { code, message } = regenerate.error
+      return { ok: false, response: sendOpenAIError(context, { code, message }) }
+    }
+    replaces = regenerate.replaces
+  }
   // The client's input id (a resend with the same key is the same turn, never stored twice).
   const inputId = context.req.header('idempotency-key')
   if (inputId !== undefined && (inputId === '' || inputId.length > 128)) {
