@@ -134,7 +134,7 @@ export interface PipelineServices {
   imageDescriber?: ImageDescriber
   audioTranscriber?: AudioTranscriber
   logger: Logger
-  /** The engine's clock, which times the recall budget (`memory.recall_timeout_ms`); default the process's timers. */
+  /** The engine's clock: it times the recall budget (`memory.recall_timeout_ms`). Default: the process's timers. */
   clock?: RecallTimers
 }
 

@@ -118,8 +118,10 @@ function buildAudioTranscriber(options: CreateEngineRuntimeOptions): AudioTransc
   })
 }
 
-/** What the context pipeline reads through, for a turn or a preview on this runtime. */
-/** What the pipeline uses; `clock` (the engine's) times the recall budget. */
+/**
+ * What the context pipeline reads through, for a turn or a preview on this runtime; `clock` (the
+ * engine's) times the recall budget.
+ */
 export function createPipelineServices(
   runtime: EngineRuntime,
   logger: Logger,

@@ -2,8 +2,8 @@
  * Prometheus metrics of one server (its own registry, so several servers in one process do not
  * collide): turns by endpoint, and what the turns' own events feed through a turn observer
  * (observe-turn-metrics.ts: errors by code, time to first chunk and first sentence, duration,
- * tokens, recall timeouts); open connections, store failures and timeouts, and prom-client's default process metrics
- * (CPU, memory, handles, GC, event-loop lag: `nodejs_eventloop_lag_*`). What is read from the
+ * tokens, recall timeouts); open connections, store failures and timeouts, and prom-client's default
+ * process metrics (CPU, memory, handles, GC, event-loop lag: `nodejs_eventloop_lag_*`). What is read from the
  * product at scrape time joins the same registry in register-state-metrics.ts, and the gauges the
  * engine registers itself (early transcripts) through `registerGauge`.
  *
