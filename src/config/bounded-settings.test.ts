@@ -44,6 +44,8 @@ describe('bounded settings', () => {
     ['history.max_turns', { history: { max_turns: 1e9 } }],
     ['memory.top_k', { memory: { top_k: 1e9 } }],
     ['memory.extract_timeout_ms', { memory: { extract_timeout_ms: 1e9 } }],
+    ['memory.recall_timeout_ms', { memory: { recall_timeout_ms: 1e9 } }],
+    ['memory.recall_timeout_ms', { memory: { recall_timeout_ms: 10 } }],
     ['assets.max_bytes', { assets: { max_bytes: 1e12 } }],
     ['storage.timeout_ms', { storage: { timeout_ms: 1e9 } }],
     ['server.shutdown_grace_ms', { server: { shutdown_grace_ms: 0 } }],

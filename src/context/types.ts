@@ -5,6 +5,7 @@
  */
 import type { ApiType } from '../config/provider-registry.js'
 import type { CharacterConfig, CharpipeConfig, ProcessorSettings } from '../config/schema.js'
+import type { RecallTimers } from '../memory/long-term/recall-within-budget.js'
 import type { HistoryStore, MemoryRetriever } from '../memory/types.js'
 import type { AudioTranscriber } from '../shared/audio-transcriber.js'
 import type { ImageDescriber } from '../shared/image-describer.js'
@@ -133,6 +134,8 @@ export interface PipelineServices {
   imageDescriber?: ImageDescriber
   audioTranscriber?: AudioTranscriber
   logger: Logger
+  /** The engine's clock: it times the recall budget (`memory.recall_timeout_ms`). Default: the process's timers. */
+  clock?: RecallTimers
 }
 
 export interface PipelineLog {

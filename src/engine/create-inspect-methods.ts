@@ -30,7 +30,7 @@ async function previewTurn(context: EngineContext, input: GenerateInput) {
     inputLanguageOf(config, validated),
   )
   const runtime = characterRuntimeOf(context, context.state.current, turnInput.character)
-  const services = createPipelineServices(runtime, context.logger)
+  const services = createPipelineServices(runtime, context.logger, context.clock)
   // A new session's first turn follows its greeting: the preview shows it there too.
   const greeting = await previewGreeting({
     runtime,

@@ -118,9 +118,17 @@ function buildAudioTranscriber(options: CreateEngineRuntimeOptions): AudioTransc
   })
 }
 
-/** What the context pipeline reads through, for a turn or a preview on this runtime. */
-export function createPipelineServices(runtime: EngineRuntime, logger: Logger): PipelineServices {
+/**
+ * What the context pipeline reads through, for a turn or a preview on this runtime; `clock` (the
+ * engine's) times the recall budget.
+ */
+export function createPipelineServices(
+  runtime: EngineRuntime,
+  logger: Logger,
+  clock?: PipelineServices['clock'],
+): PipelineServices {
   return {
+    ...(clock ? { clock } : {}),
     history: runtime.historyStore,
     memory: runtime.memoryStore,
     tokenCounter: runtime.tokenCounter,

@@ -32,6 +32,8 @@ export interface TurnOutcome {
   usage?: TurnUsage
   /** The provider and model that answered the turn's last model call. */
   answer?: ProviderAnswer
+  /** `timed_out`: recall missed `memory.recall_timeout_ms` and the reply went on without memories. */
+  memory?: 'timed_out'
 }
 
 export function toCharpipeError(error: unknown): CharpipeError {

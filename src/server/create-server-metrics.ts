@@ -2,8 +2,8 @@
  * Prometheus metrics of one server (its own registry, so several servers in one process do not
  * collide): turns by endpoint, and what the turns' own events feed through a turn observer
  * (observe-turn-metrics.ts: errors by code, time to first chunk and first sentence, duration,
- * tokens); open connections, store failures and timeouts, and prom-client's default process metrics
- * (CPU, memory, handles, GC, event-loop lag: `nodejs_eventloop_lag_*`). What is read from the
+ * tokens, recall timeouts); open connections, store failures and timeouts, and prom-client's default
+ * process metrics (CPU, memory, handles, GC, event-loop lag: `nodejs_eventloop_lag_*`). What is read from the
  * product at scrape time joins the same registry in register-state-metrics.ts, and the gauges the
  * engine registers itself (early transcripts) through `registerGauge`.
  *
@@ -23,6 +23,8 @@ export interface ServerMetrics {
   timeToFirstSentence: Histogram
   turnDuration: Histogram
   tokens: Counter<'kind'>
+  /** Turns answered without memories because recall missed `memory.recall_timeout_ms`. */
+  recallTimeouts: Counter
   connections: Gauge
   storeFailures: Counter<'store' | 'backend' | 'operation' | 'kind'>
   /** Feeds errors, times and tokens from each turn's events: pass it in `createCharpipe`'s `observers`. */
@@ -73,6 +75,11 @@ export function createServerMetrics(): ServerMetrics {
     labelNames: ['kind'] as const,
     registers: [registry],
   })
+  const recallTimeouts = new Counter({
+    name: 'charpipe_memory_recall_timeouts_total',
+    help: 'Turns whose long-term memory recall missed memory.recall_timeout_ms and went on without memories (llm_done.memory timed_out).',
+    registers: [registry],
+  })
   const connections = new Gauge({
     name: 'charpipe_websocket_connections',
     help: 'Open WebSocket connections.',
@@ -101,6 +108,7 @@ export function createServerMetrics(): ServerMetrics {
     timeToFirstSentence,
     turnDuration,
     tokens,
+    recallTimeouts,
     connections,
     storeFailures,
     observeTurn: createTurnMetricsObserver({
@@ -109,6 +117,7 @@ export function createServerMetrics(): ServerMetrics {
       timeToFirstSentence,
       turnDuration,
       tokens,
+      recallTimeouts,
     }),
     registerGauge: (gauge) => registerEngineGauge(registry, gauge),
     close: stopCounting,

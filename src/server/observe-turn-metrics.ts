@@ -1,7 +1,7 @@
 /**
  * The server's per-turn metrics as a turn observer (`createCharpipe(config, { observers })`): errors
- * by code, time to first chunk and to first sentence, turn duration and tokens, each read from the
- * turn's own events. The times are the turn's report (`llm_done.timing`, on the engine's clock),
+ * by code, time to first chunk and to first sentence, turn duration, tokens and recalls that missed
+ * their budget (`llm_done.memory`), each read from the turn's own events. The times are the turn's report (`llm_done.timing`, on the engine's clock),
  * so `/metrics` and the client see the same numbers.
  *
  * Every turn the engine runs is observed: a client's, an audience or idle turn the server started
@@ -19,6 +19,8 @@ export interface TurnEventMetrics {
   timeToFirstSentence: Histogram
   turnDuration: Histogram
   tokens: Counter<'kind'>
+  /** Turns whose recall missed `memory.recall_timeout_ms` (`llm_done.memory: "timed_out"`). */
+  recallTimeouts: Counter
 }
 
 export function createTurnMetricsObserver(metrics: TurnEventMetrics): TurnObserver {
@@ -32,6 +34,7 @@ export function createTurnMetricsObserver(metrics: TurnEventMetrics): TurnObserv
 
 function recordDone(metrics: TurnEventMetrics, event: LlmDoneEvent): void {
   const { timing, usage } = event
+  if (event.memory === 'timed_out') metrics.recallTimeouts.inc()
   if (timing) {
     if (timing.first_chunk_ms !== null) metrics.timeToFirstChunk.observe(timing.first_chunk_ms / 1000)
     if (timing.first_sentence_ms !== null)

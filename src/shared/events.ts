@@ -83,6 +83,11 @@ export interface LlmDoneEvent extends TurnEventBase {
   provider?: string
   /** The model that answered (the fallback's model when a fallback did). */
   model?: string
+  /**
+   * `timed_out`: recall (long-term memory search) missed `memory.recall_timeout_ms`, so this reply
+   * was made without memories. Absent when recall answered in time or did not run.
+   */
+  memory?: 'timed_out'
 }
 
 /**

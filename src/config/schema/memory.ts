@@ -65,6 +65,11 @@ export const memorySchema = z
       .describe(
         'Lowest relevance (0–1, the share of the best score the query could reach) a memory needs to be retrieved; 0: every match.',
       ),
+    recall_timeout_ms: timeoutMs()
+      .default(150)
+      .describe(
+        'Longest wait for recall (the long-term memory search for a turn, embedding call included) before the model is asked; past it the turn goes on without memories and its llm_done carries memory: timed_out (counted in charpipe_memory_recall_timeouts_total). The late answer is dropped.',
+      ),
     extract: z
       .boolean()
       .default(false)

@@ -1,8 +1,10 @@
 /**
  * memory-retriever (150): the top `memory.top_k` long-term memories and knowledge chunks for the
  * input. They go on `sharedData` for the assembler (end of the system prompt, seed 000) and into
- * the logs with kind, source and score for the preview.
+ * the logs with kind, source and score for the preview. Recall has `memory.recall_timeout_ms` to
+ * answer; past it the turn goes on without memories, and `sharedData` says so for its `llm_done`.
  */
+import { recallWithinBudget } from '../../memory/long-term/recall-within-budget.js'
 import { memoryScopeOf } from '../../memory/memory-scope-of.js'
 import type { MemoryHit } from '../../memory/types.js'
 import { CharpipeError } from '../../shared/errors.js'
@@ -25,6 +27,14 @@ function findLoadedTurns(messages: readonly ChatMessage[]): Set<string> {
 
 /** sharedData key: the retrieved `MemoryHit[]`, best first. */
 export const memoryHitsKey = 'memory.hits'
+
+/** sharedData key: `timed_out` when recall missed its budget (absent otherwise). */
+const memoryRecallKey = 'memory.recall'
+
+/** What the turn's `llm_done` says of its recall: `timed_out`, or nothing. */
+export function readRecallOutcome(sharedData: ReadonlyMap<string, unknown>): 'timed_out' | undefined {
+  return sharedData.get(memoryRecallKey) === 'timed_out' ? 'timed_out' : undefined
+}
 
 export const memoryRetriever: ContextProcessor = {
   id: 'memory-retriever',
@@ -67,14 +77,31 @@ export const memoryRetriever: ContextProcessor = {
     // A regenerated turn's earlier answer is left out of the memories as it is of the history.
     if (context.input.replaces !== undefined) loadedTurns.add(context.input.replaces)
     let hits: MemoryHit[]
+    const budgetMs = context.config.memory.recall_timeout_ms
     try {
-      hits = await retriever.search(context.input.text, {
-        scope: memoryScopeOf(context.input),
-        // A store that cannot leave them out is asked for enough to still fill k without them.
-        k: Math.min(100, k + loadedTurns.size),
-        excludeSourceTurns: [...loadedTurns],
-        tokenBudget: readNumber(settings, 'token_budget', 800),
+      const recall = await recallWithinBudget({
+        recall: () =>
+          retriever.search(context.input.text, {
+            scope: memoryScopeOf(context.input),
+            // A store that cannot leave them out is asked for enough to still fill k without them.
+            k: Math.min(100, k + loadedTurns.size),
+            excludeSourceTurns: [...loadedTurns],
+            tokenBudget: readNumber(settings, 'token_budget', 800),
+          }),
+        budgetMs,
+        ...(context.services.clock ? { timers: context.services.clock } : {}),
+        logger: context.services.logger,
       })
+      if (recall.status === 'timed_out') {
+        context.sharedData.set(memoryRecallKey, 'timed_out')
+        context.logs.push({
+          processorId: 'memory-retriever',
+          level: 'warn',
+          message: `answering without memories: recall did not answer within ${budgetMs} ms (memory.recall_timeout_ms)`,
+        })
+        return
+      }
+      hits = recall.hits
     } catch (error) {
       // Memories enrich a reply; the reply does not wait for a memory store that is down or slow.
       if (!CharpipeError.isInstance(error) || error.code !== 'store_unavailable') throw error

@@ -3,8 +3,9 @@
  * messages of its first model call; then the tools, described in the system prompt when the model
  * does not take them natively.
  */
+import { readRecallOutcome } from '../../context/processors/memory-retriever.js'
 import { readRefusedAttachments } from '../../context/refused-attachments.js'
-import type { ContextPipeline, TurnInput } from '../../context/types.js'
+import type { ContextPipeline, PipelineServices, TurnInput } from '../../context/types.js'
 import { type Language, resolveCharacterLanguage } from '../../shared/language/index.js'
 import type { Logger } from '../../shared/logger.js'
 import { type ChatMessage, messageText, type ToolDefinition } from '../../shared/messages.js'
@@ -22,12 +23,16 @@ export interface BuildTurnMessagesOptions {
   timestamp: number
   signal: AbortSignal
   logger: Logger
+  /** The engine's clock: the recall budget (`memory.recall_timeout_ms`) is timed on it. */
+  clock?: PipelineServices['clock']
 }
 
 export interface BuildTurnMessagesResult {
   messages: ChatMessage[]
   /** Attachment references the pipeline refused (placeholders in the prompt). */
   refusedAttachments: ReadonlySet<string>
+  /** `timed_out` when recall missed its budget and the turn goes on without memories. */
+  memory?: 'timed_out'
 }
 
 export async function buildTurnMessages(options: BuildTurnMessagesOptions): Promise<BuildTurnMessagesResult> {
@@ -37,13 +42,18 @@ export async function buildTurnMessages(options: BuildTurnMessagesOptions): Prom
       input: options.input,
       config: runtime.config,
       capabilities: runtime.capabilities,
-      services: createPipelineServices(runtime, options.logger),
+      services: createPipelineServices(runtime, options.logger, options.clock),
       signal,
       timestamp: options.timestamp,
     }),
     signal,
   )
-  return { messages: built.messages, refusedAttachments: readRefusedAttachments(built.sharedData) }
+  const memory = readRecallOutcome(built.sharedData)
+  return {
+    messages: built.messages,
+    refusedAttachments: readRefusedAttachments(built.sharedData),
+    ...(memory ? { memory } : {}),
+  }
 }
 
 export interface OfferToolsResult {

@@ -214,12 +214,14 @@ async function runReply(
     emit: state.emit,
   })
   let refusedAttachments: ReadonlySet<string> | undefined
+  let memory: TurnOutcome['memory']
   const outcome = (extra: Partial<TurnOutcome>): TurnOutcome => ({
     displayText: stages.displayText,
     emotion: stages.emotion,
     sentences: stages.sentences,
     interrupted: false,
     ...(refusedAttachments?.size ? { refusedAttachments } : {}),
+    ...(memory ? { memory } : {}),
     ...(stages.usage ? { usage: stages.usage } : {}),
     ...(stages.answer ? { answer: stages.answer } : {}),
     ...extra,
@@ -233,8 +235,10 @@ async function runReply(
       timestamp: state.startedAt,
       signal,
       logger: engine.logger,
+      clock: engine.clock,
     })
     refusedAttachments = context.refusedAttachments
+    memory = context.memory
     // Tools of sources still connecting (MCP servers) are waited for, each within its own bound.
     await raceAbort(engine.registry.ready(signal), signal)
     const clientTools = options.input.clientTools ?? []
