@@ -166,9 +166,17 @@ export function getLogger(module?: string): Logger {
   return module ? root.child({ module }) : root
 }
 
-/** Replaces the process-wide logger (the CLI sets the level; tests capture lines). */
-export function setLogger(logger: Logger): void {
+/**
+ * Replaces the process-wide logger (the CLI sets the level; tests capture lines); `undefined` goes
+ * back to the logger of a program that chose none.
+ */
+export function setLogger(logger: Logger | undefined): void {
   rootLogger = logger
+}
+
+/** The logger a program chose with `setLogger`, if any: what to put back after replacing it. */
+export function readChosenLogger(): Logger | undefined {
+  return rootLogger
 }
 
 /** A program's own logging: `info` lines to stderr (or `CHARPIPE_LOG_LEVEL`), unless one was set. */

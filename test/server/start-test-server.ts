@@ -14,7 +14,7 @@ import type { CharpipeConfig } from '../../src/config/schema.js'
 import type { ConnectorClock } from '../../src/connectors/index.js'
 import type { Charpipe } from '../../src/engine/types.js'
 import { type OwnedCharpipeOptions, type StartServerResult, startServer } from '../../src/server/index.js'
-import { createLogger, getLogger, type Logger, setLogger } from '../../src/shared/logger.js'
+import { createLogger, type Logger, readChosenLogger, setLogger } from '../../src/shared/logger.js'
 import { createFakeCharpipe, type FakeCharpipe } from '../../src/testing/create-fake-charpipe.js'
 
 export interface TestServer extends StartServerResult {
@@ -82,7 +82,7 @@ export async function startTestServer(options: StartTestServerOptions = {}): Pro
     },
   })
   const logger = createLogger({ level: 'debug', destination })
-  const previousLogger = getLogger()
+  const previousLogger = readChosenLogger()
   if (options.captureAllLogs) setLogger(logger)
   const { config, warnings } = await loadConfig(configPath, { logger })
   let fake: FakeCharpipe | undefined
