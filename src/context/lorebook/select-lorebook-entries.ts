@@ -3,10 +3,17 @@
  * selective one needs one of its secondary keys too). With `recursive`, the content of triggered
  * entries is scanned for further keys, a bounded number of rounds, each over the new content only.
  * Entries with a higher `insertion_order` are kept first while the token budget lasts, and the kept
- * ones are returned in placement order (lower order first).
+ * ones are returned in placement order (lower order first). The rounds share one budget for the
+ * pattern keys' scans, so recursion cannot multiply their cost.
  */
 import type { LorebookConfig, LorebookEntryConfig } from '../../config/schema.js'
-import { type CompiledLorebook, compileLorebook, type LorebookHits } from './compile-lorebook.js'
+import {
+  type CompiledLorebook,
+  compileLorebook,
+  createPatternScanBudget,
+  type LorebookHits,
+  regexScanBudgetUnits,
+} from './compile-lorebook.js'
 
 export interface SelectLorebookEntriesOptions {
   lorebook: LorebookConfig
@@ -22,6 +29,8 @@ export interface SelectLorebookEntriesResult {
   /** Triggered entries left out for the budget. */
   dropped: LorebookEntryConfig[]
   problems: string[]
+  /** Pattern key runs left out because the turn's pattern scan budget ran out (see `regexScanBudgetUnits`). */
+  skippedPatterns: number
 }
 
 function findTriggered(compiled: CompiledLorebook, hits: LorebookHits, taken: Set<number>): number[] {
@@ -39,13 +48,14 @@ function findTriggered(compiled: CompiledLorebook, hits: LorebookHits, taken: Se
 export function selectLorebookEntries(options: SelectLorebookEntriesOptions): SelectLorebookEntriesResult {
   const compiled = compileLorebook(options.lorebook)
   const hits: LorebookHits = { primary: new Set(), secondary: new Set() }
-  compiled.scan(options.text, hits)
+  const scanBudget = createPatternScanBudget()
+  compiled.scan(options.text, hits, scanBudget)
   const taken = new Set<number>()
   let fresh = findTriggered(compiled, hits, taken)
   for (let round = 0; fresh.length > 0; round++) {
     for (const index of fresh) taken.add(index)
     if (!options.lorebook.recursive || round >= options.maxRecursion) break
-    compiled.scan(fresh.map((index) => compiled.entries[index]!.content).join('\n'), hits)
+    compiled.scan(fresh.map((index) => compiled.entries[index]!.content).join('\n'), hits, scanBudget)
     fresh = findTriggered(compiled, hits, taken)
   }
 
@@ -64,5 +74,17 @@ export function selectLorebookEntries(options: SelectLorebookEntriesOptions): Se
     } else dropped.push(entry)
   }
   kept.sort((a, b) => compiled.entries[a]!.insertion_order - compiled.entries[b]!.insertion_order || a - b)
-  return { entries: kept.map((index) => compiled.entries[index]!), dropped, problems: compiled.problems }
+  const problems =
+    scanBudget.skipped > 0
+      ? [
+          ...compiled.problems,
+          `the pattern keys' scan stopped at its budget of ${regexScanBudgetUnits} units (instructions × characters): ${scanBudget.skipped} pattern key runs left out, the last in entry order`,
+        ]
+      : compiled.problems
+  return {
+    entries: kept.map((index) => compiled.entries[index]!),
+    dropped,
+    problems,
+    skippedPatterns: scanBudget.skipped,
+  }
 }
