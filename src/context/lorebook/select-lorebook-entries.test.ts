@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
+import { compileLorebookPatterns } from '../../config/patterns/compile-lorebook-patterns.js'
 import { lorebookSchema } from '../../config/schema.js'
 import { estimateTokens } from '../../shared/estimate-tokens.js'
-import { compileLorebookPatterns } from '../../config/patterns/compile-lorebook-patterns.js'
 import { maxScanChars, minRegexScanChars, regexScanBudgetUnits } from './compile-lorebook.js'
 import { selectLorebookEntries } from './select-lorebook-entries.js'
 
@@ -38,5 +38,52 @@ describe('selectLorebookEntries on long texts', () => {
     expect(select([{ keys: ['/tar+get/'], content: 'alone' }], `tarrget ${'y'.repeat(window + 20)}`)).toEqual(
       ['alone'],
     )
+  })
+
+  it("stops the pattern scans where the turn's budget of work runs out, the same keys every time", () => {
+    // 100 keys of 903 instructions: within the lorebook's bounds, 90,300 instructions together.
+    const entries = Array.from({ length: 100 }, (_, index) => ({
+      keys: ['/(?:[a-z]?){450}[0-9]/'],
+      content: `e${index}`,
+    }))
+    const lorebook = lorebookSchema.parse({ entries })
+    expect(compileLorebookPatterns(lorebook).instructions).toBe(90_300)
+    const text = `${'z'.repeat(5_000)}a1`
+    // Each key reads the newest `minRegexScanChars` characters: 903 × 200 units of the budget.
+    const runs = Math.floor(regexScanBudgetUnits / (903 * minRegexScanChars))
+    for (let round = 0; round < 2; round++) {
+      const result = selectLorebookEntries({ lorebook, text, countTokens: estimateTokens, maxRecursion: 0 })
+      expect(result.entries.map((entry) => entry.content)).toEqual(
+        entries.slice(0, runs).map((entry) => entry.content),
+      )
+      expect(result.skippedPatterns).toBe(100 - runs)
+      expect(result.problems).toEqual([
+        `the pattern keys' scan stopped at its budget of ${regexScanBudgetUnits} units (instructions × characters): ${100 - runs} pattern key runs left out, the last in entry order`,
+      ])
+    }
+  })
+
+  it('shares one budget among recursion rounds', () => {
+    const lorebook = lorebookSchema.parse({
+      recursive: true,
+      token_budget: 100_000,
+      entries: Array.from({ length: 100 }, (_, index) => ({
+        keys: [index === 0 ? 'start' : `/(?:[a-z]?){450}[0-9]/`],
+        content: `${'z'.repeat(300)} a1`,
+      })),
+    })
+    const result = selectLorebookEntries({
+      lorebook,
+      text: 'start',
+      countTokens: estimateTokens,
+      maxRecursion: 5,
+    })
+    // Round one runs the 99 patterns over `start` (5 characters) and finds nothing; round two scans
+    // the entry's content, and its patterns run on its newest 200 characters while the budget lasts.
+    const firstRound = 99 * 903 * 5
+    const runs = Math.floor((regexScanBudgetUnits - firstRound) / (903 * minRegexScanChars))
+    expect(result.entries).toHaveLength(1 + runs)
+    // Round three scans the new contents with the budget spent: the same keys are left out again.
+    expect(result.skippedPatterns).toBe(2 * (99 - runs))
   })
 })
