@@ -7,7 +7,8 @@
  *
  * A pattern's scan costs the size of its program times the characters it reads (RE2 is linear in
  * the text, but each character may step through every instruction), so a turn's pattern scans share
- * a budget counted in those units, `regexScanBudgetUnits`: the patterns run in entry order, each on
+ * a budget counted in those units, `regexScanBudgetUnits` (a run's setting up counted too): the
+ * patterns run in entry order, each on
  * the newest characters of the text, and when the next would pass the budget the scan stops there
  * and the keys left are reported as skipped. The same text and lorebook always skip the same keys.
  */
@@ -52,10 +53,13 @@ interface KeyOwner {
 export const maxScanChars = 50_000
 /**
  * Work units (program instructions × characters read) all pattern keys together may spend in one
- * turn, recursion rounds included. RE2 takes up to ~35 ns a unit (a pattern its DFA cannot cache,
- * on a loaded 2-core machine), so a turn's pattern scans stay within ~100 ms whatever the lorebook.
+ * turn, recursion rounds included. RE2 took up to ~50 ns a unit in the worst lorebooks measured (a
+ * pattern whose DFA makes a new state at each character, on a loaded 2-core machine): a turn's
+ * pattern scans stay within about a tenth of a second whatever the lorebook.
  */
-export const regexScanBudgetUnits = 3_000_000
+export const regexScanBudgetUnits = 2_000_000
+/** Each run is charged as if it read this many more characters: the cost of starting one. */
+export const regexRunOverheadChars = 100
 /** Each pattern reads the newest characters: the budget shared by the patterns' sizes, at least this many. */
 export const minRegexScanChars = 200
 
@@ -72,14 +76,12 @@ function scanPatterns(
   hits: LorebookHits,
   budget: PatternScanBudget,
 ): void {
-  const window = Math.max(
-    minRegexScanChars,
-    Math.floor(regexScanBudgetUnits / Math.max(1, totalInstructions)),
-  )
+  const share = Math.floor(regexScanBudgetUnits / Math.max(1, totalInstructions)) - regexRunOverheadChars
+  const window = Math.max(minRegexScanChars, share)
   const newest = text.length > window ? text.slice(-window) : text
   for (const [index, pattern] of patterns.entries()) {
     if (hits[pattern.kind].has(pattern.entry)) continue
-    const cost = pattern.instructions * newest.length
+    const cost = pattern.instructions * (newest.length + regexRunOverheadChars)
     if (cost > budget.remaining) {
       budget.skipped += patterns.length - index
       return

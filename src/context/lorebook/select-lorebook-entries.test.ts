@@ -2,7 +2,12 @@ import { describe, expect, it } from 'vitest'
 import { compileLorebookPatterns } from '../../config/patterns/compile-lorebook-patterns.js'
 import { lorebookSchema } from '../../config/schema.js'
 import { estimateTokens } from '../../shared/estimate-tokens.js'
-import { maxScanChars, minRegexScanChars, regexScanBudgetUnits } from './compile-lorebook.js'
+import {
+  maxScanChars,
+  minRegexScanChars,
+  regexRunOverheadChars,
+  regexScanBudgetUnits,
+} from './compile-lorebook.js'
 import { selectLorebookEntries } from './select-lorebook-entries.js'
 
 function select(entries: { keys: string[]; content: string }[], text: string): string[] {
@@ -30,7 +35,10 @@ describe('selectLorebookEntries on long texts', () => {
     }))
     const entries = [...many, { keys: ['/tar+get/'], content: 'found' }]
     const { instructions } = compileLorebookPatterns(lorebookSchema.parse({ entries }))
-    const window = Math.max(minRegexScanChars, Math.floor(regexScanBudgetUnits / instructions))
+    const window = Math.max(
+      minRegexScanChars,
+      Math.floor(regexScanBudgetUnits / instructions) - regexRunOverheadChars,
+    )
     expect(window).toBeGreaterThan(minRegexScanChars)
     expect(window).toBeLessThan(maxScanChars)
     expect(select(entries, `tarrget ${'y'.repeat(window - 20)}`)).toEqual(['found'])
@@ -49,8 +57,8 @@ describe('selectLorebookEntries on long texts', () => {
     const lorebook = lorebookSchema.parse({ entries })
     expect(compileLorebookPatterns(lorebook).instructions).toBe(90_300)
     const text = `${'z'.repeat(5_000)}a1`
-    // Each key reads the newest `minRegexScanChars` characters: 903 × 200 units of the budget.
-    const runs = Math.floor(regexScanBudgetUnits / (903 * minRegexScanChars))
+    // Each key reads the newest `minRegexScanChars` characters, and pays for setting its run up.
+    const runs = Math.floor(regexScanBudgetUnits / (903 * (minRegexScanChars + regexRunOverheadChars)))
     for (let round = 0; round < 2; round++) {
       const result = selectLorebookEntries({ lorebook, text, countTokens: estimateTokens, maxRecursion: 0 })
       expect(result.entries.map((entry) => entry.content)).toEqual(
@@ -64,11 +72,12 @@ describe('selectLorebookEntries on long texts', () => {
   })
 
   it('shares one budget among recursion rounds', () => {
+    const patterns = 8
     const lorebook = lorebookSchema.parse({
       recursive: true,
       token_budget: 100_000,
-      entries: Array.from({ length: 100 }, (_, index) => ({
-        keys: [index === 0 ? 'start' : `/(?:[a-z]?){450}[0-9]/`],
+      entries: Array.from({ length: 1 + patterns }, (_, index) => ({
+        keys: [index === 0 ? 'start' : '/(?:[a-z]?){450}[0-9]/'],
         content: `${'z'.repeat(300)} a1`,
       })),
     })
@@ -78,12 +87,18 @@ describe('selectLorebookEntries on long texts', () => {
       countTokens: estimateTokens,
       maxRecursion: 5,
     })
-    // Round one runs the 99 patterns over `start` (5 characters) and finds nothing; round two scans
-    // the entry's content, and its patterns run on its newest 200 characters while the budget lasts.
-    const firstRound = 99 * 903 * 5
-    const runs = Math.floor((regexScanBudgetUnits - firstRound) / (903 * minRegexScanChars))
+    const window = Math.max(
+      minRegexScanChars,
+      Math.floor(regexScanBudgetUnits / (patterns * 903)) - regexRunOverheadChars,
+    )
+    const runCost = (chars: number) => 903 * (Math.min(chars, window) + regexRunOverheadChars)
+    // Round one runs the patterns over `start` and finds nothing; round two scans the first entry's
+    // content, which every pattern would match, while the budget lasts.
+    const runs = Math.floor((regexScanBudgetUnits - patterns * runCost(5)) / runCost(305))
+    expect(runs).toBeGreaterThan(0)
+    expect(runs).toBeLessThan(patterns)
     expect(result.entries).toHaveLength(1 + runs)
-    // Round three scans the new contents with the budget spent: the same keys are left out again.
-    expect(result.skippedPatterns).toBe(2 * (99 - runs))
+    // Rounds two and three each leave out the patterns the budget no longer covers.
+    expect(result.skippedPatterns).toBe(2 * (patterns - runs))
   })
 })
