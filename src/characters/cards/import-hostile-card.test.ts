@@ -152,4 +152,30 @@ describe('importCharacterCard on any JSON', () => {
       { numRuns: 400 },
     )
   })
+
+  it('refuses bytes that are no card PNG with a BadRequestError, whatever they hold', () => {
+    const signature = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]
+    const chunk = fc
+      .tuple(fc.constantFrom('IHDR', 'tEXt', 'IEND', 'zzzz'), fc.uint8Array({ maxLength: 60 }), fc.nat(100))
+      .map(([name, data, length]) => [
+        ...[0, 0, 0, length % 2 === 0 ? data.length : length],
+        ...[...name].map((letter) => letter.charCodeAt(0)),
+        ...data,
+        ...[0, 0, 0, 0],
+      ])
+    const bytes = fc.oneof(
+      fc.uint8Array({ maxLength: 200 }),
+      fc.array(chunk, { maxLength: 4 }).map((chunks) => new Uint8Array([...signature, ...chunks.flat()])),
+    )
+    fc.assert(
+      fc.property(bytes, (given) => {
+        try {
+          importCharacterCard(given, 'image/png')
+        } catch (error) {
+          expect(error).toBeInstanceOf(BadRequestError)
+        }
+      }),
+      { numRuns: 400 },
+    )
+  })
 })
