@@ -79,13 +79,15 @@ export function compileBoundedPattern(
   const unsupported = explainUnsupported(pattern)
   if (unsupported)
     return { problem: `${unsupported}: patterns run on a linear-time engine (RE2 syntax)`, compiled: 0 }
-  const estimate = estimatePatternSize(pattern)
-  if (estimate > maxInstructions * estimateMargin)
-    return { problem: describeCostlyPattern(estimate, maxInstructions, true), compiled: 0 }
   let regex: RE2JS
   try {
     const re2 = loadRe2()
-    regex = re2.compile(re2.translateRegExp(pattern), options.flags)
+    // RE2 compiles the translated pattern (`[]` becomes a class of 20 characters): estimate that.
+    const translated = re2.translateRegExp(pattern)
+    const estimate = estimatePatternSize(translated)
+    if (estimate > maxInstructions * estimateMargin)
+      return { problem: describeCostlyPattern(estimate, maxInstructions, true), compiled: 0 }
+    regex = re2.compile(translated, options.flags)
   } catch (error) {
     return { problem: `invalid regular expression (RE2 syntax): ${(error as Error).message}`, compiled: 0 }
   }

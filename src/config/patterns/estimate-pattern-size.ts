@@ -46,6 +46,14 @@ function skipEscape(reader: Reader): void {
   }
 }
 
+/** `\Q…\E`: the characters between are literals, one atom each. */
+function skipQuote(reader: Reader): number {
+  const start = reader.index + 2
+  const end = reader.pattern.indexOf('\\E', start)
+  reader.index = end < 0 ? reader.pattern.length : end + 2
+  return atomSize * Math.max(1, (end < 0 ? reader.pattern.length : end) - start)
+}
+
 /** The opening of a group after `(`: `?:`, `?<name>`, `?P<name>`, `?i:`; a flags group `(?i)` is an atom. */
 function skipGroupOpening(reader: Reader): void {
   const match = /^\?(P?<[^>]*>|[a-zA-Z-]*:|[=!]|<[=!])?/.exec(
@@ -60,7 +68,8 @@ function readAlternation(reader: Reader): number {
     size += readSequence(reader)
     if (reader.pattern[reader.index] !== '|') return size
     reader.index++
-    size += 1
+    // The alternation, and a no-op for an empty branch.
+    size += atomSize
   }
 }
 
@@ -75,29 +84,44 @@ function readAtom(reader: Reader): number {
     return inner + atomSize
   }
   if (character === '[') skipClass(reader)
+  else if (pattern.startsWith('\\Q', reader.index)) return skipQuote(reader)
   else if (character === '\\') skipEscape(reader)
   else reader.index++
   return atomSize
 }
 
+/** A group that only sets flags, `(?i)`, or an empty `\Q\E`: no atom, so a quantifier after it repeats the one before. */
+function skipFlagsGroup(reader: Reader): boolean {
+  const match = /^(\(\?[a-zA-Z-]*\)|\\Q\\E)/.exec(reader.pattern.slice(reader.index, reader.index + 16))
+  if (match) reader.index += match[0].length
+  return match !== null
+}
+
 function readSequence(reader: Reader): number {
   const { pattern } = reader
   let size = 0
+  // The atom quantifiers apply to, already counted in `size`.
+  let last = 0
   while (reader.index < pattern.length && pattern[reader.index] !== '|' && pattern[reader.index] !== ')') {
-    let atom = readAtom(reader)
+    if (!skipFlagsGroup(reader)) {
+      last = readAtom(reader)
+      size += last
+    }
     for (;;) {
       const next = pattern[reader.index]
+      let repeated = last
       if (next === '*' || next === '+' || next === '?') {
         reader.index++
-        atom += atomSize
+        repeated = last + atomSize
       } else if (next === '{') {
         const count = readCount(reader)
         if (count === undefined) break
-        atom = (count + 1) * (atom + 1)
+        repeated = (count + 1) * (last + 2)
       } else break
       if (pattern[reader.index] === '?') reader.index++
+      size = Math.min(ceiling, size - last + repeated)
+      last = Math.min(ceiling, repeated)
     }
-    size = Math.min(ceiling, size + atom)
   }
   return size
 }
@@ -105,7 +129,8 @@ function readSequence(reader: Reader): number {
 /** An estimate at or above the number of instructions RE2 compiles `pattern` to. */
 export function estimatePatternSize(pattern: string): number {
   const reader: Reader = { pattern, index: 0 }
-  let size = atomSize
+  // The program's own instructions: the start, the match and the failure.
+  let size = 3
   // A stray `)` ends a sequence: go on past it so nothing after it goes uncounted.
   while (reader.index < pattern.length) {
     size = Math.min(ceiling, size + readAlternation(reader))
