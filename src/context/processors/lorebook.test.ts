@@ -182,4 +182,17 @@ describe('lorebook', () => {
       expect.stringMatching(/^lorebook entry 1, key 0: lookahead .* not supported/),
     ])
   })
+
+  it("says in the logs when a lorebook within the bounds spends the turn's pattern budget", async () => {
+    const entries = Array.from({ length: 100 }, (_, index) => ({
+      keys: ['/(?:[a-z]?){450}[0-9]/'],
+      content: `e${index}`,
+    }))
+    const result = await build({ entries, token_budget: 100_000 }, `${'z'.repeat(1_000)} a1`)
+    expect(result.lore.length).toBeGreaterThan(0)
+    expect(result.lore.length).toBeLessThan(100)
+    expect(result.logs.map((log) => log.message)).toContainEqual(
+      `the pattern keys' scan stopped at its budget of 2000000 units (instructions × characters): ${100 - result.lore.length} pattern key runs left out, the last in entry order`,
+    )
+  })
 })
