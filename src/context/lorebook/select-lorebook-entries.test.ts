@@ -8,7 +8,7 @@ import {
   regexRunOverheadChars,
   regexScanBudgetUnits,
 } from './compile-lorebook.js'
-import { selectLorebookEntries } from './select-lorebook-entries.js'
+import { maxLorebookOutputChars, selectLorebookEntries } from './select-lorebook-entries.js'
 
 function select(entries: { keys: string[]; content: string }[], text: string): string[] {
   const lorebook = lorebookSchema.parse({ entries })
@@ -100,5 +100,29 @@ describe('selectLorebookEntries on long texts', () => {
     expect(result.entries).toHaveLength(1 + runs)
     // Rounds two and three each leave out the patterns the budget no longer covers.
     expect(result.skippedPatterns).toBe(2 * (patterns - runs))
+  })
+
+  it('counts and injects at most the output bound of entries, however large the token budget', () => {
+    const lorebook = lorebookSchema.parse({
+      token_budget: 1_000_000,
+      entries: Array.from({ length: 2_000 }, (_, index) => ({
+        constant: true,
+        insertion_order: index,
+        content: `${index} ${'w'.repeat(995)}`,
+      })),
+    })
+    let countedChars = 0
+    const countTokens = (text: string) => {
+      countedChars += text.length
+      return estimateTokens(text)
+    }
+    const result = selectLorebookEntries({ lorebook, text: '', countTokens, maxRecursion: 0 })
+    const keptChars = result.entries.reduce((sum, entry) => sum + entry.content.length, 0)
+    expect(countedChars).toBeLessThanOrEqual(maxLorebookOutputChars)
+    expect(keptChars).toBe(countedChars)
+    expect(result.entries).toHaveLength(Math.floor(maxLorebookOutputChars / 1_000))
+    // The highest insertion orders are kept first, as with the token budget.
+    expect(result.entries[0]!.insertion_order).toBe(2_000 - result.entries.length)
+    expect(result.dropped).toHaveLength(2_000 - result.entries.length)
   })
 })
