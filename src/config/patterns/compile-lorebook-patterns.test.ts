@@ -62,12 +62,12 @@ describe('compileLorebookPatterns', () => {
       message:
         'lorebook entry 3 ("Dragons"), key 1: the pattern is too costly (program of 1803 instructions; at most 1000)',
     })
-    // Compiling stops once the refused programs reach the lorebook's bound: 55 of 1,803 instructions.
+    // Compiling stops once the refused programs of 1,803 instructions pass the lorebook's bound.
     const stopAt = Math.floor(characterLimits.lorebookPatternInstructions / 1803)
     expect(compiled.issues).toHaveLength(stopAt + 1)
     expect(compiled.issues.at(-1)).toEqual({
       path: `entries.${stopAt}.keys.1`,
-      message: `lorebook entry ${stopAt}, key 1: the lorebook's patterns compile to more than 100000 instructions together; this key and the later ones are not used`,
+      message: `lorebook entry ${stopAt}, key 1: the lorebook's patterns compile to more than ${characterLimits.lorebookPatternInstructions} instructions together; this key and the later ones are not used`,
     })
   })
 
@@ -82,7 +82,7 @@ describe('compileLorebookPatterns', () => {
       {
         path: `entries.${fits}.keys.0`,
         message: expect.stringMatching(
-          /^lorebook entry \d+, key 0: the lorebook's patterns compile to more than 100000/,
+          /^lorebook entry \d+, key 0: the lorebook's patterns compile to more than 50000/,
         ),
       },
     ])

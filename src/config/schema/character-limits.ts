@@ -29,7 +29,7 @@ export const characterLimits = {
    */
   patternInstructions: 1_000,
   /** Instructions of all `/regex/` keys of one lorebook together: bounds the time compiling them takes. */
-  lorebookPatternInstructions: 100_000,
+  lorebookPatternInstructions: 50_000,
   /** Characters of one entry's content. */
   entryContentChars: 50_000,
   /** Characters of all entries' content of one lorebook together. */

@@ -53,11 +53,12 @@ interface KeyOwner {
 export const maxScanChars = 50_000
 /**
  * Work units (program instructions × characters read) all pattern keys together may spend in one
- * turn, recursion rounds included. RE2 took up to ~50 ns a unit in the worst lorebooks measured (a
- * pattern whose DFA makes a new state at each character, on a loaded 2-core machine): a turn's
- * pattern scans stay within about a tenth of a second whatever the lorebook.
+ * turn, recursion rounds included. RE2 took ~50 to ~190 ns a unit in the worst lorebooks measured
+ * (a pattern whose DFA makes a new state at each character, on a loaded 2-core machine), so a
+ * turn's pattern scans stay within about a tenth of a second whatever the lorebook; a lorebook of a
+ * hundred ordinary patterns still has each read its newest few hundred characters.
  */
-export const regexScanBudgetUnits = 2_000_000
+export const regexScanBudgetUnits = 1_000_000
 /** Each run is charged as if it read this many more characters: the cost of starting one. */
 export const regexRunOverheadChars = 100
 /** Each pattern reads the newest characters: the budget shared by the patterns' sizes, at least this many. */
