@@ -7,10 +7,10 @@
  *
  * A pattern's scan costs the size of its program times the characters it reads (RE2 is linear in
  * the text, but each character may step through every instruction), so a turn's pattern scans share
- * a budget counted in those units, `regexScanBudgetUnits` (a run's setting up counted too): the
- * patterns run in entry order, each on
- * the newest characters of the text, and when the next would pass the budget the scan stops there
- * and the keys left are reported as skipped. The same text and lorebook always skip the same keys.
+ * a budget counted in those units, `regexScanBudgetUnits` (a run's start counted too): the patterns
+ * run in entry order, each on the newest characters of the text, and when the next would pass the
+ * budget the scan stops there and the keys left are reported as skipped. The same text and lorebook
+ * always skip the same keys.
  */
 import {
   compileLorebookPatterns,
@@ -64,8 +64,8 @@ export const regexRunOverheadChars = 100
 /** Each pattern reads the newest characters: the budget shared by the patterns' sizes, at least this many. */
 export const minRegexScanChars = 200
 
-export function createPatternScanBudget(units = regexScanBudgetUnits): PatternScanBudget {
-  return { remaining: units, skipped: 0 }
+export function createPatternScanBudget(): PatternScanBudget {
+  return { remaining: regexScanBudgetUnits, skipped: 0 }
 }
 
 const cache = new WeakMap<LorebookConfig, CompiledLorebook>()
