@@ -54,7 +54,7 @@ function skipQuote(reader: Reader): number {
   return atomSize * Math.max(1, (end < 0 ? reader.pattern.length : end) - start)
 }
 
-/** The opening of a group after `(`: `?:`, `?<name>`, `?P<name>`, `?i:`; a flags group `(?i)` is an atom. */
+/** The opening of a group after `(`: `?:`, `?<name>`, `?P<name>`, `?i:`, a lookaround's `?=`. */
 function skipGroupOpening(reader: Reader): void {
   const match = /^\?(P?<[^>]*>|[a-zA-Z-]*:|[=!]|<[=!])?/.exec(
     reader.pattern.slice(reader.index, reader.index + 80),
