@@ -1,11 +1,13 @@
 /**
- * Checks that need more than the field types: provider names against the registry, and the soft
- * warnings of the seeds (injected dialogue shape, an Anthropic key without its usual prefix).
+ * Checks that need more than the field types: provider names against the registry, lorebook
+ * patterns against their cost bounds, and the soft warnings of the seeds (injected dialogue shape,
+ * an Anthropic key without its usual prefix).
  */
 import type { ConfigIssue } from '../shared/errors.js'
 import { characterIdOf } from './character-id.js'
 import { findCharacterReferenceErrors } from './find-character-users.js'
 import { suggestClosestName } from './find-closest-name.js'
+import { compileLorebookPatterns } from './patterns/compile-lorebook-patterns.js'
 import { builtinProviders, lookupProvider } from './provider-registry.js'
 import type { CharpipeConfig } from './schema.js'
 
@@ -39,10 +41,17 @@ export function findConfigErrors(config: CharpipeConfig): ConfigIssue[] {
       message: `"${character.default_emotion}" is not one of ${path}.emotions (${character.emotions.join(', ')})`,
     })
   }
+  // A lorebook's patterns come from cards and other people's files: each within its cost bound.
+  const checkPatterns = (character: CharpipeConfig['character'], path: string) => {
+    for (const issue of compileLorebookPatterns(character.lorebook).issues)
+      issues.push({ path: `${path}.lorebook.${issue.path}`, message: issue.message })
+  }
   checkEmotion(config.character, 'character')
+  checkPatterns(config.character, 'character')
   const defaultId = characterIdOf(config.character)
   for (const [id, character] of Object.entries(config.characters)) {
     checkEmotion(character, `characters.${id}`)
+    checkPatterns(character, `characters.${id}`)
     if (character.id && character.id !== id) {
       issues.push({
         path: `characters.${id}.id`,

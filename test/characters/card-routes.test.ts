@@ -161,6 +161,19 @@ describe('character cards over /api/characters', () => {
         } as never),
         /character_book\.entries\.0\.keys\.0: .*500/,
       ],
+      [
+        makeCardV2({
+          character_book: {
+            entries: Array.from({ length: 1_000 }, (_, index) => ({
+              keys: ['dragon', '/(?:[a-z]?){900}[0-9]/'],
+              content: 'x',
+              extensions: {},
+              ...(index === 0 ? { name: 'Dragons' } : {}),
+            })),
+          },
+        } as never),
+        /lorebook entry 0 \("Dragons"\), key 1: the pattern is too costly \(program of 1803 instructions; at most 1000\)/,
+      ],
     ]
     for (const [card, message] of cases) {
       const response = await post(JSON.stringify(card), 'application/json')

@@ -2,9 +2,11 @@
  * Imports a Character Card (V1, V2 or V3; JSON or a PNG carrying it) as a `character` block and the
  * id to keep it under. Reading and checking come first and nothing is kept from a card that fails:
  * every refusal is a `BadRequestError` that says what is wrong (bad PNG, no card chunk, bad base64,
- * bad JSON, an unknown spec, a missing name, a field of the wrong type, by its name).
+ * bad JSON, an unknown spec, a missing name, a field of the wrong type, by its name, a lorebook
+ * pattern that RE2 cannot run or that costs too much, by its entry and key).
  */
 
+import { compileLorebookPatterns } from '../../config/patterns/compile-lorebook-patterns.js'
 import { characterLimits } from '../../config/schema/character-limits.js'
 import { characterSchema } from '../../config/schema.js'
 import { BadRequestError } from '../../shared/errors.js'
@@ -92,5 +94,8 @@ export function importCharacterCard(
       `the card does not make a valid character: ${issue.path.map(String).join('.')}: ${issue.message}`,
     )
   }
+  // A card's patterns are a stranger's: each must run within its cost bound (see compileLorebookPatterns).
+  const costly = compileLorebookPatterns(checked.data.lorebook).issues[0]
+  if (costly) throw new BadRequestError(`the card does not make a valid character: ${costly.message}`)
   return { id: createCharacterSlug(data.name), character, cardJson, ...(picture ? { picture } : {}) }
 }

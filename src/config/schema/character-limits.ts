@@ -3,7 +3,8 @@
  * `characters_dir`). Generous for real cards (the longest descriptions seen are tens of thousands of
  * characters, big lorebooks a few thousand entries) and small enough that one character cannot
  * stall a turn or fill the memory: the lorebook's keys are compiled into one scanner, so their total
- * length bounds its size and the scan's cost; the entries bound each turn's selection.
+ * length bounds its size and the scan's cost; a pattern's cost is the size of its program, bounded
+ * on its own and for the lorebook; the entries bound each turn's selection.
  */
 export const characterLimits = {
   /** Characters of a name (the character's, the user's). */
@@ -22,6 +23,13 @@ export const characterLimits = {
   keyChars: 500,
   /** Characters of all keys of one lorebook together. */
   lorebookKeyChars: 250_000,
+  /**
+   * Instructions of the program one pattern compiles to (a `/regex/` key, a regex rule): scanning a
+   * character with it costs up to this many steps, so a larger one is refused.
+   */
+  patternInstructions: 1_000,
+  /** Instructions of all `/regex/` keys of one lorebook together: bounds the time compiling them takes. */
+  lorebookPatternInstructions: 50_000,
   /** Characters of one entry's content. */
   entryContentChars: 50_000,
   /** Characters of all entries' content of one lorebook together. */

@@ -3,10 +3,19 @@
  * selective one needs one of its secondary keys too). With `recursive`, the content of triggered
  * entries is scanned for further keys, a bounded number of rounds, each over the new content only.
  * Entries with a higher `insertion_order` are kept first while the token budget lasts, and the kept
- * ones are returned in placement order (lower order first).
+ * ones are returned in placement order (lower order first), and at most `maxLorebookOutputChars`
+ * of them are counted and injected. The rounds share one budget for the pattern keys' scans, and
+ * each reads only the newest content the scan looks at, so recursion cannot multiply their cost.
  */
 import type { LorebookConfig, LorebookEntryConfig } from '../../config/schema.js'
-import { type CompiledLorebook, compileLorebook, type LorebookHits } from './compile-lorebook.js'
+import {
+  type CompiledLorebook,
+  compileLorebook,
+  createPatternScanBudget,
+  type LorebookHits,
+  maxScanChars,
+  regexScanBudgetUnits,
+} from './compile-lorebook.js'
 
 export interface SelectLorebookEntriesOptions {
   lorebook: LorebookConfig
@@ -22,6 +31,25 @@ export interface SelectLorebookEntriesResult {
   /** Triggered entries left out for the budget. */
   dropped: LorebookEntryConfig[]
   problems: string[]
+  /** Pattern key runs left out because the turn's pattern scan budget ran out (see `regexScanBudgetUnits`). */
+  skippedPatterns: number
+}
+
+/**
+ * Characters of entries one turn counts the tokens of and may inject, whatever `token_budget` says:
+ * a card of 5,000 constant entries would otherwise have 5 million characters tokenized every turn.
+ */
+export const maxLorebookOutputChars = 400_000
+
+/** The texts joined by newlines, only as far back as the scan reads (its newest `maxChars`). */
+function joinNewest(texts: readonly string[], maxChars: number): string {
+  const newest: string[] = []
+  let length = 0
+  for (let index = texts.length - 1; index >= 0 && length < maxChars; index--) {
+    newest.push(texts[index]!)
+    length += texts[index]!.length + 1
+  }
+  return newest.reverse().join('\n')
 }
 
 function findTriggered(compiled: CompiledLorebook, hits: LorebookHits, taken: Set<number>): number[] {
@@ -39,13 +67,21 @@ function findTriggered(compiled: CompiledLorebook, hits: LorebookHits, taken: Se
 export function selectLorebookEntries(options: SelectLorebookEntriesOptions): SelectLorebookEntriesResult {
   const compiled = compileLorebook(options.lorebook)
   const hits: LorebookHits = { primary: new Set(), secondary: new Set() }
-  compiled.scan(options.text, hits)
+  const scanBudget = createPatternScanBudget()
+  compiled.scan(options.text, hits, scanBudget)
   const taken = new Set<number>()
   let fresh = findTriggered(compiled, hits, taken)
   for (let round = 0; fresh.length > 0; round++) {
     for (const index of fresh) taken.add(index)
     if (!options.lorebook.recursive || round >= options.maxRecursion) break
-    compiled.scan(fresh.map((index) => compiled.entries[index]!.content).join('\n'), hits)
+    compiled.scan(
+      joinNewest(
+        fresh.map((index) => compiled.entries[index]!.content),
+        maxScanChars,
+      ),
+      hits,
+      scanBudget,
+    )
     fresh = findTriggered(compiled, hits, taken)
   }
 
@@ -55,8 +91,15 @@ export function selectLorebookEntries(options: SelectLorebookEntriesOptions): Se
   const kept: number[] = []
   const dropped: LorebookEntryConfig[] = []
   let budget = options.lorebook.token_budget
+  let counted = 0
   for (const index of byOrder) {
     const entry = compiled.entries[index]!
+    // Characters are bounded before any token is counted: counting is the slow part.
+    if (counted + entry.content.length > maxLorebookOutputChars) {
+      dropped.push(entry)
+      continue
+    }
+    counted += entry.content.length
     const tokens = options.countTokens(entry.content)
     if (tokens <= budget) {
       budget -= tokens
@@ -64,5 +107,17 @@ export function selectLorebookEntries(options: SelectLorebookEntriesOptions): Se
     } else dropped.push(entry)
   }
   kept.sort((a, b) => compiled.entries[a]!.insertion_order - compiled.entries[b]!.insertion_order || a - b)
-  return { entries: kept.map((index) => compiled.entries[index]!), dropped, problems: compiled.problems }
+  const problems =
+    scanBudget.skipped > 0
+      ? [
+          ...compiled.problems,
+          `the pattern keys' scan stopped at its budget of ${regexScanBudgetUnits} units (instructions × characters): ${scanBudget.skipped} pattern key runs left out, the last in entry order`,
+        ]
+      : compiled.problems
+  return {
+    entries: kept.map((index) => compiled.entries[index]!),
+    dropped,
+    problems,
+    skippedPatterns: scanBudget.skipped,
+  }
 }

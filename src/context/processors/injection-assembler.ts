@@ -26,7 +26,12 @@ import {
   readDepthInjections,
 } from '../assembler/read-injections.js'
 import { createMacroValues } from '../macros/create-macro-values.js'
-import { createMacroBudget, defaultMacroBudgetChars, expandMacros } from '../macros/expand-macros.js'
+import {
+  createMacroBudget,
+  defaultMacroBudgetChars,
+  expandMacros,
+  macroOutputBudgetChars,
+} from '../macros/expand-macros.js'
 import type { ContextProcessor } from '../types.js'
 import { lorebookEntriesKey } from './lorebook.js'
 import { memoryHitsKey } from './memory-retriever.js'
@@ -227,8 +232,19 @@ export const injectionAssembler: ContextProcessor = {
       ...(beforeInput ? retrieved : []),
       ...inputs,
     ]
-    if (budget.exhausted) {
-      const message = `{{lastUserMessage}} inserted more than ${defaultMacroBudgetChars} characters; the rest expanded to nothing`
+    const messages = [
+      ...(budget.reached.user
+        ? [
+            `{{lastUserMessage}} inserted more than ${defaultMacroBudgetChars} characters; the rest expanded to nothing`,
+          ]
+        : []),
+      ...(budget.reached.output
+        ? [
+            `macros inserted more than ${macroOutputBudgetChars} characters (macroOutputBudgetChars); the rest expanded to nothing`,
+          ]
+        : []),
+    ]
+    for (const message of messages) {
       context.logs.push({ processorId: 'injection-assembler', level: 'warn', message })
       context.services.logger.warn({ processor: 'injection-assembler' }, message)
     }

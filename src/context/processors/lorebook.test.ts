@@ -1,9 +1,11 @@
 import { describe, expect, it } from 'vitest'
-import type { CharpipeConfigInput, LorebookEntryConfig } from '../../config/schema.js'
+import { type CharpipeConfigInput, type LorebookEntryConfig, lorebookSchema } from '../../config/schema.js'
 import { createInMemoryHistoryStore } from '../../memory/history/in-memory-history-store.js'
+import { estimateTokens } from '../../shared/estimate-tokens.js'
 import { messageText } from '../../shared/messages.js'
 import { createFakeBuildOptions, storeTurns } from '../../testing/create-fake-build-options.js'
 import { createContextPipeline } from '../create-context-pipeline.js'
+import { selectLorebookEntries } from '../lorebook/select-lorebook-entries.js'
 
 type EntryInput = Partial<LorebookEntryConfig> & { content: string }
 type LorebookInput = {
@@ -147,15 +149,50 @@ describe('lorebook', () => {
     ])
   })
 
-  it('leaves disabled entries out and reports a key RE2 cannot run', async () => {
+  it('leaves disabled entries out, and a config with a key RE2 cannot run is refused naming it', async () => {
+    expect((await build({ entries: [{ keys: ['k'], enabled: false, content: 'off' }] }, 'k')).lore).toEqual(
+      [],
+    )
     const book = {
       entries: [
-        { keys: ['k'], enabled: false, content: 'off' },
+        { keys: ['k'], content: 'plain' },
         { keys: ['/(?=k)k/'], content: 'lookahead' },
       ],
     }
-    const result = await build(book, 'k')
-    expect(result.lore).toEqual([])
-    expect(result.logs[0]!.message).toMatch(/lookahead .* not supported/)
+    await expect(build(book, 'k')).rejects.toThrow(
+      /character\.lorebook\.entries\.1\.keys\.0: lorebook entry 1, key 0: lookahead .* not supported/,
+    )
+  })
+
+  it('reports a key RE2 cannot run when the lorebook did not pass the config check', () => {
+    const lorebook = lorebookSchema.parse({
+      entries: [
+        { keys: ['k'], content: 'plain' },
+        { keys: ['/(?=k)k/'], content: 'lookahead' },
+      ],
+    })
+    const result = selectLorebookEntries({
+      lorebook,
+      text: 'k',
+      countTokens: estimateTokens,
+      maxRecursion: 0,
+    })
+    expect(result.entries.map((entry) => entry.content)).toEqual(['plain'])
+    expect(result.problems).toEqual([
+      expect.stringMatching(/^lorebook entry 1, key 0: lookahead .* not supported/),
+    ])
+  })
+
+  it("says in the logs when a lorebook within the bounds spends the turn's pattern budget", async () => {
+    const entries = Array.from({ length: 50 }, (_, index) => ({
+      keys: ['/(?:[a-z]?){450}[0-9]/'],
+      content: `e${index}`,
+    }))
+    const result = await build({ entries, token_budget: 100_000 }, `${'z'.repeat(1_000)} a1`)
+    expect(result.lore.length).toBeGreaterThan(0)
+    expect(result.lore.length).toBeLessThan(50)
+    expect(result.logs.map((log) => log.message)).toContainEqual(
+      `the pattern keys' scan stopped at its budget of 1000000 units (instructions × characters): ${50 - result.lore.length} pattern key runs left out, the last in entry order`,
+    )
   })
 })

@@ -3,7 +3,8 @@
  * the newest `scan_depth` messages, the input included, for each enabled entry's keys and leaves
  * the entries to inject on `sharedData` for the assembler, which puts them before or after the
  * persona or at their depth in the history. Scanning is one pass over the text for all plain keys
- * (see `createKeywordScanner`) plus one linear RE2 run per `/regex/` key.
+ * (see `createKeywordScanner`) plus one linear RE2 run per `/regex/` key, within a budget of work
+ * per turn (see `compileLorebook`).
  */
 import type { LorebookEntryConfig } from '../../config/schema.js'
 import { messageText } from '../../shared/messages.js'
@@ -56,6 +57,12 @@ export const lorebook: ContextProcessor = {
     })
     for (const problem of result.problems)
       context.logs.push({ processorId: 'lorebook', level: 'warn', message: problem })
+    // A lorebook that spends the whole scan budget is the operator's to know about, not only the preview's.
+    if (result.skippedPatterns > 0)
+      context.services.logger.warn(
+        { processor: 'lorebook', skipped: result.skippedPatterns },
+        `lorebook: the pattern keys' scan stopped at its budget; ${result.skippedPatterns} pattern key runs left out`,
+      )
     if (result.dropped.length > 0)
       context.logs.push({
         processorId: 'lorebook',

@@ -7,10 +7,12 @@
  * Rules run on RE2 (`re2js`), whose matching time is linear in the text for every pattern, so no
  * rule can stall a turn however it is written (`(a+){2,40}b`, `\s*\s*$`). The price is RE2's
  * syntax: backreferences and lookaround cannot be expressed, and such a rule is a config error that
- * says so.
+ * says so. A rule's cost (the size of its program) is bounded like a lorebook key's: a larger one
+ * is a config error too.
  */
-import { createRequire } from 'node:module'
 import type { RE2JS } from 're2js'
+import { compileBoundedPattern, readPatternFlags } from '../../config/patterns/compile-bounded-pattern.js'
+import { characterLimits } from '../../config/schema/character-limits.js'
 
 export type RegexScope = 'input' | 'history' | 'output-display'
 
@@ -37,58 +39,25 @@ export interface RegexRuleIssue {
 const scopes: readonly RegexScope[] = ['input', 'history', 'output-display']
 const defaultScopes: RegexScope[] = ['input', 'history']
 
-// RE2 is loaded with the first rule to check or compile: most characters have no regex rules, and
-// loading it costs as much as a tenth of `import('charpipe')`.
-const require = createRequire(import.meta.url)
-let loadedRe2: typeof RE2JS | undefined
-const loadRe2 = (): typeof RE2JS => {
-  loadedRe2 ??= (require('re2js') as typeof import('re2js')).RE2JS
-  return loadedRe2
-}
-
-/** JavaScript flags and their RE2 meaning; `g` is implied (a rule replaces every match), `u` too. */
-const flagNames: Record<string, 'CASE_INSENSITIVE' | 'MULTILINE' | 'DOTALL' | undefined> = {
-  g: undefined,
-  u: undefined,
-  i: 'CASE_INSENSITIVE',
-  m: 'MULTILINE',
-  s: 'DOTALL',
-}
-
 function readScopes(value: unknown): RegexScope[] | undefined {
   const list = value === undefined ? defaultScopes : Array.isArray(value) ? value : [value]
   return list.every((scope) => scopes.includes(scope as RegexScope)) ? (list as RegexScope[]) : undefined
 }
 
-/** Why a pattern cannot run on RE2, in words a rule author can act on; undefined when it can. */
-function explainUnsupported(pattern: string): string | undefined {
-  if (/\\[1-9]|\\k</.test(pattern)) return 'backreferences (\\1, \\k<name>) are not supported'
-  if (/\(\?<?[=!]/.test(pattern))
-    return 'lookahead and lookbehind ((?=…), (?!…), (?<=…), (?<!…)) are not supported'
-  return undefined
-}
-
 /** RE2 flag bits for JavaScript flags, or why one is not supported. */
-export function readFlags(flags: string): number | string {
-  let bits = 0
-  for (const flag of flags) {
-    if (!Object.hasOwn(flagNames, flag)) return `flag "${flag}" is not supported (use g, i, m, s, u)`
-    const name = flagNames[flag]
-    if (name) bits |= loadRe2()[name]
-  }
-  return bits
-}
+export const readFlags = readPatternFlags
 
-/** Compiles a pattern for RE2, or says why it cannot be. */
+/**
+ * Compiles a pattern for RE2 within the cost bound of `characterLimits.patternInstructions`, or
+ * says why it cannot be (a rule's pattern is outside input like a card's).
+ */
 export function compilePattern(pattern: string, flags: number): RE2JS | string {
-  const unsupported = explainUnsupported(pattern)
-  if (unsupported) return `${unsupported}: rules run on a linear-time engine (RE2 syntax)`
-  try {
-    const re2 = loadRe2()
-    return re2.compile(re2.translateRegExp(pattern), flags)
-  } catch (error) {
-    return `invalid regular expression (RE2 syntax): ${(error as Error).message}`
-  }
+  const compiled = compileBoundedPattern({
+    pattern,
+    flags,
+    maxInstructions: characterLimits.patternInstructions,
+  })
+  return 'problem' in compiled ? compiled.problem : compiled.regex
 }
 
 /** Problems of the `rules` setting, with paths; empty when every rule compiles. */

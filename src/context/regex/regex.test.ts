@@ -61,6 +61,20 @@ describe('regex config check', () => {
     expect(issues[3]!.message).toContain('"y"')
   })
 
+  it('refuses a rule whose program is too large for its cost bound, naming the rule and the size', () => {
+    const issues = check({
+      'regex-processor': {
+        rules: [{ pattern: '(?:[a-z]?){450}[0-9]' }, { pattern: '(?:[a-z]?){900}[0-9]' }],
+      },
+    })
+    expect(issues).toEqual([
+      {
+        path: 'pipeline.processors.regex-processor.rules.1.pattern',
+        message: 'the pattern is too costly (program of 1803 instructions; at most 1000)',
+      },
+    ])
+  })
+
   it('names an unknown processor id', () => {
     const issues = check({ 'no-such-processor': { enabled: true } })
     expect(issues).toHaveLength(1)
