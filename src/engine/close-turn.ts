@@ -84,6 +84,7 @@ export function createTurnCloser(options: CreateTurnCloserOptions): TurnCloser {
         ...(options.readTimer ? { timing: options.readTimer().report() } : {}),
         ...(outcome.usage ? { usage: outcome.usage } : {}),
         ...(outcome.answer ? { provider: outcome.answer.provider, model: outcome.answer.model } : {}),
+        ...(outcome.silent ? { silent: true } : {}),
       } as Extract<CharpipeEvent, { type: 'llm_done' }>)
     },
     closeUnexpectedly(emotion) {

@@ -32,6 +32,8 @@ export interface TurnOutcome {
   usage?: TurnUsage
   /** The provider and model that answered the turn's last model call. */
   answer?: ProviderAnswer
+  /** The model answered `[silence]` on a turn that allowed it: nothing was said. */
+  silent?: true
 }
 
 export function toCharpipeError(error: unknown): CharpipeError {

@@ -83,6 +83,11 @@ export interface LlmDoneEvent extends TurnEventBase {
   provider?: string
   /** The model that answered (the fallback's model when a fallback did). */
   model?: string
+  /**
+   * The character chose to say nothing (`conversation.silence`): `text` is empty, and no chunk or
+   * sentence of the turn went out.
+   */
+  silent?: true
 }
 
 /**

@@ -40,6 +40,7 @@ import type { EmitTurnEvent } from '../turn-event.js'
 import { readInterruptReason, type TurnOutcome, toCharpipeError } from '../turn-outcome.js'
 import { createTurnTimer, type TurnTimer } from '../turn-timing.js'
 import type { GenerateOptions } from '../types.js'
+import { addSilenceNote, isSilenceAllowed } from './allow-silence.js'
 import { buildTurnMessages, offerTools } from './build-turn-messages.js'
 import { applyDisplayRules, createReplyStages } from './reply-stages.js'
 import { chooseToolImageHandling, runModelSteps } from './run-model-steps.js'
@@ -48,7 +49,7 @@ import { createTurnEventPath } from './turn-event-path.js'
 import type { TurnOutput } from './turn-output.js'
 import { storeAbortedBeforeLock, writeTurn } from './write-turn.js'
 
-export interface RunTurnOptions extends Pick<GenerateOptions, 'onModelCall' | 'onTurnNotStored'> {
+export interface RunTurnOptions extends Pick<GenerateOptions, 'onModelCall' | 'onTurnNotStored' | 'source'> {
   engine: EngineContext
   handle: TurnHandle
   input: TurnInput
@@ -204,9 +205,14 @@ async function runReply(
   const { engine, handle } = options
   const { authorization } = handle
   const { signal } = state
+  const silence = isSilenceAllowed({
+    config: runtime.config,
+    trigger: options.output.trigger,
+    source: options.source,
+  })
   const stages = createReplyStages({
     parts: engine.parts,
-    parserOptions: runtime.parserOptions,
+    parserOptions: silence ? { ...runtime.parserOptions, silence } : runtime.parserOptions,
     defaultEmotion: runtime.config.character.default_emotion,
     emit: state.emit,
   })
@@ -219,6 +225,7 @@ async function runReply(
     ...(refusedAttachments?.size ? { refusedAttachments } : {}),
     ...(stages.usage ? { usage: stages.usage } : {}),
     ...(stages.answer ? { answer: stages.answer } : {}),
+    ...(stages.silent ? { silent: true as const } : {}),
     ...extra,
   })
   try {
@@ -239,8 +246,9 @@ async function runReply(
     const rounds = (options.input.clientPrompt?.toolRounds ?? []).map(
       (message): ChatMessage => ({ ...message, source: 'tool' }),
     )
+    const messages = silence ? addSilenceNote(context.messages, runtime.config) : context.messages
     const tools = offerTools(
-      [...context.messages, ...rounds],
+      [...messages, ...rounds],
       engine.registry,
       runtime,
       clientTools,
