@@ -78,6 +78,30 @@ describe('silence on a direct input', () => {
     })
   }
 
+  it('a resend of an input whose turn was silent is answered from the store as silence', async () => {
+    const provider = createScriptedProvider([{ chunks: ['[silence]'] }, { chunks: ['不该再问模型'] }])
+    charpipe = await createCharpipe(
+      makeConfig({
+        character: { reply_format: 'plain' },
+        conversation: { silence: { triggers: ['input'] } },
+      }),
+      { provider },
+    )
+    const runOnce = async () => {
+      const events: CharpipeEvent[] = []
+      await charpipe!.run(
+        { session: 's', text: '你好', id: 'input-1' },
+        { onEvent: (event) => events.push(event) },
+      )
+      return events
+    }
+    await runOnce()
+    const again = await runOnce()
+    expect(provider.requests).toHaveLength(1)
+    expect(spoken(again)).toEqual([])
+    expect(again.at(-1)).toMatchObject({ type: 'llm_done', text: '', silent: true })
+  })
+
   it('a reply that only starts like silence is said in full', async () => {
     const { events } = await answer(['[sil', 'ly] 好'], {
       character: { reply_format: 'plain' },

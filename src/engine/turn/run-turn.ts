@@ -302,7 +302,12 @@ async function replayIfStored(
   const runtime = held ?? acquireTurnRuntime(options.engine, options.input.character)
   try {
     const turn = options.handle.turn
-    return await replayStoredTurn({ runtime, input, turn, closer: state.closer })
+    const silence = isSilenceAllowed({
+      config: runtime.config,
+      trigger: options.output.trigger,
+      source: options.source,
+    })
+    return await replayStoredTurn({ runtime, input, turn, closer: state.closer, silence })
   } finally {
     if (!held) releaseTurnRuntime(options.engine, runtime)
   }
