@@ -329,6 +329,8 @@ describe("the idle turn's default instruction in the character's language", () =
     const [said, note] = lastUserText(provider.requests[0]!).split('\n\n')
     expect(said).toBe(instruction)
     expect(note).toContain('[silence]')
-    expect(note).toMatch(character.name === 'Mira' ? /^\(You may choose not to speak/ : /^（这一轮你可以选择不说话/)
+    expect(note).toMatch(
+      character.name === 'Mira' ? /^\(You may choose not to speak/ : /^（这一轮你可以选择不说话/,
+    )
   })
 })
