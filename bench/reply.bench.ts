@@ -5,6 +5,10 @@
  *
  *   node --import tsx bench/reply.bench.ts [--max-kb N]
  *
+ * The silence table compares the parser with `silence` on and off on the same reply (the check
+ * only runs until the reply shows it is speaking), and times a reply that stays silent for a long
+ * run of whitespace (the longest the check can be kept busy).
+ *
  * `--max-kb` (default 1024) caps the reply sizes, for a quick check that the bench still runs
  * (e.g. `--max-kb 4`); the figures are taken at the default.
  */
@@ -36,6 +40,13 @@ function buildInput(format: Format, bytes: number): Input {
 
 function runCharpipe(input: Input): number {
   const parser = createReplyParser({ replyFormat: input.format, log: () => {} })
+  let events = 0
+  for (const chunk of input.chunks) events += parser.push(chunk).length
+  return events + parser.end().length
+}
+
+function runCharpipeWithSilence(input: Input): number {
+  const parser = createReplyParser({ replyFormat: input.format, log: () => {}, silence: true })
   let events = 0
   for (const chunk of input.chunks) events += parser.push(chunk).length
   return events + parser.end().length
@@ -116,6 +127,35 @@ function throughputRows(): Record<string, string>[] {
   return rows
 }
 
+function silenceRows(): Record<string, string>[] {
+  const rows: Record<string, string>[] = []
+  const size = Math.min(64, maxKilobytes) * 1024
+  for (const format of ['json', 'plain'] as const) {
+    const input = buildInput(format, size)
+    const off = measure(runCharpipe, input)
+    const on = measure(runCharpipeWithSilence, input)
+    rows.push({
+      reply: `${format}, speaking`,
+      chunks: String(input.chunks.length),
+      'off ns/chunk': formatNumber((off * 1e6) / input.chunks.length, 0),
+      'on ns/chunk': formatNumber((on * 1e6) / input.chunks.length, 0),
+      'on − off ns/chunk': formatNumber(((on - off) * 1e6) / input.chunks.length, 0),
+    })
+  }
+  // Silence and then whitespace only: every chunk is checked, and held.
+  const quiet = `[silence]${' \n'.repeat(size / 2)}`
+  const input: Input = { format: 'plain', bytes: quiet.length, chunks: splitIntoChunks(quiet) }
+  const on = measure(runCharpipeWithSilence, input)
+  rows.push({
+    reply: `plain, [silence] + ${sizeLabel(size)} of whitespace`,
+    chunks: String(input.chunks.length),
+    'off ns/chunk': '—',
+    'on ns/chunk': formatNumber((on * 1e6) / input.chunks.length, 0),
+    'on − off ns/chunk': '—',
+  })
+  return rows
+}
+
 /** The baseline is quadratic: past this size one run takes minutes, so it is left out. */
 const NAIVE_LIMIT = 64 * 1024
 
@@ -146,3 +186,4 @@ console.log(
 printTable(`Throughput on a ${Math.min(64, maxKilobytes)} KB mixed Chinese/English reply`, throughputRows())
 printTable('Growth, json (time per KB must stay flat)', growthRows('json'))
 printTable('Growth, plain', growthRows('plain'))
+printTable(`Silence check (parser option \`silence\`), ${Math.min(64, maxKilobytes)} KB`, silenceRows())

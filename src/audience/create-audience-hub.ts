@@ -161,7 +161,15 @@ export function createAudienceHub(host: AudienceHubHost): AudienceHub {
   const stats: AudienceStats = {
     messagesIn: 0,
     selected: 0,
-    dropped: { queue_full: 0, too_old: 0, duplicate: 0, blocked: 0, moderated: 0 },
+    dropped: {
+      queue_full: 0,
+      too_old: 0,
+      duplicate: 0,
+      blocked: 0,
+      moderated: 0,
+      speaker_rate: 0,
+      loop_guard: 0,
+    },
     idleTurns: 0,
   }
   let waits: number[] = []

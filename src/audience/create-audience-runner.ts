@@ -130,6 +130,11 @@ export function createAudienceRunner(
         if (event.type === 'llm_done') {
           gapUntil = clock.now() + host.readPolicy(character).min_gap_ms
           lastHeardAt = Math.max(lastHeardAt, clock.now())
+          // What was said reached the batch's speakers; silence did not (the loop guard's view).
+          if (batch.length > 0 && event.silent !== true && event.text !== '') {
+            const dropped = selector.replied(batch)
+            if (dropped.length > 0) report.dropped(dropped)
+          }
         }
         report.event(event)
       },

@@ -8,6 +8,7 @@
  * used for duplicates and first messages keep only their most recent entries.
  */
 import type { AudiencePolicy } from '../config/schema/audience.js'
+import { createSpeakerGuard } from './create-speaker-guard.js'
 import { findBlockedWord, type NormalizedText, normalizeChatText } from './normalize-chat-text.js'
 import { mentionsCharacter, type PriorityReason, scoreAudienceMessage } from './score-audience-message.js'
 import type {
@@ -95,6 +96,11 @@ export interface AudienceSelector {
   pin(id: string): boolean
   /** Removes a waiting message (the owner's drop); false when it is not waiting. */
   remove(id: string): boolean
+  /**
+   * A reply answering `batch` has been said (not silence): the loop guard looks at it, and the
+   * waiting messages of a speaker it stops are dropped (`loop_guard`).
+   */
+  replied(batch: readonly WaitingMessage[]): DroppedAudienceMessage[]
 }
 
 export interface CreateAudienceSelectorOptions {
@@ -150,6 +156,7 @@ export function createAudienceSelector(options: CreateAudienceSelectorOptions): 
   const queue = new Map<string, WaitingMessage>()
   const speakers = new Map<string, SpeakerMemory>()
   const seenIds = new Map<string, true>()
+  const guard = createSpeakerGuard({ now: () => clock.now(), memoryLimit })
   let blockedSource: readonly string[] | undefined
   let blocked: NormalizedText[] = []
   let sequence = 0
@@ -266,6 +273,10 @@ export function createAudienceSelector(options: CreateAudienceSelectorOptions): 
       }
       const standing = origin.weigh?.(message)
       if (standing?.answer === false) return { observe: true, queued: false, dropped: [] }
+      // Other bots (ignore_speakers), a stopped loop, a speaker past their minute: observed only.
+      const held = guard.check(speakerKey, message.speaker.id, policy)
+      if (held === 'ignored') return { observe: true, queued: false, dropped: [] }
+      if (held) return { observe: true, queued: false, dropped: [{ id, reason: held }] }
       const names = options.readNames()
       const score =
         policy.reply === 'every'
@@ -300,7 +311,8 @@ export function createAudienceSelector(options: CreateAudienceSelectorOptions): 
     },
     takeBatch() {
       const dropped = expire()
-      const batchMax = options.readPolicy().batch_max
+      const policy = options.readPolicy()
+      const batchMax = policy.batch_max
       const batch: WaitingMessage[] = []
       // Each origin is asked once per batch: it pays one turn, or its messages wait for the next.
       const answers = new Map<AudienceTurnAdmitter, boolean>()
@@ -321,6 +333,18 @@ export function createAudienceSelector(options: CreateAudienceSelectorOptions): 
         batch.push(entry)
       }
       for (const entry of batch) removeWaiting(entry)
+      // Each speaker answered costs one of their turns a minute; past it, observed only.
+      const counted = new Map<string, boolean>()
+      const answered = batch.filter((entry) => {
+        let allowed = counted.get(entry.speakerKey)
+        if (allowed === undefined) {
+          allowed = guard.takeTurn(entry.speakerKey, policy)
+          counted.set(entry.speakerKey, allowed)
+        }
+        if (!allowed) dropped.push({ id: entry.message.id, reason: 'speaker_rate' })
+        return allowed
+      })
+      batch.splice(0, batch.length, ...answered)
       // Answered in the order they were said, so the reply reads like a conversation.
       batch.sort(compareSaid)
       if (batch.length === 0 && deferredMs !== undefined) return { batch, dropped, deferredMs }
@@ -341,6 +365,17 @@ export function createAudienceSelector(options: CreateAudienceSelectorOptions): 
       if (!entry) return false
       removeWaiting(entry)
       return true
+    },
+    replied(answered) {
+      const stopped = new Set(guard.replied(answered))
+      if (stopped.size === 0) return []
+      const dropped: DroppedAudienceMessage[] = []
+      for (const entry of queue.values()) {
+        if (!stopped.has(entry.speakerKey)) continue
+        removeWaiting(entry)
+        dropped.push({ id: entry.message.id, reason: 'loop_guard' })
+      }
+      return dropped
     },
   }
 }

@@ -31,9 +31,19 @@ export interface AudienceMessage {
 
 /**
  * Why a message will not be answered. `moderated`: the session's owner dropped it from the queue.
- * `queue_full` and `too_old` messages stay observed; `duplicate` and `blocked` ones never reach the model.
+ * `speaker_rate`: its speaker was answered `speaker_turns_per_minute` times in the last minute.
+ * `loop_guard`: its speaker answers the character like a bot, and is in a cool-down.
+ * `queue_full`, `too_old`, `speaker_rate` and `loop_guard` messages stay observed; `duplicate` and
+ * `blocked` ones never reach the model.
  */
-export type AudienceDropReason = 'queue_full' | 'too_old' | 'duplicate' | 'blocked' | 'moderated'
+export type AudienceDropReason =
+  | 'queue_full'
+  | 'too_old'
+  | 'duplicate'
+  | 'blocked'
+  | 'moderated'
+  | 'speaker_rate'
+  | 'loop_guard'
 
 export interface DroppedAudienceMessage {
   id: string

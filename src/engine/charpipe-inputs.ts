@@ -46,6 +46,12 @@ export interface ObserveInput {
 
 export interface GenerateOptions {
   /**
+   * Who sent the input, when not a client of its own: `connector` for a connector's 1:1 chat, so
+   * `conversation.silence.triggers` reads `connector` for the turn (its events still say
+   * `trigger: "input"`).
+   */
+  source?: 'connector'
+  /**
    * Aborting ends the turn as interrupted (the reply is stored as far as it was spoken). Abort
    * with `{ heard }` as the reason (`controller.abort({ heard: text })`) and the stored reply is cut
    * at what was heard, as `interrupt` does.

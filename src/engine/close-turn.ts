@@ -85,6 +85,7 @@ export function createTurnCloser(options: CreateTurnCloserOptions): TurnCloser {
         ...(outcome.usage ? { usage: outcome.usage } : {}),
         ...(outcome.answer ? { provider: outcome.answer.provider, model: outcome.answer.model } : {}),
         ...(outcome.memory ? { memory: outcome.memory } : {}),
+        ...(outcome.silent ? { silent: true } : {}),
       } as Extract<CharpipeEvent, { type: 'llm_done' }>)
     },
     closeUnexpectedly(emotion) {

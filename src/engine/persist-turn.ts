@@ -9,6 +9,7 @@ import { createCommitGate } from '../memory/commit-gate.js'
 import type { FactExtractor } from '../memory/index.js'
 import { memoryScopeOf } from '../memory/memory-scope-of.js'
 import type { ConversationScope, StoredMessage } from '../memory/types.js'
+import { silenceSignal } from '../reply/create-silence-gate.js'
 import type { CharpipeError } from '../shared/errors.js'
 import { resolveCharacterLanguage, resolveUserName } from '../shared/language/index.js'
 import { createChildLogger, type Logger } from '../shared/logger.js'
@@ -101,7 +102,9 @@ export async function storeTurn(options: PersistTurnOptions): Promise<TurnWriteR
   const { runtime, input, outcome } = options
   if (input.stateless) return { status: 'not_stored' }
   const scope = conversationScopeOf(runtime, input.session)
-  const reply = selectStoredReply(outcome)
+  // Silence is stored as the signal the model wrote: later turns show it the reply it chose, in its
+  // own format, and the roles keep alternating (an empty reply would be dropped, or sent as nothing).
+  const reply = outcome.silent ? silenceSignal : selectStoredReply(outcome)
   const assistant: StoredMessage | undefined = reply.trim()
     ? {
         role: 'assistant',

@@ -5,6 +5,7 @@
  * and an earlier attempt may have stored it, so "not stored" would not be the truth.
  */
 import type { TurnInput } from '../context/types.js'
+import { silenceSignal } from '../reply/create-silence-gate.js'
 import { CharpipeError } from '../shared/errors.js'
 import type { TurnCloser } from './close-turn.js'
 import { conversationScopeOf } from './conversation-scope-of.js'
@@ -15,6 +16,8 @@ export interface ReplayStoredTurnOptions {
   input: TurnInput
   turn: string
   closer: TurnCloser
+  /** The turn may end in silence: a stored `[silence]` is replayed as silence, not as text. */
+  silence?: boolean
 }
 
 /** Whether the turn was found stored (or could not be looked for) and has been closed. */
@@ -40,10 +43,16 @@ export async function replayStoredTurn(options: ReplayStoredTurnOptions): Promis
   }
   if (stored.length === 0) return false
   const reply = stored.find((message) => message.role === 'assistant')
-  const text = reply?.content ?? ''
+  const silent = options.silence === true && reply?.content === silenceSignal
+  const text = silent ? '' : (reply?.content ?? '')
   if (text) closer.deliver({ type: 'llm_chunk', text })
   closer.close(
-    { ...empty, emotion: reply?.emotion ?? emotion, interrupted: reply?.interrupted === true },
+    {
+      ...empty,
+      emotion: reply?.emotion ?? emotion,
+      interrupted: reply?.interrupted === true,
+      ...(silent ? { silent } : {}),
+    },
     text,
   )
   return true

@@ -34,6 +34,8 @@ export interface TurnOutcome {
   answer?: ProviderAnswer
   /** `timed_out`: recall missed `memory.recall_timeout_ms` and the reply went on without memories. */
   memory?: 'timed_out'
+  /** The model answered `[silence]` on a turn that allowed it: nothing was said. */
+  silent?: true
 }
 
 export function toCharpipeError(error: unknown): CharpipeError {

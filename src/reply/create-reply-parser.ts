@@ -9,6 +9,7 @@ import { characterSchema, sentenceSchema } from '../config/schema.js'
 import { CharpipeError } from '../shared/errors.js'
 import { getLogger } from '../shared/logger.js'
 import { stripUnsafeCharacters } from '../shared/strip-unsafe-characters.js'
+import { createSilenceGate, type SilenceGate } from './create-silence-gate.js'
 import { createEmotionResolver } from './emotion-resolver.js'
 import { createInlineTagExtractor, type InlineTagExtractor } from './inline-emotion-tags.js'
 import { createReplyEnvelopeDecoder } from './reply-envelope-decoder.js'
@@ -49,6 +50,7 @@ class StreamingReplyParser implements ReplyParser {
   private readonly envelope
   private readonly tags: InlineTagExtractor | undefined
   private readonly splitter
+  private readonly silence: SilenceGate | undefined
   private readonly earlyRelease: boolean
   private readonly speech
   private readonly resolver
@@ -103,7 +105,11 @@ class StreamingReplyParser implements ReplyParser {
         })
       : undefined
     const tags = this.tags
-    this.write = tags ? (text) => tags.write(text) : acceptText
+    const write: (text: string) => void = tags ? (text) => tags.write(text) : acceptText
+    // Before the inline tags, which would read `[silence]` as a label.
+    this.silence = options.silence ? createSilenceGate({ onText: write }) : undefined
+    const silence = this.silence
+    this.write = silence ? (text) => silence.write(text) : write
     this.envelope = createReplyEnvelopeDecoder({
       format,
       log,
@@ -138,13 +144,20 @@ class StreamingReplyParser implements ReplyParser {
     if (this.ended) return []
     this.ended = true
     this.envelope.end()
+    const silent = this.silence?.end() ?? false
     this.tags?.end()
     this.splitter.end()
     if (this.baseEmotion === undefined) this.setBaseEmotion(this.defaultEmotion, false)
     const final = this.emotion
-    if (final !== this.lastEmitted) this.emitEmotion(final)
+    // A silent reply shows no face of its own: only an emotion the model named goes out.
+    if (final !== this.lastEmitted && !silent) this.emitEmotion(final)
     this.flushDisplay()
-    this.events.push({ type: 'done', text: this.display, emotion: final })
+    this.events.push({
+      type: 'done',
+      text: this.display,
+      emotion: final,
+      ...(silent ? { silent: true as const } : {}),
+    })
     return this.takeEvents()
   }
 

@@ -31,6 +31,13 @@ export interface ReplyParserOptions {
   earlyRelease?: boolean
   /** @default ['markdown'] */
   speechFilters?: SpeechFilter[]
+  /**
+   * The reply may be silence: `[silence]` alone (in the JSON format as its `text`) releases no text
+   * and no sentence, and `done` says `silent: true`. Text is held only while the reply so far could
+   * still be that signal. Off: `[silence]` is text like any other.
+   * @default false
+   */
+  silence?: boolean
   /** Receives the parser's fallbacks and unknown labels (WARNING / DEBUG per SPEC R2). */
   log?: (level: 'debug' | 'warn', message: string) => void
 }
@@ -42,8 +49,8 @@ export type ReplyEvent =
   | { type: 'emotion'; emotion: string }
   /** A sentence ready for speech synthesis (speech filters applied). */
   | { type: 'sentence'; index: number; text: string; emotion: string }
-  /** The end: the full display text and the final emotion. */
-  | { type: 'done'; text: string; emotion: string }
+  /** The end: the full display text and the final emotion; `silent` when the reply was `[silence]`. */
+  | { type: 'done'; text: string; emotion: string; silent?: true }
 
 export interface ReplyParser {
   /** Feeds one model text delta; returns the events it completes. */

@@ -42,7 +42,7 @@ export function registerAudienceMetrics(registry: Registry, read: () => Audience
   }
   new Gauge({
     name: 'charpipe_audience_dropped_total',
-    help: 'Audience messages not answered, by reason: queue_full, too_old, duplicate, blocked, moderated.',
+    help: 'Audience messages not answered, by reason: queue_full, too_old, duplicate, blocked, moderated, speaker_rate, loop_guard.',
     labelNames: ['reason'] as const,
     registers: [registry],
     collect() {

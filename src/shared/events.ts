@@ -88,6 +88,11 @@ export interface LlmDoneEvent extends TurnEventBase {
    * was made without memories. Absent when recall answered in time or did not run.
    */
   memory?: 'timed_out'
+  /**
+   * The character chose to say nothing (`conversation.silence`): `text` is empty, and no chunk or
+   * sentence of the turn went out.
+   */
+  silent?: true
 }
 
 /**

@@ -325,6 +325,12 @@ describe("the idle turn's default instruction in the character's language", () =
     charpipe.sessions.follow({ session: 'room', onEvent: () => {} })
     for (let passed = 0; passed < 5200; passed += 100) await clock.advance(100)
     await vi.waitFor(() => expect(provider.requests.length).toBeGreaterThan(0))
-    expect(lastUserText(provider.requests[0]!)).toBe(instruction)
+    // Then the note that the turn may end in silence (`conversation.silence`), in the same language.
+    const [said, note] = lastUserText(provider.requests[0]!).split('\n\n')
+    expect(said).toBe(instruction)
+    expect(note).toContain('[silence]')
+    expect(note).toMatch(
+      character.name === 'Mira' ? /^\(You may choose not to speak/ : /^（这一轮你可以选择不说话/,
+    )
   })
 })

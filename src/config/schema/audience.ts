@@ -95,6 +95,21 @@ export const audienceSchema = z
       .describe(
         'A message containing one of these (case and width ignored) is dropped as blocked and never reaches the model.',
       ),
+    ignore_speakers: z
+      .array(z.string().min(1).max(200))
+      .max(10_000)
+      .default([])
+      .describe(
+        "Speaker ids whose messages are observed (the model reads them) but never answered: other bots in the chat. Compared with the message's speaker id as the source gives it.",
+      ),
+    speaker_turns_per_minute: z
+      .int()
+      .min(1)
+      .max(10_000)
+      .default(6)
+      .describe(
+        "Replies answering one speaker in any minute at most; past it the speaker's messages are observed only, dropped with reason speaker_rate.",
+      ),
     weights: audienceWeightsSchema.prefault({}),
     idle: audienceIdleSchema.prefault({}),
   })

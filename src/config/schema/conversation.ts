@@ -49,6 +49,21 @@ const groupChatSchema = z
   })
   .describe('Group chat: speakers on inputs and lines observed in the session.')
 
+/** What may start a turn that is allowed to end in silence. */
+export const silenceTriggerSchema = z.enum(['idle', 'audience', 'connector', 'input', 'event'])
+
+const silenceSchema = z
+  .strictObject({
+    triggers: z
+      .array(silenceTriggerSchema)
+      .max(5)
+      .default(['idle', 'audience', 'connector'])
+      .describe(
+        "Turns that may end in silence, by what started them: idle (speaking first), audience (chat messages), connector (a connector's 1:1 chat), input (a client's user_input), event. The model is told it may answer [silence] alone; such a reply sends and speaks nothing and its llm_done has silent: true. In other turns [silence] is text.",
+      ),
+  })
+  .describe('When the character may choose to say nothing.')
+
 export const conversationSchema = z
   .strictObject({
     on_new_input: z
@@ -64,6 +79,7 @@ export const conversationSchema = z
         'Longest text of one input, in characters; a longer one is refused with bad_request (bounds the work one turn can cost).',
       ),
     group: groupChatSchema.prefault({}),
+    silence: silenceSchema.prefault({}),
     preflight: z
       .boolean()
       .default(true)

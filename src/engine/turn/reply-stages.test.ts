@@ -24,6 +24,34 @@ function runStages(steps: StepEvent[], parserOptions: ReplyParserOptions = { rep
 }
 
 describe('createReplyStages', () => {
+  it('a turn is silent when its last step is [silence] and no earlier step said anything', () => {
+    const silence: ReplyParserOptions = { replyFormat: 'plain', silence: true }
+    const toolThenSilence = runStages(
+      [
+        { type: 'step-end' },
+        { type: 'tool-call', id: 'c1', name: 'clock', arguments: {} },
+        { type: 'tool-result', id: 'c1', result: '12:00' },
+        { type: 'text-delta', text: '[sile' },
+        { type: 'text-delta', text: 'nce]' },
+        { type: 'step-end' },
+      ],
+      silence,
+    )
+    expect(toolThenSilence.stages.silent).toBe(true)
+    expect(toolThenSilence.events.map((event) => event.type)).toEqual(['tool_call', 'tool_result'])
+    const saidThenSilence = runStages(
+      [
+        { type: 'text-delta', text: '先查一下' },
+        { type: 'step-end' },
+        { type: 'text-delta', text: '[silence]' },
+        { type: 'step-end' },
+      ],
+      silence,
+    )
+    expect(saidThenSilence.stages.silent).toBe(false)
+    expect(saidThenSilence.stages.displayText).toBe('先查一下')
+  })
+
   it('numbers sentences across model steps, with a fresh parser per step', () => {
     const { events, stages, parsers } = runStages([
       { type: 'text-delta', text: '先查一下' },

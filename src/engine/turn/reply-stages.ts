@@ -33,6 +33,8 @@ export interface ReplyStage {
   readonly displayText: string
   /** The parser's emotion while a step is open; undefined between steps. */
   readonly openEmotion: string | undefined
+  /** The last step ended in silence and nothing was said before it. */
+  readonly silent: boolean
 }
 
 const noEvents: ReplyEvent[] = []
@@ -43,6 +45,7 @@ function createReplyStage(
 ): ReplyStage {
   let parser: ReplyParser | undefined
   let finishedText = ''
+  let lastStepSilent = false
   return {
     push(delta) {
       parser ??= parts.createReplyParser(options)
@@ -51,6 +54,7 @@ function createReplyStage(
     endStep() {
       if (!parser) return noEvents
       const events = parser.end()
+      lastStepSilent = events.some((event) => event.type === 'done' && event.silent === true)
       finishedText += parser.displayText
       parser = undefined
       return events
@@ -60,6 +64,9 @@ function createReplyStage(
     },
     get openEmotion() {
       return parser?.emotion
+    },
+    get silent() {
+      return lastStepSilent && !parser && finishedText === ''
     },
   }
 }
@@ -141,6 +148,8 @@ export interface ReplyStages {
   readonly usage: TurnUsage | undefined
   /** The provider and model that answered the last model call. */
   readonly answer: ProviderAnswer | undefined
+  /** The reply was `[silence]` (on a turn that allowed it) and nothing was said. */
+  readonly silent: boolean
 }
 
 export function createReplyStages(options: CreateReplyStagesOptions): ReplyStages {
@@ -201,6 +210,9 @@ export function createReplyStages(options: CreateReplyStagesOptions): ReplyStage
     },
     get answer() {
       return answer
+    },
+    get silent() {
+      return reply.silent
     },
   }
 }

@@ -40,6 +40,7 @@ import type { EmitTurnEvent } from '../turn-event.js'
 import { readInterruptReason, type TurnOutcome, toCharpipeError } from '../turn-outcome.js'
 import { createTurnTimer, type TurnTimer } from '../turn-timing.js'
 import type { GenerateOptions } from '../types.js'
+import { addSilenceNote, isSilenceAllowed } from './allow-silence.js'
 import { buildTurnMessages, offerTools } from './build-turn-messages.js'
 import { applyDisplayRules, createReplyStages } from './reply-stages.js'
 import { chooseToolImageHandling, runModelSteps } from './run-model-steps.js'
@@ -48,7 +49,7 @@ import { createTurnEventPath } from './turn-event-path.js'
 import type { TurnOutput } from './turn-output.js'
 import { isLateInputRefusal, storeAbortedBeforeLock, writeTurn } from './write-turn.js'
 
-export interface RunTurnOptions extends Pick<GenerateOptions, 'onModelCall' | 'onTurnNotStored'> {
+export interface RunTurnOptions extends Pick<GenerateOptions, 'onModelCall' | 'onTurnNotStored' | 'source'> {
   engine: EngineContext
   handle: TurnHandle
   input: TurnInput
@@ -207,9 +208,14 @@ async function runReply(
   const { engine, handle } = options
   const { authorization } = handle
   const { signal } = state
+  const silence = isSilenceAllowed({
+    config: runtime.config,
+    trigger: options.output.trigger,
+    source: options.source,
+  })
   const stages = createReplyStages({
     parts: engine.parts,
-    parserOptions: runtime.parserOptions,
+    parserOptions: silence ? { ...runtime.parserOptions, silence } : runtime.parserOptions,
     defaultEmotion: runtime.config.character.default_emotion,
     emit: state.emit,
   })
@@ -224,6 +230,7 @@ async function runReply(
     ...(memory ? { memory } : {}),
     ...(stages.usage ? { usage: stages.usage } : {}),
     ...(stages.answer ? { answer: stages.answer } : {}),
+    ...(stages.silent ? { silent: true as const } : {}),
     ...extra,
   })
   try {
@@ -246,8 +253,9 @@ async function runReply(
     const rounds = (options.input.clientPrompt?.toolRounds ?? []).map(
       (message): ChatMessage => ({ ...message, source: 'tool' }),
     )
+    const messages = silence ? addSilenceNote(context.messages, runtime.config) : context.messages
     const tools = offerTools(
-      [...context.messages, ...rounds],
+      [...messages, ...rounds],
       engine.registry,
       runtime,
       clientTools,
@@ -301,7 +309,12 @@ async function replayIfStored(
   const runtime = held ?? acquireTurnRuntime(options.engine, options.input.character)
   try {
     const turn = options.handle.turn
-    return await replayStoredTurn({ runtime, input, turn, closer: state.closer })
+    const silence = isSilenceAllowed({
+      config: runtime.config,
+      trigger: options.output.trigger,
+      source: options.source,
+    })
+    return await replayStoredTurn({ runtime, input, turn, closer: state.closer, silence })
   } finally {
     if (!held) releaseTurnRuntime(options.engine, runtime)
   }

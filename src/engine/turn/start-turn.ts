@@ -60,7 +60,7 @@ function turnIdOf(raw: GenerateInput): string | undefined {
 
 export interface StartTurnOptions
   extends TurnStarter,
-    Pick<GenerateOptions, 'onModelCall' | 'onTurnNotStored'> {
+    Pick<GenerateOptions, 'onModelCall' | 'onTurnNotStored' | 'source'> {
   /** The input as the caller gave it: checked here. */
   input: GenerateInput
   /** Where the turn's events go, `close` after `llm_done`. */
@@ -118,6 +118,7 @@ export function startTurn(options: StartTurnOptions): StartedTurn {
       mode,
       ...(options.onModelCall ? { onModelCall: options.onModelCall } : {}),
       ...(options.onTurnNotStored ? { onTurnNotStored: options.onTurnNotStored } : {}),
+      ...(options.source ? { source: options.source } : {}),
     })
     if (!origin) context.state.audience?.noteInput(input.session, input.character)
   } catch (error) {

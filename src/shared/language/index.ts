@@ -24,3 +24,4 @@ export {
   resolveUserName,
 } from './resolve-character-language.js'
 export { readScaffoldingTexts, type ScaffoldingTexts } from './scaffolding-texts.js'
+export { readSilenceTexts, type SilenceFormat, type SilenceTexts } from './silence-texts.js'
