@@ -33,6 +33,18 @@ function setUp(host: Partial<GuardedHost>, turnsPerMinute = 20) {
 const line = (id: string) => ({ id, speaker: { id: 'viewer' }, text: 'hi' })
 
 describe('guardConnectorHost', () => {
+  it("runs a connector's 1:1 turn as the connector trigger, so it may end in silence", async () => {
+    const seen: unknown[] = []
+    const { guarded } = setUp({
+      run: async (_input, options) => {
+        seen.push(options)
+      },
+    })
+    const onEvent = () => {}
+    await guarded.run({ session: 'twitch:tw:chan', text: 'hi' }, { onEvent })
+    expect(seen).toEqual([{ onEvent, source: 'connector' }])
+  })
+
   it('turns an exception of the host into a counted drop with one log line per interval', () => {
     const { guarded, lines, admission, advance } = setUp({
       audience: {

@@ -91,7 +91,9 @@ export function guardConnectorHost(options: GuardConnectorHostOptions): GuardedH
         return Promise.resolve()
       }
       try {
-        return host.run(input, runOptions).catch((error: unknown) => {
+        // A connector's 1:1 turn is the `connector` trigger, whoever wrote the connector: it may
+        // end in silence when `conversation.silence.triggers` lists it.
+        return host.run(input, { ...runOptions, source: 'connector' }).catch((error: unknown) => {
           admission.count('connector_turn', 'bad_request')
           drop('bad_request', describeError(error))
         })
