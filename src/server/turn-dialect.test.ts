@@ -58,7 +58,7 @@ describe('the WebSocket dialect', () => {
     ],
     ['llm_done as it is, renamed', done('Hi'), { ...done('Hi'), session: named }],
     [
-      'an event of a session the client named as it is stays the same object',
+      'an event already on the session the client named is sent as it is',
       { ...chunk('x'), session: named },
       { ...chunk('x'), session: named },
     ],
