@@ -135,7 +135,7 @@ export function createWebSocketEvents(options: CreateWebSocketEventsOptions): WS
     turns,
     closed: socketClosed.signal,
     ownTurns: new Map<string, number>(),
-    drops: { count: 0, noticedAt: 0 },
+    drops: { count: 0, noticedAt: Number.NEGATIVE_INFINITY },
     now: Date.now,
     send: (payload: unknown) => {
       if (openSocket) send(openSocket, payload)
