@@ -29,7 +29,7 @@ const eventBeforeDone: fc.Arbitrary<CharpipeEvent> = fc.oneof(
   fc.string().map((text): CharpipeEvent => ({ ...base, type: 'greeting', text, emotion: 'happy' })),
   fc
     .string()
-    .map((message): CharpipeEvent => ({ ...base, type: 'llm_error', code: 'provider_error', message })),
+    .map((message): CharpipeEvent => ({ ...base, type: 'llm_error', code: 'upstream_http', message })),
   fc
     .tuple(fc.string(), fc.jsonValue())
     .map(([name, args]): CharpipeEvent => ({ ...base, type: 'tool_call', id: 'c', name, arguments: args })),
