@@ -8,18 +8,15 @@
  */
 import type { Writable } from 'node:stream'
 import type { WSContext, WSEvents } from 'hono/ws'
-import { type Admission, audienceSourceOf, type Caller, createAdmission } from '../../admission/index.js'
+import type { Admission, Caller } from '../../admission/index.js'
 import type { Charpipe } from '../../engine/types.js'
 import type { CharpipeEvent } from '../../shared/events.js'
 import type { Logger } from '../../shared/logger.js'
 import type { ServerMetrics } from '../create-server-metrics.js'
 import type { SessionOwners } from '../create-session-owners.js'
-import { createFrameRateLimiter, createTurnLimiter } from '../create-turn-limiter.js'
+import { createWebSocketConnection } from '../websocket/create-websocket-connection.js'
 import { dispatchFrame } from '../websocket/dispatch-frame.js'
-import { enterSession } from '../websocket/enter-session.js'
-import { sendFrameFailure } from '../websocket/send-frame-failure.js'
-import type { ConnectionLimits, WebSocketConnection } from '../websocket/websocket-connection.js'
-import { createWebSocketAudience } from '../websocket-audience.js'
+import type { ConnectionLimits } from '../websocket/websocket-connection.js'
 import { attachWebSocketBackpressure, type WebSocketBackpressure } from '../websocket-backpressure.js'
 
 export type { ConnectionLimits } from '../websocket/websocket-connection.js'
@@ -81,7 +78,7 @@ function releaseWrites(socket: WSContext): void {
 }
 
 export function createWebSocketEvents(options: CreateWebSocketEventsOptions): WSEvents {
-  const { charpipe, metrics, logger } = options
+  const { metrics, logger } = options
   // One signal for every turn of this socket: they all end when it closes (a controller per turn
   // would cost an AbortSignal more per turn for nothing).
   const socketClosed = new AbortController()
@@ -103,66 +100,20 @@ export function createWebSocketEvents(options: CreateWebSocketEventsOptions): WS
     // turn into long-term memory, milliseconds of CPU) must not hold it, nor an interrupt's answer.
     if (event.type === 'llm_done') releaseWrites(socket)
   }
-  const readLimits = options.readLimits ?? (() => defaultLimits)
-  const turns = createTurnLimiter({ readLimits })
-  // The server's turns for this connection (idle turns it follows, turns answering its audience
-  // frames) count against its turns when they start.
-  const caller: Caller = {
-    ...(options.caller ?? { kind: options.admin ? 'admin' : 'client' }),
-    budget: {
-      take: () => {
-        const slot = turns.tryStart('connection')
-        if (!slot.ok) return slot
-        slot.release()
-        return { ok: true }
-      },
-    },
-  }
 
   let openSocket: WSContext | undefined
-  const connected = {
-    charpipe,
-    metrics,
-    logger,
-    admin: options.admin === true,
-    clientKey: options.clientKey,
-    sessionOwners: options.sessionOwners,
-    admission: options.admission ?? createAdmission(),
-    caller,
-    readMaxFrameBytes: options.readMaxFrameBytes,
-    readLimits,
-    frames: createFrameRateLimiter(() => readLimits().frames_per_second),
-    turns,
+  const connection = createWebSocketConnection({
+    ...options,
+    readLimits: options.readLimits ?? (() => defaultLimits),
     closed: socketClosed.signal,
-    ownTurns: new Map<string, number>(),
-    drops: { count: 0, noticedAt: Number.NEGATIVE_INFINITY },
-    now: Date.now,
-    send: (payload: unknown) => {
+    anonymousSource: `connection:${++connections}`,
+    send: (payload) => {
       if (openSocket) send(openSocket, payload)
     },
-    sendEvent: (event: CharpipeEvent) => {
+    sendEvent: (event) => {
       if (openSocket) sendEvent(openSocket, event)
     },
-  }
-  const connection: WebSocketConnection = {
-    ...connected,
-    audience: createWebSocketAudience({
-      charpipe,
-      send: connected.send,
-      enter: (door, named, enterOptions) => enterSession(connected, { door, named, ...enterOptions }),
-      readLiveSessions: () => readLimits().live_sessions ?? 32,
-      admitIdle: () => caller.budget?.take().ok === true,
-      admitTurn: () => caller.budget?.take() ?? { ok: true },
-      source: audienceSourceOf(caller, options.clientKey, `connection:${++connections}`),
-      fail: (session, error) =>
-        sendFrameFailure(connected, {
-          session,
-          error,
-          logged: 'an audience frame failed',
-          told: 'the frame failed; see the server log',
-        }),
-    }),
-  }
+  })
 
   return {
     onOpen(_event, socket) {
