@@ -1,10 +1,11 @@
 /**
  * `GET /ws`: JSON text frames in (`user_input`, `observe`, `interrupt`, `open`, `audience`,
- * `activity`), turn events out. Several sessions may share one socket; a frame that is not valid gets an `error` frame naming the problem and the
- * connection stays open. Turns still running when the socket closes are interrupted.
- * The route is the socket's side: the connection's state (websocket/websocket-connection.ts), how
- * frames are sent, its lifetime. Each frame goes through the dispatcher (websocket/dispatch-frame.ts)
- * to the handler its kind is registered with (websocket/frame-handlers.ts).
+ * `activity`), turn events out. Several sessions may share one socket; a frame that is not valid
+ * gets an `error` frame naming the problem and the connection stays open. Turns still running when
+ * the socket closes are interrupted. The route is the socket's side: how frames are sent and the
+ * socket's lifetime. Each frame goes through the dispatcher (websocket/dispatch-frame.ts) to the
+ * handler its kind is registered with (websocket/frame-handlers.ts), over the connection's state
+ * (websocket/create-websocket-connection.ts).
  */
 import type { Writable } from 'node:stream'
 import type { WSContext, WSEvents } from 'hono/ws'
@@ -18,8 +19,6 @@ import { createWebSocketConnection } from '../websocket/create-websocket-connect
 import { dispatchFrame } from '../websocket/dispatch-frame.js'
 import type { ConnectionLimits } from '../websocket/websocket-connection.js'
 import { attachWebSocketBackpressure, type WebSocketBackpressure } from '../websocket-backpressure.js'
-
-export type { ConnectionLimits } from '../websocket/websocket-connection.js'
 
 export interface CreateWebSocketEventsOptions {
   charpipe: Charpipe
