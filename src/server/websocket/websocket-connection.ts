@@ -1,7 +1,7 @@
 /**
  * The state of one WebSocket connection, shared by its frame handlers (frame-handlers.ts): who it
- * is, its limits, its sessions and how to reach its client. The route (routes/websocket-route.ts)
- * builds it when the socket opens; each handler is a function of it and of one frame.
+ * is, its limits, its sessions and how to reach its client. create-websocket-connection.ts builds
+ * it for each socket the route accepts; each handler is a function of it and of one frame.
  */
 import type { Admission, Caller } from '../../admission/index.js'
 import type { Charpipe } from '../../engine/types.js'
