@@ -3,8 +3,8 @@
  * sessions the connection follows. A connection follows every session it opened or sent any frame
  * to (at most `server.limits.live_sessions`: each may get turns the server starts by itself), and
  * receives the turns the server starts there (audience, idle) and their `audience_dropped` events;
- * turns of its own inputs reach it as before, never twice. Every frame passes the admission first
- * (`enter`), which reports a refusal to the client itself. The idle turns a followed session gets,
+ * turns of its own inputs reach it as before, never twice. A follow passes the admission by its own
+ * door (`ws_follow`, quietly); the frames reach here admitted (websocket/dispatch-frame.ts). The idle turns a followed session gets,
  * and the turns answering the connection's audience messages, count against its `turns_per_minute`
  * when they start; past it the messages wait in the selector's bounds.
  */
@@ -13,6 +13,9 @@ import type { AudienceMessage, AudienceTurnAdmitter } from '../audience/types.js
 import type { Charpipe } from '../engine/types.js'
 import { renameEventSession } from './create-session-owners.js'
 import type { ClientFrame } from './request-schemas.js'
+
+/** The door a connection follows a session by (tried for every frame it sends). */
+export const followDoor: Door = 'ws_follow'
 
 export interface EnteredSession {
   session: string
@@ -29,7 +32,7 @@ export interface WebSocketAudienceOptions {
   charpipe: Charpipe
   /** Sends an event or frame to the client (dropped when the socket is closed). */
   send(payload: unknown): void
-  /** Passes the admission: the engine's session (and messages as admitted), or undefined when refused. */
+  /** Passes the admission: the engine's session, or undefined when refused. */
   enter(door: Door, named: string, options?: EnterOptions): EnteredSession | undefined
   /** `server.limits.live_sessions`, read at every new follow. */
   readLiveSessions(): number
@@ -39,14 +42,21 @@ export interface WebSocketAudienceOptions {
   admitTurn: AudienceTurnAdmitter
   /** Who this connection's audience messages are from (their ids are compared only among its own). */
   source: string
-  /** Reports a frame the engine refused to the client. */
+  /** Reports a frame the engine refused to the client (`named`: the session as the client named it). */
   fail(session: string, error: unknown): void
 }
 
 export interface WebSocketAudience {
   /** Follows a session; the reason when the connection follows too many already. */
   follow(named: string): string | undefined
-  handle(frame: Extract<ClientFrame, { type: 'audience' | 'activity' }>): void
+  /** An admitted `audience` frame: its messages (as admitted) to the session's selector. */
+  send(options: {
+    named: string
+    entered: EnteredSession
+    frame: Extract<ClientFrame, { type: 'audience' }>
+  }): void
+  /** An admitted `activity` frame. */
+  reportActivity(options: { named: string; entered: EnteredSession; speaking: boolean }): void
   close(): void
 }
 
@@ -54,7 +64,7 @@ export function createWebSocketAudience(options: WebSocketAudienceOptions): WebS
   const { charpipe } = options
   const followed = new Map<string, () => void>()
   const follow = (named: string): string | undefined => {
-    const entered = options.enter('ws_follow', named, { quiet: true })
+    const entered = options.enter(followDoor, named, { quiet: true })
     if (!entered || followed.has(entered.session)) return undefined
     const limit = options.readLiveSessions()
     if (followed.size >= limit)
@@ -71,20 +81,8 @@ export function createWebSocketAudience(options: WebSocketAudienceOptions): WebS
   }
   return {
     follow,
-    handle(frame) {
-      const named = frame.session ?? 'default'
-      const door = frame.type === 'activity' ? 'ws_activity' : 'ws_audience'
-      const entered = options.enter(
-        door,
-        named,
-        frame.type === 'audience' ? { messages: frame.messages } : {},
-      )
-      if (!entered) return
+    send({ named, entered, frame }) {
       try {
-        if (frame.type === 'activity') {
-          charpipe.sessions.activity({ session: entered.session, speaking: frame.speaking })
-          return
-        }
         // Nothing is sent back: the drops reach followers (this connection too) as `audience_dropped`.
         charpipe.audience.send({
           session: entered.session,
@@ -93,6 +91,13 @@ export function createWebSocketAudience(options: WebSocketAudienceOptions): WebS
           source: options.source,
           ...(frame.character ? { character: frame.character } : {}),
         })
+      } catch (error) {
+        options.fail(named, error)
+      }
+    },
+    reportActivity({ named, entered, speaking }) {
+      try {
+        charpipe.sessions.activity({ session: entered.session, speaking })
       } catch (error) {
         options.fail(named, error)
       }

@@ -1,6 +1,7 @@
 /**
  * `POST /api/chat`: one turn as Server-Sent Events, one message per turn event
- * (`event: <type>`, `data: <json>`). A client that goes away interrupts the turn, and so does one
+ * (`event: <type>`, `data: <json>`): admitted by its door (`http_chat`), run, written by its dialect
+ * (sse-chat-dialect.ts) into the bounded writer, through the driver (drive-turn.ts). A client that goes away interrupts the turn, and so does one
  * that stops reading, past `server.ws_max_buffered_bytes` waiting for it (bound-stream-writes.ts).
  * `POST /api/sessions/:id/observe`: a line said in the session that needs no reply → 201 `{id}`.
  */
@@ -8,12 +9,13 @@ import type { Hono } from 'hono'
 import { streamSSE } from 'hono/streaming'
 import { boundReaderOf } from '../bound-stream-writes.js'
 import { convertWireInput } from '../convert-wire-input.js'
-import { renameEventSession } from '../create-session-owners.js'
+import { driveTurn } from '../drive-turn.js'
 import { respondWithError } from '../error-response.js'
 import { readJsonBody } from '../read-json-body.js'
 import { resolveRequestSession } from '../refuse-foreign-session.js'
 import { chatBodySchema, observeBodySchema, openBodySchema } from '../request-schemas.js'
 import type { ServerDependencies } from '../server-dependencies.js'
+import { createSseChatDialect } from '../sse-chat-dialect.js'
 import { streamTurn } from '../stream-turn.js'
 
 export function registerChatRoute(app: Hono, dependencies: ServerDependencies): void {
@@ -31,17 +33,20 @@ export function registerChatRoute(app: Hono, dependencies: ServerDependencies): 
       async (stream) => {
         stream.onAbort(() => controller.abort())
         const reader = boundReaderOf(context, stream, dependencies)
-        const events = streamTurn({
-          charpipe: dependencies.charpipe,
-          input,
-          signal: controller.signal,
-          metrics: dependencies.metrics,
-          endpoint: 'sse',
+        await driveTurn({
+          source: {
+            events: streamTurn({
+              charpipe: dependencies.charpipe,
+              input,
+              signal: controller.signal,
+              metrics: dependencies.metrics,
+              endpoint: 'sse',
+            }),
+          },
+          dialect: createSseChatDialect(named),
+          transport: { write: (message) => void reader.writeSSE(message), flushed: () => reader.flushed() },
+          onFailure: (error) => dependencies.logger.error({ err: error }, 'chat turn failed'),
         })
-        for await (const event of events) {
-          await reader.writeSSE({ event: event.type, data: JSON.stringify(renameEventSession(event, named)) })
-        }
-        await reader.flushed()
       },
       async (error, stream) => {
         dependencies.logger.error({ err: error }, 'chat turn failed')
