@@ -1,0 +1,92 @@
+/**
+ * A turn's long-term memory is written off the session's lane: with a memory store that does not
+ * answer (a frozen PostgreSQL, an `add` that never returns), the session's next turn asks the model
+ * at once, without waiting for the previous turn's memory; the memory is still written once the
+ * store answers, and a write that fails is logged. Time stands still (a manual clock): nothing here
+ * is waited out.
+ */
+import { describe, expect, it } from 'vitest'
+import { createCharpipe } from '../../src/engine/index.js'
+import { createSqliteMemoryStore } from '../../src/memory/index.js'
+import type { AddMemoryInput, MemoryRecord, MemoryStore } from '../../src/memory/types.js'
+import { captureLogger } from '../../src/providers/test-helpers.js'
+import type { CharpipeEvent } from '../../src/shared/events.js'
+import { createManualClock } from '../../src/testing/create-manual-clock.js'
+import { createScriptedProvider } from '../../src/testing/create-scripted-provider.js'
+import { makeConfig } from '../../src/testing/create-turn-harness.js'
+
+/** A memory store whose `add` is held (no answer) until the test lets it go, or fails when told. */
+function createHeldMemoryStore(options: { fails?: boolean } = {}) {
+  const inner = createSqliteMemoryStore({ path: ':memory:' })
+  const added: AddMemoryInput[] = []
+  let release!: () => void
+  const released = new Promise<void>((resolve) => {
+    release = resolve
+  })
+  const store: MemoryStore = {
+    ...inner,
+    add: async (input): Promise<MemoryRecord> => {
+      added.push(input)
+      if (options.fails) throw new Error('connection reset')
+      await released
+      return inner.add(input)
+    },
+  }
+  return { inner, store, added, release }
+}
+
+async function openEngine(store: MemoryStore) {
+  const log = captureLogger()
+  const provider = createScriptedProvider([{ chunks: ['Tea with lemon.'] }, { chunks: ['Green tea.'] }])
+  const charpipe = await createCharpipe(makeConfig({ memory: { enabled: true } }), {
+    clock: createManualClock(),
+    provider,
+    memoryStore: store,
+    logger: log.logger,
+  })
+  const turn = async (text: string) => {
+    const events: CharpipeEvent[] = []
+    await charpipe.run({ session: 's', text }, { onEvent: (event) => events.push(event) })
+    return events
+  }
+  return { charpipe, provider, turn, log }
+}
+
+describe('long-term memory written off the session lane', () => {
+  it("the next turn asks the model without waiting for the previous turn's memory write", async () => {
+    const memory = createHeldMemoryStore()
+    const { charpipe, provider, turn } = await openEngine(memory.store)
+    const first = await turn('What do I drink?')
+    expect(first.at(-1)).toMatchObject({ type: 'llm_done' })
+    // The first turn's memory write has started and has no answer.
+    await expect.poll(() => memory.added.length).toBe(1)
+
+    const second = await turn('And in the evening?')
+    expect(provider.requests).toHaveLength(2)
+    expect(second.at(-1)).toMatchObject({ type: 'llm_done' })
+    expect(second.some((event) => event.type === 'llm_error')).toBe(false)
+    // Still the one write, held: the second turn's memory waits behind it, in order.
+    expect(memory.added.map((input) => input.text)).toEqual([expect.stringContaining('What do I drink?')])
+
+    memory.release()
+    await charpipe.close()
+    const texts = (await memory.inner.list({ limit: 10 })).map((record) => record.text).reverse()
+    expect(texts).toEqual([
+      expect.stringContaining('What do I drink?'),
+      expect.stringContaining('And in the evening?'),
+    ])
+  })
+
+  it('a memory write that fails is logged, and the session goes on', async () => {
+    const memory = createHeldMemoryStore({ fails: true })
+    const { charpipe, provider, turn, log } = await openEngine(memory.store)
+    await turn('What do I drink?')
+    const second = await turn('And in the evening?')
+    expect(provider.requests).toHaveLength(2)
+    expect(second.some((event) => event.type === 'llm_error')).toBe(false)
+    await charpipe.close()
+    expect(memory.added).toHaveLength(2)
+    const failures = log.lines.filter((line) => line.msg === 'storing the turn in long-term memory failed')
+    expect(failures).toHaveLength(2)
+  })
+})
