@@ -2,18 +2,20 @@
  * A turn's long-term memory is written off the session's lane: with a memory store that does not
  * answer (a frozen PostgreSQL, an `add` that never returns), the session's next turn asks the model
  * at once, without waiting for the previous turn's memory; the memory is still written once the
- * store answers, and a write that fails is logged. Time stands still (a manual clock): nothing here
+ * store answers, and a write that fails is logged. A memory that lands after its turn was replaced
+ * (a regenerate on another server) is forgotten. Time stands still (a manual clock): nothing here
  * is waited out.
  */
 import { describe, expect, it } from 'vitest'
 import { createCharpipe } from '../../src/engine/index.js'
-import { createSqliteMemoryStore } from '../../src/memory/index.js'
+import { createInMemoryHistoryStore, createSqliteMemoryStore } from '../../src/memory/index.js'
 import type { AddMemoryInput, MemoryRecord, MemoryStore } from '../../src/memory/types.js'
 import { captureLogger } from '../../src/providers/test-helpers.js'
 import type { CharpipeEvent } from '../../src/shared/events.js'
 import { createManualClock } from '../../src/testing/create-manual-clock.js'
 import { createScriptedProvider } from '../../src/testing/create-scripted-provider.js'
 import { makeConfig } from '../../src/testing/create-turn-harness.js'
+import { collectEvents, doneOf } from '../../src/testing/turn-events.js'
 
 /** A memory store whose `add` is held (no answer) until the test lets it go, or fails when told. */
 function createHeldMemoryStore(options: { fails?: boolean } = {}) {
@@ -75,6 +77,33 @@ describe('long-term memory written off the session lane', () => {
       expect.stringContaining('What do I drink?'),
       expect.stringContaining('And in the evening?'),
     ])
+  })
+
+  it('a memory that lands after a regenerate on another server replaced its turn is forgotten', async () => {
+    // Two servers over one history and one memory store: the first still writes the memory of its
+    // turn when the second regenerates that turn (and forgets what memory had of it: nothing yet).
+    const history = createInMemoryHistoryStore()
+    const memory = createHeldMemoryStore()
+    const open = (reply: string) =>
+      createCharpipe(makeConfig({ memory: { enabled: true } }), {
+        clock: createManualClock(),
+        provider: createScriptedProvider([{ chunks: [reply] }]),
+        historyStore: history,
+        memoryStore: memory.store,
+      })
+    const first = await open('Tea with lemon.')
+    const second = await open('Coffee, black.')
+    const done = doneOf(await collectEvents(first.generate({ session: 's', text: 'What do I drink?' })))
+    await expect.poll(() => memory.added.length).toBe(1)
+    const again = await collectEvents(
+      second.generate({ session: 's', text: 'What do I drink?', replaces: done.turn! }),
+    )
+    expect(again.some((event) => event.type === 'llm_error')).toBe(false)
+    memory.release()
+    await second.close()
+    await first.close()
+    const texts = (await memory.inner.list({ limit: 10 })).map((record) => record.text)
+    expect(texts).toEqual([expect.stringContaining('Coffee, black.')])
   })
 
   it('a memory write that fails is logged, and the session goes on', async () => {
