@@ -7,9 +7,8 @@
 import type { TurnInput } from '../context/types.js'
 import { createCommitGate } from '../memory/commit-gate.js'
 import type { FactExtractor } from '../memory/index.js'
-import { forgetTurnMemories } from '../memory/long-term/remember-turn.js'
 import { memoryScopeOf } from '../memory/memory-scope-of.js'
-import type { ConversationScope, MemoryStore, StoredMessage } from '../memory/types.js'
+import type { ConversationScope, StoredMessage } from '../memory/types.js'
 import type { CharpipeError } from '../shared/errors.js'
 import { resolveCharacterLanguage, resolveUserName } from '../shared/language/index.js'
 import { createChildLogger, type Logger } from '../shared/logger.js'
@@ -18,6 +17,7 @@ import { confirmTurnWrite, type TurnWriteResult } from './confirm-turn-write.js'
 import { conversationScopeOf } from './conversation-scope-of.js'
 import type { EngineParts } from './engine-parts.js'
 import type { EngineRuntime } from './engine-runtime.js'
+import { forgetUnkeptMemories } from './forget-unkept-memories.js'
 import { joinSentences } from './join-sentences.js'
 import type { TurnOutcome } from './turn-outcome.js'
 
@@ -221,31 +221,5 @@ export async function rememberCompletedTurn(
       'storing the turn in long-term memory failed',
     )
   }
-  await forgetIfReplaced(options, store)
-}
-
-/**
- * Memory keeps only what the history keeps, also when a regenerate (on another server, say)
- * replaced this turn while its memory was being written: that regenerate forgot the turn's
- * memories before this write landed. So once the write has settled, failed or not (a write past
- * its deadline cannot land later: the PostgreSQL store's transaction refuses itself), a turn the
- * history no longer has takes its memories with it. Unknown (the history store away): left as is.
- */
-async function forgetIfReplaced(options: PersistTurnOptions, store: MemoryStore): Promise<void> {
-  const scope = conversationScopeOf(options.runtime, options.input.session)
-  try {
-    const kept = await options.runtime.historyStore.findTurn(scope, options.turn)
-    if (kept.length > 0) return
-    const forgotten = await forgetTurnMemories(store, memoryScopeOf(options.input), options.turn)
-    if (forgotten.length > 0)
-      options.logger.info(
-        { session: options.input.session, turn: options.turn, forgotten: forgotten.length },
-        'memories of a turn replaced while they were written were forgotten',
-      )
-  } catch (error) {
-    options.logger.warn(
-      { err: error, session: options.input.session, turn: options.turn },
-      'could not tell whether a remembered turn is still in the history',
-    )
-  }
+  await forgetUnkeptMemories(options, store)
 }

@@ -9,7 +9,7 @@
 import { describe, expect, it } from 'vitest'
 import { createCharpipe } from '../../src/engine/index.js'
 import { createInMemoryHistoryStore, createSqliteMemoryStore } from '../../src/memory/index.js'
-import type { AddMemoryInput, MemoryRecord, MemoryStore } from '../../src/memory/types.js'
+import type { AddMemoryInput, HistoryStore, MemoryRecord, MemoryStore } from '../../src/memory/types.js'
 import { captureLogger } from '../../src/providers/test-helpers.js'
 import type { CharpipeEvent } from '../../src/shared/events.js'
 import { createManualClock } from '../../src/testing/create-manual-clock.js'
@@ -103,6 +103,37 @@ describe('long-term memory written off the session lane', () => {
     await second.close()
     await first.close()
     const texts = (await memory.inner.list({ limit: 10 })).map((record) => record.text)
+    expect(texts).toEqual([expect.stringContaining('Coffee, black.')])
+  })
+
+  it("a regenerate whose history look-up fails at first still forgets the replaced turn's memory", async () => {
+    const inner = createInMemoryHistoryStore()
+    let failingFinds = 0
+    const history: HistoryStore = {
+      ...inner,
+      findTurn: async (...args) => {
+        if (failingFinds > 0) {
+          failingFinds--
+          throw new Error('connection reset')
+        }
+        return inner.findTurn(...args)
+      },
+    }
+    const memoryStore = createSqliteMemoryStore({ path: ':memory:' })
+    const charpipe = await createCharpipe(makeConfig({ memory: { enabled: true } }), {
+      clock: createManualClock(),
+      provider: createScriptedProvider([{ chunks: ['Tea with lemon.'] }, { chunks: ['Coffee, black.'] }]),
+      historyStore: history,
+      memoryStore,
+    })
+    const done = doneOf(await collectEvents(charpipe.generate({ session: 's', text: 'What do I drink?' })))
+    await expect.poll(async () => (await memoryStore.list({ limit: 10 })).length).toBe(1)
+    // The regenerate's memory work cannot tell at first whether the earlier turn was replaced.
+    failingFinds = 2
+    await collectEvents(charpipe.generate({ session: 's', text: 'What do I drink?', replaces: done.turn! }))
+    await charpipe.close()
+    expect(failingFinds).toBe(0)
+    const texts = (await memoryStore.list({ limit: 10 })).map((record) => record.text)
     expect(texts).toEqual([expect.stringContaining('Coffee, black.')])
   })
 
