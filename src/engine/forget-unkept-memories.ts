@@ -4,8 +4,10 @@
  * land later: the PostgreSQL store's transaction refuses itself), the turn and the turn it
  * regenerates are looked up in the history, and one the history no longer has takes its memories
  * with it: a regenerate on another server may have replaced this turn, and forgotten its memories,
- * before this write landed; or the regenerate's own forget could not run (a store away). A store
- * that does not answer is asked again, a few times, in the background (the turn is long over).
+ * before this write landed; or the regenerate's own forget could not run (a store away). A
+ * regenerate whose own write could not be confirmed (`store_outcome_unknown`) is checked too: its
+ * write may have landed and replaced the turn. A store that does not answer is asked again, a few
+ * times, in the background (the turn is long over).
  */
 
 import type { TurnInput } from '../context/types.js'
@@ -24,8 +26,8 @@ export interface ForgetUnkeptMemoriesOptions {
   logger: Logger
 }
 
-/** Waits between the attempts (ms): about 3 s in all, a store's short outage. */
-const retryDelaysMs = [200, 400, 800, 1600]
+/** Waits between the attempts (ms): about 6 s in all, a store's restart. */
+const retryDelaysMs = [200, 400, 800, 1600, 3200]
 
 export async function forgetUnkeptMemories(
   options: ForgetUnkeptMemoriesOptions,

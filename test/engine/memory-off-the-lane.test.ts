@@ -8,6 +8,7 @@
  */
 import { describe, expect, it } from 'vitest'
 import { createCharpipe } from '../../src/engine/index.js'
+import { addStoreDeadlines } from '../../src/memory/add-store-deadlines.js'
 import { createInMemoryHistoryStore, createSqliteMemoryStore } from '../../src/memory/index.js'
 import type { AddMemoryInput, HistoryStore, MemoryRecord, MemoryStore } from '../../src/memory/types.js'
 import { captureLogger } from '../../src/providers/test-helpers.js'
@@ -135,6 +136,53 @@ describe('long-term memory written off the session lane', () => {
     expect(failingFinds).toBe(0)
     const texts = (await memoryStore.list({ limit: 10 })).map((record) => record.text)
     expect(texts).toEqual([expect.stringContaining('Coffee, black.')])
+  })
+
+  it("a regenerate whose write landed but could not be confirmed still forgets the replaced turn's memory", async () => {
+    const inner = createInMemoryHistoryStore()
+    const faults = { writeLandsThenFails: false, findFails: false }
+    const history: HistoryStore = addStoreDeadlines(
+      {
+        ...inner,
+        appendTurn: async (...args) => {
+          await inner.appendTurn(...args)
+          if (faults.writeLandsThenFails) throw new Error('connection reset after the write')
+        },
+        findTurn: async (...args) => {
+          if (faults.findFails) throw new Error('connection closed')
+          return inner.findTurn(...args)
+        },
+      },
+      { store: 'history', backend: 'memory', timeoutMs: 100 },
+    )
+    const memoryStore = createSqliteMemoryStore({ path: ':memory:' })
+    const charpipe = await createCharpipe(makeConfig({ memory: { enabled: true } }), {
+      clock: createManualClock(),
+      provider: createScriptedProvider([{ chunks: ['Tea with lemon.'] }, { chunks: ['Coffee, black.'] }]),
+      historyStore: history,
+      memoryStore,
+    })
+    const done = doneOf(await collectEvents(charpipe.generate({ session: 's', text: 'What do I drink?' })))
+    await expect.poll(async () => (await memoryStore.list({ limit: 10 })).length).toBe(1)
+    Object.assign(faults, { writeLandsThenFails: true, findFails: true })
+    const events: CharpipeEvent[] = []
+    await charpipe.run(
+      { session: 's', text: 'What do I drink?', replaces: done.turn! },
+      {
+        onEvent: (event) => {
+          events.push(event)
+          // The store answers again once the client has been told.
+          if (event.type === 'llm_done')
+            Object.assign(faults, { writeLandsThenFails: false, findFails: false })
+        },
+      },
+    )
+    expect(events.filter((event) => event.type === 'llm_error')).toMatchObject([
+      { code: 'store_outcome_unknown' },
+    ])
+    await charpipe.close()
+    expect(await inner.findTurn({ character: '小助手', session: 's' }, done.turn!)).toEqual([])
+    expect(await memoryStore.list({ limit: 10 })).toEqual([])
   })
 
   it('a memory write that fails is logged, and the session goes on', async () => {

@@ -31,6 +31,7 @@ import { createModelFactExtractor } from '../create-model-fact-extractor.js'
 import type { EngineContext } from '../engine-context.js'
 import { acquireTurnRuntime, releaseTurnRuntime } from '../engine-lifecycle.js'
 import type { EngineRuntime } from '../engine-runtime.js'
+import { forgetUnkeptMemories } from '../forget-unkept-memories.js'
 import { laneKeyOf } from '../lane-key.js'
 import { openSession } from '../open-session.js'
 import { type PersistTurnOptions, rememberCompletedTurn } from '../persist-turn.js'
@@ -459,7 +460,8 @@ async function sendGreeting(
  * Long-term memory of a stored turn, in the background once the turn is over: the session's next
  * turn never waits for it (a frozen memory store costs the memory, not the conversation). The
  * memory waits for the turn's write when it is still running (a reply cut short) and is taken only
- * if the write says the turn is stored. A session's memory writes run one after another (a fact
+ * if the write says the turn is stored (a regenerate not known to be stored still forgets the
+ * memories of the turn it replaced, if the history no longer has it). A session's memory writes run one after another (a fact
  * extraction sees the facts of the turn before); each store call is bounded by its deadline, and a
  * failure is logged (rememberCompletedTurn) and counted with the store's failures. The work holds
  * the runtime until it ends; returns whether it took the runtime over.
@@ -471,9 +473,13 @@ function scheduleMemory(
 ): boolean {
   const { engine } = options
   const { runtime } = persist
-  // No write tried (the store was down when the history was read), or one that failed: nothing to remember.
-  if (write === undefined || ('status' in write && write.status !== 'stored')) return false
-  if (!runtime.memoryStore || !runtime.config.memory.enabled) return false
+  const store = runtime.memoryStore
+  // No write tried (the store was down when the history was read): nothing to remember or forget.
+  if (write === undefined || !store || !runtime.config.memory.enabled) return false
+  // A write that failed leaves nothing to remember; a regenerate's write whose outcome is unknown
+  // may still have replaced its turn, whose memories then go.
+  const regenerates = persist.input.replaces !== undefined
+  if ('status' in write && write.status !== 'stored' && !regenerates) return false
   const extractor = runtime.config.memory.extract
     ? createModelFactExtractor({
         provider: runtime.provider,
@@ -486,6 +492,7 @@ function scheduleMemory(
     try {
       const written = await write
       if (written.status === 'stored') await rememberCompletedTurn(persist, extractor)
+      else if (regenerates) await forgetUnkeptMemories(persist, store)
     } finally {
       releaseTurnRuntime(engine, runtime)
     }
