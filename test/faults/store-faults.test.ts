@@ -290,7 +290,9 @@ describe.skipIf(missing !== undefined)('memory in postgres under faults', { time
       const first = await runTurn(engine, '我喜欢喝茶')
       expectClosedOnce(first)
       const requests = model.requests.length
+      const startedAt = Date.now()
       expectClosedOnce(await runTurn(engine, '晚上喝什么'))
+      console.info(`frozen memory store: the next turn of the session took ${Date.now() - startedAt} ms`)
       // The second turn asked the model and ended while the first turn's memory write still waited.
       expect(model.requests.length).toBe(requests + 1)
       expect(addFailed()).toBe(false)
