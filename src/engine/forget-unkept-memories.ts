@@ -6,8 +6,8 @@
  * with it: a regenerate on another server may have replaced this turn, and forgotten its memories,
  * before this write landed; or the regenerate's own forget could not run (a store away). A
  * regenerate whose own write could not be confirmed (`store_outcome_unknown`) is checked too: its
- * write may have landed and replaced the turn. A store that does not answer is asked again, a few
- * times, in the background (the turn is long over).
+ * write may have landed and replaced the turn. A store that does not answer is asked again, for a
+ * few seconds, in the background (the turn is long over).
  */
 
 import type { TurnInput } from '../context/types.js'
@@ -26,8 +26,13 @@ export interface ForgetUnkeptMemoriesOptions {
   logger: Logger
 }
 
-/** Waits between the attempts (ms): about 6 s in all, a store's restart. */
-const retryDelaysMs = [200, 400, 800, 1600, 3200]
+/** Waits between the attempts (ms), doubling. */
+const firstDelayMs = 200
+/**
+ * No attempt starts this long after the first (a store's restart): a frozen store costs each call
+ * its deadline, and the session's next memory writes wait behind this one.
+ */
+const retryForMs = 8_000
 
 export async function forgetUnkeptMemories(
   options: ForgetUnkeptMemoriesOptions,
@@ -36,13 +41,13 @@ export async function forgetUnkeptMemories(
   const turns = [options.turn]
   if (options.input.replaces !== undefined && options.input.replaces !== options.turn)
     turns.push(options.input.replaces)
-  for (let attempt = 0; ; attempt++) {
+  const startedAt = Date.now()
+  for (let delay = firstDelayMs; ; delay *= 2) {
     try {
       await forgetEachUnkept(options, store, turns)
       return
     } catch (error) {
-      const delay = retryDelaysMs[attempt]
-      if (delay === undefined) {
+      if (Date.now() + delay - startedAt > retryForMs) {
         options.logger.error(
           { err: error, session: options.input.session, turns },
           'long-term memory may keep a turn the history does not: the stores did not answer',
