@@ -18,6 +18,7 @@ import { confirmTurnWrite, type TurnWriteResult } from './confirm-turn-write.js'
 import { conversationScopeOf } from './conversation-scope-of.js'
 import type { EngineParts } from './engine-parts.js'
 import type { EngineRuntime } from './engine-runtime.js'
+import { forgetUnkeptMemories } from './forget-unkept-memories.js'
 import { joinSentences } from './join-sentences.js'
 import type { TurnOutcome } from './turn-outcome.js'
 
@@ -223,4 +224,5 @@ export async function rememberCompletedTurn(
       'storing the turn in long-term memory failed',
     )
   }
+  await forgetUnkeptMemories(options, store)
 }

@@ -153,13 +153,19 @@ export function createPostgresMemoryWrites(options: CreatePostgresMemoryWritesOp
     write.put({ seq: before.seq, time: next.time }, terms)
   }
 
-  /** One write of one partition: bump its version, do the work, log what the index must do. */
+  /**
+   * One write of one partition: bump its version, do the work, log what the index must do. With a
+   * `deadline` (ms since the epoch) the transaction commits only before it (see
+   * runPostgresTransaction): a write whose caller has given up cannot land later.
+   */
   function writePartition<Result>(
     kind: MemoryItemRow['kind'],
     scope: string,
     work: (client: PoolClient, write: PartitionWrite) => Promise<Result>,
+    deadline?: number,
   ): Promise<Result> {
-    return runPostgresTransaction(pool, { logger, doing: 'a memory write' }, async (client) => {
+    const transaction = { logger, doing: 'a memory write', ...(deadline === undefined ? {} : { deadline }) }
+    return runPostgresTransaction(pool, transaction, async (client) => {
       const write = await openPartitionWrite(client, { tables, kind, scope })
       const result = await work(client, write)
       await write.finish()

@@ -78,7 +78,7 @@ function capTurnSide(text: string): string {
 const maxMemoriesOfTurn = 1_000
 
 /** Deletes the memories taken from `turn` in `scope`; returns their ids. */
-async function forgetTurnMemories(store: MemoryStore, scope: string, turn: string): Promise<string[]> {
+export async function forgetTurnMemories(store: MemoryStore, scope: string, turn: string): Promise<string[]> {
   const listed = await store.list({ scope, sourceTurn: turn, limit: maxMemoriesOfTurn })
   const deleted: string[] = []
   // Checked again: a store that does not filter by turn lists the scope's newest memories.
