@@ -9,7 +9,13 @@ import OpenAI from 'openai'
 import type { Door } from '../../src/admission/index.js'
 import type { FakeOnebot } from '../connectors/fake-onebot-implementation.js'
 import { openTestSocket, type TestSocket } from '../server/websocket-client.js'
-import { type HostileInput, type HostilePayload, payloadFor, withRawKeys } from './hostile-inputs.js'
+import {
+  connectorSession,
+  type HostileInput,
+  type HostilePayload,
+  payloadFor,
+  withRawKeys,
+} from './hostile-inputs.js'
 import { readNeverOverStream, readNeverOverWebSocket, type SlowReaderOutcome } from './slow-reader.js'
 
 export interface BatteryWorld {
@@ -359,6 +365,27 @@ function groupEvent(
 }
 
 /**
+ * A chat client's audience line with the reused id, into the connector's session, before the
+ * member's message with the same id: the reason it is refused with.
+ */
+async function sendAsChatClient(
+  world: BatteryWorld,
+  payload: HostilePayload,
+  marker: string,
+): Promise<string> {
+  const response = await fetch(`${world.url}/api/sessions/${encodeURIComponent(connectorSession)}/audience`, {
+    method: 'POST',
+    headers: {
+      authorization: `Bearer ${world.chatToken}`,
+      'content-type': 'application/json',
+      'x-forwarded-for': world.nextAddress(),
+    },
+    body: JSON.stringify({ messages: [audienceMessage(payload, marker, 0)] }),
+  })
+  return (await readReason(response)) ?? `${marker}: the chat client's line was taken (${response.status})`
+}
+
+/**
  * A connector's door: the chat member cannot choose a session or a character, so the inputs that
  * name one are what an admin may do to the connector's character (delete or rename it: refused), and
  * a foreign session is a group the connector does not serve (ignored, not answered).
@@ -379,6 +406,7 @@ function connectorDoor(kind: 'group' | 'private'): DoorDriver {
       const reason = await readReason(response)
       if (reason !== undefined) reasons.push(reason)
     }
+    if (input === 'reused_id') reasons.push(await sendAsChatClient(world, payload, marker))
     for (let index = 0; index < payload.times; index++) {
       if (payload.raw !== undefined) onebot.sendRaw(payload.raw)
       else if (kind === 'group') onebot.sendRaw(groupEvent(onebot, groupId, payload, marker, index))
