@@ -21,6 +21,7 @@ import {
   notReadingReason,
   slowReaderDoors,
 } from './slow-reader.js'
+import { watchLogLines } from './watch-log-lines.js'
 
 const chatToken = 'battery-chat-token-0123456789'
 const adminToken = 'battery-admin-token-0123456789'
@@ -131,6 +132,7 @@ beforeAll(async () => {
     nextUser: () => ++user,
     leftOpen: [],
     logLines: server.logLines,
+    log: watchLogLines(server.logLines),
     maxBufferedBytes: batteryMaxBufferedBytes,
   }
 })

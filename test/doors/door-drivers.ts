@@ -16,7 +16,9 @@ import {
   payloadFor,
   withRawKeys,
 } from './hostile-inputs.js'
+import { openPausedStream } from './open-paused-stream.js'
 import { readNeverOverStream, readNeverOverWebSocket, type SlowReaderOutcome } from './slow-reader.js'
+import type { LogLineWatcher } from './watch-log-lines.js'
 
 export interface BatteryWorld {
   url: string
@@ -36,6 +38,8 @@ export interface BatteryWorld {
   leftOpen: (() => void)[]
   /** The server's log, as it writes it. */
   logLines: string[]
+  /** Waits for a log line as it is written. */
+  log: LogLineWatcher
   /** `server.ws_max_buffered_bytes` in the battery's config. */
   maxBufferedBytes: number
 }
@@ -195,10 +199,21 @@ function httpDoor(
     }
     if (input === 'slow_reader' && streams) {
       const reader = { session: payload.session, marker, bearer: world.chatToken }
-      const outcome = await readNeverOverStream(world, reader, async () => {
-        const response = await send(0, new AbortController().signal)
-        return async () => (await response.text()).includes('event: llm_done')
-      })
+      const outcome = await readNeverOverStream(
+        world,
+        reader,
+        () =>
+          openPausedStream({
+            url: `${world.url}${path(payload)}`,
+            headers: {
+              authorization: `Bearer ${world.chatToken}`,
+              'content-type': 'application/json',
+              'x-forwarded-for': address,
+            },
+            body: JSON.stringify(body(payload, marker, 0)),
+          }),
+        (text) => text.includes('event: llm_done'),
+      )
       return { reasons: [], deliveries: 1, slowReaders: [outcome] }
     }
     const reasons: string[] = []
@@ -276,20 +291,22 @@ const openaiDoor: DoorDriver = async (world, input, marker) => {
     }
     try {
       slowReaders.push(
-        await readNeverOverStream(world, reader, async () => {
-          const response = await fetch(`${world.url}/v1${path}`, {
-            method: 'POST',
-            headers: {
-              authorization: `Bearer ${world.chatToken}`,
-              'content-type': 'application/json',
-              'x-forwarded-for': address,
-              'x-session-id': payload.session,
-            },
-            body: JSON.stringify({ model: payload.character ?? 'alice', stream: true, ...body }),
-          })
-          if (!response.ok) throw new Error(`${response.status} ${(await response.text()).slice(0, 300)}`)
-          return async () => streamEndsAReply(await response.text())
-        }),
+        await readNeverOverStream(
+          world,
+          reader,
+          () =>
+            openPausedStream({
+              url: `${world.url}/v1${path}`,
+              headers: {
+                authorization: `Bearer ${world.chatToken}`,
+                'content-type': 'application/json',
+                'x-forwarded-for': address,
+                'x-session-id': payload.session,
+              },
+              body: JSON.stringify({ model: payload.character ?? 'alice', stream: true, ...body }),
+            }),
+          streamEndsAReply,
+        ),
       )
     } catch (error) {
       reasons.push(error instanceof Error ? error.message : String(error))
