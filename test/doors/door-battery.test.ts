@@ -12,6 +12,7 @@ import { type Door, doors } from '../../src/admission/index.js'
 import { type MockModelServer, startMockModelServer } from '../../src/testing/index.js'
 import { type FakeOnebot, startFakeOnebot } from '../connectors/fake-onebot-implementation.js'
 import { startServerOverModel, type TestServer } from '../server/start-test-server.js'
+import { openTestSocket } from '../server/websocket-client.js'
 import { type BatteryWorld, type DoorOutcome, doorDrivers } from './door-drivers.js'
 import { connectorSession, type HostileInput, hostileInputs } from './hostile-inputs.js'
 import {
@@ -373,6 +374,49 @@ describe('door battery', { timeout: 120_000 }, () => {
       .filter((body) => body.includes(privilegedCell))
     expect(privileged.length).toBeGreaterThan(0)
     for (const body of privileged) expect(body).not.toContain('rocket')
+  })
+
+  it("drops a chat client's gift when its speaker names no role, at both audience doors; the admin's reaches the prompt", async () => {
+    const gift = { name: 'balloon', value: 3 }
+    const line = (marker: string) => ({
+      id: marker,
+      speaker: { id: 'viewer-7' },
+      text: `${marker} hello`,
+      gift,
+    })
+    const post = (marker: string, token: string) =>
+      fetch(`${server.url}/api/sessions/s-${marker}/audience`, {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${token}`,
+          'content-type': 'application/json',
+          'x-forwarded-for': world.nextAddress(),
+        },
+        body: JSON.stringify({ messages: [line(marker)] }),
+      })
+    const fromClient = await post('gift-http-client', chatToken)
+    expect(fromClient.status).toBe(202)
+    const fromAdmin = await post('gift-http-admin', adminToken)
+    expect(fromAdmin.status).toBe(202)
+    const socket = await openTestSocket(`${server.url}/ws`, { authorization: `Bearer ${chatToken}` })
+    try {
+      socket.send({ type: 'audience', session: 's-gift-ws-client', messages: [line('gift-ws-client')] })
+      const requestOf = (marker: string) =>
+        model.requests.find((request) => lastUserText(request.body).includes(`${marker} hello`))
+      await vi.waitFor(
+        () => {
+          for (const marker of ['gift-http-client', 'gift-http-admin', 'gift-ws-client'])
+            expect(requestOf(marker), `${marker}: answered`).toBeDefined()
+        },
+        { timeout: 30_000, interval: 20 },
+      )
+      // The admin may bring a gift: it is in the prompt, so a gift let through would be seen.
+      expect(lastUserText(requestOf('gift-http-admin')?.body)).toContain('[gift: balloon')
+      for (const marker of ['gift-http-client', 'gift-ws-client'])
+        expect(JSON.stringify(requestOf(marker)?.body), `${marker}: no gift`).not.toContain('balloon')
+    } finally {
+      await socket.close()
+    }
   })
 
   it("keeps message ids apart per source: the admin's id never makes a member's message a duplicate", async () => {
