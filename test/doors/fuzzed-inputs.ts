@@ -14,6 +14,9 @@ type Piece = { json: unknown } | { raw: string }
 /** What a generated case changed, to count the cases per kind. */
 export type FuzzKind = 'field' | 'unknown_fields' | 'whole' | 'truncated' | 'garbage'
 
+/** Kinds no door may take: a strict prefix of a JSON object is never JSON. */
+export const refusedKinds: ReadonlySet<FuzzKind> = new Set<FuzzKind>(['truncated'])
+
 export interface FuzzedText {
   kind: FuzzKind
   text: string
@@ -162,7 +165,7 @@ export function fuzzedText(template: Record<string, unknown>): fc.Arbitrary<Fuzz
     {
       weight: 1,
       arbitrary: fc
-        .integer({ min: 0, max: valid.length - 1 })
+        .integer({ min: 1, max: valid.length - 1 })
         .map((end) => ({ kind: 'truncated' as const, text: valid.slice(0, end) })),
     },
     {

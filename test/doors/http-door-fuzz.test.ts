@@ -8,7 +8,7 @@
  */
 import fc from 'fast-check'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { type FuzzedText, type FuzzKind, fuzzedText } from './fuzzed-inputs.js'
+import { type FuzzedText, type FuzzKind, fuzzedText, refusedKinds } from './fuzzed-inputs.js'
 import { sendRequest } from './send-request.js'
 import { type FuzzServer, startFuzzServer } from './start-fuzz-server.js'
 import { watchProcessHealth } from './watch-process-health.js'
@@ -139,25 +139,34 @@ describe('fuzzed HTTP doors', { timeout: 120_000 }, () => {
     it(`${door.name}: answers every generated body with a success or a reason`, async () => {
       const health = watchProcessHealth()
       let cases = 0
-      await fc.assert(
-        fc.asyncProperty(fuzzedText(door.template), async (sent) => {
-          const session = `fuzz-${door.name.replace(/\W+/g, '-')}-${++cases}`
-          count(door.name, sent.kind)
-          const answer = await sendRequest({
-            url: `${fuzz.url}${door.path(session)}`,
-            method: 'POST',
-            headers: {
-              authorization: `Bearer ${fuzz.chatToken}`,
-              ...(sent.contentType ? { 'content-type': sent.contentType } : {}),
-              'x-session-id': session,
-            },
-            body: sent.text.replaceAll(sessionMark, session),
-          })
-          expectAnswered(door.name, sent, answer.status, answer.text)
-        }),
-        { numRuns, endOnFailure: true },
-      )
-      await fuzz.expectHealthyAfter(door.name, health.stop())
+      try {
+        await fc.assert(
+          fc.asyncProperty(fuzzedText(door.template), async (sent) => {
+            const session = `fuzz-${door.name.replace(/\W+/g, '-')}-${++cases}`
+            count(door.name, sent.kind)
+            const answer = await sendRequest({
+              url: `${fuzz.url}${door.path(session)}`,
+              method: 'POST',
+              headers: {
+                authorization: `Bearer ${fuzz.chatToken}`,
+                ...(sent.contentType ? { 'content-type': sent.contentType } : {}),
+                'x-session-id': session,
+              },
+              body: sent.text.replaceAll(sessionMark, session),
+            })
+            expectAnswered(door.name, sent, answer.status, answer.text)
+            if (refusedKinds.has(sent.kind))
+              expect(
+                answer.status,
+                `${door.name} ← ${sent.kind}: ${sent.text}: refused`,
+              ).toBeGreaterThanOrEqual(400)
+          }),
+          { numRuns, endOnFailure: true },
+        )
+        await fuzz.expectHealthyAfter(door.name, health.stop())
+      } finally {
+        health.stop()
+      }
     })
   }
 
@@ -175,20 +184,24 @@ describe('fuzzed HTTP doors', { timeout: 120_000 }, () => {
       fc.string({ maxLength: 40 }).map((character) => `?character=${encodeURIComponent(character)}`),
       fc.constantFrom('?character=%', '?character=alice&character=bob', '?__proto__=1', '?limit=-1&before=x'),
     )
-    await fc.assert(
-      fc.asyncProperty(segment, query, async (id, search) => {
-        count(name, 'path')
-        const answer = await sendRequest({
-          url: `${fuzz.url}/api/sessions/${id || 'x'}/messages${search}`,
-          method: 'GET',
-          headers: { authorization: `Bearer ${fuzz.chatToken}` },
-        })
-        // A path too long for the server's header limit is refused by Node itself (431), without a body.
-        if (answer.status === 431) return
-        expectAnswered(name, `${id.slice(0, 100)}${search}`, answer.status, answer.text)
-      }),
-      { numRuns, endOnFailure: true },
-    )
-    await fuzz.expectHealthyAfter(name, health.stop())
+    try {
+      await fc.assert(
+        fc.asyncProperty(segment, query, async (id, search) => {
+          count(name, 'path')
+          const answer = await sendRequest({
+            url: `${fuzz.url}/api/sessions/${id || 'x'}/messages${search}`,
+            method: 'GET',
+            headers: { authorization: `Bearer ${fuzz.chatToken}` },
+          })
+          // A path too long for the server's header limit is refused by Node itself (431), without a body.
+          if (answer.status === 431) return
+          expectAnswered(name, `${id.slice(0, 100)}${search}`, answer.status, answer.text)
+        }),
+        { numRuns, endOnFailure: true },
+      )
+      await fuzz.expectHealthyAfter(name, health.stop())
+    } finally {
+      health.stop()
+    }
   })
 })
