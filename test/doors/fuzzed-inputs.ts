@@ -25,7 +25,7 @@ export interface FuzzedText {
 }
 
 /** Objects whose keys a careless `String(value)`, `+value` or `await` would call or trust. */
-const trickyObjects = [
+const trickyObjects: Record<string, unknown>[] = [
   { toString: 'not a function' },
   { valueOf: 1 },
   { toString: {}, valueOf: {} },

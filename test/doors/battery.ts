@@ -1,18 +1,18 @@
 /**
- * The door battery: every door of the admission (src/admission/doors.ts) × one shared list of
- * hostile inputs (hostile-inputs.ts), on one server over the real engine and the mock model server,
- * with two OneBot connectors on fake implementations. Each cell must hold: the process answers
- * after it, every refusal the caller is told has a reason (and the refusals that must happen do),
- * model requests stay within the limits of who caused them (counted at the mock model server, by
- * the cell's marker in the last user message), and nothing is stored twice. A door missing from the
- * drivers' table fails the suite.
+ * The door battery's server and its rules, shared by its test files (door-battery-*.test.ts): one
+ * server over the real engine and the mock model server, with two OneBot connectors on fake
+ * implementations, started by `useBattery()` for the file that calls it (each test file of the
+ * `doors` project has its own module graph, so its own battery). Each cell of a door × a hostile
+ * input (hostile-inputs.ts) must hold: the process answers after it, every refusal the caller is
+ * told has a reason (and the refusals that must happen do), model requests stay within the limits
+ * of who caused them (counted at the mock model server, by the cell's marker in the last user
+ * message), and nothing is stored twice.
  */
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
+import { afterAll, beforeAll, expect, it, vi } from 'vitest'
 import { type Door, doors } from '../../src/admission/index.js'
 import { type MockModelServer, startMockModelServer } from '../../src/testing/index.js'
 import { type FakeOnebot, startFakeOnebot } from '../connectors/fake-onebot-implementation.js'
 import { startServerOverModel, type TestServer } from '../server/start-test-server.js'
-import { openTestSocket } from '../server/websocket-client.js'
 import { type BatteryWorld, type DoorOutcome, doorDrivers } from './door-drivers.js'
 import { connectorSession, type HostileInput, hostileInputs } from './hostile-inputs.js'
 import {
@@ -24,8 +24,8 @@ import {
 } from './slow-reader.js'
 import { watchLogLines } from './watch-log-lines.js'
 
-const chatToken = 'battery-chat-token-0123456789'
-const adminToken = 'battery-admin-token-0123456789'
+export const chatToken = 'battery-chat-token-0123456789'
+export const adminToken = 'battery-admin-token-0123456789'
 const followerToken = 'battery-follower-token-0123456789'
 
 /** Doors whose deliveries are model requests of their own (a turn, an audience turn, a preflight). */
@@ -53,20 +53,20 @@ const limitedDoors = new Set<Door>([
 /** Limited doors whose flood is told by its dropped lines' reasons, not refused. */
 const audienceFloodDoors = new Set<Door>(['ws_audience', 'http_audience'])
 
-let model: MockModelServer
-let server: TestServer
+export let model: MockModelServer
+export let server: TestServer
 let onebot: FakeOnebot
 let onebotFlood: FakeOnebot
-let world: BatteryWorld
+export let world: BatteryWorld
 
 /** A cell's marker: in its text, its session and its ids; `run` tells apart a cell run again by another test. */
-const markerOf = (door: Door, input: HostileInput, run?: string) =>
+export const markerOf = (door: Door, input: HostileInput, run?: string) =>
   `cell-${door}-${input}${run ? `-${run}` : ''}`.replaceAll('_', '-')
 
-type CellOutcome = DoorOutcome & { door: Door; input: HostileInput; marker: string }
+export type CellOutcome = DoorOutcome & { door: Door; input: HostileInput; marker: string }
 
 /** The text of a recorded request's last user message. */
-function lastUserText(body: unknown): string {
+export function lastUserText(body: unknown): string {
   const messages = (body as { messages?: { role: string; content: unknown }[] }).messages ?? []
   const last = messages.filter((message) => message.role === 'user').at(-1)
   return typeof last?.content === 'string' ? last.content : JSON.stringify(last?.content ?? '')
@@ -83,7 +83,13 @@ function asksForALongStory(text: string): boolean {
   )
 }
 
-beforeAll(async () => {
+/** Starts the battery's server before the file's tests and stops it after them. */
+export function useBattery() {
+  beforeAll(startBattery)
+  afterAll(stopBattery)
+}
+
+async function startBattery() {
   model = await startMockModelServer({
     respond: (request) => (asksForALongStory(lastUserText(request.body)) ? longStory : undefined),
   })
@@ -136,15 +142,15 @@ beforeAll(async () => {
     log: watchLogLines(server.logLines),
     maxBufferedBytes: batteryMaxBufferedBytes,
   }
-})
+}
 
-afterAll(async () => {
+async function stopBattery() {
   for (const close of world?.leftOpen ?? []) close()
   await server?.stop()
   await onebot?.close()
   await onebotFlood?.close()
   await model?.close()
-})
+}
 
 /** What the server promises a reader that never reads, on the doors whose answer streams to it. */
 function expectSlowReaderHeld(door: Door, outcome: DoorOutcome, marker: string) {
@@ -177,7 +183,7 @@ function expectSlowReaderHeld(door: Door, outcome: DoorOutcome, marker: string) 
 }
 
 /** Runs one cell and checks what every cell must hold; returns what happened. */
-async function runCell(door: Door, input: HostileInput, run?: string): Promise<CellOutcome> {
+export async function runCell(door: Door, input: HostileInput, run?: string): Promise<CellOutcome> {
   const marker = markerOf(door, input, run)
   const outcome = await doorDrivers[door](world, input, marker)
   // The process is alive and answers.
@@ -193,7 +199,7 @@ async function runCell(door: Door, input: HostileInput, run?: string): Promise<C
 }
 
 /** What a cell of the door's own run must hold beyond every cell's rules (runCell). */
-function expectCellHeld({ door, input, marker, ...outcome }: CellOutcome) {
+export function expectCellHeld({ door, input, marker, ...outcome }: CellOutcome) {
   const isClientDoor = clientDoors.includes(door)
   if (isClientDoor && input === 'malformed_frame')
     expect(outcome.reasons.length, `${marker}: refused with a reason`).toBeGreaterThan(0)
@@ -221,7 +227,7 @@ function expectCellHeld({ door, input, marker, ...outcome }: CellOutcome) {
  * Lets go of what the cells left open (slow readers, sockets), then waits until every turn they
  * started has ended and nothing waits for a reply in the connectors' sessions.
  */
-async function settleCells() {
+export async function settleCells() {
   for (const close of world.leftOpen.splice(0)) close()
   await vi.waitFor(
     () => {
@@ -245,7 +251,7 @@ function countRequestsByMarker(outcomes: readonly CellOutcome[]): Map<string, nu
 }
 
 /** Model requests stay within the limits of who caused them. */
-function expectWithinLimits(outcomes: readonly CellOutcome[]) {
+export function expectWithinLimits(outcomes: readonly CellOutcome[]) {
   const requestsByMarker = countRequestsByMarker(outcomes)
   const over: string[] = []
   for (const outcome of outcomes) {
@@ -259,7 +265,7 @@ function expectWithinLimits(outcomes: readonly CellOutcome[]) {
 }
 
 /** Nothing stored twice, in any session a cell spoke in (and the connectors' sessions). */
-async function expectNothingStoredTwice(outcomes: readonly CellOutcome[]) {
+export async function expectNothingStoredTwice(outcomes: readonly CellOutcome[]) {
   const sessions = new Set(['onebot:qq:group:123', 'onebot:qqflood:group:789'])
   for (const { marker } of outcomes) sessions.add(`s-${marker}`)
   const twice: string[] = []
@@ -282,7 +288,7 @@ async function expectNothingStoredTwice(outcomes: readonly CellOutcome[]) {
   expect(twice).toEqual([])
 }
 
-async function readMetrics(): Promise<string> {
+export async function readMetrics(): Promise<string> {
   const response = await fetch(`${server.url}/metrics`, {
     headers: { authorization: `Bearer ${adminToken}` },
   })
@@ -290,20 +296,16 @@ async function readMetrics(): Promise<string> {
 }
 
 /** A refusal counter of `/metrics` (0 while it has no line). */
-function readRefusals(metrics: string, door: Door, code: string): number {
+export function readRefusals(metrics: string, door: Door, code: string): number {
   const line = metrics
     .split('\n')
     .find((each) => each.startsWith(`charpipe_admission_refused_total{door="${door}",code="${code}"} `))
   return line ? Number(line.split(' ').at(-1)) : 0
 }
 
-// Generous: a guard against a hang, not a measure (each door's cells take about a second).
-describe('door battery', { timeout: 120_000 }, () => {
-  it('has a driver for every door the admission lists, and none for a door it does not', () => {
-    expect(Object.keys(doorDrivers).sort()).toEqual([...doors].sort())
-  })
-
-  for (const door of doors) {
+/** One test per door: its cells, then the limits of who caused them and nothing stored twice. */
+export function testDoors(tested: readonly Door[]) {
+  for (const door of tested) {
     it(`${door}: holds against every hostile input, within the limits of who caused it, storing nothing twice`, async () => {
       const outcomes: CellOutcome[] = []
       for (const input of hostileInputs) {
@@ -327,136 +329,4 @@ describe('door battery', { timeout: 120_000 }, () => {
       await expectNothingStoredTwice(outcomes)
     })
   }
-
-  it("never lets a chat client's message id, role or gift into a connector's conversation", async () => {
-    const run = 'apart'
-    const before = await readMetrics()
-    const cells = [
-      ['ws_audience', 'foreign_session'],
-      ['http_audience', 'privileged_role'],
-      ['connector_audience', 'reused_id'],
-      ['connector_audience', 'flood'],
-      ['connector_audience', 'oversized_text'],
-    ] as const
-    const outcomes: CellOutcome[] = []
-    for (const [door, input] of cells) outcomes.push(await runCell(door, input, run))
-    await settleCells()
-    expectWithinLimits(outcomes)
-    // The member's message with the id a chat client sent first was not taken for a duplicate:
-    // it reached the model.
-    const reusedCell = markerOf('connector_audience', 'reused_id', run)
-    // The chat client sent the same id first, into the connector's session: refused.
-    const reused = outcomes.find((outcome) => outcome.marker === reusedCell)
-    expect(reused?.reasons.join(' ')).toContain('connector "qq"')
-    expect(model.requests.some((request) => lastUserText(request.body).includes(`${reusedCell} `))).toBe(true)
-    const metrics = await readMetrics()
-    // A connector's flood is never refused at the door for its budget: its turns are counted (the
-    // model requests above), its lines flow into the selector, which drops what cannot wait.
-    expect(metrics).not.toMatch(
-      /charpipe_admission_refused_total\{door="connector_audience",code="rate_limited"\}/,
-    )
-    const floodCell = markerOf('connector_audience', 'flood', run)
-    expect(
-      server.charpipe.audience
-        .queue({ session: 'onebot:qqflood:group:789', character: 'alice' })
-        .dropped.filter((entry) => entry.id.startsWith(`${floodCell}-`)).length,
-    ).toBeGreaterThanOrEqual(8)
-    expect(readRefusals(metrics, 'connector_audience', 'bad_request')).toBeGreaterThan(
-      readRefusals(before, 'connector_audience', 'bad_request'),
-    )
-    expect(readRefusals(metrics, 'ws_audience', 'forbidden')).toBeGreaterThan(
-      readRefusals(before, 'ws_audience', 'forbidden'),
-    )
-    // A chat client's `owner` with a gift reached the prompt as a viewer without the gift.
-    const privilegedCell = `${markerOf('http_audience', 'privileged_role', run)} `
-    const privileged = model.requests
-      .map((request) => JSON.stringify(request.body))
-      .filter((body) => body.includes(privilegedCell))
-    expect(privileged.length).toBeGreaterThan(0)
-    for (const body of privileged) expect(body).not.toContain('rocket')
-  })
-
-  it("drops a chat client's gift when its speaker names no role, at both audience doors; the admin's reaches the prompt", async () => {
-    const gift = { name: 'balloon', value: 3 }
-    const line = (marker: string) => ({
-      id: marker,
-      speaker: { id: 'viewer-7' },
-      text: `${marker} hello`,
-      gift,
-    })
-    const post = (marker: string, token: string) =>
-      fetch(`${server.url}/api/sessions/s-${marker}/audience`, {
-        method: 'POST',
-        headers: {
-          authorization: `Bearer ${token}`,
-          'content-type': 'application/json',
-          'x-forwarded-for': world.nextAddress(),
-        },
-        body: JSON.stringify({ messages: [line(marker)] }),
-      })
-    const fromClient = await post('gift-http-client', chatToken)
-    expect(fromClient.status).toBe(202)
-    const fromAdmin = await post('gift-http-admin', adminToken)
-    expect(fromAdmin.status).toBe(202)
-    const socket = await openTestSocket(`${server.url}/ws`, { authorization: `Bearer ${chatToken}` })
-    try {
-      socket.send({ type: 'audience', session: 's-gift-ws-client', messages: [line('gift-ws-client')] })
-      const requestOf = (marker: string) =>
-        model.requests.find((request) => lastUserText(request.body).includes(`${marker} hello`))
-      await vi.waitFor(
-        () => {
-          for (const marker of ['gift-http-client', 'gift-http-admin', 'gift-ws-client'])
-            expect(requestOf(marker), `${marker}: answered`).toBeDefined()
-        },
-        { timeout: 30_000, interval: 20 },
-      )
-      // The admin may bring a gift: it is in the prompt, so a gift let through would be seen.
-      expect(lastUserText(requestOf('gift-http-admin')?.body)).toContain('[gift: balloon')
-      for (const marker of ['gift-http-client', 'gift-ws-client'])
-        expect(JSON.stringify(requestOf(marker)?.body), `${marker}: no gift`).not.toContain('balloon')
-    } finally {
-      await socket.close()
-    }
-  })
-
-  it("keeps message ids apart per source: the admin's id never makes a member's message a duplicate", async () => {
-    const session = 'onebot:qq:group:123'
-    const id = 'across-sources-1'
-    // The admin (who may reach a connector's session) sends an id first, as a viewer of the same id.
-    const posted = await fetch(`${server.url}/api/sessions/${encodeURIComponent(session)}/audience`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json' },
-      body: JSON.stringify({
-        character: 'alice',
-        messages: [{ id, speaker: { id: '4343' }, text: 'admin line across sources' }],
-      }),
-    })
-    expect(await posted.json()).toEqual({ accepted: 1, dropped: [] })
-    // Then a group member's message carries the same id (and the same speaker id).
-    const event = JSON.stringify({
-      time: Math.floor(Date.now() / 1000),
-      self_id: onebot.selfId,
-      post_type: 'message',
-      message_type: 'group',
-      sub_type: 'normal',
-      message_id: id,
-      group_id: 123,
-      user_id: 4343,
-      message: [{ type: 'text', data: { text: 'member words across sources' } }],
-      raw_message: '',
-      font: 0,
-      sender: { user_id: 4343, nickname: 'member', card: '', role: 'member' },
-    })
-    onebot.sendRaw(event)
-    await vi.waitFor(
-      () => {
-        const bodies = model.requests.map((request) => lastUserText(request.body))
-        expect(bodies.some((text) => text.includes('admin line across sources'))).toBe(true)
-        expect(bodies.some((text) => text.includes('member words across sources'))).toBe(true)
-      },
-      { timeout: 20_000, interval: 100 },
-    )
-    const dropped = server.charpipe.audience.queue({ session, character: 'alice' }).dropped
-    expect(dropped.filter((entry) => entry.id === id)).toEqual([])
-  })
-})
+}
