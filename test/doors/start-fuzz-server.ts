@@ -29,6 +29,32 @@ const adminToken = 'fuzz-admin-token-0123456789'
 /** The safety bound on one hold of the event loop (a spinning parser holds it for good). */
 const maxEventLoopDelayMs = 1000
 
+/**
+ * One ordinary turn through each kind of door before any batch is watched: the first turn loads
+ * what the server loads once (the token counter's encoding, the routes' modules), which holds the
+ * event loop for a while on a loaded machine and is no case's doing.
+ */
+async function warmUp(url: string) {
+  const headers = { authorization: `Bearer ${chatToken}`, 'content-type': 'application/json' }
+  const turns = [
+    ['/api/chat', { session: 'fuzz-warm-up', text: 'hello there' }],
+    [
+      '/v1/chat/completions',
+      { model: 'alice', stream: true, messages: [{ role: 'user', content: 'hello there' }] },
+    ],
+    ['/v1/responses', { model: 'alice', stream: true, input: 'hello there' }],
+  ] as const
+  for (const [path, body] of turns) {
+    const answer = await sendRequest({
+      url: `${url}${path}`,
+      method: 'POST',
+      headers,
+      body: JSON.stringify(body),
+    })
+    expect(answer.status, `warm-up ${path}: ${answer.text.slice(0, 200)}`).toBe(200)
+  }
+}
+
 export async function startFuzzServer(): Promise<FuzzServer> {
   const model = await startMockModelServer()
   const server = await startServerOverModel(model.url, [
@@ -43,6 +69,7 @@ export async function startFuzzServer(): Promise<FuzzServer> {
     '  limits:',
     '    turns_per_minute: 100000',
   ])
+  await warmUp(server.url)
   return {
     model,
     server,
