@@ -363,6 +363,7 @@ function groupEvent(
   payload: HostilePayload,
   marker: string,
   index: number,
+  userId: number,
 ) {
   const event = {
     time: Math.floor(Date.now() / 1000),
@@ -372,11 +373,11 @@ function groupEvent(
     sub_type: 'normal',
     message_id: payload.id ?? `${marker}-${index}`,
     group_id: groupId,
-    user_id: 4242,
+    user_id: userId,
     message: [{ type: 'text', data: { text: `${payload.text} #${index}` } }],
     raw_message: '',
     font: 0,
-    sender: { user_id: 4242, nickname: 'member', card: '', role: payload.role ?? 'member' },
+    sender: { user_id: userId, nickname: 'member', card: '', role: payload.role ?? 'member' },
   }
   return withRawKeys(JSON.stringify(event), payload.rawKeys)
 }
@@ -426,7 +427,9 @@ function connectorDoor(kind: 'group' | 'private'): DoorDriver {
     if (input === 'reused_id') reasons.push(await sendAsChatClient(world, payload, marker))
     for (let index = 0; index < payload.times; index++) {
       if (payload.raw !== undefined) onebot.sendRaw(payload.raw)
-      else if (kind === 'group') onebot.sendRaw(groupEvent(onebot, groupId, payload, marker, index))
+      // A member of the cell's own: a speaker's turns per minute are bounded, and no other
+      // cell's lines count against this one's.
+      else if (kind === 'group') onebot.sendRaw(groupEvent(onebot, groupId, payload, marker, index, user))
       else onebot.sendPrivateMessage({ userId: user * 100 + index, text: `${payload.text} #${index}` })
     }
     return { reasons, deliveries: payload.times }
