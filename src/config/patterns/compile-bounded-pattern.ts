@@ -62,7 +62,7 @@ export interface RefusedPattern {
 }
 
 /** The words of a refusal for cost, shared by every place that reports one. */
-export function describeCostlyPattern(
+function describeCostlyPattern(
   instructions: number,
   maxInstructions: number,
   estimated = false,
