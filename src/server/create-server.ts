@@ -21,6 +21,7 @@ import { provideAdmission, readRequestCaller } from './admit-request.js'
 import { createAudienceOrigins } from './create-audience-origins.js'
 import { createClientUsage } from './create-client-usage.js'
 import { type ConfigManager, createConfigManager } from './create-config-manager.js'
+import { createReaderLedger } from './create-reader-ledger.js'
 import { createServerMetrics, type ServerMetrics } from './create-server-metrics.js'
 import { createSessionOwners } from './create-session-owners.js'
 import { createTurnLimiter } from './create-turn-limiter.js'
@@ -154,6 +155,11 @@ export async function createServer(options: CreateServerOptions): Promise<Charpi
   const configSync = await startClusterConfigSync(charpipe, config, configManager, logger)
   registerStateMetrics(metrics.registry, { charpipe, admission })
   const sessionOwners = createSessionOwners()
+  const readConfig = () => configManager.current()
+  // One ledger for every slow reader of this server, WebSocket and streamed HTTP alike.
+  const readerLedger = createReaderLedger({
+    readMaxTotalBytes: () => readConfig().server.limits.buffered_bytes_total,
+  })
   const dependencies: ServerDependencies = {
     charpipe,
     configManager,
@@ -161,9 +167,9 @@ export async function createServer(options: CreateServerOptions): Promise<Charpi
     logger,
     sessionOwners,
     admission,
+    readerLedger,
     lookup: options.lookup,
   }
-  const readConfig = () => configManager.current()
 
   const app = new Hono()
   // First: no route runs for a foreign Host, a foreign page or a form-encoded body.
@@ -283,6 +289,7 @@ export async function createServer(options: CreateServerOptions): Promise<Charpi
         readLimits: () => readConfig().server.limits,
         readMaxFrameBytes: () => readConfig().server.max_body_bytes,
         readMaxBufferedBytes: () => readConfig().server.ws_max_buffered_bytes,
+        ledger: readerLedger,
         track: (close) => {
           sockets.add(close)
           return () => sockets.delete(close)

@@ -4,6 +4,7 @@ import type { LookupAddresses } from '../config/find-forbidden-url-targets.js'
 import type { Charpipe } from '../engine/types.js'
 import type { Logger } from '../shared/logger.js'
 import type { ConfigManager } from './create-config-manager.js'
+import type { ReaderLedger } from './create-reader-ledger.js'
 import type { ServerMetrics } from './create-server-metrics.js'
 import type { SessionOwners } from './create-session-owners.js'
 
@@ -16,6 +17,8 @@ export interface ServerDependencies {
   sessionOwners: SessionOwners
   /** The one admission every door passes (src/admission/). */
   admission?: Admission
+  /** The bytes held for slow readers, all together (`server.limits.buffered_bytes_total`). */
+  readerLedger?: ReaderLedger
   /** Resolves host names for the outbound address check (tests pass a fake). */
   lookup?: LookupAddresses
 }

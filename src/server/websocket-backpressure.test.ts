@@ -58,7 +58,8 @@ describe('createWebSocketBackpressure', () => {
     const backpressure = createWebSocketBackpressure({
       transport: fake.transport,
       maxBufferedBytes: 1e6,
-      coalesceAboveBytes: 1000,
+      // Room for the four frames at a drain, their objects counted (socketFrameOverheadBytes each).
+      coalesceAboveBytes: 2000,
       onOverflow: () => {},
     })
     fake.setBuffered(5000)

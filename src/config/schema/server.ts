@@ -184,6 +184,14 @@ export const serverSchema = z
           .describe(
             'Most sessions one WebSocket connection, or one origin of `POST /api/sessions/:id/audience` (see audience_requests_per_minute), may keep live for turns the server starts by itself (idle and audience turns); following more is refused with an error frame, lines for more with 429 `rate_limited`. A session stops counting when it stops being live: the connection closes, or nothing more is to start there.',
           ),
+        buffered_bytes_total: z
+          .int()
+          .min(64 * 1024)
+          .max(64 * 1024 * 1024 * 1024)
+          .default(256 * 1024 * 1024)
+          .describe(
+            "Most bytes waiting for all slow readers together, WebSocket clients and streamed HTTP answers (`/api/chat`, `/v1/*` with `stream: true`): what waits in the server, the sockets' unsent output and an estimate of the objects around it. Past it, the readers that lag most (hold the most) are cut first, as at `ws_max_buffered_bytes` (turns interrupted and stored, socket closed with code 1008, stream dropped), until the total is under it again. Checked at every event, so readers are cut while the turns that fill them still run.",
+          ),
       })
       .prefault({})
       .describe(

@@ -19,6 +19,7 @@ import type { CharpipeEvent } from '../../shared/events.js'
 import { describeForbiddenKey, findForbiddenKey } from '../../shared/find-forbidden-key.js'
 import type { Logger } from '../../shared/logger.js'
 import { convertWireInput } from '../convert-wire-input.js'
+import type { ReaderLedger } from '../create-reader-ledger.js'
 import type { ServerMetrics } from '../create-server-metrics.js'
 import { renameEventSession, type SessionOwners } from '../create-session-owners.js'
 import { createFrameRateLimiter, createTurnLimiter, type TurnLimits } from '../create-turn-limiter.js'
@@ -38,6 +39,8 @@ export interface CreateWebSocketEventsOptions {
   track: (close: () => void) => () => void
   /** Most bytes waiting for a client before its turns are interrupted and its socket closed. */
   readMaxBufferedBytes?: () => number
+  /** The server's slow readers together (`server.limits.buffered_bytes_total`). @default this socket alone */
+  ledger?: ReaderLedger
   /** Frame and turn limits of one connection. @default the schema's defaults */
   readLimits?: () => ConnectionLimits
   /**
@@ -446,7 +449,12 @@ export function createWebSocketEvents(options: CreateWebSocketEventsOptions): WS
       if (maxBufferedBytes) {
         // Past the bound the socket's turns end now (stored as interrupted), not when it closes.
         const onOverflow = () => socketClosed.abort()
-        backpressure = attachWebSocketBackpressure(socket, { maxBufferedBytes, onOverflow, logger })
+        backpressure = attachWebSocketBackpressure(socket, {
+          maxBufferedBytes,
+          onOverflow,
+          logger,
+          ...(options.ledger ? { ledger: options.ledger } : {}),
+        })
       }
     },
     onMessage(event, socket) {
