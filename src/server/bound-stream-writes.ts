@@ -75,8 +75,12 @@ export function boundStreamWrites(
       waiting = []
       head = 0
       bufferedBytes = 0
-      options.onOverflow(cut.heldBytes, cut)
-      stream.abort()
+      // Cut for the total while another reader's turn hands out an event: the stream (and its
+      // turn) ends once that event's handling is over, not inside it.
+      queueMicrotask(() => {
+        options.onOverflow(cut.heldBytes, cut)
+        stream.abort()
+      })
     },
   })
   // The connection's output counts while something waits: once nothing does, the account holds

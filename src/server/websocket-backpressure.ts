@@ -287,9 +287,13 @@ export function attachWebSocketBackpressure(
     onOverflow(bufferedBytes, cut) {
       const reason = describeReaderCut(cut)
       options.logger.warn({ bufferedBytes, bound: cut.bound }, `closing a websocket: ${reason}`)
-      options.onOverflow()
-      socket.close(1008, reason.slice(0, 123))
-      setTimeout(() => raw.terminate?.(), 1000).unref()
+      // A reader is cut for the total while another reader's turn hands out an event: its turns
+      // are interrupted once that event's handling is over, not inside it.
+      queueMicrotask(() => {
+        options.onOverflow()
+        socket.close(1008, reason.slice(0, 123))
+        setTimeout(() => raw.terminate?.(), 1000).unref()
+      })
     },
   })
 }
