@@ -3,9 +3,10 @@
  * the V8 heap left after a full collection every 1,000 turns. A heap that grows with the turns, and
  * does not come down when they stop, is memory the server keeps per turn, per session or per
  * connection. WebSocket clients send their turns one after another, across a rotating set of
- * sessions, and reconnect every `RECONNECT` turns (a connection's state must go with it). Run:
+ * sessions (by default each turn in a session of its own, as many users over a long run), and
+ * reconnect every `RECONNECT` turns (a connection's state must go with it). Run:
  * `npm run bench -- soak` (`TURNS`, default 4000; `CLIENTS`, default 4; `SESSIONS` per client,
- * default 50; `RECONNECT`, default 100; `REPLY_CHARS`, default 600; `IDLE_S` between the last turn and
+ * default 1,000,000; `RECONNECT`, default 100; `REPLY_CHARS`, default 600; `IDLE_S` between the last turn and
  * the last figure, default 5; `MEMORY=1`: long-term memory on; `SNAPSHOT=1`: a heap snapshot at
  * the end, in the working folder).
  */
@@ -16,6 +17,7 @@ import { Writable } from 'node:stream'
 import { getHeapStatistics, setFlagsFromString, writeHeapSnapshot } from 'node:v8'
 import { runInNewContext } from 'node:vm'
 import WebSocket from 'ws'
+import { createCharpipe } from '../src/engine/index.js'
 import { startServer } from '../src/server/index.js'
 import { createLogger } from '../src/shared/logger.js'
 import { startMockModelServer } from '../src/testing/index.js'
@@ -31,7 +33,7 @@ const liveHeapMb = () => {
 
 const totalTurns = Number(process.env.TURNS ?? 4000)
 const clients = Number(process.env.CLIENTS ?? 4)
-const sessionsPerClient = Number(process.env.SESSIONS ?? 50)
+const sessionsPerClient = Number(process.env.SESSIONS ?? 1_000_000)
 const reconnectEvery = Number(process.env.RECONNECT ?? 100)
 const replyChars = Number(process.env.REPLY_CHARS ?? 600)
 const idleSeconds = Number(process.env.IDLE_S ?? 5)
@@ -58,7 +60,13 @@ const logger = createLogger({
   format: 'json',
   destination: new Writable({ write: (_chunk, _encoding, done) => done() }),
 })
-const started = await startServer({ configPath, port: 0, watchConfig: false, logger })
+const started = await startServer({
+  configPath,
+  port: 0,
+  watchConfig: false,
+  logger,
+  createCharpipe: (config, owned) => createCharpipe(config, { logger, ...owned }),
+})
 const url = `${started.url.replace('http', 'ws')}/ws`
 
 const openSocket = async () => {
