@@ -326,8 +326,15 @@ export function createAudienceHub(host: AudienceHubHost): AudienceHub {
         set.delete(follower)
         if (set.size > 0) return
         followers.delete(session)
-        for (const audience of audiences.values()) {
-          if (audience.session === session && !audience.fed) audience.runner.setLive(false)
+        for (const [key, audience] of audiences) {
+          if (audience.session !== session || audience.fed) continue
+          audience.runner.setLive(false)
+          // Only followed, never fed, and now followed by no one: nothing of it is worth keeping
+          // (a long run would otherwise keep one per session ever opened, up to maxSessions).
+          if (audience.runner.running() || audience.runner.selector.hasWaiting()) continue
+          audience.runner.close()
+          releaseKeepers(audience)
+          audiences.delete(key)
         }
       }
     },

@@ -21,6 +21,7 @@ import { createRouteAdmit, provideAdmission, readRequestCaller } from './admit-r
 import { createAudienceOrigins } from './create-audience-origins.js'
 import { createClientUsage } from './create-client-usage.js'
 import { type ConfigManager, createConfigManager } from './create-config-manager.js'
+import { createReaderLedger } from './create-reader-ledger.js'
 import { createServerMetrics, type ServerMetrics } from './create-server-metrics.js'
 import { createSessionOwners } from './create-session-owners.js'
 import { createTurnLimiter } from './create-turn-limiter.js'
@@ -186,6 +187,10 @@ export async function createServer(options: CreateServerOptions): Promise<Charpi
       http_open: sessionRequests,
     },
   })
+  // One ledger for every slow reader of this server, WebSocket and streamed HTTP alike.
+  const readerLedger = createReaderLedger({
+    readMaxTotalBytes: () => readConfig().server.limits.buffered_bytes_total,
+  })
   const dependencies: ServerDependencies = {
     charpipe,
     configManager,
@@ -194,6 +199,7 @@ export async function createServer(options: CreateServerOptions): Promise<Charpi
     sessionOwners,
     admission,
     admit,
+    readerLedger,
     lookup: options.lookup,
   }
 
@@ -292,6 +298,7 @@ export async function createServer(options: CreateServerOptions): Promise<Charpi
         readLimits: () => readConfig().server.limits,
         readMaxFrameBytes: () => readConfig().server.max_body_bytes,
         readMaxBufferedBytes: () => readConfig().server.ws_max_buffered_bytes,
+        ledger: readerLedger,
         track: (close) => {
           sockets.add(close)
           return () => sockets.delete(close)
