@@ -191,6 +191,11 @@ export interface KnowledgeDocument {
 export interface ListMemoriesOptions {
   scope?: string
   /**
+   * Only memories whose scope starts with this (a person's memories are kept under scopes sharing
+   * one prefix, see `personScopeOf`). With `scope` both must hold.
+   */
+  scopePrefix?: string
+  /**
    * Only the memories taken from this turn (`sourceTurn`). A store written before this option may
    * list others too: callers that act on the list check `sourceTurn` again.
    */

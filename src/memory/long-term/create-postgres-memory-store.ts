@@ -156,6 +156,7 @@ export async function createPostgresMemoryStore(
         limit,
         offset,
         listOptions.sourceTurn ?? null,
+        listOptions.scopePrefix ?? null,
       ])
       return result.rows.map((row) => convertRowToRecord(convertPostgresItemRow(row)))
     },
