@@ -7,7 +7,7 @@
 import type { TurnInput } from '../context/types.js'
 import { createCommitGate } from '../memory/commit-gate.js'
 import type { FactExtractor } from '../memory/index.js'
-import { memoryScopeOf } from '../memory/memory-scope-of.js'
+import { selectTurnMemoryTarget } from '../memory/people/select-turn-memory-target.js'
 import type { ConversationScope, StoredMessage } from '../memory/types.js'
 import type { CharpipeError } from '../shared/errors.js'
 import { resolveCharacterLanguage, resolveUserName } from '../shared/language/index.js'
@@ -198,8 +198,17 @@ export async function rememberCompletedTurn(
   const speaker = input.speaker
   try {
     const replaces = await findReplacedTurn(options)
+    // The speaker's own memory with memory.per_person, the conversation's otherwise.
+    const target = selectTurnMemoryTarget({
+      session: input.session,
+      ...(input.character !== undefined ? { character: input.character } : {}),
+      ...(speaker ? { speaker } : {}),
+      perPerson: runtime.config.memory.per_person,
+      history: conversationScopeOf(runtime, input.session),
+    })
     await options.parts.rememberTurn(store, {
-      scope: memoryScopeOf(input),
+      scope: target.scope,
+      ...(target.metadata ? { metadata: { ...target.metadata } } : {}),
       user: said,
       assistant: selectStoredReply(options.outcome),
       turn: options.turn,

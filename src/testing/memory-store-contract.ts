@@ -136,9 +136,15 @@ export function describeMemoryStoreContract(options: MemoryStoreContractOptions)
         const texts = async (options: { scopePrefix: string; scope?: string }) =>
           (await store.list(options)).map((record) => record.text).sort()
         expect(await texts({ scopePrefix: '~person::' })).toEqual(['has a dog', 'likes tea'])
-        expect(await texts({ scopePrefix: '~person:' })).toEqual(['another character', 'has a dog', 'likes tea'])
+        expect(await texts({ scopePrefix: '~person:' })).toEqual([
+          'another character',
+          'has a dog',
+          'likes tea',
+        ])
         expect(await texts({ scopePrefix: 'a%b_' })).toEqual(['percent'])
-        expect(await texts({ scopePrefix: '~person::', scope: '~person::onebot:qq:1' })).toEqual(['likes tea'])
+        expect(await texts({ scopePrefix: '~person::', scope: '~person::onebot:qq:1' })).toEqual([
+          'likes tea',
+        ])
         expect(await texts({ scopePrefix: 'nobody' })).toEqual([])
         expect(await store.list({ scopePrefix: '~person::', limit: 1, offset: 1 })).toHaveLength(1)
       })
