@@ -196,13 +196,15 @@ export async function rememberCompletedTurn(
   // An idle turn's input is charpipe's instruction: nobody said it, so there is nothing to remember.
   if (options.trigger === 'idle') return
   const speaker = input.speaker
+  // The turn's person: its speaker, or the one person an audience batch is from.
+  const person = speaker ?? input.audienceSpeaker
   try {
     const replaces = await findReplacedTurn(options)
     // The speaker's own memory with memory.per_person, the conversation's otherwise.
     const target = selectTurnMemoryTarget({
       session: input.session,
       ...(input.character !== undefined ? { character: input.character } : {}),
-      ...(speaker ? { speaker } : {}),
+      ...(person ? { speaker: person } : {}),
       perPerson: runtime.config.memory.per_person,
       history: conversationScopeOf(runtime, input.session),
     })

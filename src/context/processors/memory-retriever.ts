@@ -91,7 +91,8 @@ export const memoryRetriever: ContextProcessor = {
           if (!context.config.memory.per_person)
             return retriever.search(context.input.text, { ...search, scope: memoryScopeOf(context.input) })
           // The speaker's memories (and their linked ids') beside the conversation's.
-          const { session, character, speaker } = context.input
+          const { session, character } = context.input
+          const speaker = context.input.speaker ?? context.input.audienceSpeaker
           const scopes = await findRecallScopes({
             retriever,
             session,
