@@ -155,6 +155,11 @@ describe('people through the server', () => {
     expect(erased.status).toBe(200)
     // The fact, and the person's words in the group's stored history.
     expect(erased.body.removed).toBe(2)
+    // Audited: who and how much, never what.
+    const audit = server!.logLines.filter((line) => line.includes('person_erased'))
+    expect(audit).toHaveLength(1)
+    expect(audit[0]).toContain(qqPerson)
+    expect(audit[0]).not.toContain('durian')
     expect(await call('GET', `${personPath(qqPerson)}/memories`)).toMatchObject({ status: 404 })
     const history = await call('GET', `/api/sessions/${encodeURIComponent('onebot:qq:group:123')}/messages`)
     const contents = history.body.messages.map((message: { content: string }) => message.content)
