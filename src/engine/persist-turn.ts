@@ -206,6 +206,7 @@ export async function rememberCompletedTurn(
       ...(input.character !== undefined ? { character: input.character } : {}),
       ...(person ? { speaker: person } : {}),
       perPerson: runtime.config.memory.per_person,
+      clientNames: runtime.config.server.clients.map((client) => client.name),
       history: conversationScopeOf(runtime, input.session),
     })
     await options.parts.rememberTurn(store, {

@@ -98,6 +98,7 @@ export const memoryRetriever: ContextProcessor = {
             session,
             ...(character !== undefined ? { character } : {}),
             ...(speaker ? { speaker } : {}),
+            clientNames: context.config.server.clients.map((client) => client.name),
           })
           return searchScopes(retriever, context.input.text, scopes, search)
         },

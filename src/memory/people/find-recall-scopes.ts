@@ -15,6 +15,8 @@ export interface FindRecallScopesOptions {
   session: string
   character?: string
   speaker?: { id: string }
+  /** The configured named clients (`server.clients`), whose speakers are `client:` people. */
+  clientNames?: readonly string[]
 }
 
 export async function findRecallScopes(options: FindRecallScopesOptions): Promise<string[]> {

@@ -1,5 +1,6 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
+import { createSessionOwners, namedClientKey } from '../../server/create-session-owners.js'
 import { formatPersonId, maxPersonIdLength, type PersonId, parsePersonId } from './parse-person-id.js'
 import { personOfTurn } from './person-of-turn.js'
 
@@ -71,6 +72,21 @@ describe('personOfTurn', () => {
     expect(personOfTurn({ session: 'living-room', speaker: { id: 'alice' } })).toBe('speaker:alice')
     expect(personOfTurn({ session: 'living-room' })).toBe('session:living-room')
     expect(personOfTurn({ session: 'x', speaker: { id: 'a\u0000b' } })).toBeUndefined()
+  })
+
+  it("names a speaker in a named client's sessions after the client, as the server namespaces them", () => {
+    const owners = createSessionOwners()
+    const resolved = owners.resolve('diary', namedClientKey('phone-app'))
+    if (!resolved.ok) throw new Error(resolved.message)
+    const clientNames = ['desk', 'phone-app']
+    expect(personOfTurn({ session: resolved.session, speaker: { id: 'ann' }, clientNames })).toBe(
+      'client:phone-app:ann',
+    )
+    expect(personOfTurn({ session: resolved.session, clientNames })).toBe(`session:${resolved.session}`)
+    // A key of no named client: its speakers are plain speakers.
+    const keyed = owners.resolve('diary', 'some-random-client-key')
+    if (!keyed.ok) throw new Error(keyed.message)
+    expect(personOfTurn({ session: keyed.session, speaker: { id: 'ann' }, clientNames })).toBe('speaker:ann')
   })
 
   it('gives every turn a valid person id or none', () => {
