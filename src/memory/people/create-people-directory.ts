@@ -71,7 +71,7 @@ export function createPeopleDirectory(options: PeopleDirectoryOptions): PeopleDi
       checkPersonId(person)
       if (eraseOptions.history && options.historyStore && !options.historyStore.redactTurn)
         throw new BadRequestError(
-          'history=true: this history store cannot replace stored words (history.store sqlite, postgres or memory can)',
+          'history=true: this history store cannot replace stored words (it has no redactTurn)',
         )
       const result = await erasePerson({
         memoryStore: store,
