@@ -35,6 +35,7 @@ const needsMore = [
   'test/memory/history-store-factory.test.ts',
   'test/memory/memory-store-factory.test.ts',
   'test/memory/migrate-memory-scopes.test.ts',
+  'test/memory/people-postgres.test.ts',
   'test/memory/postgres-history-store.test.ts',
   'test/memory/recall-budget-postgres.test.ts',
   'test/memory/redis-history-store.test.ts',

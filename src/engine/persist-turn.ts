@@ -7,7 +7,7 @@
 import type { TurnInput } from '../context/types.js'
 import { createCommitGate } from '../memory/commit-gate.js'
 import type { FactExtractor } from '../memory/index.js'
-import { memoryScopeOf } from '../memory/memory-scope-of.js'
+import { selectTurnMemoryTarget } from '../memory/people/select-turn-memory-target.js'
 import type { ConversationScope, StoredMessage } from '../memory/types.js'
 import { silenceSignal } from '../reply/create-silence-gate.js'
 import type { CharpipeError } from '../shared/errors.js'
@@ -200,10 +200,22 @@ export async function rememberCompletedTurn(
   // An idle turn's input is charpipe's instruction: nobody said it, so there is nothing to remember.
   if (options.trigger === 'idle') return
   const speaker = input.speaker
+  // The turn's person: its speaker, or the one person an audience batch is from.
+  const person = speaker ?? input.audienceSpeaker
   try {
     const replaces = await findReplacedTurn(options)
+    // The speaker's own memory with memory.per_person, the conversation's otherwise.
+    const target = selectTurnMemoryTarget({
+      session: input.session,
+      ...(input.character !== undefined ? { character: input.character } : {}),
+      ...(person ? { speaker: person } : {}),
+      perPerson: runtime.config.memory.per_person,
+      clientNames: runtime.config.server.clients.map((client) => client.name),
+      history: conversationScopeOf(runtime, input.session),
+    })
     await options.parts.rememberTurn(store, {
-      scope: memoryScopeOf(input),
+      scope: target.scope,
+      ...(target.metadata ? { metadata: { ...target.metadata } } : {}),
       user: said,
       assistant: selectStoredReply(options.outcome),
       turn: options.turn,

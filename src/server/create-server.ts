@@ -44,6 +44,7 @@ import { registerMemoryRoutes } from './routes/memory-routes.js'
 import { registerOpenAICompletionsRoute } from './routes/openai-completions-route.js'
 import { registerOpenAIModelsRoute } from './routes/openai-models-route.js'
 import { registerOpenAIResponsesRoute } from './routes/openai-responses-route.js'
+import { registerPeopleRoutes } from './routes/people-routes.js'
 import { createWebSocketEvents } from './routes/websocket-route.js'
 import { mountSecurity } from './security/index.js'
 import { createStaticFileHandler, findDefaultStaticDir } from './serve-static-files.js'
@@ -267,6 +268,7 @@ export async function createServer(options: CreateServerOptions): Promise<Charpi
   registerCharacterRoutes(app, dependencies)
   registerDoctorRoute(app, dependencies)
   registerMemoryRoutes(app, dependencies)
+  registerPeopleRoutes(app, dependencies)
   registerConnectorRoutes(app, {
     connectors,
     admit,

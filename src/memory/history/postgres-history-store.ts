@@ -85,6 +85,9 @@ export async function createPostgresHistoryStore(
     countTurns: `SELECT turn_count - context_start_turn AS turns FROM ${tables}.history_sessions
       WHERE "character" = $1 AND session = $2`,
     clearSession: `DELETE FROM ${tables}.history_sessions WHERE "character" = $1 AND session = $2`,
+    redactTurn: `UPDATE ${tables}.history_messages m SET content = $4, attachments = NULL
+      FROM ${tables}.history_sessions s
+      WHERE m.session_id = s.id AND s."character" = $1 AND s.session = $2 AND m.turn = $3 AND m.role = 'user'`,
     // A replaced turn: only the session's newest, and only inside the current context.
     deleteNewestTurn: `DELETE FROM ${tables}.history_messages m USING ${tables}.history_sessions s
       WHERE m.session_id = s.id AND s."character" = $1 AND s.session = $2 AND m.turn = $3
@@ -242,6 +245,12 @@ export async function createPostgresHistoryStore(
       validateScope(scope)
       // One statement: the messages go with the session row (ON DELETE CASCADE).
       await pool.query(sql.clearSession, scopeValues(scope))
+    },
+
+    async redactTurn(scope, turn, marker) {
+      validateScope(scope)
+      const result = await pool.query(sql.redactTurn, [...scopeValues(scope), turn, marker])
+      return result.rowCount ?? 0
     },
 
     async resetContext(scope) {

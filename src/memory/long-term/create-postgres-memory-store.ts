@@ -167,6 +167,7 @@ export async function createPostgresMemoryStore(
         limit,
         offset,
         listOptions.sourceTurn ?? null,
+        listOptions.scopePrefix ?? null,
       ])
       return result.rows.map((row) => convertRowToRecord(convertPostgresItemRow(row)))
     },

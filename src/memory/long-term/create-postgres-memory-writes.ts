@@ -62,6 +62,7 @@ export function createPostgresMemoryWrites(options: CreatePostgresMemoryWritesOp
       WHERE memory_id = $1 ORDER BY id`,
     list: `${itemSelect} WHERE i.kind = 'memory' AND ($1::text IS NULL OR i.scope = $1)
       AND ($4::text IS NULL OR i.source_turn = $4)
+      AND ($5::text IS NULL OR starts_with(i.scope, $5))
       ORDER BY i.seq DESC LIMIT $2 OFFSET $3`,
     insertDocument: `INSERT INTO ${tables}.knowledge_documents (id, name, chunks, created_at) VALUES ($1, $2, $3, $4)`,
     listDocuments: `SELECT id, name, chunks, created_at FROM ${tables}.knowledge_documents ORDER BY created_at, id`,
