@@ -1,7 +1,8 @@
 /**
  * The reply parser: model text deltas in; display deltas, emotions, sentences and `done` out
  * (SPEC R2). Four streaming stages, each reading every character once:
- * envelope (JSON/prefix emotion) → inline tags → display text + sentence splitter → speech filter.
+ * (inner thought →) envelope (JSON/prefix emotion) → (silence →) inline tags → display text +
+ * sentence splitter → speech filter.
  * Sentences wait until the reply's emotion is known (a model may write `"text"` before `"emotion"`),
  * so none is spoken with the wrong one; display deltas never wait.
  */
@@ -10,6 +11,7 @@ import { CharpipeError } from '../shared/errors.js'
 import { getLogger } from '../shared/logger.js'
 import { stripUnsafeCharacters } from '../shared/strip-unsafe-characters.js'
 import { createSilenceGate, type SilenceGate } from './create-silence-gate.js'
+import { createThoughtExtractor, type ThoughtExtractor } from './create-thought-extractor.js'
 import { createEmotionResolver } from './emotion-resolver.js'
 import { createInlineTagExtractor, type InlineTagExtractor } from './inline-emotion-tags.js'
 import { createReplyEnvelopeDecoder } from './reply-envelope-decoder.js'
@@ -48,6 +50,7 @@ class StreamingReplyParser implements ReplyParser {
   private readonly defaultEmotion: string
   private readonly write: (text: string) => void
   private readonly envelope
+  private readonly thought: ThoughtExtractor | undefined
   private readonly tags: InlineTagExtractor | undefined
   private readonly splitter
   private readonly silence: SilenceGate | undefined
@@ -110,16 +113,27 @@ class StreamingReplyParser implements ReplyParser {
     this.silence = options.silence ? createSilenceGate({ onText: write }) : undefined
     const silence = this.silence
     this.write = silence ? (text) => silence.write(text) : write
+    const thoughts = options.thoughts === true
     this.envelope = createReplyEnvelopeDecoder({
       format,
       log,
+      thoughts,
       handler: {
+        onThought: (text) => this.acceptThought(text),
         // After the envelope, so characters written as JSON escapes (\u202e) are caught too.
         onText: (text) => this.write(stripUnsafeCharacters(text)),
         onEmotion: (label) => this.setBaseEmotion(this.resolver.resolve(label, 'warn'), true),
         onNoEmotion: () => this.setBaseEmotion(this.defaultEmotion, false),
       },
     })
+    const envelope = this.envelope
+    // Before the envelope: the marker opens the model's whole output, in every format.
+    this.thought = thoughts
+      ? createThoughtExtractor({
+          onText: (text) => envelope.write(text),
+          onThought: (text) => this.acceptThought(text),
+        })
+      : undefined
   }
 
   get displayText(): string {
@@ -135,7 +149,10 @@ class StreamingReplyParser implements ReplyParser {
     if (typeof delta !== 'string') {
       throw new CharpipeError('internal', `reply parser: a delta must be a string, got ${typeof delta}`)
     }
-    if (delta) this.envelope.write(delta)
+    if (delta) {
+      if (this.thought) this.thought.write(delta)
+      else this.envelope.write(delta)
+    }
     if (this.earlyRelease) this.splitter.releaseAtChunkEnd()
     return this.takeEvents()
   }
@@ -143,6 +160,7 @@ class StreamingReplyParser implements ReplyParser {
   end(): ReplyEvent[] {
     if (this.ended) return []
     this.ended = true
+    this.thought?.end()
     this.envelope.end()
     const silent = this.silence?.end() ?? false
     this.tags?.end()
@@ -159,6 +177,13 @@ class StreamingReplyParser implements ReplyParser {
       ...(silent ? { silent: true as const } : {}),
     })
     return this.takeEvents()
+  }
+
+  private acceptThought(text: string): void {
+    const thought = stripUnsafeCharacters(text)
+    if (!thought) return
+    this.flushDisplay()
+    this.events.push({ type: 'thought', text: thought })
   }
 
   private setBaseEmotion(emotion: string, known: boolean): void {
