@@ -92,6 +92,31 @@ describe('inner thought through the engine', () => {
     expect(history.at(-1)).toMatchObject({ role: 'assistant', content: '[silence]', thought: '不想理他' })
   })
 
+  it('a resend of the input is answered from the store with its thought, and no model call', async () => {
+    const provider = createScriptedProvider([
+      { chunks: ['{"thought":"想一想","emotion":"开心","text":"好。"}'] },
+    ])
+    charpipe = await createCharpipe(makeConfig({ character: { reply_format: 'json', thoughts: true } }), {
+      provider,
+    })
+    const runs: CharpipeEvent[][] = []
+    for (const _ of [1, 2]) {
+      const events: CharpipeEvent[] = []
+      await charpipe.run(
+        { session: 's', text: '你好', id: 'once' },
+        { onEvent: (event) => events.push(event) },
+      )
+      runs.push(events)
+    }
+    expect(provider.requests).toHaveLength(1)
+    for (const events of runs) {
+      expect(events.filter((event) => event.type === 'llm_thought').map((event) => event.text)).toEqual([
+        '想一想',
+      ])
+      expect(events.at(-1)).toMatchObject({ type: 'llm_done', text: '好。' })
+    }
+  })
+
   it('off by default: no thought is asked for or sent, and a JSON thought is not said', async () => {
     const { events, history, first } = await answer(['{"thought":"秘密","emotion":"开心","text":"好。"}'], {
       character: { reply_format: 'json' },
