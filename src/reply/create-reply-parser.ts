@@ -1,8 +1,10 @@
 /**
  * The reply parser: model text deltas in; display deltas, emotions, sentences and `done` out
  * (SPEC R2). Four streaming stages, each reading every character once:
- * (inner thought →) envelope (JSON/prefix emotion) → (silence →) inline tags → display text +
- * sentence splitter → speech filter.
+ * (inner thought →) envelope (JSON/prefix emotion) → (inner thought → silence →) inline tags →
+ * display text + sentence splitter → speech filter. The thought marker is looked for both before
+ * the envelope (opening the whole reply) and after it (opening the reply's text: inside the JSON
+ * `text`, after the emotion line), so a model that puts it either way never has it spoken.
  * Sentences wait until the reply's emotion is known (a model may write `"text"` before `"emotion"`),
  * so none is spoken with the wrong one; display deltas never wait.
  */
@@ -51,6 +53,7 @@ class StreamingReplyParser implements ReplyParser {
   private readonly write: (text: string) => void
   private readonly envelope
   private readonly thought: ThoughtExtractor | undefined
+  private readonly textThought: ThoughtExtractor | undefined
   private readonly tags: InlineTagExtractor | undefined
   private readonly splitter
   private readonly silence: SilenceGate | undefined
@@ -114,14 +117,23 @@ class StreamingReplyParser implements ReplyParser {
     const silence = this.silence
     this.write = silence ? (text) => silence.write(text) : write
     const thoughts = options.thoughts === true
+    const acceptThought = (text: string) => this.acceptThought(text)
+    this.textThought = thoughts
+      ? createThoughtExtractor({ onText: (text) => this.write(text), onThought: acceptThought })
+      : undefined
+    const textThought = this.textThought
     this.envelope = createReplyEnvelopeDecoder({
       format,
       log,
       thoughts,
       handler: {
-        onThought: (text) => this.acceptThought(text),
+        onThought: acceptThought,
         // After the envelope, so characters written as JSON escapes (\u202e) are caught too.
-        onText: (text) => this.write(stripUnsafeCharacters(text)),
+        onText: (text) => {
+          const clean = stripUnsafeCharacters(text)
+          if (textThought) textThought.write(clean)
+          else this.write(clean)
+        },
         onEmotion: (label) => this.setBaseEmotion(this.resolver.resolve(label, 'warn'), true),
         onNoEmotion: () => this.setBaseEmotion(this.defaultEmotion, false),
       },
@@ -131,7 +143,7 @@ class StreamingReplyParser implements ReplyParser {
     this.thought = thoughts
       ? createThoughtExtractor({
           onText: (text) => envelope.write(text),
-          onThought: (text) => this.acceptThought(text),
+          onThought: acceptThought,
         })
       : undefined
   }
@@ -162,6 +174,7 @@ class StreamingReplyParser implements ReplyParser {
     this.ended = true
     this.thought?.end()
     this.envelope.end()
+    this.textThought?.end()
     const silent = this.silence?.end() ?? false
     this.tags?.end()
     this.splitter.end()

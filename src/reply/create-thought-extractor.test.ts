@@ -98,16 +98,19 @@ describe('inner thought in the reply parser', () => {
           // the marker is followed by the line itself, and the space after it is layout.
           const bare = format === 'plain' || (format === 'auto' && !field)
           const said = bare ? line.trimStart() : line
-          const reference = runReply([wrap(said, format, undefined, field)], options)
+          const reference = runReply([wrap(said, format, undefined, field)], { ...options, thoughts: true })
           const output = wrap(line, format, thought, field)
           const run = runReply(splitAt(output, cuts), { ...options, thoughts: true })
           expect(run.display).toBe(reference.display)
           expect(run.sentences).toEqual(reference.sentences)
           expect(run.done).toEqual(reference.done)
           expect(run.events.at(-1)).toEqual(reference.events.at(-1))
-          expect(thoughtsOf(run.events)).toEqual(thought.trim() ? [thought.trim()] : [])
+          // The thought, then any the line itself opens with (a marker at the start of its text).
+          const expected = [...(thought.trim() ? [thought.trim()] : []), ...thoughtsOf(reference.events)]
+          expect(thoughtsOf(run.events)).toEqual(expected)
           // Everything else (emotions before sentences, silence) is as without the thought.
-          expect(run.structure.filter((event) => event.type !== 'thought')).toEqual(reference.structure)
+          const others = (events: ReplyEvent[]) => events.filter((event) => event.type !== 'thought')
+          expect(others(run.structure)).toEqual(others(reference.structure))
         },
       ),
       { numRuns: 800 },
@@ -117,14 +120,15 @@ describe('inner thought in the reply parser', () => {
   it('a JSON thought may hold anything, even the marker, and is never text', () => {
     fc.assert(
       fc.property(fc.string({ maxLength: 40 }), lineArbitrary, cutsArbitrary, (thought, line, cuts) => {
-        const options = optionsFor('json', false)
+        const options = { ...optionsFor('json', false), thoughts: true }
         const reference = runReply([JSON.stringify({ emotion: '开心', text: line })], options)
         const output = JSON.stringify({ thought: `THINK${thought}`, emotion: '开心', text: line })
-        const run = runReply(splitAt(output, cuts), { ...options, thoughts: true })
+        const run = runReply(splitAt(output, cuts), options)
         expect(run.display).toBe(reference.display)
         expect(run.sentences).toEqual(reference.sentences)
-        expect(thoughtsOf(run.events)).toHaveLength(1)
-        expect(thoughtsOf(run.events)[0]?.startsWith('THINK')).toBe(true)
+        const [first, ...rest] = thoughtsOf(run.events)
+        expect(first?.startsWith('THINK')).toBe(true)
+        expect(rest).toEqual(thoughtsOf(reference.events))
       }),
       { numRuns: 400 },
     )
@@ -158,6 +162,25 @@ describe('inner thought in the reply parser', () => {
       expect(run.display).toBe('')
       expect(thoughtsOf(run.events)).toEqual(['不理他'])
       expect(run.events.at(-1)).toMatchObject({ type: 'done', text: '', silent: true })
+    }
+  })
+
+  it('a marker opening the text (after the emotion line, inside the JSON text) is a thought too', () => {
+    for (const [format, output] of [
+      ['prefix', `{"emotion":"开心"}\n${thoughtOpenTag}他真好${thoughtCloseTag}\n谢谢你。`],
+      [
+        'json',
+        JSON.stringify({ emotion: '开心', text: `${thoughtOpenTag}他真好${thoughtCloseTag}谢谢你。` }),
+      ],
+      [
+        'auto',
+        JSON.stringify({ emotion: '开心', text: ` ${thoughtOpenTag}他真好${thoughtCloseTag} 谢谢你。` }),
+      ],
+    ] as const) {
+      const run = runReply(splitEveryUnit(output), { ...createTestOptions(format), thoughts: true })
+      expect(run.display, format).toBe('谢谢你。')
+      expect(thoughtsOf(run.events)).toEqual(['他真好'])
+      expect(run.sentences).toEqual([['谢谢你。', '开心']])
     }
   })
 

@@ -1,6 +1,6 @@
 /**
  * Inner thought (`character.thoughts`): a reply may open with `<thought>…</thought>`, the
- * character's thought before its line. The extractor reads the model's raw output before the
+ * character's thought before its line (more than one in a row: each is a thought). The extractor reads the model's raw output before the
  * envelope, so the marker works in every format (the JSON format's `thought` field is read by the
  * envelope decoder). It holds text only while the reply so far could still open a thought (leading
  * whitespace, a prefix of `<thought>`); once a thought is open, nothing of it reaches `onText`, even
@@ -34,7 +34,7 @@ enum Phase {
   Opening,
   /** Inside the thought: `matched` characters of the closing tag read. */
   Thinking,
-  /** Right after `</thought>`: line breaks and spaces there are layout, not speech. */
+  /** Right after `</thought>`: line breaks and spaces there are layout, not speech; another may open. */
   AfterThought,
   /** Text passes straight through. */
   Passing,
@@ -75,12 +75,14 @@ export function createThoughtExtractor(options: ThoughtExtractorOptions): Though
       let start = 0
       for (let index = 0; index < text.length; index++) {
         const character = text[index]!
-        if (phase === Phase.Leading) {
+        if (phase === Phase.Leading || phase === Phase.AfterThought) {
           if (whitespace.test(character)) {
-            held += character
+            // Space after a thought is layout; before any, it is the reply's own if no thought comes.
+            if (phase === Phase.Leading) held += character
             continue
           }
-          // The first character that is no space starts the tag, or rules it out.
+          // The first character that is no space starts a tag (another thought may follow one),
+          // or rules it out.
           phase = Phase.Opening
           matched = 0
         }
@@ -118,11 +120,6 @@ export function createThoughtExtractor(options: ThoughtExtractorOptions): Though
               matched = character === thoughtCloseTag[0] ? 1 : 0
             }
             continue
-          case Phase.AfterThought:
-            if (whitespace.test(character)) continue
-            phase = Phase.Passing
-            options.onText(text.slice(index))
-            return
         }
       }
       // The piece ended inside the thought: its text so far, minus a possible start of the closing tag.
