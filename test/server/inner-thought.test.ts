@@ -6,6 +6,8 @@
  */
 import OpenAI from 'openai'
 import { describe, expect, it } from 'vitest'
+import { expectValidEvent, expectValidResource } from './open-responses-schemas.js'
+import { readSse } from './read-sse.js'
 import { useServersOverMockModel } from './use-servers-over-mock-model.js'
 import { openTestSocket } from './websocket-client.js'
 
@@ -87,5 +89,33 @@ describe('inner thought through the server', () => {
       content: [{ type: 'reasoning_text', text: thought }],
     })
     expect(response.output_text).toBe(reply.text)
+  })
+
+  it('/v1/responses, streamed: the reasoning item and its events are valid by the spec, before the message', async () => {
+    await suite.start(thinkingCharacter)
+    scriptReply()
+    const response = await fetch(`${suite.server.url}/v1/responses`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'mika', input: '我回来了', stream: true }),
+    })
+    const events = (await readSse(response)).map((message) => JSON.parse(message.data))
+    for (const event of events) expectValidEvent(event)
+    const types = events.map((event) => event.type as string)
+    expect(types.filter((type) => type.startsWith('response.reasoning'))).toEqual([
+      'response.reasoning.delta',
+      'response.reasoning.done',
+    ])
+    expect(events.find((event) => event.type === 'response.reasoning.done').text).toBe(thought)
+    expect(types.indexOf('response.reasoning.done')).toBeLessThan(types.indexOf('response.output_text.delta'))
+    const deltas = events.filter((event) => event.type === 'response.output_text.delta')
+    expect(deltas.map((event) => event.delta).join('')).toBe(reply.text)
+    const completed = events.at(-1)
+    expect(completed.type).toBe('response.completed')
+    expectValidResource(completed.response)
+    expect(completed.response.output.map((item: { type: string }) => item.type)).toEqual([
+      'reasoning',
+      'message',
+    ])
   })
 })
