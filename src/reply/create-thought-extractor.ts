@@ -1,11 +1,13 @@
 /**
  * Inner thought (`character.thoughts`): a reply may open with `<thought>…</thought>`, the
- * character's thought before its line (more than one in a row: each is a thought). The extractor reads the model's raw output before the
- * envelope, so the marker works in every format (the JSON format's `thought` field is read by the
- * envelope decoder). It holds text only while the reply so far could still open a thought (leading
- * whitespace, a prefix of `<thought>`); once a thought is open, nothing of it reaches `onText`, even
- * when the reply ends before `</thought>`. Every character is read once; after the thought (or once
- * there is none) text passes straight through.
+ * character's thought before its line (several in a row: each is a thought). The reply parser runs
+ * one extractor on the model's raw output, before the envelope, so the marker works in every
+ * format, and one on the reply's text after it (after the emotion line, inside the JSON `text`);
+ * the JSON format's `thought` field is read by the envelope decoder. An extractor holds text only
+ * while the reply so far could still open a thought (leading whitespace, a prefix of `<thought>`);
+ * once a thought is open, nothing of it reaches `onText`, even when the reply ends before
+ * `</thought>`. Every character is read once; after the thoughts (or once there is none) text
+ * passes straight through.
  */
 
 export const thoughtOpenTag = '<thought>'
