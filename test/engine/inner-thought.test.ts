@@ -79,13 +79,16 @@ describe('inner thought through the engine', () => {
   }
 
   it('a thought followed by [silence] is a silent turn, stored with its thought', async () => {
-    const { events, history } = await answer(
+    const { events, history, first } = await answer(
       ['{"thought":"不想理', '他","emotion":"平静","text":"[sil', 'ence]"}'],
       {
         character: { reply_format: 'json', thoughts: true },
         conversation: { silence: { triggers: ['input'] } },
       },
     )
+    // The silence note keeps the thought: the model is not told to drop it to stay silent.
+    const note = messageText(first.messages.filter((message) => message.role === 'user').at(-1)!)
+    expect(note).toMatch(/"thought".*\[silence\]/)
     expect(events.filter((event) => event.type === 'llm_thought')).toHaveLength(1)
     expect(events.some((event) => event.type === 'llm_chunk' || event.type === 'llm_sentence')).toBe(false)
     expect(events.at(-1)).toMatchObject({ type: 'llm_done', text: '', silent: true })
