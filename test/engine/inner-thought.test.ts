@@ -120,6 +120,17 @@ describe('inner thought through the engine', () => {
     }
   })
 
+  it('the event bus offers llm_thought to its listeners', async () => {
+    const provider = createScriptedProvider([{ chunks: ['<thought>想', '一想</thought>好。'] }])
+    charpipe = await createCharpipe(makeConfig({ character: { reply_format: 'plain', thoughts: true } }), {
+      provider,
+    })
+    const heard: string[] = []
+    charpipe.on('llm_thought', (event) => heard.push(event.text))
+    await charpipe.run({ session: 's', text: '你好' }, { onEvent: () => {} })
+    expect(heard).toEqual(['想一想'])
+  })
+
   it('off by default: no thought is asked for or sent, and a JSON thought is not said', async () => {
     const { events, history, first } = await answer(['{"thought":"秘密","emotion":"开心","text":"好。"}'], {
       character: { reply_format: 'json' },
