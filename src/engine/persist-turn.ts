@@ -113,6 +113,7 @@ export async function storeTurn(options: PersistTurnOptions): Promise<TurnWriteR
         emotion: outcome.emotion,
         createdAt: Date.now(),
         ...(outcome.interrupted ? { interrupted: true } : {}),
+        ...(outcome.thought === undefined ? {} : { thought: outcome.thought }),
       }
     : undefined
   // A failed turn with the client's id is not kept: its resend must run again, not replay a

@@ -34,6 +34,11 @@ export interface StoredMessage {
   turn?: string
   /** Attachment references (image URLs, local asset paths) that came with a user message. */
   attachments?: string[]
+  /**
+   * Assistant: the character's inner thought before the reply (`character.thoughts`). Shown with
+   * the history, never sent to the model as the reply's words.
+   */
+  thought?: string
 }
 
 export interface CompletedTurn {

@@ -232,6 +232,7 @@ async function runReply(
     ...(stages.usage ? { usage: stages.usage } : {}),
     ...(stages.answer ? { answer: stages.answer } : {}),
     ...(stages.silent ? { silent: true as const } : {}),
+    ...(stages.thought === undefined ? {} : { thought: stages.thought }),
     ...extra,
   })
   try {

@@ -40,7 +40,7 @@ const storedAlready = Symbol('stored already')
 const uniqueViolation = '23505'
 
 const messageColumns =
-  'm.id, m.turn, m.role, m.content, m.emotion, m.interrupted, m.failed, m.created_at, m.attachments'
+  'm.id, m.turn, m.role, m.content, m.emotion, m.interrupted, m.failed, m.created_at, m.attachments, m.thought'
 
 /** Creates a PostgreSQL history store; connects and migrates before it resolves. */
 export async function createPostgresHistoryStore(
@@ -67,8 +67,8 @@ export async function createPostgresHistoryStore(
       WHERE $4::bigint IS NULL OR history_sessions.fence <= $4::bigint
       RETURNING id, turn_count`,
     insertMessage: `INSERT INTO ${tables}.history_messages
-      (session_id, turn_seq, turn, role, content, emotion, interrupted, failed, created_at, attachments)
-      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
+      (session_id, turn_seq, turn, role, content, emotion, interrupted, failed, created_at, attachments, thought)
+      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
     loadRecent: `SELECT ${messageColumns} FROM ${tables}.history_sessions s
       JOIN ${tables}.history_messages m
         ON m.session_id = s.id AND m.turn_seq > GREATEST(s.context_start_turn, s.turn_count - $3)
@@ -119,6 +119,7 @@ export async function createPostgresHistoryStore(
       values.failed,
       values.createdAt,
       values.attachments,
+      values.thought,
     ]
   }
   const scopeValues = (scope: ConversationScope) => [scope.character, scope.session]

@@ -77,8 +77,8 @@ export function createSqliteHistoryStore(options: SqliteHistoryStoreOptions): Hi
        RETURNING id, turn_count`,
     ),
     insertMessage: database.prepare(
-      `INSERT INTO history_messages (session_id, turn_seq, turn, role, content, emotion, interrupted, failed, created_at, attachments)
-       VALUES (@sessionId, @turnSeq, @turn, @role, @content, @emotion, @interrupted, @failed, @createdAt, @attachments)`,
+      `INSERT INTO history_messages (session_id, turn_seq, turn, role, content, emotion, interrupted, failed, created_at, attachments, thought)
+       VALUES (@sessionId, @turnSeq, @turn, @role, @content, @emotion, @interrupted, @failed, @createdAt, @attachments, @thought)`,
     ),
     loadRecent: database.prepare<{ character: string; session: string; maxTurns: number }, StoredMessageRow>(
       sqliteHistoryQueries.loadRecent,
