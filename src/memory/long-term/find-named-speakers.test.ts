@@ -106,4 +106,42 @@ describe('a query that names a speaker', () => {
       rmSync(folder, { recursive: true, force: true })
     }
   })
+
+  it('reads a Chinese speaker name in the query as it reads an English one', async () => {
+    const folder = mkdtempSync(join(tmpdir(), 'named-speaker-zh-'))
+    const searchSpeakers = async (otherSpeakerShare: number) => {
+      const store = createSqliteMemoryStore({
+        path: join(folder, `${otherSpeakerShare}.db`),
+        now: () => Date.UTC(2025, 0, 10),
+        ranking: { otherSpeakerShare },
+      })
+      const lines: [string, string][] = [
+        ['小明', '我上周画了一幅日落'],
+        ['小红', '孩子们和我去海边游泳了'],
+        ['小明', '我想以后领养一个孩子'],
+        ['小红', '我们在露营时烤了棉花糖'],
+        ['小明', '支持小组每周二见面'],
+        ['小红', '我的陶艺课六月开始'],
+        ['小明', '辅导学校的申请快截止了'],
+        ['小红', '我家的狗咬坏了我最喜欢的鞋'],
+        ['小明', '奶奶送了我一条项链'],
+        ['小红', '我画的湖上日落完成了'],
+        ['小明', '我读了一本关于坚韧的书'],
+      ]
+      let time = Date.UTC(2025, 0, 1)
+      for (const [speaker, text] of lines) {
+        await store.add({ scope: 'pair', text, speaker, time })
+        time += 86_400_000
+      }
+      const hits = await store.search('小明画了什么日落?', { scope: 'pair', k: 3 })
+      await store.close()
+      return hits.map((hit) => hit.speaker)
+    }
+    try {
+      expect(await searchSpeakers(1)).toContain('小红')
+      expect(await searchSpeakers(0.8)).toEqual(['小明', '小明', '小明'])
+    } finally {
+      rmSync(folder, { recursive: true, force: true })
+    }
+  })
 })
