@@ -3,7 +3,7 @@
  * event bus and to the caller's sink, with `llm_done` exactly once and last. A turn started ahead of
  * its input has no sink until it is granted (its events are held before they get here).
  */
-import type { CharpipeEvent } from '../../shared/events.js'
+import type { CharpipeEvent, TurnTrigger } from '../../shared/events.js'
 import { createTurnCloser } from '../close-turn.js'
 import type { EventBus } from '../event-bus.js'
 import type { EmitTurnEvent, TurnSink } from '../turn-event.js'
@@ -22,7 +22,7 @@ export interface CreateTurnOutputOptions {
 
 /** What started a turn: an input, or the audience runner (with the messages answered). */
 export interface TurnOrigin {
-  trigger: 'input' | 'audience' | 'idle'
+  trigger: TurnTrigger
   replyingTo?: string[]
 }
 
