@@ -163,8 +163,6 @@ describe('silence on turns the server starts', () => {
     charpipe = await createCharpipe(makeConfig({ character: { reply_format: 'json' } }), { provider, clock })
     const events: CharpipeEvent[] = []
     charpipe.sessions.follow({ session: 'room', onEvent: (event) => events.push(event as CharpipeEvent) })
-    // A person is there: a follower alone never starts an idle turn.
-    charpipe.sessions.activity({ session: 'room', speaking: false })
     charpipe.audience.send({ session: 'room', messages: [{ id: 'a', speaker: { id: 'v1' }, text: '嗯' }] })
     await pass(clock, 3000)
     await vi.waitFor(() => expect(events.filter((event) => event.type === 'llm_done')).toHaveLength(1))
