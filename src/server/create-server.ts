@@ -43,6 +43,7 @@ import { registerMemoryRoutes } from './routes/memory-routes.js'
 import { registerOpenAICompletionsRoute } from './routes/openai-completions-route.js'
 import { registerOpenAIModelsRoute } from './routes/openai-models-route.js'
 import { registerOpenAIResponsesRoute } from './routes/openai-responses-route.js'
+import { registerSayRoutes } from './routes/say-routes.js'
 import { createWebSocketEvents } from './routes/websocket-route.js'
 import { mountSecurity } from './security/index.js'
 import { createStaticFileHandler, findDefaultStaticDir } from './serve-static-files.js'
@@ -184,6 +185,9 @@ export async function createServer(options: CreateServerOptions): Promise<Charpi
       http_audience: sessionRequests,
       http_observe: sessionRequests,
       http_open: sessionRequests,
+      // A say or an event speaks in the session: one of the caller's turns, as a chat input is.
+      http_say: httpTurns,
+      http_event: httpTurns,
     },
   })
   const dependencies: ServerDependencies = {
@@ -253,6 +257,7 @@ export async function createServer(options: CreateServerOptions): Promise<Charpi
 
   registerChatRoute(app, dependencies)
   registerAudienceRoutes(app, { ...dependencies, audienceOrigins })
+  registerSayRoutes(app, dependencies)
   registerOpenAICompletionsRoute(app, dependencies)
   registerOpenAIResponsesRoute(app, dependencies)
   registerOpenAIModelsRoute(app, dependencies)

@@ -14,7 +14,7 @@ import type { CharpipeEvent } from '../../src/shared/events.js'
 import { messageText } from '../../src/shared/messages.js'
 import { makeConfig } from '../../src/testing/create-turn-harness.js'
 import { createManualClock, type ManualClock } from '../../src/testing/index.js'
-import { createTimedProvider, lastUserText, type TimedProvider } from './timed-provider.js'
+import { createTimedProvider, lastUserText } from './timed-provider.js'
 
 let charpipe: Charpipe | undefined
 afterEach(async () => {
