@@ -16,7 +16,6 @@ import type { EngineContext } from './engine-context.js'
 import { acquireTurnRuntime, releaseTurnRuntime } from './engine-lifecycle.js'
 import type { EngineRuntime } from './engine-runtime.js'
 import { createTurnHandle, type TurnHandle } from './session-lanes.js'
-import { createTurnOutput } from './turn/turn-output.js'
 import type { TurnSink } from './turn-event.js'
 import { readInterruptReason } from './turn-outcome.js'
 import { createTurnTimer } from './turn-timing.js'
@@ -44,31 +43,30 @@ export function startSayTurn(options: StartSayTurnOptions): StartSayTurnResult {
   const { context, session, character } = options
   const handle = createTurnHandle(session, false, undefined, context.clock.now)
   handle.character = character
-  const output = createTurnOutput({
-    bus: context.bus,
-    turn: handle.turn,
-    session,
-    sink: options.sink,
-    origin: { trigger: 'say' },
-    readDefaultEmotion: () => context.state.current.config.character.default_emotion,
-  })
   const timer = createTurnTimer({ now: context.clock.now })
   const watchers = context.observers.flatMap(
     (observer) => observer({ session, turn: handle.turn, trigger: 'say' }) ?? [],
   )
+  // Each event completed as any turn's (session, turn id, trigger), to the bus, the sink and the
+  // turn observers; the closer lets nothing through after `llm_done`.
   const closer = createTurnCloser({
-    emit(event) {
+    emit(partial) {
+      const event = { ...partial, session, turn: handle.turn, trigger: 'say' } as CharpipeEvent
       timer.observe(event)
-      output.emit(event)
-      for (const watch of watchers) watch({ ...event, session, turn: handle.turn } as CharpipeEvent)
+      context.bus.emit(event)
+      options.sink.push(event)
+      for (const watch of watchers) watch(event)
+      if (event.type === 'llm_done') options.sink.close()
     },
     readTimer: () => timer,
   })
   const previous = context.lanes.enter(handle, 'queue')
-  const ended = speak(options, handle, closer, previous).finally(() => {
-    if (!output.isDone()) output.closeWithError(new Error('the say turn ended without a result'))
-    context.lanes.leave(handle)
-  })
+  const ended = speak(options, handle, closer, previous)
+    .catch((error: unknown) => {
+      context.logger.error({ err: error, turn: handle.turn }, 'the say turn failed unexpectedly')
+      closer.closeUnexpectedly(context.state.current.config.character.default_emotion)
+    })
+    .finally(() => context.lanes.leave(handle))
   handle.ended = ended
   return { turn: handle.turn, ended }
 }
