@@ -79,6 +79,13 @@ export function createSayMethods(
       const runtime = characterRuntimeOf(context, context.state.current, words.character)
       // Stored as the model is shown it: a note of what happened, never anyone's words.
       const note = readAudienceTexts(resolveCharacterLanguage(runtime.config.character)).event(words.text)
+      const maxChars = context.state.current.config.conversation.max_input_chars
+      if (note.length > maxChars) {
+        // The note is the turn's input: it, not only the words, must fit the input bound.
+        throw new BadRequestError(
+          `text is longer than conversation.max_input_chars allows for an event (${note.length} > ${maxChars} characters with its "${note.slice(0, note.length - words.text.length)}" note)`,
+        )
+      }
       const id = randomUUID()
       const turn = eventTurnOf(id)
       if (input.respond !== true) {

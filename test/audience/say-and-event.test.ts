@@ -126,6 +126,10 @@ describe('say', () => {
     await expect(charpipe.sessions.event({ session: 'room', text: '一'.repeat(11) })).rejects.toThrow(
       /conversation\.max_input_chars/,
     )
+    // The event's note counts: words that fit alone but not with it are refused before anything runs.
+    await expect(
+      charpipe.sessions.event({ session: 'room', text: '一'.repeat(8), respond: true }),
+    ).rejects.toThrow(/conversation\.max_input_chars/)
   })
 })
 
