@@ -3,7 +3,8 @@ import { defineConfig } from 'vitest/config'
 /**
  * Tests that need more than this process: a browser (the page), a spawned process (the CLI,
  * `charpipe serve`, stdio MCP servers, the bundler) or a database (PostgreSQL, Redis). `npm test`
- * runs everything; `npm run test:unit` (the `unit` project) runs the rest, in under a minute.
+ * runs everything; `npm run test:unit` (the `unit` project) runs the rest but the doors (below),
+ * in under a minute.
  * A new test that starts any of these belongs here, and in test/ (its helpers for databases and
  * spawned processes are in test/support/, which tests under src/ may not import).
  */
@@ -34,10 +35,19 @@ const needsMore = [
   'test/memory/history-store-factory.test.ts',
   'test/memory/memory-store-factory.test.ts',
   'test/memory/migrate-memory-scopes.test.ts',
+  'test/memory/people-postgres.test.ts',
   'test/memory/postgres-history-store.test.ts',
   'test/memory/recall-budget-postgres.test.ts',
   'test/memory/redis-history-store.test.ts',
 ]
+
+/**
+ * The door battery and the fuzzed doors (test/doors/): every way into a session driven over a real
+ * server with the real engine, with chosen and generated hostile inputs. A tier of its own
+ * (`npm run test:doors`, the `doors` project) so its servers and generated cases do not share the
+ * unit tier's minute; `npm test` runs it with the rest.
+ */
+const doorTests = 'test/doors/**'
 
 export default defineConfig({
   test: {
@@ -54,12 +64,21 @@ export default defineConfig({
         test: {
           name: 'unit',
           include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
-          exclude: needsMore,
+          exclude: [...needsMore, doorTests],
           // In-process files share one module graph per worker: loading the sources again for each
           // file took longer than the tests themselves. A test that changes global state (the
           // logger, fake timers, environment variables) puts it back when it ends.
           pool: 'threads',
           isolate: false,
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'doors',
+          include: ['test/doors/**/*.test.ts'],
+          // Each file starts one server of its own and keeps it for all its tests.
+          pool: 'threads',
         },
       },
       {

@@ -9,6 +9,11 @@
  * only runs until the reply shows it is speaking), and times a reply that stays silent for a long
  * run of whitespace (the longest the check can be kept busy).
  *
+ * The thought table compares the parser with `thoughts` on and off: on a reply with no thought (the
+ * marker check only reads its first characters), on the same reply after a short thought (the
+ * JSON `thought` field, or `<thought>…</thought>` in plain), and on a reply that is one long
+ * thought (every chunk read inside it, past the thought's bound).
+ *
  * `--max-kb` (default 1024) caps the reply sizes, for a quick check that the bench still runs
  * (e.g. `--max-kb 4`); the figures are taken at the default.
  */
@@ -50,6 +55,25 @@ function runCharpipeWithSilence(input: Input): number {
   let events = 0
   for (const chunk of input.chunks) events += parser.push(chunk).length
   return events + parser.end().length
+}
+
+function runCharpipeWithThoughts(input: Input): number {
+  const parser = createReplyParser({ replyFormat: input.format, log: () => {}, thoughts: true })
+  let events = 0
+  for (const chunk of input.chunks) events += parser.push(chunk).length
+  return events + parser.end().length
+}
+
+const benchThought = '他今天好像不太开心，我先轻一点问问发生了什么，别太吵。'
+
+/** The reply of `buildInput` after a thought, in the form the format reads. */
+function buildThoughtInput(format: Format, bytes: number, thought: string): Input {
+  const text = buildReplyText(bytes)
+  const output =
+    format === 'json'
+      ? JSON.stringify({ thought, emotion: '开心', text })
+      : `<thought>${thought}</thought>\n${text}`
+  return { format, bytes: Buffer.byteLength(output), chunks: splitIntoChunks(output) }
 }
 
 function runNaive(input: Input): number {
@@ -156,6 +180,43 @@ function silenceRows(): Record<string, string>[] {
   return rows
 }
 
+function thoughtRows(): Record<string, string>[] {
+  const rows: Record<string, string>[] = []
+  const size = Math.min(64, maxKilobytes) * 1024
+  const perChunk = (milliseconds: number, input: Input) =>
+    formatNumber((milliseconds * 1e6) / input.chunks.length, 0)
+  for (const format of ['json', 'plain'] as const) {
+    const plain = buildInput(format, size)
+    const off = measure(runCharpipe, plain)
+    const onWithout = measure(runCharpipeWithThoughts, plain)
+    const thinking = buildThoughtInput(format, size, benchThought)
+    const onWith = measure(runCharpipeWithThoughts, thinking)
+    for (const [reply, input, on] of [
+      [`${format}, no thought`, plain, onWithout],
+      [`${format}, thought + reply`, thinking, onWith],
+    ] as const) {
+      rows.push({
+        reply,
+        chunks: String(input.chunks.length),
+        'off ns/chunk': perChunk(off, plain),
+        'on ns/chunk': perChunk(on, input),
+        'on − off ns/chunk': formatNumber(Number(perChunk(on, input)) - Number(perChunk(off, plain)), 0),
+      })
+    }
+  }
+  // One open thought the size of the reply: every chunk is read inside it.
+  const long = `<thought>${buildReplyText(size)}`
+  const input: Input = { format: 'plain', bytes: Buffer.byteLength(long), chunks: splitIntoChunks(long) }
+  rows.push({
+    reply: `plain, one thought of ${sizeLabel(size)}`,
+    chunks: String(input.chunks.length),
+    'off ns/chunk': '—',
+    'on ns/chunk': perChunk(measure(runCharpipeWithThoughts, input), input),
+    'on − off ns/chunk': '—',
+  })
+  return rows
+}
+
 /** The baseline is quadratic: past this size one run takes minutes, so it is left out. */
 const NAIVE_LIMIT = 64 * 1024
 
@@ -187,3 +248,4 @@ printTable(`Throughput on a ${Math.min(64, maxKilobytes)} KB mixed Chinese/Engli
 printTable('Growth, json (time per KB must stay flat)', growthRows('json'))
 printTable('Growth, plain', growthRows('plain'))
 printTable(`Silence check (parser option \`silence\`), ${Math.min(64, maxKilobytes)} KB`, silenceRows())
+printTable(`Inner thought (parser option \`thoughts\`), ${Math.min(64, maxKilobytes)} KB`, thoughtRows())

@@ -8,12 +8,18 @@
  * own pace whatever the client does). Run: `npm run bench -- slow-readers` (`BOUND=…` sets
  * `ws_max_buffered_bytes`, default 8 MiB; `SOCKETS`, `TURNS`, `REPLY_KB`, `CHUNK` characters per model
  * chunk, default 400, `DELAY_MS` between chunks, default 1; `READ=1`: clients that read; `AFTER_S`:
- * seconds between the hang-up and the "after" figures, default 3).
+ * seconds between the hang-up and the "after" figures, default 3; `TOTAL` sets
+ * `server.limits.buffered_bytes_total`, default 256 MiB). The mock model server runs in a child
+ * process (bench/turn-cost/mock-process.ts): its pre-rendered replies (~420 bytes a 6-character
+ * chunk, 140 MB for 30 replies at once) are not the server's memory. `MOCK=in-process` runs it here.
  */
+import { fork } from 'node:child_process'
+import { once } from 'node:events'
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { dirname, join } from 'node:path'
 import { Writable } from 'node:stream'
+import { fileURLToPath } from 'node:url'
 import { setFlagsFromString } from 'node:v8'
 import { runInNewContext } from 'node:vm'
 import WebSocket from 'ws'
@@ -46,6 +52,7 @@ const sockets = Number(process.env.SOCKETS ?? 30)
 const turnsPerSocket = Number(process.env.TURNS ?? 8)
 const replyKb = Number(process.env.REPLY_KB ?? 200)
 const bound = Number(process.env.BOUND ?? 8 * 1024 * 1024)
+const totalBound = Number(process.env.TOTAL ?? 256 * 1024 * 1024)
 // `READ=1`: the same load with clients that read everything (the comparison).
 const reading = process.env.READ === '1'
 // Characters per model chunk (`CHUNK=6`: a reply in ~34,000 small pieces) and the wait between them.
@@ -58,9 +65,32 @@ const sentence = '今天的风很大，我们慢慢地走回家吧。'
 const reply = sentence.repeat(Math.ceil((replyKb * 1024) / Buffer.byteLength(sentence)))
 
 const folder = await mkdtemp(join(tmpdir(), 'charpipe-slow-readers-'))
-const model = await startMockModelServer({
-  respond: () => ({ text: reply, chunkSize, delayMs: chunkDelayMs }),
-})
+const mockReply = { text: reply, chunkSize, delayMs: chunkDelayMs }
+/** The mock model: its URL, forgetting the requests it recorded, and closing it. */
+async function startModel(): Promise<{ url: string; forget(): void; close(): Promise<void> }> {
+  if (process.env.MOCK === 'in-process') {
+    const model = await startMockModelServer({ respond: () => mockReply })
+    // It records every request (each with the session's history, up to 1.4 MB): not the server's memory.
+    const forget = () => {
+      model.requests.length = 0
+    }
+    return { url: model.url, forget, close: () => model.close() }
+  }
+  const here = dirname(fileURLToPath(import.meta.url))
+  const child = fork(join(here, 'turn-cost', 'mock-process.ts'), [], { execArgv: ['--import', 'tsx'] })
+  const [listening] = (await once(child, 'message')) as [{ url: string }]
+  child.send({ type: 'reply', reply: mockReply })
+  await once(child, 'message')
+  return {
+    url: listening.url,
+    forget: () => {},
+    close: async () => {
+      child.send({ type: 'close' })
+      await once(child, 'exit')
+    },
+  }
+}
+const model = await startModel()
 const configPath = join(folder, 'config.yaml')
 await writeFile(
   configPath,
@@ -69,7 +99,7 @@ await writeFile(
     'memory: { enabled: false }',
     'conversation: { on_new_input: queue }',
     `storage: { sqlite_path: "${join(folder, 'charpipe.db')}" }`,
-    `server: { ws_max_buffered_bytes: ${bound} }`,
+    `server: { ws_max_buffered_bytes: ${bound}, limits: { buffered_bytes_total: ${totalBound} } }`,
   ].join('\n'),
 )
 
@@ -122,9 +152,7 @@ const sampler = setInterval(() => {
     collect()
     liveHeapPeak = Math.max(liveHeapPeak, heapMb())
   }
-  // The mock model server records every request (each with the session's history, up to 1.4 MB):
-  // not the server's memory, so let it go.
-  model.requests.length = 0
+  model.forget()
   peak = Math.max(peak, rssMb(false))
   heapPeak = Math.max(heapPeak, heapMb())
   externalPeak = Math.max(externalPeak, externalMb())
@@ -164,7 +192,7 @@ for (const socket of clients) socket.terminate()
 // longer shows what an allocator that returns memory on a timer (jemalloc's decay) gives back.
 await new Promise((resolve) => setTimeout(resolve, afterSeconds * 1000))
 clearInterval(sampler)
-model.requests.length = 0
+model.forget()
 const after = rssMb()
 const heapAfter = heapMb()
 const externalAfter = externalMb()
@@ -179,6 +207,7 @@ console.table([
     reply_kb: replyKb,
     chunk_chars: chunkSize,
     ws_max_buffered_bytes: bound,
+    buffered_bytes_total: totalBound,
     rss_before_mb: before,
     rss_peak_mb: peakWhileRunning,
     rss_after_mb: after,

@@ -57,6 +57,7 @@ export {
 } from './memory/history/sqlite-history-store.js'
 export { type CreateHistoryStoreOptions, createHistoryStore } from './memory/history-store-factory.js'
 export { type CreateMemoryStoreOptions, createMemoryStore } from './memory/memory-store-factory.js'
+export type { PeopleDirectory, PersonSummary } from './memory/people/index.js'
 export type * from './memory/types.js'
 // Providers.
 export type {

@@ -365,8 +365,23 @@ export function createAudienceHub(host: AudienceHubHost): AudienceHub {
       }
       return () => {
         set.delete(follower)
-        if (set.size === 0) followers.delete(session)
-        for (const audience of audiencesOf(session)) refreshLive(audience)
+        if (set.size > 0) {
+          // The followers left may not hear the session (a connector's `live: false`).
+          for (const audience of audiencesOf(session)) refreshLive(audience)
+          return
+        }
+        followers.delete(session)
+        for (const [key, audience] of audiences) {
+          if (audience.session !== session) continue
+          refreshLive(audience)
+          if (audience.fed) continue
+          // Only followed, never fed, and now followed by no one: nothing of it is worth keeping
+          // (a long run would otherwise keep one per session ever opened, up to maxSessions).
+          if (audience.runner.running() || audience.runner.selector.hasWaiting()) continue
+          audience.runner.close()
+          releaseKeepers(audience)
+          audiences.delete(key)
+        }
       }
     },
     isWaiting(session) {

@@ -30,6 +30,12 @@ export interface TurnInput {
   replyImages?: string[]
   /** Who said this, in a group chat. */
   speaker?: Speaker
+  /**
+   * An audience turn's one person, when every message it answers is theirs: whose memory the turn
+   * is (`memory.per_person`). Unlike `speaker` it changes nothing in the prompt (the messages are
+   * already rendered with their speakers).
+   */
+  audienceSpeaker?: Speaker
   /** The text exactly as the caller sent it, when `text` was rendered with speaker and observed lines. */
   spokenText?: string
   /**

@@ -30,6 +30,7 @@ const topLevel: Record<keyof Charpipe, true> = {
   audience: true,
   inspect: true,
   records: true,
+  people: true,
 }
 
 /** Every former name; `run` and `audience` are both: members still callable the former way. */

@@ -90,6 +90,7 @@ function createHost(
           origin: {
             trigger: request.trigger,
             ...(request.trigger === 'audience' ? { replyingTo: [...ids] } : {}),
+            ...onePersonOf(request),
           },
         })
         started.handle.ended.then(resolve, resolve)
@@ -122,6 +123,14 @@ function createHost(
       )
     },
   }
+}
+
+/** The batch's one speaker, when every message is theirs: the turn's person (memory.per_person). */
+function onePersonOf(request: AudienceTurnRequest): { speaker?: { id: string; name?: string } } {
+  const first = request.batch[0]?.message.speaker
+  if (!first || first.id === '' || request.batch.some(({ message }) => message.speaker.id !== first.id))
+    return {}
+  return { speaker: { id: first.id, ...(first.name ? { name: first.name } : {}) } }
 }
 
 export interface AudienceMethods {

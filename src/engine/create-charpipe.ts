@@ -23,6 +23,7 @@ import { createBackgroundWork } from './background-work.js'
 import { connectOwnCluster, createClusterLink } from './cluster-link.js'
 import { createAudienceMethods } from './create-audience-methods.js'
 import { createInspectMethods } from './create-inspect-methods.js'
+import { createPeopleMethods } from './create-people-methods.js'
 import { createRecordMethods } from './create-record-methods.js'
 import { createSessionMethods } from './create-session-methods.js'
 import { createTurnClock } from './create-turn-clock.js'
@@ -165,6 +166,7 @@ export async function createCharpipe(
     audience: audience.audience,
     inspect: { ...createInspectMethods(engine), preflight: () => preflights.stats() },
     records: createRecordMethods(engine),
+    people: createPeopleMethods(engine),
   }
   return addDeprecatedMembers(charpipe)
 }

@@ -30,6 +30,8 @@ export interface RememberTurnInput {
   /** The turn this one replaced (a regenerated reply): its memories are forgotten. */
   replaces?: string
   time: number
+  /** Kept with every memory of the turn: who spoke and where (see `selectTurnMemoryTarget`). */
+  metadata?: Record<string, unknown>
   speakerNames: { user: string; assistant: string }
   /** With `memory.extract: true`: facts are extracted instead of the raw turn being stored. */
   extractor?: FactExtractor

@@ -19,6 +19,7 @@ const eventTypes = new Set<string>([
   'greeting',
   'llm_chunk',
   'llm_emotion',
+  'llm_thought',
   'llm_sentence',
   'tool_call',
   'tool_result',

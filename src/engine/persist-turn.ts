@@ -7,7 +7,7 @@
 import type { TurnInput } from '../context/types.js'
 import { createCommitGate } from '../memory/commit-gate.js'
 import type { FactExtractor } from '../memory/index.js'
-import { memoryScopeOf } from '../memory/memory-scope-of.js'
+import { selectTurnMemoryTarget } from '../memory/people/select-turn-memory-target.js'
 import type { ConversationScope, StoredMessage } from '../memory/types.js'
 import { silenceSignal } from '../reply/create-silence-gate.js'
 import type { CharpipeError } from '../shared/errors.js'
@@ -19,6 +19,7 @@ import { confirmTurnWrite, type TurnWriteResult } from './confirm-turn-write.js'
 import { conversationScopeOf } from './conversation-scope-of.js'
 import type { EngineParts } from './engine-parts.js'
 import type { EngineRuntime } from './engine-runtime.js'
+import { forgetUnkeptMemories } from './forget-unkept-memories.js'
 import { joinSentences } from './join-sentences.js'
 import type { TurnOutcome } from './turn-outcome.js'
 
@@ -121,6 +122,7 @@ export async function storeTurn(options: PersistTurnOptions): Promise<TurnWriteR
         emotion: outcome.emotion,
         createdAt: Date.now(),
         ...(outcome.interrupted ? { interrupted: true } : {}),
+        ...(outcome.thought === undefined ? {} : { thought: outcome.thought }),
       }
     : undefined
   // A failed turn with the client's id is not kept: its resend must run again, not replay a
@@ -208,10 +210,22 @@ export async function rememberCompletedTurn(
   // An idle turn's input is charpipe's instruction, an event turn's the event: nobody said them.
   if (isEventTrigger(options.trigger)) return
   const speaker = input.speaker
+  // The turn's person: its speaker, or the one person an audience batch is from.
+  const person = speaker ?? input.audienceSpeaker
   try {
     const replaces = await findReplacedTurn(options)
+    // The speaker's own memory with memory.per_person, the conversation's otherwise.
+    const target = selectTurnMemoryTarget({
+      session: input.session,
+      ...(input.character !== undefined ? { character: input.character } : {}),
+      ...(person ? { speaker: person } : {}),
+      perPerson: runtime.config.memory.per_person,
+      clientNames: runtime.config.server.clients.map((client) => client.name),
+      history: conversationScopeOf(runtime, input.session),
+    })
     await options.parts.rememberTurn(store, {
-      scope: memoryScopeOf(input),
+      scope: target.scope,
+      ...(target.metadata ? { metadata: { ...target.metadata } } : {}),
       user: said,
       assistant: selectStoredReply(options.outcome),
       turn: options.turn,
@@ -232,4 +246,5 @@ export async function rememberCompletedTurn(
       'storing the turn in long-term memory failed',
     )
   }
+  await forgetUnkeptMemories(options, store)
 }

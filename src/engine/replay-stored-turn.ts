@@ -45,6 +45,8 @@ export async function replayStoredTurn(options: ReplayStoredTurnOptions): Promis
   const reply = stored.find((message) => message.role === 'assistant')
   const silent = options.silence === true && reply?.content === silenceSignal
   const text = silent ? '' : (reply?.content ?? '')
+  // The resend sees what the first answer sent: its thought first, as the turn did.
+  if (reply?.thought) closer.deliver({ type: 'llm_thought', text: reply.thought })
   if (text) closer.deliver({ type: 'llm_chunk', text })
   closer.close(
     {

@@ -36,6 +36,8 @@ export interface TurnOutcome {
   memory?: 'timed_out'
   /** The model answered `[silence]` on a turn that allowed it: nothing was said. */
   silent?: true
+  /** The character's inner thought (`character.thoughts`): stored with the reply, never spoken. */
+  thought?: string
 }
 
 export function toCharpipeError(error: unknown): CharpipeError {

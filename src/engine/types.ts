@@ -11,6 +11,7 @@ import type { AudienceQueueSnapshot } from '../audience/create-audience-hub.js'
 import type { Cluster } from '../cluster/connect-cluster.js'
 import type { CharpipeConfig } from '../config/schema.js'
 import type { PreviewResult, ProcessorInfo } from '../context/types.js'
+import type { PeopleDirectory } from '../memory/people/create-people-directory.js'
 import type { HistoryStore, MemoryStore, StoredMessage } from '../memory/types.js'
 import type { CharpipeEvent, CharpipeEventOf, CharpipeEventType } from '../shared/events.js'
 import type {
@@ -130,6 +131,16 @@ export interface CharpipeRecords {
   read(input: ReadRecordInput): Promise<string | undefined>
 }
 
+/**
+ * The people of a character's memory (`memory.per_person`): who spoke to it, what is kept about
+ * each, and the links joining one person's ids on different sources. Person ids are checked (a
+ * `BadRequestError` says what is wrong); `character` absent: the default character.
+ */
+export interface CharpipePeople {
+  /** A directory of one character's people; throws when memory is disabled or the character unknown. */
+  of(input?: { character?: string }): PeopleDirectory
+}
+
 export interface Charpipe {
   /** Runs one turn; yields its events, `llm_done` exactly once and last. Leaving the loop early interrupts the turn. */
   generate(input: GenerateInput, options?: GenerateOptions): AsyncIterable<CharpipeEvent>
@@ -157,6 +168,7 @@ export interface Charpipe {
   readonly audience: CharpipeAudience
   readonly inspect: CharpipeInspect
   readonly records: CharpipeRecords
+  readonly people: CharpipePeople
 }
 
 export type { HistoryStore }

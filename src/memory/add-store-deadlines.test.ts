@@ -94,6 +94,34 @@ describe('addStoreDeadlines', () => {
     await expect(store.fail()).rejects.toMatchObject({ code: 'store_unavailable' })
   })
 
+  it('bounds a method with a longer deadline of its own by that deadline, not the shorter one', async () => {
+    const failures: StoreFailure[] = []
+    stopListening = onStoreFailure((failure) => failures.push(failure))
+    const store = addStoreDeadlines(
+      { add: never, search: never },
+      { store: 'memory', backend: 'postgres', timeoutMs: 20, longer: { add: 500 } },
+    )
+    vi.useFakeTimers()
+    try {
+      let outcome: unknown = 'still waiting'
+      store.add().catch((error: unknown) => {
+        outcome = error
+      })
+      await vi.advanceTimersByTimeAsync(499)
+      expect(outcome).toBe('still waiting')
+      await vi.advanceTimersByTimeAsync(1)
+      expect(outcome).toMatchObject({ code: 'store_unavailable', store: 'memory', timedOut: true })
+      expect((outcome as Error).message).toContain('did not answer within 500 ms (add)')
+      // The other methods keep the store's own deadline.
+      const search = store.search().catch((error: unknown) => error)
+      await vi.advanceTimersByTimeAsync(20)
+      expect(await search).toMatchObject({ code: 'store_unavailable', timedOut: true })
+    } finally {
+      vi.useRealTimers()
+    }
+    expect(failures.map((failure) => failure.operation)).toEqual(['add', 'search'])
+  })
+
   it('resolves close() after the deadline when the store cannot close', async () => {
     const store = addStoreDeadlines(createFakeStore(), { store: 'history', backend: 'redis', timeoutMs: 50 })
     await expect(store.close()).resolves.toBeUndefined()

@@ -18,8 +18,13 @@ export interface AddStoreDeadlinesOptions {
   backend: string
   /** Longest wait for one call, in milliseconds. */
   timeoutMs: number
-  /** Methods whose failures are typed but whose time is not bounded (long writes off the turn's path). */
+  /** Methods whose failures are typed but whose time is not bounded (a whole knowledge document). */
   unbounded?: readonly string[]
+  /**
+   * Longer deadlines of their own, in milliseconds, by method: writes that embed their text first
+   * (a turn's memory) may take the embeddings request's time on top of the store's.
+   */
+  longer?: Readonly<Record<string, number>>
   logger?: Logger
 }
 
@@ -72,12 +77,13 @@ function callWithin(
   logger: Logger,
   bounded: boolean,
 ): Promise<unknown> {
+  const timeoutMs = options.longer?.[operation] ?? options.timeoutMs
   const toUnavailable = (error: unknown, timedOut: boolean) => {
     recordStoreFailure({ store: options.store, backend: options.backend, operation, timedOut })
     logger.warn({ operation, timedOut, err: describeFailure(error) }, `${where} failed`)
     return new StoreUnavailableError(
       timedOut
-        ? `${where} did not answer within ${options.timeoutMs} ms (${operation})`
+        ? `${where} did not answer within ${timeoutMs} ms (${operation})`
         : `${where} is unavailable (${operation}): ${describeFailure(error)}`,
       { store: options.store, timedOut, cause: error },
     )
@@ -91,7 +97,7 @@ function callWithin(
   let timer: NodeJS.Timeout | undefined
   const deadline = new Promise<never>((_resolve, reject) => {
     if (!bounded) return
-    timer = setTimeout(() => reject(missedDeadline), options.timeoutMs)
+    timer = setTimeout(() => reject(missedDeadline), timeoutMs)
     timer.unref?.()
   })
   return Promise.race([pending, deadline]).then(
@@ -109,7 +115,7 @@ function callWithin(
             `${where}: late failure after the deadline`,
           ),
         )
-        throw toUnavailable(new Error(`no answer within ${options.timeoutMs} ms`), true)
+        throw toUnavailable(new Error(`no answer within ${timeoutMs} ms`), true)
       }
       throw isPassedThrough(error) ? error : toUnavailable(error, false)
     },

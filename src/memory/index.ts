@@ -9,6 +9,7 @@ export { type CreateHistoryStoreOptions, createHistoryStore } from './history-st
 export * from './long-term/index.js'
 export { type MemoryScopeInput, memoryScopeOf } from './memory-scope-of.js'
 export { type CreateMemoryStoreOptions, createMemoryStore } from './memory-store-factory.js'
+export * from './people/index.js'
 export {
   createHistoryResetPolicy,
   type HistoryResetConfig,

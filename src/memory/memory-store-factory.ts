@@ -32,6 +32,9 @@ export interface CreateMemoryStoreOptions {
   postgresSchema?: string
 }
 
+/** The longest wait for one embeddings request. */
+const embeddingsTimeoutMs = 30_000
+
 /** The configured memory store, or undefined when `memory.enabled` is false. */
 export async function createMemoryStore(
   config: CharpipeConfig,
@@ -48,13 +51,19 @@ export async function createMemoryStore(
     characterIds: Object.keys(config.characters),
   }
   const store = await openMemoryStore(config, options, shared)
-  // Retrieval runs before the model is called, so it is bounded; writes that embed whole documents
-  // (and a turn's memory, stored after its llm_done) may take as long as the embeddings endpoint.
+  // Every call is bounded, a turn's memory too (a write that never ends would hold the session's
+  // memory work and the engine's close): a write that embeds its text first gets the embeddings
+  // request's time on top. Only a whole knowledge document may take as long as it takes.
+  const embeddingMs = shared.embeddings ? embeddingsTimeoutMs : 0
   return addStoreDeadlines(store, {
     store: 'memory',
     backend: config.memory.store,
     timeoutMs: config.storage.timeout_ms,
-    unbounded: ['add', 'update', 'addKnowledge'],
+    longer: {
+      add: config.storage.timeout_ms + embeddingMs,
+      update: config.storage.timeout_ms + embeddingMs,
+    },
+    unbounded: ['addKnowledge'],
     logger: options.logger,
   })
 }
@@ -108,6 +117,7 @@ function createConfiguredEmbeddings(
     baseUrl: resolved.baseUrl,
     apiKey: resolved.apiKey,
     model: settings.model,
+    timeoutMs: embeddingsTimeoutMs,
     fetch: options.fetch,
   })
 }

@@ -34,6 +34,11 @@ export interface StoredMessage {
   turn?: string
   /** Attachment references (image URLs, local asset paths) that came with a user message. */
   attachments?: string[]
+  /**
+   * Assistant: the character's inner thought before the reply (`character.thoughts`). Shown with
+   * the history, never sent to the model as the reply's words.
+   */
+  thought?: string
 }
 
 export interface CompletedTurn {
@@ -118,6 +123,12 @@ export interface HistoryStore {
    */
   resetContext(scope: ConversationScope): Promise<void>
   listSessions(character: string): Promise<string[]>
+  /**
+   * Replaces what opened a turn (its user message) with `marker`, attachments dropped, and leaves
+   * the reply: how a person's words are erased from a history. Returns the messages changed (0
+   * when the session does not have the turn). A store without it cannot erase words.
+   */
+  redactTurn?(scope: ConversationScope, turn: string, marker: string): Promise<number>
   close(): Promise<void>
 }
 
@@ -190,6 +201,11 @@ export interface KnowledgeDocument {
 
 export interface ListMemoriesOptions {
   scope?: string
+  /**
+   * Only memories whose scope starts with this (a person's memories are kept under scopes sharing
+   * one prefix, see `personScopeOf`). With `scope` both must hold.
+   */
+  scopePrefix?: string
   /**
    * Only the memories taken from this turn (`sourceTurn`). A store written before this option may
    * list others too: callers that act on the list check `sourceTurn` again.

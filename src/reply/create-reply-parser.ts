@@ -1,7 +1,10 @@
 /**
  * The reply parser: model text deltas in; display deltas, emotions, sentences and `done` out
  * (SPEC R2). Four streaming stages, each reading every character once:
- * envelope (JSON/prefix emotion) → inline tags → display text + sentence splitter → speech filter.
+ * (inner thought →) envelope (JSON/prefix emotion) → (inner thought → silence →) inline tags →
+ * display text + sentence splitter → speech filter. The thought marker is looked for both before
+ * the envelope (opening the whole reply) and after it (opening the reply's text: inside the JSON
+ * `text`, after the emotion line), so a model that puts it either way never has it spoken.
  * Sentences wait until the reply's emotion is known (a model may write `"text"` before `"emotion"`),
  * so none is spoken with the wrong one; display deltas never wait.
  */
@@ -10,6 +13,7 @@ import { CharpipeError } from '../shared/errors.js'
 import { getLogger } from '../shared/logger.js'
 import { stripUnsafeCharacters } from '../shared/strip-unsafe-characters.js'
 import { createSilenceGate, type SilenceGate } from './create-silence-gate.js'
+import { createThoughtExtractor, type ThoughtExtractor } from './create-thought-extractor.js'
 import { createEmotionResolver } from './emotion-resolver.js'
 import { createInlineTagExtractor, type InlineTagExtractor } from './inline-emotion-tags.js'
 import { createReplyEnvelopeDecoder } from './reply-envelope-decoder.js'
@@ -48,6 +52,8 @@ class StreamingReplyParser implements ReplyParser {
   private readonly defaultEmotion: string
   private readonly write: (text: string) => void
   private readonly envelope
+  private readonly thought: ThoughtExtractor | undefined
+  private readonly textThought: ThoughtExtractor | undefined
   private readonly tags: InlineTagExtractor | undefined
   private readonly splitter
   private readonly silence: SilenceGate | undefined
@@ -110,16 +116,36 @@ class StreamingReplyParser implements ReplyParser {
     this.silence = options.silence ? createSilenceGate({ onText: write }) : undefined
     const silence = this.silence
     this.write = silence ? (text) => silence.write(text) : write
+    const thoughts = options.thoughts === true
+    const acceptThought = (text: string) => this.acceptThought(text)
+    this.textThought = thoughts
+      ? createThoughtExtractor({ onText: (text) => this.write(text), onThought: acceptThought })
+      : undefined
+    const textThought = this.textThought
     this.envelope = createReplyEnvelopeDecoder({
       format,
       log,
+      thoughts,
       handler: {
+        onThought: acceptThought,
         // After the envelope, so characters written as JSON escapes (\u202e) are caught too.
-        onText: (text) => this.write(stripUnsafeCharacters(text)),
+        onText: (text) => {
+          const clean = stripUnsafeCharacters(text)
+          if (textThought) textThought.write(clean)
+          else this.write(clean)
+        },
         onEmotion: (label) => this.setBaseEmotion(this.resolver.resolve(label, 'warn'), true),
         onNoEmotion: () => this.setBaseEmotion(this.defaultEmotion, false),
       },
     })
+    const envelope = this.envelope
+    // Before the envelope: the marker opens the model's whole output, in every format.
+    this.thought = thoughts
+      ? createThoughtExtractor({
+          onText: (text) => envelope.write(text),
+          onThought: acceptThought,
+        })
+      : undefined
   }
 
   get displayText(): string {
@@ -135,7 +161,10 @@ class StreamingReplyParser implements ReplyParser {
     if (typeof delta !== 'string') {
       throw new CharpipeError('internal', `reply parser: a delta must be a string, got ${typeof delta}`)
     }
-    if (delta) this.envelope.write(delta)
+    if (delta) {
+      if (this.thought) this.thought.write(delta)
+      else this.envelope.write(delta)
+    }
     if (this.earlyRelease) this.splitter.releaseAtChunkEnd()
     return this.takeEvents()
   }
@@ -143,7 +172,9 @@ class StreamingReplyParser implements ReplyParser {
   end(): ReplyEvent[] {
     if (this.ended) return []
     this.ended = true
+    this.thought?.end()
     this.envelope.end()
+    this.textThought?.end()
     const silent = this.silence?.end() ?? false
     this.tags?.end()
     this.splitter.end()
@@ -159,6 +190,13 @@ class StreamingReplyParser implements ReplyParser {
       ...(silent ? { silent: true as const } : {}),
     })
     return this.takeEvents()
+  }
+
+  private acceptThought(text: string): void {
+    const thought = stripUnsafeCharacters(text)
+    if (!thought) return
+    this.flushDisplay()
+    this.events.push({ type: 'thought', text: thought })
   }
 
   private setBaseEmotion(emotion: string, known: boolean): void {

@@ -61,6 +61,7 @@ describe('replyParserOptionsFromConfig', () => {
       emotions: ['害羞'],
       emotionAliases: config.character.emotion_aliases,
       inlineEmotionTags: true,
+      thoughts: false,
       minChars: 2,
       maxChars: 40,
       firstClauseChars: 6,

@@ -1,10 +1,12 @@
 /**
  * Takes the emotion envelope off a streaming reply (SPEC R2.1–R2.3): `{"emotion","text"}` (json),
- * `{"emotion"}` followed by plain text (prefix), either (auto), or nothing (plain). The JSON is read
+ * `{"emotion"}` followed by plain text (prefix), either (auto), or nothing (plain). With thoughts
+ * on, the envelope's `thought` string is the character's inner thought, never text. The JSON is read
  * by a small state machine, one character at a time, so the `text` value is passed on while it is
  * still streaming; nothing is re-parsed when a chunk arrives.
  */
 import type { ReplyFormat } from '../config/schema.js'
+import { maxThoughtUnits } from './create-thought-extractor.js'
 import { JsonStringDecoder } from './json-string-decoder.js'
 
 export interface ReplyEnvelopeHandler {
@@ -14,11 +16,15 @@ export interface ReplyEnvelopeHandler {
   onEmotion(label: string): void
   /** The reply carries no emotion: the default applies. */
   onNoEmotion(): void
+  /** The envelope's `thought` (only with `thoughts` on), decoded, whole. */
+  onThought?(text: string): void
 }
 
 export interface ReplyEnvelopeDecoderOptions {
   format: ReplyFormat
   handler: ReplyEnvelopeHandler
+  /** Read a `thought` key as the inner thought (else it is skipped like any other key). */
+  thoughts?: boolean
   log: (level: 'debug' | 'warn', message: string) => void
 }
 
@@ -38,6 +44,7 @@ enum State {
   ExpectValue,
   TextValue,
   EmotionValue,
+  ThoughtValue,
   SkipString,
   SkipNested,
   SkipLiteral,
@@ -72,6 +79,7 @@ class StreamingEnvelopeDecoder implements ReplyEnvelopeDecoder {
   private current = 0
   private currentDelta = ''
   private emotionBuffer = ''
+  private thoughtBuffer = ''
   private key = ''
   private string = new JsonStringDecoder()
   private emotionLabel: string | undefined
@@ -137,6 +145,10 @@ class StreamingEnvelopeDecoder implements ReplyEnvelopeDecoder {
         if (rest) handler.onText(rest)
         break
       }
+      case State.ThoughtValue:
+        // Cut off inside the thought: what came is still thought, never text.
+        this.reportThought(this.string.flush())
+        break
     }
     if (!this.committed && this.emotionLabel === undefined) {
       this.fail('the reply ended inside the JSON')
@@ -213,6 +225,9 @@ class StreamingEnvelopeDecoder implements ReplyEnvelopeDecoder {
       case State.EmotionValue:
         this.readEmotion(code)
         return
+      case State.ThoughtValue:
+        this.readThought(code)
+        return
       case State.SkipString:
         if (this.string.next(code) === undefined) this.state = State.ExpectCommaOrEnd
         return
@@ -257,6 +272,12 @@ class StreamingEnvelopeDecoder implements ReplyEnvelopeDecoder {
       } else if (key === 'emotion') {
         this.state = State.EmotionValue
         this.emotionBuffer = ''
+      } else if (key === 'thought' && this.options.thoughts) {
+        // An object whose thought has begun is the envelope: a failure later must not replay the
+        // thought as text.
+        this.state = State.ThoughtValue
+        this.thoughtBuffer = ''
+        this.commit()
       } else this.state = State.SkipString
     } else if (code === 0x7b || code === 0x5b) {
       this.state = State.SkipNested
@@ -283,6 +304,20 @@ class StreamingEnvelopeDecoder implements ReplyEnvelopeDecoder {
       if (this.committed) this.reportEmotion()
     } else if (this.emotionBuffer.length > MAX_EMOTION_UNITS) this.fail('the emotion is too long')
     else this.emotionBuffer += decoded
+  }
+
+  private readThought(code: number): void {
+    const decoded = this.string.next(code)
+    if (decoded === undefined) {
+      this.state = State.ExpectCommaOrEnd
+      this.reportThought(this.string.flush())
+    } else if (this.thoughtBuffer.length < maxThoughtUnits) this.thoughtBuffer += decoded
+  }
+
+  private reportThought(rest: string): void {
+    const text = (this.thoughtBuffer + rest).slice(0, maxThoughtUnits).trim()
+    this.thoughtBuffer = ''
+    if (text) this.options.handler.onThought?.(text)
   }
 
   private skipNested(code: number): void {

@@ -16,6 +16,7 @@ export function replyParserOptionsFromConfig(
     emotions: [...character.emotions],
     emotionAliases: { ...character.emotion_aliases },
     inlineEmotionTags: character.inline_emotion_tags,
+    thoughts: character.thoughts,
     minChars: sentence.min_chars,
     maxChars: sentence.max_chars,
     firstClauseChars: sentence.first_clause_chars,

@@ -38,6 +38,13 @@ export interface ReplyParserOptions {
    * @default false
    */
   silence?: boolean
+  /**
+   * The reply may open with the character's inner thought: `<thought>…</thought>` before
+   * everything else (any format), or the JSON envelope's `thought` field. It goes out as a
+   * `thought` event, never as display text or a sentence. Off: neither is read as a thought.
+   * @default false
+   */
+  thoughts?: boolean
   /** Receives the parser's fallbacks and unknown labels (WARNING / DEBUG per SPEC R2). */
   log?: (level: 'debug' | 'warn', message: string) => void
 }
@@ -45,6 +52,8 @@ export interface ReplyParserOptions {
 export type ReplyEvent =
   /** Display text delta (emotion JSON and tags removed, original Markdown kept). */
   | { type: 'display-delta'; text: string }
+  /** The character's inner thought, whole, once it is complete (with `thoughts` on). */
+  | { type: 'thought'; text: string }
   /** The emotion, once known and whenever it changes. */
   | { type: 'emotion'; emotion: string }
   /** A sentence ready for speech synthesis (speech filters applied). */

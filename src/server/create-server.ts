@@ -21,6 +21,7 @@ import { createRouteAdmit, provideAdmission, readRequestCaller } from './admit-r
 import { createAudienceOrigins } from './create-audience-origins.js'
 import { createClientUsage } from './create-client-usage.js'
 import { type ConfigManager, createConfigManager } from './create-config-manager.js'
+import { createReaderLedger } from './create-reader-ledger.js'
 import { createServerMetrics, type ServerMetrics } from './create-server-metrics.js'
 import { createSessionOwners } from './create-session-owners.js'
 import { createTurnLimiter } from './create-turn-limiter.js'
@@ -43,6 +44,7 @@ import { registerMemoryRoutes } from './routes/memory-routes.js'
 import { registerOpenAICompletionsRoute } from './routes/openai-completions-route.js'
 import { registerOpenAIModelsRoute } from './routes/openai-models-route.js'
 import { registerOpenAIResponsesRoute } from './routes/openai-responses-route.js'
+import { registerPeopleRoutes } from './routes/people-routes.js'
 import { registerSayRoutes } from './routes/say-routes.js'
 import { createWebSocketEvents } from './routes/websocket-route.js'
 import { mountSecurity } from './security/index.js'
@@ -190,6 +192,10 @@ export async function createServer(options: CreateServerOptions): Promise<Charpi
       http_event: httpTurns,
     },
   })
+  // One ledger for every slow reader of this server, WebSocket and streamed HTTP alike.
+  const readerLedger = createReaderLedger({
+    readMaxTotalBytes: () => readConfig().server.limits.buffered_bytes_total,
+  })
   const dependencies: ServerDependencies = {
     charpipe,
     configManager,
@@ -198,6 +204,7 @@ export async function createServer(options: CreateServerOptions): Promise<Charpi
     sessionOwners,
     admission,
     admit,
+    readerLedger,
     lookup: options.lookup,
   }
 
@@ -266,6 +273,7 @@ export async function createServer(options: CreateServerOptions): Promise<Charpi
   registerCharacterRoutes(app, dependencies)
   registerDoctorRoute(app, dependencies)
   registerMemoryRoutes(app, dependencies)
+  registerPeopleRoutes(app, dependencies)
   registerConnectorRoutes(app, {
     connectors,
     admit,
@@ -297,6 +305,7 @@ export async function createServer(options: CreateServerOptions): Promise<Charpi
         readLimits: () => readConfig().server.limits,
         readMaxFrameBytes: () => readConfig().server.max_body_bytes,
         readMaxBufferedBytes: () => readConfig().server.ws_max_buffered_bytes,
+        ledger: readerLedger,
         track: (close) => {
           sockets.add(close)
           return () => sockets.delete(close)

@@ -5,6 +5,7 @@ import type { Charpipe } from '../engine/types.js'
 import type { Logger } from '../shared/logger.js'
 import type { AdmitRoute } from './admit-request.js'
 import type { ConfigManager } from './create-config-manager.js'
+import type { ReaderLedger } from './create-reader-ledger.js'
 import type { ServerMetrics } from './create-server-metrics.js'
 import type { SessionOwners } from './create-session-owners.js'
 
@@ -19,6 +20,8 @@ export interface ServerDependencies {
   admission?: Admission
   /** Declares what a route admits, first among its handlers: `app.post(path, admit('http_chat'), …)`. */
   admit: AdmitRoute
+  /** The bytes held for slow readers, all together (`server.limits.buffered_bytes_total`). */
+  readerLedger?: ReaderLedger
   /** Resolves host names for the outbound address check (tests pass a fake). */
   lookup?: LookupAddresses
 }

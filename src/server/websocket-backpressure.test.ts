@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import type { CharpipeEvent } from '../shared/events.js'
+import { createReaderLedger, type ReaderCut } from './create-reader-ledger.js'
+import { socketFrameOverheadBytes } from './estimate-held-bytes.js'
 import { type BackpressureTransport, createWebSocketBackpressure } from './websocket-backpressure.js'
 
 /** A socket whose buffered bytes the test sets, recording what was sent. */
@@ -58,7 +60,8 @@ describe('createWebSocketBackpressure', () => {
     const backpressure = createWebSocketBackpressure({
       transport: fake.transport,
       maxBufferedBytes: 1e6,
-      coalesceAboveBytes: 1000,
+      // Room for the four frames at a drain, their objects counted (socketFrameOverheadBytes each).
+      coalesceAboveBytes: 2000,
       onOverflow: () => {},
     })
     fake.setBuffered(5000)
@@ -203,5 +206,56 @@ describe('one byte budget for everything held for a client', () => {
     fake.drain()
     backpressure.sendEvent(sentence('完。'))
     expect(fake.sent).toHaveLength(0)
+  })
+})
+
+describe('the server-wide ledger', () => {
+  it('counts the objects of each frame still in the socket, not only its bytes', () => {
+    const fake = createFakeTransport()
+    const backpressure = createWebSocketBackpressure({
+      transport: fake.transport,
+      maxBufferedBytes: 1e6,
+      coalesceAboveBytes: 10_000,
+      onOverflow: () => {},
+    })
+    // The socket never writes out: 20 small frames stay in it.
+    for (let index = 0; index < 20; index++) backpressure.sendEvent(chunk('字', `t${index}`))
+    const socketBytes = fake.transport.bufferedAmount()
+    expect(fake.sent).toHaveLength(20)
+    expect(backpressure.chargedBytes).toBeGreaterThanOrEqual(socketBytes + 20 * socketFrameOverheadBytes)
+    fake.drain()
+    backpressure.sendEvent(chunk('字'))
+    // Written out: only the frame sent since counts.
+    expect(backpressure.chargedBytes).toBeLessThan(socketBytes)
+  })
+
+  it('cuts the client that lags most once all clients together pass the total, and only it', () => {
+    const ledger = createReaderLedger({ readMaxTotalBytes: () => 100_000 })
+    const clients = [0, 1].map(() => {
+      const fake = createFakeTransport()
+      const cuts: ReaderCut[] = []
+      const backpressure = createWebSocketBackpressure({
+        transport: fake.transport,
+        maxBufferedBytes: 1e6,
+        coalesceAboveBytes: 1024,
+        ledger,
+        onOverflow: (_bytes, cut) => cuts.push(cut),
+      })
+      fake.setBuffered(2048)
+      return { fake, cuts, backpressure }
+    })
+    const [lagging, other] = clients as [(typeof clients)[0], (typeof clients)[0]]
+    for (let index = 0; index < 20; index++) lagging.backpressure.sendEvent(chunk('字'.repeat(1000)))
+    // The other client's events tip the total over: the one that holds the most is cut.
+    for (let index = 0; index < 20 && lagging.cuts.length === 0; index++)
+      other.backpressure.sendEvent(chunk('字'.repeat(1000)))
+    expect(lagging.cuts).toEqual([{ bound: 'total', heldBytes: expect.any(Number), limit: 100_000 }])
+    expect(lagging.backpressure.overflowed).toBe(true)
+    expect(other.cuts).toEqual([])
+    expect(other.backpressure.overflowed).toBe(false)
+    expect(ledger.totalBytes).toBe(other.backpressure.chargedBytes)
+    // A closed client leaves nothing in the ledger.
+    other.backpressure.dispose()
+    expect(ledger.totalBytes).toBe(0)
   })
 })

@@ -7,16 +7,25 @@
  * (never thousands of small strings or frames: a reply in 6-character pieces is ~34,000 of them, and
  * each frame handed to a socket costs its own objects besides its bytes). When the socket drains they
  * go out, in order, until the socket holds `coalesceAboveBytes` again. Everything held for the client
- * counts in one byte budget: the socket's buffered output and the size of the buffers here, what is
- * really allocated. Past `maxBufferedBytes` the client is not reading at all: what is held here is
- * dropped, `onOverflow` runs once (the route interrupts the socket's turns, which are stored as
- * interrupted, and closes the socket with a reason) and nothing more is queued. A closed socket's
- * buffers are let go at once (`dispose`).
+ * is charged to its account in the reader ledger (create-reader-ledger.ts) at every event: the
+ * socket's buffered output, an estimate of the objects of each frame still in the socket
+ * (estimate-held-bytes.ts) and the size of the buffers here, what is really allocated. Past
+ * `maxBufferedBytes`, or when the server's readers together pass their bound and this one lags most,
+ * the client is cut: what is held here is dropped, `onOverflow` runs once (the route interrupts the
+ * socket's turns, which are stored as interrupted, and closes the socket with a reason) and nothing
+ * more is queued. A closed socket's buffers and account are let go at once (`dispose`).
  */
 import type { Writable } from 'node:stream'
 import type { WSContext } from 'hono/ws'
 import type { CharpipeEvent } from '../shared/events.js'
 import type { Logger } from '../shared/logger.js'
+import {
+  createUnboundedReaderLedger,
+  describeReaderCut,
+  type ReaderCut,
+  type ReaderLedger,
+} from './create-reader-ledger.js'
+import { socketFrameOverheadBytes } from './estimate-held-bytes.js'
 
 /** The little of a socket this needs; the route adapts the `ws` socket to it. */
 export interface BackpressureTransport {
@@ -33,7 +42,10 @@ export interface CreateWebSocketBackpressureOptions {
   maxBufferedBytes: number
   /** From this many buffered bytes events wait here, chunks merged. @default maxBufferedBytes / 16, at most 64 KiB */
   coalesceAboveBytes?: number
-  onOverflow: (bufferedBytes: number) => void
+  /** Runs once when the client is cut: past `maxBufferedBytes`, or as the ledger's most lagging reader. */
+  onOverflow: (bufferedBytes: number, cut: ReaderCut) => void
+  /** The server's readers together. @default a ledger of this socket alone (no total bound) */
+  ledger?: ReaderLedger
 }
 
 export interface WebSocketBackpressure {
@@ -45,6 +57,8 @@ export interface WebSocketBackpressure {
   readonly overflowed: boolean
   /** Bytes allocated here for what waits for the socket to drain. */
   readonly heldBytes: number
+  /** What is charged to the ledger for this client: the socket's output, its frames and `heldBytes`. */
+  readonly chargedBytes: number
   /** The socket closed: what is held is let go, and nothing more is sent. */
   dispose(): void
 }
@@ -68,6 +82,8 @@ interface OpenChunk extends GrowingBytes {
 const firstHeldBytes = 4096
 // Each held frame: its length (4 bytes), then its UTF-8.
 const frameHeaderBytes = 4
+// The merged chunk's event and state: a few small objects.
+const openChunkOverheadBytes = 256
 
 const isHighSurrogate = (code: number) => code >= 0xd800 && code <= 0xdbff
 const emptyBytes = (): GrowingBytes => ({ bytes: Buffer.alloc(0), length: 0 })
@@ -86,13 +102,27 @@ export function createWebSocketBackpressure(
   let overflowed = false
   // The capacity of the buffers here: what holding costs, not what the text would.
   let heldBytes = 0
+  // Frames handed to the socket since its output was last seen empty: each keeps objects there.
+  let socketFrames = 0
 
+  const socketBytes = () => {
+    const buffered = transport.bufferedAmount()
+    if (buffered === 0) socketFrames = 0
+    return buffered + socketFrames * socketFrameOverheadBytes
+  }
+  const chargedBytes = () =>
+    socketBytes() + heldBytes + (open ? openChunkOverheadBytes + open.carry.length * 2 : 0)
+  const account = (options.ledger ?? createUnboundedReaderLedger()).open({
+    maxBytes: maxBufferedBytes,
+    onCut(cut) {
+      overflowed = true
+      dropHeld()
+      options.onOverflow(cut.heldBytes, cut)
+    },
+  })
+  // Every change is charged at once: the bounds are checked while the load that fills them runs.
   const checkBudget = () => {
-    const total = transport.bufferedAmount() + heldBytes
-    if (total <= maxBufferedBytes) return
-    overflowed = true
-    dropHeld()
-    options.onOverflow(total)
+    if (!overflowed) account.hold(chargedBytes())
   }
   const dropHeld = () => {
     frames = emptyBytes()
@@ -104,7 +134,7 @@ export function createWebSocketBackpressure(
   const makeRoom = (target: GrowingBytes, extra: number) => {
     const needed = target.length + extra
     if (needed <= target.bytes.length) return
-    const left = maxBufferedBytes - transport.bufferedAmount() - heldBytes + target.bytes.length
+    const left = maxBufferedBytes - chargedBytes() + target.bytes.length
     const doubled = Math.max(target.bytes.length * 2, firstHeldBytes)
     // Sized exactly (not from the shared pool), so the budget is what is allocated.
     const grown = Buffer.allocUnsafeSlow(Math.max(needed, Math.min(doubled, left)))
@@ -144,12 +174,15 @@ export function createWebSocketBackpressure(
   const flush = () => {
     waitingForDrain = false
     if (overflowed) return
+    // Drained: the socket's output was written out, and its frames' objects with it.
+    socketFrames = 0
     closeOpenChunk()
-    while (sentUpTo < frames.length && transport.bufferedAmount() <= coalesceAbove) {
+    while (sentUpTo < frames.length && socketBytes() <= coalesceAbove) {
       const size = frames.bytes.readUInt32LE(sentUpTo)
       const from = sentUpTo + frameHeaderBytes
       sentUpTo = from + size
       transport.send(frames.bytes.toString('utf8', from, sentUpTo))
+      socketFrames++
     }
     if (sentUpTo < frames.length) {
       // What went out leaves the buffer; the rest moves to its start.
@@ -172,8 +205,10 @@ export function createWebSocketBackpressure(
   }
   const send = (text: string | undefined, chunk?: ChunkEvent) => {
     if (overflowed) return
-    if (!isHolding() && transport.bufferedAmount() <= coalesceAbove) {
+    // Many small frames in the socket cost more than their bytes: their objects count towards it.
+    if (!isHolding() && socketBytes() <= coalesceAbove) {
       transport.send(text ?? JSON.stringify(chunk))
+      socketFrames++
     } else {
       if (chunk) holdChunk(chunk)
       else {
@@ -192,9 +227,13 @@ export function createWebSocketBackpressure(
     get heldBytes() {
       return heldBytes
     },
+    get chargedBytes() {
+      return overflowed ? 0 : chargedBytes()
+    },
     dispose() {
       overflowed = true
       dropHeld()
+      account.close()
     },
     sendEvent(event) {
       if (event.type === 'llm_chunk') send(undefined, event)
@@ -217,6 +256,8 @@ export interface AttachWebSocketBackpressureOptions {
   /** Runs once past the bound, before the socket is closed (interrupt the socket's turns here). */
   onOverflow: () => void
   logger: Logger
+  /** The server's readers together (`server.limits.buffered_bytes_total`). */
+  ledger?: ReaderLedger
 }
 
 /**
@@ -232,20 +273,27 @@ export function attachWebSocketBackpressure(
   if (!raw || typeof raw.bufferedAmount !== 'number') return undefined
   return createWebSocketBackpressure({
     maxBufferedBytes: options.maxBufferedBytes,
+    ...(options.ledger ? { ledger: options.ledger } : {}),
     transport: {
       bufferedAmount: () => raw.bufferedAmount,
       send: (text) => socket.send(text),
       onceDrained(listener) {
-        if (raw._socket) raw._socket.once('drain', listener)
+        // 'drain' comes only after the socket's output passed its own high-water mark; below it
+        // (frames counted by their objects, not their bytes), look again once the loop turns.
+        if (raw._socket?.writableNeedDrain) raw._socket.once('drain', listener)
         else setImmediate(listener)
       },
     },
-    onOverflow(bufferedBytes) {
-      const reason = `the client is not reading: more than ${options.maxBufferedBytes} bytes waiting`
-      options.logger.warn({ bufferedBytes }, `closing a websocket: ${reason}`)
-      options.onOverflow()
-      socket.close(1008, reason.slice(0, 123))
-      setTimeout(() => raw.terminate?.(), 1000).unref()
+    onOverflow(bufferedBytes, cut) {
+      const reason = describeReaderCut(cut)
+      options.logger.warn({ bufferedBytes, bound: cut.bound }, `closing a websocket: ${reason}`)
+      // A reader is cut for the total while another reader's turn hands out an event: its turns
+      // are interrupted once that event's handling is over, not inside it.
+      queueMicrotask(() => {
+        options.onOverflow()
+        socket.close(1008, reason.slice(0, 123))
+        setTimeout(() => raw.terminate?.(), 1000).unref()
+      })
     },
   })
 }

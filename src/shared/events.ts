@@ -32,6 +32,15 @@ export interface LlmEmotionEvent extends TurnEventBase {
   emotion: string
 }
 
+/**
+ * The character's inner thought before its line (`character.thoughts`): never spoken, never in
+ * `llm_chunk`, `llm_sentence` or `llm_done.text`; stored with the turn.
+ */
+export interface LlmThoughtEvent extends TurnEventBase {
+  type: 'llm_thought'
+  text: string
+}
+
 export interface LlmSentenceEvent extends TurnEventBase {
   type: 'llm_sentence'
   index: number
@@ -136,6 +145,7 @@ export type CharpipeEvent =
   | GreetingEvent
   | LlmChunkEvent
   | LlmEmotionEvent
+  | LlmThoughtEvent
   | LlmSentenceEvent
   | ToolCallEvent
   | ToolResultEvent

@@ -34,8 +34,10 @@ import type {
 } from '../engine/types.js'
 import { type ValidatedObserveInput, validateObserveInput } from '../engine/validate-generate-input.js'
 import { modelRoleOf } from '../memory/model-role-of.js'
+import { createPeopleDirectory } from '../memory/people/create-people-directory.js'
 import type { MemoryStore, StoredMessage } from '../memory/types.js'
 import type { CharpipeErrorCode } from '../shared/errors.js'
+import { BadRequestError } from '../shared/errors.js'
 import type { CharpipeEvent, CharpipeEventType } from '../shared/events.js'
 import { createFakeMemoryStore } from './create-fake-memory-store.js'
 import { waitOnClockUntil } from './wait-on-clock.js'
@@ -280,6 +282,13 @@ export function createFakeCharpipe(options: CreateFakeCharpipeOptions): FakeChar
       return config
     },
     memory,
+    people: {
+      // The real directory over the fake's memory store (no history store: words are not erased).
+      of(input = {}) {
+        if (!memory) throw new BadRequestError('long-term memory is disabled (memory.enabled: false)')
+        return createPeopleDirectory({ memoryStore: memory, character: input.character })
+      },
+    },
     async *generate(input: GenerateInput, generateOptions?: GenerateOptions) {
       if (closed) throw new Error('closed')
       let observe: ((event: CharpipeEvent) => void)[] | undefined

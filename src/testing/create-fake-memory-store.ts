@@ -56,6 +56,7 @@ export function createFakeMemoryStore(): MemoryStore & { closed: boolean } {
       const all = [...records.values()].filter(
         (memory) =>
           (!options.scope || memory.scope === options.scope) &&
+          (options.scopePrefix === undefined || memory.scope.startsWith(options.scopePrefix)) &&
           (options.sourceTurn === undefined || memory.sourceTurn === options.sourceTurn),
       )
       const offset = options.offset ?? 0

@@ -323,6 +323,21 @@ export function describeHistoryStoreContract(options: HistoryStoreContractOption
       expect(await store.countTurns(scope)).toBe(3)
     })
 
+    it('replaces the words of one turn with a marker and keeps its reply and every other turn', async () => {
+      const store = await openStore()
+      const scope = newScope()
+      await appendTurns(store, scope, 1, 2)
+      await store.appendTurn(scope, buildTurn(3, { user: { attachments: ['photo.png'] } }))
+      expect(store.redactTurn).toBeTypeOf('function')
+      expect(await store.redactTurn!(scope, 'turn-3', '[erased]')).toBe(1)
+      expect(await store.redactTurn!(scope, 'turn-9', '[erased]')).toBe(0)
+      expect(await store.redactTurn!({ ...scope, session: 'other' }, 'turn-1', '[erased]')).toBe(0)
+      const messages = await store.listMessages(scope)
+      expect(contents(messages)).toEqual(['问题 1', '回答 1', '问题 2', '回答 2', '[erased]', '回答 3'])
+      expect(messages[4]!.attachments ?? []).toEqual([])
+      expect(contents(await store.loadRecent(scope, 1))).toEqual(['[erased]', '回答 3'])
+    })
+
     it('finds a turn by its id, and nothing for a turn it does not have', async () => {
       const store = await openStore()
       const scope = newScope()

@@ -123,6 +123,32 @@ export function describeMemoryStoreContract(options: MemoryStoreContractOptions)
         expect(await store.list({ sourceTurn: 'turn-2' })).toHaveLength(3)
       })
 
+      it('lists the memories whose scope starts with a prefix, character for character', async () => {
+        const store = await openStore()
+        await store.add({ scope: '~person::onebot:qq:1', text: 'likes tea' })
+        await store.add({ scope: '~person::bilibili:live:7', text: 'has a dog' })
+        await store.add({ scope: '~person:nova:onebot:qq:1', text: 'another character' })
+        await store.add({ scope: '~personX:onebot', text: 'not the prefix' })
+        await store.add({ scope: 'onebot%3Aqq', text: 'a conversation' })
+        // % and _ are ordinary characters here, not patterns.
+        await store.add({ scope: 'a%b_c', text: 'percent' })
+        await store.add({ scope: 'aXbYc', text: 'would match as a pattern' })
+        const texts = async (options: { scopePrefix: string; scope?: string }) =>
+          (await store.list(options)).map((record) => record.text).sort()
+        expect(await texts({ scopePrefix: '~person::' })).toEqual(['has a dog', 'likes tea'])
+        expect(await texts({ scopePrefix: '~person:' })).toEqual([
+          'another character',
+          'has a dog',
+          'likes tea',
+        ])
+        expect(await texts({ scopePrefix: 'a%b_' })).toEqual(['percent'])
+        expect(await texts({ scopePrefix: '~person::', scope: '~person::onebot:qq:1' })).toEqual([
+          'likes tea',
+        ])
+        expect(await texts({ scopePrefix: 'nobody' })).toEqual([])
+        expect(await store.list({ scopePrefix: '~person::', limit: 1, offset: 1 })).toHaveLength(1)
+      })
+
       it('updates text, speaker, time and metadata, and re-indexes the text', async () => {
         const store = await openStore()
         const added = await store.add({ scope: 'a', text: 'I live in Berlin' })

@@ -9,8 +9,16 @@ import OpenAI from 'openai'
 import type { Door } from '../../src/admission/index.js'
 import type { FakeOnebot } from '../connectors/fake-onebot-implementation.js'
 import { openTestSocket, type TestSocket } from '../server/websocket-client.js'
-import { type HostileInput, type HostilePayload, payloadFor, withRawKeys } from './hostile-inputs.js'
+import {
+  connectorSession,
+  type HostileInput,
+  type HostilePayload,
+  payloadFor,
+  withRawKeys,
+} from './hostile-inputs.js'
+import { openPausedStream } from './open-paused-stream.js'
 import { readNeverOverStream, readNeverOverWebSocket, type SlowReaderOutcome } from './slow-reader.js'
+import type { LogLineWatcher } from './watch-log-lines.js'
 
 export interface BatteryWorld {
   url: string
@@ -30,6 +38,8 @@ export interface BatteryWorld {
   leftOpen: (() => void)[]
   /** The server's log, as it writes it. */
   logLines: string[]
+  /** Waits for a log line as it is written. */
+  log: LogLineWatcher
   /** `server.ws_max_buffered_bytes` in the battery's config. */
   maxBufferedBytes: number
 }
@@ -189,10 +199,21 @@ function httpDoor(
     }
     if (input === 'slow_reader' && streams) {
       const reader = { session: payload.session, marker, bearer: world.chatToken }
-      const outcome = await readNeverOverStream(world, reader, async () => {
-        const response = await send(0, new AbortController().signal)
-        return async () => (await response.text()).includes('event: llm_done')
-      })
+      const outcome = await readNeverOverStream(
+        world,
+        reader,
+        () =>
+          openPausedStream({
+            url: `${world.url}${path(payload)}`,
+            headers: {
+              authorization: `Bearer ${world.chatToken}`,
+              'content-type': 'application/json',
+              'x-forwarded-for': address,
+            },
+            body: JSON.stringify(body(payload, marker, 0)),
+          }),
+        (text) => text.includes('event: llm_done'),
+      )
       return { reasons: [], deliveries: 1, slowReaders: [outcome] }
     }
     const reasons: string[] = []
@@ -270,20 +291,22 @@ const openaiDoor: DoorDriver = async (world, input, marker) => {
     }
     try {
       slowReaders.push(
-        await readNeverOverStream(world, reader, async () => {
-          const response = await fetch(`${world.url}/v1${path}`, {
-            method: 'POST',
-            headers: {
-              authorization: `Bearer ${world.chatToken}`,
-              'content-type': 'application/json',
-              'x-forwarded-for': address,
-              'x-session-id': payload.session,
-            },
-            body: JSON.stringify({ model: payload.character ?? 'alice', stream: true, ...body }),
-          })
-          if (!response.ok) throw new Error(`${response.status} ${(await response.text()).slice(0, 300)}`)
-          return async () => streamEndsAReply(await response.text())
-        }),
+        await readNeverOverStream(
+          world,
+          reader,
+          () =>
+            openPausedStream({
+              url: `${world.url}/v1${path}`,
+              headers: {
+                authorization: `Bearer ${world.chatToken}`,
+                'content-type': 'application/json',
+                'x-forwarded-for': address,
+                'x-session-id': payload.session,
+              },
+              body: JSON.stringify({ model: payload.character ?? 'alice', stream: true, ...body }),
+            }),
+          streamEndsAReply,
+        ),
       )
     } catch (error) {
       reasons.push(error instanceof Error ? error.message : String(error))
@@ -340,6 +363,7 @@ function groupEvent(
   payload: HostilePayload,
   marker: string,
   index: number,
+  userId: number,
 ) {
   const event = {
     time: Math.floor(Date.now() / 1000),
@@ -349,13 +373,34 @@ function groupEvent(
     sub_type: 'normal',
     message_id: payload.id ?? `${marker}-${index}`,
     group_id: groupId,
-    user_id: 4242,
+    user_id: userId,
     message: [{ type: 'text', data: { text: `${payload.text} #${index}` } }],
     raw_message: '',
     font: 0,
-    sender: { user_id: 4242, nickname: 'member', card: '', role: payload.role ?? 'member' },
+    sender: { user_id: userId, nickname: 'member', card: '', role: payload.role ?? 'member' },
   }
   return withRawKeys(JSON.stringify(event), payload.rawKeys)
+}
+
+/**
+ * A chat client's audience line with the reused id, into the connector's session, before the
+ * member's message with the same id: the reason it is refused with.
+ */
+async function sendAsChatClient(
+  world: BatteryWorld,
+  payload: HostilePayload,
+  marker: string,
+): Promise<string> {
+  const response = await fetch(`${world.url}/api/sessions/${encodeURIComponent(connectorSession)}/audience`, {
+    method: 'POST',
+    headers: {
+      authorization: `Bearer ${world.chatToken}`,
+      'content-type': 'application/json',
+      'x-forwarded-for': world.nextAddress(),
+    },
+    body: JSON.stringify({ messages: [audienceMessage(payload, marker, 0)] }),
+  })
+  return (await readReason(response)) ?? `${marker}: the chat client's line was taken (${response.status})`
 }
 
 /**
@@ -379,9 +424,12 @@ function connectorDoor(kind: 'group' | 'private'): DoorDriver {
       const reason = await readReason(response)
       if (reason !== undefined) reasons.push(reason)
     }
+    if (input === 'reused_id') reasons.push(await sendAsChatClient(world, payload, marker))
     for (let index = 0; index < payload.times; index++) {
       if (payload.raw !== undefined) onebot.sendRaw(payload.raw)
-      else if (kind === 'group') onebot.sendRaw(groupEvent(onebot, groupId, payload, marker, index))
+      // A member of the cell's own: a speaker's turns per minute are bounded, and no other
+      // cell's lines count against this one's.
+      else if (kind === 'group') onebot.sendRaw(groupEvent(onebot, groupId, payload, marker, index, user))
       else onebot.sendPrivateMessage({ userId: user * 100 + index, text: `${payload.text} #${index}` })
     }
     return { reasons, deliveries: payload.times }

@@ -18,7 +18,10 @@ export const hostileInputs = [
   'malformed_frame',
   /** Ten at once, past a limit of two per minute. */
   'flood',
-  /** A message id a connector's member uses, sent first into the connector's session. */
+  /**
+   * A message id a connector's member uses, sent first into the connector's session by a chat
+   * client (the connector's driver sends the chat client's line, then the member's).
+   */
   'reused_id',
   /** A connector's session, from a chat client. */
   'foreign_session',
@@ -51,8 +54,6 @@ export interface HostilePayload {
 /** The OneBot group session every chat client's `foreign_session` and `reused_id` aim at. */
 export const connectorSession = 'onebot:qq:group:123'
 
-export const reusedId = 'reused-1'
-
 export function payloadFor(input: HostileInput, marker: string): HostilePayload {
   const base: HostilePayload = { session: `s-${marker}`, text: `${marker} hello`, times: 1 }
   switch (input) {
@@ -69,7 +70,7 @@ export function payloadFor(input: HostileInput, marker: string): HostilePayload 
     case 'flood':
       return { ...base, times: 10 }
     case 'reused_id':
-      return { ...base, session: connectorSession, id: reusedId }
+      return { ...base, session: connectorSession, id: `reused-${marker}` }
     case 'foreign_session':
       return { ...base, session: connectorSession }
     case 'privileged_role':

@@ -5,24 +5,49 @@
  * (`server.ws_max_buffered_bytes`) and than the kernel's socket buffers take. What each door does
  * with such a reader is observed here and judged by the battery.
  */
+import { readFileSync } from 'node:fs'
 import { vi } from 'vitest'
 import type { Door } from '../../src/admission/index.js'
 import type { MockReply } from '../../src/testing/index.js'
 import type { TestSocket } from '../server/websocket-client.js'
 import type { BatteryWorld } from './door-drivers.js'
+import { openPausedStream, type PausedStream } from './open-paused-stream.js'
 
 /** Words in a slow reader's text: the mock model answers them with `longStory` on the doors below. */
 export const longStoryAsk = 'tell me a long story'
 
-const longStoryText = '慢慢读。'.repeat(240_000)
+/** The most bytes the kernel holds for one loopback connection whose reader has stopped (sysctl, Linux). */
+function readKernelSocketBytes(): number {
+  const third = (path: string, fallback: number) => {
+    try {
+      return Number(readFileSync(path, 'utf8').trim().split(/\s+/)[2]) || fallback
+    } catch {
+      return fallback
+    }
+  }
+  const second = (path: string, fallback: number) => {
+    try {
+      return Number(readFileSync(path, 'utf8').trim().split(/\s+/)[1]) || fallback
+    } catch {
+      return fallback
+    }
+  }
+  // The sender's buffer grows up to tcp_wmem's maximum; a receiver that never reads keeps its
+  // starting buffer (tcp_rmem's default), which grows only as it reads.
+  return third('/proc/sys/net/ipv4/tcp_wmem', 4_194_304) + second('/proc/sys/net/ipv4/tcp_rmem', 131_072)
+}
 
 /**
- * 2.9 MB of UTF-8 in 400-character chunks (and 240,000 sentences, each an event of its own): far past
- * the bound and more than loopback's socket buffers hold. A quarter of it was not: on Node 22 the
- * compact `/v1/chat/completions` stream of a 720 KB reply fitted in the buffers whole, and the server
- * never saw a reader that does not read.
+ * A reply longer than the kernel's socket buffers can hold twice over (about 8 MB of UTF-8 with
+ * Linux's defaults), so the server's bound, not the buffers' size, is what a reader that stopped
+ * meets, on any machine, before the turn ends. A shorter one (2.9 MB) sometimes fitted whole in
+ * the buffers: the turn ended before the server saw that its reader had stopped. Long sentences in
+ * large chunks: the same bytes in few events (a sentence of four characters made one event per
+ * 12 bytes), so the server spends its time moving bytes, not making events.
  */
-export const longStory: MockReply = { text: longStoryText, chunkSize: 400 }
+const longStoryText = `${'慢'.repeat(999)}。`.repeat(Math.ceil((2 * readKernelSocketBytes()) / 3 / 1000))
+
+export const longStory: MockReply = { text: longStoryText, chunkSize: 4000 }
 
 /** The bound of the battery's config, small so a reader passes it quickly. */
 export const batteryMaxBufferedBytes = 65_536
@@ -76,10 +101,10 @@ async function readConnections(world: BatteryWorld): Promise<number> {
   return Number(text.match(/^charpipe_websocket_connections (\S+)$/m)?.[1])
 }
 
-/** A turn of another client over `/api/chat`, read to its `llm_done`. */
+/** A turn of another client over `/api/chat`, read to its `llm_done` (on a socket of its own). */
 async function serveAnotherClient(world: BatteryWorld, marker: string): Promise<boolean> {
-  const response = await fetch(`${world.url}/api/chat`, {
-    method: 'POST',
+  const answer = await openPausedStream({
+    url: `${world.url}/api/chat`,
     headers: {
       authorization: `Bearer ${world.chatToken}`,
       'content-type': 'application/json',
@@ -87,7 +112,7 @@ async function serveAnotherClient(world: BatteryWorld, marker: string): Promise<
     },
     body: JSON.stringify({ session: `s-${marker}-meanwhile`, text: `${marker}-meanwhile hello` }),
   })
-  return response.status === 200 && (await response.text()).includes('event: llm_done')
+  return answer.status === 200 && (await answer.readTheRest()).includes('event: llm_done')
 }
 
 /** Who the reader is: the session it reads, as it names it, and the token it holds. */
@@ -156,7 +181,7 @@ export async function readNeverOverWebSocket(
   follows = false,
 ): Promise<SlowReaderOutcome> {
   const connections = await readConnections(world)
-  const overflowsBefore = world.logLines.filter(isOverflowLine).length
+  const linesBefore = world.logLines.length
   const raw = (socket.socket as unknown as { _socket: { pause(): void; resume(): void } })._socket
   const closed = new Promise<{ code: number; reason: string }>((resolve) => {
     socket.socket.once('close', (code, reason) => resolve({ code, reason: reason.toString() }))
@@ -172,14 +197,7 @@ export async function readNeverOverWebSocket(
     for (const frame of frames) socket.sendRaw(frame)
   }
   const servedMeanwhile = await serveAnotherClient(world, reader.marker)
-  await vi.waitFor(
-    () => {
-      if (world.logLines.filter(isOverflowLine).length === overflowsBefore)
-        throw new Error(`${reader.marker}: the server has not let go of the reader`)
-    },
-    { timeout: 30_000, interval: 50 },
-  )
-  const overflow = JSON.parse(world.logLines.filter(isOverflowLine)[overflowsBefore]!) as {
+  const overflow = JSON.parse(await world.log.waitFor({ matches: isOverflowLine, from: linesBefore })) as {
     bufferedBytes?: number
     msg: string
   }
@@ -204,33 +222,28 @@ export async function readNeverOverWebSocket(
 }
 
 /**
- * An HTTP stream whose body is left unread (`open` sends the request and hands back how to read
- * the rest), until the server drops the stream at its bound; then the reader reads what is left.
+ * An HTTP stream whose socket is paused once its answer's head arrives (`open`), until the server
+ * drops the stream at its bound (seen by its log line, when it is written); then the reader reads
+ * what is left, and `endsAReply` tells whether that holds the reply's end.
  */
 export async function readNeverOverStream(
   world: BatteryWorld,
   reader: Reader,
-  open: () => Promise<() => Promise<boolean>>,
+  open: () => Promise<PausedStream>,
+  endsAReply: (text: string) => boolean,
 ): Promise<SlowReaderOutcome> {
-  const overflowsBefore = world.logLines.filter(isStreamOverflowLine).length
-  const readTheRest = await open()
+  const linesBefore = world.logLines.length
+  const answer = await open()
+  if (answer.status !== 200) throw new Error(`${answer.status} ${(await answer.readTheRest()).slice(0, 300)}`)
   const servedMeanwhile = await serveAnotherClient(world, reader.marker)
-  await vi.waitFor(
-    () => {
-      if (world.logLines.filter(isStreamOverflowLine).length === overflowsBefore)
-        throw new Error(`${reader.marker}: the server has not let go of the reader`)
-    },
-    { timeout: 120_000, interval: 50 },
-  )
-  const overflow = JSON.parse(world.logLines.filter(isStreamOverflowLine)[overflowsBefore]!) as {
-    bufferedBytes?: number
-    msg: string
-  }
+  const overflow = JSON.parse(
+    await world.log.waitFor({ matches: isStreamOverflowLine, from: linesBefore }),
+  ) as { bufferedBytes?: number; msg: string }
   return {
     ...(overflow.bufferedBytes !== undefined ? { heldBytesAtClose: overflow.bufferedBytes } : {}),
     loggedReason: overflow.msg.replace('closing a stream: ', ''),
     servedMeanwhile,
     stored: await storedAs(world, reader),
-    readToTheEnd: await readTheRest().catch(() => false),
+    readToTheEnd: endsAReply(await answer.readTheRest()),
   }
 }

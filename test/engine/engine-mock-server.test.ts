@@ -220,9 +220,10 @@ describe('whole turns: more', () => {
     server.script({ text: '我记住了，你喜欢蓝色。' })
     const charpipe = await createCharpipe(config)
     await collectEvents(charpipe.generate({ text: '我最喜欢的颜色是蓝色', session: 'm' }))
-    await charpipe.interrupt('m')
-    const hits = await charpipe.memory!.search('喜欢什么颜色', { scope: 'm', k: 3 })
-    expect(hits[0]?.text).toContain('蓝色')
+    // The memory is written after the turn, off its session's lane.
+    await expect
+      .poll(async () => (await charpipe.memory!.search('喜欢什么颜色', { scope: 'm', k: 3 }))[0]?.text)
+      .toContain('蓝色')
     await charpipe.close()
   })
 })

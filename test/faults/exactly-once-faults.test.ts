@@ -11,9 +11,17 @@
  * `lease_ms`). After each fault a probe measures the recovery: the time from the end of the fault
  * (thaw, restart, network back) to the first turn acknowledged and stored.
  *
+ * An input refused for good (`interrupted_by_new_input`: a newer input of the session took its turn
+ * first) is not resent: it is counted as refused late, and must never be stored after a newer input.
+ * Beside them, over the same servers (wire-clients.ts), clients of `/v1/responses` and front ends of
+ * `/v1/chat/completions` that regenerate every reply, with long-term memory on (in PostgreSQL).
+ *
  * Its ledger, all zero: inputs lost, doubled, out of order, falsely told "not stored", left unknown,
- * turns whose `llm_done` was not last, and process deaths (uncaught errors: a server would have
- * exited). Under `CI=true` it runs beside two busy loops (cpu-load-under-ci.ts).
+ * refused late yet stored after a newer input, turns whose `llm_done` was not last, response ids told
+ * (200 or `response.completed`) that `GET /v1/responses/:id` with the same token does not find,
+ * regenerates told 200 whose question is stored twice, memories of turns not in the history, and
+ * process deaths (uncaught errors: a server would have exited). Under `CI=true` it runs beside two
+ * busy loops (cpu-load-under-ci.ts).
  * The figures it logs (the ledger, recovery after each fault) are in BENCHMARKS.md.
  * Run: `npx vitest run test/faults/exactly-once-faults.test.ts`
  * (at load outside CI: `CHARPIPE_FAULT_CPU_LOAD=1 npx vitest run test/faults/exactly-once-faults.test.ts`).
@@ -34,6 +42,15 @@ import { openClusterEngines } from '../support/open-cluster-engines.js'
 import { summarizeTimes, timeStoreCalls } from '../support/time-store-calls.js'
 import { describeMissingBinaries, type FaultyServer, startPostgres, startRedis } from './fault-processes.js'
 import { startTcpProxy, type TcpProxy } from './tcp-proxy.js'
+import {
+  checkRegeneratesAndMemories,
+  checkResponsesStored,
+  newWireLedger,
+  runRegenerateClient,
+  runResponsesClient,
+  serveEngines,
+  wireClients,
+} from './wire-clients.js'
 import './cpu-load-under-ci.js'
 
 const missing = describeMissingBinaries()
@@ -46,12 +63,17 @@ const sessions = 6
 const minInputsPerSession = 5
 /** Faults per phase (each followed by its recovery). */
 const faultsPerPhase = 3
+/** Clients of `/v1/responses`, and front ends of `/v1/chat/completions` that regenerate, per phase. */
+const wireSessions = 2
 
 let model: MockModelServer
+let replies = 0
 beforeAll(async () => {
   if (missing) return
   model = await startMockModelServer({
-    script: { replies: [], default: { text: '好的。我记住了。', chunkSize: 3, delayMs: 20 } },
+    script: { replies: [] },
+    // Each reply its own words: a front end tells a regenerate from a repeated question by the reply.
+    respond: () => ({ text: `好的。我记住了第${replies++}次。`, chunkSize: 3, delayMs: 20 }),
   })
 })
 afterAll(async () => {
@@ -113,6 +135,12 @@ interface Ledger {
   doneNotLast: number
   /** Turns the model failed (`upstream_*`), resent: logged, not a store fault. */
   modelFailures: number
+  /**
+   * Inputs refused for good because a newer input of the session took its turn first
+   * (`interrupted_by_new_input`): not resent. Legitimate, as long as the refused input was never
+   * stored after a newer one (checked on read-back: `refusedLateStoredAfterNewer`).
+   */
+  refusedLate: number
   /** The last error of each unacknowledged input (to say why). */
   lastErrors: string[]
 }
@@ -127,6 +155,7 @@ const newLedger = (): Ledger => ({
   toldUnknown: 0,
   doneNotLast: 0,
   modelFailures: 0,
+  refusedLate: 0,
   lastErrors: [],
 })
 
@@ -157,6 +186,7 @@ function watchProcessDeaths() {
 }
 
 const failureCodes = new Set(['store_unavailable', 'store_outcome_unknown'])
+const lateRefusal = 'interrupted_by_new_input'
 // The model failing (the mock model shares this busy process): a failed turn, resent like a client would.
 const modelFailureCodes = new Set(['upstream_unreachable', 'upstream_timeout', 'upstream_stream'])
 
@@ -186,8 +216,9 @@ async function runClient(
   session: string,
   ledger: Ledger,
   goOn: () => boolean,
-): Promise<number> {
+): Promise<ClientResult> {
   const scope = { character: characterIdOf(config.character), session }
+  const refused: number[] = []
   let index = 0
   for (; index < minInputsPerSession || goOn(); index++) {
     const id = `${session}-input-${index}`
@@ -200,6 +231,13 @@ async function runClient(
       const result = await send(server, session, `第${index}句`, id, interrupt)
       const done = result.events.at(-1)
       const turn = done?.turn ?? ''
+      // Refused for good (before it ran, or its write after llm_done): never resent.
+      if (result.errors[0] === lateRefusal || result.notStored[0]?.code === lateRefusal) {
+        ledger.refusedLate++
+        refused.push(index)
+        acknowledged = true
+        break
+      }
       if (result.errors.length === 0) {
         if (done?.type === 'llm_done' && done.interrupted) {
           ledger.interrupted++
@@ -241,7 +279,14 @@ async function runClient(
       ledger.lastErrors.push(`${id}: ${lastError}`)
     }
   }
-  return index
+  return { sent: index, refused }
+}
+
+interface ClientResult {
+  /** Inputs sent (numbered from 0). */
+  sent: number
+  /** The inputs refused for good (`interrupted_by_new_input`). */
+  refused: number[]
 }
 
 /** Retries a read while the store is frozen or down (a generous bound: a hang guard). */
@@ -257,11 +302,17 @@ async function readWhenUp<T>(read: () => Promise<T>): Promise<T> {
   }
 }
 
-/** Every session's history, checked: each of its inputs once, in order, nothing else. */
-async function readBack(reader: HistoryStore, config: CharpipeConfig, tag: string, sent: number[]) {
+/**
+ * Every session's history, checked: each of its inputs once, in order, nothing else. An input
+ * refused for good may be missing, but never stored after a newer input (only an earlier attempt
+ * that stored it before the newer one could have).
+ */
+async function readBack(reader: HistoryStore, config: CharpipeConfig, tag: string, clients: ClientResult[]) {
   let lost = 0
   let doubled = 0
   let misordered = 0
+  let refusedLateStoredAfterNewer = 0
+  const sent = clients.map((client) => client.sent)
   for (let session = 0; session < sessions; session++) {
     const scope = { character: characterIdOf(config.character), session: `${tag}-s${session}` }
     const users = (await readWhenUp(() => reader.listMessages(scope))).filter(
@@ -269,14 +320,19 @@ async function readBack(reader: HistoryStore, config: CharpipeConfig, tag: strin
     )
     const said = users.map((message) => Number(/第(\d+)句/.exec(message.content)?.[1]))
     if (said.some((value) => !(value >= 0 && value < sent[session]!))) doubled++
+    const refused = new Set(clients[session]!.refused)
+    for (const index of refused) {
+      const newerAt = said.findIndex((value) => value > index)
+      if (newerAt >= 0 && said.slice(newerAt).includes(index)) refusedLateStoredAfterNewer++
+    }
     for (let index = 0; index < sent[session]!; index++) {
       const copies = said.filter((value) => value === index).length
-      if (copies === 0) lost++
+      if (copies === 0 && !refused.has(index)) lost++
       if (copies > 1) doubled += copies - 1
     }
     if (said.some((value, position) => position > 0 && value < said[position - 1]!)) misordered++
   }
-  return { lost, doubled, misordered }
+  return { lost, doubled, misordered, refusedLateStoredAfterNewer }
 }
 
 /** One fault: how it starts, how it ends, how long it lasts and how long the store then runs. */
@@ -321,6 +377,7 @@ function repeatFault(fault: Fault, probe: (cycle: number) => Promise<boolean>) {
   }
 }
 
+/** Long-term memory (in PostgreSQL) is on when a PostgreSQL URL is given. */
 function clusterConfig(redisUrl: string, history: 'redis' | 'postgres', postgresUrl = '') {
   return parseConfig({
     llm: { provider: 'custom', base_url: `${model.url}/v1`, max_retries: 0 },
@@ -330,7 +387,8 @@ function clusterConfig(redisUrl: string, history: 'redis' | 'postgres', postgres
       ...(postgresUrl ? { postgres_url: postgresUrl } : {}),
       timeout_ms: 500,
     },
-    memory: { enabled: false },
+    memory: postgresUrl ? { enabled: true, store: 'postgres' } : { enabled: false },
+    server: { clients: wireClients },
     cluster: { enabled: true, lease_ms: 10_000, lock_wait_ms: 2_000 },
     conversation: { on_new_input: 'queue' },
   }).config
@@ -350,18 +408,11 @@ interface Phase {
 
 async function runFaultPhase(phase: Phase) {
   const { history } = phase
-  const config = clusterConfig(
-    phase.serverUrls.redis,
-    history,
-    history === 'postgres' ? phase.serverUrls.postgres : '',
-  )
+  const config = clusterConfig(phase.serverUrls.redis, history, phase.serverUrls.postgres)
   const engines = openClusterEngines(logger)
   const servers = [(await engines.open(config, {})).charpipe, (await engines.open(config, {})).charpipe]
-  const readerConfig = clusterConfig(
-    phase.readerUrls.redis,
-    history,
-    history === 'postgres' ? phase.readerUrls.postgres : '',
-  )
+  const wire = await serveEngines(servers, config, logger)
+  const readerConfig = clusterConfig(phase.readerUrls.redis, history, phase.readerUrls.postgres)
   const reader = await createHistoryStore(
     parseConfig({ ...readerConfig, storage: { ...readerConfig.storage, timeout_ms: 5000 } }).config,
     { logger },
@@ -375,26 +426,57 @@ async function runFaultPhase(phase: Phase) {
   }
   const faults = repeatFault(phase.fault, probe)
   let recoveries: number[] = []
-  let sent: number[] = []
+  let clients: ClientResult[] = []
+  let told: string[][] = []
+  const regenerated = new Map<string, string[]>()
+  const wireLedger = newWireLedger()
   const stopWatching = watchProcessDeaths()
   sentTurns.length = 0
+  const goOn = () => !faults.enough()
   try {
-    sent = await Promise.all(
-      Array.from({ length: sessions }, (_, session) =>
-        runClient(servers, reader, config, `${phase.tag}-s${session}`, ledger, () => !faults.enough()),
+    const wireOptions = { servers: wire.servers, goOn }
+    ;[clients, told] = await Promise.all([
+      Promise.all(
+        Array.from({ length: sessions }, (_, session) =>
+          runClient(servers, reader, config, `${phase.tag}-s${session}`, ledger, goOn),
+        ),
       ),
-    )
+      Promise.all(
+        Array.from({ length: wireSessions }, (_, index) =>
+          runResponsesClient({ ...wireOptions, session: `${phase.tag}-r${index}`, minRequests: 4 }),
+        ),
+      ),
+      Promise.all(
+        Array.from({ length: wireSessions }, async (_, index) => {
+          const session = `${phase.tag}-g${index}`
+          regenerated.set(session, await runRegenerateClient({ ...wireOptions, session, minQuestions: 3 }))
+        }),
+      ),
+    ])
   } finally {
     recoveries = await faults.stop()
   }
+  // Read back with the same token once the store answers again: every id told must be there.
+  await checkResponsesStored(wire.servers[0]!, told.flat(), wireLedger)
+  await wire.close()
+  // Closing drains the memory work of the turns.
   await engines.closeAll()
   const processDeaths = stopWatching()
   ledger.doneNotLast = countDoneNotLast(sentTurns)
+  await checkRegeneratesAndMemories({
+    reader,
+    config: readerConfig,
+    tag: phase.tag,
+    regenerated,
+    ledger: wireLedger,
+    logger,
+  })
   const figures = {
     ...ledger,
+    ...wireLedger,
     processDeaths,
-    inputs: sent.reduce((sum, each) => sum + each, 0),
-    ...(await readBack(reader, config, phase.tag, sent)),
+    inputs: clients.reduce((sum, each) => sum + each.sent, 0),
+    ...(await readBack(reader, config, phase.tag, clients)),
   }
   await reader.close()
   const sorted = [...recoveries].sort((a, b) => a - b)
@@ -559,6 +641,11 @@ describe.skipIf(missing !== undefined)('exactly once, under faults', { timeout: 
         lost: 0,
         doubled: 0,
         misordered: 0,
+        refusedLateStoredAfterNewer: 0,
+        responsesToldNotStored: 0,
+        regeneratesStoredTwice: 0,
+        memoriesOfTurnsNotStored: 0,
+        wireErrors: [],
         falseNotStored: 0,
         unacknowledged: 0,
         unknown: 0,

@@ -14,6 +14,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { parseConfig } from '../../src/characters/load-config.js'
 import { createCharpipe } from '../../src/engine/index.js'
 import type { Charpipe } from '../../src/engine/types.js'
+import { onStoreFailure, type StoreFailure } from '../../src/memory/store-failures.js'
 import { checkStores } from '../../src/server/routes/health-routes.js'
 import type { CharpipeEvent } from '../../src/shared/events.js'
 import { getLogger } from '../../src/shared/logger.js'
@@ -269,6 +270,47 @@ describe.skipIf(missing !== undefined)('memory in postgres under faults', { time
     await server.restart()
     expect((await expectSearchHealed()).map((hit) => hit.text)).toContain('我周末想去吃火锅')
     expect(await checkStores(charpipe, getLogger('health'))).toEqual([])
+  })
+
+  it("frozen: the session's next turn does not wait for the previous turn's memory write, which misses its deadline and is counted", async () => {
+    // The default deadline (2.5 s): a memory write on the lane held the next turn that long.
+    const laneConfig = parseConfig({
+      llm: { provider: 'custom', base_url: `${model.url}/v1`, max_retries: 0 },
+      history: { store: 'memory' },
+      memory: { enabled: true, store: 'postgres' },
+      storage: { postgres_url: server.url },
+    }).config
+    const engine = await createCharpipe(laneConfig)
+    const failures: StoreFailure[] = []
+    const stopCounting = onStoreFailure((failure) => failures.push(failure))
+    const addFailed = () =>
+      failures.some((failure) => failure.store === 'memory' && failure.operation === 'add')
+    server.freeze()
+    try {
+      const first = await runTurn(engine, '我喜欢喝茶')
+      expectClosedOnce(first)
+      const requests = model.requests.length
+      const startedAt = Date.now()
+      expectClosedOnce(await runTurn(engine, '晚上喝什么'))
+      console.info(`frozen memory store: the next turn of the session took ${Date.now() - startedAt} ms`)
+      // The second turn asked the model and ended while the first turn's memory write still waited.
+      expect(model.requests.length).toBe(requests + 1)
+      expect(addFailed()).toBe(false)
+      // That write is bounded: it misses its deadline, and the failure is counted.
+      await vi.waitFor(() => expect(addFailed()).toBe(true), { timeout: 15_000, interval: 100 })
+      server.thaw()
+      // Given up on, the write does not land once the server is back (its transaction refuses itself).
+      const turn = first.events.at(-1)?.turn ?? ''
+      const memories = await vi.waitFor(() => engine.memory!.list({ scope: 'faults', sourceTurn: turn }), {
+        timeout: 15_000,
+        interval: 250,
+      })
+      expect(memories.filter((memory) => memory.sourceTurn === turn)).toEqual([])
+    } finally {
+      server.thaw()
+      stopCounting()
+      await engine.close()
+    }
   })
 
   it('frozen: search misses its deadline instead of hanging, and it heals after SIGCONT', async () => {

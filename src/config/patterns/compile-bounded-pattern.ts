@@ -62,11 +62,7 @@ export interface RefusedPattern {
 }
 
 /** The words of a refusal for cost, shared by every place that reports one. */
-export function describeCostlyPattern(
-  instructions: number,
-  maxInstructions: number,
-  estimated = false,
-): string {
+function describeCostlyPattern(instructions: number, maxInstructions: number, estimated = false): string {
   const size = estimated ? `about ${instructions}` : `${instructions}`
   return `the pattern is too costly (program of ${size} instructions; at most ${maxInstructions})`
 }

@@ -170,6 +170,12 @@ export const characterSchema = z
       .boolean()
       .default(false)
       .describe('Parse inline tags such as [开心] or <|ACT {"emotion":…}|> inside the text.'),
+    thoughts: z
+      .boolean()
+      .default(false)
+      .describe(
+        "The model writes a short inner thought before its line (the JSON format's `thought` field, else a leading `<thought>…</thought>`): sent as `llm_thought` and stored with the turn, never spoken, shown as the reply or sent back to the model.",
+      ),
     emotion_aliases: z
       .record(z.string(), z.string())
       .default(emotionDefaults.emotion_aliases)

@@ -50,7 +50,7 @@ const groupChatSchema = z
   .describe('Group chat: speakers on inputs and lines observed in the session.')
 
 /** What may start a turn that is allowed to end in silence. */
-export const silenceTriggerSchema = z.enum(['idle', 'audience', 'connector', 'input', 'event'])
+const silenceTriggerSchema = z.enum(['idle', 'audience', 'connector', 'input', 'event'])
 
 const silenceSchema = z
   .strictObject({

@@ -70,6 +70,12 @@ export const memorySchema = z
       .describe(
         'Longest wait for recall (the long-term memory search for a turn, embedding call included) before the model is asked; past it the turn goes on without memories and its llm_done carries memory: timed_out (counted in charpipe_memory_recall_timeouts_total). The late answer is dropped.',
       ),
+    per_person: z
+      .boolean()
+      .default(false)
+      .describe(
+        "Keep what a speaker says in that person's own memory (person ids such as onebot:<name>:<user_id>, bilibili:<name>:<uid>, speaker:<id>, session:<session>) and recall it wherever they speak to the character, together with the conversation's memories and those of every id linked to them (/api/people).",
+      ),
     extract: z
       .boolean()
       .default(false)

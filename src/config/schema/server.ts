@@ -214,6 +214,14 @@ export const serverSchema = z
           .describe(
             "Most bytes of one tool's `parameters` (its JSON schema, as JSON) in a `/v1` request; a larger one is refused with 400 before any work.",
           ),
+        buffered_bytes_total: z
+          .int()
+          .min(64 * 1024)
+          .max(64 * 1024 * 1024 * 1024)
+          .default(256 * 1024 * 1024)
+          .describe(
+            "Most bytes waiting for all slow readers together, WebSocket clients and streamed HTTP answers (`/api/chat`, `/v1/*` with `stream: true`): what waits in the server, the sockets' unsent output and an estimate of the objects around it. Past it, the readers that lag most (hold the most) are cut first, as at `ws_max_buffered_bytes` (turns interrupted and stored, socket closed with code 1008, stream dropped), until the total is under it again. Checked at every event, so readers are cut while the turns that fill them still run.",
+          ),
       })
       .prefault({})
       .describe(

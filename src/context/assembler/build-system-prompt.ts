@@ -5,6 +5,7 @@
 import type { CharacterConfig } from '../../config/schema.js'
 import {
   readScaffoldingTexts,
+  readThoughtTexts,
   resolveCharacterLanguage,
   showEmotionLabel,
 } from '../../shared/language/index.js'
@@ -30,6 +31,7 @@ export function buildReplyFormatInstructions(character: CharacterConfig): string
   if (character.inline_emotion_tags) {
     lines.push(texts.inlineTags(shown[0] ?? showEmotionLabel('开心', language), emotions))
   }
+  if (character.thoughts) lines.push(readThoughtTexts(language).thoughtFormat(character.reply_format))
   return lines.join('\n')
 }
 

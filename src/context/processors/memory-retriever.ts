@@ -6,6 +6,7 @@
  */
 import { recallWithinBudget } from '../../memory/long-term/recall-within-budget.js'
 import { memoryScopeOf } from '../../memory/memory-scope-of.js'
+import { findRecallScopes, searchScopes } from '../../memory/people/find-recall-scopes.js'
 import type { MemoryHit } from '../../memory/types.js'
 import { CharpipeError } from '../../shared/errors.js'
 import type { ChatMessage } from '../../shared/messages.js'
@@ -80,14 +81,27 @@ export const memoryRetriever: ContextProcessor = {
     const budgetMs = context.config.memory.recall_timeout_ms
     try {
       const recall = await recallWithinBudget({
-        recall: () =>
-          retriever.search(context.input.text, {
-            scope: memoryScopeOf(context.input),
+        recall: async () => {
+          const search = {
             // A store that cannot leave them out is asked for enough to still fill k without them.
             k: Math.min(100, k + loadedTurns.size),
             excludeSourceTurns: [...loadedTurns],
             tokenBudget: readNumber(settings, 'token_budget', 800),
-          }),
+          }
+          if (!context.config.memory.per_person)
+            return retriever.search(context.input.text, { ...search, scope: memoryScopeOf(context.input) })
+          // The speaker's memories (and their linked ids') beside the conversation's.
+          const { session, character } = context.input
+          const speaker = context.input.speaker ?? context.input.audienceSpeaker
+          const scopes = await findRecallScopes({
+            retriever,
+            session,
+            ...(character !== undefined ? { character } : {}),
+            ...(speaker ? { speaker } : {}),
+            clientNames: context.config.server.clients.map((client) => client.name),
+          })
+          return searchScopes(retriever, context.input.text, scopes, search)
+        },
         budgetMs,
         ...(context.services.clock ? { timers: context.services.clock } : {}),
         logger: context.services.logger,

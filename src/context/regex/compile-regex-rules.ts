@@ -45,13 +45,13 @@ function readScopes(value: unknown): RegexScope[] | undefined {
 }
 
 /** RE2 flag bits for JavaScript flags, or why one is not supported. */
-export const readFlags = readPatternFlags
+const readFlags = readPatternFlags
 
 /**
  * Compiles a pattern for RE2 within the cost bound of `characterLimits.patternInstructions`, or
  * says why it cannot be (a rule's pattern is outside input like a card's).
  */
-export function compilePattern(pattern: string, flags: number): RE2JS | string {
+function compilePattern(pattern: string, flags: number): RE2JS | string {
   const compiled = compileBoundedPattern({
     pattern,
     flags,

@@ -30,6 +30,7 @@ export function addSilenceNote(messages: readonly ChatMessage[], config: Charpip
   const note = readSilenceTexts(language).silenceAllowed(
     character.reply_format,
     showEmotionLabel(character.default_emotion, language),
+    character.thoughts,
   )
   const copy = [...messages]
   const index = copy.findLastIndex((message) => message.role === 'user')

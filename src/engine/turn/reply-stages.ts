@@ -76,16 +76,23 @@ export interface TurnEventStage {
   convert(event: ReplyEvent): TurnEvent | undefined
   readonly emotion: string
   readonly sentences: readonly string[]
+  /** The turn's inner thoughts (one per model step that wrote one). */
+  readonly thoughts: readonly string[]
 }
 
 export function createTurnEventStage(initialEmotion: string): TurnEventStage {
   let emotion = initialEmotion
   let emittedEmotion: string | undefined
   const sentences: string[] = []
+  const thoughts: string[] = []
   return {
     convert(event) {
       if (event.type === 'display-delta')
         return event.text ? { type: 'llm_chunk', text: event.text } : undefined
+      if (event.type === 'thought') {
+        thoughts.push(event.text)
+        return { type: 'llm_thought', text: event.text }
+      }
       emotion = event.emotion
       if (event.type === 'emotion') {
         if (event.emotion === emittedEmotion) return undefined
@@ -103,6 +110,9 @@ export function createTurnEventStage(initialEmotion: string): TurnEventStage {
     },
     get sentences() {
       return sentences
+    },
+    get thoughts() {
+      return thoughts
     },
   }
 }
@@ -150,6 +160,8 @@ export interface ReplyStages {
   readonly answer: ProviderAnswer | undefined
   /** The reply was `[silence]` (on a turn that allowed it) and nothing was said. */
   readonly silent: boolean
+  /** The turn's inner thought (`character.thoughts`), its steps' thoughts one a line; absent: none. */
+  readonly thought: string | undefined
 }
 
 export function createReplyStages(options: CreateReplyStagesOptions): ReplyStages {
@@ -213,6 +225,9 @@ export function createReplyStages(options: CreateReplyStagesOptions): ReplyStage
     },
     get silent() {
       return reply.silent
+    },
+    get thought() {
+      return turnEvents.thoughts.length ? turnEvents.thoughts.join('\n') : undefined
     },
   }
 }

@@ -13,7 +13,8 @@
  *   store          the user message and the reply (write-turn.ts → persist-turn.ts)
  *   close          the single close path (close-turn.ts): one `llm_error` at most, one `llm_done`;
  *                  a complete reply closes after its write, a cut one before it
- *   after          long-term memory, then the lock and the lane let the next turn in
+ *   after          the lock and the lane let the next turn in; long-term memory is written in the
+ *                  background (never on the lane)
  *
  * Interruption is the handle's AbortSignal, whose reason says why (turn-outcome.ts); every await
  * races it. The runner never throws: whatever happens, the turn closes once.
@@ -30,6 +31,7 @@ import { createModelFactExtractor } from '../create-model-fact-extractor.js'
 import type { EngineContext } from '../engine-context.js'
 import { acquireTurnRuntime, releaseTurnRuntime } from '../engine-lifecycle.js'
 import type { EngineRuntime } from '../engine-runtime.js'
+import { forgetUnkeptMemories } from '../forget-unkept-memories.js'
 import { laneKeyOf } from '../lane-key.js'
 import { openSession } from '../open-session.js'
 import { type PersistTurnOptions, rememberCompletedTurn } from '../persist-turn.js'
@@ -143,9 +145,8 @@ async function liveTurn(options: RunTurnOptions, previous: Promise<void>): Promi
     // Interrupted while storing: the write ends after llm_done, and says how it ended then.
     if (!written && pending) void reportLate(options, pending)
     // Long-term memory keeps only what the history keeps: a turn not stored (or not known to be)
-    // is not remembered; a write still running is waited for in the background.
+    // is not remembered. It is written in the background, never on the session's lane.
     state.handedOver = scheduleMemory(options, persist, written ?? pending)
-    if (!state.handedOver && written?.status === 'stored') await rememberCompletedTurn(persist)
   } catch (error) {
     // Only a bug gets here: one internal error, then llm_done with what was sent.
     engine.logger.error({ err: error, turn: handle.turn }, 'the turn failed unexpectedly')
@@ -231,6 +232,7 @@ async function runReply(
     ...(stages.usage ? { usage: stages.usage } : {}),
     ...(stages.answer ? { answer: stages.answer } : {}),
     ...(stages.silent ? { silent: true as const } : {}),
+    ...(stages.thought === undefined ? {} : { thought: stages.thought }),
     ...extra,
   })
   try {
@@ -469,10 +471,14 @@ async function sendGreeting(
 }
 
 /**
- * Long-term memory of a turn whose write has not ended yet (a reply cut short), or with
- * `memory.extract: true` (the model is asked for facts after the turn has closed): in the
- * background, holding the runtime until then, and only once the write says the turn is stored.
- * Returns whether it took the runtime over; when not, the caller remembers a stored turn itself.
+ * Long-term memory of a stored turn, in the background once the turn is over: the session's next
+ * turn never waits for it (a frozen memory store costs the memory, not the conversation). The
+ * memory waits for the turn's write when it is still running (a reply cut short) and is taken only
+ * if the write says the turn is stored (a regenerate not known to be stored still forgets the
+ * memories of the turn it replaced, if the history no longer has it). A session's memory writes run one after another (a fact
+ * extraction sees the facts of the turn before); each store call is bounded by its deadline, and a
+ * failure is logged (rememberCompletedTurn) and counted with the store's failures. The work holds
+ * the runtime until it ends; returns whether it took the runtime over.
  */
 function scheduleMemory(
   options: RunTurnOptions,
@@ -481,22 +487,26 @@ function scheduleMemory(
 ): boolean {
   const { engine } = options
   const { runtime } = persist
-  // No write tried (the store was down when the history was read), or one that failed: nothing to wait for.
-  if (write === undefined || ('status' in write && write.status !== 'stored')) return false
-  if (!runtime.memoryStore || !runtime.config.memory.enabled) return false
-  const extract = runtime.config.memory.extract
-  if (!extract && 'status' in write) return false
-  const extractor = extract
+  const store = runtime.memoryStore
+  // No write tried (the store was down when the history was read): nothing to remember or forget.
+  if (write === undefined || !store || !runtime.config.memory.enabled) return false
+  // A write that failed leaves nothing to remember; a regenerate's write whose outcome is unknown
+  // may still have replaced its turn, whose memories then go.
+  const regenerates = persist.input.replaces !== undefined
+  if ('status' in write && write.status !== 'stored' && !regenerates) return false
+  const extractor = runtime.config.memory.extract
     ? createModelFactExtractor({
         provider: runtime.provider,
         timeoutMs: runtime.config.memory.extract_timeout_ms,
         logger: createChildLogger(engine.logger, 'memory'),
       })
     : undefined
-  engine.background.schedule(`memory:${persist.input.session}`, async () => {
+  const key = `memory:${laneKeyOf(persist.input.session, persist.input.character)}`
+  engine.background.schedule(key, async () => {
     try {
       const written = await write
       if (written.status === 'stored') await rememberCompletedTurn(persist, extractor)
+      else if (regenerates) await forgetUnkeptMemories(persist, store)
     } finally {
       releaseTurnRuntime(engine, runtime)
     }

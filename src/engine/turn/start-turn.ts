@@ -96,12 +96,14 @@ export function startTurn(options: StartTurnOptions): StartedTurn {
       character,
       context.state.audience?.isWaiting(validated.session),
     )
-    const input = renderGroupInput(
+    const rendered = renderGroupInput(
       validated,
       heard,
       config.conversation.group,
       inputLanguageOf(config, validated),
     )
+    // Whose memory an audience turn from one person is (memory.per_person).
+    const input = origin?.speaker ? { ...rendered, audienceSpeaker: origin.speaker } : rendered
     output.session = input.session
     // The turn prepared for these words, granted now, becomes this input's reply.
     const taken = origin ? undefined : prepared.claim(input, sink)

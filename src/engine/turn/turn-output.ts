@@ -3,6 +3,7 @@
  * event bus and to the caller's sink, with `llm_done` exactly once and last. A turn started ahead of
  * its input has no sink until it is granted (its events are held before they get here).
  */
+import type { Speaker } from '../../context/types.js'
 import type { CharpipeEvent, TurnTrigger } from '../../shared/events.js'
 import { createTurnCloser } from '../close-turn.js'
 import type { EventBus } from '../event-bus.js'
@@ -24,6 +25,8 @@ export interface CreateTurnOutputOptions {
 export interface TurnOrigin {
   trigger: TurnTrigger
   replyingTo?: string[]
+  /** An audience turn whose messages are all one person's: that person (see `TurnInput.audienceSpeaker`). */
+  speaker?: Speaker
 }
 
 export interface TurnOutput {

@@ -118,6 +118,19 @@ export function createInMemoryHistoryStore(): HistoryStore {
         .map((session) => session.scope.session)
     },
 
+    async redactTurn(scope, turn, marker) {
+      const session = sessions.get(scopeKey(scope))
+      if (!session) return 0
+      let changed = 0
+      session.messages = session.messages.map((message) => {
+        if (message.turn !== turn || message.role !== 'user') return message
+        changed++
+        const { attachments: _attachments, ...rest } = message
+        return { ...rest, content: marker }
+      })
+      return changed
+    },
+
     async close() {
       sessions.clear()
     },

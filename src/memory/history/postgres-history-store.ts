@@ -40,7 +40,7 @@ const storedAlready = Symbol('stored already')
 const uniqueViolation = '23505'
 
 const messageColumns =
-  'm.id, m.turn, m.role, m.content, m.emotion, m.interrupted, m.failed, m.created_at, m.attachments'
+  'm.id, m.turn, m.role, m.content, m.emotion, m.interrupted, m.failed, m.created_at, m.attachments, m.thought'
 
 /** Creates a PostgreSQL history store; connects and migrates before it resolves. */
 export async function createPostgresHistoryStore(
@@ -67,8 +67,8 @@ export async function createPostgresHistoryStore(
       WHERE $4::bigint IS NULL OR history_sessions.fence <= $4::bigint
       RETURNING id, turn_count`,
     insertMessage: `INSERT INTO ${tables}.history_messages
-      (session_id, turn_seq, turn, role, content, emotion, interrupted, failed, created_at, attachments)
-      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
+      (session_id, turn_seq, turn, role, content, emotion, interrupted, failed, created_at, attachments, thought)
+      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
     loadRecent: `SELECT ${messageColumns} FROM ${tables}.history_sessions s
       JOIN ${tables}.history_messages m
         ON m.session_id = s.id AND m.turn_seq > GREATEST(s.context_start_turn, s.turn_count - $3)
@@ -85,6 +85,9 @@ export async function createPostgresHistoryStore(
     countTurns: `SELECT turn_count - context_start_turn AS turns FROM ${tables}.history_sessions
       WHERE "character" = $1 AND session = $2`,
     clearSession: `DELETE FROM ${tables}.history_sessions WHERE "character" = $1 AND session = $2`,
+    redactTurn: `UPDATE ${tables}.history_messages m SET content = $4, attachments = NULL
+      FROM ${tables}.history_sessions s
+      WHERE m.session_id = s.id AND s."character" = $1 AND s.session = $2 AND m.turn = $3 AND m.role = 'user'`,
     // A replaced turn: only the session's newest, and only inside the current context.
     deleteNewestTurn: `DELETE FROM ${tables}.history_messages m USING ${tables}.history_sessions s
       WHERE m.session_id = s.id AND s."character" = $1 AND s.session = $2 AND m.turn = $3
@@ -116,6 +119,7 @@ export async function createPostgresHistoryStore(
       values.failed,
       values.createdAt,
       values.attachments,
+      values.thought,
     ]
   }
   const scopeValues = (scope: ConversationScope) => [scope.character, scope.session]
@@ -242,6 +246,12 @@ export async function createPostgresHistoryStore(
       validateScope(scope)
       // One statement: the messages go with the session row (ON DELETE CASCADE).
       await pool.query(sql.clearSession, scopeValues(scope))
+    },
+
+    async redactTurn(scope, turn, marker) {
+      validateScope(scope)
+      const result = await pool.query(sql.redactTurn, [...scopeValues(scope), turn, marker])
+      return result.rowCount ?? 0
     },
 
     async resetContext(scope) {

@@ -48,6 +48,8 @@ export const postgresHistoryMigrations: readonly string[] = [
   `ALTER TABLE @schema.history_messages DROP CONSTRAINT IF EXISTS history_messages_role_check;
    ALTER TABLE @schema.history_messages ADD CONSTRAINT history_messages_role_check
      CHECK (role IN ('user', 'assistant', 'event'));`,
+  // 6: the character's inner thought before a reply (character.thoughts).
+  'ALTER TABLE @schema.history_messages ADD COLUMN thought TEXT;',
 ]
 
 export function quoteIdentifier(name: string): string {

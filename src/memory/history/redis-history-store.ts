@@ -166,6 +166,14 @@ function parseMessage(json: string, index: number): StoredMessage {
   return { ...(JSON.parse(json) as StoredJson), id: String(index + 1) }
 }
 
+// Sets one message of the list only if it is still the one read (ARGV[2]): a reset or a clear in
+// between makes the caller read it again.
+const replaceMessageScript = `
+local current = redis.call('LINDEX', KEYS[1], tonumber(ARGV[1]))
+if current ~= ARGV[2] then return 0 end
+redis.call('LSET', KEYS[1], tonumber(ARGV[1]), ARGV[3])
+return 1`
+
 /** Creates a Redis history store; connects (or takes `client`) before it resolves. */
 export async function createRedisHistoryStore(options: RedisHistoryStoreOptions): Promise<HistoryStore> {
   const logger = options.logger ?? getLogger('history')
@@ -278,6 +286,25 @@ export async function createRedisHistoryStore(options: RedisHistoryStoreOptions)
       return messages
         .map((json, offset) => parseMessage(json, first + offset))
         .filter((message) => message.turn === turn)
+    },
+
+    async redactTurn(scope, turn, marker) {
+      validateScope(scope)
+      const keys = keysOf(scope)
+      // A write between the read and the set (rare: a session being cleared) is read again.
+      for (let attempt = 0; attempt < 5; attempt++) {
+        checkConnected()
+        const index = await client.hget(keys.turns, turn)
+        if (index === null) return 0
+        const json = await client.lindex(keys.list, Number(index))
+        if (json === null) return 0
+        const { attachments: _attachments, ...message } = JSON.parse(json) as StoredJson
+        if (message.turn !== turn || message.role !== 'user') return 0
+        const replaced = JSON.stringify({ ...message, content: marker })
+        if (Number(await client.eval(replaceMessageScript, 1, keys.list, index, json, replaced)) === 1)
+          return 1
+      }
+      throw new HistoryStoreError('redis: the turn kept changing while its words were being replaced')
     },
 
     async settleTurn(scope, turn, deadline) {

@@ -3,7 +3,7 @@
  * kept apart so the tests can `EXPLAIN QUERY PLAN` the very text the store runs.
  */
 const messageColumns =
-  'm.id, m.turn, m.role, m.content, m.emotion, m.interrupted, m.failed, m.created_at, m.attachments'
+  'm.id, m.turn, m.role, m.content, m.emotion, m.interrupted, m.failed, m.created_at, m.attachments, m.thought'
 
 export const sqliteHistoryQueries = {
   /** The last `@maxTurns` turns after the reset marker: a range on (session_id, turn_seq). */

@@ -77,8 +77,8 @@ export function createSqliteHistoryStore(options: SqliteHistoryStoreOptions): Hi
        RETURNING id, turn_count`,
     ),
     insertMessage: database.prepare(
-      `INSERT INTO history_messages (session_id, turn_seq, turn, role, content, emotion, interrupted, failed, created_at, attachments)
-       VALUES (@sessionId, @turnSeq, @turn, @role, @content, @emotion, @interrupted, @failed, @createdAt, @attachments)`,
+      `INSERT INTO history_messages (session_id, turn_seq, turn, role, content, emotion, interrupted, failed, created_at, attachments, thought)
+       VALUES (@sessionId, @turnSeq, @turn, @role, @content, @emotion, @interrupted, @failed, @createdAt, @attachments, @thought)`,
     ),
     loadRecent: database.prepare<{ character: string; session: string; maxTurns: number }, StoredMessageRow>(
       sqliteHistoryQueries.loadRecent,
@@ -97,6 +97,12 @@ export function createSqliteHistoryStore(options: SqliteHistoryStoreOptions): Hi
       sqliteHistoryQueries.findTurn,
     ),
     deleteMessages: database.prepare('DELETE FROM history_messages WHERE session_id = ?'),
+    redactTurn: database.prepare<{ character: string; session: string; turn: string; marker: string }>(
+      `UPDATE history_messages SET content = @marker, attachments = NULL
+        WHERE turn = @turn AND role = 'user'
+          AND session_id = (SELECT id FROM history_sessions WHERE character = @character AND session = @session)`,
+    ),
+
     // A replaced turn: only the session's newest, and only inside the current context.
     deleteNewestTurn: database.prepare<{ character: string; session: string; turn: string }>(
       `DELETE FROM history_messages
@@ -200,6 +206,12 @@ export function createSqliteHistoryStore(options: SqliteHistoryStoreOptions): Hi
       validateScope(scope)
       ensureOpen()
       clearSession.immediate(scope)
+    },
+
+    async redactTurn(scope, turn, marker) {
+      validateScope(scope)
+      ensureOpen()
+      return Number(statements.redactTurn.run({ ...pickScope(scope), turn, marker }).changes)
     },
 
     async resetContext(scope) {

@@ -71,6 +71,8 @@ export const sqliteHistoryMigrations: readonly string[] = [
    CREATE INDEX history_messages_by_turn ON history_messages (session_id, turn_seq);
    CREATE INDEX history_messages_by_session ON history_messages (session_id);
    CREATE UNIQUE INDEX history_messages_once ON history_messages (session_id, turn, role);`,
+  // 5: the character's inner thought before a reply (character.thoughts).
+  'ALTER TABLE history_messages ADD COLUMN thought TEXT;',
 ]
 
 export interface ApplySqliteMigrationsResult {

@@ -15,6 +15,7 @@ export interface StoredMessageRow {
   failed: number | boolean
   created_at: number | string
   attachments: string | null
+  thought: string | null
 }
 
 export function convertRowToStoredMessage(row: StoredMessageRow): StoredMessage {
@@ -29,6 +30,7 @@ export function convertRowToStoredMessage(row: StoredMessageRow): StoredMessage 
   if (row.interrupted === true || row.interrupted === 1) message.interrupted = true
   if (row.failed === true || row.failed === 1) message.failed = true
   if (row.attachments !== null) message.attachments = JSON.parse(row.attachments) as string[]
+  if (row.thought !== null) message.thought = row.thought
   return message
 }
 
@@ -42,5 +44,6 @@ export function convertStoredMessageToValues(message: StoredMessage) {
     failed: message.failed === true,
     createdAt: message.createdAt,
     attachments: message.attachments === undefined ? null : JSON.stringify(message.attachments),
+    thought: message.thought ?? null,
   }
 }

@@ -35,6 +35,9 @@ function validateMessage(
   if (message.failed !== undefined && typeof message.failed !== 'boolean') {
     throw new BadRequestError(`${where}.failed must be a boolean`)
   }
+  if (message.thought !== undefined && typeof message.thought !== 'string') {
+    throw new BadRequestError(`${where}.thought must be a string`)
+  }
   const attachments = message.attachments
   if (
     attachments !== undefined &&

@@ -116,29 +116,40 @@ export async function createPostgresMemoryStore(
     },
 
     async add(input: AddMemoryInput) {
+      const startedAt = Date.now()
       assertOpen()
       validateAddInput(input)
       refuseNul('memory add', { scope: input.scope, text: input.text, speaker: input.speaker })
       refuseNul('memory add', { sourceTurn: input.sourceTurn })
       const [vector] = await embedQuietly(embeddings, [input.text], logger)
       assertOpen()
+      // The caller's deadline counts from the call, with the embedding's time on top
+      // (memory-store-factory.ts): a memory never lands after its caller has given up on it.
+      const embeddedMs = embeddings ? Date.now() - startedAt : 0
+      const deadline =
+        options.timeoutMs === undefined ? undefined : startedAt + embeddedMs + options.timeoutMs
       const at = now()
       const row = createMemoryItemRow({ id: `mem_${randomUUID()}`, input, at, context: '' })
-      await writePartition('memory', input.scope, async (client, write) => {
-        const found = neighbourContext
-          ? await client.query<PostgresMemoryItemRow>(sql.previousInScope, [input.scope])
-          : undefined
-        const previous = found?.rows[0] && convertPostgresItemRow(found.rows[0])
-        if (previous) {
-          // The previous memory learns what followed it: an answer indexes its question and the
-          // question its answer, both at the context weight.
-          const context = joinContext(previous.context, input.text)
-          await rewriteItem(client, write, previous, { ...previous, context }, null)
-          row.context = capContext(previous.text)
-        }
-        await insertItem(client, write, row, vector, at)
-        await logChange(client, 'add', at, [{ id: row.id, oldText: null, newText: input.text }])
-      })
+      await writePartition(
+        'memory',
+        input.scope,
+        async (client, write) => {
+          const found = neighbourContext
+            ? await client.query<PostgresMemoryItemRow>(sql.previousInScope, [input.scope])
+            : undefined
+          const previous = found?.rows[0] && convertPostgresItemRow(found.rows[0])
+          if (previous) {
+            // The previous memory learns what followed it: an answer indexes its question and the
+            // question its answer, both at the context weight.
+            const context = joinContext(previous.context, input.text)
+            await rewriteItem(client, write, previous, { ...previous, context }, null)
+            row.context = capContext(previous.text)
+          }
+          await insertItem(client, write, row, vector, at)
+          await logChange(client, 'add', at, [{ id: row.id, oldText: null, newText: input.text }])
+        },
+        deadline,
+      )
       return convertRowToRecord({ ...row, seq: 0 })
     },
 
@@ -156,6 +167,7 @@ export async function createPostgresMemoryStore(
         limit,
         offset,
         listOptions.sourceTurn ?? null,
+        listOptions.scopePrefix ?? null,
       ])
       return result.rows.map((row) => convertRowToRecord(convertPostgresItemRow(row)))
     },

@@ -62,6 +62,7 @@ export function createPostgresMemoryWrites(options: CreatePostgresMemoryWritesOp
       WHERE memory_id = $1 ORDER BY id`,
     list: `${itemSelect} WHERE i.kind = 'memory' AND ($1::text IS NULL OR i.scope = $1)
       AND ($4::text IS NULL OR i.source_turn = $4)
+      AND ($5::text IS NULL OR starts_with(i.scope, $5))
       ORDER BY i.seq DESC LIMIT $2 OFFSET $3`,
     insertDocument: `INSERT INTO ${tables}.knowledge_documents (id, name, chunks, created_at) VALUES ($1, $2, $3, $4)`,
     listDocuments: `SELECT id, name, chunks, created_at FROM ${tables}.knowledge_documents ORDER BY created_at, id`,
@@ -153,13 +154,19 @@ export function createPostgresMemoryWrites(options: CreatePostgresMemoryWritesOp
     write.put({ seq: before.seq, time: next.time }, terms)
   }
 
-  /** One write of one partition: bump its version, do the work, log what the index must do. */
+  /**
+   * One write of one partition: bump its version, do the work, log what the index must do. With a
+   * `deadline` (ms since the epoch) the transaction commits only before it (see
+   * runPostgresTransaction): a write whose caller has given up cannot land later.
+   */
   function writePartition<Result>(
     kind: MemoryItemRow['kind'],
     scope: string,
     work: (client: PoolClient, write: PartitionWrite) => Promise<Result>,
+    deadline?: number,
   ): Promise<Result> {
-    return runPostgresTransaction(pool, { logger, doing: 'a memory write' }, async (client) => {
+    const transaction = { logger, doing: 'a memory write', ...(deadline === undefined ? {} : { deadline }) }
+    return runPostgresTransaction(pool, transaction, async (client) => {
       const write = await openPartitionWrite(client, { tables, kind, scope })
       const result = await work(client, write)
       await write.finish()

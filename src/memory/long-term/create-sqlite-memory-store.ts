@@ -245,6 +245,9 @@ export function createSqliteMemoryStore(options: CreateSqliteMemoryStoreOptions)
       const filters: [string, string][] = []
       if (listOptions.scope !== undefined) filters.push([' AND scope = ?', listOptions.scope])
       if (listOptions.sourceTurn !== undefined) filters.push([' AND source_turn = ?', listOptions.sourceTurn])
+      // instr compares characters exactly, where LIKE would read % and _ in the prefix.
+      if (listOptions.scopePrefix !== undefined)
+        filters.push([' AND instr(scope, ?) = 1', listOptions.scopePrefix])
       const rows = database
         .prepare(
           `${itemSelect} WHERE kind = 'memory'${filters.map(([clause]) => clause).join('')} ORDER BY seq DESC LIMIT ? OFFSET ?`,

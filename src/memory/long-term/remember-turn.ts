@@ -46,6 +46,8 @@ export interface RememberTurnOptions {
   replaces?: string
   /** Milliseconds since the epoch; default now. */
   time?: number
+  /** Kept with every memory of the turn (who spoke, see `selectTurnMemoryTarget`). */
+  metadata?: Record<string, unknown>
   /** Names written before each line: `{ user: "用户", assistant: "小助手" }`. */
   speakerNames: { user: string; assistant: string }
   /** When given, facts are extracted instead of the raw turn being stored. */
@@ -78,7 +80,7 @@ function capTurnSide(text: string): string {
 const maxMemoriesOfTurn = 1_000
 
 /** Deletes the memories taken from `turn` in `scope`; returns their ids. */
-async function forgetTurnMemories(store: MemoryStore, scope: string, turn: string): Promise<string[]> {
+export async function forgetTurnMemories(store: MemoryStore, scope: string, turn: string): Promise<string[]> {
   const listed = await store.list({ scope, sourceTurn: turn, limit: maxMemoriesOfTurn })
   const deleted: string[] = []
   // Checked again: a store that does not filter by turn lists the scope's newest memories.
@@ -105,6 +107,7 @@ export async function rememberTurn(
     scope: options.scope,
     ...(options.time !== undefined ? { time: options.time } : {}),
     ...(options.turn !== undefined ? { sourceTurn: options.turn } : {}),
+    ...(options.metadata !== undefined ? { metadata: options.metadata } : {}),
   }
   if (!options.extractor) {
     result.added.push(await store.add({ ...base, text: turnText, speaker: options.speakerNames.user }))
@@ -123,7 +126,10 @@ export async function rememberTurn(
     const text = typeof decision.text === 'string' ? decision.text.trim() : ''
     if (decision.event === 'none') continue
     if (decision.event === 'add') {
-      if (text) result.added.push(await store.add({ ...base, text, metadata: { extracted: true } }))
+      if (text)
+        result.added.push(
+          await store.add({ ...base, text, metadata: { ...options.metadata, extracted: true } }),
+        )
       continue
     }
     // An extractor may only touch facts it was shown: ids it invents, or ids of another scope,

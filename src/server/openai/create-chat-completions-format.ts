@@ -4,6 +4,8 @@
  * streamed, from the same mapping so both always agree. The model's calls of the client's tools
  * end the answer as `tool_calls`; a stream cut by a failure ends with an `{"error":…}` message and
  * no `finish_reason` that would call the reply complete, as OpenAI-compatible servers send it.
+ * The character's inner thought (`llm_thought`) is reasoning, never content: `reasoning_content`,
+ * the field DeepSeek and OpenRouter-compatible clients read.
  */
 import type { CharpipeEvent, LlmDoneEvent, ToolCallEvent } from '../../shared/events.js'
 import type { EmotionDialectWriter } from './create-emotion-dialect-writer.js'
@@ -48,6 +50,8 @@ export function createChatCompletionsFormat(options: ChatCompletionsFormatOption
   let held = ''
   /** Everything the writer wrote, joined: the content of an answer that is not streamed. */
   let content = ''
+  /** The turn's inner thoughts, for `message.reasoning_content` of an answer that is not streamed. */
+  let reasoning = ''
 
   const chunk = (delta: Record<string, unknown>, finishReason: string | null = null) => ({
     id: options.id,
@@ -73,6 +77,10 @@ export function createChatCompletionsFormat(options: ChatCompletionsFormatOption
     start: () => [message(chunk({ role: 'assistant', content: '' }))],
     push(event: CharpipeEvent): WireChunk[] {
       if (event.type === 'llm_emotion') emotion = event.emotion
+      if (event.type === 'llm_thought') {
+        reasoning += reasoning ? `\n${event.text}` : event.text
+        return [message(chunk({ reasoning_content: event.text }))]
+      }
       if (event.type === 'tool_call' && event.client) {
         // The text before the call first, with its tag in an inline dialect.
         const before = write(writer.end(emotion))
@@ -123,6 +131,7 @@ export function createChatCompletionsFormat(options: ChatCompletionsFormatOption
             message: {
               role: 'assistant',
               content: whole || toolCalls.length === 0 ? whole : null,
+              ...(reasoning ? { reasoning_content: reasoning } : {}),
               ...(toolCalls.length > 0 ? { tool_calls: toolCalls } : {}),
               ...(writer.usesField ? { emotion: done.emotion } : {}),
               refusal: null,

@@ -5,6 +5,8 @@
  * everything is done before `response.completed`) and the final resource. A non-streamed answer
  * runs the same builder and sends only the resource, so both always agree. `close` settles the
  * response and `end` says so, apart: the response is stored between them (store first, then tell).
+ * The character's inner thought (`llm_thought`) is a `reasoning` item of its own with one
+ * `reasoning_text` part, streamed as `response.reasoning.delta` and `response.reasoning.done`.
  */
 import { randomUUID } from 'node:crypto'
 import type { CharpipeEvent } from '../../shared/events.js'
@@ -14,6 +16,7 @@ import {
   createResponseResource,
   type FunctionCallOutputItem,
   type MessageOutputItem,
+  type ReasoningOutputItem,
   type ResponseOutputItem,
   type ResponseResource,
   type ResponseResourceOptions,
@@ -192,6 +195,28 @@ export function createResponseBuilder(options: ResponseBuilderOptions) {
     return events
   }
 
+  function addReasoning(text: string): ResponseStreamEvent[] {
+    // A thought of a later step comes after the text before it: that message item is done.
+    const events = closeText('completed')
+    const item: ReasoningOutputItem = { type: 'reasoning', id: itemId('rs'), summary: [], content: [] }
+    const index = output.length
+    output.push(item)
+    addedAt.set(item, sequence)
+    const where = { item_id: item.id, output_index: index, content_index: 0 }
+    events.push(event('response.output_item.added', { output_index: index, item: structuredClone(item) }))
+    events.push(
+      event('response.content_part.added', { ...where, part: { type: 'reasoning_text', text: '' } }),
+    )
+    item.content.push({ type: 'reasoning_text', text })
+    events.push(
+      event('response.reasoning.delta', { ...where, delta: text }),
+      event('response.reasoning.done', { ...where, text }),
+      event('response.content_part.done', { ...where, part: { type: 'reasoning_text', text } }),
+      event('response.output_item.done', { output_index: index, item: structuredClone(item) }),
+    )
+    return events
+  }
+
   return {
     /** `response.created` and `response.in_progress`. */
     start(): ResponseStreamEvent[] {
@@ -211,6 +236,7 @@ export function createResponseBuilder(options: ResponseBuilderOptions) {
         // An inline dialect releases the text held until its emotion was known, after its tag.
         return addText(writer.writeEmotion(turnEvent.emotion))
       }
+      if (turnEvent.type === 'llm_thought') return addReasoning(turnEvent.text)
       if (turnEvent.type === 'tool_call' && turnEvent.client === true) {
         return [...addText(writer.end(emotion ?? '')), ...addFunctionCall(turnEvent)]
       }

@@ -29,7 +29,20 @@ export interface FunctionCallOutputItem {
   status: 'in_progress' | 'completed' | 'incomplete'
 }
 
-export type ResponseOutputItem = MessageOutputItem | FunctionCallOutputItem
+export interface ReasoningTextPart {
+  type: 'reasoning_text'
+  text: string
+}
+
+/** The character's inner thought (`llm_thought`): reasoning, never the reply's text. */
+export interface ReasoningOutputItem {
+  type: 'reasoning'
+  id: string
+  summary: []
+  content: ReasoningTextPart[]
+}
+
+export type ResponseOutputItem = MessageOutputItem | FunctionCallOutputItem | ReasoningOutputItem
 
 export type ResponseStatus = 'in_progress' | 'completed' | 'incomplete' | 'failed'
 

@@ -88,6 +88,8 @@ export function convertOutputToInputItems(output: readonly ResponseOutputItem[])
     if (item.type === 'function_call') {
       return { type: 'function_call', call_id: item.call_id, name: item.name, arguments: item.arguments }
     }
+    // Kept as the reasoning it was: read back, it is skipped, never the character's words.
+    if (item.type === 'reasoning') return { type: 'reasoning', id: item.id, summary: [] }
     return {
       type: 'message',
       role: 'assistant',

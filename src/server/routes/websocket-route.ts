@@ -13,6 +13,7 @@ import type { Admission, Caller } from '../../admission/index.js'
 import type { Charpipe } from '../../engine/types.js'
 import type { CharpipeEvent } from '../../shared/events.js'
 import type { Logger } from '../../shared/logger.js'
+import type { ReaderLedger } from '../create-reader-ledger.js'
 import type { ServerMetrics } from '../create-server-metrics.js'
 import type { SessionOwners } from '../create-session-owners.js'
 import { createWebSocketConnection } from '../websocket/create-websocket-connection.js'
@@ -30,6 +31,8 @@ export interface CreateWebSocketEventsOptions {
   track: (close: () => void) => () => void
   /** Most bytes waiting for a client before its turns are interrupted and its socket closed. */
   readMaxBufferedBytes?: () => number
+  /** The server's slow readers together (`server.limits.buffered_bytes_total`). @default this socket alone */
+  ledger?: ReaderLedger
   /** Frame and turn limits of one connection. @default the schema's defaults */
   readLimits?: () => ConnectionLimits
   /**
@@ -123,7 +126,12 @@ export function createWebSocketEvents(options: CreateWebSocketEventsOptions): WS
       if (maxBufferedBytes) {
         // Past the bound the socket's turns end now (stored as interrupted), not when it closes.
         const onOverflow = () => socketClosed.abort()
-        backpressure = attachWebSocketBackpressure(socket, { maxBufferedBytes, onOverflow, logger })
+        backpressure = attachWebSocketBackpressure(socket, {
+          maxBufferedBytes,
+          onOverflow,
+          logger,
+          ...(options.ledger ? { ledger: options.ledger } : {}),
+        })
       }
     },
     onMessage(event, socket) {

@@ -25,3 +25,4 @@ export {
 } from './resolve-character-language.js'
 export { readScaffoldingTexts, type ScaffoldingTexts } from './scaffolding-texts.js'
 export { readSilenceTexts, type SilenceFormat, type SilenceTexts } from './silence-texts.js'
+export { readThoughtTexts, type ThoughtFormat, type ThoughtTexts } from './thought-texts.js'

@@ -7,6 +7,7 @@ import { requestJson } from '../lib/api-client.js'
 import { translate } from '../lib/i18n.js'
 import { formatTime, readResponseList } from '../lib/read-response-list.js'
 import { KnowledgeSection } from './knowledge-section.js'
+import { PeopleSection } from './people-section.js'
 
 interface MemoryItem {
   id: string
@@ -255,6 +256,7 @@ export function MemoryPanel(props: { session: string; character?: string }) {
           />
         ))}
       </ul>
+      <PeopleSection {...(props.character ? { character: props.character } : {})} />
       <KnowledgeSection />
     </section>
   )

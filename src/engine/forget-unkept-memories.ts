@@ -1,0 +1,74 @@
+/**
+ * Memory keeps only what the history keeps, also when turns are replaced while their memories are
+ * written. Once a turn's memory write has settled, failed or not (a write past its deadline cannot
+ * land later: the PostgreSQL store's transaction refuses itself), the turn and the turn it
+ * regenerates are looked up in the history, and one the history no longer has takes its memories
+ * with it: a regenerate on another server may have replaced this turn, and forgotten its memories,
+ * before this write landed; or the regenerate's own forget could not run (a store away). A
+ * regenerate whose own write could not be confirmed (`store_outcome_unknown`) is checked too: its
+ * write may have landed and replaced the turn. A store that does not answer is asked again, for a
+ * few seconds, in the background (the turn is long over).
+ */
+
+import type { TurnInput } from '../context/types.js'
+import { forgetTurnMemories } from '../memory/long-term/remember-turn.js'
+import { memoryScopeOf } from '../memory/memory-scope-of.js'
+import type { MemoryStore } from '../memory/types.js'
+import type { Logger } from '../shared/logger.js'
+import { conversationScopeOf } from './conversation-scope-of.js'
+import type { EngineRuntime } from './engine-runtime.js'
+
+/** The turn remembered (persist-turn.ts). */
+export interface ForgetUnkeptMemoriesOptions {
+  turn: string
+  input: TurnInput
+  runtime: EngineRuntime
+  logger: Logger
+}
+
+/** Waits between the attempts (ms), doubling. */
+const firstDelayMs = 200
+/**
+ * No attempt starts this long after the first (a store's restart): a frozen store costs each call
+ * its deadline, and the session's next memory writes wait behind this one.
+ */
+const retryForMs = 8_000
+
+export async function forgetUnkeptMemories(
+  options: ForgetUnkeptMemoriesOptions,
+  store: MemoryStore,
+): Promise<void> {
+  const turns = [options.turn]
+  if (options.input.replaces !== undefined && options.input.replaces !== options.turn)
+    turns.push(options.input.replaces)
+  const startedAt = Date.now()
+  for (let delay = firstDelayMs; ; delay *= 2) {
+    try {
+      await forgetEachUnkept(options, store, turns)
+      return
+    } catch (error) {
+      if (Date.now() + delay - startedAt > retryForMs) {
+        options.logger.error(
+          { err: error, session: options.input.session, turns },
+          'long-term memory may keep a turn the history does not: the stores did not answer',
+        )
+        return
+      }
+      await new Promise((resolve) => setTimeout(resolve, delay).unref())
+    }
+  }
+}
+
+async function forgetEachUnkept(options: ForgetUnkeptMemoriesOptions, store: MemoryStore, turns: string[]) {
+  const scope = conversationScopeOf(options.runtime, options.input.session)
+  for (const turn of turns) {
+    const kept = await options.runtime.historyStore.findTurn(scope, turn)
+    if (kept.length > 0) continue
+    const forgotten = await forgetTurnMemories(store, memoryScopeOf(options.input), turn)
+    if (forgotten.length > 0)
+      options.logger.info(
+        { session: options.input.session, turn, forgotten: forgotten.length },
+        'forgot the memories of a turn the history no longer has',
+      )
+  }
+}
