@@ -19,6 +19,8 @@ export interface TurnView {
   userText: string
   /** Restored: the turn opened on the character's own initiative (an idle turn), with this instruction. */
   eventText?: string
+  /** Restored: what opened it was an event given to the session (`sessions.event`), not an idle turn. */
+  toldEvent?: boolean
   userEmotion?: string
   imageCount: number
   subtitles: string

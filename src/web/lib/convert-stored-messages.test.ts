@@ -48,6 +48,17 @@ describe('convertStoredMessages', () => {
     expect(turns[0]).toMatchObject({ eventText: '说说今天的天气', userText: '', subtitles: '今天天气真好。' })
   })
 
+  it('tells an event given to the session from an idle turn by its turn id', () => {
+    const turns = convertStoredMessages([
+      { role: 'event', content: '[事件] 下雨了', turn: 'event-1' },
+      { role: 'event', content: '说说今天的天气', turn: 't2' },
+    ])
+    expect(turns.map((turn) => [turn.eventText, turn.toldEvent === true])).toEqual([
+      ['[事件] 下雨了', true],
+      ['说说今天的天气', false],
+    ])
+  })
+
   it('shows a question the store marked failed as a failed turn', () => {
     const turns = convertStoredMessages([
       { role: 'user', content: '在吗', turn: 't1', failed: true },

@@ -49,6 +49,8 @@ export function convertStoredMessages(messages: StoredChatMessage[]): TurnView[]
     if (message.role === 'event') {
       open = createRestoredTurn(message.turn)
       open.eventText = text
+      // An event given to the session has a turn id of its own kind (src/memory/event-turn.ts).
+      if (message.turn?.startsWith('event-')) open.toldEvent = true
       turns.push(open)
       continue
     }

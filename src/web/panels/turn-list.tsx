@@ -70,7 +70,11 @@ export function TurnList(props: { turns: TurnView[]; emotionAliases: Record<stri
           data-status={turn.status}
           data-outcome={readTurnOutcome(turn)}
         >
-          {turn.eventText ? (
+          {turn.eventText && turn.toldEvent ? (
+            <div class="event-line" data-event>
+              📣 {turn.eventText}
+            </div>
+          ) : turn.eventText ? (
             <div class="event-line" data-event title={turn.eventText}>
               ⏰ {translate('chat.idleEvent')}
             </div>
