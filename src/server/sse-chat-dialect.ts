@@ -14,6 +14,6 @@ export function createSseChatDialect(named: string): TurnDialect<StreamMessage> 
       if (end.isOver(event)) return []
       return [{ event: event.type, data: JSON.stringify(renameEventSession(event, named)) }]
     },
-    fail: () => [{ event: 'error', data: JSON.stringify(turnFailedFrame) }],
+    finish: ({ threw }) => (threw ? [{ event: 'error', data: JSON.stringify(turnFailedFrame) }] : []),
   }
 }

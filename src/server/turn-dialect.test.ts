@@ -72,8 +72,9 @@ describe('the WebSocket dialect', () => {
     expect(JSON.stringify(frame)).toBe(JSON.stringify({ ...event, session: named }))
   })
 
-  it('a failed turn ends with the internal error frame', () => {
-    expect(createWebSocketDialect(named).fail()).toEqual([turnFailedFrame])
+  it('a failed turn ends with the internal error frame; one that ended, with nothing more', () => {
+    expect(createWebSocketDialect(named).finish({ threw: true })).toEqual([turnFailedFrame])
+    expect(createWebSocketDialect(named).finish({ threw: false })).toEqual([])
   })
 
   it('any turn maps to frames whose chunk text is the turn text, ending with exactly one llm_done', () => {
@@ -96,7 +97,10 @@ describe('the /api/chat SSE dialect', () => {
     expect(dialect.push(chunk('Hi'))).toEqual([
       { event: 'llm_chunk', data: JSON.stringify({ ...chunk('Hi'), session: named }) },
     ])
-    expect(dialect.fail()).toEqual([{ event: 'error', data: JSON.stringify(turnFailedFrame) }])
+    expect(dialect.finish({ threw: true })).toEqual([
+      { event: 'error', data: JSON.stringify(turnFailedFrame) },
+    ])
+    expect(dialect.finish({ threw: false })).toEqual([])
   })
 
   it('any turn maps to messages whose chunk text is the turn text, ending with exactly one llm_done', () => {

@@ -21,16 +21,17 @@
  * server's key or request) carries `x-should-retry: false`, which the official SDKs obey instead
  * of retrying by status. `usage` is the model's own when it reports one, else the messages sent
  * and the reply estimated. The answer is one wire format (create-chat-completions-format.ts) run by
- * the `/v1` driver (drive-wire-turn.ts); a stream the client leaves stores the text it was sent.
+ * the driver (drive-turn.ts); a stream the client leaves stores the text it was sent.
  */
 import { randomUUID } from 'node:crypto'
 import type { Hono } from 'hono'
 import { streamSSE } from 'hono/streaming'
 import type { ToolDefinition } from '../../shared/messages.js'
 import { boundReaderOf } from '../bound-stream-writes.js'
+import { driveTurn } from '../drive-turn.js'
 import { respondBadRequest } from '../error-response.js'
 import { createChatCompletionsFormat } from '../openai/create-chat-completions-format.js'
-import { collectWireTurn, createSentText, driveWireTurn } from '../openai/drive-wire-turn.js'
+import { createSentText, createWireTransport } from '../openai/create-wire-transport.js'
 import { findRequestBoundBreach } from '../openai/find-request-bound-breach.js'
 import { holdUntilFirstText } from '../openai/hold-until-first-text.js'
 import { useFinalRefusalHeader } from '../openai/mark-final-refusal.js'
@@ -39,7 +40,7 @@ import { readOpenAIMessages } from '../openai/read-openai-messages.js'
 import { readToolChoice } from '../openai/read-tool-choice.js'
 import { missingDone, sendOpenAIError, unexpectedStreamFailure } from '../openai/send-openai-error.js'
 import { startOpenAITurn } from '../openai/start-openai-turn.js'
-import { createTurnTally } from '../openai/wire-format.js'
+import { collectWireTurn, createTurnTally, createWireDialect, resumeEvents } from '../openai/wire-format.js'
 import { readJsonBody } from '../read-json-body.js'
 import { type OpenAICompletionBody, openAICompletionBodySchema } from '../request-schemas.js'
 import type { ServerDependencies } from '../server-dependencies.js'
@@ -111,24 +112,35 @@ export function registerOpenAICompletionsRoute(app: Hono, dependencies: ServerDe
     // anything answers with a non-2xx error, not a 200 stream.
     const { held, failure: early } = await holdUntilFirstText(turn.events)
     if (early) return sendOpenAIError(context, early)
+    // What the stream says when the turn threw: the error, then the end of the stream.
+    const failChunks = () => [
+      { data: JSON.stringify({ error: unexpectedStreamFailure }) },
+      { data: '[DONE]' },
+    ]
     return streamSSE(
       context,
       async (stream) => {
         stream.onAbort(turn.interrupt)
-        await driveWireTurn({
-          events: turn.events,
-          held,
-          format,
-          tally,
+        const transport = createWireTransport({
           writer: boundReaderOf(context, stream, dependencies),
           sent,
           isClosed: () => stream.aborted,
         })
+        await driveTurn({
+          source: { events: resumeEvents(held, turn.events) },
+          dialect: createWireDialect({
+            format,
+            tally,
+            countChunksIfLeft: transport.countChunksIfLeft,
+            fail: failChunks,
+          }),
+          transport,
+          onFailure: (error) => dependencies.logger.error({ err: error }, 'completion turn failed'),
+        })
       },
       async (error, stream) => {
         dependencies.logger.error({ err: error }, 'completion turn failed')
-        await stream.writeSSE({ data: JSON.stringify({ error: unexpectedStreamFailure }) })
-        await stream.writeSSE({ data: '[DONE]' })
+        for (const chunk of failChunks()) await stream.writeSSE(chunk)
       },
     )
   })

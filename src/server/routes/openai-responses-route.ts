@@ -22,7 +22,8 @@ import type { Context, Hono } from 'hono'
 import { streamSSE } from 'hono/streaming'
 import type { ToolDefinition } from '../../shared/messages.js'
 import { boundReaderOf } from '../bound-stream-writes.js'
-import { collectWireTurn, createSentText, driveWireTurn } from '../openai/drive-wire-turn.js'
+import { driveTurn } from '../drive-turn.js'
+import { createSentText, createWireTransport } from '../openai/create-wire-transport.js'
 import { findRequestBoundBreach } from '../openai/find-request-bound-breach.js'
 import { useFinalRefusalHeader } from '../openai/mark-final-refusal.js'
 import { prepareOpenAITurn } from '../openai/prepare-openai-turn.js'
@@ -30,7 +31,7 @@ import { readOpenAIMessages } from '../openai/read-openai-messages.js'
 import { readToolChoice } from '../openai/read-tool-choice.js'
 import { sendOpenAIError, type TurnFailure, unexpectedStreamFailure } from '../openai/send-openai-error.js'
 import { startOpenAITurn, type TurnTokenCounts } from '../openai/start-openai-turn.js'
-import { createTurnTally } from '../openai/wire-format.js'
+import { collectWireTurn, createTurnTally, createWireDialect, resumeEvents } from '../openai/wire-format.js'
 import { readJsonBody } from '../read-json-body.js'
 import { createOpenResponsesFormat } from '../responses/create-open-responses-format.js'
 import { createResponseBuilder } from '../responses/create-response-builder.js'
@@ -191,25 +192,37 @@ export function registerOpenAIResponsesRoute(app: Hono, dependencies: ServerDepe
 
     // A Responses client reads every failure of a stream, the model's before any text too, as
     // `response.failed` after `response.created`.
+    // What the stream says when the turn threw: the response failed, nothing of it kept.
+    const failChunks = () => {
+      builder.fail(unexpectedStreamFailure)
+      const event = builder.end()
+      return [{ event: event.type, data: JSON.stringify(event) }]
+    }
     return streamSSE(
       context,
       async (stream) => {
         stream.onAbort(turn.interrupt)
-        await driveWireTurn({
-          events: turn.events,
-          format,
-          tally,
+        const transport = createWireTransport({
           writer: boundReaderOf(context, stream, dependencies),
           sent,
           isClosed: () => stream.aborted,
-          settle,
+        })
+        await driveTurn({
+          source: { events: resumeEvents([], turn.events) },
+          dialect: createWireDialect({
+            format,
+            tally,
+            countChunksIfLeft: transport.countChunksIfLeft,
+            settle,
+            fail: failChunks,
+          }),
+          transport,
+          onFailure: (error) => dependencies.logger.error({ err: error }, 'response turn failed'),
         })
       },
       async (error, stream) => {
         dependencies.logger.error({ err: error }, 'response turn failed')
-        builder.fail(unexpectedStreamFailure)
-        const event = builder.end()
-        await stream.writeSSE({ event: event.type, data: JSON.stringify(event) })
+        for (const chunk of failChunks()) await stream.writeSSE(chunk)
       },
     )
   })

@@ -18,6 +18,6 @@ export function createWebSocketDialect(named: string): TurnDialect<ServerFrame> 
       if (end.isOver(event)) return []
       return [renameEventSession(event, named)]
     },
-    fail: () => [turnFailedFrame],
+    finish: ({ threw }) => (threw ? [turnFailedFrame] : []),
   }
 }

@@ -1,8 +1,16 @@
 import { describe, expect, it } from 'vitest'
 import type { CharpipeEvent } from '../../shared/events.js'
 import type { BoundedStreamWrites, StreamMessage } from '../bound-stream-writes.js'
-import { createSentText, driveWireTurn } from './drive-wire-turn.js'
-import { createTurnTally, type TurnEnding, type WireChunk, type WireFormat } from './wire-format.js'
+import { driveTurn } from '../drive-turn.js'
+import { createSentText, createWireTransport } from './create-wire-transport.js'
+import {
+  createTurnTally,
+  createWireDialect,
+  resumeEvents,
+  type TurnEnding,
+  type WireChunk,
+  type WireFormat,
+} from './wire-format.js'
 
 const base = { session: 's', turn: 't' }
 const turnOf = (...texts: string[]): CharpipeEvent[] => [
@@ -21,7 +29,7 @@ async function* iterate(events: readonly CharpipeEvent[], onEach?: (index: numbe
 const echoFormat: WireFormat = {
   start: () => [{ data: 'start' }],
   push: (event) => (event.type === 'llm_chunk' ? [{ data: event.text, text: event.text }] : []),
-  close: () => [{ data: 'close' }],
+  close: (ending: TurnEnding) => [{ data: `close:${ending.writtenChunks ?? 'all'}` }],
   end: (ending: TurnEnding) => [{ data: ending.failure ? `failed:${ending.failure.code}` : 'completed' }],
 }
 
@@ -33,49 +41,105 @@ function createRecordingWriter(log: string[]): BoundedStreamWrites {
       log.push(message.data)
       onWritten?.()
     },
-    flushed: async () => {},
+    flushed: async () => void log.push('flushed'),
   }
 }
 
-describe('driveWireTurn', () => {
+interface RunOptions {
+  events: AsyncIterator<CharpipeEvent>
+  log: string[]
+  isClosed?: () => boolean
+  settle?: (ending: TurnEnding) => Promise<{ code: string; message: string } | undefined>
+}
+
+/** A `/v1` stream as the routes run it: the one driver, a wire dialect, the wire transport. */
+async function runWireTurn(options: RunOptions) {
+  const transport = createWireTransport({
+    writer: createRecordingWriter(options.log),
+    sent: createSentText(),
+    isClosed: options.isClosed ?? (() => false),
+  })
+  const failures: unknown[] = []
+  await driveTurn({
+    source: { events: resumeEvents([], options.events) },
+    dialect: createWireDialect({
+      format: echoFormat,
+      tally: createTurnTally(undefined),
+      countChunksIfLeft: transport.countChunksIfLeft,
+      ...(options.settle ? { settle: options.settle } : {}),
+      fail: () => [{ data: 'threw' }],
+    }),
+    transport,
+    onFailure: (error) => failures.push(error),
+  })
+  return { failures }
+}
+
+describe('a /v1 stream through the driver', () => {
   it('keeps the answer before the chunks that say it is done, and says the failure to keep it instead', async () => {
     for (const [stored, last] of [
       [true, 'completed'],
       [false, 'failed:store_unavailable'],
     ] as const) {
       const log: string[] = []
-      await driveWireTurn({
+      await runWireTurn({
         events: iterate(turnOf('Hi', '!')),
-        format: echoFormat,
-        tally: createTurnTally(undefined),
-        writer: createRecordingWriter(log),
-        sent: createSentText(),
-        isClosed: () => false,
+        log,
         settle: async () => {
           log.push('settled')
           return stored ? undefined : { code: 'store_unavailable', message: 'disk full' }
         },
       })
-      expect(log).toEqual(['start', 'Hi', '!', 'close', 'settled', last])
+      expect(log).toEqual(['start', 'Hi', '!', 'settled', 'close:all', last, 'flushed'])
     }
   })
 
   it('writes nothing once the client left, and tells the format how many chunks it was sent', async () => {
     const log: string[] = []
     let closed = false
-    const ending = await driveWireTurn({
+    const endings: TurnEnding[] = []
+    await runWireTurn({
       // The client leaves as the third event is read.
       events: iterate(turnOf('a', 'b', 'c'), (index) => {
         if (index === 2) closed = true
       }),
-      format: echoFormat,
-      tally: createTurnTally(undefined),
-      writer: createRecordingWriter(log),
-      sent: createSentText(),
+      log,
       isClosed: () => closed,
+      settle: async (ending) => {
+        endings.push(ending)
+        return undefined
+      },
     })
-    expect(log).toEqual(['start', 'a', 'b'])
-    expect(ending.writtenChunks).toBe(3)
+    expect(log).toEqual(['start', 'a', 'b', 'flushed'])
+    expect(endings.map((ending) => ending.writtenChunks)).toEqual([3])
+  })
+
+  it('sends the held events first, then the rest of the turn', async () => {
+    const log: string[] = []
+    const [first, ...rest] = turnOf('held', 'then')
+    const events = resumeEvents([first!], iterate(rest))
+    await runWireTurn({ events: events[Symbol.asyncIterator](), log })
+    expect(log).toEqual(['start', 'held', 'then', 'close:all', 'completed', 'flushed'])
+  })
+
+  it('a turn that throws ends with the failure chunks, nothing kept', async () => {
+    const log: string[] = []
+    let settled = false
+    async function* failing() {
+      yield* turnOf('Hi').slice(0, 1)
+      throw new Error('the model went away')
+    }
+    const { failures } = await runWireTurn({
+      events: failing(),
+      log,
+      settle: async () => {
+        settled = true
+        return undefined
+      },
+    })
+    expect(log).toEqual(['start', 'Hi', 'threw', 'flushed'])
+    expect(settled).toBe(false)
+    expect(failures).toHaveLength(1)
   })
 })
 
