@@ -190,14 +190,14 @@ export function registerOpenAIResponsesRoute(app: Hono, dependencies: ServerDepe
       return context.json(builder.resource())
     }
 
-    // A Responses client reads every failure of a stream, the model's before any text too, as
-    // `response.failed` after `response.created`.
     // What the stream says when the turn threw: the response failed, nothing of it kept.
     const failChunks = () => {
       builder.fail(unexpectedStreamFailure)
       const event = builder.end()
       return [{ event: event.type, data: JSON.stringify(event) }]
     }
+    // A Responses client reads every failure of a stream, the model's before any text too, as
+    // `response.failed` after `response.created`.
     return streamSSE(
       context,
       async (stream) => {
