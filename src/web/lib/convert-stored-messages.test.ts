@@ -64,4 +64,30 @@ describe('convertStoredMessages', () => {
     ])
     expect(turns.map((turn) => [turn.userText, turn.subtitles])).toEqual([['a', 'b']])
   })
+
+  it('shows a reply stored as [silence] as a silent turn, never as words, and keeps the thought apart', () => {
+    const turns = convertStoredMessages([
+      { role: 'user', content: '嗯', turn: 't1' },
+      { role: 'assistant', content: ' [silence] ', turn: 't1', emotion: '平静', thought: '不必回答。' },
+      { role: 'user', content: '你好', turn: 't2' },
+      { role: 'assistant', content: '你好呀', turn: 't2', thought: '是老朋友。' },
+    ])
+    expect(turns[0]).toMatchObject({ silent: true, subtitles: '', sentences: [], thought: '不必回答。' })
+    expect(isUnansweredTurn(turns[0]!)).toBe(false)
+    expect(turns[1]).toMatchObject({ subtitles: '你好呀', thought: '是老朋友。' })
+    expect(turns[1]?.silent).toBeUndefined()
+  })
+
+  it("shows an owner's event without a reply as a note of its own", () => {
+    const turns = convertStoredMessages([
+      { role: 'event', content: '门铃响了', turn: 'e1' },
+      { role: 'user', content: '谁？', turn: 't2' },
+      { role: 'assistant', content: '快递。', turn: 't2' },
+    ])
+    expect(turns.map((turn) => [turn.eventText, turn.userText, turn.subtitles])).toEqual([
+      ['门铃响了', '', ''],
+      [undefined, '谁？', '快递。'],
+    ])
+    expect(isUnansweredTurn(turns[0]!)).toBe(false)
+  })
 })

@@ -1,11 +1,12 @@
 /**
  * The live audience queue of a session (`GET /api/sessions/:id/audience`, admin): messages waiting
  * for a reply with their priority and why, the latest selected and the latest dropped with their
- * reason. The owner pins a message (answered first) or drops it. The session is this page's own or
+ * reason (in words: describe-drop-reason.ts). The owner pins a message (answered first) or drops it. The session is this page's own or
  * one a connector feeds (picked above the lists, with its link's state). Refreshed every two seconds.
  */
 import { useEffect, useState } from 'preact/hooks'
 import { requestJson } from '../lib/api-client.js'
+import { describeDropReason } from '../lib/describe-drop-reason.js'
 import { translate } from '../lib/i18n.js'
 import {
   AudienceSessionPicker,
@@ -56,7 +57,12 @@ function EntryList(props: {
             {entry.waited_ms !== undefined ? (
               <span class="meta"> · {Math.round(entry.waited_ms / 1000)} s</span>
             ) : null}
-            {entry.reason ? <span class="meta"> · {entry.reason}</span> : null}
+            {entry.reason ? (
+              <span class="meta" data-reason={entry.reason}>
+                {' '}
+                · {describeDropReason(entry.reason)}
+              </span>
+            ) : null}
             {props.onAction ? (
               <span class="actions">
                 {entry.pinned ? null : (

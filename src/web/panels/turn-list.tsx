@@ -1,7 +1,8 @@
 /**
  * The turns of this session's conversation, newest last: user line, reply sentences and how the turn
  * ended. A failed turn says what went wrong and what to check (never "done"); an interrupted one says
- * it was interrupted, in the normal colours, because nothing is wrong.
+ * it was interrupted, in the normal colours, because nothing is wrong. A silent turn is a quiet marker,
+ * never an empty bubble; a thought is folded, dimmed, above the reply; an event is a centred note.
  */
 
 import { translateEmotionLabel } from '../../shared/language/emotion-labels.js'
@@ -71,7 +72,11 @@ export function TurnList(props: { turns: TurnView[]; emotionAliases: Record<stri
           data-outcome={readTurnOutcome(turn)}
         >
           {turn.eventText ? (
-            <div class="event-line" data-event title={turn.eventText}>
+            <div class="event-line" data-event>
+              {translate('chat.event', { text: turn.eventText })}
+            </div>
+          ) : turn.trigger === 'idle' ? (
+            <div class="event-line" data-event>
               ⏰ {translate('chat.idleEvent')}
             </div>
           ) : null}
@@ -80,6 +85,22 @@ export function TurnList(props: { turns: TurnView[]; emotionAliases: Record<stri
               🧑 {turn.userText}
               {turn.userEmotion ? <span class="badge">{turn.userEmotion}</span> : null}
               {turn.imageCount > 0 ? <span class="badge">🖼 {turn.imageCount}</span> : null}
+            </div>
+          ) : null}
+          {turn.thought ? (
+            <details class="thought" data-thought>
+              <summary class="thought-label">{translate('chat.thought')}</summary>
+              <p>{turn.thought}</p>
+            </details>
+          ) : null}
+          {turn.silent ? (
+            <div class="silent-line" data-silent>
+              {translate('chat.silent')}
+            </div>
+          ) : null}
+          {turn.trigger === 'say' ? (
+            <div class="say-line" data-say>
+              {translate('chat.said')}
             </div>
           ) : null}
           <ol class="sentences">
