@@ -29,8 +29,20 @@ export function ChatErrorView(props: { error: ChatErrorFrame }) {
   )
 }
 
+/** An event nobody answered (yet): a note in the conversation, not a turn with an outcome. */
+function isEventNote(turn: TurnView): boolean {
+  return (
+    turn.eventText !== undefined &&
+    turn.userText === '' &&
+    turn.subtitles === '' &&
+    turn.silent !== true &&
+    readTurnOutcome(turn) === 'done'
+  )
+}
+
 function TurnState(props: { turn: TurnView }) {
   const outcome = readTurnOutcome(props.turn)
+  if (isEventNote(props.turn)) return null
   if (outcome === 'waiting') return <span>{translate('turn.waiting')}</span>
   if (outcome === 'streaming') return <span>{translate('turn.streaming')}</span>
   if (outcome === 'failed') return <span>{translate('turn.failed')}</span>
@@ -66,7 +78,7 @@ export function TurnList(props: { turns: TurnView[]; emotionAliases: Record<stri
     <ol class="turns" data-turns>
       {props.turns.map((turn) => (
         <li
-          class={`turn${turn.restored ? ' turn-restored' : ''}`}
+          class={`turn${turn.restored ? ' turn-restored' : ''}${isEventNote(turn) ? ' turn-note' : ''}`}
           data-turn={turn.id ?? ''}
           data-status={turn.status}
           data-outcome={readTurnOutcome(turn)}
