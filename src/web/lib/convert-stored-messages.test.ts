@@ -1,3 +1,4 @@
+import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { readTurnOutcome } from './apply-chat-frame.js'
 import { convertStoredMessages, isUnansweredTurn } from './convert-stored-messages.js'
@@ -89,5 +90,31 @@ describe('convertStoredMessages', () => {
       [undefined, '谁？', '快递。'],
     ])
     expect(isUnansweredTurn(turns[0]!)).toBe(false)
+  })
+
+  it('reads any stored list: a [silence] reply is never words, a thought is kept only as text', () => {
+    const message = fc.record(
+      {
+        role: fc.constantFrom('user', 'assistant', 'event', 'system'),
+        content: fc.oneof(fc.string(), fc.constant('[silence]'), fc.constant(' \n[silence]\t')),
+        turn: fc.constantFrom('t1', 't2', 't3'),
+        thought: fc.oneof(fc.string(), fc.integer(), fc.constant(null), fc.object()),
+      },
+      { requiredKeys: ['role', 'content'] },
+    )
+    fc.assert(
+      fc.property(fc.array(message, { maxLength: 12 }), (messages) => {
+        const turns = convertStoredMessages(messages)
+        for (const turn of turns) {
+          if (turn.silent) expect([turn.subtitles, turn.sentences.length]).toEqual(['', 0])
+          expect(turn.subtitles.trim()).not.toBe('[silence]')
+          if (turn.thought !== undefined) expect(typeof turn.thought).toBe('string')
+        }
+        const silentReplies = messages.filter(
+          (each) => each.role === 'assistant' && String(each.content).trim() === '[silence]',
+        )
+        expect(turns.filter((turn) => turn.silent)).toHaveLength(silentReplies.length)
+      }),
+    )
   })
 })
