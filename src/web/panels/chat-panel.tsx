@@ -165,7 +165,10 @@ export function ChatPanel(props: ChatPanelProps) {
     })
   }
 
-  const lastTurn = props.state.turns.at(-1)
+  // An event note has no words of its own: the subtitles keep the last line said.
+  const lastTurn = props.state.turns.findLast(
+    (turn) => turn.eventText === undefined || turn.subtitles !== '' || turn.status !== 'done',
+  )
   return (
     <section class="panel chat" data-panel="chat">
       <AnsweringModel config={props.config} status={props.configStatus} />
