@@ -55,6 +55,8 @@ const turnStarters = [
   'src/engine/create-turn-methods.ts',
   // The audience's turns and idle turns.
   'src/engine/create-audience-methods.ts',
+  // The turn that answers an event (`sessions.event` with `respond: true`).
+  'src/engine/create-say-methods.ts',
   // Hands `startWithheldTurn` to the prepared turns (preflight), which start a turn ahead of its input.
   'src/engine/create-charpipe.ts',
 ]

@@ -58,6 +58,8 @@ export default defineConfig({
     // Two files at a time: most of a test's time here is waiting (for a child process, a socket, a
     // browser), so the second core is otherwise idle. Vitest's default on two cores is one.
     maxWorkers: 2,
+    // A wait that names no deadline may take 15 s before it fails, not 1 s (test/support/wait-deadlines.ts).
+    setupFiles: ['./test/support/wait-deadlines.ts'],
     projects: [
       {
         extends: true,

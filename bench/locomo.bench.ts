@@ -12,6 +12,10 @@
  * OpenAI-compatible endpoint; `--embeddings URL` uses a real one (its base URL including `/v1`,
  * e.g. Ollama's `http://127.0.0.1:11434/v1` with `--embeddings-model nomic-embed-text`).
  *
+ * Figures are printed for the held-out half of the conversations (the headline), the tuning half
+ * and all (`splitLocomo`): tune rules on the tuning half only and report the held-out half once per
+ * change. `--split tuning|held-out|all` prints one of them alone.
+ *
  * `--store postgres` stores the same turns in PostgreSQL (`POSTGRES_URL`, else the local server;
  * one schema per conversation, dropped afterwards); `both` runs the two and counts the questions
  * whose top 25 came back the same, in the same order.
@@ -36,6 +40,7 @@ import { type MockModelServer, startMockModelServer } from '../src/testing/start
 import { createTestSchemaName, dropSchemasUnder, testPostgresUrl } from '../test/support/local-postgres.js'
 import { loadLocomo } from './locomo/load-locomo.js'
 import { measureRecall, type QuestionOutcome } from './locomo/measure-recall.js'
+import { splitLocomo } from './locomo/split-locomo.js'
 
 const ks = [5, 10, 25]
 const dragon: Record<number, number> = { 5: 58.8, 10: 67.5, 25: 79.9 }
@@ -61,6 +66,12 @@ if (!existsSync(zipPath)) {
   process.exit(2)
 }
 
+const splitFlag = readFlag('--split')
+if (splitFlag !== undefined && !['tuning', 'held-out', 'all'].includes(splitFlag)) {
+  console.error(`--split must be tuning, held-out or all, got ${JSON.stringify(splitFlag)}`)
+  process.exit(2)
+}
+
 const embeddingsFlag = readFlag('--embeddings')
 let mockServer: MockModelServer | undefined
 let embeddings: EmbeddingsClient | undefined
@@ -76,6 +87,11 @@ if (embeddingsFlag === 'hashed') {
 const withEmbeddings = embeddings ? { embeddings } : {}
 
 const conversations = loadLocomo(zipPath)
+const splits = splitLocomo(conversations)
+const splitOf = new Map(
+  Object.entries(splits).flatMap(([split, members]) => members.map((member) => [member.id, split])),
+)
+const shownSplits = splitFlag ? [splitFlag] : ['held-out', 'tuning', 'all']
 
 /** Opens the store one conversation is stored in (its own file or schema). */
 type OpenStore = (conversation: string, now: () => number) => Promise<MemoryStore>
@@ -104,6 +120,7 @@ async function runLocomo(openStore: OpenStore): Promise<StoreRun> {
     for (const question of conversation.questions) {
       const hits = await store.search(question.question, { scope: conversation.id, k: Math.max(...ks) })
       run.outcomes.push({
+        conversation: conversation.id,
         category: question.category,
         evidence: question.evidence,
         retrieved: hits.map((hit) => String(hit.metadata?.diaId)),
@@ -155,6 +172,17 @@ for (const [name, { outcomes, skipped, turns }] of runs) {
     `LoCoMo through the ${name} store: ${conversations.length} conversations, ${turns} turns, ${outcomes.length} questions, ${skipped} skipped; ` +
       (embeddings ? `keyword ranking fused with embeddings (${embeddingsFlag})` : 'keyword ranking only'),
   )
+  for (const split of shownSplits) {
+    const chosen = outcomes.filter(
+      (outcome) => split === 'all' || splitOf.get(outcome.conversation ?? '') === split,
+    )
+    const members = split === 'all' ? conversations : splits[split as 'tuning' | 'held-out']
+    console.log(`${split}: conversations ${members.map((member) => member.id).join(', ')}`)
+    printRecall(chosen)
+  }
+}
+
+function printRecall(outcomes: QuestionOutcome[]): void {
   const rows = measureRecall(outcomes, ks)
   console.table(
     Object.fromEntries([

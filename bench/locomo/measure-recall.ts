@@ -10,6 +10,8 @@ export interface RecallRow {
 }
 
 export interface QuestionOutcome {
+  /** The conversation asked about (which split it belongs to). */
+  conversation?: string
   category: number
   evidence: string[]
   /** Retrieved dialog ids, best first. */

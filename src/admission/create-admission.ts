@@ -9,13 +9,15 @@
  *   for the connectors in its `follow`; the admin token reaches every session.
  * - `owner` / `moderator` and gifts come only from a connector or the admin token: a chat client's
  *   audience speaker is a `viewer` and its gift is dropped.
+ * - The owner's doors (`say`, `event`) are the admin token's, or a named client's that follows
+ *   the session (`follow` naming its connector, or `*`).
  * - A charged door (a connector's 1:1 turn) takes one turn from the caller's budget at the door;
  *   audience doors hand the caller's budget on as the messages' `admitTurn`, charged when the
  *   server starts a turn answering them (the connection, the address or the connector that caused it).
  */
 import type { AudienceMessage } from '../audience/types.js'
 import type { TurnBudget } from './create-minute-budget.js'
-import { audienceDoors, chargedDoors, type Door, doors, followDoors } from './doors.js'
+import { audienceDoors, chargedDoors, type Door, doors, followDoors, ownerDoors } from './doors.js'
 import { type ConnectorKind, findSessionConnector } from './find-session-connector.js'
 
 export type CallerKind = 'admin' | 'client' | 'named_client' | 'connector'
@@ -97,6 +99,24 @@ function checkSession(request: AdmitRequest): string | undefined {
   return `session "${shown}" belongs to connector "${owner.name}": ${door} there needs the admin token${followable}`
 }
 
+/**
+ * An owner's door (`say`, `event`): the admin token, or a named client whose `follow` covers the
+ * session (its connector's name, or `*`: every session). Undefined when admitted, else why not.
+ */
+function checkOwner(request: AdmitRequest): string | undefined {
+  const { caller, door } = request
+  if (!ownerDoors.has(door) || caller.kind === 'admin') return undefined
+  const shown = request.named ?? request.session
+  if (caller.kind === 'named_client') {
+    const follow = caller.follow ?? []
+    const connector = findSessionConnector(request.session) ?? findSessionConnector(shown)
+    if (follow.includes('*') || (connector && follow.includes(connector.name))) return undefined
+    const needed = connector ? `"${connector.name}" or "*"` : '"*"'
+    return `${door} needs the admin token or a client that follows session "${shown}": ${describeCaller(caller)} does not (server.clients[].follow needs ${needed})`
+  }
+  return `${door} needs the admin token or a named client that follows session "${shown}" (server.clients[].follow); ${describeCaller(caller)} may not speak for the session`
+}
+
 /** A chat client's messages as it may send them: every speaker a viewer, no gifts. */
 function lowerRoles(messages: readonly AudienceMessage[]): AudienceMessage[] {
   return messages.map((message) => {
@@ -129,7 +149,7 @@ export function createAdmission(): Admission {
     admit(request) {
       const { door, caller } = request
       if (!doors.includes(door)) return refuse(door, 'forbidden', `no door "${String(door)}"`)
-      const foreign = checkSession(request)
+      const foreign = checkSession(request) ?? checkOwner(request)
       if (foreign !== undefined) return refuse(door, 'forbidden', foreign)
       let messages = request.messages ? [...request.messages] : undefined
       if (messages && audienceDoors.has(door) && caller.kind !== 'admin' && caller.kind !== 'connector')

@@ -19,6 +19,10 @@ export const doors = [
   'ws_interrupt',
   /** WebSocket `observe` (a line said in the session). */
   'ws_observe',
+  /** WebSocket `say` (the character says given words: a turn for the session's followers). */
+  'ws_say',
+  /** WebSocket `event` (something happened in the session; answered by a turn when asked). */
+  'ws_event',
   /** A WebSocket following a session: the server may start idle and audience turns there for it. */
   'ws_follow',
   /** `POST /api/chat`. */
@@ -29,6 +33,10 @@ export const doors = [
   'http_open',
   /** `POST /api/sessions/:id/observe`. */
   'http_observe',
+  /** `POST /api/sessions/:id/say`. */
+  'http_say',
+  /** `POST /api/sessions/:id/events`. */
+  'http_event',
   /** `GET /api/sessions/:id/messages` (a session's history: what its next prompt is built from). */
   'http_messages',
   /** `/v1/chat/completions`, `/v1/responses` and any other OpenAI-compatible turn. */
@@ -47,7 +55,18 @@ export const followDoors: ReadonlySet<Door> = new Set<Door>([
   'ws_activity',
   'ws_interrupt',
   'ws_follow',
+  'ws_say',
+  'ws_event',
+  'http_say',
+  'http_event',
 ])
+
+/**
+ * Doors that speak for the session's owner, not for a person in it (`say`, `event`): only the
+ * admin token, or a named client that follows the session (`server.clients[].follow` naming its
+ * connector, or `*` for every session), may use them.
+ */
+export const ownerDoors: ReadonlySet<Door> = new Set<Door>(['ws_say', 'ws_event', 'http_say', 'http_event'])
 
 /** Doors that carry audience messages (their roles, gifts and ids are checked). */
 export const audienceDoors: ReadonlySet<Door> = new Set<Door>([

@@ -4,6 +4,11 @@
  * `/metrics`. Followers get the events of the turns the server starts by itself (audience, idle)
  * and `audience_dropped`; the turns of inputs go to whoever sent the input, as always.
  *
+ * Idle turns start only where a person is: audience lines, a person's voice activity, an input or
+ * a line observed in the session make it live (with a follower to hear it, or by the lines
+ * themselves), until the runner settles; a client following the session alone never does, so a
+ * voice or avatar client that follows a room does not make the character talk into an empty room.
+ *
  * Every idle turn is charged to someone: the origin whose lines were the session's last (the quiet
  * after them is what the character fills), else a follower that admits it; no one, no idle turn.
  * A session that only its messages made live stops being live once it has nothing more to start
@@ -82,8 +87,12 @@ export interface AudienceHub {
     origin?: AudienceOrigin,
   ): ReceiveAudienceResult
   activity(session: string, speaking: boolean): void
-  /** An input started a turn in the session: idle turns count from now. */
+  /** An input started a turn in the session: a person is there, and idle turns count from now. */
   noteInput(session: string, character: string | undefined): void
+  /** A person's line was observed in the session (no reply asked): idle turns count from now. */
+  notePerson(session: string): void
+  /** Sends an event of a turn started for the session's listeners (`say`, `event`) to its followers. */
+  broadcast(session: string, event: SessionEvent): void
   subscribe(session: string, listener: (event: SessionEvent) => void, options?: SubscribeOptions): () => void
   /** Tells whether a message of the session waits for a reply; undefined when nothing waits there. */
   isWaiting(session: string): ((line: { id: string }) => boolean) | undefined
@@ -110,6 +119,8 @@ interface SessionAudience {
   dropped: AudienceQueueEntry[]
   /** Live because messages arrived (not only followed), until the runner settles. */
   fed: boolean
+  /** A person spoke or is present (activity, an input, a line), until the runner settles. */
+  person: boolean
   /** The origin of the latest messages since the runner last settled: it pays the next idle turn. */
   lastOrigin?: AudienceOrigin
   /** The origins that keep the session live by their messages, by id, let go when it settles. */
@@ -153,9 +164,14 @@ export function createAudienceHub(host: AudienceHubHost): AudienceHub {
   const settle = (audience: SessionAudience) => {
     audience.lastOrigin = undefined
     releaseKeepers(audience)
-    if (!audience.fed) return
+    if (!audience.fed && !audience.person) return
     audience.fed = false
-    if (!hasLiveFollower(audience.session)) audience.runner.setLive(false)
+    audience.person = false
+    refreshLive(audience)
+  }
+  // Live: lines arrived (their origin hears the reply), or a person is there and a follower hears it.
+  function refreshLive(audience: SessionAudience): void {
+    audience.runner.setLive(audience.fed || (audience.person && hasLiveFollower(audience.session)))
   }
   const speaking = new Map<string, boolean>()
   const stats: AudienceStats = {
@@ -230,6 +246,7 @@ export function createAudienceHub(host: AudienceHubHost): AudienceHub {
       selected: [],
       dropped: [],
       fed: false,
+      person: false,
       keepers: new Map(),
       runner: createAudienceRunner(sessionHost(session), session, character, {
         dropped: (dropped) => reportDropped(audience, dropped),
@@ -248,7 +265,6 @@ export function createAudienceHub(host: AudienceHubHost): AudienceHub {
     }
     audiences.set(key, audience)
     if (speaking.get(session)) audience.runner.setSpeaking(true)
-    if (hasLiveFollower(session)) audience.runner.setLive(true)
     forgetQuietSessions()
     return audience
   }
@@ -265,8 +281,18 @@ export function createAudienceHub(host: AudienceHubHost): AudienceHub {
     }
   }
 
-  const runnersOf = (session: string) =>
-    [...audiences.values()].filter((audience) => audience.session === session).map((each) => each.runner)
+  const audiencesOf = (session: string) =>
+    [...audiences.values()].filter((audience) => audience.session === session)
+  const runnersOf = (session: string) => audiencesOf(session).map((each) => each.runner)
+
+  /** A person is in the session: its followed default character, and every character there, may speak first. */
+  const notePerson = (session: string) => {
+    if (followers.has(session)) audienceOf(session, undefined)
+    for (const audience of audiencesOf(session)) {
+      audience.person = true
+      refreshLive(audience)
+    }
+  }
 
   return {
     receive(session, character, messages, origin = {}) {
@@ -296,21 +322,33 @@ export function createAudienceHub(host: AudienceHubHost): AudienceHub {
         keeper.kept()
       }
       audience.fed = true
+      audience.person = true
       audience.runner.heard()
-      audience.runner.setLive(true)
+      refreshLive(audience)
       return { accepted, dropped }
     },
     activity(session, value) {
       speaking.set(session, value)
       if (!value) speaking.delete(session)
+      // A person's voice is something heard: idle turns count again from zero once they stop.
+      for (const runner of runnersOf(session)) runner.heard()
+      notePerson(session)
       for (const runner of runnersOf(session)) runner.setSpeaking(value)
     },
     noteInput(session, character) {
-      const audience = audiences.get(keyOf(session, character))
-      if (!audience) return
+      // Only a followed session, or one with an audience already, may be spoken to first.
+      if (!followers.has(session) && !audiences.has(keyOf(session, character))) return
+      const audience = audienceOf(session, character)
+      audience.person = true
       audience.runner.heard()
+      refreshLive(audience)
       audience.runner.schedule()
     },
+    notePerson(session) {
+      for (const runner of runnersOf(session)) runner.heard()
+      notePerson(session)
+    },
+    broadcast: (session, event) => deliver(session, event),
     subscribe(session, listener, options = {}) {
       let set = followers.get(session)
       if (!set) {
@@ -319,16 +357,24 @@ export function createAudienceHub(host: AudienceHubHost): AudienceHub {
       }
       const follower: Follower = { listener, options }
       set.add(follower)
-      // A followed session is live: its default character may speak first (idle.after_ms). A
-      // connector's is not until its audience says something (`receive`).
-      if (options.live !== false) audienceOf(session, undefined).runner.setLive(true)
+      // Followed, a session where a person is may be spoken to first (idle.after_ms); a follower
+      // alone never starts that, nor does a connector's (`live: false`) until its audience speaks.
+      if (options.live !== false) {
+        audienceOf(session, undefined)
+        for (const audience of audiencesOf(session)) refreshLive(audience)
+      }
       return () => {
         set.delete(follower)
-        if (set.size > 0) return
+        if (set.size > 0) {
+          // The followers left may not hear the session (a connector's `live: false`).
+          for (const audience of audiencesOf(session)) refreshLive(audience)
+          return
+        }
         followers.delete(session)
         for (const [key, audience] of audiences) {
-          if (audience.session !== session || audience.fed) continue
-          audience.runner.setLive(false)
+          if (audience.session !== session) continue
+          refreshLive(audience)
+          if (audience.fed) continue
           // Only followed, never fed, and now followed by no one: nothing of it is worth keeping
           // (a long run would otherwise keep one per session ever opened, up to maxSessions).
           if (audience.runner.running() || audience.runner.selector.hasWaiting()) continue

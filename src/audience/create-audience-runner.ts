@@ -2,8 +2,8 @@
  * What one session's audience does with one character: the selector, and when to start the next
  * turn. An audience turn starts when the session's lane is free and `min_gap_ms` has passed since
  * the last reply; an idle turn when nothing was heard for `idle.after_ms`, no one is speaking and
- * fewer than `idle.max_in_row` idle turns came in a row, and only while the session's audience can be
- * reached (a connector's link is up). Turns it starts queue behind whatever
+ * fewer than `idle.max_in_row` idle turns came in a row, and only while the session is live (a person
+ * is there: the hub decides) and its audience can be reached (a connector's link is up). Turns it starts queue behind whatever
  * holds the lane, so they never cut a reply; a person's input interrupts them as any turn.
  */
 import type { AudiencePolicy } from '../config/schema/audience.js'
@@ -68,7 +68,10 @@ export interface AudienceRunner {
   heard(): void
   /** Someone in the session starts or stops speaking. */
   setSpeaking(speaking: boolean): void
-  /** The session is followed (a client listens, or audience messages arrive): idle turns may start. */
+  /**
+   * The session is live (a person is there and a follower hears, or audience messages arrive): idle
+   * turns may start.
+   */
   setLive(live: boolean): void
   /** Looks at the queue and the clock, and starts a turn or sets a timer for the next look. */
   schedule(): void

@@ -13,7 +13,7 @@ import type {
 } from '../audience/types.js'
 import type { Speaker, TurnInput } from '../context/types.js'
 import type { StoredMessage } from '../memory/types.js'
-import type { CharpipeEvent, TurnNotStoredEvent } from '../shared/events.js'
+import type { CharpipeEvent, TurnNotStoredEvent, TurnTrigger } from '../shared/events.js'
 import type { ChatMessage } from '../shared/messages.js'
 
 export interface GenerateInput
@@ -178,6 +178,42 @@ export interface ActivityInput {
   speaking: boolean
 }
 
+export interface SayInput {
+  session?: string
+  /** The character that speaks (an id of `characters`); absent: the default. */
+  character?: string
+  /** The words, said exactly as given (up to `conversation.max_input_chars`). */
+  text: string
+  /** One of the character's emotions (or an alias); anything else, or absent: its default emotion. */
+  emotion?: string
+}
+
+export interface SayResult {
+  /** The turn that says the words (`trigger: "say"`); its events go to the session's followers. */
+  turn: string
+}
+
+export interface EventInput {
+  session?: string
+  /** The character the event is told to (an id of `characters`); absent: the default. */
+  character?: string
+  /** What happened, in words (up to `conversation.max_input_chars`). */
+  text: string
+  /**
+   * Answer it now: a turn with `trigger: "event"` (its events go to the session's followers). False:
+   * it is only stored, and the model sees it with the session's later turns.
+   * @default false
+   */
+  respond?: boolean
+}
+
+export interface EventResult {
+  /** The event's id. */
+  id: string
+  /** The turn answering it, when `respond` was true. */
+  turn?: string
+}
+
 export interface ModerateAudienceInput {
   session: string
   character?: string
@@ -196,8 +232,8 @@ export interface AudienceStatsResult extends AudienceStats {
 export interface ObservedTurn {
   session: string
   turn: string
-  /** What started it: an input, or the engine itself (audience, idle). */
-  trigger: 'input' | 'audience' | 'idle'
+  /** What started it: an input, the engine itself (audience, idle), a `say` or an `event`. */
+  trigger: TurnTrigger
 }
 
 /**

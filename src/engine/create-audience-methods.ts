@@ -2,7 +2,7 @@
  * The engine's side of the audience (src/audience/): the hub's host — turns it starts go through
  * the same `startTurn` as any input, marked with their trigger; messages are recorded as observed
  * lines; policies are the character's view of the config — and the public members built on it: the
- * `audience` group, and the session members `activity` and `follow`.
+ * `audience` group, and the session members `activity`, `follow`, `say` and `event`.
  */
 
 import { audienceMessagesSchema } from '../audience/audience-message-schema.js'
@@ -16,6 +16,7 @@ import { characterIdOf } from '../config/character-id.js'
 import { BadRequestError } from '../shared/errors.js'
 import { resolveCharacterLanguage } from '../shared/language/index.js'
 import { characterRuntimeOf, resolveCharacter } from './character-runtime.js'
+import { createSayMethods } from './create-say-methods.js'
 import type { EngineContext } from './engine-context.js'
 import { renderLine } from './render-group-input.js'
 import { abortTurn } from './session-lanes.js'
@@ -135,7 +136,7 @@ function onePersonOf(request: AudienceTurnRequest): { speaker?: { id: string; na
 export interface AudienceMethods {
   audience: CharpipeAudience
   /** The session members that reach the audience hub. */
-  sessions: Pick<CharpipeSessions, 'activity' | 'follow'>
+  sessions: Pick<CharpipeSessions, 'activity' | 'follow' | 'say' | 'event'>
 }
 
 export function createAudienceMethods(starter: TurnStarter, clock: AudienceClock): AudienceMethods {
@@ -185,6 +186,7 @@ export function createAudienceMethods(starter: TurnStarter, clock: AudienceClock
       if (typeof input?.speaking !== 'boolean') throw new BadRequestError('speaking must be true or false')
       hub.activity(session, input.speaking)
     },
+    ...createSayMethods(starter, hub),
     follow(input) {
       if (typeof input?.onEvent !== 'function') throw new BadRequestError('follow needs onEvent, a function')
       return hub.subscribe(validateSessionField(input.session), input.onEvent, {

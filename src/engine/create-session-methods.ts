@@ -22,7 +22,9 @@ function sessionNamedBy(input: { session: string } | undefined, member: string):
   return input.session
 }
 
-export function createSessionMethods(context: EngineContext): Omit<CharpipeSessions, 'activity' | 'follow'> {
+export function createSessionMethods(
+  context: EngineContext,
+): Omit<CharpipeSessions, 'activity' | 'follow' | 'say' | 'event'> {
   const { opened, lanes } = context
   return {
     observe(input) {
@@ -35,6 +37,8 @@ export function createSessionMethods(context: EngineContext): Omit<CharpipeSessi
         { id, speaker: line.speaker, text: line.text, ...(line.images ? { images: line.images } : {}) },
         lineBudgetOf(config),
       )
+      // Someone spoke there: a followed session may now be spoken to first.
+      context.state.audience?.notePerson(line.session)
       return { id }
     },
     async history(input) {

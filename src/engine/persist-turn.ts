@@ -11,6 +11,7 @@ import { selectTurnMemoryTarget } from '../memory/people/select-turn-memory-targ
 import type { ConversationScope, StoredMessage } from '../memory/types.js'
 import { silenceSignal } from '../reply/create-silence-gate.js'
 import type { CharpipeError } from '../shared/errors.js'
+import type { TurnTrigger } from '../shared/events.js'
 import { resolveCharacterLanguage, resolveUserName } from '../shared/language/index.js'
 import { createChildLogger, type Logger } from '../shared/logger.js'
 import { acceptHeardText } from './accept-heard-text.js'
@@ -32,8 +33,16 @@ export interface PersistTurnOptions {
   logger: Logger
   /** The cluster lock's fencing number, when the turn held one (see `CompletedTurn.fence`). */
   fence?: number
-  /** What started the turn: an idle turn's input is charpipe's instruction, stored as an `event`. */
-  trigger?: 'input' | 'audience' | 'idle'
+  /**
+   * What started the turn: an idle turn's input is charpipe's instruction, and an `event` turn's
+   * input the event it answers: both are stored as an `event`, and neither is remembered as words.
+   */
+  trigger?: TurnTrigger
+}
+
+/** The triggers whose input is not anyone's words: stored with the role `event`. */
+function isEventTrigger(trigger: TurnTrigger | undefined): boolean {
+  return trigger === 'idle' || trigger === 'event'
 }
 
 /** Most turns read back to evaluate a token-based reset (the context after a reset is small). */
@@ -73,7 +82,7 @@ function buildUserMessage(options: PersistTurnOptions): StoredMessage {
         (reference) => !refused?.has(reference),
       )
   return {
-    role: options.trigger === 'idle' ? 'event' : 'user',
+    role: isEventTrigger(options.trigger) ? 'event' : 'user',
     content: input.text,
     createdAt: startedAt,
     ...(input.emotion ? { emotion: input.emotion } : {}),
@@ -198,8 +207,8 @@ export async function rememberCompletedTurn(
   // What the speaker said, without the group chat's framing (that is in the stored history).
   const said = input.spokenText ?? input.text
   if (!store || !runtime.config.memory.enabled || !said.trim() || input.stateless) return
-  // An idle turn's input is charpipe's instruction: nobody said it, so there is nothing to remember.
-  if (options.trigger === 'idle') return
+  // An idle turn's input is charpipe's instruction, an event turn's the event: nobody said them.
+  if (isEventTrigger(options.trigger)) return
   const speaker = input.speaker
   // The turn's person: its speaker, or the one person an audience batch is from.
   const person = speaker ?? input.audienceSpeaker

@@ -21,6 +21,8 @@ import type {
   AudienceResult,
   AudienceStatsResult,
   ClearSessionInput,
+  EventInput,
+  EventResult,
   FollowSessionInput,
   GenerateInput,
   GenerateOptions,
@@ -32,6 +34,8 @@ import type {
   OpenSessionResult,
   ReadRecordInput,
   RunOptions,
+  SayInput,
+  SayResult,
   SessionHistoryInput,
   ToolCallStats,
   ToolListing,
@@ -64,6 +68,18 @@ export interface CharpipeSessions {
    * idle turn to the follower (false: not now). Returns the function that stops following.
    */
   follow(input: FollowSessionInput): () => void
+  /**
+   * The character says `text` as it is, with no model call: a turn with `trigger: "say"` (queued
+   * behind the session's turns), its events sent to the session's followers (and so to the
+   * connectors that follow it) as any reply's, and stored as the character's words.
+   */
+  say(input: SayInput): SayResult
+  /**
+   * Tells the character of something that happened (stored with the role `event`; the model sees
+   * it in later turns); with `respond: true` a turn with `trigger: "event"` answers it now, its
+   * events sent to the session's followers.
+   */
+  event(input: EventInput): Promise<EventResult>
   /** Stored history of a session with a character (absent: the default), oldest first. */
   history(input: SessionHistoryInput): Promise<StoredMessage[]>
   /** Deletes a session's history with one character, or with every character when none is named. */

@@ -45,6 +45,7 @@ import { registerOpenAICompletionsRoute } from './routes/openai-completions-rout
 import { registerOpenAIModelsRoute } from './routes/openai-models-route.js'
 import { registerOpenAIResponsesRoute } from './routes/openai-responses-route.js'
 import { registerPeopleRoutes } from './routes/people-routes.js'
+import { registerSayRoutes } from './routes/say-routes.js'
 import { createWebSocketEvents } from './routes/websocket-route.js'
 import { mountSecurity } from './security/index.js'
 import { createStaticFileHandler, findDefaultStaticDir } from './serve-static-files.js'
@@ -186,6 +187,9 @@ export async function createServer(options: CreateServerOptions): Promise<Charpi
       http_audience: sessionRequests,
       http_observe: sessionRequests,
       http_open: sessionRequests,
+      // A say or an event speaks in the session: one of the caller's turns, as a chat input is.
+      http_say: httpTurns,
+      http_event: httpTurns,
     },
   })
   // One ledger for every slow reader of this server, WebSocket and streamed HTTP alike.
@@ -260,6 +264,7 @@ export async function createServer(options: CreateServerOptions): Promise<Charpi
 
   registerChatRoute(app, dependencies)
   registerAudienceRoutes(app, { ...dependencies, audienceOrigins })
+  registerSayRoutes(app, dependencies)
   registerOpenAICompletionsRoute(app, dependencies)
   registerOpenAIResponsesRoute(app, dependencies)
   registerOpenAIModelsRoute(app, dependencies)

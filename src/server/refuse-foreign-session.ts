@@ -5,6 +5,7 @@
  * request may not act there (src/admission/). The admin token without a key names any session.
  */
 import type { Context } from 'hono'
+import { followsConnectorSession } from '../admission/index.js'
 import type { AudienceMessage } from '../audience/types.js'
 import { readRequestCaller } from './admit-request.js'
 import type { SessionOwners } from './create-session-owners.js'
@@ -21,13 +22,17 @@ export function resolveRequestSession(
   /** An audience request's messages: answered as the caller may send them (roles, gifts). */
   messages?: readonly AudienceMessage[],
 ): ResolveRequestSessionResult {
-  const key = requestClientKey(context)
-  const resolved = owners.resolve(session, key, context.get('adminTokenUsed') === true)
-  if (!resolved.ok)
-    return { response: context.json({ error: { code: 'forbidden', message: resolved.message } }, 403) }
   const admission = context.get('admission')
   // The door the route declared where it was registered (`admit`).
   const door = context.get('door')
+  // A named client that follows a connector names its sessions as they are (as over WebSocket).
+  const follows = door !== undefined && followsConnectorSession(readRequestCaller(context), door, session)
+  const key = requestClientKey(context)
+  const resolved = follows
+    ? { ok: true as const, session }
+    : owners.resolve(session, key, context.get('adminTokenUsed') === true)
+  if (!resolved.ok)
+    return { response: context.json({ error: { code: 'forbidden', message: resolved.message } }, 403) }
   if (!admission) return { session: resolved.session }
   if (door === undefined) {
     // Administration reaches every session; anyone else only through a door (fails closed).

@@ -101,6 +101,40 @@ const activityFrameSchema = z.strictObject({
   speaking: z.boolean(),
 })
 
+/**
+ * `say`: the character says `text` as it is (no model call), in a turn the session's followers
+ * hear. `emotion`: one of the character's, else its default. Text is bounded by the engine
+ * (`conversation.max_input_chars`) and the frame or body size.
+ */
+const sayFields = {
+  character: characterField.optional(),
+  text: z.string(),
+  emotion: z.string().max(100).optional(),
+}
+const sayFrameSchema = z.strictObject({
+  type: z.literal('say'),
+  session: sessionField.optional(),
+  ...sayFields,
+})
+
+/** `POST /api/sessions/:id/say`: the `say` frame over HTTP. */
+export const sayBodySchema = z.strictObject(sayFields)
+
+/** `event`: something happened in the session (stored for the model); `respond: true` answers it now. */
+const eventFields = {
+  character: characterField.optional(),
+  text: z.string(),
+  respond: z.boolean().optional(),
+}
+const eventFrameSchema = z.strictObject({
+  type: z.literal('event'),
+  session: sessionField.optional(),
+  ...eventFields,
+})
+
+/** `POST /api/sessions/:id/events`: the `event` frame over HTTP. */
+export const eventBodySchema = z.strictObject(eventFields)
+
 /** `POST /api/sessions/:id/audience`: the `audience` frame over HTTP. */
 export const audienceBodySchema = z.strictObject({
   character: characterField.optional(),
@@ -114,6 +148,8 @@ export const clientFrameSchema = z.discriminatedUnion('type', [
   openFrameSchema,
   audienceFrameSchema,
   activityFrameSchema,
+  sayFrameSchema,
+  eventFrameSchema,
 ])
 
 /** The frame types a client may send, as error messages name them. */
@@ -124,6 +160,8 @@ export const clientFrameTypes = [
   'open',
   'audience',
   'activity',
+  'say',
+  'event',
 ] as const
 export type ClientFrame = z.infer<typeof clientFrameSchema>
 

@@ -11,9 +11,15 @@ interface TurnEventBase {
   session: string
   /** Turn id, unique within the process. */
   turn: string
-  /** What started the turn: an input, audience messages, or the character itself after a quiet spell. */
-  trigger?: 'input' | 'audience' | 'idle'
+  /** What started the turn (see `TurnTrigger`). */
+  trigger?: TurnTrigger
 }
+
+/**
+ * What started a turn: an input, audience messages, the character itself after a quiet spell
+ * (`idle`), words given to the character to say as they are (`say`), or an event it answers (`event`).
+ */
+export type TurnTrigger = 'input' | 'audience' | 'idle' | 'say' | 'event'
 
 export interface LlmChunkEvent extends TurnEventBase {
   type: 'llm_chunk'

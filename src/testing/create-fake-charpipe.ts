@@ -14,6 +14,7 @@
  * library user could rely on. A server built on charpipe is tested over `createTurnHarness` instead.
  */
 
+import { randomUUID } from 'node:crypto'
 import { createSystemClock } from '../audience/create-system-clock.js'
 import type { AudienceClock } from '../audience/types.js'
 import type { CharpipeConfig } from '../config/schema.js'
@@ -336,6 +337,22 @@ export function createFakeCharpipe(options: CreateFakeCharpipeOptions): FakeChar
         audienceCalls.push(input)
       },
       follow: () => () => {},
+      // Kept as the real engine stores them: the words as the character's, the event as an event.
+      say({ session = 'default', text, emotion }) {
+        const turn = `say-${randomUUID()}`
+        const stored = { role: 'assistant' as const, content: text, createdAt: Date.now(), turn }
+        histories.set(session, [
+          ...(histories.get(session) ?? []),
+          { ...stored, ...(emotion ? { emotion } : {}) },
+        ])
+        return { turn }
+      },
+      async event({ session = 'default', text }) {
+        const id = randomUUID()
+        const stored = { role: 'event' as const, content: text, createdAt: Date.now(), turn: `event-${id}` }
+        histories.set(session, [...(histories.get(session) ?? []), stored])
+        return { id }
+      },
       async history({ session, limit }) {
         const history = histories.get(session) ?? []
         return limit ? history.slice(-limit) : [...history]

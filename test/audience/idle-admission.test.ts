@@ -74,6 +74,8 @@ describe('idle turns and the follower who caused them', () => {
         return true
       },
     })
+    // A person is there (a follower alone never starts an idle turn).
+    charpipe.sessions.activity({ session: 'room', speaking: false })
     await pass(clock, 16_000)
     expect(asked).toBeGreaterThanOrEqual(2)
     expect(provider.requests).toHaveLength(0)
@@ -96,6 +98,7 @@ describe('idle turns and the follower who caused them', () => {
     )
     charpipe.sessions.follow({ session: 'room', onEvent: () => {}, admitIdle: () => false })
     charpipe.sessions.follow({ session: 'room', onEvent: () => {} })
+    charpipe.sessions.activity({ session: 'room', speaking: false })
     await pass(clock, 5_200)
     await vi.waitFor(() => expect(provider.requests).toHaveLength(1))
   })

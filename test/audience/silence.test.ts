@@ -138,6 +138,8 @@ describe('silence on turns the server starts', () => {
     )
     const events: CharpipeEvent[] = []
     charpipe.sessions.follow({ session: 'room', onEvent: (event) => events.push(event as CharpipeEvent) })
+    // A person is there: a follower alone never starts an idle turn.
+    charpipe.sessions.activity({ session: 'room', speaking: false })
     await pass(clock, 30_000, 200)
     await vi.waitFor(() => expect(events.filter((event) => event.type === 'llm_done')).toHaveLength(2))
     await pass(clock, 30_000, 1000)

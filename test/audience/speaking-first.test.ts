@@ -1,8 +1,9 @@
 /**
- * Speaking first (`audience.idle`): after `after_ms` of quiet a followed session gets a turn of the
- * character's own (`trigger: "idle"`), at most `max_in_row` in a row; none starts while someone
- * speaks (`activity`), one running is interrupted by it (what was said so far is kept), and the
- * model is never sent an empty user message. Time is a manual clock: minutes pass in milliseconds.
+ * Speaking first (`audience.idle`): after `after_ms` of quiet a followed session where a person is
+ * (their activity, a line, an input) gets a turn of the character's own (`trigger: "idle"`), at most
+ * `max_in_row` in a row; a follower alone never starts one; none starts while someone speaks
+ * (`activity`), one running is interrupted by it (what was said so far is kept), and the model is
+ * never sent an empty user message. Time is a manual clock: minutes pass in milliseconds.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { createCharpipe } from '../../src/engine/index.js'
@@ -18,7 +19,7 @@ afterEach(async () => {
   charpipe = undefined
 })
 
-async function setUp(instruction = '') {
+async function setUp(instruction = '', person = true) {
   const clock = createManualClock()
   const provider = createTimedProvider({ clock, firstTokenMs: 700, chunkMs: 80 })
   charpipe = await createCharpipe(
@@ -33,6 +34,8 @@ async function setUp(instruction = '') {
     session: 'room',
     onEvent: (event) => events.push(event as unknown as Record<string, unknown>),
   })
+  // A person is there (a voice client's activity): the quiet counts from now.
+  if (person) charpipe.sessions.activity({ session: 'room', speaking: false })
   return { clock, provider, events, charpipe }
 }
 
@@ -67,6 +70,34 @@ describe('speaking first (audience.idle)', () => {
     expect(provider.requests).toHaveLength(2)
     for (const request of provider.requests) expect(lastUserText(request).trim()).not.toBe('')
     expect(doneEvents(events).every((event) => event.interrupted === false)).toBe(true)
+  })
+
+  it('a follower alone never speaks first; a line observed, an input or activity from a person does', async () => {
+    const { clock, provider, events, charpipe } = await setUp('', false)
+    await pass(clock, 60_000, 1000)
+    expect(provider.requests).toHaveLength(0)
+    charpipe.sessions.observe({ session: 'room', speaker: { id: 'viewer-1' }, text: '有人吗' })
+    await pass(clock, 4900)
+    expect(provider.requests).toHaveLength(0)
+    await pass(clock, 200)
+    await untilRequests(provider, 1)
+    await pass(clock, 3000)
+    await vi.waitFor(() => expect(doneEvents(events)).toHaveLength(1))
+    expect(doneEvents(events)[0]).toMatchObject({ trigger: 'idle' })
+  })
+
+  it('after max_in_row the room is quiet until a person comes back', async () => {
+    const { clock, provider, charpipe } = await setUp()
+    for (let count = 1; count <= 2; count++) {
+      await pass(clock, 5200)
+      await untilRequests(provider, count)
+      await pass(clock, 3000)
+    }
+    await pass(clock, 60_000, 1000)
+    expect(provider.requests).toHaveLength(2)
+    charpipe.sessions.activity({ session: 'room', speaking: false })
+    await pass(clock, 5200)
+    await untilRequests(provider, 3)
   })
 
   it('an input starts the count again; the configured instruction is what the model is asked', async () => {

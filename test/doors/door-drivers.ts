@@ -482,6 +482,20 @@ export const doorDrivers: Record<Door, DoorDriver> = {
     speaker: { id: 'speaker', ...(payload.role ? { role: payload.role } : {}) },
     text: `${payload.text} #${index}`,
   })),
+  // `say` and `event` are the session owner's: a chat client is refused each, with the reason.
+  ws_say: webSocketDoor((payload, index) => ({
+    type: 'say',
+    session: payload.session,
+    ...(payload.character ? { character: payload.character } : {}),
+    text: `${payload.text} #${index}`,
+  })),
+  ws_event: webSocketDoor((payload, index) => ({
+    type: 'event',
+    session: payload.session,
+    ...(payload.character ? { character: payload.character } : {}),
+    text: `${payload.text} #${index}`,
+    respond: true,
+  })),
   // A follow is tried for every frame; `open` to a new session each time is the one that says so.
   ws_follow: webSocketDoor(
     (payload, index) => ({
@@ -513,6 +527,15 @@ export const doorDrivers: Record<Door, DoorDriver> = {
     text: `${payload.text} #${index}`,
   })),
   http_messages: httpDoor('GET', sessionPath('messages'), () => undefined),
+  http_say: httpDoor('POST', sessionPath('say'), (payload, _marker, index) => ({
+    ...(payload.character ? { character: payload.character } : {}),
+    text: `${payload.text} #${index}`,
+  })),
+  http_event: httpDoor('POST', sessionPath('events'), (payload, _marker, index) => ({
+    ...(payload.character ? { character: payload.character } : {}),
+    text: `${payload.text} #${index}`,
+    respond: true,
+  })),
   v1: openaiDoor,
   connector_audience: connectorDoor('group'),
   connector_turn: connectorDoor('private'),

@@ -60,6 +60,16 @@ const httpDoors: HttpDoor[] = [
     template: { character: 'alice' },
   },
   {
+    name: 'POST /api/sessions/:id/say',
+    path: (session) => `/api/sessions/${session}/say`,
+    template: { character: 'alice', text: 'hello there', emotion: 'happy' },
+  },
+  {
+    name: 'POST /api/sessions/:id/events',
+    path: (session) => `/api/sessions/${session}/events`,
+    template: { character: 'alice', text: 'it rains', respond: true },
+  },
+  {
     name: 'POST /api/sessions/:id/observe',
     path: (session) => `/api/sessions/${session}/observe`,
     template: { speaker: { id: 'u1', name: 'U' }, text: 'hello there' },

@@ -73,6 +73,20 @@ const frameKinds: { name: string; template: Record<string, unknown> }[] = [
     },
   },
   { name: 'activity', template: { type: 'activity', session: sessionMark, speaking: true } },
+  {
+    name: 'say',
+    template: {
+      type: 'say',
+      session: sessionMark,
+      character: 'alice',
+      text: 'hello there',
+      emotion: 'happy',
+    },
+  },
+  {
+    name: 'event',
+    template: { type: 'event', session: sessionMark, character: 'alice', text: 'it rains', respond: true },
+  },
 ]
 
 /** Sent after each case: its `error` frame says every frame before it was handled. */

@@ -305,7 +305,7 @@ describe("the fact-extraction request in the character's language", () => {
 })
 
 describe("the idle turn's default instruction in the character's language", () => {
-  // A followed session's default character speaks first: here English, then Chinese.
+  // A followed session where a person is: its default character speaks first, in English, then Chinese.
   it.each([
     [
       { name: 'Mira', persona: 'A cheerful guide who knows every road of Eldoria.' },
@@ -323,6 +323,7 @@ describe("the idle turn's default instruction in the character's language", () =
       { provider, clock },
     )
     charpipe.sessions.follow({ session: 'room', onEvent: () => {} })
+    charpipe.sessions.activity({ session: 'room', speaking: false })
     for (let passed = 0; passed < 5200; passed += 100) await clock.advance(100)
     await vi.waitFor(() => expect(provider.requests.length).toBeGreaterThan(0))
     // Then the note that the turn may end in silence (`conversation.silence`), in the same language.

@@ -28,7 +28,7 @@ const audienceIdleSchema = z
       .max(86_400_000)
       .default(0)
       .describe(
-        'After this long without input or audience messages the character speaks on its own (trigger idle); 0: never.',
+        'After this long without input or audience messages the character speaks on its own (trigger idle), only where a person has spoken or is present (a follower alone never starts it); 0: never.',
       ),
     max_in_row: z
       .int()

@@ -10,11 +10,13 @@
  * Past replies are written back in the character's reply format (`replay_format`, on by default):
  * `{"emotion": …, "text": …}` for json, the emotion line for prefix, an inline tag for plain with
  * tags, so the model sees one format throughout the conversation. An idle turn's instruction (a
- * stored `event`) comes back as a system note saying what happened then, never as the user's words.
+ * stored `event`) comes back as a system note saying what happened then, never as the user's words;
+ * so does an event given to the session (`sessions.event`, told apart by its turn id).
  */
 
 import { characterIdOf } from '../../config/character-id.js'
 import type { CharacterConfig } from '../../config/schema.js'
+import { isEventTurn } from '../../memory/event-turn.js'
 import { modelRoleOf } from '../../memory/model-role-of.js'
 import type { StoredMessage } from '../../memory/types.js'
 import { CharpipeError } from '../../shared/errors.js'
@@ -169,7 +171,8 @@ function convertStoredEvent(stored: StoredMessage, character: CharacterConfig): 
   const texts = readAudienceTexts(resolveCharacterLanguage(character))
   return {
     role: modelRoleOf(stored.role),
-    content: texts.pastIdleInstruction(stored.content),
+    // An event is stored as the model was first shown it (`[事件] …`); an idle instruction bare.
+    content: isEventTurn(stored.turn) ? stored.content : texts.pastIdleInstruction(stored.content),
     source: 'history',
     meta: { id: stored.id, turn: stored.turn, createdAt: stored.createdAt, event: true },
   }

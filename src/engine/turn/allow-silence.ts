@@ -19,7 +19,8 @@ export interface IsSilenceAllowedOptions {
 export function isSilenceAllowed(options: IsSilenceAllowedOptions): boolean {
   const trigger =
     options.trigger === 'input' && options.source === 'connector' ? 'connector' : options.trigger
-  return options.config.conversation.silence.triggers.includes(trigger)
+  // A `say` turn has no model reply to be silent with.
+  return trigger !== 'say' && options.config.conversation.silence.triggers.includes(trigger)
 }
 
 /** The messages with the silence note added to the last user message (a copy; the rest shared). */

@@ -67,12 +67,14 @@ export interface StartTurnOptions
   sink: TurnSink
   /** What started the turn, when the engine did (audience, idle); absent: the caller's input. */
   origin?: TurnOrigin
+  /** The turn's id, when its starter names it (an event's turn); absent: the input's, or a new one. */
+  turn?: string
 }
 
 export function startTurn(options: StartTurnOptions): StartedTurn {
   const { context, prepared, clusterLink, input: raw, sink, origin } = options
   const session = sessionOf(raw)
-  const handle = createTurnHandle(session, false, turnIdOf(raw), context.clock.now)
+  const handle = createTurnHandle(session, false, options.turn ?? turnIdOf(raw), context.clock.now)
   const output = createEngineTurnOutput(context, handle.turn, session, sink, origin)
   try {
     if (context.state.closed) throw new BadRequestError('this charpipe instance is closed')

@@ -4,7 +4,7 @@
  * its input has no sink until it is granted (its events are held before they get here).
  */
 import type { Speaker } from '../../context/types.js'
-import type { CharpipeEvent } from '../../shared/events.js'
+import type { CharpipeEvent, TurnTrigger } from '../../shared/events.js'
 import { createTurnCloser } from '../close-turn.js'
 import type { EventBus } from '../event-bus.js'
 import type { EmitTurnEvent, TurnSink } from '../turn-event.js'
@@ -23,7 +23,7 @@ export interface CreateTurnOutputOptions {
 
 /** What started a turn: an input, or the audience runner (with the messages answered). */
 export interface TurnOrigin {
-  trigger: 'input' | 'audience' | 'idle'
+  trigger: TurnTrigger
   replyingTo?: string[]
   /** An audience turn whose messages are all one person's: that person (see `TurnInput.audienceSpeaker`). */
   speaker?: Speaker

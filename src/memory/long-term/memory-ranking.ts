@@ -56,6 +56,12 @@ export interface MemoryRankingOptions {
    */
   untimedShare: number
   /**
+   * Share of its score a memory keeps when the query names a speaker ("What did Caroline…") and
+   * someone else said it (1: off). On LoCoMo 95% of the evidence for a question that names one
+   * speaker was said by that speaker.
+   */
+  otherSpeakerShare: number
+  /**
    * Hits scoring below this (scores are in [0, 1]) are not returned. The store's default keeps
    * every match; the server passes `memory.min_score`.
    */
@@ -83,6 +89,7 @@ export const defaultMemoryRanking: MemoryRankingOptions = {
   nearShare: 0.5,
   supportWeight: 0.3,
   untimedShare: 0.7,
+  otherSpeakerShare: 0.8,
   minScore: 0,
 }
 

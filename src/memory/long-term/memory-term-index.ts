@@ -7,7 +7,7 @@
  * its new neighbour as context), so postings stay sorted and an update is a few in-place edits.
  * Slots of deleted documents stay empty until the owner rebuilds the partition.
  */
-import { readBodyCount } from './compute-bm25.js'
+import { readBodyCount, readSpeakerCount } from './compute-bm25.js'
 
 /** The index terms of one document, column by column (as written to the FTS table). */
 export interface IndexedFields {
@@ -159,6 +159,11 @@ export class MemoryTermIndex {
   /** Whether the document in `slot` has `term` among its own words (not speaker or context). */
   hasInBody(term: string, slot: number): boolean {
     return readBodyCount(this.readCounts(term, slot)) > 0
+  }
+
+  /** Whether the document in `slot` was said by a speaker whose name has `term`. */
+  hasInSpeaker(term: string, slot: number): boolean {
+    return readSpeakerCount(this.readCounts(term, slot)) > 0
   }
 
   /** The packed counts of `term` in the document in `slot` (0 when it lacks the term). */

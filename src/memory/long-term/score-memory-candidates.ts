@@ -19,6 +19,8 @@ export interface QueryFeatures {
   rareTerms: Map<string, number>
   /** When the query asks when: the terms of a memory that tells a time (`findTimeReferenceTerms`). */
   timeTerms: readonly string[]
+  /** The query's words that name a speaker (`findNamedSpeakers`); empty when it names none. */
+  speakerTerms: readonly string[]
 }
 
 export interface CandidateScorer {
@@ -39,6 +41,14 @@ export function createCandidateScorer(ranking: MemoryRankingOptions, now: number
 
   function weighTimeAnswer(query: QueryFeatures, timed: boolean): number {
     return query.timeTerms.length === 0 || timed ? 1 : ranking.untimedShare
+  }
+
+  /** A memory said by someone the query does not name, when it names a speaker, counts for less. */
+  function weighSpeaker(query: QueryFeatures, partition: MemoryTermIndex, slot: number): number {
+    if (query.speakerTerms.length === 0 || partition.kind !== 'memory') return 1
+    return query.speakerTerms.some((term) => partition.hasInSpeaker(term, slot))
+      ? 1
+      : ranking.otherSpeakerShare
   }
 
   return {
@@ -62,6 +72,7 @@ export function createCandidateScorer(ranking: MemoryRankingOptions, now: number
         computeKeywordBoost({ rareTerms: query.rareTerms, snippetTerms }, ranking),
         computeLengthPenalty(partition.bodyLengths[slot] as number, ranking),
         weighTimeAnswer(query, timed),
+        weighSpeaker(query, partition, slot),
       ])
     },
     scoreRow(relevance, row, query) {

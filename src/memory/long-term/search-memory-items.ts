@@ -19,6 +19,7 @@ import type { Logger } from '../../shared/logger.js'
 import type { MemoryHit, MemorySearchOptions } from '../types.js'
 import type { KeywordIndex } from './create-keyword-partitions.js'
 import type { EmbeddingsClient } from './create-openai-embeddings.js'
+import { findNamedSpeakers } from './find-named-speakers.js'
 import { findQueryDates } from './find-query-dates.js'
 import { findTermVariants } from './find-term-variants.js'
 import { findTimeReferenceTerms } from './find-time-reference-terms.js'
@@ -255,6 +256,7 @@ export function createMemorySearcher(options: MemorySearcherOptions): MemorySear
       const features: QueryFeatures = {
         rareTerms: scorer.findRareTerms(keyword.documentFrequency, keyword.documentCount),
         timeTerms: findTimeReferenceTerms(query),
+        speakerTerms: ranking.otherSpeakerShare < 1 ? findNamedSpeakers(terms, candidates.values()) : [],
       }
       const unindexed = [...candidates.values()].filter((candidate) => !candidate.partition)
       const rows = unindexed.length

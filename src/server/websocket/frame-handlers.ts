@@ -9,8 +9,10 @@ import { interruptTurn } from './interrupt-turn.js'
 import { observeLine } from './observe-line.js'
 import { openSession } from './open-session.js'
 import { reportActivity } from './report-activity.js'
+import { sayWords } from './say-words.js'
 import { sendAudience } from './send-audience.js'
 import { takeUserInput } from './take-user-input.js'
+import { tellEvent } from './tell-event.js'
 
 export type FrameHandlers = { readonly [Type in FrameType]: FrameHandler<Type> }
 
@@ -21,4 +23,6 @@ export const frameHandlers: FrameHandlers = {
   open: openSession,
   audience: sendAudience,
   activity: reportActivity,
+  say: sayWords,
+  event: tellEvent,
 }

@@ -27,6 +27,8 @@ export interface TurnView {
   silent?: boolean
   /** What started the turn, from its events' `trigger` (`input`, `say`, `event`, `audience`, `idle`). */
   trigger?: string
+  /** What opened it was an event given to the session (`sessions.event`), not an idle turn. */
+  toldEvent?: boolean
   userEmotion?: string
   imageCount: number
   subtitles: string
@@ -101,6 +103,7 @@ export function addEventNote(state: ChatState, text: string): ChatState {
     id: `event:${state.turns.length}`,
     userText: '',
     eventText: text,
+    toldEvent: true,
     imageCount: 0,
     subtitles: '',
     sentences: [],

@@ -49,6 +49,17 @@ describe('convertStoredMessages', () => {
     expect(turns[0]).toMatchObject({ eventText: '说说今天的天气', userText: '', subtitles: '今天天气真好。' })
   })
 
+  it('tells an event given to the session from an idle turn by its turn id', () => {
+    const turns = convertStoredMessages([
+      { role: 'event', content: '[事件] 下雨了', turn: 'event-1' },
+      { role: 'event', content: '说说今天的天气', turn: 't2' },
+    ])
+    expect(turns.map((turn) => [turn.eventText, turn.toldEvent === true])).toEqual([
+      ['下雨了', true],
+      ['说说今天的天气', false],
+    ])
+  })
+
   it('shows a question the store marked failed as a failed turn', () => {
     const turns = convertStoredMessages([
       { role: 'user', content: '在吗', turn: 't1', failed: true },
@@ -81,13 +92,13 @@ describe('convertStoredMessages', () => {
 
   it("shows an owner's event without a reply as a note of its own", () => {
     const turns = convertStoredMessages([
-      { role: 'event', content: '门铃响了', turn: 'e1' },
+      { role: 'event', content: '[Event] 门铃响了', turn: 'event-e1' },
       { role: 'user', content: '谁？', turn: 't2' },
       { role: 'assistant', content: '快递。', turn: 't2' },
     ])
-    expect(turns.map((turn) => [turn.eventText, turn.userText, turn.subtitles])).toEqual([
-      ['门铃响了', '', ''],
-      [undefined, '谁？', '快递。'],
+    expect(turns.map((turn) => [turn.eventText, turn.toldEvent, turn.userText, turn.subtitles])).toEqual([
+      ['门铃响了', true, '', ''],
+      [undefined, undefined, '谁？', '快递。'],
     ])
     expect(isUnansweredTurn(turns[0]!)).toBe(false)
   })

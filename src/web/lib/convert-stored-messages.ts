@@ -22,6 +22,9 @@ export interface StoredChatMessage {
   thought?: unknown
 }
 
+/** The label an event given to the session is stored with, in the character's language. */
+const eventLabel = /^\[(?:事件|Event)\]\s*/
+
 /** The reply the server stores for a turn that ended in silence: the signal itself. */
 const silenceSignal = '[silence]'
 
@@ -56,6 +59,12 @@ export function convertStoredMessages(messages: StoredChatMessage[]): TurnView[]
     if (message.role === 'event') {
       open = createRestoredTurn(message.turn)
       open.eventText = text
+      // An event given to the session has a turn id of its own kind (src/memory/event-turn.ts).
+      if (message.turn?.startsWith('event-')) {
+        open.toldEvent = true
+        // Stored with the note's label for the model; the page words the label itself.
+        open.eventText = text.replace(eventLabel, '')
+      }
       turns.push(open)
       continue
     }

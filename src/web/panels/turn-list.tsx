@@ -32,6 +32,7 @@ export function ChatErrorView(props: { error: ChatErrorFrame }) {
 /** An event nobody answered (yet): a note in the conversation, not a turn with an outcome. */
 function isEventNote(turn: TurnView): boolean {
   return (
+    turn.toldEvent === true &&
     turn.eventText !== undefined &&
     turn.userText === '' &&
     turn.subtitles === '' &&
@@ -83,12 +84,12 @@ export function TurnList(props: { turns: TurnView[]; emotionAliases: Record<stri
           data-status={turn.status}
           data-outcome={readTurnOutcome(turn)}
         >
-          {turn.eventText ? (
+          {turn.eventText && turn.toldEvent ? (
             <div class="event-line" data-event>
-              {translate('chat.event', { text: turn.eventText })}
+              📣 {translate('chat.event', { text: turn.eventText })}
             </div>
-          ) : turn.trigger === 'idle' ? (
-            <div class="event-line" data-event>
+          ) : turn.eventText || turn.trigger === 'idle' ? (
+            <div class="event-line" data-event title={turn.eventText}>
               ⏰ {translate('chat.idleEvent')}
             </div>
           ) : null}

@@ -1,0 +1,31 @@
+/**
+ * The query words that name a speaker: a word found in the speaker column of some candidate
+ * ("Caroline" in "What did Caroline research?"). Only the candidates are looked at, not the whole
+ * index, so the check costs a few lookups per candidate; a name nobody among them spoke is not a
+ * speaker this search can favour anyway.
+ */
+import type { MemoryTermIndex } from './memory-term-index.js'
+
+export interface SpeakerCandidate {
+  partition?: MemoryTermIndex
+  slot: number
+}
+
+export function findNamedSpeakers(
+  terms: readonly string[],
+  candidates: Iterable<SpeakerCandidate>,
+): string[] {
+  const named = new Set<string>()
+  const open = new Set(terms)
+  for (const candidate of candidates) {
+    if (open.size === 0) break
+    const partition = candidate.partition
+    if (partition?.kind !== 'memory') continue
+    for (const term of open) {
+      if (!partition.hasInSpeaker(term, candidate.slot)) continue
+      named.add(term)
+      open.delete(term)
+    }
+  }
+  return [...named]
+}
