@@ -2,10 +2,11 @@
  * When the character speaks, in a real browser against `charpipe serve` with the mock model: a turn
  * that ends in silence is a quiet marker (live and read back from the history), never an empty bubble
  * or the `[silence]` signal; a thought is folded above the reply and never in its sentences; the
- * owner's say box posts what was typed, and a server without the endpoint (404) is told in words.
+ * owner's say box makes the character say its words as its reply, an event is a centred note (live
+ * and from the history), and a server without the endpoints (an older one: 404) is told in words.
  */
 import type { Page, Request } from 'playwright-core'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import {
   type BrowserTest,
   findBrowserSkipReason,
@@ -43,6 +44,9 @@ describe.skipIf(skipReason !== undefined)('the page shows silence, thoughts, say
   }, 60_000)
 
   afterAll(() => browserTest?.stop())
+
+  // A test that plays the server's answers (page.route) leaves none behind for the next one.
+  beforeEach(() => page.unrouteAll())
 
   const openChat = async (session: string) => {
     await page.goto(`${server.url}/#chat`)
@@ -91,7 +95,7 @@ describe.skipIf(skipReason !== undefined)('the page shows silence, thoughts, say
     expect((await restored.locator('.sentences').textContent()) ?? '').not.toContain(thoughtText)
   })
 
-  it("posts the owner's say and event, and tells a 404 in words without breaking the page", async () => {
+  it("posts the owner's say and event, and tells an older server's 404 in words without breaking the page", async () => {
     await openChat('owner')
     const posted: Request[] = []
     await page.route('**/api/sessions/*/say', async (route) => {
@@ -132,5 +136,29 @@ describe.skipIf(skipReason !== undefined)('the page shows silence, thoughts, say
     // A picture of the layout to look at, when asked for (CHARPIPE_SCREENSHOT=<file.png>).
     const screenshotPath = process.env.CHARPIPE_SCREENSHOT
     if (screenshotPath) await page.screenshot({ path: screenshotPath, fullPage: true })
+  })
+
+  it("shows the owner's say as the character's reply and an event as a note, live and from the history", async () => {
+    await openChat('owner-real')
+    await page.click('[data-owner-voice] summary')
+    await page.fill('input[name="say-text"]', '欢迎来到直播间！')
+    await page.click('[data-action="say"]')
+    const said = page.locator('.turn:has([data-say])')
+    await said.locator('[data-state="done"]').waitFor()
+    expect((await said.locator('.sentence').allTextContents()).join('')).toContain('欢迎来到直播间！')
+    expect(await said.locator('.user-line').count()).toBe(0)
+    expect(await page.locator('[data-owner-outcome]').getAttribute('data-owner-outcome')).toBe('ok')
+
+    await page.fill('input[name="event-text"]', '门铃响了')
+    await page.click('[data-action="send-event"]')
+    await page.locator('[data-owner-outcome]').filter({ hasText: '事件已记录' }).waitFor()
+    expect(await page.locator('.turn-note [data-event]').last().textContent()).toBe('📣 事件：门铃响了')
+
+    await page.reload()
+    await page.locator('.turn-restored [data-event]').waitFor()
+    expect(await page.locator('.turn-restored [data-event]').last().textContent()).toBe('📣 事件：门铃响了')
+    const restoredText = await page.locator('[data-turns]').textContent()
+    expect(restoredText).toContain('欢迎来到直播间！')
+    expect(restoredText).not.toContain('[事件]')
   })
 })
