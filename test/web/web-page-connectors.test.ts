@@ -3,12 +3,15 @@
  * danmaku server speaking the real packets) shows every count `GET /api/connectors` reports, each
  * in words — entries, follows, silver gifts, danmaku held back by `min_user_level`, thank-you lines —
  * and a OneBot connector its messages only. A count the server reports under a name the page has no
- * words for would show as its bare name, which this test refuses.
+ * words for would show as its bare name, which this test refuses. A frame the OneBot link cannot
+ * read is shown as such, by its reason, in the Pipeline tab and with the connector's session in the
+ * Audience tab.
  */
 import type { Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { danmakuCommand, giftCommand, interactCommand } from '../connectors/__fixtures__/bilibili-commands.js'
 import { type FakeBilibiliLive, startFakeBilibiliLive } from '../connectors/fake-bilibili-live.js'
+import { type FakeOnebot, startFakeOnebot } from '../connectors/fake-onebot-implementation.js'
 import {
   type BrowserTest,
   findBrowserSkipReason,
@@ -46,6 +49,7 @@ describe.skipIf(skipReason !== undefined)('the page shows every count of a conne
         '    - name: qq',
         '      listen: /onebot/rev',
         '      access_token: reverse-page-secret',
+        '      groups: [789]',
         '',
       ].join('\n'),
     })
@@ -53,7 +57,10 @@ describe.skipIf(skipReason !== undefined)('the page shows every count of a conne
     page = await openTestPage(browserTest.browser)
   }, 60_000)
 
+  let onebot: FakeOnebot | undefined
+
   afterAll(async () => {
+    await onebot?.close()
     await browserTest?.stop()
     await room?.close()
   })
@@ -113,5 +120,42 @@ describe.skipIf(skipReason !== undefined)('the page shows every count of a conne
     expect(english).toContain('1 below the user level (not answered)')
     expect(english).toContain('0 thank-you lines')
     expect(await page.content()).not.toContain(csrf)
+  })
+
+  it('shows what the OneBot link could not read, by reason, in the Pipeline and Audience tabs', async () => {
+    onebot = await startFakeOnebot({
+      accessToken: 'reverse-page-secret',
+      reverseUrl: `${server.url.replace('http', 'ws')}/onebot/rev`,
+    })
+    await vi.waitFor(() => expect(onebot?.connectedCount()).toBe(1), { timeout: 20_000 })
+    onebot.sendRaw('this is not json')
+    onebot.sendRaw('[1, 2, 3]')
+    const qqStatus = async () => {
+      const answer = await fetch(`${server.url}/api/connectors`).then((response) => response.json())
+      return answer.connectors.find((connector: { name: string }) => connector.name === 'qq')
+    }
+    await vi.waitFor(async () => expect((await qqStatus()).malformed).toEqual({ bad_frame: 2 }), {
+      timeout: 20_000,
+    })
+
+    await page.evaluate(() => localStorage.setItem('charpipe.language', 'zh'))
+    // The page is on this tab already: a reload reads the counts again.
+    await page.goto(`${server.url}/#pipeline`)
+    await page.reload()
+    const unreadable = page.locator(
+      '[data-section="connectors"] [data-connector="qq"] [data-count="malformed.bad_frame"]',
+    )
+    expect(await unreadable.textContent()).toBe(' · 无法读取（bad_frame）2')
+
+    // The link's group session, shown with the link's counts in the Audience tab.
+    const session = 'onebot:qq:group:789'
+    expect((await qqStatus()).sessions).toEqual([session])
+    await page.goto(`${server.url}/#audience`)
+    const picker = page.locator('[data-audience-session]')
+    await picker.locator(`option[value="${session}"]`).waitFor({ state: 'attached' })
+    await picker.selectOption(session)
+    expect(await page.locator('[data-connector-counts="qq"]').textContent()).toContain(
+      '无法读取（bad_frame）2',
+    )
   })
 })

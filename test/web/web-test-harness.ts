@@ -58,6 +58,11 @@ export const longReplyText = '从前有一座山，山里有一座庙。'.repeat
 /** The words that make the mock model refuse the key (HTTP 401) or not know the model (HTTP 404). */
 export const keyRefusedTrigger = '用错误的密钥'
 export const modelMissingTrigger = '用不存在的模型'
+/** Words the mock model answers with silence, and with an inner thought before its line. */
+export const silenceTrigger = '你先别说话'
+export const thoughtTrigger = '你在想什么'
+export const thoughtText = '他是在试探我吗？'
+export const thoughtReplyText = '我在想晚饭吃什么。'
 /** An English greeting answered by the mock's own default reply (in English, its emotion from the words). */
 export const englishGreeting = 'Hello, nice to meet you!'
 
@@ -69,7 +74,7 @@ function readLastUserText(body: unknown): string {
 
 /** The trigger said last: a user line that got no reply may be merged into the next one. */
 function findLastTrigger(text: string): string | undefined {
-  const triggers = [keyRefusedTrigger, modelMissingTrigger, longReplyTrigger]
+  const triggers = [keyRefusedTrigger, modelMissingTrigger, longReplyTrigger, silenceTrigger, thoughtTrigger]
   let found: string | undefined
   let foundAt = -1
   for (const trigger of triggers) {
@@ -98,6 +103,11 @@ function composeReply(body: unknown): MockReply {
         error: { message: 'The model `mock-character` does not exist', type: 'invalid_request_error' },
       },
     }
+  }
+  if (trigger === silenceTrigger) return { text: JSON.stringify({ emotion: '平静', text: '[silence]' }) }
+  if (trigger === thoughtTrigger) {
+    const reply = { thought: thoughtText, emotion: '开心', text: thoughtReplyText }
+    return { text: JSON.stringify(reply), chunkSize: 3, delayMs: 10 }
   }
   if (trigger === longReplyTrigger) {
     return { text: JSON.stringify({ emotion: '开心', text: longReplyText }), chunkSize: 2, delayMs: 40 }
@@ -146,9 +156,12 @@ async function startServeProcess(
   environment: Record<string, string | undefined> = {},
 ): Promise<ServerUnderTest> {
   let output = ''
+  // The server finds its page by walking up from its own file to a package.json. The CLI bundled for
+  // the run lies under node_modules; where that is a link to another checkout's, its real path would
+  // lead to that checkout's page, not the one just built from these sources.
   const child: ChildProcess = spawn(
     process.execPath,
-    cliArguments(['serve', '--config', configPath, '--port', '0']),
+    ['--preserve-symlinks-main', ...cliArguments(['serve', '--config', configPath, '--port', '0'])],
     { cwd: directory, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...environment } },
   )
   const url = await new Promise<string>((resolve, reject) => {

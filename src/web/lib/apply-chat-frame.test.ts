@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import {
+  addEventNote,
   addUserTurn,
   applyChatFrame,
   type ChatState,
@@ -135,5 +136,62 @@ describe('applyChatFrame', () => {
       's',
     )
     expect(bare.turns[0]!.report).toBeUndefined()
+  })
+
+  it('keeps a thought apart from the reply and marks a silent turn', () => {
+    let state = addUserTurn(initialChatState, { text: '嗯', imageCount: 0 })
+    state = frames(state, [
+      { type: 'llm_thought', text: '他好像累了。' },
+      { type: 'llm_emotion', emotion: '平静' },
+      { type: 'llm_done', text: '', emotion: '平静', interrupted: false, silent: true },
+    ])
+    expect(state.turns[0]).toMatchObject({
+      thought: '他好像累了。',
+      silent: true,
+      subtitles: '',
+      status: 'done',
+    })
+    expect(state.turns[0]?.sentences).toEqual([])
+    state = addUserTurn(state, { text: '在吗', imageCount: 0 })
+    state = applyChatFrame(
+      state,
+      { type: 'llm_done', session: 'default', turn: 't2', text: '在。', interrupted: false },
+      'default',
+    )
+    expect(state.turns[1]?.silent).toBeUndefined()
+  })
+
+  it("gives a say turn a turn of its own, never the one waiting for the user's input", () => {
+    let state = addUserTurn(initialChatState, { text: '你好', imageCount: 0 })
+    const say = { session: 'default', turn: 's1', trigger: 'say' }
+    state = applyChatFrame(
+      state,
+      { type: 'llm_sentence', ...say, index: 0, text: '大家好！', emotion: '开心' },
+      'default',
+    )
+    state = applyChatFrame(
+      state,
+      { type: 'llm_done', ...say, text: '大家好！', interrupted: false },
+      'default',
+    )
+    expect(state.turns.map((turn) => [turn.id, turn.userText, turn.trigger, turn.subtitles])).toEqual([
+      [undefined, '你好', undefined, ''],
+      ['s1', '', 'say', '大家好！'],
+    ])
+    state = frames(state, [{ type: 'llm_chunk', text: '你好呀', trigger: 'input' }])
+    expect(state.turns[0]).toMatchObject({ id: 't1', subtitles: '你好呀', trigger: 'input' })
+  })
+
+  it("adds the owner's event as a note that no turn's events land on", () => {
+    let state = addEventNote(initialChatState, '门铃响了')
+    state = applyChatFrame(
+      state,
+      { type: 'llm_chunk', session: 'default', turn: 'e1', text: '谁呀？' },
+      'default',
+    )
+    expect(state.turns.map((turn) => [turn.eventText, turn.subtitles])).toEqual([
+      ['门铃响了', ''],
+      [undefined, '谁呀？'],
+    ])
   })
 })

@@ -3,6 +3,8 @@
  * (the first event of a new id claims the oldest turn still waiting for one), chunks grow its
  * subtitles, sentences arrive with their emotion, and `llm_done` closes it. Errors are kept as codes
  * (described at render time, in the page's language); an interruption is recorded apart from them.
+ * A turn the server started by itself (its `trigger` is not `input`: say, event, audience, idle)
+ * never claims a turn waiting for its own input's events; it gets a turn of its own.
  */
 import type { ServerFrame } from './create-chat-socket.js'
 import { type ChatErrorFrame, isInterruptionCode } from './describe-chat-error.js'
@@ -17,9 +19,15 @@ export interface TurnView {
   /** Server turn id; absent until the first event of the turn arrives. */
   id?: string
   userText: string
-  /** Restored: the turn opened on the character's own initiative (an idle turn), with this instruction. */
+  /** Restored: the turn opened with a stored `event` (an idle turn's instruction, an owner's event). */
   eventText?: string
-  /** Restored: what opened it was an event given to the session (`sessions.event`), not an idle turn. */
+  /** The character's inner thought before its reply (`llm_thought`, or `thought` of the stored reply). */
+  thought?: string
+  /** The turn ended in silence: `llm_done` with `silent: true`, or the stored reply `[silence]`. */
+  silent?: boolean
+  /** What started the turn, from its events' `trigger` (`input`, `say`, `event`, `audience`, `idle`). */
+  trigger?: string
+  /** What opened it was an event given to the session (`sessions.event`), not an idle turn. */
   toldEvent?: boolean
   userEmotion?: string
   imageCount: number
@@ -89,6 +97,23 @@ export function addUserTurn(
   return { ...state, turns: [...state.turns, turn] }
 }
 
+/** An event the owner told the character on this page: a note in the conversation, nobody's turn. */
+export function addEventNote(state: ChatState, text: string): ChatState {
+  const note: TurnView = {
+    id: `event:${state.turns.length}`,
+    userText: '',
+    eventText: text,
+    toldEvent: true,
+    imageCount: 0,
+    subtitles: '',
+    sentences: [],
+    status: 'done',
+    interrupted: false,
+    errors: [],
+  }
+  return { ...state, turns: [...state.turns, note] }
+}
+
 function readErrorFrame(frame: ServerFrame): ChatErrorFrame {
   const error: ChatErrorFrame = { code: String(frame.code ?? 'error') }
   if (typeof frame.message === 'string') error.message = frame.message
@@ -101,6 +126,10 @@ function applyToTurn(turn: TurnView, frame: ServerFrame): TurnView {
   switch (frame.type) {
     case 'llm_chunk':
       next.subtitles = turn.subtitles + String(frame.text ?? '')
+      break
+    case 'llm_thought':
+      // Several thoughts in a row are each whole; they read as one paragraph.
+      next.thought = [turn.thought, String(frame.text ?? '')].filter(Boolean).join('\n')
       break
     case 'llm_emotion':
       next.emotion = String(frame.emotion ?? '')
@@ -126,6 +155,7 @@ function applyToTurn(turn: TurnView, frame: ServerFrame): TurnView {
       next.emotion = typeof frame.emotion === 'string' && frame.emotion ? frame.emotion : turn.emotion
       next.interrupted = frame.interrupted === true || turn.interruptedByNewInput === true
       next.report = readTurnReport(frame)
+      if (frame.silent === true) next.silent = true
       break
   }
   return next
@@ -167,7 +197,8 @@ export function applyChatFrame(state: ChatState, frame: ServerFrame, session: st
   const turns = [...state.turns]
   let index = turns.findIndex((turn) => turn.id !== undefined && turn.id === frame.turn)
   if (index === -1) {
-    index = turns.findIndex((turn) => turn.id === undefined)
+    const ownInput = frame.trigger === undefined || frame.trigger === 'input'
+    index = ownInput ? turns.findIndex((turn) => turn.id === undefined) : -1
     if (index === -1) {
       // A turn started elsewhere (another tab, an API client) on this session.
       turns.push({
@@ -181,7 +212,8 @@ export function applyChatFrame(state: ChatState, frame: ServerFrame, session: st
       })
       index = turns.length - 1
     }
-    turns[index] = { ...(turns[index] as TurnView), id: frame.turn }
+    const trigger = typeof frame.trigger === 'string' ? frame.trigger : undefined
+    turns[index] = { ...(turns[index] as TurnView), id: frame.turn, ...(trigger ? { trigger } : {}) }
   }
   const updated = applyToTurn(turns[index] as TurnView, frame)
   turns[index] = updated

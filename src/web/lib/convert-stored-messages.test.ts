@@ -1,3 +1,4 @@
+import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { readTurnOutcome } from './apply-chat-frame.js'
 import { convertStoredMessages, isUnansweredTurn } from './convert-stored-messages.js'
@@ -54,7 +55,7 @@ describe('convertStoredMessages', () => {
       { role: 'event', content: '说说今天的天气', turn: 't2' },
     ])
     expect(turns.map((turn) => [turn.eventText, turn.toldEvent === true])).toEqual([
-      ['[事件] 下雨了', true],
+      ['下雨了', true],
       ['说说今天的天气', false],
     ])
   })
@@ -74,5 +75,57 @@ describe('convertStoredMessages', () => {
       { role: 'assistant', content: 'b' },
     ])
     expect(turns.map((turn) => [turn.userText, turn.subtitles])).toEqual([['a', 'b']])
+  })
+
+  it('shows a reply stored as [silence] as a silent turn, never as words, and keeps the thought apart', () => {
+    const turns = convertStoredMessages([
+      { role: 'user', content: '嗯', turn: 't1' },
+      { role: 'assistant', content: ' [silence] ', turn: 't1', emotion: '平静', thought: '不必回答。' },
+      { role: 'user', content: '你好', turn: 't2' },
+      { role: 'assistant', content: '你好呀', turn: 't2', thought: '是老朋友。' },
+    ])
+    expect(turns[0]).toMatchObject({ silent: true, subtitles: '', sentences: [], thought: '不必回答。' })
+    expect(isUnansweredTurn(turns[0]!)).toBe(false)
+    expect(turns[1]).toMatchObject({ subtitles: '你好呀', thought: '是老朋友。' })
+    expect(turns[1]?.silent).toBeUndefined()
+  })
+
+  it("shows an owner's event without a reply as a note of its own", () => {
+    const turns = convertStoredMessages([
+      { role: 'event', content: '[Event] 门铃响了', turn: 'event-e1' },
+      { role: 'user', content: '谁？', turn: 't2' },
+      { role: 'assistant', content: '快递。', turn: 't2' },
+    ])
+    expect(turns.map((turn) => [turn.eventText, turn.toldEvent, turn.userText, turn.subtitles])).toEqual([
+      ['门铃响了', true, '', ''],
+      [undefined, undefined, '谁？', '快递。'],
+    ])
+    expect(isUnansweredTurn(turns[0]!)).toBe(false)
+  })
+
+  it('reads any stored list: a [silence] reply is never words, a thought is kept only as text', () => {
+    const message = fc.record(
+      {
+        role: fc.constantFrom('user', 'assistant', 'event', 'system'),
+        content: fc.oneof(fc.string(), fc.constant('[silence]'), fc.constant(' \n[silence]\t')),
+        turn: fc.constantFrom('t1', 't2', 't3'),
+        thought: fc.oneof(fc.string(), fc.integer(), fc.constant(null), fc.object()),
+      },
+      { requiredKeys: ['role', 'content'] },
+    )
+    fc.assert(
+      fc.property(fc.array(message, { maxLength: 12 }), (messages) => {
+        const turns = convertStoredMessages(messages)
+        for (const turn of turns) {
+          if (turn.silent) expect([turn.subtitles, turn.sentences.length]).toEqual(['', 0])
+          expect(turn.subtitles.trim()).not.toBe('[silence]')
+          if (turn.thought !== undefined) expect(typeof turn.thought).toBe('string')
+        }
+        const silentReplies = messages.filter(
+          (each) => each.role === 'assistant' && String(each.content).trim() === '[silence]',
+        )
+        expect(turns.filter((turn) => turn.silent)).toHaveLength(silentReplies.length)
+      }),
+    )
   })
 })

@@ -1,3 +1,4 @@
+import fc from 'fast-check'
 import { afterEach, describe, expect, it } from 'vitest'
 import { describeConnectorCounts } from './describe-connector-counts.js'
 import { setLanguage } from './i18n.js'
@@ -68,5 +69,32 @@ describe('describeConnectorCounts', () => {
       'guard_renewed 2',
       'constructor 3',
     ])
+  })
+
+  it('words what could not be read, by reason, after the other counts', () => {
+    const status = { messages_in: 3, messages_out: 1, malformed: { not_json: 4, bad_frame: 1 } }
+    setLanguage('en')
+    expect(describeConnectorCounts(status).map(({ field, text }) => [field, text])).toEqual([
+      ['messages_in', '3 in'],
+      ['messages_out', '1 out'],
+      ['malformed.bad_frame', '1 unreadable (bad_frame)'],
+      ['malformed.not_json', '4 unreadable (not_json)'],
+    ])
+    setLanguage('zh')
+    expect(describeConnectorCounts(status).at(-1)?.text).toBe('无法读取（not_json）4')
+  })
+
+  it('describes any malformed map: one line per numeric count, each naming its reason and count', () => {
+    setLanguage('en')
+    fc.assert(
+      fc.property(fc.dictionary(fc.string(), fc.oneof(fc.nat(), fc.string())), (malformed) => {
+        const status = { messages_in: 0, messages_out: 0, malformed: malformed as Record<string, number> }
+        const described = describeConnectorCounts(status)
+        const lines = described.filter(({ field }) => field.startsWith('malformed.'))
+        const numeric = Object.keys(malformed).filter((reason) => typeof malformed[reason] === 'number')
+        expect(lines.map(({ field }) => field.slice('malformed.'.length)).sort()).toEqual(numeric.sort())
+        for (const line of lines) expect(line.text).toContain(String(line.count))
+      }),
+    )
   })
 })

@@ -1,8 +1,9 @@
 /**
  * The counts of one connector (`GET /api/connectors`) in the page's language: the messages in and out,
  * the ones the host refused, and what a Bilibili room counted without a turn (entries, follows,
- * silver gifts, danmaku below `min_user_level`, thank-you lines). One table names every count the
- * server reports; a count the server adds later is still shown, by its own name, until it gets words.
+ * silver gifts, danmaku below `min_user_level`, thank-you lines), and what it received that could not
+ * be read (`malformed`, by reason code). One table names every count the server reports; a count the
+ * server adds later is still shown, by its own name, until it gets words.
  */
 import { translate } from './i18n.js'
 import type { MessageKey } from './page-messages.js'
@@ -15,10 +16,12 @@ export interface ConnectorCounts {
   messages_refused?: number
   /** Platform events counted without a turn; only Bilibili reports them today. */
   counted?: Record<string, number>
+  /** What could not be read, dropped and counted by reason (`not_json`, `truncated`, …). */
+  malformed?: Record<string, number>
 }
 
 export interface ConnectorCountDescription {
-  /** The status field: `messages_in`, or `counted.<name>` for a counted event. */
+  /** The status field: `messages_in`, `counted.<name>` for a counted event, `malformed.<reason>`. */
   field: string
   count: number
   /** The count in words, the number included. */
@@ -60,6 +63,14 @@ export function describeConnectorCounts(status: ConnectorCounts): ConnectorCount
       ? translate(countedEventTexts[name] as MessageKey, { count })
       : `${name} ${count}`
     described.push({ field: `counted.${name}`, count, text })
+  }
+  const malformed = status.malformed ?? {}
+  // The reasons are codes the docs list (docs/connectors.md); shown as they are, with one word.
+  for (const reason of Object.keys(malformed).sort()) {
+    const count = malformed[reason]
+    if (typeof count !== 'number') continue
+    const text = translate('connectors.count.malformed', { count, reason })
+    described.push({ field: `malformed.${reason}`, count, text })
   }
   return described
 }

@@ -1,11 +1,14 @@
 /**
  * The live audience queue of a session (`GET /api/sessions/:id/audience`, admin): messages waiting
  * for a reply with their priority and why, the latest selected and the latest dropped with their
- * reason. The owner pins a message (answered first) or drops it. The session is this page's own or
- * one a connector feeds (picked above the lists, with its link's state). Refreshed every two seconds.
+ * reason (in words: describe-drop-reason.ts). The owner pins a message (answered first) or drops
+ * it. The session is this page's own or one a connector feeds (picked above the lists, with its
+ * link's state and counts, the messages it could not read among them). Refreshed every two seconds.
  */
 import { useEffect, useState } from 'preact/hooks'
 import { requestJson } from '../lib/api-client.js'
+import { type ConnectorCounts, describeConnectorCounts } from '../lib/describe-connector-counts.js'
+import { describeDropReason } from '../lib/describe-drop-reason.js'
 import { translate } from '../lib/i18n.js'
 import {
   AudienceSessionPicker,
@@ -56,7 +59,12 @@ function EntryList(props: {
             {entry.waited_ms !== undefined ? (
               <span class="meta"> · {Math.round(entry.waited_ms / 1000)} s</span>
             ) : null}
-            {entry.reason ? <span class="meta"> · {entry.reason}</span> : null}
+            {entry.reason ? (
+              <span class="meta" data-reason={entry.reason}>
+                {' '}
+                · {describeDropReason(entry.reason)}
+              </span>
+            ) : null}
             {props.onAction ? (
               <span class="actions">
                 {entry.pinned ? null : (
@@ -79,7 +87,7 @@ function EntryList(props: {
 export function AudiencePanel(props: { session: string; character?: string }) {
   const [queue, setQueue] = useState<AudienceQueue>({ waiting: [], selected: [], dropped: [] })
   const [errorMessage, setErrorMessage] = useState('')
-  const [connectors, setConnectors] = useState<ConnectorSessions[]>([])
+  const [connectors, setConnectors] = useState<(ConnectorSessions & ConnectorCounts)[]>([])
   const [target, setTarget] = useState<AudienceTarget>({ session: props.session })
   // The page's chat session changed: show its queue, unless a connector's session is chosen.
   useEffect(() => {
@@ -96,7 +104,10 @@ export function AudiencePanel(props: { session: string; character?: string }) {
       setErrorMessage(error instanceof Error ? error.message : String(error))
     }
     try {
-      const listing = await requestJson<{ connectors?: ConnectorSessions[] }>('GET', '/api/connectors')
+      const listing = await requestJson<{ connectors?: (ConnectorSessions & ConnectorCounts)[] }>(
+        'GET',
+        '/api/connectors',
+      )
       setConnectors(listing.connectors ?? [])
     } catch {
       // Without the listing the picker offers this page's session only.
@@ -116,6 +127,8 @@ export function AudiencePanel(props: { session: string; character?: string }) {
     const timer = setInterval(() => void refresh(), refreshMs)
     return () => clearInterval(timer)
   }, [target.session, character])
+  // A connector's session: what its link counted (messages, what could not be read) is shown with it.
+  const feeding = connectors.find((connector) => connector.name === target.connector)
   return (
     <div class="panel audience-panel" data-panel="audience">
       <h3>{translate('audience.title')}</h3>
@@ -126,6 +139,13 @@ export function AudiencePanel(props: { session: string; character?: string }) {
         chosen={target.session}
         onChoose={setTarget}
       />
+      {feeding ? (
+        <p class="hint" data-connector-counts={feeding.name}>
+          {describeConnectorCounts(feeding)
+            .map((described) => described.text)
+            .join(' · ')}
+        </p>
+      ) : null}
       {errorMessage ? (
         <div class="error-box" role="alert">
           {translate('audience.loadFailed', { message: errorMessage })}

@@ -1,14 +1,21 @@
 /**
  * The chat console: send text (with a user emotion and images), watch the reply grow as subtitles,
  * its sentences with emotion badges and the character's current emotion as a face; interrupt it;
- * pick a session, see its stored conversation (restored on load) and clear it.
+ * pick a session, see its stored conversation (restored on load) and clear it. The owner can also make
+ * the character say a line or tell it an event (owner-voice-box.tsx).
  */
 import { useEffect, useState } from 'preact/hooks'
 import { translateEmotionLabel } from '../../shared/language/emotion-labels.js'
 import { ConfirmButton } from '../components/confirm-button.js'
 import { showToast } from '../components/toast.js'
 import { ApiError, requestJson } from '../lib/api-client.js'
-import { addUserTurn, type ChatState, initialChatState, isReplyRunning } from '../lib/apply-chat-frame.js'
+import {
+  addEventNote,
+  addUserTurn,
+  type ChatState,
+  initialChatState,
+  isReplyRunning,
+} from '../lib/apply-chat-frame.js'
 import type { ConfigFileStatus } from '../lib/config-status.js'
 import { convertStoredMessages, type StoredChatMessage } from '../lib/convert-stored-messages.js'
 import type { ChatSocket, SocketStatus } from '../lib/create-chat-socket.js'
@@ -17,6 +24,7 @@ import { getLanguage, translate } from '../lib/i18n.js'
 import { readResponseList } from '../lib/read-response-list.js'
 import type { ConfigObject } from '../lib/use-config-draft.js'
 import { AnsweringModel } from './answering-model.js'
+import { OwnerVoiceBox } from './owner-voice-box.js'
 import { SessionPicker } from './session-picker.js'
 import { ChatErrorView, TurnList } from './turn-list.js'
 import { UserEmotionSelect } from './user-emotion-select.js'
@@ -157,7 +165,10 @@ export function ChatPanel(props: ChatPanelProps) {
     })
   }
 
-  const lastTurn = props.state.turns.at(-1)
+  // An event note has no words of its own: the subtitles keep the last line said.
+  const lastTurn = props.state.turns.findLast(
+    (turn) => turn.eventText === undefined || turn.subtitles !== '' || turn.status !== 'done',
+  )
   return (
     <section class="panel chat" data-panel="chat">
       <AnsweringModel config={props.config} status={props.configStatus} />
@@ -240,6 +251,11 @@ export function ChatPanel(props: ChatPanelProps) {
           />
         </details>
       </form>
+      <OwnerVoiceBox
+        session={props.session}
+        character={props.character}
+        onEvent={(text) => props.setState((state) => addEventNote(state, text))}
+      />
       <div class="history-bar" data-history>
         <span data-stored-count={storedCount ?? ''}>
           {storedCount === undefined

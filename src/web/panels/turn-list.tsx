@@ -1,7 +1,8 @@
 /**
  * The turns of this session's conversation, newest last: user line, reply sentences and how the turn
  * ended. A failed turn says what went wrong and what to check (never "done"); an interrupted one says
- * it was interrupted, in the normal colours, because nothing is wrong.
+ * it was interrupted, in the normal colours, because nothing is wrong. A silent turn is a quiet marker,
+ * never an empty bubble; a thought is folded, dimmed, above the reply; an event is a centred note.
  */
 
 import { translateEmotionLabel } from '../../shared/language/emotion-labels.js'
@@ -28,8 +29,21 @@ export function ChatErrorView(props: { error: ChatErrorFrame }) {
   )
 }
 
+/** An event nobody answered (yet): a note in the conversation, not a turn with an outcome. */
+function isEventNote(turn: TurnView): boolean {
+  return (
+    turn.toldEvent === true &&
+    turn.eventText !== undefined &&
+    turn.userText === '' &&
+    turn.subtitles === '' &&
+    turn.silent !== true &&
+    readTurnOutcome(turn) === 'done'
+  )
+}
+
 function TurnState(props: { turn: TurnView }) {
   const outcome = readTurnOutcome(props.turn)
+  if (isEventNote(props.turn)) return null
   if (outcome === 'waiting') return <span>{translate('turn.waiting')}</span>
   if (outcome === 'streaming') return <span>{translate('turn.streaming')}</span>
   if (outcome === 'failed') return <span>{translate('turn.failed')}</span>
@@ -65,16 +79,16 @@ export function TurnList(props: { turns: TurnView[]; emotionAliases: Record<stri
     <ol class="turns" data-turns>
       {props.turns.map((turn) => (
         <li
-          class={`turn${turn.restored ? ' turn-restored' : ''}`}
+          class={`turn${turn.restored ? ' turn-restored' : ''}${isEventNote(turn) ? ' turn-note' : ''}`}
           data-turn={turn.id ?? ''}
           data-status={turn.status}
           data-outcome={readTurnOutcome(turn)}
         >
           {turn.eventText && turn.toldEvent ? (
             <div class="event-line" data-event>
-              📣 {turn.eventText}
+              📣 {translate('chat.event', { text: turn.eventText })}
             </div>
-          ) : turn.eventText ? (
+          ) : turn.eventText || turn.trigger === 'idle' ? (
             <div class="event-line" data-event title={turn.eventText}>
               ⏰ {translate('chat.idleEvent')}
             </div>
@@ -84,6 +98,22 @@ export function TurnList(props: { turns: TurnView[]; emotionAliases: Record<stri
               🧑 {turn.userText}
               {turn.userEmotion ? <span class="badge">{turn.userEmotion}</span> : null}
               {turn.imageCount > 0 ? <span class="badge">🖼 {turn.imageCount}</span> : null}
+            </div>
+          ) : null}
+          {turn.thought ? (
+            <details class="thought" data-thought>
+              <summary class="thought-label">{translate('chat.thought')}</summary>
+              <p>{turn.thought}</p>
+            </details>
+          ) : null}
+          {turn.silent ? (
+            <div class="silent-line" data-silent>
+              {translate('chat.silent')}
+            </div>
+          ) : null}
+          {turn.trigger === 'say' ? (
+            <div class="say-line" data-say>
+              {translate('chat.said')}
             </div>
           ) : null}
           <ol class="sentences">
