@@ -25,6 +25,8 @@ import OpenAI from 'openai'
 import { parseConfig } from '../src/characters/load-config.js'
 import type { CharpipeConfigInput } from '../src/config/schema.js'
 import { createCharpipe } from '../src/engine/index.js'
+import { createProviderFromConfig } from '../src/providers/index.js'
+import type { ChatProvider, ProviderEvent } from '../src/providers/types.js'
 import { createLogger } from '../src/shared/logger.js'
 import { startPeerMock } from './peers/start-peer-mock.js'
 
@@ -52,9 +54,26 @@ const text = Array.from({ length: chunks }, (_, index) => sentence[index % sente
 const envelope = `{"emotion":"开心","text":"${text}"}`
 const messages = [{ role: 'user' as const, content: '你好' }]
 
+/** The same reply as provider events, yielded at once: the engine's share of a turn, no network. */
+function createInProcessProvider(): ChatProvider {
+  const events: ProviderEvent[] = [
+    ...Array.from(text, (character): ProviderEvent => ({ type: 'text-delta', text: character })),
+    { type: 'usage', usage: { inputTokens: 10, outputTokens: chunks } },
+    { type: 'finish', reason: 'stop' },
+  ]
+  return {
+    name: 'in-process',
+    model: 'in-process',
+    async *streamChat() {
+      yield* events
+    },
+  }
+}
+
 async function createCharpipeTurn(input: {
   llm: CharpipeConfigInput['llm']
   format: 'plain' | 'json'
+  provider?: ChatProvider
 }): Promise<(index: number) => Promise<number>> {
   const { config } = parseConfig(
     {
@@ -65,7 +84,10 @@ async function createCharpipeTurn(input: {
     },
     { logger },
   )
-  const charpipe = await createCharpipe(config, { logger })
+  const charpipe = await createCharpipe(config, {
+    logger,
+    ...(input.provider ? { provider: input.provider } : {}),
+  })
   return async (index) => {
     let seen = 0
     for await (const event of charpipe.generate({ text: '你好', session: `s${index % sessions}` })) {
@@ -155,7 +177,8 @@ async function main() {
           },
         })
         const decoder = new TextDecoder()
-        for await (const bytes of response.body!) parser.feed(decoder.decode(bytes, { stream: true }))
+        for await (const bytes of response.body as unknown as AsyncIterable<Uint8Array>)
+          parser.feed(decoder.decode(bytes, { stream: true }))
         return seen.length
       },
     },
@@ -231,6 +254,37 @@ async function main() {
       turn: await createCharpipeTurn({ llm, format }),
     })
   }
+  // The layers of charpipe's own row, for the account of where its time goes: the provider alone
+  // (request, SSE, chunk parser, retry wrapper) and the engine alone (an in-process provider).
+  const { config: providerConfig } = parseConfig(
+    { llm: { provider: 'custom', base_url: `${mock.url}/v1`, model: 'bench', max_retries: 0 } },
+    { logger },
+  )
+  const provider = createProviderFromConfig(providerConfig)
+  all.push({
+    name: 'charpipe-provider',
+    label: 'charpipe provider layer alone (streamChat, OpenAI-compatible)',
+    chunks,
+    expect: chunks,
+    turn: async () => {
+      let seen = ''
+      for await (const event of provider.streamChat({ messages }))
+        if (event.type === 'text-delta') seen += event.text
+      return seen.length
+    },
+  })
+  if (!only || only === 'charpipe-in-process')
+    all.push({
+      name: 'charpipe-in-process',
+      label: 'charpipe generate, plain, in-process provider (no network)',
+      chunks,
+      expect: chunks,
+      turn: await createCharpipeTurn({
+        llm: undefined,
+        format: 'plain',
+        provider: createInProcessProvider(),
+      }),
+    })
   const contenders = all.filter((contender) => !only || contender.name === only)
 
   const samples = new Map<string, number[]>(contenders.map((contender) => [contender.name, []]))
