@@ -9,8 +9,7 @@
  * providers), and a floor (`node:http` reading the body bytes, no parsing). CPU is
  * `process.cpuUsage()` (user + system) over TURNS turns per round; rounds alternate the contenders
  * so drift and load hit them alike; the median round is reported. `ONLY=<name>` runs one contender
- * (for a profiler: `ONLY=charpipe-openai-plain ROUNDS=20 node --cpu-prof --import tsx ...`). With
- * `--expose-gc` the heap is collected before every measured stretch.
+ * (for a profiler: `ONLY=charpipe-openai-plain ROUNDS=20 node --cpu-prof --import tsx ...`).
  *
  *   node --import tsx bench/peers.bench.ts
  *   CHUNKS=1000 TURNS=5 ROUNDS=15 node --import tsx bench/peers.bench.ts
@@ -294,9 +293,6 @@ async function main() {
     // Alternate the order too, so no contender always runs right after the same one.
     const order = round % 2 ? [...contenders].reverse() : contenders
     for (const contender of order) {
-      // With --expose-gc, each contender starts on a collected heap: a major collection then falls
-      // less often inside a measured round (it would count against whoever was running).
-      globalThis.gc?.()
       const before = process.cpuUsage()
       for (let index = 0; index < turnsPerRound; index++) {
         const seen = await contender.turn(turn++)
