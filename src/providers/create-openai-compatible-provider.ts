@@ -24,8 +24,8 @@ import { convertToUpstreamError, logUpstreamFailure } from './convert-to-upstrea
 import { createNodeBodyPump } from './create-node-body-pump.js'
 import { createNodeFetch, takeNodeBody } from './create-node-fetch.js'
 import { createOpenAIStreamReader, type OpenAIStreamReader } from './create-openai-stream-reader.js'
-import { createRequestTimer } from './create-request-timer.js'
-import { isLargeDelta, yieldInSlices } from './slice-large-delta.js'
+import { createRequestTimer, type RequestTimer } from './create-request-timer.js'
+import { iterateEventBatches } from './iterate-event-batches.js'
 import type { ChatProvider, ChatRequest, ProviderEvent, StreamChatOptions } from './types.js'
 
 /** Joins a base URL and a path without doubling or dropping the slash. */
@@ -65,56 +65,50 @@ export function createOpenAICompatibleProvider(settings: ChatProviderSettings): 
     close() {
       transport?.close()
     },
-    async *streamChat(request: ChatRequest, options: StreamChatOptions = {}): AsyncIterable<ProviderEvent> {
-      const timer = createRequestTimer({ signal: options.signal, timeoutMs, stallTimeoutMs })
+    streamChat(request: ChatRequest, options: StreamChatOptions = {}): AsyncIterable<ProviderEvent> {
+      let timer: RequestTimer | undefined
       let reader: OpenAIStreamReader | undefined
       let responded = false
-      let completed = false
-      try {
-        const body: OpenAI.ChatCompletionCreateParamsStreaming = {
-          model: request.model || settings.model,
-          messages: convertToOpenAIMessages(request.messages) as OpenAI.ChatCompletionMessageParam[],
-          stream: true,
-          stream_options: { include_usage: true },
-        }
-        const temperature = request.temperature ?? settings.temperature
-        if (temperature !== undefined) body.temperature = temperature
-        const maxTokens = request.maxTokens ?? settings.maxTokens
-        if (maxTokens !== undefined) body.max_tokens = maxTokens
-        if (request.tools?.length) {
-          body.tools = convertToOpenAITools(request.tools)
-          if (request.toolChoice) body.tool_choice = convertToOpenAIToolChoice(request.toolChoice)
-        }
-        const headers = settings.requestHeaders?.(request)
-        const client = await loadClient()
-        const response = await client.chat.completions
-          .create(body, { signal: timer.signal, ...(headers ? { headers } : {}) })
-          .asResponse()
-        responded = true
-        const message = takeNodeBody(response)
-        reader = message
-          ? createOpenAIStreamReader({ body: null, pump: createNodeBodyPump(message), timer })
-          : createOpenAIStreamReader({ body: response.body, timer })
-        for (;;) {
-          const batch = await reader.next()
-          if (!batch) {
-            completed = true
-            return
+      return iterateEventBatches({
+        async open() {
+          timer = createRequestTimer({ signal: options.signal, timeoutMs, stallTimeoutMs })
+          const body: OpenAI.ChatCompletionCreateParamsStreaming = {
+            model: request.model || settings.model,
+            messages: convertToOpenAIMessages(request.messages) as OpenAI.ChatCompletionMessageParam[],
+            stream: true,
+            stream_options: { include_usage: true },
           }
-          for (let index = 0; index < batch.length; index++) {
-            const event = batch[index]!
-            if (isLargeDelta(event)) yield* yieldInSlices(event)
-            else yield event
+          const temperature = request.temperature ?? settings.temperature
+          if (temperature !== undefined) body.temperature = temperature
+          const maxTokens = request.maxTokens ?? settings.maxTokens
+          if (maxTokens !== undefined) body.max_tokens = maxTokens
+          if (request.tools?.length) {
+            body.tools = convertToOpenAITools(request.tools)
+            if (request.toolChoice) body.tool_choice = convertToOpenAIToolChoice(request.toolChoice)
           }
-        }
-      } catch (error) {
-        const failure = convertToUpstreamError(error, { url, timer, responded })
-        logUpstreamFailure(logger, failure, { provider: settings.name, url })
-        throw failure
-      } finally {
-        if (!completed) reader?.cancel()
-        timer.dispose(completed)
-      }
+          const headers = settings.requestHeaders?.(request)
+          const client = await loadClient()
+          const response = await client.chat.completions
+            .create(body, { signal: timer.signal, ...(headers ? { headers } : {}) })
+            .asResponse()
+          responded = true
+          const message = takeNodeBody(response)
+          reader = message
+            ? createOpenAIStreamReader({ body: null, pump: createNodeBodyPump(message), timer })
+            : createOpenAIStreamReader({ body: response.body, timer })
+          return reader
+        },
+        fail(error) {
+          // `open` sets the timer before anything that can fail.
+          const failure = convertToUpstreamError(error, { url, timer: timer!, responded })
+          logUpstreamFailure(logger, failure, { provider: settings.name, url })
+          return failure
+        },
+        close(completed) {
+          if (!completed) reader?.cancel()
+          timer?.dispose(completed)
+        },
+      })
     },
   }
 }

@@ -12,6 +12,7 @@ import { type BodyPump, createBodyPump } from './create-body-pump.js'
 import { createOpenAIChunkParser } from './create-openai-chunk-parser.js'
 import type { RequestTimer } from './create-request-timer.js'
 import { createSseDecoder } from './create-sse-decoder.js'
+import { createUtf8Decoder } from './create-utf8-decoder.js'
 import type { ProviderEvent } from './types.js'
 
 export interface OpenAIStreamReader {
@@ -35,7 +36,7 @@ export function createOpenAIStreamReader(options: CreateOpenAIStreamReaderOption
     pump = createBodyPump(options.body)
   }
   const body = pump
-  const textDecoder = new TextDecoder()
+  const textDecoder = createUtf8Decoder()
   const parser = createOpenAIChunkParser()
   const { timer } = options
   let out: ProviderEvent[] = []
@@ -92,11 +93,11 @@ export function createOpenAIStreamReader(options: CreateOpenAIStreamReaderOption
       if (timer.cause) throw timer.toError()
       try {
         if (!chunks) {
-          sse.push(textDecoder.decode())
+          sse.push(textDecoder.end())
           sse.end()
           return finish(batch)
         }
-        for (const chunk of chunks) sse.push(textDecoder.decode(chunk, { stream: true }))
+        for (const chunk of chunks) sse.push(textDecoder.write(chunk))
       } catch (error) {
         if (batch.length === 0) throw error
         pendingError = error

@@ -1,0 +1,100 @@
+import { describe, expect, it } from 'vitest'
+import { type EventBatchSource, iterateEventBatches } from './iterate-event-batches.js'
+import { maxDeltaChars } from './slice-large-delta.js'
+import type { ProviderEvent } from './types.js'
+
+const text = (value: string): ProviderEvent => ({ type: 'text-delta', text: value })
+
+function createRecordingStream(batches: (ProviderEvent[] | Error)[]) {
+  const record = { opened: 0, closed: [] as boolean[], failed: [] as unknown[] }
+  const source: EventBatchSource = {
+    async next() {
+      const batch = batches.shift()
+      if (batch instanceof Error) throw batch
+      return batch
+    },
+  }
+  const stream = iterateEventBatches({
+    async open() {
+      record.opened++
+      return source
+    },
+    fail(error) {
+      record.failed.push(error)
+      return new Error(`converted: ${(error as Error).message}`)
+    },
+    close(completed) {
+      record.closed.push(completed)
+    },
+  })
+  return { stream, record }
+}
+
+async function collect(stream: AsyncIterable<ProviderEvent>): Promise<ProviderEvent[]> {
+  const events: ProviderEvent[] = []
+  for await (const event of stream) events.push(event)
+  return events
+}
+
+describe('iterateEventBatches', () => {
+  it('hands on every event of every batch in order, skipping empty batches, then closes as completed', async () => {
+    const { stream, record } = createRecordingStream([[text('a'), text('b')], [], [text('c')]])
+    expect(await collect(stream)).toEqual([text('a'), text('b'), text('c')])
+    expect(record).toEqual({ opened: 1, closed: [true], failed: [] })
+  })
+
+  it('starts nothing before the first next(), and a stream left unstarted is not closed', async () => {
+    const { stream, record } = createRecordingStream([[text('a')]])
+    const iterator = stream[Symbol.asyncIterator]()
+    expect(record.opened).toBe(0)
+    expect(await iterator.return?.()).toEqual({ value: undefined, done: true })
+    expect(await iterator.next()).toEqual({ value: undefined, done: true })
+    expect(record).toEqual({ opened: 0, closed: [], failed: [] })
+  })
+
+  it('closes a stream left early as not completed, once', async () => {
+    const { stream, record } = createRecordingStream([[text('a'), text('b')], [text('c')]])
+    for await (const event of stream) {
+      expect(event).toEqual(text('a'))
+      break
+    }
+    const iterator = stream[Symbol.asyncIterator]()
+    await iterator.return?.()
+    expect(await iterator.next()).toEqual({ value: undefined, done: true })
+    expect(record.closed).toEqual([false])
+  })
+
+  it('throws a failure once, converted, after the events read before it, then is over', async () => {
+    const { stream, record } = createRecordingStream([[text('a')], new Error('cut')])
+    const iterator = stream[Symbol.asyncIterator]()
+    expect(await iterator.next()).toEqual({ value: text('a'), done: false })
+    await expect(iterator.next()).rejects.toThrow('converted: cut')
+    expect(await iterator.next()).toEqual({ value: undefined, done: true })
+    expect(record.closed).toEqual([false])
+    expect(record.failed).toEqual([new Error('cut')])
+  })
+
+  it('makes a return() called during a read wait for it, as a generator does', async () => {
+    const { stream, record } = createRecordingStream([[text('a')], [text('b')]])
+    const iterator = stream[Symbol.asyncIterator]()
+    const first = iterator.next()
+    const returned = iterator.return?.()
+    expect(await first).toEqual({ value: text('a'), done: false })
+    expect(await returned).toEqual({ value: undefined, done: true })
+    expect(record.closed).toEqual([false])
+  })
+
+  it('hands a delta too large for one event on in slices, between the other events', async () => {
+    const large = 'x'.repeat(maxDeltaChars * 2 + 1)
+    const { stream } = createRecordingStream([[text('a'), text(large), text('b')]])
+    const events = await collect(stream)
+    expect(events.map((event) => (event.type === 'text-delta' ? event.text.length : -1))).toEqual([
+      1,
+      maxDeltaChars,
+      maxDeltaChars,
+      1,
+      1,
+    ])
+    expect(events.map((event) => (event.type === 'text-delta' ? event.text : '')).join('')).toBe(`a${large}b`)
+  })
+})

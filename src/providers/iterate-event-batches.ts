@@ -1,0 +1,116 @@
+/**
+ * A provider's event stream over a source of event batches (one batch per network read), written
+ * as a plain async iterator instead of an `async function*`: on the per-chunk path an async
+ * generator costs a resumption and several promise hops per event, while here an event of a batch
+ * already read is handed over as one resolved promise. It behaves as the generator it replaces:
+ * nothing starts before the first `next()`; a failure (of `open` or of a read) is converted by
+ * `fail`, thrown once, and ends the stream; `return()` waits for a step in flight, then closes;
+ * `close` runs once (never for a stream that was not started); a text delta too large for one
+ * event is handed on in slices (`yieldInSlices`).
+ */
+import { isLargeDelta, yieldInSlices } from './slice-large-delta.js'
+import type { ProviderEvent } from './types.js'
+
+export interface EventBatchSource {
+  /** The events of the next network read (possibly none), or `undefined` once the stream is over. */
+  next(): Promise<ProviderEvent[] | undefined>
+}
+
+export interface IterateEventBatchesOptions {
+  /** Sends the request; called on the first `next()`. */
+  open(): Promise<EventBatchSource>
+  /** The error to throw for a failure of `open` or of a read. */
+  fail(error: unknown): unknown
+  /** Called once when a started stream ends (`completed`), fails or is left early. */
+  close(completed: boolean): void
+}
+
+const doneResult = (): IteratorResult<ProviderEvent> => ({ value: undefined, done: true })
+
+export function iterateEventBatches(options: IterateEventBatchesOptions): AsyncIterable<ProviderEvent> {
+  let started = false
+  let over = false
+  let source: EventBatchSource | undefined
+  let batch: ProviderEvent[] = []
+  let position = 0
+  let slices: AsyncIterator<ProviderEvent> | undefined
+  // The step in flight: a `next()` or `return()` called meanwhile waits for it, as on a generator.
+  let running: Promise<IteratorResult<ProviderEvent>> | undefined
+
+  const end = (completed: boolean) => {
+    over = true
+    batch = []
+    slices = undefined
+    options.close(completed)
+  }
+
+  const step = async (): Promise<IteratorResult<ProviderEvent>> => {
+    try {
+      for (;;) {
+        if (slices) {
+          const slice = await slices.next()
+          if (!slice.done) return slice
+          slices = undefined
+        }
+        if (position < batch.length) {
+          const event = batch[position++]!
+          if (!isLargeDelta(event)) return { value: event, done: false }
+          slices = yieldInSlices(event)
+          continue
+        }
+        source ??= await options.open()
+        const next = await source.next()
+        if (!next) {
+          end(true)
+          return doneResult()
+        }
+        batch = next
+        position = 0
+      }
+    } catch (error) {
+      const failure = options.fail(error)
+      end(false)
+      throw failure
+    }
+  }
+
+  const settle = () => {
+    running = undefined
+  }
+
+  const iterator: AsyncIterableIterator<ProviderEvent> = {
+    [Symbol.asyncIterator]() {
+      return iterator
+    },
+    next() {
+      if (running) return running.then(iterator.next, iterator.next)
+      if (over) return Promise.resolve(doneResult())
+      started = true
+      // The per-chunk path: the next event of a batch already read.
+      if (!slices && position < batch.length) {
+        const event = batch[position]!
+        if (!isLargeDelta(event)) {
+          position++
+          return Promise.resolve({ value: event, done: false })
+        }
+      }
+      const pending = step()
+      running = pending
+      pending.then(settle, settle)
+      return pending
+    },
+    return() {
+      const finish = (): IteratorResult<ProviderEvent> => {
+        if (over) return doneResult()
+        if (!started) {
+          over = true
+          return doneResult()
+        }
+        end(false)
+        return doneResult()
+      }
+      return running ? running.then(finish, finish) : Promise.resolve(finish())
+    },
+  }
+  return iterator
+}
