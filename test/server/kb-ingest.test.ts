@@ -60,8 +60,10 @@ describe('POST /api/kb', () => {
     expect(result.status).toBe(201)
     const body = (await result.json()) as { id: string; chunks: number }
     expect(body.chunks).toBeGreaterThan(100)
-    // All at once the loop would turn once or twice; in slices it turns between them.
-    expect(turns).toBeGreaterThan(20)
+    // All at once the loop turns once (measured: 1); in slices of a few milliseconds it turns
+    // between them, fewer times the faster the machine (55 here, 20 on a fast one): the bound
+    // tells the two apart without depending on the machine's speed.
+    expect(turns).toBeGreaterThan(4)
     const search = await server!.server.app.request(
       `/api/memory/search?q=${encodeURIComponent('Gannet Rock')}&scope=anyone`,
     )
