@@ -4,8 +4,8 @@
  * (a regenerate, a turn the history no longer has) must agree on it, so both ask here.
  */
 import type { TurnInput } from '../context/types.js'
-import { selectTurnMemoryTarget, type TurnMemoryTarget } from '../memory/people/select-turn-memory-target.js'
 import { memoryScopeOf } from '../memory/memory-scope-of.js'
+import { selectTurnMemoryTarget, type TurnMemoryTarget } from '../memory/people/select-turn-memory-target.js'
 import { conversationScopeOf } from './conversation-scope-of.js'
 import type { EngineRuntime } from './engine-runtime.js'
 
