@@ -4,7 +4,7 @@
  * pending migrations run in one transaction under an advisory lock, so several servers starting at
  * once against one database migrate it exactly once.
  */
-import type { Pool, PoolClient } from 'pg'
+import type { Pool, PoolClient, QueryConfig } from 'pg'
 import type { Logger } from '../../shared/logger.js'
 import { HistoryStoreError } from './history-store-error.js'
 
@@ -69,7 +69,29 @@ export interface ApplyPostgresMigrationsOptions {
   logger?: Logger
 }
 
-export type PostgresMigration = string | ((client: PoolClient, quotedSchema: string) => Promise<void>)
+/** What a migration step may do with the migration's client: run queries, with the migration's budget. */
+export type MigrationClient = Pick<PoolClient, 'query'>
+
+export type PostgresMigration = string | ((client: MigrationClient, quotedSchema: string) => Promise<void>)
+
+/**
+ * The longest a migration's query may take. Not the pool's `query_timeout` (`storage.timeout_ms`, a
+ * turn's budget for one store call): migrations run once, at start-up, may wait for another
+ * server's migration (the advisory lock) and may rewrite a large table, and a loaded machine must
+ * not fail the start (seen: a 500 ms budget at a load of 20 on two cores). A server that does not
+ * answer still fails the start, after this long.
+ */
+export const migrationQueryTimeoutMs = 120_000
+
+/** The client with every query given the migration's own timeout (pg reads it per query). */
+function withMigrationBudget(client: PoolClient): MigrationClient {
+  const query = (text: string | QueryConfig, values?: unknown[]) =>
+    client.query({
+      ...(typeof text === 'string' ? { text, values } : text),
+      query_timeout: migrationQueryTimeoutMs,
+    } as QueryConfig)
+  return { query: query as PoolClient['query'] }
+}
 
 export function applyPostgresHistoryMigrations(pool: Pool, schema: string, logger?: Logger) {
   return applyPostgresMigrations(pool, {
@@ -90,11 +112,12 @@ export async function applyPostgresMigrations(pool: Pool, options: ApplyPostgres
   const onError = (error: Error) =>
     logger?.warn({ err: error.message }, 'postgres client error during migration')
   client.on('error', onError)
+  const budgeted = withMigrationBudget(client)
   try {
-    await client.query('BEGIN')
-    await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`charpipe:${component}:${schema}`])
-    await client.query(`CREATE SCHEMA IF NOT EXISTS ${quoted}`)
-    await client.query(`CREATE TABLE IF NOT EXISTS ${quoted}.charpipe_schema_versions (
+    await budgeted.query('BEGIN')
+    await budgeted.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`charpipe:${component}:${schema}`])
+    await budgeted.query(`CREATE SCHEMA IF NOT EXISTS ${quoted}`)
+    await budgeted.query(`CREATE TABLE IF NOT EXISTS ${quoted}.charpipe_schema_versions (
       component TEXT PRIMARY KEY, version INTEGER NOT NULL, applied_at BIGINT NOT NULL)`)
     const found = await client.query<{ version: number }>(
       `SELECT version FROM ${quoted}.charpipe_schema_versions WHERE component = $1`,
@@ -109,16 +132,16 @@ export async function applyPostgresMigrations(pool: Pool, options: ApplyPostgres
     }
     for (let version = from + 1; version <= latest; version++) {
       const migration = migrations[version - 1]!
-      if (typeof migration === 'string') await client.query(migration.replaceAll('@schema', quoted))
-      else await migration(client, quoted)
+      if (typeof migration === 'string') await budgeted.query(migration.replaceAll('@schema', quoted))
+      else await migration(budgeted, quoted)
       logger?.info({ component, schema, version }, `applied ${component} schema migration`)
     }
-    await client.query(
+    await budgeted.query(
       `INSERT INTO ${quoted}.charpipe_schema_versions (component, version, applied_at) VALUES ($1, $2, $3)
        ON CONFLICT (component) DO UPDATE SET version = EXCLUDED.version, applied_at = EXCLUDED.applied_at`,
       [component, latest, Date.now()],
     )
-    await client.query('COMMIT')
+    await budgeted.query('COMMIT')
     return { from, to: latest }
   } catch (error) {
     await client.query('ROLLBACK').catch(() => {})

@@ -8,9 +8,13 @@
  * Times are `double precision`: a memory's time is milliseconds since the epoch as the caller gave
  * it, and SQLite keeps a fractional one as it is.
  */
-import type { Pool, PoolClient } from 'pg'
+import type { Pool } from 'pg'
 import type { Logger } from '../../shared/logger.js'
-import { applyPostgresMigrations, type PostgresMigration } from '../history/postgres-migrations.js'
+import {
+  applyPostgresMigrations,
+  type MigrationClient,
+  type PostgresMigration,
+} from '../history/postgres-migrations.js'
 import { planScopeMigration, type ScopeMigrationOptions } from './plan-scope-migration.js'
 
 /**
@@ -19,7 +23,7 @@ import { planScopeMigration, type ScopeMigrationOptions } from './plan-scope-mig
  * moved twice. The keyword-index partitions of the scopes involved start again (every server
  * reloads a partition it has no log for); the migration runs before any server serves.
  */
-async function encodeMemoryScopes(client: PoolClient, tables: string, options: ScopeMigrationOptions) {
+async function encodeMemoryScopes(client: MigrationClient, tables: string, options: ScopeMigrationOptions) {
   const found = await client.query<{ scope: string }>(
     `SELECT DISTINCT scope FROM ${tables}.memory_items WHERE kind = 'memory'`,
   )
