@@ -219,6 +219,7 @@ export async function rememberCompletedTurn(
       session: input.session,
       ...(input.character !== undefined ? { character: input.character } : {}),
       ...(person ? { speaker: person } : {}),
+      ...(input.person !== undefined ? { person: input.person } : {}),
       perPerson: runtime.config.memory.per_person,
       clientNames: runtime.config.server.clients.map((client) => client.name),
       history: conversationScopeOf(runtime, input.session),
