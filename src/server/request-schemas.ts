@@ -214,8 +214,8 @@ const endUserForbidden = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/
  */
 export const openAIEndUserField = z
   .string()
-  .min(1, 'an end-user id of at least 1 character')
-  .max(200, 'an end-user id of at most 200 characters')
+  .min(1, 'at least 1 character')
+  .max(200, 'at most 200 characters')
   .refine((value) => !endUserForbidden.test(value), 'must not hold control characters or line breaks')
   .refine((value) => value.trim() !== '', 'must not be blank')
 
