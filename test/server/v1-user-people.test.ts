@@ -84,7 +84,7 @@ describe("a named client's /v1 user is a person", () => {
     })
     expect(lastPrompt()).toContain('durian')
     // A person is no group-chat speaker: the words reach the model as they were sent.
-    const sent = (suite.model.requests.at(-1)?.body as { messages: { content: unknown }[] }).messages
+    const sent = (suite.model.requests.at(-1)!.body as { messages: { content: unknown }[] }).messages
     expect(sent.at(-1)?.content).toBe('Which fruit do I like best?')
     // An Open Responses client sends no `user`; its `safety_identifier` names the person then.
     await openai(airiToken, 'porch').responses.create({
