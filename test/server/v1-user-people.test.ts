@@ -3,9 +3,10 @@
  * `openai` client over the real engine and the mock model server: what one end user tells through
  * `/v1/chat/completions` is kept in their memory (listed by the people API under that id) and
  * recalled when they speak again through another session of the client, by `/v1/responses` too
- * (`user`, or `safety_identifier` where no `user` is sent); another end user of the same client
- * never gets it; the admin token and a tokenless caller name no person by `user`; an end-user id
- * that is blank, too long or holds control characters is refused with 400 naming the field.
+ * (`user`, or `safety_identifier` where no `user` is sent) and by the client's `speaker` of that id
+ * on `/api/chat`; another end user of the same client never gets it; the admin token and a
+ * tokenless caller name no person by `user`; an end-user id that is blank, too long or holds
+ * control characters is refused with 400 naming the field.
  */
 import OpenAI from 'openai'
 import { describe, expect, it, vi } from 'vitest'
@@ -92,6 +93,21 @@ describe("a named client's /v1 user is a person", () => {
       input: 'Remind me of my favourite fruit.',
       safety_identifier: 'ann',
     })
+    expect(lastPrompt()).toContain('durian')
+  })
+
+  it("is the person the same client's speaker of that id is on its other doors", {
+    timeout: 60_000,
+  }, async () => {
+    await start()
+    await annTellsTheFact()
+    const answer = await fetch(`${suite.server.url}/api/chat`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${airiToken}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ session: 'hall', text: 'Which fruit do I like?', speaker: { id: 'ann' } }),
+    })
+    expect(answer.status).toBe(200)
+    await answer.text()
     expect(lastPrompt()).toContain('durian')
   })
 
