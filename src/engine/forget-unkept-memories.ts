@@ -12,11 +12,11 @@
 
 import type { TurnInput } from '../context/types.js'
 import { forgetTurnMemories } from '../memory/long-term/remember-turn.js'
-import { memoryScopeOf } from '../memory/memory-scope-of.js'
 import type { MemoryStore } from '../memory/types.js'
 import type { Logger } from '../shared/logger.js'
 import { conversationScopeOf } from './conversation-scope-of.js'
 import type { EngineRuntime } from './engine-runtime.js'
+import { memoryScopesOfTurn } from './memory-target-of-turn.js'
 
 /** The turn remembered (persist-turn.ts). */
 export interface ForgetUnkeptMemoriesOptions {
@@ -64,7 +64,10 @@ async function forgetEachUnkept(options: ForgetUnkeptMemoriesOptions, store: Mem
   for (const turn of turns) {
     const kept = await options.runtime.historyStore.findTurn(scope, turn)
     if (kept.length > 0) continue
-    const forgotten = await forgetTurnMemories(store, memoryScopeOf(options.input), turn)
+    const forgotten: string[] = []
+    // The person's memory with memory.per_person, where the turn's memory went.
+    for (const memoryScope of memoryScopesOfTurn(options.runtime, options.input))
+      forgotten.push(...(await forgetTurnMemories(store, memoryScope, turn)))
     if (forgotten.length > 0)
       options.logger.info(
         { session: options.input.session, turn, forgotten: forgotten.length },

@@ -7,7 +7,6 @@
 import type { TurnInput } from '../context/types.js'
 import { createCommitGate } from '../memory/commit-gate.js'
 import type { FactExtractor } from '../memory/index.js'
-import { selectTurnMemoryTarget } from '../memory/people/select-turn-memory-target.js'
 import type { ConversationScope, StoredMessage } from '../memory/types.js'
 import { silenceSignal } from '../reply/create-silence-gate.js'
 import type { CharpipeError } from '../shared/errors.js'
@@ -21,6 +20,7 @@ import type { EngineParts } from './engine-parts.js'
 import type { EngineRuntime } from './engine-runtime.js'
 import { forgetUnkeptMemories } from './forget-unkept-memories.js'
 import { joinSentences } from './join-sentences.js'
+import { memoryTargetOfTurn } from './memory-target-of-turn.js'
 import type { TurnOutcome } from './turn-outcome.js'
 
 export interface PersistTurnOptions {
@@ -210,20 +210,9 @@ export async function rememberCompletedTurn(
   // An idle turn's input is charpipe's instruction, an event turn's the event: nobody said them.
   if (isEventTrigger(options.trigger)) return
   const speaker = input.speaker
-  // The turn's person: its speaker, or the one person an audience batch is from.
-  const person = speaker ?? input.audienceSpeaker
   try {
     const replaces = await findReplacedTurn(options)
-    // The speaker's own memory with memory.per_person, the conversation's otherwise.
-    const target = selectTurnMemoryTarget({
-      session: input.session,
-      ...(input.character !== undefined ? { character: input.character } : {}),
-      ...(person ? { speaker: person } : {}),
-      ...(input.person !== undefined ? { person: input.person } : {}),
-      perPerson: runtime.config.memory.per_person,
-      clientNames: runtime.config.server.clients.map((client) => client.name),
-      history: conversationScopeOf(runtime, input.session),
-    })
+    const target = memoryTargetOfTurn(runtime, input)
     await options.parts.rememberTurn(store, {
       scope: target.scope,
       ...(target.metadata ? { metadata: { ...target.metadata } } : {}),

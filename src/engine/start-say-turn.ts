@@ -5,16 +5,18 @@
  * the normal sentence splitter and `llm_done`, all with `trigger: "say"`, and it is stored as the
  * character's words (a turn with a reply and no user message, as a greeting is).
  */
+import type { TurnLease } from '../cluster/turn-coordinator.js'
 import { createCommitGate } from '../memory/commit-gate.js'
 import { createReplyParser } from '../reply/create-reply-parser.js'
 import type { CharpipeEvent } from '../shared/events.js'
 import { raceAbort } from './abortable.js'
 import { createTurnCloser } from './close-turn.js'
-import { confirmTurnWrite, type TurnWriteResult } from './confirm-turn-write.js'
+import { confirmTurnWrite, notStored, type TurnWriteResult } from './confirm-turn-write.js'
 import { conversationScopeOf } from './conversation-scope-of.js'
 import type { EngineContext } from './engine-context.js'
 import { acquireTurnRuntime, releaseTurnRuntime } from './engine-lifecycle.js'
 import type { EngineRuntime } from './engine-runtime.js'
+import { laneKeyOf } from './lane-key.js'
 import { createTurnHandle, type TurnHandle } from './session-lanes.js'
 import type { TurnSink } from './turn-event.js'
 import { readInterruptReason } from './turn-outcome.js'
@@ -96,15 +98,28 @@ async function speak(
     )
     return
   }
+  // In a cluster the words are said and stored under the session's lock, as any turn's reply: never
+  // beside a turn of another server, never stored between its input and its reply.
+  let lease: TurnLease | undefined
+  try {
+    lease = await context.cluster?.coordinator.acquire(laneKeyOf(options.session, options.character), signal)
+  } catch (error) {
+    const emotion = options.emotion ?? context.state.current.config.character.default_emotion
+    const unsaid = { displayText: '', emotion, sentences: [], interrupted: signal.aborted }
+    if (signal.aborted) closer.close({ ...unsaid, reason: readInterruptReason(signal) }, '')
+    else closer.close(unsaid, '', notStored('the session lock could not be taken; nothing was said', error))
+    return
+  }
   handle.running = true
   const runtime = acquireTurnRuntime(context, options.character)
   try {
     const emotion = options.emotion ?? runtime.config.character.default_emotion
     const sentences = sendWords(runtime, options.text, emotion, closer)
-    const write = await storeWords(runtime, options, handle.turn, emotion)
+    const write = await storeWords(runtime, options, handle.turn, emotion, lease)
     closer.close({ displayText: options.text, emotion, sentences, interrupted: false }, options.text, write)
   } finally {
     releaseTurnRuntime(context, runtime)
+    await lease?.release()
   }
 }
 
@@ -137,20 +152,36 @@ function sendWords(
   return sentences
 }
 
-/** Stored as the character's words; a failed write is told in `llm_done`'s error, as any turn's. */
+/**
+ * Stored as the character's words; a failed write is told in `llm_done`'s error, as any turn's. In a
+ * cluster only while the lock is still this turn's, with its fence (the store refuses a stale one).
+ */
 async function storeWords(
   runtime: EngineRuntime,
   options: StartSayTurnOptions,
   turn: string,
   emotion: string,
+  lease: TurnLease | undefined,
 ): Promise<TurnWriteResult> {
+  if (lease) {
+    try {
+      if (!(await lease.confirm()))
+        return notStored('it outlived its lock (cluster.lease_ms) and the session moved on')
+    } catch (error) {
+      return notStored(error instanceof Error ? error.message : String(error), error)
+    }
+  }
   const scope = conversationScopeOf(runtime, options.session)
   const deadline = Date.now() + runtime.config.storage.timeout_ms
   const commit = createCommitGate()
   try {
     await runtime.historyStore.appendTurn(
       scope,
-      { turn, assistant: { role: 'assistant', content: options.text, emotion, createdAt: Date.now() } },
+      {
+        turn,
+        assistant: { role: 'assistant', content: options.text, emotion, createdAt: Date.now() },
+        ...(lease ? { fence: lease.fence } : {}),
+      },
       { deadline, commitGate: commit.gate },
     )
     return { status: 'stored' }

@@ -69,6 +69,30 @@ describe.skipIf(skipReason !== undefined)('engines in one cluster', { timeout: 2
     expect(b.provider.requests[0]!.messages.map((message) => message.content)).toContain('一。二三。')
   })
 
+  it("say on the other server waits for the running turn's lock: its words are stored after the reply", async () => {
+    const history = createInMemoryHistoryStore()
+    const queue = { conversation: { on_new_input: 'queue' as const } }
+    const a = await startServer([{ chunks: ['一。', '二三。'], delayMs: 400 }], history, queue)
+    const b = await startServer([], history, queue)
+    const heard: { type: string; turn?: string }[] = []
+    b.charpipe.sessions.follow({ session: 's', onEvent: (event) => heard.push(event) })
+    const first = watchEvents(a.charpipe.generate({ text: 'a', session: 's' }))
+    await a.provider.started(0)
+    const { turn } = b.charpipe.sessions.say({ session: 's', text: '插一句。' })
+    const firstDone = doneOf(await first.finished)
+    expect(firstDone).toMatchObject({ text: '一。二三。', interrupted: false })
+    await vi.waitFor(
+      () => expect(heard).toContainEqual(expect.objectContaining({ type: 'llm_done', turn })),
+      {
+        timeout: 5000,
+        interval: 20,
+      },
+    )
+    // Never between A's input and its reply.
+    expect(await contents(history, 's')).toEqual(['user:a', 'assistant:一。二三。', 'assistant:插一句。'])
+    expect(b.cluster.stats().lockWaits).toBe(1)
+  })
+
   it('interrupt: a new input on the other server stops the running turn there, then runs', async () => {
     const history = createInMemoryHistoryStore()
     const a = await startServer([{ chunks: ['旧。'], hang: true }], history)

@@ -80,32 +80,43 @@ describe('long-term memory written off the session lane', () => {
     ])
   })
 
-  it('a memory that lands after a regenerate on another server replaced its turn is forgotten', async () => {
-    // Two servers over one history and one memory store: the first still writes the memory of its
-    // turn when the second regenerates that turn (and forgets what memory had of it: nothing yet).
-    const history = createInMemoryHistoryStore()
-    const memory = createHeldMemoryStore()
-    const open = (reply: string) =>
-      createCharpipe(makeConfig({ memory: { enabled: true } }), {
-        clock: createManualClock(),
-        provider: createScriptedProvider([{ chunks: [reply] }]),
-        historyStore: history,
-        memoryStore: memory.store,
-      })
-    const first = await open('Tea with lemon.')
-    const second = await open('Coffee, black.')
-    const done = doneOf(await collectEvents(first.generate({ session: 's', text: 'What do I drink?' })))
-    await expect.poll(() => memory.added.length).toBe(1)
-    const again = await collectEvents(
-      second.generate({ session: 's', text: 'What do I drink?', replaces: done.turn! }),
-    )
-    expect(again.some((event) => event.type === 'llm_error')).toBe(false)
-    memory.release()
-    await second.close()
-    await first.close()
-    const texts = (await memory.inner.list({ limit: 10 })).map((record) => record.text)
-    expect(texts).toEqual([expect.stringContaining('Coffee, black.')])
-  })
+  it.each([
+    { memory: 'the conversation', perPerson: false },
+    { memory: "the speaker's own (memory.per_person)", perPerson: true },
+  ])(
+    'a memory that lands after a regenerate on another server replaced its turn is forgotten: in $memory memory',
+    async ({ perPerson }) => {
+      // Two servers over one history and one memory store: the first still writes the memory of its
+      // turn when the second regenerates that turn (and forgets what memory had of it: nothing yet).
+      const history = createInMemoryHistoryStore()
+      const memory = createHeldMemoryStore()
+      const open = (reply: string) =>
+        createCharpipe(makeConfig({ memory: { enabled: true, per_person: perPerson } }), {
+          clock: createManualClock(),
+          provider: createScriptedProvider([{ chunks: [reply] }]),
+          historyStore: history,
+          memoryStore: memory.store,
+        })
+      const first = await open('Tea with lemon.')
+      const second = await open('Coffee, black.')
+      const speaker = { id: 'alice', name: 'Alice' }
+      const done = doneOf(
+        await collectEvents(first.generate({ session: 's', text: 'What do I drink?', speaker })),
+      )
+      await expect.poll(() => memory.added.length).toBe(1)
+      const again = await collectEvents(
+        second.generate({ session: 's', text: 'What do I drink?', speaker, replaces: done.turn! }),
+      )
+      expect(again.some((event) => event.type === 'llm_error')).toBe(false)
+      memory.release()
+      await second.close()
+      await first.close()
+      const kept = await memory.inner.list({ limit: 10 })
+      expect(kept.map((record) => record.text)).toEqual([expect.stringContaining('Coffee, black.')])
+      // Where the memories went: the person's own scope with per_person, the conversation's otherwise.
+      expect(kept[0]!.scope === 's').toBe(!perPerson)
+    },
+  )
 
   it("a regenerate whose history look-up fails at first still forgets the replaced turn's memory", async () => {
     const inner = createInMemoryHistoryStore()
