@@ -4,9 +4,10 @@
  * `/v1/chat/completions` is kept in their memory (listed by the people API under that id) and
  * recalled when they speak again through another session of the client, by `/v1/responses` too
  * (`user`, or `safety_identifier` where no `user` is sent) and by the client's `speaker` of that id
- * on `/api/chat`; another end user of the same client never gets it; the admin token and a
- * tokenless caller name no person by `user`; an end-user id that is blank, too long or holds
- * control characters is refused with 400 naming the field.
+ * on `/api/chat`; a regenerate forgets the replaced turn's memory in that person's memory; another
+ * end user of the same client, or a user of the same id of another client, never gets it; the
+ * admin token and a tokenless caller name no person by `user`; an end-user id that is blank, too
+ * long or holds control characters is refused with 400 naming the field.
  */
 import OpenAI from 'openai'
 import { describe, expect, it, vi } from 'vitest'
@@ -16,6 +17,7 @@ const suite = useServersOverMockModel()
 
 const airiToken = 'airi-token-0123456789abcdef'
 const adminToken = 'admin-token-0123456789abcdef'
+const deskToken = 'desk-token-0123456789abcdef'
 const fact = 'my favourite fruit is durian'
 const ann = 'client:airi:ann'
 const bob = 'client:airi:bob'
@@ -28,6 +30,7 @@ const start = () =>
     `  admin_token: ${adminToken}`,
     '  clients:',
     `    - { name: airi, token: ${airiToken} }`,
+    `    - { name: desk, token: ${deskToken}, profile: { history: server } }`,
   ])
 
 /** The official client as the front end holding `token` (none: a tokenless caller), in `session`. */
@@ -123,6 +126,41 @@ describe("a named client's /v1 user is a person", () => {
     await vi.waitFor(async () => expect(await memoriesOf(bob)).toHaveLength(1), { timeout: 15_000 })
     expect((await memoriesOf(bob)).join(' ')).not.toContain('durian')
     expect(await memoriesOf(ann)).toHaveLength(1)
+  })
+
+  it("a regenerate forgets the replaced turn's memory in the person's own memory", {
+    timeout: 60_000,
+  }, async () => {
+    await start()
+    const desk = openai(deskToken, 'kitchen')
+    const send = (messages: { role: 'user' | 'assistant'; content: string }[]) =>
+      desk.chat.completions.create({ model: 'nova', messages, user: 'ann' })
+    const sourceTurns = async (): Promise<string[]> => {
+      const answer = await admin(`/api/people/${encodeURIComponent('client:desk:ann')}/memories`)
+      if (answer.status !== 200) return []
+      return answer.body.memories.map((memory: { source_turn: string }) => memory.source_turn)
+    }
+    const greeting = { role: 'user' as const, content: 'Hi, I am Ann.' }
+    const reply = (await send([greeting])).choices[0]!.message.content ?? ''
+    const history = [greeting, { role: 'assistant' as const, content: reply }]
+    await vi.waitFor(async () => expect(await sourceTurns()).toHaveLength(1), { timeout: 15_000 })
+    const [kept] = await sourceTurns()
+    await send([...history, { role: 'user', content: fact }])
+    await vi.waitFor(async () => expect(await sourceTurns()).toHaveLength(2), { timeout: 15_000 })
+    const replaced = (await sourceTurns()).find((turn) => turn !== kept)
+    // The same question again, its reply dropped: a regenerate (the store keeps desk's history).
+    await send([...history, { role: 'user', content: fact }])
+    await vi.waitFor(
+      async () => {
+        const turns = await sourceTurns()
+        expect(turns).toHaveLength(2)
+        expect(turns).toContain(kept)
+        expect(turns).not.toContain(replaced)
+      },
+      { timeout: 15_000 },
+    )
+    // Another client's user of the same id is another person.
+    expect(await memoriesOf(ann)).toEqual([])
   })
 
   it('names no person for the admin token or a tokenless caller: their user names only the session', {
