@@ -36,6 +36,13 @@ export interface TurnInput {
    * already rendered with their speakers).
    */
   audienceSpeaker?: Speaker
+  /**
+   * The person the turn is from, as a person id (`client:<client name>:<id>`, …; see
+   * `parsePersonId`), when the caller knows it: whose memory the turn is with `memory.per_person`,
+   * and whose memories it recalls. It wins over what `speaker` and the session say and, unlike
+   * `speaker`, changes nothing in the prompt. The server names a named client's `/v1` `user` so.
+   */
+  person?: string
   /** The text exactly as the caller sent it, when `text` was rendered with speaker and observed lines. */
   spokenText?: string
   /**

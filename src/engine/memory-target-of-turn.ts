@@ -16,6 +16,8 @@ export function memoryTargetOfTurn(runtime: EngineRuntime, input: TurnInput): Tu
     session: input.session,
     ...(input.character !== undefined ? { character: input.character } : {}),
     ...(person ? { speaker: person } : {}),
+    // A person the caller named (a named client's /v1 user) wins over the speaker.
+    ...(input.person !== undefined ? { person: input.person } : {}),
     perPerson: runtime.config.memory.per_person,
     clientNames: runtime.config.server.clients.map((client) => client.name),
     history: conversationScopeOf(runtime, input.session),

@@ -3,6 +3,7 @@
  * field that is wrong (inputs come from WebSocket frames and HTTP bodies, so anything can arrive).
  */
 import type { ClientPrompt, ClientPromptMessage, Speaker, TurnInput } from '../context/types.js'
+import { parsePersonId } from '../memory/people/parse-person-id.js'
 import { BadRequestError } from '../shared/errors.js'
 import type { ToolCall, ToolDefinition } from '../shared/messages.js'
 import type { GenerateInput, ObserveInput } from './types.js'
@@ -69,6 +70,15 @@ function checkSpeaker(value: unknown): Speaker | undefined {
   return { id, ...(typeof name === 'string' && name !== '' ? { name } : {}) }
 }
 
+/** A person id as `parsePersonId` reads it, or none. */
+function checkPersonField(value: unknown): string | undefined {
+  if (value === undefined || value === null) return undefined
+  if (typeof value !== 'string') throw new BadRequestError('person must be a person id string')
+  const parsed = parsePersonId(value)
+  if (!parsed.ok) throw new BadRequestError(`person: ${parsed.problem}`)
+  return value
+}
+
 function checkStringList(value: unknown, field: string): string[] | undefined {
   if (value === undefined || value === null) return undefined
   if (!Array.isArray(value) || value.some((item) => typeof item !== 'string' || item === '')) {
@@ -105,6 +115,7 @@ export function validateGenerateInput(
       ? checkStringList(input.replyImages, 'replyImages')
       : checkStringList(input.reply_images, 'reply_images')
   const speaker = checkSpeaker(input.speaker)
+  const person = checkPersonField(input.person)
   const character = checkCharacterField(input.character)
   const id = checkInputIdField(input.id)
   if (input.text.trim() === '' && !images && !files && !replyImages) {
@@ -119,6 +130,7 @@ export function validateGenerateInput(
     ...(files ? { files } : {}),
     ...(replyImages ? { replyImages } : {}),
     ...(speaker ? { speaker } : {}),
+    ...(person ? { person } : {}),
     ...(id ? { id } : {}),
     ...(input.clientPrompt ? { clientPrompt: checkClientPrompt(input.clientPrompt) } : {}),
     ...(input.clientTools?.length ? { clientTools: checkClientTools(input.clientTools) } : {}),

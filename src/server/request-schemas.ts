@@ -204,6 +204,21 @@ const openAIFunctionToolSchema = z.looseObject({
   }),
 })
 
+// Control characters, DEL, C1 and the line and paragraph separators: an end-user id becomes a
+// session and a person id, which are written into log lines and listed on the page.
+const endUserForbidden = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/
+
+/**
+ * OpenAI's end-user id (`user`, and its successor `safety_identifier`): it may name the session and,
+ * for a named client, the person the turn is from (`client:<client name>:<id>`).
+ */
+export const openAIEndUserField = z
+  .string()
+  .min(1, 'at least 1 character')
+  .max(200, 'at most 200 characters')
+  .refine((value) => !endUserForbidden.test(value), 'must not hold control characters or line breaks')
+  .refine((value) => value.trim() !== '', 'must not be blank')
+
 /** The fields we read of an OpenAI chat completion request; the others are accepted and ignored. */
 export const openAICompletionBodySchema = z.looseObject({
   model: z.string().optional(),
@@ -216,7 +231,8 @@ export const openAICompletionBodySchema = z.looseObject({
     .optional(),
   stream: z.boolean().nullable().optional(),
   stream_options: z.looseObject({ include_usage: z.boolean().optional() }).nullable().optional(),
-  user: z.string().min(1).max(200).optional(),
+  user: openAIEndUserField.optional(),
+  safety_identifier: openAIEndUserField.nullable().optional(),
 })
 export type OpenAICompletionBody = z.infer<typeof openAICompletionBodySchema>
 

@@ -74,7 +74,7 @@ export const memorySchema = z
       .boolean()
       .default(false)
       .describe(
-        "Keep what a speaker says in that person's own memory (person ids such as onebot:<name>:<user_id>, bilibili:<name>:<uid>, speaker:<id>, session:<session>) and recall it wherever they speak to the character, together with the conversation's memories and those of every id linked to them (/api/people).",
+        "Keep what a speaker says in that person's own memory (person ids such as onebot:<name>:<user_id>, bilibili:<name>:<uid>, speaker:<id>, client:<client name>:<id> for a named client's speaker or /v1 user, session:<session>) and recall it wherever they speak to the character, together with the conversation's memories and those of every id linked to them (/api/people).",
       ),
     extract: z
       .boolean()

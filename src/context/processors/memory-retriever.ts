@@ -91,13 +91,14 @@ export const memoryRetriever: ContextProcessor = {
           if (!context.config.memory.per_person)
             return retriever.search(context.input.text, { ...search, scope: memoryScopeOf(context.input) })
           // The speaker's memories (and their linked ids') beside the conversation's.
-          const { session, character } = context.input
+          const { session, character, person } = context.input
           const speaker = context.input.speaker ?? context.input.audienceSpeaker
           const scopes = await findRecallScopes({
             retriever,
             session,
             ...(character !== undefined ? { character } : {}),
             ...(speaker ? { speaker } : {}),
+            ...(person !== undefined ? { person } : {}),
             clientNames: context.config.server.clients.map((client) => client.name),
           })
           return searchScopes(retriever, context.input.text, scopes, search)

@@ -12,8 +12,9 @@ export function normalizePreflightText(text: string): string {
 
 /**
  * What must be the same for a final input to adopt a prepared turn: its words (with the speaker and
- * observed lines rendered in), its attachments, its speaker and its character. The emotion may differ (speech
- * recognisers give it with the final transcript only); the final input's is the one stored.
+ * observed lines rendered in), its attachments, its speaker, its person and its character. The
+ * emotion may differ (speech recognisers give it with the final transcript only); the final input's
+ * is the one stored.
  */
 export function preflightKeyOf(input: TurnInput): string {
   return JSON.stringify([
@@ -22,6 +23,7 @@ export function preflightKeyOf(input: TurnInput): string {
     input.files ?? [],
     input.replyImages ?? [],
     input.speaker?.id ?? null,
+    input.person ?? null,
     input.character ?? null,
   ])
 }

@@ -15,6 +15,8 @@ export interface FindRecallScopesOptions {
   session: string
   character?: string
   speaker?: { id: string }
+  /** The person id the caller named for the turn (see `TurnInput.person`); wins over the speaker. */
+  person?: string
   /** The configured named clients (`server.clients`), whose speakers are `client:` people. */
   clientNames?: readonly string[]
 }

@@ -89,6 +89,13 @@ describe('personOfTurn', () => {
     expect(personOfTurn({ session: keyed.session, speaker: { id: 'ann' }, clientNames })).toBe('speaker:ann')
   })
 
+  it('takes the person the caller names over the session and the speaker, when it is a person id', () => {
+    const onebot = { session: 'onebot:qq:group:123', speaker: { id: '42' } }
+    expect(personOfTurn({ ...onebot, person: 'client:desk:ann' })).toBe('client:desk:ann')
+    expect(personOfTurn({ session: 'living-room', person: 'client:desk:ann' })).toBe('client:desk:ann')
+    expect(personOfTurn({ session: 'living-room', person: 'desk:ann' })).toBeUndefined()
+  })
+
   it('gives every turn a valid person id or none', () => {
     fc.assert(
       fc.property(

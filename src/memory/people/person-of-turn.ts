@@ -4,6 +4,7 @@
  * `twitch:<name>:<channel>`), so its speakers are that connector's users; a speaker in a named
  * client's sessions is that client's (`client:<name>:<id>`); a speaker anywhere else was named by a
  * client (`speaker:<id>`), and a turn without one is its conversation's (`session:<session>`).
+ * A person the caller names outright (a named client's `/v1` `user`) is the turn's, whatever else.
  */
 import { createHash } from 'node:crypto'
 import { formatPersonId, parsePersonId } from './parse-person-id.js'
@@ -12,6 +13,11 @@ export interface PersonOfTurnOptions {
   /** The engine's session id (a named client's sessions carry its namespace). */
   session: string
   speaker?: { id: string }
+  /**
+   * The person id the caller names for the turn (the server names a named client's `/v1` `user`
+   * so): it wins over what the session and speaker say.
+   */
+  person?: string
   /** The configured named clients (`server.clients`): a speaker in one's sessions is `client:`. */
   clientNames?: readonly string[]
 }
@@ -39,6 +45,7 @@ const connectorSession = /^(onebot|twitch|bilibili):([a-z0-9][a-z0-9_-]{0,63}):/
 
 /** The person id a turn's words are from, without checking it. */
 function namePerson(options: PersonOfTurnOptions): string {
+  if (options.person !== undefined) return options.person
   const speaker = options.speaker?.id
   if (speaker === undefined || speaker === '')
     return formatPersonId({ source: 'session', id: options.session })

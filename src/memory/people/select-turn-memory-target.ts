@@ -16,6 +16,8 @@ export interface SelectTurnMemoryTargetOptions {
   character?: string
   speaker?: { id: string; name?: string }
   perPerson: boolean
+  /** The person id the caller named for the turn (see `TurnInput.person`); wins over the speaker. */
+  person?: string
   /** The configured named clients (`server.clients`), whose speakers are `client:` people. */
   clientNames?: readonly string[]
   /** Where the turn's history is stored. */

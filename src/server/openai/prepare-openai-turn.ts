@@ -2,9 +2,9 @@
  * The turn an OpenAI-compatible request asks for (`/v1/chat/completions`, `/v1/responses`), one
  * reader for both, under the request's client profile (plan-profile-turn.ts): the session, what of
  * the client's prompt is kept, the character (the profile's, else from `model`), a regenerate of
- * the last reply when the server keeps the history, the client's input id (`Idempotency-Key`) and
- * the reply's emotion writer in the client's dialect; or the error response that refuses the
- * request.
+ * the last reply when the server keeps the history, the client's input id (`Idempotency-Key`),
+ * the person a named client's `user` names (read-client-person.ts) and the reply's emotion writer
+ * in the client's dialect; or the error response that refuses the request.
  */
 import { randomUUID } from 'node:crypto'
 import type { Context } from 'hono'
@@ -18,6 +18,7 @@ import { createClientEmotionWriter } from './create-client-emotion-writer.js'
 import type { EmotionDialectWriter } from './create-emotion-dialect-writer.js'
 import { readRegeneratedTurn } from './find-regenerated-turn.js'
 import { type ClientProfile, planProfileTurn, readClientProfile } from './plan-profile-turn.js'
+import { readClientPerson } from './read-client-person.js'
 import type { OpenAITurn } from './read-openai-messages.js'
 import type { RequiredToolChoice } from './read-tool-choice.js'
 import { sendOpenAIError } from './send-openai-error.js'
@@ -29,6 +30,8 @@ export interface PrepareOpenAITurnOptions {
   model: string | undefined
   /** The request's `user` field. */
   user: string | undefined
+  /** The request's `safety_identifier` field: the person's id when `user` is absent. */
+  safetyIdentifier?: string | null | undefined
   turn: OpenAITurn
   /** Function tools the client runs itself (the request's `tools`). */
   clientTools?: ToolDefinition[]
@@ -108,9 +111,16 @@ export async function prepareOpenAITurn(options: PrepareOpenAITurnOptions): Prom
       response: respondBadRequest(context, 'Idempotency-Key: at most 128 characters, not empty'),
     }
   }
+  // A named client's end user is a person of their own (memory.per_person), in every session.
+  const person = readClientPerson({
+    clientName: context.get('client')?.name,
+    user: options.user,
+    safetyIdentifier: options.safetyIdentifier,
+  })
   const input: GenerateInput = {
     ...turn.input,
     session,
+    ...(person !== undefined ? { person } : {}),
     ...(character ? { character } : {}),
     ...(clientPrompt ? { clientPrompt } : {}),
     ...(options.clientTools?.length ? { clientTools: options.clientTools } : {}),

@@ -118,7 +118,7 @@ export function createResponseResource(options: ResponseResourceOptions) {
     background: false,
     service_tier: 'default',
     metadata: metadataOf(request, options.emotion),
-    safety_identifier: null,
+    safety_identifier: request.safety_identifier ?? null,
     prompt_cache_key: null,
   }
 }

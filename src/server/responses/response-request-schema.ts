@@ -4,6 +4,7 @@
  * shape only: read-response-input.ts decides what each means for the turn.
  */
 import * as z from 'zod'
+import { openAIEndUserField } from '../request-schemas.js'
 
 const inputPartSchema = z.looseObject({
   type: z.string(),
@@ -61,7 +62,8 @@ export const responseRequestSchema = z.looseObject({
   previous_response_id: z.string().min(1).max(200).nullable().optional(),
   store: z.boolean().nullable().optional(),
   stream: z.boolean().nullable().optional(),
-  user: z.string().min(1).max(200).optional(),
+  user: openAIEndUserField.optional(),
+  safety_identifier: openAIEndUserField.nullable().optional(),
   /** Developer metadata, echoed back (16 keys at most, as the spec says). */
   metadata: z.record(z.string().max(64), z.string().max(512)).nullable().optional(),
   temperature: z.number().nullable().optional(),

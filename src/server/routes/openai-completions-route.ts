@@ -73,6 +73,7 @@ export function registerOpenAICompletionsRoute(app: Hono, dependencies: ServerDe
       dependencies,
       model: request.model,
       user: request.user,
+      safetyIdentifier: request.safety_identifier,
       turn: turnRequest,
       clientTools,
       ...(toolChoice.required ? { toolChoice: toolChoice.required } : {}),

@@ -141,6 +141,7 @@ export function registerOpenAIResponsesRoute(app: Hono, dependencies: ServerDepe
       dependencies,
       model: request.model,
       user: request.user,
+      safetyIdentifier: request.safety_identifier,
       turn: turnRequest,
       clientTools,
       ...(toolChoice.required ? { toolChoice: toolChoice.required } : {}),
