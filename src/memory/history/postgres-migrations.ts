@@ -81,7 +81,7 @@ export type PostgresMigration = string | ((client: MigrationClient, quotedSchema
  * not fail the start (seen: a 500 ms budget at a load of 20 on two cores). A server that does not
  * answer still fails the start, after this long.
  */
-export const migrationQueryTimeoutMs = 120_000
+const migrationQueryTimeoutMs = 120_000
 
 /** The client with every query given the migration's own timeout (pg reads it per query). */
 function withMigrationBudget(client: PoolClient): MigrationClient {
