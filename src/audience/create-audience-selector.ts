@@ -8,9 +8,10 @@
  * used for duplicates and first messages keep only their most recent entries.
  */
 import type { AudiencePolicy } from '../config/schema/audience.js'
+import { createBlockedWordMatcher } from './create-blocked-word-matcher.js'
 import { createMapTrimmer } from './create-map-trimmer.js'
 import { createSpeakerGuard } from './create-speaker-guard.js'
-import { findBlockedWord, type NormalizedText, normalizeChatText } from './normalize-chat-text.js'
+import { normalizeChatText } from './normalize-chat-text.js'
 import { mentionsCharacter, type PriorityReason, scoreAudienceMessage } from './score-audience-message.js'
 import type {
   AudienceClock,
@@ -160,17 +161,7 @@ export function createAudienceSelector(options: CreateAudienceSelectorOptions): 
   const trimSpeakers = createMapTrimmer({ map: speakers, limit: memoryLimit })
   const trimSeenIds = createMapTrimmer({ map: seenIds, limit: memoryLimit })
   const guard = createSpeakerGuard({ now: () => clock.now(), memoryLimit })
-  let blockedSource: readonly string[] | undefined
-  let blocked: NormalizedText[] = []
   let sequence = 0
-
-  const blockedWords = (policy: AudiencePolicy) => {
-    if (policy.blocked_words !== blockedSource) {
-      blockedSource = policy.blocked_words
-      blocked = policy.blocked_words.map(normalizeChatText)
-    }
-    return blocked
-  }
 
   const rememberSpeaker = (id: string): { memory: SpeakerMemory; first: boolean } => {
     const memory = speakers.get(id)
@@ -258,7 +249,7 @@ export function createAudienceSelector(options: CreateAudienceSelectorOptions): 
       seenIds.set(key, true)
       trimSeenIds()
       const text = normalizeChatText(message.text)
-      if (findBlockedWord(text, blockedWords(policy)) !== undefined) {
+      if (createBlockedWordMatcher(policy.blocked_words).find(text) !== undefined) {
         return { observe: false, queued: false, dropped: [{ id, reason: 'blocked' }] }
       }
       const speakerKey = `${source}\u0000${message.speaker.id}`

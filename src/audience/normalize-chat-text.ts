@@ -44,19 +44,3 @@ function foldSkeleton(text: string): string {
   // Prototypes may be upper case (`I` → `l`, Greek capitals → Latin ones); the lower case of both sides compares.
   return unhomoglyph(bare).toLowerCase().replace(invisibleOrMark, '')
 }
-
-/** The blocked word found in a text, if any (`words` normalized with `normalizeChatText` first). */
-export function findBlockedWord(text: NormalizedText, words: readonly NormalizedText[]): string | undefined {
-  for (const word of words) {
-    if (word.folded && text.folded.includes(word.folded)) return word.folded
-    if (word.compact && text.compact.includes(word.compact)) return word.folded
-    if (!word.skeleton) continue
-    // A skeleton equal to the compact forms already compared finds nothing new (most chat lines).
-    const sameAsCompact = word.skeleton === word.compact
-    if (!(sameAsCompact && text.skeleton === text.compact) && text.skeleton.includes(word.skeleton))
-      return word.folded
-    if (!(sameAsCompact && text.casedSkeleton === text.compact) && text.casedSkeleton.includes(word.skeleton))
-      return word.folded
-  }
-  return undefined
-}
