@@ -42,6 +42,9 @@ describe('createBlockedWordMatcher', () => {
     expect(blocked('spam', ['ѕраm'])).toBe('ѕраm')
     expect(blocked('wow!!!', ['!!!'])).toBe('!!!')
     expect(blocked('wow! !!', ['!!!'])).toBeUndefined()
+    // Only the skeleton taken before lower-casing finds it (a lower-case `m` is `rn`, a capital `M` is not).
+    expect(blocked('Mark', ['ꓟ'])).toBe('ꓟ')
+    expect(blocked('mark', ['ꓟ'])).toBeUndefined()
   })
 
   it('names the first word of the list the text holds, whichever form found it', () => {
@@ -67,7 +70,7 @@ const alphabet = [
   ...'abcdeimnopsl01IO',
   ...'ABDMS',
   ...'加群代练主播好哈',
-  ...'аросеѕΑΒΟοΣσςɑı',
+  ...'аросеѕΑΒΟοΣσςɑıꓟ',
   '𝐚',
   ...'ｓｐａｍＡ１',
   '\u200b',

@@ -55,9 +55,7 @@ function buildMatcher(words: readonly NormalizedText[]): BlockedWordMatcher {
   if (automaton.next.length === 1) return { find: () => undefined }
   return {
     find(text) {
-      let first = none
-      for (const [form, kindMask] of formsToSearch(text))
-        first = Math.min(first, search(automaton, form, kindMask))
+      const first = searchForms(automaton, text)
       return first === none ? undefined : words[first]!.folded
     },
   }
@@ -109,15 +107,29 @@ function linkFallbacks(automaton: Automaton): void {
   }
 }
 
-/** The text's forms, each once, with the kinds of word form it is compared with. */
-function formsToSearch(text: NormalizedText): Map<string, number> {
-  const forms = new Map<string, number>()
-  const add = (form: string, kind: Kind) => forms.set(form, (forms.get(form) ?? 0) | kind)
-  add(text.folded, folded)
-  add(text.compact, compact)
-  add(text.skeleton, skeleton)
-  add(text.casedSkeleton, skeleton)
-  return forms
+/**
+ * Each distinct form of the text searched once, for every kind of word form it is compared with:
+ * in most chat lines two or more forms are alike (no spaces, no capitals, no look-alikes).
+ */
+function searchForms(automaton: Automaton, text: NormalizedText): number {
+  let first = search(automaton, text.folded, kindsComparedWith(text.folded, text) | folded)
+  if (text.compact !== text.folded) {
+    first = Math.min(first, search(automaton, text.compact, kindsComparedWith(text.compact, text)))
+  }
+  const { skeleton: skeletonText, casedSkeleton } = text
+  if (skeletonText !== text.folded && skeletonText !== text.compact) {
+    first = Math.min(first, search(automaton, skeletonText, skeleton))
+  }
+  if (casedSkeleton !== text.folded && casedSkeleton !== text.compact && casedSkeleton !== skeletonText) {
+    first = Math.min(first, search(automaton, casedSkeleton, skeleton))
+  }
+  return first
+}
+
+/** The kinds of word form compared with the text's compact form or skeletons that `form` equals. */
+function kindsComparedWith(form: string, text: NormalizedText): number {
+  const asCompact = form === text.compact ? compact : 0
+  return asCompact | (form === text.skeleton || form === text.casedSkeleton ? skeleton : 0)
 }
 
 /** The lowest index of a word whose form of one of `kindMask`'s kinds is in `form`; `none`. */

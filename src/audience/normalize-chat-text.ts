@@ -32,10 +32,13 @@ const separators = /[\s\p{P}\p{S}]+/gu
 const invisibleOrMark = /[\p{Default_Ignorable_Code_Point}\p{M}]+/gu
 
 export function normalizeChatText(text: string): NormalizedText {
-  const folded = text.normalize('NFKC').toLowerCase()
+  const compatible = text.normalize('NFKC')
+  const folded = compatible.toLowerCase()
   const compact = folded.replace(separators, '')
-  const cased = text.normalize('NFKC').replace(separators, '')
-  return { folded, compact, skeleton: foldSkeleton(compact), casedSkeleton: foldSkeleton(cased) }
+  const cased = compatible.replace(separators, '')
+  const skeleton = foldSkeleton(compact)
+  // Most chat lines have no capitals: their two skeletons are one.
+  return { folded, compact, skeleton, casedSkeleton: cased === compact ? skeleton : foldSkeleton(cased) }
 }
 
 /** The TS #39 skeleton of a text, lower-cased, with no invisible characters or combining marks. */
