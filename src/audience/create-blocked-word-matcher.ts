@@ -7,6 +7,7 @@
  * says why each form exists). Forms are compared as UTF-16 code units, as `String#includes` does.
  * The found word is the first of the list the text holds, whichever form it was found by.
  */
+import { createWordAutomatonBuilder, type WordAutomaton } from './create-word-automaton.js'
 import { type NormalizedText, normalizeChatText } from './normalize-chat-text.js'
 
 export interface BlockedWordMatcher {
@@ -14,23 +15,13 @@ export interface BlockedWordMatcher {
   find(text: NormalizedText): string | undefined
 }
 
-/** Which form of a word a pattern is; a text form is searched for the kinds it compares with. */
-const folded = 1
-const compact = 2
-const skeleton = 4
-const kinds = [folded, compact, skeleton] as const
-type Kind = (typeof kinds)[number]
-
-const none = Number.MAX_SAFE_INTEGER
-
-interface Automaton {
-  /** Per node: the next node for a UTF-16 code unit. Node 0 is the root. */
-  next: Map<number, number>[]
-  /** Per node: the node of its longest proper suffix in the trie. */
-  fallback: number[]
-  /** Per kind, per node: the lowest word index of that kind ending here or at a suffix; `none`. */
-  firstWord: Record<Kind, number[]>
-}
+/** The kinds of pattern, one per form of a word, and their bits in a search's mask. */
+const foldedKind = 0
+const compactKind = 1
+const skeletonKind = 2
+const folded = 1 << foldedKind
+const compact = 1 << compactKind
+const skeleton = 1 << skeletonKind
 
 // The config keeps one array per word list until it is reloaded: every selector on it shares one automaton.
 const built = new WeakMap<readonly string[], BlockedWordMatcher>()
@@ -45,65 +36,20 @@ export function createBlockedWordMatcher(words: readonly string[]): BlockedWordM
 }
 
 function buildMatcher(words: readonly NormalizedText[]): BlockedWordMatcher {
-  const automaton = createAutomaton()
+  if (words.length === 0) return { find: () => undefined }
+  const builder = createWordAutomatonBuilder({ kinds: 3 })
   for (const [index, word] of words.entries()) {
-    addPattern(automaton, word.folded, folded, index)
-    addPattern(automaton, word.compact, compact, index)
-    addPattern(automaton, word.skeleton, skeleton, index)
+    // An empty form blocks nothing (a word of punctuation only has no compact form).
+    builder.add(word.folded, foldedKind, index)
+    builder.add(word.compact, compactKind, index)
+    builder.add(word.skeleton, skeletonKind, index)
   }
-  linkFallbacks(automaton)
-  if (automaton.next.length === 1) return { find: () => undefined }
+  const automaton = builder.build()
   return {
     find(text) {
       const first = searchForms(automaton, text)
-      return first === none ? undefined : words[first]!.folded
+      return first === Number.POSITIVE_INFINITY ? undefined : words[first]!.folded
     },
-  }
-}
-
-function createAutomaton(): Automaton {
-  return {
-    next: [new Map()],
-    fallback: [0],
-    firstWord: { [folded]: [none], [compact]: [none], [skeleton]: [none] },
-  }
-}
-
-function addPattern(automaton: Automaton, pattern: string, kind: Kind, index: number): void {
-  // An empty form blocks nothing (a word of punctuation only has no compact form).
-  if (pattern === '') return
-  let node = 0
-  for (let position = 0; position < pattern.length; position++) {
-    const unit = pattern.charCodeAt(position)
-    let child = automaton.next[node]!.get(unit)
-    if (child === undefined) {
-      child = automaton.next.length
-      automaton.next.push(new Map())
-      automaton.fallback.push(0)
-      for (const each of kinds) automaton.firstWord[each].push(none)
-      automaton.next[node]!.set(unit, child)
-    }
-    node = child
-  }
-  const firstWord = automaton.firstWord[kind]
-  firstWord[node] = Math.min(firstWord[node]!, index)
-}
-
-/** Breadth first, so a node's fallback is complete before its children's are computed. */
-function linkFallbacks(automaton: Automaton): void {
-  const { next, fallback, firstWord } = automaton
-  const queue: number[] = [...next[0]!.values()]
-  for (let head = 0; head < queue.length; head++) {
-    const node = queue[head]!
-    for (const [unit, child] of next[node]!) {
-      let candidate = fallback[node]!
-      while (candidate !== 0 && !next[candidate]!.has(unit)) candidate = fallback[candidate]!
-      fallback[child] = next[candidate]!.get(unit) ?? 0
-      queue.push(child)
-    }
-    // A word ending at a suffix of this node ends here too.
-    for (const kind of kinds)
-      firstWord[kind][node] = Math.min(firstWord[kind][node]!, firstWord[kind][fallback[node]!]!)
   }
 }
 
@@ -111,17 +57,17 @@ function linkFallbacks(automaton: Automaton): void {
  * Each distinct form of the text searched once, for every kind of word form it is compared with:
  * in most chat lines two or more forms are alike (no spaces, no capitals, no look-alikes).
  */
-function searchForms(automaton: Automaton, text: NormalizedText): number {
-  let first = search(automaton, text.folded, kindsComparedWith(text.folded, text) | folded)
+function searchForms(automaton: WordAutomaton, text: NormalizedText): number {
+  let first = automaton.findFirst(text.folded, kindsComparedWith(text.folded, text) | folded)
   if (text.compact !== text.folded) {
-    first = Math.min(first, search(automaton, text.compact, kindsComparedWith(text.compact, text)))
+    first = Math.min(first, automaton.findFirst(text.compact, kindsComparedWith(text.compact, text)))
   }
   const { skeleton: skeletonText, casedSkeleton } = text
   if (skeletonText !== text.folded && skeletonText !== text.compact) {
-    first = Math.min(first, search(automaton, skeletonText, skeleton))
+    first = Math.min(first, automaton.findFirst(skeletonText, skeleton))
   }
   if (casedSkeleton !== text.folded && casedSkeleton !== text.compact && casedSkeleton !== skeletonText) {
-    first = Math.min(first, search(automaton, casedSkeleton, skeleton))
+    first = Math.min(first, automaton.findFirst(casedSkeleton, skeleton))
   }
   return first
 }
@@ -130,24 +76,4 @@ function searchForms(automaton: Automaton, text: NormalizedText): number {
 function kindsComparedWith(form: string, text: NormalizedText): number {
   const asCompact = form === text.compact ? compact : 0
   return asCompact | (form === text.skeleton || form === text.casedSkeleton ? skeleton : 0)
-}
-
-/** The lowest index of a word whose form of one of `kindMask`'s kinds is in `form`; `none`. */
-function search(automaton: Automaton, form: string, kindMask: number): number {
-  const { next, fallback, firstWord } = automaton
-  let first = none
-  let node = 0
-  for (let position = 0; position < form.length; position++) {
-    const unit = form.charCodeAt(position)
-    let child = next[node]!.get(unit)
-    while (child === undefined && node !== 0) {
-      node = fallback[node]!
-      child = next[node]!.get(unit)
-    }
-    node = child ?? 0
-    if (kindMask & folded) first = Math.min(first, firstWord[folded][node]!)
-    if (kindMask & compact) first = Math.min(first, firstWord[compact][node]!)
-    if (kindMask & skeleton) first = Math.min(first, firstWord[skeleton][node]!)
-  }
-  return first
 }
