@@ -24,6 +24,25 @@ const setUp = (policy: Record<string, unknown> = {}) => {
   return { clock, selector }
 }
 
+/** A selector remembering `memoryLimit` ids and speakers; `offer` also reads the reasons it got. */
+const setUpWithMemory = (memoryLimit: number) => {
+  const clock = createManualClock()
+  const policy = audienceSchema.parse({ dedupe_window_ms: 0 })
+  const selector = createAudienceSelector({
+    clock,
+    readPolicy: () => policy,
+    readNames: () => [],
+    memoryLimit,
+  })
+  const offer = (id: string, speaker: string) => {
+    const result = selector.offer({ id, speaker: { id: speaker }, text: `line ${id}` })
+    const reasons = selector.waiting()[0]?.reasons ?? []
+    for (const entry of selector.waiting()) selector.remove(entry.message.id)
+    return { ...result, reasons }
+  }
+  return { offer }
+}
+
 describe('audience selector', () => {
   it('answers the owner, a gift and a mention before plain chat, in the order they were said', () => {
     const { selector } = setUp({ batch_max: 3 })
@@ -134,6 +153,25 @@ describe('audience selector', () => {
     })
     await clock.advance(10_001)
     expect(selector.offer(message('666', 'spammer')).observe).toBe(true)
+  })
+
+  it('remembers the most recent memoryLimit ids: an older one is no longer a duplicate', () => {
+    const { offer } = setUpWithMemory(3)
+    for (const id of ['a', 'b', 'c']) offer(id, id)
+    // Offered again within the last three ids: a duplicate (and still the oldest remembered).
+    expect(offer('a', 'a').dropped).toEqual([{ id: 'a', reason: 'duplicate' }])
+    offer('d', 'd')
+    expect(offer('a', 'a').dropped).toEqual([])
+    expect(offer('c', 'c').dropped).toEqual([{ id: 'c', reason: 'duplicate' }])
+  })
+
+  it('remembers the most recent memoryLimit speakers, one who spoke again counted as recent', () => {
+    const { offer } = setUpWithMemory(2)
+    const isFirstMessage = (speaker: string) =>
+      offer(`m${++counter}`, speaker).reasons.includes('first_message')
+    expect([isFirstMessage('p'), isFirstMessage('q'), isFirstMessage('p')]).toEqual([true, true, false])
+    // `r` makes three: `q`, the least recent, is forgotten, and is new again when it returns.
+    expect([isFirstMessage('r'), isFirstMessage('p'), isFirstMessage('q')]).toEqual([true, false, true])
   })
 
   it('drops blocked words whatever their case, width or spacing', () => {

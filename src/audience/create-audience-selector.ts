@@ -8,8 +8,10 @@
  * used for duplicates and first messages keep only their most recent entries.
  */
 import type { AudiencePolicy } from '../config/schema/audience.js'
+import { createBlockedWordMatcher } from './create-blocked-word-matcher.js'
+import { createMapTrimmer } from './create-map-trimmer.js'
 import { createSpeakerGuard } from './create-speaker-guard.js'
-import { findBlockedWord, type NormalizedText, normalizeChatText } from './normalize-chat-text.js'
+import { normalizeChatText } from './normalize-chat-text.js'
 import { mentionsCharacter, type PriorityReason, scoreAudienceMessage } from './score-audience-message.js'
 import type {
   AudienceClock,
@@ -120,7 +122,7 @@ interface SpeakerMemory {
   waitingKey?: string
 }
 
-/** Keeps a Map's most recent `limit` entries (Maps iterate oldest first). */
+/** Keeps a small Map's most recent `limit` entries (Maps iterate oldest first). */
 function trimOldest<K, V>(map: Map<K, V>, limit: number): void {
   while (map.size > limit) map.delete(map.keys().next().value as K)
 }
@@ -156,18 +158,10 @@ export function createAudienceSelector(options: CreateAudienceSelectorOptions): 
   const queue = new Map<string, WaitingMessage>()
   const speakers = new Map<string, SpeakerMemory>()
   const seenIds = new Map<string, true>()
+  const trimSpeakers = createMapTrimmer({ map: speakers, limit: memoryLimit })
+  const trimSeenIds = createMapTrimmer({ map: seenIds, limit: memoryLimit })
   const guard = createSpeakerGuard({ now: () => clock.now(), memoryLimit })
-  let blockedSource: readonly string[] | undefined
-  let blocked: NormalizedText[] = []
   let sequence = 0
-
-  const blockedWords = (policy: AudiencePolicy) => {
-    if (policy.blocked_words !== blockedSource) {
-      blockedSource = policy.blocked_words
-      blocked = policy.blocked_words.map(normalizeChatText)
-    }
-    return blocked
-  }
 
   const rememberSpeaker = (id: string): { memory: SpeakerMemory; first: boolean } => {
     const memory = speakers.get(id)
@@ -179,7 +173,7 @@ export function createAudienceSelector(options: CreateAudienceSelectorOptions): 
     }
     const fresh: SpeakerMemory = { said: new Map() }
     speakers.set(id, fresh)
-    trimOldest(speakers, memoryLimit)
+    trimSpeakers()
     return { memory: fresh, first: true }
   }
 
@@ -253,9 +247,9 @@ export function createAudienceSelector(options: CreateAudienceSelectorOptions): 
       const key = `${source}\u0000${id}`
       if (seenIds.has(key)) return { observe: false, queued: false, dropped: [{ id, reason: 'duplicate' }] }
       seenIds.set(key, true)
-      trimOldest(seenIds, memoryLimit)
+      trimSeenIds()
       const text = normalizeChatText(message.text)
-      if (findBlockedWord(text, blockedWords(policy)) !== undefined) {
+      if (createBlockedWordMatcher(policy.blocked_words).find(text) !== undefined) {
         return { observe: false, queued: false, dropped: [{ id, reason: 'blocked' }] }
       }
       const speakerKey = `${source}\u0000${message.speaker.id}`

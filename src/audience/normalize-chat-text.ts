@@ -32,10 +32,13 @@ const separators = /[\s\p{P}\p{S}]+/gu
 const invisibleOrMark = /[\p{Default_Ignorable_Code_Point}\p{M}]+/gu
 
 export function normalizeChatText(text: string): NormalizedText {
-  const folded = text.normalize('NFKC').toLowerCase()
+  const compatible = text.normalize('NFKC')
+  const folded = compatible.toLowerCase()
   const compact = folded.replace(separators, '')
-  const cased = text.normalize('NFKC').replace(separators, '')
-  return { folded, compact, skeleton: foldSkeleton(compact), casedSkeleton: foldSkeleton(cased) }
+  const cased = compatible.replace(separators, '')
+  const skeleton = foldSkeleton(compact)
+  // Most chat lines have no capitals: their two skeletons are one.
+  return { folded, compact, skeleton, casedSkeleton: cased === compact ? skeleton : foldSkeleton(cased) }
 }
 
 /** The TS #39 skeleton of a text, lower-cased, with no invisible characters or combining marks. */
@@ -43,20 +46,4 @@ function foldSkeleton(text: string): string {
   const bare = text.normalize('NFD').replace(invisibleOrMark, '')
   // Prototypes may be upper case (`I` → `l`, Greek capitals → Latin ones); the lower case of both sides compares.
   return unhomoglyph(bare).toLowerCase().replace(invisibleOrMark, '')
-}
-
-/** The blocked word found in a text, if any (`words` normalized with `normalizeChatText` first). */
-export function findBlockedWord(text: NormalizedText, words: readonly NormalizedText[]): string | undefined {
-  for (const word of words) {
-    if (word.folded && text.folded.includes(word.folded)) return word.folded
-    if (word.compact && text.compact.includes(word.compact)) return word.folded
-    if (!word.skeleton) continue
-    // A skeleton equal to the compact forms already compared finds nothing new (most chat lines).
-    const sameAsCompact = word.skeleton === word.compact
-    if (!(sameAsCompact && text.skeleton === text.compact) && text.skeleton.includes(word.skeleton))
-      return word.folded
-    if (!(sameAsCompact && text.casedSkeleton === text.compact) && text.casedSkeleton.includes(word.skeleton))
-      return word.folded
-  }
-  return undefined
 }
