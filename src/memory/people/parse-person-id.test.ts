@@ -49,10 +49,11 @@ describe('parsePersonId', () => {
       ok: false,
       problem: expect.stringContaining('names no'),
     })
-    expect(parsePersonId('speaker:a\nb')).toMatchObject({
-      ok: false,
-      problem: expect.stringContaining('control'),
-    })
+    for (const breaking of ['\n', '\u0085', '\u009b', '\u2028', '\u2029'])
+      expect(parsePersonId(`speaker:a${breaking}b`)).toMatchObject({
+        ok: false,
+        problem: expect.stringContaining('control'),
+      })
     expect(parsePersonId(`speaker:${'x'.repeat(maxPersonIdLength)}`)).toMatchObject({ ok: false })
     expect(parsePersonId('bilibili:room:hash:2904574201')).toEqual({
       ok: true,

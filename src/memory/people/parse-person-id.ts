@@ -27,8 +27,9 @@ const namePattern = /^[a-z0-9][a-z0-9_-]{0,63}$/
 const namedSources: ReadonlySet<PersonSource> = new Set(['onebot', 'twitch', 'bilibili', 'client'])
 const sources: readonly PersonSource[] = ['onebot', 'twitch', 'bilibili', 'speaker', 'client', 'session']
 
-// Control characters would let an id break a log line or a prompt line.
-const controlCharacters = /[\u0000-\u001f\u007f]/
+// Control characters (C0, DEL, C1) and the line and paragraph separators would let an id break a
+// log line or a prompt line.
+const controlCharacters = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/
 
 function isPersonSource(value: string): value is PersonSource {
   return (sources as readonly string[]).includes(value)
