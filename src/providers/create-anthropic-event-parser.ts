@@ -8,6 +8,7 @@
 import { UpstreamStreamError } from '../shared/errors.js'
 import { excerptErrorBody } from '../shared/excerpt-error-body.js'
 import type { SseEvent } from './create-sse-decoder.js'
+import { readPlainTextDelta } from './read-plain-text-delta.js'
 import type { FinishReason, ProviderEvent, Usage } from './types.js'
 
 export interface AnthropicEventParser {
@@ -164,6 +165,17 @@ export function createAnthropicEventParser(): AnthropicEventParser {
       if (name === undefined || name === 'ping') return
       if (name === 'error') throw convertStreamError(sse.data, passedOn)
       if (!sse.data) return
+      // Most events of a reply: their text is read without building the event's objects.
+      if (name === 'content_block_delta') {
+        const text = readPlainTextDelta(sse.data)
+        if (text !== undefined) {
+          if (text) {
+            passedOn = true
+            out.push({ type: 'text-delta', text })
+          }
+          return
+        }
+      }
       let event: unknown
       try {
         event = JSON.parse(sse.data)
