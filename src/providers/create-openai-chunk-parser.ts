@@ -14,8 +14,6 @@ import type { FinishReason, ProviderEvent, Usage } from './types.js'
 export interface OpenAIChunkParser {
   /** Handles one parsed chunk, appending events to `out`. */
   push(chunk: unknown, out: ProviderEvent[]): void
-  /** Handles a chunk that carries only `content` (read by `readPlainContentDelta`): as `push` would. */
-  pushContent(content: string, out: ProviderEvent[]): void
   /** Ends the stream: remaining tool calls, usage and the finish event go to `out`. */
   end(out: ProviderEvent[]): void
   /** Whether the upstream sent a `finish_reason`. */
@@ -116,10 +114,6 @@ export function createOpenAIChunkParser(): OpenAIChunkParser {
         }
       }
       if (chunk.usage) usage = convertUsage(chunk.usage)
-    },
-    pushContent(content, out) {
-      target = out
-      if (content) splitter.push(content)
     },
     end(out) {
       target = out

@@ -13,7 +13,6 @@ import { createOpenAIChunkParser } from './create-openai-chunk-parser.js'
 import type { RequestTimer } from './create-request-timer.js'
 import { createSseDecoder } from './create-sse-decoder.js'
 import { createUtf8Decoder } from './create-utf8-decoder.js'
-import { readPlainContentDelta } from './read-plain-content-delta.js'
 import type { ProviderEvent } from './types.js'
 
 export interface OpenAIStreamReader {
@@ -58,9 +57,6 @@ export function createOpenAIStreamReader(options: CreateOpenAIStreamReaderOption
       const message = excerptErrorBody(data)
       throw new UpstreamStreamError(`upstream reported an error mid-stream${message ? `: ${message}` : ''}`)
     }
-    // Most chunks of a reply: their text is read without building the chunk's objects.
-    const content = readPlainContentDelta(data)
-    if (content !== undefined) return parser.pushContent(content, out)
     let chunk: unknown
     try {
       chunk = JSON.parse(data)
