@@ -296,4 +296,14 @@ describe('Anthropic provider', () => {
     ])
     expect(cancelled).toBe(true)
   })
+
+  it('fails a 2xx answer that is no event stream with upstream_stream', async () => {
+    const fetch = async () =>
+      new Response('{"type":"message","content":[]}', { headers: { 'content-type': 'application/json' } })
+    const { provider } = createProvider({ fetch })
+    const result = await collectEvents(provider.streamChat({ messages: [{ role: 'user', content: 'hi' }] }))
+    expect(result.events).toEqual([])
+    expect(result.error?.code).toBe('upstream_stream')
+    expect(result.error?.message).toContain('without an event stream')
+  })
 })

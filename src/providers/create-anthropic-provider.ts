@@ -100,7 +100,11 @@ export function createAnthropicProvider(settings: ChatProviderSettings): Anthrop
           const response = await client.messages.create(body, { signal: timer.signal }).asResponse()
           responded = true
           const stream = streams.takeStream(response)
-          if (!stream) throw new UpstreamStreamError('upstream answered without an event stream')
+          if (!stream) {
+            // A 2xx that is no event stream (a proxy that ignored `stream: true`): nothing to read.
+            response.body?.cancel().catch(() => {})
+            throw new UpstreamStreamError('upstream answered without an event stream')
+          }
           reader = createAnthropicStreamReader({ body: stream, timer })
           return reader
         },
