@@ -218,4 +218,92 @@ describe('Anthropic provider', () => {
     expect((caught as { code?: string }).code).toBe('aborted')
     await waitUntil(() => server.requests[0]?.closedEarly === true, 'the server saw the connection close')
   })
+
+  it("skips pings, comments and events without a name (a gateway's data: [DONE])", async () => {
+    server.script({
+      text: 'abcdef',
+      chunkSize: 2,
+      insert: [
+        { after: 2, raw: 'event: ping\ndata: {"type": "ping"}\n\n' },
+        { after: 3, raw: ': keep-alive\n\n' },
+        { after: 4, raw: 'data: [DONE]\n\n' },
+      ],
+    })
+    const { provider } = createProvider()
+    const result = await collectEvents(provider.streamChat({ messages: [{ role: 'user', content: 'hi' }] }))
+    expect(result.error).toBeUndefined()
+    expect(result.text).toBe('abcdef')
+    expect(result.events.at(-1)).toEqual({ type: 'finish', reason: 'stop' })
+  })
+
+  it('refuses a line that is no SSE field (a proxy answering 200 with HTML) instead of skipping it', async () => {
+    server.script({
+      text: 'abcdef',
+      chunkSize: 2,
+      insert: [{ after: 3, raw: '<html><body>login</body></html>\n\n' }],
+    })
+    const { provider } = createProvider()
+    const result = await collectEvents(provider.streamChat({ messages: [{ role: 'user', content: 'hi' }] }))
+    expect(result.error?.code).toBe('upstream_stream')
+    expect(result.error?.message).toContain('malformed SSE line')
+    expect(result.error?.message).not.toContain('login')
+    expect(result.text).toBe('ab')
+  })
+
+  it('reports a data line that is not JSON as upstream_stream', async () => {
+    server.script({
+      text: 'abcdef',
+      chunkSize: 2,
+      insert: [{ after: 3, raw: 'event: content_block_delta\ndata: {oops\n\n' }],
+    })
+    const { provider } = createProvider()
+    const result = await collectEvents(provider.streamChat({ messages: [{ role: 'user', content: 'hi' }] }))
+    expect(result.error?.code).toBe('upstream_stream')
+    expect(result.error?.message).toContain('not JSON')
+    expect(result.text).toBe('ab')
+  })
+
+  it('stops reading at message_stop: a body kept open after it does not hang the turn', async () => {
+    const events = [
+      { type: 'message_start', message: { usage: { input_tokens: 5, output_tokens: 1 } } },
+      { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } },
+      { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: '你好' } },
+      { type: 'content_block_stop', index: 0 },
+      { type: 'message_delta', delta: { stop_reason: 'max_tokens' }, usage: { output_tokens: 2 } },
+      { type: 'message_stop' },
+    ]
+    let cancelled = false
+    const body = new ReadableStream<Uint8Array>({
+      start(controller) {
+        const text = events
+          .map((event) => `event: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`)
+          .join('')
+        controller.enqueue(new TextEncoder().encode(text))
+        // Never closed: a gateway that keeps the connection open after the reply.
+      },
+      cancel() {
+        cancelled = true
+      },
+    })
+    const fetch = async () => new Response(body, { headers: { 'content-type': 'text/event-stream' } })
+    const { provider } = createProvider({ fetch })
+    const result = await collectEvents(provider.streamChat({ messages: [{ role: 'user', content: 'hi' }] }))
+    expect(result.error).toBeUndefined()
+    expect(result.events).toEqual([
+      { type: 'text-delta', text: '你好' },
+      { type: 'usage', usage: { inputTokens: 5, outputTokens: 2 } },
+      { type: 'finish', reason: 'length' },
+    ])
+    expect(cancelled).toBe(true)
+  })
+
+  it('fails a 2xx answer that is no event stream with upstream_stream', async () => {
+    const fetch = async () =>
+      new Response('{"type":"message","content":[]}', { headers: { 'content-type': 'application/json' } })
+    const { provider } = createProvider({ fetch })
+    const result = await collectEvents(provider.streamChat({ messages: [{ role: 'user', content: 'hi' }] }))
+    expect(result.events).toEqual([])
+    expect(result.error?.code).toBe('upstream_stream')
+    expect(result.error?.message).toContain('without an event stream')
+  })
 })
