@@ -10,7 +10,7 @@
  *
  * Run: `npm run bench -- cluster-soak` (`DURATION_S` 1800, `IDLE_S` 60, `SAMPLE_S` 60, `CLIENTS` 6,
  * `SESSIONS` per client 300, `RECONNECT` 40, `INTERRUPT_EVERY` 10, `WARMUP` turns 150,
- * `REPLY_CHARS` 600; `SNAPSHOT=1 SNAPSHOT_DIR=…`: a heap snapshot of each server after the warm-up and
+ * `REPLY_CHARS` 600; `INDEX_MAX_MB`: `memory.index_max_mb`; `SNAPSHOT=1 SNAPSHOT_DIR=…`: a heap snapshot of each server after the warm-up and
  * at the end). Needs `REDIS_URL` and `POSTGRES_URL` (defaults: the local ones).
  */
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
@@ -34,6 +34,8 @@ const reconnectEvery = Number(process.env.RECONNECT ?? 40)
 const interruptEvery = Number(process.env.INTERRUPT_EVERY ?? 10)
 const warmupTurns = Number(process.env.WARMUP ?? 150)
 const replyChars = Number(process.env.REPLY_CHARS ?? 600)
+// The keyword index's budget (`memory.index_max_mb`); a small one shows what happens past it.
+const indexMaxMb = process.env.INDEX_MAX_MB ? Number(process.env.INDEX_MAX_MB) : undefined
 const snapshotDir = process.env.SNAPSHOT === '1' ? (process.env.SNAPSHOT_DIR ?? tmpdir()) : undefined
 
 const sentence = '今天的风很大，我们慢慢地走回家吧。'
@@ -52,7 +54,7 @@ await writeFile(
   JSON.stringify({
     llm: { provider: 'custom', base_url: `${model.url}/v1`, model: 'chat-model', max_retries: 0 },
     history: { store: 'postgres' },
-    memory: { enabled: true, store: 'postgres' },
+    memory: { enabled: true, store: 'postgres', ...(indexMaxMb ? { index_max_mb: indexMaxMb } : {}) },
     storage: { postgres_url: postgresUrl, redis_url: testRedisUrl },
     cluster: { enabled: true, key_prefix: keyPrefix },
     // Steady load from few connections: the per-connection turn limits are not what is measured.
@@ -131,7 +133,7 @@ async function runSoak(servers: ClusterMember[]) {
   await snapshotAll(servers, 'end')
 
   console.log(
-    `cluster soak: 3 servers, ${clients} clients, ${sessions} sessions each, ${turns} turns in ${durationS} s`,
+    `cluster soak: 3 servers, ${clients} clients, ${sessions} sessions each, ${turns} turns (${warmupTurns} of warm-up), ${durationS} s`,
   )
   console.table(rows)
   const growth: Record<string, string> = {}
