@@ -59,6 +59,11 @@ export interface KeywordPartitions {
 export interface CreateKeywordPartitionsOptions {
   /** Estimated bytes of loaded partitions kept; past it the least recently searched go. @default 64 MiB */
   maxBytes?: number
+  /**
+   * Told of each partition dropped to stay within `maxBytes` or by `compact`, so a store that keeps
+   * something per loaded partition lets it go too (else the dropped partition stays in memory).
+   */
+  onDrop?: (key: string) => void
 }
 
 const defaultKeywordIndexMaxBytes = 64 * 1024 * 1024
@@ -97,6 +102,12 @@ export function createKeywordPartitions(options: CreateKeywordPartitionsOptions 
     partitions.delete(key)
   }
 
+  /** Forgets a partition the store did not ask to forget, and tells the store. */
+  function drop(key: string): void {
+    forget(key)
+    options.onDrop?.(key)
+  }
+
   function addBytes(key: string, bytes: number): void {
     partitionBytes.set(key, (partitionBytes.get(key) ?? 0) + bytes)
     loadedBytes += bytes
@@ -105,7 +116,7 @@ export function createKeywordPartitions(options: CreateKeywordPartitionsOptions 
   function trim(keep: ReadonlySet<string>): void {
     for (const key of partitions.keys()) {
       if (loadedBytes <= maxBytes) return
-      if (!keep.has(key)) forget(key)
+      if (!keep.has(key)) drop(key)
     }
   }
 
@@ -147,7 +158,7 @@ export function createKeywordPartitions(options: CreateKeywordPartitionsOptions 
     compact() {
       for (const [key, partition] of partitions) {
         // Deleted documents leave empty slots; past a point a rebuild is cheaper to carry.
-        if (partition.emptySlots > Math.max(1024, partition.documentCount)) forget(key)
+        if (partition.emptySlots > Math.max(1024, partition.documentCount)) drop(key)
       }
       trim(new Set())
     },
