@@ -84,11 +84,6 @@ export function convertStoredTerms(row: StoredTermColumns): IndexedFields {
   return { speaker: splitTerms(row.speaker), body: splitTerms(row.body), context: splitTerms(row.context) }
 }
 
-/** Estimated bytes a document's terms add to a partition (postings, counts, slot bookkeeping). */
-function estimateDocumentBytes(fields: IndexedFields): number {
-  return 64 + 24 * (fields.speaker.length + fields.body.length + fields.context.length)
-}
-
 export function createKeywordPartitions(options: CreateKeywordPartitionsOptions = {}): KeywordPartitions {
   const maxBytes = options.maxBytes ?? defaultKeywordIndexMaxBytes
   // In least recently used order: a search moves its partitions to the end.
@@ -149,10 +144,11 @@ export function createKeywordPartitions(options: CreateKeywordPartitionsOptions 
     apply(key, row, fields, put) {
       const partition = partitions.get(key)
       if (!partition) return
-      const bytes = estimateDocumentBytes(fields)
+      const before = partition.measureBytes()
       if (put) partition.put(row.seq, row.time, fields)
       else partition.remove(row.seq, fields)
-      addBytes(key, put ? bytes : -bytes)
+      // What the write really added: a new scope's partition grows by deltas alone.
+      addBytes(key, partition.measureBytes() - before)
     },
     trim,
     compact() {
