@@ -2,8 +2,10 @@
  * What grew between two heap snapshots of one process (the cluster soak's `SNAPSHOT=1` start and
  * end): objects counted by constructor (or type, for strings, arrays and closures) with their own
  * size, the largest growths first, and for each the retainers of its objects in the later snapshot
- * (what holds them: the holder's name and the edge's). Run:
- * `node --import tsx bench/cluster-soak/compare-heap-snapshots.ts BEFORE.heapsnapshot AFTER.heapsnapshot [TOP]`
+ * (what holds them: the holder's name and the edge's), counting only objects made since the earlier
+ * snapshot (ids are kept across the snapshots of one inspector session). Run:
+ * `node --import tsx bench/cluster-soak/compare-heap-snapshots.ts BEFORE AFTER [TOP] [KEY…]` (KEY: a
+ * group to explain, e.g. "object Set"; by default the ten that grew most).
  */
 import { readFileSync } from 'node:fs'
 
@@ -24,6 +26,8 @@ interface RawSnapshot {
 interface Snapshot {
   /** Per node: its group key (`type name`). */
   keys: string[]
+  /** Per node: its heap object id (the same object keeps its id across snapshots of one session). */
+  ids: number[]
   sizes: number[]
   /** Per node: `holder key . edge name` of each edge pointing at it (a few kept). */
   retainers: Map<number, string[]>
@@ -34,9 +38,9 @@ function readSnapshot(path: string, retainersOf?: Set<string>): Snapshot {
   const { meta } = raw.snapshot
   const nodeWidth = meta.node_fields.length
   const edgeWidth = meta.edge_fields.length
-  const [typeAt, nameAt, sizeAt, edgeCountAt] = ['type', 'name', 'self_size', 'edge_count'].map((field) =>
-    meta.node_fields.indexOf(field),
-  ) as [number, number, number, number]
+  const [typeAt, nameAt, idAt, sizeAt, edgeCountAt] = ['type', 'name', 'id', 'self_size', 'edge_count'].map(
+    (field) => meta.node_fields.indexOf(field),
+  ) as [number, number, number, number, number]
   const [edgeTypeAt, edgeNameAt, toNodeAt] = ['type', 'name_or_index', 'to_node'].map((field) =>
     meta.edge_fields.indexOf(field),
   ) as [number, number, number]
@@ -45,6 +49,7 @@ function readSnapshot(path: string, retainersOf?: Set<string>): Snapshot {
   const count = raw.nodes.length / nodeWidth
   const keys: string[] = new Array(count)
   const sizes: number[] = new Array(count)
+  const ids: number[] = new Array(count)
   for (let node = 0; node < count; node++) {
     const base = node * nodeWidth
     const type = nodeTypes[raw.nodes[base + typeAt]!]!
@@ -53,6 +58,7 @@ function readSnapshot(path: string, retainersOf?: Set<string>): Snapshot {
     const grouped = ['string', 'concatenated string', 'sliced string', 'code', 'number'].includes(type)
     keys[node] = grouped ? `(${type})` : `${type} ${name.slice(0, 80)}`
     sizes[node] = raw.nodes[base + sizeAt]!
+    ids[node] = raw.nodes[base + idAt]!
   }
   const retainers = new Map<number, string[]>()
   if (retainersOf) {
@@ -65,16 +71,16 @@ function readSnapshot(path: string, retainersOf?: Set<string>): Snapshot {
         const edgeType = edgeTypes[raw.edges[edge + edgeTypeAt]!]!
         if (edgeType === 'weak') continue
         const nameOrIndex = raw.edges[edge + edgeNameAt]!
-        const edgeName = ['element', 'hidden'].includes(edgeType)
-          ? `[${nameOrIndex}]`
-          : raw.strings[nameOrIndex]
+        const edgeName = ['element', 'hidden'].includes(edgeType) ? '' : raw.strings[nameOrIndex]!
+        // Numbered slots (an array's, a Map's or a Set's table) are grouped as one.
+        const shown = /^\d*$/.test(edgeName) ? '[]' : edgeName
         const list = retainers.get(target) ?? []
-        if (list.length < 3) list.push(`${keys[node]} .${edgeName}`)
+        if (list.length < 3) list.push(`${keys[node]} .${shown}`)
         retainers.set(target, list)
       }
     }
   }
-  return { keys, sizes, retainers }
+  return { keys, ids, sizes, retainers }
 }
 
 function countByKey(snapshot: Snapshot): Map<string, { count: number; size: number }> {
@@ -88,10 +94,12 @@ function countByKey(snapshot: Snapshot): Map<string, { count: number; size: numb
   return groups
 }
 
-const [beforePath, afterPath, topText] = process.argv.slice(2)
+const [beforePath, afterPath, topText, ...chosenKeys] = process.argv.slice(2)
 if (!beforePath || !afterPath) throw new Error('usage: compare-heap-snapshots BEFORE AFTER [TOP]')
 const top = Number(topText ?? 25)
-const before = countByKey(readSnapshot(beforePath))
+const beforeSnapshot = readSnapshot(beforePath)
+const before = countByKey(beforeSnapshot)
+const beforeIds = new Set(beforeSnapshot.ids)
 const afterGroups = countByKey(readSnapshot(afterPath))
 const growth = [...afterGroups]
   .map(([key, after]) => {
@@ -102,15 +110,18 @@ const growth = [...afterGroups]
   .slice(0, top)
 console.table(growth)
 
-const after = readSnapshot(afterPath, new Set(growth.slice(0, 10).map((row) => row.key)))
+const explained = chosenKeys.length ? chosenKeys : growth.slice(0, 10).map((row) => row.key)
+const after = readSnapshot(afterPath, new Set(explained))
 const retainedBy = new Map<string, Map<string, number>>()
 for (const [node, holders] of after.retainers) {
+  // Only what was made between the snapshots and is still there.
+  if (beforeIds.has(after.ids[node]!)) continue
   const byHolder = retainedBy.get(after.keys[node]!) ?? new Map<string, number>()
   for (const holder of holders) byHolder.set(holder, (byHolder.get(holder) ?? 0) + 1)
   retainedBy.set(after.keys[node]!, byHolder)
 }
-for (const { key } of growth.slice(0, 10)) {
+for (const key of explained) {
   const holders = [...(retainedBy.get(key) ?? [])].sort((left, right) => right[1] - left[1]).slice(0, 6)
-  console.log(`\n${key} is held by:`)
+  console.log(`\n${key}, made since the first snapshot, is held by:`)
   for (const [holder, count] of holders) console.log(`  ${count}\t${holder}`)
 }
