@@ -126,13 +126,8 @@ export class MemoryTermIndex {
     if (slot === undefined) {
       slot = this.slotCount++
       this.slotBySeq.set(seq, slot)
-      const slotBytes = this.measureSlotArrays()
-      this.seqs = growFloat64(this.seqs, this.slotCount)
-      this.times = growFloat64(this.times, this.slotCount)
-      this.lengths = growFloat64(this.lengths, this.slotCount)
-      this.bodyLengths = growInt32(this.bodyLengths, this.slotCount)
-      this.live = growInt32(this.live, this.slotCount)
-      this.heldBytes += slotEntryBytes + this.measureSlotArrays() - slotBytes
+      this.heldBytes += slotEntryBytes
+      if (this.slotCount > this.seqs.length) this.growSlotArrays()
     } else {
       this.emptySlots--
     }
@@ -205,6 +200,16 @@ export class MemoryTermIndex {
     return seqs.byteLength + times.byteLength + lengths.byteLength + bodyLengths.byteLength + live.byteLength
   }
 
+  private growSlotArrays(): void {
+    const before = this.measureSlotArrays()
+    this.seqs = growFloat64(this.seqs, this.slotCount)
+    this.times = growFloat64(this.times, this.slotCount)
+    this.lengths = growFloat64(this.lengths, this.slotCount)
+    this.bodyLengths = growInt32(this.bodyLengths, this.slotCount)
+    this.live = growInt32(this.live, this.slotCount)
+    this.heldBytes += this.measureSlotArrays() - before
+  }
+
   private findOrCreatePostings(term: string): TermPostings {
     let postings = this.terms.get(term)
     if (!postings) {
@@ -217,10 +222,12 @@ export class MemoryTermIndex {
 
   /** Makes room for one more posting, counting what the arrays grew by. */
   private growPostings(postings: TermPostings): void {
-    const before = postings.slots.byteLength + postings.counts.byteLength
+    // Both arrays always have the same length; most appends fit.
+    if (postings.size < postings.slots.length) return
+    const before = postings.slots.byteLength
     postings.slots = growInt32(postings.slots, postings.size + 1)
     postings.counts = growInt32(postings.counts, postings.size + 1)
-    this.heldBytes += postings.slots.byteLength + postings.counts.byteLength - before
+    this.heldBytes += 2 * (postings.slots.byteLength - before)
   }
 
   private appendColumn(terms: readonly string[], slot: number, shift: number, mask: number): void {
