@@ -80,7 +80,6 @@ try {
 
 async function runSoak(servers: ClusterMember[]) {
   let turns = 0
-  let stopAt = Number.POSITIVE_INFINITY
   const errors = new Map<string, number>()
   const onTurn = (code: string | undefined) => {
     turns++
@@ -119,7 +118,7 @@ async function runSoak(servers: ClusterMember[]) {
     console.error(JSON.stringify(row))
   }
   await sample('start')
-  stopAt = startedAt + durationS * 1000
+  const stopAt = startedAt + durationS * 1000
   const running = runClients(() => Date.now() < stopAt)
   while (Date.now() + sampleS * 1000 < stopAt) {
     await sleep(sampleS * 1000)
