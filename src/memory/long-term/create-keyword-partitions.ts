@@ -59,6 +59,11 @@ export interface KeywordPartitions {
 export interface CreateKeywordPartitionsOptions {
   /** Estimated bytes of loaded partitions kept; past it the least recently searched go. @default 64 MiB */
   maxBytes?: number
+  /**
+   * Told of each partition dropped to stay within `maxBytes` or by `compact`, so a store that keeps
+   * something per loaded partition lets it go too (else the dropped partition stays in memory).
+   */
+  onDrop?: (key: string) => void
 }
 
 const defaultKeywordIndexMaxBytes = 64 * 1024 * 1024
@@ -79,11 +84,6 @@ export function convertStoredTerms(row: StoredTermColumns): IndexedFields {
   return { speaker: splitTerms(row.speaker), body: splitTerms(row.body), context: splitTerms(row.context) }
 }
 
-/** Estimated bytes a document's terms add to a partition (postings, counts, slot bookkeeping). */
-function estimateDocumentBytes(fields: IndexedFields): number {
-  return 64 + 24 * (fields.speaker.length + fields.body.length + fields.context.length)
-}
-
 export function createKeywordPartitions(options: CreateKeywordPartitionsOptions = {}): KeywordPartitions {
   const maxBytes = options.maxBytes ?? defaultKeywordIndexMaxBytes
   // In least recently used order: a search moves its partitions to the end.
@@ -97,6 +97,12 @@ export function createKeywordPartitions(options: CreateKeywordPartitionsOptions 
     partitions.delete(key)
   }
 
+  /** Forgets a partition the store did not ask to forget, and tells the store. */
+  function drop(key: string): void {
+    forget(key)
+    options.onDrop?.(key)
+  }
+
   function addBytes(key: string, bytes: number): void {
     partitionBytes.set(key, (partitionBytes.get(key) ?? 0) + bytes)
     loadedBytes += bytes
@@ -105,7 +111,7 @@ export function createKeywordPartitions(options: CreateKeywordPartitionsOptions 
   function trim(keep: ReadonlySet<string>): void {
     for (const key of partitions.keys()) {
       if (loadedBytes <= maxBytes) return
-      if (!keep.has(key)) forget(key)
+      if (!keep.has(key)) drop(key)
     }
   }
 
@@ -138,16 +144,17 @@ export function createKeywordPartitions(options: CreateKeywordPartitionsOptions 
     apply(key, row, fields, put) {
       const partition = partitions.get(key)
       if (!partition) return
-      const bytes = estimateDocumentBytes(fields)
+      const before = partition.measureBytes()
       if (put) partition.put(row.seq, row.time, fields)
       else partition.remove(row.seq, fields)
-      addBytes(key, put ? bytes : -bytes)
+      // What the write really added: a new scope's partition grows by deltas alone.
+      addBytes(key, partition.measureBytes() - before)
     },
     trim,
     compact() {
       for (const [key, partition] of partitions) {
         // Deleted documents leave empty slots; past a point a rebuild is cheaper to carry.
-        if (partition.emptySlots > Math.max(1024, partition.documentCount)) forget(key)
+        if (partition.emptySlots > Math.max(1024, partition.documentCount)) drop(key)
       }
       trim(new Set())
     },

@@ -74,8 +74,10 @@ type LogRow = {
 export function createPostgresKeywordIndex(options: CreatePostgresKeywordIndexOptions): KeywordIndex {
   const { pool, tables, logger } = options
   const loadTimeoutMs = options.loadTimeoutMs ?? 120_000
-  const partitions = createKeywordPartitions(options)
   const loaded = new Map<string, Loaded>()
+  // A dropped partition's state goes with it: kept here, every scope ever searched would stay in
+  // memory, past `maxBytes` (a long run of new sessions, each server of a cluster).
+  const partitions = createKeywordPartitions({ ...options, onDrop: (key) => loaded.delete(key) })
   const loading = new Map<string, Promise<Loaded>>()
   const sql = {
     log: `SELECT kind, version, position, op, seq, time, speaker_terms, body_terms, context_terms

@@ -24,6 +24,17 @@ export interface TermPostings {
   size: number
 }
 
+/**
+ * Heap bytes of an empty partition (the instance, its maps, five small typed arrays with their
+ * buffers) and of one more term beyond its characters and postings (the map entry, the postings
+ * object, two typed arrays with their buffers): measured with `--expose-gc` over 3,000 partitions,
+ * Node 20. Counting less let `memory.index_max_mb` hold twice its budget and more.
+ */
+const partitionBaseBytes = 2_000
+const termEntryBytes = 450
+/** A `slotBySeq` entry. */
+const slotEntryBytes = 40
+
 const speakerMask = 0x3ff
 const columnMask = 0x7ff
 
@@ -98,6 +109,8 @@ export class MemoryTermIndex {
   readonly terms = new Map<string, TermPostings>()
   private readonly slotBySeq = new Map<number, number>()
   private live: Int32Array = new Int32Array(16)
+  /** Kept up to date by every change, so a write's cost to the budget is known without a scan. */
+  private heldBytes = partitionBaseBytes
 
   constructor(kind: 'memory' | 'knowledge') {
     this.kind = kind
@@ -113,11 +126,8 @@ export class MemoryTermIndex {
     if (slot === undefined) {
       slot = this.slotCount++
       this.slotBySeq.set(seq, slot)
-      this.seqs = growFloat64(this.seqs, this.slotCount)
-      this.times = growFloat64(this.times, this.slotCount)
-      this.lengths = growFloat64(this.lengths, this.slotCount)
-      this.bodyLengths = growInt32(this.bodyLengths, this.slotCount)
-      this.live = growInt32(this.live, this.slotCount)
+      this.heldBytes += slotEntryBytes
+      if (this.slotCount > this.seqs.length) this.growSlotArrays()
     } else {
       this.emptySlots--
     }
@@ -180,15 +190,24 @@ export class MemoryTermIndex {
     return this.terms.get(term)?.size ?? 0
   }
 
-  /** Bytes held by the typed arrays, plus an estimate for the term map's entries. */
+  /** Estimated heap bytes the partition holds: its typed arrays, plus the objects around them. */
   measureBytes(): number {
-    let bytes = this.seqs.byteLength + this.times.byteLength + this.lengths.byteLength
-    bytes += this.bodyLengths.byteLength + this.live.byteLength
-    bytes += this.slotBySeq.size * 40
-    for (const [term, postings] of this.terms) {
-      bytes += postings.slots.byteLength + postings.counts.byteLength + 2 * term.length + 250
-    }
-    return bytes
+    return this.heldBytes
+  }
+
+  private measureSlotArrays(): number {
+    const { seqs, times, lengths, bodyLengths, live } = this
+    return seqs.byteLength + times.byteLength + lengths.byteLength + bodyLengths.byteLength + live.byteLength
+  }
+
+  private growSlotArrays(): void {
+    const before = this.measureSlotArrays()
+    this.seqs = growFloat64(this.seqs, this.slotCount)
+    this.times = growFloat64(this.times, this.slotCount)
+    this.lengths = growFloat64(this.lengths, this.slotCount)
+    this.bodyLengths = growInt32(this.bodyLengths, this.slotCount)
+    this.live = growInt32(this.live, this.slotCount)
+    this.heldBytes += this.measureSlotArrays() - before
   }
 
   private findOrCreatePostings(term: string): TermPostings {
@@ -196,8 +215,19 @@ export class MemoryTermIndex {
     if (!postings) {
       postings = { slots: new Int32Array(4), counts: new Int32Array(4), size: 0 }
       this.terms.set(term, postings)
+      this.heldBytes += measureTermBytes(term, postings)
     }
     return postings
+  }
+
+  /** Makes room for one more posting, counting what the arrays grew by. */
+  private growPostings(postings: TermPostings): void {
+    // Both arrays always have the same length; most appends fit.
+    if (postings.size < postings.slots.length) return
+    const before = postings.slots.byteLength
+    postings.slots = growInt32(postings.slots, postings.size + 1)
+    postings.counts = growInt32(postings.counts, postings.size + 1)
+    this.heldBytes += 2 * (postings.slots.byteLength - before)
   }
 
   private appendColumn(terms: readonly string[], slot: number, shift: number, mask: number): void {
@@ -210,8 +240,7 @@ export class MemoryTermIndex {
         if (((packed >>> shift) & mask) < mask) postings.counts[last] = (packed + (1 << shift)) | 0
         continue
       }
-      postings.slots = growInt32(postings.slots, postings.size + 1)
-      postings.counts = growInt32(postings.counts, postings.size + 1)
+      this.growPostings(postings)
       postings.slots[postings.size] = slot
       postings.counts[postings.size] = 1 << shift
       postings.size++
@@ -221,8 +250,7 @@ export class MemoryTermIndex {
   private insertPosting(term: string, slot: number, packed: number): void {
     const postings = this.findOrCreatePostings(term)
     const position = findPosition(postings.slots, postings.size, slot)
-    postings.slots = growInt32(postings.slots, postings.size + 1)
-    postings.counts = growInt32(postings.counts, postings.size + 1)
+    this.growPostings(postings)
     if (position < postings.size) {
       postings.slots.copyWithin(position + 1, position, postings.size)
       postings.counts.copyWithin(position + 1, position, postings.size)
@@ -240,6 +268,13 @@ export class MemoryTermIndex {
     postings.slots.copyWithin(position, position + 1, postings.size)
     postings.counts.copyWithin(position, position + 1, postings.size)
     postings.size--
-    if (postings.size === 0) this.terms.delete(term)
+    if (postings.size > 0) return
+    this.terms.delete(term)
+    this.heldBytes -= measureTermBytes(term, postings)
   }
+}
+
+/** What one term's entry holds: the entry, the term's characters and its postings' arrays. */
+function measureTermBytes(term: string, postings: TermPostings): number {
+  return termEntryBytes + 2 * term.length + postings.slots.byteLength + postings.counts.byteLength
 }
