@@ -1,5 +1,7 @@
 #!/usr/bin/env node
-// Runs every bench/*.bench.ts in turn (each prints its own table). `npm run bench -- NAME` runs one.
+// Runs every bench/*.bench.ts in turn (each prints its own table). `npm run bench -- NAME` runs one:
+// the bench of exactly that name, else every bench whose name starts with it (`cluster` is the
+// cluster bench alone, not also the 30-minute `cluster-soak`).
 import { spawnSync } from 'node:child_process'
 import { readdirSync } from 'node:fs'
 import { dirname, join } from 'node:path'
@@ -7,10 +9,11 @@ import { fileURLToPath } from 'node:url'
 
 const here = dirname(fileURLToPath(import.meta.url))
 const only = process.argv[2]
-const files = readdirSync(here)
+const benches = readdirSync(here)
   .filter((name) => name.endsWith('.bench.ts'))
-  .filter((name) => !only || name.startsWith(only))
   .sort()
+const exact = benches.filter((name) => name === `${only}.bench.ts`)
+const files = !only ? benches : exact.length > 0 ? exact : benches.filter((name) => name.startsWith(only))
 let failed = 0
 for (const file of files) {
   console.log(`\n=== ${file} ===`)
