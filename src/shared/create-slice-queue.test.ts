@@ -2,15 +2,32 @@ import { describe, expect, it } from 'vitest'
 import { createSliceQueue } from './create-slice-queue.js'
 import { nextTurnOfEventLoop } from './next-turn-of-event-loop.js'
 
-/** A clock that moves only when a slice says it took time. */
+/** A clock that moves only when told; its timers fire once it has moved past them. */
 function createManualClock() {
   let time = 0
-  return { now: () => time, spend: (ms: number) => (time += ms) }
+  let timers: { at: number; callback: () => void }[] = []
+  return {
+    now: () => time,
+    setTimer(callback: () => void, delayMs: number) {
+      const timer = { at: time + delayMs, callback }
+      timers.push(timer)
+      return timer
+    },
+    clearTimer(timer: unknown) {
+      timers = timers.filter((other) => other !== timer)
+    },
+    spend(ms: number) {
+      time += ms
+      const due = timers.filter((timer) => timer.at <= time)
+      timers = timers.filter((timer) => timer.at > time)
+      for (const timer of due) timer.callback()
+    },
+  }
 }
 
 describe('createSliceQueue', () => {
   it('runs nothing synchronously, and slices in the order they were queued', async () => {
-    const queue = createSliceQueue({ now: createManualClock().now })
+    const queue = createSliceQueue({ clock: createManualClock() })
     const ran: number[] = []
     const results = [1, 2, 3].map((slice) => queue.run(() => ran.push(slice)))
     expect(ran).toEqual([])
@@ -21,7 +38,7 @@ describe('createSliceQueue', () => {
   })
 
   it('hands each slice its result or its error', async () => {
-    const queue = createSliceQueue({ now: createManualClock().now })
+    const queue = createSliceQueue({ clock: createManualClock() })
     await expect(queue.run(() => 'terms')).resolves.toBe('terms')
     await expect(
       queue.run(() => {
@@ -32,7 +49,7 @@ describe('createSliceQueue', () => {
 
   it('stops a turn of the loop once its slices used the phase budget, and goes on in the next', async () => {
     const clock = createManualClock()
-    const queue = createSliceQueue({ now: clock.now, minPhaseMs: 2, maxPhaseMs: 10 })
+    const queue = createSliceQueue({ clock, minPhaseMs: 2, maxPhaseMs: 10 })
     const ran: number[] = []
     // 200 sessions' slices of 1 ms each, queued at once: not all in one turn of the loop.
     const all = Array.from({ length: 200 }, (_, slice) =>
@@ -58,7 +75,7 @@ describe('createSliceQueue', () => {
 
   it('runs one slice per turn of the loop even when a single slice is longer than the budget', async () => {
     const clock = createManualClock()
-    const queue = createSliceQueue({ now: clock.now })
+    const queue = createSliceQueue({ clock })
     const ran: number[] = []
     const all = [1, 2].map((slice) =>
       queue.run(() => {
@@ -70,5 +87,51 @@ describe('createSliceQueue', () => {
     expect(ran).toEqual([1])
     await Promise.all(all)
     expect(ran).toEqual([1, 2])
+  })
+
+  describe('hold', () => {
+    it('runs nothing while held, and the queued slices once released', async () => {
+      const queue = createSliceQueue({ clock: createManualClock() })
+      const release = queue.hold()
+      const ran: number[] = []
+      const done = queue.run(() => ran.push(1))
+      await nextTurnOfEventLoop()
+      await nextTurnOfEventLoop()
+      expect(ran).toEqual([])
+      release()
+      release()
+      await done
+      expect(ran).toEqual([1])
+    })
+
+    it('waits for every hold to be released', async () => {
+      const queue = createSliceQueue({ clock: createManualClock() })
+      const releaseFirst = queue.hold()
+      const releaseSecond = queue.hold()
+      const ran: number[] = []
+      const done = queue.run(() => ran.push(1))
+      releaseFirst()
+      await nextTurnOfEventLoop()
+      await nextTurnOfEventLoop()
+      expect(ran).toEqual([])
+      releaseSecond()
+      await done
+      expect(ran).toEqual([1])
+    })
+
+    it('holds a slice back maxHoldMs at most', async () => {
+      const clock = createManualClock()
+      const queue = createSliceQueue({ clock, maxHoldMs: 100 })
+      queue.hold()
+      const ran: number[] = []
+      const done = queue.run(() => ran.push(1))
+      await nextTurnOfEventLoop()
+      clock.spend(60)
+      await nextTurnOfEventLoop()
+      expect(ran).toEqual([])
+      clock.spend(40)
+      await done
+      expect(ran).toEqual([1])
+    })
   })
 })

@@ -72,7 +72,7 @@ export function createSqliteMemoryStore(options: CreateSqliteMemoryStoreOptions)
   const rows = createSqliteMemoryRows(database)
   const searcher = createMemorySearcher({ rows, keywordIndex, ranking, embeddings, now, logger })
   // One queue for every write of this store: slices of all sessions share a turn of the loop.
-  const slices = createSliceQueue()
+  const slices = options.slices ?? createSliceQueue()
   let closed = false
 
   const statements = {
