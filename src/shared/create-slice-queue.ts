@@ -67,7 +67,10 @@ export function createSliceQueue(options: CreateSliceQueueOptions = {}): SliceQu
     scheduled = false
     const started = now()
     const heldMs = started - waiting[0]!.queuedAt
-    if (holds > 0 && heldMs < maxHoldMs) return wakeAfter(maxHoldMs - heldMs)
+    if (holds > 0 && heldMs < maxHoldMs) {
+      wakeAfter(maxHoldMs - heldMs)
+      return
+    }
     const budgetMs = Math.min(maxPhaseMs, Math.max(minPhaseMs, (started - lastPhaseEnd) / 2))
     do waiting.shift()!.run()
     while (waiting.length > 0 && now() - started < budgetMs)
