@@ -93,16 +93,20 @@ try {
   const viaCharpipe: number[] = []
   // The engine's own figure (llm_done.timing): from the turn's start to its first llm_chunk.
   const insideEngine: number[] = []
+  let cpuAtWarmUpEnd = 0
   for (let round = 0; round < warmUpRounds + rounds; round++) {
     // Alternate which goes first, so a slow moment of the machine falls on both alike.
     const pair =
       round % 2 === 0
         ? [await directFirstText(), await charpipeFirstChunk(round)]
         : [await charpipeFirstChunk(round), await directFirstText()].reverse()
+    if (round === warmUpRounds - 1) cpuAtWarmUpEnd = await processes.readCpu()
     if (round < warmUpRounds) continue
     direct.push(pair[0]!)
     viaCharpipe.push(pair[1]!)
   }
+  // CPU time moves far less with the machine's load than wall-clock time does.
+  const serverCpuPerRoundMs = ((await processes.readCpu()) - cpuAtWarmUpEnd) / 1000 / rounds
   for (const socket of sockets) socket.close()
   const differences = viaCharpipe.map((value, index) => value - direct[index]!)
   for (const list of [direct, viaCharpipe, differences, insideEngine])
@@ -126,6 +130,7 @@ try {
   console.log(
     `| p50(b) − p50(a), p99(b) − p99(a) | ${(percentile(viaCharpipe, 0.5) - percentile(direct, 0.5)).toFixed(2)} | ${(percentile(viaCharpipe, 0.99) - percentile(direct, 0.99)).toFixed(2)} |`,
   )
+  console.log(`server CPU per round (user + system, the whole turn): ${serverCpuPerRoundMs.toFixed(2)} ms`)
 } finally {
   await processes.stop()
 }

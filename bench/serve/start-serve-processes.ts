@@ -4,7 +4,8 @@
  * from a client's side. The server runs with the default stores (SQLite history and long-term
  * memory, memory on) in a temp folder, pointed at the mock. Its process also loads
  * `loop-monitor.ts`, which reports the worst event-loop delay over IPC on request.
- * `BENCH_CPU_PROF=DIR` writes a CPU profile of the server process into DIR when it stops.
+ * `BENCH_CPU_PROF=DIR` writes a CPU profile of the server process into DIR when it stops
+ * (`BENCH_CPU_PROF_INTERVAL=µs` samples more often than Node's 1,000 µs).
  */
 import { type ChildProcess, fork } from 'node:child_process'
 import { once } from 'node:events'
@@ -12,6 +13,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { serveAllocatorEnvironment, serveNodeFlags } from '../../src/cli/relaunch-with-node-flags.js'
 import type { MockReply } from '../../src/testing/index.js'
 import { ensureBuilt } from '../built-package.js'
 
@@ -85,12 +87,20 @@ export async function startServeProcesses(options: {
     }),
   )
   const profileDir = process.env.BENCH_CPU_PROF
-  // The flag `serve` would relaunch itself with, given here so the server is this child itself.
-  const execArgv = ['--initial-old-space-size=256', '--import', monitor]
+  // The flags and allocator setting `serve` would relaunch itself with, given here so the server is
+  // this child itself and runs as `charpipe serve` runs.
+  const execArgv = [...serveNodeFlags, '--import', monitor]
   if (profileDir) execArgv.push('--cpu-prof', `--cpu-prof-dir=${profileDir}`)
+  // Microseconds between samples (Node's default 1,000): finer to see a turn's first milliseconds.
+  const profileInterval = process.env.BENCH_CPU_PROF_INTERVAL
+  if (profileDir && profileInterval) execArgv.push(`--cpu-prof-interval=${profileInterval}`)
   const server = fork(cli, ['serve', '--config', configPath, '--host', '127.0.0.1', '--port', '0'], {
     execArgv,
-    env: { ...process.env, CHARPIPE_LOG_LEVEL: process.env.CHARPIPE_LOG_LEVEL ?? 'warn' },
+    env: {
+      ...process.env,
+      ...serveAllocatorEnvironment(),
+      CHARPIPE_LOG_LEVEL: process.env.CHARPIPE_LOG_LEVEL ?? 'warn',
+    },
     stdio: ['ignore', 'pipe', 'inherit', 'ipc'],
   })
   server.stdout!.resume()

@@ -16,6 +16,7 @@ import type { AudienceClock } from '../audience/types.js'
 import type { Cluster } from '../cluster/connect-cluster.js'
 import type { ContextPipeline } from '../context/types.js'
 import type { HistoryStore, MemoryStore } from '../memory/types.js'
+import { createSliceQueue } from '../shared/create-slice-queue.js'
 import { getLogger, type Logger } from '../shared/logger.js'
 import { createToolRegistry } from '../tools/tool-registry.js'
 import type { Tool } from '../tools/types.js'
@@ -103,12 +104,15 @@ export async function createCharpipe(
   const observedLines = createObservedLines()
   const opened = createOpenedSessions()
   const background = createBackgroundWork(logger)
+  const clock = options.clock ?? createTurnClock()
+  const slices = createSliceQueue({ clock })
   const injected = { provider: options.provider, ...owned }
   const current = await createEngineRuntime({
     ...injected,
     config: await resolveConfig(source, logger),
     parts,
     logger,
+    slices,
   })
   const ownsCluster = !options.cluster && current.config.cluster.enabled
   const cluster = options.cluster ?? (ownsCluster ? await connectOwnCluster(current, logger) : undefined)
@@ -123,11 +127,12 @@ export async function createCharpipe(
     retired: createRetiredRuntimes(),
     opened,
     background,
+    slices,
     owned,
     injected,
     cluster,
     ownsCluster,
-    clock: options.clock ?? createTurnClock(),
+    clock,
     random: options.random,
     observers: options.observers ?? [],
     state: { current, reloading: Promise.resolve(), closed: false, mcp: undefined, audience: undefined },

@@ -32,7 +32,11 @@ export const defaultEngineParts: EngineParts = {
   applyDisplayRegexRules,
   createHistoryStore: (config, options) => createHistoryStore(config, { logger: options.logger }),
   createHistoryResetPolicy,
-  createMemoryStore: (config, options) => createMemoryStore(config, { logger: options.logger }),
+  createMemoryStore: (config, options) =>
+    createMemoryStore(config, {
+      logger: options.logger,
+      ...(options.slices ? { slices: options.slices } : {}),
+    }),
   rememberTurn: async (store, input) => {
     await rememberTurn(store, input)
   },

@@ -15,6 +15,7 @@ import type { AudienceClock } from '../audience/types.js'
 import type { Cluster } from '../cluster/connect-cluster.js'
 import type { ContextPipeline } from '../context/types.js'
 import type { HistoryStore, MemoryStore } from '../memory/types.js'
+import type { SliceQueue } from '../shared/create-slice-queue.js'
 import type { Logger } from '../shared/logger.js'
 import type { McpToolSource } from '../tools/mcp/create-mcp-tool-source.js'
 import type { ToolRegistry } from '../tools/tool-registry.js'
@@ -47,6 +48,8 @@ export interface EngineContext {
   readonly retired: RetiredRuntimes
   readonly opened: OpenedSessions
   readonly background: BackgroundWork
+  /** Background slices (memory writes): a starting turn holds them until its first chunk. */
+  readonly slices: SliceQueue
   readonly owned: OwnedStores
   /** What every new runtime is built with besides its config. */
   readonly injected: OwnedStores & { provider?: ProviderOption }

@@ -63,6 +63,7 @@ export function reloadEngine(context: EngineContext, config: CharpipeConfig): Pr
       parts,
       logger,
       previous,
+      slices: context.slices,
     })
     await configureMcp(context, parsed.tools.mcp_servers)
     if (previous.activeTurns === 0) await releaseRuntimeParts(previous, context.state.current, owned, logger)

@@ -15,6 +15,7 @@ import type { FactExtractor } from '../memory/index.js'
 import type { HistoryStore, MemoryStore, StoredMessage } from '../memory/types.js'
 import type { ChatProvider } from '../providers/types.js'
 import type { ReplyParser, ReplyParserOptions } from '../reply/types.js'
+import type { SliceQueue } from '../shared/create-slice-queue.js'
 import type { Language } from '../shared/language/index.js'
 import type { Logger } from '../shared/logger.js'
 
@@ -57,7 +58,10 @@ export interface EngineParts {
     reset: CharpipeConfig['history']['reset'],
     countTokens?: (text: string) => number,
   ): HistoryResetPolicy
-  createMemoryStore(config: CharpipeConfig, options: { logger: Logger }): Promise<MemoryStore | undefined>
+  createMemoryStore(
+    config: CharpipeConfig,
+    options: { logger: Logger; slices?: SliceQueue },
+  ): Promise<MemoryStore | undefined>
   rememberTurn(store: MemoryStore, input: RememberTurnInput): Promise<void>
   /** Describes images for a chat model without vision (`llm.vision_describer`); none: a placeholder. */
   createImageDescriber?(config: CharpipeConfig, options: { logger: Logger }): ImageDescriber | undefined

@@ -15,6 +15,7 @@ import type {
 import type { HistoryStore, MemoryStore } from '../memory/types.js'
 import type { ChatProvider } from '../providers/types.js'
 import type { ReplyParserOptions } from '../reply/types.js'
+import type { SliceQueue } from '../shared/create-slice-queue.js'
 import { createChildLogger, type Logger } from '../shared/logger.js'
 import type { EngineParts, HistoryResetPolicy } from './engine-parts.js'
 
@@ -53,6 +54,8 @@ export interface CreateEngineRuntimeOptions {
   provider?: ProviderOption
   historyStore?: HistoryStore
   memoryStore?: MemoryStore
+  /** The engine's queue of background slices, for the memory store's writes. */
+  slices?: SliceQueue
 }
 
 function sameJson(left: unknown, right: unknown): boolean {
@@ -157,7 +160,10 @@ export async function createEngineRuntime(options: CreateEngineRuntimeOptions): 
     memoryStore =
       previous?.memoryStore && isSameMemoryStoreConfig(previous.config, config)
         ? previous.memoryStore
-        : await parts.createMemoryStore(config, storeOptions)
+        : await parts.createMemoryStore(config, {
+            ...storeOptions,
+            ...(options.slices ? { slices: options.slices } : {}),
+          })
   }
   const { provider } = options
   const providerLogger = createChildLogger(logger, 'providers')

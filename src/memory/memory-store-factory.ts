@@ -6,6 +6,7 @@
 
 import { resolveProviderSettings } from '../config/provider-registry.js'
 import type { CharpipeConfig } from '../config/schema.js'
+import type { SliceQueue } from '../shared/create-slice-queue.js'
 import { InvalidConfigError } from '../shared/errors.js'
 import { type Logger, registerSecrets } from '../shared/logger.js'
 import { addStoreDeadlines } from './add-store-deadlines.js'
@@ -30,6 +31,8 @@ export interface CreateMemoryStoreOptions {
   ranking?: Partial<MemoryRankingOptions>
   /** PostgreSQL: the schema holding the tables. @default 'public' */
   postgresSchema?: string
+  /** The queue the store's writes take turns in (MemoryStoreOptions.slices). */
+  slices?: SliceQueue
 }
 
 /** The longest wait for one embeddings request. */
@@ -48,6 +51,7 @@ export async function createMemoryStore(
     maxKnowledgeChars: config.memory.max_knowledge_chars,
     logger: options.logger,
     now: options.now,
+    ...(options.slices ? { slices: options.slices } : {}),
     characterIds: Object.keys(config.characters),
   }
   const store = await openMemoryStore(config, options, shared)

@@ -77,6 +77,8 @@ interface TurnState {
   lease?: TurnLease
   /** The turn's write: the lock is kept until it has ended, even when an interrupt closed the turn first. */
   storing: Promise<unknown>
+  /** Lets the engine's background slices run again: at the first chunk, or when the turn ends. */
+  readonly releaseSlices: () => void
 }
 
 /** Puts a turn in its session's lane and runs it there (`handle.ended` tells when it is over). */
@@ -152,6 +154,7 @@ async function liveTurn(options: RunTurnOptions, previous: Promise<void>): Promi
     engine.logger.error({ err: error, turn: handle.turn }, 'the turn failed unexpectedly')
     closer.closeUnexpectedly(state.runtime?.config.character.default_emotion ?? '')
   } finally {
+    state.releaseSlices()
     // The runtime goes back, then the lock once the write has ended; then the lane lets the next turn in.
     if (state.runtime && !state.handedOver) releaseTurnRuntime(engine, state.runtime)
     const lease = state.lease
@@ -184,14 +187,21 @@ function createTurnState(options: RunTurnOptions): TurnState {
     observers: engine.observers.flatMap((observer) => observer(identity) ?? []),
     output,
   })
+  // Until its first chunk a turn goes before the background's slices (the memory write of the turn
+  // before): they would stand between the input and the reply.
+  const releaseSlices = engine.slices.hold()
   return {
     timer,
     startedAt: Date.now(),
     signal: handle.controller.signal,
     closer: path.closer,
-    emit: path.emit,
+    emit: (event) => {
+      if (event.type === 'llm_chunk') releaseSlices()
+      path.emit(event)
+    },
     handedOver: false,
     storing: Promise.resolve(),
+    releaseSlices,
   }
 }
 

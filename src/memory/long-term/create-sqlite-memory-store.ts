@@ -11,6 +11,7 @@
  * of each neighbour.
  */
 import { randomUUID } from 'node:crypto'
+import { createSliceQueue } from '../../shared/create-slice-queue.js'
 import { BadRequestError } from '../../shared/errors.js'
 import { getLogger } from '../../shared/logger.js'
 import { createPrivateDatabaseFile, restrictDatabaseSideFiles } from '../create-private-database-file.js'
@@ -70,6 +71,8 @@ export function createSqliteMemoryStore(options: CreateSqliteMemoryStoreOptions)
   )
   const rows = createSqliteMemoryRows(database)
   const searcher = createMemorySearcher({ rows, keywordIndex, ranking, embeddings, now, logger })
+  // One queue for every write of this store: slices of all sessions share a turn of the loop.
+  const slices = options.slices ?? createSliceQueue()
   let closed = false
 
   const statements = {
@@ -207,28 +210,31 @@ export function createSqliteMemoryStore(options: CreateSqliteMemoryStoreOptions)
       validateAddInput(input)
       const [vector] = await embedQuietly([input.text])
       assertOpen()
-      await segmentAhead(textsToIndexOnAdd(input))
-      assertOpen()
-      const at = now()
+      await segmentAhead(textsToIndexOnAdd(input), slices)
       const id = `mem_${randomUUID()}`
-      runWrite(() => {
-        const previous = neighbourContext
-          ? (statements.previousInScope.get(input.scope) as MemoryItemRow | undefined)
-          : undefined
-        if (previous) {
-          // The previous memory learns what followed it: an answer indexes its question and the
-          // question its answer, both at the context weight.
-          previous.context = joinContext(previous.context, input.text)
-          statements.updateContext.run(previous.context, previous.seq)
-          unindexItem(previous)
-          indexItem(previous, previous.seq)
-        }
-        insertItem(
-          createMemoryItemRow({ id, input, at, context: capContext(previous?.text ?? '') }),
-          vector,
-          at,
-        )
-        statements.logChange.run(id, 'add', null, input.text, at)
+      // The write waits its turn among the other sessions' slices too (up to ms of SQLite and index).
+      await slices.run(() => {
+        assertOpen()
+        const at = now()
+        runWrite(() => {
+          const previous = neighbourContext
+            ? (statements.previousInScope.get(input.scope) as MemoryItemRow | undefined)
+            : undefined
+          if (previous) {
+            // The previous memory learns what followed it: an answer indexes its question and the
+            // question its answer, both at the context weight.
+            previous.context = joinContext(previous.context, input.text)
+            statements.updateContext.run(previous.context, previous.seq)
+            unindexItem(previous)
+            indexItem(previous, previous.seq)
+          }
+          insertItem(
+            createMemoryItemRow({ id, input, at, context: capContext(previous?.text ?? '') }),
+            vector,
+            at,
+          )
+          statements.logChange.run(id, 'add', null, input.text, at)
+        })
       })
       return convertRowToRecord(statements.getMemory.get(id) as MemoryItemRow)
     },

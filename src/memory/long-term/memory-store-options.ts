@@ -1,4 +1,5 @@
 /** What every long-term memory store takes besides where it keeps its rows (SQLite, PostgreSQL). */
+import type { SliceQueue } from '../../shared/create-slice-queue.js'
 import type { Logger } from '../../shared/logger.js'
 import type { EmbeddingsClient } from './create-openai-embeddings.js'
 import type { MemoryRankingOptions } from './memory-ranking.js'
@@ -25,4 +26,9 @@ export interface MemoryStoreOptions extends ScopeMigrationOptions {
   logger?: Logger
   /** Clock in milliseconds since the epoch (tests). */
   now?: () => number
+  /**
+   * The queue a write's synchronous slices take turns in (the engine's, which its starting turns
+   * hold back until their first chunk). @default one of the store's own
+   */
+  slices?: SliceQueue
 }

@@ -1,5 +1,5 @@
 /** The index terms of a stored item, column by column, as every store writes them. */
-import { nextTurnOfEventLoop } from '../../shared/next-turn-of-event-loop.js'
+import type { SliceQueue } from '../../shared/create-slice-queue.js'
 import type { IndexedFields } from './memory-term-index.js'
 import { hasSegmentedText, segmentText } from './segment-text.js'
 
@@ -16,15 +16,18 @@ export function segmentIndexedFields(row: {
 }
 
 /**
- * Segments each text in a turn of the event loop of its own, before a write that will index them:
- * the write's transaction then finds their terms in `segmentText`'s cache, instead of segmenting
- * them all in one synchronous stretch while other sessions' frames wait. Only a cost moved ahead:
- * what the write indexes is what it reads in its transaction, segmented again if it changed.
+ * Segments each text as a slice of the store's queue (a later turn of the event loop, shared with
+ * the other sessions' writes), before a write that will index them: the write's transaction then
+ * finds their terms in `segmentText`'s cache, instead of segmenting them all in one synchronous
+ * stretch while other sessions' frames wait. Only a cost moved ahead: what the write indexes is
+ * what it reads in its transaction, segmented again if it changed.
  */
-export async function segmentAhead(texts: readonly (string | null | undefined)[]): Promise<void> {
+export async function segmentAhead(
+  texts: readonly (string | null | undefined)[],
+  slices: SliceQueue,
+): Promise<void> {
   for (const text of texts) {
     if (!text || hasSegmentedText(text)) continue
-    await nextTurnOfEventLoop()
-    segmentText(text)
+    await slices.run(() => segmentText(text))
   }
 }
