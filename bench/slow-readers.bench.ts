@@ -20,7 +20,7 @@ import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { Writable } from 'node:stream'
 import { fileURLToPath } from 'node:url'
-import { setFlagsFromString } from 'node:v8'
+import { setFlagsFromString, writeHeapSnapshot } from 'node:v8'
 import { runInNewContext } from 'node:vm'
 import WebSocket from 'ws'
 import { createCharpipe } from '../src/engine/index.js'
@@ -147,7 +147,19 @@ let arrayBuffersPeak = arrayBuffersBefore
 // The heap left after a full collection, every half second: what is held, not garbage not yet collected.
 let liveHeapPeak = heapBefore
 let samples = 0
+// `SNAPSHOT_AT_S=N`: one heap snapshot N seconds into the load (in the temporary folder), to see what is held.
+const snapshotAtMs = Number(process.env.SNAPSHOT_AT_S ?? Number.POSITIVE_INFINITY) * 1000
+const sampledFrom = Date.now()
+let snapshotWritten = false
 const sampler = setInterval(() => {
+  if (!snapshotWritten && Date.now() - sampledFrom > snapshotAtMs) {
+    snapshotWritten = true
+    console.log(
+      'heap snapshot:',
+      writeHeapSnapshot(join(tmpdir(), `slow-readers-${process.pid}.heapsnapshot`)),
+      process.memoryUsage(),
+    )
+  }
   if (++samples % 10 === 0) {
     collect()
     liveHeapPeak = Math.max(liveHeapPeak, heapMb())
