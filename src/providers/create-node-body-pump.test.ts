@@ -30,4 +30,15 @@ describe('createNodeBodyPump', () => {
     for (let chunks = await pump.take(); chunks; chunks = await pump.take()) taken += chunks.length
     expect(taken).toBe(1024)
   })
+
+  it('lets a body paused at its bound flow to its end once released (the connection can be reused)', async () => {
+    const body = fastBody(1024)
+    const pump = createNodeBodyPump(body.stream, { releaseGraceMs: 60_000 })
+    for (let turn = 0; turn < 20; turn++) await turnOfLoop()
+    expect(body.stream.isPaused()).toBe(true)
+    pump.release!()
+    for (let turn = 0; turn < 40; turn++) await turnOfLoop()
+    expect(body.stream.readableEnded).toBe(true)
+    expect(body.read()).toBe(1024)
+  })
 })
