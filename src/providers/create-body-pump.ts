@@ -7,7 +7,9 @@
  * and then cuts the connection at once would lose text that had already arrived, and the caller
  * would see only the error. With a read always pending, each chunk leaves the fetch stream as soon
  * as it is received. The queue is bounded (create-chunk-queue.ts): past its bound no read is pending
- * until the queue is taken, so a model faster than the turn is not read far ahead of it.
+ * until the queue is taken, so a model faster than the turn is not read far ahead of it. The price:
+ * a connection that breaks while the pump waits for room loses what fetch itself had buffered by
+ * then (the queue's chunks still come first), where the turn lags by the whole bound anyway.
  */
 
 import { createChunkQueue } from './create-chunk-queue.js'

@@ -44,12 +44,15 @@ export function createChunkQueue(options: CreateChunkQueueOptions = {}): ChunkQu
     wake = undefined
     resume?.()
   }
-  const makeRoom = () => {
-    chunks = []
-    queuedBytes = 0
+  const callRoomListeners = () => {
     const listeners = roomListeners
     roomListeners = []
     for (const listener of listeners) listener()
+  }
+  const makeRoom = () => {
+    chunks = []
+    queuedBytes = 0
+    callRoomListeners()
   }
 
   return {
@@ -66,9 +69,7 @@ export function createChunkQueue(options: CreateChunkQueueOptions = {}): ChunkQu
       if (error !== undefined) failure = { error }
       notify()
       // A reader paused for room would wait forever on a queue that takes nothing more.
-      const listeners = roomListeners
-      roomListeners = []
-      for (const listener of listeners) listener()
+      callRoomListeners()
     },
     clear: makeRoom,
     get ended() {
