@@ -12,6 +12,7 @@
  * `server.limits.buffered_bytes_total`, default 256 MiB). The mock model server runs in a child
  * process (bench/turn-cost/mock-process.ts): its pre-rendered replies (~420 bytes a 6-character
  * chunk, 140 MB for 30 replies at once) are not the server's memory. `MOCK=in-process` runs it here.
+ * `SNAPSHOT_BUFFERS_MB=N` writes one heap snapshot when the Buffers held first pass N MB.
  */
 import { fork } from 'node:child_process'
 import { once } from 'node:events'
@@ -20,7 +21,7 @@ import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { Writable } from 'node:stream'
 import { fileURLToPath } from 'node:url'
-import { setFlagsFromString } from 'node:v8'
+import { setFlagsFromString, writeHeapSnapshot } from 'node:v8'
 import { runInNewContext } from 'node:vm'
 import WebSocket from 'ws'
 import { createCharpipe } from '../src/engine/index.js'
@@ -147,7 +148,19 @@ let arrayBuffersPeak = arrayBuffersBefore
 // The heap left after a full collection, every half second: what is held, not garbage not yet collected.
 let liveHeapPeak = heapBefore
 let samples = 0
+// `SNAPSHOT_BUFFERS_MB=N`: one heap snapshot (in the temporary folder) the first time the Buffers held
+// pass N MB, near the peak: what the heap holds beside the readers' frames.
+const snapshotAboveMb = Number(process.env.SNAPSHOT_BUFFERS_MB ?? Number.POSITIVE_INFINITY)
+let snapshotWritten = false
 const sampler = setInterval(() => {
+  if (!snapshotWritten && arrayBuffersMb() > snapshotAboveMb) {
+    snapshotWritten = true
+    console.log(
+      'heap snapshot:',
+      writeHeapSnapshot(join(tmpdir(), `slow-readers-${process.pid}.heapsnapshot`)),
+      process.memoryUsage(),
+    )
+  }
   if (++samples % 10 === 0) {
     collect()
     liveHeapPeak = Math.max(liveHeapPeak, heapMb())

@@ -7,6 +7,7 @@
  * so its `llm_done` tells the write's outcome; a write that ends after `llm_done` (a reply cut short)
  * is reported with `turn_not_stored` and always logged.
  */
+import { appendText } from '../shared/append-text.js'
 import { CharpipeError } from '../shared/errors.js'
 import type { CharpipeEvent, TurnNotStoredEvent } from '../shared/events.js'
 import type { Logger } from '../shared/logger.js'
@@ -52,7 +53,7 @@ export function createTurnCloser(options: CreateTurnCloserOptions): TurnCloser {
   let done = false
   const deliver = (event: TurnEvent) => {
     if (done) return
-    if (event.type === 'llm_chunk') sentText += event.text
+    if (event.type === 'llm_chunk') sentText = appendText(sentText, event.text)
     else if (event.type === 'llm_error') {
       if (errorSent) return
       errorSent = true

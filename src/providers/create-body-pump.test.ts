@@ -55,4 +55,24 @@ describe('createBodyPump', () => {
     expect(await pump.take()).toBeUndefined()
     expect(cancelled).toBe('stop')
   })
+
+  it('reads at most its queue bound ahead: no read is pending while the queue is not taken', async () => {
+    let pulled = 0
+    const body = new ReadableStream<Uint8Array>(
+      {
+        pull(controller) {
+          pulled++
+          if (pulled > 1024) controller.close()
+          else controller.enqueue(new Uint8Array(1024))
+        },
+      },
+      { highWaterMark: 0 },
+    )
+    const pump = createBodyPump(body)
+    for (let turn = 0; turn < 20; turn++) await new Promise((resolve) => setImmediate(resolve))
+    expect(pulled).toBeLessThanOrEqual(65)
+    let taken = 0
+    for (let chunks = await pump.take(); chunks; chunks = await pump.take()) taken += chunks.length
+    expect(taken).toBe(1024)
+  })
 })

@@ -6,7 +6,10 @@
  * `ReadableStream` throws away the chunks still queued in it. An upstream that writes a few chunks
  * and then cuts the connection at once would lose text that had already arrived, and the caller
  * would see only the error. With a read always pending, each chunk leaves the fetch stream as soon
- * as it is received. The queue holds at most one reply, so it is not bounded.
+ * as it is received. The queue is bounded (create-chunk-queue.ts): past its bound no read is pending
+ * until the queue is taken, so a model faster than the turn is not read far ahead of it. The price:
+ * a connection that breaks while the pump waits for room loses what fetch itself had buffered by
+ * then (the queue's chunks still come first), where the turn lags by the whole bound anyway.
  */
 
 import { createChunkQueue } from './create-chunk-queue.js'
@@ -36,7 +39,7 @@ export function createBodyPump(body: ReadableStream<Uint8Array>): BodyPump {
       for (;;) {
         const { value, done } = await reader.read()
         if (done) break
-        queue.push(value)
+        if (!queue.push(value)) await new Promise<void>((resolve) => queue.onceRoom(resolve))
       }
       queue.end()
     } catch (error) {

@@ -1,7 +1,8 @@
 /**
  * The `BodyPump` of a Node stream (the body of an answer of `createNodeFetch`): the same contract
  * as `createBodyPump` — chunks in arrival order, a transport failure only after the chunks received
- * before it — fed by the stream's `data` events, without a web stream or a promise per chunk.
+ * before it, at most about a queue's bound read ahead — fed by the stream's `data` events, without a
+ * web stream or a promise per chunk. Past the bound the stream is paused until the queue is taken.
  */
 import type { Readable } from 'node:stream'
 import type { BodyPump } from './create-body-pump.js'
@@ -16,7 +17,12 @@ export function createNodeBodyPump(body: Readable, options: CreateNodeBodyPumpOp
   const queue = createChunkQueue()
   let complete = false
 
-  body.on('data', (chunk: Uint8Array) => queue.push(chunk))
+  const resume = () => body.resume()
+  body.on('data', (chunk: Uint8Array) => {
+    if (queue.push(chunk)) return
+    body.pause()
+    queue.onceRoom(resume)
+  })
   body.once('end', () => {
     complete = true
     queue.end()
@@ -36,6 +42,7 @@ export function createNodeBodyPump(body: Readable, options: CreateNodeBodyPumpOp
     release() {
       queue.clear()
       queue.end()
+      // A body paused at the queue's bound flows again now (the queue ended): it may reach its end.
       if (complete) return
       // The end of the body (the last chunk of the chunked encoding) often comes in the next packet.
       const timer = setTimeout(() => body.destroy(), options.releaseGraceMs ?? 1000)

@@ -9,6 +9,7 @@
  * so none is spoken with the wrong one; display deltas never wait.
  */
 import { characterSchema, sentenceSchema } from '../config/schema.js'
+import { appendText } from '../shared/append-text.js'
 import { CharpipeError } from '../shared/errors.js'
 import { getLogger } from '../shared/logger.js'
 import { stripUnsafeCharacters } from '../shared/strip-unsafe-characters.js'
@@ -233,7 +234,7 @@ class StreamingReplyParser implements ReplyParser {
   private flushDisplay(): void {
     if (!this.pendingDisplay) return
     this.events.push({ type: 'display-delta', text: this.pendingDisplay })
-    this.display += this.pendingDisplay
+    this.display = appendText(this.display, this.pendingDisplay)
     this.pendingDisplay = ''
   }
 

@@ -110,17 +110,25 @@ describe('the slow readers together', { timeout: 120_000 }, () => {
     await reader.close()
   })
 
-  it('cut a streamed /api/chat answer that is never read', async () => {
+  // Every streamed HTTP door goes through the same ledger as the WebSockets.
+  const streamedDoors = [
+    { path: '/api/chat', body: { session: 'sse-paused', text: longText } },
+    {
+      path: '/v1/chat/completions',
+      body: { model: 'm', stream: true, messages: [{ role: 'user', content: longText }] },
+    },
+    { path: '/v1/responses', body: { model: 'm', stream: true, input: longText } },
+  ]
+  it.each(streamedDoors)('cut a streamed $path answer that is never read', async ({ path, body }) => {
     server = await startServer()
     const turns = watchTurns(server.charpipe, 1)
     const { port } = new URL(server.url)
-    const body = JSON.stringify({ session: 'sse-paused', text: longText })
     const ended = new Promise<string>((resolve) => {
       const outgoing = request(
         {
           host: '127.0.0.1',
           port: Number(port),
-          path: '/api/chat',
+          path,
           method: 'POST',
           headers: { 'content-type': 'application/json', ...server!.headers },
         },
@@ -133,7 +141,7 @@ describe('the slow readers together', { timeout: 120_000 }, () => {
         },
       )
       outgoing.once('error', () => resolve('error'))
-      outgoing.end(body)
+      outgoing.end(JSON.stringify(body))
     })
     await turns.allDone
     expect(await ended).toMatch(/aborted|error|close/)

@@ -10,6 +10,7 @@
  */
 import { describeImagePart } from '../../context/assets/describe-image-part.js'
 import type { ChatProvider, ChatRequest, ProviderAnswer, ToolChoice, Usage } from '../../providers/types.js'
+import { appendText } from '../../shared/append-text.js'
 import { type Language, readScaffoldingTexts, resolveCharacterLanguage } from '../../shared/language/index.js'
 import type { Logger } from '../../shared/logger.js'
 import type { ChatMessage, ContentPart, ImagePart, ToolCall, ToolDefinition } from '../../shared/messages.js'
@@ -132,7 +133,7 @@ async function streamOneStep(
       options.onEvent({ type: 'answer', answer: { provider: name, model: request.model ?? model } })
     }
     if (event.type === 'text-delta') {
-      result.text += event.text
+      result.text = appendText(result.text, event.text)
       const released = detector ? detector.push(event.text) : event.text
       if (released) options.onEvent({ type: 'text-delta', text: released })
     } else if (event.type === 'tool-call') {

@@ -4,6 +4,7 @@
  * stream, so a client that leaves has its reply stored, and its response kept, with exactly the
  * text it was sent (`readText`, `countChunksIfLeft`).
  */
+import { appendText } from '../../shared/append-text.js'
 import type { BoundedStreamWrites } from '../bound-stream-writes.js'
 import type { TurnTransport } from '../turn-dialect.js'
 import type { WireChunk } from './wire-format.js'
@@ -30,7 +31,7 @@ export function createSentText(): SentText {
     track(chunk) {
       waiting.push(chunk.text ?? '')
       return () => {
-        text += waiting[head] ?? ''
+        text = appendText(text, waiting[head] ?? '')
         head++
       }
     },
