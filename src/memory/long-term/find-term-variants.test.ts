@@ -47,7 +47,11 @@ describe('findTermVariants', () => {
 
   it('finds the irregular forms of a word: the past the memories tell for the bare form asked', () => {
     const told = new MemoryTermIndex('memory')
-    const memories = ['I went to a support group yesterday', 'The children loved the museum', 'I bought new shoes']
+    const memories = [
+      'I went to a support group yesterday',
+      'The children loved the museum',
+      'I bought new shoes',
+    ]
     for (const [slot, text] of memories.entries())
       told.put(slot + 1, 0, { speaker: [], body: segmentText(text), context: [] })
     const asked = segmentText('When did Caroline go? What did the child buy?')
