@@ -4,7 +4,8 @@
  * embeddings; recall@5/10/25 of the evidence turns against the paper's DRAGON retriever.
  *
  *   node --import tsx bench/locomo.bench.ts [--datasets DIR] [--store sqlite|postgres|both]
- *     [--embeddings hashed|URL] [--embeddings-model NAME]
+ *     [--embeddings hashed|URL] [--embeddings-model NAME] [--split tuning|held-out|all]
+ *     [--ranking JSON]
  *
  * Without `--embeddings` retrieval is keyword-only (the local default). `--embeddings hashed` adds
  * vectors from the mock model server's `/v1/embeddings` (a deterministic bag of hashed n-grams,
@@ -15,6 +16,9 @@
  * Figures are printed for the held-out half of the conversations (the headline), the tuning half
  * and all (`splitLocomo`): tune rules on the tuning half only and report the held-out half once per
  * change. `--split tuning|held-out|all` prints one of them alone.
+ *
+ * `--ranking '{"sittingWeight":0}'` overrides ranking options of the store (`MemoryRankingOptions`),
+ * to measure a rule turned off or a value tried on the tuning half.
  *
  * `--store postgres` stores the same turns in PostgreSQL (`POSTGRES_URL`, else the local server;
  * one schema per conversation, dropped afterwards); `both` runs the two and counts the questions
@@ -35,6 +39,7 @@ import {
 } from '../src/memory/long-term/create-openai-embeddings.js'
 import { createPostgresMemoryStore } from '../src/memory/long-term/create-postgres-memory-store.js'
 import { createSqliteMemoryStore } from '../src/memory/long-term/create-sqlite-memory-store.js'
+import type { MemoryRankingOptions } from '../src/memory/long-term/memory-ranking.js'
 import type { MemoryStore } from '../src/memory/types.js'
 import { type MockModelServer, startMockModelServer } from '../src/testing/start-mock-model-server.js'
 import { createTestSchemaName, dropSchemasUnder, testPostgresUrl } from '../test/support/local-postgres.js'
@@ -84,7 +89,11 @@ if (embeddingsFlag === 'hashed') {
     model: readFlag('--embeddings-model') ?? 'nomic-embed-text',
   })
 }
-const withEmbeddings = embeddings ? { embeddings } : {}
+const rankingFlag = readFlag('--ranking')
+const storeOptions = {
+  ...(embeddings ? { embeddings } : {}),
+  ...(rankingFlag ? { ranking: JSON.parse(rankingFlag) as Partial<MemoryRankingOptions> } : {}),
+}
 
 const conversations = loadLocomo(zipPath)
 const splits = splitLocomo(conversations)
@@ -137,7 +146,7 @@ async function runSqlite(): Promise<StoreRun> {
   const folder = mkdtempSync(join(tmpdir(), 'locomo-bench-'))
   try {
     return await runLocomo(async (conversation, now) =>
-      createSqliteMemoryStore({ path: join(folder, `${conversation}.db`), now, ...withEmbeddings }),
+      createSqliteMemoryStore({ path: join(folder, `${conversation}.db`), now, ...storeOptions }),
     )
   } finally {
     rmSync(folder, { recursive: true, force: true })
@@ -154,7 +163,7 @@ async function runPostgres(): Promise<StoreRun> {
         schema: `${prefix}_${conversation.replace(/\W/g, '_').toLowerCase()}`,
         timeoutMs: 10_000,
         now,
-        ...withEmbeddings,
+        ...storeOptions,
       }),
     )
   } finally {

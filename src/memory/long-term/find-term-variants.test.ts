@@ -45,6 +45,26 @@ describe('findTermVariants', () => {
     )
   })
 
+  it('finds the irregular forms of a word: the past the memories tell for the bare form asked', () => {
+    const told = new MemoryTermIndex('memory')
+    const memories = [
+      'I went to a support group yesterday',
+      'The children loved the museum',
+      'I bought new shoes',
+    ]
+    for (const [slot, text] of memories.entries())
+      told.put(slot + 1, 0, { speaker: [], body: segmentText(text), context: [] })
+    const asked = segmentText('When did Caroline go? What did the child buy?')
+    const variants = findTermVariants({ terms: asked, partitions: [told], weight: 0.5 })
+    expect(variants).toEqual(
+      new Map([
+        [termOf('went'), 0.5],
+        [termOf('children'), 0.5],
+        [termOf('bought'), 0.5],
+      ]),
+    )
+  })
+
   it('adds no form the query already has, none for other scripts, and none at weight 0', () => {
     expect(
       findTermVariants({ terms: ['adopt', 'adoption'], partitions: [partition], weight: 0.5 }).size,

@@ -6,8 +6,10 @@
  *
  * Variants are made by taking one derivational ending off a word and putting each ending on the
  * bare word, then stemming the result as the index does; this is a guess at English morphology,
- * and the index decides which guesses are words.
+ * and the index decides which guesses are words. Irregular forms ("go" and "went", "child" and
+ * "children") come from a list (`findIrregularForms`).
  */
+import { findIrregularForms } from './english-irregular-forms.js'
 import type { MemoryTermIndex } from './memory-term-index.js'
 import { stemEnglishWord } from './stem-english-word.js'
 
@@ -56,7 +58,7 @@ export function findTermVariants(options: FindTermVariantsOptions): Map<string, 
   const query = new Set(options.terms)
   for (const term of options.terms) {
     if (!/^[a-z]+$/.test(term)) continue
-    for (const variant of makeVariants(term)) {
+    for (const variant of [...findIrregularForms(term), ...makeVariants(term)]) {
       if (query.has(variant) || variants.has(variant)) continue
       if (options.partitions.some((partition) => partition.countDocuments(variant) > 0))
         variants.set(variant, options.weight)

@@ -48,6 +48,11 @@ export interface MemoryRankingOptions {
   nearShare: number
   /** Weight of how well a candidate's stretch of conversation matches (0: off; `rerankByLocality`). */
   supportWeight: number
+  /**
+   * Weight of how much of the query a candidate's whole sitting matched, against the sitting that
+   * matched most (0: off; `rerankByLocality`).
+   */
+  sittingWeight: number
   /** Weight of another form of a query word ("adopt" for "adoption") against the word itself (0: off). */
   variantWeight: number
   /**
@@ -88,6 +93,7 @@ export const defaultMemoryRanking: MemoryRankingOptions = {
   variantWeight: 0.5,
   nearShare: 0.5,
   supportWeight: 0.3,
+  sittingWeight: 0.2,
   untimedShare: 0.7,
   otherSpeakerShare: 0.8,
   minScore: 0,

@@ -16,8 +16,9 @@ function makeCandidate(partition: MemoryTermIndex, slot: number, relevance: numb
   return { partition, slot, relevance, direct } satisfies LocalityCandidate
 }
 
-const nearOnly = { ...defaultLocality, supportWeight: 0 }
-const supportOnly = { ...defaultLocality, nearShare: 0 }
+const nearOnly = { ...defaultLocality, supportWeight: 0, sittingWeight: 0 }
+const supportOnly = { ...defaultLocality, nearShare: 0, sittingWeight: 0 }
+const sittingOnly = { ...defaultLocality, nearShare: 0, supportWeight: 0 }
 
 describe('rerankByLocality', () => {
   it('lifts a direct match two turns from the best match to half its relevance', () => {
@@ -84,5 +85,26 @@ describe('rerankByLocality', () => {
     const untouched = [makeCandidate(partition, 1, 0.9), makeCandidate(partition, 2, 0.2)]
     rerankByLocality(untouched, { ...defaultLocality, nearShare: 0, supportWeight: 0 })
     expect(untouched.map((candidate) => candidate.relevance)).toEqual([0.9, 0.2])
+  })
+
+  it('ranks a match in the sitting that matched most above an equal match alone in another sitting', () => {
+    const day = 86_400_000
+    const times = Array.from({ length: 60 }, (_, slot) => (slot < 30 ? slot * minute : day + slot * minute))
+    const partition = makePartition(60, times)
+    // Day one: the camping talk, matched by several turns (far apart, so no support rule applies).
+    const talk = [makeCandidate(partition, 2, 0.5), makeCandidate(partition, 15, 0.5)]
+    const inTalk = makeCandidate(partition, 28, 0.3)
+    const alone = makeCandidate(partition, 40, 0.3)
+    rerankByLocality([...talk, inTalk, alone], sittingOnly)
+    expect(inTalk.relevance).toBeCloseTo(0.3)
+    expect(alone.relevance).toBeCloseTo(0.3 * (0.8 + (0.2 * 0.3) / 1.3))
+    expect(inTalk.relevance).toBeGreaterThan(alone.relevance)
+  })
+
+  it('leaves candidates of one sitting as they are', () => {
+    const partition = makePartition(30)
+    const candidates = [makeCandidate(partition, 2, 0.5), makeCandidate(partition, 25, 0.2)]
+    rerankByLocality(candidates, sittingOnly)
+    expect(candidates.map((candidate) => candidate.relevance)).toEqual([0.5, 0.2])
   })
 })

@@ -9,7 +9,11 @@
  *   direct matches rises to at least `nearShare` of that match ("Where did you get Luna?" finds the
  *   question; the answer two turns on, which names the shelter, rises with it);
  * - every candidate keeps `1 - supportWeight` of its relevance, plus `supportWeight` times the
- *   share of the best relevance that the best other candidate within `supportSlots` reaches.
+ *   share of the best relevance that the best other candidate within `supportSlots` reaches;
+ * - then every candidate keeps `1 - sittingWeight` of its relevance, plus `sittingWeight` times
+ *   how much its whole sitting matched (the sum of its candidates' relevance) against the sitting
+ *   that matched most: a question is usually about what one conversation was about, and a sitting
+ *   where many turns match is more likely that conversation than one with a single match.
  * Relevance stays in [0, 1] and never passes that of the match that lifts it.
  *
  * Neighbours are slots of one partition (a scope's memories, in the order they were added) said
@@ -31,6 +35,7 @@ export interface RerankByLocalityOptions {
   seedCount: number
   supportWeight: number
   supportSlots: number
+  sittingWeight: number
   sittingGapMs: number
 }
 
@@ -40,6 +45,7 @@ export const defaultLocality: RerankByLocalityOptions = {
   seedCount: 5,
   supportWeight: 0.3,
   supportSlots: 10,
+  sittingWeight: 0.2,
   sittingGapMs: 60 * 60 * 1000,
 }
 
@@ -59,6 +65,7 @@ export function rerankByLocality(
     list.sort((left, right) => left.slot - right.slot)
     liftNearSeeds(partition, list, options)
     weighBySupport(partition, list, options)
+    weighBySitting(partition, list, options)
   }
 }
 
@@ -130,5 +137,38 @@ function weighBySupport(
   })
   list.forEach((candidate, index) => {
     candidate.relevance *= 1 - options.supportWeight + options.supportWeight * (support[index] as number)
+  })
+}
+
+/**
+ * Candidates (sorted by slot) in sittings: a candidate starts a new sitting when it was said more
+ * than `sittingGapMs` after the candidate before it.
+ */
+function numberSittings(partition: MemoryTermIndex, list: LocalityCandidate[], gap: number): number[] {
+  let sitting = 0
+  return list.map((candidate, index) => {
+    const previous = list[index - 1]
+    if (previous && !isSameSitting(partition, previous.slot, candidate.slot, gap)) sitting++
+    return sitting
+  })
+}
+
+function weighBySitting(
+  partition: MemoryTermIndex,
+  list: LocalityCandidate[],
+  options: RerankByLocalityOptions,
+): void {
+  if (options.sittingWeight <= 0) return
+  const sittings = numberSittings(partition, list, options.sittingGapMs)
+  const sums: number[] = []
+  list.forEach((candidate, index) => {
+    const sitting = sittings[index] as number
+    sums[sitting] = (sums[sitting] ?? 0) + candidate.relevance
+  })
+  const top = Math.max(0, ...sums)
+  if (top <= 0) return
+  list.forEach((candidate, index) => {
+    const share = (sums[sittings[index] as number] as number) / top
+    candidate.relevance *= 1 - options.sittingWeight + options.sittingWeight * share
   })
 }

@@ -251,6 +251,7 @@ export function createMemorySearcher(options: MemorySearcherOptions): MemorySear
         ...defaultLocality,
         nearShare: ranking.nearShare,
         supportWeight: ranking.supportWeight,
+        sittingWeight: ranking.sittingWeight,
       })
       const scorer = createCandidateScorer(ranking, now)
       const features: QueryFeatures = {

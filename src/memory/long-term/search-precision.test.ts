@@ -204,6 +204,27 @@ describe('query expansion from the best matches', () => {
   })
 })
 
+describe('irregular word forms', () => {
+  it('finds the memory that tells in the past what the question asks in the bare form', async () => {
+    const formsFolder = mkdtempSync(join(tmpdir(), 'memory-forms-'))
+    const path = join(formsFolder, 'charpipe.db')
+    const formsStore = createSqliteMemoryStore({ path })
+    try {
+      for (const text of ['I bought new running shoes', 'The park was closed for repairs', 'Lunch was pasta'])
+        await formsStore.add({ scope: 'f', text })
+      const hits = await formsStore.search('What did I buy?', { scope: 'f', k: 3 })
+      expect(hits[0]?.text).toBe('I bought new running shoes')
+      // Without other word forms the question has no word any memory says.
+      const plain = createSqliteMemoryStore({ path, ranking: { variantWeight: 0 } })
+      expect(await plain.search('What did I buy?', { scope: 'f', k: 3 })).toEqual([])
+      await plain.close()
+    } finally {
+      await formsStore.close()
+      rmSync(formsFolder, { recursive: true, force: true })
+    }
+  })
+})
+
 describe('dates and questions that ask when', () => {
   let datedFolder: string
   const day = 86_400_000
@@ -253,7 +274,8 @@ describe('dates and questions that ask when', () => {
   })
 
   it('puts first, for a question that asks when, the memory that tells a time', async () => {
-    const query = 'When did I go to the beach?'
+    // No verb: "go" would also find "went" (an irregular form), whatever the question asks.
+    const query = 'When was I at the beach?'
     expect((await searchWith({}, query))[0]).toBe('I went to the beach yesterday')
     expect((await searchWith({ untimedShare: 1 }, query))[0]).toBe(
       'The beach is lovely, we love the beach with the kids',
