@@ -1,6 +1,10 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { createBlockedWordMatcher } from './create-blocked-word-matcher.js'
+import {
+  createBlockedWordMatcher,
+  prepareBlockedWordMatcher,
+  type RunSlice,
+} from './create-blocked-word-matcher.js'
 import { type NormalizedText, normalizeChatText } from './normalize-chat-text.js'
 
 const blocked = (text: string, words: string[]) =>
@@ -127,6 +131,71 @@ describe('createBlockedWordMatcher against the plain way', () => {
         )
       }),
       { numRuns: 2000 },
+    )
+  })
+})
+
+/** A slice runner that counts its slices and runs each at once. */
+function countingSlices(): { runSlice: RunSlice; readonly slices: number } {
+  let slices = 0
+  return {
+    runSlice: async (work) => {
+      slices++
+      return work()
+    },
+    get slices() {
+      return slices
+    },
+  }
+}
+
+/** A clock that moves one millisecond each time it is read: every slice of 1 ms takes one step. */
+function steppingClock(): () => number {
+  let time = 0
+  return () => time++
+}
+
+describe('prepareBlockedWordMatcher', () => {
+  it('builds a long list in many short slices, and the list then needs no building', async () => {
+    const words = Array.from({ length: 400 }, (_, index) => `word${index}-${'x'.repeat(index % 40)}`)
+    const slices = countingSlices()
+    const prepared = await prepareBlockedWordMatcher(words, { ...slices, sliceMs: 1, now: steppingClock() })
+    // 4 words a step, twice (normalized, then added), and the automaton's nodes: one step a slice.
+    expect(slices.slices).toBeGreaterThan((2 * 400) / 4)
+    expect(createBlockedWordMatcher(words)).toBe(prepared)
+    expect(prepared.find(normalizeChatText('say WORD7-xxxxxxx now'))).toBe('word7-xxxxxxx')
+  })
+
+  it('keeps the matcher a message built meanwhile', async () => {
+    const words = ['spam', 'eggs']
+    const slices = countingSlices()
+    let inUse: ReturnType<typeof createBlockedWordMatcher> | undefined
+    const prepared = await prepareBlockedWordMatcher(words, {
+      runSlice: async (work) => {
+        inUse ??= createBlockedWordMatcher(words)
+        return slices.runSlice(work)
+      },
+    })
+    expect(prepared).toBe(inUse)
+  })
+
+  it('finds what the matcher built at once finds, in random lists and texts', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        wordList,
+        fc.string({ unit: fc.constantFrom(...alphabet), maxLength: 40 }),
+        fc.integer({ min: 1, max: 5 }),
+        async (words, text, sliceMs) => {
+          const prepared = await prepareBlockedWordMatcher([...words], {
+            ...countingSlices(),
+            sliceMs,
+            now: steppingClock(),
+          })
+          const normalized = normalizeChatText(text)
+          expect(prepared.find(normalized)).toBe(createBlockedWordMatcher([...words]).find(normalized))
+        },
+      ),
+      { numRuns: 500 },
     )
   })
 })

@@ -26,31 +26,100 @@ const skeleton = 1 << skeletonKind
 // The config keeps one array per word list until it is reloaded: every selector on it shares one automaton.
 const built = new WeakMap<readonly string[], BlockedWordMatcher>()
 
+/** Words normalized and added between two steps of a build. */
+const wordsPerStep = 4
+
 export function createBlockedWordMatcher(words: readonly string[]): BlockedWordMatcher {
   let matcher = built.get(words)
   if (!matcher) {
-    matcher = buildMatcher(words.map(normalizeChatText))
+    const steps = buildMatcher(words)
+    for (let step = steps.next(); ; step = steps.next()) {
+      if (step.done) {
+        matcher = step.value
+        break
+      }
+    }
     built.set(words, matcher)
   }
   return matcher
 }
 
-function buildMatcher(words: readonly NormalizedText[]): BlockedWordMatcher {
-  if (words.length === 0) return { find: () => undefined }
-  const builder = createWordAutomatonBuilder({ kinds: 3 })
+/** Runs `work` in a later turn of the event loop (the engine's slice queue). */
+export type RunSlice = <Result>(work: () => Result) => Promise<Result>
+
+export interface PrepareBlockedWordMatcherOptions {
+  runSlice: RunSlice
+  /** Milliseconds of building per slice. @default 4 */
+  sliceMs?: number
+  /** @default performance.now */
+  now?: () => number
+}
+
+/**
+ * Builds a list's matcher ahead of its first message, in slices of `sliceMs`: the largest list the
+ * schema takes (10,000 words of 200 characters) costs seconds to build, which in one piece would
+ * hold the event loop (every socket, every turn) that long. Later `createBlockedWordMatcher` calls
+ * for the same array get the matcher built here.
+ */
+export async function prepareBlockedWordMatcher(
+  words: readonly string[],
+  options: PrepareBlockedWordMatcherOptions,
+): Promise<BlockedWordMatcher> {
+  const ready = built.get(words)
+  if (ready) return ready
+  const now = options.now ?? (() => performance.now())
+  const sliceMs = options.sliceMs ?? 4
+  const steps = buildMatcher(words)
+  for (;;) {
+    const matcher = await options.runSlice(() => {
+      const until = now() + sliceMs
+      for (;;) {
+        const step = steps.next()
+        if (step.done) return step.value
+        if (now() >= until) return undefined
+      }
+    })
+    if (!matcher) continue
+    // A message may have needed the list meanwhile and built it at once: keep the one in use.
+    const first = built.get(words) ?? matcher
+    built.set(words, first)
+    return first
+  }
+}
+
+function* buildMatcher(list: readonly string[]): Generator<void, BlockedWordMatcher> {
+  if (list.length === 0) return { find: () => undefined }
+  const words: NormalizedText[] = []
+  let capacity = 0
+  for (const [index, listed] of list.entries()) {
+    if (index % wordsPerStep === wordsPerStep - 1) yield
+    const word = normalizeChatText(listed)
+    words.push(word)
+    capacity += formsLength(word)
+  }
+  const builder = createWordAutomatonBuilder({ kinds: 3, capacity })
   for (const [index, word] of words.entries()) {
+    if (index % wordsPerStep === wordsPerStep - 1) yield
     // An empty form blocks nothing (a word of punctuation only has no compact form).
     builder.add(word.folded, foldedKind, index)
     builder.add(word.compact, compactKind, index)
     builder.add(word.skeleton, skeletonKind, index)
   }
-  const automaton = builder.build()
+  const automaton = yield* builder.buildInSteps()
   return {
     find(text) {
       const first = searchForms(automaton, text)
       return first === Number.POSITIVE_INFINITY ? undefined : words[first]!.folded
     },
   }
+}
+
+/** The code units of a word's distinct forms: at most the trie nodes it adds. */
+function formsLength(word: NormalizedText): number {
+  let length = word.folded.length
+  if (word.compact !== word.folded) length += word.compact.length
+  if (word.skeleton !== word.folded && word.skeleton !== word.compact) length += word.skeleton.length
+  return length
 }
 
 /**

@@ -19,16 +19,29 @@ export interface WordAutomatonBuilder {
   add(pattern: string, kind: number, index: number): void
   /** The automaton of the patterns added so far. */
   build(): WordAutomaton
+  /**
+   * The same, built in steps: each `next()` links a bounded number of nodes, so a caller can spread
+   * a long list's build over turns of the event loop; the last step returns the automaton.
+   */
+  buildInSteps(): Generator<void, WordAutomaton>
 }
 
 export interface CreateWordAutomatonBuilderOptions {
   /** Kinds of pattern, numbered from 0. */
   kinds: number
+  /**
+   * Nodes to make room for at once (at most the patterns' total length): a trie that grows by
+   * doubling copies its arrays, and touching tens of megabytes at once holds the loop that long.
+   */
+  capacity?: number
 }
 
 interface Trie {
   size: number
-  /** Per node: the code unit to its first child, -1 for none; node 0 is the root. */
+  /**
+   * Per node: the code unit to its first child plus one, 0 for none (fresh memory is zero: nothing
+   * to fill, pages touched only as nodes are added); node 0 is the root.
+   */
   firstUnit: Int32Array
   firstChild: Int32Array
   /** The children after the first, of the nodes that branch. */
@@ -41,12 +54,13 @@ interface Trie {
 
 export function createWordAutomatonBuilder(options: CreateWordAutomatonBuilderOptions): WordAutomatonBuilder {
   const { kinds } = options
+  const room = Math.max(64, (options.capacity ?? 0) + 1)
   const trie: Trie = {
     size: 1,
-    firstUnit: new Int32Array(64).fill(-1),
-    firstChild: new Int32Array(64),
+    firstUnit: new Int32Array(room),
+    firstChild: new Int32Array(room),
     otherChildren: new Map(),
-    endsAt: new Int32Array(64),
+    endsAt: new Int32Array(room),
     lowest: new Array<number>(kinds).fill(Number.POSITIVE_INFINITY),
   }
   return {
@@ -65,20 +79,31 @@ export function createWordAutomatonBuilder(options: CreateWordAutomatonBuilderOp
       const slot = trie.endsAt[node]! + kind
       trie.lowest[slot] = Math.min(trie.lowest[slot]!, index)
     },
-    build: () => buildAutomaton(trie, kinds),
+    build: () => runToEnd(buildAutomaton(trie, kinds)),
+    buildInSteps: () => buildAutomaton(trie, kinds),
+  }
+}
+
+/** Nodes linked between two steps of a build: well under a millisecond. */
+const nodesPerStep = 256
+
+function runToEnd<Result>(steps: Generator<void, Result>): Result {
+  for (;;) {
+    const step = steps.next()
+    if (step.done) return step.value
   }
 }
 
 function childOf(trie: Trie, node: number, unit: number): number {
-  if (trie.firstUnit[node] === unit) return trie.firstChild[node]!
+  if (trie.firstUnit[node] === unit + 1) return trie.firstChild[node]!
   return trie.otherChildren.get(node)?.get(unit) ?? -1
 }
 
 function addChild(trie: Trie, node: number, unit: number): number {
   const child = trie.size++
   if (trie.size > trie.firstUnit.length) growTrie(trie)
-  if (trie.firstUnit[node] === -1) {
-    trie.firstUnit[node] = unit
+  if (trie.firstUnit[node] === 0) {
+    trie.firstUnit[node] = unit + 1
     trie.firstChild[node] = child
     return child
   }
@@ -92,24 +117,24 @@ function addChild(trie: Trie, node: number, unit: number): number {
 }
 
 function growTrie(trie: Trie): void {
-  const grown = (array: Int32Array, fill: number) => {
-    const larger = new Int32Array(array.length * 2).fill(fill)
+  const grown = (array: Int32Array) => {
+    const larger = new Int32Array(array.length * 2)
     larger.set(array)
     return larger
   }
-  trie.firstUnit = grown(trie.firstUnit, -1)
-  trie.firstChild = grown(trie.firstChild, 0)
-  trie.endsAt = grown(trie.endsAt, 0)
+  trie.firstUnit = grown(trie.firstUnit)
+  trie.firstChild = grown(trie.firstChild)
+  trie.endsAt = grown(trie.endsAt)
 }
 
 function forEachChild(trie: Trie, node: number, visit: (unit: number, child: number) => void): void {
-  if (trie.firstUnit[node] === -1) return
-  visit(trie.firstUnit[node]!, trie.firstChild[node]!)
+  if (trie.firstUnit[node] === 0) return
+  visit(trie.firstUnit[node]! - 1, trie.firstChild[node]!)
   for (const [unit, child] of trie.otherChildren.get(node) ?? []) visit(unit, child)
 }
 
 /** Links each node to its longest proper suffix in the trie, breadth first (shorter suffixes first). */
-function buildAutomaton(trie: Trie, kinds: number): WordAutomaton {
+function* buildAutomaton(trie: Trie, kinds: number): Generator<void, WordAutomaton> {
   const fallback = new Int32Array(trie.size)
   const queue = new Int32Array(trie.size)
   let tail = 0
@@ -117,6 +142,7 @@ function buildAutomaton(trie: Trie, kinds: number): WordAutomaton {
     queue[tail++] = child
   })
   for (let head = 0; head < tail; head++) {
+    if (head % nodesPerStep === nodesPerStep - 1) yield
     const node = queue[head]!
     // A pattern ending at the node's fallback (a suffix of it) ends at the node too.
     mergeEnds(trie, node, fallback[node]!, kinds)

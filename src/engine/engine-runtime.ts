@@ -4,6 +4,7 @@
  * `reload` never changes a running turn. Parts whose config sections did not change are carried over
  * (same provider, same open stores), so a persona edit does not reconnect anything.
  */
+import { prepareBlockedWordLists } from '../audience/prepare-blocked-word-lists.js'
 import type { CharpipeConfig } from '../config/schema.js'
 import type {
   AudioTranscriber,
@@ -165,7 +166,8 @@ export async function createEngineRuntime(options: CreateEngineRuntimeOptions): 
             ...(options.slices ? { slices: options.slices } : {}),
           })
   }
-  const { provider } = options
+  const { provider, slices } = options
+  if (slices) await prepareBlockedWordLists(config, (work) => slices.run(work))
   const providerLogger = createChildLogger(logger, 'providers')
   return {
     config,
