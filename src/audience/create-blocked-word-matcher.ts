@@ -25,12 +25,31 @@ const skeleton = 1 << skeletonKind
 
 // The config keeps one array per word list until it is reloaded: every selector on it shares one automaton.
 const built = new WeakMap<readonly string[], BlockedWordMatcher>()
+/**
+ * The same list in another array (the engine and the connectors each parse the config they are
+ * given) finds the automaton by its words, as long as an array in use still holds it.
+ */
+const byWords = new Map<string, WeakRef<BlockedWordMatcher>>()
+
+const wordsKey = (words: readonly string[]) => JSON.stringify(words)
+
+function findBuilt(words: readonly string[]): BlockedWordMatcher | undefined {
+  const matcher = built.get(words) ?? byWords.get(wordsKey(words))?.deref()
+  if (matcher) built.set(words, matcher)
+  return matcher
+}
+
+function keepBuilt(words: readonly string[], matcher: BlockedWordMatcher): void {
+  built.set(words, matcher)
+  for (const [key, held] of byWords) if (!held.deref()) byWords.delete(key)
+  byWords.set(wordsKey(words), new WeakRef(matcher))
+}
 
 /** Words normalized and added between two steps of a build. */
 const wordsPerStep = 4
 
 export function createBlockedWordMatcher(words: readonly string[]): BlockedWordMatcher {
-  let matcher = built.get(words)
+  let matcher = findBuilt(words)
   if (!matcher) {
     const steps = buildMatcher(words)
     for (let step = steps.next(); ; step = steps.next()) {
@@ -39,7 +58,7 @@ export function createBlockedWordMatcher(words: readonly string[]): BlockedWordM
         break
       }
     }
-    built.set(words, matcher)
+    keepBuilt(words, matcher)
   }
   return matcher
 }
@@ -65,7 +84,7 @@ export async function prepareBlockedWordMatcher(
   words: readonly string[],
   options: PrepareBlockedWordMatcherOptions,
 ): Promise<BlockedWordMatcher> {
-  const ready = built.get(words)
+  const ready = findBuilt(words)
   if (ready) return ready
   const now = options.now ?? (() => performance.now())
   const sliceMs = options.sliceMs ?? 4
@@ -81,8 +100,8 @@ export async function prepareBlockedWordMatcher(
     })
     if (!matcher) continue
     // A message may have needed the list meanwhile and built it at once: keep the one in use.
-    const first = built.get(words) ?? matcher
-    built.set(words, first)
+    const first = findBuilt(words) ?? matcher
+    keepBuilt(words, first)
     return first
   }
 }
