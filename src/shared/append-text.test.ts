@@ -11,14 +11,19 @@ const heldBytes = () => {
   return process.memoryUsage().heapUsed
 }
 
-/** A reply's texts as a turn keeps them, each built from `count` fresh six-character pieces. */
-function buildTexts(texts: number, count: number): string[] {
+/**
+ * A reply's texts as a turn keeps them, each built from `count` fresh six-character pieces; with
+ * `longEvery`, every such piece is 200 characters instead.
+ */
+function buildTexts(texts: number, count: number, longEvery = 0): string[] {
   const built: string[] = []
   for (let index = 0; index < texts; index++) {
     let text = ''
     // A fresh string per piece, as a parsed model chunk is: nothing but the text holds it.
-    for (let piece = 0; piece < count; piece++)
-      text = appendText(text, `今天的风${String(piece % 100).padStart(2, '0')}`)
+    for (let piece = 0; piece < count; piece++) {
+      const small = `今天的风${String(piece % 100).padStart(2, '0')}`
+      text = appendText(text, longEvery && piece % longEvery === 0 ? small.repeat(34) : small)
+    }
     built.push(text)
   }
   return built
@@ -41,5 +46,13 @@ describe('appendText', () => {
     // pieces would be about eight bytes a character.
     expect(held).toBeLessThan(characters * 2 * 1.6)
     expect(texts[0]).toHaveLength(34_000 * 6)
+  })
+
+  it('also when long pieces come between the small ones (a long piece is not worth a copy)', () => {
+    const before = heldBytes()
+    const texts = buildTexts(10, 30_000, 50)
+    const held = heldBytes() - before
+    const characters = texts.reduce((sum, text) => sum + text.length, 0)
+    expect(held).toBeLessThan(characters * 2 * 1.6)
   })
 })
