@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest'
+import { createSliceQueue } from '../shared/create-slice-queue.js'
 import { BadRequestError, CharpipeError } from '../shared/errors.js'
 import { addStoreDeadlines } from './add-store-deadlines.js'
 import { onStoreFailure, type StoreFailure } from './store-failures.js'
@@ -125,5 +126,53 @@ describe('addStoreDeadlines', () => {
   it('resolves close() after the deadline when the store cannot close', async () => {
     const store = addStoreDeadlines(createFakeStore(), { store: 'history', backend: 'redis', timeoutMs: 50 })
     await expect(store.close()).resolves.toBeUndefined()
+  })
+
+  describe('with the in-process queue the store waits in', () => {
+    afterEach(() => vi.useRealTimers())
+
+    /** Timers and `performance.now` on a fake clock; the queue's turns of the loop stay real. */
+    function useFakeClock() {
+      vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] })
+    }
+
+    it('does not count the time a write waited behind other work in the queue', async () => {
+      useFakeClock()
+      const queue = createSliceQueue()
+      // Other sessions' work ahead of the write: ten slices of 600 ms of CPU each (6 s in all).
+      const ahead = Array.from({ length: 10 }, () => queue.run(() => vi.advanceTimersByTime(600)))
+      const target = {
+        async add(text: string) {
+          return queue.run(() => `stored ${text}`)
+        },
+      }
+      const store = addStoreDeadlines(target, { store: 'memory', backend: 'sqlite', timeoutMs: 2500, queue })
+      await expect(store.add('a memory')).resolves.toBe('stored a memory')
+      await Promise.all(ahead)
+    })
+
+    it('still fails a call that does not answer while the queue is idle', async () => {
+      useFakeClock()
+      const queue = createSliceQueue()
+      const store = addStoreDeadlines(createFakeStore(), {
+        store: 'memory',
+        backend: 'sqlite',
+        timeoutMs: 2500,
+        queue,
+      })
+      const outcome = store.hang().catch((caught: unknown) => caught)
+      // One second of backlog while the call hangs: its deadline moves by that second only.
+      const ahead = queue.run(() => vi.advanceTimersByTime(1000))
+      await ahead
+      await vi.advanceTimersByTimeAsync(2499)
+      let settled = false
+      void outcome.then(() => {
+        settled = true
+      })
+      await Promise.resolve()
+      expect(settled).toBe(false)
+      await vi.advanceTimersByTimeAsync(2)
+      expect(await outcome).toMatchObject({ code: 'store_unavailable', timedOut: true })
+    })
   })
 })

@@ -6,6 +6,12 @@
  * clients bound their own waits too, so it does not pile up: see the Redis and PostgreSQL stores).
  *
  * Bad input (`bad_request`) passes through unchanged: it is the caller's fault, not the store's.
+ *
+ * A store whose work runs in this process (SQLite) queues it behind the other sessions' work
+ * (`SliceQueue`): under load a write may wait seconds for its turn while the store itself is
+ * healthy. Given that queue (`queue`), a deadline counts only the time during which the queue had
+ * nothing waiting: a call is late when the store had its chance and did not answer, not when the
+ * process was busy. The queue's own bound (`maxWaiting`) keeps that wait finite.
  */
 import { CharpipeError, StoreUnavailableError } from '../shared/errors.js'
 import { getLogger, type Logger, scrubSecrets } from '../shared/logger.js'
@@ -25,7 +31,29 @@ export interface AddStoreDeadlinesOptions {
    * (a turn's memory) may take the embeddings request's time on top of the store's.
    */
   longer?: Readonly<Record<string, number>>
+  /** The in-process queue the store's work waits in: its backlog time does not count. */
+  queue?: { backlogMs(): number }
+  /** @default performance.now and the process's timers (unref'd) */
+  clock?: DeadlineClock
   logger?: Logger
+}
+
+/** Where deadlines read the time and set their timers (a manual clock in tests). */
+export interface DeadlineClock {
+  /** Milliseconds, monotonic. */
+  now(): number
+  setTimer(callback: () => void, delayMs: number): unknown
+  clearTimer(timer: unknown): void
+}
+
+const processClock: DeadlineClock = {
+  now: () => performance.now(),
+  setTimer(callback, delayMs) {
+    const timer = setTimeout(callback, delayMs)
+    timer.unref?.()
+    return timer
+  },
+  clearTimer: (timer) => clearTimeout(timer as ReturnType<typeof setTimeout>),
 }
 
 function describeFailure(error: unknown): string {
@@ -94,19 +122,34 @@ function callWithin(
   } catch (error) {
     return Promise.reject(isPassedThrough(error) ? error : toUnavailable(error, false))
   }
-  let timer: NodeJS.Timeout | undefined
+  const clock = options.clock ?? processClock
+  const queue = options.queue
+  const started = clock.now()
+  const backlogAtStart = queue?.backlogMs() ?? 0
+  let timer: unknown
   const deadline = new Promise<never>((_resolve, reject) => {
     if (!bounded) return
-    timer = setTimeout(() => reject(missedDeadline), timeoutMs)
-    timer.unref?.()
+    // Fires when the deadline would be due if no time had been backlog; then counts again.
+    const check = () => {
+      timer = undefined
+      const backlog = queue ? queue.backlogMs() - backlogAtStart : 0
+      const counted = clock.now() - started - backlog
+      if (counted >= timeoutMs) return reject(missedDeadline)
+      timer = clock.setTimer(check, timeoutMs - counted)
+    }
+    timer = clock.setTimer(check, timeoutMs)
   })
+  const clearDeadline = () => {
+    if (timer !== undefined) clock.clearTimer(timer)
+    timer = undefined
+  }
   return Promise.race([pending, deadline]).then(
     (value) => {
-      clearTimeout(timer)
+      clearDeadline()
       return value
     },
     (error: unknown) => {
-      clearTimeout(timer)
+      clearDeadline()
       if (error === missedDeadline) {
         // The call may still settle; its result is no longer wanted.
         pending.catch((late: unknown) =>

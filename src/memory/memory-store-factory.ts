@@ -6,7 +6,7 @@
 
 import { resolveProviderSettings } from '../config/provider-registry.js'
 import type { CharpipeConfig } from '../config/schema.js'
-import type { SliceQueue } from '../shared/create-slice-queue.js'
+import { createSliceQueue, type SliceQueue } from '../shared/create-slice-queue.js'
 import { InvalidConfigError } from '../shared/errors.js'
 import { type Logger, registerSecrets } from '../shared/logger.js'
 import { addStoreDeadlines } from './add-store-deadlines.js'
@@ -44,6 +44,8 @@ export async function createMemoryStore(
   options: CreateMemoryStoreOptions = {},
 ): Promise<MemoryStore | undefined> {
   if (!config.memory.enabled) return undefined
+  // The SQLite store's writes wait their turn in this queue; the deadlines leave that wait out.
+  const slices = options.slices ?? createSliceQueue()
   const shared = {
     embeddings: options.embeddings ?? createConfiguredEmbeddings(config, options),
     ranking: { minScore: config.memory.min_score, ...options.ranking },
@@ -51,7 +53,7 @@ export async function createMemoryStore(
     maxKnowledgeChars: config.memory.max_knowledge_chars,
     logger: options.logger,
     now: options.now,
-    ...(options.slices ? { slices: options.slices } : {}),
+    slices,
     characterIds: Object.keys(config.characters),
   }
   const store = await openMemoryStore(config, options, shared)
@@ -68,6 +70,7 @@ export async function createMemoryStore(
       update: config.storage.timeout_ms + embeddingMs,
     },
     unbounded: ['addKnowledge'],
+    queue: slices,
     logger: options.logger,
   })
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { createSliceQueue } from './create-slice-queue.js'
+import { createSliceQueue, SliceQueueFullError } from './create-slice-queue.js'
 import { nextTurnOfEventLoop } from './next-turn-of-event-loop.js'
 
 /** A clock that moves only when told; its timers fire once it has moved past them. */
@@ -133,5 +133,28 @@ describe('createSliceQueue', () => {
       await done
       expect(ran).toEqual([1])
     })
+  })
+
+  it('refuses slices past maxWaiting at once, counted, and takes them again once it drains', async () => {
+    const queue = createSliceQueue({ clock: createManualClock(), maxWaiting: 2 })
+    const kept = [queue.run(() => 1), queue.run(() => 2)]
+    await expect(queue.run(() => 3)).rejects.toBeInstanceOf(SliceQueueFullError)
+    expect(queue.shed).toBe(1)
+    expect(await Promise.all(kept)).toEqual([1, 2])
+    await expect(queue.run(() => 4)).resolves.toBe(4)
+    expect(queue.shed).toBe(1)
+  })
+
+  it('measures the time slices waited in it, and no more once it is empty', async () => {
+    const clock = createManualClock()
+    const queue = createSliceQueue({ clock })
+    expect(queue.backlogMs()).toBe(0)
+    const first = queue.run(() => clock.spend(30))
+    clock.spend(5)
+    expect(queue.backlogMs()).toBe(5)
+    await first
+    expect(queue.backlogMs()).toBe(35)
+    clock.spend(100)
+    expect(queue.backlogMs()).toBe(35)
   })
 })

@@ -10,15 +10,35 @@
  * A turn that is starting holds the queue (`hold`) until its first chunk: the memory write of the
  * turn before does not stand between an input and its reply. A hold delays a slice `maxHoldMs` at
  * most, so that turns starting one after another never starve the writes.
+ * The queue is bounded (`maxWaiting` slices): past it, `run` refuses at once with
+ * `SliceQueueFullError` (counted in `shed`) rather than letting the wait grow without end; a store
+ * waiting here does not count this wait against its deadline (`addStoreDeadlines`), so this bound
+ * is what keeps that wait finite.
  */
+
+/** `run` refused a slice: the queue already held `maxWaiting` slices. */
+export class SliceQueueFullError extends Error {
+  constructor(readonly maxWaiting: number) {
+    super(`the in-process queue of background work is full (${maxWaiting} slices waiting); the work was shed`)
+    this.name = 'SliceQueueFullError'
+  }
+}
 
 export interface SliceQueue {
   /** Runs `work` in a later turn of the event loop, after the slices queued before it. */
   run<Result>(work: () => Result): Promise<Result>
   /** Slices queued and not yet run. */
   readonly waiting: number
+  /** Slices refused since the queue was made, because `maxWaiting` were waiting. */
+  readonly shed: number
   /** Holds back the queued slices until released (at most `maxHoldMs` each); returns the release. */
   hold(): () => void
+  /**
+   * Milliseconds, in total since the queue was made, during which slices waited in it (queued and
+   * not yet all run). A caller's deadline leaves this time out: work waiting behind the process's
+   * own queue is not a store that does not answer (see `addStoreDeadlines`).
+   */
+  backlogMs(): number
 }
 
 /** Where the queue reads the time and sets its timer (the engine's clock; a manual one in tests). */
@@ -44,6 +64,8 @@ export interface CreateSliceQueueOptions {
   maxPhaseMs?: number
   /** @default 100 */
   maxHoldMs?: number
+  /** Slices that may wait; more are refused (`SliceQueueFullError`). @default 10_000 */
+  maxWaiting?: number
 }
 
 interface QueuedSlice {
@@ -57,11 +79,16 @@ export function createSliceQueue(options: CreateSliceQueueOptions = {}): SliceQu
   const minPhaseMs = options.minPhaseMs ?? 2
   const maxPhaseMs = options.maxPhaseMs ?? 10
   const maxHoldMs = options.maxHoldMs ?? 100
+  const maxWaiting = options.maxWaiting ?? 10_000
+  let shed = 0
   const waiting: QueuedSlice[] = []
   let scheduled = false
   let lastPhaseEnd = now()
   let holds = 0
   let wakeTimer: unknown
+  // Backlog time: the closed stretches summed, and when the current one began.
+  let backlogBefore = 0
+  let backlogSince: number | undefined
 
   function runPhase(): void {
     scheduled = false
@@ -75,6 +102,10 @@ export function createSliceQueue(options: CreateSliceQueueOptions = {}): SliceQu
     do waiting.shift()!.run()
     while (waiting.length > 0 && now() - started < budgetMs)
     lastPhaseEnd = now()
+    if (waiting.length === 0 && backlogSince !== undefined) {
+      backlogBefore += lastPhaseEnd - backlogSince
+      backlogSince = undefined
+    }
     schedulePhase()
   }
 
@@ -95,6 +126,11 @@ export function createSliceQueue(options: CreateSliceQueueOptions = {}): SliceQu
   return {
     run(work) {
       return new Promise((resolve, reject) => {
+        if (waiting.length >= maxWaiting) {
+          shed++
+          reject(new SliceQueueFullError(maxWaiting))
+          return
+        }
         const run = () => {
           try {
             resolve(work())
@@ -102,12 +138,20 @@ export function createSliceQueue(options: CreateSliceQueueOptions = {}): SliceQu
             reject(error)
           }
         }
-        waiting.push({ run, queuedAt: now() })
+        const queuedAt = now()
+        backlogSince ??= queuedAt
+        waiting.push({ run, queuedAt })
         schedulePhase()
       })
     },
     get waiting() {
       return waiting.length
+    },
+    get shed() {
+      return shed
+    },
+    backlogMs() {
+      return backlogBefore + (backlogSince === undefined ? 0 : now() - backlogSince)
     },
     hold() {
       holds++

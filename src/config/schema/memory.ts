@@ -113,7 +113,7 @@ export const storageSchema = z
     timeout_ms: timeoutMs()
       .default(2500)
       .describe(
-        "Longest wait for one history or memory store call, and for one command of the cluster's Redis; past it (or when the store is down) the call fails with store_unavailable. A turn write that misses it is read back before the client is told.",
+        "Longest wait for one history or memory store call, and for one command of the cluster's Redis; past it (or when the store is down) the call fails with store_unavailable. A turn write that misses it is read back before the client is told. The time a SQLite memory call waits in the process's own queue of memory work (behind other sessions' writes) is not counted.",
       ),
   })
   .describe('Storage back ends.')

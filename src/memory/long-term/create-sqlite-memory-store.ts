@@ -40,6 +40,7 @@ import { prepareKnowledgeRows, writeInSlices } from './prepare-knowledge-rows.js
 import { encodeVector } from './scan-vectors.js'
 import { createMemorySearcher } from './search-memory-items.js'
 import { segmentAhead, segmentIndexedFields } from './segment-indexed-fields.js'
+import { segmentJoinedText } from './segment-text.js'
 import { validateAddInput, validateListOptions, validatePatch } from './validate-memory-input.js'
 
 export interface CreateSqliteMemoryStoreOptions extends MemoryStoreOptions {
@@ -179,14 +180,19 @@ export function createSqliteMemoryStore(options: CreateSqliteMemoryStoreOptions)
    * What `add` will segment, as the store holds it now: the new memory's text, speaker and context
    * (the previous memory's text), and the previous memory's new context.
    */
-  function textsToIndexOnAdd(input: AddMemoryInput): string[] {
+  function textsToIndexOnAdd(input: AddMemoryInput): { texts: string[]; joined?: [string, string] } {
     const previous = neighbourContext
       ? (statements.previousInScope.get(input.scope) as MemoryItemRow | undefined)
       : undefined
     const texts = [input.text, input.speaker ?? '']
-    if (previous)
-      texts.push(previous.text, capContext(previous.text), joinContext(previous.context, input.text))
-    return [...new Set(texts)]
+    if (!previous) return { texts: [...new Set(texts)] }
+    texts.push(previous.text, capContext(previous.text))
+    // The joined context last: its parts' terms are kept by then, and it is found from them.
+    if (!previous.context) texts.push(joinContext(previous.context, input.text))
+    return {
+      texts: [...new Set(texts)],
+      ...(previous.context ? { joined: [capContext(previous.context), capContext(input.text)] } : {}),
+    }
   }
 
   const embedQuietly = (texts: string[]) => embedQuietlyWith(embeddings, texts, logger)
@@ -210,7 +216,10 @@ export function createSqliteMemoryStore(options: CreateSqliteMemoryStoreOptions)
       validateAddInput(input)
       const [vector] = await embedQuietly([input.text])
       assertOpen()
-      await segmentAhead(textsToIndexOnAdd(input), slices)
+      const toIndex = textsToIndexOnAdd(input)
+      await segmentAhead(toIndex.texts, slices)
+      const joined = toIndex.joined
+      if (joined) await slices.run(() => segmentJoinedText(joined[0], joined[1]))
       const id = `mem_${randomUUID()}`
       // The write waits its turn among the other sessions' slices too (up to ms of SQLite and index).
       await slices.run(() => {

@@ -82,11 +82,108 @@ function rememberTerms(cache: SegmentCache, text: string, terms: readonly string
   }
 }
 
+/**
+ * The terms of `${first}\n${second}` (a memory's neighbour context: `joinContext`), the same as
+ * `segmentText` gives, kept as `segmentText` keeps them; found from the kept terms of its two parts
+ * where that gives the same terms. A newline is a word break in every mode (UAX #29, WB3a/b), so
+ * the words of the joined text are the words of its parts wherever the joined text is cut into
+ * the segmenter's windows at the same places as its parts are: the part cut the same way is taken
+ * from the cache (a neighbour's text, segmented when it was stored), a part cut elsewhere (its
+ * window ends in the other part) is segmented in the joined text's windows, and a joined text whose
+ * parts would take a different path (one with CJK text, one without) is segmented whole.
+ */
+export function segmentJoinedText(first: string, second: string): string[] {
+  const indexed = capIndexedText(`${first}\n${second}`)
+  const cache = segmentCaches.plain
+  const cached = cache.terms.get(indexed)
+  if (cached) {
+    cache.terms.delete(indexed)
+    cache.terms.set(indexed, cached)
+    return cached.slice()
+  }
+  const terms = segmentJoinedParts(first, indexed) ?? segmentIndexedText(indexed, {})
+  rememberTerms(cache, indexed, terms)
+  return terms.slice()
+}
+
+const normalizeForIndex = (text: string) => text.normalize('NFKC').toLowerCase()
+
+/** The joined text's terms from its parts, or undefined where they might differ. */
+function segmentJoinedParts(first: string, indexed: string): string[] | undefined {
+  // `indexed` is the joined text as indexed: its second part may have been cut at the cap.
+  if (first.length === 0 || indexed.length <= first.length + 1) return undefined
+  const second = indexed.slice(first.length + 1)
+  const normalizedFirst = normalizeForIndex(first)
+  const normalizedSecond = normalizeForIndex(second)
+  const normalized = normalizeForIndex(indexed)
+  if (normalized !== `${normalizedFirst}\n${normalizedSecond}`) return undefined
+  if (!cjkPattern.test(normalized)) return [...segmentText(first), ...segmentText(second)]
+  if (!cjkPattern.test(normalizedFirst) || !cjkPattern.test(normalizedSecond)) return undefined
+  // The joined text's windows, each split at the newline, on either side of it.
+  const newline = normalizedFirst.length
+  const firstPieces: string[] = []
+  const secondPieces: string[] = []
+  let start = 0
+  for (const window of splitSegmentWindows(normalized)) {
+    const end = start + window.length
+    if (start < newline) firstPieces.push(normalized.slice(start, Math.min(end, newline)))
+    if (end > newline + 1) secondPieces.push(normalized.slice(Math.max(start, newline + 1), end))
+    start = end
+  }
+  return [
+    ...termsOfPieces(firstPieces, normalizedFirst, first),
+    ...termsOfPieces(secondPieces, normalizedSecond, second),
+  ]
+}
+
+/**
+ * A part's terms: its kept ones when the joined text cuts it where it is cut alone, or elsewhere
+ * only after a mark that ends a word on both sides; else its pieces' own.
+ */
+function termsOfPieces(pieces: string[], normalizedPart: string, part: string): string[] {
+  const alone = splitSegmentWindows(normalizedPart)
+  return cutsAgree(cutOffsets(pieces), cutOffsets(alone), normalizedPart)
+    ? segmentText(part)
+    : termsOfWords(segmentWindows(pieces), {})
+}
+
+/** Where consecutive windows of one text meet. */
+function cutOffsets(windows: readonly string[]): Set<number> {
+  const cuts = new Set<number>()
+  let offset = 0
+  for (const window of windows.slice(0, -1)) {
+    offset += window.length
+    cuts.add(offset)
+  }
+  return cuts
+}
+
+function cutsAgree(some: Set<number>, others: Set<number>, text: string): boolean {
+  for (const cut of some) if (!others.has(cut) && !isHardBreak(text, cut)) return false
+  for (const cut of others) if (!some.has(cut) && !isHardBreak(text, cut)) return false
+  return true
+}
+
+// Ideographic full stop, comma and the full-width ! and ?: word break property Other (UAX #29),
+// so a word ends before and after them, and none belongs to the segmenter's dictionary. A mark,
+// format character or joiner after them would attach to them (WB4): no clean break there.
+const wordEndingMark = /[。、！？]/u
+const attachingCharacter = /[\p{M}\p{Cf}]/u
+
+/** Whether cutting `text` at `offset` leaves the words on either side as they are. */
+function isHardBreak(text: string, offset: number): boolean {
+  return wordEndingMark.test(text[offset - 1] ?? '') && !attachingCharacter.test(text[offset] ?? '')
+}
+
 function segmentIndexedText(indexed: string, options: SegmentTextOptions): string[] {
-  const normalized = indexed.normalize('NFKC').toLowerCase()
-  const terms: string[] = []
+  const normalized = normalizeForIndex(indexed)
   const words = cjkPattern.test(normalized) ? segmentMixed(normalized) : normalized.match(latinWordPattern)
-  for (const word of words ?? []) {
+  return termsOfWords(words ?? [], options)
+}
+
+function termsOfWords(words: Iterable<string>, options: SegmentTextOptions): string[] {
+  const terms: string[] = []
+  for (const word of words) {
     if (cjkPattern.test(word)) {
       pushCjkWord(terms, word, options)
       continue
@@ -107,9 +204,14 @@ export function capIndexedText(text: string, maxCharacters = maxIndexedCharacter
 }
 
 function segmentMixed(text: string): string[] {
+  return segmentWindows(splitSegmentWindows(text))
+}
+
+/** The word-like segments of each window, in order. */
+function segmentWindows(windows: readonly string[]): string[] {
   const words: string[] = []
   segmenter ??= new Intl.Segmenter('zh', { granularity: 'word' })
-  for (const window of splitSegmentWindows(text)) {
+  for (const window of windows) {
     for (const segment of segmenter.segment(window)) {
       if (segment.isWordLike) words.push(segment.segment)
     }
