@@ -6,13 +6,18 @@
  * with it: a regenerate on another server may have replaced this turn, and forgotten its memories,
  * before this write landed; or the regenerate's own forget could not run (a store away). A
  * regenerate whose own write could not be confirmed (`store_outcome_unknown`) is checked too: its
- * write may have landed and replaced the turn. A store that does not answer is asked again, for a
- * few seconds, in the background (the turn is long over).
+ * write may have landed and replaced the turn. Such a write may also still be running (its outcome
+ * is reported unknown as soon as the read-back fails, before its deadline, and a commit the store
+ * has checked against the deadline is applied when the store gets to it): read before it lands, the
+ * replaced turn would be found, and its memories kept for good once it lands. So the history is
+ * read only once the write is settled (`HistoryStore.settleTurn`: a write of the session in progress
+ * has committed or rolled back, and the deadline has passed on the store's clock). A store that
+ * does not answer is asked again, for a few seconds, in the background (the turn is long over).
  */
 
 import type { TurnInput } from '../context/types.js'
 import { forgetTurnMemories } from '../memory/long-term/remember-turn.js'
-import type { MemoryStore } from '../memory/types.js'
+import type { ConversationScope, MemoryStore } from '../memory/types.js'
 import type { Logger } from '../shared/logger.js'
 import { conversationScopeOf } from './conversation-scope-of.js'
 import type { EngineRuntime } from './engine-runtime.js'
@@ -24,6 +29,11 @@ export interface ForgetUnkeptMemoriesOptions {
   input: TurnInput
   runtime: EngineRuntime
   logger: Logger
+  /**
+   * The deadline of the turn's own write when its outcome is unknown (`TurnWriteResult.deadline`):
+   * the history is read once that write can no longer land.
+   */
+  settleBy?: number
 }
 
 /** Waits between the attempts (ms), doubling. */
@@ -59,8 +69,21 @@ export async function forgetUnkeptMemories(
   }
 }
 
+/** Resolves once the turn's write whose outcome is unknown can no longer land. */
+async function settleWrite(options: ForgetUnkeptMemoriesOptions, scope: ConversationScope, deadline: number) {
+  const history = options.runtime.historyStore
+  if (history.settleTurn) {
+    await history.settleTurn(scope, options.turn, deadline)
+    return
+  }
+  // A store without it has nothing in flight once the deadline has passed.
+  const wait = deadline - Date.now()
+  if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait))
+}
+
 async function forgetEachUnkept(options: ForgetUnkeptMemoriesOptions, store: MemoryStore, turns: string[]) {
   const scope = conversationScopeOf(options.runtime, options.input.session)
+  if (options.settleBy !== undefined) await settleWrite(options, scope, options.settleBy)
   for (const turn of turns) {
     const kept = await options.runtime.historyStore.findTurn(scope, turn)
     if (kept.length > 0) continue
