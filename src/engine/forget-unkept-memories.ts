@@ -12,7 +12,10 @@
  * replaced turn would be found, and its memories kept for good once it lands. So the history is
  * read only once the write is settled (`HistoryStore.settleTurn`: a write of the session in progress
  * has committed or rolled back, and the deadline has passed on the store's clock). A store that
- * does not answer is asked again, for a few seconds, in the background (the turn is long over).
+ * does not answer is asked again, in the background (the turn is long over), for as long as the
+ * engine is open: given up after a few seconds, a store's restart that took longer (a busy server)
+ * left the memory of a turn a regenerate had replaced for good. Once the engine closes, the
+ * attempts stop a few seconds later, so that a store gone for good cannot hold the close.
  */
 
 import type { TurnInput } from '../context/types.js'
@@ -34,14 +37,14 @@ export interface ForgetUnkeptMemoriesOptions {
    * the history is read once that write can no longer land.
    */
   settleBy?: number
+  /** Aborted when the engine closes (`BackgroundWork.closing`); absent, attempts stop as if it had. */
+  closing?: AbortSignal
 }
 
-/** Waits between the attempts (ms), doubling. */
+/** Waits between the attempts (ms), doubling up to `maxDelayMs`. */
 const firstDelayMs = 200
-/**
- * No attempt starts this long after the first (a store's restart): a frozen store costs each call
- * its deadline, and the session's next memory writes wait behind this one.
- */
+const maxDelayMs = 5_000
+/** Once the engine is closing, no attempt starts this long after the close was seen (a store's restart). */
 const retryForMs = 8_000
 
 export async function forgetUnkeptMemories(
@@ -51,13 +54,15 @@ export async function forgetUnkeptMemories(
   const turns = [options.turn]
   if (options.input.replaces !== undefined && options.input.replaces !== options.turn)
     turns.push(options.input.replaces)
-  const startedAt = Date.now()
-  for (let delay = firstDelayMs; ; delay *= 2) {
+  // When the attempts first saw the engine closing (within one wait of the close).
+  let closingSince: number | undefined
+  for (let delay = firstDelayMs; ; delay = Math.min(delay * 2, maxDelayMs)) {
     try {
       await forgetEachUnkept(options, store, turns)
       return
     } catch (error) {
-      if (Date.now() + delay - startedAt > retryForMs) {
+      if (options.closing?.aborted !== false) closingSince ??= Date.now()
+      if (closingSince !== undefined && Date.now() + delay - closingSince > retryForMs) {
         options.logger.error(
           { err: error, session: options.input.session, turns },
           'long-term memory may keep a turn the history does not: the stores did not answer',

@@ -515,10 +515,11 @@ function scheduleMemory(
   engine.background.schedule(key, async () => {
     try {
       const written = await write
-      if (written.status === 'stored') await rememberCompletedTurn(persist, extractor)
+      const remembering = { ...persist, closing: engine.background.closing }
+      if (written.status === 'stored') await rememberCompletedTurn(remembering, extractor)
       else if (regenerates)
         await forgetUnkeptMemories(
-          { ...persist, ...(written.deadline === undefined ? {} : { settleBy: written.deadline }) },
+          { ...remembering, ...(written.deadline === undefined ? {} : { settleBy: written.deadline }) },
           store,
         )
     } finally {
