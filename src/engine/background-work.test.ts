@@ -34,6 +34,22 @@ describe('createBackgroundWork', () => {
     expect(work.pending).toBe(0)
   })
 
+  it('tells the tasks that the engine is closing once drain is called, not before', async () => {
+    const work = createBackgroundWork(captureLogger().logger)
+    const seen: boolean[] = []
+    const gate = deferred()
+    work.schedule('a', async () => {
+      seen.push(work.closing.aborted)
+      await gate.promise
+      seen.push(work.closing.aborted)
+    })
+    await new Promise((resolve) => setImmediate(resolve))
+    const drained = work.drain()
+    gate.resolve()
+    await drained
+    expect(seen).toEqual([false, true])
+  })
+
   it('logs a failed task and goes on with the next one', async () => {
     const log = captureLogger()
     const work = createBackgroundWork(log.logger)

@@ -2,7 +2,8 @@
  * Work the engine does after a turn has ended (fact extraction for long-term memory), off the
  * turn's path so that it never delays `llm_done` or the session's next turn. Tasks with the same key
  * run one after another, so that the extractions of one session see each other's results; `drain`
- * waits for everything scheduled (the engine closing).
+ * waits for everything scheduled (the engine closing), and `closing` tells the tasks that wait to
+ * try again (a store away) that it has begun.
  */
 import type { Logger } from '../shared/logger.js'
 
@@ -13,11 +14,14 @@ export interface BackgroundWork {
   drain(): Promise<void>
   /** Tasks scheduled and not finished. */
   readonly pending: number
+  /** Aborted once `drain` is first called: a task retrying a store that is away stops soon after. */
+  readonly closing: AbortSignal
 }
 
 export function createBackgroundWork(logger: Logger): BackgroundWork {
   const tails = new Map<string, Promise<void>>()
   const running = new Set<Promise<void>>()
+  const closing = new AbortController()
 
   return {
     schedule(key, task) {
@@ -33,10 +37,12 @@ export function createBackgroundWork(logger: Logger): BackgroundWork {
       running.add(next)
     },
     async drain() {
+      closing.abort()
       while (running.size > 0) await Promise.all([...running])
     },
     get pending() {
       return running.size
     },
+    closing: closing.signal,
   }
 }

@@ -22,6 +22,11 @@ export interface TurnWriteResult {
   status: TurnWriteStatus
   /** Why it is not stored, or why it cannot be known (`store_unavailable`, `store_outcome_unknown`). */
   error?: CharpipeError
+  /**
+   * With `unknown`: the write's deadline (ms since the epoch). The write may still be running in the
+   * store, and land, until `HistoryStore.settleTurn` with this deadline has answered.
+   */
+  deadline?: number
 }
 
 export interface ConfirmTurnWriteOptions {
@@ -79,6 +84,6 @@ export async function confirmTurnWrite(options: ConfirmTurnWriteOptions): Promis
       `whether the turn was stored is not known (${reasonOf(failure)}; reading it back: ${reasonOf(readError)}); ${resend}`,
       { cause: failure },
     )
-    return { status: 'unknown', error }
+    return { status: 'unknown', error, deadline }
   }
 }

@@ -38,6 +38,11 @@ export interface PersistTurnOptions {
    * input the event it answers: both are stored as an `event`, and neither is remembered as words.
    */
   trigger?: TurnTrigger
+  /**
+   * Aborted when the engine closes (`BackgroundWork.closing`): the memory's check against the
+   * history, retried while the stores do not answer, then stops soon (forget-unkept-memories.ts).
+   */
+  closing?: AbortSignal
 }
 
 /** The triggers whose input is not anyone's words: stored with the role `event`. */

@@ -230,6 +230,13 @@ export interface MemoryStore extends MemoryRetriever {
     patch: Partial<Pick<MemoryRecord, 'text' | 'speaker' | 'time' | 'metadata'>>,
   ): Promise<MemoryRecord | undefined>
   delete(id: string): Promise<boolean>
+  /**
+   * Deletes the memories taken from `turn` in `scope` and returns their ids, once no write of the
+   * scope is under way (it waits for one to commit or roll back): a memory of the turn whose write
+   * had not committed yet is deleted too, never missed and left to land after the delete. Stores
+   * shared over the network have it; without it, `list` then `delete` (nothing is in flight).
+   */
+  forgetTurn?(scope: string, turn: string): Promise<string[]>
   deleteAll(scope: string): Promise<number>
   /** Every change of one memory, oldest first. */
   history(id: string): Promise<MemoryChange[]>

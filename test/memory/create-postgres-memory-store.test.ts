@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import pg from 'pg'
-import { afterAll, afterEach, describe, expect, it } from 'vitest'
+import { afterAll, afterEach, describe, expect, it, vi } from 'vitest'
 import type { EmbeddingsClient } from '../../src/memory/long-term/create-openai-embeddings.js'
 import {
   type CreatePostgresMemoryStoreOptions,
@@ -10,6 +10,7 @@ import {
 } from '../../src/memory/long-term/create-postgres-memory-store.js'
 import { createSqliteMemoryStore } from '../../src/memory/long-term/create-sqlite-memory-store.js'
 import { listPostgresMemoryMigrations } from '../../src/memory/long-term/postgres-memory-migrations.js'
+import { forgetTurnMemories } from '../../src/memory/long-term/remember-turn.js'
 import type { MemoryStore } from '../../src/memory/types.js'
 import { contractLines, describeMemoryStoreContract } from '../../src/testing/memory-store-contract.js'
 import {
@@ -204,6 +205,52 @@ describe.skipIf(skipReason !== undefined)('createPostgresMemoryStore', () => {
     const third = await writer.add({ scope: 'a', text: 'kites and wind again' })
     const found = (await reader.search('kites wind', { scope: 'a', k: 5 })).map((hit) => hit.id)
     expect(found).toEqual(expect.arrayContaining([second.id, third.id]))
+  })
+
+  it("forgets a turn's memory whose write is under way once it commits, not before: none is left to land after the forget", async () => {
+    const schema = newSchema()
+    const store = await openStore({ schema })
+    await store.add({ scope: 'a', text: 'the kite is red', sourceTurn: 'turn-1' })
+    const pool = new pg.Pool({ connectionString: url, max: 2 })
+    // The next insert into the scope waits for the test's advisory lock, inside its transaction.
+    await pool.query(`CREATE FUNCTION "${schema}".hold_insert() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN PERFORM pg_advisory_xact_lock(4711); RETURN NEW; END $$`)
+    await pool.query(`CREATE TRIGGER hold_insert BEFORE INSERT ON "${schema}".memory_items
+      FOR EACH ROW EXECUTE FUNCTION "${schema}".hold_insert()`)
+    const holder = await pool.connect()
+    try {
+      await holder.query('BEGIN')
+      await holder.query('SELECT pg_advisory_xact_lock(4711)')
+      const adding = store.add({ scope: 'a', text: 'the kite is blue', sourceTurn: 'turn-2' })
+      // The memory's write has begun, and waits before its commit.
+      await vi.waitFor(async () => {
+        const waiting = await pool.query(
+          `SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND objid = 4711 AND NOT granted`,
+        )
+        expect(waiting.rows).toHaveLength(1)
+      })
+      const forgetting = forgetTurnMemories(store, 'a', 'turn-2')
+      let forgotten = false
+      void forgetting.finally(() => {
+        forgotten = true
+      })
+      // The forget has read the scope's memories, or waits for the scope's lock; then the write commits.
+      await vi.waitFor(async () => {
+        if (forgotten) return
+        const waiting = await pool.query(
+          `SELECT 1 FROM pg_locks WHERE locktype <> 'advisory' AND NOT granted`,
+        )
+        expect(waiting.rows).toHaveLength(1)
+      })
+      await holder.query('COMMIT')
+      await adding
+      expect(await forgetting).toHaveLength(1)
+    } finally {
+      holder.release()
+      await pool.end()
+    }
+    expect((await store.list({ scope: 'a' })).map((memory) => memory.text)).toEqual(['the kite is red'])
+    expect(await store.search('kite blue', { scope: 'a', k: 5 })).toHaveLength(1)
   })
 
   it('refuses text with a NUL character, naming the field', async () => {

@@ -485,7 +485,7 @@ async function sendGreeting(
  * turn never waits for it (a frozen memory store costs the memory, not the conversation). The
  * memory waits for the turn's write when it is still running (a reply cut short) and is taken only
  * if the write says the turn is stored (a regenerate not known to be stored still forgets the
- * memories of the turn it replaced, if the history no longer has it). A session's memory writes run one after another (a fact
+ * memories of the turn it replaced, if the history no longer has it once its write is settled). A session's memory writes run one after another (a fact
  * extraction sees the facts of the turn before); each store call is bounded by its deadline, and a
  * failure is logged (rememberCompletedTurn) and counted with the store's failures. The work holds
  * the runtime until it ends; returns whether it took the runtime over.
@@ -515,8 +515,13 @@ function scheduleMemory(
   engine.background.schedule(key, async () => {
     try {
       const written = await write
-      if (written.status === 'stored') await rememberCompletedTurn(persist, extractor)
-      else if (regenerates) await forgetUnkeptMemories(persist, store)
+      const remembering = { ...persist, closing: engine.background.closing }
+      if (written.status === 'stored') await rememberCompletedTurn(remembering, extractor)
+      else if (regenerates)
+        await forgetUnkeptMemories(
+          { ...remembering, ...(written.deadline === undefined ? {} : { settleBy: written.deadline }) },
+          store,
+        )
     } finally {
       releaseTurnRuntime(engine, runtime)
     }

@@ -42,6 +42,7 @@ import {
 } from './postgres-memory-item-row.js'
 import { applyPostgresMemoryMigrations } from './postgres-memory-migrations.js'
 import { prepareKnowledgeRows } from './prepare-knowledge-rows.js'
+import { maxMemoriesOfTurn } from './remember-turn.js'
 import { encodeVector } from './scan-vectors.js'
 import { createMemorySearcher } from './search-memory-items.js'
 import { validateAddInput, validateListOptions, validatePatch } from './validate-memory-input.js'
@@ -213,6 +214,34 @@ export async function createPostgresMemoryStore(
         write.remove({ seq: row.seq, time: row.time }, readStoredTerms(row))
         await logChange(client, 'delete', at, [{ id: row.id, oldText: row.text, newText: null }])
         return true
+      })
+    },
+
+    async forgetTurn(scope, turn) {
+      assertOpen()
+      if (typeof scope !== 'string' || typeof turn !== 'string')
+        throw new BadRequestError('memory forgetTurn: scope and turn must be strings')
+      refuseNul('memory forgetTurn', { scope, turn })
+      const at = now()
+      // Under the partition's lock, which a memory write of the scope holds until it commits: one
+      // still under way has committed or rolled back before the memories of the turn are read.
+      return writePartition('memory', scope, async (client, write) => {
+        const found = await client.query<PostgresMemoryItemRow>(sql.list, [
+          scope,
+          maxMemoriesOfTurn,
+          0,
+          turn,
+          null,
+        ])
+        const rows = found.rows.map(convertPostgresItemRow).sort((left, right) => left.seq - right.seq)
+        for (const row of rows) {
+          // The vector goes with the row (ON DELETE CASCADE).
+          await client.query(sql.deleteItem, [row.seq])
+          write.remove({ seq: row.seq, time: row.time }, readStoredTerms(row))
+        }
+        const changes = rows.map((row) => ({ id: row.id, oldText: row.text, newText: null }))
+        if (changes.length) await logChange(client, 'delete', at, changes)
+        return rows.map((row) => row.id)
       })
     },
 

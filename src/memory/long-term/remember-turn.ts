@@ -77,10 +77,15 @@ function capTurnSide(text: string): string {
 }
 
 /** Most memories one turn may have left: a turn adds a few, the extractor a handful at most. */
-const maxMemoriesOfTurn = 1_000
+export const maxMemoriesOfTurn = 1_000
 
-/** Deletes the memories taken from `turn` in `scope`; returns their ids. */
+/**
+ * Deletes the memories taken from `turn` in `scope`; returns their ids. A store that can wait for a
+ * write of the scope under way does (`MemoryStore.forgetTurn`), so a memory of the turn still being
+ * written is not missed.
+ */
 export async function forgetTurnMemories(store: MemoryStore, scope: string, turn: string): Promise<string[]> {
+  if (store.forgetTurn) return store.forgetTurn(scope, turn)
   const listed = await store.list({ scope, sourceTurn: turn, limit: maxMemoriesOfTurn })
   const deleted: string[] = []
   // Checked again: a store that does not filter by turn lists the scope's newest memories.
