@@ -97,4 +97,59 @@ describe('iterateEventBatches', () => {
     ])
     expect(events.map((event) => (event.type === 'text-delta' ? event.text : '')).join('')).toBe(`a${large}b`)
   })
+
+  describe('nextBatch', () => {
+    type Batches = { nextBatch(): Promise<readonly ProviderEvent[] | undefined> }
+    const batchesOf = (stream: AsyncIterable<ProviderEvent>) =>
+      stream[Symbol.asyncIterator]() as AsyncIterator<ProviderEvent> & Batches
+
+    it('hands over the events of each read in one promise, then undefined once over', async () => {
+      const { stream, record } = createRecordingStream([[text('a'), text('b')], [], [text('c')]])
+      const iterator = batchesOf(stream)
+      expect(await iterator.nextBatch()).toEqual([text('a'), text('b')])
+      expect(await iterator.nextBatch()).toEqual([text('c')])
+      expect(await iterator.nextBatch()).toBeUndefined()
+      expect(await iterator.next()).toEqual({ value: undefined, done: true })
+      expect(record).toEqual({ opened: 1, closed: [true], failed: [] })
+    })
+
+    it('mixes with next(): the same events in the same order', async () => {
+      const { stream } = createRecordingStream([[text('a'), text('b'), text('c')], [text('d')]])
+      const iterator = batchesOf(stream)
+      expect(await iterator.next()).toEqual({ value: text('a'), done: false })
+      expect(await iterator.nextBatch()).toEqual([text('b'), text('c')])
+      expect(await iterator.next()).toEqual({ value: text('d'), done: false })
+      expect(await iterator.nextBatch()).toBeUndefined()
+    })
+
+    it('hands a large delta over in slices, one a batch, between the events around it', async () => {
+      const large = 'x'.repeat(maxDeltaChars + 1)
+      const { stream } = createRecordingStream([[text('a'), text(large), text('b')]])
+      const iterator = batchesOf(stream)
+      const lengths: number[][] = []
+      for (let batch = await iterator.nextBatch(); batch; batch = await iterator.nextBatch())
+        lengths.push(batch.map((event) => (event.type === 'text-delta' ? event.text.length : -1)))
+      expect(lengths).toEqual([[1], [maxDeltaChars], [1], [1]])
+    })
+
+    it('throws a failure once, converted, after the events read before it', async () => {
+      const { stream, record } = createRecordingStream([[text('a')], new Error('cut')])
+      const iterator = batchesOf(stream)
+      expect(await iterator.nextBatch()).toEqual([text('a')])
+      await expect(iterator.nextBatch()).rejects.toThrow('converted: cut')
+      expect(await iterator.nextBatch()).toBeUndefined()
+      expect(record.closed).toEqual([false])
+    })
+
+    it('makes a return() called during a batch read wait for it', async () => {
+      const { stream, record } = createRecordingStream([[text('a')], [text('b')]])
+      const iterator = batchesOf(stream)
+      const first = iterator.nextBatch()
+      const returned = iterator.return?.()
+      expect(await first).toEqual([text('a')])
+      expect(await returned).toEqual({ value: undefined, done: true })
+      expect(await iterator.nextBatch()).toBeUndefined()
+      expect(record.closed).toEqual([false])
+    })
+  })
 })
