@@ -96,7 +96,7 @@ export function forEachUntilAborted<T>(
     const batches = hasEventBatches(iterator) ? iterator : undefined
     let batch: readonly T[] = []
     let position = 0
-    const visitBatch = (): void => {
+    const visitBatch = () => {
       if (settled) return
       while (position < batch.length) {
         try {
