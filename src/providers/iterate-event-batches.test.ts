@@ -1,3 +1,4 @@
+import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { type EventBatchSource, iterateEventBatches } from './iterate-event-batches.js'
 import { maxDeltaChars } from './slice-large-delta.js'
@@ -150,6 +151,40 @@ describe('iterateEventBatches', () => {
       expect(await returned).toEqual({ value: undefined, done: true })
       expect(await iterator.nextBatch()).toBeUndefined()
       expect(record.closed).toEqual([false])
+    })
+
+    it('hands out every event once, in order, whatever mix of next() and nextBatch() reads it', async () => {
+      const event = fc.oneof(
+        fc.string({ maxLength: 3 }).map(text),
+        fc.constant(text('y'.repeat(maxDeltaChars + 2))),
+        fc.constant<ProviderEvent>({ type: 'finish', reason: 'stop' }),
+      )
+      await fc.assert(
+        fc.asyncProperty(
+          fc.array(fc.array(event, { maxLength: 5 }), { maxLength: 5 }),
+          fc.array(fc.boolean(), { minLength: 1, maxLength: 20 }),
+          async (reads, choices) => {
+            const { stream } = createRecordingStream(reads.map((read) => [...read]))
+            const iterator = batchesOf(stream)
+            const seen: string[] = []
+            for (let call = 0; ; call++) {
+              if (choices[call % choices.length]) {
+                const batch = await iterator.nextBatch()
+                if (!batch) break
+                expect(batch.length).toBeGreaterThan(0)
+                for (const item of batch) seen.push(item.type === 'text-delta' ? item.text : '\u0000')
+              } else {
+                const result = await iterator.next()
+                if (result.done) break
+                seen.push(result.value.type === 'text-delta' ? result.value.text : '\u0000')
+              }
+            }
+            const expected = reads.flat().map((item) => (item.type === 'text-delta' ? item.text : '\u0000'))
+            expect(seen.join('')).toBe(expected.join(''))
+          },
+        ),
+        { numRuns: 150 },
+      )
     })
   })
 })
