@@ -90,3 +90,73 @@ describe('forEachUntilAborted', () => {
     expect(visitedWhenOtherWorkRan).toBeLessThan(2000)
   })
 })
+
+/** A source read a batch at a time: `batches`, then the end; records the calls it got. */
+function createBatchSource(batches: (number[] | Error)[]) {
+  const calls = { next: 0, nextBatch: 0, returned: false }
+  const iterator = {
+    next: () => {
+      calls.next++
+      return Promise.resolve<IteratorResult<number>>({ value: undefined, done: true })
+    },
+    nextBatch: () => {
+      calls.nextBatch++
+      const batch = batches.shift()
+      return batch instanceof Error ? Promise.reject(batch) : Promise.resolve(batch)
+    },
+    return: () => {
+      calls.returned = true
+      return Promise.resolve<IteratorResult<number>>({ value: undefined, done: true })
+    },
+  }
+  const iterable: AsyncIterable<number> = { [Symbol.asyncIterator]: () => iterator }
+  return { iterable, calls }
+}
+
+describe('forEachUntilAborted over a source read a batch at a time', () => {
+  it('visits every item of every batch in order, one promise per batch', async () => {
+    const { iterable, calls } = createBatchSource([[1, 2, 3], [4], [5, 6]])
+    const seen: number[] = []
+    await forEachUntilAborted(iterable, new AbortController().signal, (value) => seen.push(value))
+    expect(seen).toEqual([1, 2, 3, 4, 5, 6])
+    expect(calls).toEqual({ next: 0, nextBatch: 4, returned: false })
+  })
+
+  it('stops at once when a visit aborts in the middle of a batch: no item after it', async () => {
+    const controller = new AbortController()
+    const { iterable, calls } = createBatchSource([[1, 2, 3, 4], [5]])
+    const seen: number[] = []
+    const running = forEachUntilAborted(iterable, controller.signal, (value) => {
+      seen.push(value)
+      if (value === 2) controller.abort('barge-in')
+    })
+    await expect(running).rejects.toMatchObject({ code: 'aborted' })
+    expect(seen).toEqual([1, 2])
+    expect(calls.nextBatch).toBe(1)
+    expect(calls.returned).toBe(true)
+  })
+
+  it('passes on what a visit throws in the middle of a batch and tells the source to stop', async () => {
+    const { iterable, calls } = createBatchSource([[1, 2, 3]])
+    const failure = new Error('visitor failed')
+    const seen: number[] = []
+    await expect(
+      forEachUntilAborted(iterable, new AbortController().signal, (value) => {
+        seen.push(value)
+        if (value === 2) throw failure
+      }),
+    ).rejects.toBe(failure)
+    expect(seen).toEqual([1, 2])
+    expect(calls.returned).toBe(true)
+  })
+
+  it('rejects with the failure of a batch read after the items read before it', async () => {
+    const failure = new Error('cut')
+    const { iterable } = createBatchSource([[1, 2], failure])
+    const seen: number[] = []
+    await expect(
+      forEachUntilAborted(iterable, new AbortController().signal, (value) => seen.push(value)),
+    ).rejects.toBe(failure)
+    expect(seen).toEqual([1, 2])
+  })
+})

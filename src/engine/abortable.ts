@@ -3,6 +3,7 @@
  * is raced against its AbortSignal instead of trusting each stage to notice the abort in time.
  */
 import { performance } from 'node:perf_hooks'
+import { hasEventBatches } from '../providers/types.js'
 import { AbortedError } from '../shared/errors.js'
 
 /** Items handed to `visit` between two looks at the clock. */
@@ -48,7 +49,10 @@ export function raceAbort<T>(promise: Promise<T>, signal: AbortSignal): Promise<
  * per item, and adding and removing a listener per item costs more than the rest of the race. The
  * loop is written as `then` callbacks, not `await`: one promise per item, the source's own. Items
  * that are ready at once (a burst the network delivered together) are handed over for at most
- * `maxBusyMs` before the loop lets the event loop run.
+ * `maxBusyMs` before the loop lets the event loop run. A source whose iterator has `nextBatch()`
+ * (the built-in providers' streams) is read a batch at a time: one promise per network read, not
+ * per item; an abort while a batch is being visited (a visit that interrupts the turn) stops it
+ * before the next item.
  */
 export function forEachUntilAborted<T>(
   iterable: AsyncIterable<T>,
@@ -89,7 +93,49 @@ export function forEachUntilAborted<T>(
       pull()
     }
     const onFailure = (error: unknown) => settle(error ?? new Error('the source failed'))
+    const batches = hasEventBatches(iterator) ? iterator : undefined
+    let batch: readonly T[] = []
+    let position = 0
+    const visitBatch = () => {
+      if (settled) return
+      while (position < batch.length) {
+        try {
+          visit(batch[position++]!)
+        } catch (error) {
+          return settle(error)
+        }
+        if (settled) return
+        if (++sinceClockCheck >= itemsPerClockCheck) {
+          sinceClockCheck = 0
+          const now = performance.now()
+          if (now - lastYield > maxBusyMs) {
+            lastYield = now
+            setImmediate(visitBatch)
+            return
+          }
+        }
+      }
+      pullBatch()
+    }
+    const onBatch = (next: readonly T[] | undefined) => {
+      if (settled) return
+      if (!next) return settle()
+      batch = next
+      position = 0
+      visitBatch()
+    }
+    const pullBatch = () => {
+      if (settled) return
+      let next: Promise<readonly T[] | undefined>
+      try {
+        next = batches!.nextBatch()
+      } catch (error) {
+        return settle(error ?? new Error('the source failed'))
+      }
+      next.then(onBatch, onFailure)
+    }
     const pull = () => {
+      if (batches) return pullBatch()
       if (settled) return
       let next: Promise<IteratorResult<T>>
       try {

@@ -3,8 +3,9 @@ import { describe, expect, it, vi } from 'vitest'
 import { AbortedError, UpstreamHttpError, UpstreamTimeoutError } from '../shared/errors.js'
 import { createFakeProvider } from '../testing/create-fake-provider.js'
 import { createResilientProvider, sleepWithSignal } from './create-resilient-provider.js'
+import { iterateEventBatches } from './iterate-event-batches.js'
 import { captureLogger, collectEvents, logLevels } from './test-helpers.js'
-import type { ProviderEvent } from './types.js'
+import type { ChatProvider, ProviderEvent, ProviderEventBatches } from './types.js'
 
 const request = { messages: [{ role: 'user' as const, content: 'hi' }] }
 const reply = (text: string): ProviderEvent[] => [
@@ -234,5 +235,50 @@ describe('createResilientProvider: closing', () => {
     })
     provider.close()
     expect(closed).toEqual(['primary', 'fallback'])
+  })
+})
+
+describe('createResilientProvider: batches', () => {
+  const text = (value: string): ProviderEvent => ({ type: 'text-delta', text: value })
+  const batchesOf = (provider: ChatProvider) =>
+    provider.streamChat(request)[Symbol.asyncIterator]() as AsyncIterator<ProviderEvent> &
+      ProviderEventBatches
+
+  it('passes the batches of a batched provider through once its first event is in', async () => {
+    const reads: ProviderEvent[][] = [
+      [text('a'), text('b')],
+      [text('c'), text('d')],
+    ]
+    const primary: ChatProvider = {
+      name: 'batched',
+      model: 'm',
+      streamChat: () =>
+        iterateEventBatches({
+          open: async () => ({ next: async () => reads.shift() }),
+          fail: (error) => error,
+          close() {},
+        }),
+    }
+    const iterator = batchesOf(createResilientProvider({ primary }))
+    expect(await iterator.nextBatch()).toEqual([text('a')])
+    expect(await iterator.nextBatch()).toEqual([text('b')])
+    expect(await iterator.nextBatch()).toEqual([text('c'), text('d')])
+    expect(await iterator.nextBatch()).toBeUndefined()
+  })
+
+  it('hands the events of a custom provider over one a batch, and its failure after them', async () => {
+    const primary: ChatProvider = {
+      name: 'custom',
+      model: 'm',
+      async *streamChat() {
+        yield text('a')
+        yield text('b')
+        throw new UpstreamHttpError(500, 'gone')
+      },
+    }
+    const iterator = batchesOf(createResilientProvider({ primary, maxRetries: 0 }))
+    expect(await iterator.nextBatch()).toEqual([text('a')])
+    expect(await iterator.nextBatch()).toEqual([text('b')])
+    await expect(iterator.nextBatch()).rejects.toMatchObject({ code: 'upstream_http' })
   })
 })

@@ -22,7 +22,14 @@ import { AbortedError, CharpipeError, UpstreamTimeoutError } from '../shared/err
 import { getLogger, type Logger } from '../shared/logger.js'
 import { type ChatResult, collectChatResult } from './collect-chat-result.js'
 import { createProviderHealth } from './provider-health.js'
-import type { ChatProvider, ChatRequest, ProviderEvent, StreamChatOptions } from './types.js'
+import {
+  type ChatProvider,
+  type ChatRequest,
+  hasEventBatches,
+  type ProviderEvent,
+  type ProviderEventBatches,
+  type StreamChatOptions,
+} from './types.js'
 
 export interface CreateResilientProviderOptions {
   primary: ChatProvider
@@ -260,14 +267,22 @@ export function createResilientProvider(options: CreateResilientProviderOptions)
         throw lastFailure ?? new CharpipeError('internal', 'no provider to call')
       }
 
-      const iterator: AsyncIterator<ProviderEvent> = {
-        next: () =>
-          streaming
-            ? streaming.next().then(passOn, (error: unknown) => {
-                finish()
-                return finalFailure(error)
-              })
-            : firstEvent(),
+      const failed = (error: unknown): never => {
+        finish()
+        return finalFailure(error)
+      }
+      const passOnBatch = (batch: readonly ProviderEvent[] | undefined) => {
+        if (!batch) finish()
+        return batch
+      }
+      const iterator: AsyncIterator<ProviderEvent> & ProviderEventBatches = {
+        next: () => (streaming ? streaming.next().then(passOn, failed) : firstEvent()),
+        // A batch at a time once streaming, when the provider reads that way (the built-in ones do).
+        nextBatch: () => {
+          if (!streaming) return firstEvent().then((first) => (first.done ? undefined : [first.value]))
+          if (hasEventBatches(streaming)) return streaming.nextBatch().then(passOnBatch, failed)
+          return streaming.next().then((result) => (passOn(result).done ? undefined : [result.value]), failed)
+        },
         return: async () => {
           stopped = true
           try {

@@ -1,3 +1,4 @@
+import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { type EventBatchSource, iterateEventBatches } from './iterate-event-batches.js'
 import { maxDeltaChars } from './slice-large-delta.js'
@@ -96,5 +97,94 @@ describe('iterateEventBatches', () => {
       1,
     ])
     expect(events.map((event) => (event.type === 'text-delta' ? event.text : '')).join('')).toBe(`a${large}b`)
+  })
+
+  describe('nextBatch', () => {
+    type Batches = { nextBatch(): Promise<readonly ProviderEvent[] | undefined> }
+    const batchesOf = (stream: AsyncIterable<ProviderEvent>) =>
+      stream[Symbol.asyncIterator]() as AsyncIterator<ProviderEvent> & Batches
+
+    it('hands over the events of each read in one promise, then undefined once over', async () => {
+      const { stream, record } = createRecordingStream([[text('a'), text('b')], [], [text('c')]])
+      const iterator = batchesOf(stream)
+      expect(await iterator.nextBatch()).toEqual([text('a'), text('b')])
+      expect(await iterator.nextBatch()).toEqual([text('c')])
+      expect(await iterator.nextBatch()).toBeUndefined()
+      expect(await iterator.next()).toEqual({ value: undefined, done: true })
+      expect(record).toEqual({ opened: 1, closed: [true], failed: [] })
+    })
+
+    it('mixes with next(): the same events in the same order', async () => {
+      const { stream } = createRecordingStream([[text('a'), text('b'), text('c')], [text('d')]])
+      const iterator = batchesOf(stream)
+      expect(await iterator.next()).toEqual({ value: text('a'), done: false })
+      expect(await iterator.nextBatch()).toEqual([text('b'), text('c')])
+      expect(await iterator.next()).toEqual({ value: text('d'), done: false })
+      expect(await iterator.nextBatch()).toBeUndefined()
+    })
+
+    it('hands a large delta over in slices, one a batch, between the events around it', async () => {
+      const large = 'x'.repeat(maxDeltaChars + 1)
+      const { stream } = createRecordingStream([[text('a'), text(large), text('b')]])
+      const iterator = batchesOf(stream)
+      const lengths: number[][] = []
+      for (let batch = await iterator.nextBatch(); batch; batch = await iterator.nextBatch())
+        lengths.push(batch.map((event) => (event.type === 'text-delta' ? event.text.length : -1)))
+      expect(lengths).toEqual([[1], [maxDeltaChars], [1], [1]])
+    })
+
+    it('throws a failure once, converted, after the events read before it', async () => {
+      const { stream, record } = createRecordingStream([[text('a')], new Error('cut')])
+      const iterator = batchesOf(stream)
+      expect(await iterator.nextBatch()).toEqual([text('a')])
+      await expect(iterator.nextBatch()).rejects.toThrow('converted: cut')
+      expect(await iterator.nextBatch()).toBeUndefined()
+      expect(record.closed).toEqual([false])
+    })
+
+    it('makes a return() called during a batch read wait for it', async () => {
+      const { stream, record } = createRecordingStream([[text('a')], [text('b')]])
+      const iterator = batchesOf(stream)
+      const first = iterator.nextBatch()
+      const returned = iterator.return?.()
+      expect(await first).toEqual([text('a')])
+      expect(await returned).toEqual({ value: undefined, done: true })
+      expect(await iterator.nextBatch()).toBeUndefined()
+      expect(record.closed).toEqual([false])
+    })
+
+    it('hands out every event once, in order, whatever mix of next() and nextBatch() reads it', async () => {
+      const event = fc.oneof(
+        fc.string({ maxLength: 3 }).map(text),
+        fc.constant(text('y'.repeat(maxDeltaChars + 2))),
+        fc.constant<ProviderEvent>({ type: 'finish', reason: 'stop' }),
+      )
+      await fc.assert(
+        fc.asyncProperty(
+          fc.array(fc.array(event, { maxLength: 5 }), { maxLength: 5 }),
+          fc.array(fc.boolean(), { minLength: 1, maxLength: 20 }),
+          async (reads, choices) => {
+            const { stream } = createRecordingStream(reads.map((read) => [...read]))
+            const iterator = batchesOf(stream)
+            const seen: string[] = []
+            for (let call = 0; ; call++) {
+              if (choices[call % choices.length]) {
+                const batch = await iterator.nextBatch()
+                if (!batch) break
+                expect(batch.length).toBeGreaterThan(0)
+                for (const item of batch) seen.push(item.type === 'text-delta' ? item.text : '\u0000')
+              } else {
+                const result = await iterator.next()
+                if (result.done) break
+                seen.push(result.value.type === 'text-delta' ? result.value.text : '\u0000')
+              }
+            }
+            const expected = reads.flat().map((item) => (item.type === 'text-delta' ? item.text : '\u0000'))
+            expect(seen.join('')).toBe(expected.join(''))
+          },
+        ),
+        { numRuns: 150 },
+      )
+    })
   })
 })

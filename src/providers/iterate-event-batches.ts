@@ -6,10 +6,11 @@
  * nothing starts before the first `next()`; a failure (of `open` or of a read) is converted by
  * `fail`, thrown once, and ends the stream; `return()` waits for a step in flight, then closes;
  * `close` runs once (never for a stream that was not started); a text delta too large for one
- * event is handed on in slices (`yieldInSlices`).
+ * event is handed on in slices (`yieldInSlices`). Its `nextBatch()` hands over the rest of a batch
+ * in one promise (a large delta's slices still one at a time, each after a turn of the event loop).
  */
 import { isLargeDelta, yieldInSlices } from './slice-large-delta.js'
-import type { ProviderEvent } from './types.js'
+import type { ProviderEvent, ProviderEventBatches } from './types.js'
 
 export interface EventBatchSource {
   /** The events of the next network read (possibly none), or `undefined` once the stream is over. */
@@ -78,7 +79,21 @@ export function iterateEventBatches(options: IterateEventBatchesOptions): AsyncI
     running = undefined
   }
 
-  const iterator: AsyncIterableIterator<ProviderEvent> = {
+  /** The events of the batch ready now, up to a large delta (which goes through `step`). */
+  const takeReady = (into: ProviderEvent[]): ProviderEvent[] => {
+    if (slices) return into
+    let end = position
+    while (end < batch.length && !isLargeDelta(batch[end]!)) end++
+    for (; position < end; position++) into.push(batch[position]!)
+    return into
+  }
+
+  const stepBatch = async (): Promise<ProviderEvent[] | undefined> => {
+    const first = await step()
+    return first.done ? undefined : takeReady([first.value])
+  }
+
+  const iterator: AsyncIterableIterator<ProviderEvent> & ProviderEventBatches = {
     [Symbol.asyncIterator]() {
       return iterator
     },
@@ -97,6 +112,18 @@ export function iterateEventBatches(options: IterateEventBatchesOptions): AsyncI
       const pending = step()
       running = pending
       pending.then(settle, settle)
+      return pending
+    },
+    nextBatch() {
+      if (running) return running.then(iterator.nextBatch, iterator.nextBatch)
+      if (over) return Promise.resolve(undefined)
+      started = true
+      const ready = takeReady([])
+      if (ready.length > 0) return Promise.resolve(ready)
+      const pending = stepBatch()
+      const done = pending.then(doneResult, doneResult)
+      running = done
+      done.then(settle, settle)
       return pending
     },
     return() {

@@ -56,6 +56,24 @@ export type ProviderEvent =
   | { type: 'usage'; usage: Usage }
   | { type: 'finish'; reason: FinishReason }
 
+/**
+ * What the iterator of a built-in provider's stream adds to `AsyncIterator<ProviderEvent>`: the
+ * events already read (one network read's) in one promise, instead of one promise per event. The
+ * engine uses it when it is there; a custom provider need not have it. `next()` and `nextBatch()`
+ * may be mixed and hand out the same events in the same order.
+ */
+export interface ProviderEventBatches {
+  /** The next events (at least one), or `undefined` once the stream is over; throws as `next()` does. */
+  nextBatch(): Promise<readonly ProviderEvent[] | undefined>
+}
+
+/** Whether a stream's iterator can hand over its events a batch at a time. */
+export function hasEventBatches<T>(
+  iterator: AsyncIterator<T>,
+): iterator is AsyncIterator<T> & { nextBatch(): Promise<readonly T[] | undefined> } {
+  return typeof (iterator as Partial<ProviderEventBatches>).nextBatch === 'function'
+}
+
 export interface ChatProvider {
   /** Registry name, e.g. `deepseek`. */
   readonly name: string
