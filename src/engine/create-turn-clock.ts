@@ -6,15 +6,8 @@
  */
 import { performance } from 'node:perf_hooks'
 import type { AudienceClock } from '../audience/types.js'
+import { createMonotonicClock } from '../shared/create-monotonic-clock.js'
 
 export function createTurnClock(): AudienceClock {
-  return {
-    now: () => performance.now(),
-    setTimer(callback, delayMs) {
-      const timer = setTimeout(callback, delayMs)
-      timer.unref?.()
-      return timer
-    },
-    clearTimer: (timer) => clearTimeout(timer as ReturnType<typeof setTimeout>),
-  }
+  return createMonotonicClock(() => performance.now())
 }

@@ -13,6 +13,7 @@
  * nothing waiting: a call is late when the store had its chance and did not answer, not when the
  * process was busy. The queue's own bound (`maxWaiting`) keeps that wait finite.
  */
+import { createMonotonicClock } from '../shared/create-monotonic-clock.js'
 import { CharpipeError, StoreUnavailableError } from '../shared/errors.js'
 import { getLogger, type Logger, scrubSecrets } from '../shared/logger.js'
 import { recordStoreFailure } from './store-failures.js'
@@ -46,15 +47,7 @@ export interface DeadlineClock {
   clearTimer(timer: unknown): void
 }
 
-const processClock: DeadlineClock = {
-  now: () => performance.now(),
-  setTimer(callback, delayMs) {
-    const timer = setTimeout(callback, delayMs)
-    timer.unref?.()
-    return timer
-  },
-  clearTimer: (timer) => clearTimeout(timer as ReturnType<typeof setTimeout>),
-}
+const processClock: DeadlineClock = createMonotonicClock()
 
 function describeFailure(error: unknown): string {
   const message = error instanceof Error ? error.message : String(error)
