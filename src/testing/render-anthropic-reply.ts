@@ -4,7 +4,7 @@
  * name and the stream ends with `message_stop`), or one `message` object.
  */
 import type { MockReply } from './mock-reply.js'
-import { type RenderReplyOptions, splitIntoChunks } from './render-openai-reply.js'
+import { countCodePoints, type RenderReplyOptions, splitIntoChunks } from './render-openai-reply.js'
 
 const stopReasons: Record<string, string> = { stop: 'end_turn', tool_calls: 'tool_use', length: 'max_tokens' }
 
@@ -31,7 +31,7 @@ function usageOf(
     }
   return {
     input_tokens: 10,
-    output_tokens: Array.from(text).length + Array.from(reply.reasoning ?? '').length,
+    output_tokens: countCodePoints(text) + countCodePoints(reply.reasoning ?? ''),
   }
 }
 

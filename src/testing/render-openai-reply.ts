@@ -13,14 +13,38 @@ export interface RenderReplyOptions {
   includeUsage?: boolean
 }
 
-/** Splits text into pieces of `size` characters (code points, so no emoji is cut in half). */
+/** The length of the code point at `index`: 2 for a surrogate pair, 1 otherwise (as `Array.from` counts). */
+function codePointLengthAt(text: string, index: number): number {
+  const unit = text.charCodeAt(index)
+  if (unit < 0xd800 || unit > 0xdbff || index + 1 >= text.length) return 1
+  return (text.charCodeAt(index + 1) & 0xfc00) === 0xdc00 ? 2 : 1
+}
+
+/** Code points in `text`, without making an array of them (a reply of megabytes made millions). */
+export function countCodePoints(text: string): number {
+  let count = 0
+  for (let index = 0; index < text.length; index += codePointLengthAt(text, index)) count++
+  return count
+}
+
+/**
+ * Splits text into pieces of `size` characters (code points, so no emoji is cut in half). Sliced in
+ * place: an array of every character of a long reply held the mock's process (often the test's own,
+ * beside the server under test) for half a second and more.
+ */
 export function splitIntoChunks(text: string, size: number): string[] {
-  if (text.length === 0) return []
-  const characters = Array.from(text)
   const pieces: string[] = []
-  for (let start = 0; start < characters.length; start += size) {
-    pieces.push(characters.slice(start, start + size).join(''))
+  let start = 0
+  let inPiece = 0
+  for (let index = 0; index < text.length; ) {
+    index += codePointLengthAt(text, index)
+    if (++inPiece === size) {
+      pieces.push(text.slice(start, index))
+      start = index
+      inPiece = 0
+    }
   }
+  if (start < text.length) pieces.push(text.slice(start))
   return pieces
 }
 
@@ -40,7 +64,7 @@ function countUsage(
         ? {}
         : { prompt_tokens_details: { cached_tokens: reply.usage.cachedInputTokens } }),
     }
-  const output = Array.from(text).length + Array.from(reply.reasoning ?? '').length
+  const output = countCodePoints(text) + countCodePoints(reply.reasoning ?? '')
   return { prompt_tokens: 10, completion_tokens: output }
 }
 
