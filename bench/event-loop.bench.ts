@@ -10,6 +10,10 @@
  *   - input, limit raised: the same with `max_input_chars` raised above `SIZE`, so the text is
  *     stored as history and as a memory;
  *   - model reply: a short input, the model streams `SIZE` characters (stored the same way);
+ *   - interrupted reply: the model streams `SIZE` characters in sentences of 1,000 and the turn is
+ *     interrupted halfway (the model paces its chunks 2 ms apart so the turn is still running), with
+ *     what the client heard: the reply is stored as far as it was heard
+ *     (checked against the sentences spoken, joined back into text);
  *   - retrieval: a new engine on the same database answers an input that finds the giant memories
  *     (search, the memories in the prompt, the prompt counted and sent);
  *   - knowledge base: `SIZE` characters of paragraphs added with `memory.addKnowledge` (what
@@ -64,6 +68,8 @@ async function measure(
   text: string,
   reply: MockReply,
   conversation: Record<string, unknown> = {},
+  /** Interrupt the turn once its text is this long, saying all of it was heard. */
+  interruptAt?: number,
 ): Promise<CaseResult> {
   await useReply(reply)
   const input: CharpipeConfigInput = {
@@ -77,9 +83,18 @@ async function measure(
   const charpipe = await createCharpipe(parseConfig(input, { logger }).config, { logger })
   let outcome = 'ok'
   let replied = 0
-  for await (const event of charpipe.generate({ text, session: 'bench' })) {
+  let heard = ''
+  const controller = new AbortController()
+  for await (const event of charpipe.generate({ text, session: 'bench' }, { signal: controller.signal })) {
     if (event.type === 'llm_error') outcome = event.code
-    if (event.type === 'llm_done') replied = event.text.length
+    if (event.type === 'llm_done') {
+      replied = event.text.length
+      if (event.interrupted) outcome = 'interrupted'
+    }
+    if (interruptAt !== undefined && event.type === 'llm_chunk') {
+      heard += event.text
+      if (heard.length >= interruptAt) controller.abort({ heard })
+    }
   }
   await charpipe.close()
   const wallMs = performance.now() - started
@@ -87,7 +102,7 @@ async function measure(
   // (a stall that ends in the same microtask run as close() would go unrecorded otherwise).
   await new Promise((resolve) => setTimeout(resolve, 50))
   monitor.disable()
-  if (outcome === 'ok') outcome = `ok, reply ${replied} chars`
+  if (outcome === 'ok' || outcome === 'interrupted') outcome = `${outcome}, reply ${replied} chars`
   return { name, worstMs: monitor.max / 1e6, wallMs, outcome }
 }
 
@@ -148,6 +163,18 @@ try {
     }
     if (only !== 'input')
       report(await measure('model reply', '讲个很长的故事吧', { text: giant, chunkSize: 256 }))
+    if (only !== 'input') {
+      const story = `${'慢'.repeat(999)}。`.repeat(Math.ceil(size / 1000)).slice(0, size)
+      report(
+        await measure(
+          'interrupted reply',
+          '讲个很长的故事吧',
+          { text: story, chunkSize: 4000, delayMs: 2 },
+          {},
+          size / 2,
+        ),
+      )
+    }
     if (only !== 'reply' && only !== 'input')
       report(await measure('retrieval of the giant memories', 'violin', shortReply))
   }
