@@ -12,6 +12,7 @@
  * the same turn, stored at most once).
  */
 import type { CommitGateControl } from '../memory/commit-gate.js'
+import { hasStoredTurn } from '../memory/history/has-stored-turn.js'
 import type { ConversationScope, HistoryStore } from '../memory/types.js'
 import { isWriteNotApplied } from '../memory/write-not-applied.js'
 import { CharpipeError } from '../shared/errors.js'
@@ -64,7 +65,7 @@ export async function confirmTurnWrite(options: ConfirmTurnWriteOptions): Promis
   if (reach === 'not_sent' || isRefusal(failure) || isWriteNotApplied(failure))
     return notStored(reasonOf(failure), failure)
   const { store, scope, turn, deadline } = options
-  const isStored = async () => (await store.findTurn(scope, turn)).length > 0
+  const isStored = () => hasStoredTurn(store, scope, turn)
   try {
     // Found at once: stored, whatever the error said. Not found: it may still land until the
     // deadline, after which the answer is final.

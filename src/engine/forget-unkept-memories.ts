@@ -19,6 +19,7 @@
  */
 
 import type { TurnInput } from '../context/types.js'
+import { hasStoredTurn } from '../memory/history/has-stored-turn.js'
 import { forgetTurnMemories } from '../memory/long-term/remember-turn.js'
 import type { ConversationScope, MemoryStore } from '../memory/types.js'
 import type { Logger } from '../shared/logger.js'
@@ -90,8 +91,7 @@ async function forgetEachUnkept(options: ForgetUnkeptMemoriesOptions, store: Mem
   const scope = conversationScopeOf(options.runtime, options.input.session)
   if (options.settleBy !== undefined) await settleWrite(options, scope, options.settleBy)
   for (const turn of turns) {
-    const kept = await options.runtime.historyStore.findTurn(scope, turn)
-    if (kept.length > 0) continue
+    if (await hasStoredTurn(options.runtime.historyStore, scope, turn)) continue
     const forgotten: string[] = []
     // The person's memory with memory.per_person, where the turn's memory went.
     for (const memoryScope of memoryScopesOfTurn(options.runtime, options.input))

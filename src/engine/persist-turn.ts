@@ -6,6 +6,7 @@
  */
 import type { TurnInput } from '../context/types.js'
 import { createCommitGate } from '../memory/commit-gate.js'
+import { hasStoredTurn } from '../memory/history/has-stored-turn.js'
 import type { FactExtractor } from '../memory/index.js'
 import type { ConversationScope, StoredMessage } from '../memory/types.js'
 import { silenceSignal } from '../reply/create-silence-gate.js'
@@ -186,8 +187,7 @@ async function findReplacedTurn(options: PersistTurnOptions): Promise<string | u
   if (replaced === undefined) return undefined
   const scope = conversationScopeOf(options.runtime, options.input.session)
   try {
-    const kept = await options.runtime.historyStore.findTurn(scope, replaced)
-    return kept.length === 0 ? replaced : undefined
+    return (await hasStoredTurn(options.runtime.historyStore, scope, replaced)) ? undefined : replaced
   } catch (error) {
     // Unknown whether it was replaced: its memories stay, and this turn is still remembered.
     options.logger.warn(

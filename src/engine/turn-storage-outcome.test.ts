@@ -25,7 +25,8 @@ type StoreOverrides = Partial<Record<keyof HistoryStore, (...args: never[]) => P
 /** The in-memory store with some methods replaced, behind the same deadlines as the real stores. */
 function createStore(overrides: (inner: HistoryStore) => StoreOverrides = () => ({})) {
   const inner = createInMemoryHistoryStore()
-  const store = { ...inner, ...overrides(inner) } as HistoryStore
+  // Reads by turn go through findTurn here (its faults): no hasTurn shortcut.
+  const store = { ...inner, hasTurn: undefined, ...overrides(inner) } as HistoryStore
   return { inner, store: addStoreDeadlines(store, { store: 'history', backend: 'memory', timeoutMs }) }
 }
 

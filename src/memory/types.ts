@@ -106,6 +106,11 @@ export interface HistoryStore {
   /** The stored messages of one turn, by turn id (empty when the session does not have it). */
   findTurn(scope: ConversationScope, turn: string): Promise<StoredMessage[]>
   /**
+   * Whether the session has the turn, as `findTurn(...).length > 0` says, without reading its
+   * messages: asked after every remembered turn, and a turn's text can be a megabyte.
+   */
+  hasTurn?(scope: ConversationScope, turn: string): Promise<boolean>
+  /**
    * Whether the turn is stored, answered only once no write of it bound by `deadline` (see
    * `AppendTurnOptions.deadline`) can still land: it waits for a write of the session in progress
    * to commit or roll back, and for the deadline to pass on the store's own clock. Stores over the

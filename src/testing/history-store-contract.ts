@@ -355,6 +355,26 @@ export function describeHistoryStoreContract(options: HistoryStoreContractOption
       expect(await store.findTurn(scope, 'turn-2')).toEqual([])
     })
 
+    it('tells whether it has a turn as finding the turn does: appended, replaced, cleared, another session', async () => {
+      const store = await openStore()
+      const scope = newScope()
+      const agrees = async (where: typeof scope, turn: string, expected: boolean) => {
+        expect((await store.findTurn(where, turn)).length > 0).toBe(expected)
+        if (store.hasTurn) expect(await store.hasTurn(where, turn)).toBe(expected)
+      }
+      await agrees(scope, 'turn-1', false)
+      await appendTurns(store, scope, 1, 2)
+      await store.appendTurn(scope, buildTurn(3, { assistant: null }))
+      await agrees(scope, 'turn-1', true)
+      await agrees(scope, 'turn-3', true)
+      await agrees({ ...scope, session: 'other' }, 'turn-1', false)
+      await store.appendTurn(scope, buildTurn(4, { turn: 'turn-3b' }), { replaces: 'turn-3' })
+      await agrees(scope, 'turn-3', false)
+      await agrees(scope, 'turn-3b', true)
+      await store.clearSession(scope)
+      await agrees(scope, 'turn-1', false)
+    })
+
     it('stores a write that arrives before its deadline', async () => {
       const store = await openStore()
       const scope = newScope()

@@ -38,6 +38,8 @@ function createFailingStore(faults: StoreFaults) {
       await inner.appendTurn(...args)
       if (faults.writeLandsThenFails) throw new Error('connection reset after the write')
     },
+    // Reads by turn go through findTurn here (its faults): no hasTurn shortcut.
+    hasTurn: undefined,
     findTurn: async (...args) => {
       if (faults.readBackFails) throw new Error('connection closed')
       return inner.findTurn(...args)

@@ -123,6 +123,8 @@ describe('long-term memory written off the session lane', () => {
     let failingFinds = 0
     const history: HistoryStore = {
       ...inner,
+      // Reads by turn go through findTurn here (its faults): no hasTurn shortcut.
+      hasTurn: undefined,
       findTurn: async (...args) => {
         if (failingFinds > 0) {
           failingFinds--
@@ -159,6 +161,7 @@ describe('long-term memory written off the session lane', () => {
           await inner.appendTurn(...args)
           if (faults.writeLandsThenFails) throw new Error('connection reset after the write')
         },
+        hasTurn: undefined,
         findTurn: async (...args) => {
           if (faults.findFails) throw new Error('connection closed')
           return inner.findTurn(...args)

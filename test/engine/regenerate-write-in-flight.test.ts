@@ -41,6 +41,8 @@ function createStoreWithWriteInFlight() {
       inFlight = { scope, turn, ...(options ? { options } : {}) }
       throw new Error('connection reset after the commit was sent')
     },
+    // Reads by turn go through findTurn here (its faults): no hasTurn shortcut.
+    hasTurn: undefined,
     findTurn: async (scope, turn) => {
       if (failNextRead) {
         failNextRead = false

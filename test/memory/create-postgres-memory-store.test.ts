@@ -140,7 +140,9 @@ describe.skipIf(skipReason !== undefined)('createPostgresMemoryStore', () => {
     const schema = newSchema()
     // One clock for every store, so time decay scores alike.
     const now = () => Date.UTC(2025, 5, 1)
-    const writers = await Promise.all([0, 1, 2].map(() => openStore({ schema, now })))
+    // Each write waits for the scope's lock while the others hold it: on a loaded machine that wait
+    // passes the default one-second query timeout, which is not what this test is about.
+    const writers = await Promise.all([0, 1, 2].map(() => openStore({ schema, now, timeoutMs: 30_000 })))
     for (const writer of writers) await writer.search('warm', { scope: 'a', k: 1 })
     await Promise.all(
       contractLines.map((text, index) =>

@@ -75,6 +75,11 @@ export function createInMemoryHistoryStore(): HistoryStore {
       session.turns++
     },
 
+    async hasTurn(scope, turn) {
+      const session = sessions.get(scopeKey(scope))
+      return session?.turnIds.has(turn) === true && session.messages.some((message) => message.turn === turn)
+    },
+
     async findTurn(scope, turn) {
       const session = sessions.get(scopeKey(scope))
       if (!session?.turnIds.has(turn)) return []

@@ -74,6 +74,10 @@ export async function createPostgresHistoryStore(
         ON m.session_id = s.id AND m.turn_seq > GREATEST(s.context_start_turn, s.turn_count - $3)
       WHERE s."character" = $1 AND s.session = $2
       ORDER BY m.turn_seq, m.id`,
+    hasTurn: `SELECT 1 FROM ${tables}.history_sessions s
+      JOIN ${tables}.history_messages m ON m.session_id = s.id AND m.turn = $3
+      WHERE s."character" = $1 AND s.session = $2
+      LIMIT 1`,
     findTurn: `SELECT ${messageColumns} FROM ${tables}.history_sessions s
       JOIN ${tables}.history_messages m ON m.session_id = s.id AND m.turn = $3
       WHERE s."character" = $1 AND s.session = $2
@@ -193,6 +197,12 @@ export async function createPostgresHistoryStore(
       validateScope(scope)
       const result = await pool.query<StoredMessageRow>(sql.findTurn, [...scopeValues(scope), turn])
       return result.rows.map(convertRowToStoredMessage)
+    },
+
+    async hasTurn(scope, turn) {
+      validateScope(scope)
+      const result = await pool.query(sql.hasTurn, [...scopeValues(scope), turn])
+      return result.rows.length > 0
     },
 
     async settleTurn(scope, turn, deadline) {

@@ -20,6 +20,12 @@ export const sqliteHistoryQueries = {
     WHERE s.character = @character AND s.session = @session
     ORDER BY m.id DESC
     LIMIT @limit`,
+  /** Whether the session has one turn: the same index, no message read. */
+  hasTurn: `SELECT 1 AS found
+    FROM history_sessions s
+    JOIN history_messages m INDEXED BY history_messages_once ON m.session_id = s.id AND m.turn = @turn
+    WHERE s.character = @character AND s.session = @session
+    LIMIT 1`,
   /** The messages of one turn: the unique index on (session_id, turn, role). */
   findTurn: `SELECT ${messageColumns}
     FROM history_sessions s

@@ -96,6 +96,9 @@ export function createSqliteHistoryStore(options: SqliteHistoryStoreOptions): Hi
     findTurn: database.prepare<{ character: string; session: string; turn: string }, StoredMessageRow>(
       sqliteHistoryQueries.findTurn,
     ),
+    hasTurn: database.prepare<{ character: string; session: string; turn: string }, { found: number }>(
+      sqliteHistoryQueries.hasTurn,
+    ),
     deleteMessages: database.prepare('DELETE FROM history_messages WHERE session_id = ?'),
     redactTurn: database.prepare<{ character: string; session: string; turn: string; marker: string }>(
       `UPDATE history_messages SET content = @marker, attachments = NULL
@@ -182,6 +185,12 @@ export function createSqliteHistoryStore(options: SqliteHistoryStoreOptions): Hi
       validateScope(scope)
       ensureOpen()
       return statements.findTurn.all({ ...pickScope(scope), turn }).map(convertRowToStoredMessage)
+    },
+
+    async hasTurn(scope, turn) {
+      validateScope(scope)
+      ensureOpen()
+      return statements.hasTurn.get({ ...pickScope(scope), turn }) !== undefined
     },
 
     async listMessages(scope, listOptions = {}) {
