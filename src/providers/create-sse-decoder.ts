@@ -57,7 +57,8 @@ export function createSseDecoder(
     onEvent(message: EventSourceMessage) {
       // An event that arrived whole in one push never sat in the parser's buffer: checked here.
       if (message.data.length > maxLine) refuseLongLine()
-      onEvent({ event: message.event, data: message.data })
+      // The parser's own object (it always sets `event`) when it has no id: one object less a chunk.
+      onEvent(message.id === undefined ? (message as SseEvent) : { event: message.event, data: message.data })
     },
     onComment() {
       commentCount++

@@ -134,8 +134,13 @@ async function streamOneStep(
     }
     if (event.type === 'text-delta') {
       result.text = appendText(result.text, event.text)
-      const released = detector ? detector.push(event.text) : event.text
-      if (released) options.onEvent({ type: 'text-delta', text: released })
+      // Without a detector the provider's event is the step event (same shape): one object less a chunk.
+      if (!detector) {
+        if (event.text) options.onEvent(event)
+      } else {
+        const released = detector.push(event.text)
+        if (released) options.onEvent({ type: 'text-delta', text: released })
+      }
     } else if (event.type === 'tool-call') {
       if (toolsOffered && options.nativeTools) {
         result.calls.push({ id: event.id, name: event.name, arguments: event.arguments })
