@@ -7,6 +7,7 @@ import { BadRequestError } from '../shared/errors.js'
 import type { CharpipeEvent } from '../shared/events.js'
 import { createEventChannel } from './event-channel.js'
 import { abortTurn, type TurnHandle } from './session-lanes.js'
+import type { StartedTurn } from './started-turn.js'
 import { startTurn, type TurnStarter } from './turn/start-turn.js'
 import type { InterruptReason } from './turn-outcome.js'
 import type { Charpipe, GenerateInput, GenerateOptions, RunOptions } from './types.js'
@@ -21,25 +22,70 @@ function reasonOfAbort(signal: AbortSignal): InterruptReason {
 }
 
 export function createTurnMethods(starter: TurnStarter): Pick<Charpipe, 'generate' | 'run'> {
-  async function* generate(input: GenerateInput, generateOptions: GenerateOptions = {}) {
-    const channel = createEventChannel<CharpipeEvent>()
-    const { handle, isDone } = startTurn({
-      ...starter,
-      ...generateOptions,
-      input,
-      sink: { push: channel.push, close: channel.close },
-    })
+  /**
+   * Written out rather than as an async generator around the channel: a `yield*` adds promises
+   * and microtasks to every event. As with a generator, the turn starts at the first `next()`, and
+   * `return()` (leaving the loop early) interrupts it. The end is handed out once the turn has
+   * left its session's lane, so a caller's next input after the loop never queues behind it.
+   */
+  function generate(
+    input: GenerateInput,
+    generateOptions: GenerateOptions = {},
+  ): AsyncIterableIterator<CharpipeEvent> {
     const signal = generateOptions.signal
-    const onAbort = () => abortTurn(handle, reasonOfAbort(signal!))
-    if (signal?.aborted) onAbort()
-    signal?.addEventListener('abort', onAbort, { once: true })
-    try {
-      yield* channel
-    } finally {
+    let events: AsyncIterator<CharpipeEvent> | undefined
+    let started: StartedTurn | undefined
+    let finished = false
+    const onAbort = () => {
+      if (started) abortTurn(started.handle, reasonOfAbort(signal!))
+    }
+    const start = (): AsyncIterator<CharpipeEvent> => {
+      const channel = createEventChannel<CharpipeEvent>()
+      const closeAfterLane = () => {
+        // Deferred: a refused input closes inside startTurn, before its handle is known here.
+        queueMicrotask(() => {
+          const end = () => {
+            signal?.removeEventListener('abort', onAbort)
+            channel.close()
+          }
+          const ended = started?.handle.ended
+          if (ended) void ended.then(end, end)
+          else end()
+        })
+      }
+      started = startTurn({
+        ...starter,
+        ...generateOptions,
+        input,
+        sink: { push: channel.push, close: closeAfterLane },
+      })
+      if (signal?.aborted) onAbort()
+      else signal?.addEventListener('abort', onAbort, { once: true })
+      return channel[Symbol.asyncIterator]()
+    }
+    const finish = () => {
+      if (finished) return
+      finished = true
       signal?.removeEventListener('abort', onAbort)
       // Leaving the loop early interrupts the turn (STYLE.md §5).
-      if (!isDone()) abortTurn(handle, { kind: 'consumer' })
+      if (started && !started.isDone()) abortTurn(started.handle, { kind: 'consumer' })
     }
+    const iterator: AsyncIterableIterator<CharpipeEvent> = {
+      next() {
+        if (finished) return Promise.resolve({ value: undefined, done: true })
+        events ??= start()
+        return events.next()
+      },
+      return() {
+        finish()
+        void events?.return?.()
+        return Promise.resolve({ value: undefined, done: true })
+      },
+      [Symbol.asyncIterator]() {
+        return iterator
+      },
+    }
+    return iterator
   }
 
   /**

@@ -1,3 +1,4 @@
+import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { createEventChannel } from './event-channel.js'
 
@@ -40,5 +41,27 @@ describe('createEventChannel', () => {
     channel.push('c')
     expect(seen).toEqual(['a'])
     expect(await channel[Symbol.asyncIterator]().next()).toEqual({ value: undefined, done: true })
+  })
+
+  it('serves next() calls made before the earlier ones settled, in the order they were made', async () => {
+    // Any mix of pushes, next() calls not awaited and a close: the values come out in order, every
+    // call settles, and the calls past the end get done.
+    await fc.assert(
+      fc.asyncProperty(fc.array(fc.constantFrom('push', 'next'), { maxLength: 40 }), async (steps) => {
+        const channel = createEventChannel<number>()
+        const iterator = channel[Symbol.asyncIterator]()
+        const calls: Promise<IteratorResult<number>>[] = []
+        let pushed = 0
+        for (const step of steps) {
+          if (step === 'push') channel.push(pushed++)
+          else calls.push(iterator.next())
+        }
+        channel.close()
+        const results = await Promise.all(calls)
+        const values = results.filter((result) => !result.done).map((result) => result.value)
+        expect(values).toEqual([...Array(Math.min(pushed, calls.length)).keys()])
+        expect(results.slice(values.length).every((result) => result.done)).toBe(true)
+      }),
+    )
   })
 })

@@ -16,6 +16,8 @@ export function createEventChannel<T>(): EventChannel<T> {
   // Set once the consumer stopped (return): nothing more is handed out.
   let finished = false
   let waiting: ((result: IteratorResult<T>) => void) | undefined
+  // `next()` calls made while one already waits (a caller not awaiting each): served in order.
+  let queued: ((result: IteratorResult<T>) => void)[] | undefined
 
   const take = (): IteratorResult<T> | undefined => {
     if (finished) return { value: undefined, done: true }
@@ -33,12 +35,13 @@ export function createEventChannel<T>(): EventChannel<T> {
   }
 
   const wakeWaiting = () => {
-    const resolve = waiting
-    if (!resolve) return
-    const result = take()
-    if (!result) return
-    waiting = undefined
-    resolve(result)
+    while (waiting) {
+      const result = take()
+      if (!result) return
+      const resolve = waiting
+      waiting = queued?.shift()
+      resolve(result)
+    }
   }
 
   const iterator: AsyncIterableIterator<T> = {
@@ -46,7 +49,11 @@ export function createEventChannel<T>(): EventChannel<T> {
       const result = take()
       if (result) return Promise.resolve(result)
       return new Promise((resolve) => {
-        waiting = resolve
+        if (!waiting) waiting = resolve
+        else {
+          queued ??= []
+          queued.push(resolve)
+        }
       })
     },
     return() {
