@@ -9,7 +9,9 @@
  * providers), and a floor (`node:http` reading the body bytes, no parsing). CPU is
  * `process.cpuUsage()` (user + system) over TURNS turns per round; rounds alternate the contenders
  * so drift and load hit them alike; the median round is reported. `ONLY=<name>` runs one contender
- * (for a profiler: `ONLY=charpipe-openai-plain ROUNDS=20 node --cpu-prof --import tsx ...`).
+ * (for a profiler: `ONLY=charpipe-openai-plain ROUNDS=20 node --cpu-prof --import tsx ...`). charpipe is
+ * the built package (`dist/`, built first when older than `src/`), as its users run it;
+ * `FROM_SOURCE=1` loads the source through the TypeScript loader instead.
  *
  *   node --import tsx bench/peers.bench.ts
  *   CHUNKS=1000 TURNS=5 ROUNDS=15 node --import tsx bench/peers.bench.ts
@@ -22,13 +24,19 @@ import { ChatOpenAI } from '@langchain/openai'
 import { streamText } from 'ai'
 import { createParser } from 'eventsource-parser'
 import OpenAI from 'openai'
-import { parseConfig } from '../src/characters/load-config.js'
 import type { CharpipeConfigInput } from '../src/config/schema.js'
-import { createCharpipe } from '../src/engine/index.js'
-import { createProviderFromConfig } from '../src/providers/index.js'
 import type { ChatProvider, ProviderEvent } from '../src/providers/types.js'
-import { createLogger } from '../src/shared/logger.js'
+import { ensureBuilt, importBuiltPackage } from './built-package.js'
 import { startPeerMock } from './peers/start-peer-mock.js'
+
+// charpipe as its users run it, the built package, like every peer here: source through the
+// TypeScript loader wraps each closure it creates to keep its name, which alone cost charpipe's
+// rows about a tenth. `FROM_SOURCE=1` loads `src/` instead (for a profile that names source lines).
+const fromSource = process.env.FROM_SOURCE === '1'
+if (!fromSource) ensureBuilt()
+const { createCharpipe, createLogger, createProviderFromConfig, parseConfig } = fromSource
+  ? await import('../src/index.js')
+  : await importBuiltPackage()
 
 const chunks = Number(process.env.CHUNKS ?? 1000)
 const turnsPerRound = Number(process.env.TURNS ?? 4)
