@@ -107,6 +107,16 @@ describe('log formats', () => {
     expect(JSON.parse(line)).toMatchObject({ module: 'engine', component: 'memory', msg: 'stored' })
   })
 
+  it('a part of a logger is made once and kept, with the same bindings', () => {
+    const { logger, lines } = captureAs('json')
+    const engine = createChildLogger(logger, 'engine')
+    expect(createChildLogger(logger, 'engine')).toBe(engine)
+    expect(createChildLogger(engine, 'memory')).toBe(createChildLogger(engine, 'memory'))
+    expect(createChildLogger(engine, 'memory')).not.toBe(createChildLogger(engine, 'reply'))
+    createChildLogger(engine, 'reply').info('kept')
+    expect(JSON.parse(lines[0] ?? '')).toMatchObject({ module: 'engine', component: 'reply', msg: 'kept' })
+  })
+
   it('CHARPIPE_LOG_FORMAT wins; otherwise pretty only on a terminal', () => {
     const saved = process.env.CHARPIPE_LOG_FORMAT
     try {

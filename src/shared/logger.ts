@@ -117,11 +117,28 @@ export function createLogger(options: CreateLoggerOptions = {}): Logger {
  * part is bound as `component`, since pino would write a key bound twice twice.
  */
 export function createChildLogger(parent: Logger, part: string): Logger {
-  const bound = parent.bindings()
-  if (bound.module === undefined) return parent.child({ module: part })
-  if (bound.component === undefined) return parent.child({ component: part })
-  return parent
+  // Made once per parent and part: a pino child costs tens of microseconds, and some parts take
+  // theirs on every turn. Nothing changes a logger's level once made, so a kept child stays true.
+  let children = childLoggers.get(parent)
+  if (!children) {
+    children = new Map()
+    childLoggers.set(parent, children)
+  }
+  let child = children.get(part)
+  if (!child) {
+    const bound = parent.bindings()
+    child =
+      bound.module === undefined
+        ? parent.child({ module: part })
+        : bound.component === undefined
+          ? parent.child({ component: part })
+          : parent
+    children.set(part, child)
+  }
+  return child
 }
+
+const childLoggers = new WeakMap<Logger, Map<string, Logger>>()
 
 let rootLogger: Logger | undefined
 let defaultLogger: { level: string; logger: Logger } | undefined
