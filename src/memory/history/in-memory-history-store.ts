@@ -15,9 +15,12 @@ interface SessionHistory {
   messages: StoredMessage[]
   /** Ids of the stored turns: a turn is stored once. */
   turnIds: Set<string>
-  turns: number
+  /** Ids of the stored turns that have a message: `hasTurn` without a scan. */
+  turnsWithMessages: Set<string>
   /** Index into `messages` where the current context starts (after a reset). */
   contextStart: number
+  /** Turns stored from `contextStart` on: `countTurns` without a scan. */
+  contextTurns: number
 }
 
 const scopeKey = (scope: ConversationScope) => `${scope.character}\u0000${scope.session}`
@@ -28,8 +31,9 @@ function removeNewestTurn(session: SessionHistory, turn: string): void {
   while (first > session.contextStart && session.messages[first - 1]!.turn === turn) first--
   if (first === session.messages.length) return
   session.messages.length = first
+  session.contextTurns--
   session.turnIds.delete(turn)
-  session.turns--
+  session.turnsWithMessages.delete(turn)
 }
 
 export function createInMemoryHistoryStore(): HistoryStore {
@@ -40,7 +44,14 @@ export function createInMemoryHistoryStore(): HistoryStore {
     const key = scopeKey(scope)
     let session = sessions.get(key)
     if (!session) {
-      session = { scope: { ...scope }, messages: [], turnIds: new Set(), turns: 0, contextStart: 0 }
+      session = {
+        scope: { ...scope },
+        messages: [],
+        turnIds: new Set(),
+        turnsWithMessages: new Set(),
+        contextStart: 0,
+        contextTurns: 0,
+      }
       sessions.set(key, session)
     }
     return session
@@ -50,12 +61,15 @@ export function createInMemoryHistoryStore(): HistoryStore {
     async loadRecent(scope, maxTurns) {
       const session = sessions.get(scopeKey(scope))
       if (!session || maxTurns <= 0) return []
-      // Walk back from the end counting the messages that open a turn (user or event), so the cost is the size of the window.
+      // Walk back from the end counting turns (a turn's messages are stored together), so the cost
+      // is the size of the window. A turn is a turn with or without a user message (a greeting).
       let start = session.messages.length
       let turns = 0
-      while (start > session.contextStart && turns < maxTurns) {
-        start--
-        if (session.messages[start]!.role !== 'assistant') turns++
+      while (start > session.contextStart) {
+        const turn = session.messages[start - 1]!.turn
+        if (turns === maxTurns) break
+        turns++
+        while (start > session.contextStart && session.messages[start - 1]!.turn === turn) start--
       }
       return session.messages.slice(Math.max(start, session.contextStart)).map((message) => ({ ...message }))
     },
@@ -65,24 +79,23 @@ export function createInMemoryHistoryStore(): HistoryStore {
       if (session.turnIds.has(turn.turn)) return
       if (options.replaces !== undefined) removeNewestTurn(session, options.replaces)
       session.turnIds.add(turn.turn)
-      const stamp = (message: StoredMessage): StoredMessage => ({
-        ...message,
-        id: String(nextId++),
-        turn: turn.turn,
-      })
-      if (turn.user) session.messages.push(stamp(turn.user))
-      if (turn.assistant) session.messages.push(stamp(turn.assistant))
-      session.turns++
+      const store = (message: StoredMessage) => {
+        session.messages.push({ ...message, id: String(nextId++), turn: turn.turn })
+        session.turnsWithMessages.add(turn.turn)
+      }
+      if (turn.user) store(turn.user)
+      if (turn.assistant) store(turn.assistant)
+      session.contextTurns++
     },
 
     async hasTurn(scope, turn) {
       const session = sessions.get(scopeKey(scope))
-      return session?.turnIds.has(turn) === true && session.messages.some((message) => message.turn === turn)
+      return session?.turnsWithMessages.has(turn) === true
     },
 
     async findTurn(scope, turn) {
       const session = sessions.get(scopeKey(scope))
-      if (!session?.turnIds.has(turn)) return []
+      if (!session?.turnsWithMessages.has(turn)) return []
       return session.messages.filter((message) => message.turn === turn).map((message) => ({ ...message }))
     },
 
@@ -99,13 +112,7 @@ export function createInMemoryHistoryStore(): HistoryStore {
     },
 
     async countTurns(scope) {
-      const session = sessions.get(scopeKey(scope))
-      if (!session) return 0
-      let turns = 0
-      for (let index = session.contextStart; index < session.messages.length; index++) {
-        if (session.messages[index]!.role !== 'assistant') turns++
-      }
-      return turns
+      return sessions.get(scopeKey(scope))?.contextTurns ?? 0
     },
 
     async clearSession(scope) {
@@ -115,6 +122,7 @@ export function createInMemoryHistoryStore(): HistoryStore {
     async resetContext(scope) {
       const session = sessionOf(scope)
       session.contextStart = session.messages.length
+      session.contextTurns = 0
     },
 
     async listSessions(character) {
