@@ -14,6 +14,8 @@ import type { FinishReason, ProviderEvent, Usage } from './types.js'
 export interface OpenAIChunkParser {
   /** Handles one parsed chunk, appending events to `out`. */
   push(chunk: unknown, out: ProviderEvent[]): void
+  /** Handles a chunk that carries only content (read-plain-content-delta.ts), appending events to `out`. */
+  pushContent(content: string, out: ProviderEvent[]): void
   /** Ends the stream: remaining tool calls, usage and the finish event go to `out`. */
   end(out: ProviderEvent[]): void
   /** Whether the upstream sent a `finish_reason`. */
@@ -114,6 +116,10 @@ export function createOpenAIChunkParser(): OpenAIChunkParser {
         }
       }
       if (chunk.usage) usage = convertUsage(chunk.usage)
+    },
+    pushContent(content, out) {
+      target = out
+      if (content) splitter.push(content)
     },
     end(out) {
       target = out

@@ -12,6 +12,7 @@ import { type BodyPump, createBodyPump } from './create-body-pump.js'
 import { createOpenAIChunkParser } from './create-openai-chunk-parser.js'
 import type { RequestTimer } from './create-request-timer.js'
 import { createSseBatchReader, type SseBatchReader } from './create-sse-batch-reader.js'
+import { readPlainContentDelta } from './read-plain-content-delta.js'
 
 export type OpenAIStreamReader = SseBatchReader
 
@@ -42,6 +43,12 @@ export function createOpenAIStreamReader(options: CreateOpenAIStreamReaderOption
       if (event.event === 'error') {
         const message = excerptErrorBody(data)
         throw new UpstreamStreamError(`upstream reported an error mid-stream${message ? `: ${message}` : ''}`)
+      }
+      // Most chunks of a reply: their content is read without building the chunk's objects.
+      const content = readPlainContentDelta(data)
+      if (content !== undefined) {
+        parser.pushContent(content, out)
+        return
       }
       let chunk: unknown
       try {
