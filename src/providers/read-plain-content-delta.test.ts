@@ -47,6 +47,13 @@ describe('readPlainContentDelta', () => {
       ),
     ).toBe('a')
     expect(readPlainContentDelta('{"choices":[{"index":0,"delta":{"content":"a"}}]}')).toBe('a')
+    // OpenAI with usage asked for: `"usage":null` on every chunk but the last.
+    expect(readPlainContentDelta(chunk('a', '"usage":null,"error":null,'))).toBe('a')
+    expect(
+      readPlainContentDelta(
+        '{"id":"c","object":"chat.completion.chunk","created":1770933892,"model":"gpt-4.1-nano-2025-04-14","service_tier":"default","system_fingerprint":"fp_de604bd877","choices":[{"index":0,"delta":{"content":" Name"},"logprobs":null,"finish_reason":null}],"usage":null,"obfuscation":"Zb"}',
+      ),
+    ).toBe(' Name')
   })
 
   it('leaves every chunk with more in it, or another form, to the JSON parser', () => {
@@ -56,8 +63,9 @@ describe('readPlainContentDelta', () => {
       chunk('a\nb'),
       chunk('a', '"id":"c\\"1",'),
       chunk('a', '"usage":{"prompt_tokens":1},'),
-      chunk('a', '"usage":null,'),
       chunk('a', '"error":"boom",'),
+      chunk('a', '"usage":nulls,'),
+      chunk('a', '"error":false,'),
       chunk('a', '"choices":[],'),
       chunk('a', '"created":01,'),
       chunk('a', '"id" :"c",'),

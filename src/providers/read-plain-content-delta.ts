@@ -8,8 +8,8 @@
  * That is nearly every chunk of a reply, and parsing it into objects is the largest share of a
  * chunk's CPU (as for Anthropic's deltas: read-plain-text-delta.ts). The fields around the content
  * may be any plain ones (a string with no escape, a number, `null`, `true`, `false`) in any order,
- * but none the chunk parser reads (`usage`, `error`, `choices` again, a `finish_reason` that is not
- * `null`, another `delta`); the content has no escape, no quote and no control character. Anything
+ * but none the chunk parser reads (`usage` or `error` other than `null`, `choices` again, a
+ * `finish_reason` that is not `null`, another `delta`); the content has no escape, no quote and no control character. Anything
  * else (a role, reasoning, tool calls, spaces, an escape, a second choice) gives `undefined`, and the
  * caller parses the JSON: whatever this returns is what `JSON.parse(data).choices[0].delta.content`
  * would be, for a chunk the parser would read nothing else from.
@@ -81,16 +81,19 @@ function skipTrailingPairs(data: string, start: number, stop: number, allows: Al
   return position
 }
 
-/** Any field but those the chunk parser reads. */
-const allowsTopLevel: AllowsPair = (data, keyStart, keyEnd) =>
-  !isKey(data, keyStart, keyEnd, 'choices') &&
-  !isKey(data, keyStart, keyEnd, 'usage') &&
-  !isKey(data, keyStart, keyEnd, 'error')
+const isNull = (data: string, valueStart: number, valueEnd: number) =>
+  valueEnd - valueStart === 4 && data.startsWith('null', valueStart)
+
+/** Any field but those the chunk parser reads: `usage` and `error` only as `null` (OpenAI's every chunk). */
+const allowsTopLevel: AllowsPair = (data, keyStart, keyEnd, valueStart, valueEnd) => {
+  if (isKey(data, keyStart, keyEnd, 'usage') || isKey(data, keyStart, keyEnd, 'error'))
+    return isNull(data, valueStart, valueEnd)
+  return !isKey(data, keyStart, keyEnd, 'choices')
+}
 
 /** In the choice, after its delta: any field but another index or delta, and `finish_reason` only as `null`. */
 const allowsChoiceRest: AllowsPair = (data, keyStart, keyEnd, valueStart, valueEnd) => {
-  if (isKey(data, keyStart, keyEnd, 'finish_reason'))
-    return valueEnd - valueStart === 4 && data.startsWith('null', valueStart)
+  if (isKey(data, keyStart, keyEnd, 'finish_reason')) return isNull(data, valueStart, valueEnd)
   return !isKey(data, keyStart, keyEnd, 'index') && !isKey(data, keyStart, keyEnd, 'delta')
 }
 
