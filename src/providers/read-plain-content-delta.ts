@@ -19,8 +19,6 @@ const choicesKey = '"choices":[{"index":0,"delta":{"content":"'
 const contentEnd = '"}'
 
 const quote = 0x22
-const backslash = 0x5c
-const firstPrintable = 0x20
 const openBrace = 0x7b
 const closeBrace = 0x7d
 const comma = 0x2c
@@ -31,15 +29,14 @@ const closeBracket = 0x5d
 const isKey = (data: string, keyStart: number, keyEnd: number, name: string) =>
   keyEnd - keyStart === name.length && data.startsWith(name, keyStart)
 
-/** End of a JSON string with no escape or control character starting at `start` (a quote), or -1. */
+/** An escape or a control character: a chunk with one anywhere goes to JSON.parse. */
+const notPlain = /[\\\u0000-\u001f]/
+
+/** End of a JSON string at `start` (a quote), in a chunk known to have no escape: the position after it, or -1. */
 function endOfPlainString(data: string, start: number): number {
   if (data.charCodeAt(start) !== quote) return -1
-  for (let position = start + 1; position < data.length; position++) {
-    const code = data.charCodeAt(position)
-    if (code === quote) return position + 1
-    if (code === backslash || code < firstPrintable) return -1
-  }
-  return -1
+  const end = data.indexOf('"', start + 1)
+  return end === -1 ? -1 : end + 1
 }
 
 // A JSON number, `null`, `true` or `false`, exactly as JSON.parse accepts them.
@@ -97,27 +94,35 @@ const allowsChoiceRest: AllowsPair = (data, keyStart, keyEnd, valueStart, valueE
   return !isKey(data, keyStart, keyEnd, 'index') && !isKey(data, keyStart, keyEnd, 'delta')
 }
 
-export function readPlainContentDelta(data: string): string | undefined {
-  if (data.charCodeAt(0) !== openBrace || data.charCodeAt(data.length - 1) !== closeBrace) return undefined
+/** Where the content starts, after the fields before the choices (checked); -1 when not plain. */
+function findContentStart(data: string): number {
+  if (data.charCodeAt(0) !== openBrace) return -1
   // Fields before the choices: `"key":value,` each, up to the choices with their one delta.
   let position = 1
   while (!data.startsWith(choicesKey, position)) {
     position = skipPlainPair(data, position, allowsTopLevel)
-    if (position === -1 || data.charCodeAt(position) !== comma) return undefined
+    if (position === -1 || data.charCodeAt(position) !== comma) return -1
     position++
   }
-  const textStart = position + choicesKey.length
-  let textEnd = textStart
-  for (; textEnd < data.length; textEnd++) {
-    const code = data.charCodeAt(textEnd)
-    if (code === quote) break
-    if (code === backslash || code < firstPrintable) return undefined
-  }
-  if (!data.startsWith(contentEnd, textEnd)) return undefined
+  return position + choicesKey.length
+}
+
+/** The content from `textStart` (after a checked head), when the rest of the chunk is plain. */
+function readContentFrom(data: string, textStart: number): string | undefined {
+  if (data.charCodeAt(data.length - 1) !== closeBrace) return undefined
+  const textEnd = data.indexOf('"', textStart)
+  if (textEnd === -1 || !data.startsWith(contentEnd, textEnd)) return undefined
   // The rest of the one choice, the end of the array, then the fields after the choices.
   const choiceEnd = skipTrailingPairs(data, textEnd + contentEnd.length, closeBrace, allowsChoiceRest)
   if (choiceEnd === -1 || data.charCodeAt(choiceEnd + 1) !== closeBracket) return undefined
   const objectEnd = skipTrailingPairs(data, choiceEnd + 2, closeBrace, allowsTopLevel)
   if (objectEnd !== data.length - 1) return undefined
   return data.slice(textStart, textEnd)
+}
+
+export function readPlainContentDelta(data: string): string | undefined {
+  // With no escape anywhere, every quote opens or closes a string: strings end at the next quote.
+  if (notPlain.test(data)) return undefined
+  const textStart = findContentStart(data)
+  return textStart === -1 ? undefined : readContentFrom(data, textStart)
 }
