@@ -336,6 +336,22 @@ async function main() {
       `| ${contender.label} | ${perChunk.toFixed(2)} | ${Math.min(...values).toFixed(2)} | ${ratio} |`,
     )
   }
+  // Paired: each round's charpipe figure over the peer's in the same round, the median of those.
+  // The load moves both alike within a round, so this spreads far less than a ratio of medians.
+  const peers = ['anthropic', 'openai', 'fetch'].filter((name) => samples.has(name))
+  const ours = contenders.filter((contender) => contender.name.startsWith('charpipe-'))
+  if (peers.length === 0 || ours.length === 0) return
+  console.log(`\ncharpipe / peer, median of the ${rounds} rounds' ratios (each round runs both)`)
+  console.log(`| charpipe row | ${peers.join(' | ')} |`)
+  console.log(`|---|${peers.map(() => '---:').join('|')}|`)
+  for (const contender of ours) {
+    const values = samples.get(contender.name)!
+    const cells = peers.map((peer) => {
+      const theirs = samples.get(peer)!
+      return `${median(values.map((value, round) => value / theirs[round]!)).toFixed(2)}x`
+    })
+    console.log(`| ${contender.name} | ${cells.join(' | ')} |`)
+  }
 }
 
 main().catch((error) => {
