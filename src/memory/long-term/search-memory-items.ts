@@ -193,6 +193,7 @@ export function createMemorySearcher(options: MemorySearcherOptions): MemorySear
         contextWeight: ranking.contextWeight,
         timeWindows,
         outsideWindowShare: ranking.undatedShare,
+        lengthPrior: { weight: ranking.lengthPriorWeight, pivot: ranking.lengthPriorPivot },
       }
       const variants = findTermVariants({ terms, partitions, weight: ranking.variantWeight })
       const termWeights = weighCjkCharacterTerms(terms)
