@@ -2,7 +2,8 @@
  * BM25 over the in-process keyword index: the constants and column weights of SQLite FTS5's
  * bm25() over an OR of the query's terms (the documents FTS5 MATCH finds), with a positive IDF
  * (`computeBm25Idf`) and the collection statistics (document count, average length, document
- * frequency) taken over the searched partitions together.
+ * frequency) taken over the searched partitions together. Before the best are kept, a memory's
+ * score may be weighed by the dates the query names and by its length (`lengthPrior`).
  *
  * Term at a time: each term's postings (typed arrays in slot order) add into a score per slot,
  * then a bounded min-heap keeps the best `limit`. The result is exact. Max-score pruning (skip
