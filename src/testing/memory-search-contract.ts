@@ -122,9 +122,12 @@ export function describeMemorySearchContract(context: MemorySearchContractContex
       expect(await search(2)).toBe('zumba was fun')
     })
 
-    it('penalises very short snippets (length penalty)', async () => {
-      const search = async (shortTerms: number) => {
-        const store = await openStore({ database: `short-${shortTerms}`, ranking: { shortTerms } })
+    it('penalises very short snippets (length penalty, length prior)', async () => {
+      const search = async (shortTerms: number, lengthPriorWeight?: number) => {
+        const store = await openStore({
+          database: `short-${shortTerms}-${lengthPriorWeight ?? 'default'}`,
+          ranking: { shortTerms, ...(lengthPriorWeight === undefined ? {} : { lengthPriorWeight }) },
+        })
         await store.add({ scope: 'a', text: 'pottery!' })
         await store.add({
           scope: 'a',
@@ -132,8 +135,11 @@ export function describeMemorySearchContract(context: MemorySearchContractContex
         })
         return (await store.search('pottery', { scope: 'a', k: 1 }))[0]?.text
       }
-      expect(await search(0)).toBe('pottery!')
-      expect(await search(5)).toContain('workshop')
+      // Both rules off, BM25 alone: the shorter memory says the word more densely.
+      expect(await search(0, 0)).toBe('pottery!')
+      expect(await search(5, 0)).toContain('workshop')
+      // The length prior alone: a memory of one word says less than the one that tells something.
+      expect(await search(0)).toContain('workshop')
     })
 
     it('fills a token budget and drops near-duplicates', async () => {

@@ -1,7 +1,9 @@
+import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import {
   computeKeywordBoost,
   computeLengthPenalty,
+  computeLengthPrior,
   computeTimeDecay,
   defaultMemoryRanking,
   type MemoryRankingOptions,
@@ -35,6 +37,40 @@ describe('computeLengthPenalty', () => {
     expect(computeLengthPenalty(4, options)).toBe(1)
     expect(computeLengthPenalty(100, options)).toBe(1)
     expect(computeLengthPenalty(400, options)).toBeCloseTo(0.5)
+  })
+})
+
+describe('computeLengthPrior', () => {
+  const prior = { weight: 0.5, pivot: 2 }
+  it('scales a memory shorter than the pivot (a multiple of the average) by (terms / pivot) ^ weight', () => {
+    expect(computeLengthPrior(5, 5, prior)).toBeCloseTo(Math.sqrt(0.5))
+    expect(computeLengthPrior(1, 5, prior)).toBeCloseTo(Math.sqrt(0.1))
+    expect(computeLengthPrior(0, 5, prior)).toBe(computeLengthPrior(1, 5, prior))
+    expect(computeLengthPrior(10, 5, prior)).toBe(1)
+    expect(computeLengthPrior(400, 5, prior)).toBe(1)
+  })
+
+  it('is off with weight 0 or no average', () => {
+    expect(computeLengthPrior(1, 5, { weight: 0, pivot: 2 })).toBe(1)
+    expect(computeLengthPrior(1, 0, prior)).toBe(1)
+  })
+
+  it('rises with the length and stays in (0, 1]', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 0, max: 500 }),
+        fc.integer({ min: 0, max: 500 }),
+        fc.double({ min: 0.01, max: 100, noNaN: true }),
+        fc.double({ min: 0, max: 1, noNaN: true }),
+        (shorter, extra, average, weight) => {
+          const options = { weight, pivot: 2 }
+          const low = computeLengthPrior(shorter, average, options)
+          expect(low).toBeGreaterThan(0)
+          expect(low).toBeLessThanOrEqual(1)
+          expect(computeLengthPrior(shorter + extra, average, options)).toBeGreaterThanOrEqual(low)
+        },
+      ),
+    )
   })
 })
 

@@ -16,6 +16,13 @@ export interface MemoryRankingOptions {
   rareTermShare: number
   /** Snippets with fewer index terms than this are penalised ("ok", "haha"). */
   shortTerms: number
+  /**
+   * A memory with fewer index terms than `lengthPriorPivot` times the searched memories' average
+   * keeps `(terms / (pivot × average)) ^ lengthPriorWeight` of its score (0: off).
+   */
+  lengthPriorWeight: number
+  /** Where the length prior stops, as a multiple of the average number of index terms. */
+  lengthPriorPivot: number
   /** Snippets with more index terms than this are penalised. */
   longTerms: number
   /** BM25 weight of the speaker's name against the snippet's own words (1). */
@@ -79,6 +86,8 @@ export const defaultMemoryRanking: MemoryRankingOptions = {
   keywordBoost: 0.3,
   rareTermShare: 0.02,
   shortTerms: 3,
+  lengthPriorWeight: 0.1,
+  lengthPriorPivot: 2,
   longTerms: 150,
   speakerWeight: 0.5,
   contextWeight: 0.5,
@@ -113,6 +122,27 @@ export function computeLengthPenalty(termCount: number, options: MemoryRankingOp
   if (termCount < options.shortTerms) return 0.5 + (0.5 * termCount) / options.shortTerms
   if (termCount > options.longTerms) return Math.sqrt(options.longTerms / termCount)
   return 1
+}
+
+/** The length prior's two settings (`lengthPriorWeight`, `lengthPriorPivot`). */
+export interface LengthPriorOptions {
+  weight: number
+  pivot: number
+}
+
+/**
+ * Below 1 for a memory that says less than most: a turn of a few words ("Thanks, Evan!") is less
+ * likely to hold what a question asks about than one that tells something, even when both say the
+ * question's word. `(terms / (pivot × averageTerms)) ^ weight` below the pivot, 1 from it on.
+ */
+export function computeLengthPrior(
+  termCount: number,
+  averageTerms: number,
+  options: LengthPriorOptions,
+): number {
+  const pivot = options.pivot * averageTerms
+  if (options.weight <= 0 || !(pivot > 0) || termCount >= pivot) return 1
+  return (Math.max(1, termCount) / pivot) ** options.weight
 }
 
 export interface KeywordBoostInput {

@@ -38,6 +38,17 @@ describe('MemoryTermIndex', () => {
     expect(index.emptySlots).toBe(0)
   })
 
+  it("keeps the sum of the live documents' own terms (the length prior's average)", () => {
+    const index = new MemoryTermIndex('memory')
+    index.put(1, 1, fields('a b c', 'x y', 'ann'))
+    index.put(2, 2, fields('d'))
+    expect(index.totalBodyLength).toBe(4)
+    index.remove(1, fields('a b c', 'x y', 'ann'))
+    expect(index.totalBodyLength).toBe(1)
+    index.put(1, 1, fields('a b'))
+    expect(index.totalBodyLength).toBe(3)
+  })
+
   it('removes documents from postings, counts and lengths, and forgets empty terms', () => {
     const index = new MemoryTermIndex('knowledge')
     index.put(1, 0, fields('alpha beta'))

@@ -98,6 +98,8 @@ export class MemoryTermIndex {
   documentCount = 0
   /** Sum of the live documents' lengths. */
   totalLength = 0
+  /** Sum of the live documents' own index terms (their body, without speaker and neighbours). */
+  totalBodyLength = 0
   /** Slots handed out, live or empty; slot numbers are below this. */
   slotCount = 0
   /** Slots whose document was removed and not put back. */
@@ -139,6 +141,7 @@ export class MemoryTermIndex {
     this.live[slot] = 1
     this.documentCount++
     this.totalLength += length
+    this.totalBodyLength += fields.body.length
     if (appended) {
       // The newest slot goes at the end of every list: one map lookup per term, no counting map.
       this.appendColumn(fields.speaker, slot, 0, speakerMask)
@@ -158,6 +161,7 @@ export class MemoryTermIndex {
     this.emptySlots++
     this.documentCount--
     this.totalLength -= this.lengths[slot] as number
+    this.totalBodyLength -= this.bodyLengths[slot] as number
   }
 
   /** The live slot of a stored row, if this partition holds it. */

@@ -2,7 +2,8 @@
  * BM25 over the in-process keyword index: the constants and column weights of SQLite FTS5's
  * bm25() over an OR of the query's terms (the documents FTS5 MATCH finds), with a positive IDF
  * (`computeBm25Idf`) and the collection statistics (document count, average length, document
- * frequency) taken over the searched partitions together.
+ * frequency) taken over the searched partitions together. Before the best are kept, a memory's
+ * score may be weighed by the dates the query names and by its length (`lengthPrior`).
  *
  * Term at a time: each term's postings (typed arrays in slot order) add into a score per slot,
  * then a bounded min-heap keeps the best `limit`. The result is exact. Max-score pruning (skip
@@ -22,6 +23,7 @@ import {
 } from './compute-bm25.js'
 import { isInWindows, type TimeWindow } from './find-query-dates.js'
 import { type KeywordMatch, KeywordMatchHeap } from './keyword-match-heap.js'
+import { computeLengthPrior, type LengthPriorOptions } from './memory-ranking.js'
 import type { MemoryTermIndex, TermPostings } from './memory-term-index.js'
 
 export type { KeywordMatch } from './keyword-match-heap.js'
@@ -45,6 +47,12 @@ export interface RankKeywordMatchesOptions extends ColumnWeights {
    */
   timeWindows?: readonly TimeWindow[]
   outsideWindowShare?: number
+  /**
+   * A memory with fewer own index terms than `pivot` times the searched memories' average keeps
+   * `(terms / (pivot × average)) ^ weight` of its score (`computeLengthPrior`; knowledge chunks keep
+   * theirs). Absent or a weight of 0: off.
+   */
+  lengthPrior?: LengthPriorOptions
 }
 
 export interface RankKeywordMatchesResult {
@@ -95,6 +103,7 @@ export function rankKeywordMatches(options: RankKeywordMatchesOptions): RankKeyw
     contextWeight: options.contextWeight,
   }
   const heap = new KeywordMatchHeap(limit)
+  const priors = tabulateLengthPrior(partitions, options.lengthPrior)
   for (const partition of partitions) {
     if (partition.slotCount > scores.length) {
       scores = new Float64Array(partition.slotCount * 2)
@@ -119,6 +128,7 @@ export function rankKeywordMatches(options: RankKeywordMatchesOptions): RankKeyw
     }
     const dated = partition.kind === 'memory' && options.timeWindows?.length ? options.timeWindows : undefined
     if (dated) weighByTime(partition, touchedCount, dated, options.outsideWindowShare ?? 1)
+    if (priors && partition.kind === 'memory') weighByLength(partition, touchedCount, priors)
     offerTouched(partition, touchedCount, heap)
   }
   const matches = heap.drainBestFirst()
@@ -164,6 +174,39 @@ function weighByTime(
     const slot = touched[index] as number
     if (!isInWindows(times[slot] as number, windows))
       scores[slot] = (scores[slot] as number) * outsideShare || Number.MIN_VALUE
+  }
+}
+
+/**
+ * The length prior of a memory with 0, 1, 2… own index terms, up to the pivot (where it reaches 1),
+ * from the average over the searched memory partitions; undefined when the prior is off.
+ */
+function tabulateLengthPrior(
+  partitions: readonly MemoryTermIndex[],
+  prior: LengthPriorOptions | undefined,
+): Float64Array | undefined {
+  if (!prior || prior.weight <= 0) return undefined
+  let documents = 0
+  let terms = 0
+  for (const partition of partitions) {
+    if (partition.kind !== 'memory') continue
+    documents += partition.documentCount
+    terms += partition.totalBodyLength
+  }
+  if (documents === 0) return undefined
+  const average = terms / documents
+  const table = new Float64Array(Math.ceil(prior.pivot * average) + 1)
+  for (let count = 0; count < table.length; count++) table[count] = computeLengthPrior(count, average, prior)
+  return table
+}
+
+function weighByLength(partition: MemoryTermIndex, touchedCount: number, priors: Float64Array): void {
+  const bodyLengths = partition.bodyLengths
+  const last = priors.length - 1
+  for (let index = 0; index < touchedCount; index++) {
+    const slot = touched[index] as number
+    const prior = priors[Math.min(bodyLengths[slot] as number, last)] as number
+    scores[slot] = (scores[slot] as number) * prior || Number.MIN_VALUE
   }
 }
 

@@ -1,7 +1,8 @@
 /**
  * Retrieval over the memory tables: BM25 from the in-process keyword index (an OR of the query's
  * terms and, at half weight, other forms of them, so a query never comes back empty just because
- * one word is missing; memories said outside a date the query names count for less), optionally
+ * one word is missing; memories said outside a date the query names count for less, and so, a
+ * little, do memories that say less than most: the length prior), optionally
  * fused with a brute-force cosine scan of stored vectors, re-ranked by where the candidates sit in
  * the conversation (`rerankByLocality`), then re-scored with time decay, keyword boost, length
  * penalty and, for a question that asks when, whether the memory tells a time
@@ -193,6 +194,7 @@ export function createMemorySearcher(options: MemorySearcherOptions): MemorySear
         contextWeight: ranking.contextWeight,
         timeWindows,
         outsideWindowShare: ranking.undatedShare,
+        lengthPrior: { weight: ranking.lengthPriorWeight, pivot: ranking.lengthPriorPivot },
       }
       const variants = findTermVariants({ terms, partitions, weight: ranking.variantWeight })
       const termWeights = weighCjkCharacterTerms(terms)
