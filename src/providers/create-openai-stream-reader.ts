@@ -12,7 +12,7 @@ import { type BodyPump, createBodyPump } from './create-body-pump.js'
 import { createOpenAIChunkParser } from './create-openai-chunk-parser.js'
 import type { RequestTimer } from './create-request-timer.js'
 import { createSseBatchReader, type SseBatchReader } from './create-sse-batch-reader.js'
-import { readPlainContentDelta } from './read-plain-content-delta.js'
+import { createPlainContentReader } from './read-plain-content-delta.js'
 
 export type OpenAIStreamReader = SseBatchReader
 
@@ -30,6 +30,7 @@ export function createOpenAIStreamReader(options: CreateOpenAIStreamReaderOption
     pump = createBodyPump(options.body)
   }
   const parser = createOpenAIChunkParser()
+  const readPlainContent = createPlainContentReader()
   let sawDone = false
   return createSseBatchReader({
     body: pump,
@@ -45,7 +46,7 @@ export function createOpenAIStreamReader(options: CreateOpenAIStreamReaderOption
         throw new UpstreamStreamError(`upstream reported an error mid-stream${message ? `: ${message}` : ''}`)
       }
       // Most chunks of a reply: their content is read without building the chunk's objects.
-      const content = readPlainContentDelta(data)
+      const content = readPlainContent(data)
       if (content !== undefined) {
         parser.pushContent(content, out)
         return

@@ -1,7 +1,7 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { createOpenAIChunkParser } from './create-openai-chunk-parser.js'
-import { readPlainContentDelta } from './read-plain-content-delta.js'
+import { createPlainContentReader, readPlainContentDelta } from './read-plain-content-delta.js'
 import type { ProviderEvent } from './types.js'
 
 const chunk = (
@@ -175,6 +175,34 @@ describe('readPlainContentDelta', () => {
     )
     // The common shape is generated often enough that the fast path is exercised, not only refused.
     expect(read).toBeGreaterThan(50)
+  })
+
+  it("a stream's reader reads each chunk as readPlainContentDelta does (generated streams)", () => {
+    // Chunks that share their text around the content, as a stream's do, and some that do not.
+    const content = fc
+      .array(fc.constantFrom('a', '你', ' ', '"', '\\', '\n', '}', '"}', ''), { maxLength: 4 })
+      .map((pieces) => pieces.join(''))
+    const around = fc.constantFrom(
+      ['{"id":"c1","model":"m","choices":[{"index":0,"delta":{"content":', '},"finish_reason":null}]}'],
+      [
+        '{"id":"c1","model":"m","choices":[{"index":0,"delta":{"content":',
+        '},"finish_reason":null}],"usage":null}',
+      ],
+      ['{"id":"c1","model":"m","choices":[{"index":0,"delta":{"content":', '},"finish_reason":"stop"}]}'],
+      ['{"id":"c2","choices":[{"index":0,"delta":{"content":', '}}]}'],
+      ['{"usage":{"a":1},"choices":[{"index":0,"delta":{"content":', '}}]}'],
+    )
+    const chunkData = fc.tuple(around, content, fc.boolean()).map(([[before, after], text, raw]) =>
+      // Raw: the text put in as it is, so quotes and escapes land in the JSON unescaped.
+      raw ? `${before}"${text}"${after}` : `${before}${JSON.stringify(text)}${after}`,
+    )
+    fc.assert(
+      fc.property(fc.array(chunkData, { maxLength: 12 }), (stream) => {
+        const read = createPlainContentReader()
+        for (const data of stream) expect(read(data), data).toBe(readPlainContentDelta(data))
+      }),
+      { numRuns: 500 },
+    )
   })
 })
 

@@ -19,6 +19,8 @@ const choicesKey = '"choices":[{"index":0,"delta":{"content":"'
 const contentEnd = '"}'
 
 const quote = 0x22
+const backslash = 0x5c
+const firstPrintable = 0x20
 const openBrace = 0x7b
 const closeBrace = 0x7d
 const comma = 0x2c
@@ -125,4 +127,39 @@ export function readPlainContentDelta(data: string): string | undefined {
   if (notPlain.test(data)) return undefined
   const textStart = findContentStart(data)
   return textStart === -1 ? undefined : readContentFrom(data, textStart)
+}
+
+/**
+ * `readPlainContentDelta` for the chunks of one stream, which differ only in their content (the same
+ * id, created, model, fingerprint before it; the same fields after it): once a chunk has been
+ * checked whole, a chunk with the same text before and after its content has only its content
+ * checked (no quote, escape or control character), which makes it the same chunk but for that.
+ */
+export function createPlainContentReader(): (data: string) => string | undefined {
+  let before = ''
+  let after = ''
+  let known = false
+  return (data) => {
+    if (
+      known &&
+      data.length >= before.length + after.length &&
+      data.startsWith(before) &&
+      data.endsWith(after)
+    ) {
+      const end = data.length - after.length
+      for (let position = before.length; position < end; position++) {
+        const code = data.charCodeAt(position)
+        if (code === quote || code === backslash || code < firstPrintable) return readPlainContentDelta(data)
+      }
+      return data.slice(before.length, end)
+    }
+    const content = readPlainContentDelta(data)
+    if (content !== undefined) {
+      const start = findContentStart(data)
+      before = data.slice(0, start)
+      after = data.slice(start + content.length)
+      known = true
+    }
+    return content
+  }
 }
