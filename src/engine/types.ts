@@ -142,7 +142,11 @@ export interface CharpipePeople {
 }
 
 export interface Charpipe {
-  /** Runs one turn; yields its events, `llm_done` exactly once and last. Leaving the loop early interrupts the turn. */
+  /**
+   * Runs one turn; yields its events, `llm_done` exactly once and last. The loop ends once the turn
+   * has left its session's lane (the session's next input then starts at once). Leaving the loop
+   * early interrupts the turn. The turn starts at the first `next()`, as with an async generator.
+   */
   generate(input: GenerateInput, options?: GenerateOptions): AsyncIterable<CharpipeEvent>
   /**
    * Runs one turn like `generate`, handing each event to `options.onEvent` as it happens; resolves
