@@ -47,4 +47,51 @@ describe('GET /ws writes', () => {
     for (const seen of seenAfterDone) expect(seen).toEqual({ corked: 0, buffered: 0 })
     await client.close()
   })
+
+  it('sends the frames of one turn of the loop in one write, in the order the turn made them', async () => {
+    // The fake's turn runs in one turn of the loop (no delay between chunks): held together.
+    const corked = new Set<Socket>()
+    const cork = Socket.prototype.cork
+    vi.spyOn(Socket.prototype, 'cork').mockImplementation(function (this: Socket) {
+      corked.add(this)
+      return cork.call(this)
+    })
+    let writes = 0
+    const writev = Socket.prototype._writev!
+    vi.spyOn(Socket.prototype, '_writev').mockImplementation(function (this: Socket, ...args) {
+      if (corked.has(this)) writes++
+      return writev.apply(this, args)
+    })
+    const write = Socket.prototype._write
+    vi.spyOn(Socket.prototype, '_write').mockImplementation(function (this: Socket, ...args) {
+      if (corked.has(this)) writes++
+      return write.apply(this, args)
+    })
+    const emitted: { type: string; text?: unknown }[] = []
+    server = await startTestServer({
+      createCharpipe: async (config) => {
+        const fake = createFakeCharpipe({ config })
+        const run = fake.run.bind(fake)
+        fake.run = (input, { onEvent, ...options }) =>
+          run(input, {
+            ...options,
+            onEvent: (event) => {
+              emitted.push({ type: event.type, text: (event as { text?: unknown }).text })
+              onEvent(event)
+            },
+          })
+        return fake
+      },
+    })
+    const client = await openTestSocket(`${server.url}/ws`)
+    writes = 0
+    client.send({ type: 'user_input', text: '你好，今天天气怎么样？' })
+    const frames = await client.waitForTurn('default')
+    const received = frames.map((frame) => ({ type: frame.type, text: frame.text }))
+    expect(received).toEqual(emitted)
+    expect(frames.length).toBeGreaterThan(3)
+    expect(writes).toBeGreaterThan(0)
+    expect(writes).toBeLessThan(frames.length)
+    await client.close()
+  })
 })

@@ -16,6 +16,7 @@ import type { Logger } from '../../shared/logger.js'
 import type { ReaderLedger } from '../create-reader-ledger.js'
 import type { ServerMetrics } from '../create-server-metrics.js'
 import type { SessionOwners } from '../create-session-owners.js'
+import { createWriteHold } from '../create-write-hold.js'
 import { createWebSocketConnection } from '../websocket/create-websocket-connection.js'
 import { dispatchFrame } from '../websocket/dispatch-frame.js'
 import type { ConnectionLimits } from '../websocket/websocket-connection.js'
@@ -61,23 +62,14 @@ const OPEN = 1
 let connections = 0
 
 /**
- * One model chunk usually yields several events (`llm_chunk`, `llm_sentence`, …) in the same tick;
- * corking the TCP socket until the tick ends sends their frames in one write instead of one each,
- * and a write (a syscall) is the largest per-frame cost of a busy server. `_socket` is the `ws`
- * socket's transport, public in all but name since ws 1; without it frames go out one by one.
+ * One model chunk usually yields several events (`llm_chunk`, `llm_sentence`, …), and a busy loop
+ * reads several chunks of a session between two of its check phases: each socket's frames are held
+ * (corked) until then and leave in one write instead of one each (create-write-hold.ts). `_socket`
+ * is the `ws` socket's transport, public in all but name since ws 1; without it frames go out one
+ * by one. One hold for all the server's sockets: one `setImmediate` a turn of the loop, not one each.
  */
-function holdWritesUntilTick(socket: WSContext): void {
-  const transport = (socket.raw as { _socket?: Writable } | undefined)?._socket
-  if (!transport || transport.writableCorked > 0) return
-  transport.cork()
-  process.nextTick(() => transport.uncork())
-}
-
-/** Sends what `holdWritesUntilTick` held so far, without waiting for the tick to end. */
-function releaseWrites(socket: WSContext): void {
-  const transport = (socket.raw as { _socket?: Writable } | undefined)?._socket
-  if (transport && transport.writableCorked > 0) transport.uncork()
-}
+const writeHold = createWriteHold()
+const transportOf = (socket: WSContext) => (socket.raw as { _socket?: Writable } | undefined)?._socket
 
 export function createWebSocketEvents(options: CreateWebSocketEventsOptions): WSEvents {
   const { metrics, logger } = options
@@ -89,18 +81,20 @@ export function createWebSocketEvents(options: CreateWebSocketEventsOptions): WS
 
   const send = (socket: WSContext, payload: unknown) => {
     if (socket.readyState !== OPEN) return
-    holdWritesUntilTick(socket)
+    const transport = transportOf(socket)
+    if (transport) writeHold.hold(transport)
     if (backpressure) backpressure.sendPayload(payload)
     else socket.send(JSON.stringify(payload))
   }
   const sendEvent = (socket: WSContext, event: CharpipeEvent) => {
     if (socket.readyState !== OPEN) return
-    holdWritesUntilTick(socket)
+    const transport = transportOf(socket)
+    if (transport) writeHold.hold(transport)
     if (backpressure) backpressure.sendEvent(event)
     else socket.send(JSON.stringify(event))
     // A turn's last event goes out now: what the engine does after it in the same tick (writing the
     // turn into long-term memory, milliseconds of CPU) must not hold it, nor an interrupt's answer.
-    if (event.type === 'llm_done') releaseWrites(socket)
+    if (event.type === 'llm_done' && transport) writeHold.release(transport)
   }
 
   let openSocket: WSContext | undefined
