@@ -53,6 +53,8 @@ describe('computeLengthPrior', () => {
   it('is off with weight 0 or no average', () => {
     expect(computeLengthPrior(1, 5, { weight: 0, pivot: 2 })).toBe(1)
     expect(computeLengthPrior(1, 0, prior)).toBe(1)
+    // A pivot under one word (memories of almost no words): an empty memory counts one, past it.
+    expect(computeLengthPrior(0, 0.01, { weight: 0.5, pivot: 2 })).toBe(1)
   })
 
   it('rises with the length and stays in (0, 1]', () => {

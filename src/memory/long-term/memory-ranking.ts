@@ -141,8 +141,11 @@ export function computeLengthPrior(
   options: LengthPriorOptions,
 ): number {
   const pivot = options.pivot * averageTerms
-  if (options.weight <= 0 || !(pivot > 0) || termCount >= pivot) return 1
-  return (Math.max(1, termCount) / pivot) ** options.weight
+  // A memory counts at least one word: below a pivot under one word (a store of empty memories)
+  // every memory is at or past it, and the prior never lifts a score.
+  const terms = Math.max(1, termCount)
+  if (options.weight <= 0 || !(pivot > 0) || terms >= pivot) return 1
+  return (terms / pivot) ** options.weight
 }
 
 export interface KeywordBoostInput {
