@@ -11,15 +11,21 @@ afterEach(async () => {
   server = undefined
 })
 
+/** The sockets corked from now on: the WebSocket transports (frames of one turn of the loop are corked together). */
+function watchCorkedSockets(): Set<Socket> {
+  const corked = new Set<Socket>()
+  const cork = Socket.prototype.cork
+  vi.spyOn(Socket.prototype, 'cork').mockImplementation(function (this: Socket) {
+    corked.add(this)
+    return cork.call(this)
+  })
+  return corked
+}
+
 describe('GET /ws writes', () => {
   it('hands llm_done to the socket at once, not after the work that follows it in the same tick', async () => {
     // The frames of one tick are corked together; the sockets corked are the WebSocket transports.
-    const corked = new Set<Socket>()
-    const cork = Socket.prototype.cork
-    vi.spyOn(Socket.prototype, 'cork').mockImplementation(function (this: Socket) {
-      corked.add(this)
-      return cork.call(this)
-    })
+    const corked = watchCorkedSockets()
     const seenAfterDone: { corked: number; buffered: number }[] = []
     server = await startTestServer({
       createCharpipe: async (config) => {
@@ -50,12 +56,7 @@ describe('GET /ws writes', () => {
 
   it('sends the frames of one turn of the loop in one write, in the order the turn made them', async () => {
     // The fake's turn runs in one turn of the loop (no delay between chunks): held together.
-    const corked = new Set<Socket>()
-    const cork = Socket.prototype.cork
-    vi.spyOn(Socket.prototype, 'cork').mockImplementation(function (this: Socket) {
-      corked.add(this)
-      return cork.call(this)
-    })
+    const corked = watchCorkedSockets()
     let writes = 0
     const writev = Socket.prototype._writev!
     vi.spyOn(Socket.prototype, '_writev').mockImplementation(function (this: Socket, ...args) {
