@@ -15,6 +15,7 @@
  *
  *   node --import tsx bench/peers.bench.ts
  *   CHUNKS=1000 TURNS=5 ROUNDS=15 node --import tsx bench/peers.bench.ts
+ *   DELAY_MS=1 CHUNKS=100 node --import tsx bench/peers.bench.ts   # paced: one chunk per read
  */
 import { request } from 'node:http'
 import { loadavg } from 'node:os'
@@ -42,6 +43,9 @@ const chunks = Number(process.env.CHUNKS ?? 1000)
 const turnsPerRound = Number(process.env.TURNS ?? 4)
 const warmupRounds = Number(process.env.WARMUP ?? 5)
 const rounds = Number(process.env.ROUNDS ?? 15)
+// The mock's pause between chunks: 0 sends them back to back (one network read carries hundreds);
+// 1 paces them as a model streams, so each read carries one (use fewer CHUNKS: a turn takes ~CHUNKS ms).
+const delayMs = Number(process.env.DELAY_MS ?? 0)
 const only = process.env.ONLY
 const logger = createLogger({ level: 'silent' })
 const sessions = 20
@@ -107,8 +111,8 @@ async function createCharpipeTurn(input: {
 }
 
 async function main() {
-  const mock = await startPeerMock(text)
-  const jsonMock = await startPeerMock(envelope)
+  const mock = await startPeerMock(text, delayMs)
+  const jsonMock = await startPeerMock(envelope, delayMs)
   const openai = new OpenAI({ baseURL: `${mock.url}/v1`, apiKey: 'bench', maxRetries: 0 })
   const anthropic = new Anthropic({ baseURL: mock.url, apiKey: 'bench', maxRetries: 0 })
   const vercel = createOpenAI({ baseURL: `${mock.url}/v1`, apiKey: 'bench' })
@@ -319,7 +323,7 @@ async function main() {
   const reference = samples.get('charpipe-openai-plain')
   const referenceMedian = reference ? median(reference) : undefined
   console.log(
-    `\nPeers: ${chunks}-chunk replies, ${turnsPerRound} turns a round, median of ${rounds} rounds after ${warmupRounds} warm-up, Node ${process.version}`,
+    `\nPeers: ${chunks}-chunk replies${delayMs ? `, ${delayMs} ms between chunks` : ', chunks back to back'}, ${turnsPerRound} turns a round, median of ${rounds} rounds after ${warmupRounds} warm-up, Node ${process.version}`,
   )
   console.log(
     `load average at the end (1, 5, 15 min): ${loadavg()

@@ -1,7 +1,8 @@
 /**
  * The peer bench's mock model server: `charpipe mock-llm` in a child process (so its CPU is not
- * counted in the client's), replaying `text` one character per chunk with no delay, in the OpenAI
- * (`/v1/chat/completions`) and the Anthropic (`/v1/messages`) wire formats alike.
+ * counted in the client's), replaying `text` one character per chunk, in the OpenAI (`/v1/chat/completions`) and the
+ * Anthropic (`/v1/messages`) wire formats alike. With no delay the chunks leave back to back and one
+ * network read carries many; `delayMs` paces them as a model does, one chunk per read.
  */
 import { spawn } from 'node:child_process'
 import { mkdtemp, writeFile } from 'node:fs/promises'
@@ -14,10 +15,10 @@ export interface PeerMock {
   stop(): void
 }
 
-export async function startPeerMock(text: string): Promise<PeerMock> {
+export async function startPeerMock(text: string, delayMs = 0): Promise<PeerMock> {
   const folder = await mkdtemp(join(tmpdir(), 'charpipe-peers-'))
   const script = join(folder, 'script.json')
-  await writeFile(script, JSON.stringify({ default: { text, chunkSize: 1 } }))
+  await writeFile(script, JSON.stringify({ default: { text, chunkSize: 1, delayMs } }))
   const root = fileURLToPath(new URL('../../', import.meta.url))
   const child = spawn(
     process.execPath,

@@ -262,7 +262,7 @@ describe('createResilientProvider: batches', () => {
     const iterator = batchesOf(createResilientProvider({ primary }))
     expect(await iterator.nextBatch()).toEqual([text('a')])
     expect(await iterator.nextBatch()).toEqual([text('b')])
-    expect(await iterator.nextBatch()).toEqual([text('c'), text('d')])
+    expect(await iterator.nextBatch()).toEqual([text('cd')])
     expect(await iterator.nextBatch()).toBeUndefined()
   })
 

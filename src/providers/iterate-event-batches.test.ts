@@ -105,9 +105,10 @@ describe('iterateEventBatches', () => {
       stream[Symbol.asyncIterator]() as AsyncIterator<ProviderEvent> & Batches
 
     it('hands over the events of each read in one promise, then undefined once over', async () => {
-      const { stream, record } = createRecordingStream([[text('a'), text('b')], [], [text('c')]])
+      const finish: ProviderEvent = { type: 'finish', reason: 'stop' }
+      const { stream, record } = createRecordingStream([[text('a'), finish], [], [text('c')]])
       const iterator = batchesOf(stream)
-      expect(await iterator.nextBatch()).toEqual([text('a'), text('b')])
+      expect(await iterator.nextBatch()).toEqual([text('a'), finish])
       expect(await iterator.nextBatch()).toEqual([text('c')])
       expect(await iterator.nextBatch()).toBeUndefined()
       expect(await iterator.next()).toEqual({ value: undefined, done: true })
@@ -118,9 +119,24 @@ describe('iterateEventBatches', () => {
       const { stream } = createRecordingStream([[text('a'), text('b'), text('c')], [text('d')]])
       const iterator = batchesOf(stream)
       expect(await iterator.next()).toEqual({ value: text('a'), done: false })
-      expect(await iterator.nextBatch()).toEqual([text('b'), text('c')])
+      expect(await iterator.nextBatch()).toEqual([text('bc')])
       expect(await iterator.next()).toEqual({ value: text('d'), done: false })
       expect(await iterator.nextBatch()).toBeUndefined()
+    })
+
+    it("joins a read's adjacent deltas of one kind, up to the longest delta, in order", async () => {
+      const reasoning = (value: string): ProviderEvent => ({ type: 'reasoning-delta', text: value })
+      const usage: ProviderEvent = { type: 'usage', usage: { inputTokens: 1, outputTokens: 2 } }
+      const { stream } = createRecordingStream([
+        [reasoning('th'), reasoning('ink'), text('a'), text('b'), usage, text('c'), text('d')],
+        [text('e')],
+      ])
+      const iterator = batchesOf(stream)
+      expect(await iterator.nextBatch()).toEqual([reasoning('think'), text('ab'), usage, text('cd')])
+      expect(await iterator.nextBatch()).toEqual([text('e')])
+      const near = 'n'.repeat(maxDeltaChars - 1)
+      const { stream: full } = createRecordingStream([[text(near), text('x'), text('y'), text('z')]])
+      expect(await batchesOf(full).nextBatch()).toEqual([text(`${near}x`), text('yz')])
     })
 
     it('hands a large delta over in slices, one a batch, between the events around it', async () => {
@@ -172,7 +188,15 @@ describe('iterateEventBatches', () => {
                 const batch = await iterator.nextBatch()
                 if (!batch) break
                 expect(batch.length).toBeGreaterThan(0)
-                for (const item of batch) seen.push(item.type === 'text-delta' ? item.text : '\u0000')
+                batch.forEach((item, index) => {
+                  if (item.type === 'text-delta') expect(item.text.length).toBeLessThanOrEqual(maxDeltaChars)
+                  // Joined as far as the longest delta allows: two text deltas side by side only
+                  // when together they are longer.
+                  const previous = batch[index - 1]
+                  if (previous?.type === 'text-delta' && item.type === 'text-delta')
+                    expect(previous.text.length + item.text.length).toBeGreaterThan(maxDeltaChars)
+                  seen.push(item.type === 'text-delta' ? item.text : '\u0000')
+                })
               } else {
                 const result = await iterator.next()
                 if (result.done) break

@@ -7,10 +7,17 @@
  * `fail`, thrown once, and ends the stream; `return()` waits for a step in flight, then closes;
  * `close` runs once (never for a stream that was not started); a text delta too large for one
  * event is handed on in slices (`yieldInSlices`). Its `nextBatch()` hands over the rest of a batch
- * in one promise (a large delta's slices still one at a time, each after a turn of the event loop).
+ * in one promise (a large delta's slices still one at a time, each after a turn of the event loop),
+ * adjacent text (or reasoning) deltas of it joined into one, so a fast model's hundred chunks of one
+ * read cost the engine one event; `next()` still hands them out one by one, as they were read.
  */
-import { isLargeDelta, yieldInSlices } from './slice-large-delta.js'
+import { isLargeDelta, maxDeltaChars, yieldInSlices } from './slice-large-delta.js'
 import type { ProviderEvent, ProviderEventBatches } from './types.js'
+
+type DeltaEvent = Extract<ProviderEvent, { type: 'text-delta' | 'reasoning-delta' }>
+
+const isDelta = (event: ProviderEvent): event is DeltaEvent =>
+  event.type === 'text-delta' || event.type === 'reasoning-delta'
 
 export interface EventBatchSource {
   /** The events of the next network read (possibly none), or `undefined` once the stream is over. */
@@ -79,12 +86,39 @@ export function iterateEventBatches(options: IterateEventBatchesOptions): AsyncI
     running = undefined
   }
 
-  /** The events of the batch ready now, up to a large delta (which goes through `step`). */
+  /**
+   * The events of the batch ready now, up to a large delta (which goes through `step`), with
+   * adjacent deltas of one kind joined (up to `maxDeltaChars`): what one read brought arrived at one
+   * moment, and everything after the provider pays per event, not per character.
+   */
   const takeReady = (into: ProviderEvent[]): ProviderEvent[] => {
     if (slices) return into
-    let end = position
-    while (end < batch.length && !isLargeDelta(batch[end]!)) end++
-    for (; position < end; position++) into.push(batch[position]!)
+    while (position < batch.length) {
+      const event = batch[position]!
+      if (isLargeDelta(event)) break
+      position++
+      const last = into.length > 0 ? into[into.length - 1]! : undefined
+      if (!last || !isDelta(event) || last.type !== event.type) {
+        into.push(event)
+        continue
+      }
+      // A run of deltas of one kind: joined in one string, one event for the run.
+      let text = (last as DeltaEvent).text
+      if (text.length + event.text.length > maxDeltaChars) {
+        into.push(event)
+        continue
+      }
+      text += event.text
+      while (position < batch.length) {
+        const following = batch[position]!
+        if (following.type !== event.type) break
+        const piece = (following as DeltaEvent).text
+        if (text.length + piece.length > maxDeltaChars) break
+        text += piece
+        position++
+      }
+      into[into.length - 1] = { type: event.type, text }
+    }
     return into
   }
 

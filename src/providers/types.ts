@@ -60,7 +60,8 @@ export type ProviderEvent =
  * What the iterator of a built-in provider's stream adds to `AsyncIterator<ProviderEvent>`: the
  * events already read (one network read's) in one promise, instead of one promise per event. The
  * engine uses it when it is there; a custom provider need not have it. `next()` and `nextBatch()`
- * may be mixed and hand out the same events in the same order.
+ * may be mixed and hand out the same text in the same order; a batch may join adjacent text (or
+ * reasoning) deltas into one.
  */
 export interface ProviderEventBatches {
   /** The next events (at least one), or `undefined` once the stream is over; throws as `next()` does. */
