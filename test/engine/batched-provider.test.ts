@@ -67,8 +67,14 @@ describe('a provider read a batch at a time', () => {
   })
 
   it('stops at an interrupt in the middle of a batch: no chunk after it, llm_done last', async () => {
+    // A read's adjacent deltas come joined; the usage between them keeps the last one apart.
     const { provider } = createBatchedProvider([
-      [...deltas('第一句。第二句。第三句。'), { type: 'finish', reason: 'stop' }],
+      [
+        ...deltas('第一句。第二句。'),
+        { type: 'usage', usage: { inputTokens: 1, outputTokens: 8 } },
+        ...deltas('第三句。'),
+        { type: 'finish', reason: 'stop' },
+      ],
     ])
     const charpipe = await createCharpipe(makeConfig({}), { provider })
     const controller = new AbortController()
@@ -81,11 +87,12 @@ describe('a provider read a batch at a time', () => {
         onEvent(event) {
           events.push(event)
           if (controller.signal.aborted && event.type === 'llm_chunk') chunksAfterInterrupt++
-          if (event.type === 'llm_chunk' && event.text === '二') controller.abort()
+          if (event.type === 'llm_chunk' && event.text.includes('二')) controller.abort()
         },
       },
     )
     expect(chunksAfterInterrupt).toBe(0)
+    expect(events.some((event) => event.type === 'llm_chunk' && event.text.includes('三'))).toBe(false)
     expect(events.at(-1)).toMatchObject({ type: 'llm_done', interrupted: true })
     expect(events.filter((event) => event.type === 'llm_done')).toHaveLength(1)
     await charpipe.close()

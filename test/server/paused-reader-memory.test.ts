@@ -28,6 +28,9 @@ const heldArrayBuffers = () => {
 const readerBound = 1024 * 1024
 // 100,000 five-character pieces, each a sentence: about 20 MB of SSE, many times the reader's bound.
 const pieces = 100_000
+const pieceLength = '风很大0。'.length
+// How many streamed characters between two looks at the memory held (about 1,024 pieces).
+const lookEvery = 1024 * pieceLength
 
 let model: Server | undefined
 let server: TestServer | undefined
@@ -91,10 +94,15 @@ describe('a paused reader of a fast model', { timeout: 120_000 }, () => {
     ])
     const before = heldArrayBuffers()
     let mostHeld = 0
-    let chunks = 0
-    server.charpipe.on('llm_chunk', () => {
+    // Characters, not events: what one read brought comes as one chunk.
+    let characters = 0
+    let nextLook = lookEvery
+    server.charpipe.on('llm_chunk', (event) => {
+      characters += event.text.length
       // Often enough to see a queue grow, seldom enough that the collections stay cheap.
-      if (++chunks % 1024 === 0) mostHeld = Math.max(mostHeld, heldArrayBuffers() - before)
+      if (characters < nextLook) return
+      nextLook = characters + lookEvery
+      mostHeld = Math.max(mostHeld, heldArrayBuffers() - before)
     })
     const done = new Promise<{ interrupted: boolean }>((resolve) => server!.charpipe.on('llm_done', resolve))
     const socket = await openPausedSocket(server.url)
@@ -106,7 +114,7 @@ describe('a paused reader of a fast model', { timeout: 120_000 }, () => {
     // The frames waiting for the reader (at most its bound) and 64 KiB of the model's stream, with
     // room for the sockets' own buffers (0.6–0.8 MB in all here); the model's stream read ahead of
     // the turn, as it was before its queue had a bound, held 14 MB.
-    expect(chunks).toBeGreaterThan(10 * 1024)
+    expect(characters).toBeGreaterThan(10 * 1024 * pieceLength)
     expect(mostHeld).toBeLessThan(readerBound + 1024 * 1024)
     socket.terminate()
   })
