@@ -6,7 +6,8 @@
  * process: the bare `openai` SDK loop, the bare `@anthropic-ai/sdk` loop, raw `fetch` +
  * `eventsource-parser`, the AI SDK `streamText`, LangChain `ChatOpenAI.stream`, charpipe's library
  * `generate` (plain and json reply formats, over the OpenAI-compatible and the Anthropic
- * providers), and a floor (`node:http` reading the body bytes, no parsing). CPU is
+ * providers), `charpipe serve` over WebSocket (the server process's CPU), and a floor (`node:http`
+ * reading the body bytes, no parsing). CPU is
  * `process.cpuUsage()` (user + system) over TURNS turns per round; rounds alternate the contenders
  * so drift and load hit them alike; the median round is reported. `ONLY=<name>` runs one contender
  * (for a profiler: `ONLY=charpipe-openai-plain ROUNDS=20 node --cpu-prof --import tsx ...`). charpipe is
@@ -25,10 +26,12 @@ import { ChatOpenAI } from '@langchain/openai'
 import { streamText } from 'ai'
 import { createParser } from 'eventsource-parser'
 import OpenAI from 'openai'
+import WebSocket from 'ws'
 import type { CharpipeConfigInput } from '../src/config/schema.js'
 import type { ChatProvider, ProviderEvent } from '../src/providers/types.js'
 import { ensureBuilt, importBuiltPackage } from './built-package.js'
 import { startPeerMock } from './peers/start-peer-mock.js'
+import { type ServeProcesses, startServeProcesses } from './serve/start-serve-processes.js'
 
 // charpipe as its users run it, the built package, like every peer here: source through the
 // TypeScript loader wraps each closure it creates to keep its name, which alone cost charpipe's
@@ -59,6 +62,13 @@ interface Contender {
   turn: (index: number) => Promise<number>
   /** The characters a turn must see (0: not checked). */
   expect: number
+  /** CPU time (µs) so far of the process whose share is counted, when it is not this one. */
+  readCpu?: () => Promise<number>
+}
+
+const readOwnCpu = async () => {
+  const used = process.cpuUsage()
+  return used.user + used.system
 }
 
 const sentence = '你好呀，今天过得怎么样？'
@@ -108,6 +118,38 @@ async function createCharpipeTurn(input: {
     }
     return seen
   }
+}
+
+/** Turns over WebSocket connections to a running `serve` (several: a connection may start 120 turns a minute). */
+async function createServeTurn(serverUrl: string): Promise<(index: number) => Promise<number>> {
+  const sockets = await Promise.all(
+    Array.from({ length: 8 }, async () => {
+      const socket = new WebSocket(`${serverUrl.replace(/^http/, 'ws')}/ws`)
+      await new Promise((resolve, reject) => {
+        socket.once('open', resolve)
+        socket.once('error', reject)
+      })
+      return socket
+    }),
+  )
+  return (index) =>
+    new Promise((resolve, reject) => {
+      const socket = sockets[index % sockets.length]!
+      let seen = 0
+      const onMessage = (data: WebSocket.RawData) => {
+        const event = JSON.parse(data.toString()) as { type: string; text?: string; message?: string }
+        if (event.type === 'llm_sentence') seen += event.text!.replace(/\s/g, '').length
+        else if (event.type === 'llm_error' || event.type === 'error') {
+          socket.off('message', onMessage)
+          reject(new Error(`serve answered ${event.type}: ${event.message}`))
+        } else if (event.type === 'llm_done') {
+          socket.off('message', onMessage)
+          resolve(seen)
+        }
+      }
+      socket.on('message', onMessage)
+      socket.send(JSON.stringify({ type: 'user_input', session: `s${index % sessions}`, text: '你好' }))
+    })
 }
 
 async function main() {
@@ -297,6 +339,21 @@ async function main() {
         provider: createInProcessProvider(),
       }),
     })
+  // Through `serve`: a real server (child process, built package, default SQLite stores) and its
+  // own mock replaying the same reply, read by WebSocket clients in this process. The server's CPU
+  // is counted, not this process's: what the turn costs the machine that runs the character.
+  let serve: ServeProcesses | undefined
+  if (!only || only === 'charpipe-serve') {
+    serve = await startServeProcesses({ reply: { text, chunkSize: 1, delayMs } })
+    all.push({
+      name: 'charpipe-serve',
+      label: 'charpipe serve over WebSocket, plain, OpenAI-compatible (server process CPU)',
+      chunks,
+      expect: chunks,
+      readCpu: serve.readCpu,
+      turn: await createServeTurn(serve.serverUrl),
+    })
+  }
   const contenders = all.filter((contender) => !only || contender.name === only)
 
   const samples = new Map<string, number[]>(contenders.map((contender) => [contender.name, []]))
@@ -305,19 +362,20 @@ async function main() {
     // Alternate the order too, so no contender always runs right after the same one.
     const order = round % 2 ? [...contenders].reverse() : contenders
     for (const contender of order) {
-      const before = process.cpuUsage()
+      const readCpu = contender.readCpu ?? readOwnCpu
+      const before = await readCpu()
       for (let index = 0; index < turnsPerRound; index++) {
         const seen = await contender.turn(turn++)
         if (contender.expect && seen !== contender.expect)
           throw new Error(`${contender.name} saw ${seen} characters, expected ${contender.expect}`)
       }
-      const used = process.cpuUsage(before)
-      if (round >= warmupRounds)
-        samples.get(contender.name)!.push((used.user + used.system) / (turnsPerRound * contender.chunks))
+      const used = (await readCpu()) - before
+      if (round >= warmupRounds) samples.get(contender.name)!.push(used / (turnsPerRound * contender.chunks))
     }
   }
   mock.stop()
   jsonMock.stop()
+  await serve?.stop()
 
   const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!
   const reference = samples.get('charpipe-openai-plain')

@@ -95,29 +95,30 @@ export function iterateEventBatches(options: IterateEventBatchesOptions): AsyncI
     if (slices) return into
     while (position < batch.length) {
       const event = batch[position]!
-      if (isLargeDelta(event)) break
+      const delta = isDelta(event) ? event : undefined
+      if (delta && delta.text.length > maxDeltaChars) break
       position++
       const last = into.length > 0 ? into[into.length - 1]! : undefined
-      if (!last || !isDelta(event) || last.type !== event.type) {
+      if (!delta || last?.type !== delta.type) {
         into.push(event)
         continue
       }
       // A run of deltas of one kind: joined in one string, one event for the run.
       let text = (last as DeltaEvent).text
-      if (text.length + event.text.length > maxDeltaChars) {
+      if (text.length + delta.text.length > maxDeltaChars) {
         into.push(event)
         continue
       }
-      text += event.text
+      text += delta.text
       while (position < batch.length) {
         const following = batch[position]!
-        if (following.type !== event.type) break
+        if (following.type !== delta.type) break
         const piece = (following as DeltaEvent).text
         if (text.length + piece.length > maxDeltaChars) break
         text += piece
         position++
       }
-      into[into.length - 1] = { type: event.type, text }
+      into[into.length - 1] = { type: delta.type, text }
     }
     return into
   }
