@@ -71,7 +71,11 @@ interface TurnOutcome {
   interruptedTooLate?: boolean
 }
 
-/** One turn on `socket`: sends the input, interrupts after `interruptAfterChunks` chunks if given. */
+/**
+ * One turn on `socket`: sends the input, interrupts once `interruptAfterChunks` of the model's chunks
+ * have been shown, if given. Counted in characters: chunks that reached the server in one read come
+ * in one `llm_chunk`.
+ */
 function runTurn(
   socket: WebSocket,
   session: string,
@@ -79,15 +83,21 @@ function runTurn(
   interruptAfterChunks: number | undefined,
 ): Promise<TurnOutcome> {
   return new Promise((resolve) => {
-    let chunks = 0
+    const interruptAt = interruptAfterChunks === undefined ? undefined : interruptAfterChunks * chunkSize
+    let characters = 0
     let interruptSentAt: number | undefined
     let error: string | undefined
     const onMessage = (data: WebSocket.RawData) => {
       const arrived = performance.now()
-      const event = JSON.parse(data.toString()) as { type: string; code?: string; interrupted?: boolean }
+      const event = JSON.parse(data.toString()) as {
+        type: string
+        text?: string
+        code?: string
+        interrupted?: boolean
+      }
       if (event.type === 'llm_chunk') {
-        chunks++
-        if (interruptAfterChunks !== undefined && chunks === interruptAfterChunks) {
+        characters += event.text!.length
+        if (interruptAt !== undefined && interruptSentAt === undefined && characters >= interruptAt) {
           interruptSentAt = performance.now()
           socket.send(JSON.stringify({ type: 'interrupt', session }))
         }
@@ -107,7 +117,8 @@ function runTurn(
 
 // ~17 characters a sentence, 8 characters a chunk, 20 ms apart: a 60-chunk reply streams ~1.2 s.
 const sentence = '今天的海风有点凉，我们去看灯塔吧。'
-const normalReply = { text: sentence.repeat(28), chunkSize: 8, delayMs: 20 }
+const chunkSize = 8
+const normalReply = { text: sentence.repeat(28), chunkSize, delayMs: 20 }
 const sentences = [
   sentence,
   '灯塔在港口东边的小山上。',
