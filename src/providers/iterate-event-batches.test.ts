@@ -170,11 +170,25 @@ describe('iterateEventBatches', () => {
     })
 
     it('hands out every event once, in order, whatever mix of next() and nextBatch() reads it', async () => {
+      const reasoning = (value: string): ProviderEvent => ({ type: 'reasoning-delta', text: value })
       const event = fc.oneof(
         fc.string({ maxLength: 3 }).map(text),
+        fc.string({ maxLength: 3 }).map(reasoning),
         fc.constant(text('y'.repeat(maxDeltaChars + 2))),
         fc.constant<ProviderEvent>({ type: 'finish', reason: 'stop' }),
       )
+      // What must survive joining: each kind's text in order, and the order of the kinds (a run of
+      // one kind counts once: joining makes fewer events of it, the longest-delta bound more).
+      const kindOf = (item: ProviderEvent) =>
+        item.type === 'text-delta' ? 'T' : item.type === 'reasoning-delta' ? 'R' : 'F'
+      const project = (events: readonly ProviderEvent[]) => ({
+        text: events.map((item) => (item.type === 'text-delta' ? item.text : '')).join(''),
+        reasoning: events.map((item) => (item.type === 'reasoning-delta' ? item.text : '')).join(''),
+        kinds: events
+          .map(kindOf)
+          .join('')
+          .replace(/(T)T+|(R)R+/g, '$1$2'),
+      })
       await fc.assert(
         fc.asyncProperty(
           fc.array(fc.array(event, { maxLength: 5 }), { maxLength: 5 }),
@@ -182,32 +196,36 @@ describe('iterateEventBatches', () => {
           async (reads, choices) => {
             const { stream } = createRecordingStream(reads.map((read) => [...read]))
             const iterator = batchesOf(stream)
-            const seen: string[] = []
+            const seen: ProviderEvent[] = []
             for (let call = 0; ; call++) {
               if (choices[call % choices.length]) {
                 const batch = await iterator.nextBatch()
                 if (!batch) break
                 expect(batch.length).toBeGreaterThan(0)
                 batch.forEach((item, index) => {
-                  if (item.type === 'text-delta') expect(item.text.length).toBeLessThanOrEqual(maxDeltaChars)
-                  // Joined as far as the longest delta allows: two text deltas side by side only
-                  // when together they are longer.
+                  if (item.type === 'text-delta' || item.type === 'reasoning-delta')
+                    expect(item.text.length).toBeLessThanOrEqual(maxDeltaChars)
+                  // Joined as far as the longest delta allows: two deltas of one kind side by side
+                  // only when together they are longer.
                   const previous = batch[index - 1]
-                  if (previous?.type === 'text-delta' && item.type === 'text-delta')
+                  if (
+                    previous?.type === item.type &&
+                    (item.type === 'text-delta' || item.type === 'reasoning-delta') &&
+                    (previous.type === 'text-delta' || previous.type === 'reasoning-delta')
+                  )
                     expect(previous.text.length + item.text.length).toBeGreaterThan(maxDeltaChars)
-                  seen.push(item.type === 'text-delta' ? item.text : '\u0000')
                 })
+                seen.push(...batch)
               } else {
                 const result = await iterator.next()
                 if (result.done) break
-                seen.push(result.value.type === 'text-delta' ? result.value.text : '\u0000')
+                seen.push(result.value)
               }
             }
-            const expected = reads.flat().map((item) => (item.type === 'text-delta' ? item.text : '\u0000'))
-            expect(seen.join('')).toBe(expected.join(''))
+            expect(project(seen)).toEqual(project(reads.flat()))
           },
         ),
-        { numRuns: 150 },
+        { numRuns: 200 },
       )
     })
   })
