@@ -5,10 +5,11 @@ import { formatPersonId, maxPersonIdLength, type PersonId, parsePersonId } from 
 import { personOfTurn } from './person-of-turn.js'
 
 const name = fc.stringMatching(/^[a-z0-9][a-z0-9_-]{0,20}$/)
-// Ids may hold `:` and any printable character, as platform and session ids do.
+// Ids may hold `:` and any printable character, as platform and session ids do; not the control
+// characters (C0, DEL, C1) nor the line and paragraph separators, which a person id refuses.
 const id = fc
   .string({ minLength: 1, maxLength: 60, unit: 'grapheme' })
-  .filter((text) => !/[\u0000-\u001f\u007f]/.test(text))
+  .filter((text) => !/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/.test(text))
 
 const personId: fc.Arbitrary<PersonId> = fc.oneof(
   fc.record({ source: fc.constantFrom('onebot', 'twitch', 'bilibili', 'client' as const), name, id }),
@@ -32,6 +33,16 @@ describe('parsePersonId', () => {
         else expect(parsed.problem).toMatch(/^the person id/)
       }),
     )
+  })
+
+  it('refuses an id that holds a control character or a line separator, which it could format', () => {
+    for (const character of ['\u0000', '\u001f', '\u007f', '\u0085', '\u009f', '\u2028', '\u2029']) {
+      const text = formatPersonId({ source: 'onebot', name: 'qq', id: `a${character}b` })
+      expect(parsePersonId(text)).toEqual({ ok: false, problem: 'the person id holds a control character' })
+      expect(
+        personOfTurn({ session: 'onebot:qq:group:1', speaker: { id: `a${character}b` } }),
+      ).toBeUndefined()
+    }
   })
 
   it('names what is wrong', () => {
