@@ -129,6 +129,19 @@ function createLateInputError(): CharpipeError {
   )
 }
 
+/**
+ * Holds a failed command's error until the wall clock is past its `deadline`. A command this side
+ * gave up on (its timeout, a broken connection) may still sit in Redis' buffer and run later; its
+ * script refuses itself once Redis' clock is past the deadline. Node's timers count from the event
+ * loop's cached clock, which a busy or descheduled process lets lag the wall clock, so the command
+ * timeout can fire before the deadline by the wall clock, and the command could then still land
+ * after its caller heard that it failed. Held until the deadline has passed, it cannot.
+ */
+export async function waitPastDeadline(deadline: number): Promise<void> {
+  for (let left = deadline - Date.now(); left >= 0; left = deadline - Date.now())
+    await new Promise((resolve) => setTimeout(resolve, left + 1))
+}
+
 function sleep(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
     if (signal.aborted) return reject(signal.reason)
@@ -251,8 +264,8 @@ export function createRedisTurnCoordinator(options: RedisTurnCoordinatorOptions)
     for (;;) {
       signal.throwIfAborted()
       let fence: number
+      const takeBy = Date.now() + options.commandTimeoutMs
       try {
-        const takeBy = Date.now() + options.commandTimeoutMs
         fence = Number(
           await commands.eval(
             takeScript,
@@ -271,6 +284,7 @@ export function createRedisTurnCoordinator(options: RedisTurnCoordinatorOptions)
           ),
         )
       } catch (error) {
+        await waitPastDeadline(takeBy)
         // The take may have run with its answer lost (a connection reset, a reply past the timeout):
         // its lease would hold the session for lease_ms with nobody to release it.
         releaseWhenConnected(leaseKey, token)
@@ -328,6 +342,7 @@ export function createRedisTurnCoordinator(options: RedisTurnCoordinatorOptions)
     },
     async announceNewInput(session) {
       let order: number
+      const numberBy = Date.now() + options.commandTimeoutMs
       try {
         order = Number(
           await commands.eval(
@@ -337,10 +352,11 @@ export function createRedisTurnCoordinator(options: RedisTurnCoordinatorOptions)
             redis.key('pending', session),
             fenceLifetimeMs,
             pendingMs,
-            Date.now() + options.commandTimeoutMs,
+            numberBy,
           ),
         )
       } catch (error) {
+        await waitPastDeadline(numberBy)
         throw toClusterStoreError(error, 'numbering the input')
       }
       if (order < 0) {
