@@ -188,8 +188,7 @@ for (let index = 0; index < sockets; index++) {
   }
 }
 // From here on the clients read nothing: their TCP sockets are paused, the kernel buffers fill.
-if (!reading)
-  for (const socket of clients) (socket as unknown as { _socket: { pause(): void } })._socket.pause()
+if (!reading) for (const socket of clients) socket.pause()
 
 const total = sockets * turnsPerSocket
 const startedAt = Date.now()

@@ -129,7 +129,7 @@ function webSocketDoor(
     }
     if (input === 'slow_reader') {
       // Nothing this door answers needs reading: the socket stops reading and is left to the bound.
-      ;(socket.socket as unknown as { _socket: { pause(): void } })._socket.pause()
+      socket.socket.pause()
       for (const frame of frames) socket.sendRaw(frame)
       return { reasons: [], deliveries: frames.length }
     }

@@ -1,6 +1,6 @@
 /**
  * The battery's reader that never reads, made real: the client stops reading at the TCP level
- * (a WebSocket's raw socket paused, an HTTP stream's body left unread) while the mock model server
+ * (a WebSocket paused, an HTTP stream's body left unread) while the mock model server
  * streams a reply far longer than the server's bound for what may wait for one WebSocket
  * (`server.ws_max_buffered_bytes`) and than the kernel's socket buffers take. What each door does
  * with such a reader is observed here and judged by the battery.
@@ -182,7 +182,6 @@ export async function readNeverOverWebSocket(
 ): Promise<SlowReaderOutcome> {
   const connections = await readConnections(world)
   const linesBefore = world.logLines.length
-  const raw = (socket.socket as unknown as { _socket: { pause(): void; resume(): void } })._socket
   const closed = new Promise<{ code: number; reason: string }>((resolve) => {
     socket.socket.once('close', (code, reason) => resolve({ code, reason: reason.toString() }))
   })
@@ -190,10 +189,10 @@ export async function readNeverOverWebSocket(
     const from = socket.frames.length
     for (const frame of frames) socket.sendRaw(frame)
     await socket.waitFor((frame) => frame.type === 'opened' && frame.session === reader.session, from)
-    raw.pause()
+    socket.socket.pause()
     await startAudienceTurn(world, reader)
   } else {
-    raw.pause()
+    socket.socket.pause()
     for (const frame of frames) socket.sendRaw(frame)
   }
   const servedMeanwhile = await serveAnotherClient(world, reader.marker)
@@ -201,7 +200,7 @@ export async function readNeverOverWebSocket(
     bufferedBytes?: number
     msg: string
   }
-  raw.resume()
+  socket.socket.resume()
   const outcome = await closed
   let letGo = false
   await vi.waitFor(

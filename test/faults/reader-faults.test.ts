@@ -43,7 +43,7 @@ describe('a reader that stops', { timeout: 60_000 }, () => {
       client.once('close', (code, reason) => resolve({ code, reason: reason.toString() })),
     )
     // Stop reading: the kernel's buffers fill, then the server's.
-    ;(client as unknown as { _socket: { pause(): void } })._socket.pause()
+    client.pause()
     const text = '慢慢读'.repeat(20_000)
     const sessions = Array.from({ length: 40 }, (_value, index) => `reader-${index}`)
     for (const session of sessions) client.send(JSON.stringify({ type: 'user_input', session, text }))
@@ -61,7 +61,7 @@ describe('a reader that stops', { timeout: 60_000 }, () => {
     expect(stored.every((messages) => messages[0]?.role === 'user')).toBe(true)
     expect(stored.some((messages) => messages.some((message) => message.interrupted))).toBe(true)
 
-    ;(client as unknown as { _socket: { resume(): void } })._socket.resume()
+    client.resume()
     const { code } = await closed
     expect([1008, 1006]).toContain(code)
   })
@@ -87,7 +87,7 @@ describe('many readers that stop, over the real engine', { timeout: 90_000 }, ()
           client.once('open', resolve)
           client.once('error', reject)
         })
-        ;(client as unknown as { _socket: { pause(): void } })._socket.pause()
+        client.pause()
         for (let turn = 0; turn < 4; turn++) {
           client.send(JSON.stringify({ type: 'user_input', session: `paused-${index}-${turn}`, text: '讲' }))
         }

@@ -58,7 +58,7 @@ async function openPausedSocket(url: string): Promise<{ socket: WebSocket; close
   socket.on('error', () => {})
   const closed = new Promise<number>((resolve) => socket.once('close', (code) => resolve(code)))
   // Reads nothing from here on: the kernel's buffers fill, then the server's.
-  ;(socket as unknown as { _socket: { pause(): void } })._socket.pause()
+  socket.pause()
   return { socket, closed }
 }
 
@@ -80,7 +80,7 @@ describe('the slow readers together', { timeout: 120_000 }, () => {
 
     await turns.allDone
     // Reading again, each paused client sees its socket closed.
-    for (const { socket } of paused) (socket as unknown as { _socket: { resume(): void } })._socket.resume()
+    for (const { socket } of paused) socket.resume()
     for (const code of await Promise.all(paused.map(({ closed }) => closed)))
       expect([1008, 1006]).toContain(code)
     // The reader that read got everything, and its turn ended as any other.
