@@ -61,19 +61,21 @@ const frame = (delta: Record<string, unknown>, finishReason: string | null = nul
  * (nodejs/node#64680; this model then stalled for the provider's 30 s), while a write's callback
  * runs when its bytes reach the socket.
  */
-function writeWhenTaken(response: ServerResponse, text: string): Promise<unknown> | undefined {
+function writeWhenTaken(response: ServerResponse, text: string, closed: Promise<unknown>) {
   let taken!: () => void
   const written = new Promise<void>((resolve) => (taken = resolve))
   if (response.write(text, () => taken())) return undefined
-  return Promise.race([written, once(response, 'close')])
+  return Promise.race([written, closed])
 }
 
 /** Writes the reply's events while the connection takes them, and waits when it does not. */
 async function streamReply(response: ServerResponse): Promise<void> {
+  // One listener for the whole reply (one per wait would pile up on the response).
+  const closed = once(response, 'close').catch(() => {})
   response.writeHead(200, { 'content-type': 'text/event-stream' })
   response.write(frame({ role: 'assistant', content: '' }))
   for (let index = 0; index < mostPieces && !response.destroyed; index++) {
-    await writeWhenTaken(response, frame({ content: `风很大${index % 10}。` }))
+    await writeWhenTaken(response, frame({ content: `风很大${index % 10}。` }), closed)
   }
   if (response.destroyed) return
   response.write(frame({}, 'stop'))
