@@ -1,13 +1,15 @@
 /**
- * A long reply from a fast model, streamed over SSE to a client that reads as it comes: it arrives
- * whole. The route's writer waits for the response's 'drain' whenever the response's buffer is full
- * (a dozen times here), an event Node 26 can leave unsent for good (nodejs/node#64680: a model in
- * this suite that wrote in a loop stood still on it), which would hold the stream until the
- * reader's bound cut it.
+ * A long reply from a fast model, streamed over SSE to a client that reads as it comes, arrives
+ * whole: through `/v1/chat/completions` (the official client) and through `/api/chat` (a message for
+ * each of 80,000 sentences, hundreds from each read of the model). The routes' writer waits for the
+ * response's 'drain' whenever the response's buffer is full, an event Node 26 can leave unsent for
+ * good after many small writes in one tick (nodejs/node#64680: a model in this suite that wrote in
+ * a loop stood still on it), which would hold the stream until the reader's bound cut it.
  */
 import OpenAI from 'openai'
 import { afterEach, describe, expect, it } from 'vitest'
 import { type MockModelServer, startMockModelServer } from '../../src/testing/index.js'
+import { readSse } from './read-sse.js'
 import { startServerOverModel, type TestServer } from './start-test-server.js'
 
 let model: MockModelServer | undefined
@@ -43,5 +45,21 @@ describe('a long reply over SSE', { timeout: 60_000 }, () => {
     }
     expect(text.length).toBe(reply.length)
     expect(finish).toBe('stop')
+  })
+
+  it('reaches an /api/chat reader whole, a message for each of its many sentences', async () => {
+    model = await startMockModelServer({
+      script: { replies: [], default: { text: reply, chunkSize: 40_000, delayMs: 0 } },
+    })
+    server = await startServerOverModel(model.url, ['memory: { enabled: false }'])
+    const response = await fetch(`${server.url}/api/chat`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ session: 'long', text: '说吧' }),
+    })
+    const events = (await readSse(response)).map((message) => JSON.parse(message.data))
+    const sentences = events.filter((event) => event.type === 'llm_sentence')
+    expect(sentences).toHaveLength(reply.length / 5)
+    expect(events.at(-1)).toMatchObject({ type: 'llm_done', interrupted: false })
   })
 })
