@@ -29,6 +29,7 @@ import { createRecordMethods } from './create-record-methods.js'
 import { createSessionMethods } from './create-session-methods.js'
 import { createTurnClock } from './create-turn-clock.js'
 import { createTurnMethods } from './create-turn-methods.js'
+import { createTurnStartPacer, unpacedTurnStarts } from './create-turn-start-pacer.js'
 import { addDeprecatedMembers, type CharpipeWithDeprecatedMembers } from './deprecated-charpipe-members.js'
 import type { EngineContext } from './engine-context.js'
 import { closeEngine, configureMcp, reloadEngine } from './engine-lifecycle.js'
@@ -76,7 +77,9 @@ export interface CreateCharpipeOptions {
   random?: () => number
   /**
    * Where the audience selector, idle turns, turn timing and preflight expiry read time (tests pass
-   * a manual clock). @default the system clock (`performance.now()` for turn timing)
+   * a manual clock). With a clock of its own the engine starts every turn at once: turn starts are
+   * spread over turns of the real event loop (create-turn-start-pacer.ts), which a caller who
+   * drives time does not run. @default the system clock (`performance.now()` for turn timing)
    */
   clock?: AudienceClock
   /** Watch every turn's events as they go out (metrics, tracing). */
@@ -128,6 +131,7 @@ export async function createCharpipe(
     opened,
     background,
     slices,
+    turnStarts: options.clock ? unpacedTurnStarts : createTurnStartPacer(),
     owned,
     injected,
     cluster,

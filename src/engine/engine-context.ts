@@ -20,6 +20,7 @@ import type { Logger } from '../shared/logger.js'
 import type { McpToolSource } from '../tools/mcp/create-mcp-tool-source.js'
 import type { ToolRegistry } from '../tools/tool-registry.js'
 import type { BackgroundWork } from './background-work.js'
+import type { TurnStartPacer } from './create-turn-start-pacer.js'
 import type { EngineParts } from './engine-parts.js'
 import type { EngineRuntime, ProviderOption } from './engine-runtime.js'
 import type { EventBus } from './event-bus.js'
@@ -50,6 +51,8 @@ export interface EngineContext {
   readonly background: BackgroundWork
   /** Background slices (memory writes): a starting turn holds them until its first chunk. */
   readonly slices: SliceQueue
+  /** Turn starts spread over turns of the event loop (create-turn-start-pacer.ts). */
+  readonly turnStarts: TurnStartPacer
   readonly owned: OwnedStores
   /** What every new runtime is built with besides its config. */
   readonly injected: OwnedStores & { provider?: ProviderOption }

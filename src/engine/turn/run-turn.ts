@@ -246,6 +246,8 @@ async function runReply(
     ...extra,
   })
   try {
+    // Many inputs read in one turn of the loop start over several (an interrupt is read between).
+    await engine.turnStarts.enter(signal)
     const context = await buildTurnMessages({
       runtime,
       pipeline: engine.pipeline,
