@@ -91,15 +91,17 @@ export function createTurnStartPacer(options: CreateTurnStartPacerOptions = {}):
         return undefined
       }
       return new Promise<void>((resolve) => {
-        const start: WaitingStart = { release: resolve, done: false }
         const onAbort = () => {
           if (start.done) return
           start.done = true
           resolve()
         }
-        start.release = () => {
-          signal?.removeEventListener('abort', onAbort)
-          resolve()
+        const start: WaitingStart = {
+          done: false,
+          release: () => {
+            signal?.removeEventListener('abort', onAbort)
+            resolve()
+          },
         }
         signal?.addEventListener('abort', onAbort, { once: true })
         queue.push(start)
