@@ -4,6 +4,7 @@
  * and a character's memory never shares a scope with the default character's session of the same
  * text. Old stores are made by writing old-format scopes and setting the version back.
  */
+import { createHash } from 'node:crypto'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -54,6 +55,28 @@ async function expectMigrated(store: MemoryStore) {
   await store.close()
 }
 
+/**
+ * The tables of a version 2 or 3 store: the segmented terms in the FTS5 table of that layout (with
+ * each row's scope as a token), before `memory_terms` held them; at version 2, scopes as written.
+ */
+function rewindToVersion(path: string, version: 2 | 3): void {
+  const database = openSqliteDatabase(path)
+  database.function('scope_key', (scope: unknown) =>
+    scope === '' ? 'kbknowledge' : `s${createHash('sha1').update(String(scope)).digest('hex').slice(0, 20)}`,
+  )
+  database.exec(`
+    CREATE VIRTUAL TABLE memory_fts USING fts5 (
+      scope_key, speaker, body, context, tokenize = 'unicode61 remove_diacritics 2'
+    );
+    CREATE VIRTUAL TABLE memory_fts_terms USING fts5vocab (memory_fts, 'row');
+    INSERT INTO memory_fts (rowid, scope_key, speaker, body, context)
+      SELECT t.seq, scope_key(i.scope), t.speaker, t.body, t.context
+      FROM memory_terms t JOIN memory_items i ON i.seq = t.seq;
+    DROP TABLE memory_terms;
+    DELETE FROM memory_schema_version WHERE version > ${version};`)
+  database.close()
+}
+
 describe('SQLite memory store', () => {
   const folder = mkdtempSync(join(tmpdir(), 'charpipe-scopes-'))
   afterAll(() => rmSync(folder, { recursive: true, force: true }))
@@ -61,12 +84,39 @@ describe('SQLite memory store', () => {
   it('moves memories kept under old scopes to the encoded ones, once', async () => {
     const path = join(folder, 'old.db')
     await seedLegacy(createSqliteMemoryStore({ path }))
-    const database = openSqliteDatabase(path)
-    database.prepare('DELETE FROM memory_schema_version WHERE version = 3').run()
-    database.close()
+    rewindToVersion(path, 2)
     await expectMigrated(createSqliteMemoryStore({ path, characterIds: ['nova'] }))
     // Opened again, nothing moves a second time.
     await expectMigrated(createSqliteMemoryStore({ path, characterIds: ['nova'] }))
+  })
+
+  it('keeps every memory’s terms when they move out of the FTS table (version 4)', async () => {
+    const path = join(folder, 'fts.db')
+    const texts = [
+      '我周末和朋友去北京吃火锅',
+      'The marathon route goes past the lake',
+      'ok',
+      'Pixel knocked my coffee over',
+    ]
+    const store = createSqliteMemoryStore({ path, now: () => Date.UTC(2025, 5, 1) })
+    for (const text of texts) await store.add({ scope: 'a', text, speaker: 'Caroline' })
+    const queries = ['火锅', 'lake marathon', 'coffee', 'Caroline']
+    const before = await Promise.all(queries.map((query) => store.search(query, { scope: 'a', k: 5 })))
+    await store.close()
+    rewindToVersion(path, 3)
+    const reopened = createSqliteMemoryStore({ path, now: () => Date.UTC(2025, 5, 1) })
+    const after = await Promise.all(queries.map((query) => reopened.search(query, { scope: 'a', k: 5 })))
+    expect(after).toEqual(before)
+    expect(before.every((hits) => hits.length > 0)).toBe(true)
+    await reopened.close()
+    const database = openSqliteDatabase(path, { readonly: true })
+    const tables = database
+      .prepare("SELECT name FROM sqlite_master WHERE name LIKE 'memory_fts%'")
+      .pluck()
+      .all()
+    expect(tables).toEqual([])
+    expect(database.prepare('SELECT count(*) FROM memory_terms').pluck().get()).toBe(texts.length)
+    database.close()
   })
 })
 

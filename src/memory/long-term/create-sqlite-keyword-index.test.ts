@@ -82,18 +82,36 @@ interface StoredDocument {
 
 function readStoredDocuments(database: Database.Database): StoredDocument[] {
   const split = (column: string | null) => (column ? column.split(' ') : [])
-  const rows = database.prepare('SELECT rowid, speaker, body, context FROM memory_fts').all() as {
-    rowid: number
+  const rows = database.prepare('SELECT seq, speaker, body, context FROM memory_terms').all() as {
+    seq: number
     speaker: string | null
     body: string | null
     context: string | null
   }[]
   return rows.map((row) => ({
-    seq: row.rowid,
+    seq: row.seq,
     speaker: split(row.speaker),
     body: split(row.body),
     context: split(row.context),
   }))
+}
+
+/**
+ * The stored terms in an FTS5 table of their own (in memory, as the store kept them before it held
+ * them in a plain table): what its MATCH finds is what the keyword index must find.
+ */
+function openFtsReference(documents: StoredDocument[]): Database.Database {
+  const reference = openSqliteDatabase(':memory:')
+  databases.push(reference)
+  reference.exec(
+    "CREATE VIRTUAL TABLE reference_fts USING fts5 (speaker, body, context, tokenize = 'unicode61 remove_diacritics 2')",
+  )
+  const insert = reference.prepare(
+    'INSERT INTO reference_fts (rowid, speaker, body, context) VALUES (?, ?, ?, ?)',
+  )
+  for (const document of documents)
+    insert.run(document.seq, document.speaker.join(' '), document.body.join(' '), document.context.join(' '))
+  return reference
 }
 
 /** BM25 written out from its definition (k1 = 1.2, b = 0.75, positive IDF, column weights). */
@@ -131,8 +149,10 @@ describe('keyword index', () => {
     const database = openDatabase()
     const index = createSqliteKeywordIndex(database)
     const partitions = index.findPartitions('a')
-    const fts = database.prepare('SELECT rowid FROM memory_fts WHERE memory_fts MATCH ?').pluck()
     const documents = readStoredDocuments(database)
+    const fts = openFtsReference(documents)
+      .prepare('SELECT rowid FROM reference_fts WHERE reference_fts MATCH ?')
+      .pluck()
     const queries = [
       ...collectVocabulary().map((term) => [term]),
       segmentText('did Caroline adopt a cat from the shelter?'),

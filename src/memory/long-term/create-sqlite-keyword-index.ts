@@ -1,7 +1,7 @@
 /**
  * The in-process keyword index of the SQLite memory store (`createKeywordPartitions` holds the
- * partitions). SQLite stays the source of truth: a partition is built from the FTS table's stored
- * terms on the first search that needs it, and kept in step with this store's writes, which are
+ * partitions). SQLite stays the source of truth: a partition is built from the stored terms
+ * (`memory_terms`) on the first search that needs it, and kept in step with this store's writes, which are
  * applied only once their transaction has committed.
  *
  * Writes by another connection (another process, or a second store on the same file) bump a
@@ -25,9 +25,9 @@ export interface SqliteKeywordIndex extends KeywordIndex {
   findPartitions(scope: string): MemoryTermIndex[]
   /** Inside a write transaction, before anything else. */
   beginWrite(): void
-  /** Inside a write transaction, after the row was written to the FTS table. */
+  /** Inside a write transaction, after the row's terms were written. */
   notePut(row: IndexedRow, fields: IndexedFields): void
-  /** Inside a write transaction, before the row's FTS entry is deleted. */
+  /** Inside a write transaction, before the row's terms are deleted. */
   noteRemove(row: IndexedRow): void
   /** Inside a write transaction that deletes every memory of `scope`: drop its partition instead. */
   noteScopeCleared(scope: string): void
@@ -66,10 +66,10 @@ export function createSqliteKeywordIndex(
   const partitions = createKeywordPartitions(options)
   const statements = {
     writeCount: database.prepare('SELECT value FROM memory_write_count WHERE id = 1').pluck(),
-    ftsRow: database.prepare('SELECT speaker, body, context FROM memory_fts WHERE rowid = ?'),
+    storedTerms: database.prepare('SELECT speaker, body, context FROM memory_terms WHERE seq = ?'),
     partitionRows: database.prepare(
       `SELECT i.seq, i.time, f.speaker, f.body, f.context
-       FROM memory_items i JOIN memory_fts f ON f.rowid = i.seq
+       FROM memory_items i JOIN memory_terms f ON f.seq = i.seq
        WHERE i.kind = ? AND i.scope = ? ORDER BY i.seq`,
     ),
   }
@@ -124,7 +124,7 @@ export function createSqliteKeywordIndex(
     noteRemove(row) {
       const key = findPartitionKey(row)
       if (!isTracked(key)) return
-      const stored = statements.ftsRow.get(row.seq) as StoredTermColumns | undefined
+      const stored = statements.storedTerms.get(row.seq) as StoredTermColumns | undefined
       if (stored) pending.changes.push({ key, row, fields: convertStoredTerms(stored), put: false })
     },
     noteScopeCleared(scope) {

@@ -46,7 +46,7 @@ describe('createSqliteMemoryStore', () => {
     expect((await second.search('火锅', { scope: 'a', k: 3 })).map((hit) => hit.id)).toEqual([added.id])
     const database = openSqliteDatabase(path, { readonly: true })
     expect(database.pragma('journal_mode', { simple: true })).toBe('wal')
-    expect(database.prepare('SELECT max(version) AS v FROM memory_schema_version').get()).toEqual({ v: 3 })
+    expect(database.prepare('SELECT max(version) AS v FROM memory_schema_version').get()).toEqual({ v: 4 })
     expect(database.pragma('user_version', { simple: true })).toBe(0)
     database.close()
   })

@@ -1,7 +1,8 @@
 /**
  * Long-term memory and the knowledge base in SQLite (better-sqlite3, WAL), in the same database
  * file as the history. Every write is one transaction that also records the change log and keeps
- * the FTS table (the stored terms) and the in-process keyword index in step. Vectors, when an
+ * the stored terms (`memory_terms`, each row's segmented columns) and the in-process keyword index
+ * in step. Vectors, when an
  * embeddings client is given, are computed before the transaction so no lock is held across a
  * network call.
  *
@@ -25,9 +26,7 @@ import {
   convertRowToChange,
   convertRowToDocument,
   convertRowToRecord,
-  convertScopeToKey,
   type KnowledgeDocumentRow,
-  knowledgeScopeKey,
   type MemoryChangeRow,
   type MemoryItemRow,
 } from './memory-item-row.js'
@@ -81,10 +80,10 @@ export function createSqliteMemoryStore(options: CreateSqliteMemoryStoreOptions)
       `INSERT INTO memory_items (id, kind, scope, text, speaker, time, metadata, source_turn, document_id, context, token_count, created_at, updated_at)
        VALUES (@id, @kind, @scope, @text, @speaker, @time, @metadata, @source_turn, @document_id, @context, @token_count, @now, @now)`,
     ),
-    insertFts: database.prepare(
-      'INSERT INTO memory_fts (rowid, scope_key, speaker, body, context) VALUES (?, ?, ?, ?, ?)',
+    insertTerms: database.prepare(
+      'INSERT INTO memory_terms (seq, speaker, body, context) VALUES (?, ?, ?, ?)',
     ),
-    deleteFts: database.prepare('DELETE FROM memory_fts WHERE rowid = ?'),
+    deleteTerms: database.prepare('DELETE FROM memory_terms WHERE seq = ?'),
     insertVector: database.prepare(
       'INSERT OR REPLACE INTO memory_vectors (seq, model, vector) VALUES (?, ?, ?)',
     ),
@@ -142,20 +141,13 @@ export function createSqliteMemoryStore(options: CreateSqliteMemoryStoreOptions)
     seq: number,
     fields: IndexedFields = segmentIndexedFields(row),
   ): void {
-    const scopeKey = row.kind === 'knowledge' ? knowledgeScopeKey : convertScopeToKey(row.scope)
-    statements.insertFts.run(
-      seq,
-      scopeKey,
-      fields.speaker.join(' '),
-      fields.body.join(' '),
-      fields.context.join(' '),
-    )
+    statements.insertTerms.run(seq, fields.speaker.join(' '), fields.body.join(' '), fields.context.join(' '))
     keywordIndex.notePut({ seq, kind: row.kind, scope: row.scope, time: row.time }, fields)
   }
 
   function unindexItem(row: MemoryItemRow): void {
     keywordIndex.noteRemove(row)
-    statements.deleteFts.run(row.seq)
+    statements.deleteTerms.run(row.seq)
   }
 
   function insertItem(

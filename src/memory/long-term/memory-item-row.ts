@@ -1,5 +1,4 @@
 /** The `memory_items` and `memory_changes` rows and their conversion to the public record shapes. */
-import { createHash } from 'node:crypto'
 import type { KnowledgeDocument, MemoryChange, MemoryHit, MemoryRecord } from '../types.js'
 
 export interface MemoryItemRow {
@@ -19,14 +18,6 @@ export interface MemoryItemRow {
 
 /** Knowledge chunks are shared by every scope; they sit under this scope value. */
 export const knowledgeScope = ''
-/** The FTS token that marks knowledge chunks in the `scope_key` column. */
-export const knowledgeScopeKey = 'kbknowledge'
-
-/** A scope as one FTS token, so the scope filter runs inside the full-text index. */
-export function convertScopeToKey(scope: string): string {
-  return `s${createHash('sha1').update(scope).digest('hex').slice(0, 20)}`
-}
-
 export function convertRowToRecord(row: MemoryItemRow): MemoryRecord {
   const record: MemoryRecord = { id: row.id, scope: row.scope, text: row.text, time: row.time }
   if (row.speaker !== null) record.speaker = row.speaker

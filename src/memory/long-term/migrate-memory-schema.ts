@@ -3,9 +3,14 @@
  * version table (`memory_schema_version`) instead of `user_version`, which the history store owns.
  * Each migration runs once, in order, inside a transaction.
  */
+import { createHash } from 'node:crypto'
 import type Database from 'better-sqlite3'
-import { convertScopeToKey } from './memory-item-row.js'
 import { planScopeMigration, type ScopeMigrationOptions } from './plan-scope-migration.js'
+
+/** A scope as one FTS token, as the FTS table of versions 1–3 kept it in its `scope_key` column. */
+function convertScopeToKey(scope: string): string {
+  return `s${createHash('sha1').update(scope).digest('hex').slice(0, 20)}`
+}
 
 type SqliteMigration = string | ((database: Database.Database, options: ScopeMigrationOptions) => void)
 
@@ -82,6 +87,19 @@ const migrations: SqliteMigration[] = [
     for (const [, to] of moves) moveTerms.run(convertScopeToKey(to), to)
     database.exec('DROP TABLE scope_moves')
   },
+  // 4: the segmented terms in a plain table. Search runs on the in-process keyword index, which
+  // reads these columns to build a partition; the FTS5 table's own inverted index was never queried
+  // and cost each memory write a third of its CPU.
+  `CREATE TABLE memory_terms (
+     seq INTEGER PRIMARY KEY,
+     speaker TEXT NOT NULL,
+     body TEXT NOT NULL,
+     context TEXT NOT NULL
+   );
+   INSERT INTO memory_terms (seq, speaker, body, context)
+     SELECT rowid, coalesce(speaker, ''), coalesce(body, ''), coalesce(context, '') FROM memory_fts;
+   DROP TABLE memory_fts_terms;
+   DROP TABLE memory_fts;`,
 ]
 
 /** Brings the memory tables up to the latest version; returns the version reached. */
