@@ -9,8 +9,8 @@
  * providers), `charpipe serve` over WebSocket (the server process's CPU), and a floor (`node:http`
  * reading the body bytes, no parsing). CPU is
  * `process.cpuUsage()` (user + system) over TURNS turns per round; rounds alternate the contenders
- * so drift and load hit them alike; the median round is reported. `ONLY=<name>` runs one contender
- * (for a profiler: `ONLY=charpipe-openai-plain ROUNDS=20 node --cpu-prof --import tsx ...`). charpipe is
+ * so drift and load hit them alike; the median round is reported. `ONLY=<name>[,<name>…]` runs
+ * those contenders (for a profiler, one: `ONLY=charpipe-openai-plain ROUNDS=20 node --cpu-prof --import tsx ...`). charpipe is
  * the built package (`dist/`, built first when older than `src/`), as its users run it;
  * `FROM_SOURCE=1` loads the source through the TypeScript loader instead.
  *
@@ -49,7 +49,9 @@ const rounds = Number(process.env.ROUNDS ?? 15)
 // The mock's pause between chunks: 0 sends them back to back (one network read carries hundreds);
 // 1 paces them as a model streams, so each read carries one (use fewer CHUNKS: a turn takes ~CHUNKS ms).
 const delayMs = Number(process.env.DELAY_MS ?? 0)
-const only = process.env.ONLY
+// `ONLY=<name>[,<name>…]`: the contenders to run, by name.
+const onlyNames = process.env.ONLY?.split(',').map((name) => name.trim())
+const wanted = (name: string) => !onlyNames || onlyNames.includes(name)
 const logger = createLogger({ level: 'silent' })
 const sessions = 20
 
@@ -299,7 +301,7 @@ async function main() {
     ],
   ]
   for (const [name, label, llm, format, streamed] of charpipeRows) {
-    if (only && only !== name) continue
+    if (!wanted(name)) continue
     all.push({
       name,
       label,
@@ -327,7 +329,7 @@ async function main() {
       return seen.length
     },
   })
-  if (!only || only === 'charpipe-in-process')
+  if (wanted('charpipe-in-process'))
     all.push({
       name: 'charpipe-in-process',
       label: 'charpipe generate, plain, in-process provider (no network)',
@@ -343,7 +345,7 @@ async function main() {
   // own mock replaying the same reply, read by WebSocket clients in this process. The server's CPU
   // is counted, not this process's: what the turn costs the machine that runs the character.
   let serve: ServeProcesses | undefined
-  if (!only || only === 'charpipe-serve') {
+  if (wanted('charpipe-serve')) {
     serve = await startServeProcesses({ reply: { text, chunkSize: 1, delayMs } })
     all.push({
       name: 'charpipe-serve',
@@ -354,7 +356,7 @@ async function main() {
       turn: await createServeTurn(serve.serverUrl),
     })
   }
-  const contenders = all.filter((contender) => !only || contender.name === only)
+  const contenders = all.filter((contender) => wanted(contender.name))
 
   const samples = new Map<string, number[]>(contenders.map((contender) => [contender.name, []]))
   let turn = 0
