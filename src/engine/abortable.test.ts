@@ -150,6 +150,65 @@ describe('forEachUntilAborted over a source read a batch at a time', () => {
     expect(calls.returned).toBe(true)
   })
 
+  it('lets the event loop run inside a batch whose items take longer than one busy stretch', async () => {
+    // Each item takes 4 ms on the injected clock (a joined delta of thousands of characters).
+    let time = 0
+    const { iterable } = createBatchSource([[1, 2, 3, 4, 5]])
+    const seen: number[] = []
+    let seenWhenOtherWorkRan = -1
+    setImmediate(() => {
+      seenWhenOtherWorkRan = seen.length
+    })
+    await forEachUntilAborted(
+      iterable,
+      new AbortController().signal,
+      (value) => {
+        seen.push(value)
+        time += 4
+      },
+      { now: () => time },
+    )
+    expect(seen).toEqual([1, 2, 3, 4, 5])
+    // 12 ms after the third item: past the 10 ms stretch, the fourth waits for the check phase.
+    expect(seenWhenOtherWorkRan).toBe(3)
+  })
+
+  it('makes a batch ready at once after a full stretch wait, and gives one that came after a rest a stretch of its own', async () => {
+    let time = 0
+    const batches = [[1], [2], [3], [4, 5]]
+    let reads = 0
+    const iterator = {
+      next: () => Promise.resolve<IteratorResult<number>>({ value: undefined, done: true }),
+      nextBatch: () => {
+        // The fourth read comes after the network made the loop wait 5 ms.
+        if (++reads === 4) time += 5
+        return Promise.resolve(batches.shift())
+      },
+    }
+    const seen: number[] = []
+    const otherWork: number[] = []
+    const watch = () =>
+      setImmediate(() => {
+        otherWork.push(seen.length)
+        if (seen.length < 5) watch()
+      })
+    watch()
+    await forEachUntilAborted(
+      { [Symbol.asyncIterator]: () => iterator },
+      new AbortController().signal,
+      (value) => {
+        seen.push(value)
+        time += 6
+      },
+      { now: () => time },
+    )
+    expect(seen).toEqual([1, 2, 3, 4, 5])
+    // 1 and 2 were read back to back (12 ms): the third batch, ready at once, waits for the loop.
+    // 4 and 5 came after a rest: a stretch of their own, past 10 ms only after the last item, so
+    // nothing else ran between 3 and the end.
+    expect(otherWork).toEqual([2])
+  })
+
   it('rejects with the failure of a batch read after the items read before it', async () => {
     const failure = new Error('cut')
     const { iterable } = createBatchSource([[1, 2], failure])

@@ -6,7 +6,7 @@ import { performance } from 'node:perf_hooks'
 import { hasEventBatches } from '../providers/types.js'
 import { AbortedError } from '../shared/errors.js'
 
-/** Items handed to `visit` between two looks at the clock. */
+/** Items handed to `visit` between two looks at the clock, one at a time (a source without batches). */
 const itemsPerClockCheck = 64
 /**
  * Longest stretch the loop keeps the event loop when the source has items ready without waiting
@@ -14,6 +14,17 @@ const itemsPerClockCheck = 64
  * `setImmediate`, so other sessions' frames and timers get their turn.
  */
 const maxBusyMs = 10
+/**
+ * A batch that comes this long after the last one was visited came after a wait (the network, other
+ * work): it starts a busy stretch of its own. One that comes sooner was ready at once (data the
+ * reader had already buffered) and goes on with the stretch of the one before.
+ */
+const restMs = 1
+
+export interface ForEachUntilAbortedOptions {
+  /** The clock busy stretches are measured on (ms). @default performance.now */
+  now?: () => number
+}
 
 function abortError(signal: AbortSignal): AbortedError {
   return new AbortedError('the turn was interrupted', { cause: signal.reason })
@@ -58,7 +69,9 @@ export function forEachUntilAborted<T>(
   iterable: AsyncIterable<T>,
   signal: AbortSignal,
   visit: (item: T) => void,
+  options: ForEachUntilAbortedOptions = {},
 ): Promise<void> {
+  const now = options.now ?? (() => performance.now())
   return new Promise<void>((resolve, reject) => {
     const iterator = iterable[Symbol.asyncIterator]()
     let settled = false
@@ -72,7 +85,7 @@ export function forEachUntilAborted<T>(
     }
     const onAbort = () => settle(abortError(signal))
     let sinceClockCheck = 0
-    let lastYield = performance.now()
+    let lastYield = now()
     const onResult = (result: IteratorResult<T>) => {
       if (settled) return
       if (result.done) return settle()
@@ -83,9 +96,9 @@ export function forEachUntilAborted<T>(
       }
       if (++sinceClockCheck >= itemsPerClockCheck) {
         sinceClockCheck = 0
-        const now = performance.now()
-        if (now - lastYield > maxBusyMs) {
-          lastYield = now
+        const time = now()
+        if (time - lastYield > maxBusyMs) {
+          lastYield = time
           setImmediate(pull)
           return
         }
@@ -96,6 +109,10 @@ export function forEachUntilAborted<T>(
     const batches = hasEventBatches(iterator) ? iterator : undefined
     let batch: readonly T[] = []
     let position = 0
+    // A batch's items are a network read's events, text deltas joined up to thousands of characters
+    // each: the clock is read after every one, as one may take milliseconds to visit.
+    let stretchStart = 0
+    let lastVisitEnd = Number.NEGATIVE_INFINITY
     const visitBatch = () => {
       if (settled) return
       while (position < batch.length) {
@@ -105,23 +122,30 @@ export function forEachUntilAborted<T>(
           return settle(error)
         }
         if (settled) return
-        if (++sinceClockCheck >= itemsPerClockCheck) {
-          sinceClockCheck = 0
-          const now = performance.now()
-          if (now - lastYield > maxBusyMs) {
-            lastYield = now
-            setImmediate(visitBatch)
-            return
-          }
+        lastVisitEnd = now()
+        if (lastVisitEnd - stretchStart > maxBusyMs && position < batch.length) {
+          setImmediate(resumeBatch)
+          return
         }
       }
       pullBatch()
+    }
+    const resumeBatch = () => {
+      stretchStart = now()
+      visitBatch()
     }
     const onBatch = (next: readonly T[] | undefined) => {
       if (settled) return
       if (!next) return settle()
       batch = next
       position = 0
+      const time = now()
+      if (time - lastVisitEnd > restMs) stretchStart = time
+      else if (time - stretchStart > maxBusyMs) {
+        // Ready at once after a full stretch: the batch waits for the loop's check phase.
+        setImmediate(resumeBatch)
+        return
+      }
       visitBatch()
     }
     const pullBatch = () => {

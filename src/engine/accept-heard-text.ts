@@ -26,10 +26,20 @@ export function acceptHeardText(options: AcceptHeardTextOptions): string | undef
   return best === '' ? undefined : best
 }
 
+/** Characters compared at once before the character-by-character search of the first block that differs. */
+const blockLength = 1024
+
 /** The longest common prefix, never ending inside a surrogate pair. */
 export function findCommonPrefix(left: string, right: string): string {
   const limit = Math.min(left.length, right.length)
   let index = 0
+  // Whole blocks first, compared natively: an interrupted reply's heard text can be hundreds of
+  // thousands of characters, and indexing a string built by `+=` one character at a time is slow.
+  while (
+    index + blockLength <= limit &&
+    left.slice(index, index + blockLength) === right.slice(index, index + blockLength)
+  )
+    index += blockLength
   while (index < limit && left.charCodeAt(index) === right.charCodeAt(index)) index++
   const last = left.charCodeAt(index - 1)
   if (index > 0 && index < limit && last >= 0xd800 && last <= 0xdbff) index--
