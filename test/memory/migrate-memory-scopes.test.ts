@@ -12,6 +12,7 @@ import pg from 'pg'
 import { afterAll, describe, expect, it } from 'vitest'
 import { createPostgresMemoryStore } from '../../src/memory/long-term/create-postgres-memory-store.js'
 import { createSqliteMemoryStore } from '../../src/memory/long-term/create-sqlite-memory-store.js'
+import { migrateMemorySchema } from '../../src/memory/long-term/migrate-memory-schema.js'
 import { memoryScopeOf } from '../../src/memory/memory-scope-of.js'
 import { openSqliteDatabase } from '../../src/memory/open-sqlite-database.js'
 import type { MemoryStore } from '../../src/memory/types.js'
@@ -88,6 +89,37 @@ describe('SQLite memory store', () => {
     await expectMigrated(createSqliteMemoryStore({ path, characterIds: ['nova'] }))
     // Opened again, nothing moves a second time.
     await expectMigrated(createSqliteMemoryStore({ path, characterIds: ['nova'] }))
+  })
+
+  it('skips a migration another process applied after this one read the version', async () => {
+    const path = join(folder, 'race.db')
+    const store = createSqliteMemoryStore({ path })
+    await store.add({ scope: 'a', text: 'the lighthouse keeper reads novels' })
+    await store.close()
+    rewindToVersion(path, 3)
+    const database = openSqliteDatabase(path)
+    // The other process (another connection) migrates between this one's read of the version and
+    // its first migration transaction: as when `charpipe kb add` and the server open an old file.
+    let raced = false
+    const racing = new Proxy(database, {
+      get(target, property, receiver) {
+        const value = Reflect.get(target, property, receiver)
+        if (property !== 'transaction' || raced)
+          return typeof value === 'function' ? value.bind(target) : value
+        raced = true
+        const other = openSqliteDatabase(path)
+        migrateMemorySchema(other)
+        other.close()
+        return value.bind(target)
+      },
+    })
+    expect(migrateMemorySchema(racing)).toBe(4)
+    expect(raced).toBe(true)
+    expect(database.prepare('SELECT count(*) FROM memory_terms').pluck().get()).toBe(1)
+    expect(
+      database.prepare('SELECT count(*) FROM memory_schema_version WHERE version = 4').pluck().get(),
+    ).toBe(1)
+    database.close()
   })
 
   it('keeps every memory’s terms when they move out of the FTS table (version 4)', async () => {

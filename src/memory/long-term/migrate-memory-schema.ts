@@ -108,22 +108,24 @@ export function migrateMemorySchema(
   options: ScopeMigrationOptions = {},
 ): number {
   database.exec('CREATE TABLE IF NOT EXISTS memory_schema_version (version INTEGER NOT NULL)')
-  const row = database.prepare('SELECT max(version) AS version FROM memory_schema_version').get() as {
-    version: number | null
-  }
-  let version = row.version ?? 0
-  if (version > migrations.length) {
+  const readVersion = database
+    .prepare<[], number | null>('SELECT max(version) FROM memory_schema_version')
+    .pluck()
+  const from = readVersion.get() ?? 0
+  if (from > migrations.length) {
     throw new Error(
-      `the memory tables are at version ${version}, newer than this charpipe understands (${migrations.length})`,
+      `the memory tables are at version ${from}, newer than this charpipe understands (${migrations.length})`,
     )
   }
-  for (; version < migrations.length; version++) {
-    const migration = migrations[version] as SqliteMigration
-    database.transaction(() => {
-      if (typeof migration === 'string') database.exec(migration)
-      else migration(database, options)
-      database.prepare('INSERT INTO memory_schema_version (version) VALUES (?)').run(version + 1)
-    })()
-  }
-  return version
+  // IMMEDIATE takes the write lock first, and the version is read again under it: another process
+  // opening the same file (the server and `charpipe kb add`) may have applied the migration since.
+  const migrate = database.transaction((version: number) => {
+    if ((readVersion.get() ?? 0) >= version) return
+    const migration = migrations[version - 1] as SqliteMigration
+    if (typeof migration === 'string') database.exec(migration)
+    else migration(database, options)
+    database.prepare('INSERT INTO memory_schema_version (version) VALUES (?)').run(version)
+  })
+  for (let version = from + 1; version <= migrations.length; version++) migrate.immediate(version)
+  return migrations.length
 }
