@@ -1,7 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { createLogger } from '../shared/logger.js'
+import { waitPastDeadline } from '../shared/wait-past-deadline.js'
 import type { ClusterRedis } from './connect-cluster-redis.js'
-import { createRedisTurnCoordinator, waitPastDeadline } from './create-redis-turn-coordinator.js'
+import { createRedisTurnCoordinator } from './create-redis-turn-coordinator.js'
 
 const commandTimeoutMs = 500
 

@@ -11,6 +11,7 @@
 import { randomUUID } from 'node:crypto'
 import { CharpipeError, StoreUnavailableError } from '../shared/errors.js'
 import type { Logger } from '../shared/logger.js'
+import { waitPastDeadline } from '../shared/wait-past-deadline.js'
 import { toClusterStoreError } from './cluster-redis-error.js'
 import type { ClusterRedis } from './connect-cluster-redis.js'
 import type { ClusterInterrupt, InterruptListener, TurnCoordinator, TurnLease } from './turn-coordinator.js'
@@ -127,19 +128,6 @@ function createLateInputError(): CharpipeError {
     'interrupted_by_new_input',
     'a newer input of this session took its turn first: this input is not run and not stored, now or sent again (it would come after the newer one)',
   )
-}
-
-/**
- * Holds a failed command's error until the wall clock is past its `deadline`. A command this side
- * gave up on (its timeout, a broken connection) may still sit in Redis' buffer and run later; its
- * script refuses itself once Redis' clock is past the deadline. Node's timers count from the event
- * loop's cached clock, which a busy or descheduled process lets lag the wall clock, so the command
- * timeout can fire before the deadline by the wall clock, and the command could then still land
- * after its caller heard that it failed. Held until the deadline has passed, it cannot.
- */
-export async function waitPastDeadline(deadline: number): Promise<void> {
-  for (let left = deadline - Date.now(); left >= 0; left = deadline - Date.now())
-    await new Promise((resolve) => setTimeout(resolve, left + 1))
 }
 
 function sleep(ms: number, signal: AbortSignal): Promise<void> {

@@ -11,6 +11,7 @@
 import type { ChainableCommander, Redis } from 'ioredis'
 import { BadRequestError } from '../../shared/errors.js'
 import { getLogger, type Logger, scrubSecrets } from '../../shared/logger.js'
+import { waitPastDeadline } from '../../shared/wait-past-deadline.js'
 import type { ConversationScope, HistoryStore, StoredMessage } from '../types.js'
 import { markWriteNotApplied } from '../write-not-applied.js'
 import { describeError, describeServerUrl, HistoryStoreError } from './history-store-error.js'
@@ -160,6 +161,21 @@ async function runMulti(commands: ChainableCommander): Promise<unknown[]> {
 function isUnsent(error: unknown): boolean {
   const { name, message } = error as Partial<Error>
   return name === 'ReplyError' || (message?.startsWith("Stream isn't writeable") ?? false)
+}
+
+/**
+ * Runs a script that carries `deadline`; when it fails without a word from Redis (a timeout, a
+ * broken connection), the failure is told only once the wall clock is past the deadline, when the
+ * script can no longer run (`waitPastDeadline`). Told earlier, the caller's next write could be
+ * followed by this one landing. A refusal by Redis is told at once: that script never runs.
+ */
+async function failPastDeadline(deadline: number, run: () => Promise<unknown>): Promise<void> {
+  try {
+    await run()
+  } catch (error) {
+    if (deadline > 0 && !isUnsent(error)) await waitPastDeadline(deadline)
+    throw error
+  }
 }
 
 function parseMessage(json: string, index: number): StoredMessage {
@@ -360,15 +376,9 @@ export async function createRedisHistoryStore(options: RedisHistoryStoreOptions)
       checkConnected()
       validateScope(scope)
       const keys = keysOf(scope)
-      await client.eval(
-        clearScript,
-        4,
-        keys.list,
-        keys.meta,
-        keys.turns,
-        keys.sessions,
-        lateAfter(),
-        scope.session,
+      const deadline = lateAfter()
+      await failPastDeadline(deadline, () =>
+        client.eval(clearScript, 4, keys.list, keys.meta, keys.turns, keys.sessions, deadline, scope.session),
       )
     },
 
@@ -376,7 +386,8 @@ export async function createRedisHistoryStore(options: RedisHistoryStoreOptions)
       checkConnected()
       validateScope(scope)
       const keys = keysOf(scope)
-      await client.eval(resetScript, 2, keys.list, keys.meta, lateAfter())
+      const deadline = lateAfter()
+      await failPastDeadline(deadline, () => client.eval(resetScript, 2, keys.list, keys.meta, deadline))
     },
 
     async listSessions(character) {
