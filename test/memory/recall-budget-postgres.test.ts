@@ -106,7 +106,7 @@ async function openFrozenStore(timeoutMs: number) {
     )
     return rows[0]!.waiting
   }
-  return { charpipe, clock, provider, failures, freeze, thaw, waitingQueries }
+  return { charpipe, store, clock, provider, failures, freeze, thaw, waitingQueries }
 }
 
 const ask = (charpipe: Charpipe) =>
@@ -120,10 +120,14 @@ describe.skipIf(postgresSkipReason !== undefined)(
   () => {
     it('asks the model once the budget passes, without memories, and drops the late answer', async () => {
       process.on('unhandledRejection', onUnhandled)
-      const { charpipe, clock, provider, freeze, thaw, waitingQueries } = await openFrozenStore(2500)
+      const { charpipe, store, clock, provider, freeze, thaw, waitingQueries } = await openFrozenStore(2500)
       // Unfrozen, the memory is recalled.
       expect(doneOf(await ask(charpipe))).not.toHaveProperty('memory')
       expect(promptOf(provider, 0)).toContain('jasmine')
+      // That turn's memory is written in the background: it lands before the freeze, or the freeze's
+      // table locks and the write's row locks can wait on each other (PostgreSQL then ends the
+      // freeze as a deadlock, as a loaded machine once showed).
+      await vi.waitFor(async () => expect(await store.list({})).toHaveLength(2), { timeout: 10_000 })
       await freeze()
       const events = ask(charpipe)
       await vi.waitFor(async () => expect(await waitingQueries()).toBeGreaterThan(0))
