@@ -247,6 +247,26 @@ export function describeMemoryStoreContract(options: MemoryStoreContractOptions)
           expect((error as Error).message).toMatch(message)
         }
       })
+
+      it('reads past a run of near-duplicates until k different memories are found', async () => {
+        const store = await openStore()
+        const different = [
+          'We walked to the old lighthouse on Sunday and watched the fishing boats come in',
+          'My grandfather kept the lighthouse on the island for thirty years before he retired',
+          'The lighthouse museum sells postcards, maps and a little brass model of the lamp',
+        ]
+        for (const [index, text] of different.entries())
+          await store.add({ scope: 'beacon', text, time: start - (10 + index) * day })
+        // Newer, shorter and saying the word twice: all of them rank above the three above, and
+        // they are one memory to the reader, so the search must read far past its first rows.
+        for (let index = 0; index < 40; index++)
+          await store.add({ scope: 'beacon', text: 'The lighthouse, the lighthouse!', time: start - index })
+        const hits = await store.search('lighthouse', { scope: 'beacon', k: 4 })
+        expect(hits.map((hit) => hit.text).sort()).toEqual(
+          ['The lighthouse, the lighthouse!', ...different].sort(),
+        )
+        expect(hits[0]?.text).toBe('The lighthouse, the lighthouse!')
+      })
     })
 
     describeMemorySearchContract({ openStore, setClock: (time) => (clock = time) })

@@ -73,21 +73,28 @@ function isSameSitting(partition: MemoryTermIndex, left: number, right: number, 
   return Math.abs((partition.times[left] as number) - (partition.times[right] as number)) <= gap
 }
 
-/** The candidates (sorted by slot) within `span` slots of `index`'s, in one sitting. */
-function* findNeighbours(
+/**
+ * Calls `visit` with each candidate (sorted by slot) within `span` slots of `index`'s, in one
+ * sitting. A plain loop, not a generator: it runs for every candidate of every search.
+ */
+function forEachNeighbour(
   partition: MemoryTermIndex,
   list: LocalityCandidate[],
   index: number,
   span: number,
   gap: number,
-): Generator<LocalityCandidate> {
+  visit: (neighbour: LocalityCandidate) => void,
+): void {
   const slot = (list[index] as LocalityCandidate).slot
-  for (const step of [-1, 1]) {
-    for (let other = index + step; other >= 0 && other < list.length; other += step) {
-      const neighbour = list[other] as LocalityCandidate
-      if (Math.abs(neighbour.slot - slot) > span) break
-      if (isSameSitting(partition, neighbour.slot, slot, gap)) yield neighbour
-    }
+  for (let other = index - 1; other >= 0; other--) {
+    const neighbour = list[other] as LocalityCandidate
+    if (slot - neighbour.slot > span) break
+    if (isSameSitting(partition, neighbour.slot, slot, gap)) visit(neighbour)
+  }
+  for (let other = index + 1; other < list.length; other++) {
+    const neighbour = list[other] as LocalityCandidate
+    if (neighbour.slot - slot > span) break
+    if (isSameSitting(partition, neighbour.slot, slot, gap)) visit(neighbour)
   }
 }
 
@@ -105,10 +112,10 @@ function liftNearSeeds(
   const lifted = new Map<LocalityCandidate, number>()
   for (const { candidate: seed, index } of seeds) {
     const floor = seed.relevance * options.nearShare
-    for (const neighbour of findNeighbours(partition, list, index, options.nearSlots, options.sittingGapMs)) {
+    forEachNeighbour(partition, list, index, options.nearSlots, options.sittingGapMs, (neighbour) => {
       if (neighbour.direct && floor > Math.max(neighbour.relevance, lifted.get(neighbour) ?? 0))
         lifted.set(neighbour, floor)
-    }
+    })
   }
   // Applied after all seeds were read, so a lifted candidate does not lift others in turn.
   for (const [candidate, relevance] of lifted) candidate.relevance = relevance
@@ -125,14 +132,9 @@ function weighBySupport(
   if (top <= 0) return
   const support = list.map((_, index) => {
     let best = 0
-    for (const neighbour of findNeighbours(
-      partition,
-      list,
-      index,
-      options.supportSlots,
-      options.sittingGapMs,
-    ))
+    forEachNeighbour(partition, list, index, options.supportSlots, options.sittingGapMs, (neighbour) => {
       best = Math.max(best, neighbour.relevance)
+    })
     return best / top
   })
   list.forEach((candidate, index) => {

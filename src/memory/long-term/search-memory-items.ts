@@ -34,7 +34,7 @@ import { defaultLocality, rerankByLocality } from './rerank-by-locality.js'
 import { scanVectors } from './scan-vectors.js'
 import { createCandidateScorer, type QueryFeatures } from './score-memory-candidates.js'
 import { segmentText } from './segment-text.js'
-import { selectMemoryHits } from './select-memory-hits.js'
+import { createHitSelector } from './select-memory-hits.js'
 import { validateSearch } from './validate-memory-input.js'
 
 export interface MemorySearcherOptions {
@@ -75,6 +75,7 @@ export function createMemorySearcher(options: MemorySearcherOptions): MemorySear
     first: { matches: KeywordMatch[]; documentCount: number },
     terms: readonly string[],
     partitions: readonly MemoryTermIndex[],
+    rows: Map<number, RankedRow>,
   ): Promise<Map<string, number>> {
     const expansion = new Map<string, number>()
     if (ranking.feedbackDocuments <= 0 || ranking.feedbackTerms <= 0 || ranking.feedbackWeight <= 0)
@@ -82,7 +83,8 @@ export function createMemorySearcher(options: MemorySearcherOptions): MemorySear
     const top = first.matches.filter((match) => match.direct).slice(0, ranking.feedbackDocuments)
     if (top.length === 0) return expansion
     const query = new Set(terms)
-    const rows = await readRows(top.map((match) => match.seq))
+    // Kept for the selection at the end, where the best matches are usually read again.
+    for (const [seq, row] of await readRows(top.map((match) => match.seq))) rows.set(seq, row)
     const weights = new Map<string, number>()
     const count = Math.max(1, first.documentCount)
     for (const match of top) {
@@ -145,8 +147,8 @@ export function createMemorySearcher(options: MemorySearcherOptions): MemorySear
   }
 
   /**
-   * Walks the ranked candidates as `selectMemoryHits` does, reading rows only for a prefix that
-   * grows until `k` are selected: most searches read a handful of rows, not every candidate.
+   * Walks the ranked candidates as `selectMemoryHits` does, reading rows in batches that grow until
+   * `k` are selected: most searches read a handful of rows, not every candidate.
    */
   async function selectRanked(
     ranked: ScoredCandidate[],
@@ -154,24 +156,28 @@ export function createMemorySearcher(options: MemorySearcherOptions): MemorySear
     searchOptions: MemorySearchOptions,
   ) {
     const excluded = new Set(searchOptions.excludeSourceTurns ?? [])
-    let prefix = Math.min(ranked.length, searchOptions.k * 2 + 4)
-    for (;;) {
-      const missing = ranked.slice(0, prefix).filter((item) => !rows.has(item.seq))
+    const selector = createHitSelector<{ row: RankedRow; score: number; text: string; tokens: number }>({
+      k: searchOptions.k,
+      tokenBudget: searchOptions.tokenBudget,
+      duplicateThreshold: ranking.duplicateThreshold,
+    })
+    let walked = 0
+    let batch = searchOptions.k * 2 + 4
+    while (walked < ranked.length) {
+      const next = ranked.slice(walked, walked + batch)
+      walked += next.length
+      batch = walked
+      const missing = next.filter((item) => !rows.has(item.seq))
       if (missing.length)
         for (const [seq, row] of await readRows(missing.map((item) => item.seq))) rows.set(seq, row)
-      const hits = ranked.slice(0, prefix).flatMap((item) => {
+      for (const item of next) {
         const row = rows.get(item.seq)
-        if (!row || (row.source_turn !== null && excluded.has(row.source_turn))) return []
-        return [{ row, score: item.score, text: row.text, tokens: row.token_count }]
-      })
-      const selected = selectMemoryHits(hits, {
-        k: searchOptions.k,
-        tokenBudget: searchOptions.tokenBudget,
-        duplicateThreshold: ranking.duplicateThreshold,
-      })
-      if (selected.length >= searchOptions.k || prefix >= ranked.length) return selected
-      prefix = Math.min(ranked.length, prefix * 2)
+        if (!row || (row.source_turn !== null && excluded.has(row.source_turn))) continue
+        if (!selector.offer({ row, score: item.score, text: row.text, tokens: row.token_count }))
+          return selector.selected
+      }
     }
+    return selector.selected
   }
 
   return {
@@ -210,7 +216,9 @@ export function createMemorySearcher(options: MemorySearcherOptions): MemorySear
       const candidates = new Map<number, Candidate>(
         keyword.matches.map((match) => [match.seq, { ...match, relevance: match.relevance * keywordScale }]),
       )
-      const expansion = await expandQuery(keyword, terms, partitions)
+      // Rows read by this search, by seq: feedback, scoring of unindexed hits and the selection.
+      const rows = new Map<number, RankedRow>()
+      const expansion = await expandQuery(keyword, terms, partitions, rows)
       if (expansion.size) {
         const expanded = rankKeywordMatches({
           partitions,
@@ -261,10 +269,12 @@ export function createMemorySearcher(options: MemorySearcherOptions): MemorySear
         timeTerms: findTimeReferenceTerms(query),
         speakerTerms: ranking.otherSpeakerShare < 1 ? findNamedSpeakers(terms, candidates.values()) : [],
       }
-      const unindexed = [...candidates.values()].filter((candidate) => !candidate.partition)
-      const rows = unindexed.length
-        ? await readRows(unindexed.map((candidate) => candidate.seq))
-        : new Map<number, RankedRow>()
+      const unindexed = [...candidates.values()].filter(
+        (candidate) => !candidate.partition && !rows.has(candidate.seq),
+      )
+      if (unindexed.length)
+        for (const [seq, row] of await readRows(unindexed.map((candidate) => candidate.seq)))
+          rows.set(seq, row)
       const ranked: ScoredCandidate[] = []
       for (const candidate of candidates.values()) {
         const row = rows.get(candidate.seq)

@@ -23,19 +23,42 @@ export function selectMemoryHits<Hit extends SelectableHit>(
   ranked: readonly Hit[],
   options: SelectMemoryHitsOptions,
 ): Hit[] {
+  const selector = createHitSelector<Hit>(options)
+  for (const hit of ranked) if (!selector.offer(hit)) break
+  return selector.selected
+}
+
+export interface HitSelector<Hit extends SelectableHit> {
+  /** Taken so far, best first. */
+  readonly selected: Hit[]
+  /** Takes `hit` unless it is a near-duplicate or past the budget; false once `k` are taken. */
+  offer(hit: Hit): boolean
+}
+
+/**
+ * The walk of `selectMemoryHits` one hit at a time, for a caller that reads its candidates in
+ * batches: each hit's shingles are collected once, however many batches the walk takes.
+ */
+export function createHitSelector<Hit extends SelectableHit>(
+  options: SelectMemoryHitsOptions,
+): HitSelector<Hit> {
   const selected: Hit[] = []
   const shingleSets: Set<string>[] = []
   let budget = options.tokenBudget ?? Number.POSITIVE_INFINITY
-  for (const hit of ranked) {
-    if (selected.length >= options.k) break
-    if (hit.tokens > budget) continue
-    const shingles = collectShingles(hit.text)
-    if (shingleSets.some((taken) => measureJaccard(taken, shingles) > options.duplicateThreshold)) continue
-    selected.push(hit)
-    shingleSets.push(shingles)
-    budget -= hit.tokens
+  return {
+    selected,
+    offer(hit) {
+      if (selected.length >= options.k) return false
+      if (hit.tokens > budget) return true
+      const shingles = collectShingles(hit.text)
+      if (shingleSets.some((taken) => measureJaccard(taken, shingles) > options.duplicateThreshold))
+        return true
+      selected.push(hit)
+      shingleSets.push(shingles)
+      budget -= hit.tokens
+      return selected.length < options.k
+    },
   }
-  return selected
 }
 
 /** Character 3-shingles of the (capped) text with case, spacing and punctuation folded away. */
