@@ -1,5 +1,12 @@
+import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { collectShingles, measureJaccard, selectMemoryHits } from './select-memory-hits.js'
+import {
+  collectShingles,
+  createHitSelector,
+  measureJaccard,
+  type SelectableHit,
+  selectMemoryHits,
+} from './select-memory-hits.js'
 
 const hit = (text: string, tokens = 10) => ({ text, tokens })
 
@@ -29,6 +36,55 @@ describe('selectMemoryHits', () => {
       'I adopted a puppy named Max last week!',
       'We went hiking in the Rockies.',
     ])
+  })
+})
+
+/** The selection as a whole-list greedy walk, written out on its own to check the selector by. */
+function selectByDefinition(ranked: SelectableHit[], k: number, budget: number, threshold: number) {
+  const taken: SelectableHit[] = []
+  let left = budget
+  for (const candidate of ranked) {
+    if (taken.length === k) break
+    if (candidate.tokens > left) continue
+    const shingles = collectShingles(candidate.text)
+    if (taken.some((other) => measureJaccard(collectShingles(other.text), shingles) > threshold)) continue
+    taken.push(candidate)
+    left -= candidate.tokens
+  }
+  return taken
+}
+
+describe('createHitSelector', () => {
+  it('offered hits in batches of any size, selects what the whole-list walk selects', () => {
+    // Texts from a few words, so near-duplicates and exact copies are common.
+    const text = fc
+      .array(fc.constantFrom('lamp', 'harbour', 'boat', '灯塔', '海风', 'x'), { minLength: 1, maxLength: 6 })
+      .map((words) => words.join(' '))
+    fc.assert(
+      fc.property(
+        fc.array(fc.record({ text, tokens: fc.integer({ min: 1, max: 40 }) }), { maxLength: 40 }),
+        fc.integer({ min: 1, max: 8 }),
+        fc.integer({ min: 1, max: 200 }),
+        fc.array(fc.integer({ min: 1, max: 9 }), { minLength: 1, maxLength: 10 }),
+        (ranked, k, budget, batchSizes) => {
+          const options = { k, tokenBudget: budget, duplicateThreshold: 0.85 }
+          const selector = createHitSelector(options)
+          let offered = 0
+          let open = true
+          for (let batch = 0; open && offered < ranked.length; batch++) {
+            const size = batchSizes[batch % batchSizes.length] as number
+            for (const candidate of ranked.slice(offered, offered + size)) {
+              open = selector.offer(candidate)
+              if (!open) break
+            }
+            offered += size
+          }
+          const expected = selectByDefinition(ranked, k, budget, 0.85)
+          expect(selector.selected).toEqual(expected)
+          expect(selectMemoryHits(ranked, options)).toEqual(expected)
+        },
+      ),
+    )
   })
 })
 
