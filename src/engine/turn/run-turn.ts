@@ -24,6 +24,7 @@ import type { TurnInput } from '../../context/types.js'
 import { CharpipeError, StoreUnavailableError } from '../../shared/errors.js'
 import { createChildLogger } from '../../shared/logger.js'
 import type { ChatMessage } from '../../shared/messages.js'
+import { nextTurnOfEventLoop } from '../../shared/next-turn-of-event-loop.js'
 import { raceAbort } from '../abortable.js'
 import { reportTurnNotStored, type TurnCloser } from '../close-turn.js'
 import type { TurnWriteResult } from '../confirm-turn-write.js'
@@ -60,6 +61,12 @@ export interface RunTurnOptions extends Pick<GenerateOptions, 'onModelCall' | 'o
   /** How the turn enters its lane: `interrupt` stops the turns in it, `queue` waits behind them. */
   mode: 'interrupt' | 'queue'
 }
+
+/**
+ * Characters from which a reply's end is spread over turns of the event loop (`liveTurn`): about a
+ * millisecond of work for each step that reads the whole text.
+ */
+const longReplyCharacters = 32_768
 
 /** What one turn holds while it runs; nothing of it outlives the turn. */
 interface TurnState {
@@ -132,6 +139,11 @@ async function liveTurn(options: RunTurnOptions, previous: Promise<void>): Promi
     const outcome = await runReply(options, state, runtime)
     // Nothing is stored, and nothing closes, before the turn is granted.
     if (!(await awaitGrant(authorization, outcome, signal))) return
+    // The end of a long reply costs milliseconds at each step, as every step handles the whole text
+    // again (its last sentences, the history row, llm_done): each gets a turn of the loop of its own,
+    // so their stalls do not add up. The stores answer at once (SQLite), so nothing else splits them.
+    const spreadEnd = outcome.displayText.length >= longReplyCharacters
+    if (spreadEnd) await nextTurnOfEventLoop()
     const persist = persistOptionsOf(options, state, runtime, outcome)
     // A reply that was complete is closed only once its write has ended, interrupted meanwhile or
     // not: its llm_done (with its llm_error, if any) is the write's outcome. Only a reply cut short
@@ -143,6 +155,7 @@ async function liveTurn(options: RunTurnOptions, previous: Promise<void>): Promi
       logger: engine.logger,
     })
     state.storing = pending ?? state.storing
+    if (spreadEnd) await nextTurnOfEventLoop()
     closer.close(outcome, applyDisplayRules(engine.parts, outcome.displayText, runtime.config), written)
     // Interrupted while storing: the write ends after llm_done, and says how it ended then.
     if (!written && pending) void reportLate(options, pending)

@@ -1,0 +1,50 @@
+/**
+ * The end of a long reply is spread over turns of the event loop: its history row is written in
+ * one, its `llm_done` (the whole text again) sent in a later one, so the two stalls do not add up.
+ * A short reply closes in the same stretch as its write, as before.
+ */
+import { setImmediate } from 'node:timers'
+import { describe, expect, it } from 'vitest'
+import { createInMemoryHistoryStore } from '../../memory/index.js'
+import type { HistoryStore } from '../../memory/types.js'
+import { createScriptedProvider } from '../../testing/create-scripted-provider.js'
+import { makeConfig } from '../../testing/create-turn-harness.js'
+import { createCharpipe } from '../create-charpipe.js'
+
+/** What happened, in order: the history write, the loop turning after it, and `llm_done` seen. */
+async function traceReplyEnd(reply: string): Promise<string[]> {
+  const order: string[] = []
+  const inMemory = createInMemoryHistoryStore()
+  const historyStore: HistoryStore = {
+    ...inMemory,
+    appendTurn: (...args) => {
+      order.push('history write')
+      setImmediate(() => order.push('loop turned'))
+      return inMemory.appendTurn(...args)
+    },
+  }
+  const provider = createScriptedProvider([{ chunks: [reply] }])
+  const charpipe = await createCharpipe(makeConfig({ history: { store: 'memory' } }), {
+    provider,
+    historyStore,
+  })
+  try {
+    for await (const event of charpipe.generate({ text: '讲个故事吧' }))
+      if (event.type === 'llm_done') order.push(`llm_done ${event.text.length}`)
+    await new Promise((resolve) => setImmediate(resolve))
+  } finally {
+    await charpipe.close()
+  }
+  return order
+}
+
+describe('the end of a reply', () => {
+  it('of 40,000 characters: llm_done goes out in a later turn of the loop than the history write', async () => {
+    const reply = '海边的灯塔每天晚上都会亮起来。'.repeat(2_700).slice(0, 40_000)
+    expect(await traceReplyEnd(reply)).toEqual(['history write', 'loop turned', 'llm_done 40000'])
+  })
+
+  it('of a sentence: llm_done follows the write at once', async () => {
+    expect(await traceReplyEnd('好的。')).toEqual(['history write', 'llm_done 3', 'loop turned'])
+  })
+})
