@@ -21,6 +21,11 @@ export function selectSqlitePackage(nodeVersion: string = process.versions.node)
   return major >= 22 ? 'better-sqlite3-napi' : 'better-sqlite3'
 }
 
+/** Where the better-sqlite3 this Node loads is (for a worker thread, which loads its own). */
+export function resolveSqlitePackage(): string {
+  return require.resolve(selectSqlitePackage())
+}
+
 /** `new Database(path, options)` of better-sqlite3, loading it on the first call. */
 export function openSqliteDatabase(path: string, options?: Database.Options): Database.Database {
   loadedDatabase ??= require(selectSqlitePackage()) as typeof Database

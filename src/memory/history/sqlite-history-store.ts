@@ -5,6 +5,7 @@
 import type Database from 'better-sqlite3'
 import { BadRequestError } from '../../shared/errors.js'
 import { getLogger, type Logger } from '../../shared/logger.js'
+import { joinWalCheckpoints } from '../checkpoint-in-background.js'
 import { createPrivateDatabaseFile, restrictDatabaseSideFiles } from '../create-private-database-file.js'
 import { openSqliteDatabase } from '../open-sqlite-database.js'
 import type { CompletedTurn, ConversationScope, HistoryStore, StoredMessage } from '../types.js'
@@ -64,6 +65,7 @@ export function createSqliteHistoryStore(options: SqliteHistoryStoreOptions): Hi
   }
   const logger = options.logger ?? getLogger('history')
   const database = openDatabase(options, logger)
+  const checkpoints = joinWalCheckpoints(options.path, database, { logger })
 
   // Prepared once: better-sqlite3 statements are compiled SQL that can be run many times.
   const statements = {
@@ -179,6 +181,7 @@ export function createSqliteHistoryStore(options: SqliteHistoryStoreOptions): Hi
       validateCompletedTurn(scope, turn)
       ensureOpen()
       appendTurn.immediate(scope, turn, appendOptions.replaces)
+      checkpoints.noteWrite()
     },
 
     async findTurn(scope, turn) {
@@ -215,18 +218,22 @@ export function createSqliteHistoryStore(options: SqliteHistoryStoreOptions): Hi
       validateScope(scope)
       ensureOpen()
       clearSession.immediate(scope)
+      checkpoints.noteWrite()
     },
 
     async redactTurn(scope, turn, marker) {
       validateScope(scope)
       ensureOpen()
-      return Number(statements.redactTurn.run({ ...pickScope(scope), turn, marker }).changes)
+      const redacted = Number(statements.redactTurn.run({ ...pickScope(scope), turn, marker }).changes)
+      checkpoints.noteWrite()
+      return redacted
     },
 
     async resetContext(scope) {
       validateScope(scope)
       ensureOpen()
       statements.resetContext.run(Date.now(), scope.character, scope.session)
+      checkpoints.noteWrite()
     },
 
     async listSessions(character) {
@@ -235,6 +242,7 @@ export function createSqliteHistoryStore(options: SqliteHistoryStoreOptions): Hi
     },
 
     async close() {
+      checkpoints.release()
       if (database.open) database.close()
     },
   }

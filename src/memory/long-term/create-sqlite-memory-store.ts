@@ -15,6 +15,7 @@ import { randomUUID } from 'node:crypto'
 import { createSliceQueue } from '../../shared/create-slice-queue.js'
 import { BadRequestError } from '../../shared/errors.js'
 import { getLogger } from '../../shared/logger.js'
+import { joinWalCheckpoints } from '../checkpoint-in-background.js'
 import { createPrivateDatabaseFile, restrictDatabaseSideFiles } from '../create-private-database-file.js'
 import { openSqliteDatabase } from '../open-sqlite-database.js'
 import type { AddMemoryInput, KnowledgeDocument, MemoryRecord, MemoryStore } from '../types.js'
@@ -61,6 +62,7 @@ export function createSqliteMemoryStore(options: CreateSqliteMemoryStoreOptions)
   migrateMemorySchema(database, { characterIds: options.characterIds })
   const now = options.now ?? Date.now
   const logger = options.logger ?? getLogger('memory')
+  const checkpoints = joinWalCheckpoints(options.path, database, { logger })
   const ranking = { ...defaultMemoryRanking, ...options.ranking }
   const neighbourContext = options.neighbourContext ?? true
   const maxKnowledgeChars = options.maxKnowledgeChars ?? defaultMaxKnowledgeChars
@@ -133,6 +135,7 @@ export function createSqliteMemoryStore(options: CreateSqliteMemoryStoreOptions)
       throw error
     }
     keywordIndex.commit()
+    checkpoints.noteWrite()
     return result
   }
 
@@ -363,6 +366,7 @@ export function createSqliteMemoryStore(options: CreateSqliteMemoryStoreOptions)
     async close() {
       if (closed) return
       closed = true
+      checkpoints.release()
       database.close()
     },
   }

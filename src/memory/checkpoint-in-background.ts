@@ -1,0 +1,222 @@
+/**
+ * Checkpoints of a SQLite file's write-ahead log on a worker thread, once the file writes enough for
+ * them to matter. SQLite copies the log back into the database inside the commit that takes the log
+ * past `wal_autocheckpoint` pages (1,000 by default): 4 MB copied and, with `synchronous = NORMAL`,
+ * the log and the file synced, 10–25 ms of the event loop in the middle of some turn. Once a file's
+ * log passes `startBytes`, a worker thread with a connection of its own runs PASSIVE checkpoints
+ * (which wait for no reader or writer) as the stores here write, and the file's connections in this
+ * thread stop checkpointing on commit. A file that never writes that much (a small library use, most
+ * tests) never starts a thread. Should the thread fail, SQLite's own checkpoints come back.
+ *
+ * One worker per file, shared by every store that opened it (the history and the memory store of
+ * the default `charpipe.db`); it ends when the last of them closes.
+ */
+import { statSync } from 'node:fs'
+import { resolve } from 'node:path'
+import { performance } from 'node:perf_hooks'
+import { Worker } from 'node:worker_threads'
+import type Database from 'better-sqlite3'
+import { getLogger, type Logger } from '../shared/logger.js'
+import { resolveSqlitePackage } from './open-sqlite-database.js'
+
+export interface WalCheckpoints {
+  /**
+   * After a write transaction: reads the log's size now and then (at most every `checkEveryMs`),
+   * starts the worker once it passes `startBytes`, and asks the worker to checkpoint.
+   */
+  noteWrite(): void
+  /** Asks the worker for a checkpoint now; its result, or undefined without a running worker. */
+  checkpointNow(): Promise<CheckpointResult | undefined>
+  /** Whether a worker checkpoints this file. */
+  readonly inBackground: boolean
+  /** The connection is closing: the worker ends with the file's last connection. */
+  release(): void
+}
+
+/** What `PRAGMA wal_checkpoint` answered: pages in the log, and how many of them are copied back. */
+export interface CheckpointResult {
+  busy: number
+  log: number
+  checkpointed: number
+}
+
+export interface WalCheckpointOptions {
+  /** Log size from which checkpoints move to a worker. @default 1 MiB */
+  startBytes?: number
+  /** The least time between two reads of the log's size. @default 100 */
+  checkEveryMs?: number
+  /** The module the worker loads better-sqlite3 from (tests give a broken one). */
+  sqliteModulePath?: string
+  logger?: Logger
+}
+
+/** SQLite's default `wal_autocheckpoint`, restored when the worker fails. */
+const sqliteAutocheckpointPages = 1_000
+
+interface FileCheckpoints {
+  path: string
+  connections: Set<Database.Database>
+  state: 'sqlite' | 'worker' | 'failed'
+  worker?: Worker
+  lastCheck: number
+  inFlight: Promise<CheckpointResult | undefined> | undefined
+  nextRequest: number
+  waiting: Map<number, (result: CheckpointResult | undefined) => void>
+  options: Required<Omit<WalCheckpointOptions, 'sqliteModulePath' | 'logger'>> &
+    Pick<WalCheckpointOptions, 'sqliteModulePath'> & { logger: Logger }
+}
+
+const files = new Map<string, FileCheckpoints>()
+
+// CommonJS, as an `eval` worker is: one connection, a PASSIVE checkpoint per request.
+const workerSource = `
+const { parentPort, workerData } = require('node:worker_threads')
+const Database = require(workerData.sqliteModulePath)
+const database = new Database(workerData.path, { fileMustExist: true, timeout: 0 })
+parentPort.on('message', (message) => {
+  if (message.type === 'close') {
+    database.close()
+    parentPort.close()
+    return
+  }
+  try {
+    const [result] = database.pragma('wal_checkpoint(PASSIVE)')
+    parentPort.postMessage({ id: message.id, result })
+  } catch {
+    // Another checkpoint or a lock in the way: the next write asks again.
+    parentPort.postMessage({ id: message.id })
+  }
+})
+`
+
+const noCheckpoints: WalCheckpoints = {
+  noteWrite: () => {},
+  checkpointNow: async () => undefined,
+  inBackground: false,
+  release: () => {},
+}
+
+/** Joins `database` (a connection to the file at `path`, in WAL mode) to the file's checkpoints. */
+export function joinWalCheckpoints(
+  path: string,
+  database: Database.Database,
+  options: WalCheckpointOptions = {},
+): WalCheckpoints {
+  if (path === ':memory:' || path === '' || path.startsWith('file:')) return noCheckpoints
+  const key = resolve(path)
+  let file = files.get(key)
+  if (!file) {
+    file = {
+      path: key,
+      connections: new Set(),
+      state: 'sqlite',
+      lastCheck: Number.NEGATIVE_INFINITY,
+      inFlight: undefined,
+      nextRequest: 0,
+      waiting: new Map(),
+      options: {
+        startBytes: options.startBytes ?? 1024 * 1024,
+        checkEveryMs: options.checkEveryMs ?? 100,
+        sqliteModulePath: options.sqliteModulePath,
+        logger: options.logger ?? getLogger('storage'),
+      },
+    }
+    files.set(key, file)
+  }
+  const joined = file
+  joined.connections.add(database)
+  if (joined.state === 'worker') database.pragma('wal_autocheckpoint = 0')
+  let released = false
+  return {
+    noteWrite() {
+      if (released) return
+      const now = performance.now()
+      if (now - joined.lastCheck < joined.options.checkEveryMs) return
+      joined.lastCheck = now
+      if (joined.state === 'failed') return
+      if (joined.state === 'sqlite') {
+        if (readLogBytes(joined.path) < joined.options.startBytes) return
+        startWorker(joined)
+      }
+      void requestCheckpoint(joined)
+    },
+    checkpointNow: () => requestCheckpoint(joined),
+    get inBackground() {
+      return joined.state === 'worker'
+    },
+    release() {
+      if (released) return
+      released = true
+      joined.connections.delete(database)
+      if (joined.connections.size > 0) return
+      files.delete(joined.path)
+      stopWorker(joined)
+    },
+  }
+}
+
+function readLogBytes(path: string): number {
+  return statSync(`${path}-wal`, { throwIfNoEntry: false })?.size ?? 0
+}
+
+function startWorker(file: FileCheckpoints): void {
+  const worker = new Worker(workerSource, {
+    eval: true,
+    workerData: {
+      path: file.path,
+      sqliteModulePath: file.options.sqliteModulePath ?? resolveSqlitePackage(),
+    },
+  })
+  // A checkpoint thread never keeps the process alive.
+  worker.unref()
+  file.worker = worker
+  file.state = 'worker'
+  for (const connection of file.connections) connection.pragma('wal_autocheckpoint = 0')
+  worker.on('message', (message: { id: number; result?: CheckpointResult }) => {
+    file.waiting.get(message.id)?.(message.result)
+    file.waiting.delete(message.id)
+  })
+  worker.on('error', (error) => failWorker(file, worker, error))
+  worker.on('exit', (code) => {
+    if (file.worker === worker) failWorker(file, worker, new Error(`the thread exited with code ${code}`))
+  })
+}
+
+/** The thread is gone: SQLite checkpoints on commit again, as it did before the thread started. */
+function failWorker(file: FileCheckpoints, worker: Worker, error: unknown): void {
+  if (file.worker !== worker) return
+  file.worker = undefined
+  file.state = 'failed'
+  for (const connection of file.connections)
+    if (connection.open) connection.pragma(`wal_autocheckpoint = ${sqliteAutocheckpointPages}`)
+  for (const answer of file.waiting.values()) answer(undefined)
+  file.waiting.clear()
+  file.options.logger.warn(
+    { err: error, path: file.path },
+    'SQLite checkpoints could not run on their thread; the writes checkpoint as they commit',
+  )
+  void worker.terminate()
+}
+
+function stopWorker(file: FileCheckpoints): void {
+  const worker = file.worker
+  if (!worker) return
+  file.worker = undefined
+  for (const answer of file.waiting.values()) answer(undefined)
+  file.waiting.clear()
+  worker.postMessage({ type: 'close' })
+}
+
+/** One checkpoint at a time: a request while one runs shares its answer. */
+function requestCheckpoint(file: FileCheckpoints): Promise<CheckpointResult | undefined> {
+  const worker = file.worker
+  if (!worker) return Promise.resolve(undefined)
+  if (file.inFlight) return file.inFlight
+  const id = ++file.nextRequest
+  const answer = new Promise<CheckpointResult | undefined>((settle) => file.waiting.set(id, settle))
+  file.inFlight = answer.finally(() => {
+    file.inFlight = undefined
+  })
+  worker.postMessage({ type: 'checkpoint', id })
+  return file.inFlight
+}
