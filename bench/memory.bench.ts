@@ -21,6 +21,7 @@ import { createSqliteMemoryStore } from '../src/memory/long-term/create-sqlite-m
 import type { MemoryStore } from '../src/memory/types.js'
 import { createTestSchemaName, dropSchemasUnder, testPostgresUrl } from '../test/support/local-postgres.js'
 import { bulkLoadPostgresMemories } from './memory/bulk-load-postgres-memories.js'
+import { createSeededRandom, makeChineseWords, makeSyllableWords } from './memory/synthetic-words.js'
 
 const memoryCount = Number(process.env.MEMORY_BENCH_COUNT ?? 100_000)
 const queryCount = 2_000
@@ -33,47 +34,9 @@ if (storeName !== 'sqlite' && storeName !== 'postgres') {
   process.exit(2)
 }
 
-// Deterministic pseudo-random numbers (mulberry32) so runs compare.
-let seed = 42
-function random(): number {
-  seed = (seed + 0x6d2b79f5) | 0
-  let value = Math.imul(seed ^ (seed >>> 15), 1 | seed)
-  value = (value + Math.imul(value ^ (value >>> 7), 61 | value)) ^ value
-  return ((value ^ (value >>> 14)) >>> 0) / 4294967296
-}
-
-const syllables = [
-  'ka',
-  'lo',
-  'mi',
-  'ren',
-  'ta',
-  'so',
-  'vi',
-  'an',
-  'der',
-  'pu',
-  'el',
-  'ri',
-  'mon',
-  'sa',
-  'to',
-  'ne',
-]
-const english = Array.from({ length: 8_000 }, (_, index) => {
-  let word = ''
-  for (let value = index + 17; value > 0; value = Math.floor(value / syllables.length)) {
-    word += syllables[value % syllables.length]
-  }
-  return word
-})
-const hanzi = [
-  ...'天气朋友火锅北京电影音乐猫狗工作周末旅行学校妈妈生日礼物咖啡跑步画画游戏医院考试公司老师手机',
-]
-const chinese = Array.from(
-  { length: 2_000 },
-  (_, index) => `${hanzi[index % hanzi.length]}${hanzi[(index * 7 + 3) % hanzi.length]}`,
-)
+const random = createSeededRandom(42)
+const english = makeSyllableWords(8_000)
+const chinese = makeChineseWords(2_000)
 const fillers = ['I', 'we', 'the', 'a', 'my', 'and', 'was', 'with', 'to', 'really']
 
 function pickZipf(words: string[]): string {

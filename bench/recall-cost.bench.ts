@@ -18,6 +18,7 @@ import { loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createSqliteMemoryStore } from '../src/memory/long-term/create-sqlite-memory-store.js'
 import type { MemoryStore } from '../src/memory/types.js'
+import { createSeededRandom, makeChineseWords, makeSyllableWords } from './memory/synthetic-words.js'
 
 const memoryCount = Number(process.env.MEMORIES ?? 640)
 const batchCount = 7
@@ -25,29 +26,9 @@ const batchSize = 500
 const warmUpCount = 200
 const k = 5
 
-// Deterministic pseudo-random numbers (mulberry32) so runs compare.
-let seed = 7
-function random(): number {
-  seed = (seed + 0x6d2b79f5) | 0
-  let value = Math.imul(seed ^ (seed >>> 15), 1 | seed)
-  value = (value + Math.imul(value ^ (value >>> 7), 61 | value)) ^ value
-  return ((value ^ (value >>> 14)) >>> 0) / 4294967296
-}
-
-const syllables = ['ka', 'lo', 'mi', 'ren', 'ta', 'so', 'vi', 'an', 'der', 'pu', 'el', 'ri', 'mon', 'sa']
-const words = Array.from({ length: 2_400 }, (_, index) => {
-  let word = ''
-  for (let value = index + 17; value > 0; value = Math.floor(value / syllables.length))
-    word += syllables[value % syllables.length]
-  return word
-})
-const hanzi = [
-  ...'天气朋友火锅北京电影音乐猫狗工作周末旅行学校妈妈生日礼物咖啡跑步画画游戏医院考试公司老师手机',
-]
-const chineseWords = Array.from(
-  { length: 600 },
-  (_, index) => `${hanzi[index % hanzi.length]}${hanzi[(index * 7 + 3) % hanzi.length]}`,
-)
+const random = createSeededRandom(7)
+const words = makeSyllableWords(2_400)
+const chineseWords = makeChineseWords(600)
 const pick = <T>(list: T[]): T => list[Math.floor(random() * random() * list.length)] as T
 
 const shapes = {
