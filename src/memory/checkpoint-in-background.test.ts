@@ -57,9 +57,11 @@ describe('joinWalCheckpoints', () => {
     writeRows(database, 40)
     const fileBefore = statSync(path).size
     checkpoints.noteWrite()
+    // The thread is made in a turn of the loop of its own, not inside the write that asked for it.
+    expect(checkpoints.inBackground).toBe(false)
+    const result = await checkpoints.checkpointNow()
     expect(checkpoints.inBackground).toBe(true)
     expect(database.pragma('wal_autocheckpoint', { simple: true })).toBe(0)
-    const result = await checkpoints.checkpointNow()
     expect(result).toMatchObject({ busy: 0 })
     expect(result!.log).toBeGreaterThan(40)
     expect(result!.checkpointed).toBe(result!.log)
@@ -73,6 +75,7 @@ describe('joinWalCheckpoints', () => {
     const firstCheckpoints = joinWalCheckpoints(first.path, first.database, small)
     writeRows(first.database, 40)
     firstCheckpoints.noteWrite()
+    await firstCheckpoints.checkpointNow()
     const second = openSqliteDatabase(first.path)
     open.push(second)
     const secondCheckpoints = joinWalCheckpoints(first.path, second, small)

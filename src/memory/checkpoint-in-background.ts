@@ -17,6 +17,7 @@ import { performance } from 'node:perf_hooks'
 import { Worker } from 'node:worker_threads'
 import type Database from 'better-sqlite3'
 import { getLogger, type Logger } from '../shared/logger.js'
+import { nextTurnOfEventLoop } from '../shared/next-turn-of-event-loop.js'
 import { resolveSqlitePackage } from './open-sqlite-database.js'
 
 export interface WalCheckpoints {
@@ -56,7 +57,9 @@ const sqliteAutocheckpointPages = 1_000
 interface FileCheckpoints {
   path: string
   connections: Set<Database.Database>
-  state: 'sqlite' | 'worker' | 'failed'
+  state: 'sqlite' | 'starting' | 'worker' | 'failed'
+  /** While `starting`: resolves once the thread is created (in a turn of the loop of its own). */
+  starting?: Promise<void>
   worker?: Worker
   lastCheck: number
   inFlight: Promise<CheckpointResult | undefined> | undefined
@@ -133,14 +136,24 @@ export function joinWalCheckpoints(
       const now = performance.now()
       if (now - joined.lastCheck < joined.options.checkEveryMs) return
       joined.lastCheck = now
-      if (joined.state === 'failed') return
+      if (joined.state === 'failed' || joined.state === 'starting') return
       if (joined.state === 'sqlite') {
         if (readLogBytes(joined.path) < joined.options.startBytes) return
-        startWorker(joined)
+        // Creating a thread takes milliseconds of this one: not inside the write that asked.
+        joined.state = 'starting'
+        joined.starting = nextTurnOfEventLoop().then(() => {
+          if (files.get(joined.path) !== joined) return
+          startWorker(joined)
+          void requestCheckpoint(joined)
+        })
+        return
       }
       void requestCheckpoint(joined)
     },
-    checkpointNow: () => requestCheckpoint(joined),
+    async checkpointNow() {
+      if (joined.state === 'starting') await joined.starting
+      return requestCheckpoint(joined)
+    },
     get inBackground() {
       return joined.state === 'worker'
     },
@@ -150,6 +163,7 @@ export function joinWalCheckpoints(
       joined.connections.delete(database)
       if (joined.connections.size > 0) return
       files.delete(joined.path)
+      if (joined.state === 'starting') joined.state = 'sqlite'
       stopWorker(joined)
     },
   }
