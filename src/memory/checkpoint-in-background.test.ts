@@ -113,6 +113,19 @@ describe('joinWalCheckpoints', () => {
     checkpoints.release()
   }, 30_000)
 
+  it('a thread refused at once also gives them back, and the write that asked does not throw', async () => {
+    const { path, database } = openFile()
+    // Not a path a thread can be handed: the thread is refused when it is created.
+    const unsendable = Symbol('unsendable') as unknown as string
+    const checkpoints = joinWalCheckpoints(path, database, { ...small, sqliteModulePath: unsendable })
+    writeRows(database, 40)
+    expect(() => checkpoints.noteWrite()).not.toThrow()
+    expect(await checkpoints.checkpointNow()).toBeUndefined()
+    expect(checkpoints.inBackground).toBe(false)
+    expect(database.pragma('wal_autocheckpoint', { simple: true })).toBe(1000)
+    checkpoints.release()
+  })
+
   it('in-memory databases have no log to checkpoint', () => {
     const database = openSqliteDatabase(':memory:')
     open.push(database)
