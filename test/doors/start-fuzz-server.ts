@@ -55,9 +55,11 @@ async function warmUp(url: string) {
   }
 }
 
-export async function startFuzzServer(): Promise<FuzzServer> {
+/** `extraConfig`: lines of config.yaml added at the top level (a door that needs a feature on). */
+export async function startFuzzServer(extraConfig: readonly string[] = []): Promise<FuzzServer> {
   const model = await startMockModelServer()
   const server = await startServerOverModel(model.url, [
+    ...extraConfig,
     'characters:',
     '  alice: { name: Alice, persona: A cheerful guide. }',
     'audience:',
