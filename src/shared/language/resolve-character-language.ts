@@ -20,6 +20,8 @@ export interface LanguageSource {
 
 const fallbackLanguage: Language = 'zh'
 
+const isText = (value: unknown): value is string => typeof value === 'string'
+
 // A config object is replaced on reload, never changed, so its language can be kept.
 const resolved = new WeakMap<LanguageSource, Language>()
 
@@ -27,8 +29,11 @@ export function resolveCharacterLanguage(character: LanguageSource): Language {
   if (character.language === 'zh' || character.language === 'en') return character.language
   const known = resolved.get(character)
   if (known) return known
-  const text = [character.persona, character.greeting, character.scenario].join('\n')
-  const language = detectTextLanguage(text) ?? detectTextLanguage(character.name ?? '') ?? fallbackLanguage
+  // Also read from a block not yet validated (language defaults are filled in before the schema
+  // runs): a field of another type says nothing about the language, and its error is the schema's.
+  const text = [character.persona, character.greeting, character.scenario].filter(isText).join('\n')
+  const name = isText(character.name) ? character.name : ''
+  const language = detectTextLanguage(text) ?? detectTextLanguage(name) ?? fallbackLanguage
   resolved.set(character, language)
   return language
 }
