@@ -5,8 +5,8 @@
 import type { Context } from 'hono'
 import type { z } from 'zod'
 import { describeForbiddenKey, findForbiddenKey } from '../shared/find-forbidden-key.js'
+import { isJsonNestedTooDeep, maxJsonDepth } from '../shared/is-json-nested-too-deep.js'
 import { respondBadRequest } from './error-response.js'
-import { isJsonNestedTooDeep, maxJsonDepth } from './is-json-nested-too-deep.js'
 import { formatZodIssues } from './request-schemas.js'
 
 export type ReadJsonBodyResult<T> = { ok: true; value: T } | { ok: false; response: Response }

@@ -7,7 +7,7 @@ import { request } from 'node:http'
 
 export interface SendRequestOptions {
   url: string
-  method: 'GET' | 'POST' | 'PATCH' | 'DELETE'
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE'
   headers: Record<string, string>
   body?: string
   /** Silence after which the request counts as unanswered. */

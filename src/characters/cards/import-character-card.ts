@@ -10,6 +10,7 @@ import { compileLorebookPatterns } from '../../config/patterns/compile-lorebook-
 import { characterLimits } from '../../config/schema/character-limits.js'
 import { characterSchema } from '../../config/schema.js'
 import { BadRequestError } from '../../shared/errors.js'
+import { isJsonNestedTooDeep, maxJsonDepth } from '../../shared/is-json-nested-too-deep.js'
 import { type CharacterInput, convertCardToCharacter } from './convert-card-to-character.js'
 import { createCharacterSlug } from './create-character-slug.js'
 import { readCardObject } from './read-card-object.js'
@@ -36,7 +37,18 @@ function toBytes(input: Uint8Array | string | object): Uint8Array {
   throw new BadRequestError('a PNG card must be given as bytes')
 }
 
+/**
+ * A card nests a few levels (its book's entries, their extensions): one nested past `maxJsonDepth`
+ * is refused before it is parsed, as what follows the parse recurses or grows with the depth (the
+ * card kept as indented JSON grows with its square: 10,000 levels held the loop for a second).
+ */
+function refuseDeepNesting(text: string, where: string): void {
+  if (isJsonNestedTooDeep(text))
+    throw new BadRequestError(`${where} nests objects or arrays deeper than ${maxJsonDepth} levels`)
+}
+
 function parseJson(text: string, where: string): unknown {
+  refuseDeepNesting(text, where)
   try {
     return JSON.parse(text.replace(/^\uFEFF/, ''))
   } catch (error) {
@@ -46,7 +58,20 @@ function parseJson(text: string, where: string): unknown {
 
 function readJsonInput(input: Uint8Array | string | object): unknown {
   if (typeof input === 'string') return parseJson(input, 'the card')
-  if (!(input instanceof Uint8Array)) return input
+  if (!(input instanceof Uint8Array)) {
+    // A library caller's object: its compact JSON is linear in its size, and tells its depth.
+    let text: string
+    try {
+      text = JSON.stringify(input) ?? ''
+    } catch (error) {
+      // A cycle, or nesting deep enough to overflow the stack.
+      throw new BadRequestError(`the card cannot be read as JSON: ${(error as Error).message}`, {
+        cause: error,
+      })
+    }
+    refuseDeepNesting(text, 'the card')
+    return input
+  }
   let text: string
   try {
     text = new TextDecoder('utf-8', { fatal: true }).decode(input)

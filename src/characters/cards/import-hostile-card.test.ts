@@ -11,7 +11,7 @@ import { macroOutputBudgetChars } from '../../context/macros/expand-macros.js'
 import { BadRequestError, CharpipeError, InvalidConfigError } from '../../shared/errors.js'
 import { messageText } from '../../shared/messages.js'
 import { createFakeBuildOptions } from '../../testing/create-fake-build-options.js'
-import { makeCardV2, makeCardV3 } from '../../testing/index.js'
+import { makeCardPng, makeCardV2, makeCardV3 } from '../../testing/index.js'
 import { parseConfig } from '../load-config.js'
 import { importCharacterCard } from './import-character-card.js'
 
@@ -90,6 +90,45 @@ describe('a persona of {{scenario}} written 4,000 times over a 99,000-character 
     expect(result.logs.map((log) => log.message)).toContainEqual(
       expect.stringMatching(/^macros inserted more than 200000 characters \(macroOutputBudgetChars\)/),
     )
+  })
+})
+
+describe('a card nested 10,000 levels deep in one of its fields', () => {
+  // Kept as indented JSON, such a card grows with the square of its depth (10,000 levels: 100
+  // million spaces, a second of the loop); refused before it is parsed, whatever carries it.
+  const depth = 10_000
+  const deepText = (field: string) => {
+    const card = JSON.stringify(makeCardV2())
+    return card.replace(`"${field}":`, `"${field}":${'['.repeat(depth)}${']'.repeat(depth)},"x_${field}":`)
+  }
+
+  it('is refused, naming the depth, as text, as bytes and in a PNG', () => {
+    const refusal = new BadRequestError('the card nests objects or arrays deeper than 64 levels')
+    for (const field of ['tags', 'extensions', 'name']) {
+      const text = deepText(field)
+      expect(() => importCharacterCard(text, 'application/json')).toThrow(refusal)
+      expect(() => importCharacterCard(new TextEncoder().encode(text), 'application/json')).toThrow(refusal)
+    }
+    const png = makeCardPng({ chara: Buffer.from(deepText('tags')).toString('base64') })
+    expect(() => importCharacterCard(png, 'image/png')).toThrow(
+      new BadRequestError('the chara chunk nests objects or arrays deeper than 64 levels'),
+    )
+  })
+
+  it('is refused as an object too, however deep', () => {
+    let nested: unknown = []
+    for (let level = 0; level < depth; level++) nested = [nested]
+    const card = makeCardV2() as unknown as { data: Record<string, unknown> }
+    card.data.extensions = { nested }
+    expect(() => importCharacterCard(card, 'application/json')).toThrow(BadRequestError)
+  })
+
+  it('imports a card of ordinary depth as before', () => {
+    const card = makeCardV2() as unknown as { data: Record<string, unknown> }
+    let nested: unknown = 'leaf'
+    for (let level = 0; level < 40; level++) nested = { level: nested }
+    card.data.extensions = { nested }
+    expect(importCharacterCard(JSON.stringify(card), 'application/json').id).toBe('seraphina')
   })
 })
 

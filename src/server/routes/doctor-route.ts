@@ -9,11 +9,11 @@ import { checkConfigChange } from '../../config/gate/index.js'
 import { restoreMaskedSecrets } from '../../config/mask-secrets.js'
 import { CharpipeError, InvalidConfigError } from '../../shared/errors.js'
 import { describeForbiddenKey, findForbiddenKey } from '../../shared/find-forbidden-key.js'
+import { isJsonNestedTooDeep } from '../../shared/is-json-nested-too-deep.js'
 import { checkModelAnswers } from '../check-model-answers.js'
 import { checkProviderConnection, type DoctorCheck } from '../check-provider-connection.js'
 import { isPlainObject } from '../collect-config-changes.js'
 import { respondBadRequest } from '../error-response.js'
-import { isJsonNestedTooDeep } from '../is-json-nested-too-deep.js'
 import type { ServerDependencies } from '../server-dependencies.js'
 
 export function registerDoctorRoute(app: Hono, dependencies: ServerDependencies): void {

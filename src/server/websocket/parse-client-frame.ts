@@ -4,7 +4,7 @@
  * and valid for it (request-schemas.ts). A frame that is not gets the reason, for a `bad_request`.
  */
 import { describeForbiddenKey, findForbiddenKey } from '../../shared/find-forbidden-key.js'
-import { isJsonNestedTooDeep, maxJsonDepth } from '../is-json-nested-too-deep.js'
+import { isJsonNestedTooDeep, maxJsonDepth } from '../../shared/is-json-nested-too-deep.js'
 import { type ClientFrame, clientFrameSchema, clientFrameTypes, formatZodIssues } from '../request-schemas.js'
 
 export interface ParseClientFrameOptions {
