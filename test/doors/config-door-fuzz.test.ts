@@ -15,7 +15,7 @@ import { type FuzzServer, startFuzzServer } from './start-fuzz-server.js'
 import { watchProcessHealth } from './watch-process-health.js'
 
 /** Cases per door: a config change rewrites the file and applies it, so fewer than the memory doors. */
-const numRuns = 40
+const numRuns = 60
 
 let fuzz: FuzzServer
 

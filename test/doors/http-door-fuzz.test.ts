@@ -14,7 +14,7 @@ import { type FuzzServer, startFuzzServer } from './start-fuzz-server.js'
 import { watchProcessHealth } from './watch-process-health.js'
 
 /** Cases per door: enough to reach every kind of break, few enough for the tier's minute. */
-const numRuns = 40
+const numRuns = 100
 
 interface HttpDoor {
   name: string

@@ -15,7 +15,7 @@ import { type SendRequestOptions, sendRequest } from './send-request.js'
 import { type FuzzServer, startFuzzServer } from './start-fuzz-server.js'
 import { watchProcessHealth } from './watch-process-health.js'
 
-/** Cases per door: these doors answer in about a millisecond, so more cases than the chat doors. */
+/** Cases per door: enough to reach every kind of break, few enough for the tier's minute. */
 const numRuns = 100
 
 /** The person the batches work on: the web speaker of the seeding turn. */

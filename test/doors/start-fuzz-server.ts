@@ -70,6 +70,7 @@ export async function startFuzzServer(extraConfig: readonly string[] = []): Prom
     `  admin_token: ${adminToken}`,
     '  limits:',
     '    turns_per_minute: 100000',
+    '    frames_per_second: 100000',
   ])
   await warmUp(server.url)
   return {

@@ -14,7 +14,7 @@ import { type FuzzServer, startFuzzServer } from './start-fuzz-server.js'
 import { watchProcessHealth } from './watch-process-health.js'
 
 /** Cases per frame kind: enough to reach every kind of break, few enough for the tier's minute. */
-const numRuns = 40
+const numRuns = 100
 
 /** `fuzz-session` in a template is replaced by each case's own session. */
 const sessionMark = 'fuzz-session'
