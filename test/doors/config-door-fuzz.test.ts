@@ -1,5 +1,5 @@
 /**
- * The doors that change what the server is, fed generated inputs (fuzzed-inputs.ts) as the chat
+ * The doors that change what the server is, fed generated inputs (test/support/fuzzed-inputs.ts) as the chat
  * doors are: `PUT /api/config`, `PUT /api/characters/:id`, `POST /api/characters/import` (a
  * Character Card as JSON) and `POST /api/preview`, each with its valid body broken one way per
  * case. Every answer is a success or a refusal that says why, never a server error; after each
@@ -9,7 +9,7 @@
 import fc from 'fast-check'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { makeCardV2 } from '../../src/testing/index.js'
-import { type FuzzedText, fuzzedText, refusedKinds } from './fuzzed-inputs.js'
+import { type FuzzedText, fuzzedText, refusedKinds } from '../support/fuzzed-inputs.js'
 import { sendRequest } from './send-request.js'
 import { type FuzzServer, startFuzzServer } from './start-fuzz-server.js'
 import { watchProcessHealth } from './watch-process-health.js'

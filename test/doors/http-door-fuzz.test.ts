@@ -1,5 +1,5 @@
 /**
- * The HTTP doors fed generated inputs (fuzzed-inputs.ts): `/api/chat`, a session's audience, open,
+ * The HTTP doors fed generated inputs (test/support/fuzzed-inputs.ts): `/api/chat`, a session's audience, open,
  * observe and messages routes, `/v1/chat/completions` and `/v1/responses`, each with its valid
  * body broken one way per case, over the real engine. Every answer is a success or a refusal that
  * says why (4xx with an error message), never a server error; after each door's batch the server
@@ -8,7 +8,7 @@
  */
 import fc from 'fast-check'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { type FuzzedText, type FuzzKind, fuzzedText, refusedKinds } from './fuzzed-inputs.js'
+import { type FuzzedText, type FuzzKind, fuzzedText, refusedKinds } from '../support/fuzzed-inputs.js'
 import { sendRequest } from './send-request.js'
 import { type FuzzServer, startFuzzServer } from './start-fuzz-server.js'
 import { watchProcessHealth } from './watch-process-health.js'

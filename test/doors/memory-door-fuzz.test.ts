@@ -1,5 +1,5 @@
 /**
- * The memory and people doors of the administration fed generated inputs (fuzzed-inputs.ts), as
+ * The memory and people doors of the administration fed generated inputs (test/support/fuzzed-inputs.ts), as
  * the chat doors are (http-door-fuzz.test.ts): `POST /api/memory`, `PATCH /api/memory/:id`,
  * `POST /api/kb`, `POST /api/people/:id/links` and `PATCH /api/people/:id/memories/:memory`, each
  * with its valid body broken one way per case, and the reading and erasing routes with generated
@@ -10,7 +10,7 @@
  */
 import fc from 'fast-check'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
-import { type FuzzedText, fuzzedText, refusedKinds } from './fuzzed-inputs.js'
+import { type FuzzedText, fuzzedText, refusedKinds } from '../support/fuzzed-inputs.js'
 import { type SendRequestOptions, sendRequest } from './send-request.js'
 import { type FuzzServer, startFuzzServer } from './start-fuzz-server.js'
 import { watchProcessHealth } from './watch-process-health.js'

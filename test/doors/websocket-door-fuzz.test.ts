@@ -1,5 +1,5 @@
 /**
- * Every WebSocket frame kind fed generated frames (fuzzed-inputs.ts): `user_input` (and its
+ * Every WebSocket frame kind fed generated frames (test/support/fuzzed-inputs.ts): `user_input` (and its
  * preflight), `interrupt`, `observe`, `open`, `audience` and `activity`, each valid frame broken
  * one way per case, over the real engine. The socket stays open, and every refusal is an `error`
  * frame with a message (a turn's failure an `llm_error` with a code and a message), never the
@@ -9,7 +9,7 @@
 import fc from 'fast-check'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { openTestSocket, type TestSocket } from '../server/websocket-client.js'
-import { type FuzzKind, fuzzedText, refusedKinds } from './fuzzed-inputs.js'
+import { type FuzzKind, fuzzedText, refusedKinds } from '../support/fuzzed-inputs.js'
 import { type FuzzServer, startFuzzServer } from './start-fuzz-server.js'
 import { watchProcessHealth } from './watch-process-health.js'
 

@@ -1,6 +1,6 @@
 /**
- * Generated hostile inputs for the fuzzed doors (websocket-door-fuzz.test.ts,
- * http-door-fuzz.test.ts): a door's valid message with one field replaced (another type, `null`,
+ * Generated hostile inputs for the fuzzed doors (test/doors/), a config (parse-config-any-value)
+ * and a model's stream events (hostile-stream-events): a door's valid message with one field replaced (another type, `null`,
  * an object with `toString`/`valueOf` keys, a huge string, deep nesting), unknown fields, the
  * whole body replaced, truncated JSON, bytes that are no JSON, and a wrong content type. Each is
  * the text sent (a frame or a body), so `__proto__` keys and nesting deeper than any object
