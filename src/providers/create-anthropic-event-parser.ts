@@ -9,6 +9,7 @@ import { UpstreamStreamError } from '../shared/errors.js'
 import { excerptErrorBody } from '../shared/excerpt-error-body.js'
 import type { SseEvent } from './create-sse-decoder.js'
 import { readPlainTextDelta } from './read-plain-text-delta.js'
+import { lookUpOwn, readWireText } from './read-wire-text.js'
 import type { FinishReason, ProviderEvent, Usage } from './types.js'
 
 export interface AnthropicEventParser {
@@ -97,26 +98,35 @@ export function createAnthropicEventParser(): AnthropicEventParser {
     const delta = event.delta
     if (!delta) return
     if (delta.type === 'text_delta') {
-      if (!delta.text) return
+      const text = readWireText(delta.text, 'a content_block_delta', 'delta.text')
+      if (!text) return
       passedOn = true
-      out.push({ type: 'text-delta', text: delta.text })
+      out.push({ type: 'text-delta', text })
     } else if (delta.type === 'thinking_delta') {
-      if (!delta.thinking) return
+      const thinking = readWireText(delta.thinking, 'a content_block_delta', 'delta.thinking')
+      if (!thinking) return
       passedOn = true
-      out.push({ type: 'reasoning-delta', text: delta.thinking })
+      out.push({ type: 'reasoning-delta', text: thinking })
     } else if (delta.type === 'input_json_delta') {
+      const json = readWireText(delta.partial_json, 'a content_block_delta', 'delta.partial_json')
       const tool = tools.get(event.index ?? -1)
-      if (tool) tool.json += delta.partial_json ?? ''
+      if (tool) tool.json += json ?? ''
     }
   }
 
   const handleBlockStart = (event: WireEvent, out: ProviderEvent[]) => {
     const block = event.content_block
     if (block?.type === 'tool_use')
-      tools.set(event.index ?? -1, { id: block.id ?? '', name: block.name ?? '', json: '' })
-    else if (block?.type === 'text' && block.text) {
+      tools.set(event.index ?? -1, {
+        id: readWireText(block.id, 'a content_block_start', 'content_block.id') ?? '',
+        name: readWireText(block.name, 'a content_block_start', 'content_block.name') ?? '',
+        json: '',
+      })
+    else if (block?.type === 'text') {
+      const text = readWireText(block.text, 'a content_block_start', 'content_block.text')
+      if (!text) return
       passedOn = true
-      out.push({ type: 'text-delta', text: block.text })
+      out.push({ type: 'text-delta', text })
     }
   }
 
@@ -147,9 +157,11 @@ export function createAnthropicEventParser(): AnthropicEventParser {
         return handleBlockStart(event, out)
       case 'content_block_stop':
         return handleBlockStop(event, out)
-      case 'message_delta':
-        if (event.delta?.stop_reason) stopReason = stopReasons[event.delta.stop_reason] ?? 'other'
+      case 'message_delta': {
+        const reason = readWireText(event.delta?.stop_reason, 'a message_delta', 'delta.stop_reason')
+        if (reason) stopReason = lookUpOwn(stopReasons, reason) ?? 'other'
         return readUsage(event.usage, false)
+      }
       case 'message_stop':
         stopped = true
     }

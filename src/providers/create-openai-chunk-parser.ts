@@ -6,9 +6,11 @@
  * Tool calls are released at `finish_reason`; usage and the finish reason at the end of the stream.
  */
 import { UpstreamStreamError } from '../shared/errors.js'
+import { excerptErrorBody } from '../shared/excerpt-error-body.js'
 import { redactText } from '../shared/redact.js'
 import { createThinkTagSplitter } from './create-think-tag-splitter.js'
 import { createToolCallAccumulator, type ToolCallDelta } from './create-tool-call-accumulator.js'
+import { lookUpOwn, readWireText } from './read-wire-text.js'
 import type { FinishReason, ProviderEvent, Usage } from './types.js'
 
 export interface OpenAIChunkParser {
@@ -55,10 +57,13 @@ const finishReasons: Record<string, FinishReason> = {
   content_filter: 'content-filter',
 }
 
+/** A token count, or 0 for a field that is none (usage only informs: it never ends a stream). */
+const readCount = (value: unknown) => (typeof value === 'number' && Number.isFinite(value) ? value : 0)
+
 function convertUsage(usage: ChunkUsage): Usage {
   const result: Usage = {
-    inputTokens: usage.prompt_tokens ?? 0,
-    outputTokens: usage.completion_tokens ?? 0,
+    inputTokens: readCount(usage.prompt_tokens),
+    outputTokens: readCount(usage.completion_tokens),
   }
   const reasoning = usage.completion_tokens_details?.reasoning_tokens
   if (typeof reasoning === 'number') result.reasoningTokens = reasoning
@@ -68,9 +73,12 @@ function convertUsage(usage: ChunkUsage): Usage {
 }
 
 function describeInBandError(error: NonNullable<Chunk['error']>): string {
-  const text = typeof error === 'string' ? error : (error.message ?? JSON.stringify(error))
-  return redactText(text).slice(0, 300)
+  if (typeof error === 'string') return redactText(error).slice(0, 300)
+  if (typeof error.message === 'string') return redactText(error.message).slice(0, 300)
+  return excerptErrorBody({ error }) || 'no message'
 }
+
+const chunkName = 'a stream chunk'
 
 export function createOpenAIChunkParser(): OpenAIChunkParser {
   let target: ProviderEvent[] = []
@@ -101,16 +109,25 @@ export function createOpenAIChunkParser(): OpenAIChunkParser {
       if (choice) {
         const delta = choice.delta
         if (delta) {
-          const reasoning = delta.reasoning_content ?? delta.reasoning
+          const reasoning =
+            readWireText(delta.reasoning_content, chunkName, 'choices[0].delta.reasoning_content') ??
+            readWireText(delta.reasoning, chunkName, 'choices[0].delta.reasoning')
           if (reasoning) out.push({ type: 'reasoning-delta', text: reasoning })
-          if (delta.content) splitter.push(delta.content)
+          const content = readWireText(delta.content, chunkName, 'choices[0].delta.content')
+          if (content) splitter.push(content)
           const calls = delta.tool_calls
-          if (calls)
+          if (calls !== undefined && calls !== null) {
+            if (!Array.isArray(calls))
+              throw new UpstreamStreamError(
+                'upstream sent a stream chunk whose choices[0].delta.tool_calls is not an array',
+              )
             for (let position = 0; position < calls.length; position++)
               toolCalls.push(calls[position]!, position)
+          }
         }
-        if (choice.finish_reason) {
-          finishReason = finishReasons[choice.finish_reason] ?? 'other'
+        const reason = readWireText(choice.finish_reason, chunkName, 'choices[0].finish_reason')
+        if (reason) {
+          finishReason = lookUpOwn(finishReasons, reason) ?? 'other'
           splitter.end()
           for (const call of toolCalls.drain()) out.push(call)
         }

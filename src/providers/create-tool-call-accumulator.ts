@@ -5,6 +5,7 @@
  * with the full arguments, and DeepSeek sends bare argument fragments.
  */
 import { UpstreamStreamError } from '../shared/errors.js'
+import { readWireText } from './read-wire-text.js'
 import type { ProviderEvent } from './types.js'
 
 export interface ToolCallDelta {
@@ -48,10 +49,18 @@ export function createToolCallAccumulator(): ToolCallAccumulator {
       return calls.size + finished.length
     },
     push(delta, position) {
+      if (delta === null || typeof delta !== 'object')
+        throw new UpstreamStreamError(
+          `upstream sent a tool call delta (tool_calls[${position}]) that is not an object`,
+        )
       const index = typeof delta.index === 'number' ? delta.index : position
-      const id = delta.id ?? ''
-      const name = delta.function?.name ?? ''
-      const fragment = delta.function?.arguments ?? ''
+      const call = `a tool call delta (tool_calls[${position}])`
+      const id = readWireText(delta.id, call, 'id') ?? ''
+      const fields = delta.function
+      if (fields !== undefined && fields !== null && typeof fields !== 'object')
+        throw new UpstreamStreamError(`upstream sent ${call} whose function is not an object`)
+      const name = readWireText(fields?.name, call, 'function.name') ?? ''
+      const fragment = readWireText(fields?.arguments, call, 'function.arguments') ?? ''
       const current = calls.get(index)
       if (!current) {
         calls.set(index, { id, name, arguments: fragment })
