@@ -25,6 +25,22 @@ describe('createToolRegistry', () => {
     })
   })
 
+  it("turns a result that is not JSON (a BigInt, a cycle) into the tool's failure", async () => {
+    const cycle: Record<string, unknown> = {}
+    cycle.self = cycle
+    const odd: Tool[] = [
+      { ...echo, name: 'big', execute: () => ({ count: 10n }) },
+      { ...echo, name: 'cycle', execute: () => cycle },
+    ]
+    const registry = createToolRegistry(odd)
+    for (const name of ['big', 'cycle']) {
+      const run = await registry.run({ id: name, name, arguments: {} }, options)
+      expect(run.isError).toBe(true)
+      expect((run.result as { error: string }).error).toMatch(/^the tool returned a value that is not JSON: /)
+      expect(() => JSON.stringify(run.result)).not.toThrow()
+    }
+  })
+
   it('turns failures into results instead of throwing', async () => {
     const failing: Tool = { ...echo, name: 'fail', execute: () => Promise.reject(new Error('no network')) }
     const registry = createToolRegistry([echo, failing])

@@ -5,6 +5,7 @@
  */
 import { BadRequestError } from '../shared/errors.js'
 import type { ToolCall, ToolDefinition } from '../shared/messages.js'
+import { isToolResultContent } from './tool-result-content.js'
 import type { Tool, ToolExecuteOptions, ToolRunResult, ToolSource } from './types.js'
 
 const toolNamePattern = /^[A-Za-z0-9_-]{1,64}$/
@@ -24,6 +25,21 @@ export interface ToolRegistry {
 export interface CreateToolRegistryOptions {
   /** Sources whose tools join the fixed ones; a name already taken by a fixed tool is skipped. */
   sources?: () => readonly ToolSource[]
+}
+
+/**
+ * Why a tool's result cannot go to the model and the clients, or undefined when it can: it is sent
+ * as JSON (a BigInt or a cycle would throw later, out of the turn, instead of being the tool's
+ * failure the model can react to).
+ */
+function findUnencodableResult(result: unknown): string | undefined {
+  if (typeof result === 'string' || isToolResultContent(result)) return undefined
+  try {
+    JSON.stringify(result)
+    return undefined
+  } catch (error) {
+    return `the tool returned a value that is not JSON: ${describeError(error)}`
+  }
 }
 
 function describeError(error: unknown): string {
@@ -91,6 +107,8 @@ export function createToolRegistry(
       }
       try {
         const result = await tool.execute(args as Record<string, unknown>, runOptions)
+        const refused = findUnencodableResult(result)
+        if (refused) return { ...base, result: { error: refused }, isError: true }
         return { ...base, result: result === undefined ? null : result, isError: false }
       } catch (error) {
         return { ...base, result: { error: describeError(error) }, isError: true }
