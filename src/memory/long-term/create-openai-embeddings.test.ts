@@ -3,6 +3,7 @@ import { createServer, type IncomingMessage, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import fc from 'fast-check'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { CharpipeError } from '../../shared/errors.js'
 import { createOpenAIEmbeddings } from './create-openai-embeddings.js'
@@ -29,6 +30,8 @@ async function readBody(request: IncomingMessage): Promise<string> {
   return body
 }
 
+/** What the endpoint answers the model `hostile` (set by the property test). */
+let hostileAnswer = '{}'
 let server: Server
 let baseUrl: string
 let folder: string
@@ -40,6 +43,11 @@ beforeAll(async () => {
     const body = JSON.parse(await readBody(request)) as { model: string; input: string[] | string }
     const input = Array.isArray(body.input) ? body.input : [body.input]
     requests.push({ authorization: request.headers.authorization, body: { model: body.model, input } })
+    if (body.model === 'hostile') {
+      response.writeHead(200, { 'content-type': 'application/json' })
+      response.end(hostileAnswer)
+      return
+    }
     if (request.url !== '/v1/embeddings' || body.model === 'broken') {
       response.writeHead(500, { 'content-type': 'application/json' })
       response.end(JSON.stringify({ error: { message: 'model exploded', type: 'server_error' } }))
@@ -81,6 +89,42 @@ describe('createOpenAIEmbeddings', () => {
     expect(requests.map((request) => request.body.input)).toEqual([['cat', 'car'], ['tea']])
     expect(requests[0]?.authorization).toBe('Bearer sk-test-123456')
     expect(requests[0]?.body.model).toBe('topic-1')
+  })
+
+  it('takes only vectors of finite numbers, one per text, of one length; refuses any other answer naming it', async () => {
+    const client = createOpenAIEmbeddings({ baseUrl, apiKey: 'sk-test-123456', model: 'hostile' })
+    const value = fc.jsonValue({ maxDepth: 2 })
+    const item = fc.record(
+      {
+        object: fc.constant('embedding'),
+        index: fc.oneof(fc.nat(2), value),
+        embedding: fc.oneof(fc.array(fc.oneof(fc.double(), value), { maxLength: 4 }), value),
+      },
+      { requiredKeys: [] },
+    )
+    const data = fc.oneof(fc.array(item, { maxLength: 3 }), value)
+    let refused = 0
+    await fc.assert(
+      fc.asyncProperty(data, async (given) => {
+        hostileAnswer = JSON.stringify({ object: 'list', data: given, model: 'hostile' })
+        try {
+          const vectors = await client.embed(['cat', 'tea'])
+          expect(vectors).toHaveLength(2)
+          const length = vectors[0]!.length
+          for (const vector of vectors) {
+            expect(vector.length).toBe(length)
+            expect(length).toBeGreaterThan(0)
+            expect([...vector].every(Number.isFinite)).toBe(true)
+          }
+        } catch (error) {
+          refused++
+          expect(CharpipeError.isInstance(error), String(error)).toBe(true)
+          expect((error as Error).message).toMatch(/the embeddings answer /)
+        }
+      }),
+      { numRuns: 300 },
+    )
+    expect(refused).toBeGreaterThan(0)
   })
 
   it('turns an HTTP error into an upstream_http error without the key', async () => {

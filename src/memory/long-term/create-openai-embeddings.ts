@@ -50,15 +50,45 @@ export function createOpenAIEmbeddings(options: CreateOpenAIEmbeddingsOptions): 
       for (let start = 0; start < texts.length; start += batchSize) {
         const batch = texts.slice(start, start + batchSize)
         const response = await requestEmbeddings(await loadSdk(), options, batch)
-        const ordered = [...response.data].sort((left, right) => left.index - right.index)
-        if (ordered.length !== batch.length) {
-          throw new UpstreamHttpError(200, `expected ${batch.length} embeddings, got ${ordered.length}`)
-        }
-        for (const item of ordered) vectors.push(Float32Array.from(item.embedding))
+        vectors.push(...readEmbeddingVectors(response.data as unknown, batch.length))
       }
       return vectors
     },
   }
+}
+
+/**
+ * The vectors of an answer's `data`, in input order, checked: the endpoint is any server, and a
+ * vector of NaN, of strings or of another length than its neighbours would be stored for good and
+ * skew every search after it. Anything else is refused naming what is wrong.
+ */
+function readEmbeddingVectors(data: unknown, expected: number): Float32Array[] {
+  const refuse = (what: string) => new UpstreamHttpError(200, `the embeddings answer ${what}`)
+  if (!Array.isArray(data)) throw refuse('has no data array')
+  if (data.length !== expected) throw refuse(`has ${data.length} embeddings for ${expected} texts`)
+  const vectors: Float32Array[] = new Array(expected)
+  let dimensions: number | undefined
+  data.forEach((item: { index?: unknown; embedding?: unknown } | null, position) => {
+    const index = item?.index ?? position
+    if (
+      typeof index !== 'number' ||
+      !Number.isInteger(index) ||
+      index < 0 ||
+      index >= expected ||
+      vectors[index]
+    )
+      throw refuse(`gives embedding ${position} the index ${JSON.stringify(index)}`)
+    const embedding = item?.embedding
+    if (!Array.isArray(embedding) || embedding.length === 0)
+      throw refuse(`has no list of numbers for embedding ${index}`)
+    if (!embedding.every((value) => typeof value === 'number' && Number.isFinite(value)))
+      throw refuse(`has a value that is not a finite number in embedding ${index}`)
+    if (dimensions !== undefined && embedding.length !== dimensions)
+      throw refuse(`has embeddings of ${dimensions} and ${embedding.length} dimensions`)
+    dimensions = embedding.length
+    vectors[index] = Float32Array.from(embedding as number[])
+  })
+  return vectors
 }
 
 async function requestEmbeddings(
