@@ -5,7 +5,7 @@
  */
 import type { CharpipeConfig } from '../config/schema.js'
 import type { AudioTranscriber } from '../shared/audio-transcriber.js'
-import { InvalidConfigError } from '../shared/errors.js'
+import { InvalidConfigError, UpstreamHttpError } from '../shared/errors.js'
 import { loadOnFirstUse } from '../shared/load-on-first-use.js'
 import { registerSecrets } from '../shared/logger.js'
 import {
@@ -58,7 +58,11 @@ export function createAudioTranscriber(
         },
         { ...(transcribeOptions.signal ? { signal: transcribeOptions.signal } : {}) },
       )
-      return result.text
+      // Any server may answer: a transcript that is not text is refused here, naming it.
+      const text = (result as { text?: unknown } | null)?.text
+      if (typeof text !== 'string')
+        throw new UpstreamHttpError(200, 'the transcription answer has no text field that is a string')
+      return text
     },
   }
 }

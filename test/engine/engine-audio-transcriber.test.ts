@@ -198,6 +198,21 @@ describe('voice messages (llm.transcriber)', () => {
     expect(JSON.stringify(preview.logs)).not.toContain('sk-stt')
   })
 
+  it('an answer whose text is not a string is a failed transcription that says so', async () => {
+    writeFileSync(join(folder, 'odd.wav'), makeWav(800))
+    answer = () => ({ status: 200, body: { text: { words: ['你好'] } } })
+    model.script({ text: '没听清。' })
+    const charpipe = await createCharpipe(configWith())
+    const events = await collectEvents(charpipe.generate({ text: '听', files: ['odd.wav'] }))
+    const preview = await charpipe.inspect.preview({ text: '听', files: ['odd.wav'] })
+    await charpipe.close()
+    expect(doneOf(events).text).toBe('没听清。')
+    expect(lastUser(0)).toContain('[语音:转写失败]')
+    expect(preview.logs.map((log) => log.message).join('\n')).toMatch(
+      /transcribing "odd.wav" failed: .*the transcription answer has no text field that is a string/,
+    )
+  })
+
   it('without llm.transcriber the recording is a placeholder, not bytes', async () => {
     writeFileSync(join(folder, 'voice.wav'), makeWav(300))
     model.script({ text: '好。' })
