@@ -6,13 +6,13 @@
  * batch the server answers `/healthz`, its event loop was never held past the safety bound, no
  * promise was left rejected unhandled, and it still takes a turn and a change of its config.
  */
-import fc from 'fast-check'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { makeCardV2 } from '../../src/testing/index.js'
-import { type FuzzedText, fuzzedText, refusedKinds } from '../support/fuzzed-inputs.js'
+import { fuzzedText } from '../support/fuzzed-inputs.js'
+import { expectBodyAnswered } from './expect-answered.js'
+import { runFuzzBatch } from './run-fuzz-batch.js'
 import { sendRequest } from './send-request.js'
 import { type FuzzServer, startFuzzServer } from './start-fuzz-server.js'
-import { watchProcessHealth } from './watch-process-health.js'
 
 /** Cases per door: a config change rewrites the file and applies it, so fewer than the memory doors. */
 const numRuns = 60
@@ -65,26 +65,6 @@ const bodyDoors: BodyDoor[] = [
   },
 ]
 
-/** A refusal's `{error: {message}}`, when the answer is one. */
-function readRefusalMessage(text: string): unknown {
-  try {
-    return (JSON.parse(text) as { error?: { message?: unknown } }).error?.message
-  } catch {
-    return undefined
-  }
-}
-
-function expectAnswered(door: string, sent: FuzzedText, status: number, text: string) {
-  const what = `${door} ← ${`${sent.kind} ${sent.contentType}: ${sent.text}`.slice(0, 300)}`
-  expect(status, `${what}: no server error (${text.slice(0, 200)})`).toBeLessThan(500)
-  if (status >= 400) {
-    const message = readRefusalMessage(text)
-    expect(typeof message, `${what}: a refusal says why (${text.slice(0, 200)})`).toBe('string')
-    expect((message as string).length, `${what}: a reason`).toBeGreaterThan(0)
-  }
-  expect(text, `${what}: a client's error, not the server's`).not.toMatch(/see the server log|at .*\.ts:\d+/)
-}
-
 /** After a batch the server still does its work: a turn with alice, and a change of its config. */
 async function expectStillServing(batch: string) {
   const turn = await sendRequest({
@@ -105,34 +85,24 @@ async function expectStillServing(batch: string) {
 
 describe('fuzzed config and character doors', { timeout: 180_000 }, () => {
   for (const door of bodyDoors) {
-    it(`${door.name}: answers every generated body with a success or a reason`, async () => {
-      const health = watchProcessHealth()
-      try {
-        await fc.assert(
-          fc.asyncProperty(fuzzedText(door.template), async (sent) => {
-            const answer = await sendRequest({
-              url: `${fuzz.url}${door.path}`,
-              method: door.method,
-              headers: {
-                authorization: `Bearer ${fuzz.adminToken}`,
-                ...(sent.contentType ? { 'content-type': sent.contentType } : {}),
-              },
-              body: sent.text,
-            })
-            expectAnswered(door.name, sent, answer.status, answer.text)
-            if (refusedKinds.has(sent.kind))
-              expect(
-                answer.status,
-                `${door.name} ← ${sent.kind}: ${sent.text}: refused`,
-              ).toBeGreaterThanOrEqual(400)
-          }),
-          { numRuns, endOnFailure: true },
-        )
-        await fuzz.expectHealthyAfter(door.name, health.stop())
-        await expectStillServing(door.name)
-      } finally {
-        health.stop()
-      }
-    })
+    it(`${door.name}: answers every generated body with a success or a reason`, () =>
+      runFuzzBatch(
+        fuzz,
+        door.name,
+        fuzzedText(door.template),
+        async (sent) => {
+          const answer = await sendRequest({
+            url: `${fuzz.url}${door.path}`,
+            method: door.method,
+            headers: {
+              authorization: `Bearer ${fuzz.adminToken}`,
+              ...(sent.contentType ? { 'content-type': sent.contentType } : {}),
+            },
+            body: sent.text,
+          })
+          expectBodyAnswered(door.name, sent, answer.status, answer.text)
+        },
+        { numRuns, after: () => expectStillServing(door.name) },
+      ))
   }
 })

@@ -7,8 +7,9 @@
  * rejected unhandled.
  */
 import fc from 'fast-check'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { type FuzzedText, type FuzzKind, fuzzedText, refusedKinds } from '../support/fuzzed-inputs.js'
+import { afterAll, beforeAll, describe, it } from 'vitest'
+import { type FuzzKind, fuzzedText } from '../support/fuzzed-inputs.js'
+import { expectAnswered, expectBodyAnswered } from './expect-answered.js'
 import { sendRequest } from './send-request.js'
 import { type FuzzServer, startFuzzServer } from './start-fuzz-server.js'
 import { watchProcessHealth } from './watch-process-health.js'
@@ -103,28 +104,6 @@ const httpDoors: HttpDoor[] = [
   },
 ]
 
-/** What a refusal must say: a 4xx with `{error: {message}}`. */
-function readRefusalMessage(text: string): unknown {
-  try {
-    return (JSON.parse(text) as { error?: { message?: unknown } }).error?.message
-  } catch {
-    return undefined
-  }
-}
-
-/** An answer is a success or a refusal with a reason; a server error or an internal one is a failure. */
-function expectAnswered(door: string, sent: FuzzedText | string, status: number, text: string) {
-  const shown = typeof sent === 'string' ? sent : `${sent.kind} ${sent.contentType}: ${sent.text}`
-  const what = `${door} ← ${shown.slice(0, 300)}`
-  expect(status, `${what}: no server error`).toBeLessThan(500)
-  if (status >= 400) {
-    const message = readRefusalMessage(text)
-    expect(typeof message, `${what}: a refusal says why (${text.slice(0, 200)})`).toBe('string')
-    expect((message as string).length, `${what}: a reason`).toBeGreaterThan(0)
-  }
-  expect(text, `${what}: a client's error, not the server's`).not.toMatch(/see the server log|at .*\.ts:\d+/)
-}
-
 let fuzz: FuzzServer
 const casesByDoor = new Map<string, Partial<Record<FuzzKind | 'path', number>>>()
 
@@ -164,12 +143,7 @@ describe('fuzzed HTTP doors', { timeout: 120_000 }, () => {
               },
               body: sent.text.replaceAll(sessionMark, session),
             })
-            expectAnswered(door.name, sent, answer.status, answer.text)
-            if (refusedKinds.has(sent.kind))
-              expect(
-                answer.status,
-                `${door.name} ← ${sent.kind}: ${sent.text}: refused`,
-              ).toBeGreaterThanOrEqual(400)
+            expectBodyAnswered(door.name, sent, answer.status, answer.text)
           }),
           { numRuns, endOnFailure: true },
         )

@@ -10,10 +10,11 @@
  */
 import fc from 'fast-check'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
-import { type FuzzedText, fuzzedText, refusedKinds } from '../support/fuzzed-inputs.js'
+import { fuzzedText } from '../support/fuzzed-inputs.js'
+import { expectAnswered, expectBodyAnswered } from './expect-answered.js'
+import { runFuzzBatch } from './run-fuzz-batch.js'
 import { type SendRequestOptions, sendRequest } from './send-request.js'
 import { type FuzzServer, startFuzzServer } from './start-fuzz-server.js'
-import { watchProcessHealth } from './watch-process-health.js'
 
 /** Cases per door: enough to reach every kind of break, few enough for the tier's minute. */
 const numRuns = 100
@@ -76,28 +77,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await fuzz?.close()
 })
-
-/** A refusal's `{error: {message}}`, when the answer is one. */
-function readRefusalMessage(text: string): unknown {
-  try {
-    return (JSON.parse(text) as { error?: { message?: unknown } }).error?.message
-  } catch {
-    return undefined
-  }
-}
-
-/** An answer is a success or a refusal with a reason; a server error or an internal one is a failure. */
-function expectAnswered(door: string, sent: FuzzedText | string, status: number, text: string) {
-  const shown = typeof sent === 'string' ? sent : `${sent.kind} ${sent.contentType}: ${sent.text}`
-  const what = `${door} ← ${shown.slice(0, 300)}`
-  expect(status, `${what}: no server error (${text.slice(0, 200)})`).toBeLessThan(500)
-  if (status >= 400) {
-    const message = readRefusalMessage(text)
-    expect(typeof message, `${what}: a refusal says why (${text.slice(0, 200)})`).toBe('string')
-    expect((message as string).length, `${what}: a reason`).toBeGreaterThan(0)
-  }
-  expect(text, `${what}: a client's error, not the server's`).not.toMatch(/see the server log|at .*\.ts:\d+/)
-}
 
 /** What the batches must leave in place: the seeded memory and the person's memory. */
 async function expectSeedsKept(batch: string) {
@@ -231,60 +210,40 @@ const pathDoors: { name: string; method: 'GET' | 'DELETE'; path: (id: string, va
 
 describe('fuzzed memory and people doors', { timeout: 120_000 }, () => {
   for (const door of bodyDoors) {
-    it(`${door.name}: answers every generated body with a success or a reason`, async () => {
-      const health = watchProcessHealth()
-      try {
-        await fc.assert(
-          fc.asyncProperty(fuzzedText(door.template), async (sent) => {
-            const answer = await admin({
-              url: `${fuzz.url}${door.path()}`,
-              method: door.method,
-              ...(sent.contentType ? { contentType: sent.contentType } : {}),
-              body: sent.text,
-            })
-            expectAnswered(door.name, sent, answer.status, answer.text)
-            if (refusedKinds.has(sent.kind))
-              expect(
-                answer.status,
-                `${door.name} ← ${sent.kind}: ${sent.text}: refused`,
-              ).toBeGreaterThanOrEqual(400)
-          }),
-          { numRuns, endOnFailure: true },
-        )
-        await fuzz.expectHealthyAfter(door.name, health.stop())
-        await expectSeedsKept(door.name)
-      } finally {
-        health.stop()
-      }
-    })
+    it(`${door.name}: answers every generated body with a success or a reason`, () =>
+      runFuzzBatch(
+        fuzz,
+        door.name,
+        fuzzedText(door.template),
+        async (sent) => {
+          const answer = await admin({
+            url: `${fuzz.url}${door.path()}`,
+            method: door.method,
+            ...(sent.contentType ? { contentType: sent.contentType } : {}),
+            body: sent.text,
+          })
+          expectBodyAnswered(door.name, sent, answer.status, answer.text)
+        },
+        { numRuns, after: () => expectSeedsKept(door.name) },
+      ))
   }
 
   for (const door of pathDoors) {
-    it(`${door.name}: answers every generated id and query with a success or a reason`, async () => {
-      const health = watchProcessHealth()
-      try {
-        await fc.assert(
-          fc.asyncProperty(pathSegment, queryValue, async (id, value) => {
-            const answer = await admin({
-              url: `${fuzz.url}${door.path(id || 'x', value)}`,
-              method: door.method,
-            })
-            // A path too long for the server's header limit is refused by Node itself (431), without a body.
-            if (answer.status === 431) return
-            expectAnswered(
-              door.name,
-              `${id.slice(0, 100)} ${value.slice(0, 100)}`,
-              answer.status,
-              answer.text,
-            )
-          }),
-          { numRuns, endOnFailure: true },
-        )
-        await fuzz.expectHealthyAfter(door.name, health.stop())
-        await expectSeedsKept(door.name)
-      } finally {
-        health.stop()
-      }
-    })
+    it(`${door.name}: answers every generated id and query with a success or a reason`, () =>
+      runFuzzBatch(
+        fuzz,
+        door.name,
+        fc.tuple(pathSegment, queryValue),
+        async ([id, value]) => {
+          const answer = await admin({
+            url: `${fuzz.url}${door.path(id || 'x', value)}`,
+            method: door.method,
+          })
+          // A path too long for the server's header limit is refused by Node itself (431), without a body.
+          if (answer.status === 431) return
+          expectAnswered(door.name, `${id.slice(0, 100)} ${value.slice(0, 100)}`, answer.status, answer.text)
+        },
+        { numRuns, after: () => expectSeedsKept(door.name) },
+      ))
   }
 })
