@@ -10,7 +10,7 @@
  */
 import fc from 'fast-check'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
-import { fuzzedText } from '../support/fuzzed-inputs.js'
+import { fuzzedPathSegment, fuzzedQueryValue, fuzzedText } from '../support/fuzzed-inputs.js'
 import { expectAnswered, expectBodyAnswered } from './expect-answered.js'
 import { runFuzzBatch } from './run-fuzz-batch.js'
 import { type SendRequestOptions, sendRequest } from './send-request.js'
@@ -139,38 +139,6 @@ const bodyDoors: BodyDoor[] = [
   },
 ]
 
-/** An id as a client may write it in a path: encoded, with broken percent escapes, or very long. */
-const pathSegment = fc.oneof(
-  fc.string({ unit: 'binary', maxLength: 300 }).map((id) => encodeURIComponent(id)),
-  fc
-    .tuple(
-      fc.constantFrom('speaker', 'onebot:qq', 'bilibili:room', 'client:web', 'session', 'twitch:x'),
-      fc.string(),
-    )
-    .map(([source, id]) => encodeURIComponent(`${source}:${id}`)),
-  fc.constantFrom(
-    '%',
-    '%E0%A4%A',
-    '%00',
-    '..',
-    '%2e%2e',
-    '%ZZ',
-    '%C0%AF',
-    'a%2Fb',
-    '__proto__',
-    'constructor',
-  ),
-  fc.integer({ min: 1_000, max: 20_000 }).map((length) => 'x'.repeat(length)),
-)
-
-/** A query value: one the route takes (so the case reaches what is behind it) or one it must refuse. */
-const queryValue = fc.oneof(
-  { weight: 2, arbitrary: fc.constantFrom('1', '5', 'true', 'false', 'alice') },
-  fc.string({ maxLength: 60 }).map((value) => encodeURIComponent(value)),
-  fc.constantFrom('%', '-1', '0', '1e309', 'NaN', '101', '2.5', '__proto__', 'true'),
-  fc.integer({ min: 1_000, max: 60_000 }).map((length) => '慢'.repeat(length)),
-)
-
 /** Reading and erasing routes: any id in the path, any query; none of them names a seed. */
 const pathDoors: { name: string; method: 'GET' | 'DELETE'; path: (id: string, value: string) => string }[] = [
   { name: 'GET /api/people', method: 'GET', path: (_, value) => `/api/people?character=${value}` },
@@ -233,7 +201,7 @@ describe('fuzzed memory and people doors', { timeout: 120_000 }, () => {
       runFuzzBatch(
         fuzz,
         door.name,
-        fc.tuple(pathSegment, queryValue),
+        fc.tuple(fuzzedPathSegment, fuzzedQueryValue),
         async ([id, value]) => {
           const answer = await admin({
             url: `${fuzz.url}${door.path(id || 'x', value)}`,

@@ -1,5 +1,5 @@
 /**
- * Generated hostile inputs for the fuzzed doors (test/doors/), a config (parse-config-any-value)
+ * Generated hostile inputs for the fuzzed doors (test/doors/: bodies, frames, ids and queries), a config (parse-config-any-value)
  * and a model's stream events (hostile-stream-events): a door's valid message with one field replaced (another type, `null`,
  * an object with `toString`/`valueOf` keys, a huge string, deep nesting), unknown fields, the
  * whole body replaced, truncated JSON, bytes that are no JSON, and a wrong content type. Each is
@@ -180,3 +180,39 @@ export function fuzzedText(template: Record<string, unknown>): fc.Arbitrary<Fuzz
   )
   return fc.tuple(text, contentTypes).map(([each, contentType]) => ({ ...each, contentType }))
 }
+
+/**
+ * An id as a client may write it in a path: any text encoded, a person id of each source, broken
+ * percent escapes, dot segments, prototype names, or longer than a header may be.
+ */
+export const fuzzedPathSegment: fc.Arbitrary<string> = fc.oneof(
+  fc.string({ unit: 'binary', maxLength: 300 }).map((id) => encodeURIComponent(id)),
+  fc
+    .tuple(
+      fc.constantFrom('speaker', 'onebot:qq', 'bilibili:room', 'client:web', 'session', 'twitch:x'),
+      fc.string(),
+    )
+    .map(([source, id]) => encodeURIComponent(`${source}:${id}`)),
+  fc.constantFrom(
+    '%',
+    '%E0%A4%A',
+    '%00',
+    '..',
+    '%2e%2e',
+    '%ZZ',
+    '%C0%AF',
+    'a%2Fb',
+    '~forged~x',
+    '__proto__',
+    'constructor',
+  ),
+  fc.integer({ min: 1_000, max: 20_000 }).map((length) => 'x'.repeat(length)),
+)
+
+/** A query value: one a route takes (so the case reaches what is behind it) or one it must refuse. */
+export const fuzzedQueryValue: fc.Arbitrary<string> = fc.oneof(
+  { weight: 2, arbitrary: fc.constantFrom('1', '5', 'true', 'false', 'alice', 'json', 'png') },
+  fc.string({ maxLength: 60 }).map((value) => encodeURIComponent(value)),
+  fc.constantFrom('%', '-1', '0', '1e309', 'NaN', '101', '2.5', '__proto__', 'true'),
+  fc.integer({ min: 1_000, max: 60_000 }).map((length) => '慢'.repeat(length)),
+)
