@@ -65,8 +65,22 @@ const bodyDoors: BodyDoor[] = [
   },
 ]
 
-/** After a batch the server still does its work: a turn with alice, and a change of its config. */
+/**
+ * After a batch the server still does its work: it takes a change of its config (alice as the
+ * batch found her: a generated `{characters: {alice: null}}` removes her, as a merge patch does) and
+ * answers a turn with her to its end.
+ */
 async function expectStillServing(batch: string) {
+  const change = await sendRequest({
+    url: `${fuzz.url}/api/config`,
+    method: 'PUT',
+    headers: { authorization: `Bearer ${fuzz.adminToken}`, 'content-type': 'application/json' },
+    body: JSON.stringify({
+      characters: { alice: { name: 'Alice', persona: 'A cheerful guide.' } },
+      llm: { temperature: 0.5 },
+    }),
+  })
+  expect(change.status, `${batch}: a config change after the batch (${change.text.slice(0, 200)})`).toBe(200)
   const turn = await sendRequest({
     url: `${fuzz.url}/api/chat`,
     method: 'POST',
@@ -74,13 +88,7 @@ async function expectStillServing(batch: string) {
     body: JSON.stringify({ session: 'fuzz-after', character: 'alice', text: 'hello there' }),
   })
   expect(turn.status, `${batch}: a turn after the batch (${turn.text.slice(0, 200)})`).toBe(200)
-  const change = await sendRequest({
-    url: `${fuzz.url}/api/config`,
-    method: 'PUT',
-    headers: { authorization: `Bearer ${fuzz.adminToken}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ llm: { temperature: 0.5 } }),
-  })
-  expect(change.status, `${batch}: a config change after the batch (${change.text.slice(0, 200)})`).toBe(200)
+  expect(turn.text, `${batch}: the turn ends with its reply`).toContain('event: llm_done')
 }
 
 describe('fuzzed config and character doors', { timeout: 180_000 }, () => {

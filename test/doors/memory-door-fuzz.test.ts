@@ -1,18 +1,7 @@
-/**
- * The memory and people doors of the administration fed generated inputs (test/support/fuzzed-inputs.ts), as
- * the chat doors are (http-door-fuzz.test.ts): `POST /api/memory`, `PATCH /api/memory/:id`,
- * `POST /api/kb`, `POST /api/people/:id/links` and `PATCH /api/people/:id/memories/:memory`, each
- * with its valid body broken one way per case, and the reading and erasing routes with generated
- * ids and queries in their paths. Every answer is a success or a refusal that says why (4xx with an
- * error message), never a server error; after each batch the server answers `/healthz`, its event
- * loop was never held past the safety bound and no promise was left rejected unhandled; and the
- * memories and links made before the batch are still there, unless a case asked for them by name.
- */
-import fc from 'fast-check'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
-import { fuzzedPathSegment, fuzzedQueryValue, fuzzedText } from '../support/fuzzed-inputs.js'
-import { expectAnswered, expectBodyAnswered } from './expect-answered.js'
-import { runFuzzBatch } from './run-fuzz-batch.js'
+import { fuzzedText } from '../support/fuzzed-inputs.js'
+import { expectBodyAnswered } from './expect-answered.js'
+import { type PathDoor, runFuzzBatch, runPathBatch } from './run-fuzz-batch.js'
 import { type SendRequestOptions, sendRequest } from './send-request.js'
 import { type FuzzServer, startFuzzServer } from './start-fuzz-server.js'
 
@@ -140,7 +129,7 @@ const bodyDoors: BodyDoor[] = [
 ]
 
 /** Reading and erasing routes: any id in the path, any query; none of them names a seed. */
-const pathDoors: { name: string; method: 'GET' | 'DELETE'; path: (id: string, value: string) => string }[] = [
+const pathDoors: PathDoor[] = [
   { name: 'GET /api/people', method: 'GET', path: (_, value) => `/api/people?character=${value}` },
   { name: 'GET /api/people/:id/memories', method: 'GET', path: (id) => `/api/people/${id}/memories` },
   {
@@ -198,20 +187,6 @@ describe('fuzzed memory and people doors', { timeout: 120_000 }, () => {
 
   for (const door of pathDoors) {
     it(`${door.name}: answers every generated id and query with a success or a reason`, () =>
-      runFuzzBatch(
-        fuzz,
-        door.name,
-        fc.tuple(fuzzedPathSegment, fuzzedQueryValue),
-        async ([id, value]) => {
-          const answer = await admin({
-            url: `${fuzz.url}${door.path(id || 'x', value)}`,
-            method: door.method,
-          })
-          // A path too long for the server's header limit is refused by Node itself (431), without a body.
-          if (answer.status === 431) return
-          expectAnswered(door.name, `${id.slice(0, 100)} ${value.slice(0, 100)}`, answer.status, answer.text)
-        },
-        { numRuns, after: () => expectSeedsKept(door.name) },
-      ))
+      runPathBatch(fuzz, door, fuzz.adminToken, { numRuns, after: () => expectSeedsKept(door.name) }))
   }
 })

@@ -6,11 +6,8 @@
  * success or a refusal that says why, never a server error; after each batch the server is healthy
  * and the character every batch reads is still there.
  */
-import fc from 'fast-check'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { fuzzedPathSegment, fuzzedQueryValue } from '../support/fuzzed-inputs.js'
-import { expectAnswered } from './expect-answered.js'
-import { runFuzzBatch } from './run-fuzz-batch.js'
+import { type PathDoor, runPathBatch } from './run-fuzz-batch.js'
 import { sendRequest } from './send-request.js'
 import { type FuzzServer, startFuzzServer } from './start-fuzz-server.js'
 
@@ -24,15 +21,12 @@ afterAll(async () => {
   await fuzz?.close()
 })
 
-interface PathDoor {
-  name: string
-  method: 'GET' | 'DELETE'
+interface TokenPathDoor extends PathDoor {
   /** Who calls it: the admin, or a chat client. */
   token: 'admin' | 'chat'
-  path: (id: string, value: string) => string
 }
 
-const pathDoors: PathDoor[] = [
+const pathDoors: TokenPathDoor[] = [
   { name: 'GET /api/characters/:id', method: 'GET', token: 'admin', path: (id) => `/api/characters/${id}` },
   {
     name: 'GET /api/characters/:id/avatar',
@@ -96,22 +90,9 @@ async function expectAliceKept(batch: string) {
 describe('fuzzed ids and queries in paths', { timeout: 120_000 }, () => {
   for (const door of pathDoors) {
     it(`${door.name}: answers every generated id and query with a success or a reason`, () =>
-      runFuzzBatch(
-        fuzz,
-        door.name,
-        fc.tuple(fuzzedPathSegment, fuzzedQueryValue),
-        async ([id, value]) => {
-          const token = door.token === 'admin' ? fuzz.adminToken : fuzz.chatToken
-          const answer = await sendRequest({
-            url: `${fuzz.url}${door.path(id || 'x', value)}`,
-            method: door.method,
-            headers: { authorization: `Bearer ${token}` },
-          })
-          // A path too long for the server's header limit is refused by Node itself (431), without a body.
-          if (answer.status === 431) return
-          expectAnswered(door.name, `${id.slice(0, 100)} ${value.slice(0, 100)}`, answer.status, answer.text)
-        },
-        { numRuns, after: () => expectAliceKept(door.name) },
-      ))
+      runPathBatch(fuzz, door, door.token === 'admin' ? fuzz.adminToken : fuzz.chatToken, {
+        numRuns,
+        after: () => expectAliceKept(door.name),
+      }))
   }
 })

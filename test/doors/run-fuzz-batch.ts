@@ -4,6 +4,9 @@
  * unhandled, `/healthz` answered) and to what `after` asks of the server once the batch is over.
  */
 import fc from 'fast-check'
+import { fuzzedPathSegment, fuzzedQueryValue } from '../support/fuzzed-inputs.js'
+import { expectAnswered } from './expect-answered.js'
+import { sendRequest } from './send-request.js'
 import type { FuzzServer } from './start-fuzz-server.js'
 import { watchProcessHealth } from './watch-process-health.js'
 
@@ -28,4 +31,36 @@ export async function runFuzzBatch<Case>(
   } finally {
     health.stop()
   }
+}
+
+/** A route with an id (and a query value) in its path. */
+export interface PathDoor {
+  name: string
+  method: 'GET' | 'DELETE'
+  path: (id: string, value: string) => string
+}
+
+/** A batch of generated ids and query values in `door`'s path, sent with `token`. */
+export function runPathBatch(
+  fuzz: FuzzServer,
+  door: PathDoor,
+  token: string,
+  options: FuzzBatchOptions,
+): Promise<void> {
+  return runFuzzBatch(
+    fuzz,
+    door.name,
+    fc.tuple(fuzzedPathSegment, fuzzedQueryValue),
+    async ([id, value]) => {
+      const answer = await sendRequest({
+        url: `${fuzz.url}${door.path(id || 'x', value)}`,
+        method: door.method,
+        headers: { authorization: `Bearer ${token}` },
+      })
+      // A path too long for the server's header limit is refused by Node itself (431), without a body.
+      if (answer.status === 431) return
+      expectAnswered(door.name, `${id.slice(0, 100)} ${value.slice(0, 100)}`, answer.status, answer.text)
+    },
+    options,
+  )
 }
