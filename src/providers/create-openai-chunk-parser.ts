@@ -6,7 +6,6 @@
  * Tool calls are released at `finish_reason`; usage and the finish reason at the end of the stream.
  */
 import { UpstreamStreamError } from '../shared/errors.js'
-import { excerptErrorBody } from '../shared/excerpt-error-body.js'
 import { redactText } from '../shared/redact.js'
 import { createThinkTagSplitter } from './create-think-tag-splitter.js'
 import { createToolCallAccumulator, type ToolCallDelta } from './create-tool-call-accumulator.js'
@@ -75,7 +74,12 @@ function convertUsage(usage: ChunkUsage): Usage {
 function describeInBandError(error: NonNullable<Chunk['error']>): string {
   if (typeof error === 'string') return redactText(error).slice(0, 300)
   if (typeof error.message === 'string') return redactText(error.message).slice(0, 300)
-  return excerptErrorBody({ error }) || 'no message'
+  try {
+    return redactText(JSON.stringify(error)).slice(0, 300)
+  } catch {
+    // Parsed JSON always stringifies, unless nested past the stack.
+    return 'an error nested too deep to show'
+  }
 }
 
 const chunkName = 'a stream chunk'
