@@ -1,3 +1,13 @@
+/**
+ * The memory and people doors of the administration fed generated inputs
+ * (test/support/fuzzed-inputs.ts), as the chat doors are (http-door-fuzz.test.ts): `POST
+ * /api/memory`, `PATCH /api/memory/:id`, `POST /api/kb`, `POST /api/people/:id/links` and `PATCH
+ * /api/people/:id/memories/:memory`, each with its valid body broken one way per case, and the
+ * reading and erasing routes with generated ids and queries in their paths. Every answer is a
+ * success or a refusal that says why (4xx with an error message), never a server error; after each
+ * batch the server answers `/healthz`, its event loop was never held past the safety bound and no
+ * promise was left rejected unhandled; and the memories made before the batch are still there.
+ */
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { fuzzedText } from '../support/fuzzed-inputs.js'
 import { expectBodyAnswered } from './expect-answered.js'
