@@ -69,7 +69,8 @@ beforeAll(async () => {
       expect(memories.length, `${person} has a memory: ${listed.text.slice(0, 200)}`).toBeGreaterThan(0)
       return memories[0]!.id
     },
-    { timeout: 10_000, interval: 20 },
+    // The memory is written after the turn: on a loaded machine that can take a while.
+    { timeout: 60_000, interval: 20 },
   )
 })
 

@@ -127,6 +127,17 @@ describe('createOpenAIEmbeddings', () => {
     expect(refused).toBeGreaterThan(0)
   })
 
+  it('refuses a vector longer than any model gives, before storing it', async () => {
+    const client = createOpenAIEmbeddings({ baseUrl, apiKey: 'sk-test-123456', model: 'hostile' })
+    hostileAnswer = JSON.stringify({
+      object: 'list',
+      data: [{ object: 'embedding', index: 0, embedding: new Array(20_000).fill(0.5) }],
+    })
+    await expect(client.embed(['cat'])).rejects.toThrow(
+      'the embeddings answer has 20000 dimensions in embedding 0; at most 16384 are taken',
+    )
+  })
+
   it('turns an HTTP error into an upstream_http error without the key', async () => {
     const client = createOpenAIEmbeddings({ baseUrl, apiKey: 'sk-secret-value', model: 'broken' })
     const error = await client.embed(['x']).catch((caught: unknown) => caught)

@@ -62,6 +62,9 @@ export function createOpenAIEmbeddings(options: CreateOpenAIEmbeddingsOptions): 
  * vector of NaN, of strings or of another length than its neighbours would be stored for good and
  * skew every search after it. Anything else is refused naming what is wrong.
  */
+/** Far above any embeddings model's (3,072 to 8,192): each vector is stored with its memory. */
+const maxEmbeddingDimensions = 16_384
+
 function readEmbeddingVectors(data: unknown, expected: number): Float32Array[] {
   const refuse = (what: string) => new UpstreamHttpError(200, `the embeddings answer ${what}`)
   if (!Array.isArray(data)) throw refuse('has no data array')
@@ -77,10 +80,16 @@ function readEmbeddingVectors(data: unknown, expected: number): Float32Array[] {
       index >= expected ||
       vectors[index]
     )
-      throw refuse(`gives embedding ${position} the index ${JSON.stringify(index)}`)
+      throw refuse(
+        `gives embedding ${position} an index that is not a number from 0 to ${expected - 1}, or one already given`,
+      )
     const embedding = item?.embedding
     if (!Array.isArray(embedding) || embedding.length === 0)
       throw refuse(`has no list of numbers for embedding ${index}`)
+    if (embedding.length > maxEmbeddingDimensions)
+      throw refuse(
+        `has ${embedding.length} dimensions in embedding ${index}; at most ${maxEmbeddingDimensions} are taken`,
+      )
     if (!embedding.every((value) => typeof value === 'number' && Number.isFinite(value)))
       throw refuse(`has a value that is not a finite number in embedding ${index}`)
     if (dimensions !== undefined && embedding.length !== dimensions)
