@@ -53,9 +53,11 @@ describe.skipIf(skipReason !== undefined)('engines in one cluster', { timeout: 2
     const first = watchEvents(a.charpipe.generate({ text: 'a', session: 'q' }))
     await a.provider.started(0)
     const second = watchEvents(b.charpipe.generate({ text: 'b', session: 'q' }))
-    const firstDone = doneOf(await first.finished)
-    // B had not asked its model yet when A's turn ended: A's turn held the session.
+    // B had not asked its model yet when A's turn ended: A's turn held the session. Checked as
+    // A's `llm_done` arrives: once A's stream has ended, its lock is released and B may have begun.
+    await first.until('llm_done')
     expect(b.provider.requests).toHaveLength(0)
+    const firstDone = doneOf(await first.finished)
     expect(firstDone).toMatchObject({ text: '一。二三。', interrupted: false })
     expect(doneOf(await second.finished)).toMatchObject({ text: '二。', interrupted: false })
     expect(await contents(history, 'q')).toEqual([
