@@ -21,9 +21,10 @@ export function findSchemaField(path: readonly string[]): SchemaNode | undefined
   let node = unwrap(configSchema as unknown as SchemaNode)
   for (const key of path) {
     if (node.def.type === 'object') {
-      const child = (node.def.shape as Record<string, SchemaNode>)[key]
-      if (!child) return undefined
-      node = unwrap(child)
+      // Own fields only: `toString` in a body is an unknown field, not Object.prototype's.
+      const shape = node.def.shape as Record<string, SchemaNode>
+      if (!Object.hasOwn(shape, key)) return undefined
+      node = unwrap(shape[key]!)
     } else if (node.def.type === 'record') {
       node = unwrap(node.def.valueType as SchemaNode)
     } else if (node.def.type === 'array' && /^\d+$/.test(key)) {

@@ -86,6 +86,23 @@ describe('null removes a field (JSON Merge Patch)', () => {
       }),
     ).toEqual([])
   })
+
+  it('reads a field named after an Object.prototype member as absent, not as the prototype function', () => {
+    expect(
+      collectConfigChanges({
+        incoming: { character: { toString: null, valueOf: null } },
+        stored: { character: { name: '小雪' } },
+        effective: { character: { name: '小雪' } },
+      }),
+    ).toEqual([])
+    expect(
+      collectConfigChanges({
+        incoming: { character: { emotion_aliases: { toString: null } } },
+        stored: {},
+        effective: { character: { emotion_aliases: { happy: '开心' } } },
+      }),
+    ).toEqual([])
+  })
 })
 
 describe('applyConfigChanges', () => {

@@ -22,7 +22,8 @@ export function isPlainObject(value: unknown): value is Record<string, unknown> 
 function readAtPath(value: unknown, path: readonly string[]): unknown {
   let current = value
   for (const key of path) {
-    if (!isPlainObject(current)) return undefined
+    // Own keys only: a `toString` field the file lacks reads as absent, not as a function.
+    if (!isPlainObject(current) || !Object.hasOwn(current, key)) return undefined
     current = current[key]
   }
   return current
@@ -93,7 +94,11 @@ function collectRemoval(
   const parentPath = path.slice(0, -1)
   const key = path.at(-1)!
   const effectiveParent = readAtPath(options.effective, parentPath)
-  if (!isMapField(parentPath) || !isPlainObject(effectiveParent) || effectiveParent[key] === undefined)
+  if (
+    !isMapField(parentPath) ||
+    !isPlainObject(effectiveParent) ||
+    readAtPath(effectiveParent, [key]) === undefined
+  )
     return undefined
   if (readAtPath(options.stored, parentPath) !== undefined) return undefined
   const { [key]: _removed, ...rest } = effectiveParent

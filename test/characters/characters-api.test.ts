@@ -117,6 +117,38 @@ describe('/api/characters', () => {
     expect(await readFile(server.configPath, 'utf8')).toBe(before)
   })
 
+  // Found by the config door fuzz: field names that are also names on every object's prototype.
+  it('refuses fields named after Object.prototype members as unknown fields, not with a server error', async () => {
+    server = await startWithTokens()
+    const before = await readFile(server.configPath, 'utf8')
+    for (const key of ['toString', 'valueOf', 'hasOwnProperty', 'isPrototypeOf']) {
+      for (const value of [{ a: null }, 'text', 1, [], null]) {
+        const answer = await call('PUT', '/api/characters/bob', {
+          body: { type: '_look', [key]: value, name: 'Bob', persona: 'A grumpy ferryman.' },
+        })
+        const body = await answer.json()
+        expect(answer.status, `${key}: ${JSON.stringify(value)}`).toBe(400)
+        expect(body.error.code).toBe('invalid_config')
+        expect(body.error.issues.map((issue: { path: string }) => issue.path)).toContain(
+          'characters.bob.type',
+        )
+      }
+    }
+    const constructorKey = await call('PUT', '/api/characters/bob', { body: { constructor: { a: null } } })
+    expect(constructorKey.status).toBe(400)
+    expect((await constructorKey.json()).error.message).toContain('constructor')
+    const changed = await call('PUT', '/api/config', {
+      body: { llm: { toString: { a: null } }, characters: { bob: { valueOf: 'x', name: 'Bob' } } },
+    })
+    expect(changed.status).toBe(400)
+    // `null` removes a field: one the file does not have is not found on the prototype either.
+    const removed = await call('PUT', '/api/config', {
+      body: { character: { toString: null, valueOf: null }, server: { hasOwnProperty: null } },
+    })
+    expect(removed.status).toBe(200)
+    expect(await readFile(server.configPath, 'utf8')).toBe(before)
+  })
+
   it('is administration: refused with the chat token, without a token and from a foreign page', async () => {
     server = await startWithTokens('characters:\n  alice:\n    name: Alice\n')
     for (const [method, path, body] of [

@@ -113,7 +113,15 @@ const unknownFields = fc
   .array(
     fc.tuple(
       fc.oneof(
-        fc.constantFrom('__proto__', 'constructor', 'prototype', 'toString', 'type'),
+        fc.constantFrom(
+          '__proto__',
+          'constructor',
+          'prototype',
+          'toString',
+          'valueOf',
+          'hasOwnProperty',
+          'type',
+        ),
         fc.string({ maxLength: 12 }),
       ),
       fc.jsonValue({ maxDepth: 2 }),
