@@ -7,9 +7,10 @@
  */
 import { UpstreamStreamError } from '../shared/errors.js'
 import { excerptErrorBody } from '../shared/excerpt-error-body.js'
+import { lookUpOwn } from '../shared/look-up-own.js'
 import type { SseEvent } from './create-sse-decoder.js'
 import { readPlainTextDelta } from './read-plain-text-delta.js'
-import { lookUpOwn, readWireText } from './read-wire-text.js'
+import { readWireText } from './read-wire-text.js'
 import type { FinishReason, ProviderEvent, Usage } from './types.js'
 
 export interface AnthropicEventParser {

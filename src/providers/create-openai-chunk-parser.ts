@@ -6,10 +6,11 @@
  * Tool calls are released at `finish_reason`; usage and the finish reason at the end of the stream.
  */
 import { UpstreamStreamError } from '../shared/errors.js'
+import { lookUpOwn } from '../shared/look-up-own.js'
 import { redactText } from '../shared/redact.js'
 import { createThinkTagSplitter } from './create-think-tag-splitter.js'
 import { createToolCallAccumulator, type ToolCallDelta } from './create-tool-call-accumulator.js'
-import { lookUpOwn, readWireText } from './read-wire-text.js'
+import { readWireText } from './read-wire-text.js'
 import type { FinishReason, ProviderEvent, Usage } from './types.js'
 
 export interface OpenAIChunkParser {

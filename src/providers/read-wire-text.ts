@@ -20,8 +20,3 @@ export function readWireText(value: unknown, event: string, field: string): stri
     `upstream sent ${event} whose ${field} is ${describeWireType(value)}, not text`,
   )
 }
-
-/** The value `table` gives `key`, own keys only (`__proto__` or `constructor` from a stream is no key). */
-export function lookUpOwn<Value>(table: Readonly<Record<string, Value>>, key: string): Value | undefined {
-  return Object.hasOwn(table, key) ? table[key] : undefined
-}
