@@ -128,6 +128,18 @@ describe('seed 000: 用户情感注入', () => {
     )
     expect(messageText(messages.at(-1)!)).toBe('今天考了满分[用户语气：愉快]')
   })
+
+  it('passes a recognised label named after an Object.prototype member through as the label', async () => {
+    // The emotion is the client's speech recogniser's label: `toString` is not a key of the map.
+    const build = (emotion: string, language: 'zh' | 'en') =>
+      createContextPipeline().build(
+        createFakeBuildOptions({ input: { text: 'hi', emotion }, config: { character: { language } } }),
+      )
+    const english = await build('toString', 'en')
+    expect(messageText(english.messages.at(-1)!)).toBe('hi[User tone: toString]')
+    const chinese = await build('constructor', 'zh')
+    expect(messageText(chinese.messages.at(-1)!)).toBe('hi[用户语气：constructor]')
+  })
 })
 
 describe('seed 000: LLMPipeline 在上下文窗口中注入示范对话', () => {

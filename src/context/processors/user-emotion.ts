@@ -12,6 +12,7 @@ import {
   readScaffoldingTexts,
   resolveCharacterLanguage,
 } from '../../shared/language/index.js'
+import { lookUpOwn } from '../../shared/look-up-own.js'
 import type { ChatMessage } from '../../shared/messages.js'
 import type { ContextProcessor } from '../types.js'
 import { checkType, readBoolean } from './read-settings.js'
@@ -24,7 +25,8 @@ export function formatUserEmotion(
 ): string | undefined {
   const label = emotion?.trim()
   if (!label || label.toLowerCase() === 'neutral') return undefined
-  const mapped = map[label] ?? map[label.toLowerCase()] ?? label
+  // Own keys only: the recogniser's label `toString` is passed through, not Object's function.
+  const mapped = lookUpOwn(map, label) ?? lookUpOwn(map, label.toLowerCase()) ?? label
   // The default map's words are Chinese: an English character gets the recogniser's own label.
   const word = language === 'en' && detectTextLanguage(mapped) === 'zh' ? label : mapped
   return readScaffoldingTexts(language).userTone(word)
