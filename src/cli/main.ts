@@ -53,7 +53,8 @@ export async function main(argv: string[]): Promise<number> {
     await printHelp()
     return name ? 0 : 1
   }
-  const load = commands[name]
+  // Own keys only: `charpipe toString` is an unknown command, not Object.prototype's function.
+  const load = Object.hasOwn(commands, name) ? commands[name] : undefined
   if (!load) {
     console.error(`charpipe: unknown command "${name}". Commands: ${Object.keys(commands).join(', ')}`)
     return 2
