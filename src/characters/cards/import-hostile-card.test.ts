@@ -177,6 +177,15 @@ describe('importCharacterCard on any JSON', () => {
     ),
   )
 
+  it('refuses a spec named after an Object.prototype member as no card spec', () => {
+    // The card's own `spec` field names its format: `toString` is none of them.
+    for (const spec of ['toString', 'constructor', 'valueOf']) {
+      expect(() => importCharacterCard({ spec, data: { name: 'Mira' } }, 'application/json')).toThrow(
+        /is not a character card spec/,
+      )
+    }
+  })
+
   it('imports it or refuses it with a BadRequestError, never another error', () => {
     fc.assert(
       fc.property(card, fc.boolean(), (given, asText) => {

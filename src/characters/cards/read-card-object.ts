@@ -4,6 +4,7 @@
  * field, so a person can fix the card.
  */
 import { BadRequestError } from '../../shared/errors.js'
+import { lookUpOwn } from '../../shared/look-up-own.js'
 import { type CardData, cardDataSchema } from './card-schema.js'
 
 export type CardSpec = 'v1' | 'v2' | 'v3'
@@ -32,7 +33,8 @@ function detectSpec(card: Record<string, unknown>): { spec: CardSpec; data: unkn
       'not a character card: no "spec" (chara_card_v2 or chara_card_v3) and no "name" of a V1 card',
     )
   }
-  const spec = typeof card.spec === 'string' ? specs[card.spec] : undefined
+  // Own keys only: a card's `spec` of `toString` is no spec, not Object.prototype's function.
+  const spec = typeof card.spec === 'string' ? lookUpOwn(specs, card.spec) : undefined
   if (!spec)
     throw new BadRequestError(
       `spec: ${JSON.stringify(card.spec)} is not a character card spec (chara_card_v2 or chara_card_v3)`,
