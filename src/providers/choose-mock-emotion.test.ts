@@ -33,4 +33,12 @@ describe("the mock's emotion, read from the user's words", () => {
     expect(english).toMatchObject({ emotion: 'happy' })
     expect(english.text).toContain("That's great!")
   })
+
+  it('says a configured emotion named after an Object.prototype member as its name', () => {
+    // The labels are the character's configured `emotions`: `toString` is no default emotion.
+    const reply = composeMockReply({ userText: 'Hello!', emotions: ['toString'] })
+    expect(reply.emotion).toBe('toString')
+    expect(reply.text).toContain('toString')
+    expect(reply.text).not.toContain('native code')
+  })
 })

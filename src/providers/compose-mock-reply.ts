@@ -8,6 +8,7 @@
  */
 import { translateEmotionLabel } from '../shared/language/emotion-labels.js'
 import { detectTextLanguage, type Language, showEmotionLabel } from '../shared/language/index.js'
+import { lookUpOwn } from '../shared/look-up-own.js'
 import { chooseMockEmotion } from './choose-mock-emotion.js'
 
 export interface ComposeMockReplyOptions {
@@ -93,7 +94,7 @@ export function composeMockReply(options: ComposeMockReplyOptions): ComposeMockR
   const emotion = showEmotionLabel(configured, language)
   const echo = echoOf(options.userText)
   const sentences = [
-    words.openers[translateEmotionLabel(configured, 'zh')] ?? words.aside(emotion),
+    lookUpOwn(words.openers, translateEmotionLabel(configured, 'zh')) ?? words.aside(emotion),
     echo ? words.echo(echo) : words.silence,
     words.disclaimer(options.characterName || undefined),
     words.advice,

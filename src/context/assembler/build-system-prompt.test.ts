@@ -37,4 +37,13 @@ describe('the system prompt', () => {
     })
     expect(withMacro).toBe('场景：林间')
   })
+
+  it("shows an English character's emotion named after an Object.prototype member as its name", async () => {
+    // The labels are the character's configured `emotions`: `valueOf` is no default emotion.
+    const prompt = await systemPromptOf({
+      character: { name: 'Ella', language: 'en', emotions: ['开心', 'valueOf'], default_emotion: '开心' },
+    })
+    expect(prompt).toContain('happy, valueOf')
+    expect(prompt).not.toContain('native code')
+  })
 })

@@ -56,6 +56,17 @@ describe('createEmotionDialectWriter', () => {
     expect(content).toBe('[joy]Hello! Nice to see you.[sadness] But I missed you.')
   })
 
+  it('bracket and act: a label named after an Object.prototype member is written as itself', () => {
+    // The label is one of the character's configured emotions; `emotion_names` has no such key.
+    expect(write('bracket', [{ text: 'Hi.' }, { emotion: 'toString' }]).content).toBe('[toString]Hi.')
+    expect(write('bracket', [{ text: 'Hi.' }, { emotion: 'constructor' }], { happy: 'joy' }).content).toBe(
+      '[constructor]Hi.',
+    )
+    expect(readActTokens(write('act', [{ text: 'Hi.' }, { emotion: 'valueOf' }]).content)).toEqual([
+      { name: 'neutral', intensity: 1 },
+    ])
+  })
+
   it('a repeated emotion writes no second tag; a change to the same client name neither', () => {
     const steps: Step[] = [
       { text: 'a' },

@@ -17,6 +17,7 @@ import type { ServerClientConfig } from '../../config/schema.js'
 import { writeActToken } from '../../reply/act-token-grammar.js'
 import { writeBracketTag } from '../../reply/bracket-tag-grammar.js'
 import { translateEmotionLabel } from '../../shared/language/emotion-labels.js'
+import { lookUpOwn } from '../../shared/look-up-own.js'
 import { convertEmotionToAiri } from './convert-emotion-to-airi.js'
 
 export type EmotionDialect = ServerClientConfig['profile']['emotion']
@@ -66,10 +67,11 @@ export function createEmotionDialectWriter(options: CreateEmotionDialectWriterOp
   const inline = dialect === 'act' || dialect === 'bracket'
   // A map written for the Chinese default labels (`开心: joy`) still names an English character's
   // `happy`, and the reverse: a default emotion is looked up by its name in either language.
+  // Own keys only: a character label named `toString` is no key of the map, not Object's function.
   const clientName = (label: string) =>
-    names[label] ??
-    names[translateEmotionLabel(label, 'zh')] ??
-    names[translateEmotionLabel(label, 'en')] ??
+    lookUpOwn(names, label) ??
+    lookUpOwn(names, translateEmotionLabel(label, 'zh')) ??
+    lookUpOwn(names, translateEmotionLabel(label, 'en')) ??
     (dialect === 'act' ? convertEmotionToAiri(label) : label)
   const format = dialect === 'act' ? formatActToken : formatBracketTag
   let emotion = options.defaultEmotion

@@ -6,9 +6,13 @@
  * configured one (`afraid` → 害怕, `开心` → happy for a character configured in English), so
  * avatars mapping Chinese labels keep working and no alias table has to list these names.
  */
+import { lookUpOwn } from '../look-up-own.js'
 import type { Language } from './detect-text-language.js'
 
-/** The default emotions: Chinese label → English label. */
+/**
+ * The default emotions: Chinese label → English label. Read with `lookUpOwn`: a label (configured,
+ * or written by the model) such as `toString` is no default emotion, not Object.prototype's.
+ */
 const emotionNames: Readonly<Record<string, string>> = {
   开心: 'happy',
   平静: 'calm',
@@ -26,13 +30,13 @@ const chineseByEnglish = new Map(Object.entries(emotionNames).map(([chinese, eng
  * emotion. Chinese characters are shown their labels as configured.
  */
 export function showEmotionLabel(label: string, language: Language): string {
-  return language === 'en' ? (emotionNames[label] ?? label) : label
+  return language === 'en' ? (lookUpOwn(emotionNames, label) ?? label) : label
 }
 
 /** The configured label a written default-emotion name stands for (in either language), if any. */
 export function findEmotionByName(written: string, configured: ReadonlySet<string>): string | undefined {
   const lower = written.toLowerCase()
-  const english = emotionNames[written] ?? (chineseByEnglish.has(lower) ? lower : undefined)
+  const english = lookUpOwn(emotionNames, written) ?? (chineseByEnglish.has(lower) ? lower : undefined)
   if (english === undefined) return undefined
   if (configured.has(english)) return english
   const chinese = chineseByEnglish.get(english)!
@@ -42,6 +46,6 @@ export function findEmotionByName(written: string, configured: ReadonlySet<strin
 /** A default emotion's name in `language` (either way round); other labels as they are. For pages. */
 export function translateEmotionLabel(label: string, language: Language): string {
   return language === 'en'
-    ? (emotionNames[label] ?? label)
+    ? (lookUpOwn(emotionNames, label) ?? label)
     : (chineseByEnglish.get(label.toLowerCase()) ?? label)
 }
