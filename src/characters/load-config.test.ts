@@ -248,6 +248,23 @@ describe('${ENV_VAR} substitution', () => {
     expect(warnings).toEqual([{ path: 'llm.api_key', message: expect.stringContaining('MISSING_KEY') }])
   })
 
+  it('a variable named after an Object.prototype member is unset, not the member', () => {
+    // The variable names come from the config file: `toString` names no environment variable.
+    const { config, warnings } = parse({ character: { persona: 'a${toString}b', scenario: '${__proto__}' } })
+    expect(config.character.persona).toBe('ab')
+    expect(config.character.scenario).toBe('')
+    expect(warnings.map((warning) => warning.message)).toEqual([
+      expect.stringContaining('toString'),
+      expect.stringContaining('__proto__'),
+    ])
+    const fromProcess = parseConfigFile(
+      { character: { persona: '${valueOf:-calm}', scenario: '${constructor}' } },
+      { logger: silent },
+    )
+    expect(fromProcess.config.character.persona).toBe('calm')
+    expect(fromProcess.config.character.scenario).toBe('')
+  })
+
   it('happens once: a parsed config parsed again keeps `${VAR}` text literal', () => {
     process.env.CHARPIPE_PARSE_ONCE_SECRET = 'from-the-environment'
     try {

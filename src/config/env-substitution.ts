@@ -23,8 +23,10 @@ export function substituteEnvVariables<T>(
     if (typeof value === 'string') {
       return value.replace(reference, (match, escaped, name: string, fallback: string | undefined) => {
         if (escaped) return match.slice(1)
+        // Text only: `${toString}` or `${__proto__}` is an unset variable, not a member every
+        // object (process.env too) inherits.
         const found = environment[name]
-        if (found !== undefined) return found
+        if (typeof found === 'string') return found
         if (fallback !== undefined) return fallback
         missing.push({ path, variable: name })
         return ''
