@@ -9,15 +9,19 @@ import type { CharpipeConfig } from '../config/schema.js'
 import { findCharacter } from '../config/select-character-config.js'
 import type { Speaker, TurnInput } from '../context/types.js'
 import { type Language, readGroupFrameTexts, resolveCharacterLanguage } from '../shared/language/index.js'
+import { lookUpOwn } from '../shared/look-up-own.js'
 import type { ObservedLine } from './observed-lines.js'
 
 type GroupSettings = CharpipeConfig['conversation']['group']
 
 const maxObservedImages = 8
 
-/** One pass, so a `{{…}}` inside a user's text is never replaced. */
+/**
+ * One pass, so a `{{…}}` inside a user's text is never replaced. Own keys only: a configured
+ * `{{toString}}` is left as written, not replaced by Object.prototype's function.
+ */
 function fillTemplate(template: string, values: Record<string, string>): string {
-  return template.replace(/\{\{(\w+)\}\}/g, (whole, key: string) => values[key] ?? whole)
+  return template.replace(/\{\{(\w+)\}\}/g, (whole, key: string) => lookUpOwn(values, key) ?? whole)
 }
 
 /**

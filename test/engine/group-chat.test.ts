@@ -98,6 +98,24 @@ describe('group chat', () => {
     expect(lastUserOf(bodyOf(0))).toBe('CHAT:\n<a#1> x {{id}}\nNOW: <b#2> y')
   })
 
+  it('leaves a template placeholder named after an Object.prototype member as written', async () => {
+    // The placeholder names come from the config's templates: `{{toString}}` names no value.
+    server.script({ text: '好。' })
+    const charpipe = await createCharpipe(
+      configWith({
+        conversation: {
+          group: {
+            line_template: '{{name}}: {{text}} {{toString}}',
+            current_template: '{{current}} {{valueOf}}',
+          },
+        },
+      }),
+    )
+    await collectEvents(charpipe.generate({ text: 'y', speaker: { id: '2', name: 'b' } }))
+    await charpipe.close()
+    expect(lastUserOf(bodyOf(0))).toBe('b: y {{toString}} {{valueOf}}')
+  })
+
   it('keeps every observed line and speaker on one line, so no one forges [当前消息]', async () => {
     server.script({ text: '好。' })
     const charpipe = await createCharpipe(configWith())
