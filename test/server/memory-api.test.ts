@@ -61,6 +61,16 @@ describe('memory endpoints', () => {
     expect((await call('DELETE', `/api/memory/${id}`)).body).toEqual({ deleted: true })
     expect((await call('DELETE', `/api/memory/${id}`)).status).toBe(404)
     expect((await call('PATCH', `/api/memory/${id}`, { text: 'x' })).status).toBe(404)
+    // A deleted memory's history stays readable; an id never given is not found, as GET is.
+    const afterDelete = await call('GET', `/api/memory/${id}/history`)
+    expect(afterDelete.body.changes.map((change: { event: string }) => change.event)).toEqual([
+      'add',
+      'update',
+      'delete',
+    ])
+    const unknown = await call('GET', '/api/memory/no-such-memory/history')
+    expect(unknown.status).toBe(404)
+    expect(unknown.body.error.code).toBe('not_found')
   })
 
   it('adds, lists and removes knowledge documents, found by search', async () => {

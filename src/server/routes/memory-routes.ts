@@ -129,7 +129,10 @@ export function registerMemoryRoutes(app: Hono, dependencies: ServerDependencies
 
   app.get('/api/memory/:id/history', admit('admin'), (context) =>
     guard(context, async () => {
-      const changes = await memoryStore()!.history(context.req.param('id'))
+      const id = context.req.param('id')
+      const changes = await memoryStore()!.history(id)
+      // No change on record and no such memory: an id never given, answered as GET /api/memory/:id is.
+      if (changes.length === 0 && !(await memoryStore()!.get(id))) return notFound(context, id)
       return context.json({ changes: changes.map(formatChange) })
     }),
   )
