@@ -66,6 +66,9 @@ describe('createCharpipe: one turn', () => {
     await collectEvents(charpipe.generate({ text: 'y' }))
     expect(legacy).toHaveLength(1)
     expect(() => charpipe.on('LLM_NOPE', () => {})).toThrow(/unknown event name "LLM_NOPE"/)
+    // The caller's event name: one named after an Object.prototype member is unknown too.
+    for (const name of ['toString', 'constructor', '__proto__'])
+      expect(() => charpipe.on(name, () => {})).toThrow(`unknown event name "${name}"`)
   })
 
   it('never passes reasoning to the reply', async () => {

@@ -11,6 +11,7 @@ import {
   type TurnNotStoredEvent,
 } from '../shared/events.js'
 import type { Logger } from '../shared/logger.js'
+import { lookUpOwn } from '../shared/look-up-own.js'
 
 // biome-ignore lint/suspicious/noExplicitAny: listeners of different event types share one map
 type AnyListener = (event: any) => void
@@ -37,7 +38,8 @@ export interface EventBus {
 /** `LLM_SENTENCE` → `llm_sentence`; `*` subscribes to every event; anything else is an error. */
 function resolveEventName(name: string): CharpipeEventType | 'turn_not_stored' | '*' {
   if (name === '*' || eventTypes.has(name)) return name as CharpipeEventType | '*'
-  const legacy = (legacyEventNames as Record<string, CharpipeEventType>)[name]
+  // Own keys only: `toString` is an unknown name, not Object.prototype's function.
+  const legacy = lookUpOwn(legacyEventNames as Record<string, CharpipeEventType>, name)
   if (legacy) return legacy
   const known = [...eventTypes, ...Object.keys(legacyEventNames), '*'].join(', ')
   throw new TypeError(`unknown event name ${JSON.stringify(name)}; use one of ${known}`)
