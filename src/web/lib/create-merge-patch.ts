@@ -10,6 +10,7 @@ export function createMergePatch(edited: unknown, original: unknown): unknown {
   if (!isPlainObject(edited) || !isPlainObject(original)) return edited
   const patch: Record<string, unknown> = {}
   for (const [key, value] of Object.entries(edited)) patch[key] = createMergePatch(value, original[key])
-  for (const key of Object.keys(original)) if (!(key in edited)) patch[key] = null
+  // Own keys only: a removed alias named `toString` is still inherited from Object.prototype.
+  for (const key of Object.keys(original)) if (!Object.hasOwn(edited, key)) patch[key] = null
   return patch
 }
