@@ -361,7 +361,8 @@ export function createMcpToolSource(options: CreateMcpToolSourceOptions): McpToo
     },
     reconfigure(servers) {
       for (const entry of [...entries.values()]) {
-        const next = servers[entry.name]
+        // Own keys only: a removed server named `toString` is gone, not Object.prototype's function.
+        const next = Object.hasOwn(servers, entry.name) ? servers[entry.name] : undefined
         if (next && isDeepStrictEqual(next, entry.config)) continue
         void remove(entry).then(() => {
           if (next && !entries.has(entry.name)) add(entry.name, next)
