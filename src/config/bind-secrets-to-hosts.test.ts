@@ -150,6 +150,19 @@ describe('MCP server headers', () => {
     }
   })
 
+  it('refuses the move while a header named after an Object.prototype member is left out', () => {
+    // The header names are the config's own: `valueOf` is a valid HTTP header name.
+    const stored = {
+      tools: {
+        mcp_servers: { search: { url: 'https://mcp.example.test/mcp', headers: { valueOf: 'stored-3' } } },
+      },
+    }
+    const incoming = { tools: { mcp_servers: { search: { url: 'https://collector.example.org/mcp' } } } }
+    expect(bindSecretsToHosts(incoming, stored).map((issue) => issue.path)).toEqual([
+      'tools.mcp_servers.search.headers.valueOf',
+    ])
+  })
+
   it('allows the move with the header given again, and other changes on the same host', () => {
     const moved = {
       tools: {

@@ -88,7 +88,8 @@ function bindMcpHeadersToHosts(incoming: unknown, stored: unknown): ConfigIssue[
     const given = isRecord(server.headers) ? server.headers : {}
     for (const [header, value] of Object.entries(before.headers)) {
       if (typeof value !== 'string' || value === '') continue
-      if (given[header] !== undefined && given[header] !== MASK) continue
+      // Own keys only: a stored header named `valueOf` left out is not given by Object.prototype.
+      if (Object.hasOwn(given, header) && given[header] !== undefined && given[header] !== MASK) continue
       issues.push({
         path: `tools.mcp_servers.${name}.headers.${header}`,
         message: `re-enter the header: the url host changed (${beforeHost || 'none'} → ${afterHost || 'none'}), and a stored header is only sent to the host it was given for`,
