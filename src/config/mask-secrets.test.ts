@@ -77,6 +77,23 @@ describe('MCP server env and headers', () => {
     const config = parseConfig(raw).config
     expect(collectSecrets(config)).toEqual(expect.arrayContaining(['env-secret-1', 'Bearer header-secret-2']))
   })
+
+  it('restores a masked entry named after an Object.prototype member that the file lacks as empty', () => {
+    // The names are the request's own header and env names: the stored server has no `toString`.
+    const masked = structuredClone(raw) as unknown as {
+      tools: {
+        mcp_servers: Record<string, { env?: Record<string, string>; headers?: Record<string, string> }>
+      }
+    }
+    masked.tools.mcp_servers.web!.headers = { Authorization: '***', toString: '***' }
+    masked.tools.mcp_servers.fs!.env = { API_TOKEN: '***', valueOf: '***' }
+    const restored = restoreMaskedSecrets(masked, raw)
+    expect(restored.tools.mcp_servers.web!.headers).toEqual({
+      Authorization: 'Bearer header-secret-2',
+      toString: '',
+    })
+    expect(restored.tools.mcp_servers.fs!.env).toEqual({ API_TOKEN: 'env-secret-1', valueOf: '' })
+  })
 })
 
 describe('masking beyond the schema-marked fields', () => {

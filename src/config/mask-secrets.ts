@@ -127,9 +127,11 @@ function restoreMapEntries(
       ? (source as Record<string, unknown>)
       : undefined
   for (const name of Object.keys(target)) {
+    // Own entries only: a masked header named `toString` the file lacks is empty, not a function.
+    const stored = sourceMap && Object.hasOwn(sourceMap, name) ? sourceMap[name] : undefined
     if (depth === path.length - 1) {
-      if (target[name] === MASK) target[name] = sourceMap?.[name] ?? ''
-    } else restoreAlong(target[name], sourceMap?.[name], path, depth + 1)
+      if (target[name] === MASK) target[name] = stored ?? ''
+    } else restoreAlong(target[name], stored, path, depth + 1)
   }
 }
 
