@@ -10,6 +10,7 @@ import { compileLorebookPatterns } from '../../config/patterns/compile-lorebook-
 import { characterLimits } from '../../config/schema/character-limits.js'
 import { characterSchema } from '../../config/schema.js'
 import { BadRequestError } from '../../shared/errors.js'
+import { describeForbiddenKey, findForbiddenKey } from '../../shared/find-forbidden-key.js'
 import { isJsonNestedTooDeep, maxJsonDepth } from '../../shared/is-json-nested-too-deep.js'
 import { type CharacterInput, convertCardToCharacter } from './convert-card-to-character.js'
 import { createCharacterSlug } from './create-character-slug.js'
@@ -110,6 +111,9 @@ export function importCharacterCard(
       `content type ${JSON.stringify(contentType)}: a card is application/json or image/png`,
     )
   }
+  // As every JSON the server reads: a key that reaches a prototype is refused before the card is read.
+  const forbidden = findForbiddenKey(card)
+  if (forbidden !== undefined) throw new BadRequestError(`the card: ${describeForbiddenKey(forbidden)}`)
   const { data } = readCardObject(card)
   const character = convertCardToCharacter(data, avatar)
   const checked = characterSchema.safeParse(character)

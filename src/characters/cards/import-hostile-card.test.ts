@@ -186,6 +186,21 @@ describe('importCharacterCard on any JSON', () => {
     }
   })
 
+  it('refuses a key that reaches a prototype, naming where, as text, as bytes and in a PNG', () => {
+    // Kept as it was, `__proto__` in a book entry or the card's own fields set that object's prototype.
+    const text = JSON.stringify(makeCardV2()).replace(
+      '"data":{',
+      '"data":{"x_extra":{"__proto__":{"polluted":true}},',
+    )
+    for (const input of [text, new TextEncoder().encode(text)])
+      expect(() => importCharacterCard(input, 'application/json')).toThrow(
+        /the card: data\.x_extra\.__proto__: this key is not allowed/,
+      )
+    expect(() =>
+      importCharacterCard(makeCardPng({ chara: Buffer.from(text).toString('base64') }), 'image/png'),
+    ).toThrow(/data\.x_extra\.__proto__/)
+  })
+
   it('imports it or refuses it with a BadRequestError, never another error', () => {
     fc.assert(
       fc.property(card, fc.boolean(), (given, asText) => {
