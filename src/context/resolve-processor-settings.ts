@@ -3,6 +3,7 @@
  * fallback, the character's `pipeline.processors` entry replaces it whole when both exist.
  */
 import type { CharpipeConfig, ProcessorSettings } from '../config/schema.js'
+import { lookUpOwn } from '../shared/look-up-own.js'
 
 export interface ResolvedProcessorSettings {
   settings: ProcessorSettings
@@ -12,9 +13,9 @@ export interface ResolvedProcessorSettings {
 
 /** The effective settings entry for one processor id. */
 export function resolveProcessorSettings(config: CharpipeConfig, id: string): ResolvedProcessorSettings {
-  const character = config.pipeline.processors[id]
+  const character = lookUpOwn(config.pipeline.processors, id)
   if (character) return { settings: character, origin: 'pipeline' }
-  const model = config.llm.processors[id]
+  const model = lookUpOwn(config.llm.processors, id)
   if (model) return { settings: model, origin: 'llm' }
   return { settings: {}, origin: 'none' }
 }

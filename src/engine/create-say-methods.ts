@@ -9,6 +9,7 @@ import type { AudienceHub } from '../audience/create-audience-hub.js'
 import { eventTurnOf } from '../memory/event-turn.js'
 import { BadRequestError } from '../shared/errors.js'
 import { readAudienceTexts, resolveCharacterLanguage } from '../shared/language/index.js'
+import { lookUpOwn } from '../shared/look-up-own.js'
 import { characterRuntimeOf, resolveCharacter } from './character-runtime.js'
 import { conversationScopeOf } from './conversation-scope-of.js'
 import type { EngineContext } from './engine-context.js'
@@ -50,7 +51,7 @@ function resolveEmotion(context: EngineContext, character: string | undefined, a
   if (typeof asked !== 'string') throw new BadRequestError('emotion must be a string')
   const config = characterRuntimeOf(context, context.state.current, character).config.character
   if (config.emotions.includes(asked)) return asked
-  const alias = config.emotion_aliases[asked]
+  const alias = lookUpOwn(config.emotion_aliases, asked)
   return alias !== undefined && config.emotions.includes(alias) ? alias : undefined
 }
 
