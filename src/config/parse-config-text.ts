@@ -11,10 +11,19 @@ import { InvalidConfigError } from '../shared/errors.js'
 const require = createRequire(import.meta.url)
 let yaml: typeof import('yaml') | undefined
 
-/** YAML text to a plain object; syntax errors become an InvalidConfigError with line numbers. */
+/**
+ * YAML text to a plain object; syntax errors become an InvalidConfigError with line numbers, and so
+ * do an alias that names no anchor and an alias inside the node it names (`a: &a {b: *a}`), which
+ * would make a cyclic object that every later walk of the config follows forever; a document that
+ * expands past the parser's alias bound (a "billion laughs" file) is refused whole.
+ */
 export function parseConfigText(text: string, source = 'config.yaml'): Record<string, unknown> {
   yaml ??= require('yaml') as typeof import('yaml')
-  const document = yaml.parseDocument(text, { prettyErrors: true })
+  const lineCounter = new yaml.LineCounter()
+  const document = yaml.parseDocument(text, { prettyErrors: true, lineCounter })
+  const refuse = (path: string, message: string): never => {
+    throw new InvalidConfigError([{ path, message }], { source })
+  }
   if (document.errors.length > 0) {
     throw new InvalidConfigError(
       document.errors.map((error) => ({
@@ -24,12 +33,41 @@ export function parseConfigText(text: string, source = 'config.yaml'): Record<st
       { source },
     )
   }
-  const value: unknown = document.toJS() ?? {}
-  if (typeof value !== 'object' || Array.isArray(value)) {
-    throw new InvalidConfigError(
-      [{ path: '', message: 'the config must be a mapping of sections (server, llm, character, …)' }],
-      { source },
-    )
+  let problem: AliasProblem | undefined
+  let value: unknown
+  try {
+    problem = findAliasProblem(document)
+    if (!problem) value = document.toJS() ?? {}
+  } catch (error) {
+    // The alias bound ("Excessive alias count …"), or nesting past the stack.
+    refuse('', `the file cannot be read: ${(error as Error).message}`)
   }
+  if (problem) {
+    const { line, col } = lineCounter.linePos(problem.alias.range?.[0] ?? 0)
+    refuse(`line ${line}, column ${col}`, problem.message)
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    refuse('', 'the config must be a mapping of sections (server, llm, character, …)')
   return value as Record<string, unknown>
+}
+
+interface AliasProblem {
+  alias: import('yaml').Alias
+  message: string
+}
+
+/** The first alias that names no anchor before it, or sits inside the node it names. */
+function findAliasProblem(document: import('yaml').Document): AliasProblem | undefined {
+  let found: AliasProblem | undefined
+  yaml!.visit(document, {
+    Alias(_key, alias, path) {
+      const target = alias.resolve(document)
+      if (target === undefined)
+        found = { alias, message: `the alias *${alias.source} names no anchor before it` }
+      else if (path.includes(target as never))
+        found = { alias, message: `the alias *${alias.source} is inside the node it names (a cycle)` }
+      return found ? yaml!.visit.BREAK : undefined
+    },
+  })
+  return found
 }

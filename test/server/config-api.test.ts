@@ -264,6 +264,26 @@ describe('GET /api/config/status and a file made invalid by hand', () => {
     expect((await refused.json()).error.message).toContain(`${server.configPath} is not valid YAML`)
   })
 
+  // A cyclic alias made an object that every walk of the config followed until the heap ran out.
+  it('a cyclic alias or an alias bomb is the file\'s problem; the server stays up on its last config', async () => {
+    server = await startTestServer({ configText })
+    await writeFile(server.configPath, `${configText}extra: &loop\n  again: *loop\n`)
+    await expect.poll(async () => (await readStatus()).file_error, { timeout: 5000 }).not.toBeNull()
+    expect((await readStatus()).file_error.issues[0]).toMatchObject({
+      path: expect.stringMatching(/^line \d+, column \d+$/),
+      message: expect.stringContaining('*loop is inside the node it names'),
+    })
+    const lines = ['a: &a [x, x, x, x, x, x, x, x, x, x]']
+    for (const [name, previous] of [['b', 'a'], ['c', 'b'], ['d', 'c'], ['e', 'd'], ['f', 'e']])
+      lines.push(`${name}: &${name} [${Array(10).fill(`*${previous}`).join(', ')}]`)
+    await writeFile(server.configPath, `${configText}${lines.join('\n')}\n`)
+    await expect
+      .poll(async () => JSON.stringify((await readStatus()).file_error), { timeout: 5000 })
+      .toContain('Excessive alias count')
+    expect((await fetch(`${server.url}/healthz`)).status).toBe(200)
+    expect(server.charpipe.config.character.name).toBe('小雪')
+  })
+
   it('says the defaults run when there is no file, until a save creates it', async () => {
     server = await startTestServer({ configFile: false })
     expect(await readStatus()).toEqual({
