@@ -48,12 +48,24 @@ function isConnectionFailure(error: unknown): boolean {
   return error instanceof TypeError && /fetch failed/i.test(error.message)
 }
 
+/** A CharpipeError that is `error` or one of its first few causes (an SDK wraps what fetch threw). */
+export function findOwnError(error: unknown): CharpipeError | undefined {
+  let current = error
+  for (let depth = 0; depth < 4 && current instanceof Error; depth++) {
+    if (CharpipeError.isInstance(current)) return current
+    current = current.cause
+  }
+  return CharpipeError.isInstance(current) ? current : undefined
+}
+
 export function convertToUpstreamError(
   error: unknown,
   options: ConvertToUpstreamErrorOptions,
 ): CharpipeError {
   if (options.timer.cause) return options.timer.toError()
-  if (CharpipeError.isInstance(error)) return error
+  // Ours, or ours wrapped by the SDK (a refused answer of the transport is a connection error to it).
+  const own = findOwnError(error)
+  if (own) return own
   const status = (error as { status?: unknown } | null)?.status
   if (typeof status === 'number' && status >= 400) {
     // The SDKs keep the parsed JSON body in `error` (absent when the body was not JSON); their

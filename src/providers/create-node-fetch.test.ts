@@ -262,6 +262,35 @@ describe('createNodeFetch', () => {
     }
   })
 
+  it('stops reading an answer past its bound, counted after decompression (a gzip bomb)', async () => {
+    transport = createNodeFetch(undefined, { maxAnswerBytes: 1024 * 1024 })
+    // 8 MiB of spaces in a JSON error body: about 8 KB on the wire.
+    const bomb = gzipSync(`{"error":{"message":"${' '.repeat(8 * 1024 * 1024)}"}}`)
+    const small = JSON.stringify({ error: { message: 'bad' } })
+    const plain = createServer((request, response) => {
+      response.writeHead(500, {
+        'content-type': 'application/json',
+        ...(request.url === '/bomb' ? { 'content-encoding': 'gzip' } : {}),
+      })
+      response.end(request.url === '/bomb' ? bomb : small)
+    })
+    await new Promise<void>((resolve) => plain.listen(0, '127.0.0.1', resolve))
+    const base = `http://127.0.0.1:${(plain.address() as AddressInfo).port}`
+    try {
+      expect(bomb.length).toBeLessThan(64 * 1024)
+      const refused = await transport.fetch(`${base}/bomb`).catch((error: unknown) => error)
+      expect(refused).toBeInstanceOf(TypeError)
+      expect(((refused as Error).cause as Error).message).toBe(
+        "the upstream's answer passed 1048576 bytes once decompressed: refused",
+      )
+      // The transport goes on answering.
+      expect(await (await transport.fetch(`${base}/small`)).json()).toEqual({ error: { message: 'bad' } })
+    } finally {
+      plain.closeAllConnections()
+      await new Promise((resolve) => plain.close(resolve))
+    }
+  })
+
   it('after [DONE] lets a body that ends a moment later end, so its connection is used again', async () => {
     transport = createNodeFetch()
     const sockets = new Set<unknown>()

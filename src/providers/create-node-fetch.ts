@@ -13,6 +13,7 @@ import type { ClientRequest, IncomingMessage, RequestOptions } from 'node:http'
 import { createRequire } from 'node:module'
 import type { Readable } from 'node:stream'
 import { urlToHttpOptions } from 'node:url'
+import { UpstreamStreamError } from '../shared/errors.js'
 
 // The Node modules of a request load with the first fetch made here, not with `import('charpipe')`
 // (together they cost about as much as the rest of the library's import).
@@ -158,9 +159,26 @@ function decodeBody(message: IncomingMessage): Readable {
   return stream.pipeline(message, decoder, () => {})
 }
 
-async function readAll(message: Readable): Promise<Buffer> {
+/** Largest answer read whole (an error body, an embeddings answer), counted after decompression. */
+export const maxAnswerBytes = 64 * 1024 * 1024
+
+/**
+ * The whole body, at most `maxBytes` of it after decompression: past that the read stops and the
+ * answer is refused (a gzip body of a few kilobytes can inflate to gigabytes).
+ */
+async function readAll(message: Readable, maxBytes: number, decompressed: boolean): Promise<Buffer> {
   const chunks: Buffer[] = []
-  for await (const chunk of message) chunks.push(chunk as Buffer)
+  let bytes = 0
+  for await (const chunk of message) {
+    bytes += (chunk as Buffer).length
+    if (bytes > maxBytes) {
+      message.destroy()
+      throw new UpstreamStreamError(
+        `the upstream's answer passed ${maxBytes} bytes${decompressed ? ' once decompressed' : ''}: refused`,
+      )
+    }
+    chunks.push(chunk as Buffer)
+  }
   return Buffer.concat(chunks)
 }
 
@@ -191,7 +209,12 @@ function isGlobalFetchRouted(): boolean {
  * and every request while the global fetch is routed elsewhere, go through `fallback` (the global
  * fetch of the moment by default).
  */
-export function createNodeFetch(fallback?: typeof fetch): NodeFetch {
+export interface NodeFetchLimits {
+  /** Largest answer read whole, after decompression. @default maxAnswerBytes */
+  maxAnswerBytes?: number
+}
+
+export function createNodeFetch(fallback?: typeof fetch, limits: NodeFetchLimits = {}): NodeFetch {
   const { http, https } = loadNodeModules()
   const httpAgent = new http.Agent({ keepAlive: true })
   const httpsAgent = new https.Agent({ keepAlive: true })
@@ -285,7 +308,8 @@ export function createNodeFetch(fallback?: typeof fetch): NodeFetch {
             resolve(response)
             return
           }
-          readAll(decodeBody(message)).then(
+          const body = decodeBody(message)
+          readAll(body, limits.maxAnswerBytes ?? maxAnswerBytes, body !== message).then(
             (buffer) =>
               resolve(
                 new Response(bodylessStatuses.has(status) ? null : new Uint8Array(buffer), responseInit),

@@ -1,7 +1,10 @@
+import { createServer as createHttpServer } from 'node:http'
 import { createServer } from 'node:net'
+import { gzipSync } from 'node:zlib'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { type MockModelServer, startMockModelServer } from '../testing/start-mock-model-server.js'
 import type { ChatProviderSettings } from './chat-provider-settings.js'
+import { maxAnswerBytes } from './create-node-fetch.js'
 import { createOpenAICompatibleProvider } from './create-openai-compatible-provider.js'
 import { createResilientProvider } from './create-resilient-provider.js'
 import { captureLogger, collectEvents, logLevels, waitUntil } from './test-helpers.js'
@@ -154,6 +157,28 @@ describe('OpenAI-compatible provider', () => {
     expect(result.error?.isRetryable).toBe(true)
     const line = lines.find((entry) => entry.level === logLevels.error)
     expect(line?.url).toBe(`http://127.0.0.1:${port}/v1/chat/completions`)
+  })
+
+  it('fails with upstream_stream naming the bound when an answer inflates past it (a gzip bomb)', async () => {
+    // 65 MiB of spaces in an error body, about 64 KB gzipped: past the 64 MiB read whole.
+    const bomb = gzipSync(`{"error":{"message":"${' '.repeat(maxAnswerBytes + 1024 * 1024)}"}}`)
+    const upstream = createHttpServer((_request, response) => {
+      response.writeHead(500, { 'content-type': 'application/json', 'content-encoding': 'gzip' })
+      response.end(bomb)
+    })
+    await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve))
+    try {
+      const port = (upstream.address() as { port: number }).port
+      const { provider } = createProvider({ baseUrl: `http://127.0.0.1:${port}/v1` })
+      const result = await collectEvents(provider.streamChat(request))
+      expect(result.error?.code).toBe('upstream_stream')
+      expect(result.error?.message).toBe(
+        `the upstream's answer passed ${maxAnswerBytes} bytes once decompressed: refused`,
+      )
+    } finally {
+      upstream.closeAllConnections()
+      await new Promise((resolve) => upstream.close(resolve))
+    }
   })
 
   it.each([

@@ -3,8 +3,10 @@ import { createServer, type IncomingMessage, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { gzipSync } from 'node:zlib'
 import fc from 'fast-check'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { maxAnswerBytes } from '../../providers/create-node-fetch.js'
 import { CharpipeError } from '../../shared/errors.js'
 import { createOpenAIEmbeddings } from './create-openai-embeddings.js'
 import { createSqliteMemoryStore } from './create-sqlite-memory-store.js'
@@ -43,6 +45,12 @@ beforeAll(async () => {
     const body = JSON.parse(await readBody(request)) as { model: string; input: string[] | string }
     const input = Array.isArray(body.input) ? body.input : [body.input]
     requests.push({ authorization: request.headers.authorization, body: { model: body.model, input } })
+    if (body.model === 'bomb') {
+      // A few dozen kilobytes on the wire, past the transport's bound once decompressed.
+      response.writeHead(200, { 'content-type': 'application/json', 'content-encoding': 'gzip' })
+      response.end(gzipSync(`{"data":"${' '.repeat(maxAnswerBytes + 1024)}"}`))
+      return
+    }
     if (body.model === 'hostile') {
       response.writeHead(200, { 'content-type': 'application/json' })
       response.end(hostileAnswer)
@@ -135,6 +143,15 @@ describe('createOpenAIEmbeddings', () => {
     })
     await expect(client.embed(['cat'])).rejects.toThrow(
       'the embeddings answer has 20000 dimensions in embedding 0; at most 16384 are taken',
+    )
+  })
+
+  it('refuses an answer that inflates past the transport bound, naming it', async () => {
+    const client = createOpenAIEmbeddings({ baseUrl, apiKey: 'sk-test-123456', model: 'bomb' })
+    const error = await client.embed(['cat']).catch((caught: unknown) => caught)
+    expect((error as CharpipeError).code).toBe('upstream_stream')
+    expect((error as Error).message).toBe(
+      `the upstream's answer passed ${maxAnswerBytes} bytes once decompressed: refused`,
     )
   })
 

@@ -3,6 +3,8 @@
  * Inputs are sent in batches; vectors come back as Float32Array in input order.
  */
 import type OpenAI from 'openai'
+import { findOwnError } from '../../providers/convert-to-upstream-error.js'
+import { createNodeFetch } from '../../providers/create-node-fetch.js'
 import { UpstreamHttpError, UpstreamUnreachableError } from '../../shared/errors.js'
 import { excerptErrorBody } from '../../shared/excerpt-error-body.js'
 import { loadOnFirstUse } from '../../shared/load-on-first-use.js'
@@ -38,7 +40,8 @@ export function createOpenAIEmbeddings(options: CreateOpenAIEmbeddingsOptions): 
       apiKey: options.apiKey || 'none',
       timeout: options.timeoutMs ?? 30_000,
       maxRetries: 1,
-      ...(options.fetch ? { fetch: options.fetch } : {}),
+      // The product's transport: keep-alive, and an answer read whole only up to its bound.
+      fetch: options.fetch ?? createNodeFetch().fetch,
     })
     return { client, sdk: sdk.default }
   })
@@ -108,6 +111,9 @@ async function requestEmbeddings(
   try {
     return await client.embeddings.create({ model: options.model, input, encoding_format: 'float' })
   } catch (error) {
+    // The transport's own refusal (an answer past its bound), wrapped by the SDK.
+    const own = findOwnError(error)
+    if (own) throw own
     if (error instanceof sdk.APIConnectionError) {
       throw new UpstreamUnreachableError(options.baseUrl, { cause: error })
     }
