@@ -113,4 +113,19 @@ describe('OpenClaw provider', () => {
     expect(result.error?.code).toBe('upstream_http')
     expect(result.error?.status).toBe(404)
   })
+
+  it('reads only the start of an error page that never ends, for its excerpt', async () => {
+    let sent = 0
+    const endless = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        sent += 1
+        controller.enqueue(new TextEncoder().encode('gateway busy '.repeat(1000)))
+      },
+    })
+    const provider = createProvider({ fetch: async () => new Response(endless, { status: 502 }) })
+    const result = await collectEvents(provider.streamChat(conversation))
+    expect(result.error?.code).toBe('upstream_http')
+    expect(result.error?.status).toBe(502)
+    expect(sent).toBeLessThan(20)
+  })
 })

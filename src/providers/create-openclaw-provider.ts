@@ -13,6 +13,7 @@
 import { UpstreamHttpError, UpstreamStreamError } from '../shared/errors.js'
 import { getLogger, scrubSecrets } from '../shared/logger.js'
 import { messageText } from '../shared/messages.js'
+import { readBoundedText } from '../shared/read-bounded-text.js'
 import {
   type ChatProviderSettings,
   defaultStallTimeoutMs,
@@ -30,6 +31,8 @@ import { createRequestTimer } from './create-request-timer.js'
 import type { ChatProvider, ChatRequest, ProviderEvent, StreamChatOptions } from './types.js'
 
 const inBandErrorPrefix = 'Error:'
+/** Of an error answer, the part read for its excerpt. */
+const maxErrorBodyBytes = 64 * 1024
 
 /** The text of the last user message: the only one the gateway gets. */
 function currentUserText(request: ChatRequest): string {
@@ -78,7 +81,8 @@ export function createOpenClawProvider(settings: ChatProviderSettings): ChatProv
         })
         responded = true
         if (!response.ok) {
-          const text = await response.text().catch(() => '')
+          // The excerpt needs the start of the body only: a gateway's error page can be any size.
+          const text = (await readBoundedText(response, maxErrorBodyBytes).catch(() => undefined))?.text ?? ''
           throw new UpstreamHttpError(response.status, excerptBody(text), {
             retryAfterSeconds: parseRetryAfter(response.headers),
           })

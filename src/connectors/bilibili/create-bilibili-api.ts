@@ -5,6 +5,7 @@
  * again when a signature is refused) and `msg/send` (a danmaku, with the cookie's `bili_jct` as CSRF
  * value). The cookie goes only into the `Cookie` header; no error or result carries it.
  */
+import { readBoundedText } from '../../shared/read-bounded-text.js'
 import { redactText } from '../../shared/redact.js'
 import { signWbiQuery, wbiKeyOfUrl, wbiMixinKey } from './sign-wbi.js'
 
@@ -15,6 +16,8 @@ const bilibiliMainApiUrl = 'https://api.bilibili.com'
 const wbiKeysMaxAgeMs = 6 * 60 * 60 * 1000
 /** `getDanmuInfo`'s answer to a missing or wrong WBI signature. */
 const wbiRefusedCode = -352
+/** Bilibili's API answers are a few kilobytes of JSON; a longer one is not read on. */
+const maxApiAnswerBytes = 1024 * 1024
 export const bilibiliDanmakuUrl = 'wss://broadcastlv.chat.bilibili.com/sub'
 
 export interface BilibiliCookie {
@@ -98,6 +101,16 @@ export interface CreateBilibiliApiOptions {
   now?: () => number
 }
 
+/** The answer's JSON, or undefined when it is none. */
+function parseApiAnswer<T>(text: string | undefined): ApiAnswer<T> | undefined {
+  if (text === undefined) return undefined
+  try {
+    return JSON.parse(text) as ApiAnswer<T>
+  } catch {
+    return undefined
+  }
+}
+
 interface ApiAnswer<T> {
   code: number
   message?: string
@@ -143,7 +156,10 @@ export function createBilibiliApi(options: CreateBilibiliApiOptions): BilibiliAp
       )
     }
     if (!response.ok) throw new Error(`${origin}${path.split('?')[0]} answered HTTP ${response.status}`)
-    const answer = (await response.json().catch(() => undefined)) as ApiAnswer<T> | undefined
+    const body = await readBoundedText(response, maxApiAnswerBytes).catch(() => undefined)
+    if (body && !body.complete)
+      throw new Error(`${origin}${path.split('?')[0]} answered more than ${maxApiAnswerBytes} bytes`)
+    const answer = parseApiAnswer<T>(body?.text)
     if (!answer || typeof answer.code !== 'number')
       throw new Error(`${origin}${path.split('?')[0]} answered something that is not Bilibili's JSON`)
     return answer
