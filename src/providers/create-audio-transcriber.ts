@@ -12,6 +12,7 @@ import {
   type BuildChatProviderSettingsOptions,
   buildChatProviderSettings,
 } from './build-chat-provider-settings.js'
+import { createNodeFetch } from './create-node-fetch.js'
 
 export interface CreateAudioTranscriberOptions extends BuildChatProviderSettingsOptions {}
 
@@ -41,7 +42,8 @@ export function createAudioTranscriber(
       maxRetries: 0,
       timeout: transcriber.timeout_ms,
       logLevel: 'off',
-      ...(options.fetch ? { fetch: options.fetch } : {}),
+      // The providers' transport: an upload goes through the global fetch, its answer still bounded.
+      fetch: options.fetch ?? createNodeFetch().fetch,
     })
     return { client, toFile }
   })

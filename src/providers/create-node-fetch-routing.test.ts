@@ -82,4 +82,39 @@ describe('createNodeFetch when the application routes the global fetch', () => {
       transport.close()
     }
   })
+
+  it('bounds an answer of the fallback read whole, and leaves a streamed one as it is', async () => {
+    const sent: string[] = []
+    const transport = createNodeFetch(
+      async (input) => {
+        sent.push(String(input))
+        if (String(input).endsWith('/stream'))
+          return new Response('data: [DONE]\n\n', { headers: { 'content-type': 'text/event-stream' } })
+        const endless = new ReadableStream<Uint8Array>({
+          pull(controller) {
+            controller.enqueue(new Uint8Array(64 * 1024).fill(0x20))
+          },
+        })
+        return new Response(endless, { status: 200, headers: { 'content-type': 'application/json' } })
+      },
+      { maxAnswerBytes: 1024 * 1024 },
+    )
+    try {
+      // A form body (an audio upload) is not sent by the transport's own agents.
+      const form = new FormData()
+      form.set('file', new Blob(['RIFF']), 'a.wav')
+      const answer = await transport.fetch(`${server.url}/v1/audio/transcriptions`, {
+        method: 'POST',
+        body: form,
+      })
+      expect(answer.status).toBe(200)
+      expect(answer.url).toBe('')
+      await expect(answer.json()).rejects.toThrow("the upstream's answer passed 1048576 bytes: refused")
+      const streamed = await transport.fetch(`${server.url}/stream`, { method: 'POST', body: form })
+      expect(await streamed.text()).toBe('data: [DONE]\n\n')
+      expect(sent).toEqual([`${server.url}/v1/audio/transcriptions`, `${server.url}/stream`])
+    } finally {
+      transport.close()
+    }
+  })
 })

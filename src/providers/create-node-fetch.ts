@@ -182,6 +182,35 @@ async function readAll(message: Readable, maxBytes: number, decompressed: boolea
   return Buffer.concat(chunks)
 }
 
+/**
+ * An answer of another fetch (a form upload, a routed global fetch) with the same bound on a body
+ * read whole: past `maxBytes` its read fails naming the bound. A streamed answer (server-sent
+ * events) is left as it is; its reader bounds each line.
+ */
+function limitAnswerBody(response: Response, maxBytes: number): Response {
+  const body = response.body
+  if (!body || (response.headers.get('content-type') ?? '').includes('text/event-stream')) return response
+  let bytes = 0
+  const counted = body.pipeThrough(
+    new TransformStream<Uint8Array, Uint8Array>({
+      transform(chunk, controller) {
+        bytes += chunk.length
+        if (bytes > maxBytes)
+          controller.error(new UpstreamStreamError(`the upstream's answer passed ${maxBytes} bytes: refused`))
+        else controller.enqueue(chunk)
+      },
+    }),
+  )
+  const limited = new Response(counted, {
+    status: response.status,
+    statusText: response.statusText,
+    headers: response.headers,
+  })
+  // Where the answer came from, as the SDKs may read it.
+  Object.defineProperty(limited, 'url', { value: response.url })
+  return limited
+}
+
 const builtinFetch = globalThis.fetch
 // undici up to 7 (Node 20 to 24) keeps the global dispatcher in slot 1. undici 8 (Node 26) keeps it
 // in slot 2 and puts a `Dispatcher1Wrapper` of it in slot 1 for older undici copies; an older copy's
@@ -219,8 +248,9 @@ export function createNodeFetch(fallback?: typeof fetch, limits: NodeFetchLimits
   const httpAgent = new http.Agent({ keepAlive: true })
   const httpsAgent = new https.Agent({ keepAlive: true })
 
-  const callFallback = (input: string | URL | Request, init: RequestInit) =>
-    (fallback ?? globalThis.fetch)(input, init)
+  const maxBytes = limits.maxAnswerBytes ?? maxAnswerBytes
+  const callFallback = async (input: string | URL | Request, init: RequestInit) =>
+    limitAnswerBody(await (fallback ?? globalThis.fetch)(input, init), maxBytes)
 
   // A provider calls the same few URLs every turn: each is parsed once.
   const targets = new Map<string, RequestOptions>()
@@ -309,7 +339,7 @@ export function createNodeFetch(fallback?: typeof fetch, limits: NodeFetchLimits
             return
           }
           const body = decodeBody(message)
-          readAll(body, limits.maxAnswerBytes ?? maxAnswerBytes, body !== message).then(
+          readAll(body, maxBytes, body !== message).then(
             (buffer) =>
               resolve(
                 new Response(bodylessStatuses.has(status) ? null : new Uint8Array(buffer), responseInit),

@@ -9,9 +9,11 @@ import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { gzipSync } from 'node:zlib'
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import type { CharpipeConfigInput } from '../../src/config/schema.js'
 import { createCharpipe } from '../../src/engine/index.js'
+import { maxAnswerBytes } from '../../src/providers/create-node-fetch.js'
 import { makeConfig } from '../../src/testing/create-turn-harness.js'
 import type { MockModelServer } from '../../src/testing/index.js'
 import { startMockModelServer } from '../../src/testing/index.js'
@@ -56,7 +58,7 @@ interface Upload {
 
 /** A fake transcription endpoint: parses the multipart body with the platform's own parser. */
 let uploads: Upload[] = []
-let answer: (upload: Upload) => { status: number; body: unknown } = () => ({
+let answer: (upload: Upload) => { status: number; body: unknown; gzipped?: Buffer } = () => ({
   status: 200,
   body: { text: '' },
 })
@@ -85,8 +87,11 @@ beforeAll(async () => {
     }
     uploads.push(upload)
     const reply = answer(upload)
-    response.writeHead(reply.status, { 'content-type': 'application/json' })
-    response.end(JSON.stringify(reply.body))
+    response.writeHead(reply.status, {
+      'content-type': 'application/json',
+      ...(reply.gzipped ? { 'content-encoding': 'gzip' } : {}),
+    })
+    response.end(reply.gzipped ?? JSON.stringify(reply.body))
   })
   await new Promise<void>((resolve) => transcription.listen(0, '127.0.0.1', resolve))
   transcriptionUrl = `http://127.0.0.1:${(transcription.address() as AddressInfo).port}/v1`
@@ -196,6 +201,23 @@ describe('voice messages (llm.transcriber)', () => {
     expect(lastUser(0)).toContain('[语音:转写失败]')
     expect(preview.logs.map((log) => log.message).join('\n')).toMatch(/transcribing "broken.wav" failed/)
     expect(JSON.stringify(preview.logs)).not.toContain('sk-stt')
+  })
+
+  it('an answer that inflates past the bound is a failed transcription that says so', async () => {
+    writeFileSync(join(folder, 'bomb.wav'), makeWav(900))
+    // About 64 KB on the wire, more than 64 MiB once decompressed.
+    const bomb = gzipSync(`{"text":"${' '.repeat(maxAnswerBytes + 1024)}"}`)
+    answer = () => ({ status: 200, body: null, gzipped: bomb })
+    model.script({ text: '没听清。' })
+    const charpipe = await createCharpipe(configWith())
+    const events = await collectEvents(charpipe.generate({ text: '听', files: ['bomb.wav'] }))
+    const preview = await charpipe.inspect.preview({ text: '听', files: ['bomb.wav'] })
+    await charpipe.close()
+    expect(doneOf(events).text).toBe('没听清。')
+    expect(lastUser(0)).toContain('[语音:转写失败]')
+    expect(preview.logs.map((log) => log.message).join('\n')).toMatch(
+      new RegExp(`transcribing "bomb.wav" failed: .*passed ${maxAnswerBytes} bytes`),
+    )
   })
 
   it('an answer whose text is not a string is a failed transcription that says so', async () => {
