@@ -265,7 +265,7 @@ describe('GET /api/config/status and a file made invalid by hand', () => {
   })
 
   // A cyclic alias made an object that every walk of the config followed until the heap ran out.
-  it('a cyclic alias or an alias bomb is the file\'s problem; the server stays up on its last config', async () => {
+  it("a cyclic alias or an alias bomb is the file's problem; the server stays up on its last config", async () => {
     server = await startTestServer({ configText })
     await writeFile(server.configPath, `${configText}extra: &loop\n  again: *loop\n`)
     await expect.poll(async () => (await readStatus()).file_error, { timeout: 5000 }).not.toBeNull()
@@ -274,7 +274,13 @@ describe('GET /api/config/status and a file made invalid by hand', () => {
       message: expect.stringContaining('*loop is inside the node it names'),
     })
     const lines = ['a: &a [x, x, x, x, x, x, x, x, x, x]']
-    for (const [name, previous] of [['b', 'a'], ['c', 'b'], ['d', 'c'], ['e', 'd'], ['f', 'e']])
+    for (const [name, previous] of [
+      ['b', 'a'],
+      ['c', 'b'],
+      ['d', 'c'],
+      ['e', 'd'],
+      ['f', 'e'],
+    ])
       lines.push(`${name}: &${name} [${Array(10).fill(`*${previous}`).join(', ')}]`)
     await writeFile(server.configPath, `${configText}${lines.join('\n')}\n`)
     await expect
