@@ -162,6 +162,11 @@ function decodeBody(message: IncomingMessage): Readable {
 /** Largest answer read whole (an error body, an embeddings answer), counted after decompression. */
 export const maxAnswerBytes = 64 * 1024 * 1024
 
+/** The error of an answer read whole that passed `maxBytes`. */
+function refuseLongAnswer(maxBytes: number, how = ''): UpstreamStreamError {
+  return new UpstreamStreamError(`the upstream's answer passed ${maxBytes} bytes${how}: refused`)
+}
+
 /**
  * The whole body, at most `maxBytes` of it after decompression: past that the read stops and the
  * answer is refused (a gzip body of a few kilobytes can inflate to gigabytes).
@@ -173,9 +178,7 @@ async function readAll(message: Readable, maxBytes: number, decompressed: boolea
     bytes += (chunk as Buffer).length
     if (bytes > maxBytes) {
       message.destroy()
-      throw new UpstreamStreamError(
-        `the upstream's answer passed ${maxBytes} bytes${decompressed ? ' once decompressed' : ''}: refused`,
-      )
+      throw refuseLongAnswer(maxBytes, decompressed ? ' once decompressed' : '')
     }
     chunks.push(chunk as Buffer)
   }
@@ -195,8 +198,7 @@ function limitAnswerBody(response: Response, maxBytes: number): Response {
     new TransformStream<Uint8Array, Uint8Array>({
       transform(chunk, controller) {
         bytes += chunk.length
-        if (bytes > maxBytes)
-          controller.error(new UpstreamStreamError(`the upstream's answer passed ${maxBytes} bytes: refused`))
+        if (bytes > maxBytes) controller.error(refuseLongAnswer(maxBytes))
         else controller.enqueue(chunk)
       },
     }),

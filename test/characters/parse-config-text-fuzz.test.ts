@@ -11,6 +11,7 @@ import { describe, expect, it } from 'vitest'
 import { parseConfigFile } from '../../src/characters/load-config.js'
 import { parseConfigText } from '../../src/config/parse-config-text.js'
 import { InvalidConfigError } from '../../src/shared/errors.js'
+import { makeYamlAliasBomb } from '../support/yaml-alias-bomb.js'
 
 const validText = `llm:
   provider: openai
@@ -137,16 +138,7 @@ describe('the config file, whatever it holds', () => {
   })
 
   it('refuses an alias bomb as a file that cannot be read', () => {
-    const lines = ['a: &a [x, x, x, x, x, x, x, x, x, x]']
-    for (const [name, previous] of [
-      ['b', 'a'],
-      ['c', 'b'],
-      ['d', 'c'],
-      ['e', 'd'],
-      ['f', 'e'],
-    ])
-      lines.push(`${name}: &${name} [${Array(10).fill(`*${previous}`).join(', ')}]`)
-    const error = readConfigText(lines.join('\n'))
+    const error = readConfigText(makeYamlAliasBomb())
     expect(error).toBeInstanceOf(InvalidConfigError)
     expect((error as Error).message).toMatch(/the file cannot be read: Excessive alias count/)
   })

@@ -2,6 +2,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
+import { makeYamlAliasBomb } from '../support/yaml-alias-bomb.js'
 import { startTestServer, type TestServer } from './start-test-server.js'
 import { openTestSocket } from './websocket-client.js'
 
@@ -273,16 +274,7 @@ describe('GET /api/config/status and a file made invalid by hand', () => {
       path: expect.stringMatching(/^line \d+, column \d+$/),
       message: expect.stringContaining('*loop is inside the node it names'),
     })
-    const lines = ['a: &a [x, x, x, x, x, x, x, x, x, x]']
-    for (const [name, previous] of [
-      ['b', 'a'],
-      ['c', 'b'],
-      ['d', 'c'],
-      ['e', 'd'],
-      ['f', 'e'],
-    ])
-      lines.push(`${name}: &${name} [${Array(10).fill(`*${previous}`).join(', ')}]`)
-    await writeFile(server.configPath, `${configText}${lines.join('\n')}\n`)
+    await writeFile(server.configPath, `${configText}${makeYamlAliasBomb()}`)
     await expect
       .poll(async () => JSON.stringify((await readStatus()).file_error), { timeout: 5000 })
       .toContain('Excessive alias count')
