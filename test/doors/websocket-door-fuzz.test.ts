@@ -125,6 +125,22 @@ afterAll(async () => {
 })
 
 describe('fuzzed WebSocket frames', { timeout: 120_000 }, () => {
+  // A case the fuzz found: the session is followed before the frame is handled, and the engine
+  // refuses one it cannot keep; that refusal is the client's to read, not the server failing.
+  it('answers a session the engine refuses with its reason', async () => {
+    const socket = await openTestSocket(`${fuzz.url}/ws`, { authorization: `Bearer ${fuzz.chatToken}` })
+    try {
+      socket.send({ type: 'open', session: 'a\u0000b', character: 'alice' })
+      const error = await socket.waitFor((frame) => frame.type === 'error')
+      expect(error).toMatchObject({
+        code: 'bad_request',
+        message: 'session must not contain a NUL character',
+      })
+    } finally {
+      await socket.close()
+    }
+  })
+
   for (const kind of frameKinds) {
     it(`${kind.name}: keeps the socket open and answers every generated frame, or says why not`, async () => {
       const health = watchProcessHealth()

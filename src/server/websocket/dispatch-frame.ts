@@ -9,6 +9,7 @@ import { enterSession } from './enter-session.js'
 import type { FrameHandler, FrameType, HandleFrameOptions } from './frame-handler.js'
 import { type FrameHandlers, frameHandlers as registeredHandlers } from './frame-handlers.js'
 import { parseClientFrame } from './parse-client-frame.js'
+import { sendFrameFailure } from './send-frame-failure.js'
 import type { WebSocketConnection } from './websocket-connection.js'
 
 export interface DispatchFrameOptions {
@@ -31,8 +32,12 @@ function sendBadRequest(connection: WebSocketConnection, message: string, sessio
 }
 
 function reportFrameFailure(connection: WebSocketConnection, error: unknown): void {
-  connection.logger.error({ err: error }, 'a websocket frame failed')
-  connection.send({ type: 'error', code: 'internal', message: 'the frame failed; see the server log' })
+  // A CharpipeError (a session id the engine refuses) is the client's to read, as in every handler.
+  sendFrameFailure(connection, {
+    error,
+    logged: 'a websocket frame failed',
+    told: 'the frame failed; see the server log',
+  })
 }
 
 /** Past the rate, frames are dropped; the client hears of it at most once a second. */

@@ -6,8 +6,8 @@ import { CharpipeError } from '../../shared/errors.js'
 import type { WebSocketConnection } from './websocket-connection.js'
 
 export interface SendFrameFailureOptions {
-  /** The session as the client named it. */
-  session: string
+  /** The session as the client named it (absent: the frame failed before one was read). */
+  session?: string
   error: unknown
   /** What the log says. */
   logged: string
@@ -25,7 +25,7 @@ export function sendFrameFailure(
   connection.send({
     type: 'error',
     code: known ? error.code : 'internal',
-    session,
+    ...(session === undefined ? {} : { session }),
     message: known ? error.message : options.told,
   })
 }
