@@ -13,9 +13,10 @@ import type { StoredVector } from './scan-vectors.js'
  */
 export function createPostgresMemoryRows(pool: Pool, tables: string, cache: RowCache): MemoryRowSource {
   const sql = {
-    // Not the index terms: a search needs the row, and they would more than double what is sent.
+    // Not the index terms nor the neighbour context: a search needs the row, and they would more
+    // than double what is sent.
     rows: `SELECT i.seq, i.id, i.kind, i.scope, i.text, i.speaker, i.time, i.metadata, i.source_turn,
-        i.document_id, i.context, i.token_count, d.name AS source_name
+        i.document_id, i.token_count, d.name AS source_name
       FROM ${tables}.memory_items i LEFT JOIN ${tables}.knowledge_documents d ON d.id = i.document_id
       WHERE i.seq = ANY($1::bigint[])`,
     vectors: `SELECT v.seq, v.vector FROM ${tables}.memory_vectors v
@@ -28,7 +29,9 @@ export function createPostgresMemoryRows(pool: Pool, tables: string, cache: RowC
       const { found, missing } = cache.find(seqs)
       if (missing.length === 0) return found
       const mark = cache.markRead()
-      const result = await pool.query<PostgresMemoryItemRow & { source_name: string | null }>({
+      const result = await pool.query<
+        Omit<PostgresMemoryItemRow, 'context'> & { source_name: string | null }
+      >({
         name: rowsStatementName,
         text: sql.rows,
         values: [missing],

@@ -19,6 +19,7 @@ import {
   knowledgePartitionKey,
   type StoredTermColumns,
 } from './create-keyword-partitions.js'
+import type { RowCache } from './create-row-cache.js'
 import { type IndexedFields, MemoryTermIndex } from './memory-term-index.js'
 
 export interface SqliteKeywordIndex extends KeywordIndex {
@@ -59,9 +60,14 @@ function createPendingWrite(writeCount: number): PendingWrite {
   return { changes: [], cleared: new Set(), foreignWrite: false, writeCountAfter: writeCount }
 }
 
+export interface CreateSqliteKeywordIndexOptions extends CreateKeywordPartitionsOptions {
+  /** Rows the searches read, forgotten with the partitions when another connection wrote. */
+  rowCache?: RowCache
+}
+
 export function createSqliteKeywordIndex(
   database: Database.Database,
-  options: CreateKeywordPartitionsOptions = {},
+  options: CreateSqliteKeywordIndexOptions = {},
 ): SqliteKeywordIndex {
   const partitions = createKeywordPartitions(options)
   const statements = {
@@ -91,6 +97,7 @@ export function createSqliteKeywordIndex(
     const writeCount = readWriteCount()
     if (writeCount !== seenWriteCount) {
       partitions.forgetAll()
+      options.rowCache?.forgetAll()
       seenWriteCount = writeCount
     }
     const wanted: [string, IndexedRow['kind'], string][] = [
@@ -134,7 +141,10 @@ export function createSqliteKeywordIndex(
       pending.writeCountAfter = readWriteCount()
     },
     commit() {
-      if (pending.foreignWrite) partitions.forgetAll()
+      if (pending.foreignWrite) {
+        partitions.forgetAll()
+        options.rowCache?.forgetAll()
+      }
       for (const key of pending.cleared) partitions.forget(key)
       for (const change of pending.changes)
         partitions.apply(change.key, change.row, change.fields, change.put)

@@ -70,3 +70,45 @@ describe('createSqliteMemoryStore', () => {
     expect(rows[1]?.token_count).toBe(estimateTokens(huge))
   }, 30_000)
 })
+
+describe('rows kept for searches', () => {
+  const search = async (store: MemoryStore, query: string) =>
+    (await store.search(query, { scope: 'a', k: 5 })).map((hit) => ({
+      text: hit.text,
+      metadata: hit.metadata,
+    }))
+
+  it('reads a row again once this store changed it, its metadata alone, or deleted it', async () => {
+    const store = openStore()
+    const violin = await store.add({ scope: 'a', text: 'the violin lesson is on Tuesday' })
+    expect(await search(store, 'violin')).toEqual([
+      { text: 'the violin lesson is on Tuesday', metadata: undefined },
+    ])
+    await store.update(violin.id, { text: 'the violin lesson moved to Friday' })
+    expect(await search(store, 'violin')).toEqual([
+      { text: 'the violin lesson moved to Friday', metadata: undefined },
+    ])
+    await store.update(violin.id, { metadata: { room: 2 } })
+    expect(await search(store, 'violin')).toEqual([
+      { text: 'the violin lesson moved to Friday', metadata: { room: 2 } },
+    ])
+    await store.delete(violin.id)
+    expect(await search(store, 'violin')).toEqual([])
+  })
+
+  it('reads every row again once another connection wrote to the file', async () => {
+    const path = join(folder, 'charpipe.db')
+    const first = openStore({ path })
+    const second = openStore({ path })
+    const violin = await first.add({ scope: 'a', text: 'the violin lesson is on Tuesday' })
+    expect(await search(first, 'violin')).toHaveLength(1)
+    await second.update(violin.id, { metadata: { room: 2 } })
+    expect(await search(first, 'violin')).toEqual([
+      { text: 'the violin lesson is on Tuesday', metadata: { room: 2 } },
+    ])
+    await second.update(violin.id, { text: 'the violin lesson moved to Friday' })
+    expect(await search(first, 'violin')).toEqual([
+      { text: 'the violin lesson moved to Friday', metadata: { room: 2 } },
+    ])
+  })
+})

@@ -20,6 +20,7 @@ import { createPrivateDatabaseFile, restrictDatabaseSideFiles } from '../create-
 import { openSqliteDatabase } from '../open-sqlite-database.js'
 import type { AddMemoryInput, KnowledgeDocument, MemoryRecord, MemoryStore } from '../types.js'
 import { applyMemoryPatch, createMemoryItemRow } from './create-memory-item-row.js'
+import { createRowCache } from './create-row-cache.js'
 import { createSqliteKeywordIndex } from './create-sqlite-keyword-index.js'
 import { createSqliteMemoryRows } from './create-sqlite-memory-rows.js'
 import { embedQuietly as embedQuietlyWith } from './embed-quietly.js'
@@ -48,6 +49,9 @@ export interface CreateSqliteMemoryStoreOptions extends MemoryStoreOptions {
   path: string
 }
 
+/** Rows kept for the searches: a few chats' worth of frequent matches, about a megabyte. */
+const rowCacheRows = 2_000
+
 const itemSelect =
   'SELECT seq, id, kind, scope, text, speaker, time, metadata, source_turn, document_id, context, token_count FROM memory_items'
 
@@ -67,11 +71,13 @@ export function createSqliteMemoryStore(options: CreateSqliteMemoryStoreOptions)
   const neighbourContext = options.neighbourContext ?? true
   const maxKnowledgeChars = options.maxKnowledgeChars ?? defaultMaxKnowledgeChars
   const embeddings = options.embeddings
-  const keywordIndex = createSqliteKeywordIndex(
-    database,
-    options.keywordIndexMaxBytes === undefined ? {} : { maxBytes: options.keywordIndexMaxBytes },
-  )
-  const rows = createSqliteMemoryRows(database)
+  // Every write below that changes or deletes a row unindexes it first, which forgets it here.
+  const rowCache = createRowCache({ maxRows: rowCacheRows })
+  const keywordIndex = createSqliteKeywordIndex(database, {
+    rowCache,
+    ...(options.keywordIndexMaxBytes === undefined ? {} : { maxBytes: options.keywordIndexMaxBytes }),
+  })
+  const rows = createSqliteMemoryRows(database, rowCache)
   const searcher = createMemorySearcher({ rows, keywordIndex, ranking, embeddings, now, logger })
   // One queue for every write of this store: slices of all sessions share a turn of the loop.
   const slices = options.slices ?? createSliceQueue()
@@ -148,7 +154,9 @@ export function createSqliteMemoryStore(options: CreateSqliteMemoryStoreOptions)
     keywordIndex.notePut({ seq, kind: row.kind, scope: row.scope, time: row.time }, fields)
   }
 
+  /** A row's columns are about to change or the row to go: searches must read it again. */
   function unindexItem(row: MemoryItemRow): void {
+    rowCache.forget(row.seq)
     keywordIndex.noteRemove(row)
     statements.deleteTerms.run(row.seq)
   }

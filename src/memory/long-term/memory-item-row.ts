@@ -18,7 +18,7 @@ export interface MemoryItemRow {
 
 /** Knowledge chunks are shared by every scope; they sit under this scope value. */
 export const knowledgeScope = ''
-export function convertRowToRecord(row: MemoryItemRow): MemoryRecord {
+export function convertRowToRecord(row: Omit<MemoryItemRow, 'context'>): MemoryRecord {
   const record: MemoryRecord = { id: row.id, scope: row.scope, text: row.text, time: row.time }
   if (row.speaker !== null) record.speaker = row.speaker
   if (row.metadata !== null) record.metadata = JSON.parse(row.metadata) as Record<string, unknown>
@@ -26,7 +26,11 @@ export function convertRowToRecord(row: MemoryItemRow): MemoryRecord {
   return record
 }
 
-export function convertRowToHit(row: MemoryItemRow, score: number, sourceName?: string): MemoryHit {
+export function convertRowToHit(
+  row: Omit<MemoryItemRow, 'context'>,
+  score: number,
+  sourceName?: string,
+): MemoryHit {
   const hit: MemoryHit = { ...convertRowToRecord(row), score, kind: row.kind }
   if (sourceName !== undefined) hit.sourceName = sourceName
   return hit

@@ -6,8 +6,12 @@
 import type { MemoryItemRow } from './memory-item-row.js'
 import type { StoredVector } from './scan-vectors.js'
 
-/** A stored row with the name of the knowledge document it came from (null for a memory). */
-export type RankedMemoryRow = MemoryItemRow & { source_name: string | null }
+/**
+ * A stored row as a search reads it: without its neighbour context (indexed, never shown, and often
+ * longer than the row's own text), with the name of the knowledge document it came from (null for
+ * a memory).
+ */
+export type RankedMemoryRow = Omit<MemoryItemRow, 'context'> & { source_name: string | null }
 
 export interface ReadStoredVectorsOptions {
   /** The embeddings model the vectors must come from. */

@@ -15,7 +15,7 @@ export type PostgresMemoryItemRow = Omit<MemoryItemRow, 'seq'> & {
 export const postgresItemColumns =
   'i.seq, i.id, i.kind, i.scope, i.text, i.speaker, i.time, i.metadata, i.source_turn, i.document_id, i.context, i.token_count, i.speaker_terms, i.body_terms, i.context_terms'
 
-export function convertPostgresItemRow<Row extends PostgresMemoryItemRow>(
+export function convertPostgresItemRow<Row extends { seq: string | number }>(
   row: Row,
 ): Omit<Row, 'seq'> & { seq: number } {
   return { ...row, seq: Number(row.seq) }

@@ -1,5 +1,6 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
+import { capIndexedText } from './segment-text.js'
 import {
   collectShingles,
   createHitSelector,
@@ -92,5 +93,37 @@ describe('measureJaccard', () => {
   it('is 1 for identical texts and 0 for disjoint ones', () => {
     expect(measureJaccard(collectShingles('我喜欢猫'), collectShingles('我喜欢猫'))).toBe(1)
     expect(measureJaccard(collectShingles('abcdef'), collectShingles('uvwxyz'))).toBe(0)
+  })
+})
+
+describe('collectShingles', () => {
+  /** Three code points at a time, spelled out: what the slices must equal. */
+  function collectByCodePoints(text: string): Set<string> {
+    const folded = [
+      ...capIndexedText(text)
+        .normalize('NFKC')
+        .toLowerCase()
+        .replace(/[^\p{L}\p{N}]+/gu, ''),
+    ]
+    if (folded.length < 3) return new Set(folded.length ? [folded.join('')] : [])
+    return new Set(folded.slice(0, -2).map((_, index) => folded.slice(index, index + 3).join('')))
+  }
+
+  it('cuts characters outside the BMP whole', () => {
+    expect([...collectShingles('𠮷野家𠮷')]).toEqual(['𠮷野家', '野家𠮷'])
+    expect([...collectShingles('a𠮷')]).toEqual(['a𠮷'])
+  })
+
+  it('equals three code points at a time, for any text', () => {
+    const character = fc.oneof(
+      fc.constantFrom('a', 'B', ' ', '，', '灯', '塔', '𠮷', '😀', 'ﬁ', '\uD800', '\uDC00', 'İ'),
+      fc.string({ unit: 'binary', maxLength: 1 }),
+    )
+    fc.assert(
+      fc.property(fc.array(character, { maxLength: 40 }), (characters) => {
+        const text = characters.join('')
+        expect(collectShingles(text)).toEqual(collectByCodePoints(text))
+      }),
+    )
   })
 })

@@ -63,20 +63,40 @@ export function createHitSelector<Hit extends SelectableHit>(
 
 /** Character 3-shingles of the (capped) text with case, spacing and punctuation folded away. */
 export function collectShingles(text: string): Set<string> {
-  const folded = [
-    ...capIndexedText(text)
-      .normalize('NFKC')
-      .toLowerCase()
-      .replace(/[^\p{L}\p{N}]+/gu, ''),
-  ]
+  const folded = capIndexedText(text)
+    .normalize('NFKC')
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}]+/gu, '')
   const shingles = new Set<string>()
-  if (folded.length < 3) {
-    if (folded.length) shingles.add(folded.join(''))
+  // Three characters are three code points: slices of the string itself, cut at code point
+  // boundaries when a character outside the BMP (two code units) is among them.
+  const starts = surrogate.test(folded) ? findCodePointStarts(folded) : undefined
+  const count = starts ? starts.length - 1 : folded.length
+  if (count < 3) {
+    if (count) shingles.add(folded)
     return shingles
   }
-  for (let index = 0; index + 3 <= folded.length; index++)
-    shingles.add(folded.slice(index, index + 3).join(''))
+  if (!starts) {
+    for (let index = 0; index + 3 <= count; index++) shingles.add(folded.slice(index, index + 3))
+    return shingles
+  }
+  for (let index = 0; index + 3 <= count; index++)
+    shingles.add(folded.slice(starts[index], starts[index + 3]))
   return shingles
+}
+
+const surrogate = /[\uD800-\uDFFF]/
+
+/** Where each code point of `text` starts, and its length last. */
+function findCodePointStarts(text: string): number[] {
+  const starts: number[] = []
+  let offset = 0
+  for (const character of text) {
+    starts.push(offset)
+    offset += character.length
+  }
+  starts.push(offset)
+  return starts
 }
 
 export function measureJaccard(left: ReadonlySet<string>, right: ReadonlySet<string>): number {
