@@ -15,6 +15,7 @@ import type {
 import { redactText } from '../shared/redact.js'
 import { bilibiliDanmakuUrl, createBilibiliApi, parseBilibiliCookie } from './bilibili/create-bilibili-api.js'
 import { DanmakuOperation, decodeDanmakuFrame, encodeAuthPacket } from './bilibili/danmaku-packet.js'
+import { connectorFrameBytes } from './keep-socket-connected.js'
 import { createOnebotLink } from './onebot/create-onebot-link.js'
 import { twitchChatUrl } from './twitch/create-twitch-connector.js'
 import { parseIrcLine } from './twitch/parse-irc-line.js'
@@ -44,7 +45,7 @@ async function checkOnebot(connector: OnebotConnectorConfig, timeoutMs: number):
     }
   const socket = new WebSocket(connector.url, {
     headers: connector.access_token ? { Authorization: `Bearer ${connector.access_token}` } : undefined,
-    handshakeTimeout: timeoutMs,
+    ...socketOptions(timeoutMs),
   })
   try {
     await opened(socket, timeoutMs)
@@ -54,7 +55,7 @@ async function checkOnebot(connector: OnebotConnectorConfig, timeoutMs: number):
       callTimeoutMs: timeoutMs,
     })
     socket.on('message', (data) => link.receive(data.toString()))
-    const response = await link.call('get_login_info', {})
+    const response = await Promise.race([link.call('get_login_info', {}), closed(socket)])
     const info = response.data as { user_id?: unknown; nickname?: unknown } | null
     return {
       name,
@@ -76,7 +77,7 @@ async function checkTwitch(connector: TwitchConnectorConfig, timeoutMs: number):
   const name = `Twitch ${connector.name}`
   const url = connector.url || twitchChatUrl
   const token = connector.oauth_token.replace(/^oauth:/, '')
-  const socket = new WebSocket(url, { handshakeTimeout: timeoutMs })
+  const socket = new WebSocket(url, socketOptions(timeoutMs))
   try {
     await opened(socket, timeoutMs)
     const login = token !== '' ? connector.username.toLowerCase() : 'justinfan54321'
@@ -89,7 +90,7 @@ async function checkTwitch(connector: TwitchConnectorConfig, timeoutMs: number):
           if (message?.command === 'JOIN') resolve(message.params[0] ?? '')
         }
       })
-      socket.on('close', () => reject(new Error('the server closed the connection')))
+      closed(socket).catch(reject)
     })
     if (token !== '') socket.send(`PASS oauth:${token}\r\n`)
     socket.send(`NICK ${login}\r\nJOIN #${connector.channel}\r\n`)
@@ -122,7 +123,7 @@ async function checkBilibili(connector: BilibiliConnectorConfig, timeoutMs: numb
       .getDanmakuServer(room.roomId)
       .catch(() => ({ url: bilibiliDanmakuUrl, token: '' }))
     const url = connector.url || server.url
-    socket = new WebSocket(url, { handshakeTimeout: timeoutMs })
+    socket = new WebSocket(url, socketOptions(timeoutMs))
     const current = socket
     await opened(current, timeoutMs)
     const answered = new Promise<number>((resolve, reject) => {
@@ -136,7 +137,7 @@ async function checkBilibili(connector: BilibiliConnectorConfig, timeoutMs: numb
           reject(error)
         }
       })
-      current.on('close', () => reject(new Error('the server closed the connection')))
+      closed(current).catch(reject)
     })
     current.send(
       encodeAuthPacket({
@@ -166,6 +167,14 @@ async function checkBilibili(connector: BilibiliConnectorConfig, timeoutMs: numb
   }
 }
 
+/** A check reads frames up to the bound the running connectors use. */
+function socketOptions(timeoutMs: number): WebSocket.ClientOptions {
+  return { handshakeTimeout: timeoutMs, maxPayload: connectorFrameBytes }
+}
+
+/** The last error a socket reported, for `closed` to name (`ws` reports it before it closes). */
+const lastErrors = new WeakMap<WebSocket, Error & { code?: string }>()
+
 function opened(socket: WebSocket, timeoutMs: number): Promise<void> {
   return withDeadline(
     new Promise<void>((resolve, reject) => {
@@ -173,13 +182,31 @@ function opened(socket: WebSocket, timeoutMs: number): Promise<void> {
       socket.once('unexpected-response', (_request, response) =>
         reject(new Error(`the WebSocket upgrade was answered with HTTP ${response.statusCode}`)),
       )
-      socket.once('error', (error: Error & { code?: string }) =>
-        reject(new Error(error.code ?? error.message)),
-      )
+      // Kept for the socket's life: a later error (a frame past the bound) must not go unheard.
+      socket.on('error', (error: Error & { code?: string }) => {
+        lastErrors.set(socket, error)
+        reject(new Error(error.code ?? error.message))
+      })
     }),
     timeoutMs,
     'no connection',
   )
+}
+
+/** Rejects once the connection has closed, naming why when the socket said. */
+function closed(socket: WebSocket): Promise<never> {
+  return new Promise<never>((_resolve, reject) => {
+    socket.once('close', (code: number) => {
+      const error = lastErrors.get(socket)
+      reject(
+        new Error(
+          error
+            ? `the connection ended: ${error.message} (code ${code})`
+            : `the server closed the connection (code ${code})`,
+        ),
+      )
+    })
+  })
 }
 
 function withDeadline<T>(promise: Promise<T>, timeoutMs: number, what: string): Promise<T> {

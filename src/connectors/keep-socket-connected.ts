@@ -7,6 +7,9 @@
  */
 import WebSocket from 'ws'
 
+/** The largest frame a connector reads from the platform it dials (`ws` would take 100 MiB). */
+export const connectorFrameBytes = 4 * 1024 * 1024
+
 export interface Backoff {
   initialMs: number
   maxMs: number
@@ -80,7 +83,7 @@ export function keepSocketConnected(options: KeepSocketConnectedOptions): KeptSo
     if (closed) return
     const current = new WebSocket(url, {
       headers: options.headers,
-      maxPayload: options.maxPayload ?? 4 * 1024 * 1024,
+      maxPayload: options.maxPayload ?? connectorFrameBytes,
       handshakeTimeout: 10_000,
     })
     socket = current

@@ -1,4 +1,6 @@
+import type { AddressInfo } from 'node:net'
 import { afterEach, describe, expect, it } from 'vitest'
+import { WebSocketServer } from 'ws'
 import { parseConfig } from '../../src/characters/load-config.js'
 import { checkConnectors } from '../../src/connectors/check-connectors.js'
 import { startFakeBilibiliLive } from './fake-bilibili-live.js'
@@ -11,6 +13,34 @@ afterEach(async () => {
 })
 
 describe("charpipe doctor's connector checks", () => {
+  it("reads no frame past the running connectors' 4 MiB bound, and names why the check ended", async () => {
+    // A platform that answers every connection with a 5 MiB frame and then waits.
+    const server = new WebSocketServer({ host: '127.0.0.1', port: 0 })
+    server.on('connection', (socket) => socket.send('x'.repeat(5 * 1024 * 1024)))
+    await new Promise((resolve) => server.once('listening', resolve))
+    cleanups.push(() => new Promise((resolve) => server.close(() => resolve())))
+    const url = `ws://127.0.0.1:${(server.address() as AddressInfo).port}`
+    const { config } = parseConfig({
+      connectors: {
+        onebot: [{ name: 'qq', url, groups: [1] }],
+        twitch: [{ name: 'stream', channel: 'nova_live', url }],
+      },
+    })
+    const checks = await checkConnectors(config, 60_000)
+    expect(checks).toEqual([
+      {
+        name: 'OneBot qq',
+        ok: false,
+        detail: expect.stringMatching(/the connection ended: Max payload size exceeded/),
+      },
+      {
+        name: 'Twitch stream',
+        ok: false,
+        detail: expect.stringMatching(/the connection ended: Max payload size exceeded/),
+      },
+    ])
+  })
+
   it('logs in to each connector, names a refused token without showing it, and leaves reverse links to the server', async () => {
     const onebot = await startFakeOnebot({ accessToken: 'right-token' })
     const chat = await startFakeTwitchChat({ channel: 'nova_live', validToken: 'chat-token' })
