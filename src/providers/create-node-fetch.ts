@@ -14,6 +14,7 @@ import { createRequire } from 'node:module'
 import type { Readable } from 'node:stream'
 import { urlToHttpOptions } from 'node:url'
 import { UpstreamStreamError } from '../shared/errors.js'
+import { limitResponseBody } from '../shared/limit-response-body.js'
 
 // The Node modules of a request load with the first fetch made here, not with `import('charpipe')`
 // (together they cost about as much as the rest of the library's import).
@@ -185,34 +186,6 @@ async function readAll(message: Readable, maxBytes: number, decompressed: boolea
   return Buffer.concat(chunks)
 }
 
-/**
- * An answer of another fetch (a form upload, a routed global fetch) with the same bound on a body
- * read whole: past `maxBytes` its read fails naming the bound. A streamed answer (server-sent
- * events) is left as it is; its reader bounds each line.
- */
-function limitAnswerBody(response: Response, maxBytes: number): Response {
-  const body = response.body
-  if (!body || (response.headers.get('content-type') ?? '').includes('text/event-stream')) return response
-  let bytes = 0
-  const counted = body.pipeThrough(
-    new TransformStream<Uint8Array, Uint8Array>({
-      transform(chunk, controller) {
-        bytes += chunk.length
-        if (bytes > maxBytes) controller.error(refuseLongAnswer(maxBytes))
-        else controller.enqueue(chunk)
-      },
-    }),
-  )
-  const limited = new Response(counted, {
-    status: response.status,
-    statusText: response.statusText,
-    headers: response.headers,
-  })
-  // Where the answer came from, as the SDKs may read it.
-  Object.defineProperty(limited, 'url', { value: response.url })
-  return limited
-}
-
 const builtinFetch = globalThis.fetch
 // undici up to 7 (Node 20 to 24) keeps the global dispatcher in slot 1. undici 8 (Node 26) keeps it
 // in slot 2 and puts a `Dispatcher1Wrapper` of it in slot 1 for older undici copies; an older copy's
@@ -252,7 +225,12 @@ export function createNodeFetch(fallback?: typeof fetch, limits: NodeFetchLimits
 
   const maxBytes = limits.maxAnswerBytes ?? maxAnswerBytes
   const callFallback = async (input: string | URL | Request, init: RequestInit) =>
-    limitAnswerBody(await (fallback ?? globalThis.fetch)(input, init), maxBytes)
+    // The same bound on a body read whole; a streamed answer (server-sent events) is left as it is:
+    // its reader bounds each line.
+    limitResponseBody(await (fallback ?? globalThis.fetch)(input, init), {
+      maxBytes,
+      refuse: () => refuseLongAnswer(maxBytes),
+    })
 
   // A provider calls the same few URLs every turn: each is parsed once.
   const targets = new Map<string, RequestOptions>()

@@ -4,6 +4,7 @@
  */
 import { StringDecoder } from 'node:string_decoder'
 import type { McpServerConfig } from '../../config/schema.js'
+import { limitResponseBody } from '../../shared/limit-response-body.js'
 import { hideAnsweredPage } from './hide-answered-page.js'
 import type { McpSdk } from './load-mcp-sdk.js'
 
@@ -58,22 +59,69 @@ async function connectRemote(options: ConnectMcpServerOptions): Promise<McpConne
   const { sdk } = options
   const config = options.config as Extract<ConnectMcpServerOptions['config'], { url: string }>
   const url = new URL(config.url)
-  const requestInit = { headers: config.headers }
-  if (config.type === 'sse') {
-    const client = await startClient(options, new sdk.SSEClientTransport(url, { requestInit }))
-    return connection(client, options)
+  // An answer past a bound ends the connection it came on: a request waiting on it fails now, with
+  // the bound named, rather than at its timeout.
+  const connect = async (
+    makeTransport: (fetch: McpFetch) => Parameters<Client['connect']>[0],
+  ): Promise<McpConnection> => {
+    let refused: Error | undefined
+    let transport: Parameters<Client['connect']>[0] | undefined
+    const fetch: McpFetch = (input, init) =>
+      fetchBounded(input, init, (error) => {
+        refused ??= error
+        transport?.close().catch(() => {})
+      })
+    transport = makeTransport(fetch)
+    try {
+      return connection(await startClient(options, transport), options)
+    } catch (error) {
+      throw refused ?? error
+    }
   }
+  const requestInit = { headers: config.headers }
+  const overSse = () => connect((fetch) => new sdk.SSEClientTransport(url, { requestInit, fetch }))
+  if (config.type === 'sse') return overSse()
   try {
-    const client = await startClient(options, new sdk.StreamableHTTPClientTransport(url, { requestInit }))
-    return connection(client, options)
+    return await connect((fetch) => new sdk.StreamableHTTPClientTransport(url, { requestInit, fetch }))
   } catch (streamableError) {
     try {
-      const client = await startClient(options, new sdk.SSEClientTransport(url, { requestInit }))
-      return connection(client, options)
+      return await overSse()
     } catch {
       throw streamableError
     }
   }
+}
+
+type McpFetch = (input: string | URL, init?: RequestInit) => Promise<Response>
+
+/** Largest answer of a remote MCP server read whole (JSON), counted after decompression. */
+export const maxMcpAnswerBytes = 64 * 1024 * 1024
+/** Largest message of its event streams. */
+export const maxMcpEventBytes = 16 * 1024 * 1024
+
+/**
+ * The global fetch of the moment (a proxy the application routed it through still applies), with
+ * its answers bounded: an MCP server is remote, and neither an inflating body nor an event that
+ * never ends may grow the process without bound.
+ */
+async function fetchBounded(
+  input: string | URL,
+  init: RequestInit | undefined,
+  onRefused: (error: Error) => void,
+): Promise<Response> {
+  return limitResponseBody(await fetch(input, init), {
+    maxBytes: maxMcpAnswerBytes,
+    maxEventBytes: maxMcpEventBytes,
+    refuse(bound, bytes) {
+      const error = new Error(
+        bound === 'body'
+          ? `the MCP server's answer passed ${bytes} bytes: refused`
+          : `a message of the MCP server's event stream passed ${bytes} bytes: refused`,
+      )
+      onRefused(error)
+      return error
+    },
+  })
 }
 
 async function startClient(

@@ -1,0 +1,66 @@
+/**
+ * A remote MCP server's answers are bounded as the model's are: an event of its stream that never
+ * ends, and a small gzip body that inflates past 64 MiB, are refused naming the bound, instead of
+ * growing the process until the connection's timeout (or the heap) runs out.
+ */
+import { once } from 'node:events'
+import { createServer, type Server } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { gzipSync } from 'node:zlib'
+import { afterEach, describe, expect, it } from 'vitest'
+import { createMcpTools } from '../../src/tools/index.js'
+import { maxMcpAnswerBytes, maxMcpEventBytes } from '../../src/tools/mcp/connect-mcp-server.js'
+
+const servers: Server[] = []
+afterEach(async () => {
+  for (const server of servers.splice(0)) {
+    server.closeAllConnections()
+    await new Promise((resolve) => server.close(resolve))
+  }
+})
+
+/** Answers every POST with `answer`; anything else (the SSE transport's fallback GET) with 405. */
+async function startServer(answer: (response: import('node:http').ServerResponse) => void): Promise<string> {
+  const server = createServer((request, response) => {
+    request.resume()
+    if (request.method !== 'POST') {
+      response.writeHead(405).end()
+      return
+    }
+    answer(response)
+  })
+  servers.push(server)
+  server.listen(0, '127.0.0.1')
+  await once(server, 'listening')
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`
+}
+
+describe("a remote MCP server's answers", () => {
+  it('an event that never ends is refused past its bound, well before the timeout', async () => {
+    const url = await startServer((response) => {
+      response.writeHead(200, { 'content-type': 'text/event-stream' })
+      response.write('event: message\ndata: ')
+      const piece = 'x'.repeat(64 * 1024)
+      // Written as fast as it is read, never ending the event.
+      const pump = () => {
+        while (!response.destroyed && response.write(piece));
+        if (!response.destroyed) response.once('drain', pump)
+      }
+      pump()
+    })
+    await expect(createMcpTools('endless', { url, timeout_ms: 120_000 })).rejects.toThrow(
+      `a message of the MCP server's event stream passed ${maxMcpEventBytes} bytes: refused`,
+    )
+  })
+
+  it('a JSON answer that inflates past its bound is refused', async () => {
+    const bomb = gzipSync(Buffer.alloc(maxMcpAnswerBytes + 1024, 0x20))
+    const url = await startServer((response) => {
+      response.writeHead(200, { 'content-type': 'application/json', 'content-encoding': 'gzip' })
+      response.end(bomb)
+    })
+    await expect(createMcpTools('bomb', { url, timeout_ms: 120_000 })).rejects.toThrow(
+      `the MCP server's answer passed ${maxMcpAnswerBytes} bytes: refused`,
+    )
+  })
+})
