@@ -12,6 +12,10 @@
  *
  *   npm run bench -- recall-cost
  *   MEMORIES=2000 npm run bench -- recall-cost
+ *
+ * For instruction counts (`valgrind --tool=callgrind`), `ONLY=<shape> SEARCHES=<n>` runs one shape's
+ * warm-up and then `n` searches, untimed: the difference of two runs (say 600 and 100) over their
+ * difference in searches is the instructions of one search, without the set-up.
  */
 import { mkdtempSync, rmSync } from 'node:fs'
 import { loadavg, tmpdir } from 'node:os'
@@ -21,6 +25,8 @@ import type { MemoryStore } from '../src/memory/types.js'
 import { createSeededRandom, makeChineseWords, makeSyllableWords } from './memory/synthetic-words.js'
 
 const memoryCount = Number(process.env.MEMORIES ?? 640)
+const onlyShape = process.env.ONLY
+const searchCount = process.env.SEARCHES === undefined ? undefined : Number(process.env.SEARCHES)
 const batchCount = 7
 const batchSize = 500
 const warmUpCount = 200
@@ -78,14 +84,30 @@ async function measure(store: MemoryStore, scope: string, query: (index: number)
   }
 }
 
+async function searchUntimed(
+  store: MemoryStore,
+  scope: string,
+  query: (index: number) => string,
+  count: number,
+) {
+  let hits = 0
+  for (let index = 0; index < warmUpCount + count; index++)
+    hits += (await store.search(query(index), { scope, k })).length
+  return { searches: String(count), 'hits/search': (hits / (warmUpCount + count)).toFixed(1) }
+}
+
 const folder = mkdtempSync(join(tmpdir(), 'recall-cost-bench-'))
 try {
   const results: Record<string, Record<string, string>> = {}
   for (const [name, shape] of Object.entries(shapes)) {
+    if (onlyShape !== undefined && name !== onlyShape) continue
     const store = createSqliteMemoryStore({ path: join(folder, `${name}.db`) })
     for (let index = 0; index < memoryCount; index++)
       await store.add({ scope: name, text: shape.line(index), speaker: '用户' })
-    results[`${name}, ${memoryCount} memories`] = await measure(store, name, shape.query)
+    results[`${name}, ${memoryCount} memories`] =
+      searchCount === undefined
+        ? await measure(store, name, shape.query)
+        : await searchUntimed(store, name, shape.query, searchCount)
     await store.close()
   }
   console.log(
