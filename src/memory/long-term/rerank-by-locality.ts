@@ -130,16 +130,40 @@ function weighBySupport(
   let top = 0
   for (const candidate of list) top = Math.max(top, candidate.relevance)
   if (top <= 0) return
-  const support = list.map((_, index) => {
-    let best = 0
-    forEachNeighbour(partition, list, index, options.supportSlots, options.sittingGapMs, (neighbour) => {
-      best = Math.max(best, neighbour.relevance)
-    })
-    return best / top
-  })
+  const support = list.map(
+    (_, index) => findBestNeighbour(partition, list, index, options.supportSlots, options.sittingGapMs) / top,
+  )
   list.forEach((candidate, index) => {
     candidate.relevance *= 1 - options.supportWeight + options.supportWeight * (support[index] as number)
   })
+}
+
+/**
+ * The highest relevance among the neighbours `forEachNeighbour` would visit: the same walk without a
+ * callback, as it runs for every candidate of every search.
+ */
+function findBestNeighbour(
+  partition: MemoryTermIndex,
+  list: LocalityCandidate[],
+  index: number,
+  span: number,
+  gap: number,
+): number {
+  const times = partition.times
+  const slot = (list[index] as LocalityCandidate).slot
+  const time = times[slot] as number
+  let best = 0
+  for (let other = index - 1; other >= 0; other--) {
+    const neighbour = list[other] as LocalityCandidate
+    if (slot - neighbour.slot > span) break
+    if (Math.abs((times[neighbour.slot] as number) - time) <= gap) best = Math.max(best, neighbour.relevance)
+  }
+  for (let other = index + 1; other < list.length; other++) {
+    const neighbour = list[other] as LocalityCandidate
+    if (neighbour.slot - slot > span) break
+    if (Math.abs((times[neighbour.slot] as number) - time) <= gap) best = Math.max(best, neighbour.relevance)
+  }
+  return best
 }
 
 /**
