@@ -15,9 +15,14 @@ export function findNamedSpeakers(
   terms: readonly string[],
   candidates: Iterable<SpeakerCandidate>,
 ): string[] {
+  const list = [...candidates]
+  const partitions = new Set<MemoryTermIndex>()
+  for (const candidate of list)
+    if (candidate.partition?.kind === 'memory') partitions.add(candidate.partition)
+  // Most words are in no speaker's name at all: only the others are looked for among the candidates.
+  const open = new Set(terms.filter((term) => [...partitions].some((each) => each.hasSpeakerPostings(term))))
   const named = new Set<string>()
-  const open = new Set(terms)
-  for (const candidate of candidates) {
+  for (const candidate of list) {
     if (open.size === 0) break
     const partition = candidate.partition
     if (partition?.kind !== 'memory') continue

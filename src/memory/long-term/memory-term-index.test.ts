@@ -1,3 +1,4 @@
+import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { readBodyCount, readContextCount, readSpeakerCount } from './compute-bm25.js'
 import { MemoryTermIndex, measureIndexedLength } from './memory-term-index.js'
@@ -69,5 +70,35 @@ describe('MemoryTermIndex', () => {
     index.put(1, 0, fields(Array.from({ length: 3000 }, () => 'la').join(' '), 'la'))
     const packed = index.terms.get('la')?.counts[0] as number
     expect([readBodyCount(packed), readContextCount(packed)]).toEqual([2047, 1])
+  })
+
+  it('knows which terms some speaker holds, through any puts, re-puts and removes', () => {
+    const word = fc.constantFrom('ann', 'bob', 'cat', 'dog', 'sea')
+    const words = fc.array(word, { maxLength: 4 })
+    const step = fc.record({
+      seq: fc.integer({ min: 1, max: 6 }),
+      remove: fc.boolean(),
+      speaker: words,
+      body: words,
+      context: words,
+    })
+    fc.assert(
+      fc.property(fc.array(step, { maxLength: 40 }), (steps) => {
+        const index = new MemoryTermIndex('memory')
+        const live = new Map<number, { speaker: string[]; body: string[]; context: string[] }>()
+        for (const { seq, remove, ...indexed } of steps) {
+          const known = live.get(seq)
+          if (known) index.remove(seq, known)
+          live.delete(seq)
+          if (remove) continue
+          index.put(seq, 0, indexed)
+          live.set(seq, indexed)
+        }
+        for (const term of ['ann', 'bob', 'cat', 'dog', 'sea']) {
+          const spoken = [...live.values()].some((indexed) => indexed.speaker.includes(term))
+          expect(index.hasSpeakerPostings(term)).toBe(spoken)
+        }
+      }),
+    )
   })
 })

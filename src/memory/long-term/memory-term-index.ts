@@ -22,6 +22,8 @@ export interface TermPostings {
   /** Packed counts (see `readBodyCount` and its siblings). */
   counts: Int32Array
   size: number
+  /** Postings whose speaker count is not 0: a word no speaker's name holds has none. */
+  speakerPostings: number
 }
 
 /**
@@ -189,6 +191,11 @@ export class MemoryTermIndex {
     return postings.counts[position] as number
   }
 
+  /** Whether some document of this partition has `term` in its speaker's name. */
+  hasSpeakerPostings(term: string): boolean {
+    return (this.terms.get(term)?.speakerPostings ?? 0) > 0
+  }
+
   /** Documents containing `term` in any column. */
   countDocuments(term: string): number {
     return this.terms.get(term)?.size ?? 0
@@ -217,7 +224,7 @@ export class MemoryTermIndex {
   private findOrCreatePostings(term: string): TermPostings {
     let postings = this.terms.get(term)
     if (!postings) {
-      postings = { slots: new Int32Array(4), counts: new Int32Array(4), size: 0 }
+      postings = { slots: new Int32Array(4), counts: new Int32Array(4), size: 0, speakerPostings: 0 }
       this.terms.set(term, postings)
       this.heldBytes += measureTermBytes(term, postings)
     }
@@ -248,6 +255,8 @@ export class MemoryTermIndex {
       postings.slots[postings.size] = slot
       postings.counts[postings.size] = 1 << shift
       postings.size++
+      // The speaker column is appended first: a later column finds its posting there.
+      if (shift === 0) postings.speakerPostings++
     }
   }
 
@@ -262,6 +271,7 @@ export class MemoryTermIndex {
     postings.slots[position] = slot
     postings.counts[position] = packed
     postings.size++
+    if (readSpeakerCount(packed) > 0) postings.speakerPostings++
   }
 
   private removePosting(term: string, slot: number): void {
@@ -269,6 +279,7 @@ export class MemoryTermIndex {
     if (!postings) return
     const position = findPosition(postings.slots, postings.size, slot)
     if (position >= postings.size || postings.slots[position] !== slot) return
+    if (readSpeakerCount(postings.counts[position] as number) > 0) postings.speakerPostings--
     postings.slots.copyWithin(position, position + 1, postings.size)
     postings.counts.copyWithin(position, position + 1, postings.size)
     postings.size--
