@@ -121,8 +121,11 @@ export function createMemorySearcher(options: MemorySearcherOptions): MemorySear
       if (protectedSeqs.has(match.seq)) continue
       const relevance = Math.min(match.relevance * scale, ceiling * 0.999)
       const known = candidates.get(match.seq)
-      if (!known) candidates.set(match.seq, { ...match, relevance })
-      else if (relevance > known.relevance) known.relevance = relevance
+      if (!known) {
+        // The expanded ranking is read nowhere else: its matches become candidates as they are.
+        match.relevance = relevance
+        candidates.set(match.seq, match)
+      } else if (relevance > known.relevance) known.relevance = relevance
     }
   }
 
@@ -213,9 +216,12 @@ export function createMemorySearcher(options: MemorySearcherOptions): MemorySear
         ...columnWeights,
       })
       const keywordScale = keyword.maxRelevance > 0 ? 1 / keyword.maxRelevance : 0
-      const candidates = new Map<number, Candidate>(
-        keyword.matches.map((match) => [match.seq, { ...match, relevance: match.relevance * keywordScale }]),
-      )
+      // Scaled in place: the feedback below reads only the matches' order and seqs.
+      const candidates = new Map<number, Candidate>()
+      for (const match of keyword.matches) {
+        match.relevance *= keywordScale
+        candidates.set(match.seq, match)
+      }
       // Rows read by this search, by seq: feedback, scoring of unindexed hits and the selection.
       const rows = new Map<number, RankedRow>()
       const expansion = await expandQuery(keyword, terms, partitions, rows)
@@ -229,10 +235,10 @@ export function createMemorySearcher(options: MemorySearcherOptions): MemorySear
         })
         addExpandedCandidates(candidates, expanded, Math.min(k, ranking.feedbackKeep))
       }
-      const keywordSeqs = [...candidates.values()]
-        .sort((left, right) => right.relevance - left.relevance || left.seq - right.seq)
-        .map((candidate) => candidate.seq)
       if (vectorSeqs.length) {
+        const keywordSeqs = [...candidates.values()]
+          .sort((left, right) => right.relevance - left.relevance || left.seq - right.seq)
+          .map((candidate) => candidate.seq)
         const lists = [keywordSeqs, vectorSeqs]
         const fused = fuseRanks(lists)
         // First in both lists is the best a fused rank can be.
