@@ -63,4 +63,57 @@ describe("a remote MCP server's answers", () => {
       `the MCP server's answer passed ${maxMcpAnswerBytes} bytes: refused`,
     )
   })
+
+  it('a tool call whose answer never ends fails naming the bound, after a good handshake', async () => {
+    // Just enough of MCP over Streamable HTTP, by hand: JSON answers, then an endless event.
+    const server = createServer(async (request, response) => {
+      const chunks: Buffer[] = []
+      for await (const chunk of request) chunks.push(chunk as Buffer)
+      if (request.method !== 'POST') {
+        response.writeHead(request.method === 'DELETE' ? 200 : 405).end()
+        return
+      }
+      const message = JSON.parse(Buffer.concat(chunks).toString()) as {
+        id?: number
+        method: string
+        params?: { protocolVersion?: string }
+      }
+      const answer = (result: unknown) => {
+        response.writeHead(200, { 'content-type': 'application/json' })
+        response.end(JSON.stringify({ jsonrpc: '2.0', id: message.id, result }))
+      }
+      if (message.method === 'initialize')
+        return answer({
+          protocolVersion: message.params?.protocolVersion,
+          capabilities: { tools: {} },
+          serverInfo: { name: 'raw', version: '1' },
+        })
+      if (message.id === undefined) return void response.writeHead(202).end()
+      if (message.method === 'tools/list')
+        return answer({ tools: [{ name: 'look', inputSchema: { type: 'object', properties: {} } }] })
+      response.writeHead(200, { 'content-type': 'text/event-stream' })
+      response.write('event: message\ndata: ')
+      const piece = 'x'.repeat(64 * 1024)
+      const pump = () => {
+        while (!response.destroyed && response.write(piece));
+        if (!response.destroyed) response.once('drain', pump)
+      }
+      pump()
+    })
+    servers.push(server)
+    server.listen(0, '127.0.0.1')
+    await once(server, 'listening')
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`
+    const mcp = await createMcpTools('raw', { url, timeout_ms: 120_000 })
+    try {
+      const [look] = mcp.tools
+      await expect(
+        look?.execute({}, { signal: new AbortController().signal, session: 's', turn: 't' }),
+      ).rejects.toThrow(
+        `a message of the MCP server's event stream passed ${maxMcpEventBytes} bytes: refused`,
+      )
+    } finally {
+      await mcp.close()
+    }
+  })
 })

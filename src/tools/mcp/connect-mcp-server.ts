@@ -14,14 +14,19 @@ export interface McpConnection {
   client: Client
   /** Process id of a stdio server's child. */
   pid?: number
+  /** Why the connection ended, when charpipe ended it (an answer past its bound). */
+  whyEnded(): Error | undefined
   close(): Promise<void>
 }
 
 export interface ConnectMcpServerOptions {
   sdk: McpSdk
   config: McpServerConfig
-  /** Called once when the connection ends without `close()` (a server that exited or hung up). */
-  onClose(): void
+  /**
+   * Called once when the connection ends without `close()` (a server that exited or hung up, or an
+   * answer past its bound: then `reason` names it).
+   */
+  onClose(reason?: string): void
   onToolsChanged(): void
   /** What a stdio server writes to its stderr, chunk by chunk (see `createOutputTail`). */
   onOutput?(chunk: string): void
@@ -73,7 +78,7 @@ async function connectRemote(options: ConnectMcpServerOptions): Promise<McpConne
       })
     transport = makeTransport(fetch)
     try {
-      return connection(await startClient(options, transport), options)
+      return connection(await startClient(options, transport), options, undefined, () => refused)
     } catch (error) {
       throw refused ?? error
     }
@@ -151,14 +156,20 @@ async function startClient(
   return client
 }
 
-function connection(client: Client, options: ConnectMcpServerOptions, pid?: number): McpConnection {
+function connection(
+  client: Client,
+  options: ConnectMcpServerOptions,
+  pid?: number,
+  whyEnded: () => Error | undefined = () => undefined,
+): McpConnection {
   let closing = false
   client.onclose = () => {
-    if (!closing) options.onClose()
+    if (!closing) options.onClose(whyEnded()?.message)
   }
   return {
     client,
     ...(pid !== undefined ? { pid } : {}),
+    whyEnded,
     async close() {
       closing = true
       await client.close().catch(() => {})

@@ -119,10 +119,15 @@ export function createMcpToolSource(options: CreateMcpToolSourceOptions): McpToo
         const started = performance.now()
         let failed = true
         try {
-          const answer = await connection.client.callTool({ name: info.name, arguments: args }, undefined, {
-            signal: callOptions.signal,
-            timeout: config.timeout_ms,
-          })
+          const answer = await connection.client
+            .callTool({ name: info.name, arguments: args }, undefined, {
+              signal: callOptions.signal,
+              timeout: config.timeout_ms,
+            })
+            .catch((error: unknown) => {
+              // "Connection closed" says less than why charpipe closed it.
+              throw connection.whyEnded() ?? error
+            })
           const value = convertToolResult(answer, { maxChars: config.max_result_chars })
           failed = false
           return value
@@ -212,11 +217,11 @@ export function createMcpToolSource(options: CreateMcpToolSourceOptions): McpToo
             sdk,
             config: entry.config,
             signal: abandon.signal,
-            onClose: () => {
+            onClose: (why) => {
               if (entry.connection !== connection || entry.removed) return
               entry.connection = undefined
               const reason = describeMcpFailure(
-                'the server closed the connection; reconnecting',
+                `${why ?? 'the server closed the connection'}; reconnecting`,
                 entry.output,
               )
               markFailed(entry, reason)
