@@ -16,11 +16,11 @@ export function findNamedSpeakers(
   candidates: Iterable<SpeakerCandidate>,
 ): string[] {
   const list = [...candidates]
-  const partitions = new Set<MemoryTermIndex>()
-  for (const candidate of list)
-    if (candidate.partition?.kind === 'memory') partitions.add(candidate.partition)
+  const seen = new Set<MemoryTermIndex>()
+  for (const candidate of list) if (candidate.partition?.kind === 'memory') seen.add(candidate.partition)
+  const partitions = [...seen]
   // Most words are in no speaker's name at all: only the others are looked for among the candidates.
-  const open = new Set(terms.filter((term) => [...partitions].some((each) => each.hasSpeakerPostings(term))))
+  const open = new Set(terms.filter((term) => partitions.some((each) => each.hasSpeakerPostings(term))))
   const named = new Set<string>()
   for (const candidate of list) {
     if (open.size === 0) break
