@@ -117,3 +117,25 @@ describe("a remote MCP server's answers", () => {
     }
   })
 })
+
+describe("a stdio MCP server's output", () => {
+  it('a line that never ends is read in linear time and refused at the bound', async () => {
+    const endless =
+      "const piece = 'x'.repeat(65536); const pump = () => { while (process.stdout.write(piece)); process.stdout.once('drain', pump) }; pump()"
+    const concat = Buffer.concat
+    let joined = 0
+    Buffer.concat = ((list: readonly Uint8Array[], length?: number) => {
+      joined++
+      return concat(list, length)
+    }) as typeof Buffer.concat
+    try {
+      await expect(
+        createMcpTools('endless', { command: process.execPath, args: ['-e', endless], timeout_ms: 60_000 }),
+      ).rejects.toThrow(/MCP server endless: the server wrote a line longer than 10485760 bytes: refused/)
+    } finally {
+      Buffer.concat = concat
+    }
+    // The SDK's own buffer joins every chunk to the rest: about 160 joins of up to 10 MiB each.
+    expect(joined).toBeLessThan(20)
+  })
+})

@@ -5,6 +5,7 @@
 import { StringDecoder } from 'node:string_decoder'
 import type { McpServerConfig } from '../../config/schema.js'
 import { limitResponseBody } from '../../shared/limit-response-body.js'
+import { createLineBuffer } from './create-line-buffer.js'
 import { hideAnsweredPage } from './hide-answered-page.js'
 import type { McpSdk } from './load-mcp-sdk.js'
 
@@ -47,17 +48,46 @@ export async function connectMcpServer(options: ConnectMcpServerOptions): Promis
       ...(config.cwd ? { cwd: config.cwd } : {}),
       stderr: 'pipe',
     })
+    const whyEnded = useLineBuffer(transport, sdk)
     // A chunk may end inside a character: the decoder keeps its bytes for the next one.
     const decoder = new StringDecoder('utf8')
     transport.stderr?.on('data', (chunk: Buffer) => options.onOutput?.(decoder.write(chunk)))
-    const client = await startClient(options, transport)
-    return connection(client, options, transport.pid ?? undefined)
+    // The SDK closes the transport on a line past the bound; "Connection closed" would hide why.
+    const client = await startClient(options, transport).catch((error: unknown) => {
+      throw whyEnded() ?? error
+    })
+    return connection(client, options, transport.pid ?? undefined, whyEnded)
   }
   try {
     return await connectRemote(options)
   } catch (error) {
     throw hideAnsweredPage(error)
   }
+}
+
+/**
+ * Gives a stdio transport the linear buffer of `createLineBuffer` in place of the SDK's (a private
+ * field, so only when it is there and looks as expected: a later SDK keeps its own). Returns why
+ * the buffer refused the server's output, once it has.
+ */
+function useLineBuffer(transport: object, sdk: McpSdk): () => Error | undefined {
+  let refused: Error | undefined
+  const held = transport as { _readBuffer?: { append?: unknown; readMessage?: unknown } }
+  if (typeof held._readBuffer?.append !== 'function' || typeof held._readBuffer.readMessage !== 'function')
+    return () => undefined
+  const buffer = createLineBuffer({ maxBytes: sdk.stdioMaxBufferBytes, parse: sdk.deserializeMessage })
+  held._readBuffer = {
+    ...buffer,
+    append(chunk: Buffer) {
+      try {
+        buffer.append(chunk)
+      } catch (error) {
+        refused ??= new Error(`the server wrote a line longer than ${sdk.stdioMaxBufferBytes} bytes: refused`)
+        throw error
+      }
+    },
+  }
+  return () => refused
 }
 
 async function connectRemote(options: ConnectMcpServerOptions): Promise<McpConnection> {

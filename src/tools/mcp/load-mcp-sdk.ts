@@ -11,6 +11,8 @@ export interface McpSdk {
   StreamableHTTPClientTransport: typeof import('@modelcontextprotocol/sdk/client/streamableHttp.js').StreamableHTTPClientTransport
   SSEClientTransport: typeof import('@modelcontextprotocol/sdk/client/sse.js').SSEClientTransport
   ToolListChangedNotificationSchema: typeof import('@modelcontextprotocol/sdk/types.js').ToolListChangedNotificationSchema
+  deserializeMessage: typeof import('@modelcontextprotocol/sdk/shared/stdio.js').deserializeMessage
+  stdioMaxBufferBytes: number
 }
 
 let loading: Promise<McpSdk> | undefined
@@ -34,12 +36,13 @@ export function loadMcpSdk(): Promise<McpSdk> {
 }
 
 async function importSdk(): Promise<McpSdk> {
-  const [client, stdio, streamable, sse, types] = await Promise.all([
+  const [client, stdio, streamable, sse, types, stdioShared] = await Promise.all([
     import('@modelcontextprotocol/sdk/client/index.js'),
     import('@modelcontextprotocol/sdk/client/stdio.js'),
     import('@modelcontextprotocol/sdk/client/streamableHttp.js'),
     import('@modelcontextprotocol/sdk/client/sse.js'),
     import('@modelcontextprotocol/sdk/types.js'),
+    import('@modelcontextprotocol/sdk/shared/stdio.js'),
   ])
   return {
     Client: client.Client,
@@ -48,5 +51,7 @@ async function importSdk(): Promise<McpSdk> {
     StreamableHTTPClientTransport: streamable.StreamableHTTPClientTransport,
     SSEClientTransport: sse.SSEClientTransport,
     ToolListChangedNotificationSchema: types.ToolListChangedNotificationSchema,
+    deserializeMessage: stdioShared.deserializeMessage,
+    stdioMaxBufferBytes: stdioShared.STDIO_DEFAULT_MAX_BUFFER_SIZE,
   }
 }
