@@ -58,26 +58,4 @@ describe('createLineBuffer', () => {
       ),
     )
   })
-
-  it('joins the chunks of a line once, whatever its length', () => {
-    const concat = Buffer.concat
-    let joined = 0
-    Buffer.concat = ((list: readonly Uint8Array[], length?: number) => {
-      joined++
-      return concat(list, length)
-    }) as typeof Buffer.concat
-    try {
-      const buffer = createLineBuffer({ maxBytes: 16 * 1024 * 1024, parse: (text) => text.length })
-      const piece = Buffer.alloc(64 * 1024, 0x78)
-      for (let index = 0; index < 150; index++) {
-        buffer.append(piece)
-        expect(buffer.readMessage()).toBeNull()
-      }
-      buffer.append(Buffer.from('\n'))
-      expect(buffer.readMessage()).toBe(150 * 64 * 1024)
-      expect(joined).toBe(1)
-    } finally {
-      Buffer.concat = concat
-    }
-  })
 })
