@@ -143,7 +143,10 @@ async function liveTurn(options: RunTurnOptions, previous: Promise<void>): Promi
     // again (its last sentences, the history row, llm_done): each gets a turn of the loop of its own,
     // so their stalls do not add up. The stores answer at once (SQLite), so nothing else splits them.
     const spreadEnd = outcome.displayText.length >= longReplyCharacters
-    if (spreadEnd) await nextTurnOfEventLoop()
+    // The reply's last frames leave before the write: a transport that holds its writes until the
+    // loop's check phase (the server's sockets) would otherwise send them only after the history
+    // row, and a reply that came in one read, its first chunk too. A cut reply closes at once.
+    if (spreadEnd || !outcome.interrupted) await nextTurnOfEventLoop()
     const persist = persistOptionsOf(options, state, runtime, outcome)
     // A reply that was complete is closed only once its write has ended, interrupted meanwhile or
     // not: its llm_done (with its llm_error, if any) is the write's outcome. Only a reply cut short

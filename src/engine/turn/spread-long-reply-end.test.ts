@@ -1,7 +1,9 @@
 /**
  * The end of a long reply is spread over turns of the event loop: its history row is written in
  * one, its `llm_done` (the whole text again) sent in a later one, so the two stalls do not add up.
- * A short reply closes in the same stretch as its write, as before.
+ * A short reply closes in the same stretch as its write, as before. Any reply's events reach the
+ * loop's check phase (where the server's sockets send what they hold) before its history row is
+ * written, so a reply that came in one read does not wait for its write to be seen.
  */
 import { setImmediate } from 'node:timers'
 import { describe, expect, it } from 'vitest'
@@ -11,7 +13,10 @@ import { createScriptedProvider } from '../../testing/create-scripted-provider.j
 import { makeConfig } from '../../testing/create-turn-harness.js'
 import { createCharpipe } from '../create-charpipe.js'
 
-/** What happened, in order: the history write, the loop turning after it, and `llm_done` seen. */
+/**
+ * What happened, in order: the history write, the loop turning after it, `llm_done` seen, and the
+ * check phase after the reply's first `llm_chunk` was seen.
+ */
 async function traceReplyEnd(reply: string): Promise<string[]> {
   const order: string[] = []
   const inMemory = createInMemoryHistoryStore()
@@ -29,8 +34,12 @@ async function traceReplyEnd(reply: string): Promise<string[]> {
     historyStore,
   })
   try {
-    for await (const event of charpipe.generate({ text: '讲个故事吧' }))
+    let chunks = 0
+    for await (const event of charpipe.generate({ text: '讲个故事吧' })) {
       if (event.type === 'llm_done') order.push(`llm_done ${event.text.length}`)
+      if (event.type === 'llm_chunk' && chunks++ === 0)
+        setImmediate(() => order.push('check phase after the first chunk'))
+    }
     await new Promise((resolve) => setImmediate(resolve))
   } finally {
     await charpipe.close()
@@ -41,10 +50,20 @@ async function traceReplyEnd(reply: string): Promise<string[]> {
 describe('the end of a reply', () => {
   it('of 40,000 characters: llm_done goes out in a later turn of the loop than the history write', async () => {
     const reply = '海边的灯塔每天晚上都会亮起来。'.repeat(2_700).slice(0, 40_000)
-    expect(await traceReplyEnd(reply)).toEqual(['history write', 'loop turned', 'llm_done 40000'])
+    expect(await traceReplyEnd(reply)).toEqual([
+      'check phase after the first chunk',
+      'history write',
+      'loop turned',
+      'llm_done 40000',
+    ])
   })
 
-  it('of a sentence: llm_done follows the write at once', async () => {
-    expect(await traceReplyEnd('好的。')).toEqual(['history write', 'llm_done 3', 'loop turned'])
+  it('of a sentence: its chunk reaches the check phase before the write, llm_done follows the write at once', async () => {
+    expect(await traceReplyEnd('好的。')).toEqual([
+      'check phase after the first chunk',
+      'history write',
+      'llm_done 3',
+      'loop turned',
+    ])
   })
 })
