@@ -9,16 +9,24 @@
  *       request, the reply parser, the frame).
  * The difference of the two is charpipe's share. Goal: at most 3 ms at the median.
  *
+ * Each timed request starts `SETTLE_MS` (20) after the one before: the server writes a turn into
+ * long-term memory after its `llm_done`, and a direct request sent at once was timed while that
+ * work took a core from it ((a) 0.6 ms slower in the rounds where it ran second, charpipe's share
+ * that much smaller). Both readers wait alike, so both start from a quiet machine, as a person's
+ * next turn does.
+ *
  *   npm run bench -- first-chunk
  *   ROUNDS=500 npm run bench -- first-chunk
  */
 import { loadavg } from 'node:os'
+import { setTimeout as sleep } from 'node:timers/promises'
 import OpenAI from 'openai'
 import WebSocket from 'ws'
 import { startServeProcesses } from './serve/start-serve-processes.js'
 
 const rounds = Number(process.env.ROUNDS ?? 300)
 const warmUpRounds = 20
+const settleMs = Number(process.env.SETTLE_MS ?? 20)
 const reply = { text: '你好！今天的海风有点凉，我们去看灯塔吧。', chunkSize: 4 }
 
 function percentile(sorted: number[], fraction: number): number {
@@ -96,10 +104,17 @@ try {
   let cpuAtWarmUpEnd = 0
   for (let round = 0; round < warmUpRounds + rounds; round++) {
     // Alternate which goes first, so a slow moment of the machine falls on both alike.
+    // Every timed request starts from a quiet server: see `settleMs`.
+    const settled = async <T>(timed: () => Promise<T>) => {
+      await sleep(settleMs)
+      return timed()
+    }
+    const timeDirect = () => settled(directFirstText)
+    const timeCharpipe = () => settled(() => charpipeFirstChunk(round))
     const pair =
       round % 2 === 0
-        ? [await directFirstText(), await charpipeFirstChunk(round)]
-        : [await charpipeFirstChunk(round), await directFirstText()].reverse()
+        ? [await timeDirect(), await timeCharpipe()]
+        : [await timeCharpipe(), await timeDirect()].reverse()
     if (round === warmUpRounds - 1) cpuAtWarmUpEnd = await processes.readCpu()
     if (round < warmUpRounds) continue
     direct.push(pair[0]!)
@@ -109,6 +124,15 @@ try {
   const serverCpuPerRoundMs = ((await processes.readCpu()) - cpuAtWarmUpEnd) / 1000 / rounds
   for (const socket of sockets) socket.close()
   const differences = viaCharpipe.map((value, index) => value - direct[index]!)
+  // Rounds where (a) ran first, and where (b) did: a gap between them says one order disturbs the other.
+  const byOrder = (first: 0 | 1) =>
+    percentile(
+      differences
+        .filter((_, index) => (index + warmUpRounds) % 2 === first)
+        .sort((left, right) => left - right),
+      0.5,
+    )
+  const orderGap = `(a) first ${byOrder(0).toFixed(2)}, (b) first ${byOrder(1).toFixed(2)}`
   for (const list of [direct, viaCharpipe, differences, insideEngine])
     list.sort((left, right) => left - right)
   const row = (name: string, values: number[]) =>
@@ -130,6 +154,7 @@ try {
   console.log(
     `| p50(b) − p50(a), p99(b) − p99(a) | ${(percentile(viaCharpipe, 0.5) - percentile(direct, 0.5)).toFixed(2)} | ${(percentile(viaCharpipe, 0.99) - percentile(direct, 0.99)).toFixed(2)} |`,
   )
+  console.log(`(b) − (a) p50 by which ran first: ${orderGap}`)
   console.log(`server CPU per round (user + system, the whole turn): ${serverCpuPerRoundMs.toFixed(2)} ms`)
 } finally {
   await processes.stop()
