@@ -79,11 +79,13 @@ export async function startServeProcesses(options: {
 
   const configPath = join(folder, 'config.yaml')
   // JSON is YAML. Everything else is the default config: SQLite history and memory, memory on.
+  // The database sits in a folder of its own beside the config, as the default `./data/charpipe.db`
+  // does: the server watches the config's folder, and a database in it wakes that watch at every write.
   writeFileSync(
     configPath,
     JSON.stringify({
       llm: { provider: 'custom', base_url: mockUrl, model: 'bench', max_retries: 0 },
-      storage: { sqlite_path: join(folder, 'charpipe.db') },
+      storage: { sqlite_path: join(folder, 'data', 'charpipe.db') },
     }),
   )
   const profileDir = process.env.BENCH_CPU_PROF
