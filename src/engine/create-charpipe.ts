@@ -18,6 +18,7 @@ import type { ContextPipeline } from '../context/types.js'
 import type { HistoryStore, MemoryStore } from '../memory/types.js'
 import { createSliceQueue } from '../shared/create-slice-queue.js'
 import { getLogger, type Logger } from '../shared/logger.js'
+import { nextTurnOfEventLoop } from '../shared/next-turn-of-event-loop.js'
 import { createToolRegistry } from '../tools/tool-registry.js'
 import type { Tool } from '../tools/types.js'
 import { createBackgroundWork } from './background-work.js'
@@ -132,6 +133,7 @@ export async function createCharpipe(
     background,
     slices,
     turnStarts: options.clock ? unpacedTurnStarts : createTurnStartPacer(),
+    ...(options.clock ? {} : { passCheckPhase: nextTurnOfEventLoop }),
     owned,
     injected,
     cluster,

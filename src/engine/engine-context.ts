@@ -53,6 +53,12 @@ export interface EngineContext {
   readonly slices: SliceQueue
   /** Turn starts spread over turns of the event loop (create-turn-start-pacer.ts). */
   readonly turnStarts: TurnStartPacer
+  /**
+   * Lets the event loop reach its check phase, where the server's sockets send the frames they
+   * hold: a turn waits for it between its reply and its history write. Absent on an engine whose
+   * caller drives time (an injected clock), where nothing waits on the loop.
+   */
+  readonly passCheckPhase?: () => Promise<void>
   readonly owned: OwnedStores
   /** What every new runtime is built with besides its config. */
   readonly injected: OwnedStores & { provider?: ProviderOption }

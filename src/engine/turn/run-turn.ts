@@ -146,7 +146,8 @@ async function liveTurn(options: RunTurnOptions, previous: Promise<void>): Promi
     // The reply's last frames leave before the write: a transport that holds its writes until the
     // loop's check phase (the server's sockets) would otherwise send them only after the history
     // row, and a reply that came in one read, its first chunk too. A cut reply closes at once.
-    if (spreadEnd || !outcome.interrupted) await nextTurnOfEventLoop()
+    if (spreadEnd) await nextTurnOfEventLoop()
+    else if (!outcome.interrupted) await engine.passCheckPhase?.()
     const persist = persistOptionsOf(options, state, runtime, outcome)
     // A reply that was complete is closed only once its write has ended, interrupted meanwhile or
     // not: its llm_done (with its llm_error, if any) is the write's outcome. Only a reply cut short
