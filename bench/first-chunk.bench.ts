@@ -11,7 +11,7 @@
  *
  * Each timed request starts `SETTLE_MS` (20) after the one before: the server writes a turn into
  * long-term memory after its `llm_done`, and a direct request sent at once was timed while that
- * work took a core from it ((a) 0.6 ms slower in the rounds where it ran second, charpipe's share
+ * work took a core from it ((a) 0.7 ms slower in the rounds where it ran second, charpipe's share
  * that much smaller). Both readers wait alike, so both start from a quiet machine, as a person's
  * next turn does.
  *
