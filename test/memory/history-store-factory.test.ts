@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto'
-import { mkdtempSync, rmSync } from 'node:fs'
+import { existsSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import pg from 'pg'
@@ -16,11 +16,14 @@ const scope = { character: '小助手', session: 's1' }
 
 describe('createHistoryStore', () => {
   it('opens SQLite by default at storage.sqlite_path, relative to the base directory', async () => {
-    const config = parseConfig({ storage: { sqlite_path: '../../src/memory/data/chat.db' } }).config
-    const store = await createHistoryStore(config, { baseDirectory: folder })
+    // Inside the test's folder: a path that climbed out of it left a database at the machine's root.
+    const baseDirectory = join(folder, 'project', 'config')
+    const config = parseConfig({ storage: { sqlite_path: '../data/chat.db' } }).config
+    const store = await createHistoryStore(config, { baseDirectory })
     await store.appendTurn(scope, buildTurn(1))
     await store.close()
-    const again = await createHistoryStore(config, { baseDirectory: folder })
+    expect(existsSync(join(folder, 'project', 'data', 'chat.db'))).toBe(true)
+    const again = await createHistoryStore(config, { baseDirectory })
     expect(await again.countTurns(scope)).toBe(1)
     await again.close()
   })
