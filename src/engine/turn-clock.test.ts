@@ -51,6 +51,8 @@ function createGatedProvider() {
 const configOf = (conversation: Record<string, unknown> = {}) =>
   parseConfig({
     character: { reply_format: 'plain' },
+    // History in memory: the default SQLite file would sit in the working tree.
+    history: { store: 'memory' },
     memory: { enabled: false },
     conversation,
   }).config
