@@ -6,6 +6,8 @@
  * `loop-monitor.ts`, which reports the worst event-loop delay over IPC on request.
  * `BENCH_CPU_PROF=DIR` writes a CPU profile of the server process into DIR when it stops
  * (`BENCH_CPU_PROF_INTERVAL=µs` samples more often than Node's 1,000 µs).
+ * `BENCH_SERVER_NODE_FLAGS='--flag …'` adds Node flags to the server process alone, to compare a
+ * setting of `serve`'s own (`serveNodeFlags`) without changing the clients' process.
  */
 import { type ChildProcess, fork } from 'node:child_process'
 import { once } from 'node:events'
@@ -91,7 +93,8 @@ export async function startServeProcesses(options: {
   const profileDir = process.env.BENCH_CPU_PROF
   // The flags and allocator setting `serve` would relaunch itself with, given here so the server is
   // this child itself and runs as `charpipe serve` runs.
-  const execArgv = [...serveNodeFlags, '--import', monitor]
+  const extraFlags = process.env.BENCH_SERVER_NODE_FLAGS?.split(/\s+/).filter(Boolean) ?? []
+  const execArgv = [...serveNodeFlags, ...extraFlags, '--import', monitor]
   if (profileDir) execArgv.push('--cpu-prof', `--cpu-prof-dir=${profileDir}`)
   // Microseconds between samples (Node's default 1,000): finer to see a turn's first milliseconds.
   const profileInterval = process.env.BENCH_CPU_PROF_INTERVAL
