@@ -4,7 +4,7 @@ import { defineConfig } from 'vitest/config'
  * Tests that need more than this process: a browser (the page), a spawned process (the CLI,
  * `charpipe serve`, stdio MCP servers, the bundler) or a database (PostgreSQL, Redis). `npm test`
  * runs everything; `npm run test:unit` (the `unit` project) runs the rest but the doors (below),
- * in under a minute.
+ * in under two minutes on two cores.
  * A new test that starts any of these belongs here, and in test/ (its helpers for databases and
  * spawned processes are in test/support/, which tests under src/ may not import).
  */
