@@ -100,8 +100,8 @@ export function createServerMetrics(): ServerMetrics {
     }),
   )
   // The event-loop lag histogram samples with a timer: at prom-client's default 10 ms an idle server
-  // woke 100 times a second for it alone. Every 100 ms still catches any stall that long, and most
-  // shorter ones over a scrape interval of seconds.
+  // woke 100 times a second for it alone. Every 100 ms still catches any stall that long, and a
+  // shorter one in proportion to its length, which over a scrape interval of seconds fills the percentiles.
   collectDefaultMetrics({ register: registry, eventLoopMonitoringPrecision: 100 })
   return {
     registry,
