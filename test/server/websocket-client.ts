@@ -33,15 +33,22 @@ export async function openTestSocket(url: string, headers: Record<string, string
   })
   const waitFor: TestSocket['waitFor'] = (predicate, from = 0) =>
     new Promise((resolve, reject) => {
+      // Each wait removes its own listeners once it settles: a test that waits many times on one
+      // socket would otherwise pile up 'close' listeners (Node warns past ten).
+      const onClose = () => {
+        waiters.delete(check)
+        reject(new Error('socket closed while waiting'))
+      }
       const check = () => {
         const found = frames.slice(from).find(predicate)
         if (found) {
           waiters.delete(check)
+          socket.off('close', onClose)
           resolve(found)
         }
       }
       waiters.add(check)
-      socket.once('close', () => reject(new Error('socket closed while waiting')))
+      socket.once('close', onClose)
       check()
     })
   return {
