@@ -115,6 +115,10 @@ async function speak(
   try {
     const emotion = options.emotion ?? runtime.config.character.default_emotion
     const sentences = sendWords(runtime, options.text, emotion, closer)
+    // The words leave before their history row: a transport that holds its writes until the loop's
+    // check phase (the server's sockets) would otherwise send them only after the write, as a
+    // model reply's (turn/run-turn.ts).
+    await context.passCheckPhase?.()
     const write = await storeWords(runtime, options, handle.turn, emotion, lease)
     closer.close({ displayText: options.text, emotion, sentences, interrupted: false }, options.text, write)
   } finally {
