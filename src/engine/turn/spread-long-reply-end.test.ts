@@ -3,12 +3,14 @@
  * one, its `llm_done` (the whole text again) sent in a later one, so the two stalls do not add up.
  * A short reply closes in the same stretch as its write, as before. Any reply's events reach the
  * loop's check phase (where the server's sockets send what they hold) before its history row is
- * written, so a reply that came in one read does not wait for its write to be seen.
+ * written, so a reply that came in one read does not wait for its write to be seen; a `say` turn's
+ * words too (all there at once, every frame of it waited for the write before).
  */
 import { setImmediate } from 'node:timers'
 import { describe, expect, it } from 'vitest'
 import { createInMemoryHistoryStore } from '../../memory/index.js'
 import type { HistoryStore } from '../../memory/types.js'
+import type { CharpipeEvent } from '../../shared/events.js'
 import { createScriptedProvider } from '../../testing/create-scripted-provider.js'
 import { makeConfig } from '../../testing/create-turn-harness.js'
 import { createCharpipe } from '../create-charpipe.js'
@@ -17,10 +19,10 @@ import { createCharpipe } from '../create-charpipe.js'
  * What happened, in order: the history write, the loop turning after it, `llm_done` seen, and the
  * check phase after the reply's first `llm_chunk` was seen.
  */
-async function traceReplyEnd(reply: string): Promise<string[]> {
-  const order: string[] = []
+/** An in-memory history that notes each write in `order`, and the loop's next turn after it. */
+function traceHistoryWrites(order: string[]): HistoryStore {
   const inMemory = createInMemoryHistoryStore()
-  const historyStore: HistoryStore = {
+  return {
     ...inMemory,
     appendTurn: (...args) => {
       order.push('history write')
@@ -28,6 +30,11 @@ async function traceReplyEnd(reply: string): Promise<string[]> {
       return inMemory.appendTurn(...args)
     },
   }
+}
+
+async function traceReplyEnd(reply: string): Promise<string[]> {
+  const order: string[] = []
+  const historyStore = traceHistoryWrites(order)
   const provider = createScriptedProvider([{ chunks: [reply] }])
   const charpipe = await createCharpipe(makeConfig({ history: { store: 'memory' } }), {
     provider,
@@ -65,5 +72,39 @@ describe('the end of a reply', () => {
       'llm_done 3',
       'loop turned',
     ])
+  })
+})
+
+describe('a say turn', () => {
+  it('lets its first llm_chunk reach the check phase before its history write; llm_done follows the write', async () => {
+    const order: string[] = []
+    const charpipe = await createCharpipe(
+      makeConfig({ history: { store: 'memory' }, character: { reply_format: 'plain' } }),
+      { provider: createScriptedProvider([]), historyStore: traceHistoryWrites(order) },
+    )
+    try {
+      let end!: () => void
+      const ended = new Promise<void>((resolve) => {
+        end = resolve
+      })
+      let chunks = 0
+      charpipe.sessions.follow({
+        session: 'room',
+        onEvent: (event) => {
+          const { type } = event as CharpipeEvent
+          if (type === 'llm_chunk' && chunks++ === 0)
+            setImmediate(() => order.push('check phase after the first chunk'))
+          if (type === 'llm_done') {
+            order.push('llm_done')
+            end()
+          }
+        },
+      })
+      charpipe.sessions.say({ session: 'room', text: '大家好，欢迎来到直播间！' })
+      await ended
+      expect(order).toEqual(['check phase after the first chunk', 'history write', 'llm_done'])
+    } finally {
+      await charpipe.close()
+    }
   })
 })
