@@ -13,14 +13,16 @@ let yaml: typeof import('yaml') | undefined
 
 /**
  * YAML text to a plain object; syntax errors become an InvalidConfigError with line numbers, and so
- * do an alias that names no anchor and an alias inside the node it names (`a: &a {b: *a}`), which
+ * do a list or a mapping used as a key, an alias that names no anchor and an alias inside the node it names (`a: &a {b: *a}`), which
  * would make a cyclic object that every later walk of the config follows forever; a document that
  * expands past the parser's alias bound (a "billion laughs" file) is refused whole.
  */
 export function parseConfigText(text: string, source = 'config.yaml'): Record<string, unknown> {
   yaml ??= require('yaml') as typeof import('yaml')
   const lineCounter = new yaml.LineCounter()
-  const document = yaml.parseDocument(text, { prettyErrors: true, lineCounter })
+  // Keys as written: a list or a mapping as a key is an error (the parser would otherwise turn it
+  // into text and warn on stderr), and `null:` and `~:` stay two keys instead of one empty one.
+  const document = yaml.parseDocument(text, { prettyErrors: true, lineCounter, stringKeys: true })
   const refuse = (path: string, message: string): never => {
     throw new InvalidConfigError([{ path, message }], { source })
   }
@@ -28,7 +30,10 @@ export function parseConfigText(text: string, source = 'config.yaml'): Record<st
     throw new InvalidConfigError(
       document.errors.map((error) => ({
         path: error.linePos ? `line ${error.linePos[0].line}, column ${error.linePos[0].col}` : '',
-        message: error.message.split('\n')[0] ?? error.message,
+        message:
+          error.code === 'NON_STRING_KEY'
+            ? 'a key must be a name, not a list or a mapping'
+            : (error.message.split('\n')[0] ?? error.message),
       })),
       { source },
     )

@@ -7,7 +7,7 @@
  * follows until the heap runs out.
  */
 import fc from 'fast-check'
-import { describe, expect, it } from 'vitest'
+import { describe, expect, it, vi } from 'vitest'
 import { parseConfigFile } from '../../src/characters/load-config.js'
 import { parseConfigText } from '../../src/config/parse-config-text.js'
 import { InvalidConfigError } from '../../src/shared/errors.js'
@@ -141,6 +141,30 @@ describe('the config file, whatever it holds', () => {
     const error = readConfigText(makeYamlAliasBomb())
     expect(error).toBeInstanceOf(InvalidConfigError)
     expect((error as Error).message).toMatch(/the file cannot be read: Excessive alias count/)
+  })
+
+  it('refuses a list or a mapping as a key, naming its line, without a warning on stderr', () => {
+    const warn = vi.spyOn(process, 'emitWarning')
+    try {
+      for (const [text, path] of [
+        ['? [a, b]\n: 1\n', 'line 1, column 3'],
+        ['character:\n  emotion_aliases:\n    {a: 1}: happy\n', 'line 3, column 5'],
+      ] as const) {
+        const error = readConfigText(text)
+        expect((error as InvalidConfigError).issues).toEqual([
+          { path, message: 'a key must be a name, not a list or a mapping' },
+        ])
+      }
+      expect(warn).not.toHaveBeenCalled()
+    } finally {
+      warn.mockRestore()
+    }
+  })
+
+  it('keeps keys as written: `null` and `~` are two keys, not one empty one', () => {
+    expect(parseConfigText('aliases:\n  null: a\n  ~: b\n  1.0: c\n')).toEqual({
+      aliases: { null: 'a', '~': 'b', '1.0': 'c' },
+    })
   })
 
   it('keeps anchors, aliases and merge keys that make no cycle', () => {
