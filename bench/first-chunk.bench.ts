@@ -15,14 +15,20 @@
  * that much smaller). Both readers wait alike, so both start from a quiet machine, as a person's
  * next turn does.
  *
+ * `BENCH_WIRE_TRACE=1` also prints where (b)'s time goes, from when the server's sockets read and
+ * wrote (bench/serve/wire-trace.mjs) and when this client sent and received, on a clock the
+ * processes share: the frame reaching the server, the server's work up to the model request, the
+ * model's answer, the server's work up to the first frames, and those frames reaching the client.
+ *
  *   npm run bench -- first-chunk
  *   ROUNDS=500 npm run bench -- first-chunk
+ *   BENCH_WIRE_TRACE=1 npm run bench -- first-chunk
  */
 import { loadavg } from 'node:os'
 import { setTimeout as sleep } from 'node:timers/promises'
 import OpenAI from 'openai'
 import WebSocket from 'ws'
-import { startServeProcesses } from './serve/start-serve-processes.js'
+import { startServeProcesses, type WireNote } from './serve/start-serve-processes.js'
 
 const rounds = Number(process.env.ROUNDS ?? 300)
 const warmUpRounds = 20
@@ -31,6 +37,45 @@ const reply = { text: '你好！今天的海风有点凉，我们去看灯塔吧
 
 function percentile(sorted: number[], fraction: number): number {
   return sorted[Math.min(sorted.length - 1, Math.ceil(fraction * sorted.length) - 1)]!
+}
+
+/** Milliseconds since the epoch, as the server's wire trace reads them. */
+const sharedClock = () => performance.timeOrigin + performance.now()
+
+/** One timed charpipe round on the shared clock: `user_input` sent, first `llm_chunk` received. */
+interface TracedRound {
+  sent: number
+  received: number
+}
+
+/**
+ * Each traced round's steps (ms), from the server's socket notes: the first read of a client socket
+ * after the send, the first write to the model after it, the model's first read after that, the
+ * first write to a client after that, and the client's receipt. A round whose notes do not line up
+ * (a step after the receipt) is left out.
+ */
+function splitRounds(traced: TracedRound[], notes: WireNote[], serverPort: number, modelPort: number) {
+  const steps: number[][] = [[], [], [], [], []]
+  const sorted = [...notes].sort((left, right) => left[0] - right[0])
+  const fromClient = (note: WireNote) => note[2] === serverPort
+  const toModel = (note: WireNote) => note[3] === modelPort
+  let cursor = 0
+  const next = (after: number, match: (note: WireNote) => boolean) => {
+    while (cursor < sorted.length && sorted[cursor]![0] < after) cursor++
+    for (let index = cursor; index < sorted.length; index++)
+      if (match(sorted[index]!)) return sorted[index]![0]
+    return undefined
+  }
+  for (const round of traced) {
+    const frameRead = next(round.sent, (note) => note[1] === 'read' && fromClient(note))
+    const requestWritten = frameRead && next(frameRead, (note) => note[1] === 'write' && toModel(note))
+    const answerRead = requestWritten && next(requestWritten, (note) => note[1] === 'read' && toModel(note))
+    const framesWritten = answerRead && next(answerRead, (note) => note[1] === 'write' && fromClient(note))
+    if (!framesWritten || framesWritten > round.received) continue
+    const times = [round.sent, frameRead!, requestWritten!, answerRead!, framesWritten, round.received]
+    for (let step = 0; step < 5; step++) steps[step]!.push(times[step + 1]! - times[step]!)
+  }
+  return steps.map((values) => values.sort((left, right) => left - right))
 }
 
 const processes = await startServeProcesses({ reply })
@@ -67,6 +112,7 @@ try {
     return new Promise((resolve, reject) => {
       let first: number | undefined
       let started = 0
+      let sentAt = 0
       const onMessage = (data: WebSocket.RawData) => {
         const arrived = performance.now()
         const event = JSON.parse(data.toString()) as {
@@ -75,8 +121,10 @@ try {
           message?: string
           timing?: { first_chunk_ms: number | null }
         }
-        if (event.type === 'llm_chunk') first ??= arrived
-        else if (event.type === 'llm_error' || event.type === 'error') {
+        if (event.type === 'llm_chunk' && first === undefined) {
+          first = arrived
+          if (round >= warmUpRounds) traced.push({ sent: sentAt, received: sharedClock() })
+        } else if (event.type === 'llm_error' || event.type === 'error') {
           socket.off('message', onMessage)
           reject(new Error(`charpipe answered ${event.code ?? event.type}: ${event.message}`))
         } else if (event.type === 'llm_done') {
@@ -91,6 +139,7 @@ try {
       }
       socket.on('message', onMessage)
       started = performance.now()
+      sentAt = sharedClock()
       socket.send(
         JSON.stringify({ type: 'user_input', session: 'first-chunk', text: `第${round}次：灯塔在哪里？` }),
       )
@@ -101,6 +150,7 @@ try {
   const viaCharpipe: number[] = []
   // The engine's own figure (llm_done.timing): from the turn's start to its first llm_chunk.
   const insideEngine: number[] = []
+  const traced: TracedRound[] = []
   let cpuAtWarmUpEnd = 0
   for (let round = 0; round < warmUpRounds + rounds; round++) {
     // Alternate which goes first, so a slow moment of the machine falls on both alike.
@@ -156,6 +206,32 @@ try {
   )
   console.log(`(b) − (a) p50 by which ran first: ${orderGap}`)
   console.log(`server CPU per round (user + system, the whole turn): ${serverCpuPerRoundMs.toFixed(2)} ms`)
+  if (process.env.BENCH_WIRE_TRACE) {
+    const port = (url: string) => Number(new URL(url).port)
+    const steps = splitRounds(
+      traced,
+      await processes.readWireTrace(),
+      port(processes.serverUrl),
+      port(processes.mockUrl),
+    )
+    console.log(`\nWhere (b)'s time goes (${steps[0]!.length} of ${traced.length} rounds traced), ms:`)
+    console.log('| step | p50 | p90 |')
+    console.log('| --- | ---: | ---: |')
+    const names = [
+      '`user_input` sent → the server reads it',
+      'the server: frame read → model request written (context, recall, the SDK)',
+      'the model answers (request written → answer read)',
+      'the server: answer read → first frames written',
+      'the first frames written → the client has the first `llm_chunk`',
+    ]
+    names.forEach((name, step) => {
+      const values = steps[step]!
+      if (values.length)
+        console.log(
+          `| ${name} | ${percentile(values, 0.5).toFixed(2)} | ${percentile(values, 0.9).toFixed(2)} |`,
+        )
+    })
+  }
 } finally {
   await processes.stop()
 }

@@ -8,6 +8,8 @@
  * (`BENCH_CPU_PROF_INTERVAL=µs` samples more often than Node's 1,000 µs).
  * `BENCH_SERVER_NODE_FLAGS='--flag …'` adds Node flags to the server process alone, to compare a
  * setting of `serve`'s own (`serveNodeFlags`) without changing the clients' process.
+ * `BENCH_WIRE_TRACE=1` loads `wire-trace.mjs` into the server: when each of its sockets read and
+ * wrote, for `readWireTrace` (the first-chunk bench's table of steps).
  */
 import { type ChildProcess, fork } from 'node:child_process'
 import { once } from 'node:events'
@@ -22,6 +24,10 @@ import { ensureBuilt } from '../built-package.js'
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..')
 const cli = join(root, 'bin', 'charpipe.js')
 const monitor = join(dirname(fileURLToPath(import.meta.url)), 'loop-monitor.mjs')
+const wireTrace = join(dirname(fileURLToPath(import.meta.url)), 'wire-trace.mjs')
+
+/** One socket event of the server process: when (ms since the epoch), which, its local and remote port. */
+export type WireNote = [time: number, kind: 'read' | 'write', localPort: number, remotePort: number]
 
 export interface ServeProcesses {
   /** `http://127.0.0.1:PORT` of `charpipe serve`. */
@@ -34,6 +40,8 @@ export interface ServeProcesses {
   readLoopDelay(): Promise<{ maxMs: number; p99Ms: number }>
   /** The server process's CPU time (user + system, µs) since it started. */
   readCpu(): Promise<number>
+  /** The server's socket reads and writes since the last call (`BENCH_WIRE_TRACE` only; else none). */
+  readWireTrace(): Promise<WireNote[]>
   /** Stops both (SIGTERM: the server stores its turns and closes its stores). */
   stop(): Promise<void>
 }
@@ -94,7 +102,9 @@ export async function startServeProcesses(options: {
   // The flags and allocator setting `serve` would relaunch itself with, given here so the server is
   // this child itself and runs as `charpipe serve` runs.
   const extraFlags = process.env.BENCH_SERVER_NODE_FLAGS?.split(/\s+/).filter(Boolean) ?? []
+  const tracing = Boolean(process.env.BENCH_WIRE_TRACE)
   const execArgv = [...serveNodeFlags, ...extraFlags, '--import', monitor]
+  if (tracing) execArgv.push('--import', wireTrace)
   if (profileDir) execArgv.push('--cpu-prof', `--cpu-prof-dir=${profileDir}`)
   // Microseconds between samples (Node's default 1,000): finer to see a turn's first milliseconds.
   const profileInterval = process.env.BENCH_CPU_PROF_INTERVAL
@@ -130,6 +140,7 @@ export async function startServeProcesses(options: {
     resetLoopDelay: () => ask<unknown>('loop-reset').then(() => undefined),
     readLoopDelay: () => ask<{ maxMs: number; p99Ms: number }>('loop-read'),
     readCpu: () => ask<{ cpuUs: number }>('cpu-read').then((answer) => answer.cpuUs),
+    readWireTrace: async () => (tracing ? (await ask<{ notes: WireNote[] }>('wire-read')).notes : []),
     async stop() {
       await stopChild(server)
       await stopChild(mock)
