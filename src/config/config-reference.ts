@@ -68,6 +68,7 @@ export function createConfigReferenceMarkdown(): string {
     'Every field is optional. `${ENV_VAR}` (or `${ENV_VAR:-fallback}`) in any string of the file is replaced from the',
     'environment, once, as the file is read (text from the admin API, cards and `characters_dir` stays literal).',
     'Secrets (keys, tokens, storage URLs) are shown as `***` by the admin API and the web page.',
+    'Keys are read as written (`null:` is the key "null"); a list or a mapping used as a key is refused with its line.',
     'The `character` defaults shown are those of a Chinese, `C` or unset locale. With an English (or any other) locale',
     'a config without `character` gets `Assistant`, and English characters that set no emotions get',
     '`happy, calm, sad, angry, surprised, afraid, shy` (default `calm`): see docs/characters.md, "Language".',
