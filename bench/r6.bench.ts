@@ -20,11 +20,14 @@
  *   SESSIONS=50 TURNS=3 npm run bench -- r6
  *   ONLY=interrupt | ONLY=giant npm run bench -- r6
  *   BENCH_CPU_PROF=profiles npm run bench -- r6       (CPU profile of the server process)
+ *   BENCH_WIRE_TRACE=1 ONLY=interrupt npm run bench -- r6
+ *     (also splits each interrupt's time at the server's socket notes, bench/serve/wire-trace.mjs:
+ *     the frame waiting to be read, the server's answer to it, the answer reaching this process)
  */
 import { loadavg } from 'node:os'
 import { monitorEventLoopDelay } from 'node:perf_hooks'
 import WebSocket from 'ws'
-import { startServeProcesses } from './serve/start-serve-processes.js'
+import { startServeProcesses, type WireNote } from './serve/start-serve-processes.js'
 
 const sessions = Number(process.env.SESSIONS ?? 200)
 const turns = Number(process.env.TURNS ?? 5)
@@ -69,6 +72,43 @@ interface TurnOutcome {
   interruptToDoneMs?: number
   error?: string
   interruptedTooLate?: boolean
+  /** The interrupt on the clock the server's wire trace uses, and the client socket's port. */
+  traced?: TracedInterrupt
+}
+
+/** One interrupt on a clock the processes share (ms since the epoch), and its socket's local port. */
+interface TracedInterrupt {
+  sent: number
+  received: number
+  port: number
+}
+
+const sharedClock = () => performance.timeOrigin + performance.now()
+
+/**
+ * Each interrupt's time in three steps, from the server's notes of its client sockets: until the
+ * server read the socket after the send, until it next wrote to it (the turn's `llm_done` goes out
+ * at once), and until this process had the `llm_done`. An interrupt whose notes do not line up is
+ * left out.
+ */
+function splitInterrupts(traced: TracedInterrupt[], notes: WireNote[]): number[][] {
+  const byPort = new Map<number, WireNote[]>()
+  for (const note of notes) {
+    const list = byPort.get(note[3])
+    if (list) list.push(note)
+    else byPort.set(note[3], [note])
+  }
+  const steps: number[][] = [[], [], []]
+  for (const interrupt of traced) {
+    const socketNotes = (byPort.get(interrupt.port) ?? []).sort((left, right) => left[0] - right[0])
+    const read = socketNotes.find((note) => note[1] === 'read' && note[0] >= interrupt.sent)
+    const written = read && socketNotes.find((note) => note[1] === 'write' && note[0] >= read[0])
+    if (!read || !written || written[0] > interrupt.received) continue
+    steps[0]!.push(read[0] - interrupt.sent)
+    steps[1]!.push(written[0] - read[0])
+    steps[2]!.push(interrupt.received - written[0])
+  }
+  return steps
 }
 
 /**
@@ -86,6 +126,7 @@ function runTurn(
     const interruptAt = interruptAfterChunks === undefined ? undefined : interruptAfterChunks * chunkSize
     let characters = 0
     let interruptSentAt: number | undefined
+    let interruptSharedAt = 0
     let error: string | undefined
     const onMessage = (data: WebSocket.RawData) => {
       const arrived = performance.now()
@@ -99,6 +140,7 @@ function runTurn(
         characters += event.text!.length
         if (interruptAt !== undefined && interruptSentAt === undefined && characters >= interruptAt) {
           interruptSentAt = performance.now()
+          interruptSharedAt = sharedClock()
           socket.send(JSON.stringify({ type: 'interrupt', session }))
         }
       } else if (event.type === 'llm_error' || event.type === 'error') {
@@ -107,7 +149,12 @@ function runTurn(
         socket.off('message', onMessage)
         if (interruptSentAt === undefined) return resolve({ error })
         if (!event.interrupted) return resolve({ error, interruptedTooLate: true })
-        resolve({ error, interruptToDoneMs: arrived - interruptSentAt })
+        const port = (socket as unknown as { _socket?: { localPort?: number } })._socket?.localPort ?? 0
+        resolve({
+          error,
+          interruptToDoneMs: arrived - interruptSentAt,
+          traced: { sent: interruptSharedAt, received: sharedClock(), port },
+        })
       }
     }
     socket.on('message', onMessage)
@@ -161,6 +208,8 @@ async function measureInterrupts(): Promise<void> {
     const errorCodes = new Map<string, number>()
     let tooLate = 0
     let interruptsPlanned = 0
+    const traced: TracedInterrupt[] = []
+    await processes.traceClientSocketsOnly()
     const cpuBefore = await processes.readCpu()
     await processes.resetLoopDelay()
     // This process's own stalls delay what it measures too: reported beside the figures.
@@ -185,6 +234,7 @@ async function measureInterrupts(): Promise<void> {
           if (outcome.error) errorCodes.set(outcome.error, (errorCodes.get(outcome.error) ?? 0) + 1)
           if (outcome.interruptedTooLate) tooLate++
           if (outcome.interruptToDoneMs !== undefined) samples.push(outcome.interruptToDoneMs)
+          if (outcome.traced) traced.push(outcome.traced)
           await pause(thinkMs * (0.5 + random()))
         }
       }),
@@ -207,6 +257,23 @@ async function measureInterrupts(): Promise<void> {
     console.log(
       `| ${sessions} | ${sessions * turns} | ${samples.length} of ${interruptsPlanned} | ${percentile(samples, 0.5).toFixed(1)} | ${percentile(samples, 0.99).toFixed(1)} | ${samples.at(-1)?.toFixed(1)} | ${errors} | ${tooLate} | ${(cpuMs / 1000).toFixed(2)} | ${loop.maxMs.toFixed(1)} | ${(clientLoop.max / 1e6).toFixed(1)} | ${seconds.toFixed(1)} |`,
     )
+    if (process.env.BENCH_WIRE_TRACE) {
+      const steps = splitInterrupts(traced, await processes.readWireTrace())
+      console.log(`\nWhere an interrupt's time goes (${steps[0]!.length} of ${traced.length} traced), ms:`)
+      console.log('| step | p50 | p90 | p99 | max |')
+      console.log('| --- | ---: | ---: | ---: | ---: |')
+      const names = [
+        '`interrupt` sent → the server reads it',
+        'the server: frame read → next write to the socket (`llm_done`)',
+        'that write → this process has the `llm_done`',
+      ]
+      names.forEach((name, step) => {
+        const values = steps[step]!.sort((left, right) => left - right)
+        if (values.length === 0) return
+        const cells = [0.5, 0.9, 0.99].map((fraction) => percentile(values, fraction).toFixed(1))
+        console.log(`| ${name} | ${cells.join(' | ')} | ${values.at(-1)!.toFixed(1)} |`)
+      })
+    }
     if (errors > 0) {
       console.log(`errors by code: ${[...errorCodes].map(([code, count]) => `${code} ${count}`).join(', ')}`)
       process.exitCode = 1

@@ -42,6 +42,8 @@ export interface ServeProcesses {
   readCpu(): Promise<number>
   /** The server's socket reads and writes since the last call (`BENCH_WIRE_TRACE` only; else none). */
   readWireTrace(): Promise<WireNote[]>
+  /** From now on, traces only the sockets of the server's own port (its clients), and forgets the rest. */
+  traceClientSocketsOnly(): Promise<void>
   /** Stops both (SIGTERM: the server stores its turns and closes its stores). */
   stop(): Promise<void>
 }
@@ -122,7 +124,7 @@ export async function startServeProcesses(options: {
   const serverUrl = await waitForLine(server, /charpipe listening on (http:\/\/\S+)/, 'charpipe serve')
 
   let requests = 0
-  const ask = <T>(type: string) =>
+  const ask = <T>(type: string, fields: Record<string, unknown> = {}) =>
     new Promise<T>((resolve) => {
       const id = ++requests
       const listener = (message: { id?: number } & T) => {
@@ -131,7 +133,7 @@ export async function startServeProcesses(options: {
         resolve(message)
       }
       server.on('message', listener)
-      server.send({ type, id })
+      server.send({ ...fields, type, id })
     })
 
   return {
@@ -141,6 +143,9 @@ export async function startServeProcesses(options: {
     readLoopDelay: () => ask<{ maxMs: number; p99Ms: number }>('loop-read'),
     readCpu: () => ask<{ cpuUs: number }>('cpu-read').then((answer) => answer.cpuUs),
     readWireTrace: async () => (tracing ? (await ask<{ notes: WireNote[] }>('wire-read')).notes : []),
+    async traceClientSocketsOnly() {
+      if (tracing) await ask<unknown>('wire-filter', { localPort: Number(new URL(serverUrl).port) })
+    },
     async stop() {
       await stopChild(server)
       await stopChild(mock)

@@ -6,25 +6,34 @@
 import net from 'node:net'
 
 const clock = () => performance.timeOrigin + performance.now()
-// The most notes kept: older ones are dropped first (a round makes about ten).
+// The most notes kept; past it new ones are dropped (a first-chunk round makes about ten).
 const maxNotes = 200_000
 let notes = []
+// Set by the bench (`wire-filter`): only the sockets of this local port (the server's own) are noted.
+let onlyLocalPort
 
 const push = net.Socket.prototype.push
 net.Socket.prototype.push = function (chunk, ...rest) {
-  if (chunk && notes.length < maxNotes) notes.push([clock(), 'read', this.localPort, this.remotePort])
+  if (chunk && notes.length < maxNotes && (onlyLocalPort === undefined || this.localPort === onlyLocalPort))
+    notes.push([clock(), 'read', this.localPort, this.remotePort])
   return push.call(this, chunk, ...rest)
 }
 const writeGeneric = net.Socket.prototype._writeGeneric
 net.Socket.prototype._writeGeneric = function (...args) {
-  if (notes.length < maxNotes) notes.push([clock(), 'write', this.localPort, this.remotePort])
+  if (notes.length < maxNotes && (onlyLocalPort === undefined || this.localPort === onlyLocalPort))
+    notes.push([clock(), 'write', this.localPort, this.remotePort])
   return writeGeneric.apply(this, args)
 }
 
 if (process.channel) {
   process.on('message', (message) => {
-    if (message?.type !== 'wire-read') return
-    process.send({ id: message.id, notes })
-    notes = []
+    if (message?.type === 'wire-filter') {
+      onlyLocalPort = message.localPort
+      notes = []
+      process.send({ id: message.id })
+    } else if (message?.type === 'wire-read') {
+      process.send({ id: message.id, notes })
+      notes = []
+    }
   })
 }
