@@ -28,7 +28,7 @@ import { loadavg } from 'node:os'
 import { setTimeout as sleep } from 'node:timers/promises'
 import OpenAI from 'openai'
 import WebSocket from 'ws'
-import { startServeProcesses, type WireNote } from './serve/start-serve-processes.js'
+import { sharedClock, startServeProcesses, type WireNote } from './serve/start-serve-processes.js'
 
 const rounds = Number(process.env.ROUNDS ?? 300)
 const warmUpRounds = 20
@@ -38,9 +38,6 @@ const reply = { text: '你好！今天的海风有点凉，我们去看灯塔吧
 function percentile(sorted: number[], fraction: number): number {
   return sorted[Math.min(sorted.length - 1, Math.ceil(fraction * sorted.length) - 1)]!
 }
-
-/** Milliseconds since the epoch, as the server's wire trace reads them. */
-const sharedClock = () => performance.timeOrigin + performance.now()
 
 /** One timed charpipe round on the shared clock: `user_input` sent, first `llm_chunk` received. */
 interface TracedRound {

@@ -27,7 +27,7 @@
 import { loadavg } from 'node:os'
 import { monitorEventLoopDelay } from 'node:perf_hooks'
 import WebSocket from 'ws'
-import { startServeProcesses, type WireNote } from './serve/start-serve-processes.js'
+import { sharedClock, startServeProcesses, type WireNote } from './serve/start-serve-processes.js'
 
 const sessions = Number(process.env.SESSIONS ?? 200)
 const turns = Number(process.env.TURNS ?? 5)
@@ -82,8 +82,6 @@ interface TracedInterrupt {
   received: number
   port: number
 }
-
-const sharedClock = () => performance.timeOrigin + performance.now()
 
 /**
  * Each interrupt's time in three steps, from the server's notes of its client sockets: until the

@@ -9,7 +9,7 @@
  * `BENCH_SERVER_NODE_FLAGS='--flag …'` adds Node flags to the server process alone, to compare a
  * setting of `serve`'s own (`serveNodeFlags`) without changing the clients' process.
  * `BENCH_WIRE_TRACE=1` loads `wire-trace.mjs` into the server: when each of its sockets read and
- * wrote, for `readWireTrace` (the first-chunk bench's table of steps).
+ * wrote, for `readWireTrace` (the first-chunk and r6 benches' tables of steps), on `sharedClock`.
  */
 import { type ChildProcess, fork } from 'node:child_process'
 import { once } from 'node:events'
@@ -25,6 +25,9 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..')
 const cli = join(root, 'bin', 'charpipe.js')
 const monitor = join(dirname(fileURLToPath(import.meta.url)), 'loop-monitor.mjs')
 const wireTrace = join(dirname(fileURLToPath(import.meta.url)), 'wire-trace.mjs')
+
+/** Milliseconds since the epoch, the clock of the wire trace: the same reading in every process. */
+export const sharedClock = () => performance.timeOrigin + performance.now()
 
 /** One socket event of the server process: when (ms since the epoch), which, its local and remote port. */
 export type WireNote = [time: number, kind: 'read' | 'write', localPort: number, remotePort: number]

@@ -13,9 +13,10 @@ let yaml: typeof import('yaml') | undefined
 
 /**
  * YAML text to a plain object; syntax errors become an InvalidConfigError with line numbers, and so
- * do a list or a mapping used as a key, an alias that names no anchor and an alias inside the node it names (`a: &a {b: *a}`), which
- * would make a cyclic object that every later walk of the config follows forever; a document that
- * expands past the parser's alias bound (a "billion laughs" file) is refused whole.
+ * do a list or a mapping used as a key, an alias that names no anchor and an alias inside the node
+ * it names (`a: &a {b: *a}`), which would make a cyclic object that every later walk of the config
+ * follows forever; a document that expands past the parser's alias bound (a "billion laughs" file)
+ * is refused whole.
  */
 export function parseConfigText(text: string, source = 'config.yaml'): Record<string, unknown> {
   yaml ??= require('yaml') as typeof import('yaml')

@@ -15,10 +15,6 @@ import { createScriptedProvider } from '../../testing/create-scripted-provider.j
 import { makeConfig } from '../../testing/create-turn-harness.js'
 import { createCharpipe } from '../create-charpipe.js'
 
-/**
- * What happened, in order: the history write, the loop turning after it, `llm_done` seen, and the
- * check phase after the reply's first `llm_chunk` was seen.
- */
 /** An in-memory history that notes each write in `order`, and the loop's next turn after it. */
 function traceHistoryWrites(order: string[]): HistoryStore {
   const inMemory = createInMemoryHistoryStore()
@@ -32,6 +28,10 @@ function traceHistoryWrites(order: string[]): HistoryStore {
   }
 }
 
+/**
+ * What happened, in order: the history write, the loop turning after it, `llm_done` seen, and the
+ * check phase after the reply's first `llm_chunk` was seen.
+ */
 async function traceReplyEnd(reply: string): Promise<string[]> {
   const order: string[] = []
   const historyStore = traceHistoryWrites(order)
@@ -102,7 +102,8 @@ describe('a say turn', () => {
       })
       charpipe.sessions.say({ session: 'room', text: '大家好，欢迎来到直播间！' })
       await ended
-      expect(order).toEqual(['check phase after the first chunk', 'history write', 'llm_done'])
+      await new Promise((resolve) => setImmediate(resolve))
+      expect(order).toEqual(['check phase after the first chunk', 'history write', 'llm_done', 'loop turned'])
     } finally {
       await charpipe.close()
     }
