@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest'
+import { AbortedError } from '../shared/errors.js'
 import { forEachUntilAborted } from './abortable.js'
+import { createReplyReadPacer } from './create-reply-read-pacer.js'
 
 /**
  * A source that yields `values`, then hangs until told to return; records that it was. `onHang`
@@ -217,5 +219,56 @@ describe('forEachUntilAborted over a source read a batch at a time', () => {
       forEachUntilAborted(iterable, new AbortController().signal, (value) => seen.push(value)),
     ).rejects.toBe(failure)
     expect(seen).toEqual([1, 2])
+  })
+})
+
+describe('forEachUntilAborted with a pacer shared by the turns that stream', () => {
+  it('visits batches while the share has room, and the rest in later turns of the event loop', async () => {
+    // Each batch takes 3 ms on the injected clock; the share is 4 ms a turn of the loop.
+    let time = 0
+    const pacer = createReplyReadPacer({ budgetMs: 4 })
+    const { iterable } = createBatchSource([[1], [2], [3], [4], [5]])
+    const seen: number[] = []
+    const seenAtCheckPhase: number[] = []
+    const watch = () =>
+      setImmediate(() => {
+        seenAtCheckPhase.push(seen.length)
+        if (seen.length < 5) watch()
+      })
+    watch()
+    await forEachUntilAborted(
+      iterable,
+      new AbortController().signal,
+      (value) => {
+        seen.push(value)
+        time += 3
+      },
+      { now: () => time, pacer },
+    )
+    expect(seen).toEqual([1, 2, 3, 4, 5])
+    // Two batches a turn of the loop (6 ms spends the 4 ms share): 2 before the first check phase,
+    // 4 before the second.
+    expect(seenAtCheckPhase.slice(0, 2)).toEqual([2, 4])
+  })
+
+  it('ends at once when the turn is interrupted while its batch waits for the share, the batch not visited', async () => {
+    const pacer = createReplyReadPacer({ budgetMs: 4 })
+    // Other turns spent this turn of the loop's share.
+    pacer.spend(10)
+    const { iterable, calls } = createBatchSource([[1, 2]])
+    const controller = new AbortController()
+    const seen: number[] = []
+    const done = forEachUntilAborted(iterable, controller.signal, (value) => seen.push(value), {
+      now: () => 0,
+      pacer,
+    })
+    // The batch is read (a promise callback) and waits for the check phase.
+    await Promise.resolve()
+    await Promise.resolve()
+    controller.abort()
+    await expect(done).rejects.toBeInstanceOf(AbortedError)
+    await new Promise<void>((resolve) => setImmediate(resolve))
+    expect(seen).toEqual([])
+    expect(calls.nextBatch).toBe(1)
   })
 })

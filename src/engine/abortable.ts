@@ -5,6 +5,7 @@
 import { performance } from 'node:perf_hooks'
 import { hasEventBatches } from '../providers/types.js'
 import { AbortedError } from '../shared/errors.js'
+import { type ReplyReadPacer, unpacedReplyReads } from './create-reply-read-pacer.js'
 
 /** Items handed to `visit` between two looks at the clock, one at a time (a source without batches). */
 const itemsPerClockCheck = 64
@@ -24,6 +25,12 @@ const restMs = 1
 export interface ForEachUntilAbortedOptions {
   /** The clock busy stretches are measured on (ms). @default performance.now */
   now?: () => number
+  /**
+   * The share of each turn of the event loop that all streaming turns' batches are visited in
+   * (create-reply-read-pacer.ts): a batch that finds it spent waits for the loop's check phase.
+   * @default every batch visited at once
+   */
+  pacer?: ReplyReadPacer
 }
 
 function abortError(signal: AbortSignal): AbortedError {
@@ -63,7 +70,8 @@ export function raceAbort<T>(promise: Promise<T>, signal: AbortSignal): Promise<
  * `maxBusyMs` before the loop lets the event loop run. A source whose iterator has `nextBatch()`
  * (the built-in providers' streams) is read a batch at a time: one promise per network read, not
  * per item; an abort while a batch is being visited (a visit that interrupts the turn) stops it
- * before the next item.
+ * before the next item. With a `pacer`, a batch is visited within the share of the event loop that
+ * all streaming turns' batches take together, or waits for the loop's check phase.
  */
 export function forEachUntilAborted<T>(
   iterable: AsyncIterable<T>,
@@ -72,6 +80,7 @@ export function forEachUntilAborted<T>(
   options: ForEachUntilAbortedOptions = {},
 ): Promise<void> {
   const now = options.now ?? (() => performance.now())
+  const pacer = options.pacer ?? unpacedReplyReads
   return new Promise<void>((resolve, reject) => {
     const iterator = iterable[Symbol.asyncIterator]()
     let settled = false
@@ -115,21 +124,27 @@ export function forEachUntilAborted<T>(
     let lastVisitEnd = Number.NEGATIVE_INFINITY
     const visitBatch = () => {
       if (settled) return
+      if (!pacer.hasRoom()) return pacer.later(resumeBatch)
+      const began = now()
       while (position < batch.length) {
         try {
           visit(batch[position++]!)
         } catch (error) {
+          pacer.spend(now() - began)
           return settle(error)
         }
-        if (settled) return
         lastVisitEnd = now()
+        if (settled) return pacer.spend(lastVisitEnd - began)
         if (lastVisitEnd - stretchStart > maxBusyMs && position < batch.length) {
+          pacer.spend(lastVisitEnd - began)
           setImmediate(resumeBatch)
           return
         }
       }
+      pacer.spend(lastVisitEnd - began)
       pullBatch()
     }
+    // After a wait (a long stretch's end, the pacer): a stretch of its own.
     const resumeBatch = () => {
       stretchStart = now()
       visitBatch()
@@ -141,7 +156,9 @@ export function forEachUntilAborted<T>(
       position = 0
       const time = now()
       if (time - lastVisitEnd > restMs) stretchStart = time
-      else if (time - stretchStart > maxBusyMs) {
+      // Ready at once: the time since the last visit is the read's decoding, work of this turn of the loop.
+      else pacer.spend(time - lastVisitEnd)
+      if (time - lastVisitEnd <= restMs && time - stretchStart > maxBusyMs) {
         // Ready at once after a full stretch: the batch waits for the loop's check phase.
         setImmediate(resumeBatch)
         return

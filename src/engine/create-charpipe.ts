@@ -27,6 +27,7 @@ import { createAudienceMethods } from './create-audience-methods.js'
 import { createInspectMethods } from './create-inspect-methods.js'
 import { createPeopleMethods } from './create-people-methods.js'
 import { createRecordMethods } from './create-record-methods.js'
+import { createReplyReadPacer, unpacedReplyReads } from './create-reply-read-pacer.js'
 import { createSessionMethods } from './create-session-methods.js'
 import { createTurnClock } from './create-turn-clock.js'
 import { createTurnMethods } from './create-turn-methods.js'
@@ -133,6 +134,7 @@ export async function createCharpipe(
     background,
     slices,
     turnStarts: options.clock ? unpacedTurnStarts : createTurnStartPacer(),
+    replyReads: options.clock ? unpacedReplyReads : createReplyReadPacer(),
     ...(options.clock ? {} : { passCheckPhase: nextTurnOfEventLoop }),
     owned,
     injected,

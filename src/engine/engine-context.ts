@@ -20,6 +20,7 @@ import type { Logger } from '../shared/logger.js'
 import type { McpToolSource } from '../tools/mcp/create-mcp-tool-source.js'
 import type { ToolRegistry } from '../tools/tool-registry.js'
 import type { BackgroundWork } from './background-work.js'
+import type { ReplyReadPacer } from './create-reply-read-pacer.js'
 import type { TurnStartPacer } from './create-turn-start-pacer.js'
 import type { EngineParts } from './engine-parts.js'
 import type { EngineRuntime, ProviderOption } from './engine-runtime.js'
@@ -53,6 +54,8 @@ export interface EngineContext {
   readonly slices: SliceQueue
   /** Turn starts spread over turns of the event loop (create-turn-start-pacer.ts). */
   readonly turnStarts: TurnStartPacer
+  /** Replies' network reads visited within a share of each turn of the loop (create-reply-read-pacer.ts). */
+  readonly replyReads: ReplyReadPacer
   /**
    * Lets the event loop reach its check phase, where the server's sockets send the frames they
    * hold: a turn waits for it between its reply and its history write. Absent on an engine whose

@@ -24,6 +24,7 @@ import {
 import type { ToolRegistry } from '../../tools/tool-registry.js'
 import { isToolResultContent } from '../../tools/tool-result-content.js'
 import { forEachUntilAborted, raceAbort } from '../abortable.js'
+import type { ReplyReadPacer } from '../create-reply-read-pacer.js'
 import type { EngineRuntime } from '../engine-runtime.js'
 
 export type StepEvent =
@@ -78,6 +79,8 @@ export interface RunModelStepsOptions {
   beforeTools?: () => Promise<void>
   /** Receives every step event, in order, as it happens. */
   onEvent(event: StepEvent): void
+  /** The share of the event loop the model's reads are visited in. @default visited at once */
+  readPacer?: ReplyReadPacer
 }
 
 export type ToolImageHandling = 'native' | ((image: ImagePart, signal: AbortSignal) => Promise<string>)
@@ -126,32 +129,37 @@ async function streamOneStep(
       options.onEvent({ type: 'answer', answer })
     },
   })
-  await forEachUntilAborted(stream, options.signal, (event) => {
-    if (!answered) {
-      answered = true
-      const { name, model } = options.provider
-      options.onEvent({ type: 'answer', answer: { provider: name, model: request.model ?? model } })
-    }
-    if (event.type === 'text-delta') {
-      result.text = appendText(result.text, event.text)
-      // Without a detector the provider's event is the step event (same shape): one object less a chunk.
-      if (!detector) {
-        if (event.text) options.onEvent(event)
-      } else {
-        const released = detector.push(event.text)
-        if (released) options.onEvent({ type: 'text-delta', text: released })
+  await forEachUntilAborted(
+    stream,
+    options.signal,
+    (event) => {
+      if (!answered) {
+        answered = true
+        const { name, model } = options.provider
+        options.onEvent({ type: 'answer', answer: { provider: name, model: request.model ?? model } })
       }
-    } else if (event.type === 'tool-call') {
-      if (toolsOffered && options.nativeTools) {
-        result.calls.push({ id: event.id, name: event.name, arguments: event.arguments })
-      } else {
-        options.logger.warn({ tool: event.name }, 'the model called a tool that was not offered; ignored')
+      if (event.type === 'text-delta') {
+        result.text = appendText(result.text, event.text)
+        // Without a detector the provider's event is the step event (same shape): one object less a chunk.
+        if (!detector) {
+          if (event.text) options.onEvent(event)
+        } else {
+          const released = detector.push(event.text)
+          if (released) options.onEvent({ type: 'text-delta', text: released })
+        }
+      } else if (event.type === 'tool-call') {
+        if (toolsOffered && options.nativeTools) {
+          result.calls.push({ id: event.id, name: event.name, arguments: event.arguments })
+        } else {
+          options.logger.warn({ tool: event.name }, 'the model called a tool that was not offered; ignored')
+        }
+      } else if (event.type === 'usage') {
+        options.onEvent({ type: 'usage', usage: event.usage })
       }
-    } else if (event.type === 'usage') {
-      options.onEvent({ type: 'usage', usage: event.usage })
-    }
-    // Reasoning never reaches speech; finish carries nothing the reply needs.
-  })
+      // Reasoning never reaches speech; finish carries nothing the reply needs.
+    },
+    options.readPacer ? { pacer: options.readPacer } : {},
+  )
   if (!detector || detector.state === 'text') return
   const held = detector.heldText
   const calls = parseToolCallText(held)

@@ -317,6 +317,7 @@ async function runReply(
       // Tools run only for a granted turn: never for words not yet said.
       beforeTools: () => authorization.whenGranted,
       onEvent: stages.push,
+      readPacer: engine.replyReads,
     })
     return outcome({})
   } catch (error) {
