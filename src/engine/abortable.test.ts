@@ -115,6 +115,18 @@ function createBatchSource(batches: (number[] | Error)[]) {
   return { iterable, calls }
 }
 
+/** How many items `seen` holds at each check phase of the event loop from now, until it holds `total`. */
+function countAtEachCheckPhase(seen: readonly unknown[], total: number): number[] {
+  const counts: number[] = []
+  const watch = () =>
+    setImmediate(() => {
+      counts.push(seen.length)
+      if (seen.length < total) watch()
+    })
+  watch()
+  return counts
+}
+
 describe('forEachUntilAborted over a source read a batch at a time', () => {
   it('visits every item of every batch in order, one promise per batch', async () => {
     const { iterable, calls } = createBatchSource([[1, 2, 3], [4], [5, 6]])
@@ -188,13 +200,7 @@ describe('forEachUntilAborted over a source read a batch at a time', () => {
       },
     }
     const seen: number[] = []
-    const otherWork: number[] = []
-    const watch = () =>
-      setImmediate(() => {
-        otherWork.push(seen.length)
-        if (seen.length < 5) watch()
-      })
-    watch()
+    const otherWork = countAtEachCheckPhase(seen, 5)
     await forEachUntilAborted(
       { [Symbol.asyncIterator]: () => iterator },
       new AbortController().signal,
@@ -229,13 +235,7 @@ describe('forEachUntilAborted with a pacer shared by the turns that stream', () 
     const pacer = createReplyReadPacer({ budgetMs: 4 })
     const { iterable } = createBatchSource([[1], [2], [3], [4], [5]])
     const seen: number[] = []
-    const seenAtCheckPhase: number[] = []
-    const watch = () =>
-      setImmediate(() => {
-        seenAtCheckPhase.push(seen.length)
-        if (seen.length < 5) watch()
-      })
-    watch()
+    const seenAtCheckPhase = countAtEachCheckPhase(seen, 5)
     await forEachUntilAborted(
       iterable,
       new AbortController().signal,
