@@ -9,7 +9,14 @@
  * tool) goes with the calls until a tool has run.
  */
 import { describeImagePart } from '../../context/assets/describe-image-part.js'
-import type { ChatProvider, ChatRequest, ProviderAnswer, ToolChoice, Usage } from '../../providers/types.js'
+import type {
+  ChatProvider,
+  ChatRequest,
+  ProviderAnswer,
+  ProviderEvent,
+  ToolChoice,
+  Usage,
+} from '../../providers/types.js'
 import { appendText } from '../../shared/append-text.js'
 import { type Language, readScaffoldingTexts, resolveCharacterLanguage } from '../../shared/language/index.js'
 import type { Logger } from '../../shared/logger.js'
@@ -129,37 +136,33 @@ async function streamOneStep(
       options.onEvent({ type: 'answer', answer })
     },
   })
-  await forEachUntilAborted(
-    stream,
-    options.signal,
-    (event) => {
-      if (!answered) {
-        answered = true
-        const { name, model } = options.provider
-        options.onEvent({ type: 'answer', answer: { provider: name, model: request.model ?? model } })
+  const visit = (event: ProviderEvent) => {
+    if (!answered) {
+      answered = true
+      const { name, model } = options.provider
+      options.onEvent({ type: 'answer', answer: { provider: name, model: request.model ?? model } })
+    }
+    if (event.type === 'text-delta') {
+      result.text = appendText(result.text, event.text)
+      // Without a detector the provider's event is the step event (same shape): one object less a chunk.
+      if (!detector) {
+        if (event.text) options.onEvent(event)
+      } else {
+        const released = detector.push(event.text)
+        if (released) options.onEvent({ type: 'text-delta', text: released })
       }
-      if (event.type === 'text-delta') {
-        result.text = appendText(result.text, event.text)
-        // Without a detector the provider's event is the step event (same shape): one object less a chunk.
-        if (!detector) {
-          if (event.text) options.onEvent(event)
-        } else {
-          const released = detector.push(event.text)
-          if (released) options.onEvent({ type: 'text-delta', text: released })
-        }
-      } else if (event.type === 'tool-call') {
-        if (toolsOffered && options.nativeTools) {
-          result.calls.push({ id: event.id, name: event.name, arguments: event.arguments })
-        } else {
-          options.logger.warn({ tool: event.name }, 'the model called a tool that was not offered; ignored')
-        }
-      } else if (event.type === 'usage') {
-        options.onEvent({ type: 'usage', usage: event.usage })
+    } else if (event.type === 'tool-call') {
+      if (toolsOffered && options.nativeTools) {
+        result.calls.push({ id: event.id, name: event.name, arguments: event.arguments })
+      } else {
+        options.logger.warn({ tool: event.name }, 'the model called a tool that was not offered; ignored')
       }
-      // Reasoning never reaches speech; finish carries nothing the reply needs.
-    },
-    options.readPacer ? { pacer: options.readPacer } : {},
-  )
+    } else if (event.type === 'usage') {
+      options.onEvent({ type: 'usage', usage: event.usage })
+    }
+    // Reasoning never reaches speech; finish carries nothing the reply needs.
+  }
+  await forEachUntilAborted(stream, options.signal, visit, { pacer: options.readPacer })
   if (!detector || detector.state === 'text') return
   const held = detector.heldText
   const calls = parseToolCallText(held)
