@@ -251,6 +251,27 @@ describe('forEachUntilAborted with a pacer shared by the turns that stream', () 
     expect(seenAtCheckPhase.slice(0, 2)).toEqual([2, 4])
   })
 
+  it('counts nothing for an empty batch, even the first of a turn', async () => {
+    let time = 0
+    const pacer = createReplyReadPacer({ budgetMs: 4 })
+    const seen: number[] = []
+    const seenAtCheckPhase = countAtEachCheckPhase(seen, 3)
+    // Other turns spent this turn of the loop's share: the empty batch waits for the check phase.
+    pacer.spend(10)
+    const { iterable } = createBatchSource([[], [1], [2], [3]])
+    await forEachUntilAborted(
+      iterable,
+      new AbortController().signal,
+      (value) => {
+        seen.push(value)
+        time += 3
+      },
+      { now: () => time, pacer },
+    )
+    // The check phase renews the share: 1 and 2 spend it (6 ms), 3 waits for the next one.
+    expect(seenAtCheckPhase.slice(0, 2)).toEqual([0, 2])
+  })
+
   it('ends at once when the turn is interrupted while its batch waits for the share, the batch not visited', async () => {
     const pacer = createReplyReadPacer({ budgetMs: 4 })
     // Other turns spent this turn of the loop's share.

@@ -141,7 +141,8 @@ export function forEachUntilAborted<T>(
           return
         }
       }
-      pacer.spend(lastVisitEnd - began)
+      // An empty batch visited nothing (`lastVisitEnd` is from a batch before it).
+      if (lastVisitEnd > began) pacer.spend(lastVisitEnd - began)
       pullBatch()
     }
     // After a wait (a long stretch's end, the pacer): a stretch of its own.
