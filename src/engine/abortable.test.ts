@@ -228,47 +228,43 @@ describe('forEachUntilAborted over a source read a batch at a time', () => {
   })
 })
 
+/**
+ * Visits `batches` with a pacer whose share is 4 ms a turn of the loop, each item taking 3 ms on
+ * the injected clock, after other turns spent `spentBefore` ms of this turn of the loop; returns
+ * how many items were seen at each check phase.
+ */
+async function visitPaced(batches: number[][], spentBefore = 0): Promise<number[]> {
+  let time = 0
+  const pacer = createReplyReadPacer({ budgetMs: 4 })
+  const all = batches.flat()
+  const seen: number[] = []
+  const seenAtCheckPhase = countAtEachCheckPhase(seen, all.length)
+  if (spentBefore) pacer.spend(spentBefore)
+  await forEachUntilAborted(
+    createBatchSource(batches).iterable,
+    new AbortController().signal,
+    (value) => {
+      seen.push(value)
+      time += 3
+    },
+    { now: () => time, pacer },
+  )
+  expect(seen).toEqual(all)
+  return seenAtCheckPhase
+}
+
 describe('forEachUntilAborted with a pacer shared by the turns that stream', () => {
   it('visits batches while the share has room, and the rest in later turns of the event loop', async () => {
-    // Each batch takes 3 ms on the injected clock; the share is 4 ms a turn of the loop.
-    let time = 0
-    const pacer = createReplyReadPacer({ budgetMs: 4 })
-    const { iterable } = createBatchSource([[1], [2], [3], [4], [5]])
-    const seen: number[] = []
-    const seenAtCheckPhase = countAtEachCheckPhase(seen, 5)
-    await forEachUntilAborted(
-      iterable,
-      new AbortController().signal,
-      (value) => {
-        seen.push(value)
-        time += 3
-      },
-      { now: () => time, pacer },
-    )
-    expect(seen).toEqual([1, 2, 3, 4, 5])
+    const seenAtCheckPhase = await visitPaced([[1], [2], [3], [4], [5]])
     // Two batches a turn of the loop (6 ms spends the 4 ms share): 2 before the first check phase,
     // 4 before the second.
     expect(seenAtCheckPhase.slice(0, 2)).toEqual([2, 4])
   })
 
   it('counts nothing for an empty batch, even the first of a turn', async () => {
-    let time = 0
-    const pacer = createReplyReadPacer({ budgetMs: 4 })
-    const seen: number[] = []
-    const seenAtCheckPhase = countAtEachCheckPhase(seen, 3)
-    // Other turns spent this turn of the loop's share: the empty batch waits for the check phase.
-    pacer.spend(10)
-    const { iterable } = createBatchSource([[], [1], [2], [3]])
-    await forEachUntilAborted(
-      iterable,
-      new AbortController().signal,
-      (value) => {
-        seen.push(value)
-        time += 3
-      },
-      { now: () => time, pacer },
-    )
-    // The check phase renews the share: 1 and 2 spend it (6 ms), 3 waits for the next one.
+    // Other turns spent this turn of the loop's share: the empty batch waits for the check phase,
+    // which renews the share: 1 and 2 spend it (6 ms), 3 waits for the next one.
+    const seenAtCheckPhase = await visitPaced([[], [1], [2], [3]], 10)
     expect(seenAtCheckPhase.slice(0, 2)).toEqual([0, 2])
   })
 
