@@ -33,7 +33,7 @@ import { type KeywordMatch, rankKeywordMatches } from './rank-keyword-matches.js
 import { defaultLocality, rerankByLocality } from './rerank-by-locality.js'
 import { scanVectors } from './scan-vectors.js'
 import { createCandidateScorer, type QueryFeatures } from './score-memory-candidates.js'
-import { segmentText } from './segment-text.js'
+import { capIndexedText, segmentText } from './segment-text.js'
 import { createHitSelector } from './select-memory-hits.js'
 import { validateSearch } from './validate-memory-input.js'
 
@@ -189,7 +189,10 @@ export function createMemorySearcher(options: MemorySearcherOptions): MemorySear
       const { scope, k } = searchOptions
       if (k === 0) return []
       const now = options.now()
-      const timeWindows = findQueryDates(query, { now })
+      // Dates and time questions are read in the query's indexed part alone, as its terms are: a
+      // megabyte of input costs what its opening costs.
+      const indexedQuery = capIndexedText(query)
+      const timeWindows = findQueryDates(indexedQuery, { now })
       // Stopwords are not indexed, so a query of nothing but stopwords has nothing to match.
       const terms = [...new Set(segmentText(query))]
       if (terms.length === 0) return []
@@ -272,7 +275,7 @@ export function createMemorySearcher(options: MemorySearcherOptions): MemorySear
       const scorer = createCandidateScorer(ranking, now)
       const features: QueryFeatures = {
         rareTerms: scorer.findRareTerms(keyword.documentFrequency, keyword.documentCount),
-        timeTerms: findTimeReferenceTerms(query),
+        timeTerms: findTimeReferenceTerms(indexedQuery),
         speakerTerms: ranking.otherSpeakerShare < 1 ? findNamedSpeakers(terms, candidates.values()) : [],
       }
       const unindexed = [...candidates.values()].filter(

@@ -9,6 +9,7 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { MemoryStore } from '../types.js'
 import { createSqliteMemoryStore } from './create-sqlite-memory-store.js'
+import { maxIndexedCharacters } from './segment-text.js'
 
 const conversation = [
   '用户: 我喜欢吃巧克力蛋糕',
@@ -269,6 +270,18 @@ describe('dates and questions that ask when', () => {
     )
     // Dates ignored: the memory that says "bread" twice wins.
     expect((await searchWith({ undatedShare: 1 }, query))[0]).toBe(
+      'Baked bread again, the bread came out great',
+    )
+  })
+
+  it('reads a date only in the part of the question whose words are searched', async () => {
+    // Past `maxIndexedCharacters` a text is neither segmented nor read for dates: a megabyte of
+    // input costs what its opening costs.
+    const padding = ' '.repeat(maxIndexedCharacters)
+    expect((await searchWith({}, `What bread did I bake in May 2023?${padding}`))[0]).toBe(
+      'I baked banana bread for the neighbours',
+    )
+    expect((await searchWith({}, `What bread did I bake${padding} in May 2023?`))[0]).toBe(
       'Baked bread again, the bread came out great',
     )
   })
