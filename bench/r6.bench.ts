@@ -27,7 +27,12 @@
 import { loadavg } from 'node:os'
 import { monitorEventLoopDelay } from 'node:perf_hooks'
 import WebSocket from 'ws'
-import { sharedClock, startServeProcesses, type WireNote } from './serve/start-serve-processes.js'
+import {
+  type LoopGap,
+  sharedClock,
+  startServeProcesses,
+  type WireNote,
+} from './serve/start-serve-processes.js'
 
 const sessions = Number(process.env.SESSIONS ?? 200)
 const turns = Number(process.env.TURNS ?? 5)
@@ -254,6 +259,10 @@ async function measureInterrupts(): Promise<void> {
     console.log('|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|')
     console.log(
       `| ${sessions} | ${sessions * turns} | ${samples.length} of ${interruptsPlanned} | ${percentile(samples, 0.5).toFixed(1)} | ${percentile(samples, 0.99).toFixed(1)} | ${samples.at(-1)?.toFixed(1)} | ${errors} | ${tooLate} | ${(cpuMs / 1000).toFixed(2)} | ${loop.maxMs.toFixed(1)} | ${(clientLoop.max / 1e6).toFixed(1)} | ${seconds.toFixed(1)} |`,
+    )
+    const gap = (which: LoopGap) => `${which.wallMs.toFixed(1)} ms, ${which.cpuMs.toFixed(1)} ms of CPU in it`
+    console.log(
+      `server loop gaps (2 ms timer, CPU of every thread of the process): the longest ${gap(loop.worstGap)}; the one with the most CPU ${gap(loop.mostCpuGap)}`,
     )
     if (process.env.BENCH_WIRE_TRACE) {
       const steps = splitInterrupts(traced, await processes.readWireTrace())

@@ -32,6 +32,22 @@ export const sharedClock = () => performance.timeOrigin + performance.now()
 /** One socket event of the server process: when (ms since the epoch), which, its local and remote port. */
 export type WireNote = [time: number, kind: 'read' | 'write', localPort: number, remotePort: number]
 
+/** A gap between two ticks of the server's 2 ms timer: its wall time past the 2 ms, and the CPU time in it. */
+export interface LoopGap {
+  wallMs: number
+  cpuMs: number
+}
+
+/** What `loop-monitor.mjs` reports of the server's event loop since the last reset. */
+export interface LoopDelay {
+  maxMs: number
+  p99Ms: number
+  /** The longest gap, and the CPU the process used in it (an upper bound of the main thread's). */
+  worstGap: LoopGap
+  /** The gap in which the process used the most CPU. */
+  mostCpuGap: LoopGap
+}
+
 export interface ServeProcesses {
   /** `http://127.0.0.1:PORT` of `charpipe serve`. */
   serverUrl: string
@@ -39,8 +55,8 @@ export interface ServeProcesses {
   mockUrl: string
   /** Resets the server's event-loop delay histogram. */
   resetLoopDelay(): Promise<void>
-  /** The server's worst event-loop delay (ms) since the last reset. */
-  readLoopDelay(): Promise<{ maxMs: number; p99Ms: number }>
+  /** The server's worst event-loop delay (ms) since the last reset, and its gaps (`loop-monitor.mjs`). */
+  readLoopDelay(): Promise<LoopDelay>
   /** The server process's CPU time (user + system, µs) since it started. */
   readCpu(): Promise<number>
   /** The server's socket reads and writes since the last call (`BENCH_WIRE_TRACE` only; else none). */
@@ -143,7 +159,7 @@ export async function startServeProcesses(options: {
     serverUrl,
     mockUrl,
     resetLoopDelay: () => ask<unknown>('loop-reset').then(() => undefined),
-    readLoopDelay: () => ask<{ maxMs: number; p99Ms: number }>('loop-read'),
+    readLoopDelay: () => ask<LoopDelay>('loop-read'),
     readCpu: () => ask<{ cpuUs: number }>('cpu-read').then((answer) => answer.cpuUs),
     readWireTrace: async () => (tracing ? (await ask<{ notes: WireNote[] }>('wire-read')).notes : []),
     async traceClientSocketsOnly() {
