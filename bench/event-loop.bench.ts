@@ -10,6 +10,8 @@
  *   - input, limit raised: the same with `max_input_chars` raised above `SIZE`, so the text is
  *     stored as history and as a memory;
  *   - model reply: a short input, the model streams `SIZE` characters (stored the same way);
+ *   - the next turn of that session: a short input and reply, the giant reply in the history it
+ *     loads (and cuts: it cannot fit the model's window);
  *   - interrupted reply: the model streams `SIZE` characters in sentences of 1,000 and the turn is
  *     interrupted halfway (the model paces its chunks 2 ms apart so the turn is still running), with
  *     what the client heard: the reply is stored as far as it was heard
@@ -18,7 +20,8 @@
  *     (search, the memories in the prompt, the prompt counted and sent);
  *   - knowledge base: `SIZE` characters of paragraphs added with `memory.addKnowledge` (what
  *     `POST /api/kb` and `charpipe kb add` do), chunked, indexed and written in slices.
- * Each case runs from the engine's creation to its `close()` (which waits for the memory writes).
+ * Each case runs from the engine's creation to its `close()` (which waits for the memory writes),
+ * in a session of its own but for the next turn's.
  * The idle row is the noise floor: on a busy machine the scheduler alone stalls the loop that long.
  *
  *   node --import tsx bench/event-loop.bench.ts
@@ -70,6 +73,8 @@ async function measure(
   conversation: Record<string, unknown> = {},
   /** Interrupt the turn once its text is this long, saying all of it was heard. */
   interruptAt?: number,
+  /** Each case talks in a session of its own unless given one: its history is its own. */
+  session = name,
 ): Promise<CaseResult> {
   await useReply(reply)
   const input: CharpipeConfigInput = {
@@ -85,7 +90,7 @@ async function measure(
   let replied = 0
   let heard = ''
   const controller = new AbortController()
-  for await (const event of charpipe.generate({ text, session: 'bench' }, { signal: controller.signal })) {
+  for await (const event of charpipe.generate({ text, session }, { signal: controller.signal })) {
     if (event.type === 'llm_error') outcome = event.code
     if (event.type === 'llm_done') {
       replied = event.text.length
@@ -161,8 +166,19 @@ try {
     if (hasInputLimit && only !== 'reply') {
       report(await measure('input, limit raised', giant, shortReply, { max_input_chars: size + 1_000 }))
     }
-    if (only !== 'input')
+    if (only !== 'input') {
       report(await measure('model reply', '讲个很长的故事吧', { text: giant, chunkSize: 256 }))
+      report(
+        await measure(
+          'the next turn, that reply in its history',
+          '再说一遍',
+          shortReply,
+          {},
+          undefined,
+          'model reply',
+        ),
+      )
+    }
     if (only !== 'input') {
       const story = `${'慢'.repeat(999)}。`.repeat(Math.ceil(size / 1000)).slice(0, size)
       report(
