@@ -23,6 +23,7 @@
  * Each case runs from the engine's creation to its `close()` (which waits for the memory writes),
  * in a session of its own but for the next turn's.
  * The idle row is the noise floor: on a busy machine the scheduler alone stalls the loop that long.
+ * The engine is the built package (`dist/`, built first when older than `src/`), as users run it.
  *
  *   node --import tsx bench/event-loop.bench.ts
  *   SIZE=80000 node --import tsx bench/event-loop.bench.ts
@@ -37,9 +38,18 @@ import { monitorEventLoopDelay, performance } from 'node:perf_hooks'
 import { fileURLToPath } from 'node:url'
 import { parseConfig } from '../src/characters/load-config.js'
 import { type CharpipeConfigInput, conversationSchema } from '../src/config/schema.js'
-import { createCharpipe } from '../src/engine/index.js'
 import { createLogger } from '../src/shared/logger.js'
 import type { MockReply } from '../src/testing/index.js'
+import { ensureBuilt, importBuiltPackage } from './built-package.js'
+
+// The engine is the built package's, as users run it: through the TypeScript loader, a module first
+// imported inside a case is compiled on the loader's thread while the loop waits. The loader also
+// turns on source maps for every module, the built ones too, and the first error a case makes (an
+// interrupt's abort) would parse the maps of every module on its stack: `charpipe serve` runs
+// without them.
+ensureBuilt()
+const { createCharpipe } = await importBuiltPackage()
+process.setSourceMapsEnabled(false)
 
 const size = Number(process.env.SIZE ?? 1_000_000)
 const only = process.env.ONLY

@@ -1,6 +1,7 @@
 // Loaded into the `charpipe serve` process of the serve benches (`node --import`): answers the
 // bench's IPC requests with the worst event-loop delay since the last reset, and the process's CPU
 // time. The channel does not keep the server alive.
+import { readFileSync } from 'node:fs'
 import { monitorEventLoopDelay } from 'node:perf_hooks'
 
 // Its timer wakes the server every 5 ms, which an idle server would not do (and which counted into
@@ -8,30 +9,39 @@ import { monitorEventLoopDelay } from 'node:perf_hooks'
 const histogram = monitorEventLoopDelay({ resolution: 5 })
 
 /**
- * Beside the histogram, a 2 ms timer that notes, for each gap between two of its ticks, the wall
- * time and the process's CPU time in it. A long gap with little CPU in it is the server waiting
- * for a core (the benches' clients and mock model share the machine); one full of CPU is the
- * server's own work holding the loop. `process.cpuUsage` counts every thread of the process (V8's
- * compiler and GC threads too), so the CPU of a gap is an upper bound of the main thread's.
+ * Beside the histogram, a 2 ms timer that notes, for each gap between two of its ticks, how long
+ * the main thread ran in it and how long it waited for a core (Linux's `/proc/thread-self/schedstat`:
+ * time on a CPU, time runnable on a run queue). A long gap the thread spent running is the server's
+ * own work holding the loop; one it spent waiting is the machine's other load (the benches' clients
+ * and mock model share its cores). Elsewhere both read as unknown.
  */
 const gapTickMs = 2
+const readSchedstat = () => {
+  try {
+    const [runNs, waitNs] = readFileSync('/proc/thread-self/schedstat', 'utf8').split(' ').map(Number)
+    return { runMs: runNs / 1e6, waitMs: waitNs / 1e6 }
+  } catch {
+    return { runMs: Number.NaN, waitMs: Number.NaN }
+  }
+}
+const noGap = { wallMs: 0, runMs: 0, waitMs: 0 }
 let noting = false
 let lastTick = 0
-let lastCpu = 0
-let worstGap = { wallMs: 0, cpuMs: 0 }
-let mostCpuGap = { wallMs: 0, cpuMs: 0 }
-const cpuNow = () => {
-  const usage = process.cpuUsage()
-  return (usage.user + usage.system) / 1000
-}
+let lastStat = readSchedstat()
+let worstGap = noGap
+let longestRun = noGap
 function noteGap() {
   const now = performance.now()
-  const cpu = cpuNow()
-  const gap = { wallMs: now - lastTick - gapTickMs, cpuMs: cpu - lastCpu }
+  const stat = readSchedstat()
+  const gap = {
+    wallMs: now - lastTick - gapTickMs,
+    runMs: stat.runMs - lastStat.runMs,
+    waitMs: stat.waitMs - lastStat.waitMs,
+  }
   if (gap.wallMs > worstGap.wallMs) worstGap = gap
-  if (gap.cpuMs > mostCpuGap.cpuMs) mostCpuGap = gap
+  if (gap.runMs > longestRun.runMs) longestRun = gap
   lastTick = now
-  lastCpu = cpu
+  lastStat = stat
 }
 
 if (process.channel) {
@@ -40,10 +50,10 @@ if (process.channel) {
     if (message?.type === 'loop-reset') {
       histogram.enable()
       histogram.reset()
-      worstGap = { wallMs: 0, cpuMs: 0 }
-      mostCpuGap = { wallMs: 0, cpuMs: 0 }
+      worstGap = noGap
+      longestRun = noGap
       lastTick = performance.now()
-      lastCpu = cpuNow()
+      lastStat = readSchedstat()
       if (!noting) setInterval(noteGap, gapTickMs).unref()
       noting = true
       process.send({ id: message.id })
@@ -53,7 +63,7 @@ if (process.channel) {
         maxMs: histogram.max / 1e6,
         p99Ms: histogram.percentile(99) / 1e6,
         worstGap,
-        mostCpuGap,
+        longestRun,
       })
     } else if (message?.type === 'cpu-read') {
       const usage = process.cpuUsage()

@@ -32,20 +32,24 @@ export const sharedClock = () => performance.timeOrigin + performance.now()
 /** One socket event of the server process: when (ms since the epoch), which, its local and remote port. */
 export type WireNote = [time: number, kind: 'read' | 'write', localPort: number, remotePort: number]
 
-/** A gap between two ticks of the server's 2 ms timer: its wall time past the 2 ms, and the CPU time in it. */
+/**
+ * A gap between two ticks of the server's 2 ms timer: its wall time past the 2 ms, and how long the
+ * server's main thread ran and waited for a core in it (NaN where Linux's schedstat is missing).
+ */
 export interface LoopGap {
   wallMs: number
-  cpuMs: number
+  runMs: number
+  waitMs: number
 }
 
 /** What `loop-monitor.mjs` reports of the server's event loop since the last reset. */
 export interface LoopDelay {
   maxMs: number
   p99Ms: number
-  /** The longest gap, and the CPU the process used in it (an upper bound of the main thread's). */
+  /** The longest gap. */
   worstGap: LoopGap
-  /** The gap in which the process used the most CPU. */
-  mostCpuGap: LoopGap
+  /** The gap in which the main thread ran longest: the server's own longest stretch of work. */
+  longestRun: LoopGap
 }
 
 export interface ServeProcesses {
