@@ -6,10 +6,13 @@
  * while they run (what an interrupt frame arriving then would wait, at least) and the time until all
  * are stored, and this process's CPU for the burst (`process.cpuUsage`, user + system: the writes'
  * own cost, less sensitive than the wall clock to a loaded machine). Three bursts after the fill.
- * Goal (issue #50): no reply blocks the loop more than 20 ms.
+ * Goal (issue #50): no reply blocks the loop more than 20 ms. `TURNS=1` writes each text as a
+ * turn is stored (`User: …` and `Assistant: …` on two lines) and `CHARS` sets its length: from
+ * about 500 characters a memory and its neighbour together outgrow one window of the segmenter.
  *
  *   node --import tsx bench/memory-burst.bench.ts
  *   SESSIONS=50 node --import tsx bench/memory-burst.bench.ts
+ *   TURNS=1 CHARS=800 node --import tsx bench/memory-burst.bench.ts
  */
 import { mkdtempSync, rmSync } from 'node:fs'
 import { loadavg, tmpdir } from 'node:os'
@@ -18,6 +21,8 @@ import { createSqliteMemoryStore } from '../src/memory/long-term/create-sqlite-m
 
 const sessions = Number(process.env.SESSIONS ?? 200)
 const bursts = 3
+const characters = Number(process.env.CHARS ?? 480)
+const asTurns = process.env.TURNS === '1'
 const sentences = [
   '今天的海风有点凉，我们去看灯塔吧。',
   '灯塔在港口东边的小山上。',
@@ -38,10 +43,10 @@ const random = () => {
   return seed / 2147483648
 }
 
-/** A text of its own for every write: numbered, then drawn sentences up to about 480 characters. */
+/** A text of its own for every write: numbered, then drawn sentences up to about `CHARS` characters. */
 function createText(number: number): string {
-  let text = `第${number}句：`
-  while (text.length < 480) text += sentences[Math.floor(random() * sentences.length)]
+  let text = asTurns ? `User: 第${number}个问题：灯塔在哪里？\nAssistant: ` : `第${number}句：`
+  while (text.length < characters) text += sentences[Math.floor(random() * sentences.length)]
   return text
 }
 
@@ -80,7 +85,9 @@ try {
     const cpuMs = (cpu.user + cpu.system) / 1000
     rows.push(`| ${burst + 1} | ${gapMs.toFixed(1)} | ${wallMs.toFixed(0)} | ${cpuMs.toFixed(0)} |`)
   }
-  console.log(`\nMemory writes in a burst: ${sessions} sessions at once, one SQLite memory store`)
+  console.log(
+    `\nMemory writes in a burst: ${sessions} sessions at once, one SQLite memory store, texts of ${characters} characters${asTurns ? ' as turns' : ''}`,
+  )
   console.log(
     `load average at the end (1, 5, 15 min): ${loadavg()
       .map((value) => value.toFixed(1))

@@ -73,4 +73,22 @@ describe('segmentJoinedText', () => {
     joinedWay.segmentText(second)
     expect(joinedWay.segmentJoinedText(first, second)).toEqual(wholeWay.segmentText(`${first}\n${second}`))
   })
+
+  it('segments nothing again when its parts were kept, however long the parts', async () => {
+    const joinedWay = await freshSegmentText()
+    // Commas only: a window of the joined text cut after one is no clean break for the words.
+    const reply = '今天的海风有点凉，我们去看灯塔吧，'.repeat(32)
+    const first = `User: r6-0001 第0个问题：灯塔在哪里？\nAssistant: ${reply}`
+    const second = `User: r6-0001 第1个问题：灯塔在哪里？\nAssistant: ${reply.slice(3)}`
+    joinedWay.segmentText(first)
+    joinedWay.segmentText(second)
+    const segment = vi.spyOn(Intl.Segmenter.prototype, 'segment')
+    try {
+      joinedWay.segmentJoinedText(first, second)
+      // Each part's lines are cut into the windows they have alone: the kept terms serve.
+      expect(segment).not.toHaveBeenCalled()
+    } finally {
+      segment.mockRestore()
+    }
+  })
 })

@@ -83,6 +83,10 @@ describe('segmentText on a long text', () => {
     ['an unbroken Chinese run', '这是一段很长的中文文本没有空格'.repeat(200)],
     ['prose', 'The quick brown fox jumps over the lazy dog. '.repeat(100)],
     ['emoji', '😀'.repeat(3_000)],
+    [
+      'lines, each cut on its own',
+      `User: 你好\nAssistant: ${'这是一段很长的中文文本没有空格'.repeat(100)}\n`.repeat(3),
+    ],
   ])('hands the word segmenter bounded windows that cover %s', (_name, text) => {
     const windows = splitSegmentWindows(text)
     expect(windows.join('')).toBe(text)

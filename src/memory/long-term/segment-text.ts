@@ -221,20 +221,34 @@ function segmentWindows(windows: readonly string[]): string[] {
 
 /**
  * Windows of at most `segmentWindowCharacters`, each ending after the last space or punctuation
- * mark it holds (so words are rarely cut), or hard at the limit in an unbroken run.
+ * mark it holds (so words are rarely cut), or hard at the limit in an unbroken run. Every line
+ * (through its newline) is cut on its own: a newline ends a word in every mode (UAX #29, WB3a/b),
+ * so a text's lines are segmented as they are alone, and the terms of a joined context
+ * (`segmentJoinedText`) are its parts' kept terms rather than a second segmenting of them.
  */
 export function splitSegmentWindows(text: string): string[] {
   const windows: string[] = []
-  let start = 0
-  while (text.length - start > segmentWindowCharacters) {
-    let end = start + segmentWindowCharacters
-    const breakAt = findLastBreak(text, start + segmentWindowCharacters / 2, end)
-    end = breakAt > 0 ? breakAt : endBeforeLowSurrogate(text, end)
-    windows.push(text.slice(start, end))
-    start = end
+  let lineStart = 0
+  while (lineStart < text.length) {
+    const newline = text.indexOf('\n', lineStart)
+    const lineEnd = newline === -1 ? text.length : newline + 1
+    pushLineWindows(windows, text, lineStart, lineEnd)
+    lineStart = lineEnd
   }
-  windows.push(text.slice(start))
+  if (windows.length === 0) windows.push(text)
   return windows
+}
+
+/** The windows of `text` from `start` to `end` (one line and its newline). */
+function pushLineWindows(windows: string[], text: string, start: number, end: number): void {
+  while (end - start > segmentWindowCharacters) {
+    let cut = start + segmentWindowCharacters
+    const breakAt = findLastBreak(text, start + segmentWindowCharacters / 2, cut)
+    cut = breakAt > 0 ? breakAt : endBeforeLowSurrogate(text, cut)
+    windows.push(text.slice(start, cut))
+    start = cut
+  }
+  windows.push(text.slice(start, end))
 }
 
 const breakPattern = /[\s\p{P}]/u
