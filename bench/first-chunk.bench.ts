@@ -18,7 +18,8 @@
  * `BENCH_WIRE_TRACE=1` also prints where (b)'s time goes, from when the server's sockets read and
  * wrote (bench/serve/wire-trace.mjs) and when this client sent and received, on a clock the
  * processes share: the frame reaching the server, the server's work up to the model request, the
- * model's answer, the server's work up to the first frames, and those frames reaching the client.
+ * model's answer, the server's work up to the first frames, and those frames reaching the client;
+ * for the server's steps, also the server process's CPU time in them.
  *
  *   npm run bench -- first-chunk
  *   ROUNDS=500 npm run bench -- first-chunk
@@ -53,26 +54,39 @@ interface TracedRound {
  */
 function splitRounds(traced: TracedRound[], notes: WireNote[], serverPort: number, modelPort: number) {
   const steps: number[][] = [[], [], [], [], []]
+  // For the steps between two of the server's own notes: the server's CPU time in them.
+  const cpu: number[][] = [[], [], [], [], []]
   const sorted = [...notes].sort((left, right) => left[0] - right[0])
   const fromClient = (note: WireNote) => note[2] === serverPort
   const toModel = (note: WireNote) => note[3] === modelPort
   let cursor = 0
   const next = (after: number, match: (note: WireNote) => boolean) => {
     while (cursor < sorted.length && sorted[cursor]![0] < after) cursor++
-    for (let index = cursor; index < sorted.length; index++)
-      if (match(sorted[index]!)) return sorted[index]![0]
+    for (let index = cursor; index < sorted.length; index++) if (match(sorted[index]!)) return sorted[index]!
     return undefined
   }
   for (const round of traced) {
     const frameRead = next(round.sent, (note) => note[1] === 'read' && fromClient(note))
-    const requestWritten = frameRead && next(frameRead, (note) => note[1] === 'write' && toModel(note))
-    const answerRead = requestWritten && next(requestWritten, (note) => note[1] === 'read' && toModel(note))
-    const framesWritten = answerRead && next(answerRead, (note) => note[1] === 'write' && fromClient(note))
-    if (!framesWritten || framesWritten > round.received) continue
-    const times = [round.sent, frameRead!, requestWritten!, answerRead!, framesWritten, round.received]
+    const requestWritten = frameRead && next(frameRead[0], (note) => note[1] === 'write' && toModel(note))
+    const answerRead =
+      requestWritten && next(requestWritten[0], (note) => note[1] === 'read' && toModel(note))
+    const framesWritten = answerRead && next(answerRead[0], (note) => note[1] === 'write' && fromClient(note))
+    if (!frameRead || !requestWritten || !answerRead || !framesWritten || framesWritten[0] > round.received)
+      continue
+    const times = [
+      round.sent,
+      frameRead[0],
+      requestWritten[0],
+      answerRead[0],
+      framesWritten[0],
+      round.received,
+    ]
     for (let step = 0; step < 5; step++) steps[step]!.push(times[step + 1]! - times[step]!)
+    const serverNotes = [frameRead, requestWritten, answerRead, framesWritten]
+    for (let step = 1; step < 4; step++) cpu[step]!.push(serverNotes[step]![4] - serverNotes[step - 1]![4])
   }
-  return steps.map((values) => values.sort((left, right) => left - right))
+  const sort = (lists: number[][]) => lists.map((values) => values.sort((left, right) => left - right))
+  return { steps: sort(steps), cpu: sort(cpu) }
 }
 
 const processes = await startServeProcesses({ reply })
@@ -205,15 +219,15 @@ try {
   console.log(`server CPU per round (user + system, the whole turn): ${serverCpuPerRoundMs.toFixed(2)} ms`)
   if (process.env.BENCH_WIRE_TRACE) {
     const port = (url: string) => Number(new URL(url).port)
-    const steps = splitRounds(
+    const { steps, cpu } = splitRounds(
       traced,
       await processes.readWireTrace(),
       port(processes.serverUrl),
       port(processes.mockUrl),
     )
     console.log(`\nWhere (b)'s time goes (${steps[0]!.length} of ${traced.length} rounds traced), ms:`)
-    console.log('| step | p50 | p90 |')
-    console.log('| --- | ---: | ---: |')
+    console.log("| step | p50 | p90 | the server's CPU in it, p50 |")
+    console.log('| --- | ---: | ---: | ---: |')
     const names = [
       '`user_input` sent → the server reads it',
       'the server: frame read → model request written (context, recall, the SDK)',
@@ -221,11 +235,12 @@ try {
       'the server: answer read → first frames written',
       'the first frames written → the client has the first `llm_chunk`',
     ]
+    const median = (values: number[]) => (values.length ? percentile(values, 0.5).toFixed(2) : '')
     names.forEach((name, step) => {
       const values = steps[step]!
       if (values.length)
         console.log(
-          `| ${name} | ${percentile(values, 0.5).toFixed(2)} | ${percentile(values, 0.9).toFixed(2)} |`,
+          `| ${name} | ${percentile(values, 0.5).toFixed(2)} | ${percentile(values, 0.9).toFixed(2)} | ${median(cpu[step]!)} |`,
         )
     })
   }

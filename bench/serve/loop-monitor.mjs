@@ -1,7 +1,6 @@
 // Loaded into the `charpipe serve` process of the serve benches (`node --import`): answers the
 // bench's IPC requests with the worst event-loop delay since the last reset, and the process's CPU
 // time. The channel does not keep the server alive.
-import { readFileSync } from 'node:fs'
 import { monitorEventLoopDelay } from 'node:perf_hooks'
 
 // Its timer wakes the server every 5 ms, which an idle server would not do (and which counted into
@@ -9,39 +8,32 @@ import { monitorEventLoopDelay } from 'node:perf_hooks'
 const histogram = monitorEventLoopDelay({ resolution: 5 })
 
 /**
- * Beside the histogram, a 2 ms timer that notes, for each gap between two of its ticks, how long
- * the main thread ran in it and how long it waited for a core (Linux's `/proc/thread-self/schedstat`:
- * time on a CPU, time runnable on a run queue). A long gap the thread spent running is the server's
- * own work holding the loop; one it spent waiting is the machine's other load (the benches' clients
- * and mock model share its cores). Elsewhere both read as unknown.
+ * Beside the histogram, a 2 ms timer that notes, for each gap between two of its ticks, the
+ * process's CPU time in it (`process.cpuUsage`: every thread, V8's compiler and GC threads too, so
+ * an upper bound of the main thread's). A long gap with as much CPU in it is the server's own work
+ * holding the loop; one with little is the server waiting for a core beside the machine's other
+ * load (the benches' clients and mock model share its cores). Linux's per-thread counters were
+ * tried for this and dropped: they move at the scheduler's ticks (4 ms here), too coarse.
  */
 const gapTickMs = 2
-const readSchedstat = () => {
-  try {
-    const [runNs, waitNs] = readFileSync('/proc/thread-self/schedstat', 'utf8').split(' ').map(Number)
-    return { runMs: runNs / 1e6, waitMs: waitNs / 1e6 }
-  } catch {
-    return { runMs: Number.NaN, waitMs: Number.NaN }
-  }
+const cpuMsNow = () => {
+  const usage = process.cpuUsage()
+  return (usage.user + usage.system) / 1000
 }
-const noGap = { wallMs: 0, runMs: 0, waitMs: 0 }
+const noGap = { wallMs: 0, cpuMs: 0 }
 let noting = false
 let lastTick = 0
-let lastStat = readSchedstat()
+let lastCpu = 0
 let worstGap = noGap
-let longestRun = noGap
+let busiestGap = noGap
 function noteGap() {
   const now = performance.now()
-  const stat = readSchedstat()
-  const gap = {
-    wallMs: now - lastTick - gapTickMs,
-    runMs: stat.runMs - lastStat.runMs,
-    waitMs: stat.waitMs - lastStat.waitMs,
-  }
+  const cpu = cpuMsNow()
+  const gap = { wallMs: now - lastTick - gapTickMs, cpuMs: cpu - lastCpu }
   if (gap.wallMs > worstGap.wallMs) worstGap = gap
-  if (gap.runMs > longestRun.runMs) longestRun = gap
+  if (gap.cpuMs > busiestGap.cpuMs) busiestGap = gap
   lastTick = now
-  lastStat = stat
+  lastCpu = cpu
 }
 
 if (process.channel) {
@@ -51,9 +43,9 @@ if (process.channel) {
       histogram.enable()
       histogram.reset()
       worstGap = noGap
-      longestRun = noGap
+      busiestGap = noGap
       lastTick = performance.now()
-      lastStat = readSchedstat()
+      lastCpu = cpuMsNow()
       if (!noting) setInterval(noteGap, gapTickMs).unref()
       noting = true
       process.send({ id: message.id })
@@ -63,7 +55,7 @@ if (process.channel) {
         maxMs: histogram.max / 1e6,
         p99Ms: histogram.percentile(99) / 1e6,
         worstGap,
-        longestRun,
+        busiestGap,
       })
     } else if (message?.type === 'cpu-read') {
       const usage = process.cpuUsage()

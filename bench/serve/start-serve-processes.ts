@@ -29,17 +29,25 @@ const wireTrace = join(dirname(fileURLToPath(import.meta.url)), 'wire-trace.mjs'
 /** Milliseconds since the epoch, the clock of the wire trace: the same reading in every process. */
 export const sharedClock = () => performance.timeOrigin + performance.now()
 
-/** One socket event of the server process: when (ms since the epoch), which, its local and remote port. */
-export type WireNote = [time: number, kind: 'read' | 'write', localPort: number, remotePort: number]
+/**
+ * One socket event of the server process: when (ms since the epoch), which, its local and remote
+ * port, and the process's CPU time until then (ms).
+ */
+export type WireNote = [
+  time: number,
+  kind: 'read' | 'write',
+  localPort: number,
+  remotePort: number,
+  cpuMs: number,
+]
 
 /**
- * A gap between two ticks of the server's 2 ms timer: its wall time past the 2 ms, and how long the
- * server's main thread ran and waited for a core in it (NaN where Linux's schedstat is missing).
+ * A gap between two ticks of the server's 2 ms timer: its wall time past the 2 ms, and the server
+ * process's CPU time in it (every thread: an upper bound of the main thread's).
  */
 export interface LoopGap {
   wallMs: number
-  runMs: number
-  waitMs: number
+  cpuMs: number
 }
 
 /** What `loop-monitor.mjs` reports of the server's event loop since the last reset. */
@@ -48,8 +56,8 @@ export interface LoopDelay {
   p99Ms: number
   /** The longest gap. */
   worstGap: LoopGap
-  /** The gap in which the main thread ran longest: the server's own longest stretch of work. */
-  longestRun: LoopGap
+  /** The gap with the most CPU time in it: the server's own longest stretch of work, at most. */
+  busiestGap: LoopGap
 }
 
 export interface ServeProcesses {

@@ -3,9 +3,15 @@
 // the bench's processes share (`performance.timeOrigin + performance.now()`, milliseconds since the
 // epoch), and hands the notes to the bench over IPC. It wraps two methods of `net.Socket` that are
 // Node's own (`push`, the read path's; `_writeGeneric`, every write's), so it is for benches only.
+// Each note also carries the process's CPU time until then (`process.cpuUsage`, every thread, ms):
+// between two notes, the server's own work.
 import net from 'node:net'
 
 const clock = () => performance.timeOrigin + performance.now()
+const cpuMs = () => {
+  const usage = process.cpuUsage()
+  return (usage.user + usage.system) / 1000
+}
 // The most notes kept; past it new ones are dropped (a first-chunk round makes about ten).
 const maxNotes = 200_000
 let notes = []
@@ -15,13 +21,13 @@ let onlyLocalPort
 const push = net.Socket.prototype.push
 net.Socket.prototype.push = function (chunk, ...rest) {
   if (chunk && notes.length < maxNotes && (onlyLocalPort === undefined || this.localPort === onlyLocalPort))
-    notes.push([clock(), 'read', this.localPort, this.remotePort])
+    notes.push([clock(), 'read', this.localPort, this.remotePort, cpuMs()])
   return push.call(this, chunk, ...rest)
 }
 const writeGeneric = net.Socket.prototype._writeGeneric
 net.Socket.prototype._writeGeneric = function (...args) {
   if (notes.length < maxNotes && (onlyLocalPort === undefined || this.localPort === onlyLocalPort))
-    notes.push([clock(), 'write', this.localPort, this.remotePort])
+    notes.push([clock(), 'write', this.localPort, this.remotePort, cpuMs()])
   return writeGeneric.apply(this, args)
 }
 
