@@ -23,46 +23,45 @@
  * Each case runs from the engine's creation to its `close()` (which waits for the memory writes),
  * in a session of its own but for the next turn's.
  * The idle row is the noise floor: on a busy machine the scheduler alone stalls the loop that long.
- * The engine is the built package (`dist/`, built first when older than `src/`), as users run it.
+ * The engine is the built package (`dist/`, built first when older than `src/`) in a plain Node
+ * process of its own (`event-loop/measured-process.mjs`), as users run it.
  *
  *   node --import tsx bench/event-loop.bench.ts
  *   SIZE=80000 node --import tsx bench/event-loop.bench.ts
  *   ONLY=reply node --import tsx bench/event-loop.bench.ts    (or ONLY=input, ONLY=kb)
+ *   BENCH_MEASURED_NODE_FLAGS='--cpu-prof --cpu-prof-dir=profiles' node --import tsx bench/event-loop.bench.ts
  */
 import { fork } from 'node:child_process'
 import { once } from 'node:events'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
-import { monitorEventLoopDelay, performance } from 'node:perf_hooks'
 import { fileURLToPath } from 'node:url'
-import { parseConfig } from '../src/characters/load-config.js'
-import { type CharpipeConfigInput, conversationSchema } from '../src/config/schema.js'
-import { createLogger } from '../src/shared/logger.js'
+import { conversationSchema } from '../src/config/schema.js'
 import type { MockReply } from '../src/testing/index.js'
-import { ensureBuilt, importBuiltPackage } from './built-package.js'
-
-// The engine is the built package's, as users run it: through the TypeScript loader, a module first
-// imported inside a case is compiled on the loader's thread while the loop waits. The loader also
-// turns on source maps for every module, the built ones too, and the first error a case makes (an
-// interrupt's abort) would parse the maps of every module on its stack: `charpipe serve` runs
-// without them.
-ensureBuilt()
-const { createCharpipe } = await importBuiltPackage()
-process.setSourceMapsEnabled(false)
+import { ensureBuilt } from './built-package.js'
 
 const size = Number(process.env.SIZE ?? 1_000_000)
 const only = process.env.ONLY
-const logger = createLogger({ level: 'silent' })
 const here = dirname(fileURLToPath(import.meta.url))
 const folder = mkdtempSync(join(tmpdir(), 'charpipe-event-loop-'))
-// One run of Chinese with no space or punctuation; "violin" opens it so retrieval finds it.
+// One run of Chinese with no space or punctuation; "violin" opens it so retrieval finds it. The
+// measured process makes its own copy (`giantInput`): a megabyte sent over IPC is parsed there.
 const giant = `violin ${'这是一段很长的中文文本没有空格'.repeat(Math.ceil(size / 15))}`.slice(0, size)
+const giantInput = { giantInput: size }
 // The setting is new: a checkout without it is measured with the default config alone.
 const hasInputLimit = 'max_input_chars' in conversationSchema.shape
 
 const mockProcess = fork(join(here, 'turn-cost', 'mock-process.ts'), [], { execArgv: ['--import', 'tsx'] })
 const [listening] = (await once(mockProcess, 'message')) as [{ url: string }]
+
+// The engine runs in a process of its own, plain Node and the built package, as users run it
+// (event-loop/measured-process.mjs): this one has the TypeScript loader.
+ensureBuilt()
+// `BENCH_MEASURED_NODE_FLAGS='--cpu-prof …'` adds Node flags to that process alone.
+const measuredFlags = process.env.BENCH_MEASURED_NODE_FLAGS?.split(/\s+/).filter(Boolean) ?? []
+const measured = fork(join(here, 'event-loop', 'measured-process.mjs'), [], { execArgv: measuredFlags })
+await once(measured, 'message')
 
 async function useReply(reply: MockReply): Promise<void> {
   mockProcess.send({ type: 'reply', reply })
@@ -76,9 +75,19 @@ interface CaseResult {
   outcome: string
 }
 
+async function runCase(name: string, spec: Record<string, unknown>): Promise<CaseResult> {
+  measured.send({
+    baseUrl: `${listening.url}/v1`,
+    sqlitePath: join(folder, 'charpipe.db'),
+    ...spec,
+  })
+  const [answer] = (await once(measured, 'message')) as [Omit<CaseResult, 'name'>]
+  return { name, ...answer }
+}
+
 async function measure(
   name: string,
-  text: string,
+  text: string | typeof giantInput,
   reply: MockReply,
   conversation: Record<string, unknown> = {},
   /** Interrupt the turn once its text is this long, saying all of it was heard. */
@@ -87,74 +96,19 @@ async function measure(
   session = name,
 ): Promise<CaseResult> {
   await useReply(reply)
-  const input: CharpipeConfigInput = {
-    llm: { provider: 'custom', base_url: `${listening.url}/v1`, model: 'bench', max_retries: 0 },
-    storage: { sqlite_path: join(folder, 'charpipe.db') },
-    conversation,
-  }
-  const monitor = monitorEventLoopDelay({ resolution: 5 })
-  monitor.enable()
-  const started = performance.now()
-  const charpipe = await createCharpipe(parseConfig(input, { logger }).config, { logger })
-  let outcome = 'ok'
-  let replied = 0
-  let heard = ''
-  const controller = new AbortController()
-  for await (const event of charpipe.generate({ text, session }, { signal: controller.signal })) {
-    if (event.type === 'llm_error') outcome = event.code
-    if (event.type === 'llm_done') {
-      replied = event.text.length
-      if (event.interrupted) outcome = 'interrupted'
-    }
-    if (interruptAt !== undefined && event.type === 'llm_chunk') {
-      heard += event.text
-      if (heard.length >= interruptAt) controller.abort({ heard })
-    }
-  }
-  await charpipe.close()
-  const wallMs = performance.now() - started
-  // The monitor records a stall when its timer next fires: let it fire once after the last one
-  // (a stall that ends in the same microtask run as close() would go unrecorded otherwise).
-  await new Promise((resolve) => setTimeout(resolve, 50))
-  monitor.disable()
-  if (outcome === 'ok' || outcome === 'interrupted') outcome = `${outcome}, reply ${replied} chars`
-  return { name, worstMs: monitor.max / 1e6, wallMs, outcome }
+  const input = typeof text === 'string' ? { text } : text
+  return runCase(name, { type: 'turn', ...input, conversation, interruptAt, session })
 }
 
 /** The worst stall while `SIZE` characters of paragraphs go into the knowledge base. */
-async function measureKnowledge(): Promise<CaseResult> {
-  const input: CharpipeConfigInput = {
-    llm: { provider: 'custom', base_url: `${listening.url}/v1`, model: 'bench', max_retries: 0 },
-    storage: { sqlite_path: join(folder, 'charpipe.db') },
-  }
+function measureKnowledge(): Promise<CaseResult> {
   const paragraph = 'The lighthouse keeper logs every ship that passes the reef. 灯塔守护者记录每一艘船。\n\n'
   const text = paragraph.repeat(Math.ceil(size / paragraph.length)).slice(0, size)
-  const charpipe = await createCharpipe(parseConfig(input, { logger }).config, { logger })
-  const monitor = monitorEventLoopDelay({ resolution: 5 })
-  monitor.enable()
-  const started = performance.now()
-  let outcome = 'ok'
-  try {
-    const document = await charpipe.memory!.addKnowledge({ name: 'bench.md', text })
-    outcome = `ok, ${document.chunks} chunks`
-  } catch (error) {
-    outcome = error instanceof Error ? error.message : String(error)
-  }
-  const wallMs = performance.now() - started
-  await new Promise((resolve) => setTimeout(resolve, 50))
-  monitor.disable()
-  await charpipe.close()
-  return { name: 'knowledge base document', worstMs: monitor.max / 1e6, wallMs, outcome }
+  return runCase('knowledge base document', { type: 'knowledge', text })
 }
 
-/** The worst delay of an idle second: what the machine's other load alone costs this loop. */
-async function measureIdle(): Promise<CaseResult> {
-  const monitor = monitorEventLoopDelay({ resolution: 5 })
-  monitor.enable()
-  await new Promise((resolve) => setTimeout(resolve, 1_000))
-  monitor.disable()
-  return { name: 'idle second (noise floor)', worstMs: monitor.max / 1e6, wallMs: 1_000, outcome: '' }
-}
+/** The worst delay of an idle second: what the machine's other load alone costs the measured loop. */
+const measureIdle = () => runCase('idle second (noise floor)', { type: 'idle' })
 
 // Each row is printed as soon as it is measured: a case that stalls for minutes still leaves the
 // rows before it.
@@ -172,9 +126,9 @@ try {
   await measure('warm-up', '你好', shortReply)
   report(await measureIdle())
   if (only !== 'kb') {
-    report(await measure('input, default config', giant, shortReply))
+    report(await measure('input, default config', giantInput, shortReply))
     if (hasInputLimit && only !== 'reply') {
-      report(await measure('input, limit raised', giant, shortReply, { max_input_chars: size + 1_000 }))
+      report(await measure('input, limit raised', giantInput, shortReply, { max_input_chars: size + 1_000 }))
     }
     if (only !== 'input') {
       report(await measure('model reply', '讲个很长的故事吧', { text: giant, chunkSize: 256 }))
@@ -206,6 +160,7 @@ try {
   }
   if (only === undefined || only === 'kb') report(await measureKnowledge())
 } finally {
+  measured.send({ type: 'close' })
   mockProcess.send({ type: 'close' })
   rmSync(folder, { recursive: true, force: true })
 }
