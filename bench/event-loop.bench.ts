@@ -40,14 +40,15 @@ import { fileURLToPath } from 'node:url'
 import { conversationSchema } from '../src/config/schema.js'
 import type { MockReply } from '../src/testing/index.js'
 import { ensureBuilt } from './built-package.js'
+import { makeGiantText } from './event-loop/giant-text.mjs'
 
 const size = Number(process.env.SIZE ?? 1_000_000)
 const only = process.env.ONLY
 const here = dirname(fileURLToPath(import.meta.url))
 const folder = mkdtempSync(join(tmpdir(), 'charpipe-event-loop-'))
-// One run of Chinese with no space or punctuation; "violin" opens it so retrieval finds it. The
-// measured process makes its own copy (`giantInput`): a megabyte sent over IPC is parsed there.
-const giant = `violin ${'这是一段很长的中文文本没有空格'.repeat(Math.ceil(size / 15))}`.slice(0, size)
+// The model's giant reply; as an input, the measured process makes its own copy (`giantInput`): a
+// megabyte sent over IPC is parsed there.
+const giant = makeGiantText(size)
 const giantInput = { giantInput: size }
 // The setting is new: a checkout without it is measured with the default config alone.
 const hasInputLimit = 'max_input_chars' in conversationSchema.shape

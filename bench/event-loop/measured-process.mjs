@@ -6,6 +6,7 @@
 import { dirname, join } from 'node:path'
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks'
 import { fileURLToPath, pathToFileURL } from 'node:url'
+import { makeGiantText } from './giant-text.mjs'
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..')
 const { createCharpipe, createLogger, parseConfig } = await import(
@@ -23,13 +24,9 @@ function configOf(spec) {
   return parseConfig(input, { logger }).config
 }
 
-/** The bench's giant text, made here rather than sent: the same for the same length. */
-const makeGiant = (size) =>
-  `violin ${'这是一段很长的中文文本没有空格'.repeat(Math.ceil(size / 15))}`.slice(0, size)
-
 /** One turn, from the engine's creation to its `close()` (which waits for the memory writes). */
 async function runTurn(spec) {
-  const text = spec.giantInput === undefined ? spec.text : makeGiant(spec.giantInput)
+  const text = spec.giantInput === undefined ? spec.text : makeGiantText(spec.giantInput)
   const monitor = monitorEventLoopDelay({ resolution: 5 })
   monitor.enable()
   const started = performance.now()

@@ -58,8 +58,7 @@ if (process.channel) {
         busiestGap,
       })
     } else if (message?.type === 'cpu-read') {
-      const usage = process.cpuUsage()
-      process.send({ id: message.id, cpuUs: usage.user + usage.system })
+      process.send({ id: message.id, cpuUs: cpuMsNow() * 1000 })
     }
   })
 }

@@ -1,0 +1,2 @@
+/** See giant-text.mjs. */
+export declare const makeGiantText: (size: number) => string
