@@ -1,3 +1,4 @@
+import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import {
   hasSegmentedText,
@@ -95,6 +96,34 @@ describe('segmentText on a long text', () => {
       expect(window.length).toBeGreaterThan(0)
       expect(/^[\uDC00-\uDFFF]/.test(window)).toBe(false)
     }
+  })
+
+  it('cuts any text into bounded windows that cover it, each line apart from the next', () => {
+    const piece = fc.constantFrom(
+      '这是一段很长的中文文本',
+      '灯塔。',
+      '，',
+      ' ',
+      '\n',
+      '\r\n',
+      'word ',
+      '😀',
+      '\u0301',
+    )
+    fc.assert(
+      fc.property(fc.array(piece, { maxLength: 400 }), (pieces) => {
+        const text = pieces.join('')
+        const windows = splitSegmentWindows(text)
+        expect(windows.join('')).toBe(text)
+        for (const window of windows) {
+          expect(window.length).toBeLessThanOrEqual(segmentWindowCharacters)
+          // A newline only ever ends a window; a window never starts inside a surrogate pair.
+          expect(window.slice(0, -1).includes('\n')).toBe(false)
+          expect(/^[\uDC00-\uDFFF]/u.test(window)).toBe(false)
+        }
+      }),
+      { numRuns: 300 },
+    )
   })
 
   it('cuts windows at punctuation so words stay whole', () => {
