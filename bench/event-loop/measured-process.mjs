@@ -24,13 +24,17 @@ function configOf(spec) {
   return parseConfig(input, { logger }).config
 }
 
-/** One turn, from the engine's creation to its `close()` (which waits for the memory writes). */
+/**
+ * One turn, from its start to the engine's `close()` (which waits for the memory writes). The engine
+ * is made before the monitor starts: a server makes it once, not per turn. The monitor's timer fires
+ * every millisecond, so its longest interval is the longest stall to within 1 ms.
+ */
 async function runTurn(spec) {
   const text = spec.giantInput === undefined ? spec.text : makeGiantText(spec.giantInput)
-  const monitor = monitorEventLoopDelay({ resolution: 5 })
+  const charpipe = await createCharpipe(configOf(spec), { logger })
+  const monitor = monitorEventLoopDelay({ resolution: 1 })
   monitor.enable()
   const started = performance.now()
-  const charpipe = await createCharpipe(configOf(spec), { logger })
   let outcome = 'ok'
   let replied = 0
   let heard = ''
@@ -62,7 +66,7 @@ async function runTurn(spec) {
 /** The text added to the knowledge base, the engine made before the monitor starts. */
 async function addKnowledge(spec) {
   const charpipe = await createCharpipe(configOf(spec), { logger })
-  const monitor = monitorEventLoopDelay({ resolution: 5 })
+  const monitor = monitorEventLoopDelay({ resolution: 1 })
   monitor.enable()
   const started = performance.now()
   let outcome = 'ok'
@@ -81,7 +85,7 @@ async function addKnowledge(spec) {
 
 /** The worst delay of an idle second: what the machine's other load alone costs this loop. */
 async function idle() {
-  const monitor = monitorEventLoopDelay({ resolution: 5 })
+  const monitor = monitorEventLoopDelay({ resolution: 1 })
   monitor.enable()
   await pause(1_000)
   monitor.disable()
