@@ -183,13 +183,42 @@ describe('forEachUntilAborted over a source read a batch at a time', () => {
       { now: () => time },
     )
     expect(seen).toEqual([1, 2, 3, 4, 5])
-    // 12 ms after the third item: past the 10 ms stretch, the fourth waits for the check phase.
-    expect(seenWhenOtherWorkRan).toBe(3)
+    // 8 ms after the second item, and the third would take 4 more: past the 10 ms stretch, it waits.
+    expect(seenWhenOtherWorkRan).toBe(2)
+  })
+
+  it("runs the loop's due timers between two busy stretches of one reply", async () => {
+    let time = 0
+    const { iterable } = createBatchSource([[1, 2, 3, 4, 5]])
+    const seen: number[] = []
+    let seenWhenTimerRan = -1
+    setTimeout(() => {
+      seenWhenTimerRan = seen.length
+    }, 1)
+    await forEachUntilAborted(
+      iterable,
+      new AbortController().signal,
+      (value) => {
+        seen.push(value)
+        // The first visit holds the loop past the timer's due time (the real clock, which timers
+        // read); the stretch is counted on the injected one.
+        if (value === 1) {
+          const due = performance.now() + 2
+          while (performance.now() < due) {}
+        }
+        time += 4
+      },
+      { now: () => time },
+    )
+    expect(seen).toEqual([1, 2, 3, 4, 5])
+    // The stretch was cut after the second item; the timer came before the third. Resumed in the
+    // same turn's check phase, two stretches would have held the timer.
+    expect(seenWhenTimerRan).toBe(2)
   })
 
   it('makes a batch ready at once after a full stretch wait, and gives one that came after a rest a stretch of its own', async () => {
     let time = 0
-    const batches = [[1], [2], [3], [4, 5]]
+    const batches = [[1], [2], [3], [4, 5, 6]]
     let reads = 0
     const iterator = {
       next: () => Promise.resolve<IteratorResult<number>>({ value: undefined, done: true }),
@@ -200,9 +229,30 @@ describe('forEachUntilAborted over a source read a batch at a time', () => {
       },
     }
     const seen: number[] = []
-    const otherWork = countAtEachCheckPhase(seen, 5)
+    const otherWork = countAtEachCheckPhase(seen, 6)
     await forEachUntilAborted(
       { [Symbol.asyncIterator]: () => iterator },
+      new AbortController().signal,
+      (value) => {
+        seen.push(value)
+        time += 4
+      },
+      { now: () => time },
+    )
+    expect(seen).toEqual([1, 2, 3, 4, 5, 6])
+    // 1 and 2 were read back to back (8 ms): the third batch, ready at once, would end past 10 ms
+    // and waits for the loop's next poll (two check phases). 4, 5 and 6 came after a rest: a stretch
+    // of their own, cut before 6; the end of the source, 4 ms into a stretch, does not wait.
+    expect(otherWork).toEqual([2, 2, 5, 5])
+  })
+
+  it('lets the end of a reply that comes after a full stretch wait for the loop too', async () => {
+    let time = 0
+    const { iterable } = createBatchSource([[1]])
+    const seen: number[] = []
+    const otherWork = countAtEachCheckPhase(seen, 2)
+    await forEachUntilAborted(
+      iterable,
       new AbortController().signal,
       (value) => {
         seen.push(value)
@@ -210,11 +260,10 @@ describe('forEachUntilAborted over a source read a batch at a time', () => {
       },
       { now: () => time },
     )
-    expect(seen).toEqual([1, 2, 3, 4, 5])
-    // 1 and 2 were read back to back (12 ms): the third batch, ready at once, waits for the loop.
-    // 4 and 5 came after a rest: a stretch of their own, past 10 ms only after the last item, so
-    // nothing else ran between 3 and the end.
-    expect(otherWork).toEqual([2])
+    seen.push(2)
+    // The end, read at once after a visit of 6 ms, is taken to cost as much: 12 ms would be past the
+    // stretch, so the turn's end waited for the loop's next poll (two check phases).
+    expect(otherWork).toEqual([1, 1])
   })
 
   it('rejects with the failure of a batch read after the items read before it', async () => {

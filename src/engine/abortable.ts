@@ -11,8 +11,8 @@ import { type ReplyReadPacer, unpacedReplyReads } from './create-reply-read-pace
 const itemsPerClockCheck = 64
 /**
  * Longest stretch the loop keeps the event loop when the source has items ready without waiting
- * (a fast upstream that delivered a megabyte at once): past it, the next pull waits for
- * `setImmediate`, so other sessions' frames and timers get their turn.
+ * (a fast upstream that delivered a megabyte at once): past it, the next pull waits for the loop's
+ * next poll (`afterNextPoll`), so other sessions' frames and timers get their turn.
  */
 const maxBusyMs = 10
 /**
@@ -21,6 +21,17 @@ const maxBusyMs = 10
  * reader had already buffered) and goes on with the stretch of the one before.
  */
 const restMs = 1
+
+/**
+ * Calls `resume` once the event loop has been through its timers and its poll phase: a long stretch
+ * cut in the poll phase and resumed in the same turn's check phase (one `setImmediate`) kept the
+ * loop from its timers and sockets for two stretches in a row (a 32,000-character reply held it
+ * 20–25 ms). From the check phase it waits one turn of the loop more, which costs a quiet loop
+ * microseconds.
+ */
+function afterNextPoll(resume: () => void): void {
+  setImmediate(() => setImmediate(resume))
+}
 
 export interface ForEachUntilAbortedOptions {
   /** The clock busy stretches are measured on (ms). @default performance.now */
@@ -108,7 +119,7 @@ export function forEachUntilAborted<T>(
         const time = now()
         if (time - lastYield > maxBusyMs) {
           lastYield = time
-          setImmediate(pull)
+          afterNextPoll(pull)
           return
         }
       }
@@ -122,10 +133,16 @@ export function forEachUntilAborted<T>(
     // each: the clock is read after every one, as one may take milliseconds to visit.
     let stretchStart = 0
     let lastVisitEnd = Number.NEGATIVE_INFINITY
+    // The last visit's length: the next is taken to be as long, so a stretch stops before a visit
+    // that would carry it past `maxBusyMs` (a visit of 4,096 characters takes milliseconds while
+    // the code is not yet optimised), not after.
+    let lastVisitMs = 0
+    const stretchIsFull = (time: number) => time - stretchStart + lastVisitMs > maxBusyMs
     const visitBatch = () => {
       if (settled) return
       if (!pacer.hasRoom()) return pacer.later(resumeBatch)
       const began = now()
+      let visitStart = began
       while (position < batch.length) {
         try {
           visit(batch[position++]!)
@@ -134,10 +151,12 @@ export function forEachUntilAborted<T>(
           return settle(error)
         }
         lastVisitEnd = now()
+        lastVisitMs = lastVisitEnd - visitStart
+        visitStart = lastVisitEnd
         if (settled) return pacer.spend(lastVisitEnd - began)
-        if (lastVisitEnd - stretchStart > maxBusyMs && position < batch.length) {
+        if (stretchIsFull(lastVisitEnd) && position < batch.length) {
           pacer.spend(lastVisitEnd - began)
-          setImmediate(resumeBatch)
+          afterNextPoll(resumeBatch)
           return
         }
       }
@@ -152,16 +171,22 @@ export function forEachUntilAborted<T>(
     }
     const onBatch = (next: readonly T[] | undefined) => {
       if (settled) return
-      if (!next) return settle()
+      const time = now()
+      const readyAtOnce = time - lastVisitEnd <= restMs
+      if (!readyAtOnce) {
+        stretchStart = time
+        lastVisitMs = 0
+      }
+      // The end of a reply after a full stretch: the turn's end (its history write, its last events)
+      // waits for the loop's next poll too.
+      if (!next) return readyAtOnce && stretchIsFull(time) ? afterNextPoll(() => settle()) : settle()
       batch = next
       position = 0
-      const time = now()
-      if (time - lastVisitEnd > restMs) stretchStart = time
       // Ready at once: the time since the last visit is the read's decoding, work of this turn of the loop.
-      else pacer.spend(time - lastVisitEnd)
-      if (time - lastVisitEnd <= restMs && time - stretchStart > maxBusyMs) {
-        // Ready at once after a full stretch: the batch waits for the loop's check phase.
-        setImmediate(resumeBatch)
+      if (readyAtOnce) pacer.spend(time - lastVisitEnd)
+      if (readyAtOnce && stretchIsFull(time)) {
+        // Ready at once after a full stretch: the batch waits for the loop's next poll.
+        afterNextPoll(resumeBatch)
         return
       }
       visitBatch()
