@@ -165,7 +165,7 @@ describe('forEachUntilAborted over a source read a batch at a time', () => {
   })
 
   it('lets the event loop run inside a batch whose items take longer than one busy stretch', async () => {
-    // Each item takes 4 ms on the injected clock (a joined delta of thousands of characters).
+    // Each item takes 3 ms on the injected clock (a joined delta of thousands of characters).
     let time = 0
     const { iterable } = createBatchSource([[1, 2, 3, 4, 5]])
     const seen: number[] = []
@@ -178,12 +178,12 @@ describe('forEachUntilAborted over a source read a batch at a time', () => {
       new AbortController().signal,
       (value) => {
         seen.push(value)
-        time += 4
+        time += 3
       },
       { now: () => time },
     )
     expect(seen).toEqual([1, 2, 3, 4, 5])
-    // 8 ms after the second item, and the third would take 4 more: past the 10 ms stretch, it waits.
+    // 6 ms after the second item, and the third would take 3 more: past the 6 ms stretch, it waits.
     expect(seenWhenOtherWorkRan).toBe(2)
   })
 
@@ -206,7 +206,7 @@ describe('forEachUntilAborted over a source read a batch at a time', () => {
           const due = performance.now() + 2
           while (performance.now() < due) {}
         }
-        time += 4
+        time += 3
       },
       { now: () => time },
     )
@@ -235,14 +235,14 @@ describe('forEachUntilAborted over a source read a batch at a time', () => {
       new AbortController().signal,
       (value) => {
         seen.push(value)
-        time += 4
+        time += 3
       },
       { now: () => time },
     )
     expect(seen).toEqual([1, 2, 3, 4, 5, 6])
-    // 1 and 2 were read back to back (8 ms): the third batch, ready at once, would end past 10 ms
+    // 1 and 2 were read back to back (6 ms): the third batch, ready at once, would end past 6 ms
     // and waits for the loop's next poll (two check phases). 4, 5 and 6 came after a rest: a stretch
-    // of their own, cut before 6; the end of the source, 4 ms into a stretch, does not wait.
+    // of their own, cut before 6; the end of the source, 3 ms into a stretch, does not wait.
     expect(otherWork).toEqual([2, 2, 5, 5])
   })
 
@@ -278,7 +278,7 @@ describe('forEachUntilAborted over a source read a batch at a time', () => {
 })
 
 /**
- * Visits `batches` with a pacer whose share is 4 ms a turn of the loop, each item taking 3 ms on
+ * Visits `batches` with a pacer whose share is 4 ms a turn of the loop, each item taking 2 ms on
  * the injected clock, after other turns spent `spentBefore` ms of this turn of the loop; returns
  * how many items were seen at each check phase.
  */
@@ -294,7 +294,7 @@ async function visitPaced(batches: number[][], spentBefore = 0): Promise<number[
     new AbortController().signal,
     (value) => {
       seen.push(value)
-      time += 3
+      time += 2
     },
     { now: () => time, pacer },
   )
@@ -305,14 +305,14 @@ async function visitPaced(batches: number[][], spentBefore = 0): Promise<number[
 describe('forEachUntilAborted with a pacer shared by the turns that stream', () => {
   it('visits batches while the share has room, and the rest in later turns of the event loop', async () => {
     const seenAtCheckPhase = await visitPaced([[1], [2], [3], [4], [5]])
-    // Two batches a turn of the loop (6 ms spends the 4 ms share): 2 before the first check phase,
+    // Two batches a turn of the loop (4 ms spends the 4 ms share): 2 before the first check phase,
     // 4 before the second.
     expect(seenAtCheckPhase.slice(0, 2)).toEqual([2, 4])
   })
 
   it('counts nothing for an empty batch, even the first of a turn', async () => {
     // Other turns spent this turn of the loop's share: the empty batch waits for the check phase,
-    // which renews the share: 1 and 2 spend it (6 ms), 3 waits for the next one.
+    // which renews the share: 1 and 2 spend it (4 ms), 3 waits for the next one.
     const seenAtCheckPhase = await visitPaced([[], [1], [2], [3]], 10)
     expect(seenAtCheckPhase.slice(0, 2)).toEqual([0, 2])
   })
