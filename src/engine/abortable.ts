@@ -5,6 +5,7 @@
 import { performance } from 'node:perf_hooks'
 import { hasEventBatches } from '../providers/types.js'
 import { AbortedError } from '../shared/errors.js'
+import { afterNextPoll } from '../shared/next-turn-of-event-loop.js'
 import { type ReplyReadPacer, unpacedReplyReads } from './create-reply-read-pacer.js'
 
 /** Items handed to `visit` between two looks at the clock, one at a time (a source without batches). */
@@ -23,17 +24,6 @@ const maxBusyMs = 6
  * reader had already buffered) and goes on with the stretch of the one before.
  */
 const restMs = 1
-
-/**
- * Calls `resume` once the event loop has been through its timers and its poll phase: a long stretch
- * cut in the poll phase and resumed in the same turn's check phase (one `setImmediate`) kept the
- * loop from its timers and sockets for two stretches in a row (a 32,000-character reply held it
- * 20–25 ms). From the check phase it waits one turn of the loop more, which costs a quiet loop
- * microseconds.
- */
-function afterNextPoll(resume: () => void): void {
-  setImmediate(() => setImmediate(resume))
-}
 
 export interface ForEachUntilAbortedOptions {
   /** The clock busy stretches are measured on (ms). @default performance.now */

@@ -6,7 +6,7 @@
  * long. Such a delta is handed on in slices instead, with a turn of the event loop between two
  * slices. Deltas of normal size (a few characters) pass untouched, at the cost of one comparison.
  */
-import { nextTurnOfEventLoop } from '../shared/next-turn-of-event-loop.js'
+import { nextPoll } from '../shared/next-turn-of-event-loop.js'
 import type { ProviderEvent } from './types.js'
 
 /** Longest text handed on in one delta: a few milliseconds of the reply stages' work at most. */
@@ -37,13 +37,13 @@ export function sliceText(text: string, limit = maxDeltaChars): string[] {
 }
 
 /**
- * The delta as slices of at most `limit` characters, each after a turn of the event loop (other
+ * The delta as slices of at most `limit` characters, each after the event loop's next poll (other
  * sessions' frames and timers run in between). The consumer may stop between two slices.
  */
 export async function* yieldInSlices(event: TextEvent, limit = maxDeltaChars): AsyncGenerator<TextEvent> {
   const slices = sliceText(event.text, limit)
   for (let index = 0; index < slices.length; index++) {
-    if (index > 0) await nextTurnOfEventLoop()
+    if (index > 0) await nextPoll()
     yield { type: event.type, text: slices[index]! }
   }
 }

@@ -24,7 +24,7 @@ import type { TurnInput } from '../../context/types.js'
 import { CharpipeError, StoreUnavailableError } from '../../shared/errors.js'
 import { createChildLogger } from '../../shared/logger.js'
 import type { ChatMessage } from '../../shared/messages.js'
-import { nextTurnOfEventLoop } from '../../shared/next-turn-of-event-loop.js'
+import { nextPoll } from '../../shared/next-turn-of-event-loop.js'
 import { raceAbort } from '../abortable.js'
 import { reportTurnNotStored, type TurnCloser } from '../close-turn.js'
 import type { TurnWriteResult } from '../confirm-turn-write.js'
@@ -141,12 +141,13 @@ async function liveTurn(options: RunTurnOptions, previous: Promise<void>): Promi
     if (!(await awaitGrant(authorization, outcome, signal))) return
     // The end of a long reply costs milliseconds at each step, as every step handles the whole text
     // again (its last sentences, the history row, llm_done): each gets a turn of the loop of its own,
-    // so their stalls do not add up. The stores answer at once (SQLite), so nothing else splits them.
+    // after its poll, so their stalls do not add up. The stores answer at once (SQLite), so nothing
+    // else splits them.
     const spreadEnd = outcome.displayText.length >= longReplyCharacters
     // The reply's last frames leave before the write: a transport that holds its writes until the
     // loop's check phase (the server's sockets) would otherwise send them only after the history
     // row, and a reply that came in one read, its first chunk too. A cut reply closes at once.
-    if (spreadEnd) await nextTurnOfEventLoop()
+    if (spreadEnd) await nextPoll()
     else if (!outcome.interrupted) await engine.passCheckPhase?.()
     const persist = persistOptionsOf(options, state, runtime, outcome)
     // A reply that was complete is closed only once its write has ended, interrupted meanwhile or
@@ -159,7 +160,7 @@ async function liveTurn(options: RunTurnOptions, previous: Promise<void>): Promi
       logger: engine.logger,
     })
     state.storing = pending ?? state.storing
-    if (spreadEnd) await nextTurnOfEventLoop()
+    if (spreadEnd) await nextPoll()
     closer.close(outcome, applyDisplayRules(engine.parts, outcome.displayText, runtime.config), written)
     // Interrupted while storing: the write ends after llm_done, and says how it ended then.
     if (!written && pending) void reportLate(options, pending)
