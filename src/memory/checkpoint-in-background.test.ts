@@ -51,6 +51,21 @@ describe('joinWalCheckpoints', () => {
     checkpoints.release()
   })
 
+  it('reads the log after every write until the thread starts, however soon after the last read', async () => {
+    const { path, database } = openFile()
+    const checkpoints = joinWalCheckpoints(path, database, { ...small, checkEveryMs: 60_000 })
+    writeRows(database, 2)
+    checkpoints.noteWrite()
+    // The next write, a moment later, takes the log past the start size (one knowledge-base
+    // document's slices could take it past SQLite's own checkpoint size that fast).
+    writeRows(database, 40)
+    checkpoints.noteWrite()
+    await checkpoints.checkpointNow()
+    expect(checkpoints.inBackground).toBe(true)
+    expect(database.pragma('wal_autocheckpoint', { simple: true })).toBe(0)
+    checkpoints.release()
+  }, 30_000)
+
   it('past it, a thread copies the log back into the file, and commits here no longer do', async () => {
     const { path, database } = openFile()
     const checkpoints = joinWalCheckpoints(path, database, small)
