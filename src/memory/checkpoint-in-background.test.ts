@@ -40,6 +40,16 @@ const small: WalCheckpointOptions = {
   logger: pino({ level: 'silent' }),
 }
 
+/** A file whose log passed the start size: its checkpoint thread running, one checkpoint done. */
+async function openWithThread() {
+  const file = openFile()
+  const checkpoints = joinWalCheckpoints(file.path, file.database, small)
+  writeRows(file.database, 40)
+  checkpoints.noteWrite()
+  await checkpoints.checkpointNow()
+  return { ...file, checkpoints }
+}
+
 describe('joinWalCheckpoints', () => {
   it('starts no thread while the log stays under its start size', () => {
     const { path, database } = openFile()
@@ -86,11 +96,7 @@ describe('joinWalCheckpoints', () => {
   }, 30_000)
 
   it("copies the log back on the thread before the file's last connection closes, not on this one", async () => {
-    const { path, database } = openFile()
-    const checkpoints = joinWalCheckpoints(path, database, small)
-    writeRows(database, 40)
-    checkpoints.noteWrite()
-    await checkpoints.checkpointNow()
+    const { path, database, checkpoints } = await openWithThread()
     // Written since the thread's last checkpoint: in the log only, as commits here no longer copy it.
     writeRows(database, 40)
     const fileBefore = statSync(path).size
@@ -100,11 +106,7 @@ describe('joinWalCheckpoints', () => {
   }, 30_000)
 
   it("leaves the log to the file's other connections when one of them closes", async () => {
-    const first = openFile()
-    const firstCheckpoints = joinWalCheckpoints(first.path, first.database, small)
-    writeRows(first.database, 40)
-    firstCheckpoints.noteWrite()
-    await firstCheckpoints.checkpointNow()
+    const { checkpoints: firstCheckpoints, ...first } = await openWithThread()
     const second = openSqliteDatabase(first.path)
     open.push(second)
     const secondCheckpoints = joinWalCheckpoints(first.path, second, small)
@@ -117,11 +119,7 @@ describe('joinWalCheckpoints', () => {
   }, 30_000)
 
   it('one thread per file: a connection that joins later stops checkpointing on commit too', async () => {
-    const first = openFile()
-    const firstCheckpoints = joinWalCheckpoints(first.path, first.database, small)
-    writeRows(first.database, 40)
-    firstCheckpoints.noteWrite()
-    await firstCheckpoints.checkpointNow()
+    const { checkpoints: firstCheckpoints, ...first } = await openWithThread()
     const second = openSqliteDatabase(first.path)
     open.push(second)
     const secondCheckpoints = joinWalCheckpoints(first.path, second, small)
