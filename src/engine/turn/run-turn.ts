@@ -63,10 +63,12 @@ export interface RunTurnOptions extends Pick<GenerateOptions, 'onModelCall' | 'o
 }
 
 /**
- * Characters from which a reply's end is spread over turns of the event loop (`liveTurn`): about a
- * millisecond of work for each step that reads the whole text.
+ * Characters from which a reply's end is spread over turns of the event loop (`liveTurn`). At 16,000
+ * characters one step could take 5–10 ms (the history row's insert, the heard text of a cut reply
+ * found among its sentences, code run for the first time), and a cut reply's end ran in the same
+ * task as the interrupt that cut it: together 20–27 ms. From here on a step is a millisecond or two.
  */
-const longReplyCharacters = 32_768
+const longReplyCharacters = 8_192
 
 /** What one turn holds while it runs; nothing of it outlives the turn. */
 interface TurnState {

@@ -1,6 +1,7 @@
 /**
  * The end of a long reply is spread over turns of the event loop: its history row is written in
- * one, its `llm_done` (the whole text again) sent in a later one, so the two stalls do not add up.
+ * one, its `llm_done` (the whole text again) sent in a later one, so the two stalls do not add up;
+ * a reply cut short writes in a later turn than the interrupt that cut it.
  * A short reply closes in the same stretch as its write, as before. Any reply's events reach the
  * loop's check phase (where the server's sockets send what they hold) before its history row is
  * written, so a reply that came in one read does not wait for its write to be seen; a `say` turn's
@@ -62,6 +63,49 @@ describe('the end of a reply', () => {
       'history write',
       'loop turned',
       'llm_done 40000',
+    ])
+  })
+
+  it('of 10,000 characters: spread as well (one step of a reply this long can take milliseconds)', async () => {
+    const reply = '海边的灯塔每天晚上都会亮起来。'.repeat(700).slice(0, 10_000)
+    expect(await traceReplyEnd(reply)).toEqual([
+      'check phase after the first chunk',
+      'history write',
+      'loop turned',
+      'llm_done 10000',
+    ])
+  })
+
+  it('cut short: its history write waits for a turn of the loop after the interrupt that cut it', async () => {
+    const order: string[] = []
+    const sentence = '海边的灯塔每天晚上都会亮起来。'
+    const chunks = Array.from({ length: 100 }, () => sentence.repeat(14))
+    const charpipe = await createCharpipe(makeConfig({ history: { store: 'memory' } }), {
+      provider: createScriptedProvider([{ chunks, hang: true }]),
+      historyStore: traceHistoryWrites(order),
+    })
+    try {
+      const controller = new AbortController()
+      let heard = ''
+      for await (const event of charpipe.generate({ text: '讲个故事吧' }, { signal: controller.signal })) {
+        if (event.type === 'llm_chunk' && !controller.signal.aborted) {
+          heard += event.text
+          if (heard.length >= 12_000) {
+            controller.abort({ heard })
+            setImmediate(() => order.push('loop turned after the interrupt'))
+          }
+        }
+        if (event.type === 'llm_done') order.push(`llm_done, interrupted: ${event.interrupted}`)
+      }
+      await new Promise((resolve) => setImmediate(resolve))
+    } finally {
+      await charpipe.close()
+    }
+    expect(order).toEqual([
+      'loop turned after the interrupt',
+      'history write',
+      'loop turned',
+      'llm_done, interrupted: true',
     ])
   })
 
