@@ -135,6 +135,21 @@ describe('createOpenAIEmbeddings', () => {
     expect(refused).toBeGreaterThan(0)
   })
 
+  it('refuses a finite number that a 32-bit float cannot hold, naming the embedding', async () => {
+    const client = createOpenAIEmbeddings({ baseUrl, apiKey: 'sk-test-123456', model: 'hostile' })
+    // Finite as a double, an infinity once stored as a 32-bit float (a seed of the property found it).
+    hostileAnswer = JSON.stringify({
+      object: 'list',
+      data: [
+        { object: 'embedding', index: 0, embedding: [0] },
+        { object: 'embedding', index: 1, embedding: [-3.4028235677973366e38] },
+      ],
+    })
+    await expect(client.embed(['cat', 'tea'])).rejects.toThrow(
+      'the embeddings answer has a value that is not a finite 32-bit number in embedding 1',
+    )
+  })
+
   it('refuses a vector longer than any model gives, before storing it', async () => {
     const client = createOpenAIEmbeddings({ baseUrl, apiKey: 'sk-test-123456', model: 'hostile' })
     hostileAnswer = JSON.stringify({

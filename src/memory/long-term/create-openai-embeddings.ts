@@ -93,8 +93,9 @@ function readEmbeddingVectors(data: unknown, expected: number): Float32Array[] {
       throw refuse(
         `has ${embedding.length} dimensions in embedding ${index}; at most ${maxEmbeddingDimensions} are taken`,
       )
-    if (!embedding.every((value) => typeof value === 'number' && Number.isFinite(value)))
-      throw refuse(`has a value that is not a finite number in embedding ${index}`)
+    // Stored as 32-bit floats: a finite double past ±3.4e38 would become an infinity there.
+    if (!embedding.every((value) => typeof value === 'number' && Number.isFinite(Math.fround(value))))
+      throw refuse(`has a value that is not a finite 32-bit number in embedding ${index}`)
     if (dimensions !== undefined && embedding.length !== dimensions)
       throw refuse(`has embeddings of ${dimensions} and ${embedding.length} dimensions`)
     dimensions = embedding.length
